@@ -1,0 +1,56 @@
+//===- Rewrite.h - the library entry point --------------------------------===//
+//
+// What exporters link: one call rewrites a ModelProto in place. Loading and
+// saving files (with external data) are separate helpers so that a caller who
+// already holds a ModelProto never touches the file system.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "runtime/driver/Driver.h"
+#include "runtime/driver/RuleSet.h"
+#include "runtime/driver/Statistics.h"
+
+namespace onnx_rewrite {
+
+/// How to rewrite. Every field has a default that suits a deployer.
+struct Options {
+  /// Which rules to run (RE2 patterns over rule names and tags).
+  RuleFilter filter;
+  /// Driver caps; hitting one is reported in Result::stats.cap_hit.
+  int max_iterations = 10;
+  int64_t max_rewrites = DriverConfig::kNoLimit;
+  /// Run ONNX shape inference first (skipped, with a note, for opsets ONNX 1.12 does
+  /// not know). Inferred types guide rules but are not saved.
+  bool shape_inference = true;
+  /// Folder that external data locations are relative to (the model file's folder).
+  std::string base_dir;
+  /// Told about every change and match failure (explain, tracing); may be null.
+  RewriteListener* listener = nullptr;
+};
+
+/// What a rewrite did.
+struct Result {
+  DriverStats stats;
+  /// Things the user should know that did not stop the rewrite (one line each).
+  std::vector<std::string> notes;
+  /// Bytes of external tensor data read (0 unless a rule asked for a constant on disk).
+  uint64_t external_bytes_read = 0;
+  /// stats as JSON plus notes and external_bytes_read.
+  std::string toJson() const;
+};
+
+/// Rewrites `model` in place with `rules`. Throws ModelError for a model the IR cannot
+/// represent (the model is then unchanged) and std::invalid_argument for a bad filter.
+Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& options = {});
+
+/// The same with the built-in rules.
+Result rewrite(onnx::ModelProto& model, const Options& options = {});
+
+}  // namespace onnx_rewrite

@@ -1,0 +1,124 @@
+//===- CommandLine.cc - onnx-rewrite's arguments --------------------------===//
+#include "runtime/cli/CommandLine.h"
+
+#include <limits>
+
+namespace onnx_rewrite {
+namespace {
+
+int64_t parseCount(const std::string& option, const std::string& text, int64_t min) {
+  size_t used = 0;
+  int64_t value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || value < min)
+    throw UsageError(option + " needs a whole number >= " + std::to_string(min) + ", not '" +
+                     text + "'");
+  return value;
+}
+
+}  // namespace
+
+std::string usageText() {
+  return R"(usage: onnx-rewrite IN.onnx -o OUT.onnx [options]
+       onnx-rewrite --list-rules [--only RE] [--skip RE]
+
+Fuses subgraphs of an ONNX model into the single ops ONNX Runtime executes fast.
+IN is never modified; OUT is written atomically (temporary file, then rename).
+
+options:
+  -o, --output FILE      where to write the rewritten model
+  --in-place             allow OUT to be IN (or omit -o to rewrite IN itself)
+  --only RE              run only rules whose name or tag matches RE (RE2, searched)
+  --skip RE              do not run rules whose name or tag matches RE
+  --max-iterations N     sweeps over each graph before giving up (default 10)
+  --max-rewrites N       stop after N rewrites (default: no limit)
+  --stats FILE|-         write per-rule statistics as JSON to FILE or stdout
+  --no-shape-inference   do not run ONNX shape inference before matching
+  --list-rules           print the rules (name, priority, root op, tags) and exit
+  -q, --quiet            print nothing but errors
+  -h, --help             print this help
+  --version              print the version
+
+exit status: 0 done, 1 the model could not be read, rewritten or written, 2 bad usage
+)";
+}
+
+CommandLine parseCommandLine(const std::vector<std::string>& args) {
+  CommandLine cl;
+  std::vector<std::string> positional;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::string inline_value;
+    bool has_inline = false;
+    if (arg.rfind("--", 0) == 0) {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        inline_value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+        has_inline = true;
+      }
+    }
+    auto value = [&]() -> std::string {
+      if (has_inline) return inline_value;
+      if (i + 1 >= args.size()) throw UsageError(arg + " needs a value");
+      return args[++i];
+    };
+    auto flag = [&] {
+      if (has_inline) throw UsageError(arg + " takes no value");
+    };
+    if (arg == "-o" || arg == "--output") {
+      cl.output = value();
+    } else if (arg == "--stats") {
+      cl.stats = value();
+    } else if (arg == "--only") {
+      cl.only = value();
+    } else if (arg == "--skip") {
+      cl.skip = value();
+    } else if (arg == "--max-iterations") {
+      cl.max_iterations = static_cast<int>(parseCount(arg, value(), 1));
+    } else if (arg == "--max-rewrites") {
+      cl.max_rewrites = parseCount(arg, value(), 0);
+    } else if (arg == "--list-rules") {
+      flag();
+      cl.list_rules = true;
+    } else if (arg == "--in-place") {
+      flag();
+      cl.in_place = true;
+    } else if (arg == "--no-shape-inference") {
+      flag();
+      cl.shape_inference = false;
+    } else if (arg == "-q" || arg == "--quiet") {
+      flag();
+      cl.quiet = true;
+    } else if (arg == "-h" || arg == "--help") {
+      flag();
+      cl.help = true;
+    } else if (arg == "--version") {
+      flag();
+      cl.version = true;
+    } else if (arg == "--") {
+      positional.insert(positional.end(), args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      throw UsageError("unknown option '" + arg + "'");
+    } else {
+      positional.push_back(arg);
+    }
+  }
+  if (cl.help || cl.version || cl.list_rules) return cl;
+  if (positional.empty()) throw UsageError("no input model given");
+  if (positional.size() > 1) throw UsageError("more than one input model given: '" +
+                                              positional[1] + "'");
+  cl.input = positional[0];
+  if (cl.output.empty()) {
+    if (!cl.in_place) throw UsageError("no output given: pass -o OUT.onnx (or --in-place)");
+    cl.output = cl.input;
+  }
+  return cl;
+}
+
+}  // namespace onnx_rewrite

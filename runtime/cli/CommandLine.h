@@ -1,0 +1,41 @@
+//===- CommandLine.h - onnx-rewrite's arguments ---------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace onnx_rewrite {
+
+/// A mistake in the command line; main() prints it and exits with status 2.
+class UsageError : public std::runtime_error {
+ public:
+  explicit UsageError(const std::string& message) : std::runtime_error(message) {}
+};
+
+/// Parsed arguments of `onnx-rewrite`.
+struct CommandLine {
+  std::string input;
+  std::string output;
+  std::string stats;  ///< "" none, "-" stdout, else a file
+  std::string only;
+  std::string skip;
+  int max_iterations = 10;
+  int64_t max_rewrites = -1;
+  bool list_rules = false;
+  bool quiet = false;
+  bool in_place = false;
+  bool shape_inference = true;
+  bool help = false;
+  bool version = false;
+};
+
+/// Parses argv (without argv[0]). Accepts `--opt value` and `--opt=value`. Throws
+/// UsageError for unknown options, missing values, bad numbers and missing files.
+CommandLine parseCommandLine(const std::vector<std::string>& args);
+
+/// The --help text.
+std::string usageText();
+
+}  // namespace onnx_rewrite

@@ -1,0 +1,156 @@
+//===- Main.cc - the onnx-rewrite command ---------------------------------===//
+//
+// Load, rewrite with the built-in rules, save atomically, report. Every user
+// error ends here as one line "onnx-rewrite: error: <file>: <cause>" with exit
+// status 1 (model or file problems) or 2 (usage), and no output file.
+//
+//===----------------------------------------------------------------------===//
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "runtime/api/Rewrite.h"
+#include "runtime/builtin/BuiltinRules.h"
+#include "runtime/cli/CommandLine.h"
+#include "runtime/graph/ModelError.h"
+#include "runtime/io/ModelFile.h"
+
+namespace onnx_rewrite {
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void listRules(const RuleSet& rules, const RuleFilter& filter) {
+  for (const RewritePattern* rule : selectRules(rules, filter)) {
+    const RuleInfo& info = rule->info();
+    std::string tags;
+    for (const std::string& t : info.tags) tags += (tags.empty() ? "" : ",") + t;
+    std::printf("%-28s priority %4d  root %-24s tags %-12s %s\n", info.name.c_str(),
+                info.priority, info.root.str().c_str(), tags.c_str(), info.source.c_str());
+  }
+}
+
+/// Writes `text` to `path` via a temporary file and rename.
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text << '\n';
+    if (!out.flush()) {
+      std::remove(temp.c_str());
+      throw ModelError(path + ": cannot write statistics");
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    throw ModelError(path + ": cannot write statistics");
+  }
+}
+
+void printSummary(const CommandLine& cl, const Result& result, double load_s, double save_s) {
+  const DriverStats& s = result.stats;
+  std::fprintf(stderr, "onnx-rewrite: %s -> %s\n", cl.input.c_str(), cl.output.c_str());
+  for (const RuleStats& r : s.rules) {
+    if (r.tried == 0) continue;
+    std::fprintf(stderr, "  %-28s applied %6llu  (matched %llu, tried %llu, %.3f ms)\n",
+                 r.name.c_str(), static_cast<unsigned long long>(r.applied),
+                 static_cast<unsigned long long>(r.matched),
+                 static_cast<unsigned long long>(r.tried), r.seconds * 1e3);
+  }
+  std::fprintf(stderr,
+               "  nodes %llu -> %llu, %llu rewrites in %d sweep(s), %s\n"
+               "  load %.3f s, rewrite %.3f s, save %.3f s\n",
+               static_cast<unsigned long long>(s.nodes_before),
+               static_cast<unsigned long long>(s.nodes_after),
+               static_cast<unsigned long long>(s.rewrites), s.iterations,
+               s.converged ? "converged" : "NOT converged", load_s, s.seconds, save_s);
+  for (const std::string& note : result.notes)
+    std::fprintf(stderr, "  note: %s\n", note.c_str());
+}
+
+int run(const std::vector<std::string>& args) {
+  CommandLine cl = parseCommandLine(args);
+  if (cl.help) {
+    std::fputs(usageText().c_str(), stdout);
+    return 0;
+  }
+  if (cl.version) {
+    std::printf("onnx-rewrite %s\n", kVersion);
+    return 0;
+  }
+  const RuleSet rules = builtinRules();
+  RuleFilter filter{cl.only, cl.skip};
+  try {
+    selectRules(rules, filter);  // reject a bad pattern before any work
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (cl.list_rules) {
+    listRules(rules, filter);
+    return 0;
+  }
+  if (!cl.in_place && (cl.output == cl.input || sameFile(cl.input, cl.output)))
+    throw UsageError("output '" + cl.output + "' is the input; pass --in-place to overwrite it");
+  if (!cl.stats.empty() && cl.stats != "-" && ::access(folderOf(cl.stats).c_str(), W_OK) != 0)
+    throw ModelError(cl.stats + ": cannot write statistics to folder '" + folderOf(cl.stats) +
+                     "'");
+
+  auto start = Clock::now();
+  onnx::ModelProto model;
+  loadModelFile(cl.input, model);
+  const double load_s = secondsSince(start);
+
+  Options options;
+  options.filter = filter;
+  options.max_iterations = cl.max_iterations;
+  options.max_rewrites = cl.max_rewrites;
+  options.shape_inference = cl.shape_inference;
+  options.base_dir = folderOf(cl.input);
+  Result result;
+  try {
+    result = rewrite(model, rules, options);
+  } catch (const ModelError& e) {
+    throw ModelError(cl.input + ": " + e.what());
+  }
+
+  start = Clock::now();
+  saveModelFile(model, cl.output, folderOf(cl.input));
+  const double save_s = secondsSince(start);
+
+  if (cl.stats == "-") {
+    std::printf("%s\n", result.toJson().c_str());
+  } else if (!cl.stats.empty()) {
+    writeFileAtomically(cl.stats, result.toJson());
+  }
+  if (!cl.quiet) printSummary(cl, result, load_s, save_s);
+  return 0;
+}
+
+}  // namespace
+}  // namespace onnx_rewrite
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return onnx_rewrite::run(args);
+  } catch (const onnx_rewrite::UsageError& e) {
+    std::fprintf(stderr, "onnx-rewrite: error: %s (see --help)\n", e.what());
+    return 2;
+  } catch (const onnx_rewrite::ModelError& e) {
+    std::fprintf(stderr, "onnx-rewrite: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "onnx-rewrite: internal error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,194 @@
+//===- Driver.cc - greedy application of rules to a fixpoint -------------===//
+#include "runtime/driver/Driver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <queue>
+
+#include "runtime/driver/Rewriter.h"
+
+namespace onnx_rewrite {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Rules of one graph bucketed by root op and priority level.
+struct RuleIndex {
+  /// Distinct priorities, highest first; a "level" is an index into this.
+  std::vector<int> priorities;
+  /// by_op[op index] = (level, rule indices in declaration order) pairs.
+  std::vector<std::vector<std::pair<size_t, std::vector<size_t>>>> by_op;
+
+  RuleIndex(const Graph& graph, const std::vector<const RewritePattern*>& rules) {
+    for (const RewritePattern* r : rules) priorities.push_back(r->info().priority);
+    std::sort(priorities.begin(), priorities.end(), std::greater<int>());
+    priorities.erase(std::unique(priorities.begin(), priorities.end()), priorities.end());
+    for (size_t i = 0; i < rules.size(); ++i) {
+      const RewritePattern& r = *rules[i];
+      if (!r.info().root.valid() || !r.appliesTo(graph)) continue;
+      size_t op = r.info().root.index();
+      size_t level = std::find(priorities.begin(), priorities.end(), r.info().priority) -
+                     priorities.begin();
+      if (op >= by_op.size()) by_op.resize(op + 1);
+      auto& levels = by_op[op];
+      auto it = std::find_if(levels.begin(), levels.end(),
+                             [&](const auto& l) { return l.first == level; });
+      if (it == levels.end()) {
+        levels.emplace_back(level, std::vector<size_t>{});
+        it = levels.end() - 1;
+      }
+      it->second.push_back(i);
+    }
+  }
+
+  const std::vector<std::pair<size_t, std::vector<size_t>>>* levelsOf(OpId op) const {
+    if (op.index() >= by_op.size() || by_op[op.index()].empty()) return nullptr;
+    return &by_op[op.index()];
+  }
+};
+
+/// Pending (node, level) pairs: one min-heap of node ids per level, deduplicated. Also
+/// the listener that queues the neighbourhood of every change.
+class Worklist : public RewriteListener {
+ public:
+  Worklist(Graph& graph, const RuleIndex& index)
+      : graph_(graph), index_(index), heaps_(index.priorities.size()),
+        queued_(index.priorities.size()) {}
+
+  void push(NodeId id) {
+    const Node& n = graph_.node(id);
+    if (!n.live()) return;
+    const auto* levels = index_.levelsOf(n.op());
+    if (!levels) return;
+    for (const auto& [level, rules] : *levels) {
+      std::vector<uint8_t>& queued = queued_[level];
+      if (id >= queued.size()) queued.resize(std::max<size_t>(graph_.nodeCapacity(), id + 1), 0);
+      if (queued[id]) continue;
+      queued[id] = 1;
+      heaps_[level].push(id);
+    }
+  }
+
+  void seedAll() {
+    for (NodeId id = 0; id < graph_.nodeCapacity(); ++id) push(id);
+  }
+
+  /// The next candidate: lowest node id of the highest non-empty level.
+  bool pop(NodeId& id, size_t& level) {
+    for (level = 0; level < heaps_.size(); ++level) {
+      if (heaps_[level].empty()) continue;
+      id = heaps_[level].top();
+      heaps_[level].pop();
+      queued_[level][id] = 0;
+      return true;
+    }
+    return false;
+  }
+
+  void onNodeInserted(Graph&, NodeId n) override { push(n); }
+  void onValueReplaced(Graph&, ValueId, ValueId to) override {
+    const Value& v = graph_.value(to);
+    if (v.producer() != kNoId) push(v.producer());
+    for (const Use& u : v.uses()) push(u.node);
+  }
+  void onNodeErased(Graph&, NodeId n) override {
+    // Producers lose a consumer; a single-consumer constraint may now hold.
+    for (ValueId in : graph_.node(n).inputs())
+      if (in != kNoId && graph_.value(in).producer() != kNoId) push(graph_.value(in).producer());
+  }
+
+ private:
+  using MinHeap = std::priority_queue<NodeId, std::vector<NodeId>, std::greater<NodeId>>;
+  Graph& graph_;
+  const RuleIndex& index_;
+  std::vector<MinHeap> heaps_;
+  std::vector<std::vector<uint8_t>> queued_;
+};
+
+uint64_t liveNodes(Model& model) {
+  uint64_t n = 0;
+  for (Graph* g : model.allGraphs()) n += g->liveNodeCount();
+  return n;
+}
+
+}  // namespace
+
+DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& rules,
+                      const DriverConfig& config) {
+  const auto start = Clock::now();
+  DriverStats stats;
+  stats.rules.resize(rules.size());
+  for (size_t i = 0; i < rules.size(); ++i) {
+    stats.rules[i].name = rules[i]->name();
+    stats.rules[i].priority = rules[i]->info().priority;
+  }
+  // Bodies are listed before the graph is rewritten: a rewrite never creates bodies,
+  // and erased nodes keep theirs alive until the model is saved.
+  std::vector<Graph*> graphs = model.allGraphs();
+  stats.nodes_before = liveNodes(model);
+  bool out_of_rewrites = false;
+
+  for (Graph* graph : graphs) {
+    if (out_of_rewrites) break;
+    RuleIndex index(*graph, rules);
+    Worklist worklist(*graph, index);
+    ListenerPair listeners(&worklist, config.listener);
+    Rewriter rewriter(model, *graph, &listeners);
+    bool converged = false;
+    int iteration = 0;
+    while (iteration < config.max_iterations && !converged && !out_of_rewrites) {
+      ++iteration;
+      uint64_t rewrites_this_sweep = 0;
+      worklist.seedAll();
+      NodeId id;
+      size_t level;
+      while (!out_of_rewrites && worklist.pop(id, level)) {
+        const Node& node = graph->node(id);
+        if (!node.live()) continue;
+        const auto* levels = index.levelsOf(node.op());
+        auto it = std::find_if(levels->begin(), levels->end(),
+                               [&](const auto& l) { return l.first == level; });
+        for (size_t r : it->second) {
+          RuleStats& rs = stats.rules[r];
+          rewriter.beginAttempt(*rules[r], id);
+          ++rs.tried;
+          bool applied;
+          if (config.time_rules) {
+            const auto t0 = Clock::now();
+            applied = rules[r]->matchAndRewrite(id, rewriter);
+            rs.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+          } else {
+            applied = rules[r]->matchAndRewrite(id, rewriter);
+          }
+          if (applied || rewriter.matched()) ++rs.matched;
+          if (!applied) continue;
+          ++rs.applied;
+          ++stats.rewrites;
+          ++rewrites_this_sweep;
+          if (config.max_rewrites != DriverConfig::kNoLimit &&
+              static_cast<int64_t>(stats.rewrites) >= config.max_rewrites) {
+            out_of_rewrites = true;
+            stats.cap_hit = "max-rewrites (" + std::to_string(config.max_rewrites) +
+                            ") reached in " + graph->label() + "; more rewrites may apply";
+          }
+          break;  // the root was rewritten; its new neighbourhood is queued
+        }
+      }
+      converged = rewrites_this_sweep == 0;
+    }
+    stats.iterations = std::max(stats.iterations, iteration);
+    if (!converged) {
+      stats.converged = false;
+      if (stats.cap_hit.empty())
+        stats.cap_hit = "max-iterations (" + std::to_string(config.max_iterations) +
+                        ") reached in " + graph->label() + " while rules still applied";
+    }
+  }
+  if (out_of_rewrites) stats.converged = false;
+  stats.nodes_after = liveNodes(model);
+  stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace onnx_rewrite

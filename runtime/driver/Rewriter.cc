@@ -1,0 +1,86 @@
+//===- Rewriter.cc - the only way rules change a graph -------------------===//
+#include "runtime/driver/Rewriter.h"
+
+#include <algorithm>
+
+#include "runtime/driver/RewritePattern.h"
+#include "runtime/match/Escape.h"
+
+namespace onnx_rewrite {
+
+void Rewriter::beginAttempt(const RewritePattern& rule, NodeId root) {
+  rule_ = &rule;
+  root_ = root;
+  matched_ = false;
+}
+
+void Rewriter::reportFailure(const std::string& reason) {
+  if (rule_) listener_->onMatchFailure(*rule_, graph_, root_, reason);
+}
+
+bool Rewriter::checkReplaceable(const std::vector<NodeId>& matched,
+                                const std::vector<ValueId>& provided) {
+  matched_ = true;
+  std::string reason = findEscapingValue(graph_, matched, provided);
+  if (reason.empty()) return true;
+  if (listener_ && listener_->wantsMatchFailures()) reportFailure(reason);
+  return false;
+}
+
+NodeId Rewriter::createNode(NodeSpec spec) {
+  if (spec.created_by.empty() && rule_) spec.created_by = rule_->name();
+  if (spec.order == 0 && root_ != kNoId) spec.order = graph_.node(root_).order();
+  NodeId id = graph_.addNode(std::move(spec));
+  if (listener_) listener_->onNodeInserted(graph_, id);
+  return id;
+}
+
+ValueId Rewriter::addInitializer(onnx::TensorProto tensor, std::string_view name_hint) {
+  ValueId v = graph_.addInitializer(std::move(tensor), name_hint);
+  NodeId constant = graph_.value(v).producer();  // functions get a Constant node instead
+  if (constant != kNoId && listener_) listener_->onNodeInserted(graph_, constant);
+  return v;
+}
+
+bool Rewriter::replaceValue(ValueId from, ValueId to) {
+  if (!graph_.replaceAllUsesWith(from, to)) return false;
+  if (listener_) listener_->onValueReplaced(graph_, from, to);
+  return true;
+}
+
+void Rewriter::eraseNode(NodeId node) {
+  if (listener_) listener_->onNodeErased(graph_, node);
+  graph_.eraseNode(node);
+}
+
+bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
+                            const std::vector<std::pair<ValueId, ValueId>>& replacements) {
+  // Refuse before touching anything: two pinned names cannot both survive.
+  for (const auto& [from, to] : replacements) {
+    const Value& a = graph_.value(from);
+    const Value& b = graph_.value(to);
+    if (a.isNamePinned() && (b.isNamePinned() || b.isGraphInput() || b.initializer()))
+      return notifyMatchFailure([&] {
+        return "cannot replace '" + a.name() + "' by '" + b.name() + "': both names must be kept";
+      });
+  }
+  for (const auto& [from, to] : replacements) replaceValue(from, to);
+  // Erase in reverse topological order of the match: consumers before producers. A node
+  // still used (a value the rule chose to keep) stays.
+  std::vector<NodeId> order = matched;
+  std::sort(order.begin(), order.end(), [&](NodeId a, NodeId b) {
+    return std::make_pair(graph_.node(a).order(), a) > std::make_pair(graph_.node(b).order(), b);
+  });
+  bool erased_any = true;
+  while (erased_any) {
+    erased_any = false;
+    for (NodeId id : order)
+      if (graph_.node(id).live() && graph_.isDead(id)) {
+        eraseNode(id);
+        erased_any = true;
+      }
+  }
+  return true;
+}
+
+}  // namespace onnx_rewrite

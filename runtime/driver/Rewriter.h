@@ -1,0 +1,78 @@
+//===- Rewriter.h - the only way rules change a graph --------------------===//
+//
+// Rules call the Rewriter, never Graph's mutators directly: it stamps new nodes
+// with the rule's name and a position next to the match, enforces the escape
+// check, erases what a replacement left dead and tells the listener (the
+// driver's worklist) about every change.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/driver/RewriteListener.h"
+#include "runtime/graph/Graph.h"
+#include "runtime/graph/Model.h"
+
+namespace onnx_rewrite {
+
+class RewritePattern;
+
+/// Mutation API handed to RewritePattern::matchAndRewrite.
+class Rewriter {
+ public:
+  Rewriter(Model& model, Graph& graph, RewriteListener* listener)
+      : model_(model), graph_(graph), listener_(listener) {}
+
+  Graph& graph() { return graph_; }
+  Model& model() { return model_; }
+
+  /// Called by the driver before each attempt.
+  void beginAttempt(const RewritePattern& rule, NodeId root);
+  /// True once the attempt got past every constraint (see checkReplaceable).
+  bool matched() const { return matched_; }
+
+  // ---- Match support -------------------------------------------------------------
+
+  /// Marks the attempt as matched and runs the escape check (findEscapingValue) on the
+  /// matched nodes. Returns true if the match may be replaced; otherwise reports the
+  /// reason as a match failure and returns false. Call after the last constraint and
+  /// before the first mutation.
+  bool checkReplaceable(const std::vector<NodeId>& matched, const std::vector<ValueId>& provided);
+
+  /// Reports why the attempt failed and returns false, so a rule can write
+  /// `return rewriter.notifyMatchFailure([&] { return "..."; });`. `reason` runs only
+  /// when a listener wants failure reasons.
+  template <typename ReasonFn>
+  bool notifyMatchFailure(ReasonFn&& reason) {
+    if (listener_ && listener_->wantsMatchFailures()) reportFailure(reason());
+    return false;
+  }
+
+  // ---- Rewrite -------------------------------------------------------------------
+
+  /// Adds a node; created_by and order default to the current rule and the root's place.
+  NodeId createNode(NodeSpec spec);
+  ValueId addInitializer(onnx::TensorProto tensor, std::string_view name_hint);
+  /// Every use of `from` reads `to` instead; false (nothing changed) if ONNX naming forbids.
+  bool replaceValue(ValueId from, ValueId to);
+  /// Replaces each `first` by `second`, then erases the matched nodes left without uses.
+  /// Returns false, changing nothing, if a replacement is not allowed.
+  bool replaceMatch(const std::vector<NodeId>& matched,
+                    const std::vector<std::pair<ValueId, ValueId>>& replacements);
+  void eraseNode(NodeId node);
+
+ private:
+  void reportFailure(const std::string& reason);
+
+  Model& model_;
+  Graph& graph_;
+  RewriteListener* listener_;
+  const RewritePattern* rule_ = nullptr;
+  NodeId root_ = kNoId;
+  bool matched_ = false;
+};
+
+}  // namespace onnx_rewrite

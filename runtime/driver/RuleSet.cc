@@ -1,0 +1,60 @@
+//===- RuleSet.cc - owning collection of rules and their selection -------===//
+#include "runtime/driver/RuleSet.h"
+
+#include <stdexcept>
+
+#include <re2/re2.h>
+
+namespace onnx_rewrite {
+namespace {
+
+std::unique_ptr<RE2> compile(const std::string& pattern, const char* option) {
+  if (pattern.empty()) return nullptr;
+  RE2::Options options;
+  options.set_log_errors(false);
+  auto re = std::make_unique<RE2>(pattern, options);
+  if (!re->ok())
+    throw std::invalid_argument(std::string("bad ") + option + " pattern '" + pattern +
+                                "': " + re->error());
+  return re;
+}
+
+bool selects(const RE2& re, const RewritePattern& rule) {
+  if (RE2::PartialMatch(rule.name(), re)) return true;
+  for (const std::string& tag : rule.info().tags)
+    if (RE2::PartialMatch(tag, re)) return true;
+  return false;
+}
+
+}  // namespace
+
+void RuleSet::add(std::unique_ptr<RewritePattern> rule) {
+  if (find(rule->name()))
+    throw std::invalid_argument("two rules are named '" + rule->name() + "'");
+  rules_.push_back(std::move(rule));
+}
+
+void RuleSet::append(RuleSet&& other) {
+  for (auto& rule : other.rules_) add(std::move(rule));
+  other.rules_.clear();
+}
+
+const RewritePattern* RuleSet::find(const std::string& name) const {
+  for (const auto& rule : rules_)
+    if (rule->name() == name) return rule.get();
+  return nullptr;
+}
+
+std::vector<const RewritePattern*> selectRules(const RuleSet& set, const RuleFilter& filter) {
+  auto only = compile(filter.only, "--only");
+  auto skip = compile(filter.skip, "--skip");
+  std::vector<const RewritePattern*> result;
+  for (const auto& rule : set.rules()) {
+    if (only && !selects(*only, *rule)) continue;
+    if (skip && selects(*skip, *rule)) continue;
+    result.push_back(rule.get());
+  }
+  return result;
+}
+
+}  // namespace onnx_rewrite

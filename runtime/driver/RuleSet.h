@@ -1,0 +1,39 @@
+//===- RuleSet.h - owning collection of rules and their selection --------===//
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/driver/RewritePattern.h"
+
+namespace onnx_rewrite {
+
+/// Owns rules in declaration order (the tie-break among equal priorities).
+class RuleSet {
+ public:
+  /// Adds a rule. Throws std::invalid_argument if a rule of that name exists.
+  void add(std::unique_ptr<RewritePattern> rule);
+  /// Adds every rule of `other`, moving them.
+  void append(RuleSet&& other);
+  const std::vector<std::unique_ptr<RewritePattern>>& rules() const { return rules_; }
+  /// The rule named `name`, or null.
+  const RewritePattern* find(const std::string& name) const;
+  size_t size() const { return rules_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<RewritePattern>> rules_;
+};
+
+/// Which rules of a set to run. Patterns are RE2 regular expressions searched in the rule
+/// name or any of its tags (like grep: "gelu" selects "bias_gelu").
+struct RuleFilter {
+  std::string only;  ///< if non-empty, keep only rules matching this
+  std::string skip;  ///< if non-empty, drop rules matching this
+};
+
+/// The rules of `set` that pass `filter`, in declaration order. Throws
+/// std::invalid_argument naming the option and RE2's reason for a malformed pattern.
+std::vector<const RewritePattern*> selectRules(const RuleSet& set, const RuleFilter& filter);
+
+}  // namespace onnx_rewrite

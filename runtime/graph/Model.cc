@@ -1,0 +1,74 @@
+//===- Model.cc - a ModelProto viewed as graphs --------------------------===//
+#include "runtime/graph/Model.h"
+
+#include "runtime/graph/ModelError.h"
+
+namespace onnx_rewrite {
+namespace {
+
+std::vector<std::pair<std::string, int64_t>> opsetsOf(
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports) {
+  std::vector<std::pair<std::string, int64_t>> result;
+  for (const onnx::OperatorSetIdProto& o : imports) result.emplace_back(o.domain(), o.version());
+  return result;
+}
+
+void collect(Graph& g, std::vector<Graph*>& out) {
+  out.push_back(&g);
+  for (NodeId id = 0; id < g.nodeCapacity(); ++id)
+    if (g.node(id).live())
+      for (const auto& body : g.node(id).subgraphs()) collect(*body, out);
+}
+
+}  // namespace
+
+Model::Model(onnx::ModelProto& proto, std::string base_dir)
+    : proto_(proto), base_dir_(std::move(base_dir)) {
+  auto model_opsets = opsetsOf(proto_.opset_import());
+  main_ = std::make_unique<Graph>(Graph::Kind::kMain, names_, nullptr, kNoId);
+  main_->setOpsets(model_opsets);
+  try {
+    main_->importFrom(*proto_.mutable_graph());
+    for (onnx::FunctionProto& f : *proto_.mutable_functions()) {
+      functions_.push_back(std::make_unique<Graph>(Graph::Kind::kFunction, names_, nullptr, kNoId));
+      // A function without its own imports uses the model's.
+      functions_.back()->setOpsets(f.opset_import_size() > 0 ? opsetsOf(f.opset_import())
+                                                             : model_opsets);
+      functions_.back()->importFrom(f);
+    }
+  } catch (...) {
+    main_->abandonImport();
+    for (auto& f : functions_) f->abandonImport();
+    finished_ = true;
+    throw;
+  }
+}
+
+Model::~Model() {
+  // A destructor must not throw; finish() can only fail on a cyclic graph, which import
+  // already rejected, so this is a safety net for early exits.
+  try {
+    finish();
+  } catch (...) {
+  }
+}
+
+void Model::finish() {
+  if (finished_) return;
+  finished_ = true;
+  main_->exportBack();
+  for (auto& f : functions_) f->exportBack();
+}
+
+std::vector<Graph*> Model::allGraphs() {
+  std::vector<Graph*> result;
+  collect(*main_, result);
+  for (auto& f : functions_) collect(*f, result);
+  return result;
+}
+
+TensorBytes Model::readTensorData(const onnx::TensorProto& tensor, uint64_t max_bytes) {
+  return readTensor(tensor, base_dir_, max_bytes, &external_bytes_read_);
+}
+
+}  // namespace onnx_rewrite

@@ -1,0 +1,58 @@
+//===- Model.h - a ModelProto viewed as graphs ---------------------------===//
+//
+// A Model borrows a ModelProto: constructing it moves the nodes of the main
+// graph, of every nested body and of every model-local function into Graph IR;
+// finish() (or the destructor) moves them back, rewritten. Everything else stays
+// in the proto, untouched, so what no rule changed is saved exactly as loaded.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "runtime/graph/Graph.h"
+#include "runtime/graph/NameTable.h"
+#include "runtime/graph/TensorData.h"
+
+namespace onnx_rewrite {
+
+/// The IR of one model: its main graph, nested bodies and local functions.
+class Model {
+ public:
+  /// Borrows `proto` until finish() or destruction. `base_dir` locates external data.
+  /// Throws ModelError for a graph that cannot be represented (undefined inputs, values
+  /// defined twice); `proto` is then left exactly as it was.
+  explicit Model(onnx::ModelProto& proto, std::string base_dir = {});
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  /// Writes the graphs back into the proto. Idempotent; the Model is unusable after.
+  void finish();
+
+  Graph& mainGraph() { return *main_; }
+  /// Every graph: main first, then nested bodies depth-first, then functions in file order.
+  std::vector<Graph*> allGraphs();
+  onnx::ModelProto& proto() { return proto_; }
+  const std::string& baseDir() const { return base_dir_; }
+
+  /// Reads the payload of initializer/constant `tensor` (see readTensor), counting
+  /// external bytes read in externalBytesRead().
+  TensorBytes readTensorData(const onnx::TensorProto& tensor, uint64_t max_bytes);
+  uint64_t externalBytesRead() const { return external_bytes_read_; }
+
+ private:
+  onnx::ModelProto& proto_;
+  std::string base_dir_;
+  NameTable names_;
+  std::unique_ptr<Graph> main_;
+  std::vector<std::unique_ptr<Graph>> functions_;
+  uint64_t external_bytes_read_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace onnx_rewrite

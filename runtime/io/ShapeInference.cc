@@ -1,0 +1,68 @@
+//===- ShapeInference.cc - ONNX shape inference that never aborts --------===//
+#include "runtime/io/ShapeInference.h"
+
+#include <exception>
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+namespace onnx_rewrite {
+namespace {
+
+void snapshot(onnx::GraphProto& g, std::vector<std::pair<onnx::GraphProto*, int>>& sizes,
+              std::vector<std::pair<onnx::ValueInfoProto*, onnx::TypeProto>>& outputs) {
+  sizes.emplace_back(&g, g.value_info_size());
+  for (onnx::ValueInfoProto& out : *g.mutable_output()) outputs.emplace_back(&out, out.type());
+  for (onnx::NodeProto& n : *g.mutable_node())
+    for (onnx::AttributeProto& a : *n.mutable_attribute()) {
+      if (a.has_g()) snapshot(*a.mutable_g(), sizes, outputs);
+      for (onnx::GraphProto& body : *a.mutable_graphs()) snapshot(body, sizes, outputs);
+    }
+}
+
+}  // namespace
+
+std::string unsupportedOpsetReason(const onnx::ModelProto& model) {
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  for (const onnx::OperatorSetIdProto& o : model.opset_import()) {
+    const std::string domain = o.domain() == "ai.onnx" ? "" : o.domain();
+    auto it = known.find(domain);
+    if (it == known.end()) continue;  // a custom domain: its nodes are simply not inferred
+    if (o.version() > it->second.second)
+      return (domain.empty() ? std::string("ai.onnx") : domain) + " opset " +
+             std::to_string(o.version()) + " is newer than " + std::to_string(it->second.second) +
+             ", the newest this ONNX library knows";
+  }
+  return {};
+}
+
+InferredShapes::InferredShapes(onnx::ModelProto& model) {
+  note_ = unsupportedOpsetReason(model);
+  if (!note_.empty()) {
+    note_ = "shape inference skipped: " + note_;
+    return;
+  }
+  snapshot(*model.mutable_graph(), value_info_sizes_, output_types_);
+  ran_ = true;
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
+                                        /*data_prop=*/false);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    note_ = std::string("shape inference stopped early: ") + e.what();
+    for (char& c : note_)
+      if (c == '\n') c = ' ';  // reports are one line per note
+  }
+}
+
+void InferredShapes::undo() {
+  if (undone_) return;
+  undone_ = true;
+  for (auto& [graph, size] : value_info_sizes_) {
+    auto* infos = graph->mutable_value_info();
+    if (infos->size() > size) infos->DeleteSubrange(size, infos->size() - size);
+  }
+  for (auto& [out, type] : output_types_) *out->mutable_type() = std::move(type);
+}
+
+}  // namespace onnx_rewrite

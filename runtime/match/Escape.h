@@ -1,0 +1,24 @@
+//===- Escape.h - may a matched set of nodes be replaced? ----------------===//
+//
+// The one safety check every rule gets without asking: a value computed inside
+// the match but read outside it (by another node, a subgraph, or as a graph
+// output) would disappear with the match, so such a match is rejected unless
+// the rule re-exports that value from its target. Existing fusion tools learned
+// this from wrong outputs; here it is not the rule author's job.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/graph/Graph.h"
+
+namespace onnx_rewrite {
+
+/// Returns why `matched` cannot be replaced, or an empty string if it can. Outputs of
+/// matched nodes listed in `provided` are replaced by the target and may escape.
+std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& matched,
+                              const std::vector<ValueId>& provided);
+
+}  // namespace onnx_rewrite

@@ -1,0 +1,82 @@
+//===- MatchSupport.cc - small queries matchers are built from -----------===//
+#include "runtime/match/MatchSupport.h"
+
+#include <cmath>
+
+#include "runtime/graph/ModelError.h"
+
+namespace onnx_rewrite {
+
+NodeId producerIf(const Graph& graph, ValueId v, OpId op) {
+  if (v == kNoId) return kNoId;
+  NodeId p = graph.value(v).producer();
+  if (p == kNoId || graph.node(p).op() != op || !graph.node(p).live()) return kNoId;
+  return p;
+}
+
+ValueId otherInput(const Node& node, ValueId known) {
+  if (node.inputs().size() != 2) return kNoId;
+  if (node.input(0) == known) return node.input(1);
+  if (node.input(1) == known) return node.input(0);
+  return kNoId;
+}
+
+size_t consumerCount(const Graph& graph, ValueId v) {
+  const Value& value = graph.value(v);
+  return value.uses().size() + (value.isGraphOutput() ? 1 : 0);
+}
+
+const onnx::TensorProto* constantTensor(const Graph& graph, ValueId v) {
+  if (v == kNoId) return nullptr;
+  const Value& value = graph.value(v);
+  if (value.initializer()) return value.isGraphInput() ? nullptr : value.initializer();
+  static const OpId kConstant = OpId::get("", "Constant");
+  NodeId p = producerIf(graph, v, kConstant);
+  if (p == kNoId) return nullptr;
+  const onnx::AttributeProto* a = graph.node(p).attribute("value");
+  return a && a->has_t() ? &a->t() : nullptr;
+}
+
+std::optional<std::vector<double>> constantValues(Model& model, const Graph& graph, ValueId v,
+                                                  int64_t max_elements) {
+  const onnx::TensorProto* t = constantTensor(graph, v);
+  if (!t) return std::nullopt;
+  int64_t count = 1;
+  for (int64_t d : t->dims()) count *= d;
+  const size_t element = elementSize(t->data_type());
+  if (count > max_elements || element == 0) return std::nullopt;
+  try {
+    TensorBytes bytes = model.readTensorData(*t, static_cast<uint64_t>(count) * element);
+    std::vector<double> values(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) values[i] = elementAsDouble(bytes, i);
+    return values;
+  } catch (const ModelError&) {
+    return std::nullopt;  // unreadable constants simply do not match
+  }
+}
+
+bool isScalarConstant(Model& model, const Graph& graph, ValueId v, double expected,
+                      double tolerance) {
+  auto values = constantValues(model, graph, v, 1);
+  return values && values->size() == 1 && std::fabs((*values)[0] - expected) <= tolerance;
+}
+
+std::optional<std::vector<int64_t>> staticShape(const Graph& graph, ValueId v) {
+  if (v == kNoId) return std::nullopt;
+  if (const onnx::TensorProto* t = constantTensor(graph, v))
+    return std::vector<int64_t>(t->dims().begin(), t->dims().end());
+  const onnx::TypeProto* type = graph.value(v).type();
+  if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const auto& d : type->tensor_type().shape().dim())
+    dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  return dims;
+}
+
+std::optional<std::vector<int64_t>> constantShape(const Graph& graph, ValueId v) {
+  const onnx::TensorProto* t = constantTensor(graph, v);
+  if (!t) return std::nullopt;
+  return std::vector<int64_t>(t->dims().begin(), t->dims().end());
+}
+
+}  // namespace onnx_rewrite

@@ -1,0 +1,49 @@
+//===- MatchSupport.h - small queries matchers are built from ------------===//
+//
+// Hand-written rules and rulec's generated code share these: find the producer
+// of a value if it is a given op, read a small constant (initializer or Constant
+// node) without touching any other tensor, query static shapes. None allocates
+// on the success path of a structural check.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "runtime/graph/Graph.h"
+#include "runtime/graph/Model.h"
+
+namespace onnx_rewrite {
+
+/// The producer of `v` if it is a live node of `op`, else kNoId.
+NodeId producerIf(const Graph& graph, ValueId v, OpId op);
+
+/// The other input of binary node `node` given one input `known` (kNoId if `known` is
+/// not an input; the second input when both inputs are `known`).
+ValueId otherInput(const Node& node, ValueId known);
+
+/// Number of uses of `v` (subgraph captures included); graph outputs count as one more.
+size_t consumerCount(const Graph& graph, ValueId v);
+
+/// The tensor holding `v`'s constant value: an initializer that is not also a graph input
+/// (those can be overridden at run time), or a Constant node's `value`. Null otherwise.
+const onnx::TensorProto* constantTensor(const Graph& graph, ValueId v);
+
+/// Values of constant `v` if it has at most `max_elements` elements, as doubles.
+std::optional<std::vector<double>> constantValues(Model& model, const Graph& graph, ValueId v,
+                                                  int64_t max_elements);
+
+/// True when `v` is a constant with exactly one element equal to `expected` within
+/// `tolerance` (absolute). Reads at most one element's bytes.
+bool isScalarConstant(Model& model, const Graph& graph, ValueId v, double expected,
+                      double tolerance);
+
+/// Static dims of `v` (-1 for a symbolic or unknown dim), or nullopt if the rank is unknown.
+std::optional<std::vector<int64_t>> staticShape(const Graph& graph, ValueId v);
+
+/// Shape of constant `v` from its tensor (no data read), or nullopt.
+std::optional<std::vector<int64_t>> constantShape(const Graph& graph, ValueId v);
+
+}  // namespace onnx_rewrite

@@ -1,0 +1,30 @@
+//===- TestModels.h - building and inspecting test models -----------------===//
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+namespace onnx_rewrite::testing {
+
+/// Parses a model in ONNX's text format (onnx/defs/parser.h). Throws std::runtime_error
+/// with the parser's message on a syntax error, so a broken test model fails loudly.
+onnx::ModelProto parseModel(const std::string& text);
+
+/// Deterministic serialisation, for byte-for-byte comparisons.
+std::string serialize(const onnx::ModelProto& model);
+
+/// The op types of the main graph's nodes in order, "domain::op" outside the ONNX domain.
+std::vector<std::string> opTypes(const onnx::GraphProto& graph);
+std::vector<std::string> opTypes(const onnx::ModelProto& model);
+
+/// Whole-file helpers; readFile throws if the file cannot be read.
+std::string readFile(const std::string& path);
+void writeFile(const std::string& path, const std::string& bytes);
+void writeModel(const std::string& path, const onnx::ModelProto& model);
+
+/// Path of a file in the source tree, e.g. sourcePath("tests/models/x.onnxtxt").
+std::string sourcePath(const std::string& relative);
+
+}  // namespace onnx_rewrite::testing
