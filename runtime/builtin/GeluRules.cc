@@ -29,8 +29,12 @@ const OpId kMsBiasGelu = OpId::get("com.microsoft", "BiasGelu");
 class GeluErfRule : public RewritePattern {
  public:
   GeluErfRule()
-      : RewritePattern(RuleInfo{"gelu_erf", kMul, 50, {"ort", "onnx"},
-                                "runtime/builtin/GeluRules.cc", {kMsGelu, kGelu}}) {}
+      : RewritePattern(RuleInfo{"gelu_erf",
+                                kMul,
+                                50,
+                                {"ort", "onnx"},
+                                "runtime/builtin/GeluRules.cc",
+                                {kMsGelu, kGelu}}) {}
 
   bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
     Graph& g = rw.graph();
@@ -48,8 +52,7 @@ class GeluErfRule : public RewritePattern {
         for (int half_i = 0; half_i < 3; ++half_i) {
           if (half_i == sum_i) continue;
           const int x_i = 3 - sum_i - half_i;
-          if (tryRewrite(rw, model, g, root, inner, factors[x_i], factors[half_i],
-                         factors[sum_i]))
+          if (tryRewrite(rw, model, g, root, inner, factors[x_i], factors[half_i], factors[sum_i]))
             return true;
         }
     }
@@ -99,8 +102,8 @@ class GeluErfRule : public RewritePattern {
 class BiasGeluRule : public RewritePattern {
  public:
   BiasGeluRule()
-      : RewritePattern(RuleInfo{"bias_gelu", kMsGelu, 40, {"ort"},
-                                "runtime/builtin/GeluRules.cc", {kMsBiasGelu}}) {}
+      : RewritePattern(RuleInfo{
+            "bias_gelu", kMsGelu, 40, {"ort"}, "runtime/builtin/GeluRules.cc", {kMsBiasGelu}}) {}
 
   bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
     Graph& g = rw.graph();

@@ -15,8 +15,8 @@ int64_t parseCount(const std::string& option, const std::string& text, int64_t m
     used = 0;
   }
   if (used != text.size() || text.empty() || value < min)
-    throw UsageError(option + " needs a whole number >= " + std::to_string(min) + ", not '" +
-                     text + "'");
+    throw UsageError(option + " needs a whole number >= " + std::to_string(min) + ", not '" + text +
+                     "'");
   return value;
 }
 
@@ -111,8 +111,8 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
   }
   if (cl.help || cl.version || cl.list_rules) return cl;
   if (positional.empty()) throw UsageError("no input model given");
-  if (positional.size() > 1) throw UsageError("more than one input model given: '" +
-                                              positional[1] + "'");
+  if (positional.size() > 1)
+    throw UsageError("more than one input model given: '" + positional[1] + "'");
   cl.input = positional[0];
   if (cl.output.empty()) {
     if (!cl.in_place) throw UsageError("no output given: pass -o OUT.onnx (or --in-place)");

@@ -35,8 +35,8 @@ void listRules(const RuleSet& rules, const RuleFilter& filter) {
     const RuleInfo& info = rule->info();
     std::string tags;
     for (const std::string& t : info.tags) tags += (tags.empty() ? "" : ",") + t;
-    std::printf("%-28s priority %4d  root %-24s tags %-12s %s\n", info.name.c_str(),
-                info.priority, info.root.str().c_str(), tags.c_str(), info.source.c_str());
+    std::printf("%-28s priority %4d  root %-24s tags %-12s %s\n", info.name.c_str(), info.priority,
+                info.root.str().c_str(), tags.c_str(), info.source.c_str());
   }
 }
 
@@ -74,8 +74,7 @@ void printSummary(const CommandLine& cl, const Result& result, double load_s, do
                static_cast<unsigned long long>(s.nodes_after),
                static_cast<unsigned long long>(s.rewrites), s.iterations,
                s.converged ? "converged" : "NOT converged", load_s, s.seconds, save_s);
-  for (const std::string& note : result.notes)
-    std::fprintf(stderr, "  note: %s\n", note.c_str());
+  for (const std::string& note : result.notes) std::fprintf(stderr, "  note: %s\n", note.c_str());
 }
 
 int run(const std::vector<std::string>& args) {
@@ -102,8 +101,7 @@ int run(const std::vector<std::string>& args) {
   if (!cl.in_place && (cl.output == cl.input || sameFile(cl.input, cl.output)))
     throw UsageError("output '" + cl.output + "' is the input; pass --in-place to overwrite it");
   if (!cl.stats.empty() && cl.stats != "-" && ::access(folderOf(cl.stats).c_str(), W_OK) != 0)
-    throw ModelError(cl.stats + ": cannot write statistics to folder '" + folderOf(cl.stats) +
-                     "'");
+    throw ModelError(cl.stats + ": cannot write statistics to folder '" + folderOf(cl.stats) + "'");
 
   auto start = Clock::now();
   onnx::ModelProto model;

@@ -28,8 +28,8 @@ struct RuleIndex {
       const RewritePattern& r = *rules[i];
       if (!r.info().root.valid() || !r.appliesTo(graph)) continue;
       size_t op = r.info().root.index();
-      size_t level = std::find(priorities.begin(), priorities.end(), r.info().priority) -
-                     priorities.begin();
+      size_t level =
+          std::find(priorities.begin(), priorities.end(), r.info().priority) - priorities.begin();
       if (op >= by_op.size()) by_op.resize(op + 1);
       auto& levels = by_op[op];
       auto it = std::find_if(levels.begin(), levels.end(),
@@ -53,7 +53,9 @@ struct RuleIndex {
 class Worklist : public RewriteListener {
  public:
   Worklist(Graph& graph, const RuleIndex& index)
-      : graph_(graph), index_(index), heaps_(index.priorities.size()),
+      : graph_(graph),
+        index_(index),
+        heaps_(index.priorities.size()),
         queued_(index.priorities.size()) {}
 
   void push(NodeId id) {

@@ -51,7 +51,8 @@ class ListenerPair : public RewriteListener {
   bool wantsMatchFailures() const override {
     return (a_ && a_->wantsMatchFailures()) || (b_ && b_->wantsMatchFailures());
   }
-  void onMatchFailure(const RewritePattern& r, Graph& g, NodeId n, const std::string& why) override {
+  void onMatchFailure(const RewritePattern& r, Graph& g, NodeId n,
+                      const std::string& why) override {
     if (a_ && a_->wantsMatchFailures()) a_->onMatchFailure(r, g, n, why);
     if (b_ && b_->wantsMatchFailures()) b_->onMatchFailure(r, g, n, why);
   }

@@ -29,8 +29,7 @@ bool selects(const RE2& re, const RewritePattern& rule) {
 }  // namespace
 
 void RuleSet::add(std::unique_ptr<RewritePattern> rule) {
-  if (find(rule->name()))
-    throw std::invalid_argument("two rules are named '" + rule->name() + "'");
+  if (find(rule->name())) throw std::invalid_argument("two rules are named '" + rule->name() + "'");
   rules_.push_back(std::move(rule));
 }
 

@@ -55,10 +55,10 @@ std::string DriverStats::toJson() const {
   for (size_t i = 0; i < rules.size(); ++i) {
     const RuleStats& r = rules[i];
     out += i ? ",\n    " : "\n    ";
-    out += "{\"name\": " + jsonQuote(r.name) + ", \"priority\": " + std::to_string(r.priority) +
-           ", \"tried\": " + std::to_string(r.tried) + ", \"matched\": " +
-           std::to_string(r.matched) + ", \"applied\": " + std::to_string(r.applied) +
-           ", \"seconds\": " + number(r.seconds) + "}";
+    out +=
+        "{\"name\": " + jsonQuote(r.name) + ", \"priority\": " + std::to_string(r.priority) +
+        ", \"tried\": " + std::to_string(r.tried) + ", \"matched\": " + std::to_string(r.matched) +
+        ", \"applied\": " + std::to_string(r.applied) + ", \"seconds\": " + number(r.seconds) + "}";
   }
   out += rules.empty() ? "]\n}" : "\n  ]\n}";
   return out;

@@ -31,9 +31,8 @@ void addRuleMetadata(onnx::NodeProto& node, const std::string& rule) {
   onnx::StringStringEntryProto entry;
   entry.set_key(kRuleMetadataKey);
   entry.set_value(rule);
-  node.GetReflection()
-      ->MutableUnknownFields(&node)
-      ->AddLengthDelimited(kNodeMetadataPropsField, entry.SerializeAsString());
+  node.GetReflection()->MutableUnknownFields(&node)->AddLengthDelimited(kNodeMetadataPropsField,
+                                                                        entry.SerializeAsString());
 }
 
 }  // namespace
@@ -83,11 +82,11 @@ ValueId Graph::resolveCapture(const std::string& name, NodeId capturing_node) {
   ValueId v = findValue(name);
   if (v == kNoId) {
     if (!parent_)
-      throw ModelError("a subgraph of node '" + nodes_[capturing_node].name() + "' reads '" +
-                       name + "', which no enclosing graph defines");
+      throw ModelError("a subgraph of node '" + nodes_[capturing_node].name() + "' reads '" + name +
+                       "', which no enclosing graph defines");
     v = newValue(name);
     values_[v].outer_ = true;
-    parent_->resolveCapture(name, owner_);
+    values_[v].type_ = parent_->value(parent_->resolveCapture(name, owner_)).type_;
   }
   Node& n = nodes_[capturing_node];
   if (std::find(n.captures_.begin(), n.captures_.end(), v) == n.captures_.end()) {
@@ -122,7 +121,7 @@ void Graph::importFrom(onnx::GraphProto& proto) {
       if (!parent_) throw ModelError("graph output '" + out.name() + "' is never defined");
       v = newValue(out.name());
       values_[v].outer_ = true;
-      parent_->resolveCapture(out.name(), owner_);
+      values_[v].type_ = parent_->value(parent_->resolveCapture(out.name(), owner_)).type_;
     }
     values_[v].graph_output_count_++;
     if (!values_[v].type_ && out.has_type()) values_[v].type_ = &out.type();
@@ -206,7 +205,7 @@ void Graph::importNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& pro
                            ") reads '" + name + "', which nothing defines");
         v = newValue(name);
         values_[v].outer_ = true;
-        parent_->resolveCapture(name, owner_);
+        values_[v].type_ = parent_->value(parent_->resolveCapture(name, owner_)).type_;
       }
       values_[v].uses_.push_back(Use{id, static_cast<uint32_t>(k)});
       if (values_[v].initializer_) values_[v].drop_if_unused_ = true;
@@ -247,6 +246,16 @@ std::vector<NodeId> Graph::liveNodes() const {
   for (NodeId id = 0; id < nodes_.size(); ++id)
     if (nodes_[id].live_) result.push_back(id);
   return result;
+}
+
+std::pair<const Graph*, ValueId> Graph::definition(ValueId v) const {
+  const Graph* g = this;
+  while (v != kNoId && g->values_[v].outer_ && g->parent_) {
+    const std::string& name = g->values_[v].name_;
+    g = g->parent_;
+    v = g->findValue(name);
+  }
+  return {g, v};
 }
 
 const Node* Graph::producerOf(ValueId v) const {
@@ -303,7 +312,7 @@ NodeId Graph::addNode(NodeSpec spec) {
   n.proto_ = std::make_unique<onnx::NodeProto>();
   n.proto_->set_op_type(spec.op.opType());
   if (!spec.op.domain().empty()) n.proto_->set_domain(spec.op.domain());
-  std::string hint = !spec.name_hint.empty() ? spec.name_hint
+  std::string hint = !spec.name_hint.empty()    ? spec.name_hint
                      : !spec.created_by.empty() ? spec.created_by
                                                 : spec.op.opType();
   n.proto_->set_name(names_.fresh(hint));
@@ -323,9 +332,8 @@ NodeId Graph::addNode(NodeSpec spec) {
       n.outputs_.push_back(kNoId);
       continue;
     }
-    ValueId v = newValue(names_.fresh(n.proto_->name() + (spec.num_outputs == 1
-                                                              ? std::string()
-                                                              : "_" + std::to_string(o))));
+    ValueId v = newValue(names_.fresh(
+        n.proto_->name() + (spec.num_outputs == 1 ? std::string() : "_" + std::to_string(o))));
     values_[v].producer_ = id;
     values_[v].producer_output_ = o;
     n.outputs_.push_back(v);
@@ -484,10 +492,10 @@ void Graph::exportValueInfo() {
   int w = 0;
   for (int r = 0; r < infos->size(); ++r) {
     ValueId v = findValue(infos->Get(r).name());
-    bool alive = v != kNoId && values_[v].live_ &&
-                 (values_[v].producer_ != kNoId || !values_[v].uses_.empty() ||
-                  values_[v].graph_output_count_ > 0 || values_[v].graph_input_ ||
-                  values_[v].initializer_);
+    bool alive =
+        v != kNoId && values_[v].live_ &&
+        (values_[v].producer_ != kNoId || !values_[v].uses_.empty() ||
+         values_[v].graph_output_count_ > 0 || values_[v].graph_input_ || values_[v].initializer_);
     if (alive) infos->SwapElements(w++, r);
   }
   infos->DeleteSubrange(w, infos->size() - w);

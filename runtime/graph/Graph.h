@@ -16,11 +16,11 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <deque>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -190,6 +190,9 @@ class Graph {
   std::vector<NodeId> liveNodes() const;
   const std::vector<ValueId>& inputs() const { return inputs_; }
   const std::vector<ValueId>& outputs() const { return outputs_; }
+  /// Where `v` is defined: itself here, or for an outer value the enclosing graph and
+  /// value that define it.
+  std::pair<const Graph*, ValueId> definition(ValueId v) const;
   /// The producer of `v`, or null.
   const Node* producerOf(ValueId v) const;
   /// Opset version of `domain` imported by the model ("" and "ai.onnx" alike), or -1.
@@ -220,7 +223,9 @@ class Graph {
   /// Model-wide table of value and node names (shared by all graphs of a model).
   NameTable& names() { return names_; }
   /// Set by Model: opset imports of the model, or of the function for a function graph.
-  void setOpsets(std::vector<std::pair<std::string, int64_t>> opsets) { opsets_ = std::move(opsets); }
+  void setOpsets(std::vector<std::pair<std::string, int64_t>> opsets) {
+    opsets_ = std::move(opsets);
+  }
 
  private:
   ValueId newValue(std::string name);

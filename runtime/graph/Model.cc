@@ -53,9 +53,43 @@ Model::~Model() {
   }
 }
 
+void Model::importCreatedDomains() {
+  // A rule may emit ops of a domain the model does not import yet (com.microsoft); ONNX
+  // Runtime refuses such a model, so the import is added (version 1, the only one of the
+  // contrib domains). Functions with their own imports get it there too.
+  auto ensure = [](google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+                   const std::string& domain) {
+    for (const onnx::OperatorSetIdProto& o : imports)
+      if (canonicalDomain(o.domain()) == canonicalDomain(domain)) return;
+    onnx::OperatorSetIdProto* added = imports.Add();
+    added->set_domain(domain);
+    added->set_version(1);
+  };
+  auto scan = [&](Graph& g, google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports) {
+    for (NodeId id = 0; id < g.nodeCapacity(); ++id) {
+      const Node& n = g.node(id);
+      if (n.live() && !n.createdBy().empty() && !canonicalDomain(n.domain()).empty())
+        ensure(imports, n.domain());
+    }
+  };
+  std::vector<Graph*> graphs;
+  collect(*main_, graphs);
+  for (Graph* g : graphs) scan(*g, *proto_.mutable_opset_import());
+  for (size_t i = 0; i < functions_.size(); ++i) {
+    onnx::FunctionProto& f = *proto_.mutable_functions(static_cast<int>(i));
+    graphs.clear();
+    collect(*functions_[i], graphs);
+    for (Graph* g : graphs) {
+      scan(*g, *proto_.mutable_opset_import());
+      if (f.opset_import_size() > 0) scan(*g, *f.mutable_opset_import());
+    }
+  }
+}
+
 void Model::finish() {
   if (finished_) return;
   finished_ = true;
+  importCreatedDomains();
   main_->exportBack();
   for (auto& f : functions_) f->exportBack();
 }

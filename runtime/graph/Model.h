@@ -46,6 +46,8 @@ class Model {
   uint64_t externalBytesRead() const { return external_bytes_read_; }
 
  private:
+  void importCreatedDomains();
+
   onnx::ModelProto& proto_;
   std::string base_dir_;
   NameTable names_;

@@ -88,8 +88,8 @@ void checkExternalData(onnx::ModelProto& model, const std::string& base_dir) {
     const size_t element = elementSize(t.data_type());
     int64_t count = 1;
     for (int64_t d : t.dims()) count *= d;
-    const uint64_t length =
-        ref.length >= 0 ? static_cast<uint64_t>(ref.length) : static_cast<uint64_t>(count) * element;
+    const uint64_t length = ref.length >= 0 ? static_cast<uint64_t>(ref.length)
+                                            : static_cast<uint64_t>(count) * element;
     if (ref.offset + length > static_cast<uint64_t>(st.st_size))
       throw ModelError("external data file '" + path + "' is too short for tensor '" + t.name() +
                        "' (needs " + std::to_string(ref.offset + length) + " bytes, has " +
@@ -102,7 +102,8 @@ void linkExternalData(onnx::ModelProto& model, const std::string& from_dir,
   for (const std::string& location : externalLocations(model)) {
     const std::string source = joinPath(from_dir, location);
     const std::string target = joinPath(to_dir, location);
-    struct stat src {}, dst {};
+    struct stat src {
+    }, dst{};
     if (::stat(source.c_str(), &src) != 0)
       throw ModelError("external data file '" + source + "': " + std::strerror(errno));
     if (::stat(target.c_str(), &dst) == 0) {

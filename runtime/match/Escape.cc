@@ -8,7 +8,9 @@ namespace onnx_rewrite {
 std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& matched,
                               const std::vector<ValueId>& provided) {
   // Matches are small (tens of nodes): linear searches beat building sets.
-  auto inMatch = [&](NodeId n) { return std::find(matched.begin(), matched.end(), n) != matched.end(); };
+  auto inMatch = [&](NodeId n) {
+    return std::find(matched.begin(), matched.end(), n) != matched.end();
+  };
   for (NodeId id : matched) {
     const Node& node = graph.node(id);
     for (ValueId out : node.outputs()) {

@@ -26,8 +26,13 @@ size_t consumerCount(const Graph& graph, ValueId v) {
   return value.uses().size() + (value.isGraphOutput() ? 1 : 0);
 }
 
-const onnx::TensorProto* constantTensor(const Graph& graph, ValueId v) {
+const onnx::TensorProto* constantTensor(const Graph& body, ValueId v) {
   if (v == kNoId) return nullptr;
+  // A body reads constants of enclosing graphs by name.
+  auto [defining, id] = body.definition(v);
+  if (id == kNoId) return nullptr;
+  const Graph& graph = *defining;
+  v = id;
   const Value& value = graph.value(v);
   if (value.initializer()) return value.isGraphInput() ? nullptr : value.initializer();
   static const OpId kConstant = OpId::get("", "Constant");

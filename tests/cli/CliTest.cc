@@ -1,1 +1,259 @@
+//===- CliTest.cc - the onnx-rewrite command as a user meets it ----------===//
+//
+// Runs the real binary. For every mistake a user can make: the exact message,
+// the exit status (1: the model or a file, 2: usage), and no output file left
+// behind. For the happy path: the output, the report and an untouched input.
+//
+//===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
+
+#include "tests/support/GeluModels.h"
+#include "tests/support/TempDir.h"
+#include "tests/support/TestModels.h"
+
+namespace onnx_rewrite {
+namespace {
+
+using testing::CommandResult;
+using testing::GeluForm;
+using testing::geluModel;
+using testing::listFolder;
+using testing::parseModel;
+using testing::readFile;
+using testing::runCommand;
+using testing::shellQuote;
+using testing::TempDir;
+using testing::writeFile;
+using testing::writeModel;
+
+CommandResult cli(const std::string& args) {
+  return runCommand(shellQuote(ONNX_REWRITE_CLI) + " " + args);
+}
+
+/// A folder holding in.onnx, a model with two Gelus (one with a bias).
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    onnx::ModelProto model =
+        parseModel(geluModel(GeluForm::kTorchScript, 17, "0.5", "1.0", "1.4142135", true));
+    in_ = dir_.file("in.onnx");
+    out_ = dir_.file("out.onnx");
+    writeModel(in_, model);
+  }
+  /// The folder holds nothing but the input: no output, no temporary file.
+  void expectNoOutput() { EXPECT_EQ(listFolder(dir_.path()), std::vector<std::string>{"in.onnx"}); }
+
+  TempDir dir_;
+  std::string in_, out_;
+};
+
+TEST_F(CliTest, RewritesAndReportsWhatItDid) {
+  const std::string input_bytes = readFile(in_);
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("gelu_erf                     applied      1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bias_gelu                    applied      1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nodes 6 -> 1, 2 rewrites in 2 sweep(s), converged"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(readFile(in_), input_bytes) << "the input is never modified";
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  EXPECT_EQ(testing::opTypes(out), std::vector<std::string>{"com.microsoft::BiasGelu"});
+  EXPECT_EQ(listFolder(dir_.path()), (std::vector<std::string>{"in.onnx", "out.onnx"}));
+}
+
+TEST_F(CliTest, WritesStatisticsAsJsonToStdout) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --stats - --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "--quiet prints nothing but errors";
+  EXPECT_EQ(r.out.rfind("{\n  \"converged\": true,\n  \"iterations\": 2,\n  \"rewrites\": 2,", 0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("{\"name\": \"gelu_erf\", \"priority\": 50, \"tried\": "),
+            std::string::npos);
+}
+
+TEST_F(CliTest, WritesStatisticsToAFile) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) +
+                        " --stats=" + shellQuote(dir_.file("stats.json")) + " -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(readFile(dir_.file("stats.json")).find("\"rewrites\": 2"), std::string::npos);
+}
+
+TEST_F(CliTest, OnlyAndSkipChooseRules) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --skip bias --stats -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  EXPECT_EQ(testing::opTypes(out), (std::vector<std::string>{"Add", "com.microsoft::Gelu"}));
+}
+
+TEST_F(CliTest, ListsRules) {
+  CommandResult r = cli("--list-rules");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("gelu_erf"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("root com.microsoft::Gelu"), std::string::npos) << r.out;
+  r = cli("--list-rules --only '^bias'");
+  EXPECT_EQ(r.out.find("gelu_erf"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bias_gelu"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, ReportsACapThatStoppedTheRun) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --max-rewrites 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("NOT converged"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("note: max-rewrites (1) reached in main; more rewrites may apply"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, InPlaceRewritesTheInput) {
+  CommandResult r = cli(shellQuote(in_) + " --in-place -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(in_)));
+  EXPECT_EQ(out.graph().node_size(), 1);
+  expectNoOutput();
+}
+
+// ---- Every user error: message, status, nothing written --------------------------------
+
+TEST_F(CliTest, MissingInput) {
+  const std::string missing = dir_.file("missing.onnx");
+  CommandResult r = cli(shellQuote(missing) + " -o " + shellQuote(out_));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: " + missing + ": No such file or directory\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, InputIsAFolder) {
+  CommandResult r = cli(shellQuote(dir_.path()) + " -o " + shellQuote(out_));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: " + dir_.path() + ": is a folder, not a model file\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, InputIsNotAProtobuf) {
+  writeFile(in_, "this is not a model\n");
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: " + in_ +
+                       ": not an ONNX model: the protobuf does not parse (truncated or another "
+                       "format)\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, InputIsTruncated) {
+  const std::string bytes = readFile(in_);
+  writeFile(in_, bytes.substr(0, bytes.size() / 2));
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(in_ + ": not an ONNX model"), std::string::npos) << r.err;
+  expectNoOutput();
+}
+
+TEST_F(CliTest, InputIsEmpty) {
+  writeFile(in_, "");
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: " + in_ +
+                       ": not an ONNX model: ir_version or graph is missing (truncated or another "
+                       "format)\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, ExternalDataFileIsMissing) {
+  onnx::ModelProto model = parseModel(geluModel(GeluForm::kTorchScript));
+  onnx::TensorProto& half = *model.mutable_graph()->mutable_initializer(0);
+  half.clear_float_data();
+  half.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = half.add_external_data();
+  location->set_key("location");
+  location->set_value("weights.bin");
+  writeModel(in_, model);
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: " + in_ + ": external data file '" + dir_.path() +
+                       "/weights.bin' of tensor 'half': No such file or directory\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, OutputFolderIsMissing) {
+  const std::string out = dir_.file("nowhere/out.onnx");
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: " + out + ": output folder '" + dir_.file("nowhere") +
+                       "': No such file or directory\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, OutputFolderIsNotWritable) {
+  // /proc refuses new files even to root, unlike a chmod-ed folder.
+  CommandResult r = cli(shellQuote(in_) + " -o /proc/out.onnx");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("onnx-rewrite: error: /proc/out.onnx: cannot write to output folder "
+                        "'/proc': ",
+                        0),
+            0u)
+      << r.err;
+  expectNoOutput();
+}
+
+TEST_F(CliTest, OutputIsTheInputWithoutInPlace) {
+  const std::string input_bytes = readFile(in_);
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(in_));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: output '" + in_ +
+                       "' is the input; pass --in-place to overwrite it (see --help)\n");
+  EXPECT_EQ(readFile(in_), input_bytes);
+  expectNoOutput();
+}
+
+TEST_F(CliTest, BadRegex) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --only '('");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: bad --only pattern '(': missing ): ( (see --help)\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, UnknownOption) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --frobnicate");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: unknown option '--frobnicate' (see --help)\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, MissingOutput) {
+  CommandResult r = cli(shellQuote(in_));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(
+      r.err,
+      "onnx-rewrite: error: no output given: pass -o OUT.onnx (or --in-place) (see --help)\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, BadNumber) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --max-iterations 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "onnx-rewrite: error: --max-iterations needs a whole number >= 1, not '0' (see "
+            "--help)\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, OptionWithoutValue) {
+  CommandResult r = cli(shellQuote(in_) + " -o");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: -o needs a value (see --help)\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, HelpDescribesUsageAndExitStatus) {
+  CommandResult r = cli("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("usage: onnx-rewrite IN.onnx -o OUT.onnx [options]", 0), 0u);
+  EXPECT_NE(r.out.find("exit status: 0 done, 1 the model"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace onnx_rewrite

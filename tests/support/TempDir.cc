@@ -39,8 +39,8 @@ std::string shellQuote(const std::string& s) {
 CommandResult runCommand(const std::string& command) {
   TempDir scratch;
   const std::string out = scratch.file("stdout"), err = scratch.file("stderr");
-  int status = std::system((command + " >" + shellQuote(out) + " 2>" + shellQuote(err) +
-                            " </dev/null").c_str());
+  int status = std::system(
+      (command + " >" + shellQuote(out) + " 2>" + shellQuote(err) + " </dev/null").c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = readFile(out);

@@ -15,7 +15,8 @@ onnx::ModelProto parseModel(const std::string& text) {
   onnx::ModelProto model;
   onnx::OnnxParser parser(text.c_str());
   auto status = parser.Parse(model);
-  if (!status.IsOK()) throw std::runtime_error("test model does not parse: " + status.ErrorMessage());
+  if (!status.IsOK())
+    throw std::runtime_error("test model does not parse: " + status.ErrorMessage());
   if (!parser.EndOfInput()) throw std::runtime_error("test model has trailing text");
   return model;
 }

@@ -31,7 +31,8 @@ class FusePairRule : public RewritePattern {
  public:
   FusePairRule(const std::string& name, OpId outer, OpId inner, OpId to, int priority)
       : RewritePattern(RuleInfo{name, outer, priority, {"test"}, "tests/support", {to}}),
-        inner_(inner), to_(to) {}
+        inner_(inner),
+        to_(to) {}
 
   bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
     Graph& g = rw.graph();
@@ -67,7 +68,11 @@ class BypassRule : public RewritePattern {
 class MulByConstantRule : public RewritePattern {
  public:
   MulByConstantRule(const std::string& name, double value, int priority)
-      : RewritePattern(RuleInfo{name, OpId::get("", "Mul"), priority, {"test"}, "tests/support",
+      : RewritePattern(RuleInfo{name,
+                                OpId::get("", "Mul"),
+                                priority,
+                                {"test"},
+                                "tests/support",
                                 {OpId::get("", "Identity")}}),
         value_(value) {}
 
@@ -84,7 +89,8 @@ class MulByConstantRule : public RewritePattern {
       NodeId n = rw.createNode(std::move(spec));
       return rw.replaceMatch({root}, {{y, g.node(n).output(0)}});
     }
-    return rw.notifyMatchFailure([&] { return "no operand is the constant " + std::to_string(value_); });
+    return rw.notifyMatchFailure(
+        [&] { return "no operand is the constant " + std::to_string(value_); });
   }
 
  private:
