@@ -1,0 +1,58 @@
+//===- RuleIR.cc - small helpers of the Rule IR ---------------------------===//
+#include "compiler/ir/RuleIR.h"
+
+#include <cstdio>
+
+namespace onnx_rewrite::ir {
+
+std::string SourceLoc::str() const {
+  if (file.empty() && !known()) return "<unknown>";
+  if (!known()) return file;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+namespace {
+
+std::string formatDouble(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::string s = buf;
+  // Floats always show a point or exponent, so 2.0 never prints like the int 2.
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+template <typename T, typename F>
+std::string list(const std::vector<T>& items, F format) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + format(items[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+std::string Literal::str() const {
+  switch (kind) {
+    case Kind::kInt:
+      return ints.empty() ? "?" : std::to_string(ints[0]);
+    case Kind::kFloat:
+      return floats.empty() ? "?" : formatDouble(floats[0]);
+    case Kind::kString:
+      return strings.empty() ? "?" : quote(strings[0]);
+    case Kind::kInts:
+      return list(ints, [](int64_t v) { return std::to_string(v); });
+    case Kind::kFloats:
+      return list(floats, formatDouble);
+    case Kind::kStrings:
+      return list(strings, quote);
+  }
+  return "?";
+}
+
+bool operator==(const Literal& a, const Literal& b) {
+  return a.kind == b.kind && a.ints == b.ints && a.floats == b.floats && a.strings == b.strings;
+}
+
+}  // namespace onnx_rewrite::ir

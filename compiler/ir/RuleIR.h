@@ -1,0 +1,257 @@
+//===- RuleIR.h - the in-memory form of rewrite rules ---------------------===//
+//
+// Both front ends (YAML and TableGen) build this; the checks, the printer, the
+// dot drawer, the interpreter and the C++ emitter consume it. It is plain data:
+// no LLVM, no yaml-cpp, so the interpreter can link it without either.
+//
+// A rule is a source pattern (a DAG of op matches over named values), typed
+// constraints on the names, and one or more target variants (a DAG of new ops
+// plus which source values it replaces). Every piece records where it was
+// written, so diagnostics and explain mode can point at the rule file.
+//
+// Semantics, in brief (docs/dsl.md is the reference):
+//  - A name bound twice is one value: `Sub(x, ReduceMean(x))` needs both x equal.
+//  - Commutative binary ops (Add, Mul, ...) match either operand order; the IR
+//    marks them (Expr::commutative) and matchers try both orders.
+//  - An Alternatives expr matches if any alternative matches (first wins); its
+//    tag is visible to target variants.
+//  - An optional op (`Cast?(x)`) matches the op, or else stands for its first
+//    input matched at the same value.
+//  - Attributes that later opsets moved to inputs (ReduceMean axes from 18,
+//    Squeeze/Unsqueeze axes from 13, Split split from 13, Slice starts/ends/
+//    axes/steps from 10) are written once as attributes; matchers read
+//    whichever form the node has.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace onnx_rewrite::ir {
+
+/// Where something was written: file, 1-based line and column (0 = unknown).
+struct SourceLoc {
+  std::string file;
+  uint32_t line = 0;
+  uint32_t col = 0;
+  bool known() const { return line != 0; }
+  /// "file:line:col" (or "file" / "<unknown>").
+  std::string str() const;
+};
+
+/// A literal value: a number, a string, or a list of them.
+struct Literal {
+  enum class Kind { kInt, kFloat, kString, kInts, kFloats, kStrings };
+  Kind kind = Kind::kInt;
+  std::vector<int64_t> ints;         ///< kInt (one element), kInts
+  std::vector<double> floats;        ///< kFloat (one element), kFloats
+  std::vector<std::string> strings;  ///< kString (one element), kStrings
+  bool isList() const { return kind == Kind::kInts || kind == Kind::kFloats || kind == Kind::kStrings; }
+  /// "2", "2.0", "'x'", "[-1]", "[1.0, 2.0]": the form the printer uses.
+  std::string str() const;
+  friend bool operator==(const Literal& a, const Literal& b);
+};
+
+// ---- Source pattern -----------------------------------------------------------------
+
+/// A condition on one attribute of a matched op.
+struct AttrMatch {
+  enum class Kind {
+    kEquals,   ///< the attribute equals `values[0]` (axes: after normalising by rank)
+    kOneOf,    ///< equals one of `values`
+    kRange,    ///< numeric, within [min, max]
+    kCapture,  ///< any value, bound to `capture` for the target (attr(name))
+  };
+  std::string name;
+  Kind kind = Kind::kEquals;
+  std::vector<Literal> values;
+  double min = 0, max = 0;
+  std::string capture;
+  /// The value an absent attribute has, from the op's schema (filled by the checks).
+  std::optional<Literal> default_value;
+  SourceLoc loc;
+};
+
+using ExprId = uint32_t;
+inline constexpr ExprId kNoExpr = UINT32_MAX;
+
+/// One node of a pattern DAG. Exprs live in Pattern::exprs and refer to each other by id;
+/// an expr used twice (a shared name) appears twice in some `inputs` list.
+struct Expr {
+  enum class Kind {
+    kCapture,       ///< any value, bound to `name` (x, eps, scale)
+    kOp,            ///< a node of op `domain::op`; its output `output` is this value
+    kConstant,      ///< a constant tensor equal to `literal` (within `tolerance`)
+    kAlternatives,  ///< any of `inputs`, tried in order; `tags[i]` names alternative i
+  };
+  Kind kind = Kind::kCapture;
+  /// kCapture: the capture's name. kOp / kAlternatives: the name bound to the value, or "".
+  std::string name;
+  // kOp
+  std::string domain;  ///< "" for ONNX; "com.microsoft" ...
+  std::string op;
+  std::vector<ExprId> inputs;  ///< kOp: operands in order; kAlternatives: the alternatives
+  std::vector<AttrMatch> attrs;
+  uint32_t output = 0;       ///< which output of the op this value is
+  bool optional = false;     ///< `Op?(...)`: may be absent, standing for inputs[0]
+  bool commutative = false;  ///< binary op whose operands may match in either order
+  /// kOp: further outputs of the same node bound to names (`a, b = Split(x)`): (index, name).
+  std::vector<std::pair<uint32_t, std::string>> other_outputs;
+  // kConstant
+  Literal literal;
+  double tolerance = 1e-6;  ///< absolute, for float literals
+  // kAlternatives
+  std::vector<std::string> tags;
+  SourceLoc loc;
+};
+
+/// A typed condition on a bound name (where: in YAML, `let where` in TableGen).
+struct Constraint {
+  enum class Kind {
+    kConstant,       ///< the value is a constant (initializer or Constant node)
+    kScalar,         ///< a constant with exactly one element; `min`/`max` bound it
+    kConstantEquals, ///< a constant equal to `literal` within `tolerance`
+    kRank,           ///< rank in `ints` (one or more allowed ranks)
+    kElemType,       ///< element type in `strings` ("float", "float16", "bfloat16", ...)
+    kShape,          ///< dims: `dims` entries are an int, a symbol (same dim everywhere it
+                     ///< appears in this rule) or "_" (any); the rank must match
+    kConsumers,      ///< number of consumers in [min, max] (graph outputs count)
+    kNative,         ///< a named C++ predicate (registered in the runtime) over `args`
+  };
+  Kind kind = Kind::kConstant;
+  std::string subject;  ///< the bound name constrained
+  double min = 0, max = 0;
+  bool has_min = false, has_max = false;
+  Literal literal;
+  double tolerance = 1e-6;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;
+  /// kShape: one entry per dim: "7" (static), "H" (symbol), "_" (any).
+  std::vector<std::string> dims;
+  std::string native;             ///< kNative: predicate name
+  std::vector<std::string> args;  ///< kNative: bound names passed to it
+  SourceLoc loc;
+};
+
+/// The source side of a rule.
+struct Pattern {
+  std::vector<Expr> exprs;
+  ExprId root = kNoExpr;
+  std::vector<Constraint> constraints;
+};
+
+// ---- Target ---------------------------------------------------------------------------
+
+/// An attribute of a new node.
+struct TargetAttr {
+  enum class Kind {
+    kLiteral,   ///< `axis=-1`
+    kCaptured,  ///< `attr(c)`: the source attribute captured as c
+    kValueOf,   ///< `value(eps)`: the scalar value of constant eps (float or int)
+    kHelper,    ///< `helper(name, args...)`: a native function computing the attribute
+  };
+  std::string name;
+  Kind kind = Kind::kLiteral;
+  Literal literal;
+  std::string ref;                ///< kCaptured / kValueOf: the name; kHelper: helper name
+  std::vector<std::string> args;  ///< kHelper: bound names
+  SourceLoc loc;
+};
+
+/// One value of the target DAG.
+struct TargetExpr {
+  enum class Kind {
+    kRef,     ///< a value bound in the source (x, scale)
+    kOp,      ///< a new node; this value is its output `output`
+    kTensor,  ///< a new constant: `literal` (shape `dims`, type `elem_type`) or a helper
+    kNone,    ///< an omitted optional input
+  };
+  Kind kind = Kind::kRef;
+  std::string name;  ///< kRef: the source name
+  std::string domain;
+  std::string op;
+  std::vector<uint32_t> inputs;  ///< indices into Target::exprs
+  std::vector<TargetAttr> attrs;
+  uint32_t num_outputs = 1;  ///< outputs the new node declares (omitted ones stay empty)
+  uint32_t output = 0;
+  Literal literal;
+  std::vector<int64_t> dims;
+  std::string elem_type;          ///< "float", "int64", ...; "" = same as `like`
+  std::string helper;             ///< kTensor computed by a native helper
+  std::vector<std::string> args;  ///< helper arguments (bound names)
+  SourceLoc loc;
+};
+
+/// The target side: new nodes, and which source values they replace.
+struct Target {
+  std::vector<TargetExpr> exprs;
+  /// (source name, target expr): every use of the source value reads the target value.
+  /// The root's name is always here; other names are re-exported intermediates.
+  std::vector<std::pair<std::string, uint32_t>> replacements;
+  /// When this variant applies: the model imports `domain` at an opset in [min, max]
+  /// (max < 0: no upper bound), and every alternative tag in `tags` was taken.
+  struct When {
+    std::string domain;
+    int64_t min_opset = -1, max_opset = -1;
+    std::vector<std::string> tags;
+  };
+  std::optional<When> when;
+  SourceLoc loc;
+};
+
+// ---- Rules ----------------------------------------------------------------------------
+
+/// A requirement on the model for the rule to run at all.
+struct Applicability {
+  std::string domain;  ///< "" = ONNX
+  int64_t min_opset = -1, max_opset = -1;
+  SourceLoc loc;
+};
+
+struct Rule {
+  std::string name;  ///< snake_case, unique in a rule set
+  int priority = 0;
+  std::vector<std::string> tags;  ///< "ort", "onnx", "cpu", "cuda"
+  std::string doc;                ///< what the rule matches, in a sentence or two
+  std::vector<Applicability> requires;
+  Pattern pattern;
+  /// Tried in order; the first whose `when` holds is built.
+  std::vector<Target> targets;
+  SourceLoc loc;
+};
+
+/// A custom operator declaration (com.microsoft ops the rules emit): its signature, so the
+/// checks can verify targets against it as they verify ONNX ops against ONNX's schemas.
+struct OpDecl {
+  std::string domain;
+  std::string op;
+  int64_t since_version = 1;
+  struct Param {
+    std::string name;
+    bool optional = false;
+    bool variadic = false;
+  };
+  std::vector<Param> inputs;
+  std::vector<Param> outputs;
+  struct Attr {
+    std::string name;
+    std::string type;  ///< "int", "float", "string", "ints", "floats", "strings"
+    bool required = false;
+    std::optional<Literal> default_value;
+  };
+  std::vector<Attr> attrs;
+  bool commutative = false;
+  std::string doc;
+  SourceLoc loc;
+};
+
+/// Everything read from one or more rule files.
+struct RuleFile {
+  std::vector<Rule> rules;
+  std::vector<OpDecl> ops;
+};
+
+}  // namespace onnx_rewrite::ir
