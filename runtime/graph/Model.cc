@@ -24,6 +24,7 @@ void collect(Graph& g, std::vector<Graph*>& out) {
 
 Model::Model(onnx::ModelProto& proto, std::string base_dir)
     : proto_(proto), base_dir_(std::move(base_dir)) {
+  if (!proto_.has_graph()) throw ModelError("the model has no graph");
   auto model_opsets = opsetsOf(proto_.opset_import());
   main_ = std::make_unique<Graph>(Graph::Kind::kMain, names_, nullptr, kNoId);
   main_->setOpsets(model_opsets);

@@ -87,15 +87,20 @@ bool isExternal(const TensorProto& tensor) {
 
 ExternalRef externalRef(const TensorProto& tensor) {
   ExternalRef ref;
-  for (const onnx::StringStringEntryProto& e : tensor.external_data()) {
-    try {
-      if (e.key() == "location") ref.location = e.value();
-      if (e.key() == "offset") ref.offset = std::stoull(e.value());
-      if (e.key() == "length") ref.length = std::stoll(e.value());
-    } catch (const std::exception&) {
+  auto number = [&](const onnx::StringStringEntryProto& e) -> uint64_t {
+    // stoull would accept "-16" (as 2^64 - 16) and leading blanks: insist on digits.
+    const std::string& v = e.value();
+    bool digits =
+        !v.empty() && v.size() <= 19 && v.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits)
       throw ModelError("tensor '" + tensor.name() + "' has a malformed external_data " + e.key() +
-                       " '" + e.value() + "'");
-    }
+                       " '" + v + "'");
+    return std::stoull(v);
+  };
+  for (const onnx::StringStringEntryProto& e : tensor.external_data()) {
+    if (e.key() == "location") ref.location = e.value();
+    if (e.key() == "offset") ref.offset = number(e);
+    if (e.key() == "length") ref.length = static_cast<int64_t>(number(e));
   }
   return ref;
 }

@@ -1,6 +1,7 @@
 //===- ExternalData.cc - external tensor files: checks and relocation ----===//
 #include "runtime/io/ExternalData.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,12 +86,16 @@ void checkExternalData(onnx::ModelProto& model, const std::string& base_dir) {
     if (::stat(path.c_str(), &st) != 0)
       throw ModelError("external data file '" + path + "' of tensor '" + t.name() +
                        "': " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+      throw ModelError("external data file '" + path + "' of tensor '" + t.name() +
+                       "' is not a regular file");
     const size_t element = elementSize(t.data_type());
     int64_t count = 1;
     for (int64_t d : t.dims()) count *= d;
     const uint64_t length = ref.length >= 0 ? static_cast<uint64_t>(ref.length)
                                             : static_cast<uint64_t>(count) * element;
-    if (ref.offset + length > static_cast<uint64_t>(st.st_size))
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    if (ref.offset > size || length > size - ref.offset)  // no overflow for huge offsets
       throw ModelError("external data file '" + path + "' is too short for tensor '" + t.name() +
                        "' (needs " + std::to_string(ref.offset + length) + " bytes, has " +
                        std::to_string(st.st_size) + ")");
@@ -117,7 +122,9 @@ void linkExternalData(onnx::ModelProto& model, const std::string& from_dir,
       const std::string dir = joinPath(to_dir, location.substr(0, slash));
       if (::mkdir(dir.c_str(), 0777) == 0) created.push_back(dir);
     }
-    if (::link(source.c_str(), target.c_str()) == 0) {
+    // Follow symlinks (Hugging Face caches link weights into blobs/): linking the link
+    // itself would copy a relative target that is dangling from the new folder.
+    if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, target.c_str(), AT_SYMLINK_FOLLOW) == 0) {
       created.push_back(target);
       continue;
     }

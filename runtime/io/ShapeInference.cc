@@ -9,14 +9,22 @@
 namespace onnx_rewrite {
 namespace {
 
+using TypeSnapshot = std::vector<std::pair<onnx::ValueInfoProto*, std::optional<onnx::TypeProto>>>;
+
+void remember(onnx::ValueInfoProto& info, TypeSnapshot& types) {
+  types.emplace_back(&info,
+                     info.has_type() ? std::optional<onnx::TypeProto>(info.type()) : std::nullopt);
+}
+
 void snapshot(onnx::GraphProto& g, std::vector<std::pair<onnx::GraphProto*, int>>& sizes,
-              std::vector<std::pair<onnx::ValueInfoProto*, onnx::TypeProto>>& outputs) {
+              TypeSnapshot& types) {
   sizes.emplace_back(&g, g.value_info_size());
-  for (onnx::ValueInfoProto& out : *g.mutable_output()) outputs.emplace_back(&out, out.type());
+  for (onnx::ValueInfoProto& out : *g.mutable_output()) remember(out, types);
+  for (onnx::ValueInfoProto& info : *g.mutable_value_info()) remember(info, types);
   for (onnx::NodeProto& n : *g.mutable_node())
     for (onnx::AttributeProto& a : *n.mutable_attribute()) {
-      if (a.has_g()) snapshot(*a.mutable_g(), sizes, outputs);
-      for (onnx::GraphProto& body : *a.mutable_graphs()) snapshot(body, sizes, outputs);
+      if (a.has_g()) snapshot(*a.mutable_g(), sizes, types);
+      for (onnx::GraphProto& body : *a.mutable_graphs()) snapshot(body, sizes, types);
     }
 }
 
@@ -42,7 +50,7 @@ InferredShapes::InferredShapes(onnx::ModelProto& model) {
     note_ = "shape inference skipped: " + note_;
     return;
   }
-  snapshot(*model.mutable_graph(), value_info_sizes_, output_types_);
+  snapshot(*model.mutable_graph(), value_info_sizes_, types_);
   ran_ = true;
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
@@ -62,7 +70,12 @@ void InferredShapes::undo() {
     auto* infos = graph->mutable_value_info();
     if (infos->size() > size) infos->DeleteSubrange(size, infos->size() - size);
   }
-  for (auto& [out, type] : output_types_) *out->mutable_type() = std::move(type);
+  for (auto& [info, type] : types_) {
+    if (type)
+      *info->mutable_type() = std::move(*type);
+    else
+      info->clear_type();
+  }
 }
 
 }  // namespace onnx_rewrite

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +25,7 @@ class InferredShapes {
  public:
   /// Runs inference on `model` in place, or explains in note() why it did not.
   explicit InferredShapes(onnx::ModelProto& model);
-  /// Removes the inferred value_info entries and restores the original output types.
+  /// Removes the inferred value_info entries and restores every type inference refined.
   /// Call before the graph IR puts its nodes back (Model::finish). Idempotent.
   void undo();
 
@@ -34,7 +35,9 @@ class InferredShapes {
 
  private:
   std::vector<std::pair<onnx::GraphProto*, int>> value_info_sizes_;
-  std::vector<std::pair<onnx::ValueInfoProto*, onnx::TypeProto>> output_types_;
+  /// Every output and pre-existing value_info entry with its type as loaded (nullopt:
+  /// it had none). Inference refines these in place, so they are restored one by one.
+  std::vector<std::pair<onnx::ValueInfoProto*, std::optional<onnx::TypeProto>>> types_;
   bool ran_ = false;
   bool undone_ = false;
   std::string note_;
