@@ -67,16 +67,19 @@ ValueId Graph::newValue(std::string name) {
 }
 
 ValueId Graph::internValue(const std::string& name) {
-  auto it = by_name_.find(name);
-  if (it != by_name_.end()) return it->second;
+  auto [it, inserted] = by_name_.try_emplace(name, static_cast<ValueId>(values_.size()));
+  if (!inserted) return it->second;
   names_.insert(name);
-  return newValue(name);
+  values_.emplace_back().name_ = name;
+  return it->second;
 }
 
-ValueId Graph::findValue(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
+ValueId Graph::findValue(const std::string& name) const {
+  auto it = by_name_.find(name);
   return it == by_name_.end() ? kNoId : it->second;
 }
+
+ValueId Graph::findValue(std::string_view name) const { return findValue(std::string(name)); }
 
 ValueId Graph::resolveCapture(const std::string& name, NodeId capturing_node) {
   ValueId v = findValue(name);
@@ -100,6 +103,10 @@ ValueId Graph::resolveCapture(const std::string& name, NodeId capturing_node) {
 void Graph::importFrom(onnx::GraphProto& proto) {
   graph_proto_ = &proto;
   if (kind_ == Kind::kMain) label_ = "main";
+  // Roughly one value per node output, input and initializer: reserve to avoid rehashing.
+  by_name_.reserve(static_cast<size_t>(proto.node_size()) * 2 + proto.initializer_size() +
+                   proto.input_size());
+  names_.reserve(names_.size() + by_name_.bucket_count());
   for (const onnx::ValueInfoProto& in : proto.input()) {
     ValueId v = internValue(in.name());
     values_[v].graph_input_ = true;
@@ -332,8 +339,10 @@ NodeId Graph::addNode(NodeSpec spec) {
       n.outputs_.push_back(kNoId);
       continue;
     }
-    ValueId v = newValue(names_.fresh(
-        n.proto_->name() + (spec.num_outputs == 1 ? std::string() : "_" + std::to_string(o))));
+    // "<node>_out" / "<node>_out<k>": distinct from the node's own name, so the first try
+    // is free and the name table's suffix counters do not grow per node.
+    ValueId v = newValue(names_.fresh(n.proto_->name() + "_out" +
+                                      (spec.num_outputs == 1 ? std::string() : std::to_string(o))));
     values_[v].producer_ = id;
     values_[v].producer_output_ = o;
     n.outputs_.push_back(v);
@@ -421,9 +430,12 @@ bool Graph::isDead(NodeId id) const {
 
 void Graph::removeUse(ValueId v, Use use) {
   std::vector<Use>& uses = values_[v].uses_;
-  auto it = std::find(uses.begin(), uses.end(), use);
-  assert(it != uses.end());
-  uses.erase(it);
+  // Search from the back (the newest uses go first) and swap-pop: shared constants
+  // can have tens of thousands of uses.
+  auto it = std::find(uses.rbegin(), uses.rend(), use);
+  assert(it != uses.rend());
+  std::swap(*it, uses.back());
+  uses.pop_back();
 }
 
 void Graph::eraseNode(NodeId id) {
@@ -468,17 +480,19 @@ void Graph::exportInitializers() {
   auto* inits = graph_proto_->mutable_initializer();
   bool any_dropped = false;
   std::vector<bool> keep(inits->size(), true);
+  std::unordered_map<const onnx::TensorProto*, int> slot;  // built only if something goes
   for (const Value& v : values_) {
     if (!v.initializer_ || !v.drop_if_unused_ || !v.uses_.empty() || v.graph_output_count_ > 0 ||
         v.graph_input_)
       continue;
-    // Initializers live in the repeated field; find this one's slot by address.
-    for (int i = 0; i < inits->size(); ++i)
-      if (&inits->Get(i) == v.initializer_) {
-        keep[i] = false;
-        any_dropped = true;
-        break;
-      }
+    if (slot.empty()) {
+      slot.reserve(inits->size());
+      for (int i = 0; i < inits->size(); ++i) slot.emplace(&inits->Get(i), i);
+    }
+    auto it = slot.find(v.initializer_);
+    if (it == slot.end()) continue;
+    keep[it->second] = false;
+    any_dropped = true;
   }
   if (!any_dropped) return;
   int w = 0;

@@ -183,7 +183,9 @@ class Graph {
   size_t valueCapacity() const { return values_.size(); }
   size_t liveNodeCount() const { return live_nodes_; }
   /// The value named `name` in this graph (not searching enclosing graphs), or kNoId.
+  ValueId findValue(const std::string& name) const;
   ValueId findValue(std::string_view name) const;
+  ValueId findValue(const char* name) const { return findValue(std::string(name)); }
   /// Live nodes of `op` in ascending id order.
   std::vector<NodeId> nodesOf(OpId op) const;
   /// Live node ids in ascending id order (loaded nodes in file order first).

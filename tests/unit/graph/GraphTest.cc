@@ -125,7 +125,7 @@ TEST(Graph, FreshNamesAreUniqueAndDeterministic) {
   NodeId nb = g.addNode(std::move(b));
   EXPECT_EQ(g.node(na).name(), "t_1");
   EXPECT_EQ(g.node(nb).name(), "t_2");
-  EXPECT_EQ(g.value(g.node(na).output(0)).name(), "t_1_1");
+  EXPECT_EQ(g.value(g.node(na).output(0)).name(), "t_1_out");
 }
 
 TEST(Graph, NewNodesRecordTheirRule) {
