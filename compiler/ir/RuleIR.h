@@ -49,7 +49,9 @@ struct Literal {
   std::vector<int64_t> ints;         ///< kInt (one element), kInts
   std::vector<double> floats;        ///< kFloat (one element), kFloats
   std::vector<std::string> strings;  ///< kString (one element), kStrings
-  bool isList() const { return kind == Kind::kInts || kind == Kind::kFloats || kind == Kind::kStrings; }
+  bool isList() const {
+    return kind == Kind::kInts || kind == Kind::kFloats || kind == Kind::kStrings;
+  }
   /// "2", "2.0", "'x'", "[-1]", "[1.0, 2.0]": the form the printer uses.
   std::string str() const;
   friend bool operator==(const Literal& a, const Literal& b);
@@ -111,15 +113,15 @@ struct Expr {
 /// A typed condition on a bound name (where: in YAML, `let where` in TableGen).
 struct Constraint {
   enum class Kind {
-    kConstant,       ///< the value is a constant (initializer or Constant node)
-    kScalar,         ///< a constant with exactly one element; `min`/`max` bound it
-    kConstantEquals, ///< a constant equal to `literal` within `tolerance`
-    kRank,           ///< rank in `ints` (one or more allowed ranks)
-    kElemType,       ///< element type in `strings` ("float", "float16", "bfloat16", ...)
-    kShape,          ///< dims: `dims` entries are an int, a symbol (same dim everywhere it
-                     ///< appears in this rule) or "_" (any); the rank must match
-    kConsumers,      ///< number of consumers in [min, max] (graph outputs count)
-    kNative,         ///< a named C++ predicate (registered in the runtime) over `args`
+    kConstant,        ///< the value is a constant (initializer or Constant node)
+    kScalar,          ///< a constant with exactly one element; `min`/`max` bound it
+    kConstantEquals,  ///< a constant equal to `literal` within `tolerance`
+    kRank,            ///< rank in `ints` (one or more allowed ranks)
+    kElemType,        ///< element type in `strings` ("float", "float16", "bfloat16", ...)
+    kShape,           ///< dims: `dims` entries are an int, a symbol (same dim everywhere it
+                      ///< appears in this rule) or "_" (any); the rank must match
+    kConsumers,       ///< number of consumers in [min, max] (graph outputs count)
+    kNative,          ///< a named C++ predicate (registered in the runtime) over `args`
   };
   Kind kind = Kind::kConstant;
   std::string subject;  ///< the bound name constrained
@@ -216,7 +218,8 @@ struct Rule {
   int priority = 0;
   std::vector<std::string> tags;  ///< "ort", "onnx", "cpu", "cuda"
   std::string doc;                ///< what the rule matches, in a sentence or two
-  std::vector<Applicability> requires;
+  std::vector<Applicability>
+  requires;
   Pattern pattern;
   /// Tried in order; the first whose `when` holds is built.
   std::vector<Target> targets;

@@ -65,7 +65,8 @@ class PatternPrinter {
           line += " {";
           for (size_t i = 0; i < e.attrs.size(); ++i) {
             line += (i ? ", " : "") + attrMatchText(e.attrs[i]);
-            if (e.attrs[i].default_value) line += " (default " + e.attrs[i].default_value->str() + ")";
+            if (e.attrs[i].default_value)
+              line += " (default " + e.attrs[i].default_value->str() + ")";
           }
           line += "}";
         }
@@ -192,7 +193,8 @@ void printTarget(const Target& t, const PrintOptions& o, std::string& out) {
           line += "tensor " + e.elem_type + " " + e.literal.str();
           if (!e.dims.empty()) {
             line += " dims [";
-            for (size_t i = 0; i < e.dims.size(); ++i) line += (i ? ", " : "") + std::to_string(e.dims[i]);
+            for (size_t i = 0; i < e.dims.size(); ++i)
+              line += (i ? ", " : "") + std::to_string(e.dims[i]);
             line += "]";
           }
         }
@@ -205,7 +207,8 @@ void printTarget(const Target& t, const PrintOptions& o, std::string& out) {
           line += "." + std::to_string(e.output) + " of " + std::to_string(e.num_outputs);
         if (!e.attrs.empty()) {
           line += " {";
-          for (size_t i = 0; i < e.attrs.size(); ++i) line += (i ? ", " : "") + targetAttrText(e.attrs[i]);
+          for (size_t i = 0; i < e.attrs.size(); ++i)
+            line += (i ? ", " : "") + targetAttrText(e.attrs[i]);
           line += "}";
         }
         break;
@@ -257,7 +260,8 @@ std::string printOpDecl(const OpDecl& op, const PrintOptions& o) {
   auto params = [&](const char* what, const std::vector<OpDecl::Param>& ps) {
     out += std::string("  ") + what + " (";
     for (size_t i = 0; i < ps.size(); ++i)
-      out += (i ? ", " : "") + ps[i].name + (ps[i].optional ? "?" : "") + (ps[i].variadic ? "..." : "");
+      out += (i ? ", " : "") + ps[i].name + (ps[i].optional ? "?" : "") +
+             (ps[i].variadic ? "..." : "");
     out += ")\n";
   };
   params("inputs", op.inputs);
