@@ -20,6 +20,14 @@ int64_t parseCount(const std::string& option, const std::string& text, int64_t m
   return value;
 }
 
+bool isRuleFile(const std::string& arg) {
+  auto ends = [&](const char* suffix) {
+    std::string s(suffix);
+    return arg.size() > s.size() && arg.compare(arg.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".yaml") || ends(".yml") || ends(".td");
+}
+
 }  // namespace
 
 std::string usageText() {
@@ -31,19 +39,23 @@ IN is never modified; OUT is written atomically (temporary file, then rename).
 
 options:
   -o, --output FILE      where to write the rewritten model
+  --rules FILE...        run the rules in these .yaml/.td files (interpreted) instead of the
+                         built-in set; rule file errors are reported like rulec's
   --in-place             allow OUT to be IN (or omit -o to rewrite IN itself)
   --only RE              run only rules whose name or tag matches RE (RE2, searched)
   --skip RE              do not run rules whose name or tag matches RE
   --max-iterations N     sweeps over each graph before giving up (default 10)
   --max-rewrites N       stop after N rewrites (default: no limit)
   --stats FILE|-         write per-rule statistics as JSON to FILE or stdout
+  --explain RULE         print, for each node RULE was tried on, why it did not apply
   --no-shape-inference   do not run ONNX shape inference before matching
   --list-rules           print the rules (name, priority, root op, tags) and exit
   -q, --quiet            print nothing but errors
   -h, --help             print this help
   --version              print the version
 
-exit status: 0 done, 1 the model could not be read, rewritten or written, 2 bad usage
+exit status: 0 done, 1 the model or a rule file could not be read, rewritten or written,
+             2 bad usage
 )";
 }
 
@@ -74,6 +86,12 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
       cl.output = value();
     } else if (arg == "--stats") {
       cl.stats = value();
+    } else if (arg == "--rules") {
+      // Every following argument that names a rule file belongs to --rules.
+      cl.rules.push_back(value());
+      while (i + 1 < args.size() && isRuleFile(args[i + 1])) cl.rules.push_back(args[++i]);
+    } else if (arg == "--explain") {
+      cl.explain = value();
     } else if (arg == "--only") {
       cl.only = value();
     } else if (arg == "--skip") {

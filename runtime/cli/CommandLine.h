@@ -18,8 +18,10 @@ class UsageError : public std::runtime_error {
 struct CommandLine {
   std::string input;
   std::string output;
-  std::string stats;  ///< "" none, "-" stdout, else a file
+  std::string stats;               ///< "" none, "-" stdout, else a file
+  std::vector<std::string> rules;  ///< --rules: rule files run instead of the built-in set
   std::string only;
+  std::string explain;  ///< --explain RULE: why RULE did not apply, per candidate
   std::string skip;
   int max_iterations = 10;
   int64_t max_rewrites = -1;

@@ -14,10 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "compiler/diag/Diagnostics.h"
+#include "dsl/RuleLoader.h"
 #include "runtime/api/Rewrite.h"
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/cli/CommandLine.h"
 #include "runtime/graph/ModelError.h"
+#include "runtime/interp/RuleInterpreter.h"
 #include "runtime/io/ModelFile.h"
 
 namespace onnx_rewrite {
@@ -39,6 +42,64 @@ void listRules(const RuleSet& rules, const RuleFilter& filter) {
                 info.root.str().c_str(), tags.c_str(), info.source.c_str());
   }
 }
+
+/// The rule files shipped in rules/, run by the interpreter until rulec's generated code
+/// is compiled in.
+std::vector<std::string> shippedRuleFiles() {
+  std::vector<std::string> files;
+  for (const char* name :
+       {"com_microsoft.yaml", "layer_norm.yaml", "rms_norm.td", "skip_layer_norm.yaml"}) {
+    std::string path = std::string(ONNX_REWRITE_RULES_DIR) + "/" + name;
+    if (::access(path.c_str(), R_OK) == 0) files.push_back(path);
+  }
+  return files;
+}
+
+/// The rules to run: the files of --rules, or the built-in set plus the shipped rule files.
+/// Rule file errors print like rulec's and end the run with status 1.
+RuleSet loadRules(const CommandLine& cl) {
+  RuleSet rules;
+  std::vector<std::string> files = cl.rules;
+  if (files.empty()) {
+    rules = builtinRules();
+    files = shippedRuleFiles();
+  }
+  if (files.empty()) return rules;
+  DiagnosticEngine diag;
+  ir::RuleFile file;
+  if (!loadRuleFiles(files, RuleLoadOptions{}, file, diag))
+    throw ModelError("the rule files have " + std::to_string(diag.errorCount()) +
+                     " error(s), reported above");
+  try {
+    rules.append(interpretRules(file));
+  } catch (const std::invalid_argument& e) {
+    throw ModelError(e.what());
+  }
+  return rules;
+}
+
+/// --explain: prints why the named rule failed at each candidate root, to stderr.
+class ExplainListener : public RewriteListener {
+ public:
+  explicit ExplainListener(std::string rule) : rule_(std::move(rule)) {}
+  bool wantsMatchFailures() const override { return true; }
+  void onMatchFailure(const RewritePattern& rule, Graph& graph, NodeId root,
+                      const std::string& reason) override {
+    // Interpreted rules with several root ops are named "rule/Op".
+    const std::string& name = rule.name();
+    if (name != rule_ && name.rfind(rule_ + "/", 0) != 0) return;
+    const Node& node = graph.node(root);
+    std::fprintf(stderr, "explain: %s at %s '%s' in %s: %s\n", rule_.c_str(),
+                 node.op().str().c_str(), node.name().c_str(), graph.label().c_str(),
+                 reason.c_str());
+    ++failures_;
+  }
+  unsigned failures() const { return failures_; }
+
+ private:
+  std::string rule_;
+  unsigned failures_ = 0;
+};
 
 /// Writes `text` to `path` via a temporary file and rename.
 void writeFileAtomically(const std::string& path, const std::string& text) {
@@ -87,12 +148,17 @@ int run(const std::vector<std::string>& args) {
     std::printf("onnx-rewrite %s\n", kVersion);
     return 0;
   }
-  const RuleSet rules = builtinRules();
+  const RuleSet rules = loadRules(cl);
   RuleFilter filter{cl.only, cl.skip};
   try {
     selectRules(rules, filter);  // reject a bad pattern before any work
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
+  }
+  if (!cl.explain.empty() && !rules.find(cl.explain)) {
+    bool prefix = false;
+    for (const auto& r : rules.rules()) prefix |= r->name().rfind(cl.explain + "/", 0) == 0;
+    if (!prefix) throw UsageError("--explain: no rule named '" + cl.explain + "'");
   }
   if (cl.list_rules) {
     listRules(rules, filter);
@@ -114,6 +180,8 @@ int run(const std::vector<std::string>& args) {
   options.max_rewrites = cl.max_rewrites;
   options.shape_inference = cl.shape_inference;
   options.base_dir = folderOf(cl.input);
+  ExplainListener explain(cl.explain);
+  if (!cl.explain.empty()) options.listener = &explain;
   Result result;
   try {
     result = rewrite(model, rules, options);

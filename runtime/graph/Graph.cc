@@ -404,6 +404,9 @@ bool Graph::replaceAllUsesWith(ValueId from, ValueId to) {
     b.uses_.push_back(u);
   }
   a.uses_.clear();
+  // The replacement computes the same tensor: it inherits what is known of its type, so
+  // rules that run later (SkipLayerNorm after LayerNorm) still see shapes.
+  if (!b.type_) b.type_ = a.type_;
   if (pinned) {
     // %b takes over the name readers outside this graph rely on; %a, about to die,
     // keeps %b's old name so both stay unique.
@@ -412,7 +415,6 @@ bool Graph::replaceAllUsesWith(ValueId from, ValueId to) {
     by_name_[b.name_] = to;
     b.graph_output_count_ = a.graph_output_count_;
     a.graph_output_count_ = 0;
-    if (!b.type_) b.type_ = a.type_;
     std::replace(outputs_.begin(), outputs_.end(), from, to);
     markUsersDirty(from);
     markUsersDirty(to);

@@ -1,0 +1,57 @@
+//===- RuleLoader.cc - rule files in, checked Rule IR out -----------------===//
+#include "dsl/RuleLoader.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "compiler/sema/ContribOps.h"
+#include "compiler/sema/RuleChecks.h"
+#include "dsl/tablegen/TableGenFrontEnd.h"
+#include "dsl/yaml/YamlFrontEnd.h"
+
+namespace onnx_rewrite {
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::string defaultTableGenIncludeDir() { return ONNX_REWRITE_TD_DIR; }
+
+bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions& options,
+                   ir::RuleFile& out, DiagnosticEngine& diag) {
+  std::vector<std::string> includes = options.include_dirs;
+  includes.push_back(defaultTableGenIncludeDir());
+  bool ok = true;
+  for (const std::string& path : paths) {
+    ir::RuleFile one;
+    if (endsWith(path, ".yaml") || endsWith(path, ".yml")) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) {
+        diag.error(ir::SourceLoc{path, 0, 0}, "cannot read rule file");
+        ok = false;
+        continue;
+      }
+      std::ostringstream text;
+      text << in.rdbuf();
+      ok &= parseYamlRules(path, text.str(), one, diag);
+    } else if (endsWith(path, ".td")) {
+      ok &= parseTableGenRules(path, includes, one, diag);
+    } else {
+      diag.error(ir::SourceLoc{path, 0, 0},
+                 "unknown rule file type: expected a .yaml, .yml or .td file");
+      ok = false;
+      continue;
+    }
+    for (ir::Rule& r : one.rules) out.rules.push_back(std::move(r));
+    for (ir::OpDecl& d : one.ops) out.ops.push_back(std::move(d));
+  }
+  if (!ok || !options.check) return ok && !diag.hasErrors();
+  std::vector<ir::OpDecl> decls = contribOpDecls();
+  return checkRules(out, decls, diag) && !diag.hasErrors();
+}
+
+}  // namespace onnx_rewrite

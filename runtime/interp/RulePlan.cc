@@ -1,0 +1,501 @@
+//===- RulePlan.cc - a rule compiled for the interpreter ------------------===//
+#include "runtime/interp/RulePlan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace onnx_rewrite::interp {
+namespace {
+
+/// The numbers of a numeric literal, as doubles.
+std::vector<double> literalNumbers(const ir::Literal& lit) {
+  if (isIntLiteral(lit)) return std::vector<double>(lit.ints.begin(), lit.ints.end());
+  return lit.floats;
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t raw_exp = (x >> 23) & 0xffu;
+  uint32_t mant = x & 0x7fffffu;
+  if (raw_exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
+  const int32_t exp = static_cast<int32_t>(raw_exp) - 127 + 15;
+  if (exp >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (exp <= 0) {
+    if (exp < -10) return static_cast<uint16_t>(sign);
+    mant |= 0x800000u;
+    const uint32_t shift = static_cast<uint32_t>(14 - exp);
+    uint32_t half = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1);
+    const uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
+  const uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;  // a carry rounds up the exponent
+  return static_cast<uint16_t>(half);
+}
+
+uint16_t floatToBfloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // NaN
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+/// Parses an element type name ("float", "int64", "bfloat16": ONNX's names, lowercase).
+int32_t parseElemType(const std::string& name) {
+  std::string upper = name;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  onnx::TensorProto_DataType t;
+  if (name.empty() || name != lowercase(name) || !onnx::TensorProto_DataType_Parse(upper, &t) ||
+      t == onnx::TensorProto::UNDEFINED)
+    return 0;
+  return t;
+}
+
+/// Compiles an ir::Rule into a Plan, validating what the interpreter relies on.
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(std::shared_ptr<const ir::Rule> rule) { plan_.rule = std::move(rule); }
+
+  Plan build() {
+    const ir::Rule& r = *plan_.rule;
+    const ir::Pattern& p = r.pattern;
+    if (p.root >= p.exprs.size()) error(r.loc, "the pattern has no root");
+    buildExprs();
+    collectRoots(p.root);
+    for (const ir::Constraint& c : p.constraints) plan_.constraints.push_back(buildConstraint(c));
+    if (r.targets.empty()) error(r.loc, "the rule has no rewrite");
+    for (const ir::Target& t : r.targets) plan_.targets.push_back(buildTarget(t));
+    return std::move(plan_);
+  }
+
+ private:
+  [[noreturn]] void error(const ir::SourceLoc& loc, const std::string& what) const {
+    const ir::SourceLoc& at = loc.known() || !loc.file.empty() ? loc : plan_.rule->loc;
+    throw std::invalid_argument(at.str() + ": " + plan_.rule->name + ": " + what);
+  }
+
+  static bool binds(const std::string& name) { return !name.empty() && name != "_"; }
+
+  uint32_t slotFor(const std::string& name) {
+    auto [it, added] = slots_.emplace(name, static_cast<uint32_t>(plan_.slot_names.size()));
+    if (added) plan_.slot_names.push_back(name);
+    return it->second;
+  }
+
+  uint32_t boundSlot(const std::string& name, const ir::SourceLoc& loc, const char* who) const {
+    auto it = slots_.find(name);
+    if (it == slots_.end())
+      error(loc, std::string(who) + " '" + name + "', which the match never binds");
+    return it->second;
+  }
+
+  void buildExprs() {
+    const ir::Pattern& p = plan_.rule->pattern;
+    plan_.exprs.resize(p.exprs.size());
+    for (ExprId id = 0; id < p.exprs.size(); ++id) {
+      const ir::Expr& e = p.exprs[id];
+      ExprPlan& ep = plan_.exprs[id];
+      ep.expr = &e;
+      for (ExprId in : e.inputs)
+        if (in >= p.exprs.size())
+          error(e.loc, "expr input " + std::to_string(in) + " does not exist");
+      if (binds(e.name)) ep.slot = slotFor(e.name);
+      switch (e.kind) {
+        case ir::Expr::Kind::kCapture:
+          ep.label = e.name.empty() ? "_" : e.name;
+          break;
+        case ir::Expr::Kind::kConstant:
+          if (!wellFormed(e.literal) || !isNumeric(e.literal))
+            error(e.loc, "constant " + e.literal.str() + " is not a number or list of numbers");
+          ep.label = "constant " + e.literal.str();
+          break;
+        case ir::Expr::Kind::kAlternatives:
+          if (e.inputs.empty()) error(e.loc, "alternatives without any alternative");
+          if (!e.tags.empty() && e.tags.size() != e.inputs.size())
+            error(e.loc, "alternatives have " + std::to_string(e.inputs.size()) + " entries but " +
+                             std::to_string(e.tags.size()) + " tags");
+          ep.label = e.name.empty() ? "alternatives" : e.name;
+          break;
+        case ir::Expr::Kind::kOp: {
+          if (e.op.empty()) error(e.loc, "an op pattern without an op name");
+          if (e.optional && e.inputs.empty()) error(e.loc, "optional " + e.op + " has no input");
+          ep.op = OpId::get(e.domain, e.op);
+          ep.label = opLabel(e.domain, e.op);
+          ep.commutative = e.commutative && e.inputs.size() == 2;
+          for (const auto& [output, name] : e.other_outputs)
+            if (binds(name)) ep.other_outputs.emplace_back(output, slotFor(name));
+          for (const ir::AttrMatch& m : e.attrs) {
+            AttrPlan ap;
+            ap.match = &m;
+            ap.axes = m.name == "axes" || m.name == "axis";
+            const ir::SourceLoc& loc = m.loc.known() ? m.loc : e.loc;
+            for (const ir::Literal& v : m.values)
+              if (!wellFormed(v)) error(loc, "attribute " + m.name + " has a malformed literal");
+            if (m.default_value && !wellFormed(*m.default_value))
+              error(loc, "attribute " + m.name + " has a malformed default");
+            if ((m.kind == ir::AttrMatch::Kind::kEquals && m.values.size() != 1) ||
+                (m.kind == ir::AttrMatch::Kind::kOneOf && m.values.empty()))
+              error(loc, "attribute " + m.name + " needs a value to compare with");
+            if (m.kind == ir::AttrMatch::Kind::kCapture && binds(m.capture)) {
+              // One slot per name: captured twice (say, in two alternatives), it is one value.
+              auto [it, added] =
+                  captures_.emplace(m.capture, static_cast<uint32_t>(plan_.capture_names.size()));
+              if (added) plan_.capture_names.push_back(m.capture);
+              ap.capture = it->second;
+            }
+            ep.attrs.push_back(ap);
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  void collectRoots(ExprId id) {
+    const ir::Expr& e = plan_.rule->pattern.exprs[id];
+    if (e.kind == ir::Expr::Kind::kAlternatives) {
+      for (ExprId alt : e.inputs) collectRoots(alt);
+      return;
+    }
+    if (e.kind != ir::Expr::Kind::kOp)
+      error(e.loc, "the root of a pattern must be an op or alternatives of ops");
+    if (e.optional) error(e.loc, "the root of a pattern cannot be optional");
+    const OpId op = plan_.exprs[id].op;
+    for (const auto& root : plan_.roots)
+      if (root.first == op) return;
+    plan_.roots.emplace_back(op, e.output);
+  }
+
+  ConstraintPlan buildConstraint(const ir::Constraint& c) {
+    ConstraintPlan cp;
+    cp.c = &c;
+    using K = ir::Constraint::Kind;
+    if (c.kind == K::kNative) {
+      cp.native = findNativePredicate(c.native);
+      if (!cp.native) error(c.loc, "no native predicate named '" + c.native + "'");
+      if (!cp.native->accepts(c.args.size()))
+        error(c.loc, "native predicate " + c.native + " takes " + std::to_string(cp.native->arity) +
+                         " arguments, not " + std::to_string(c.args.size()));
+      for (const std::string& a : c.args) cp.args.push_back(boundSlot(a, c.loc, "native reads"));
+      return cp;
+    }
+    cp.slot = boundSlot(c.subject, c.loc, "where names");
+    switch (c.kind) {
+      case K::kConstantEquals:
+        if (!wellFormed(c.literal) || !isNumeric(c.literal))
+          error(c.loc, "equals needs a number or list of numbers");
+        break;
+      case K::kElemType:
+        for (const std::string& name : c.strings) {
+          int32_t t = parseElemType(name);
+          if (t == 0) error(c.loc, "unknown element type '" + name + "'");
+          cp.elem_types.push_back(t);
+        }
+        break;
+      case K::kShape:
+        for (const std::string& d : c.dims) {
+          DimPlan dp;
+          if (d == "_") {
+            dp.kind = DimPlan::Kind::kAny;
+          } else if (!d.empty() && (std::isdigit(static_cast<unsigned char>(d[0])) ||
+                                    (d[0] == '-' && d.size() > 1))) {
+            dp.kind = DimPlan::Kind::kStatic;
+            try {
+              size_t used = 0;
+              dp.value = std::stoll(d, &used);
+              if (used != d.size()) throw std::invalid_argument(d);
+            } catch (const std::exception&) {
+              error(c.loc, "bad dim '" + d + "'");
+            }
+          } else {
+            dp.kind = DimPlan::Kind::kSymbol;
+            auto it = std::find(plan_.symbols.begin(), plan_.symbols.end(), d);
+            dp.symbol = static_cast<uint32_t>(it - plan_.symbols.begin());
+            if (it == plan_.symbols.end()) plan_.symbols.push_back(d);
+          }
+          cp.dims.push_back(dp);
+        }
+        break;
+      default:
+        break;
+    }
+    return cp;
+  }
+
+  TargetPlan buildTarget(const ir::Target& t) {
+    TargetPlan tp;
+    tp.target = &t;
+    tp.exprs.resize(t.exprs.size());
+    for (uint32_t i = 0; i < t.exprs.size(); ++i) {
+      const ir::TargetExpr& te = t.exprs[i];
+      TargetExprPlan& xp = tp.exprs[i];
+      xp.expr = &te;
+      for (uint32_t in : te.inputs)
+        if (in >= t.exprs.size())
+          error(te.loc, "target input " + std::to_string(in) + " does not exist");
+      switch (te.kind) {
+        case ir::TargetExpr::Kind::kRef:
+          xp.slot = boundSlot(te.name, te.loc, "the rewrite reads");
+          break;
+        case ir::TargetExpr::Kind::kNone:
+          break;
+        case ir::TargetExpr::Kind::kTensor:
+          if (!te.helper.empty()) {
+            xp.helper = findTensorHelper(te.helper);
+            if (!xp.helper) error(te.loc, "no tensor helper named '" + te.helper + "'");
+            if (!xp.helper->accepts(te.args.size()))
+              error(te.loc, "tensor helper " + te.helper + " takes " +
+                                std::to_string(xp.helper->arity) + " arguments, not " +
+                                std::to_string(te.args.size()));
+            for (const std::string& a : te.args)
+              xp.args.push_back(boundSlot(a, te.loc, "helper reads"));
+          } else {
+            xp.tensor = literalTensor(te);
+          }
+          break;
+        case ir::TargetExpr::Kind::kOp:
+          if (te.op.empty()) {
+            if (te.inputs.size() != 1 || t.exprs[te.inputs[0]].kind != ir::TargetExpr::Kind::kOp ||
+                t.exprs[te.inputs[0]].op.empty())
+              error(te.loc, "a secondary output must refer to exactly one new node");
+            break;
+          }
+          xp.op = OpId::get(te.domain, te.op);
+          for (const ir::TargetAttr& a : te.attrs) xp.attrs.push_back(buildTargetAttr(a, te));
+          break;
+      }
+    }
+    std::set<std::string> replaced;
+    for (const auto& [name, index] : t.replacements) {
+      if (index >= t.exprs.size()) error(t.loc, "replacement of '" + name + "' has no target expr");
+      if (t.exprs[index].kind == ir::TargetExpr::Kind::kNone)
+        error(t.exprs[index].loc, "'" + name + "' cannot be replaced by none");
+      if (!replaced.insert(name).second) error(t.loc, "'" + name + "' is replaced twice");
+      tp.replacements.emplace_back(boundSlot(name, t.loc, "the rewrite replaces"), index);
+    }
+    orderTarget(t, tp);
+    if (t.when)
+      for (const std::string& tag : t.when->tags) {
+        std::vector<std::pair<ExprId, uint32_t>> carriers;
+        const auto& exprs = plan_.rule->pattern.exprs;
+        for (ExprId id = 0; id < exprs.size(); ++id)
+          for (uint32_t i = 0; i < exprs[id].tags.size(); ++i)
+            if (exprs[id].kind == ir::Expr::Kind::kAlternatives && exprs[id].tags[i] == tag)
+              carriers.emplace_back(id, i);
+        tp.tags.push_back(std::move(carriers));
+      }
+    return tp;
+  }
+
+  TargetAttrPlan buildTargetAttr(const ir::TargetAttr& a, const ir::TargetExpr& te) {
+    TargetAttrPlan ap;
+    ap.attr = &a;
+    const ir::SourceLoc& loc = a.loc.known() ? a.loc : te.loc;
+    switch (a.kind) {
+      case ir::TargetAttr::Kind::kLiteral:
+        if (!wellFormed(a.literal)) error(loc, "attribute " + a.name + " has a malformed literal");
+        ap.literal = literalAttribute(a.literal, a.name);
+        break;
+      case ir::TargetAttr::Kind::kCaptured: {
+        auto it = captures_.find(a.ref);
+        if (it == captures_.end())
+          error(loc, "attr(" + a.ref + ") names no attribute capture of the match");
+        ap.slot = it->second;
+        break;
+      }
+      case ir::TargetAttr::Kind::kValueOf:
+        ap.slot = boundSlot(a.ref, loc, "value() reads");
+        break;
+      case ir::TargetAttr::Kind::kHelper:
+        ap.helper = findAttributeHelper(a.ref);
+        if (!ap.helper) error(loc, "no attribute helper named '" + a.ref + "'");
+        if (!ap.helper->accepts(a.args.size()))
+          error(loc, "attribute helper " + a.ref + " takes " + std::to_string(ap.helper->arity) +
+                         " arguments, not " + std::to_string(a.args.size()));
+        for (const std::string& arg : a.args)
+          ap.args.push_back(boundSlot(arg, loc, "helper reads"));
+        break;
+    }
+    return ap;
+  }
+
+  onnx::TensorProto literalTensor(const ir::TargetExpr& te) {
+    const ir::Literal& lit = te.literal;
+    if (!wellFormed(lit) || !isNumeric(lit))
+      error(te.loc, "a tensor literal must be a number or a list of numbers");
+    int32_t type = te.elem_type.empty()
+                       ? (isIntLiteral(lit) ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT)
+                       : parseElemType(te.elem_type);
+    if (type == 0) error(te.loc, "unknown element type '" + te.elem_type + "'");
+    const std::vector<double> values = literalNumbers(lit);
+    onnx::TensorProto t;
+    t.set_data_type(type);
+    int64_t count = 1;
+    if (!te.dims.empty()) {
+      for (int64_t d : te.dims) {
+        if (d < 0) error(te.loc, "a tensor literal has a negative dim");
+        t.add_dims(d);
+        count *= d;
+      }
+    } else if (lit.isList()) {
+      t.add_dims(static_cast<int64_t>(values.size()));
+      count = static_cast<int64_t>(values.size());
+    }
+    if (count != static_cast<int64_t>(values.size()))
+      error(te.loc, "a tensor literal has " + std::to_string(values.size()) + " values for " +
+                        std::to_string(count) + " elements");
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double v = values[i];
+      switch (type) {
+        case onnx::TensorProto::FLOAT:
+          t.add_float_data(static_cast<float>(v));
+          break;
+        case onnx::TensorProto::DOUBLE:
+          t.add_double_data(v);
+          break;
+        case onnx::TensorProto::INT64:
+          t.add_int64_data(isIntLiteral(lit) ? lit.ints[i] : static_cast<int64_t>(v));
+          break;
+        case onnx::TensorProto::INT32:
+        case onnx::TensorProto::INT16:
+        case onnx::TensorProto::INT8:
+        case onnx::TensorProto::UINT16:
+        case onnx::TensorProto::UINT8:
+        case onnx::TensorProto::BOOL:
+          t.add_int32_data(static_cast<int32_t>(v));
+          break;
+        case onnx::TensorProto::UINT32:
+        case onnx::TensorProto::UINT64:
+          t.add_uint64_data(static_cast<uint64_t>(v));
+          break;
+        case onnx::TensorProto::FLOAT16:
+          t.add_int32_data(floatToHalf(static_cast<float>(v)));
+          break;
+        case onnx::TensorProto::BFLOAT16:
+          t.add_int32_data(floatToBfloat16(static_cast<float>(v)));
+          break;
+        default:
+          error(te.loc, "tensor literals of element type " + te.elem_type + " are not supported");
+      }
+    }
+    return t;
+  }
+
+  /// Orders the exprs the replacements reach (inputs first) and works out which outputs of
+  /// each new node are used.
+  void orderTarget(const ir::Target& t, TargetPlan& tp) {
+    enum State : uint8_t { kUnseen, kOpen, kDone };
+    std::vector<State> state(t.exprs.size(), kUnseen);
+    std::vector<std::set<uint32_t>> used(t.exprs.size());
+    // `as_value`: the expr is read as a value (not as the node a secondary output names).
+    auto visit = [&](auto&& self, uint32_t i, bool as_value) -> void {
+      const ir::TargetExpr& te = t.exprs[i];
+      const bool secondary = te.kind == ir::TargetExpr::Kind::kOp && te.op.empty();
+      if (as_value && te.kind == ir::TargetExpr::Kind::kOp)
+        used[secondary ? te.inputs[0] : i].insert(te.output);
+      if (state[i] == kDone) return;
+      if (state[i] == kOpen) error(te.loc, "the rewrite is cyclic");
+      state[i] = kOpen;
+      for (uint32_t in : te.inputs) self(self, in, !secondary);
+      state[i] = kDone;
+      tp.order.push_back(i);
+    };
+    for (const auto& [slot, index] : tp.replacements) visit(visit, index, true);
+    for (uint32_t i = 0; i < t.exprs.size(); ++i) {
+      if (state[i] != kDone || t.exprs[i].kind != ir::TargetExpr::Kind::kOp ||
+          t.exprs[i].op.empty())
+        continue;
+      TargetExprPlan& xp = tp.exprs[i];
+      xp.num_outputs = used[i].empty() ? 1 : *used[i].rbegin() + 1;
+      for (uint32_t o = 0; o < xp.num_outputs; ++o)
+        if (!used[i].count(o)) xp.omitted.push_back(o);
+      if (std::find(plan_.creates.begin(), plan_.creates.end(), xp.op) == plan_.creates.end())
+        plan_.creates.push_back(xp.op);
+    }
+  }
+
+  Plan plan_;
+  std::map<std::string, uint32_t> slots_;
+  std::map<std::string, uint32_t> captures_;
+};
+
+}  // namespace
+
+Plan buildPlan(std::shared_ptr<const ir::Rule> rule) {
+  return PlanBuilder(std::move(rule)).build();
+}
+
+std::string opLabel(const std::string& domain, const std::string& op) {
+  return canonicalDomain(domain).empty() ? op : domain + "." + op;
+}
+
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+onnx::AttributeProto literalAttribute(const ir::Literal& lit, const std::string& name) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  switch (lit.kind) {
+    case ir::Literal::Kind::kInt:
+      a.set_type(onnx::AttributeProto::INT);
+      a.set_i(lit.ints.at(0));
+      break;
+    case ir::Literal::Kind::kFloat:
+      a.set_type(onnx::AttributeProto::FLOAT);
+      a.set_f(static_cast<float>(lit.floats.at(0)));
+      break;
+    case ir::Literal::Kind::kString:
+      a.set_type(onnx::AttributeProto::STRING);
+      a.set_s(lit.strings.at(0));
+      break;
+    case ir::Literal::Kind::kInts:
+      a.set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : lit.ints) a.add_ints(v);
+      break;
+    case ir::Literal::Kind::kFloats:
+      a.set_type(onnx::AttributeProto::FLOATS);
+      for (double v : lit.floats) a.add_floats(static_cast<float>(v));
+      break;
+    case ir::Literal::Kind::kStrings:
+      a.set_type(onnx::AttributeProto::STRINGS);
+      for (const std::string& s : lit.strings) a.add_strings(s);
+      break;
+  }
+  return a;
+}
+
+bool wellFormed(const ir::Literal& lit) {
+  switch (lit.kind) {
+    case ir::Literal::Kind::kInt:
+      return lit.ints.size() == 1;
+    case ir::Literal::Kind::kFloat:
+      return lit.floats.size() == 1;
+    case ir::Literal::Kind::kString:
+      return lit.strings.size() == 1;
+    default:
+      return true;
+  }
+}
+
+bool isNumeric(const ir::Literal& lit) {
+  return lit.kind == ir::Literal::Kind::kInt || lit.kind == ir::Literal::Kind::kFloat ||
+         lit.kind == ir::Literal::Kind::kInts || lit.kind == ir::Literal::Kind::kFloats;
+}
+
+bool isIntLiteral(const ir::Literal& lit) {
+  return lit.kind == ir::Literal::Kind::kInt || lit.kind == ir::Literal::Kind::kInts;
+}
+
+}  // namespace onnx_rewrite::interp

@@ -1,0 +1,278 @@
+//===- TableGenDiagnosticsTest.cc - author mistakes and their messages ----===//
+//
+// Two suites. TableGenBadRuleFiles parses every data/bad_*.td, whose comments
+// `// expect: error: MESSAGE` (or `note:`/`warning:`) sit on the line above
+// the line the diagnostic must point at; every expected diagnostic must be
+// reported there and no unexpected error may be. TableGenRenderedDiagnostics pins the
+// exact text (file:line:col: error: message, the line, the caret) of the
+// mistakes authors make most, TableGen's own syntax errors included.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/unit/dsl_tablegen/TableGenTestSupport.h"
+
+namespace onnx_rewrite {
+namespace {
+
+using testing::parseTd;
+using testing::parseTdFile;
+using testing::TdParse;
+
+//===----------------------------------------------------------------------===//
+// data/bad_*.td
+//===----------------------------------------------------------------------===//
+
+/// One `// expect: severity: message` comment and the line it is about.
+struct Expectation {
+  uint32_t line = 0;
+  Diagnostic::Severity severity = Diagnostic::Severity::kError;
+  std::string message;
+};
+
+/// The severity and message of an `// expect: severity: message` line.
+bool parseExpectation(const std::string& line, Expectation& out) {
+  const std::string marker = "// expect: ";
+  size_t start = line.find_first_not_of(" \t");
+  if (start == std::string::npos || line.compare(start, marker.size(), marker) != 0) return false;
+  std::string rest = line.substr(start + marker.size());
+  for (auto [word, severity] : {std::pair{"error: ", Diagnostic::Severity::kError},
+                                std::pair{"warning: ", Diagnostic::Severity::kWarning},
+                                std::pair{"note: ", Diagnostic::Severity::kNote}}) {
+    if (rest.rfind(word, 0) == 0) {
+      out.severity = severity;
+      out.message = rest.substr(std::string(word).size());
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<Expectation> readExpectations(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::vector<Expectation> out;
+  Expectation e;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!parseExpectation(lines[i], e)) continue;
+    size_t target = i + 1;  // the next line that is not an expectation
+    Expectation ignored;
+    while (target < lines.size() && parseExpectation(lines[target], ignored)) ++target;
+    e.line = static_cast<uint32_t>(target + 1);
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::vector<std::string> badFiles() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(ONNX_REWRITE_TD_TEST_DATA)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("bad_", 0) == 0 && entry.path().extension() == ".td") names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class TableGenBadRuleFiles : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TableGenBadRuleFiles, ReportEveryExpectedDiagnosticWhereExpected) {
+  std::string path = std::string(ONNX_REWRITE_TD_TEST_DATA) + "/" + GetParam();
+  std::vector<Expectation> expected = readExpectations(path);
+  ASSERT_FALSE(expected.empty()) << "no `// expect:` comment in " << GetParam();
+  TdParse p = parseTdFile(path);
+  EXPECT_FALSE(p.ok);
+  std::vector<bool> matched(p.diagnostics.size(), false);
+  for (const Expectation& e : expected) {
+    bool found = false;
+    for (size_t i = 0; i < p.diagnostics.size() && !found; ++i) {
+      const Diagnostic& d = p.diagnostics[i];
+      if (!matched[i] && d.severity == e.severity && d.loc.file == path && d.loc.line == e.line &&
+          d.message == e.message)
+        found = matched[i] = true;
+    }
+    EXPECT_TRUE(found) << GetParam() << ":" << e.line << ": expected \"" << e.message
+                       << "\"; got:\n"
+                       << p.rendered;
+  }
+  for (size_t i = 0; i < p.diagnostics.size(); ++i)
+    EXPECT_TRUE(matched[i] || p.diagnostics[i].severity != Diagnostic::Severity::kError)
+        << "unexpected: " << p.diagnostics[i].loc.str() << ": " << p.diagnostics[i].message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Data, TableGenBadRuleFiles, ::testing::ValuesIn(badFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(0, info.param.size() - 3);
+                           return name;
+                         });
+
+//===----------------------------------------------------------------------===//
+// Exact rendering
+//===----------------------------------------------------------------------===//
+
+/// A rule file with one mistake and everything reported for it, as rendered.
+struct Rendered {
+  const char* name;
+  const char* text;
+  const char* rendered;
+};
+
+class TableGenRenderedDiagnostics : public ::testing::TestWithParam<Rendered> {};
+
+TEST_P(TableGenRenderedDiagnostics, MatchTheTextExactly) {
+  TdParse p = parseTd(GetParam().text);
+  EXPECT_FALSE(p.ok);
+  EXPECT_EQ(p.rendered, GetParam().rendered);
+}
+
+const Rendered kRendered[] = {
+    {"MissingSemicolon",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let priority = 100
+  let match = [(Neg:$y $x)];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:4:3: error: expected ';' after let expression
+  let match = [(Neg:$y $x)];
+  ^
+)"},
+    {"UnknownOpRecord",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Neg:$y $x)];
+  let rewrite = [(LayerNormalizaton:$y $x)];
+}
+)",
+     R"(rule.td:4:19: error: Variable not defined: 'LayerNormalizaton'
+  let rewrite = [(LayerNormalizaton:$y $x)];
+                  ^
+rule.td:4:19: note: ops are records from onnx_rewrite/Ops.td (com.microsoft ops have the prefix Ms, as in MsGelu); declare another op with def LayerNormalizaton : Op<"LayerNormalizaton", "my.domain">
+  let rewrite = [(LayerNormalizaton:$y $x)];
+                  ^
+)"},
+    {"RecordThatIsNotAnOp",
+     R"(include "onnx_rewrite/Rule.td"
+def Helper;
+def R : Rule<"r"> {
+  let match = [(Neg:$y (Helper $x))];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:4:25: error: 'Helper' is not an op: ops are records deriving from Op, as in def Helper : Op<"Helper", "my.domain">
+  let match = [(Neg:$y (Helper $x))];
+                        ^
+)"},
+    {"RuleWithoutMatch",
+     R"(include "onnx_rewrite/Rule.td"
+def LayerNorm : Rule<"layer_norm"> {
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:2:5: error: rule 'layer_norm' has no match: set `let match = [...]`
+def LayerNorm : Rule<"layer_norm"> {
+    ^
+)"},
+    {"ConstraintOnAnUnboundName",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Mul:$y $x, $scale)];
+  let where = [Rank<"x", [3]>, Rank<"scael", [1]>];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:4:32: error: Rank constrains 'scael', which the match does not bind
+  let where = [Rank<"x", [3]>, Rank<"scael", [1]>];
+                               ^
+)"},
+    {"ListAsFirstDagArgument",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(ReduceMean:$y $x, (axes [0, 1]))];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:41: error: Invalid range for list slice
+  let match = [(ReduceMean:$y $x, (axes [0, 1]))];
+                                        ^
+rule.td:3:41: note: a list cannot be a dag's first argument (TableGen reads `axes [-1]` as a slice of axes): write (axes (ints -1)), (floats ...) or (strings ...)
+  let match = [(ReduceMean:$y $x, (axes [0, 1]))];
+                                        ^
+)"},
+    {"FloatLiteral",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Mul:$y $x, (f 0.5))];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:33: error: expected field identifier after '.'
+  let match = [(Mul:$y $x, (f 0.5))];
+                                ^
+rule.td:3:33: note: TableGen has no float literals: write (f "2.5"), or "2.5" where a number is given as a string
+  let match = [(Mul:$y $x, (f 0.5))];
+                                ^
+)"},
+    {"InputAfterAttribute",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(ReduceMean:$y (keepdims 1), $x)];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:45: error: an input after an attribute: an op's inputs come first
+  let match = [(ReduceMean:$y (keepdims 1), $x)];
+                                            ^
+)"},
+    {"RewriteThatBindsNothing",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Neg:$y $x)];
+  let rewrite = [(Abs $x)];
+}
+)",
+     R"(rule.td:4:19: error: this rewrite dag binds no name, so nothing reads it: write (Op:$name ...) with the name of the value it replaces
+  let rewrite = [(Abs $x)];
+                  ^
+)"},
+    {"NameBoundTwice",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Neg:$d $x), (Abs:$d $x), (Add:$y $d, $d)];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:30: error: 'd' is bound twice
+  let match = [(Neg:$d $x), (Abs:$d $x), (Add:$y $d, $d)];
+                             ^
+rule.td:3:17: note: first bound here
+  let match = [(Neg:$d $x), (Abs:$d $x), (Add:$y $d, $d)];
+                ^
+)"},
+    {"MissingInclude",
+     R"(include "onnx_rewrite/Rules.td"
+def R : Rule<"r">;
+)",
+     R"(rule.td:1:9: error: Could not find include file 'onnx_rewrite/Rules.td'
+include "onnx_rewrite/Rules.td"
+        ^
+rule.td:1:9: error: Unexpected token at top level
+include "onnx_rewrite/Rules.td"
+        ^
+)"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Mistakes, TableGenRenderedDiagnostics, ::testing::ValuesIn(kRendered),
+                         [](const ::testing::TestParamInfo<Rendered>& info) {
+                           return std::string(info.param.name);
+                         });
+
+}  // namespace
+}  // namespace onnx_rewrite

@@ -1,0 +1,3 @@
+// Rules need the base classes of onnx_rewrite/Rule.td.
+// expect: error: Couldn't find class 'Rule'
+def R : Rule<"r">;

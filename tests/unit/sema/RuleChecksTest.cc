@@ -1,0 +1,1017 @@
+//===- RuleChecksTest.cc - the semantic checks, one behaviour per test ----===//
+//
+// Each test builds the Rule IR a front end would produce for a small rule (the
+// YAML it stands for is in the comment above it; locations are where that text
+// would be) and asserts the exact diagnostics. Negative tests sit next to the
+// positive ones they break.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/sema/RuleChecks.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/sema/ContribOps.h"
+#include "tests/unit/sema/RuleBuilder.h"
+
+namespace onnx_rewrite {
+namespace {
+
+using ir::ExprId;
+using test::at;
+using test::captureAttr;
+using test::CheckResult;
+using test::equals;
+using test::lfloat;
+using test::lint;
+using test::lints;
+using test::lstr;
+using test::RuleBuilder;
+using test::tattr;
+using test::tlit;
+using test::tvalue;
+using Strings = std::vector<std::string>;
+
+/// Checks `rules` (and `ops`) with the shipped contrib declarations.
+CheckResult check(std::vector<ir::Rule> rules, std::vector<ir::OpDecl> ops = {}) {
+  CheckResult result;
+  result.file.rules = std::move(rules);
+  result.file.ops = std::move(ops);
+  DiagnosticEngine diag;
+  diag.setHandler(
+      [&](const Diagnostic& d) { result.diagnostics.push_back(test::diagnosticText(d)); });
+  result.ok = checkRules(result.file, contribOpDecls(), diag);
+  return result;
+}
+
+CheckResult check(RuleBuilder& b) { return check({b.rule()}); }
+
+// rule: quick_gelu                                            (1:3)
+// requires: { opset: ">=13" }                                 (3:15)
+// match: |
+//   y = Mul(x, Sigmoid(x))                                    Mul 5:11, x 5:15, Sigmoid 5:18
+// rewrite: |
+//   y = com.microsoft.QuickGelu(x, alpha=1.702)               7:5, op 7:11, x 7:35, alpha 7:38
+RuleBuilder quickGelu() {
+  RuleBuilder b("quick_gelu");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  ExprId x = b.capture("x", at(5, 15));
+  ExprId sigmoid = b.op("Sigmoid", {x}, {}, at(5, 18));
+  b.root(b.op("Mul", {x, sigmoid}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("com.microsoft.QuickGelu", {t.ref("x", at(7, 35))},
+                      {tlit("alpha", lfloat(1.702), at(7, 38))}, at(7, 11)));
+  return b;
+}
+
+/// A rule `y = <root>` rewritten to `y = Identity(x)`; `x` must be bound by the match.
+RuleBuilder withRoot(const std::function<ExprId(RuleBuilder&)>& root, int64_t min_opset = 13,
+                     int64_t max_opset = -1) {
+  RuleBuilder b("r");
+  b.requiresOpset("", min_opset, max_opset, at(3, 15));
+  b.root(root(b), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Identity", {t.ref("x", at(7, 20))}, {}, at(7, 11)));
+  return b;
+}
+
+/// A rule `y = Softsign(x)` rewritten to `y = <target>`.
+RuleBuilder withTarget(const std::function<uint32_t(test::TargetBuilder&)>& target,
+                       int64_t min_opset = 13, int64_t max_opset = -1) {
+  RuleBuilder b("r");
+  b.requiresOpset("", min_opset, max_opset, at(3, 15));
+  b.root(b.op("Softsign", {b.capture("x", at(5, 20))}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", target(t));
+  return b;
+}
+
+// ---- A well-formed rule, and what the checks fill in ------------------------------------
+
+TEST(RuleChecks, AcceptsAWellFormedRule) {
+  RuleBuilder b = quickGelu();
+  CheckResult r = check(b);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{});
+}
+
+TEST(RuleChecks, MarksCommutativeBinaryOps) {
+  RuleBuilder b = quickGelu();
+  CheckResult r = check(b);
+  const ir::Pattern& p = r.file.rules[0].pattern;
+  EXPECT_TRUE(p.exprs[p.root].commutative);  // Mul
+  EXPECT_FALSE(p.exprs[1].commutative);      // Sigmoid
+}
+
+TEST(RuleChecks, MarksDeclaredCommutativeOps) {
+  // ops: [{ op: com.example.Plus, inputs: [A, B], outputs: [C], commutative: true }]
+  // match: y = com.example.Plus(x, z)   rewrite: y = Add(x, z)
+  ir::OpDecl plus;
+  plus.domain = "com.example";
+  plus.op = "Plus";
+  plus.inputs = {{"A", false, false}, {"B", false, false}};
+  plus.outputs = {{"C", false, false}};
+  plus.commutative = true;
+  RuleBuilder b("plus");
+  b.requiresOpset("", 13);
+  b.root(b.op("com.example.Plus", {b.capture("x"), b.capture("z")}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Add", {t.ref("x"), t.ref("z")}, {}, at(7, 11)));
+  CheckResult r = check({b.rule()}, {plus});
+  EXPECT_EQ(r.diagnostics, Strings{});
+  const ir::Pattern& p = r.file.rules[0].pattern;
+  EXPECT_TRUE(p.exprs[p.root].commutative);
+}
+
+TEST(RuleChecks, FillsAttributeDefaultsFromTheSchema) {
+  // y = ReduceMean(x, axes=[-1])
+  RuleBuilder b = withRoot([](RuleBuilder& b) {
+    return b.op("ReduceMean", {b.capture("x")},
+                {equals("axes", lints({-1})), equals("keepdims", lint(1))}, at(5, 11));
+  });
+  CheckResult r = check(b);
+  EXPECT_EQ(r.diagnostics, Strings{});
+  const ir::Expr& root = r.file.rules[0].pattern.exprs[r.file.rules[0].pattern.root];
+  EXPECT_FALSE(root.attrs[0].default_value.has_value());  // axes: none
+  EXPECT_EQ(root.attrs[1].default_value, lint(1));        // keepdims
+}
+
+// ---- Ops that do not exist -----------------------------------------------------------------
+
+TEST(RuleChecks, ReportsAnUnknownOpWithTheClosestName) {
+  // y = ReduceMaen(x)
+  RuleBuilder b =
+      withRoot([](RuleBuilder& b) { return b.op("ReduceMaen", {b.capture("x")}, {}, at(5, 11)); });
+  CheckResult r = check(b);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics,
+            Strings{"rule.yaml:5:11: error: unknown op 'ReduceMaen'; did you mean 'ReduceMean'?"});
+}
+
+TEST(RuleChecks, ReportsAnOpOfAnUnknownDomain) {
+  // y = com.example.Bar(x)
+  RuleBuilder b = withRoot(
+      [](RuleBuilder& b) { return b.op("com.example.Bar", {b.capture("x")}, {}, at(5, 11)); });
+  CheckResult r = check(b);
+  EXPECT_EQ(r.diagnostics,
+            Strings{"rule.yaml:5:11: error: unknown domain 'com.example' of op "
+                    "'com.example.Bar': it is neither ONNX nor declared under 'ops:'"});
+}
+
+TEST(RuleChecks, AcceptsAnOpOfADeclaredDomain) {
+  ir::OpDecl bar;
+  bar.domain = "com.example";
+  bar.op = "Bar";
+  bar.inputs = {{"X", false, false}};
+  bar.outputs = {{"Y", false, false}};
+  RuleBuilder b = withRoot(
+      [](RuleBuilder& b) { return b.op("com.example.Bar", {b.capture("x")}, {}, at(5, 11)); });
+  CheckResult r = check({b.rule()}, {bar});
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{});
+}
+
+// ---- Ops at the opsets a rule requires ---------------------------------------------------
+
+TEST(RuleChecks, ReportsAMatchOpMissingAtEveryRequiredOpset) {
+  // requires: { opset: ">=13,<=19" }   match: y = Gelu(x)
+  RuleBuilder b = withRoot(
+      [](RuleBuilder& b) { return b.op("Gelu", {b.capture("x")}, {}, at(5, 11)); }, 13, 19);
+  CheckResult r = check(b);
+  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:5:11: error: op 'Gelu' does not exist at the opsets "
+                                   "this rule covers (ai.onnx 13-19); it exists from opset 20"});
+}
+
+TEST(RuleChecks, AcceptsAMatchOpThatExistsAtSomeRequiredOpset) {
+  // requires: { opset: ">=13" }   match: y = Gelu(x)   (matches from opset 20 on)
+  RuleBuilder b =
+      withRoot([](RuleBuilder& b) { return b.op("Gelu", {b.capture("x")}, {}, at(5, 11)); }, 13);
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ChecksTheNewestOpsetWhenARuleRequiresNone) {
+  // match: y = Scatter(x, i, u)   (deprecated at opset 11)
+  RuleBuilder b = withRoot([](RuleBuilder& b) {
+    return b.op("Scatter", {b.capture("x"), b.capture("_"), b.capture("_")}, {}, at(5, 11));
+  });
+  b.rule().requires.clear();
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:5:11: error: op 'Scatter' does not exist at the opsets this "
+                    "rule covers (ai.onnx 24, the newest: the rule has no 'requires'); it "
+                    "exists at opsets 9-10"});
+}
+
+// rule with requires >=17:  match y = com.microsoft.Gelu(x)   rewrite y = Gelu(x)
+RuleBuilder msGeluToOnnxGelu() {
+  RuleBuilder b("gelu");
+  b.requiresOpset("", 17, -1, at(3, 15));
+  b.root(b.op("com.microsoft.Gelu", {b.capture("x", at(5, 30))}, {}, at(5, 11)), "y");
+  return b;
+}
+
+TEST(RuleChecks, ReportsARewriteOpMissingAtARequiredOpset) {
+  RuleBuilder b = msGeluToOnnxGelu();
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Gelu", {t.ref("x")}, {}, at(7, 11)));
+  EXPECT_EQ(
+      check(b).diagnostics,
+      Strings{"rule.yaml:7:11: error: op 'Gelu' does not exist at opset 17, which this rewrite "
+              "must support (ai.onnx 17-24); it exists from opset 20"});
+}
+
+TEST(RuleChecks, AcceptsARewriteOpInAVariantLimitedToItsOpsets) {
+  // rewrite: [{ when: { opset: ">=20" }, do: "y = Gelu(x)" }, { do: "y = Erf(x)" }]
+  RuleBuilder b = msGeluToOnnxGelu();
+  auto t = b.target(at(7, 5));
+  t.when("", 20).replace("y", t.op("Gelu", {t.ref("x")}, {}, at(7, 11)));
+  auto fallback = b.target(at(9, 5));
+  fallback.replace("y", fallback.op("Erf", {fallback.ref("x")}, {}, at(9, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, WarnsWhenARequiredOpsetIsNewerThanTheChecksKnow) {
+  RuleBuilder b = quickGelu();
+  b.rule().requires[0].min_opset = 30;
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:3:15: warning: opset 30 of ai.onnx is newer than the newest the "
+                    "checks know (24); checking against 24"});
+}
+
+// ---- Attributes ----------------------------------------------------------------------------
+
+TEST(RuleChecks, ReportsAnUnknownAttributeWithTheClosestName) {
+  // y = ReduceMean(x, axes=[-1], keepdim=1)
+  RuleBuilder b = withRoot([](RuleBuilder& b) {
+    return b.op("ReduceMean", {b.capture("x")},
+                {equals("axes", lints({-1}), at(5, 25)), equals("keepdim", lint(1), at(5, 36))},
+                at(5, 11));
+  });
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:5:36: error: op 'ReduceMean' has no attribute "
+                                          "'keepdim'; did you mean 'keepdims'?"});
+}
+
+TEST(RuleChecks, AcceptsAnAttributeThatMovedToAnInput) {
+  // requires: { opset: ">=18" }   y = ReduceMean(x, axes=[-1])   (axes is input 1 from 18)
+  RuleBuilder b = withRoot(
+      [](RuleBuilder& b) {
+        return b.op("ReduceMean", {b.capture("x")}, {equals("axes", lints({-1}), at(5, 25))},
+                    at(5, 11));
+      },
+      18);
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsALiteralOfTheWrongTypeForAnAttribute) {
+  // y = ReduceMean(x, keepdims=1.5)
+  RuleBuilder b = withRoot([](RuleBuilder& b) {
+    return b.op("ReduceMean", {b.capture("x")}, {equals("keepdims", lfloat(1.5), at(5, 25))},
+                at(5, 11));
+  });
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:5:25: error: attribute 'keepdims' of op "
+                                          "'ReduceMean' expects int, got float 1.5"});
+}
+
+TEST(RuleChecks, AcceptsAnIntLiteralForAFloatAttribute) {
+  RuleBuilder b = quickGelu();
+  b.rule().targets[0].exprs[1].attrs[0].literal = lint(2);  // alpha=2
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsARangeOnAStringAttribute) {
+  // requires >=20   y = Gelu(x, approximate=range(0, 1))
+  RuleBuilder b = withRoot(
+      [](RuleBuilder& b) {
+        return b.op("Gelu", {b.capture("x")}, {test::inRange("approximate", 0, 1, at(5, 19))},
+                    at(5, 11));
+      },
+      20);
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:5:19: error: attribute 'approximate' of op "
+                    "'Gelu' expects string, which a numeric range cannot match"});
+}
+
+TEST(RuleChecks, ReportsAnAttributeGivenTwice) {
+  RuleBuilder b = withRoot([](RuleBuilder& b) {
+    return b.op("ReduceMean", {b.capture("x")},
+                {equals("keepdims", lint(1), at(5, 25)), equals("keepdims", lint(0), at(5, 37))},
+                at(5, 11));
+  });
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:5:37: error: attribute 'keepdims' is given twice"});
+}
+
+TEST(RuleChecks, ReportsARewriteAttributeThatIsAnInputAtSomeRequiredOpset) {
+  // requires >=13   rewrite: y = ReduceMean(x, axes=[-1])
+  RuleBuilder b = withTarget([](test::TargetBuilder& t) {
+    return t.op("ReduceMean", {t.ref("x")}, {tlit("axes", lints({-1}), at(7, 28))}, at(7, 11));
+  });
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:28: error: attribute 'axes' of op 'ReduceMean' is input 1 from "
+                    "opset 18, which this rewrite must support; pass it as an input"});
+}
+
+TEST(RuleChecks, AcceptsARewriteAttributeBeforeItMoved) {
+  // requires >=13,<=17   rewrite: y = ReduceMean(x, axes=[-1])
+  RuleBuilder b = withTarget(
+      [](test::TargetBuilder& t) {
+        return t.op("ReduceMean", {t.ref("x")}, {tlit("axes", lints({-1}), at(7, 28))}, at(7, 11));
+      },
+      13, 17);
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsARewriteAttributeMissingAtSomeRequiredOpset) {
+  // requires >=13   rewrite: y = Cast(x, to=1, saturate=0)   (saturate from opset 19)
+  RuleBuilder b = withTarget([](test::TargetBuilder& t) {
+    return t.op("Cast", {t.ref("x")},
+                {tlit("to", lint(1), at(7, 22)), tlit("saturate", lint(0), at(7, 28))}, at(7, 11));
+  });
+  EXPECT_EQ(
+      check(b).diagnostics,
+      Strings{"rule.yaml:7:28: error: op 'Cast' has no attribute 'saturate' at opset 13, which "
+              "this rewrite must support"});
+}
+
+TEST(RuleChecks, ReportsAMissingRequiredAttributeInTheRewrite) {
+  // rewrite: y = com.microsoft.Attention(x, w)
+  RuleBuilder b("attention");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("MatMul", {b.capture("x"), b.capture("w")}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("com.microsoft.Attention", {t.ref("x"), t.ref("w")}, {}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:7:11: error: op 'com.microsoft.Attention' "
+                                          "requires attribute 'num_heads'"});
+  b.rule().targets[0].exprs[2].attrs.push_back(tlit("num_heads", lint(12)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsValueOfIntoAStringAttribute) {
+  // requires >=20   match: y = Mul(x, a)   rewrite: y = Gelu(x, approximate=value(a))
+  RuleBuilder b("r");
+  b.requiresOpset("", 20, -1, at(3, 15));
+  b.root(b.op("Mul", {b.capture("x"), b.capture("a")}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Gelu", {t.ref("x")}, {tvalue("approximate", "a", at(7, 19))}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:7:19: error: attribute 'approximate' of op "
+                                          "'Gelu' expects string, but value(a) gives a number"});
+}
+
+// ---- Input and output counts -------------------------------------------------------------
+
+TEST(RuleChecks, ReportsTooManyInputsInTheMatch) {
+  // y = Add(x, _, _)
+  RuleBuilder b = withRoot([](RuleBuilder& b) {
+    return b.op("Add", {b.capture("x"), b.capture("_"), b.capture("_")}, {}, at(5, 11));
+  });
+  EXPECT_EQ(
+      check(b).diagnostics,
+      Strings{"rule.yaml:5:11: error: too many inputs for op 'Add': 3 given, it takes at most 2"});
+}
+
+TEST(RuleChecks, ReportsTooFewInputsInTheMatch) {
+  // requires >=17   y = LayerNormalization(x)
+  RuleBuilder b = withRoot(
+      [](RuleBuilder& b) { return b.op("LayerNormalization", {b.capture("x")}, {}, at(5, 11)); },
+      17);
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:5:11: error: too few inputs for op "
+                                          "'LayerNormalization': 1 given, it takes at least 2"});
+}
+
+TEST(RuleChecks, ReportsAMatchedOutputTheOpDoesNotHave) {
+  // requires >=17   _, _, _, y = LayerNormalization(x, _)
+  RuleBuilder b = withRoot(
+      [](RuleBuilder& b) {
+        ExprId ln = b.op("LayerNormalization", {b.capture("x"), b.capture("_")}, {}, at(5, 11));
+        b.expr(ln).output = 3;
+        return ln;
+      },
+      17);
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:5:11: error: op 'LayerNormalization' has no "
+                                          "output 3 (it has 3 outputs)"});
+}
+
+TEST(RuleChecks, ReportsTooManyInputsInTheRewrite) {
+  // rewrite: y = com.microsoft.QuickGelu(x, x, alpha=1.702)
+  RuleBuilder b = quickGelu();
+  b.rule().targets[0].exprs[1].inputs.push_back(0);
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:11: error: too many inputs for op "
+                    "'com.microsoft.QuickGelu': 2 given, it takes at most 1"});
+}
+
+TEST(RuleChecks, NamesTheOpsetWhereTheRewriteHasTooManyInputs) {
+  // requires >=13   rewrite: y = Pad(x, p, c, a)   (axes input from opset 18)
+  RuleBuilder b("pad");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(
+      b.op("Pad", {b.capture("x"), b.capture("p"), b.capture("c"), b.capture("a")}, {}, at(5, 11)),
+      "y");
+  auto t = b.target(at(7, 5));
+  t.replace(
+      "y",
+      t.op("Relu", {t.op("Pad", {t.ref("x"), t.ref("p"), t.ref("c"), t.ref("a")}, {}, at(7, 16))},
+           {}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:16: error: too many inputs for op 'Pad' at opset 13: 4 given, it "
+                    "takes at most 3"});
+  b.rule().requires[0].min_opset = 18;
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+// requires >=13   match: y = Add(Add(x, s), b) ...   rewrite: SkipLayerNormalization(...)
+RuleBuilder skipLayerNorm() {
+  RuleBuilder b("skip_layer_norm");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  ExprId sum =
+      b.op("Add", {b.capture("x", at(5, 15)), b.capture("s", at(5, 18))}, {}, at(5, 11), "sum");
+  b.root(b.op("com.microsoft.SkipLayerNormalization", {sum, b.capture("g"), b.capture("be")}, {},
+              at(6, 11)),
+         "y");
+  return b;
+}
+
+TEST(RuleChecks, ReportsMoreRewriteOutputsThanTheOpHas) {
+  // rewrite: y, _, _, sum, _ = com.microsoft.SkipLayerNormalization(x, s, g, be)
+  RuleBuilder b = skipLayerNorm();
+  auto t = b.target(at(8, 5));
+  uint32_t sln = t.op("com.microsoft.SkipLayerNormalization",
+                      {t.ref("x"), t.ref("s"), t.ref("g"), t.ref("be")}, {}, at(8, 24), 5, 0);
+  t.replace("y", sln);
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:8:24: error: too many outputs for op "
+                    "'com.microsoft.SkipLayerNormalization': 5 declared, it has at most 4"});
+}
+
+TEST(RuleChecks, AcceptsARewriteThatReexportsAnOutput) {
+  // rewrite: y, _, _, sum = com.microsoft.SkipLayerNormalization(x, s, g, be)
+  RuleBuilder b = skipLayerNorm();
+  auto t = b.target(at(8, 5));
+  uint32_t sln = t.op("com.microsoft.SkipLayerNormalization",
+                      {t.ref("x"), t.ref("s"), t.ref("g"), t.ref("be")}, {}, at(8, 24), 4, 0);
+  t.replace("y", sln).replace("sum", t.output(sln, 3, at(8, 14)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsAnOutputBeyondTheOnesTheRewriteDeclares) {
+  // rewrite: y, _, _, sum = ... with `sum` read as output 4
+  RuleBuilder b = skipLayerNorm();
+  auto t = b.target(at(8, 5));
+  uint32_t sln = t.op("com.microsoft.SkipLayerNormalization",
+                      {t.ref("x"), t.ref("s"), t.ref("g"), t.ref("be")}, {}, at(8, 24), 4, 0);
+  t.replace("y", sln).replace("sum", t.output(sln, 4, at(8, 14)));
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:8:14: error: output 4 of op 'com.microsoft.SkipLayerNormalization' "
+                    "is not among the 4 outputs the rewrite declares"});
+}
+
+TEST(RuleChecks, ReportsNoneForARequiredInput) {
+  // rewrite: y = com.microsoft.SkipLayerNormalization(x, none, g)
+  RuleBuilder b = skipLayerNorm();
+  auto t = b.target(at(8, 5));
+  t.replace("y", t.op("com.microsoft.SkipLayerNormalization",
+                      {t.ref("x"), t.none(at(8, 63)), t.ref("g"), t.ref("be")}, {}, at(8, 11)));
+  EXPECT_EQ(check(b).diagnostics,
+            (Strings{"rule.yaml:8:63: error: input 1 ('skip') of op "
+                     "'com.microsoft.SkipLayerNormalization' is required; 'none' cannot "
+                     "stand for it",
+                     "rule.yaml:5:18: warning: capture 's' is never used; write '_' to match any "
+                     "value without binding it"}));
+}
+
+TEST(RuleChecks, AcceptsNoneForAnOptionalInput) {
+  // rewrite: y = com.microsoft.SkipLayerNormalization(x, s, g, none, be)
+  RuleBuilder b = skipLayerNorm();
+  auto t = b.target(at(8, 5));
+  t.replace("y", t.op("com.microsoft.SkipLayerNormalization",
+                      {t.ref("x"), t.ref("s"), t.ref("g"), t.none(), t.ref("be")}, {}, at(8, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+// ---- Names -------------------------------------------------------------------------------
+
+TEST(RuleChecks, ReportsARewriteNameTheMatchDoesNotBind) {
+  // rewrite: y = Relu(zz)
+  RuleBuilder b = withTarget(
+      [](test::TargetBuilder& t) { return t.op("Relu", {t.ref("zz", at(7, 16))}, {}, at(7, 11)); });
+  EXPECT_EQ(check(b).diagnostics,
+            (Strings{"rule.yaml:7:16: error: 'zz' is not bound by the match or by an earlier "
+                     "rewrite statement",
+                     "rule.yaml:5:20: warning: capture 'x' is never used; write '_' to match any "
+                     "value without binding it"}));
+}
+
+TEST(RuleChecks, AcceptsANameAnEarlierRewriteStatementDefines) {
+  // rewrite: |
+  //   t = Neg(x)
+  //   y = Relu(t)
+  RuleBuilder b = withTarget([](test::TargetBuilder& t) {
+    t.replace("t", t.op("Neg", {t.ref("x")}, {}, at(7, 11)));
+    return t.op("Relu", {t.ref("t", at(8, 16))}, {}, at(8, 11));
+  });
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsARewriteNameReadByItsOwnDefinition) {
+  // rewrite: |
+  //   t = Neg(t)
+  //   y = Relu(t)
+  RuleBuilder b = withTarget([](test::TargetBuilder& t) {
+    t.replace("t", t.op("Neg", {t.ref("t", at(7, 15))}, {}, at(7, 11)));
+    return t.op("Relu", {t.ref("t", at(8, 16))}, {}, at(8, 11));
+  });
+  EXPECT_EQ(check(b).diagnostics,
+            (Strings{"rule.yaml:7:15: error: 't' is read before the rewrite defines it",
+                     "rule.yaml:5:20: warning: capture 'x' is never used; write '_' to match any "
+                     "value without binding it"}));
+}
+
+TEST(RuleChecks, ReportsValueOfANameTheMatchDoesNotBind) {
+  // rewrite: y = com.microsoft.QuickGelu(x, alpha=value(a))
+  RuleBuilder b = quickGelu();
+  b.rule().targets[0].exprs[1].attrs[0] = tvalue("alpha", "a", at(7, 38));
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:38: error: value(a): 'a' is not bound by the match"});
+}
+
+TEST(RuleChecks, AcceptsValueOfABoundConstant) {
+  // match: y = Mul(x, Sigmoid(Mul(x, a)))   rewrite: y = com.microsoft.QuickGelu(x, alpha=value(a))
+  RuleBuilder b("quick_gelu_alpha");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  ExprId x = b.capture("x");
+  ExprId scaled = b.op("Mul", {x, b.capture("a")});
+  b.root(b.op("Mul", {x, b.op("Sigmoid", {scaled})}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("com.microsoft.QuickGelu", {t.ref("x")}, {tvalue("alpha", "a")}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+// match: y = Relu(Transpose(x, perm=capture(p)))
+RuleBuilder transposeRelu() {
+  RuleBuilder b("transpose_relu");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  ExprId tr = b.op("Transpose", {b.capture("x")}, {captureAttr("perm", "p", at(5, 31))}, at(5, 16));
+  b.root(b.op("Relu", {tr}, {}, at(5, 11)), "y");
+  return b;
+}
+
+TEST(RuleChecks, ReportsAttrOfANameTheMatchDoesNotCapture) {
+  // rewrite: y = Transpose(Relu(x), perm=attr(q))
+  RuleBuilder b = transposeRelu();
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Transpose", {t.op("Relu", {t.ref("x")})}, {tattr("perm", "q", at(7, 32))},
+                      at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics,
+            (Strings{"rule.yaml:7:32: error: attr(q): the match captures no attribute as 'q'",
+                     "rule.yaml:5:31: warning: attribute capture 'p' is never used: no attr(p) in "
+                     "the rewrite"}));
+}
+
+TEST(RuleChecks, AcceptsAttrOfACapturedAttribute) {
+  // rewrite: y = Transpose(Relu(x), perm=attr(p))
+  RuleBuilder b = transposeRelu();
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Transpose", {t.op("Relu", {t.ref("x")})}, {tattr("perm", "p", at(7, 32))},
+                      at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsAttrOfAnAttributeOfAnotherType) {
+  // rewrite: y = Softmax(x, axis=attr(p))
+  RuleBuilder b = transposeRelu();
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Softmax", {t.ref("x")}, {tattr("axis", "p", at(7, 25))}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:25: error: attribute 'axis' of op 'Softmax' expects int, but "
+                    "attr(p) captures ints attribute 'perm' of op 'Transpose'"});
+}
+
+TEST(RuleChecks, ReportsAHelperArgumentTheMatchDoesNotBind) {
+  // rewrite: y = LeakyRelu(x, alpha=helper(slope_of, q))
+  RuleBuilder b = withTarget([](test::TargetBuilder& t) {
+    return t.op("LeakyRelu", {t.ref("x")}, {test::thelper("alpha", "slope_of", {"q"}, at(7, 27))},
+                at(7, 11));
+  });
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:27: error: helper argument 'q' is not bound by the match"});
+}
+
+TEST(RuleChecks, ReportsAConstraintOnANameTheMatchDoesNotBind) {
+  // where: { epz: { scalar: true } }   (the match binds eps)
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("Add", {b.capture("x"), b.capture("eps")}, {}, at(5, 11)), "y");
+  b.constraint(ir::Constraint::Kind::kScalar, "epz", at(7, 5));
+  auto t = b.target(at(9, 5));
+  t.replace("y", t.op("Sub", {t.ref("x"), t.ref("eps")}, {}, at(9, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:7:5: error: constraint on 'epz', which the "
+                                          "match does not bind; did you mean 'eps'?"});
+  b.rule().pattern.constraints[0].subject = "eps";
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsANativePredicateArgumentTheMatchDoesNotBind) {
+  // where: { scale: { native: "last_dim_of(scale, inp)" } }
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("Mul", {b.capture("x"), b.capture("scale")}, {}, at(5, 11)), "y");
+  ir::Constraint& c = b.constraint(ir::Constraint::Kind::kNative, "scale", at(7, 5));
+  c.native = "last_dim_of";
+  c.args = {"scale", "inp"};
+  auto t = b.target(at(9, 5));
+  t.replace("y", t.op("Div", {t.ref("x"), t.ref("scale")}, {}, at(9, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:7:5: error: native predicate 'last_dim_of' "
+                                          "reads 'inp', which the match does not bind"});
+}
+
+TEST(RuleChecks, ReportsARewriteThatDoesNotReplaceTheRoot) {
+  // rewrite: t = Relu(x)
+  RuleBuilder b =
+      withTarget([](test::TargetBuilder& t) { return t.op("Relu", {t.ref("x")}, {}, at(7, 11)); });
+  b.rule().targets[0].replacements[0].first = "t";
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:5: error: the rewrite does not replace the match root 'y'"});
+}
+
+TEST(RuleChecks, ReportsAMatchRootWithoutAName) {
+  RuleBuilder b = quickGelu();
+  b.expr(b.rule().pattern.root).name.clear();
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:5:11: error: the match root has no name, so the rewrite cannot "
+                    "replace it"});
+}
+
+// ---- Unused captures ---------------------------------------------------------------------
+
+TEST(RuleChecks, WarnsAboutACaptureNeverUsed) {
+  // match: y = Mul(x, z)   rewrite: y = Neg(x)
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("Mul", {b.capture("x", at(5, 15)), b.capture("z", at(5, 18))}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Neg", {t.ref("x")}, {}, at(7, 11)));
+  CheckResult r = check(b);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:5:18: warning: capture 'z' is never used; write '_' "
+                                   "to match any value without binding it"});
+}
+
+TEST(RuleChecks, DoesNotWarnAboutTheAnonymousCapture) {
+  // match: y = Mul(x, _)
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("Mul", {b.capture("x"), b.capture("_")}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Neg", {t.ref("x")}, {}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, DoesNotWarnAboutACaptureUsedTwiceInTheMatch) {
+  // match: y = Mul(s, Sub(x, ReduceMean(x)))   rewrite: y = Neg(s)
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  ExprId x = b.capture("x");
+  ExprId sub = b.op("Sub", {x, b.op("ReduceMean", {x})});
+  b.root(b.op("Mul", {b.capture("s"), sub}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Neg", {t.ref("s")}, {}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, DoesNotWarnAboutACaptureUsedOnlyInAConstraint) {
+  // match: y = Mul(x, c)   where: { c: { constant: true } }   rewrite: y = Neg(x)
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("Mul", {b.capture("x"), b.capture("c")}, {}, at(5, 11)), "y");
+  b.constraint(ir::Constraint::Kind::kConstant, "c", at(7, 5));
+  auto t = b.target(at(9, 5));
+  t.replace("y", t.op("Neg", {t.ref("x")}, {}, at(9, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, WarnsAboutAnAttributeCaptureNeverUsed) {
+  // match: y = Relu(Transpose(x, perm=capture(p)))   rewrite: y = Neg(x)
+  RuleBuilder b = transposeRelu();
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Neg", {t.ref("x")}, {}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:5:31: warning: attribute capture 'p' is never "
+                                          "used: no attr(p) in the rewrite"});
+}
+
+// ---- Alternatives ------------------------------------------------------------------------
+
+/// match: y = Sqrt(<alternatives>)   rewrite: y = Abs(d)
+RuleBuilder sqrtOf(const std::function<ExprId(RuleBuilder&, ExprId)>& alts) {
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  ExprId d = b.capture("d");
+  b.root(b.op("Sqrt", {alts(b, d)}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Abs", {t.ref("d")}, {}, at(7, 11)));
+  return b;
+}
+
+TEST(RuleChecks, AcceptsDistinctAlternatives) {
+  // Pow(d, 2.0) | Mul(d, d)
+  RuleBuilder b = sqrtOf([](RuleBuilder& b, ExprId d) {
+    return b.alternatives(
+        {b.op("Pow", {d, b.constant(2.0)}, {}, at(5, 16)), b.op("Mul", {d, d}, {}, at(5, 30))});
+  });
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsAnAlternativeIdenticalToAnEarlierOne) {
+  // Mul(d, d) | Mul(d, d)
+  RuleBuilder b = sqrtOf([](RuleBuilder& b, ExprId d) {
+    return b.alternatives({b.op("Mul", {d, d}, {}, at(5, 16)), b.op("Mul", {d, d}, {}, at(5, 28))});
+  });
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:5:28: error: alternative 2 can never be "
+                                          "reached: it is the same as alternative 1"});
+}
+
+TEST(RuleChecks, ReportsAnAlternativeIdenticalUpToCommutation) {
+  // Mul(d, e) | Mul(e, d)
+  RuleBuilder b = sqrtOf([](RuleBuilder& b, ExprId d) {
+    ExprId e = b.capture("e");
+    return b.alternatives({b.op("Mul", {d, e}, {}, at(5, 16)), b.op("Mul", {e, d}, {}, at(5, 28))});
+  });
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:5:28: error: alternative 2 can never be "
+                                          "reached: it is the same as alternative 1"});
+}
+
+TEST(RuleChecks, ReportsAnAlternativeAfterOneThatMatchesAnything) {
+  // d | Abs(d)
+  RuleBuilder b = sqrtOf([](RuleBuilder& b, ExprId d) {
+    return b.alternatives({d, b.op("Abs", {d}, {}, at(5, 20))});
+  });
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:5:20: error: alternative 2 can never be "
+                                          "reached: alternative 1 matches any value"});
+}
+
+// ---- Endless loops -----------------------------------------------------------------------
+
+TEST(RuleChecks, ReportsARewriteThatItsOwnMatchMatchesAgain) {
+  // match: y = Softsign(x)   rewrite: y = Softsign(x)
+  RuleBuilder b = withTarget(
+      [](test::TargetBuilder& t) { return t.op("Softsign", {t.ref("x")}, {}, at(7, 11)); });
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:5: error: the rewrite produces what the rule "
+                    "matches: it would apply forever"});
+}
+
+TEST(RuleChecks, ReportsALoopWhenTheRewriteReliesOnAnAttributeDefault) {
+  // match: y = LeakyRelu(x, alpha=0.01)   rewrite: y = LeakyRelu(x)   (alpha defaults to 0.01)
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("LeakyRelu", {b.capture("x")}, {equals("alpha", lfloat(0.01))}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("LeakyRelu", {t.ref("x")}, {}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:5: error: the rewrite produces what the rule "
+                    "matches: it would apply forever"});
+}
+
+TEST(RuleChecks, AcceptsASameOpRewriteWhoseAttributesTheMatchRejects) {
+  // match: y = Transpose(x, perm=[1, 0])   rewrite: y = Transpose(x, perm=[0, 1])
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("Transpose", {b.capture("x")}, {equals("perm", lints({1, 0}))}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Transpose", {t.ref("x")}, {tlit("perm", lints({0, 1}))}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, AcceptsASameOpRewriteWhenTheMatchNeedsMoreStructure) {
+  // match: y = Relu(Neg(x))   rewrite: y = Relu(x)
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("Relu", {b.op("Neg", {b.capture("x")})}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Relu", {t.ref("x")}, {}, at(7, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsARewriteThatReplacesTheRootWithItself) {
+  // rewrite: y = y
+  RuleBuilder b = withTarget([](test::TargetBuilder& t) { return t.ref("y", at(7, 9)); });
+  EXPECT_EQ(check(b).diagnostics,
+            (Strings{"rule.yaml:7:5: error: the rewrite replaces the match root 'y' with itself",
+                     "rule.yaml:5:20: warning: capture 'x' is never used; write '_' to match any "
+                     "value without binding it"}));
+}
+
+// ---- Rule-set level ----------------------------------------------------------------------
+
+TEST(RuleChecks, ReportsDuplicateRuleNames) {
+  RuleBuilder first = quickGelu();
+  RuleBuilder second = quickGelu();
+  second.rule().loc = at(10, 3);
+  CheckResult r = check({first.rule(), second.rule()});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics, (Strings{"rule.yaml:10:3: error: duplicate rule name 'quick_gelu'",
+                                    "rule.yaml:1:3: note: 'quick_gelu' is first defined here"}));
+}
+
+TEST(RuleChecks, AcceptsDistinctRuleNames) {
+  RuleBuilder first = quickGelu();
+  RuleBuilder second = quickGelu();
+  second.rule().name = "quick_gelu_2";
+  EXPECT_EQ(check({first.rule(), second.rule()}).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsAPriorityOutOfRange) {
+  RuleBuilder b = quickGelu();
+  b.priority(20000);
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:1:3: error: priority 20000 is out of range [-10000, 10000]"});
+  b.priority(-10001);
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:1:3: error: priority -10001 is out of range [-10000, 10000]"});
+}
+
+TEST(RuleChecks, AcceptsTheExtremePriorities) {
+  RuleBuilder b = quickGelu();
+  b.priority(10000);
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+  b.priority(-10000);
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, WarnsAboutAnUnknownTag) {
+  RuleBuilder b = quickGelu();
+  b.tags({"ort", "gpu"});
+  CheckResult r = check(b);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:1:3: warning: unknown tag 'gpu' (known: ort, onnx, "
+                                   "cpu, cuda, test)"});
+}
+
+TEST(RuleChecks, AcceptsTheKnownTags) {
+  RuleBuilder b = quickGelu();
+  b.tags({"ort", "onnx", "cpu", "cuda", "test"});
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+// ---- Rewrite variants and opset ranges ---------------------------------------------------
+
+/// requires >=13   match: y = Mul(x, s)   rewrite variants added by the test.
+RuleBuilder rmsNorm() {
+  RuleBuilder b("rms_norm");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("Mul", {b.capture("x"), b.capture("s")}, {}, at(5, 11)), "y");
+  return b;
+}
+
+TEST(RuleChecks, AcceptsAVariantWithWhenBeforeADefault) {
+  // - when: { opset: ">=23" }  do: y = RMSNormalization(x, s)
+  // - do: y = SimplifiedLayerNormalization(x, s)
+  RuleBuilder b = rmsNorm();
+  auto v1 = b.target(at(7, 7));
+  v1.when("", 23).replace("y",
+                          v1.op("RMSNormalization", {v1.ref("x"), v1.ref("s")}, {}, at(8, 13)));
+  auto v2 = b.target(at(9, 7));
+  v2.replace("y",
+             v2.op("SimplifiedLayerNormalization", {v2.ref("x"), v2.ref("s")}, {}, at(10, 13)));
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsAVariantAfterOneWithoutWhen) {
+  RuleBuilder b = rmsNorm();
+  auto v1 = b.target(at(7, 7));
+  v1.replace("y", v1.op("SimplifiedLayerNormalization", {v1.ref("x"), v1.ref("s")}, {}, at(8, 13)));
+  auto v2 = b.target(at(9, 7));
+  v2.when("", 23).replace("y",
+                          v2.op("RMSNormalization", {v2.ref("x"), v2.ref("s")}, {}, at(10, 13)));
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:9:7: error: rewrite variant 2 can never be "
+                                          "chosen: variant 1 has no 'when' and always applies"});
+}
+
+TEST(RuleChecks, ReportsAnEmptyOpsetRangeInWhen) {
+  RuleBuilder b = rmsNorm();
+  auto v1 = b.target(at(7, 7));
+  v1.when("", 20, 18).replace("y", v1.op("Div", {v1.ref("x"), v1.ref("s")}, {}, at(8, 13)));
+  auto v2 = b.target(at(9, 7));
+  v2.replace("y",
+             v2.op("SimplifiedLayerNormalization", {v2.ref("x"), v2.ref("s")}, {}, at(10, 13)));
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:7: error: empty opset range in 'when': >= 20 and <= 18"});
+}
+
+TEST(RuleChecks, ReportsAnEmptyOpsetRangeInRequires) {
+  RuleBuilder b = quickGelu();
+  b.rule().requires[0].min_opset = 20;
+  b.rule().requires[0].max_opset = 18;
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:3:15: error: empty opset range in 'requires': >= 20 and <= 18"});
+}
+
+TEST(RuleChecks, ReportsAVariantOutsideTheRequiredOpsets) {
+  // requires >=13,<=17   - when: { opset: ">=23" } ...
+  RuleBuilder b = rmsNorm();
+  b.rule().requires[0].max_opset = 17;
+  auto v1 = b.target(at(7, 7));
+  v1.when("", 23).replace("y",
+                          v1.op("RMSNormalization", {v1.ref("x"), v1.ref("s")}, {}, at(8, 13)));
+  auto v2 = b.target(at(9, 7));
+  v2.replace("y",
+             v2.op("SimplifiedLayerNormalization", {v2.ref("x"), v2.ref("s")}, {}, at(10, 13)));
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:7: error: rewrite variant 1 can never be chosen: its opsets "
+                    "(ai.onnx 23-24) and the rule's (ai.onnx 13-17) do not overlap"});
+}
+
+TEST(RuleChecks, ReportsAWhenTagNoAlternativeCarries) {
+  RuleBuilder b = sqrtOf([](RuleBuilder& b, ExprId d) {
+    return b.alternatives({b.op("Pow", {d, b.constant(2.0)}), b.op("Mul", {d, d})}, at(5, 16),
+                          {"pow", "mul"});
+  });
+  b.rule().targets[0].when = ir::Target::When{"", -1, -1, {"square"}};
+  auto fallback = b.target(at(9, 5));
+  fallback.replace("y", fallback.op("Abs", {fallback.ref("d")}, {}, at(9, 11)));
+  EXPECT_EQ(check(b).diagnostics, Strings{"rule.yaml:7:5: error: 'when' tag 'square' is not a tag "
+                                          "of any alternative in the match"});
+  b.rule().targets[0].when->tags = {"pow"};
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+// ---- Error recovery ----------------------------------------------------------------------
+
+TEST(RuleChecks, ReportsEveryProblemOfARule) {
+  RuleBuilder b = withTarget(
+      [](test::TargetBuilder& t) { return t.op("Relu", {t.ref("zz", at(7, 16))}, {}, at(7, 11)); });
+  b.priority(99999);
+  b.rule().pattern.exprs[b.rule().pattern.root].op = "Relux";
+  CheckResult r = check(b);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics,
+            (Strings{"rule.yaml:1:3: error: priority 99999 is out of range [-10000, 10000]",
+                     "rule.yaml:5:11: error: unknown op 'Relux'; did you mean 'Relu'?",
+                     "rule.yaml:7:16: error: 'zz' is not bound by the match or by an earlier "
+                     "rewrite statement",
+                     "rule.yaml:5:20: warning: capture 'x' is never used; write '_' to match any "
+                     "value without binding it"}));
+}
+
+// ---- Declarations ------------------------------------------------------------------------
+
+TEST(RuleChecks, AcceptsDeclarationsIdenticalToTheShippedOnes) {
+  RuleBuilder b = quickGelu();
+  CheckResult r = check({b.rule()}, contribOpDecls());
+  EXPECT_EQ(r.diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsADeclarationThatConflictsWithAShippedOne) {
+  std::vector<ir::OpDecl> ops = {contribOpDecls()[0]};  // com.microsoft.Gelu
+  ops[0].inputs.push_back({"bias", true, false});
+  ops[0].loc = at(2, 5);
+  CheckResult r = check({}, ops);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics,
+            (Strings{"rule.yaml:2:5: error: op 'com.microsoft.Gelu' (since 1) is "
+                     "declared twice, with different signatures",
+                     "compiler/sema/ContribOps.cc: note: the other declaration is here"}));
+}
+
+TEST(RuleChecks, ReportsADeclaredAttributeOfAnUnknownType) {
+  ir::OpDecl d;
+  d.domain = "com.example";
+  d.op = "Foo";
+  d.inputs = {{"X", false, false}};
+  d.outputs = {{"Y", false, false}};
+  d.attrs = {{"n", "integer", false, std::nullopt}};
+  d.loc = at(2, 5);
+  EXPECT_EQ(check({}, {d}).diagnostics, Strings{"rule.yaml:2:5: error: attribute 'n' of op "
+                                                "'com.example.Foo' has unknown type 'integer'"});
+}
+
+// ---- The shipped LayerNorm rule, end to end ----------------------------------------------
+
+// rules/layer_norm.yaml, rule layer_norm: ReduceMean's axes as an attribute at every opset
+// (an input from 18), LayerNormalization below 17 from ONNX Runtime's ONNX-domain op.
+TEST(RuleChecks, AcceptsTheLayerNormRule) {
+  RuleBuilder b("layer_norm");
+  b.requiresOpset("", 13).tags({"ort", "onnx"}).priority(100);
+  std::vector<ir::AttrMatch> last_axis = {equals("axes", lints({-1})), equals("keepdims", lint(1))};
+  ExprId x = b.capture("x");
+  ExprId mean = b.op("ReduceMean", {x}, last_axis, {}, "mean");
+  ExprId d = b.op("Sub", {x, mean}, {}, {}, "d");
+  ExprId square = b.alternatives({b.op("Pow", {d, b.constant(2.0)}), b.op("Mul", {d, d})});
+  ExprId var = b.op("ReduceMean", {square}, last_axis, {}, "var");
+  ExprId std_dev = b.op("Sqrt", {b.op("Add", {var, b.capture("eps")})}, {}, {}, "std");
+  ExprId normed =
+      b.alternatives({b.op("Div", {d, std_dev}), b.op("Mul", {d, b.op("Reciprocal", {std_dev})})});
+  b.root(b.op("Add", {b.op("Mul", {normed, b.capture("scale")}), b.capture("bias")}), "y");
+  b.constraint(ir::Constraint::Kind::kScalar, "eps");
+  b.constraint(ir::Constraint::Kind::kRank, "scale").ints = {1};
+  ir::Constraint& native = b.constraint(ir::Constraint::Kind::kNative, "scale");
+  native.native = "last_dim_of";
+  native.args = {"scale", "x"};
+  b.constraint(ir::Constraint::Kind::kRank, "bias").ints = {1};
+  auto t = b.target();
+  t.replace("y", t.op("LayerNormalization", {t.ref("x"), t.ref("scale"), t.ref("bias")},
+                      {tlit("axis", lint(-1)), tvalue("epsilon", "eps")}));
+  CheckResult r = check(b);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{});
+}
+
+}  // namespace
+}  // namespace onnx_rewrite
