@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/GeluModels.h"
+#include "tests/support/NormModels.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TestModels.h"
 
@@ -245,6 +246,56 @@ TEST_F(CliTest, OptionWithoutValue) {
   CommandResult r = cli(shellQuote(in_) + " -o");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "onnx-rewrite: error: -o needs a value (see --help)\n");
+  expectNoOutput();
+}
+
+// ---- Rule files (--rules) and --explain ---------------------------------------------------
+
+std::string rulesPath(const std::string& name) { return testing::sourcePath("rules/" + name); }
+
+TEST_F(CliTest, RunsRuleFilesGivenWithRules) {
+  writeModel(in_, parseModel(testing::layerNormModel({})));
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --rules " +
+                        shellQuote(rulesPath("layer_norm.yaml")) + " " +
+                        shellQuote(rulesPath("com_microsoft.yaml")) + " -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  EXPECT_EQ(testing::opTypes(out), std::vector<std::string>{"LayerNormalization"});
+}
+
+TEST_F(CliTest, ReportsRuleFileErrorsLikeRulec) {
+  const std::string bad = dir_.file("bad.yaml");
+  writeFile(
+      bad,
+      "rules:\n  - rule: r\n    match: |\n      y = Relu(x\n    rewrite: |\n      y = Abs(x)\n");
+  CommandResult r =
+      cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --rules " + shellQuote(bad));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(bad + ":4:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("error: expected ')'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("onnx-rewrite: error: the rule files have 1 error(s), reported above"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(listFolder(dir_.path()), (std::vector<std::string>{"bad.yaml", "in.onnx"}));
+}
+
+TEST_F(CliTest, ExplainsWhyARuleDidNotApply) {
+  testing::LayerNormSpec spec;
+  spec.keepdims = 0;
+  writeModel(in_, parseModel(testing::layerNormModel(spec)));
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --explain layer_norm -q");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("explain: layer_norm at Add '' in main: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rules/layer_norm.yaml:"), std::string::npos) << "names the rule file";
+  EXPECT_NE(r.err.find("ReduceMean: attribute keepdims is 0, expected 1"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, ExplainOfAnUnknownRuleIsAUsageError) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --explain no_such_rule");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: --explain: no rule named 'no_such_rule' (see --help)\n");
   expectNoOutput();
 }
 

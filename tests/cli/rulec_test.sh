@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# rulec as an author meets it: the shipped rules check clean; IR and dot are written; a
+# mistake gives file:line:col, the source line and a caret, exit status 1 and no output.
+set -euo pipefail
+rulec="$1"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$rulec" --emit=check "$root"/rules/* 2>"$tmp/err" || { cat "$tmp/err"; fail "shipped rules do not check"; }
+grep -q "0 warning(s)" "$tmp/err" || { cat "$tmp/err"; fail "shipped rules have warnings"; }
+
+"$rulec" --emit=ir -o "$tmp/rules.ir" "$root"/rules/*
+grep -q "^rule layer_norm priority 130" "$tmp/rules.ir" || fail "IR lacks layer_norm"
+grep -q "^rule simplified_layer_norm priority 100" "$tmp/rules.ir" || fail "IR lacks the .td rule"
+
+"$rulec" --emit=dot "$root/rules/layer_norm.yaml" >"$tmp/rules.dot"
+[[ $(head -1 "$tmp/rules.dot") == 'digraph "layer_norm" {' ]] || fail "dot output"
+
+cat >"$tmp/bad.yaml" <<'YAML'
+rules:
+  - rule: typo
+    match: |
+      y = ReduceMaen(x, axes=[-1])
+    rewrite: |
+      y = Identity(x)
+YAML
+set +e
+"$rulec" --emit=ir -o "$tmp/out.ir" "$tmp/bad.yaml" 2>"$tmp/err"
+status=$?
+set -e
+[[ $status == 1 ]] || fail "exit status $status for a bad rule"
+[[ ! -e $tmp/out.ir ]] || fail "output written despite errors"
+expected="$tmp/bad.yaml:4:11: error: unknown op 'ReduceMaen'; did you mean 'ReduceMean'?
+      y = ReduceMaen(x, axes=[-1])
+          ^"
+[[ "$(head -3 "$tmp/err")" == "$expected" ]] || { cat "$tmp/err"; fail "diagnostic text"; }
+
+set +e
+"$rulec" --emit=cpp "$root/rules/layer_norm.yaml" 2>"$tmp/err"
+status=$?
+set -e
+[[ $status == 2 ]] || fail "exit status $status for a bad --emit"
+grep -q "unknown --emit value 'cpp'" "$tmp/err" || fail "usage message"
+echo "rulec: all checks passed"
