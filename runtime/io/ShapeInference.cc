@@ -1,6 +1,8 @@
 //===- ShapeInference.cc - ONNX shape inference that never aborts --------===//
 #include "runtime/io/ShapeInference.h"
 
+#include "runtime/io/NewerOpsetSchemas.h"
+
 #include <exception>
 
 #include <onnx/defs/schema.h>
@@ -36,10 +38,12 @@ std::string unsupportedOpsetReason(const onnx::ModelProto& model) {
     const std::string domain = o.domain() == "ai.onnx" ? "" : o.domain();
     auto it = known.find(domain);
     if (it == known.end()) continue;  // a custom domain: its nodes are simply not inferred
-    if (o.version() > it->second.second)
+    // ai.onnx 18 and later go through NewerOpsetSchemas, up to the opset it knows.
+    const int newest = domain.empty() ? kNewestInferredOpset : it->second.second;
+    if (o.version() > newest)
       return (domain.empty() ? std::string("ai.onnx") : domain) + " opset " +
-             std::to_string(o.version()) + " is newer than " + std::to_string(it->second.second) +
-             ", the newest this ONNX library knows";
+             std::to_string(o.version()) + " is newer than " + std::to_string(newest) +
+             ", the newest whose shapes onnx-rewrite can infer";
   }
   return {};
 }
@@ -55,7 +59,8 @@ InferredShapes::InferredShapes(onnx::ModelProto& model) {
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
                                         /*data_prop=*/false);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    static const NewerOpsetSchemas registry;
+    onnx::shape_inference::InferShapes(model, &registry, options);
   } catch (const std::exception& e) {
     note_ = std::string("shape inference stopped early: ") + e.what();
     for (char& c : note_)

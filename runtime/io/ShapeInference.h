@@ -1,12 +1,12 @@
 //===- ShapeInference.h - ONNX shape inference that never aborts ---------===//
 //
 // Rules constrain ranks and dims, so the runtime wants every value typed. ONNX
-// 1.12's inference knows operator schemas up to opset 17; for a newer opset it
-// would silently apply an older schema (ReduceMean-13 reads axes from an
-// attribute, ReduceMean-18 from an input) and infer wrong shapes. So inference
-// runs only when the registry knows every imported ONNX opset, never throws, and
-// is undone before saving: the saved model carries only the type information it
-// came with.
+// 1.12's inference knows operator schemas up to opset 17; applied blindly to a newer
+// opset it would infer wrong shapes (ReduceMean-13 reads axes from an attribute,
+// ReduceMean-18 from an input). So opsets 18+ go through NewerOpsetSchemas, which
+// knows what changed; newer opsets than that skip inference with a note. Inference
+// never throws, and is undone before saving: the saved model carries only the type
+// information it came with.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -43,8 +43,8 @@ class InferredShapes {
   std::string note_;
 };
 
-/// Why ONNX 1.12's schemas cannot serve `model` (e.g. "ai.onnx opset 18 is newer than 17,
-/// the newest this ONNX knows"), or empty when they can.
+/// Why inference cannot serve `model` (e.g. "ai.onnx opset 30 is newer than 24, the
+/// newest whose shapes onnx-rewrite can infer"), or empty when it can.
 std::string unsupportedOpsetReason(const onnx::ModelProto& model);
 
 }  // namespace onnx_rewrite

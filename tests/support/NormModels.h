@@ -139,11 +139,12 @@ struct SkipLayerNormSpec {
   bool skip_first = false;          ///< Add(skip, a) instead of Add(a, skip)
   std::string skip_dims = "B, S, 8";
   std::string bias_dims = "8";
-  bool simplified = false;  ///< RMSNorm instead of LayerNorm (SkipSimplifiedLayerNormalization)
+  bool simplified = false;   ///< RMSNorm instead of LayerNorm (SkipSimplifiedLayerNormalization)
+  bool a_from_node = false;  ///< a is computed (Relu of the input), so its shape is inferred
 };
 
 inline std::string skipLayerNormModel(const SkipLayerNormSpec& s) {
-  std::string body;
+  std::string body = s.a_from_node ? "a = Relu(a_in)\n" : "";
   std::string a = "a";
   if (s.bias == SkipLayerNormSpec::Bias::kBefore) {
     body += "ab = Add(a, bias)\n";
@@ -183,8 +184,8 @@ inline std::string skipLayerNormModel(const SkipLayerNormSpec& s) {
   }
   if (axes_input) inits += ", int64[1] axes = {-1}";
   return "<ir_version: 8, opset_import: [\"\" : " + std::to_string(s.opset) +
-         "]>\nskip (float[B, S, 8] a, float[" + s.skip_dims + "] skip) => (" + outputs + ") <" +
-         inits + "> {\n" + body + "}\n";
+         "]>\nskip (float[B, S, 8] " + (s.a_from_node ? "a_in" : "a") + ", float[" + s.skip_dims +
+         "] skip) => (" + outputs + ") <" + inits + "> {\n" + body + "}\n";
 }
 
 }  // namespace onnx_rewrite::testing

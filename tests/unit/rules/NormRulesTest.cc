@@ -279,6 +279,17 @@ TEST(SkipLayerNormRule, FusesOpset18) {
   expectSameInOrt(skipLayerNormModel(s));
 }
 
+TEST(SkipLayerNormRule, FusesOpset18WithInferredShapes) {
+  // a is computed, so its shape comes from shape inference, which for opset 18 goes
+  // through NewerOpsetSchemas (ReduceMean reads axes from an input there).
+  SkipLayerNormSpec s;
+  s.opset = 18;
+  s.a_from_node = true;
+  s.bias = SkipLayerNormSpec::Bias::kBefore;
+  EXPECT_EQ(fuse(skipLayerNormModel(s)), (Ops{"Relu", "com.microsoft::SkipLayerNormalization"}));
+  expectSameInOrt(skipLayerNormModel(s));
+}
+
 TEST(SkipLayerNormRule, DoesNotFuseMismatchedShapes) {
   SkipLayerNormSpec s;
   s.skip_dims = "S, 8";  // 2-D skip broadcast over the batch
