@@ -171,6 +171,17 @@ bool isOnnxCommutative(std::string_view op) {
   return kOps.count(op) != 0;
 }
 
+/// Attributes of ONNX Attention, the same at opsets 23 and 24.
+void addAttentionAttrs(OpSignature& s) {
+  addAttr(s, "is_causal", "int", intLit(0));
+  addAttr(s, "kv_num_heads", "int");
+  addAttr(s, "q_num_heads", "int");
+  addAttr(s, "qk_matmul_output_mode", "int", intLit(0));
+  addAttr(s, "scale", "float");
+  addAttr(s, "softcap", "float", floatLit(0.0));
+  addAttr(s, "softmax_precision", "int");
+}
+
 // ---- ONNX after opset 17 ---------------------------------------------------------------
 //
 // Checked against ONNX Runtime 1.30 (tests/oracle's onnxruntime-node), whose ONNX schemas
@@ -214,29 +225,11 @@ const std::vector<NewOnnxOp>& newOnnxOps() {
          addAttr(s, "num_heads", "int");
        }},
       {"Attention", 23, "Q K V attn_mask? past_key? past_value?",
-       "Y present_key? present_value? qk_matmul_output?",
-       [](OpSignature& s) {
-         addAttr(s, "is_causal", "int", intLit(0));
-         addAttr(s, "kv_num_heads", "int");
-         addAttr(s, "q_num_heads", "int");
-         addAttr(s, "qk_matmul_output_mode", "int", intLit(0));
-         addAttr(s, "scale", "float");
-         addAttr(s, "softcap", "float", floatLit(0.0));
-         addAttr(s, "softmax_precision", "int");
-       }},
+       "Y present_key? present_value? qk_matmul_output?", addAttentionAttrs},
       // Attention-24 adds nonpad_kv_seqlen; the brief's list put it at 23, ORT's schema
       // checker and ONNX's defs put it at 24 (Attention-23 takes 3 to 6 inputs).
       {"Attention", 24, "Q K V attn_mask? past_key? past_value? nonpad_kv_seqlen?",
-       "Y present_key? present_value? qk_matmul_output?",
-       [](OpSignature& s) {
-         addAttr(s, "is_causal", "int", intLit(0));
-         addAttr(s, "kv_num_heads", "int");
-         addAttr(s, "q_num_heads", "int");
-         addAttr(s, "qk_matmul_output_mode", "int", intLit(0));
-         addAttr(s, "scale", "float");
-         addAttr(s, "softcap", "float", floatLit(0.0));
-         addAttr(s, "softmax_precision", "int");
-       }},
+       "Y present_key? present_value? qk_matmul_output?", addAttentionAttrs},
       {"Swish", 24, "X", "Y", [](OpSignature& s) { addAttr(s, "alpha", "float"); }},
       {"TensorScatter", 24, "past_cache update write_indices?", "present_cache",
        [](OpSignature& s) {
