@@ -15,6 +15,8 @@ clang-format --dry-run --Werror "${sources[@]}"
 echo "== build (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$jobs"
+echo "== generated/ is current"
+ctest --test-dir build --output-on-failure -R '^generated_is_current$'
 echo "== tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
 

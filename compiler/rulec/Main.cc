@@ -1,13 +1,16 @@
 //===- Main.cc - rulec, the rule compiler ---------------------------------===//
 //
-// rulec [--emit=check|ir|dot] [-o OUT] [-I DIR]... [--locations] RULES...
+// rulec [--emit=check|ir|dot|cpp] [-o OUT] [-I DIR]... [--locations] RULES...
 //
 // Parses rule files (YAML or TableGen), checks them against ONNX's schemas and
-// the declared custom ops, and writes the requested form. Errors print as
+// the declared custom ops, and writes the requested form. --emit=cpp writes C++
+// matchers into the folder OUT (see compiler/emit/CppEmitter.h). Errors print as
 // `file:line:col: error: ...` with the source line and a caret; any error means
 // exit status 1 and no output file. Usage mistakes exit with status 2.
 //
 //===----------------------------------------------------------------------===//
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "compiler/diag/Diagnostics.h"
+#include "compiler/emit/CppEmitter.h"
 #include "compiler/emit/DotEmitter.h"
 #include "compiler/ir/RulePrinter.h"
 #include "dsl/RuleLoader.h"
@@ -23,12 +27,15 @@ namespace onnx_rewrite {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: rulec [--emit=check|ir|dot] [-o OUT] [-I DIR]... [--locations] RULES...
+    R"(usage: rulec [--emit=check|ir|dot|cpp] [-o OUT] [-I DIR]... [--locations] RULES...
 
 Compiles rewrite rules written in YAML (.yaml, .yml) or TableGen (.td).
   --emit=check   parse and check only (default)
   --emit=ir      print the checked Rule IR
   --emit=dot     draw each rule as a Graphviz digraph
+  --emit=cpp     write C++ matchers into the folder OUT: <stem>.gen.cc per rule file
+                 with rules, plus registry.gen.{h,cc}; run from the repository root
+                 with repo-relative paths (they appear in the output)
   -o OUT         write the output to OUT (default: stdout); nothing is written on error
   -I DIR         add DIR to the TableGen include path (dsl/td is always searched)
   --locations    with --emit=ir, show where each piece was written
@@ -66,6 +73,56 @@ bool writeAtomically(const std::string& path, const std::string& text) {
   return true;
 }
 
+/// Formats generated C++ with clang-format and the repository's .clang-format (found from
+/// the working directory, the repository root), so the output passes CI's format check.
+/// Returns false if clang-format is missing or fails.
+bool clangFormat(const std::string& dir, const std::string& name, std::string& text) {
+  const std::string raw = dir + "/." + name + ".raw";
+  if (!writeAtomically(raw, text)) return false;
+  const std::string command =
+      "clang-format --style=file --assume-filename=generated/" + name + " < '" + raw + "'";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  if (pipe) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  }
+  const bool ok = pipe && ::pclose(pipe) == 0 && !out.empty();
+  std::remove(raw.c_str());
+  if (ok) text = std::move(out);
+  return ok;
+}
+
+/// --emit=cpp: every file is generated before the first is written.
+int emitCpp(const Args& args, const ir::RuleFile& rules) {
+  // The command quoted in the output names the committed folder, whatever -o is, so a
+  // check run into a temporary folder produces identical text.
+  std::string command = "build/compiler/rulec/rulec --emit=cpp -o generated";
+  for (const std::string& in : args.inputs) command += " " + in;
+  std::vector<std::pair<std::string, std::string>> files;
+  try {
+    files = CppEmitter(rules, args.inputs, command).run();
+  } catch (const CppEmitError& e) {
+    std::fprintf(stderr, "%s\nrulec: nothing written\n", e.what());
+    return 1;
+  }
+  ::mkdir(args.output.c_str(), 0755);
+  for (auto& [name, text] : files)
+    if (!clangFormat(args.output, name, text)) {
+      std::fprintf(stderr, "rulec: error: clang-format failed on %s (is it installed?)\n",
+                   name.c_str());
+      return 1;
+    }
+  for (const auto& [name, text] : files)
+    if (!writeAtomically(args.output + "/" + name, text)) {
+      std::fprintf(stderr, "rulec: error: %s/%s: cannot write output\n", args.output.c_str(),
+                   name.c_str());
+      return 1;
+    }
+  return 0;
+}
+
 int run(int argc, char** argv) {
   Args args;
   for (int i = 1; i < argc; ++i) {
@@ -88,9 +145,10 @@ int run(int argc, char** argv) {
       args.inputs.push_back(a);
     }
   }
-  if (args.emit != "check" && args.emit != "ir" && args.emit != "dot")
-    return usageError("unknown --emit value '" + args.emit + "' (expected check, ir or dot)");
+  if (args.emit != "check" && args.emit != "ir" && args.emit != "dot" && args.emit != "cpp")
+    return usageError("unknown --emit value '" + args.emit + "' (expected check, ir, dot or cpp)");
   if (args.inputs.empty()) return usageError("no rule files given");
+  if (args.emit == "cpp" && args.output.empty()) return usageError("--emit=cpp needs -o DIR");
 
   DiagnosticEngine diag;
   ir::RuleFile rules;
@@ -109,6 +167,8 @@ int run(int argc, char** argv) {
     text = ir::printRuleFile(rules, print);
   } else if (args.emit == "dot") {
     text = DotEmitter(rules).run();
+  } else if (args.emit == "cpp") {
+    return emitCpp(args, rules);
   } else {
     std::fprintf(stderr, "rulec: %zu rule(s) and %zu op declaration(s) checked, %u warning(s)\n",
                  rules.rules.size(), rules.ops.size(), diag.warningCount());

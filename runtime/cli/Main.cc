@@ -16,6 +16,7 @@
 
 #include "compiler/diag/Diagnostics.h"
 #include "dsl/RuleLoader.h"
+#include "generated/registry.gen.h"
 #include "runtime/api/Rewrite.h"
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/cli/CommandLine.h"
@@ -43,28 +44,17 @@ void listRules(const RuleSet& rules, const RuleFilter& filter) {
   }
 }
 
-/// The rule files shipped in rules/, run by the interpreter until rulec's generated code
-/// is compiled in.
-std::vector<std::string> shippedRuleFiles() {
-  std::vector<std::string> files;
-  for (const char* name :
-       {"com_microsoft.yaml", "layer_norm.yaml", "rms_norm.td", "skip_layer_norm.yaml"}) {
-    std::string path = std::string(ONNX_REWRITE_RULES_DIR) + "/" + name;
-    if (::access(path.c_str(), R_OK) == 0) files.push_back(path);
-  }
-  return files;
-}
-
-/// The rules to run: the files of --rules, or the built-in set plus the shipped rule files.
-/// Rule file errors print like rulec's and end the run with status 1.
+/// The rules to run: the files of --rules (interpreted), or the built-in set: the
+/// hand-written rules plus rulec's compiled rules/ (generated/). Rule file errors print
+/// like rulec's and end the run with status 1.
 RuleSet loadRules(const CommandLine& cl) {
-  RuleSet rules;
-  std::vector<std::string> files = cl.rules;
-  if (files.empty()) {
-    rules = builtinRules();
-    files = shippedRuleFiles();
+  if (cl.rules.empty()) {
+    RuleSet rules = builtinRules();
+    populateGeneratedRules(rules);
+    return rules;
   }
-  if (files.empty()) return rules;
+  const std::vector<std::string>& files = cl.rules;
+  RuleSet rules;
   DiagnosticEngine diag;
   ir::RuleFile file;
   if (!loadRuleFiles(files, RuleLoadOptions{}, file, diag))

@@ -5,27 +5,119 @@
 
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "compiler/diag/Diagnostics.h"
 #include "dsl/RuleLoader.h"
+#include "generated/registry.gen.h"
 #include "runtime/interp/RuleInterpreter.h"
+#include "tests/support/NormModels.h"
 #include "tests/support/Oracle.h"
 #include "tests/support/TestModels.h"
 
 namespace onnx_rewrite::testing {
 
-const RuleSet& shippedRules() {
-  static const RuleSet rules = [] {
-    std::vector<std::string> files;
-    for (const char* name :
-         {"com_microsoft.yaml", "layer_norm.yaml", "rms_norm.td", "skip_layer_norm.yaml"})
-      files.push_back(std::string(ONNX_REWRITE_RULES_DIR) + "/" + name);
-    DiagnosticEngine diag;
-    ir::RuleFile file;
-    if (!loadRuleFiles(files, RuleLoadOptions{}, file, diag))
-      throw std::runtime_error("the shipped rules do not load");
-    return interpretRules(file);
+namespace {
+
+RuleSet loadInterpreted() {
+  // Repo-relative paths, as rulec was given them: rule sources and failure texts then name
+  // "rules/x.yaml:L:C" in both modes.
+  std::vector<std::string> files;
+  for (const char* name :
+       {"com_microsoft.yaml", "layer_norm.yaml", "rms_norm.td", "skip_layer_norm.yaml"})
+    files.push_back(std::string("rules/") + name);
+  char cwd[4096];
+  if (!::getcwd(cwd, sizeof cwd)) throw std::runtime_error("getcwd failed");
+  if (::chdir(ONNX_REWRITE_SOURCE_DIR) != 0) throw std::runtime_error("cannot enter the source");
+  DiagnosticEngine diag;
+  ir::RuleFile file;
+  const bool ok = loadRuleFiles(files, RuleLoadOptions{}, file, diag);
+  if (::chdir(cwd) != 0) throw std::runtime_error("cannot return to " + std::string(cwd));
+  if (!ok) throw std::runtime_error("the shipped rules do not load");
+  return interpretRules(file);
+}
+
+}  // namespace
+
+const RuleSet& shippedRules(RuleMode mode) {
+  static const RuleSet interpreted = loadInterpreted();
+  static const RuleSet compiled = [] {
+    RuleSet rules;
+    populateGeneratedRules(rules);
+    return rules;
   }();
-  return rules;
+  return mode == RuleMode::kCompiled ? compiled : interpreted;
+}
+
+const RuleSet& shippedRules() {
+#ifdef ONNX_REWRITE_RULES_COMPILED
+  return shippedRules(RuleMode::kCompiled);
+#else
+  return shippedRules(RuleMode::kInterpreted);
+#endif
+}
+
+std::vector<std::pair<std::string, std::string>> normModelCases() {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto ln = [&](const std::string& name, auto edit) {
+    LayerNormSpec s;
+    edit(s);
+    out.emplace_back("layer_norm/" + name, layerNormModel(s));
+  };
+  using L = LayerNormSpec;
+  ln("default", [](L&) {});
+  ln("opset18", [](L& s) { s.opset = 18; });
+  ln("opset13", [](L& s) { s.opset = 13; });
+  ln("mul_reciprocal", [](L& s) { s.pow = false, s.div = false; });
+  ln("eps_first", [](L& s) { s.eps_first = true, s.eps = "1e-12"; });
+  ln("axes_2", [](L& s) { s.axes = "2"; });
+  ln("no_bias", [](L& s) { s.bias = false; });
+  ln("no_affine", [](L& s) { s.bias = false, s.scale = false; });
+  ln("fp16", [](L& s) { s.fp16 = true; });
+  ln("fp16_opset18", [](L& s) { s.fp16 = true, s.opset = 18; });
+  ln("neg_exponent3", [](L& s) { s.exponent = "3.0"; });
+  ln("neg_axes_1", [](L& s) { s.axes = "1"; });
+  ln("neg_keepdims0", [](L& s) { s.keepdims = 0; });
+  ln("neg_eps_input", [](L& s) { s.eps_is_input = true; });
+  ln("neg_huge_eps", [](L& s) { s.eps = "0.5"; });
+  ln("neg_leak_d", [](L& s) { s.leak_d = true; });
+  ln("gamma_3d", [](L& s) { s.gamma_dims = "1, 1, 8"; });
+  auto rms = [&](const std::string& name, auto edit) {
+    RmsNormSpec s;
+    edit(s);
+    out.emplace_back("rms_norm/" + name, rmsNormModel(s));
+  };
+  using R = RmsNormSpec;
+  rms("default", [](R&) {});
+  rms("no_casts", [](R& s) { s.cast_in = false, s.cast_out = false; });
+  rms("t5", [](R& s) { s.reciprocal = false, s.pow = false, s.weight_first = false; });
+  rms("t5_no_cast_in",
+      [](R& s) { s.reciprocal = false, s.pow = false, s.weight_first = false, s.cast_in = false; });
+  rms("fp16", [](R& s) { s.fp16 = true; });
+  rms("opset18", [](R& s) { s.opset = 18; });
+  rms("opset23", [](R& s) { s.opset = 23; });
+  rms("neg_exponent3", [](R& s) { s.exponent = "3.0"; });
+  rms("neg_axes_1", [](R& s) { s.axes = "1"; });
+  rms("neg_huge_eps", [](R& s) { s.eps = "0.5"; });
+  auto skip = [&](const std::string& name, auto edit) {
+    SkipLayerNormSpec s;
+    edit(s);
+    out.emplace_back("skip_layer_norm/" + name, skipLayerNormModel(s));
+  };
+  using S = SkipLayerNormSpec;
+  skip("default", [](S&) {});
+  skip("skip_first", [](S& s) { s.skip_first = true; });
+  skip("bias_before", [](S& s) { s.bias = S::Bias::kBefore; });
+  skip("bias_after", [](S& s) { s.bias = S::Bias::kAfter; });
+  skip("sum_used", [](S& s) { s.sum_used_elsewhere = true, s.bias = S::Bias::kBefore; });
+  skip("opset18", [](S& s) { s.opset = 18; });
+  skip("a_from_node", [](S& s) { s.a_from_node = true; });
+  skip("neg_skip_2d", [](S& s) { s.skip_dims = "S, 8"; });
+  skip("bias_2d", [](S& s) { s.bias = S::Bias::kBefore, s.bias_dims = "1, 8"; });
+  skip("simplified", [](S& s) { s.simplified = true; });
+  skip("simplified_sum_used", [](S& s) { s.simplified = true, s.sum_used_elsewhere = true; });
+  skip("simplified_opset23", [](S& s) { s.simplified = true, s.opset = 23; });
+  return out;
 }
 
 std::vector<std::string> fuse(const std::string& text, onnx::ModelProto* out, Result* result) {

@@ -11,8 +11,20 @@
 
 namespace onnx_rewrite::testing {
 
-/// The rules of rules/ (every file), loaded and checked once, run by the interpreter.
+/// How the shipped rules run: interpreted from rules/ or compiled (generated/). The suite is
+/// built twice, as rule_tests and rule_tests_compiled (ONNX_REWRITE_RULES_COMPILED).
+enum class RuleMode { kInterpreted, kCompiled };
+
+/// The rules of rules/ (every file) in this build's mode: loaded, checked and interpreted,
+/// or the generated ones (populateGeneratedRules).
 const RuleSet& shippedRules();
+
+/// The shipped rules in either mode. Interpreted rules are loaded with repo-relative paths
+/// (rules/x.yaml), as rulec compiled them, so rule sources and failure reasons agree.
+const RuleSet& shippedRules(RuleMode mode);
+
+/// Every model the rule tests use (positives and negatives), by name, in ONNX text format.
+std::vector<std::pair<std::string, std::string>> normModelCases();
 
 /// Rewrites `text` (ONNX text format) with the shipped rules as the CLI does (shape
 /// inference on) and returns the op types of the result; `model` receives the result.

@@ -1,0 +1,63 @@
+//===- CppEmitter.h - rules as C++ matchers (rulec --emit=cpp) ------------===//
+//
+// Writes one `<stem>.gen.cc` per rule file that has rules, plus registry.gen.h and
+// registry.gen.cc exposing populateGeneratedRules(RuleSet&) and one
+// populate<Family>(RuleSet&) per file. Each rule becomes a `<PascalName>Match`
+// (one function per pattern expr: early returns, backtracking at alternatives,
+// commutative operands and optional ops, in the interpreter's search order) and a
+// `<PascalName>Rule : RewritePattern`. The leaf checks and failure texts are shared
+// with the interpreter's semantics through runtime/match/GeneratedSupport.h.
+//
+// Output is deterministic (no timestamps; files, rules and ops in input order) and
+// already clang-format clean, so CI can diff a fresh run against generated/.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/RuleIR.h"
+
+namespace onnx_rewrite {
+
+/// A rule the C++ back end cannot compile ("file:line:col: rule: what").
+class CppEmitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The C++ back end of rulec.
+class CppEmitter {
+ public:
+  /// `file` holds the rules of `inputs` (the paths as given to rulec, in order);
+  /// `command` is the regeneration command quoted in the output.
+  CppEmitter(const ir::RuleFile& file, std::vector<std::string> inputs, std::string command)
+      : file_(file), inputs_(std::move(inputs)), command_(std::move(command)) {}
+
+  /// Every output file as (file name, text), in a fixed order. Throws CppEmitError.
+  std::vector<std::pair<std::string, std::string>> run() const;
+
+  /// The generated file of the rules read from `input` (empty if it has none).
+  std::string emitFamily(const std::string& input) const;
+  std::string emitRegistryHeader() const;
+  std::string emitRegistrySource() const;
+
+  /// "layer_norm" for "rules/layer_norm.yaml".
+  static std::string stem(const std::string& path);
+  /// "LayerNorm" for "layer_norm".
+  static std::string pascal(const std::string& name);
+
+ private:
+  /// Input files that define at least one rule, in order.
+  std::vector<std::string> familyInputs() const;
+  std::vector<const ir::Rule*> rulesOf(const std::string& input) const;
+
+  const ir::RuleFile& file_;
+  std::vector<std::string> inputs_;
+  std::string command_;
+};
+
+}  // namespace onnx_rewrite
