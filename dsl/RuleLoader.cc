@@ -1,6 +1,9 @@
 //===- RuleLoader.cc - rule files in, checked Rule IR out -----------------===//
 #include "dsl/RuleLoader.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -19,7 +22,21 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
-std::string defaultTableGenIncludeDir() { return ONNX_REWRITE_TD_DIR; }
+std::string defaultTableGenIncludeDir() {
+  // An installed rulec finds the .td files next to it (<prefix>/bin/../share/...); a
+  // build-tree rulec uses the source tree's dsl/td.
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    std::string path(exe, static_cast<size_t>(n));
+    std::string prefix = path.substr(0, path.find_last_of('/'));
+    prefix = prefix.substr(0, prefix.find_last_of('/'));
+    const std::string installed = prefix + "/share/onnx_rewrite/td";
+    struct stat st {};
+    if (::stat((installed + "/onnx_rewrite/Rule.td").c_str(), &st) == 0) return installed;
+  }
+  return ONNX_REWRITE_TD_DIR;
+}
 
 bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions& options,
                    ir::RuleFile& out, DiagnosticEngine& diag) {

@@ -8,9 +8,8 @@
 namespace onnx_rewrite {
 
 std::string Result::toJson() const {
-  std::string stats_json = stats.toJson();
-  stats_json.pop_back();  // reopen the object to append our fields
-  std::string out = stats_json;
+  std::string out = stats.toJson();
+  out.erase(out.find_last_not_of("}\n") + 1);  // reopen the object to append our fields
   out += ",\n  \"external_bytes_read\": " + std::to_string(external_bytes_read);
   out += ",\n  \"notes\": [";
   for (size_t i = 0; i < notes.size(); ++i) out += (i ? ", " : "") + jsonQuote(notes[i]);

@@ -1,6 +1,7 @@
 //===- BuiltinRules.cc - the rule set onnx-rewrite ships ------------------===//
 #include "runtime/builtin/BuiltinRules.h"
 
+#include "generated/registry.gen.h"
 #include "runtime/builtin/GeluRules.h"
 
 namespace onnx_rewrite {
@@ -9,6 +10,7 @@ RuleSet builtinRules() {
   RuleSet rules;
   rules.add(makeGeluErfRule());
   rules.add(makeBiasGeluRule());
+  populateGeneratedRules(rules);  // rules/, compiled by rulec into generated/
   return rules;
 }
 

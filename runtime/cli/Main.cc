@@ -16,7 +16,6 @@
 
 #include "compiler/diag/Diagnostics.h"
 #include "dsl/RuleLoader.h"
-#include "generated/registry.gen.h"
 #include "runtime/api/Rewrite.h"
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/cli/CommandLine.h"
@@ -48,11 +47,7 @@ void listRules(const RuleSet& rules, const RuleFilter& filter) {
 /// hand-written rules plus rulec's compiled rules/ (generated/). Rule file errors print
 /// like rulec's and end the run with status 1.
 RuleSet loadRules(const CommandLine& cl) {
-  if (cl.rules.empty()) {
-    RuleSet rules = builtinRules();
-    populateGeneratedRules(rules);
-    return rules;
-  }
+  if (cl.rules.empty()) return builtinRules();
   const std::vector<std::string>& files = cl.rules;
   RuleSet rules;
   DiagnosticEngine diag;

@@ -18,7 +18,7 @@
 
 #include <onnx/onnx_pb.h>
 
-// Ours: populateQuickGelu (rules/quick_gelu.td), and populateGeneratedRules (the library's).
+// Ours: populateQuickGelu (rules/quick_gelu.td).
 #include "generated/registry.gen.h"
 #include "runtime/api/Rewrite.h"
 #include "runtime/builtin/BuiltinRules.h"
@@ -81,10 +81,8 @@ int run(int argc, char** argv) {
   onnx::ModelProto model = buildModel();
 
   // The rules onnx-rewrite runs (hand-written ones, then the shipped rules/ compiled into the
-  // library: populateGeneratedRules is the library's), plus ours, compiled by the installed
-  // rulec.
+  // library), plus ours, compiled by the installed rulec.
   onnx_rewrite::RuleSet rules = onnx_rewrite::builtinRules();
-  onnx_rewrite::populateGeneratedRules(rules);
   const size_t builtin = rules.size();
   onnx_rewrite::populateQuickGelu(rules);
   if (rules.find("example_silu_quick_gelu") == nullptr)
