@@ -325,6 +325,7 @@ TEST(Driver, StatisticsAreJson) {
       << json;
   EXPECT_NE(json.find("\"external_bytes_read\": 0"), std::string::npos) << json;
   EXPECT_EQ(json.back(), '}');
+  EXPECT_EQ(json.find("]\n,"), std::string::npos) << "the rules list closes cleanly";
 }
 
 /// Records match failures, as explain mode will.
