@@ -75,6 +75,7 @@ class PlanBuilder {
     for (const ir::Constraint& c : p.constraints) plan_.constraints.push_back(buildConstraint(c));
     if (r.targets.empty()) error(r.loc, "the rule has no rewrite");
     for (const ir::Target& t : r.targets) plan_.targets.push_back(buildTarget(t));
+    buildSpec();
     return std::move(plan_);
   }
 
@@ -240,6 +241,7 @@ class PlanBuilder {
       const ir::TargetExpr& te = t.exprs[i];
       TargetExprPlan& xp = tp.exprs[i];
       xp.expr = &te;
+      xp.loc = locOf(*plan_.rule, te.loc);
       for (uint32_t in : te.inputs)
         if (in >= t.exprs.size())
           error(te.loc, "target input " + std::to_string(in) + " does not exist");
@@ -257,8 +259,10 @@ class PlanBuilder {
               error(te.loc, "tensor helper " + te.helper + " takes " +
                                 std::to_string(xp.helper->arity) + " arguments, not " +
                                 std::to_string(te.args.size()));
-            for (const std::string& a : te.args)
+            for (const std::string& a : te.args) {
               xp.args.push_back(boundSlot(a, te.loc, "helper reads"));
+              xp.arg_names.push_back(a.c_str());
+            }
           } else {
             xp.tensor = literalTensor(te);
           }
@@ -301,6 +305,7 @@ class PlanBuilder {
     TargetAttrPlan ap;
     ap.attr = &a;
     const ir::SourceLoc& loc = a.loc.known() ? a.loc : te.loc;
+    ap.loc = locOf(*plan_.rule, loc);
     switch (a.kind) {
       case ir::TargetAttr::Kind::kLiteral:
         if (!wellFormed(a.literal)) error(loc, "attribute " + a.name + " has a malformed literal");
@@ -322,8 +327,10 @@ class PlanBuilder {
         if (!ap.helper->accepts(a.args.size()))
           error(loc, "attribute helper " + a.ref + " takes " + std::to_string(ap.helper->arity) +
                          " arguments, not " + std::to_string(a.args.size()));
-        for (const std::string& arg : a.args)
+        for (const std::string& arg : a.args) {
           ap.args.push_back(boundSlot(arg, loc, "helper reads"));
+          ap.arg_names.push_back(arg.c_str());
+        }
         break;
     }
     return ap;
@@ -424,6 +431,81 @@ class PlanBuilder {
     }
   }
 
+  /// The rule as the shared checks see it (what rulec's C++ emitter writes out).
+  void buildSpec() {
+    const ir::Rule& r = *plan_.rule;
+    gen::RuleSpec& spec = plan_.spec;
+    spec.name = r.name;
+    spec.loc = r.loc.str();
+    spec.root = r.pattern.root;
+    spec.slot_names = plan_.slot_names;
+    spec.num_captures = plan_.capture_names.size();
+    spec.num_symbols = plan_.symbols.size();
+    for (const ExprPlan& ep : plan_.exprs) {
+      const ir::Expr& e = *ep.expr;
+      gen::ExprSpec& x = spec.exprs.emplace_back();
+      x.label = ep.label;
+      x.loc = locOf(r, e.loc);
+      x.slot = ep.slot;
+      x.output = e.output;
+      x.num_inputs = static_cast<uint32_t>(e.inputs.size());
+      for (const AttrPlan& ap : ep.attrs) {
+        const ir::AttrMatch& m = *ap.match;
+        gen::AttrSpec& a = x.attrs.emplace_back();
+        a.name = m.name;
+        a.kind = static_cast<gen::AttrSpec::Kind>(m.kind);
+        for (const ir::Literal& v : m.values) a.values.push_back(genLiteral(v));
+        a.min = m.min;
+        a.max = m.max;
+        if (m.default_value) a.default_value = genLiteral(*m.default_value);
+        a.axes = ap.axes;
+        a.capture = ap.capture;
+        a.capture_name = m.capture;
+        a.loc = locOf(r, m.loc.known() ? m.loc : e.loc);
+      }
+      if (e.kind == ir::Expr::Kind::kOp)
+        for (const auto& [output, name] : e.other_outputs)
+          x.other_outputs.push_back({output, binds(name) ? slots_.at(name) : gen::kNoSlot, name});
+      x.literal = genLiteral(e.literal);
+      x.tolerance = e.tolerance;
+    }
+    for (const ConstraintPlan& cp : plan_.constraints) {
+      const ir::Constraint& c = *cp.c;
+      gen::ConstraintSpec& x = spec.constraints.emplace_back();
+      x.kind = static_cast<gen::ConstraintSpec::Kind>(c.kind);
+      x.subject = c.subject;
+      x.slot = cp.slot;
+      x.min = c.min;
+      x.max = c.max;
+      x.has_min = c.has_min;
+      x.has_max = c.has_max;
+      x.literal = genLiteral(c.literal);
+      x.tolerance = c.tolerance;
+      x.ints = c.ints;
+      x.strings = c.strings;
+      x.elem_types = cp.elem_types;
+      x.dims = c.dims;
+      for (const DimPlan& d : cp.dims)
+        x.dim_plans.push_back(
+            {static_cast<gen::ConstraintSpec::Dim::Kind>(d.kind), d.value, d.symbol});
+      x.native = c.native;
+      x.args = c.args;
+      x.arg_slots = cp.args;
+      x.predicate = cp.native;
+      x.loc = locOf(r, c.loc);
+    }
+    for (const TargetPlan& tp : plan_.targets) {
+      gen::VariantSpec& v = spec.variants.emplace_back();
+      v.has_when = tp.target->when.has_value();
+      if (v.has_when) {
+        v.domain = tp.target->when->domain;
+        v.min_opset = tp.target->when->min_opset;
+        v.max_opset = tp.target->when->max_opset;
+      }
+      v.tags = tp.tags;
+    }
+  }
+
   Plan plan_;
   std::map<std::string, uint32_t> slots_;
   std::map<std::string, uint32_t> captures_;
@@ -435,45 +517,21 @@ Plan buildPlan(std::shared_ptr<const ir::Rule> rule) {
   return PlanBuilder(std::move(rule)).build();
 }
 
-std::string opLabel(const std::string& domain, const std::string& op) {
-  return canonicalDomain(domain).empty() ? op : domain + "." + op;
+std::string locOf(const ir::Rule& rule, const ir::SourceLoc& loc) {
+  return (loc.known() || !loc.file.empty() ? loc : rule.loc).str();
 }
 
-std::string lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+gen::Literal genLiteral(const ir::Literal& l) {
+  gen::Literal out;
+  out.kind = static_cast<gen::Literal::Kind>(l.kind);
+  out.ints = l.ints;
+  out.floats = l.floats;
+  out.strings = l.strings;
+  return out;
 }
 
 onnx::AttributeProto literalAttribute(const ir::Literal& lit, const std::string& name) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  switch (lit.kind) {
-    case ir::Literal::Kind::kInt:
-      a.set_type(onnx::AttributeProto::INT);
-      a.set_i(lit.ints.at(0));
-      break;
-    case ir::Literal::Kind::kFloat:
-      a.set_type(onnx::AttributeProto::FLOAT);
-      a.set_f(static_cast<float>(lit.floats.at(0)));
-      break;
-    case ir::Literal::Kind::kString:
-      a.set_type(onnx::AttributeProto::STRING);
-      a.set_s(lit.strings.at(0));
-      break;
-    case ir::Literal::Kind::kInts:
-      a.set_type(onnx::AttributeProto::INTS);
-      for (int64_t v : lit.ints) a.add_ints(v);
-      break;
-    case ir::Literal::Kind::kFloats:
-      a.set_type(onnx::AttributeProto::FLOATS);
-      for (double v : lit.floats) a.add_floats(static_cast<float>(v));
-      break;
-    case ir::Literal::Kind::kStrings:
-      a.set_type(onnx::AttributeProto::STRINGS);
-      for (const std::string& s : lit.strings) a.add_strings(s);
-      break;
-  }
-  return a;
+  return gen::literalAttribute(genLiteral(lit), name);
 }
 
 bool wellFormed(const ir::Literal& lit) {

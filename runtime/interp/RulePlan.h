@@ -20,6 +20,7 @@
 
 #include "compiler/ir/RuleIR.h"
 #include "runtime/graph/OpId.h"
+#include "runtime/match/GeneratedSupport.h"
 #include "runtime/match/NativeHelpers.h"
 
 namespace onnx_rewrite::interp {
@@ -73,6 +74,8 @@ struct TargetAttrPlan {
   uint32_t slot = kNoSlot;       ///< kValueOf: value slot; kCaptured: capture slot
   const AttributeHelper* helper = nullptr;
   std::vector<uint32_t> args;
+  std::vector<const char*> arg_names;  ///< kHelper: the names of `args`, as written
+  std::string loc;                     ///< resolved: the attr's, else its expr's
 };
 
 /// A target expr, resolved; for a new node, the outputs it declares and omits.
@@ -86,6 +89,8 @@ struct TargetExprPlan {
   onnx::TensorProto tensor;  ///< kTensor literal
   const TensorHelper* helper = nullptr;
   std::vector<uint32_t> args;
+  std::vector<const char*> arg_names;  ///< helper: the names of `args`, as written
+  std::string loc;                     ///< resolved
 };
 
 /// One rewrite variant.
@@ -110,6 +115,9 @@ struct Plan {
   /// Distinct root ops and the output of the root node the pattern root is.
   std::vector<std::pair<OpId, uint32_t>> roots;
   std::vector<OpId> creates;
+  /// What the checks and failure reasons shared with generated matchers need
+  /// (runtime/match/GeneratedSupport.h); indexed like the above.
+  gen::RuleSpec spec;
 };
 
 /// Compiles `rule`. Throws std::invalid_argument ("file:line:col: rule: what") for a rule
@@ -118,9 +126,12 @@ Plan buildPlan(std::shared_ptr<const ir::Rule> rule);
 
 // ---- Helpers shared with the matcher ------------------------------------------------------
 
-/// "Name" for the ONNX domain, else "domain.Name" (as rule files write ops).
-std::string opLabel(const std::string& domain, const std::string& op);
-std::string lowercase(std::string s);
+using gen::lowercase;
+using gen::opLabel;
+/// `l` in the shared checks' form.
+gen::Literal genLiteral(const ir::Literal& l);
+/// `loc`, or the rule's own location when it is unknown (as failure reasons print it).
+std::string locOf(const ir::Rule& rule, const ir::SourceLoc& loc);
 /// The attribute `name` holding `lit`: INT, FLOAT, STRING, INTS, FLOATS or STRINGS.
 onnx::AttributeProto literalAttribute(const ir::Literal& lit, const std::string& name);
 /// A scalar literal has exactly one value.

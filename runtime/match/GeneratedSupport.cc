@@ -1,8 +1,9 @@
 //===- GeneratedSupport.cc - what rulec's generated matchers call ---------===//
 //
-// The checks and messages here follow runtime/interp/RuleInterpreter.cc line by
-// line (same order of tests, same failure kinds, same text); keep the two in
-// step. CompiledEqualsInterpretedTest compares both on every rule test model.
+// One implementation of the checks and messages serves both rulec's generated
+// matchers and the interpreter (runtime/interp/RuleInterpreter.cc drives these
+// over its Plan's RuleSpec). CompiledEqualsInterpretedTest still compares the
+// two searches on every rule test model.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/match/GeneratedSupport.h"
@@ -30,15 +31,6 @@ std::string formatDouble(double v) {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-std::string lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string opLabel(const std::string& domain, const std::string& op) {
-  return canonicalDomain(domain).empty() ? op : domain + "." + op;
-}
-
 std::string formatNumbers(const std::vector<double>& values, bool as_float, bool list) {
   Literal l;
   if (as_float) {
@@ -64,38 +56,6 @@ bool reject(std::string* why, F&& text) {
 
 bool closeFloats(double a, double b) {
   return a == b || std::fabs(a - b) <= 1e-6 * std::max(std::fabs(a), std::fabs(b));
-}
-
-onnx::AttributeProto literalAttribute(const Literal& lit, const std::string& name) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  switch (lit.kind) {
-    case Literal::Kind::kInt:
-      a.set_type(onnx::AttributeProto::INT);
-      a.set_i(lit.ints.at(0));
-      break;
-    case Literal::Kind::kFloat:
-      a.set_type(onnx::AttributeProto::FLOAT);
-      a.set_f(static_cast<float>(lit.floats.at(0)));
-      break;
-    case Literal::Kind::kString:
-      a.set_type(onnx::AttributeProto::STRING);
-      a.set_s(lit.strings.at(0));
-      break;
-    case Literal::Kind::kInts:
-      a.set_type(onnx::AttributeProto::INTS);
-      for (int64_t v : lit.ints) a.add_ints(v);
-      break;
-    case Literal::Kind::kFloats:
-      a.set_type(onnx::AttributeProto::FLOATS);
-      for (double v : lit.floats) a.add_floats(static_cast<float>(v));
-      break;
-    case Literal::Kind::kStrings:
-      a.set_type(onnx::AttributeProto::STRINGS);
-      for (const std::string& s : lit.strings) a.add_strings(s);
-      break;
-  }
-  return a;
 }
 
 std::string joinLiterals(const std::vector<Literal>& values) {
@@ -178,6 +138,47 @@ Literal stringsLiteral(std::vector<std::string> v) {
   l.kind = Literal::Kind::kStrings;
   l.strings = std::move(v);
   return l;
+}
+
+onnx::AttributeProto literalAttribute(const Literal& lit, const std::string& name) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  switch (lit.kind) {
+    case Literal::Kind::kInt:
+      a.set_type(onnx::AttributeProto::INT);
+      a.set_i(lit.ints.at(0));
+      break;
+    case Literal::Kind::kFloat:
+      a.set_type(onnx::AttributeProto::FLOAT);
+      a.set_f(static_cast<float>(lit.floats.at(0)));
+      break;
+    case Literal::Kind::kString:
+      a.set_type(onnx::AttributeProto::STRING);
+      a.set_s(lit.strings.at(0));
+      break;
+    case Literal::Kind::kInts:
+      a.set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : lit.ints) a.add_ints(v);
+      break;
+    case Literal::Kind::kFloats:
+      a.set_type(onnx::AttributeProto::FLOATS);
+      for (double v : lit.floats) a.add_floats(static_cast<float>(v));
+      break;
+    case Literal::Kind::kStrings:
+      a.set_type(onnx::AttributeProto::STRINGS);
+      for (const std::string& s : lit.strings) a.add_strings(s);
+      break;
+  }
+  return a;
+}
+
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string opLabel(const std::string& domain, const std::string& op) {
+  return canonicalDomain(domain).empty() ? op : domain + "." + op;
 }
 
 // ---- Target attributes and native functions ------------------------------------------------
@@ -919,8 +920,7 @@ bool Matcher::requireBound(uint32_t slot, const char* loc, const char* name) {
   return s_.slots[slot] != kNoId || unbound(loc, name);
 }
 
-bool Matcher::gatherArgs(std::initializer_list<uint32_t> slots,
-                         std::initializer_list<const char*> names, const char* loc) {
+bool Matcher::gatherArgs(ListRef<uint32_t> slots, ListRef<const char*> names, const char* loc) {
   s_.args.clear();
   const char* const* name = names.begin();
   for (uint32_t slot : slots) {
@@ -973,11 +973,11 @@ std::optional<onnx::AttributeProto> Matcher::captured(uint32_t capture, const ch
   return out;
 }
 
-std::optional<onnx::AttributeProto> Matcher::attrHelper(const AttributeHelper* helper,
-                                                        std::initializer_list<uint32_t> slots,
-                                                        std::initializer_list<const char*> names,
-                                                        const char* attr, const char* loc,
-                                                        const char* unbound_loc) {
+std::optional<onnx::AttributeProto> Matcher::attrHelperArgs(const AttributeHelper* helper,
+                                                            ListRef<uint32_t> slots,
+                                                            ListRef<const char*> names,
+                                                            const char* attr, const char* loc,
+                                                            const char* unbound_loc) {
   if (!gatherArgs(slots, names, unbound_loc)) return std::nullopt;
   std::optional<onnx::AttributeProto> out =
       helper->fn(MatchContext{model_, g_}, ValueArgs(s_.args));
@@ -991,10 +991,10 @@ std::optional<onnx::AttributeProto> Matcher::attrHelper(const AttributeHelper* h
   return out;
 }
 
-std::optional<onnx::TensorProto> Matcher::helperTensor(const TensorHelper* helper,
-                                                       std::initializer_list<uint32_t> slots,
-                                                       std::initializer_list<const char*> names,
-                                                       const char* loc) {
+std::optional<onnx::TensorProto> Matcher::helperTensorArgs(const TensorHelper* helper,
+                                                           ListRef<uint32_t> slots,
+                                                           ListRef<const char*> names,
+                                                           const char* loc) {
   if (!gatherArgs(slots, names, loc)) return std::nullopt;
   std::optional<onnx::TensorProto> made = helper->fn(MatchContext{model_, g_}, ValueArgs(s_.args));
   if (!made)

@@ -7,12 +7,12 @@
 // conditions (either opset form), constants, `where` constraints, target
 // attributes, the replaceability of the match, and the failure reasons.
 //
-// Semantics and failure text are those of the interpreter (runtime/interp/
-// RuleInterpreter.h), which is the reference: the same search state (expr
-// values, slots, attribute captures, a trail to undo them, a progress count
-// for "the failure that got furthest") is kept the same way, so compiled and
-// interpreted rules find the same match and report the same reason.
-// tests/unit/codegen/CompiledEqualsInterpretedTest guards this.
+// The interpreter (runtime/interp/RuleInterpreter.h) uses the same Matcher: it
+// builds a RuleSpec from the Rule IR (RulePlan.cc) and drives these checks from
+// its goal stack, so both keep the same search state (expr values, slots,
+// attribute captures, a trail to undo them, a progress count for "the failure
+// that got furthest") in one piece of code, find the same match and report the
+// same reason. tests/unit/codegen/CompiledEqualsInterpretedTest guards this.
 //
 // A rule's static description (labels, locations, attribute conditions,
 // constraints, variants) is a RuleSpec the generated code builds once; a
@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,6 +59,16 @@ class Next {
   bool (*call_)(void*);
 };
 
+/// A non-owning view of a list of helper arguments (slots or names): a braced list in
+/// generated code, a vector in the interpreter. The list must outlive the call.
+template <typename T>
+struct ListRef {
+  const T* data = nullptr;
+  size_t size = 0;
+  const T* begin() const { return data; }
+  const T* end() const { return data + size; }
+};
+
 // ---- Static description of a rule --------------------------------------------------------
 
 /// A literal of a rule file (ir::Literal without the compiler dependency).
@@ -83,6 +94,12 @@ Literal stringLiteral(std::string v);
 Literal intsLiteral(std::vector<int64_t> v);
 Literal floatsLiteral(std::vector<double> v);
 Literal stringsLiteral(std::vector<std::string> v);
+
+/// The attribute `name` holding `lit`: INT, FLOAT, STRING, INTS, FLOATS or STRINGS.
+onnx::AttributeProto literalAttribute(const Literal& lit, const std::string& name);
+/// "Name" for the ONNX domain, else "domain.Name" (as rule files write ops).
+std::string opLabel(const std::string& domain, const std::string& op);
+std::string lowercase(std::string s);
 
 /// A condition on an attribute of a matched op (ir::AttrMatch).
 struct AttrSpec {
@@ -298,11 +315,25 @@ class Matcher {
                                                  std::initializer_list<uint32_t> slots,
                                                  std::initializer_list<const char*> names,
                                                  const char* attr, const char* loc,
-                                                 const char* unbound_loc);
+                                                 const char* unbound_loc) {
+    return attrHelperArgs(helper, {slots.begin(), slots.size()}, {names.begin(), names.size()},
+                          attr, loc, unbound_loc);
+  }
   std::optional<onnx::TensorProto> helperTensor(const TensorHelper* helper,
                                                 std::initializer_list<uint32_t> slots,
                                                 std::initializer_list<const char*> names,
-                                                const char* loc);
+                                                const char* loc) {
+    return helperTensorArgs(helper, {slots.begin(), slots.size()}, {names.begin(), names.size()},
+                            loc);
+  }
+  /// The same over argument lists held elsewhere (the interpreter's plan).
+  std::optional<onnx::AttributeProto> attrHelperArgs(const AttributeHelper* helper,
+                                                     ListRef<uint32_t> slots,
+                                                     ListRef<const char*> names, const char* attr,
+                                                     const char* loc, const char* unbound_loc);
+  std::optional<onnx::TensorProto> helperTensorArgs(const TensorHelper* helper,
+                                                    ListRef<uint32_t> slots,
+                                                    ListRef<const char*> names, const char* loc);
   /// The matched nodes (in expr order) into scratch().matched; clears provided.
   void collectMatched();
   /// Source value `slot` may be replaced (computed by the match; names kept); appends
@@ -329,8 +360,7 @@ class Matcher {
   bool constantMatches(const Literal& lit, double tolerance, ValueId v, std::string* why);
   bool checkConstraint(uint32_t index, std::string* why);
   bool checkShape(const ConstraintSpec& c, ValueId v, std::string* why);
-  bool gatherArgs(std::initializer_list<uint32_t> slots, std::initializer_list<const char*> names,
-                  const char* loc);
+  bool gatherArgs(ListRef<uint32_t> slots, ListRef<const char*> names, const char* loc);
   void resetSymbols();
 
   struct Actual;
