@@ -139,6 +139,31 @@ TEST(LayerNormRule, DoesNotFuseWhenAnIntermediateIsUsedOutside) {
   expectUnchanged(layerNormModel(ln([](LayerNormSpec& s) { s.leak_d = true; })), kLayerNormRules);
 }
 
+TEST(LayerNormRule, Fp16SandwichDoesNotFuseKeepdims0) {
+  expectUnchanged(layerNormModel(ln([](LayerNormSpec& s) {
+                    s.fp16 = true;
+                    s.keepdims = 0;
+                  })),
+                  kLayerNormRules);
+}
+
+TEST(LayerNormRule, WithoutBiasDoesNotFuseAnExponentOtherThan2) {
+  expectUnchanged(layerNormModel(ln([](LayerNormSpec& s) {
+                    s.bias = false;
+                    s.exponent = "3.0";
+                  })),
+                  kLayerNormRules);
+}
+
+TEST(LayerNormRule, WithoutScaleOrBiasDoesNotFuseOverAnotherAxis) {
+  expectUnchanged(layerNormModel(ln([](LayerNormSpec& s) {
+                    s.bias = false;
+                    s.scale = false;
+                    s.axes = "1";
+                  })),
+                  kLayerNormRules);
+}
+
 TEST(LayerNormRule, WithALeakedIntermediateTheWholeSetFusesOnlyTheRmsNormOfIt) {
   // d / sqrt(mean(d^2) + eps) * gamma is an RMSNorm of d, which stays available.
   auto s = ln([](LayerNormSpec& s) { s.leak_d = true; });
@@ -326,6 +351,13 @@ TEST(SkipSimplifiedLayerNormRule, ReExportsASumReadElsewhere) {
             (Ops{"com.microsoft::SkipSimplifiedLayerNormalization", "Relu"}));
   EXPECT_EQ(model.graph().node(0).output_size(), 4);
   expectSameInOrt(skipLayerNormModel(s));
+}
+
+TEST(SkipSimplifiedLayerNormRule, DoesNotFuseMismatchedShapes) {
+  SkipLayerNormSpec s;
+  s.simplified = true;
+  s.skip_dims = "S, 8";
+  EXPECT_EQ(fuse(skipLayerNormModel(s)), (Ops{"Add", "SimplifiedLayerNormalization"}));
 }
 
 TEST(SkipSimplifiedLayerNormRule, FusesAfterOnnxRMSNormalizationAtOpset23) {
