@@ -108,9 +108,9 @@ class Worklist : public RewriteListener {
   std::vector<std::vector<uint8_t>> queued_;
 };
 
-uint64_t liveNodes(Model& model) {
+uint64_t liveNodes(const std::vector<Graph*>& graphs) {
   uint64_t n = 0;
-  for (Graph* g : model.allGraphs()) n += g->liveNodeCount();
+  for (const Graph* g : graphs) n += g->liveNodeCount();
   return n;
 }
 
@@ -128,7 +128,7 @@ DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& ru
   // Bodies are listed before the graph is rewritten: a rewrite never creates bodies,
   // and erased nodes keep theirs alive until the model is saved.
   std::vector<Graph*> graphs = model.allGraphs();
-  stats.nodes_before = liveNodes(model);
+  stats.nodes_before = liveNodes(graphs);
   bool out_of_rewrites = false;
 
   for (Graph* graph : graphs) {
@@ -188,7 +188,8 @@ DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& ru
     }
   }
   if (out_of_rewrites) stats.converged = false;
-  stats.nodes_after = liveNodes(model);
+  // Bodies of nodes a rewrite erased no longer count.
+  stats.nodes_after = liveNodes(model.allGraphs());
   stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return stats;
 }

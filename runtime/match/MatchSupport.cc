@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "runtime/graph/ModelError.h"
+#include "runtime/match/Params.h"
 
 namespace onnx_rewrite {
 
@@ -70,11 +71,10 @@ std::optional<std::vector<int64_t>> staticShape(const Graph& graph, ValueId v) {
   if (v == kNoId) return std::nullopt;
   if (const onnx::TensorProto* t = constantTensor(graph, v))
     return std::vector<int64_t>(t->dims().begin(), t->dims().end());
-  const onnx::TypeProto* type = graph.value(v).type();
-  if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape()) return std::nullopt;
+  const onnx::TensorShapeProto* shape = valueShape(graph, v);
+  if (!shape) return std::nullopt;
   std::vector<int64_t> dims;
-  for (const auto& d : type->tensor_type().shape().dim())
-    dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  for (const auto& d : shape->dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
   return dims;
 }
 
