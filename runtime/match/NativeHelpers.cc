@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "runtime/match/MatchSupport.h"
+#include "runtime/match/NativeFamilies.h"
 #include "runtime/match/Params.h"
 
 namespace onnx_rewrite {
@@ -206,6 +207,11 @@ class Registry {
         TensorHelper{"ones_of_last_dim", 1, &onesOfLastDim,
                      "1-D tensor of ones as long as x's static last dim, of x's element type "
                      "(float, double, float16, bfloat16)"});
+    for (NativeFamily family : {attentionNatives(), rotaryNatives(), geluNatives()}) {
+      for (auto& entry : family.predicates) add(predicates, std::move(entry));
+      for (auto& entry : family.attribute_helpers) add(attribute_helpers, std::move(entry));
+      for (auto& entry : family.tensor_helpers) add(tensor_helpers, std::move(entry));
+    }
   }
 
   std::mutex mutex_;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 #include <unistd.h>
@@ -22,10 +24,15 @@ namespace {
 RuleSet loadInterpreted() {
   // Repo-relative paths, as rulec was given them: rule sources and failure texts then name
   // "rules/x.yaml:L:C" in both modes.
+  // Every .yaml and .td of rules/, in byte order of their names, as
+  // compiler/rulec/regenerate.sh gives them to rulec.
   std::vector<std::string> files;
-  for (const char* name :
-       {"com_microsoft.yaml", "layer_norm.yaml", "rms_norm.td", "skip_layer_norm.yaml"})
-    files.push_back(std::string("rules/") + name);
+  for (const auto& entry : std::filesystem::directory_iterator(ONNX_REWRITE_RULES_DIR)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".yaml" || ext == ".td"))
+      files.push_back("rules/" + entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
   char cwd[4096];
   if (!::getcwd(cwd, sizeof cwd)) throw std::runtime_error("getcwd failed");
   if (::chdir(ONNX_REWRITE_SOURCE_DIR) != 0) throw std::runtime_error("cannot enter the source");
