@@ -62,24 +62,23 @@ ValueId Graph::newValue(std::string name) {
   ValueId id = static_cast<ValueId>(values_.size());
   Value& v = values_.emplace_back();
   v.name_ = std::move(name);
-  by_name_.emplace(v.name_, id);
+  // First definition wins, as with a map's emplace (fresh and outer names are new anyway).
+  by_name_.insert(v.name_, valueName(), [id] { return id; });
   return id;
 }
 
 ValueId Graph::internValue(const std::string& name) {
-  auto [it, inserted] = by_name_.try_emplace(name, static_cast<ValueId>(values_.size()));
-  if (!inserted) return it->second;
-  names_.insert(name);
-  values_.emplace_back().name_ = name;
-  return it->second;
+  return by_name_.insert(name, valueName(), [&] {
+    names_.insert(name);
+    values_.emplace_back().name_ = name;
+    return static_cast<ValueId>(values_.size() - 1);
+  });
 }
 
-ValueId Graph::findValue(const std::string& name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? kNoId : it->second;
+ValueId Graph::findValue(std::string_view name) const {
+  const uint32_t id = by_name_.find(name, valueName());
+  return id == NameIndex::kAbsent ? kNoId : id;
 }
-
-ValueId Graph::findValue(std::string_view name) const { return findValue(std::string(name)); }
 
 ValueId Graph::resolveCapture(const std::string& name, NodeId capturing_node) {
   ValueId v = findValue(name);
@@ -104,18 +103,23 @@ void Graph::importFrom(onnx::GraphProto& proto) {
   graph_proto_ = &proto;
   if (kind_ == Kind::kMain) label_ = "main";
   // Roughly one value per node output, input and initializer: reserve to avoid rehashing.
-  by_name_.reserve(static_cast<size_t>(proto.node_size()) * 2 + proto.initializer_size() +
-                   proto.input_size());
-  names_.reserve(names_.size() + by_name_.bucket_count());
+  const size_t expected =
+      static_cast<size_t>(proto.node_size()) * 2 + proto.initializer_size() + proto.input_size();
+  by_name_.reserve(by_name_.size() + expected, valueName());
+  // Node names come on top of values, and rewrites add names: room for half as many
+  // again, so the driver does not pay for growing a table of every name in the model.
+  names_.reserve(names_.size() + expected + expected / 2);
   for (const onnx::ValueInfoProto& in : proto.input()) {
     ValueId v = internValue(in.name());
     values_[v].graph_input_ = true;
     if (in.has_type()) values_[v].type_ = &in.type();
     inputs_.push_back(v);
   }
-  for (onnx::TensorProto& t : *proto.mutable_initializer()) {
+  for (int i = 0; i < proto.initializer_size(); ++i) {
+    onnx::TensorProto& t = *proto.mutable_initializer(i);
     ValueId v = internValue(t.name());
     values_[v].initializer_ = &t;
+    values_[v].initializer_index_ = static_cast<uint32_t>(i);
   }
   for (const onnx::SparseTensorProto& s : proto.sparse_initializer()) {
     ValueId v = internValue(s.values().name());
@@ -280,9 +284,20 @@ int64_t Graph::opsetVersion(std::string_view domain) const {
 std::vector<NodeId> Graph::topologicalOrder() const {
   // Kahn's algorithm; among ready nodes the smallest (order, id) goes first, so an
   // unmodified, sorted graph comes out in file order and new nodes sit where their
-  // match was.
-  std::vector<uint32_t> pending(nodes_.size(), 0);
+  // match was. When the live nodes sorted by (order, id) are already topologically
+  // ordered (the usual case: a rewrite puts new nodes at its match's place), Kahn's
+  // algorithm would emit exactly that sequence, so a sort and one check replace the
+  // heap.
   using Key = std::pair<uint64_t, NodeId>;
+  std::vector<Key> sorted;
+  sorted.reserve(live_nodes_);
+  for (NodeId id = 0; id < nodes_.size(); ++id)
+    if (nodes_[id].live_) sorted.emplace_back(nodes_[id].order_, id);
+  if (!std::is_sorted(sorted.begin(), sorted.end())) std::sort(sorted.begin(), sorted.end());
+  if (std::vector<NodeId> order = sortedIfTopological(sorted); !order.empty() || live_nodes_ == 0)
+    return order;
+
+  std::vector<uint32_t> pending(nodes_.size(), 0);
   std::priority_queue<Key, std::vector<Key>, std::greater<Key>> ready;
   auto countDeps = [&](NodeId id, ValueId v) {
     if (v != kNoId && values_[v].producer_ != kNoId) ++pending[id];
@@ -307,6 +322,31 @@ std::vector<NodeId> Graph::topologicalOrder() const {
     }
   }
   if (order.size() != live_nodes_) throw ModelError(label_ + ": the graph has a cycle");
+  return order;
+}
+
+std::vector<NodeId> Graph::sortedIfTopological(
+    const std::vector<std::pair<uint64_t, NodeId>>& sorted) const {
+  constexpr uint32_t kNotPlaced = UINT32_MAX;
+  std::vector<uint32_t> position(nodes_.size(), kNotPlaced);
+  for (uint32_t i = 0; i < sorted.size(); ++i) position[sorted[i].second] = i;
+  // Every producer a node waits for (Kahn counts inputs and captures with a producer)
+  // must be live and come earlier.
+  auto earlier = [&](ValueId v, uint32_t pos) {
+    if (v == kNoId || values_[v].producer_ == kNoId) return true;
+    const uint32_t p = position[values_[v].producer_];
+    return p != kNotPlaced && p < pos;
+  };
+  for (uint32_t i = 0; i < sorted.size(); ++i) {
+    const Node& n = nodes_[sorted[i].second];
+    for (ValueId v : n.inputs_)
+      if (!earlier(v, i)) return {};
+    for (ValueId v : n.captures_)
+      if (!earlier(v, i)) return {};
+  }
+  std::vector<NodeId> order;
+  order.reserve(sorted.size());
+  for (const auto& key : sorted) order.push_back(key.second);
   return order;
 }
 
@@ -358,10 +398,12 @@ ValueId Graph::addInitializer(onnx::TensorProto tensor, std::string_view name_hi
   std::string name = names_.fresh(name_hint);
   tensor.set_name(name);
   if (graph_proto_) {
+    const auto index = static_cast<uint32_t>(graph_proto_->initializer_size());
     onnx::TensorProto* stored = graph_proto_->add_initializer();
     *stored = std::move(tensor);
     ValueId v = newValue(name);
     values_[v].initializer_ = stored;
+    values_[v].initializer_index_ = index;
     values_[v].drop_if_unused_ = true;
     modified_ = true;
     return v;
@@ -410,9 +452,11 @@ bool Graph::replaceAllUsesWith(ValueId from, ValueId to) {
   if (pinned) {
     // %b takes over the name readers outside this graph rely on; %a, about to die,
     // keeps %b's old name so both stay unique.
+    const size_t slot_a = by_name_.slotOf(a.name_, valueName());
+    const size_t slot_b = by_name_.slotOf(b.name_, valueName());
     std::swap(a.name_, b.name_);
-    by_name_[a.name_] = from;
-    by_name_[b.name_] = to;
+    by_name_.setId(slot_a, to);
+    by_name_.setId(slot_b, from);
     b.graph_output_count_ = a.graph_output_count_;
     a.graph_output_count_ = 0;
     std::replace(outputs_.begin(), outputs_.end(), from, to);
@@ -475,25 +519,22 @@ void Graph::exportNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& out
     if (n.io_dirty_) writeNodeIo(n);
     out.AddAllocated(n.proto_.release());
   }
-  for (Node& n : nodes_) n.proto_.reset();  // erased nodes
+  for (NodeId id = 0; id < nodes_.size(); ++id) nodes_[id].proto_.reset();  // erased nodes
 }
 
 void Graph::exportInitializers() {
   auto* inits = graph_proto_->mutable_initializer();
   bool any_dropped = false;
   std::vector<bool> keep(inits->size(), true);
-  std::unordered_map<const onnx::TensorProto*, int> slot;  // built only if something goes
-  for (const Value& v : values_) {
+  for (ValueId id = 0; id < values_.size(); ++id) {
+    const Value& v = values_[id];
     if (!v.initializer_ || !v.drop_if_unused_ || !v.uses_.empty() || v.graph_output_count_ > 0 ||
         v.graph_input_)
       continue;
-    if (slot.empty()) {
-      slot.reserve(inits->size());
-      for (int i = 0; i < inits->size(); ++i) slot.emplace(&inits->Get(i), i);
-    }
-    auto it = slot.find(v.initializer_);
-    if (it == slot.end()) continue;
-    keep[it->second] = false;
+    // Initializers move only here, so the index taken on import or add still holds.
+    if (v.initializer_index_ >= keep.size() || &inits->Get(v.initializer_index_) != v.initializer_)
+      continue;
+    keep[v.initializer_index_] = false;
     any_dropped = true;
   }
   if (!any_dropped) return;
@@ -521,7 +562,8 @@ void Graph::abandonImport() {
   if (exported_) return;
   exported_ = true;
   auto* out = graph_proto_ ? graph_proto_->mutable_node() : function_proto_->mutable_node();
-  for (Node& n : nodes_) {
+  for (NodeId id = 0; id < nodes_.size(); ++id) {
+    Node& n = nodes_[id];
     for (auto& body : n.subgraphs_) body->abandonImport();
     if (n.proto_) out->AddAllocated(n.proto_.release());
   }

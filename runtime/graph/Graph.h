@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,8 +24,10 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "runtime/graph/NameIndex.h"
 #include "runtime/graph/NameTable.h"
 #include "runtime/graph/OpId.h"
+#include "runtime/graph/SegmentedVector.h"
 
 namespace onnx_rewrite {
 
@@ -82,7 +83,8 @@ class Value {
   bool outer_ = false;
   bool sparse_initializer_ = false;
   bool live_ = true;
-  bool drop_if_unused_ = false;  // an initializer that lost its last use to a rewrite
+  bool drop_if_unused_ = false;     // an initializer that lost its last use to a rewrite
+  uint32_t initializer_index_ = 0;  // position of initializer_ in the GraphProto
   onnx::TensorProto* initializer_ = nullptr;
   const onnx::TypeProto* type_ = nullptr;
 };
@@ -183,9 +185,9 @@ class Graph {
   size_t valueCapacity() const { return values_.size(); }
   size_t liveNodeCount() const { return live_nodes_; }
   /// The value named `name` in this graph (not searching enclosing graphs), or kNoId.
-  ValueId findValue(const std::string& name) const;
   ValueId findValue(std::string_view name) const;
-  ValueId findValue(const char* name) const { return findValue(std::string(name)); }
+  ValueId findValue(const std::string& name) const { return findValue(std::string_view(name)); }
+  ValueId findValue(const char* name) const { return findValue(std::string_view(name)); }
   /// Live nodes of `op` in ascending id order.
   std::vector<NodeId> nodesOf(OpId op) const;
   /// Live node ids in ascending id order (loaded nodes in file order first).
@@ -239,6 +241,10 @@ class Graph {
   void removeUse(ValueId v, Use use);
   void markUsersDirty(ValueId v);
   void writeNodeIo(Node& n) const;
+  /// The ids of `sorted` (live nodes by (order, id)) if that is a topological order,
+  /// else empty.
+  std::vector<NodeId> sortedIfTopological(
+      const std::vector<std::pair<uint64_t, NodeId>>& sorted) const;
   void exportNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& out);
   void exportInitializers();
   void exportValueInfo();
@@ -251,9 +257,17 @@ class Graph {
   onnx::GraphProto* graph_proto_ = nullptr;
   onnx::FunctionProto* function_proto_ = nullptr;
 
-  std::deque<Node> nodes_;  // deque: references stay valid while rewrites add nodes
-  std::deque<Value> values_;
-  std::unordered_map<std::string, ValueId> by_name_;
+  // Segmented: references stay valid while rewrites add nodes and values.
+  SegmentedVector<Node> nodes_;
+  SegmentedVector<Value> values_;
+  /// Reads the current name of a value, for by_name_.
+  struct ValueName {
+    const SegmentedVector<Value>* values;
+    std::string_view operator()(ValueId id) const { return (*values)[id].name_; }
+  };
+  ValueName valueName() const { return ValueName{&values_}; }
+
+  NameIndex by_name_;                       // value name -> id; names stay in values_
   std::vector<std::vector<NodeId>> by_op_;  // indexed by OpId::index()
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;

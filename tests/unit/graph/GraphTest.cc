@@ -228,5 +228,87 @@ g (float[2] x) => (float[2] y) {
   EXPECT_EQ(serialize(proto), before);
 }
 
+TEST(Graph, FindsEveryValueOfALargeGraphAndOfItsGrowth) {
+  // Enough names to make the name index grow past what import reserved.
+  onnx::ModelProto proto = parseModel(kChain);
+  onnx::GraphProto& graph = *proto.mutable_graph();
+  std::string last = "y";
+  for (int i = 0; i < 3000; ++i) {
+    onnx::NodeProto& n = *graph.add_node();
+    n.set_op_type("Relu");
+    n.add_input(last);
+    last = "chain_" + std::to_string(i);
+    n.add_output(last);
+  }
+  Model model(proto);
+  Graph& g = model.mainGraph();
+  for (int i = 0; i < 3000; ++i) {
+    const ValueId v = g.findValue("chain_" + std::to_string(i));
+    ASSERT_NE(v, kNoId) << i;
+    EXPECT_EQ(g.value(v).name(), "chain_" + std::to_string(i));
+    EXPECT_EQ(g.value(v).producer(), static_cast<NodeId>(3 + i));
+  }
+  EXPECT_EQ(g.findValue("chain_3000"), kNoId);
+  EXPECT_EQ(g.findValue(""), kNoId);
+  std::vector<ValueId> added;
+  for (int i = 0; i < 5000; ++i) {
+    NodeSpec spec;
+    spec.op = OpId::get("", "Neg");
+    spec.inputs = {g.findValue("x")};
+    spec.name_hint = "chain_" + std::to_string(i);  // taken: fresh names get suffixes
+    added.push_back(g.node(g.addNode(std::move(spec))).output(0));
+  }
+  for (ValueId v : added) EXPECT_EQ(g.findValue(g.value(v).name()), v);
+  EXPECT_EQ(g.value(added[0]).name(), "chain_0_1_out");
+}
+
+TEST(Graph, ValuesThatTradeNamesAreFoundUnderTheirNewNames) {
+  onnx::ModelProto proto = parseModel(kChain);
+  Model model(proto);
+  Graph& g = model.mainGraph();
+  const ValueId y = g.findValue("y");
+  NodeSpec spec;
+  spec.op = OpId::get("", "Sigmoid");
+  spec.inputs = {g.findValue("x")};
+  const ValueId fresh = g.node(g.addNode(std::move(spec))).output(0);
+  const std::string fresh_name = g.value(fresh).name();
+  ASSERT_TRUE(g.replaceAllUsesWith(y, fresh));
+  EXPECT_EQ(g.findValue("y"), fresh);
+  EXPECT_EQ(g.findValue(fresh_name), y);
+}
+
+TEST(Graph, NewNodeSortedBeforeItsProducerIsSavedAfterIt) {
+  // Order keys put the new Neg (order 0) before Mul, which computes its input: saving
+  // must fall back from the key order to a topological one (Kahn's, keys breaking ties).
+  onnx::ModelProto proto = parseModel(kChain);
+  {
+    Model model(proto);
+    Graph& g = model.mainGraph();
+    NodeSpec spec;
+    spec.op = OpId::get("", "Neg");
+    spec.inputs = {g.findValue("u")};
+    spec.order = 0;
+    g.addNode(std::move(spec));
+    EXPECT_EQ(g.topologicalOrder(), (std::vector<NodeId>{0, 1, 3, 2}));
+  }
+  EXPECT_EQ(opTypes(proto), (std::vector<std::string>{"Relu", "Mul", "Neg", "Add"}));
+}
+
+TEST(NameTable, FreshNamesSkipEveryRecordedName) {
+  NameTable names;
+  EXPECT_TRUE(names.insert("a"));
+  EXPECT_FALSE(names.insert("a"));
+  EXPECT_TRUE(names.insert("a_1"));
+  EXPECT_EQ(names.fresh("a"), "a_2");
+  EXPECT_EQ(names.fresh("a"), "a_3");
+  EXPECT_EQ(names.fresh("b"), "b");
+  EXPECT_EQ(names.fresh(""), "v");
+  EXPECT_TRUE(names.contains("a_3"));
+  EXPECT_FALSE(names.contains("a_4"));
+  for (int i = 0; i < 10000; ++i) names.insert("n" + std::to_string(i));
+  EXPECT_EQ(names.fresh("n9999"), "n9999_1");
+  EXPECT_EQ(names.size(), 10007u);
+}
+
 }  // namespace
 }  // namespace onnx_rewrite
