@@ -4,8 +4,8 @@
 //   y = x / sqrt(mean(x^2) + eps) * weight        over the last axis
 //
 // Hugging Face LLaMA/Mistral/Phi-3 and T5 write it as: Cast x to float, Pow(x, 2) (or x*x),
-// ReduceMean, Add eps, Sqrt, Reciprocal then Mul (or Div), Cast back, Mul by the weight in
-// either order. Both Casts are optional: fp32 exports have neither. ONNX Runtime's
+// ReduceMean, Add eps, Sqrt, Reciprocal then Mul (or Div, or TorchScript's rsqrt: Div(1, .)
+// then Mul), Cast back, Mul by the weight in either order. Both Casts are optional: fp32 exports have neither. ONNX Runtime's
 // SimplifiedLayerNormalization (ONNX domain, an ORT contrib op) computes in float and gives
 // the weight's type, exactly what the Cast sandwich did; from opset 23 ONNX has
 // RMSNormalization with the same contract.
@@ -20,7 +20,8 @@ def SimplifiedLayerNormFusion : Rule<"simplified_layer_norm"> {
     (Optional (Cast:$xf $x, (to 1))),
     (ReduceMean:$var (AnyOf (Pow $xf, (f 2)), (Mul $xf, $xf)), (axes (ints -1)), (keepdims 1)),
     (Sqrt:$std (Add $var, $eps)),
-    (Optional (Cast:$h (AnyOf (Mul $xf, (Reciprocal $std)), (Div $xf, $std)))),
+    (Optional (Cast:$h (AnyOf (Mul $xf, (Reciprocal $std)), (Div $xf, $std),
+                              (Mul $xf, (Div (f 1), $std))))),
     (Mul:$y $h, $weight)
   ];
   let where = [Scalar<"eps", "0", "1e-3">, Rank<"weight", [1]>,

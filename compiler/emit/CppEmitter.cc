@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -61,6 +62,8 @@ std::string str(const std::string& s) {
 
 /// A C++ double literal that reads back exactly.
 std::string num(double v) {
+  // A range bound may be infinite (`scalar: [-inf, -1e4]`); C++ has no literal for it.
+  if (std::isinf(v)) return v < 0 ? "-gen::kInfinity" : "gen::kInfinity";
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   std::string s = buf;
@@ -741,6 +744,36 @@ class RuleEmitter {
     return "";
   }
 
+  /// `t<i>`, the constant of tensor literal `te` (as the interpreter's plan builds it: int64
+  /// or float unless a type is given; a list without dims is 1-D).
+  void emitTensorLiteral(std::ostream& os, const ir::TargetExpr& te, uint32_t i) {
+    const ir::Literal& lit = te.literal;
+    const bool ints = lit.kind == ir::Literal::Kind::kInt || lit.kind == ir::Literal::Kind::kInts;
+    const bool numeric =
+        ints || lit.kind == ir::Literal::Kind::kFloat || lit.kind == ir::Literal::Kind::kFloats;
+    if (!numeric) error(te.loc, "a tensor literal must be a number or a list of numbers");
+    const int32_t type = te.elem_type.empty() ? (ints ? 7 : 1) : elemType(te.elem_type);
+    if (type == 0) error(te.loc, "unknown element type '" + te.elem_type + "'");
+    const size_t values = ints ? lit.ints.size() : lit.floats.size();
+    std::vector<int64_t> dims = te.dims;
+    if (dims.empty() &&
+        (lit.kind == ir::Literal::Kind::kInts || lit.kind == ir::Literal::Kind::kFloats))
+      dims.push_back(static_cast<int64_t>(values));
+    int64_t count = 1;
+    for (int64_t d : dims) {
+      if (d < 0) error(te.loc, "a tensor literal has a negative dim");
+      count *= d;
+    }
+    if (count != static_cast<int64_t>(values))
+      error(te.loc, "a tensor literal has " + std::to_string(values) + " values for " +
+                        std::to_string(count) + " elements");
+    std::vector<std::string> dim_text;
+    for (int64_t d : dims) dim_text.push_back(std::to_string(d));
+    os << "    std::optional<onnx::TensorProto> t" << i << " = gen::literalTensor("
+       << literalExpr(lit) << ", " << type << ", {" << joinStrings(dim_text) << "});\n";
+    os << "    if (!t" << i << ") return false;\n";
+  }
+
   void emitRewrite(std::ostream& os, size_t index) {
     const ir::Target& t = rule_.targets[index];
     const TargetOrder& to = targets_[index];
@@ -770,8 +803,10 @@ class RuleEmitter {
         case ir::TargetExpr::Kind::kNone:
           break;
         case ir::TargetExpr::Kind::kTensor: {
-          if (te.helper.empty())
-            error(te.loc, "--emit=cpp does not support tensor literals in rewrites yet");
+          if (te.helper.empty()) {
+            emitTensorLiteral(os, te, i);
+            break;
+          }
           std::vector<std::string> slots, names;
           for (const std::string& a : te.args) {
             slots.push_back(slotConst(boundSlot(a, te.loc, "helper reads")));

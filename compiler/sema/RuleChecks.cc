@@ -651,6 +651,8 @@ class RuleChecker {
       for (ExprId id : reachable_) {
         const Expr& e = p.exprs[id];
         bound_by_op |= e.kind != Expr::Kind::kCapture && e.name == name;
+        // `a, b = Split(x)` binds b too: a later `Neg(b)` reads it, it is not a capture.
+        for (const auto& [index, bound] : e.other_outputs) bound_by_op |= bound == name;
       }
       if (bound_by_op) continue;
       const Expr& e = p.exprs[capture_first_.at(name)];

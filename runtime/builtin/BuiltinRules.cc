@@ -2,14 +2,11 @@
 #include "runtime/builtin/BuiltinRules.h"
 
 #include "generated/registry.gen.h"
-#include "runtime/builtin/GeluRules.h"
 
 namespace onnx_rewrite {
 
 RuleSet builtinRules() {
   RuleSet rules;
-  rules.add(makeGeluErfRule());
-  rules.add(makeBiasGeluRule());
   populateGeneratedRules(rules);  // rules/, compiled by rulec into generated/
   return rules;
 }

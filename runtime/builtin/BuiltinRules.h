@@ -5,8 +5,8 @@
 
 namespace onnx_rewrite {
 
-/// A fresh copy of the shipped rules: the hand-written C++ ones (runtime/builtin), then the
-/// rules of rules/ as rulec compiled them (generated/), in declaration order.
+/// A fresh copy of the shipped rules: the rules of rules/ as rulec compiled them
+/// (generated/), files in byte order of their names, rules in file order.
 RuleSet builtinRules();
 
 }  // namespace onnx_rewrite

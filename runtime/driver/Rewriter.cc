@@ -2,6 +2,7 @@
 #include "runtime/driver/Rewriter.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "runtime/driver/RewritePattern.h"
 #include "runtime/match/Escape.h"
@@ -36,7 +37,19 @@ NodeId Rewriter::createNode(NodeSpec spec) {
 }
 
 ValueId Rewriter::addInitializer(onnx::TensorProto tensor, std::string_view name_hint) {
+  tensor.clear_name();
+  const std::string bytes = tensor.SerializeAsString();
+  const size_t key = std::hash<std::string>{}(bytes);
+  auto [first, last] = added_.equal_range(key);
+  for (auto it = first; it != last; ++it) {
+    const onnx::TensorProto* stored = graph_.value(it->second).initializer();
+    if (!stored) continue;
+    onnx::TensorProto unnamed = *stored;
+    unnamed.clear_name();
+    if (unnamed.SerializeAsString() == bytes) return it->second;
+  }
   ValueId v = graph_.addInitializer(std::move(tensor), name_hint);
+  if (graph_.value(v).initializer()) added_.emplace(key, v);
   NodeId constant = graph_.value(v).producer();  // functions get a Constant node instead
   if (constant != kNoId && listener_) listener_->onNodeInserted(graph_, constant);
   return v;

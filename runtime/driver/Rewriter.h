@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,9 @@ class Rewriter {
 
   /// Adds a node; created_by and order default to the current rule and the root's place.
   NodeId createNode(NodeSpec spec);
+  /// Adds a constant. A tensor equal to one added before in this graph (name aside) reuses
+  /// that initializer: the half caches of Q's and K's rotary, made from one cache, are one
+  /// tensor, not one per node.
   ValueId addInitializer(onnx::TensorProto tensor, std::string_view name_hint);
   /// Every use of `from` reads `to` instead; false (nothing changed) if ONNX naming forbids.
   bool replaceValue(ValueId from, ValueId to);
@@ -73,6 +77,8 @@ class Rewriter {
   const RewritePattern* rule_ = nullptr;
   NodeId root_ = kNoId;
   bool matched_ = false;
+  /// Initializers added so far, by a hash of their serialised contents without the name.
+  std::unordered_multimap<size_t, ValueId> added_;
 };
 
 }  // namespace onnx_rewrite

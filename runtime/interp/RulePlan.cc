@@ -17,39 +17,6 @@ std::vector<double> literalNumbers(const ir::Literal& lit) {
   return lit.floats;
 }
 
-uint16_t floatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t raw_exp = (x >> 23) & 0xffu;
-  uint32_t mant = x & 0x7fffffu;
-  if (raw_exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
-  const int32_t exp = static_cast<int32_t>(raw_exp) - 127 + 15;
-  if (exp >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (exp <= 0) {
-    if (exp < -10) return static_cast<uint16_t>(sign);
-    mant |= 0x800000u;
-    const uint32_t shift = static_cast<uint32_t>(14 - exp);
-    uint32_t half = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1);
-    const uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1u))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  const uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;  // a carry rounds up the exponent
-  return static_cast<uint16_t>(half);
-}
-
-uint16_t floatToBfloat16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // NaN
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return static_cast<uint16_t>(x >> 16);
-}
-
 /// Parses an element type name ("float", "int64", "bfloat16": ONNX's names, lowercase).
 int32_t parseElemType(const std::string& name) {
   std::string upper = name;
@@ -344,58 +311,24 @@ class PlanBuilder {
                        ? (isIntLiteral(lit) ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT)
                        : parseElemType(te.elem_type);
     if (type == 0) error(te.loc, "unknown element type '" + te.elem_type + "'");
-    const std::vector<double> values = literalNumbers(lit);
-    onnx::TensorProto t;
-    t.set_data_type(type);
+    const size_t values = literalNumbers(lit).size();
+    std::vector<int64_t> dims = te.dims;
     int64_t count = 1;
-    if (!te.dims.empty()) {
-      for (int64_t d : te.dims) {
-        if (d < 0) error(te.loc, "a tensor literal has a negative dim");
-        t.add_dims(d);
-        count *= d;
-      }
-    } else if (lit.isList()) {
-      t.add_dims(static_cast<int64_t>(values.size()));
-      count = static_cast<int64_t>(values.size());
+    for (int64_t d : dims) {
+      if (d < 0) error(te.loc, "a tensor literal has a negative dim");
+      count *= d;
     }
-    if (count != static_cast<int64_t>(values.size()))
-      error(te.loc, "a tensor literal has " + std::to_string(values.size()) + " values for " +
+    if (dims.empty() && lit.isList()) {
+      dims.push_back(static_cast<int64_t>(values));
+      count = static_cast<int64_t>(values);
+    }
+    if (count != static_cast<int64_t>(values))
+      error(te.loc, "a tensor literal has " + std::to_string(values) + " values for " +
                         std::to_string(count) + " elements");
-    for (size_t i = 0; i < values.size(); ++i) {
-      const double v = values[i];
-      switch (type) {
-        case onnx::TensorProto::FLOAT:
-          t.add_float_data(static_cast<float>(v));
-          break;
-        case onnx::TensorProto::DOUBLE:
-          t.add_double_data(v);
-          break;
-        case onnx::TensorProto::INT64:
-          t.add_int64_data(isIntLiteral(lit) ? lit.ints[i] : static_cast<int64_t>(v));
-          break;
-        case onnx::TensorProto::INT32:
-        case onnx::TensorProto::INT16:
-        case onnx::TensorProto::INT8:
-        case onnx::TensorProto::UINT16:
-        case onnx::TensorProto::UINT8:
-        case onnx::TensorProto::BOOL:
-          t.add_int32_data(static_cast<int32_t>(v));
-          break;
-        case onnx::TensorProto::UINT32:
-        case onnx::TensorProto::UINT64:
-          t.add_uint64_data(static_cast<uint64_t>(v));
-          break;
-        case onnx::TensorProto::FLOAT16:
-          t.add_int32_data(floatToHalf(static_cast<float>(v)));
-          break;
-        case onnx::TensorProto::BFLOAT16:
-          t.add_int32_data(floatToBfloat16(static_cast<float>(v)));
-          break;
-        default:
-          error(te.loc, "tensor literals of element type " + te.elem_type + " are not supported");
-      }
-    }
-    return t;
+    // One implementation with the generated rules (gen::literalTensor).
+    std::optional<onnx::TensorProto> t = gen::literalTensor(genLiteral(lit), type, dims);
+    if (!t) error(te.loc, "tensor literals of element type " + te.elem_type + " are not supported");
+    return std::move(*t);
   }
 
   /// Orders the exprs the replacements reach (inputs first) and works out which outputs of

@@ -1,8 +1,351 @@
 //===- AttentionNatives.cc - native functions of the attention rules ----------------===//
+//
+// What rules/attention.yaml cannot say in the rule language: that a Reshape splits the
+// hidden size into [num_heads, head_size] (or merges them back), the head counts and the
+// scale an exported attention applied, and the packed Q/K/V weights of
+// com.microsoft.Attention.
+//
+// Head split Reshapes are read from their shape [a, b, N, H]: N and H constants, a and b
+// each 0 ("copy the input's dim"), the input's static dim, or that dim read at run time
+// (TorchScript's Unsqueeze(Gather(Shape(x), i)), dynamo's Shape(x, start=i, end=i+1)) from
+// the input or a value with the same dim, as a constant or a Concat of one-element parts;
+// the input has rank 3 and static last dim N * H. Anything else (a -1, allowzero=1, an
+// unknown hidden size) is "no": the rules then do not fuse.
+//
+//===----------------------------------------------------------------------===//
+#include <cmath>
+#include <cstdint>
+#include <exception>
+
+#include "runtime/graph/TensorData.h"
+#include "runtime/match/MatchSupport.h"
 #include "runtime/match/NativeFamilies.h"
+#include "runtime/match/Params.h"
 
 namespace onnx_rewrite {
+namespace {
 
-NativeFamily attentionNatives() { return {}; }
+// ---- Reading Reshapes ---------------------------------------------------------------------
+
+/// The live Reshape producing `v` (allowzero absent or 0), or null.
+const Node* reshapeOf(const Graph& g, ValueId v) {
+  if (v == kNoId) return nullptr;
+  const Node* n = g.producerOf(v);
+  if (!n || !n->live() || n->opType() != "Reshape" || !n->domain().empty()) return nullptr;
+  if (const onnx::AttributeProto* a = n->attribute("allowzero"); a && a->i() != 0) return nullptr;
+  return n;
+}
+
+/// Dim `i` of `a` and of `b` are the same: one value, equal static sizes or one symbol.
+bool sameDim(const Graph& g, ValueId a, ValueId b, int i) {
+  if (a == b) return true;
+  const onnx::TensorShapeProto* sa = valueShape(g, a);
+  const onnx::TensorShapeProto* sb = valueShape(g, b);
+  if (!sa || !sb || sa->dim_size() <= i || sb->dim_size() <= i) return false;
+  const auto& da = sa->dim(i);
+  const auto& db = sb->dim(i);
+  if (da.has_dim_value() && db.has_dim_value()) return da.dim_value() == db.dim_value();
+  return da.has_dim_param() && db.has_dim_param() && !da.dim_param().empty() &&
+         da.dim_param() == db.dim_param();
+}
+
+/// The value whose dim `i` the one-element shape part `p` reads at run time: TorchScript's
+/// Unsqueeze(Gather(Shape(y), i), [0]) or dynamo's Shape(y, start=i, end=i+1); else kNoId.
+ValueId dimSource(const MatchContext& ctx, ValueId p, int64_t i) {
+  const Graph& g = ctx.graph;
+  const NodeId id = g.value(p).producer();
+  if (id == kNoId || !g.node(id).live() || !g.node(id).domain().empty()) return kNoId;
+  const Node& n = g.node(id);
+  auto attr = [](const Node& node, const char* name, int64_t absent) {
+    const onnx::AttributeProto* a = node.attribute(name);
+    return a ? a->i() : absent;
+  };
+  if (n.opType() == "Shape")
+    return attr(n, "start", 0) == i && n.attribute("end") && attr(n, "end", 0) == i + 1 ? n.input(0)
+                                                                                        : kNoId;
+  if (n.opType() != "Unsqueeze") return kNoId;
+  const auto axes = intsParam(ctx.model, g, id, "axes");
+  const Node* gather = g.producerOf(n.input(0));
+  if (!axes || *axes != std::vector<int64_t>{0} || !gather || !gather->live() ||
+      gather->opType() != "Gather" || attr(*gather, "axis", 0) != 0)
+    return kNoId;
+  const onnx::TensorProto* index = constantTensor(g, gather->input(1));
+  std::vector<int64_t> at;
+  if (!index || index->dims_size() != 0 ||
+      !readConstantInts(ctx.model, g, gather->input(1), at, 1) || at[0] != i)
+    return kNoId;
+  const Node* shape = g.producerOf(gather->input(0));
+  if (!shape || !shape->live() || shape->opType() != "Shape" || attr(*shape, "start", 0) != 0 ||
+      shape->attribute("end"))
+    return kNoId;
+  return shape->input(0);
+}
+
+/// The target shape of Reshape `n`, of `rank` elements: a constant, or a Concat on axis 0
+/// of one-element parts. `values[i]` holds element i when it is constant (else INT64_MIN)
+/// and `parts[i]` the part computing it (kNoId for a constant shape).
+bool reshapeTarget(const MatchContext& ctx, const Node& n, size_t rank,
+                   std::vector<int64_t>& values, std::vector<ValueId>& parts) {
+  values.assign(rank, INT64_MIN);
+  parts.assign(rank, kNoId);
+  std::vector<int64_t> all;
+  if (readConstantInts(ctx.model, ctx.graph, n.input(1), all, rank)) {
+    if (all.size() != rank) return false;
+    values = all;
+    return true;
+  }
+  const Node* concat = ctx.graph.producerOf(n.input(1));
+  if (!concat || !concat->live() || concat->opType() != "Concat" || concat->inputs().size() != rank)
+    return false;
+  const onnx::AttributeProto* axis = concat->attribute("axis");
+  if (!axis || axis->i() != 0) return false;
+  for (size_t i = 0; i < rank; ++i) {
+    parts[i] = concat->input(i);
+    std::vector<int64_t> one;
+    if (readConstantInts(ctx.model, ctx.graph, parts[i], one, 1) && one.size() == 1)
+      values[i] = one[0];
+  }
+  return true;
+}
+
+/// Element `i` of a Reshape's target keeps dim `i` of `x` (static dims `dims`): a constant
+/// 0 (copy) or x's static size, or computed from dim `i` of x or of a value of the same dim.
+bool keepsDim(const MatchContext& ctx, int64_t value, ValueId part, ValueId x,
+              const std::vector<int64_t>& dims, size_t i) {
+  if (value != INT64_MIN) return value == 0 || (value > 0 && i < dims.size() && dims[i] == value);
+  const ValueId source = part == kNoId ? kNoId : dimSource(ctx, part, static_cast<int64_t>(i));
+  return source != kNoId && sameDim(ctx.graph, source, x, static_cast<int>(i));
+}
+
+/// The head split of `r` = Reshape(x, [a, b, N, H]) on x of rank 3 with static last dim
+/// N * H: writes N and H.
+bool headSplit(const MatchContext& ctx, ValueId r, int64_t& heads, int64_t& head_size) {
+  const Node* n = reshapeOf(ctx.graph, r);
+  std::vector<int64_t> shape;
+  std::vector<ValueId> parts;
+  if (!n || !reshapeTarget(ctx, *n, 4, shape, parts)) return false;
+  const ValueId x = n->input(0);
+  const auto dims = staticShape(ctx.graph, x);
+  if (!dims || dims->size() != 3) return false;
+  heads = shape[2];
+  head_size = shape[3];
+  return heads > 0 && head_size > 0 && (*dims)[2] == heads * head_size &&
+         keepsDim(ctx, shape[0], parts[0], x, *dims, 0) &&
+         keepsDim(ctx, shape[1], parts[1], x, *dims, 1);
+}
+
+// ---- Predicates ---------------------------------------------------------------------------
+
+bool splitsHeads(const MatchContext& ctx, ValueArgs args) {
+  int64_t n = 0, h = 0;
+  return headSplit(ctx, args[0], n, h);
+}
+
+bool sameHeads(const MatchContext& ctx, ValueArgs args) {
+  int64_t n1 = 0, h1 = 0, n2 = 0, h2 = 0;
+  return headSplit(ctx, args[0], n1, h1) && headSplit(ctx, args[1], n2, h2) && n1 == n2 && h1 == h2;
+}
+
+bool sameHeadCount(const MatchContext& ctx, ValueArgs args) {
+  int64_t n1 = 0, h1 = 0, n2 = 0, h2 = 0;
+  return headSplit(ctx, args[0], n1, h1) && headSplit(ctx, args[1], n2, h2) && n1 == n2;
+}
+
+/// merges_heads(y, vr, q): y = Reshape(t, [a, b, N * Hv or -1]) where vr splits V into N
+/// heads of Hv and t = [B, S, N, Hv] holds the heads of query q = [B, S, D] transposed back:
+/// a and b keep q's first two dims (see keepsDim).
+bool mergesHeads(const MatchContext& ctx, ValueArgs args) {
+  int64_t heads = 0, head_size = 0;
+  const Node* n = reshapeOf(ctx.graph, args[0]);
+  std::vector<int64_t> shape;
+  std::vector<ValueId> parts;
+  if (!n || args[2] == kNoId || !headSplit(ctx, args[1], heads, head_size) ||
+      !reshapeTarget(ctx, *n, 3, shape, parts))
+    return false;
+  const std::vector<int64_t> dims =
+      staticShape(ctx.graph, args[2]).value_or(std::vector<int64_t>{});
+  // -1 is the product of the last two dims once a and b keep the first two.
+  return (shape[2] == heads * head_size || shape[2] == -1) &&
+         keepsDim(ctx, shape[0], parts[0], args[2], dims, 0) &&
+         keepsDim(ctx, shape[1], parts[1], args[2], dims, 1);
+}
+
+// ---- Attribute helpers --------------------------------------------------------------------
+
+/// The value of one-element float constant `v`.
+std::optional<double> scalarOf(const MatchContext& ctx, ValueId v) {
+  std::vector<double> x;
+  const onnx::TensorProto* t = constantTensor(ctx.graph, v);
+  if (!t || tensorElementCount(*t) != 1 || !isFloatingType(t->data_type()) ||
+      !readConstantDoubles(ctx.model, ctx.graph, v, x, 1))
+    return std::nullopt;
+  return x[0];
+}
+
+/// The factor `x` = Mul(y, c) or Div(y, c) applies to y (c a one-element constant); 1 when
+/// `x` is produced otherwise. `inner` receives y (or x itself).
+std::optional<double> factorOf(const MatchContext& ctx, ValueId x, ValueId& inner) {
+  inner = x;
+  const Node* n = ctx.graph.producerOf(x);
+  if (!n || !n->live() || !n->domain().empty()) return 1.0;
+  if (n->opType() == "Div") {
+    const std::optional<double> c = scalarOf(ctx, n->input(1));
+    if (!c || *c == 0) return std::nullopt;
+    inner = n->input(0);
+    return 1.0 / *c;
+  }
+  if (n->opType() == "Mul") {
+    for (int i = 0; i < 2; ++i) {
+      if (const std::optional<double> c = scalarOf(ctx, n->input(i))) {
+        inner = n->input(1 - i);
+        return *c;
+      }
+    }
+    return std::nullopt;
+  }
+  return 1.0;
+}
+
+std::optional<onnx::AttributeProto> floatAttribute(double value) {
+  if (!std::isfinite(value) || value <= 0) return std::nullopt;
+  onnx::AttributeProto a;
+  a.set_type(onnx::AttributeProto::FLOAT);
+  a.set_f(static_cast<float>(value));
+  return a;
+}
+
+/// attention_scale(s): the factor applied to Q.K^T in the scores `s`: s = MatMul(q', k')
+/// scaled by Mul/Div by a constant, where q' and k' may each be Mul/Div by a constant.
+std::optional<onnx::AttributeProto> attentionScale(const MatchContext& ctx, ValueArgs args) {
+  if (args[0] == kNoId) return std::nullopt;
+  ValueId mm = kNoId;
+  const std::optional<double> outer = factorOf(ctx, args[0], mm);
+  const Node* n = outer ? ctx.graph.producerOf(mm) : nullptr;
+  if (!n || n->opType() != "MatMul" || !n->domain().empty()) return std::nullopt;
+  ValueId unused = kNoId;
+  const std::optional<double> fq = factorOf(ctx, n->input(0), unused);
+  const std::optional<double> fk = factorOf(ctx, n->input(1), unused);
+  if (!fq || !fk) return std::nullopt;
+  return floatAttribute(*outer * *fq * *fk);
+}
+
+std::optional<onnx::AttributeProto> attentionNumHeads(const MatchContext& ctx, ValueArgs args) {
+  int64_t heads = 0, head_size = 0;
+  if (!headSplit(ctx, args[0], heads, head_size)) return std::nullopt;
+  onnx::AttributeProto a;
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(heads);
+  return a;
+}
+
+// ---- Tensor helpers: packed Q/K/V projections --------------------------------------------
+
+/// stored_inline(a, ...): every argument is a constant whose payload is in the model
+/// itself, not in an external data file. Packing reads the weights and writes the packed
+/// copy into the model: for weights kept outside (large models) that would read gigabytes
+/// and could push the model past protobuf's 2 GB, so such projections stay separate.
+bool storedInline(const MatchContext& ctx, ValueArgs args) {
+  for (ValueId v : args) {
+    const onnx::TensorProto* t = v == kNoId ? nullptr : constantTensor(ctx.graph, v);
+    if (!t || t->data_location() == onnx::TensorProto::EXTERNAL) return false;
+  }
+  return !args.empty();
+}
+
+/// The payloads of constants `vs`, all of one element type and rank `rank` with equal
+/// leading dims (rank 2: equal rows), or nothing.
+std::optional<std::vector<TensorBytes>> readParts(const MatchContext& ctx, ValueArgs vs, int rank) {
+  std::vector<TensorBytes> parts;
+  for (ValueId v : vs) {
+    const onnx::TensorProto* t = v == kNoId ? nullptr : constantTensor(ctx.graph, v);
+    if (!t || t->dims_size() != rank || elementSize(t->data_type()) == 0) return std::nullopt;
+    const int64_t count = tensorElementCount(*t);
+    if (count <= 0) return std::nullopt;
+    try {
+      parts.push_back(
+          ctx.model.readTensorData(*t, static_cast<uint64_t>(count) * elementSize(t->data_type())));
+    } catch (const std::exception&) {
+      return std::nullopt;  // unreadable external data: no fusion
+    }
+    const TensorBytes& first = parts.front();
+    const TensorBytes& last = parts.back();
+    if (last.data_type != first.data_type || (rank == 2 && last.dims[0] != first.dims[0]))
+      return std::nullopt;
+  }
+  return parts;
+}
+
+/// qkv_weights(wq, wk, wv): [I, Dq + Dk + Dv], the columns of wq, then wk, then wv: one
+/// MatMul computing the three projections side by side, as Attention's `weights` wants.
+std::optional<onnx::TensorProto> qkvWeights(const MatchContext& ctx, ValueArgs args) {
+  const auto parts = readParts(ctx, args, 2);
+  if (!parts) return std::nullopt;
+  const size_t element = elementSize(parts->front().data_type);
+  const int64_t rows = parts->front().dims[0];
+  int64_t cols = 0;
+  for (const TensorBytes& p : *parts) cols += p.dims[1];
+  std::string data;
+  data.reserve(static_cast<size_t>(rows * cols) * element);
+  for (int64_t r = 0; r < rows; ++r)
+    for (const TensorBytes& p : *parts) {
+      const size_t row_bytes = static_cast<size_t>(p.dims[1]) * element;
+      data.append(p.bytes, static_cast<size_t>(r) * row_bytes, row_bytes);
+    }
+  onnx::TensorProto t;
+  t.set_data_type(parts->front().data_type);
+  t.add_dims(rows);
+  t.add_dims(cols);
+  t.set_raw_data(std::move(data));
+  return t;
+}
+
+/// qkv_bias(bq, bk, bv): the three 1-D biases one after the other.
+std::optional<onnx::TensorProto> qkvBias(const MatchContext& ctx, ValueArgs args) {
+  const auto parts = readParts(ctx, args, 1);
+  if (!parts) return std::nullopt;
+  std::string data;
+  int64_t count = 0;
+  for (const TensorBytes& p : *parts) {
+    data += p.bytes;
+    count += p.dims[0];
+  }
+  onnx::TensorProto t;
+  t.set_data_type(parts->front().data_type);
+  t.add_dims(count);
+  t.set_raw_data(std::move(data));
+  return t;
+}
+
+}  // namespace
+
+NativeFamily attentionNatives() {
+  NativeFamily f;
+  f.predicates = {
+      {"splits_heads", 1, &splitsHeads,
+       "r = Reshape(x, [B, S, N, H]) of a rank-3 x whose static last dim is N*H; B and S "
+       "constant (0 or x's static dim) or read from x's shape"},
+      {"same_heads", 2, &sameHeads, "a and b split heads (splits_heads) into the same N and H"},
+      {"same_head_count", 2, &sameHeadCount,
+       "a and b split heads (splits_heads) into the same number of heads N"},
+      {"stored_inline", kVariadic, &storedInline,
+       "every argument is a constant stored in the model, not as external data"},
+      {"merges_heads", 3, &mergesHeads,
+       "y = Reshape(t, [B, S, N*Hv or -1]) where vr splits V into N heads of Hv and B, S are "
+       "query q's first dims"},
+  };
+  f.attribute_helpers = {
+      {"attention_scale", 1, &attentionScale,
+       "FLOAT: the product of the constant factors (Mul c, Div 1/c) on Q.K^T, Q and K in "
+       "the scores s"},
+      {"attention_num_heads", 1, &attentionNumHeads,
+       "INT: N of the head split r = Reshape(x, [_, _, N, H]) (see splits_heads)"},
+  };
+  f.tensor_helpers = {
+      {"qkv_weights", 3, &qkvWeights,
+       "[I, Dq+Dk+Dv]: the columns of the constant 2-D weights wq, wk, wv side by side"},
+      {"qkv_bias", 3, &qkvBias, "the constant 1-D biases bq, bk, bv one after the other"},
+  };
+  return f;
+}
 
 }  // namespace onnx_rewrite

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "runtime/graph/OpId.h"
@@ -182,6 +183,87 @@ std::string opLabel(const std::string& domain, const std::string& op) {
 }
 
 // ---- Target attributes and native functions ------------------------------------------------
+
+namespace {
+
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t raw_exp = (x >> 23) & 0xffu;
+  uint32_t mant = x & 0x7fffffu;
+  if (raw_exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
+  const int32_t exp = static_cast<int32_t>(raw_exp) - 127 + 15;
+  if (exp >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (exp <= 0) {
+    if (exp < -10) return static_cast<uint16_t>(sign);
+    mant |= 0x800000u;
+    const uint32_t shift = static_cast<uint32_t>(14 - exp);
+    uint32_t half = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1);
+    const uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
+  const uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;  // a carry rounds up the exponent
+  return static_cast<uint16_t>(half);
+}
+
+uint16_t floatToBfloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // NaN
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+}  // namespace
+
+std::optional<onnx::TensorProto> literalTensor(const Literal& values, int32_t type,
+                                               const std::vector<int64_t>& dims) {
+  if (!values.isNumeric()) return std::nullopt;
+  const size_t count = values.isInt() ? values.ints.size() : values.floats.size();
+  onnx::TensorProto t;
+  t.set_data_type(type);
+  for (int64_t d : dims) t.add_dims(d);
+  for (size_t i = 0; i < count; ++i) {
+    const double v = values.isInt() ? static_cast<double>(values.ints[i]) : values.floats[i];
+    switch (type) {
+      case onnx::TensorProto::FLOAT:
+        t.add_float_data(static_cast<float>(v));
+        break;
+      case onnx::TensorProto::DOUBLE:
+        t.add_double_data(v);
+        break;
+      case onnx::TensorProto::INT64:
+        t.add_int64_data(values.isInt() ? values.ints[i] : static_cast<int64_t>(v));
+        break;
+      case onnx::TensorProto::INT32:
+      case onnx::TensorProto::INT16:
+      case onnx::TensorProto::INT8:
+      case onnx::TensorProto::UINT16:
+      case onnx::TensorProto::UINT8:
+      case onnx::TensorProto::BOOL:
+        t.add_int32_data(static_cast<int32_t>(v));
+        break;
+      case onnx::TensorProto::UINT32:
+      case onnx::TensorProto::UINT64:
+        t.add_uint64_data(static_cast<uint64_t>(v));
+        break;
+      case onnx::TensorProto::FLOAT16:
+        t.add_int32_data(floatToHalf(static_cast<float>(v)));
+        break;
+      case onnx::TensorProto::BFLOAT16:
+        t.add_int32_data(floatToBfloat16(static_cast<float>(v)));
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
+  return t;
+}
 
 onnx::AttributeProto intAttribute(const char* name, int64_t v) {
   return literalAttribute(intLiteral(v), name);

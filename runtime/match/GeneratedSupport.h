@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -378,6 +379,17 @@ onnx::AttributeProto stringAttribute(const char* name, std::string v);
 onnx::AttributeProto intsAttribute(const char* name, std::vector<int64_t> v);
 onnx::AttributeProto floatsAttribute(const char* name, std::vector<double> v);
 onnx::AttributeProto stringsAttribute(const char* name, std::vector<std::string> v);
+
+/// An infinite range bound, as generated rules write it.
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+/// The constant a rewrite's tensor literal stands for (`tensor(int64, [1, 1], [2])`): element
+/// type `type` (TensorProto::DataType), `dims` (none for a scalar), one element per number
+/// of numeric `values` (float16 and bfloat16 rounded to nearest even), or nullopt for an
+/// element type literals cannot hold (strings, complex, float8). The interpreter and the
+/// generated rules both build tensor literals with it.
+std::optional<onnx::TensorProto> literalTensor(const Literal& values, int32_t type,
+                                               const std::vector<int64_t>& dims);
 
 /// The graph imports `domain` at an opset in [min_opset, max_opset] (-1: no bound).
 bool opsetIn(const Graph& graph, std::string_view domain, int64_t min_opset, int64_t max_opset);

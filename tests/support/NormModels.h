@@ -93,6 +93,7 @@ struct RmsNormSpec {
   bool cast_out = true;      ///< Cast back before the weight
   bool fp16 = false;         ///< x and weight fp16 (with both Casts)
   bool reciprocal = true;    ///< Mul(x, Reciprocal(Sqrt)) (else Div(x, Sqrt))
+  bool one_over = false;     ///< TorchScript's rsqrt: Mul(x, Div(1, Sqrt)) (overrides reciprocal)
   bool pow = true;           ///< Pow(x, 2) (else Mul(x, x))
   bool weight_first = true;  ///< Mul(weight, h) as LLaMA writes it (else Mul(h, weight))
   std::string exponent = "2.0";
@@ -112,8 +113,11 @@ inline std::string rmsNormModel(const RmsNormSpec& s) {
   body += axes_input ? "var = ReduceMean <keepdims = 1> (p, axes)\n"
                      : "var = ReduceMean <axes = [" + s.axes + "], keepdims = 1> (p)\n";
   body += "ve = Add(var, eps)\nstd = Sqrt(ve)\n";
-  body +=
-      s.reciprocal ? "r = Reciprocal(std)\nh = Mul(" + x + ", r)\n" : "h = Div(" + x + ", std)\n";
+  if (s.one_over)
+    body += "r = Div(one, std)\nh = Mul(" + x + ", r)\n";
+  else
+    body +=
+        s.reciprocal ? "r = Reciprocal(std)\nh = Mul(" + x + ", r)\n" : "h = Div(" + x + ", std)\n";
   std::string h = "h";
   if (s.cast_out) {
     body += std::string("hc = Cast <to = ") + (s.fp16 ? "10" : "1") + "> (h)\n";
@@ -125,6 +129,7 @@ inline std::string rmsNormModel(const RmsNormSpec& s) {
   std::string inits = "float two = {" + s.exponent + "}, float eps = {" + s.eps + "}, float[8] " +
                       (s.fp16 ? "weight32" : "weight") + " = {1.5, 0.5, 1, 2, 1, 1, 0.25, 3}";
   if (axes_input) inits += ", int64[1] axes = {" + s.axes + "}";
+  if (s.one_over) inits += ", float[1] one = {1.0}";
   const std::string out_t = s.fp16 || !s.cast_out ? t : "float";
   return "<ir_version: 8, opset_import: [\"\" : " + std::to_string(s.opset) + "]>\nrms (" + t +
          "[B, S, 8] x) => (" + out_t + "[B, S, 8] y) <" + inits + "> {\n" + body + "}\n";

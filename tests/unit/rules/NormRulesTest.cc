@@ -216,6 +216,20 @@ TEST(SimplifiedLayerNormRule, FusesT5DivAndMulByItselfWeightSecond) {
   expectSameInOrt(rmsNormModel(s));
 }
 
+TEST(SimplifiedLayerNormRule, FusesTorchScriptRsqrtAsDivOfOne) {
+  // torch.onnx (TorchScript) exports torch.rsqrt as Div(1, Sqrt(x)), LLaMA then multiplies.
+  auto s = rms([](RmsNormSpec& s) { s.one_over = true; });
+  EXPECT_EQ(fuse(rmsNormModel(s)), kSimplified);
+  expectSameInOrt(rmsNormModel(s));
+}
+
+TEST(SimplifiedLayerNormRule, LeavesADivOfAnythingButOne) {
+  std::string text = rmsNormModel(rms([](RmsNormSpec& s) { s.one_over = true; }));
+  const std::string one = "float[1] one = {1.0}";
+  text.replace(text.find(one), one.size(), "float[1] one = {2.0}");
+  expectUnchanged(text, "simplified_layer_norm");
+}
+
 TEST(SimplifiedLayerNormRule, FusesFp16) {
   auto s = rms([](RmsNormSpec& s) { s.fp16 = true; });
   // The Cast left makes the fp16 weight (see NormModels.h).

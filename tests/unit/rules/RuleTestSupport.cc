@@ -15,6 +15,7 @@
 #include "runtime/interp/RuleInterpreter.h"
 #include "tests/support/NormModels.h"
 #include "tests/support/Oracle.h"
+#include "tests/support/RotaryModels.h"
 #include "tests/support/TestModels.h"
 
 namespace onnx_rewrite::testing {
@@ -124,6 +125,20 @@ std::vector<std::pair<std::string, std::string>> normModelCases() {
   skip("simplified", [](S& s) { s.simplified = true; });
   skip("simplified_sum_used", [](S& s) { s.simplified = true, s.sum_used_elsewhere = true; });
   skip("simplified_opset23", [](S& s) { s.simplified = true, s.opset = 23; });
+  auto rope = [&](const std::string& name, auto edit) {
+    RotarySpec s;
+    edit(s);
+    out.emplace_back("rotary/" + name, rotaryModel(s));
+  };
+  using P = RotarySpec;
+  rope("default", [](P&) {});
+  rope("shape_bounds", [](P& s) { s.halves = P::Halves::kSliceShape; });
+  rope("split_q_k", [](P& s) { s.halves = P::Halves::kSplit, s.with_k = true; });
+  rope("cache_slice", [](P& s) { s.cache_slice = true; });
+  rope("partial_opset23", [](P& s) { s.rotary_dim = 4, s.opset = 23; });
+  rope("neg_halves_differ", [](P& s) { s.halves_differ = true; });
+  rope("neg_first_half", [](P& s) { s.neg_first_half = true; });
+  rope("neg_step", [](P& s) { s.slice_step = "2"; });
   return out;
 }
 

@@ -654,6 +654,22 @@ TEST(RuleChecks, WarnsAboutACaptureNeverUsed) {
                                    "to match any value without binding it"});
 }
 
+TEST(RuleChecks, DoesNotWarnAboutAnOtherOutputReadLater) {
+  // match: a, b = Split(x)   y = Add(Neg(b), a)   rewrite: y = Neg(x)
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  const ir::ExprId split = b.op("Split", {b.capture("x", at(5, 22))}, {}, at(5, 16));
+  b.expr(split).name = "a";
+  b.expr(split).other_outputs.push_back({1, "b"});
+  const ir::ExprId neg = b.op("Neg", {b.capture("b", at(6, 19))}, {}, at(6, 15));
+  b.root(b.op("Add", {neg, split}, {}, at(6, 11)), "y");
+  auto t = b.target(at(8, 5));
+  t.replace("y", t.op("Neg", {t.ref("x")}, {}, at(8, 11)));
+  CheckResult r = check(b);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{});
+}
+
 TEST(RuleChecks, DoesNotWarnAboutTheAnonymousCapture) {
   // match: y = Mul(x, _)
   RuleBuilder b("r");

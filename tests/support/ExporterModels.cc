@@ -1,0 +1,807 @@
+//===- ExporterModels.cc - whole transformer models as exporters emit them -===//
+#include "tests/support/ExporterModels.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <onnx/shape_inference/implementation.h>
+
+#include "runtime/io/NewerOpsetSchemas.h"
+
+namespace onnx_rewrite::testing {
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+using Names = std::vector<std::string>;
+
+constexpr int64_t kIntMax = std::numeric_limits<int64_t>::max();   // torch's "to the end"
+constexpr float kFloatMin = std::numeric_limits<float>::lowest();  // torch.finfo.min
+
+onnx::AttributeProto attrInt(const std::string& name, int64_t v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(v);
+  return a;
+}
+
+onnx::AttributeProto attrFloat(const std::string& name, float v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::FLOAT);
+  a.set_f(v);
+  return a;
+}
+
+onnx::AttributeProto attrInts(const std::string& name, const Ints& v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a.add_ints(x);
+  return a;
+}
+
+/// splitmix64: the same weights on every platform for a seed (std distributions are not).
+class Random {
+ public:
+  explicit Random(uint64_t seed) : state_(seed) {}
+  /// Uniform in [lo, hi).
+  float uniform(float lo, float hi) {
+    state_ += 0x9E3779B97F4A7C15ull;
+    uint64_t z = state_;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double unit = static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
+    return static_cast<float>(lo + (hi - lo) * unit);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+template <typename T>
+void setRaw(onnx::TensorProto& t, const std::vector<T>& values) {
+  std::string bytes(values.size() * sizeof(T), '\0');
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  t.set_raw_data(std::move(bytes));  // little-endian hosts only, as ONNX's raw_data
+}
+
+/// Appends nodes and initializers to a graph with the naming and constant conventions of
+/// one exporter: TorchScript names nodes by module scope ("/layers.0/attn/MatMul") and
+/// makes literals Constant nodes; dynamo names values val_N and keeps literals as
+/// initializers (onnxscript's optimizer folds Constant nodes into them).
+class GraphBuilder {
+ public:
+  GraphBuilder(Exporter exporter, uint64_t seed, onnx::GraphProto& graph)
+      : torchscript_(exporter == Exporter::kTorchScript), random_(seed), graph_(graph) {}
+
+  /// Module path of the nodes and parameters that follow, e.g. "layers.0.attn".
+  void setScope(const std::string& scope) { scope_ = scope; }
+
+  Names nodeN(const std::string& op, const Names& inputs, int outputs,
+              const std::vector<onnx::AttributeProto>& attrs = {}) {
+    onnx::NodeProto* n = graph_.add_node();
+    n->set_op_type(op);
+    const int id = counter_++;
+    std::string base;
+    if (torchscript_) {
+      std::string path = scope_;
+      for (char& c : path)
+        if (c == '.' && !isLayerIndexDot(path, &c)) c = '/';
+      base = "/" + path + (path.empty() ? "" : "/") + op + "_" + std::to_string(id);
+      n->set_name(base);
+    } else {
+      n->set_name("node_" + op + "_" + std::to_string(id));
+    }
+    for (const std::string& in : inputs) n->add_input(in);
+    Names out;
+    for (int i = 0; i < outputs; ++i) {
+      out.push_back(torchscript_
+                        ? base + "_output_" + std::to_string(i)
+                        : "val_" + std::to_string(id) + (i ? "_" + std::to_string(i) : ""));
+      n->add_output(out.back());
+    }
+    for (const auto& a : attrs) *n->add_attribute() = a;
+    return out;
+  }
+
+  std::string node(const std::string& op, const Names& inputs,
+                   const std::vector<onnx::AttributeProto>& attrs = {}) {
+    return nodeN(op, inputs, 1, attrs)[0];
+  }
+
+  /// A float parameter named after the scope, uniform in [-bound, bound) around `center`.
+  std::string param(const std::string& name, const Ints& dims, float bound, float center = 0) {
+    std::vector<float> v;
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    v.reserve(n);
+    for (int64_t i = 0; i < n; ++i) v.push_back(center + random_.uniform(-bound, bound));
+    return floatTensor(scope_ + (scope_.empty() ? "" : ".") + name, dims, v);
+  }
+
+  std::string floatTensor(const std::string& name, const Ints& dims,
+                          const std::vector<float>& values) {
+    onnx::TensorProto* t = graph_.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    setRaw(*t, values);
+    return name;
+  }
+
+  std::string boolTensor(const std::string& name, const Ints& dims,
+                         const std::vector<uint8_t>& values) {
+    onnx::TensorProto* t = graph_.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::BOOL);
+    for (int64_t d : dims) t->add_dims(d);
+    setRaw(*t, values);
+    return name;
+  }
+
+  /// A literal: a 1-D int64 tensor (or a scalar with `scalar`).
+  std::string ints(const Ints& values, bool scalar = false) {
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::INT64);
+    if (!scalar) t.add_dims(static_cast<int64_t>(values.size()));
+    setRaw(t, values);
+    return literal(std::move(t));
+  }
+
+  /// A float scalar literal.
+  std::string scalar(float value) {
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    setRaw(t, std::vector<float>{value});
+    return literal(std::move(t));
+  }
+
+  /// torch.ones(1) as a literal (TorchScript's numerator of rsqrt).
+  std::string floatOne() {
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    t.add_dims(1);
+    setRaw(t, std::vector<float>{1.0f});
+    return literal(std::move(t));
+  }
+
+ private:
+  // "layers.0" keeps its dot in TorchScript's node names ("/layers.0/attn/..."): a dot
+  // followed by a digit is part of a ModuleList index.
+  static bool isLayerIndexDot(const std::string& path, const char* c) {
+    const size_t i = static_cast<size_t>(c - path.data());
+    return i + 1 < path.size() && path[i + 1] >= '0' && path[i + 1] <= '9';
+  }
+
+  std::string literal(onnx::TensorProto t) {
+    if (torchscript_) {
+      onnx::AttributeProto a;
+      a.set_name("value");
+      a.set_type(onnx::AttributeProto::TENSOR);
+      *a.mutable_t() = std::move(t);
+      return node("Constant", {}, {a});
+    }
+    t.set_name("val_" + std::to_string(counter_++));
+    *graph_.add_initializer() = std::move(t);
+    return graph_.initializer(graph_.initializer_size() - 1).name();
+  }
+
+  bool torchscript_;
+  Random random_;
+  onnx::GraphProto& graph_;
+  std::string scope_;
+  int counter_ = 0;
+};
+
+/// Builds one model family layer by layer; each method emits one PyTorch/HF construct in
+/// the form the chosen exporter gives it.
+class ModelWriter {
+ public:
+  explicit ModelWriter(const ExporterModelSpec& spec, onnx::GraphProto& graph)
+      : s_(spec),
+        b_(spec.exporter, spec.seed, graph),
+        ts_(spec.exporter == Exporter::kTorchScript) {}
+
+  /// Emits the whole graph body from hidden_states to the returned output value.
+  std::string build() {
+    switch (s_.family) {
+      case ModelFamily::kBert:
+        return bert();
+      case ModelFamily::kGpt2:
+        return gpt2();
+      case ModelFamily::kLlama:
+        return llama();
+      case ModelFamily::kPhi:
+        return phi();
+    }
+    throw std::invalid_argument("unknown model family");
+  }
+
+ private:
+  // ---- building blocks -------------------------------------------------------------------
+
+  std::vector<onnx::AttributeProto> axesAttr(const Ints& axes) { return {attrInts("axes", axes)}; }
+
+  std::string unsqueeze(const std::string& x, const Ints& axes) {
+    return b_.node("Unsqueeze", {x, b_.ints(axes)});  // axes an input since opset 13
+  }
+
+  std::string reduceMean(const std::string& x) {
+    if (s_.opset >= 18) return b_.node("ReduceMean", {x, b_.ints({-1})}, {attrInt("keepdims", 1)});
+    return b_.node("ReduceMean", {x}, {attrInts("axes", {-1}), attrInt("keepdims", 1)});
+  }
+
+  std::string transpose(const std::string& x, const Ints& perm) {
+    return b_.node("Transpose", {x}, {attrInts("perm", perm)});
+  }
+
+  /// x[..., lo:hi] on the last axis of a rank-4 value (TorchScript's Slice).
+  std::string sliceLast(const std::string& x, int64_t lo, int64_t hi) {
+    return b_.node("Slice", {x, b_.ints({lo}), b_.ints({hi}), b_.ints({3}), b_.ints({1})});
+  }
+
+  /// Dim i of x as a 1-D int64 tensor: TorchScript Shape -> Gather -> Unsqueeze, dynamo
+  /// Shape(start=i, end=i+1).
+  std::string dim(const std::string& x, int64_t i) {
+    if (ts_) return unsqueeze(b_.node("Gather", {b_.node("Shape", {x}), b_.ints({i}, true)}), {0});
+    return b_.node("Shape", {x}, {attrInt("start", i), attrInt("end", i + 1)});
+  }
+
+  std::string concat(const Names& parts, int64_t axis = 0) {
+    return b_.node("Concat", parts, {attrInt("axis", axis)});
+  }
+
+  /// nn.Linear on a 3-D input with a pre-transposed weight [in, out] (the exporters fold
+  /// the Transpose): TorchScript Add(bias, MatMul), dynamo Add(MatMul, bias).
+  std::string linear(const std::string& x, int in, int out, bool bias, const std::string& name) {
+    b_.setScope(scope_ + "." + name);
+    const float bound = 1.0f / std::sqrt(static_cast<float>(in));
+    std::string w = b_.param("weight", {in, out}, bound);
+    std::string y = b_.node("MatMul", {x, w});
+    if (bias) {
+      std::string bv = b_.param("bias", {out}, bound);
+      y = ts_ ? b_.node("Add", {bv, y}) : b_.node("Add", {y, bv});
+    }
+    b_.setScope(scope_);
+    return y;
+  }
+
+  /// GPT-2's Conv1D: x.view(-1, in), addmm(bias, x, weight) (Gemm), view(*lead, out).
+  std::string conv1d(const std::string& x, int in, int out, const std::string& name) {
+    b_.setScope(scope_ + "." + name);
+    const float bound = 1.0f / std::sqrt(static_cast<float>(in));
+    std::string w = b_.param("weight", {in, out}, bound);
+    std::string bias = b_.param("bias", {out}, bound);
+    std::string lead =
+        ts_ ? b_.node("Slice", {b_.node("Shape", {x}), b_.ints({0}), b_.ints({-1}), b_.ints({0})})
+            : concat({dim(x, 0), dim(x, 1)});
+    std::string flat = b_.node("Reshape", {x, b_.ints({-1, in})});
+    std::string mm =
+        b_.node("Gemm", {flat, w, bias}, {attrFloat("alpha", 1.0f), attrFloat("beta", 1.0f)});
+    std::string y = b_.node("Reshape", {mm, concat({lead, b_.ints({out})})});
+    b_.setScope(scope_);
+    return y;
+  }
+
+  /// view(batch, seq, heads, head_dim) then permute.
+  std::string splitHeads(const std::string& x, int heads, const Ints& perm) {
+    std::string shape = concat({dim(x, 0), dim(x, 1), b_.ints({heads}), b_.ints({s_.head_dim})});
+    return transpose(b_.node("Reshape", {x, shape}), perm);
+  }
+
+  /// transpose(1, 2) then reshape(batch, seq, heads * head_dim).
+  std::string mergeHeads(const std::string& ctx, const std::string& like) {
+    std::string t = transpose(ctx, {0, 2, 1, 3});
+    std::string shape = concat({dim(like, 0), dim(like, 1), b_.ints({s_.heads * s_.head_dim})});
+    return b_.node("Reshape", {t, shape});
+  }
+
+  /// nn.LayerNorm: LayerNormalization from opset 17 (both exporters), decomposed before.
+  std::string layerNorm(const std::string& x, float eps, const std::string& name) {
+    b_.setScope(scope_ + "." + name);
+    std::string gamma = b_.param("weight", {s_.hidden}, 0.2f, 1.0f);
+    std::string beta = b_.param("bias", {s_.hidden}, 0.2f);
+    std::string y;
+    if (s_.opset >= 17) {
+      y = b_.node("LayerNormalization", {x, gamma, beta},
+                  {attrInt("axis", -1), attrFloat("epsilon", eps)});
+    } else {
+      std::string mean = reduceMean(x);
+      std::string d = b_.node("Sub", {x, mean});
+      std::string var = reduceMean(b_.node("Pow", {d, b_.scalar(2.0f)}));
+      std::string sd = b_.node("Sqrt", {b_.node("Add", {var, b_.scalar(eps)})});
+      y = b_.node("Add", {b_.node("Mul", {b_.node("Div", {d, sd}), gamma}), beta});
+    }
+    b_.setScope(scope_);
+    return y;
+  }
+
+  /// LlamaRMSNorm: weight * (x.float() * rsqrt(mean(x^2) + eps)).to(dtype). TorchScript
+  /// keeps both Casts and writes rsqrt as Div(1, Sqrt); dynamo drops the no-op casts and
+  /// writes rsqrt as Reciprocal(Sqrt).
+  std::string rmsNorm(const std::string& x, const std::string& name) {
+    b_.setScope(scope_ + "." + name);
+    std::string w = b_.param("weight", {s_.hidden}, 0.2f, 1.0f);
+    std::string xf = ts_ ? b_.node("Cast", {x}, {attrInt("to", 1)}) : x;
+    std::string var = reduceMean(b_.node("Pow", {xf, b_.scalar(2.0f)}));
+    std::string sd = b_.node("Sqrt", {b_.node("Add", {var, b_.scalar(1e-6f)})});
+    std::string inv = ts_ ? b_.node("Div", {b_.floatOne(), sd}) : b_.node("Reciprocal", {sd});
+    std::string h = b_.node("Mul", {xf, inv});
+    if (ts_) h = b_.node("Cast", {h}, {attrInt("to", 1)});
+    std::string y = b_.node("Mul", {w, h});
+    b_.setScope(scope_);
+    return y;
+  }
+
+  /// nn.functional.gelu (erf). TorchScript: Div(x, sqrt 2), Erf, Add 1, Mul x, Mul 0.5;
+  /// torchlib: Div, Erf, Add 1, Mul 0.5, Mul x; opset 20+: the Gelu op.
+  std::string geluErf(const std::string& x) {
+    if (s_.opset >= 20 && !ts_) return b_.node("Gelu", {x});
+    std::string e = b_.node("Erf", {b_.node("Div", {x, b_.scalar(1.41421356f)})});
+    std::string p = b_.node("Add", {e, b_.scalar(1.0f)});
+    if (ts_) return b_.node("Mul", {b_.node("Mul", {x, p}), b_.scalar(0.5f)});
+    return b_.node("Mul", {x, b_.node("Mul", {b_.scalar(0.5f), p})});
+  }
+
+  /// NewGELUActivation (gelu_new), Python arithmetic in both exporters:
+  /// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))).
+  std::string geluNew(const std::string& x) {
+    std::string half = b_.node("Mul", {x, b_.scalar(0.5f)});
+    std::string cube = b_.node("Pow", {x, b_.scalar(3.0f)});
+    std::string inner = b_.node("Add", {x, b_.node("Mul", {cube, b_.scalar(0.044715f)})});
+    std::string t = b_.node("Tanh", {b_.node("Mul", {inner, b_.scalar(0.7978845608f)})});
+    return b_.node("Mul", {half, b_.node("Add", {t, b_.scalar(1.0f)})});
+  }
+
+  /// Scores -> probabilities -> context. Eager attention (TorchScript): MatMul(q, k^T),
+  /// Div by sqrt(head_dim), mask; `kt` is k already transposed. SDPA (dynamo, torchlib):
+  /// Mul(q, sqrt(scale)), Mul(Transpose(k), sqrt(scale)), MatMul, Add(mask).
+  std::string attend(const std::string& q, const std::string& k, const std::string& v,
+                     const std::string& mask, bool k_transposed) {
+    std::string scores;
+    if (ts_) {
+      std::string kt = k_transposed ? k : transpose(k, {0, 1, 3, 2});
+      scores = b_.node("Div", {b_.node("MatMul", {q, kt}),
+                               b_.scalar(std::sqrt(static_cast<float>(s_.head_dim)))});
+    } else {
+      const float root_scale = 1.0f / std::sqrt(std::sqrt(static_cast<float>(s_.head_dim)));
+      std::string qs = b_.node("Mul", {q, b_.scalar(root_scale)});
+      std::string ks = b_.node("Mul", {transpose(k, {0, 1, 3, 2}), b_.scalar(root_scale)});
+      scores = b_.node("MatMul", {qs, ks});
+    }
+    if (!mask.empty()) scores = b_.node("Add", {scores, mask});
+    std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
+    return b_.node("MatMul", {probs, v});
+  }
+
+  /// (1.0 - mask[:, None, None, :].float()) * finfo.min, computed once for all layers.
+  std::string paddingMask() {
+    std::string m = unsqueeze(unsqueeze("attention_mask", {1}), {2});
+    std::string mf = b_.node("Cast", {m}, {attrInt("to", 1)});
+    return b_.node("Mul", {b_.node("Sub", {b_.scalar(1.0f), mf}), b_.scalar(kFloatMin)});
+  }
+
+  std::string trilBuffer() {
+    const int p = s_.max_positions;
+    std::vector<uint8_t> tril(static_cast<size_t>(p) * p);
+    for (int i = 0; i < p; ++i)
+      for (int j = 0; j < p; ++j) tril[static_cast<size_t>(i) * p + j] = j <= i;
+    return b_.boolTensor(scope_ + ".bias", {1, 1, p, p}, tril);
+  }
+
+  /// self.bias[:, :, key_len - query_len : key_len, :key_len] (two Slices).
+  std::string causalSlice(const std::string& tril, const std::string& q, const std::string& v) {
+    std::string klen = dim(v, 2);
+    std::string start = b_.node("Sub", {klen, dim(q, 2)});
+    std::string rows = b_.node("Slice", {tril, start, klen, b_.ints({2}), b_.ints({1})});
+    return b_.node("Slice", {rows, b_.ints({0}), klen, b_.ints({3}), b_.ints({1})});
+  }
+
+  /// rotate_half(x) = cat(-x2, x1): halves by Slice (TorchScript) or Split (dynamo).
+  std::string rotateHalf(const std::string& x, int d) {
+    std::string x1, x2;
+    if (ts_) {
+      x1 = sliceLast(x, 0, d / 2);
+      x2 = sliceLast(x, d / 2, kIntMax);
+    } else {
+      Names halves = b_.nodeN("Split", {x, b_.ints({d / 2, d / 2})}, 2, {attrInt("axis", -1)});
+      x1 = halves[0];
+      x2 = halves[1];
+    }
+    return concat({b_.node("Neg", {x2}), x1}, -1);
+  }
+
+  /// q * cos + rotate_half(q) * sin on the first `rot` dims of the last axis (all of them
+  /// when rot == head_dim); the rest is concatenated back unchanged (Phi).
+  std::string applyRope(const std::string& x, const std::string& cos, const std::string& sin) {
+    const int rot = s_.rotary_dim;
+    std::string xr = x, pass;
+    if (rot < s_.head_dim) {
+      if (ts_) {
+        xr = sliceLast(x, 0, rot);
+        pass = sliceLast(x, rot, kIntMax);
+      } else {
+        Names parts =
+            b_.nodeN("Split", {x, b_.ints({rot, s_.head_dim - rot})}, 2, {attrInt("axis", -1)});
+        xr = parts[0];
+        pass = parts[1];
+      }
+    }
+    std::string y =
+        b_.node("Add", {b_.node("Mul", {xr, cos}), b_.node("Mul", {rotateHalf(xr, rot), sin})});
+    return pass.empty() ? y : concat({y, pass}, -1);
+  }
+
+  /// cos and sin of position_ids as [batch, seq, rot] (before the per-layer Unsqueeze).
+  std::pair<std::string, std::string> ropeTables() {
+    const int rot = s_.rotary_dim;
+    std::vector<float> inv_freq;
+    for (int i = 0; i < rot / 2; ++i)
+      inv_freq.push_back(
+          std::pow(10000.0f, -2.0f * static_cast<float>(i) / static_cast<float>(rot)));
+    if (*s_.rope_cache == RopeCache::kGather) {
+      std::vector<float> cos, sin;
+      for (int p = 0; p < s_.max_positions; ++p)
+        for (int i = 0; i < rot; ++i) {
+          const float angle = static_cast<float>(p) * inv_freq[i % (rot / 2)];
+          cos.push_back(std::cos(angle));
+          sin.push_back(std::sin(angle));
+        }
+      std::string cc =
+          b_.floatTensor(scope_ + ".rotary_emb.cos_cached", {s_.max_positions, rot}, cos);
+      std::string sc =
+          b_.floatTensor(scope_ + ".rotary_emb.sin_cached", {s_.max_positions, rot}, sin);
+      return {b_.node("Gather", {cc, "position_ids"}), b_.node("Gather", {sc, "position_ids"})};
+    }
+    // inv_freq[None, :, None].expand(batch, -1, 1) @ position_ids[:, None, :].float()
+    std::string inv = b_.floatTensor(scope_ + ".rotary_emb.inv_freq", {1, rot / 2, 1}, inv_freq);
+    std::string inv_b =
+        b_.node("Expand", {inv, concat({dim("position_ids", 0), b_.ints({1}), b_.ints({1})})});
+    std::string pos = b_.node("Cast", {unsqueeze("position_ids", {1})}, {attrInt("to", 1)});
+    std::string freqs = transpose(b_.node("MatMul", {inv_b, pos}), {0, 2, 1});
+    std::string emb = concat({freqs, freqs}, -1);
+    return {b_.node("Cos", {emb}), b_.node("Sin", {emb})};
+  }
+
+  /// repeat_kv: x[:, :, None].expand(b, kv, rep, s, d).reshape(b, kv * rep, s, d).
+  std::string repeatKv(const std::string& x) {
+    const int rep = s_.heads / s_.kv_heads;
+    if (rep == 1) return x;
+    std::string b = dim(x, 0), s = dim(x, 2);
+    std::string e = b_.node(
+        "Expand", {unsqueeze(x, {2}),
+                   concat({b, b_.ints({s_.kv_heads}), b_.ints({rep}), s, b_.ints({s_.head_dim})})});
+    return b_.node("Reshape", {e, concat({b, b_.ints({s_.heads}), s, b_.ints({s_.head_dim})})});
+  }
+
+  void enterLayer(int i, const std::string& name) {
+    scope_ = name + "." + std::to_string(i);
+    b_.setScope(scope_);
+  }
+
+  void enterScope(const std::string& suffix) {
+    scope_ += suffix;
+    b_.setScope(scope_);
+  }
+
+  void enterModel(const std::string& name) {
+    scope_ = name;
+    b_.setScope(scope_);
+  }
+
+  // ---- families --------------------------------------------------------------------------
+
+  std::string bert() {
+    const int h = s_.hidden;
+    enterModel("embeddings");
+    std::string x = layerNorm("hidden_states", 1e-12f, "LayerNorm");
+    std::string mask = paddingMask();
+    for (int i = 0; i < s_.layers; ++i) {
+      enterLayer(i, "encoder.layer");
+      std::string q =
+          splitHeads(linear(x, h, h, true, "attention.self.query"), s_.heads, {0, 2, 1, 3});
+      // transpose_for_scores then key.transpose(-1, -2): TorchScript merges the two.
+      std::string k = splitHeads(linear(x, h, h, true, "attention.self.key"), s_.heads,
+                                 ts_ ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
+      std::string v =
+          splitHeads(linear(x, h, h, true, "attention.self.value"), s_.heads, {0, 2, 1, 3});
+      std::string ctx = mergeHeads(attend(q, k, v, mask, true), x);
+      std::string a = linear(ctx, h, h, true, "attention.output.dense");
+      x = layerNorm(b_.node("Add", {a, x}), 1e-12f, "attention.output.LayerNorm");
+      std::string inter = geluErf(linear(x, h, s_.ffn, true, "intermediate.dense"));
+      std::string o = linear(inter, s_.ffn, h, true, "output.dense");
+      x = layerNorm(b_.node("Add", {o, x}), 1e-12f, "output.LayerNorm");
+    }
+    return x;
+  }
+
+  std::string gpt2() {
+    const int h = s_.hidden;
+    const bool where = *s_.causal_mask == CausalMask::kWhere;
+    enterModel("transformer");
+    std::string mask = paddingMask();
+    std::string tril;
+    if (where) {
+      // Every GPT2Attention has its own tril buffer "bias"; the layers below make theirs.
+    } else {
+      // _prepare_4d_causal_attention_mask: causal and padding in one additive mask.
+      tril = trilBuffer();
+      std::string seq = dim("hidden_states", 1);
+      std::string rows = b_.node("Slice", {tril, b_.ints({0}), seq, b_.ints({2}), b_.ints({1})});
+      std::string causal = b_.node("Slice", {rows, b_.ints({0}), seq, b_.ints({3}), b_.ints({1})});
+      mask = b_.node("Where", {causal, mask, b_.scalar(kFloatMin)});
+    }
+    std::string x = "hidden_states";
+    for (int i = 0; i < s_.layers; ++i) {
+      enterLayer(i, "transformer.h");
+      std::string ln1 = layerNorm(x, 1e-5f, "ln_1");
+      enterScope(".attn");
+      Names qkv = b_.nodeN("Split", {conv1d(ln1, h, 3 * h, "c_attn"), b_.ints({h, h, h})}, 3,
+                           {attrInt("axis", 2)});
+      std::string q = splitHeads(qkv[0], s_.heads, {0, 2, 1, 3});
+      std::string k = splitHeads(qkv[1], s_.heads, ts_ ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
+      std::string v = splitHeads(qkv[2], s_.heads, {0, 2, 1, 3});
+      std::string ctx;
+      if (where) {
+        std::string scores =
+            b_.node("Div", {b_.node("MatMul", {q, k}), b_.scalar(std::sqrt(float(s_.head_dim)))});
+        std::string causal = causalSlice(trilBuffer(), q, v);
+        scores = b_.node("Where", {causal, scores, b_.scalar(kFloatMin)});
+        scores = b_.node("Add", {scores, mask});
+        ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
+      } else {
+        ctx = attend(q, k, v, mask, ts_);
+      }
+      std::string a = conv1d(mergeHeads(ctx, ln1), h, h, "c_proj");
+      enterLayer(i, "transformer.h");
+      std::string r = b_.node("Add", {a, x});
+      std::string ln2 = layerNorm(r, 1e-5f, "ln_2");
+      enterScope(".mlp");
+      std::string m = conv1d(geluNew(conv1d(ln2, h, s_.ffn, "c_fc")), s_.ffn, h, "c_proj");
+      enterLayer(i, "transformer.h");
+      x = b_.node("Add", {r, m});
+    }
+    enterModel("transformer");
+    return layerNorm(x, 1e-5f, "ln_f");
+  }
+
+  std::string llama() {
+    const int h = s_.hidden, qd = s_.heads * s_.head_dim, kvd = s_.kv_heads * s_.head_dim;
+    enterModel("model");
+    // HF >= 4.38 computes cos/sin once in LlamaModel; older layers each Gather their own.
+    const bool per_layer = *s_.rope_cache == RopeCache::kGather;
+    auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
+    std::string x = "hidden_states";
+    for (int i = 0; i < s_.layers; ++i) {
+      enterLayer(i, "model.layers");
+      std::string n = rmsNorm(x, "input_layernorm");
+      enterScope(".self_attn");
+      std::string q = splitHeads(linear(n, h, qd, false, "q_proj"), s_.heads, {0, 2, 1, 3});
+      std::string k = splitHeads(linear(n, h, kvd, false, "k_proj"), s_.kv_heads, {0, 2, 1, 3});
+      std::string v = splitHeads(linear(n, h, kvd, false, "v_proj"), s_.kv_heads, {0, 2, 1, 3});
+      if (per_layer) tables = ropeTables();
+      std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
+      q = applyRope(q, cos, sin);
+      k = applyRope(k, cos, sin);
+      std::string ctx = attend(q, repeatKv(k), repeatKv(v), "attention_mask", false);
+      std::string o = linear(mergeHeads(ctx, n), qd, h, false, "o_proj");
+      enterLayer(i, "model.layers");
+      std::string r = b_.node("Add", {x, o});
+      std::string n2 = rmsNorm(r, "post_attention_layernorm");
+      enterScope(".mlp");
+      std::string gate = linear(n2, h, s_.ffn, false, "gate_proj");
+      std::string up = linear(n2, h, s_.ffn, false, "up_proj");
+      std::string act = b_.node("Mul", {gate, b_.node("Sigmoid", {gate})});  // SiLU
+      std::string down = linear(b_.node("Mul", {act, up}), s_.ffn, h, false, "down_proj");
+      enterLayer(i, "model.layers");
+      x = b_.node("Add", {r, down});
+    }
+    enterModel("model");
+    return rmsNorm(x, "norm");
+  }
+
+  std::string phi() {
+    const int h = s_.hidden;
+    enterModel("model");
+    const bool per_layer = *s_.rope_cache == RopeCache::kGather;
+    auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
+    std::string x = "hidden_states";
+    for (int i = 0; i < s_.layers; ++i) {
+      enterLayer(i, "model.layers");
+      std::string n = layerNorm(x, 1e-5f, "input_layernorm");
+      enterScope(".self_attn");
+      std::string q = splitHeads(linear(n, h, h, true, "q_proj"), s_.heads, {0, 2, 1, 3});
+      std::string k = splitHeads(linear(n, h, h, true, "k_proj"), s_.heads, {0, 2, 1, 3});
+      std::string v = splitHeads(linear(n, h, h, true, "v_proj"), s_.heads, {0, 2, 1, 3});
+      if (per_layer) tables = ropeTables();
+      std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
+      q = applyRope(q, cos, sin);
+      k = applyRope(k, cos, sin);
+      std::string ctx = attend(q, k, v, "attention_mask", false);
+      std::string a = linear(mergeHeads(ctx, n), h, h, true, "dense");
+      enterLayer(i, "model.layers");
+      enterScope(".mlp");
+      std::string ff = linear(geluNew(linear(n, h, s_.ffn, true, "fc1")), s_.ffn, h, true, "fc2");
+      enterLayer(i, "model.layers");
+      // PhiDecoderLayer: attn_outputs + feed_forward_hidden_states + residual.
+      x = b_.node("Add", {b_.node("Add", {a, ff}), x});
+    }
+    enterModel("model");
+    return layerNorm(x, 1e-5f, "final_layernorm");
+  }
+
+  const ExporterModelSpec& s_;
+  GraphBuilder b_;
+  bool ts_;
+  std::string scope_;
+};
+
+void addInput(onnx::GraphProto& g, const std::string& name, int type, const Names& dims) {
+  onnx::ValueInfoProto* v = g.add_input();
+  v->set_name(name);
+  auto* t = v->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(type);
+  for (const std::string& d : dims) {
+    auto* dim = t->mutable_shape()->add_dim();
+    if (!d.empty() && d[0] >= '0' && d[0] <= '9')
+      dim->set_dim_value(std::stoll(d));
+    else
+      dim->set_dim_param(d);
+  }
+}
+
+}  // namespace
+
+ExporterModelSpec resolved(const ExporterModelSpec& spec) {
+  ExporterModelSpec s = spec;
+  const bool ts = s.exporter == Exporter::kTorchScript;
+  if (s.opset == 0) s.opset = ts ? 17 : 18;
+  if (s.kv_heads == 0) s.kv_heads = s.family == ModelFamily::kLlama ? s.heads / 2 : s.heads;
+  if (s.kv_heads == 0) s.kv_heads = 1;
+  if (s.heads <= 0 || s.hidden <= 0 || s.layers <= 0)
+    throw std::invalid_argument("layers, hidden and heads must be positive");
+  if (s.head_dim == 0) s.head_dim = s.hidden / s.heads;
+  if (s.rotary_dim == 0) s.rotary_dim = s.family == ModelFamily::kPhi ? s.head_dim / 2 : s.head_dim;
+  if (s.ffn == 0) s.ffn = (s.family == ModelFamily::kLlama ? 2 : 4) * s.hidden;
+  if (!s.causal_mask) s.causal_mask = ts ? CausalMask::kWhere : CausalMask::kAdd;
+  if (!s.rope_cache) s.rope_cache = ts ? RopeCache::kGather : RopeCache::kComputed;
+  if (s.head_dim <= 0 || s.head_dim % 2 != 0)
+    throw std::invalid_argument("head_dim must be positive and even");
+  if (s.rotary_dim <= 0 || s.rotary_dim % 2 != 0 || s.rotary_dim > s.head_dim)
+    throw std::invalid_argument("rotary_dim must be even and at most head_dim");
+  if (s.kv_heads <= 0 || s.heads % s.kv_heads != 0)
+    throw std::invalid_argument("heads must be a multiple of kv_heads");
+  if (s.family != ModelFamily::kLlama && s.kv_heads != s.heads)
+    throw std::invalid_argument("only llama has grouped KV heads");
+  if (s.family != ModelFamily::kLlama && s.heads * s.head_dim != s.hidden)
+    throw std::invalid_argument("heads * head_dim must equal hidden");
+  if (ts && (s.opset < 14 || s.opset > 17))
+    throw std::invalid_argument("the TorchScript exporter emits opsets 14-17");
+  if (!ts && (s.opset < 18 || s.opset > 24))
+    throw std::invalid_argument("the dynamo exporter emits opsets 18-24");
+  if (!ts && *s.causal_mask == CausalMask::kWhere)
+    throw std::invalid_argument("the per-layer Where mask is TorchScript's (eager attention)");
+  return s;
+}
+
+onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
+  const ExporterModelSpec s = resolved(spec);
+  onnx::ModelProto model;
+  model.set_ir_version(s.exporter == Exporter::kTorchScript ? 8 : 9);
+  model.set_producer_name("pytorch");
+  model.set_producer_version(s.exporter == Exporter::kTorchScript ? "2.1.0" : "2.6.0");
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(s.opset);
+  onnx::GraphProto& g = *model.mutable_graph();
+  g.set_name(std::string(familyName(s.family)) + "_" + exporterName(s.exporter));
+
+  addInput(g, "hidden_states", onnx::TensorProto::FLOAT,
+           {"batch", "seq", std::to_string(s.hidden)});
+  if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2) {
+    addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
+  } else {
+    addInput(g, "attention_mask", onnx::TensorProto::FLOAT, {"batch", "1", "seq", "seq"});
+    addInput(g, "position_ids", onnx::TensorProto::INT64, {"batch", "seq"});
+  }
+  ModelWriter writer(s, g);
+  const std::string last = writer.build();
+  // The last node writes the graph output directly, as exporters name it.
+  for (int i = g.node_size() - 1; i >= 0; --i) {
+    auto* outs = g.mutable_node(i)->mutable_output();
+    if (!outs->empty() && outs->Get(0) == last) {
+      *outs->Mutable(0) = "last_hidden_state";
+      break;
+    }
+  }
+  onnx::ValueInfoProto* out = g.add_output();
+  out->set_name("last_hidden_state");
+  auto* t = out->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(onnx::TensorProto::FLOAT);
+  t->mutable_shape()->add_dim()->set_dim_param("batch");
+  t->mutable_shape()->add_dim()->set_dim_param("seq");
+  t->mutable_shape()->add_dim()->set_dim_value(s.hidden);
+
+  // Both exporters leave every intermediate typed; data propagation through the shape
+  // arithmetic keeps batch and seq symbolic where a Reshape reads a computed shape.
+  static const NewerOpsetSchemas registry;
+  onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1,
+                                      /*enable_data_propagation=*/true);
+  onnx::shape_inference::InferShapes(model, &registry, options);
+  return model;
+}
+
+ExpectedFusions expectedFusions(const ExporterModelSpec& spec) {
+  const ExporterModelSpec s = resolved(spec);
+  ExpectedFusions e;
+  const int l = s.layers;
+  e.attention = l;
+  switch (s.family) {
+    case ModelFamily::kBert:  // embeddings LN, then Add + LN twice per layer
+      e.layer_norm = 1, e.skip_layer_norm = 2 * l, e.gelu = l;
+      break;
+    case ModelFamily::kGpt2:  // ln_1 of layer 0; ln_2, later ln_1 and ln_f after an Add
+      e.layer_norm = 1, e.skip_layer_norm = 2 * l, e.gelu = l;
+      break;
+    case ModelFamily::kLlama:
+      e.simplified_norm = 1, e.skip_simplified = 2 * l, e.rotary = 2 * l;
+      break;
+    case ModelFamily::kPhi:  // one LN per layer (shared by attention and MLP) + final
+      e.layer_norm = 1, e.skip_layer_norm = l, e.rotary = 2 * l, e.gelu = l;
+      break;
+  }
+  return e;
+}
+
+const char* familyName(ModelFamily family) {
+  switch (family) {
+    case ModelFamily::kBert:
+      return "bert";
+    case ModelFamily::kGpt2:
+      return "gpt2";
+    case ModelFamily::kLlama:
+      return "llama";
+    case ModelFamily::kPhi:
+      return "phi";
+  }
+  return "?";
+}
+
+const char* exporterName(Exporter exporter) {
+  return exporter == Exporter::kTorchScript ? "torchscript" : "dynamo";
+}
+
+bool parseFamily(const std::string& name, ModelFamily* family) {
+  for (ModelFamily f :
+       {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama, ModelFamily::kPhi})
+    if (name == familyName(f)) {
+      *family = f;
+      return true;
+    }
+  return false;
+}
+
+bool parseExporter(const std::string& name, Exporter* exporter) {
+  for (Exporter e : {Exporter::kTorchScript, Exporter::kDynamo})
+    if (name == exporterName(e)) {
+      *exporter = e;
+      return true;
+    }
+  return false;
+}
+
+std::string oracleIntRanges(const ExporterModelSpec& spec) {
+  const ExporterModelSpec s = resolved(spec);
+  if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2)
+    return "--int-range attention_mask=0:2";
+  return "--int-range position_ids=0:" + std::to_string(s.max_positions);
+}
+
+}  // namespace onnx_rewrite::testing

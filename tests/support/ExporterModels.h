@@ -1,0 +1,104 @@
+//===- ExporterModels.h - whole transformer models as exporters emit them -===//
+//
+// Small whole transformer models with seeded random weights, built directly as
+// onnx::ModelProto in the node forms torch.onnx emits: the TorchScript exporter
+// (opset 14-17: shape arithmetic with Shape/Gather/Unsqueeze/Concat, scalars as
+// Constant nodes, Linear as MatMul then Add(bias, .), consecutive Transposes
+// merged, LayerNorm decomposed below opset 17 and LayerNormalization from 17,
+// rsqrt as Div(1, Sqrt)) and the dynamo exporter (opset 18+: onnxscript's
+// torchlib decompositions after its optimizer: Shape with start/end, Reduce* and
+// Unsqueeze axes as inputs, scalars as initializers, scaled_dot_product_attention
+// as Mul(q, sqrt(scale)) . Mul(Transpose(k), sqrt(scale)), halves by Split, RoPE
+// cos/sin computed from inv_freq and position_ids).
+//
+// Families (Hugging Face transformers' modules, vocabulary-free: the model starts
+// at the hidden states):
+//   bert   post-LN encoder, erf GELU, additive padding mask from attention_mask
+//   gpt2   pre-LN decoder, Conv1D as Reshape/Gemm/Reshape, gelu_new (tanh, Pow 3),
+//          causal mask as Where on a slice of the tril buffer (or an Add)
+//   llama  RMSNorm, rotate_half RoPE, grouped KV heads (repeat_kv), SwiGLU MLP
+//   phi    LayerNorm, partial rotary (first rotary_dim dims), parallel attention
+//          and MLP, gelu_new
+// Value_info carries every intermediate shape with the symbolic dims batch and seq,
+// as the exporters leave it (ONNX shape inference with data propagation).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+namespace onnx_rewrite::testing {
+
+enum class ModelFamily { kBert, kGpt2, kLlama, kPhi };
+enum class Exporter { kTorchScript, kDynamo };
+
+/// How GPT-2 masks future positions.
+enum class CausalMask {
+  kWhere,  ///< per layer: Where(Slice(tril buffer), scores, finfo.min) (eager attention)
+  kAdd,    ///< once: an additive [batch, 1, seq, seq] mask, per layer Add (SDPA)
+};
+
+/// How LLaMA/Phi get the RoPE cos/sin.
+enum class RopeCache {
+  kGather,    ///< Gather(cos_cached [max_pos, d], position_ids) + Unsqueeze(1) (HF <= 4.37)
+  kComputed,  ///< cos(inv_freq @ position_ids) per forward (HF >= 4.38 LlamaRotaryEmbedding)
+};
+
+/// What to build. Zero means "the family's default" where noted.
+struct ExporterModelSpec {
+  ModelFamily family = ModelFamily::kLlama;
+  Exporter exporter = Exporter::kTorchScript;
+  int opset = 0;  ///< 0: 17 for TorchScript, 18 for dynamo
+  int layers = 2;
+  int hidden = 32;
+  int heads = 4;
+  int kv_heads = 0;    ///< 0: heads / 2 for llama (grouped), heads otherwise
+  int head_dim = 0;    ///< 0: hidden / heads
+  int rotary_dim = 0;  ///< 0: head_dim / 2 for phi, head_dim for llama; unused otherwise
+  int ffn = 0;         ///< 0: 4 * hidden (llama: 2 * hidden, SwiGLU)
+  int max_positions = 64;
+  /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo.
+  std::optional<CausalMask> causal_mask;
+  /// llama and phi; unset: kGather for TorchScript, kComputed for dynamo.
+  std::optional<RopeCache> rope_cache;
+  uint64_t seed = 1;
+};
+
+/// The spec with every default filled in; throws std::invalid_argument on bad sizes.
+ExporterModelSpec resolved(const ExporterModelSpec& spec);
+
+/// The model. Inputs: hidden_states float[batch, seq, hidden]; bert and gpt2 add
+/// attention_mask int64[batch, seq] (1 keep, 0 pad); llama and phi add attention_mask
+/// float[batch, 1, seq, seq] (additive, causal and padding combined as HF prepares it
+/// once for all layers) and position_ids int64[batch, seq]. Output last_hidden_state
+/// float[batch, seq, hidden]. Weights are initializers.
+onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec);
+
+/// Fused ops the shipped rules should leave in the model.
+struct ExpectedFusions {
+  int attention = 0;        ///< one per layer (any of the attention ops)
+  int layer_norm = 0;       ///< LayerNormalization
+  int skip_layer_norm = 0;  ///< com.microsoft.SkipLayerNormalization
+  int simplified_norm = 0;  ///< SimplifiedLayerNormalization / RMSNormalization
+  int skip_simplified = 0;  ///< com.microsoft.SkipSimplifiedLayerNormalization
+  int rotary = 0;           ///< RotaryEmbedding: one for Q and one for K per layer
+  int gelu = 0;             ///< Gelu / BiasGelu / FastGelu
+};
+ExpectedFusions expectedFusions(const ExporterModelSpec& spec);
+
+/// Names used on the command line and in test names: bert, gpt2, llama, phi;
+/// torchscript, dynamo. parse* return false for an unknown name.
+const char* familyName(ModelFamily family);
+const char* exporterName(Exporter exporter);
+bool parseFamily(const std::string& name, ModelFamily* family);
+bool parseExporter(const std::string& name, Exporter* exporter);
+
+/// compare.js options that keep the integer inputs valid: attention_mask in {0, 1},
+/// position_ids below max_positions ("--int-range NAME=LO:HI ...").
+std::string oracleIntRanges(const ExporterModelSpec& spec);
+
+}  // namespace onnx_rewrite::testing

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# gen_exporter_model writes every family in both exporters' forms, each model runs in
+# ONNX Runtime as written (compare.js against itself), and bad arguments fail cleanly.
+#   gen_exporter_model_test.sh GEN_EXPORTER_MODEL
+set -euo pipefail
+gen=$1
+here=$(cd "$(dirname "$0")" && pwd)
+compare="$here/../oracle/compare.js"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for family in bert gpt2 llama phi; do
+  for exporter in torchscript dynamo; do
+    model="$tmp/${family}_$exporter.onnx"
+    "$gen" --family "$family" --exporter "$exporter" --layers 2 -o "$model"
+    # shellcheck disable=SC2046 # the options are words
+    node "$compare" "$model" "$model" --dim batch=2 --dim seq=5 \
+      $("$gen" --family "$family" --oracle-args) >/dev/null
+    "$gen" --family "$family" --exporter "$exporter" --expected | grep -q '"attention": 2'
+  done
+done
+
+"$gen" --family llama --exporter dynamo --opset 23 --layers 1 -o "$tmp/llama23.onnx"
+
+fails() {
+  local status=0
+  "$gen" "$@" >/dev/null 2>"$tmp/err" || status=$?
+  if [[ $status -eq 0 ]]; then
+    echo "expected failure: gen_exporter_model $*" >&2
+    exit 1
+  fi
+}
+fails --family gemma -o "$tmp/x.onnx"
+fails --family llama --exporter torchscript --opset 18 -o "$tmp/x.onnx"
+fails --family bert --kv-heads 2 -o "$tmp/x.onnx"
+fails --family llama --layers two -o "$tmp/x.onnx"
+fails --layers 2 -o "$tmp/x.onnx"
+echo "gen_exporter_model: OK"

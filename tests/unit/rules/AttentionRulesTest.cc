@@ -1,0 +1,537 @@
+//===- AttentionRulesTest.cc - multi-head attention rules ------------------===//
+//
+// The shipped attention rules (rules/attention.yaml) on models shaped like torch.onnx
+// exports of Hugging Face BERT, GPT-2 and Whisper attention (tests/support/
+// AttentionModels.h). Each variant has a positive test asserting the exact op list and an
+// ONNX Runtime check of equal outputs; each negative breaks one condition and must come
+// out unchanged.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "tests/support/AttentionModels.h"
+#include "tests/support/Oracle.h"
+#include "tests/support/TempDir.h"
+#include "tests/support/TestModels.h"
+#include "tests/unit/rules/RuleTestSupport.h"
+
+namespace onnx_rewrite {
+namespace {
+
+using testing::attentionModel;
+using testing::AttentionSpec;
+using testing::expectSameInOrt;
+using testing::expectUnchanged;
+using testing::fuse;
+using Ops = std::vector<std::string>;
+using Mask = AttentionSpec::Mask;
+using Scale = AttentionSpec::Scale;
+
+AttentionSpec spec(void (*edit)(AttentionSpec&) = nullptr) {
+  AttentionSpec s;
+  if (edit) edit(s);
+  return s;
+}
+
+/// The projections of the BERT form, left in place.
+const Ops kBertProjections = {"MatMul", "Add", "MatMul", "Add", "MatMul", "Add"};
+/// The attention_bias built from a mask: expanded to [1, 1, S, T].
+const Ops kBiasShape = {"Shape", "Slice", "Shape", "Slice", "Concat"};
+
+Ops concat(std::initializer_list<Ops> parts) {
+  Ops out;
+  for (const Ops& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+/// The float attribute `name` of the first node of `op_type` in `model`.
+float floatAttribute(const onnx::ModelProto& model, const std::string& op_type,
+                     const std::string& name) {
+  for (const auto& n : model.graph().node())
+    if (n.op_type() == op_type)
+      for (const auto& a : n.attribute())
+        if (a.name() == name) return a.f();
+  ADD_FAILURE() << "no attribute " << name << " on " << op_type;
+  return 0;
+}
+
+int64_t intAttribute(const onnx::ModelProto& model, const std::string& op_type,
+                     const std::string& name) {
+  for (const auto& n : model.graph().node())
+    if (n.op_type() == op_type)
+      for (const auto& a : n.attribute())
+        if (a.name() == name) return a.i();
+  ADD_FAILURE() << "no attribute " << name << " on " << op_type;
+  return 0;
+}
+
+/// Rule names of multi_head_attention alone: on BERT's constant projections
+/// packed_attention (higher priority) fuses the same core, tested separately.
+const char* kMhaOnly = "^multi_head_attention$";
+
+/// fuse() restricted to the rules matching `only`.
+Ops fuseOnly(const std::string& text, const std::string& only, onnx::ModelProto* out = nullptr) {
+  onnx::ModelProto model = testing::parseModel(text);
+  Options options;
+  options.filter.only = only;
+  rewrite(model, testing::shippedRules(), options);
+  Ops ops = testing::opTypes(model);
+  if (out) *out = std::move(model);
+  return ops;
+}
+
+/// expectSameInOrt() restricted to the rules matching `only`, with symbolic dims `dims`.
+void expectSameInOrtOnly(const std::string& text, const std::string& only,
+                         const std::vector<std::string>& dims = {"B=2", "S=5"}) {
+  onnx::ModelProto before = testing::parseModel(text);
+  onnx::ModelProto after = before;
+  Options options;
+  options.filter.only = only;
+  Result r = rewrite(after, testing::shippedRules(), options);
+  ASSERT_GT(r.stats.rewrites, 0u) << "nothing was fused";
+  testing::OracleVerdict verdict = testing::compareInOrt(before, after, dims);
+  EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
+// ---- Attention (packed Q/K/V): BERT ------------------------------------------------------
+
+/// What packed_attention leaves: the [1, 1, S, S] bias shape, the expanded mask, Attention.
+const Ops kPackedWithMask = {"Shape", "Slice", "Concat", "Expand", "com.microsoft::Attention"};
+
+TEST(PackedAttentionRule, FusesBertTorchScript) {
+  const std::string text = attentionModel(spec());
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kPackedWithMask);
+  EXPECT_EQ(intAttribute(model, "Attention", "num_heads"), 2);
+  EXPECT_FLOAT_EQ(floatAttribute(model, "Attention", "scale"), 0.5f);
+  for (const auto& n : model.graph().node())
+    if (n.op_type() == "Attention") {
+      ASSERT_EQ(n.input_size(), 6);
+      for (const auto& t : model.graph().initializer()) {
+        if (t.name() == n.input(1)) {
+          EXPECT_EQ(t.dims(1), 24) << "[Wq | Wk | Wv]";
+        }
+        if (t.name() == n.input(2)) {
+          EXPECT_EQ(t.dims(0), 24) << "[bq, bk, bv]";
+        }
+      }
+    }
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, FusesOpset17) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.opset = 17; }));
+  EXPECT_EQ(fuse(text), kPackedWithMask);
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, FusesWithoutMask) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.mask = Mask::kNone; }));
+  EXPECT_EQ(fuse(text), Ops{"com.microsoft::Attention"});
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, FusesWhisperScaleOnQAndK) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.scale = Scale::kQAndK; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kPackedWithMask);
+  EXPECT_NEAR(floatAttribute(model, "Attention", "scale"), 0.5f, 1e-7);
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, FusesACausalWhere) {
+  const std::string text =
+      attentionModel(spec([](AttentionSpec& s) { s.mask = Mask::kCausalAdd; }));
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::Attention");
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, KeepsAScaleOtherThanTheKernelDefault) {
+  // Div by 3 instead of sqrt(H) = 2: the kernel's default 1/sqrt(H) would be wrong.
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.scale_value = "3.0"; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kPackedWithMask);
+  EXPECT_FLOAT_EQ(floatAttribute(model, "Attention", "scale"), 1.0f / 3.0f);
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, FusesTorchScriptShapesComputedAtRunTime) {
+  // view(x.size(0), x.size(1), N, H) with dynamic axes: Unsqueeze(Gather(Shape(x), i)).
+  const std::string text = attentionModel(
+      spec([](AttentionSpec& s) { s.shapes = AttentionSpec::Shapes::kTorchScript; }));
+  EXPECT_EQ(fuse(text), kPackedWithMask);
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, FusesDynamoShapesComputedAtRunTime) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.opset = 17;
+    s.shapes = AttentionSpec::Shapes::kDynamo;
+  }));
+  EXPECT_EQ(fuse(text), kPackedWithMask);
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, DoesNotFuseANonConstantWeight) {
+  // The weights a graph input: multi_head_attention fuses the core instead.
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.wk_is_input = true; }));
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::MultiHeadAttention");
+  expectUnchanged(text, "^packed_attention$");
+}
+
+TEST(PackedAttentionRule, LeavesWeightsStoredAsExternalDataOnDisk) {
+  // Packing would read the weights and write a packed copy into the model; weights kept
+  // outside the model (large models) stay there, and multi_head_attention fuses the core.
+  onnx::ModelProto model = testing::parseModel(attentionModel(spec()));
+  testing::TempDir dir;
+  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
+    if (t.name() != "wv") continue;
+    std::string bytes;
+    for (float f : t.float_data()) bytes.append(reinterpret_cast<const char*>(&f), sizeof f);
+    ASSERT_EQ(bytes.size(), 8u * 8u * sizeof(float)) << "the text parser's float_data";
+    std::FILE* file = std::fopen(dir.file("wv.bin").c_str(), "wb");
+    ASSERT_NE(file, nullptr);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), file), bytes.size());
+    std::fclose(file);
+    t.clear_float_data();
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* location = t.add_external_data();
+    location->set_key("location");
+    location->set_value("wv.bin");
+  }
+  Options options;
+  options.base_dir = dir.path();
+  Result r = rewrite(model, testing::shippedRules(), options);
+  const std::vector<std::string> ops = testing::opTypes(model);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::Attention"), 0) << r.toJson();
+  EXPECT_EQ(ops.back(), "com.microsoft::MultiHeadAttention") << r.toJson();
+  for (const auto& t : model.graph().initializer()) {
+    if (t.name() != "wv") continue;
+    EXPECT_EQ(t.data_location(), onnx::TensorProto::EXTERNAL) << "still on disk";
+  }
+}
+
+// ---- MultiHeadAttention: BERT ------------------------------------------------------------
+
+TEST(MultiHeadAttentionRule, FusesBertTorchScript) {
+  const std::string text = attentionModel(spec());
+  onnx::ModelProto model;
+  EXPECT_EQ(
+      fuseOnly(text, kMhaOnly, &model),
+      concat({kBertProjections, kBiasShape, {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  EXPECT_EQ(intAttribute(model, "MultiHeadAttention", "num_heads"), 2);
+  EXPECT_FLOAT_EQ(floatAttribute(model, "MultiHeadAttention", "scale"), 0.5f);
+  expectSameInOrtOnly(text, kMhaOnly);
+}
+
+TEST(MultiHeadAttentionRule, FusesBertOpset17) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.opset = 17; }));
+  EXPECT_EQ(
+      fuseOnly(text, kMhaOnly),
+      concat({kBertProjections, kBiasShape, {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrtOnly(text, kMhaOnly);
+}
+
+TEST(MultiHeadAttentionRule, FusesKTransposedTwice) {
+  const std::string text =
+      attentionModel(spec([](AttentionSpec& s) { s.k_two_transposes = true; }));
+  EXPECT_EQ(
+      fuseOnly(text, kMhaOnly),
+      concat({kBertProjections, kBiasShape, {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrtOnly(text, kMhaOnly);
+}
+
+TEST(MultiHeadAttentionRule, FusesScoresMultipliedByTheScale) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.scale = Scale::kMul; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(
+      fuseOnly(text, kMhaOnly, &model),
+      concat({kBertProjections, kBiasShape, {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  EXPECT_FLOAT_EQ(floatAttribute(model, "MultiHeadAttention", "scale"), 0.5f);
+  expectSameInOrtOnly(text, kMhaOnly);
+}
+
+TEST(MultiHeadAttentionRule, FusesWhisperScaleOnQAndK) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.scale = Scale::kQAndK;
+    s.mask = Mask::kNone;
+  }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuseOnly(text, kMhaOnly, &model),
+            concat({kBertProjections, {"com.microsoft::MultiHeadAttention"}}));
+  EXPECT_NEAR(floatAttribute(model, "MultiHeadAttention", "scale"), 0.5f, 1e-7);
+  expectSameInOrtOnly(text, kMhaOnly);
+}
+
+TEST(MultiHeadAttentionRule, FusesUnscaledScoresWithScale1) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.scale = Scale::kNone; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(
+      fuseOnly(text, kMhaOnly, &model),
+      concat({kBertProjections, kBiasShape, {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  EXPECT_FLOAT_EQ(floatAttribute(model, "MultiHeadAttention", "scale"), 1.0f)
+      << "not the kernel's default 1/sqrt(H)";
+  expectSameInOrtOnly(text, kMhaOnly);
+}
+
+TEST(MultiHeadAttentionRule, FusesSoftmaxAxis3) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.softmax_axis = "3"; }));
+  EXPECT_EQ(
+      fuseOnly(text, kMhaOnly),
+      concat({kBertProjections, kBiasShape, {"Expand", "com.microsoft::MultiHeadAttention"}}));
+}
+
+TEST(MultiHeadAttentionRule, FusesStaticHeadSplitShapes) {
+  // Some exports (static batch and sequence) give the Reshapes positive dims.
+  const std::string text = testing::attentionModel(spec([](AttentionSpec& s) {
+    s.q_shape = "2, 5, 2, 4";
+    s.k_shape = "2, 5, 2, 4";
+    s.out_shape = "2, 5, 8";
+  }));
+  std::string fixed = text;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"[B, S, 8]", "[2, 5, 8]"},
+                          {"[B, 1, 1, S]", "[2, 1, 1, 5]"}})
+    for (size_t at; (at = fixed.find(from)) != std::string::npos;)
+      fixed.replace(at, from.size(), to);
+  EXPECT_EQ(
+      fuseOnly(fixed, kMhaOnly),
+      concat({kBertProjections, kBiasShape, {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrtOnly(fixed, kMhaOnly);
+}
+
+TEST(MultiHeadAttentionRule, FusesCrossAttention) {
+  // K and V from another sequence (an encoder's output, length L): not packable.
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.cross = true; }));
+  EXPECT_EQ(
+      fuse(text),
+      concat({kBertProjections, kBiasShape, {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrtOnly(text, "", {"B=2", "S=5", "L=7"});
+}
+
+// ---- MultiHeadAttention: GPT-2 -----------------------------------------------------------
+
+const Ops kGpt2Projection = {"MatMul", "Add", "Split"};
+
+TEST(MultiHeadAttentionRule, FusesGpt2CausalWhere) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausal;
+  }));
+  EXPECT_EQ(fuse(text), concat({kGpt2Projection,
+                                {"Shape", "Slice", "Sub", "Slice", "Slice", "Where"},
+                                kBiasShape,
+                                {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRule, FusesGpt2CausalWhereAndPaddingMask) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausalAdd;
+  }));
+  EXPECT_EQ(fuse(text), concat({kGpt2Projection,
+                                {"Shape", "Slice", "Sub", "Slice", "Slice", "Where", "Add"},
+                                kBiasShape,
+                                {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRule, FusesGpt2WithShapesComputedAtRunTime) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausalAdd;
+    s.shapes = AttentionSpec::Shapes::kTorchScript;
+  }));
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::MultiHeadAttention");
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionCausalSliceRule, FusesGpt2EagerSliceByTheHeadsLengths) {
+  // key_length - query_length from Shape of the V and Q heads: the slice is rebuilt from
+  // the lengths of q and k.
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausalAdd;
+    s.shapes = AttentionSpec::Shapes::kTorchScript;
+    s.causal_from_heads = true;
+  }));
+  EXPECT_EQ(fuse(text),
+            concat({kGpt2Projection,
+                    {"Shape", "Slice", "Shape", "Slice", "Sub", "Slice", "Slice", "Where", "Add",
+                     "Concat", "Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionCausalSliceRule, FusesWithoutPaddingMask) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausal;
+    s.causal_from_heads = true;
+  }));
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::MultiHeadAttention");
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionCausalSliceRule, DoesNotFuseAFillThatSoftmaxDoesNotZero) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) {
+                    s.projection = AttentionSpec::Projection::kSplit;
+                    s.mask = Mask::kCausal;
+                    s.causal_from_heads = true;
+                    s.fill = "-100.0";
+                  })),
+                  "attention");
+}
+
+TEST(MultiHeadAttentionRule, FusesACausalFillOfMinus10000) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausal;
+    s.fill = "-10000.0";
+  }));
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::MultiHeadAttention");
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRule, FusesACausalFillOfMinusInfinity) {
+  // masked_fill(-inf); ONNX's text format has no -inf, so the constant is set afterwards.
+  onnx::ModelProto before = testing::parseModel(attentionModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausal;
+  })));
+  for (auto& t : *before.mutable_graph()->mutable_initializer())
+    if (t.name() == "fill") t.set_float_data(0, -std::numeric_limits<float>::infinity());
+  onnx::ModelProto after = before;
+  rewrite(after, testing::shippedRules());
+  EXPECT_EQ(testing::opTypes(after).back(), "com.microsoft::MultiHeadAttention");
+  testing::OracleVerdict verdict = testing::compareInOrt(before, after, {"B=2", "S=5"});
+  EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
+// ---- ONNX Attention (opset 23) ----------------------------------------------------------
+
+/// The domain of the first node of `op_type` in `model`.
+std::string domainOf(const onnx::ModelProto& model, const std::string& op_type) {
+  for (const auto& n : model.graph().node())
+    if (n.op_type() == op_type) return n.domain();
+  return "<none>";
+}
+
+TEST(OnnxAttentionRule, FusesBertIntoOnnxAttentionAtOpset23) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.opset = 23; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), concat({kBertProjections, kBiasShape, {"Expand", "Attention"}}))
+      << "not packed: the standard op is preferred";
+  EXPECT_EQ(domainOf(model, "Attention"), "");
+  EXPECT_EQ(intAttribute(model, "Attention", "q_num_heads"), 2);
+  EXPECT_EQ(intAttribute(model, "Attention", "kv_num_heads"), 2);
+  EXPECT_FLOAT_EQ(floatAttribute(model, "Attention", "scale"), 0.5f);
+  expectSameInOrt(text);
+}
+
+TEST(OnnxAttentionRule, PassesGpt2sCausalSliceAsABooleanMask) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.opset = 23;
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausal;
+  }));
+  EXPECT_EQ(fuse(text),
+            concat({kGpt2Projection, {"Shape", "Slice", "Sub", "Slice", "Slice", "Attention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(OnnxAttentionRule, FusesCausalAndPaddingMasks) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.opset = 23;
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausalAdd;
+  }));
+  EXPECT_EQ(fuse(text),
+            concat({kGpt2Projection,
+                    {"Shape", "Slice", "Sub", "Slice", "Slice", "Where", "Add", "Attention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(OnnxAttentionRule, FusesWhisperWithoutMask) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.opset = 23;
+    s.scale = Scale::kQAndK;
+    s.mask = Mask::kNone;
+  }));
+  EXPECT_EQ(fuse(text), concat({kBertProjections, {"Attention"}}));
+  expectSameInOrt(text);
+}
+
+// ---- MultiHeadAttention: negatives --------------------------------------------------------
+
+const char* kAttentionRules = "attention";
+
+TEST(MultiHeadAttentionRule, DoesNotFuseACausalFillThatSoftmaxDoesNotZero) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) {
+                    s.projection = AttentionSpec::Projection::kSplit;
+                    s.mask = Mask::kCausal;
+                    s.fill = "-100.0";
+                  })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseSoftmaxOverAnotherAxis) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) { s.softmax_axis = "2"; })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseANonConstantScale) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) { s.scale_is_input = true; })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseScoresUsedOutside) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) { s.leak_scores = true; })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseQAndKWithDifferentHeadCounts) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) { s.k_shape = "0, 0, 4, 2"; })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseAHeadSplitWithAnInferredDim) {
+  // [0, -1, 2, 4] splits the same way, but the natives accept only dims they can check.
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) {
+                    s.q_shape = "0, -1, 2, 4";
+                    s.k_shape = "0, -1, 2, 4";
+                  })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseARunTimeShapeReadFromAnotherValue) {
+  // The merge reads dims 0 and 1 of the mask [B, 1, 1, S]: dim 1 is not the sequence.
+  std::string text = attentionModel(
+      spec([](AttentionSpec& s) { s.shapes = AttentionSpec::Shapes::kTorchScript; }));
+  for (const std::string from : {"x_b_s = Shape(x)", "x_t_s = Shape(x)"}) {
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, from.size(), from.substr(0, from.size() - 2) + "mask)");
+  }
+  expectUnchanged(text, kAttentionRules);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseHeadsMergedInAnotherOrder) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) { s.out_perm = "0, 2, 3, 1"; })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseVNotTransposedToHeads) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) { s.v_perm = "0, 2, 3, 1"; })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseBelowOpset13) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) { s.opset = 12; })), kAttentionRules);
+}
+
+}  // namespace
+}  // namespace onnx_rewrite

@@ -1,0 +1,266 @@
+//===- WholeModelTest.cc - the shipped rules on whole transformer models ---===//
+//
+// Every family of tests/support/ExporterModels.h (BERT, GPT-2, LLaMA, Phi) in the forms
+// of both torch.onnx exporters, fused with all shipped rules. Each model must first run
+// in ONNX Runtime as generated; after fusion it must hold exactly the fused ops the
+// model calls for (one attention op per layer, its norms, two RotaryEmbeddings per
+// layer in RoPE models, its Gelus) and compute the same outputs. The fusion checks are
+// one test per rule family, so a failure names the family that missed.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include <map>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/api/Rewrite.h"
+#include "tests/support/ExporterModels.h"
+#include "tests/support/Oracle.h"
+#include "tests/support/TestModels.h"
+#include "tests/unit/rules/RuleTestSupport.h"
+
+namespace onnx_rewrite {
+namespace {
+
+using testing::CausalMask;
+using testing::Exporter;
+using testing::ExporterModelSpec;
+using testing::ModelFamily;
+using testing::RopeCache;
+
+struct WholeModelCase {
+  std::string name;
+  ExporterModelSpec spec;
+};
+
+WholeModelCase makeCase(ModelFamily family, Exporter exporter, const std::string& suffix = "",
+                        void (*edit)(ExporterModelSpec&) = nullptr) {
+  ExporterModelSpec s;
+  s.family = family;
+  s.exporter = exporter;
+  if (edit) edit(s);
+  return {std::string(testing::familyName(family)) + "_" + testing::exporterName(exporter) + suffix,
+          s};
+}
+
+std::vector<WholeModelCase> wholeModelCases() {
+  std::vector<WholeModelCase> cases;
+  for (ModelFamily f :
+       {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama, ModelFamily::kPhi})
+    for (Exporter e : {Exporter::kTorchScript, Exporter::kDynamo}) cases.push_back(makeCase(f, e));
+  // TorchScript below opset 17 writes LayerNorm out (ReduceMean ... Add).
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_opset14",
+                           [](ExporterModelSpec& s) { s.opset = 14; }));
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_opset14",
+                           [](ExporterModelSpec& s) { s.opset = 14; }));
+  // The SDPA-style additive causal mask in a TorchScript export.
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_add_mask",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kAdd; }));
+  // Dynamo exports of older transformers still Gather from cos/sin caches.
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_gather_cache",
+                           [](ExporterModelSpec& s) { s.rope_cache = RopeCache::kGather; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_gather_cache",
+                           [](ExporterModelSpec& s) { s.rope_cache = RopeCache::kGather; }));
+  // Standard ONNX Attention, RMSNormalization and RotaryEmbedding exist from opset 23.
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_opset23",
+                           [](ExporterModelSpec& s) { s.opset = 23; }));
+  // BERT's GELU is the ONNX Gelu op from opset 20 in dynamo exports.
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kDynamo, "_opset20",
+                           [](ExporterModelSpec& s) { s.opset = 20; }));
+  return cases;
+}
+
+/// gtest prints the case by name rather than as bytes.
+void PrintTo(const WholeModelCase& c, std::ostream* os) { *os << c.name; }
+
+/// How many ops of each kind (op types as testing::opTypes spells them) `ops` has.
+int count(const std::vector<std::string>& ops, const std::set<std::string>& kinds) {
+  int n = 0;
+  for (const std::string& op : ops) n += kinds.count(op) ? 1 : 0;
+  return n;
+}
+
+const std::vector<std::string> kDims = {"batch=2", "seq=6"};
+
+// ---- forms the shipped rules do not fuse yet ------------------------------------------------
+//
+// The expected counts (expectedFusions) are what the model calls for. Where a rule family
+// does not cover a form yet, its count check is skipped with the reason (ctest reports
+// it as skipped); every other check of that model, numerics included, still runs.
+
+/// Why attention does not fuse in this model yet, or "".
+std::string attentionGap(const ExporterModelSpec& spec) {
+  if (spec.family == ModelFamily::kLlama || spec.family == ModelFamily::kPhi)
+    return "attention whose Q and K come from RotaryEmbedding, and GroupQueryAttention for "
+           "repeat_kv, are not written yet (rules/attention.yaml)";
+  return "";
+}
+
+/// Why RotaryEmbedding does not fuse in this model, or "".
+std::string rotaryGap(const ExporterModelSpec& spec) {
+  const ExporterModelSpec s = testing::resolved(spec);
+  if ((s.family == ModelFamily::kLlama || s.family == ModelFamily::kPhi) &&
+      s.rope_cache == RopeCache::kComputed)
+    return "cos/sin computed per forward pass from position_ids (a graph input): no static "
+           "maximum position, so no constant caches to build (docs/rules.md)";
+  return "";
+}
+
+class WholeModel : public ::testing::TestWithParam<WholeModelCase> {
+ protected:
+  const ExporterModelSpec& spec() const { return GetParam().spec; }
+
+  onnx::ModelProto model() const { return testing::makeExporterModel(spec()); }
+
+  /// The model after every shipped rule; its op types.
+  std::vector<std::string> fused(onnx::ModelProto* out = nullptr) const {
+    onnx::ModelProto m = model();
+    Result r = rewrite(m, testing::shippedRules());
+    std::vector<std::string> ops = testing::opTypes(m);
+    if (out) *out = std::move(m);
+    return ops;
+  }
+
+  std::string summary(const std::vector<std::string>& ops) const {
+    std::map<std::string, int> histogram;
+    for (const std::string& op : ops) ++histogram[op];
+    std::string s = "ops after fusion:";
+    for (const auto& [op, n] : histogram) s += " " + op + "x" + std::to_string(n);
+    return s;
+  }
+
+  testing::ExpectedFusions expected() const { return testing::expectedFusions(spec()); }
+};
+
+// ---- the generated models are valid ------------------------------------------------------
+
+TEST_P(WholeModel, RunsInOrtAsGenerated) {
+  onnx::ModelProto m = model();
+  testing::OracleVerdict v = testing::compareInOrt(m, m, kDims, testing::oracleIntRanges(spec()));
+  EXPECT_TRUE(v.equal) << v.report;
+}
+
+TEST_P(WholeModel, KeepsBatchAndSeqSymbolicInValueInfo) {
+  onnx::ModelProto m = model();
+  std::map<std::string, const onnx::ValueInfoProto*> info;
+  for (const auto& v : m.graph().value_info()) info[v.name()] = &v;
+  int reshapes = 0;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() != "Reshape" && n.op_type() != "Transpose") continue;
+    auto it = info.find(n.output(0));
+    ASSERT_NE(it, info.end()) << n.name() << " has no value_info";
+    const auto& shape = it->second->type().tensor_type().shape();
+    if (shape.dim_size() < 3) continue;  // Conv1D's [batch * seq, hidden] view
+    EXPECT_EQ(shape.dim(0).dim_param(), "batch") << n.name();
+    ++reshapes;
+  }
+  EXPECT_GT(reshapes, 0);
+}
+
+TEST_P(WholeModel, IsDeterministicForASeed) {
+  EXPECT_EQ(testing::serialize(model()), testing::serialize(model()));
+  ExporterModelSpec other = spec();
+  other.seed += 1;
+  EXPECT_NE(testing::serialize(model()), testing::serialize(testing::makeExporterModel(other)));
+}
+
+// The TorchScript and dynamo forms of a family draw the same weights for a seed, so they
+// must compute the same function: a check on both forms' construction (eager attention vs
+// SDPA, Slice vs Split halves, cached vs computed cos/sin, Div(1, Sqrt) vs Reciprocal).
+TEST(WholeModelForms, TorchScriptAndDynamoComputeTheSame) {
+  for (ModelFamily f :
+       {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama, ModelFamily::kPhi}) {
+    ExporterModelSpec ts, dynamo;
+    ts.family = dynamo.family = f;
+    dynamo.exporter = Exporter::kDynamo;
+    // No padding: GPT-2's two causal masks differ (like HF's eager and SDPA paths) on rows
+    // whose every visible key is padded, which the per-layer Where leaves uniform over the
+    // visible keys and the merged mask over all keys.
+    testing::OracleVerdict v = testing::compareInOrt(
+        testing::makeExporterModel(ts), testing::makeExporterModel(dynamo), kDims,
+        f == ModelFamily::kGpt2 ? "--int-range attention_mask=1:2" : testing::oracleIntRanges(ts));
+    EXPECT_TRUE(v.equal) << testing::familyName(f) << ": " << v.report;
+  }
+}
+
+TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
+  auto rejects = [](void (*edit)(ExporterModelSpec&)) {
+    ExporterModelSpec s;
+    edit(s);
+    EXPECT_THROW(testing::makeExporterModel(s), std::invalid_argument);
+  };
+  rejects([](ExporterModelSpec& s) { s.opset = 18; });  // TorchScript stops at 17
+  rejects([](ExporterModelSpec& s) { s.exporter = Exporter::kDynamo, s.opset = 17; });
+  rejects([](ExporterModelSpec& s) { s.kv_heads = 3; });  // 4 heads in groups of 3
+  rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kBert, s.kv_heads = 2; });
+  rejects([](ExporterModelSpec& s) { s.rotary_dim = 3; });
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kGpt2, s.exporter = Exporter::kDynamo;
+    s.causal_mask = CausalMask::kWhere;  // eager attention is TorchScript's
+  });
+}
+
+// ---- fused-op counts, one test per rule family ---------------------------------------------
+
+TEST_P(WholeModel, FusesOneAttentionPerLayer) {
+  if (const std::string gap = attentionGap(spec()); !gap.empty()) GTEST_SKIP() << gap;
+  const auto ops = fused();
+  std::set<std::string> kinds = {"com.microsoft::Attention", "com.microsoft::MultiHeadAttention",
+                                 "com.microsoft::GroupQueryAttention"};
+  if (spec().opset >= 23) kinds.insert("Attention");
+  EXPECT_EQ(count(ops, kinds), expected().attention) << summary(ops);
+  EXPECT_EQ(count(ops, {"Softmax"}), 0) << summary(ops);
+}
+
+TEST_P(WholeModel, FusesEveryNorm) {
+  const auto ops = fused();
+  const auto e = expected();
+  EXPECT_EQ(count(ops, {"LayerNormalization"}), e.layer_norm) << summary(ops);
+  EXPECT_EQ(count(ops, {"com.microsoft::SkipLayerNormalization"}), e.skip_layer_norm)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"SimplifiedLayerNormalization", "RMSNormalization"}), e.simplified_norm)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"com.microsoft::SkipSimplifiedLayerNormalization"}), e.skip_simplified)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"ReduceMean"}), 0) << summary(ops);
+}
+
+TEST_P(WholeModel, FusesRotaryForQueryAndKey) {
+  if (const std::string gap = rotaryGap(spec()); !gap.empty()) GTEST_SKIP() << gap;
+  const auto ops = fused();
+  EXPECT_EQ(count(ops, {"com.microsoft::RotaryEmbedding", "RotaryEmbedding"}), expected().rotary)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"Neg"}), 0) << summary(ops);
+}
+
+TEST_P(WholeModel, FusesEveryGelu) {
+  const auto ops = fused();
+  EXPECT_EQ(count(ops, {"com.microsoft::Gelu", "com.microsoft::BiasGelu", "com.microsoft::FastGelu",
+                        "Gelu"}),
+            expected().gelu)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"Erf", "Tanh"}), 0) << summary(ops);
+}
+
+// ---- numerics ------------------------------------------------------------------------------
+
+TEST_P(WholeModel, FusedModelComputesTheSameInOrt) {
+  onnx::ModelProto before = model();
+  onnx::ModelProto after;
+  fused(&after);
+  testing::OracleVerdict v =
+      testing::compareInOrt(before, after, kDims, testing::oracleIntRanges(spec()));
+  EXPECT_TRUE(v.equal) << v.report;
+}
+
+INSTANTIATE_TEST_SUITE_P(Exporters, WholeModel, ::testing::ValuesIn(wholeModelCases()),
+                         [](const ::testing::TestParamInfo<WholeModelCase>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
+}  // namespace onnx_rewrite
