@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -34,17 +35,24 @@ double secondsSince(Clock::time_point start) {
 }
 
 void listRules(const RuleSet& rules, const RuleFilter& filter) {
-  for (const RewritePattern* rule : selectRules(rules, filter)) {
+  const std::vector<const RewritePattern*> selected = selectRules(rules, filter);
+  int name_width = 0, root_width = 0;  // columns as wide as the longest entry
+  for (const RewritePattern* rule : selected) {
+    name_width = std::max(name_width, static_cast<int>(rule->info().name.size()));
+    root_width = std::max(root_width, static_cast<int>(rule->info().root.str().size()));
+  }
+  for (const RewritePattern* rule : selected) {
     const RuleInfo& info = rule->info();
     std::string tags;
     for (const std::string& t : info.tags) tags += (tags.empty() ? "" : ",") + t;
-    std::printf("%-28s priority %4d  root %-24s tags %-12s %s\n", info.name.c_str(), info.priority,
-                info.root.str().c_str(), tags.c_str(), info.source.c_str());
+    std::printf("%-*s priority %4d  root %-*s tags %-12s %s\n", name_width, info.name.c_str(),
+                info.priority, root_width, info.root.str().c_str(), tags.c_str(),
+                info.source.c_str());
   }
 }
 
-/// The rules to run: the files of --rules (interpreted), or the built-in set: the
-/// hand-written rules plus rulec's compiled rules/ (generated/). Rule file errors print
+/// The rules to run: the files of --rules (interpreted), or the built-in set: rulec's
+/// compiled rules/ (generated/). Rule file errors print
 /// like rulec's and end the run with status 1.
 RuleSet loadRules(const CommandLine& cl) {
   if (cl.rules.empty()) return builtinRules();
@@ -106,9 +114,20 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
 void printSummary(const CommandLine& cl, const Result& result, double load_s, double save_s) {
   const DriverStats& s = result.stats;
   std::fprintf(stderr, "onnx-rewrite: %s -> %s\n", cl.input.c_str(), cl.output.c_str());
-  for (const RuleStats& r : s.rules) {
-    if (r.tried == 0) continue;
-    std::fprintf(stderr, "  %-28s applied %6llu  (matched %llu, tried %llu, %.3f ms)\n",
+  // The rules that were tried, highest priority first, in columns.
+  std::vector<const RuleStats*> tried;
+  int width = 0;
+  for (const RuleStats& r : s.rules)
+    if (r.tried > 0) {
+      tried.push_back(&r);
+      width = std::max(width, static_cast<int>(r.name.size()));
+    }
+  std::stable_sort(tried.begin(), tried.end(), [](const RuleStats* a, const RuleStats* b) {
+    return a->priority > b->priority;
+  });
+  for (const RuleStats* rp : tried) {
+    const RuleStats& r = *rp;
+    std::fprintf(stderr, "  %-*s applied %6llu  (matched %llu, tried %llu, %.3f ms)\n", width,
                  r.name.c_str(), static_cast<unsigned long long>(r.applied),
                  static_cast<unsigned long long>(r.matched),
                  static_cast<unsigned long long>(r.tried), r.seconds * 1e3);

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "tests/support/GeluModels.h"
 #include "tests/support/NormModels.h"
 #include "tests/support/TempDir.h"
@@ -52,8 +54,16 @@ TEST_F(CliTest, RewritesAndReportsWhatItDid) {
   const std::string input_bytes = readFile(in_);
   CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("gelu_erf                     applied      1"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("bias_gelu                    applied      1"), std::string::npos) << r.err;
+  // The rules tried, in columns as wide as the longest name, highest priority first.
+  std::smatch m;
+  const auto line = [&](const std::string& rule) {
+    const std::regex re("\n  " + rule + " +applied      1  \\(matched 1, tried ");
+    return std::regex_search(r.err, m, re) ? static_cast<size_t>(m.position(0)) : std::string::npos;
+  };
+  const size_t gelu = line("gelu_erf"), bias = line("bias_gelu");
+  EXPECT_NE(gelu, std::string::npos) << r.err;
+  EXPECT_NE(bias, std::string::npos) << r.err;
+  EXPECT_LT(gelu, bias) << "gelu_erf (50) is listed before bias_gelu (40)";
   EXPECT_NE(r.err.find("nodes 6 -> 1, 2 rewrites in 2 sweep(s), converged"), std::string::npos)
       << r.err;
   EXPECT_EQ(readFile(in_), input_bytes) << "the input is never modified";
