@@ -48,6 +48,985 @@ const OpId kWhere = OpId::get("", "Where");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
+// Match functions that several rules of this file share, written once. `Ids` is
+// the rule's expr ids: the same function names the same exprs in each rule.
+//===----------------------------------------------------------------------===//
+
+template <typename Ids>
+class AttentionSharedMatch : public gen::Matcher, protected Ids {
+ protected:
+  using gen::Matcher::Matcher;
+
+  /// c
+  /// (rules/attention.yaml: packed_attention 58:32, multi_head_attention_causal_slice 117:32,
+  /// multi_head_attention 172:32)
+  bool matchC(ValueId v, gen::Next k) {
+    if (seen(Ids::kC)) return same(Ids::kC, v) && k();
+    return bind(Ids::kC, v) && k();
+  }
+
+  /// cq
+  /// (rules/attention.yaml: packed_attention 58:77, multi_head_attention_causal_slice 117:77,
+  /// multi_head_attention 172:77)
+  bool matchCq(ValueId v, gen::Next k) {
+    if (seen(Ids::kCq)) return same(Ids::kCq, v) && k();
+    return bind(Ids::kCq, v) && k();
+  }
+
+  /// ck
+  /// (rules/attention.yaml: packed_attention 58:109, multi_head_attention_causal_slice 117:109,
+  /// multi_head_attention 172:109)
+  bool matchCk(ValueId v, gen::Next k) {
+    if (seen(Ids::kCk)) return same(Ids::kCk, v) && k();
+    return bind(Ids::kCk, v) && k();
+  }
+
+  /// causal
+  /// (rules/attention.yaml: packed_attention 59:22, multi_head_attention 173:22)
+  bool matchCausal(ValueId v, gen::Next k) {
+    if (seen(Ids::kCausal)) return same(Ids::kCausal, v) && k();
+    return bind(Ids::kCausal, v) && k();
+  }
+
+  /// fill
+  /// (rules/attention.yaml: packed_attention 59:33, multi_head_attention_causal_slice 122:33,
+  /// multi_head_attention 173:33)
+  bool matchFill(ValueId v, gen::Next k) {
+    if (seen(Ids::kFill)) return same(Ids::kFill, v) && k();
+    return bind(Ids::kFill, v) && k();
+  }
+
+  /// mask
+  /// (rules/attention.yaml: packed_attention 59:40, multi_head_attention_causal_slice 122:40,
+  /// multi_head_attention 173:40)
+  bool matchMask(ValueId v, gen::Next k) {
+    if (seen(Ids::kMask)) return same(Ids::kMask, v) && k();
+    return bind(Ids::kMask, v) && k();
+  }
+
+  /// 0
+  /// (rules/attention.yaml: packed_attention 61:58, multi_head_attention_causal_slice 121:35)
+  bool matchConstant111(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant111)) return same(Ids::kConstant111, v) && k();
+    return bind(Ids::kConstant111, v) && constant(Ids::kConstant111, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 61:85, multi_head_attention 175:157)
+  bool matchAny113(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny113)) return same(Ids::kAny113, v) && k();
+    return bind(Ids::kAny113, v) && k();
+  }
+
+  /// Shape(_)
+  /// (rules/attention.yaml: packed_attention 61:79, multi_head_attention 175:151)
+  bool matchShape114(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape114)) return same(Ids::kShape114, v) && k();
+    if (!bind(Ids::kShape114, v)) return false;
+    const NodeId n = node(Ids::kShape114, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape114, n, v)) return false;
+    return matchAny113(input(n, 0), k);
+  }
+
+  /// 1
+  /// (rules/attention.yaml: packed_attention 61:89, multi_head_attention_causal_slice 121:62)
+  bool matchConstant115(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant115)) return same(Ids::kConstant115, v) && k();
+    return bind(Ids::kConstant115, v) && constant(Ids::kConstant115, v) && k();
+  }
+
+  /// q
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:42, multi_head_attention 163:42)
+  bool matchQ(ValueId v, gen::Next k) {
+    if (seen(Ids::kQ)) return same(Ids::kQ, v) && k();
+    return bind(Ids::kQ, v) && k();
+  }
+
+  /// Shape(q)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:36, multi_head_attention 163:36)
+  bool matchShape1(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape1)) return same(Ids::kShape1, v) && k();
+    if (!bind(Ids::kShape1, v)) return false;
+    const NodeId n = node(Ids::kShape1, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape1, n, v)) return false;
+    return matchQ(input(n, 0), k);
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:46, multi_head_attention 163:46)
+  bool matchConstant2(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant2)) return same(Ids::kConstant2, v) && k();
+    return bind(Ids::kConstant2, v) && constant(Ids::kConstant2, v) && k();
+  }
+
+  /// Gather(Shape(q), 0, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:29, multi_head_attention 163:29)
+  bool matchGather3(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather3)) return same(Ids::kGather3, v) && k();
+    if (!bind(Ids::kGather3, v)) return false;
+    const NodeId n = node(Ids::kGather3, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather3, n, v)) return false;
+    return matchShape1(input(n, 0), [&] { return matchConstant2(input(n, 1), k); });
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:58, multi_head_attention 163:58)
+  bool matchConstant4(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant4)) return same(Ids::kConstant4, v) && k();
+    return bind(Ids::kConstant4, v) && constant(Ids::kConstant4, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:19, multi_head_attention 163:19)
+  bool matchUnsqueeze5(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze5)) return same(Ids::kUnsqueeze5, v) && k();
+    if (!bind(Ids::kUnsqueeze5, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze5, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze5, n, v)) return false;
+    return matchGather3(input(n, 0), [&] { return matchConstant4(input(n, 1), k); });
+  }
+
+  /// Shape(q)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:79, multi_head_attention 163:79)
+  bool matchShape6(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape6)) return same(Ids::kShape6, v) && k();
+    if (!bind(Ids::kShape6, v)) return false;
+    const NodeId n = node(Ids::kShape6, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape6, n, v)) return false;
+    return matchQ(input(n, 0), k);
+  }
+
+  /// 1
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:89, multi_head_attention 163:89)
+  bool matchConstant7(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant7)) return same(Ids::kConstant7, v) && k();
+    return bind(Ids::kConstant7, v) && constant(Ids::kConstant7, v) && k();
+  }
+
+  /// Gather(Shape(q), 1, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:72, multi_head_attention 163:72)
+  bool matchGather8(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather8)) return same(Ids::kGather8, v) && k();
+    if (!bind(Ids::kGather8, v)) return false;
+    const NodeId n = node(Ids::kGather8, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather8, n, v)) return false;
+    return matchShape6(input(n, 0), [&] { return matchConstant7(input(n, 1), k); });
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:101, multi_head_attention
+  /// 163:101)
+  bool matchConstant9(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant9)) return same(Ids::kConstant9, v) && k();
+    return bind(Ids::kConstant9, v) && constant(Ids::kConstant9, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:62, multi_head_attention 163:62)
+  bool matchUnsqueeze10(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze10)) return same(Ids::kUnsqueeze10, v) && k();
+    if (!bind(Ids::kUnsqueeze10, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze10, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze10, n, v)) return false;
+    return matchGather8(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:105, multi_head_attention
+  /// 163:105)
+  bool matchAny11(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny11)) return same(Ids::kAny11, v) && k();
+    return bind(Ids::kAny11, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:108, multi_head_attention
+  /// 163:108)
+  bool matchAny12(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny12)) return same(Ids::kAny12, v) && k();
+    return bind(Ids::kAny12, v) && k();
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
+  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 108:12,
+  /// multi_head_attention 163:12)
+  bool matchConcat13(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat13)) return same(Ids::kConcat13, v) && k();
+    if (!bind(Ids::kConcat13, v)) return false;
+    const NodeId n = node(Ids::kConcat13, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat13, n, v)) return false;
+    return matchUnsqueeze5(input(n, 0), [&] {
+      return matchUnsqueeze10(input(n, 1), [&] {
+        return matchAny11(input(n, 2), [&] { return matchAny12(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Shape(q, start=0, end=1)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:128, multi_head_attention
+  /// 163:128)
+  bool matchShape14(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape14)) return same(Ids::kShape14, v) && k();
+    if (!bind(Ids::kShape14, v)) return false;
+    const NodeId n = node(Ids::kShape14, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape14, n, v)) return false;
+    return matchQ(input(n, 0), k);
+  }
+
+  /// Shape(q, start=1, end=2)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:154, multi_head_attention
+  /// 163:154)
+  bool matchShape15(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape15)) return same(Ids::kShape15, v) && k();
+    if (!bind(Ids::kShape15, v)) return false;
+    const NodeId n = node(Ids::kShape15, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape15, n, v)) return false;
+    return matchQ(input(n, 0), k);
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:180, multi_head_attention
+  /// 163:180)
+  bool matchAny16(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny16)) return same(Ids::kAny16, v) && k();
+    return bind(Ids::kAny16, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:183, multi_head_attention
+  /// 163:183)
+  bool matchAny17(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny17)) return same(Ids::kAny17, v) && k();
+    return bind(Ids::kAny17, v) && k();
+  }
+
+  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:121, multi_head_attention
+  /// 163:121)
+  bool matchConcat18(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat18)) return same(Ids::kConcat18, v) && k();
+    if (!bind(Ids::kConcat18, v)) return false;
+    const NodeId n = node(Ids::kConcat18, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat18, n, v)) return false;
+    return matchShape14(input(n, 0), [&] {
+      return matchShape15(input(n, 1), [&] {
+        return matchAny16(input(n, 2), [&] { return matchAny17(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:196, multi_head_attention
+  /// 163:196)
+  bool matchAny19(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny19)) return same(Ids::kAny19, v) && k();
+    return bind(Ids::kAny19, v) && k();
+  }
+
+  /// qs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:119, multi_head_attention
+  /// 163:119)
+  bool matchQs(ValueId v, gen::Next k) {
+    if (seen(Ids::kQs)) return same(Ids::kQs, v) && k();
+    if (!bind(Ids::kQs, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kQs, 0);
+    if (matchConcat13(v, k)) return true;
+    undo(m);
+    choose(Ids::kQs, 1);
+    if (matchConcat18(v, k)) return true;
+    undo(m);
+    choose(Ids::kQs, 2);
+    if (matchAny19(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// qr = Reshape(q, qs)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 109:12, multi_head_attention 164:12)
+  bool matchQr(ValueId v, gen::Next k) {
+    if (seen(Ids::kQr)) return same(Ids::kQr, v) && k();
+    if (!bind(Ids::kQr, v)) return false;
+    const NodeId n = node(Ids::kQr, v, op::kReshape);
+    if (n == kNoId || !attrs(Ids::kQr, n, v)) return false;
+    return matchQ(input(n, 0), [&] { return matchQs(input(n, 1), k); });
+  }
+
+  /// qh = Transpose(qr, perm=[0, 2, 1, 3])
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 110:12, multi_head_attention 165:12)
+  bool matchQh(ValueId v, gen::Next k) {
+    if (seen(Ids::kQh)) return same(Ids::kQh, v) && k();
+    if (!bind(Ids::kQh, v)) return false;
+    const NodeId n = node(Ids::kQh, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kQh, n, v)) return false;
+    return matchQr(input(n, 0), k);
+  }
+
+  /// k
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:42, multi_head_attention 166:42)
+  bool matchK(ValueId v, gen::Next k) {
+    if (seen(Ids::kK)) return same(Ids::kK, v) && k();
+    return bind(Ids::kK, v) && k();
+  }
+
+  /// Shape(k)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:36, multi_head_attention 166:36)
+  bool matchShape24(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape24)) return same(Ids::kShape24, v) && k();
+    if (!bind(Ids::kShape24, v)) return false;
+    const NodeId n = node(Ids::kShape24, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape24, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:46, multi_head_attention 166:46)
+  bool matchConstant25(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant25)) return same(Ids::kConstant25, v) && k();
+    return bind(Ids::kConstant25, v) && constant(Ids::kConstant25, v) && k();
+  }
+
+  /// Gather(Shape(k), 0, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:29, multi_head_attention 166:29)
+  bool matchGather26(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather26)) return same(Ids::kGather26, v) && k();
+    if (!bind(Ids::kGather26, v)) return false;
+    const NodeId n = node(Ids::kGather26, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather26, n, v)) return false;
+    return matchShape24(input(n, 0), [&] { return matchConstant25(input(n, 1), k); });
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:58, multi_head_attention 166:58)
+  bool matchConstant27(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant27)) return same(Ids::kConstant27, v) && k();
+    return bind(Ids::kConstant27, v) && constant(Ids::kConstant27, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:19, multi_head_attention 166:19)
+  bool matchUnsqueeze28(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze28)) return same(Ids::kUnsqueeze28, v) && k();
+    if (!bind(Ids::kUnsqueeze28, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze28, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze28, n, v)) return false;
+    return matchGather26(input(n, 0), [&] { return matchConstant27(input(n, 1), k); });
+  }
+
+  /// Shape(k)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:79, multi_head_attention 166:79)
+  bool matchShape29(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape29)) return same(Ids::kShape29, v) && k();
+    if (!bind(Ids::kShape29, v)) return false;
+    const NodeId n = node(Ids::kShape29, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape29, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// 1
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:89, multi_head_attention 166:89)
+  bool matchConstant30(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant30)) return same(Ids::kConstant30, v) && k();
+    return bind(Ids::kConstant30, v) && constant(Ids::kConstant30, v) && k();
+  }
+
+  /// Gather(Shape(k), 1, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:72, multi_head_attention 166:72)
+  bool matchGather31(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather31)) return same(Ids::kGather31, v) && k();
+    if (!bind(Ids::kGather31, v)) return false;
+    const NodeId n = node(Ids::kGather31, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather31, n, v)) return false;
+    return matchShape29(input(n, 0), [&] { return matchConstant30(input(n, 1), k); });
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:101, multi_head_attention
+  /// 166:101)
+  bool matchConstant32(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant32)) return same(Ids::kConstant32, v) && k();
+    return bind(Ids::kConstant32, v) && constant(Ids::kConstant32, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:62, multi_head_attention 166:62)
+  bool matchUnsqueeze33(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze33)) return same(Ids::kUnsqueeze33, v) && k();
+    if (!bind(Ids::kUnsqueeze33, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze33, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze33, n, v)) return false;
+    return matchGather31(input(n, 0), [&] { return matchConstant32(input(n, 1), k); });
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:105, multi_head_attention
+  /// 166:105)
+  bool matchAny34(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny34)) return same(Ids::kAny34, v) && k();
+    return bind(Ids::kAny34, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:108, multi_head_attention
+  /// 166:108)
+  bool matchAny35(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny35)) return same(Ids::kAny35, v) && k();
+    return bind(Ids::kAny35, v) && k();
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
+  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 111:12,
+  /// multi_head_attention 166:12)
+  bool matchConcat36(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat36)) return same(Ids::kConcat36, v) && k();
+    if (!bind(Ids::kConcat36, v)) return false;
+    const NodeId n = node(Ids::kConcat36, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat36, n, v)) return false;
+    return matchUnsqueeze28(input(n, 0), [&] {
+      return matchUnsqueeze33(input(n, 1), [&] {
+        return matchAny34(input(n, 2), [&] { return matchAny35(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Shape(k, start=0, end=1)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:128, multi_head_attention
+  /// 166:128)
+  bool matchShape37(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape37)) return same(Ids::kShape37, v) && k();
+    if (!bind(Ids::kShape37, v)) return false;
+    const NodeId n = node(Ids::kShape37, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape37, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// Shape(k, start=1, end=2)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:154, multi_head_attention
+  /// 166:154)
+  bool matchShape38(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape38)) return same(Ids::kShape38, v) && k();
+    if (!bind(Ids::kShape38, v)) return false;
+    const NodeId n = node(Ids::kShape38, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape38, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:180, multi_head_attention
+  /// 166:180)
+  bool matchAny39(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny39)) return same(Ids::kAny39, v) && k();
+    return bind(Ids::kAny39, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:183, multi_head_attention
+  /// 166:183)
+  bool matchAny40(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny40)) return same(Ids::kAny40, v) && k();
+    return bind(Ids::kAny40, v) && k();
+  }
+
+  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:121, multi_head_attention
+  /// 166:121)
+  bool matchConcat41(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat41)) return same(Ids::kConcat41, v) && k();
+    if (!bind(Ids::kConcat41, v)) return false;
+    const NodeId n = node(Ids::kConcat41, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat41, n, v)) return false;
+    return matchShape37(input(n, 0), [&] {
+      return matchShape38(input(n, 1), [&] {
+        return matchAny39(input(n, 2), [&] { return matchAny40(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:196, multi_head_attention
+  /// 166:196)
+  bool matchAny42(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny42)) return same(Ids::kAny42, v) && k();
+    return bind(Ids::kAny42, v) && k();
+  }
+
+  /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:119, multi_head_attention
+  /// 166:119)
+  bool matchKs(ValueId v, gen::Next k) {
+    if (seen(Ids::kKs)) return same(Ids::kKs, v) && k();
+    if (!bind(Ids::kKs, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kKs, 0);
+    if (matchConcat36(v, k)) return true;
+    undo(m);
+    choose(Ids::kKs, 1);
+    if (matchConcat41(v, k)) return true;
+    undo(m);
+    choose(Ids::kKs, 2);
+    if (matchAny42(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// kr = Reshape(k, ks)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 112:12, multi_head_attention 167:12)
+  bool matchKr(ValueId v, gen::Next k) {
+    if (seen(Ids::kKr)) return same(Ids::kKr, v) && k();
+    if (!bind(Ids::kKr, v)) return false;
+    const NodeId n = node(Ids::kKr, v, op::kReshape);
+    if (n == kNoId || !attrs(Ids::kKr, n, v)) return false;
+    return matchK(input(n, 0), [&] { return matchKs(input(n, 1), k); });
+  }
+
+  /// Transpose(kr, perm=[0, 2, 3, 1])
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 113:12, multi_head_attention 168:12)
+  bool matchTranspose45(ValueId v, gen::Next k) {
+    if (seen(Ids::kTranspose45)) return same(Ids::kTranspose45, v) && k();
+    if (!bind(Ids::kTranspose45, v)) return false;
+    const NodeId n = node(Ids::kTranspose45, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTranspose45, n, v)) return false;
+    return matchKr(input(n, 0), k);
+  }
+
+  /// Transpose(kr, perm=[0, 2, 1, 3])
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 113:57, multi_head_attention 168:57)
+  bool matchTranspose46(ValueId v, gen::Next k) {
+    if (seen(Ids::kTranspose46)) return same(Ids::kTranspose46, v) && k();
+    if (!bind(Ids::kTranspose46, v)) return false;
+    const NodeId n = node(Ids::kTranspose46, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTranspose46, n, v)) return false;
+    return matchKr(input(n, 0), k);
+  }
+
+  /// Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 113:47, multi_head_attention 168:47)
+  bool matchTranspose47(ValueId v, gen::Next k) {
+    if (seen(Ids::kTranspose47)) return same(Ids::kTranspose47, v) && k();
+    if (!bind(Ids::kTranspose47, v)) return false;
+    const NodeId n = node(Ids::kTranspose47, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTranspose47, n, v)) return false;
+    return matchTranspose46(input(n, 0), k);
+  }
+
+  /// kt = Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0,
+  /// 1, 3, 2]) (rules/attention.yaml: multi_head_attention_causal_slice 113:45,
+  /// multi_head_attention 168:45)
+  bool matchKt(ValueId v, gen::Next k) {
+    if (seen(Ids::kKt)) return same(Ids::kKt, v) && k();
+    if (!bind(Ids::kKt, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kKt, 0);
+    if (matchTranspose45(v, k)) return true;
+    undo(m);
+    choose(Ids::kKt, 1);
+    if (matchTranspose47(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// v
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:42, multi_head_attention 169:42)
+  bool matchV(ValueId v, gen::Next k) {
+    if (seen(Ids::kV)) return same(Ids::kV, v) && k();
+    return bind(Ids::kV, v) && k();
+  }
+
+  /// Shape(v)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:36, multi_head_attention 169:36)
+  bool matchShape50(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape50)) return same(Ids::kShape50, v) && k();
+    if (!bind(Ids::kShape50, v)) return false;
+    const NodeId n = node(Ids::kShape50, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape50, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:46, multi_head_attention 169:46)
+  bool matchConstant51(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant51)) return same(Ids::kConstant51, v) && k();
+    return bind(Ids::kConstant51, v) && constant(Ids::kConstant51, v) && k();
+  }
+
+  /// Gather(Shape(v), 0, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:29, multi_head_attention 169:29)
+  bool matchGather52(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather52)) return same(Ids::kGather52, v) && k();
+    if (!bind(Ids::kGather52, v)) return false;
+    const NodeId n = node(Ids::kGather52, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather52, n, v)) return false;
+    return matchShape50(input(n, 0), [&] { return matchConstant51(input(n, 1), k); });
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:58, multi_head_attention 169:58)
+  bool matchConstant53(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant53)) return same(Ids::kConstant53, v) && k();
+    return bind(Ids::kConstant53, v) && constant(Ids::kConstant53, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:19, multi_head_attention 169:19)
+  bool matchUnsqueeze54(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze54)) return same(Ids::kUnsqueeze54, v) && k();
+    if (!bind(Ids::kUnsqueeze54, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze54, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze54, n, v)) return false;
+    return matchGather52(input(n, 0), [&] { return matchConstant53(input(n, 1), k); });
+  }
+
+  /// Shape(v)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:79, multi_head_attention 169:79)
+  bool matchShape55(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape55)) return same(Ids::kShape55, v) && k();
+    if (!bind(Ids::kShape55, v)) return false;
+    const NodeId n = node(Ids::kShape55, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape55, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// 1
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:89, multi_head_attention 169:89)
+  bool matchConstant56(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant56)) return same(Ids::kConstant56, v) && k();
+    return bind(Ids::kConstant56, v) && constant(Ids::kConstant56, v) && k();
+  }
+
+  /// Gather(Shape(v), 1, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:72, multi_head_attention 169:72)
+  bool matchGather57(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather57)) return same(Ids::kGather57, v) && k();
+    if (!bind(Ids::kGather57, v)) return false;
+    const NodeId n = node(Ids::kGather57, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather57, n, v)) return false;
+    return matchShape55(input(n, 0), [&] { return matchConstant56(input(n, 1), k); });
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:101, multi_head_attention
+  /// 169:101)
+  bool matchConstant58(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant58)) return same(Ids::kConstant58, v) && k();
+    return bind(Ids::kConstant58, v) && constant(Ids::kConstant58, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:62, multi_head_attention 169:62)
+  bool matchUnsqueeze59(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze59)) return same(Ids::kUnsqueeze59, v) && k();
+    if (!bind(Ids::kUnsqueeze59, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze59, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze59, n, v)) return false;
+    return matchGather57(input(n, 0), [&] { return matchConstant58(input(n, 1), k); });
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:105, multi_head_attention
+  /// 169:105)
+  bool matchAny60(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny60)) return same(Ids::kAny60, v) && k();
+    return bind(Ids::kAny60, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:108, multi_head_attention
+  /// 169:108)
+  bool matchAny61(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny61)) return same(Ids::kAny61, v) && k();
+    return bind(Ids::kAny61, v) && k();
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
+  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 114:12,
+  /// multi_head_attention 169:12)
+  bool matchConcat62(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat62)) return same(Ids::kConcat62, v) && k();
+    if (!bind(Ids::kConcat62, v)) return false;
+    const NodeId n = node(Ids::kConcat62, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat62, n, v)) return false;
+    return matchUnsqueeze54(input(n, 0), [&] {
+      return matchUnsqueeze59(input(n, 1), [&] {
+        return matchAny60(input(n, 2), [&] { return matchAny61(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Shape(v, start=0, end=1)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:128, multi_head_attention
+  /// 169:128)
+  bool matchShape63(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape63)) return same(Ids::kShape63, v) && k();
+    if (!bind(Ids::kShape63, v)) return false;
+    const NodeId n = node(Ids::kShape63, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape63, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// Shape(v, start=1, end=2)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:154, multi_head_attention
+  /// 169:154)
+  bool matchShape64(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape64)) return same(Ids::kShape64, v) && k();
+    if (!bind(Ids::kShape64, v)) return false;
+    const NodeId n = node(Ids::kShape64, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape64, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:180, multi_head_attention
+  /// 169:180)
+  bool matchAny65(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny65)) return same(Ids::kAny65, v) && k();
+    return bind(Ids::kAny65, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:183, multi_head_attention
+  /// 169:183)
+  bool matchAny66(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny66)) return same(Ids::kAny66, v) && k();
+    return bind(Ids::kAny66, v) && k();
+  }
+
+  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:121, multi_head_attention
+  /// 169:121)
+  bool matchConcat67(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat67)) return same(Ids::kConcat67, v) && k();
+    if (!bind(Ids::kConcat67, v)) return false;
+    const NodeId n = node(Ids::kConcat67, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat67, n, v)) return false;
+    return matchShape63(input(n, 0), [&] {
+      return matchShape64(input(n, 1), [&] {
+        return matchAny65(input(n, 2), [&] { return matchAny66(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:196, multi_head_attention
+  /// 169:196)
+  bool matchAny68(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny68)) return same(Ids::kAny68, v) && k();
+    return bind(Ids::kAny68, v) && k();
+  }
+
+  /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:119, multi_head_attention
+  /// 169:119)
+  bool matchVs(ValueId v, gen::Next k) {
+    if (seen(Ids::kVs)) return same(Ids::kVs, v) && k();
+    if (!bind(Ids::kVs, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kVs, 0);
+    if (matchConcat62(v, k)) return true;
+    undo(m);
+    choose(Ids::kVs, 1);
+    if (matchConcat67(v, k)) return true;
+    undo(m);
+    choose(Ids::kVs, 2);
+    if (matchAny68(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// vr = Reshape(v, vs)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 115:12, multi_head_attention 170:12)
+  bool matchVr(ValueId v, gen::Next k) {
+    if (seen(Ids::kVr)) return same(Ids::kVr, v) && k();
+    if (!bind(Ids::kVr, v)) return false;
+    const NodeId n = node(Ids::kVr, v, op::kReshape);
+    if (n == kNoId || !attrs(Ids::kVr, n, v)) return false;
+    return matchV(input(n, 0), [&] { return matchVs(input(n, 1), k); });
+  }
+
+  /// vh = Transpose(vr, perm=[0, 2, 1, 3])
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 116:12, multi_head_attention 171:12)
+  bool matchVh(ValueId v, gen::Next k) {
+    if (seen(Ids::kVh)) return same(Ids::kVh, v) && k();
+    if (!bind(Ids::kVh, v)) return false;
+    const NodeId n = node(Ids::kVh, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kVh, n, v)) return false;
+    return matchVr(input(n, 0), k);
+  }
+
+  /// MatMul(qh, kt)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:16, multi_head_attention 172:16)
+  bool matchMatMul72(ValueId v, gen::Next k) {
+    if (seen(Ids::kMatMul72)) return same(Ids::kMatMul72, v) && k();
+    if (!bind(Ids::kMatMul72, v)) return false;
+    const NodeId n = node(Ids::kMatMul72, v, op::kMatMul);
+    if (n == kNoId || !attrs(Ids::kMatMul72, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Div(MatMul(qh, kt), c)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:12, multi_head_attention 172:12)
+  bool matchDiv74(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv74)) return same(Ids::kDiv74, v) && k();
+    if (!bind(Ids::kDiv74, v)) return false;
+    const NodeId n = node(Ids::kDiv74, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv74, n, v)) return false;
+    return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  }
+
+  /// MatMul(qh, kt)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:41, multi_head_attention 172:41)
+  bool matchMatMul75(ValueId v, gen::Next k) {
+    if (seen(Ids::kMatMul75)) return same(Ids::kMatMul75, v) && k();
+    if (!bind(Ids::kMatMul75, v)) return false;
+    const NodeId n = node(Ids::kMatMul75, v, op::kMatMul);
+    if (n == kNoId || !attrs(Ids::kMatMul75, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Mul(MatMul(qh, kt), c)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:37, multi_head_attention 172:37)
+  bool matchMul76(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul76)) return same(Ids::kMul76, v) && k();
+    if (!bind(Ids::kMul76, v)) return false;
+    const NodeId n = node(Ids::kMul76, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul76, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul75(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul75(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// Mul(qh, cq)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:69, multi_head_attention 172:69)
+  bool matchMul78(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul78)) return same(Ids::kMul78, v) && k();
+    if (!bind(Ids::kMul78, v)) return false;
+    const NodeId n = node(Ids::kMul78, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul78, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchQh(in1, [&] { return matchCq(in0, k); });
+  }
+
+  /// Div(qh, cq)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:83, multi_head_attention 172:83)
+  bool matchDiv79(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv79)) return same(Ids::kDiv79, v) && k();
+    if (!bind(Ids::kDiv79, v)) return false;
+    const NodeId n = node(Ids::kDiv79, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv79, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
+  }
+
+  /// Mul(qh, cq) | Div(qh, cq) | qh
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:81, multi_head_attention 172:81)
+  bool matchAnyOf80(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf80)) return same(Ids::kAnyOf80, v) && k();
+    if (!bind(Ids::kAnyOf80, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kAnyOf80, 0);
+    if (matchMul78(v, k)) return true;
+    undo(m);
+    choose(Ids::kAnyOf80, 1);
+    if (matchDiv79(v, k)) return true;
+    undo(m);
+    choose(Ids::kAnyOf80, 2);
+    if (matchQh(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Mul(kt, ck)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:101, multi_head_attention
+  /// 172:101)
+  bool matchMul82(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul82)) return same(Ids::kMul82, v) && k();
+    if (!bind(Ids::kMul82, v)) return false;
+    const NodeId n = node(Ids::kMul82, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul82, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchKt(in1, [&] { return matchCk(in0, k); });
+  }
+
+  /// Div(kt, ck)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:115, multi_head_attention
+  /// 172:115)
+  bool matchDiv83(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv83)) return same(Ids::kDiv83, v) && k();
+    if (!bind(Ids::kDiv83, v)) return false;
+    const NodeId n = node(Ids::kDiv83, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv83, n, v)) return false;
+    return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
+  }
+
+  /// Mul(kt, ck) | Div(kt, ck) | kt
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:113, multi_head_attention
+  /// 172:113)
+  bool matchAnyOf84(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf84)) return same(Ids::kAnyOf84, v) && k();
+    if (!bind(Ids::kAnyOf84, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kAnyOf84, 0);
+    if (matchMul82(v, k)) return true;
+    undo(m);
+    choose(Ids::kAnyOf84, 1);
+    if (matchDiv83(v, k)) return true;
+    undo(m);
+    choose(Ids::kAnyOf84, 2);
+    if (matchKt(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:62, multi_head_attention 172:62)
+  bool matchMatMul85(ValueId v, gen::Next k) {
+    if (seen(Ids::kMatMul85)) return same(Ids::kMatMul85, v) && k();
+    if (!bind(Ids::kMatMul85, v)) return false;
+    const NodeId n = node(Ids::kMatMul85, v, op::kMatMul);
+    if (n == kNoId || !attrs(Ids::kMatMul85, n, v)) return false;
+    return matchAnyOf80(input(n, 0), [&] { return matchAnyOf84(input(n, 1), k); });
+  }
+
+  /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+  /// (Mul(...) | Div(...) | kt)) (rules/attention.yaml: multi_head_attention_causal_slice 117:35,
+  /// multi_head_attention 172:35)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(Ids::kS)) return same(Ids::kS, v) && k();
+    if (!bind(Ids::kS, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kS, 0);
+    if (matchDiv74(v, k)) return true;
+    undo(m);
+    choose(Ids::kS, 1);
+    if (matchMul76(v, k)) return true;
+    undo(m);
+    choose(Ids::kS, 2);
+    if (matchMatMul85(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// 2
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:82, multi_head_attention 175:101)
+  bool matchConstant107(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant107)) return same(Ids::kConstant107, v) && k();
+    return bind(Ids::kConstant107, v) && constant(Ids::kConstant107, v) && k();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:40
 // packed_attention (priority 90): Self-attention with its Q/K/V projections on constant weights
 // (BERT).
@@ -1347,34 +2326,8 @@ const gen::RuleSpec& specPackedAttention() {
 /// The search of rule packed_attention: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class PackedAttentionMatch : public gen::Matcher {
- public:
-  PackedAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specPackedAttention(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-      case 2:
-        return rewrite2();
-      case 3:
-        return rewrite3();
-    }
-    return false;
-  }
-
- private:
+/// Expr ids of rule packed_attention (indices into its RuleSpec's exprs).
+struct PackedAttentionIds {
   enum : gen::ExprId {
     kX = 0,
     kWq = 1,
@@ -1508,6 +2461,36 @@ class PackedAttentionMatch : public gen::Matcher {
     kTranspose129 = 129,
     kY = 130,
   };
+};
+
+class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
+ public:
+  PackedAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<PackedAttentionIds>(specPackedAttention(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
+    }
+    return false;
+  }
+
+ private:
   enum : uint32_t {
     kSlotX = 0,
     kSlotWq = 1,
@@ -1542,6 +2525,10 @@ class PackedAttentionMatch : public gen::Matcher {
   };
 
   // ---- Match
+
+  // From AttentionSharedMatch (the same in other rules of this file): matchC, matchCq, matchCk,
+  // matchCausal, matchFill, matchMask, matchConstant111, matchAny113, matchShape114,
+  // matchConstant115.
 
   /// x  (rules/attention.yaml:46:23)
   bool matchX(ValueId v, gen::Next k) {
@@ -2269,12 +3256,6 @@ class PackedAttentionMatch : public gen::Matcher {
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// c  (rules/attention.yaml:58:32)
-  bool matchC(ValueId v, gen::Next k) {
-    if (seen(kC)) return same(kC, v) && k();
-    return bind(kC, v) && k();
-  }
-
   /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:58:12)
   bool matchDiv84(ValueId v, gen::Next k) {
     if (seen(kDiv84)) return same(kDiv84, v) && k();
@@ -2305,12 +3286,6 @@ class PackedAttentionMatch : public gen::Matcher {
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
     return matchMatMul85(in1, [&] { return matchC(in0, k); });
-  }
-
-  /// cq  (rules/attention.yaml:58:77)
-  bool matchCq(ValueId v, gen::Next k) {
-    if (seen(kCq)) return same(kCq, v) && k();
-    return bind(kCq, v) && k();
   }
 
   /// Mul(qh, cq)  (rules/attention.yaml:58:69)
@@ -2351,12 +3326,6 @@ class PackedAttentionMatch : public gen::Matcher {
     if (matchQh(v, k)) return true;
     undo(m);
     return false;
-  }
-
-  /// ck  (rules/attention.yaml:58:109)
-  bool matchCk(ValueId v, gen::Next k) {
-    if (seen(kCk)) return same(kCk, v) && k();
-    return bind(kCk, v) && k();
   }
 
   /// Mul(kt, ck)  (rules/attention.yaml:58:101)
@@ -2427,18 +3396,6 @@ class PackedAttentionMatch : public gen::Matcher {
     return false;
   }
 
-  /// causal  (rules/attention.yaml:59:22)
-  bool matchCausal(ValueId v, gen::Next k) {
-    if (seen(kCausal)) return same(kCausal, v) && k();
-    return bind(kCausal, v) && k();
-  }
-
-  /// fill  (rules/attention.yaml:59:33)
-  bool matchFill(ValueId v, gen::Next k) {
-    if (seen(kFill)) return same(kFill, v) && k();
-    return bind(kFill, v) && k();
-  }
-
   /// Where(causal, s, fill)  (rules/attention.yaml:59:16)
   bool matchWhere99(ValueId v, gen::Next k) {
     if (seen(kWhere99)) return same(kWhere99, v) && k();
@@ -2448,12 +3405,6 @@ class PackedAttentionMatch : public gen::Matcher {
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
-  }
-
-  /// mask  (rules/attention.yaml:59:40)
-  bool matchMask(ValueId v, gen::Next k) {
-    if (seen(kMask)) return same(kMask, v) && k();
-    return bind(kMask, v) && k();
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:59:12)
@@ -2564,12 +3515,6 @@ class PackedAttentionMatch : public gen::Matcher {
     return matchShape108(input(n, 0), [&] { return matchConstant109(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:61:58)
-  bool matchConstant111(ValueId v, gen::Next k) {
-    if (seen(kConstant111)) return same(kConstant111, v) && k();
-    return bind(kConstant111, v) && constant(kConstant111, v) && k();
-  }
-
   /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:61:19)
   bool matchUnsqueeze112(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze112)) return same(kUnsqueeze112, v) && k();
@@ -2577,27 +3522,6 @@ class PackedAttentionMatch : public gen::Matcher {
     const NodeId n = node(kUnsqueeze112, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kUnsqueeze112, n, v)) return false;
     return matchGather110(input(n, 0), [&] { return matchConstant111(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:61:85)
-  bool matchAny113(ValueId v, gen::Next k) {
-    if (seen(kAny113)) return same(kAny113, v) && k();
-    return bind(kAny113, v) && k();
-  }
-
-  /// Shape(_)  (rules/attention.yaml:61:79)
-  bool matchShape114(ValueId v, gen::Next k) {
-    if (seen(kShape114)) return same(kShape114, v) && k();
-    if (!bind(kShape114, v)) return false;
-    const NodeId n = node(kShape114, v, op::kShape);
-    if (n == kNoId || !attrs(kShape114, n, v)) return false;
-    return matchAny113(input(n, 0), k);
-  }
-
-  /// 1  (rules/attention.yaml:61:89)
-  bool matchConstant115(ValueId v, gen::Next k) {
-    if (seen(kConstant115)) return same(kConstant115, v) && k();
-    return bind(kConstant115, v) && constant(kConstant115, v) && k();
   }
 
   /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:61:72)
@@ -4501,30 +5425,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
 /// The search of rule multi_head_attention_causal_slice: one function per pattern expr, each
 /// matching its value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class MultiHeadAttentionCausalSliceMatch : public gen::Matcher {
- public:
-  MultiHeadAttentionCausalSliceMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specMultiHeadAttentionCausalSlice(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
+/// Expr ids of rule multi_head_attention_causal_slice (indices into its RuleSpec's exprs).
+struct MultiHeadAttentionCausalSliceIds {
   enum : gen::ExprId {
     kQ = 0,
     kShape1 = 1,
@@ -4677,6 +5579,34 @@ class MultiHeadAttentionCausalSliceMatch : public gen::Matcher {
     kTranspose148 = 148,
     kY = 149,
   };
+};
+
+class MultiHeadAttentionCausalSliceMatch
+    : public AttentionSharedMatch<MultiHeadAttentionCausalSliceIds> {
+ public:
+  MultiHeadAttentionCausalSliceMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<MultiHeadAttentionCausalSliceIds>(specMultiHeadAttentionCausalSlice(),
+                                                               scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
   enum : uint32_t {
     kSlotQ = 0,
     kSlotQs = 1,
@@ -4709,796 +5639,21 @@ class MultiHeadAttentionCausalSliceMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// q  (rules/attention.yaml:108:42)
-  bool matchQ(ValueId v, gen::Next k) {
-    if (seen(kQ)) return same(kQ, v) && k();
-    return bind(kQ, v) && k();
-  }
-
-  /// Shape(q)  (rules/attention.yaml:108:36)
-  bool matchShape1(ValueId v, gen::Next k) {
-    if (seen(kShape1)) return same(kShape1, v) && k();
-    if (!bind(kShape1, v)) return false;
-    const NodeId n = node(kShape1, v, op::kShape);
-    if (n == kNoId || !attrs(kShape1, n, v)) return false;
-    return matchQ(input(n, 0), k);
-  }
-
-  /// 0  (rules/attention.yaml:108:46)
-  bool matchConstant2(ValueId v, gen::Next k) {
-    if (seen(kConstant2)) return same(kConstant2, v) && k();
-    return bind(kConstant2, v) && constant(kConstant2, v) && k();
-  }
-
-  /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:108:29)
-  bool matchGather3(ValueId v, gen::Next k) {
-    if (seen(kGather3)) return same(kGather3, v) && k();
-    if (!bind(kGather3, v)) return false;
-    const NodeId n = node(kGather3, v, op::kGather);
-    if (n == kNoId || !attrs(kGather3, n, v)) return false;
-    return matchShape1(input(n, 0), [&] { return matchConstant2(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:108:58)
-  bool matchConstant4(ValueId v, gen::Next k) {
-    if (seen(kConstant4)) return same(kConstant4, v) && k();
-    return bind(kConstant4, v) && constant(kConstant4, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(q), 0, axis=0), 0)  (rules/attention.yaml:108:19)
-  bool matchUnsqueeze5(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze5)) return same(kUnsqueeze5, v) && k();
-    if (!bind(kUnsqueeze5, v)) return false;
-    const NodeId n = node(kUnsqueeze5, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze5, n, v)) return false;
-    return matchGather3(input(n, 0), [&] { return matchConstant4(input(n, 1), k); });
-  }
-
-  /// Shape(q)  (rules/attention.yaml:108:79)
-  bool matchShape6(ValueId v, gen::Next k) {
-    if (seen(kShape6)) return same(kShape6, v) && k();
-    if (!bind(kShape6, v)) return false;
-    const NodeId n = node(kShape6, v, op::kShape);
-    if (n == kNoId || !attrs(kShape6, n, v)) return false;
-    return matchQ(input(n, 0), k);
-  }
-
-  /// 1  (rules/attention.yaml:108:89)
-  bool matchConstant7(ValueId v, gen::Next k) {
-    if (seen(kConstant7)) return same(kConstant7, v) && k();
-    return bind(kConstant7, v) && constant(kConstant7, v) && k();
-  }
-
-  /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:108:72)
-  bool matchGather8(ValueId v, gen::Next k) {
-    if (seen(kGather8)) return same(kGather8, v) && k();
-    if (!bind(kGather8, v)) return false;
-    const NodeId n = node(kGather8, v, op::kGather);
-    if (n == kNoId || !attrs(kGather8, n, v)) return false;
-    return matchShape6(input(n, 0), [&] { return matchConstant7(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:108:101)
-  bool matchConstant9(ValueId v, gen::Next k) {
-    if (seen(kConstant9)) return same(kConstant9, v) && k();
-    return bind(kConstant9, v) && constant(kConstant9, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(q), 1, axis=0), 0)  (rules/attention.yaml:108:62)
-  bool matchUnsqueeze10(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze10)) return same(kUnsqueeze10, v) && k();
-    if (!bind(kUnsqueeze10, v)) return false;
-    const NodeId n = node(kUnsqueeze10, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze10, n, v)) return false;
-    return matchGather8(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:108:105)
-  bool matchAny11(ValueId v, gen::Next k) {
-    if (seen(kAny11)) return same(kAny11, v) && k();
-    return bind(kAny11, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:108:108)
-  bool matchAny12(ValueId v, gen::Next k) {
-    if (seen(kAny12)) return same(kAny12, v) && k();
-    return bind(kAny12, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:108:12)
-  bool matchConcat13(ValueId v, gen::Next k) {
-    if (seen(kConcat13)) return same(kConcat13, v) && k();
-    if (!bind(kConcat13, v)) return false;
-    const NodeId n = node(kConcat13, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat13, n, v)) return false;
-    return matchUnsqueeze5(input(n, 0), [&] {
-      return matchUnsqueeze10(input(n, 1), [&] {
-        return matchAny11(input(n, 2), [&] { return matchAny12(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Shape(q, start=0, end=1)  (rules/attention.yaml:108:128)
-  bool matchShape14(ValueId v, gen::Next k) {
-    if (seen(kShape14)) return same(kShape14, v) && k();
-    if (!bind(kShape14, v)) return false;
-    const NodeId n = node(kShape14, v, op::kShape);
-    if (n == kNoId || !attrs(kShape14, n, v)) return false;
-    return matchQ(input(n, 0), k);
-  }
-
-  /// Shape(q, start=1, end=2)  (rules/attention.yaml:108:154)
-  bool matchShape15(ValueId v, gen::Next k) {
-    if (seen(kShape15)) return same(kShape15, v) && k();
-    if (!bind(kShape15, v)) return false;
-    const NodeId n = node(kShape15, v, op::kShape);
-    if (n == kNoId || !attrs(kShape15, n, v)) return false;
-    return matchQ(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:108:180)
-  bool matchAny16(ValueId v, gen::Next k) {
-    if (seen(kAny16)) return same(kAny16, v) && k();
-    return bind(kAny16, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:108:183)
-  bool matchAny17(ValueId v, gen::Next k) {
-    if (seen(kAny17)) return same(kAny17, v) && k();
-    return bind(kAny17, v) && k();
-  }
-
-  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:108:121)
-  bool matchConcat18(ValueId v, gen::Next k) {
-    if (seen(kConcat18)) return same(kConcat18, v) && k();
-    if (!bind(kConcat18, v)) return false;
-    const NodeId n = node(kConcat18, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat18, n, v)) return false;
-    return matchShape14(input(n, 0), [&] {
-      return matchShape15(input(n, 1), [&] {
-        return matchAny16(input(n, 2), [&] { return matchAny17(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// _  (rules/attention.yaml:108:196)
-  bool matchAny19(ValueId v, gen::Next k) {
-    if (seen(kAny19)) return same(kAny19, v) && k();
-    return bind(kAny19, v) && k();
-  }
-
-  /// qs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:108:119)
-  bool matchQs(ValueId v, gen::Next k) {
-    if (seen(kQs)) return same(kQs, v) && k();
-    if (!bind(kQs, v)) return false;
-    const uint32_t m = mark();
-    choose(kQs, 0);
-    if (matchConcat13(v, k)) return true;
-    undo(m);
-    choose(kQs, 1);
-    if (matchConcat18(v, k)) return true;
-    undo(m);
-    choose(kQs, 2);
-    if (matchAny19(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// qr = Reshape(q, qs)  (rules/attention.yaml:109:12)
-  bool matchQr(ValueId v, gen::Next k) {
-    if (seen(kQr)) return same(kQr, v) && k();
-    if (!bind(kQr, v)) return false;
-    const NodeId n = node(kQr, v, op::kReshape);
-    if (n == kNoId || !attrs(kQr, n, v)) return false;
-    return matchQ(input(n, 0), [&] { return matchQs(input(n, 1), k); });
-  }
-
-  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:110:12)
-  bool matchQh(ValueId v, gen::Next k) {
-    if (seen(kQh)) return same(kQh, v) && k();
-    if (!bind(kQh, v)) return false;
-    const NodeId n = node(kQh, v, op::kTranspose);
-    if (n == kNoId || !attrs(kQh, n, v)) return false;
-    return matchQr(input(n, 0), k);
-  }
-
-  /// k  (rules/attention.yaml:111:42)
-  bool matchK(ValueId v, gen::Next k) {
-    if (seen(kK)) return same(kK, v) && k();
-    return bind(kK, v) && k();
-  }
-
-  /// Shape(k)  (rules/attention.yaml:111:36)
-  bool matchShape24(ValueId v, gen::Next k) {
-    if (seen(kShape24)) return same(kShape24, v) && k();
-    if (!bind(kShape24, v)) return false;
-    const NodeId n = node(kShape24, v, op::kShape);
-    if (n == kNoId || !attrs(kShape24, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
-  /// 0  (rules/attention.yaml:111:46)
-  bool matchConstant25(ValueId v, gen::Next k) {
-    if (seen(kConstant25)) return same(kConstant25, v) && k();
-    return bind(kConstant25, v) && constant(kConstant25, v) && k();
-  }
-
-  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:111:29)
-  bool matchGather26(ValueId v, gen::Next k) {
-    if (seen(kGather26)) return same(kGather26, v) && k();
-    if (!bind(kGather26, v)) return false;
-    const NodeId n = node(kGather26, v, op::kGather);
-    if (n == kNoId || !attrs(kGather26, n, v)) return false;
-    return matchShape24(input(n, 0), [&] { return matchConstant25(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:111:58)
-  bool matchConstant27(ValueId v, gen::Next k) {
-    if (seen(kConstant27)) return same(kConstant27, v) && k();
-    return bind(kConstant27, v) && constant(kConstant27, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)  (rules/attention.yaml:111:19)
-  bool matchUnsqueeze28(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze28)) return same(kUnsqueeze28, v) && k();
-    if (!bind(kUnsqueeze28, v)) return false;
-    const NodeId n = node(kUnsqueeze28, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze28, n, v)) return false;
-    return matchGather26(input(n, 0), [&] { return matchConstant27(input(n, 1), k); });
-  }
-
-  /// Shape(k)  (rules/attention.yaml:111:79)
-  bool matchShape29(ValueId v, gen::Next k) {
-    if (seen(kShape29)) return same(kShape29, v) && k();
-    if (!bind(kShape29, v)) return false;
-    const NodeId n = node(kShape29, v, op::kShape);
-    if (n == kNoId || !attrs(kShape29, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
-  /// 1  (rules/attention.yaml:111:89)
-  bool matchConstant30(ValueId v, gen::Next k) {
-    if (seen(kConstant30)) return same(kConstant30, v) && k();
-    return bind(kConstant30, v) && constant(kConstant30, v) && k();
-  }
-
-  /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:111:72)
-  bool matchGather31(ValueId v, gen::Next k) {
-    if (seen(kGather31)) return same(kGather31, v) && k();
-    if (!bind(kGather31, v)) return false;
-    const NodeId n = node(kGather31, v, op::kGather);
-    if (n == kNoId || !attrs(kGather31, n, v)) return false;
-    return matchShape29(input(n, 0), [&] { return matchConstant30(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:111:101)
-  bool matchConstant32(ValueId v, gen::Next k) {
-    if (seen(kConstant32)) return same(kConstant32, v) && k();
-    return bind(kConstant32, v) && constant(kConstant32, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)  (rules/attention.yaml:111:62)
-  bool matchUnsqueeze33(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze33)) return same(kUnsqueeze33, v) && k();
-    if (!bind(kUnsqueeze33, v)) return false;
-    const NodeId n = node(kUnsqueeze33, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze33, n, v)) return false;
-    return matchGather31(input(n, 0), [&] { return matchConstant32(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:111:105)
-  bool matchAny34(ValueId v, gen::Next k) {
-    if (seen(kAny34)) return same(kAny34, v) && k();
-    return bind(kAny34, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:111:108)
-  bool matchAny35(ValueId v, gen::Next k) {
-    if (seen(kAny35)) return same(kAny35, v) && k();
-    return bind(kAny35, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:111:12)
-  bool matchConcat36(ValueId v, gen::Next k) {
-    if (seen(kConcat36)) return same(kConcat36, v) && k();
-    if (!bind(kConcat36, v)) return false;
-    const NodeId n = node(kConcat36, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat36, n, v)) return false;
-    return matchUnsqueeze28(input(n, 0), [&] {
-      return matchUnsqueeze33(input(n, 1), [&] {
-        return matchAny34(input(n, 2), [&] { return matchAny35(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Shape(k, start=0, end=1)  (rules/attention.yaml:111:128)
-  bool matchShape37(ValueId v, gen::Next k) {
-    if (seen(kShape37)) return same(kShape37, v) && k();
-    if (!bind(kShape37, v)) return false;
-    const NodeId n = node(kShape37, v, op::kShape);
-    if (n == kNoId || !attrs(kShape37, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
-  /// Shape(k, start=1, end=2)  (rules/attention.yaml:111:154)
-  bool matchShape38(ValueId v, gen::Next k) {
-    if (seen(kShape38)) return same(kShape38, v) && k();
-    if (!bind(kShape38, v)) return false;
-    const NodeId n = node(kShape38, v, op::kShape);
-    if (n == kNoId || !attrs(kShape38, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:111:180)
-  bool matchAny39(ValueId v, gen::Next k) {
-    if (seen(kAny39)) return same(kAny39, v) && k();
-    return bind(kAny39, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:111:183)
-  bool matchAny40(ValueId v, gen::Next k) {
-    if (seen(kAny40)) return same(kAny40, v) && k();
-    return bind(kAny40, v) && k();
-  }
-
-  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:111:121)
-  bool matchConcat41(ValueId v, gen::Next k) {
-    if (seen(kConcat41)) return same(kConcat41, v) && k();
-    if (!bind(kConcat41, v)) return false;
-    const NodeId n = node(kConcat41, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat41, n, v)) return false;
-    return matchShape37(input(n, 0), [&] {
-      return matchShape38(input(n, 1), [&] {
-        return matchAny39(input(n, 2), [&] { return matchAny40(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// _  (rules/attention.yaml:111:196)
-  bool matchAny42(ValueId v, gen::Next k) {
-    if (seen(kAny42)) return same(kAny42, v) && k();
-    return bind(kAny42, v) && k();
-  }
-
-  /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:111:119)
-  bool matchKs(ValueId v, gen::Next k) {
-    if (seen(kKs)) return same(kKs, v) && k();
-    if (!bind(kKs, v)) return false;
-    const uint32_t m = mark();
-    choose(kKs, 0);
-    if (matchConcat36(v, k)) return true;
-    undo(m);
-    choose(kKs, 1);
-    if (matchConcat41(v, k)) return true;
-    undo(m);
-    choose(kKs, 2);
-    if (matchAny42(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// kr = Reshape(k, ks)  (rules/attention.yaml:112:12)
-  bool matchKr(ValueId v, gen::Next k) {
-    if (seen(kKr)) return same(kKr, v) && k();
-    if (!bind(kKr, v)) return false;
-    const NodeId n = node(kKr, v, op::kReshape);
-    if (n == kNoId || !attrs(kKr, n, v)) return false;
-    return matchK(input(n, 0), [&] { return matchKs(input(n, 1), k); });
-  }
-
-  /// Transpose(kr, perm=[0, 2, 3, 1])  (rules/attention.yaml:113:12)
-  bool matchTranspose45(ValueId v, gen::Next k) {
-    if (seen(kTranspose45)) return same(kTranspose45, v) && k();
-    if (!bind(kTranspose45, v)) return false;
-    const NodeId n = node(kTranspose45, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose45, n, v)) return false;
-    return matchKr(input(n, 0), k);
-  }
-
-  /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:113:57)
-  bool matchTranspose46(ValueId v, gen::Next k) {
-    if (seen(kTranspose46)) return same(kTranspose46, v) && k();
-    if (!bind(kTranspose46, v)) return false;
-    const NodeId n = node(kTranspose46, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose46, n, v)) return false;
-    return matchKr(input(n, 0), k);
-  }
-
-  /// Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])  (rules/attention.yaml:113:47)
-  bool matchTranspose47(ValueId v, gen::Next k) {
-    if (seen(kTranspose47)) return same(kTranspose47, v) && k();
-    if (!bind(kTranspose47, v)) return false;
-    const NodeId n = node(kTranspose47, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose47, n, v)) return false;
-    return matchTranspose46(input(n, 0), k);
-  }
-
-  /// kt = Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0,
-  /// 1, 3, 2])  (rules/attention.yaml:113:45)
-  bool matchKt(ValueId v, gen::Next k) {
-    if (seen(kKt)) return same(kKt, v) && k();
-    if (!bind(kKt, v)) return false;
-    const uint32_t m = mark();
-    choose(kKt, 0);
-    if (matchTranspose45(v, k)) return true;
-    undo(m);
-    choose(kKt, 1);
-    if (matchTranspose47(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// v  (rules/attention.yaml:114:42)
-  bool matchV(ValueId v, gen::Next k) {
-    if (seen(kV)) return same(kV, v) && k();
-    return bind(kV, v) && k();
-  }
-
-  /// Shape(v)  (rules/attention.yaml:114:36)
-  bool matchShape50(ValueId v, gen::Next k) {
-    if (seen(kShape50)) return same(kShape50, v) && k();
-    if (!bind(kShape50, v)) return false;
-    const NodeId n = node(kShape50, v, op::kShape);
-    if (n == kNoId || !attrs(kShape50, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// 0  (rules/attention.yaml:114:46)
-  bool matchConstant51(ValueId v, gen::Next k) {
-    if (seen(kConstant51)) return same(kConstant51, v) && k();
-    return bind(kConstant51, v) && constant(kConstant51, v) && k();
-  }
-
-  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:114:29)
-  bool matchGather52(ValueId v, gen::Next k) {
-    if (seen(kGather52)) return same(kGather52, v) && k();
-    if (!bind(kGather52, v)) return false;
-    const NodeId n = node(kGather52, v, op::kGather);
-    if (n == kNoId || !attrs(kGather52, n, v)) return false;
-    return matchShape50(input(n, 0), [&] { return matchConstant51(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:114:58)
-  bool matchConstant53(ValueId v, gen::Next k) {
-    if (seen(kConstant53)) return same(kConstant53, v) && k();
-    return bind(kConstant53, v) && constant(kConstant53, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:114:19)
-  bool matchUnsqueeze54(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze54)) return same(kUnsqueeze54, v) && k();
-    if (!bind(kUnsqueeze54, v)) return false;
-    const NodeId n = node(kUnsqueeze54, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze54, n, v)) return false;
-    return matchGather52(input(n, 0), [&] { return matchConstant53(input(n, 1), k); });
-  }
-
-  /// Shape(v)  (rules/attention.yaml:114:79)
-  bool matchShape55(ValueId v, gen::Next k) {
-    if (seen(kShape55)) return same(kShape55, v) && k();
-    if (!bind(kShape55, v)) return false;
-    const NodeId n = node(kShape55, v, op::kShape);
-    if (n == kNoId || !attrs(kShape55, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// 1  (rules/attention.yaml:114:89)
-  bool matchConstant56(ValueId v, gen::Next k) {
-    if (seen(kConstant56)) return same(kConstant56, v) && k();
-    return bind(kConstant56, v) && constant(kConstant56, v) && k();
-  }
-
-  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:114:72)
-  bool matchGather57(ValueId v, gen::Next k) {
-    if (seen(kGather57)) return same(kGather57, v) && k();
-    if (!bind(kGather57, v)) return false;
-    const NodeId n = node(kGather57, v, op::kGather);
-    if (n == kNoId || !attrs(kGather57, n, v)) return false;
-    return matchShape55(input(n, 0), [&] { return matchConstant56(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:114:101)
-  bool matchConstant58(ValueId v, gen::Next k) {
-    if (seen(kConstant58)) return same(kConstant58, v) && k();
-    return bind(kConstant58, v) && constant(kConstant58, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)  (rules/attention.yaml:114:62)
-  bool matchUnsqueeze59(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze59)) return same(kUnsqueeze59, v) && k();
-    if (!bind(kUnsqueeze59, v)) return false;
-    const NodeId n = node(kUnsqueeze59, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze59, n, v)) return false;
-    return matchGather57(input(n, 0), [&] { return matchConstant58(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:114:105)
-  bool matchAny60(ValueId v, gen::Next k) {
-    if (seen(kAny60)) return same(kAny60, v) && k();
-    return bind(kAny60, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:114:108)
-  bool matchAny61(ValueId v, gen::Next k) {
-    if (seen(kAny61)) return same(kAny61, v) && k();
-    return bind(kAny61, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:114:12)
-  bool matchConcat62(ValueId v, gen::Next k) {
-    if (seen(kConcat62)) return same(kConcat62, v) && k();
-    if (!bind(kConcat62, v)) return false;
-    const NodeId n = node(kConcat62, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat62, n, v)) return false;
-    return matchUnsqueeze54(input(n, 0), [&] {
-      return matchUnsqueeze59(input(n, 1), [&] {
-        return matchAny60(input(n, 2), [&] { return matchAny61(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Shape(v, start=0, end=1)  (rules/attention.yaml:114:128)
-  bool matchShape63(ValueId v, gen::Next k) {
-    if (seen(kShape63)) return same(kShape63, v) && k();
-    if (!bind(kShape63, v)) return false;
-    const NodeId n = node(kShape63, v, op::kShape);
-    if (n == kNoId || !attrs(kShape63, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// Shape(v, start=1, end=2)  (rules/attention.yaml:114:154)
-  bool matchShape64(ValueId v, gen::Next k) {
-    if (seen(kShape64)) return same(kShape64, v) && k();
-    if (!bind(kShape64, v)) return false;
-    const NodeId n = node(kShape64, v, op::kShape);
-    if (n == kNoId || !attrs(kShape64, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:114:180)
-  bool matchAny65(ValueId v, gen::Next k) {
-    if (seen(kAny65)) return same(kAny65, v) && k();
-    return bind(kAny65, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:114:183)
-  bool matchAny66(ValueId v, gen::Next k) {
-    if (seen(kAny66)) return same(kAny66, v) && k();
-    return bind(kAny66, v) && k();
-  }
-
-  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:114:121)
-  bool matchConcat67(ValueId v, gen::Next k) {
-    if (seen(kConcat67)) return same(kConcat67, v) && k();
-    if (!bind(kConcat67, v)) return false;
-    const NodeId n = node(kConcat67, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat67, n, v)) return false;
-    return matchShape63(input(n, 0), [&] {
-      return matchShape64(input(n, 1), [&] {
-        return matchAny65(input(n, 2), [&] { return matchAny66(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// _  (rules/attention.yaml:114:196)
-  bool matchAny68(ValueId v, gen::Next k) {
-    if (seen(kAny68)) return same(kAny68, v) && k();
-    return bind(kAny68, v) && k();
-  }
-
-  /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:114:119)
-  bool matchVs(ValueId v, gen::Next k) {
-    if (seen(kVs)) return same(kVs, v) && k();
-    if (!bind(kVs, v)) return false;
-    const uint32_t m = mark();
-    choose(kVs, 0);
-    if (matchConcat62(v, k)) return true;
-    undo(m);
-    choose(kVs, 1);
-    if (matchConcat67(v, k)) return true;
-    undo(m);
-    choose(kVs, 2);
-    if (matchAny68(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// vr = Reshape(v, vs)  (rules/attention.yaml:115:12)
-  bool matchVr(ValueId v, gen::Next k) {
-    if (seen(kVr)) return same(kVr, v) && k();
-    if (!bind(kVr, v)) return false;
-    const NodeId n = node(kVr, v, op::kReshape);
-    if (n == kNoId || !attrs(kVr, n, v)) return false;
-    return matchV(input(n, 0), [&] { return matchVs(input(n, 1), k); });
-  }
-
-  /// vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:116:12)
-  bool matchVh(ValueId v, gen::Next k) {
-    if (seen(kVh)) return same(kVh, v) && k();
-    if (!bind(kVh, v)) return false;
-    const NodeId n = node(kVh, v, op::kTranspose);
-    if (n == kNoId || !attrs(kVh, n, v)) return false;
-    return matchVr(input(n, 0), k);
-  }
-
-  /// MatMul(qh, kt)  (rules/attention.yaml:117:16)
-  bool matchMatMul72(ValueId v, gen::Next k) {
-    if (seen(kMatMul72)) return same(kMatMul72, v) && k();
-    if (!bind(kMatMul72, v)) return false;
-    const NodeId n = node(kMatMul72, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul72, n, v)) return false;
-    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
-  }
-
-  /// c  (rules/attention.yaml:117:32)
-  bool matchC(ValueId v, gen::Next k) {
-    if (seen(kC)) return same(kC, v) && k();
-    return bind(kC, v) && k();
-  }
-
-  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:117:12)
-  bool matchDiv74(ValueId v, gen::Next k) {
-    if (seen(kDiv74)) return same(kDiv74, v) && k();
-    if (!bind(kDiv74, v)) return false;
-    const NodeId n = node(kDiv74, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv74, n, v)) return false;
-    return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
-  }
-
-  /// MatMul(qh, kt)  (rules/attention.yaml:117:41)
-  bool matchMatMul75(ValueId v, gen::Next k) {
-    if (seen(kMatMul75)) return same(kMatMul75, v) && k();
-    if (!bind(kMatMul75, v)) return false;
-    const NodeId n = node(kMatMul75, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul75, n, v)) return false;
-    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
-  }
-
-  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:117:37)
-  bool matchMul76(ValueId v, gen::Next k) {
-    if (seen(kMul76)) return same(kMul76, v) && k();
-    if (!bind(kMul76, v)) return false;
-    const NodeId n = node(kMul76, v, op::kMul);
-    if (n == kNoId || !attrs(kMul76, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMatMul75(in0, [&] { return matchC(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMatMul75(in1, [&] { return matchC(in0, k); });
-  }
-
-  /// cq  (rules/attention.yaml:117:77)
-  bool matchCq(ValueId v, gen::Next k) {
-    if (seen(kCq)) return same(kCq, v) && k();
-    return bind(kCq, v) && k();
-  }
-
-  /// Mul(qh, cq)  (rules/attention.yaml:117:69)
-  bool matchMul78(ValueId v, gen::Next k) {
-    if (seen(kMul78)) return same(kMul78, v) && k();
-    if (!bind(kMul78, v)) return false;
-    const NodeId n = node(kMul78, v, op::kMul);
-    if (n == kNoId || !attrs(kMul78, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchQh(in1, [&] { return matchCq(in0, k); });
-  }
-
-  /// Div(qh, cq)  (rules/attention.yaml:117:83)
-  bool matchDiv79(ValueId v, gen::Next k) {
-    if (seen(kDiv79)) return same(kDiv79, v) && k();
-    if (!bind(kDiv79, v)) return false;
-    const NodeId n = node(kDiv79, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv79, n, v)) return false;
-    return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
-  }
-
-  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:117:81)
-  bool matchAnyOf80(ValueId v, gen::Next k) {
-    if (seen(kAnyOf80)) return same(kAnyOf80, v) && k();
-    if (!bind(kAnyOf80, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf80, 0);
-    if (matchMul78(v, k)) return true;
-    undo(m);
-    choose(kAnyOf80, 1);
-    if (matchDiv79(v, k)) return true;
-    undo(m);
-    choose(kAnyOf80, 2);
-    if (matchQh(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// ck  (rules/attention.yaml:117:109)
-  bool matchCk(ValueId v, gen::Next k) {
-    if (seen(kCk)) return same(kCk, v) && k();
-    return bind(kCk, v) && k();
-  }
-
-  /// Mul(kt, ck)  (rules/attention.yaml:117:101)
-  bool matchMul82(ValueId v, gen::Next k) {
-    if (seen(kMul82)) return same(kMul82, v) && k();
-    if (!bind(kMul82, v)) return false;
-    const NodeId n = node(kMul82, v, op::kMul);
-    if (n == kNoId || !attrs(kMul82, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchKt(in1, [&] { return matchCk(in0, k); });
-  }
-
-  /// Div(kt, ck)  (rules/attention.yaml:117:115)
-  bool matchDiv83(ValueId v, gen::Next k) {
-    if (seen(kDiv83)) return same(kDiv83, v) && k();
-    if (!bind(kDiv83, v)) return false;
-    const NodeId n = node(kDiv83, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv83, n, v)) return false;
-    return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
-  }
-
-  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:117:113)
-  bool matchAnyOf84(ValueId v, gen::Next k) {
-    if (seen(kAnyOf84)) return same(kAnyOf84, v) && k();
-    if (!bind(kAnyOf84, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf84, 0);
-    if (matchMul82(v, k)) return true;
-    undo(m);
-    choose(kAnyOf84, 1);
-    if (matchDiv83(v, k)) return true;
-    undo(m);
-    choose(kAnyOf84, 2);
-    if (matchKt(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-  /// (rules/attention.yaml:117:62)
-  bool matchMatMul85(ValueId v, gen::Next k) {
-    if (seen(kMatMul85)) return same(kMatMul85, v) && k();
-    if (!bind(kMatMul85, v)) return false;
-    const NodeId n = node(kMatMul85, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul85, n, v)) return false;
-    return matchAnyOf80(input(n, 0), [&] { return matchAnyOf84(input(n, 1), k); });
-  }
-
-  /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:117:35)
-  bool matchS(ValueId v, gen::Next k) {
-    if (seen(kS)) return same(kS, v) && k();
-    if (!bind(kS, v)) return false;
-    const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv74(v, k)) return true;
-    undo(m);
-    choose(kS, 1);
-    if (matchMul76(v, k)) return true;
-    undo(m);
-    choose(kS, 2);
-    if (matchMatMul85(v, k)) return true;
-    undo(m);
-    return false;
-  }
+  // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchShape1,
+  // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
+  // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
+  // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
+  // matchQr, matchQh, matchK, matchShape24, matchConstant25, matchGather26, matchConstant27,
+  // matchUnsqueeze28, matchShape29, matchConstant30, matchGather31, matchConstant32,
+  // matchUnsqueeze33, matchAny34, matchAny35, matchConcat36, matchShape37, matchShape38,
+  // matchAny39, matchAny40, matchConcat41, matchAny42, matchKs, matchKr, matchTranspose45,
+  // matchTranspose46, matchTranspose47, matchKt, matchV, matchShape50, matchConstant51,
+  // matchGather52, matchConstant53, matchUnsqueeze54, matchShape55, matchConstant56, matchGather57,
+  // matchConstant58, matchUnsqueeze59, matchAny60, matchAny61, matchConcat62, matchShape63,
+  // matchShape64, matchAny65, matchAny66, matchConcat67, matchAny68, matchVs, matchVr, matchVh,
+  // matchMatMul72, matchC, matchDiv74, matchMatMul75, matchMul76, matchCq, matchMul78, matchDiv79,
+  // matchAnyOf80, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchMatMul85, matchS,
+  // matchConstant107, matchConstant111, matchConstant115, matchFill, matchMask.
 
   /// Shape(vh)  (rules/attention.yaml:118:29)
   bool matchShape87(ValueId v, gen::Next k) {
@@ -5677,12 +5832,6 @@ class MultiHeadAttentionCausalSliceMatch : public gen::Matcher {
     return matchKl(input(n, 0), [&] { return matchQl(input(n, 1), k); });
   }
 
-  /// 2  (rules/attention.yaml:120:82)
-  bool matchConstant107(ValueId v, gen::Next k) {
-    if (seen(kConstant107)) return same(kConstant107, v) && k();
-    return bind(kConstant107, v) && constant(kConstant107, v) && k();
-  }
-
   /// Slice(tril, Sub(kl, ql), kl, 2)  (rules/attention.yaml:120:53)
   bool matchSlice108(ValueId v, gen::Next k) {
     if (seen(kSlice108)) return same(kSlice108, v) && k();
@@ -5717,12 +5866,6 @@ class MultiHeadAttentionCausalSliceMatch : public gen::Matcher {
     return bind(kConstant110, v) && constant(kConstant110, v) && k();
   }
 
-  /// 3  (rules/attention.yaml:121:35)
-  bool matchConstant111(ValueId v, gen::Next k) {
-    if (seen(kConstant111)) return same(kConstant111, v) && k();
-    return bind(kConstant111, v) && constant(kConstant111, v) && k();
-  }
-
   /// 1  (rules/attention.yaml:121:38)
   bool matchConstant112(ValueId v, gen::Next k) {
     if (seen(kConstant112)) return same(kConstant112, v) && k();
@@ -5748,12 +5891,6 @@ class MultiHeadAttentionCausalSliceMatch : public gen::Matcher {
   bool matchConstant114(ValueId v, gen::Next k) {
     if (seen(kConstant114)) return same(kConstant114, v) && k();
     return bind(kConstant114, v) && constant(kConstant114, v) && k();
-  }
-
-  /// 3  (rules/attention.yaml:121:62)
-  bool matchConstant115(ValueId v, gen::Next k) {
-    if (seen(kConstant115)) return same(kConstant115, v) && k();
-    return bind(kConstant115, v) && constant(kConstant115, v) && k();
   }
 
   /// Slice(rows, 0, kl, 3)  (rules/attention.yaml:121:43)
@@ -5783,12 +5920,6 @@ class MultiHeadAttentionCausalSliceMatch : public gen::Matcher {
     return false;
   }
 
-  /// fill  (rules/attention.yaml:122:33)
-  bool matchFill(ValueId v, gen::Next k) {
-    if (seen(kFill)) return same(kFill, v) && k();
-    return bind(kFill, v) && k();
-  }
-
   /// Where(causal, s, fill)  (rules/attention.yaml:122:16)
   bool matchWhere119(ValueId v, gen::Next k) {
     if (seen(kWhere119)) return same(kWhere119, v) && k();
@@ -5798,12 +5929,6 @@ class MultiHeadAttentionCausalSliceMatch : public gen::Matcher {
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
-  }
-
-  /// mask  (rules/attention.yaml:122:40)
-  bool matchMask(ValueId v, gen::Next k) {
-    if (seen(kMask)) return same(kMask, v) && k();
-    return bind(kMask, v) && k();
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:122:12)
@@ -7582,42 +7707,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
 /// The search of rule multi_head_attention: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class MultiHeadAttentionMatch : public gen::Matcher {
- public:
-  MultiHeadAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specMultiHeadAttention(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-      case 2:
-        return rewrite2();
-      case 3:
-        return rewrite3();
-      case 4:
-        return rewrite4();
-      case 5:
-        return rewrite5();
-      case 6:
-        return rewrite6();
-      case 7:
-        return rewrite7();
-    }
-    return false;
-  }
-
- private:
+/// Expr ids of rule multi_head_attention (indices into its RuleSpec's exprs).
+struct MultiHeadAttentionIds {
   enum : gen::ExprId {
     kQ = 0,
     kShape1 = 1,
@@ -7741,6 +7832,44 @@ class MultiHeadAttentionMatch : public gen::Matcher {
     kTranspose119 = 119,
     kY = 120,
   };
+};
+
+class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionIds> {
+ public:
+  MultiHeadAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<MultiHeadAttentionIds>(specMultiHeadAttention(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
+      case 4:
+        return rewrite4();
+      case 5:
+        return rewrite5();
+      case 6:
+        return rewrite6();
+      case 7:
+        return rewrite7();
+    }
+    return false;
+  }
+
+ private:
   enum : uint32_t {
     kSlotQ = 0,
     kSlotQs = 1,
@@ -7769,808 +7898,21 @@ class MultiHeadAttentionMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// q  (rules/attention.yaml:163:42)
-  bool matchQ(ValueId v, gen::Next k) {
-    if (seen(kQ)) return same(kQ, v) && k();
-    return bind(kQ, v) && k();
-  }
-
-  /// Shape(q)  (rules/attention.yaml:163:36)
-  bool matchShape1(ValueId v, gen::Next k) {
-    if (seen(kShape1)) return same(kShape1, v) && k();
-    if (!bind(kShape1, v)) return false;
-    const NodeId n = node(kShape1, v, op::kShape);
-    if (n == kNoId || !attrs(kShape1, n, v)) return false;
-    return matchQ(input(n, 0), k);
-  }
-
-  /// 0  (rules/attention.yaml:163:46)
-  bool matchConstant2(ValueId v, gen::Next k) {
-    if (seen(kConstant2)) return same(kConstant2, v) && k();
-    return bind(kConstant2, v) && constant(kConstant2, v) && k();
-  }
-
-  /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:163:29)
-  bool matchGather3(ValueId v, gen::Next k) {
-    if (seen(kGather3)) return same(kGather3, v) && k();
-    if (!bind(kGather3, v)) return false;
-    const NodeId n = node(kGather3, v, op::kGather);
-    if (n == kNoId || !attrs(kGather3, n, v)) return false;
-    return matchShape1(input(n, 0), [&] { return matchConstant2(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:163:58)
-  bool matchConstant4(ValueId v, gen::Next k) {
-    if (seen(kConstant4)) return same(kConstant4, v) && k();
-    return bind(kConstant4, v) && constant(kConstant4, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(q), 0, axis=0), 0)  (rules/attention.yaml:163:19)
-  bool matchUnsqueeze5(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze5)) return same(kUnsqueeze5, v) && k();
-    if (!bind(kUnsqueeze5, v)) return false;
-    const NodeId n = node(kUnsqueeze5, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze5, n, v)) return false;
-    return matchGather3(input(n, 0), [&] { return matchConstant4(input(n, 1), k); });
-  }
-
-  /// Shape(q)  (rules/attention.yaml:163:79)
-  bool matchShape6(ValueId v, gen::Next k) {
-    if (seen(kShape6)) return same(kShape6, v) && k();
-    if (!bind(kShape6, v)) return false;
-    const NodeId n = node(kShape6, v, op::kShape);
-    if (n == kNoId || !attrs(kShape6, n, v)) return false;
-    return matchQ(input(n, 0), k);
-  }
-
-  /// 1  (rules/attention.yaml:163:89)
-  bool matchConstant7(ValueId v, gen::Next k) {
-    if (seen(kConstant7)) return same(kConstant7, v) && k();
-    return bind(kConstant7, v) && constant(kConstant7, v) && k();
-  }
-
-  /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:163:72)
-  bool matchGather8(ValueId v, gen::Next k) {
-    if (seen(kGather8)) return same(kGather8, v) && k();
-    if (!bind(kGather8, v)) return false;
-    const NodeId n = node(kGather8, v, op::kGather);
-    if (n == kNoId || !attrs(kGather8, n, v)) return false;
-    return matchShape6(input(n, 0), [&] { return matchConstant7(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:163:101)
-  bool matchConstant9(ValueId v, gen::Next k) {
-    if (seen(kConstant9)) return same(kConstant9, v) && k();
-    return bind(kConstant9, v) && constant(kConstant9, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(q), 1, axis=0), 0)  (rules/attention.yaml:163:62)
-  bool matchUnsqueeze10(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze10)) return same(kUnsqueeze10, v) && k();
-    if (!bind(kUnsqueeze10, v)) return false;
-    const NodeId n = node(kUnsqueeze10, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze10, n, v)) return false;
-    return matchGather8(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:163:105)
-  bool matchAny11(ValueId v, gen::Next k) {
-    if (seen(kAny11)) return same(kAny11, v) && k();
-    return bind(kAny11, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:163:108)
-  bool matchAny12(ValueId v, gen::Next k) {
-    if (seen(kAny12)) return same(kAny12, v) && k();
-    return bind(kAny12, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:163:12)
-  bool matchConcat13(ValueId v, gen::Next k) {
-    if (seen(kConcat13)) return same(kConcat13, v) && k();
-    if (!bind(kConcat13, v)) return false;
-    const NodeId n = node(kConcat13, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat13, n, v)) return false;
-    return matchUnsqueeze5(input(n, 0), [&] {
-      return matchUnsqueeze10(input(n, 1), [&] {
-        return matchAny11(input(n, 2), [&] { return matchAny12(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Shape(q, start=0, end=1)  (rules/attention.yaml:163:128)
-  bool matchShape14(ValueId v, gen::Next k) {
-    if (seen(kShape14)) return same(kShape14, v) && k();
-    if (!bind(kShape14, v)) return false;
-    const NodeId n = node(kShape14, v, op::kShape);
-    if (n == kNoId || !attrs(kShape14, n, v)) return false;
-    return matchQ(input(n, 0), k);
-  }
-
-  /// Shape(q, start=1, end=2)  (rules/attention.yaml:163:154)
-  bool matchShape15(ValueId v, gen::Next k) {
-    if (seen(kShape15)) return same(kShape15, v) && k();
-    if (!bind(kShape15, v)) return false;
-    const NodeId n = node(kShape15, v, op::kShape);
-    if (n == kNoId || !attrs(kShape15, n, v)) return false;
-    return matchQ(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:163:180)
-  bool matchAny16(ValueId v, gen::Next k) {
-    if (seen(kAny16)) return same(kAny16, v) && k();
-    return bind(kAny16, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:163:183)
-  bool matchAny17(ValueId v, gen::Next k) {
-    if (seen(kAny17)) return same(kAny17, v) && k();
-    return bind(kAny17, v) && k();
-  }
-
-  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:163:121)
-  bool matchConcat18(ValueId v, gen::Next k) {
-    if (seen(kConcat18)) return same(kConcat18, v) && k();
-    if (!bind(kConcat18, v)) return false;
-    const NodeId n = node(kConcat18, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat18, n, v)) return false;
-    return matchShape14(input(n, 0), [&] {
-      return matchShape15(input(n, 1), [&] {
-        return matchAny16(input(n, 2), [&] { return matchAny17(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// _  (rules/attention.yaml:163:196)
-  bool matchAny19(ValueId v, gen::Next k) {
-    if (seen(kAny19)) return same(kAny19, v) && k();
-    return bind(kAny19, v) && k();
-  }
-
-  /// qs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:163:119)
-  bool matchQs(ValueId v, gen::Next k) {
-    if (seen(kQs)) return same(kQs, v) && k();
-    if (!bind(kQs, v)) return false;
-    const uint32_t m = mark();
-    choose(kQs, 0);
-    if (matchConcat13(v, k)) return true;
-    undo(m);
-    choose(kQs, 1);
-    if (matchConcat18(v, k)) return true;
-    undo(m);
-    choose(kQs, 2);
-    if (matchAny19(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// qr = Reshape(q, qs)  (rules/attention.yaml:164:12)
-  bool matchQr(ValueId v, gen::Next k) {
-    if (seen(kQr)) return same(kQr, v) && k();
-    if (!bind(kQr, v)) return false;
-    const NodeId n = node(kQr, v, op::kReshape);
-    if (n == kNoId || !attrs(kQr, n, v)) return false;
-    return matchQ(input(n, 0), [&] { return matchQs(input(n, 1), k); });
-  }
-
-  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:165:12)
-  bool matchQh(ValueId v, gen::Next k) {
-    if (seen(kQh)) return same(kQh, v) && k();
-    if (!bind(kQh, v)) return false;
-    const NodeId n = node(kQh, v, op::kTranspose);
-    if (n == kNoId || !attrs(kQh, n, v)) return false;
-    return matchQr(input(n, 0), k);
-  }
-
-  /// k  (rules/attention.yaml:166:42)
-  bool matchK(ValueId v, gen::Next k) {
-    if (seen(kK)) return same(kK, v) && k();
-    return bind(kK, v) && k();
-  }
-
-  /// Shape(k)  (rules/attention.yaml:166:36)
-  bool matchShape24(ValueId v, gen::Next k) {
-    if (seen(kShape24)) return same(kShape24, v) && k();
-    if (!bind(kShape24, v)) return false;
-    const NodeId n = node(kShape24, v, op::kShape);
-    if (n == kNoId || !attrs(kShape24, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
-  /// 0  (rules/attention.yaml:166:46)
-  bool matchConstant25(ValueId v, gen::Next k) {
-    if (seen(kConstant25)) return same(kConstant25, v) && k();
-    return bind(kConstant25, v) && constant(kConstant25, v) && k();
-  }
-
-  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:166:29)
-  bool matchGather26(ValueId v, gen::Next k) {
-    if (seen(kGather26)) return same(kGather26, v) && k();
-    if (!bind(kGather26, v)) return false;
-    const NodeId n = node(kGather26, v, op::kGather);
-    if (n == kNoId || !attrs(kGather26, n, v)) return false;
-    return matchShape24(input(n, 0), [&] { return matchConstant25(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:166:58)
-  bool matchConstant27(ValueId v, gen::Next k) {
-    if (seen(kConstant27)) return same(kConstant27, v) && k();
-    return bind(kConstant27, v) && constant(kConstant27, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)  (rules/attention.yaml:166:19)
-  bool matchUnsqueeze28(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze28)) return same(kUnsqueeze28, v) && k();
-    if (!bind(kUnsqueeze28, v)) return false;
-    const NodeId n = node(kUnsqueeze28, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze28, n, v)) return false;
-    return matchGather26(input(n, 0), [&] { return matchConstant27(input(n, 1), k); });
-  }
-
-  /// Shape(k)  (rules/attention.yaml:166:79)
-  bool matchShape29(ValueId v, gen::Next k) {
-    if (seen(kShape29)) return same(kShape29, v) && k();
-    if (!bind(kShape29, v)) return false;
-    const NodeId n = node(kShape29, v, op::kShape);
-    if (n == kNoId || !attrs(kShape29, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
-  /// 1  (rules/attention.yaml:166:89)
-  bool matchConstant30(ValueId v, gen::Next k) {
-    if (seen(kConstant30)) return same(kConstant30, v) && k();
-    return bind(kConstant30, v) && constant(kConstant30, v) && k();
-  }
-
-  /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:166:72)
-  bool matchGather31(ValueId v, gen::Next k) {
-    if (seen(kGather31)) return same(kGather31, v) && k();
-    if (!bind(kGather31, v)) return false;
-    const NodeId n = node(kGather31, v, op::kGather);
-    if (n == kNoId || !attrs(kGather31, n, v)) return false;
-    return matchShape29(input(n, 0), [&] { return matchConstant30(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:166:101)
-  bool matchConstant32(ValueId v, gen::Next k) {
-    if (seen(kConstant32)) return same(kConstant32, v) && k();
-    return bind(kConstant32, v) && constant(kConstant32, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)  (rules/attention.yaml:166:62)
-  bool matchUnsqueeze33(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze33)) return same(kUnsqueeze33, v) && k();
-    if (!bind(kUnsqueeze33, v)) return false;
-    const NodeId n = node(kUnsqueeze33, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze33, n, v)) return false;
-    return matchGather31(input(n, 0), [&] { return matchConstant32(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:166:105)
-  bool matchAny34(ValueId v, gen::Next k) {
-    if (seen(kAny34)) return same(kAny34, v) && k();
-    return bind(kAny34, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:166:108)
-  bool matchAny35(ValueId v, gen::Next k) {
-    if (seen(kAny35)) return same(kAny35, v) && k();
-    return bind(kAny35, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:166:12)
-  bool matchConcat36(ValueId v, gen::Next k) {
-    if (seen(kConcat36)) return same(kConcat36, v) && k();
-    if (!bind(kConcat36, v)) return false;
-    const NodeId n = node(kConcat36, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat36, n, v)) return false;
-    return matchUnsqueeze28(input(n, 0), [&] {
-      return matchUnsqueeze33(input(n, 1), [&] {
-        return matchAny34(input(n, 2), [&] { return matchAny35(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Shape(k, start=0, end=1)  (rules/attention.yaml:166:128)
-  bool matchShape37(ValueId v, gen::Next k) {
-    if (seen(kShape37)) return same(kShape37, v) && k();
-    if (!bind(kShape37, v)) return false;
-    const NodeId n = node(kShape37, v, op::kShape);
-    if (n == kNoId || !attrs(kShape37, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
-  /// Shape(k, start=1, end=2)  (rules/attention.yaml:166:154)
-  bool matchShape38(ValueId v, gen::Next k) {
-    if (seen(kShape38)) return same(kShape38, v) && k();
-    if (!bind(kShape38, v)) return false;
-    const NodeId n = node(kShape38, v, op::kShape);
-    if (n == kNoId || !attrs(kShape38, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:166:180)
-  bool matchAny39(ValueId v, gen::Next k) {
-    if (seen(kAny39)) return same(kAny39, v) && k();
-    return bind(kAny39, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:166:183)
-  bool matchAny40(ValueId v, gen::Next k) {
-    if (seen(kAny40)) return same(kAny40, v) && k();
-    return bind(kAny40, v) && k();
-  }
-
-  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:166:121)
-  bool matchConcat41(ValueId v, gen::Next k) {
-    if (seen(kConcat41)) return same(kConcat41, v) && k();
-    if (!bind(kConcat41, v)) return false;
-    const NodeId n = node(kConcat41, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat41, n, v)) return false;
-    return matchShape37(input(n, 0), [&] {
-      return matchShape38(input(n, 1), [&] {
-        return matchAny39(input(n, 2), [&] { return matchAny40(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// _  (rules/attention.yaml:166:196)
-  bool matchAny42(ValueId v, gen::Next k) {
-    if (seen(kAny42)) return same(kAny42, v) && k();
-    return bind(kAny42, v) && k();
-  }
-
-  /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:166:119)
-  bool matchKs(ValueId v, gen::Next k) {
-    if (seen(kKs)) return same(kKs, v) && k();
-    if (!bind(kKs, v)) return false;
-    const uint32_t m = mark();
-    choose(kKs, 0);
-    if (matchConcat36(v, k)) return true;
-    undo(m);
-    choose(kKs, 1);
-    if (matchConcat41(v, k)) return true;
-    undo(m);
-    choose(kKs, 2);
-    if (matchAny42(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// kr = Reshape(k, ks)  (rules/attention.yaml:167:12)
-  bool matchKr(ValueId v, gen::Next k) {
-    if (seen(kKr)) return same(kKr, v) && k();
-    if (!bind(kKr, v)) return false;
-    const NodeId n = node(kKr, v, op::kReshape);
-    if (n == kNoId || !attrs(kKr, n, v)) return false;
-    return matchK(input(n, 0), [&] { return matchKs(input(n, 1), k); });
-  }
-
-  /// Transpose(kr, perm=[0, 2, 3, 1])  (rules/attention.yaml:168:12)
-  bool matchTranspose45(ValueId v, gen::Next k) {
-    if (seen(kTranspose45)) return same(kTranspose45, v) && k();
-    if (!bind(kTranspose45, v)) return false;
-    const NodeId n = node(kTranspose45, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose45, n, v)) return false;
-    return matchKr(input(n, 0), k);
-  }
-
-  /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:168:57)
-  bool matchTranspose46(ValueId v, gen::Next k) {
-    if (seen(kTranspose46)) return same(kTranspose46, v) && k();
-    if (!bind(kTranspose46, v)) return false;
-    const NodeId n = node(kTranspose46, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose46, n, v)) return false;
-    return matchKr(input(n, 0), k);
-  }
-
-  /// Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])  (rules/attention.yaml:168:47)
-  bool matchTranspose47(ValueId v, gen::Next k) {
-    if (seen(kTranspose47)) return same(kTranspose47, v) && k();
-    if (!bind(kTranspose47, v)) return false;
-    const NodeId n = node(kTranspose47, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose47, n, v)) return false;
-    return matchTranspose46(input(n, 0), k);
-  }
-
-  /// kt = Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0,
-  /// 1, 3, 2])  (rules/attention.yaml:168:45)
-  bool matchKt(ValueId v, gen::Next k) {
-    if (seen(kKt)) return same(kKt, v) && k();
-    if (!bind(kKt, v)) return false;
-    const uint32_t m = mark();
-    choose(kKt, 0);
-    if (matchTranspose45(v, k)) return true;
-    undo(m);
-    choose(kKt, 1);
-    if (matchTranspose47(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// v  (rules/attention.yaml:169:42)
-  bool matchV(ValueId v, gen::Next k) {
-    if (seen(kV)) return same(kV, v) && k();
-    return bind(kV, v) && k();
-  }
-
-  /// Shape(v)  (rules/attention.yaml:169:36)
-  bool matchShape50(ValueId v, gen::Next k) {
-    if (seen(kShape50)) return same(kShape50, v) && k();
-    if (!bind(kShape50, v)) return false;
-    const NodeId n = node(kShape50, v, op::kShape);
-    if (n == kNoId || !attrs(kShape50, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// 0  (rules/attention.yaml:169:46)
-  bool matchConstant51(ValueId v, gen::Next k) {
-    if (seen(kConstant51)) return same(kConstant51, v) && k();
-    return bind(kConstant51, v) && constant(kConstant51, v) && k();
-  }
-
-  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:169:29)
-  bool matchGather52(ValueId v, gen::Next k) {
-    if (seen(kGather52)) return same(kGather52, v) && k();
-    if (!bind(kGather52, v)) return false;
-    const NodeId n = node(kGather52, v, op::kGather);
-    if (n == kNoId || !attrs(kGather52, n, v)) return false;
-    return matchShape50(input(n, 0), [&] { return matchConstant51(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:169:58)
-  bool matchConstant53(ValueId v, gen::Next k) {
-    if (seen(kConstant53)) return same(kConstant53, v) && k();
-    return bind(kConstant53, v) && constant(kConstant53, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:169:19)
-  bool matchUnsqueeze54(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze54)) return same(kUnsqueeze54, v) && k();
-    if (!bind(kUnsqueeze54, v)) return false;
-    const NodeId n = node(kUnsqueeze54, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze54, n, v)) return false;
-    return matchGather52(input(n, 0), [&] { return matchConstant53(input(n, 1), k); });
-  }
-
-  /// Shape(v)  (rules/attention.yaml:169:79)
-  bool matchShape55(ValueId v, gen::Next k) {
-    if (seen(kShape55)) return same(kShape55, v) && k();
-    if (!bind(kShape55, v)) return false;
-    const NodeId n = node(kShape55, v, op::kShape);
-    if (n == kNoId || !attrs(kShape55, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// 1  (rules/attention.yaml:169:89)
-  bool matchConstant56(ValueId v, gen::Next k) {
-    if (seen(kConstant56)) return same(kConstant56, v) && k();
-    return bind(kConstant56, v) && constant(kConstant56, v) && k();
-  }
-
-  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:169:72)
-  bool matchGather57(ValueId v, gen::Next k) {
-    if (seen(kGather57)) return same(kGather57, v) && k();
-    if (!bind(kGather57, v)) return false;
-    const NodeId n = node(kGather57, v, op::kGather);
-    if (n == kNoId || !attrs(kGather57, n, v)) return false;
-    return matchShape55(input(n, 0), [&] { return matchConstant56(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:169:101)
-  bool matchConstant58(ValueId v, gen::Next k) {
-    if (seen(kConstant58)) return same(kConstant58, v) && k();
-    return bind(kConstant58, v) && constant(kConstant58, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)  (rules/attention.yaml:169:62)
-  bool matchUnsqueeze59(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze59)) return same(kUnsqueeze59, v) && k();
-    if (!bind(kUnsqueeze59, v)) return false;
-    const NodeId n = node(kUnsqueeze59, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze59, n, v)) return false;
-    return matchGather57(input(n, 0), [&] { return matchConstant58(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:169:105)
-  bool matchAny60(ValueId v, gen::Next k) {
-    if (seen(kAny60)) return same(kAny60, v) && k();
-    return bind(kAny60, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:169:108)
-  bool matchAny61(ValueId v, gen::Next k) {
-    if (seen(kAny61)) return same(kAny61, v) && k();
-    return bind(kAny61, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:169:12)
-  bool matchConcat62(ValueId v, gen::Next k) {
-    if (seen(kConcat62)) return same(kConcat62, v) && k();
-    if (!bind(kConcat62, v)) return false;
-    const NodeId n = node(kConcat62, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat62, n, v)) return false;
-    return matchUnsqueeze54(input(n, 0), [&] {
-      return matchUnsqueeze59(input(n, 1), [&] {
-        return matchAny60(input(n, 2), [&] { return matchAny61(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Shape(v, start=0, end=1)  (rules/attention.yaml:169:128)
-  bool matchShape63(ValueId v, gen::Next k) {
-    if (seen(kShape63)) return same(kShape63, v) && k();
-    if (!bind(kShape63, v)) return false;
-    const NodeId n = node(kShape63, v, op::kShape);
-    if (n == kNoId || !attrs(kShape63, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// Shape(v, start=1, end=2)  (rules/attention.yaml:169:154)
-  bool matchShape64(ValueId v, gen::Next k) {
-    if (seen(kShape64)) return same(kShape64, v) && k();
-    if (!bind(kShape64, v)) return false;
-    const NodeId n = node(kShape64, v, op::kShape);
-    if (n == kNoId || !attrs(kShape64, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:169:180)
-  bool matchAny65(ValueId v, gen::Next k) {
-    if (seen(kAny65)) return same(kAny65, v) && k();
-    return bind(kAny65, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:169:183)
-  bool matchAny66(ValueId v, gen::Next k) {
-    if (seen(kAny66)) return same(kAny66, v) && k();
-    return bind(kAny66, v) && k();
-  }
-
-  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:169:121)
-  bool matchConcat67(ValueId v, gen::Next k) {
-    if (seen(kConcat67)) return same(kConcat67, v) && k();
-    if (!bind(kConcat67, v)) return false;
-    const NodeId n = node(kConcat67, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat67, n, v)) return false;
-    return matchShape63(input(n, 0), [&] {
-      return matchShape64(input(n, 1), [&] {
-        return matchAny65(input(n, 2), [&] { return matchAny66(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// _  (rules/attention.yaml:169:196)
-  bool matchAny68(ValueId v, gen::Next k) {
-    if (seen(kAny68)) return same(kAny68, v) && k();
-    return bind(kAny68, v) && k();
-  }
-
-  /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:169:119)
-  bool matchVs(ValueId v, gen::Next k) {
-    if (seen(kVs)) return same(kVs, v) && k();
-    if (!bind(kVs, v)) return false;
-    const uint32_t m = mark();
-    choose(kVs, 0);
-    if (matchConcat62(v, k)) return true;
-    undo(m);
-    choose(kVs, 1);
-    if (matchConcat67(v, k)) return true;
-    undo(m);
-    choose(kVs, 2);
-    if (matchAny68(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// vr = Reshape(v, vs)  (rules/attention.yaml:170:12)
-  bool matchVr(ValueId v, gen::Next k) {
-    if (seen(kVr)) return same(kVr, v) && k();
-    if (!bind(kVr, v)) return false;
-    const NodeId n = node(kVr, v, op::kReshape);
-    if (n == kNoId || !attrs(kVr, n, v)) return false;
-    return matchV(input(n, 0), [&] { return matchVs(input(n, 1), k); });
-  }
-
-  /// vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:171:12)
-  bool matchVh(ValueId v, gen::Next k) {
-    if (seen(kVh)) return same(kVh, v) && k();
-    if (!bind(kVh, v)) return false;
-    const NodeId n = node(kVh, v, op::kTranspose);
-    if (n == kNoId || !attrs(kVh, n, v)) return false;
-    return matchVr(input(n, 0), k);
-  }
-
-  /// MatMul(qh, kt)  (rules/attention.yaml:172:16)
-  bool matchMatMul72(ValueId v, gen::Next k) {
-    if (seen(kMatMul72)) return same(kMatMul72, v) && k();
-    if (!bind(kMatMul72, v)) return false;
-    const NodeId n = node(kMatMul72, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul72, n, v)) return false;
-    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
-  }
-
-  /// c  (rules/attention.yaml:172:32)
-  bool matchC(ValueId v, gen::Next k) {
-    if (seen(kC)) return same(kC, v) && k();
-    return bind(kC, v) && k();
-  }
-
-  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:172:12)
-  bool matchDiv74(ValueId v, gen::Next k) {
-    if (seen(kDiv74)) return same(kDiv74, v) && k();
-    if (!bind(kDiv74, v)) return false;
-    const NodeId n = node(kDiv74, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv74, n, v)) return false;
-    return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
-  }
-
-  /// MatMul(qh, kt)  (rules/attention.yaml:172:41)
-  bool matchMatMul75(ValueId v, gen::Next k) {
-    if (seen(kMatMul75)) return same(kMatMul75, v) && k();
-    if (!bind(kMatMul75, v)) return false;
-    const NodeId n = node(kMatMul75, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul75, n, v)) return false;
-    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
-  }
-
-  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:172:37)
-  bool matchMul76(ValueId v, gen::Next k) {
-    if (seen(kMul76)) return same(kMul76, v) && k();
-    if (!bind(kMul76, v)) return false;
-    const NodeId n = node(kMul76, v, op::kMul);
-    if (n == kNoId || !attrs(kMul76, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMatMul75(in0, [&] { return matchC(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMatMul75(in1, [&] { return matchC(in0, k); });
-  }
-
-  /// cq  (rules/attention.yaml:172:77)
-  bool matchCq(ValueId v, gen::Next k) {
-    if (seen(kCq)) return same(kCq, v) && k();
-    return bind(kCq, v) && k();
-  }
-
-  /// Mul(qh, cq)  (rules/attention.yaml:172:69)
-  bool matchMul78(ValueId v, gen::Next k) {
-    if (seen(kMul78)) return same(kMul78, v) && k();
-    if (!bind(kMul78, v)) return false;
-    const NodeId n = node(kMul78, v, op::kMul);
-    if (n == kNoId || !attrs(kMul78, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchQh(in1, [&] { return matchCq(in0, k); });
-  }
-
-  /// Div(qh, cq)  (rules/attention.yaml:172:83)
-  bool matchDiv79(ValueId v, gen::Next k) {
-    if (seen(kDiv79)) return same(kDiv79, v) && k();
-    if (!bind(kDiv79, v)) return false;
-    const NodeId n = node(kDiv79, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv79, n, v)) return false;
-    return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
-  }
-
-  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:172:81)
-  bool matchAnyOf80(ValueId v, gen::Next k) {
-    if (seen(kAnyOf80)) return same(kAnyOf80, v) && k();
-    if (!bind(kAnyOf80, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf80, 0);
-    if (matchMul78(v, k)) return true;
-    undo(m);
-    choose(kAnyOf80, 1);
-    if (matchDiv79(v, k)) return true;
-    undo(m);
-    choose(kAnyOf80, 2);
-    if (matchQh(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// ck  (rules/attention.yaml:172:109)
-  bool matchCk(ValueId v, gen::Next k) {
-    if (seen(kCk)) return same(kCk, v) && k();
-    return bind(kCk, v) && k();
-  }
-
-  /// Mul(kt, ck)  (rules/attention.yaml:172:101)
-  bool matchMul82(ValueId v, gen::Next k) {
-    if (seen(kMul82)) return same(kMul82, v) && k();
-    if (!bind(kMul82, v)) return false;
-    const NodeId n = node(kMul82, v, op::kMul);
-    if (n == kNoId || !attrs(kMul82, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchKt(in1, [&] { return matchCk(in0, k); });
-  }
-
-  /// Div(kt, ck)  (rules/attention.yaml:172:115)
-  bool matchDiv83(ValueId v, gen::Next k) {
-    if (seen(kDiv83)) return same(kDiv83, v) && k();
-    if (!bind(kDiv83, v)) return false;
-    const NodeId n = node(kDiv83, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv83, n, v)) return false;
-    return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
-  }
-
-  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:172:113)
-  bool matchAnyOf84(ValueId v, gen::Next k) {
-    if (seen(kAnyOf84)) return same(kAnyOf84, v) && k();
-    if (!bind(kAnyOf84, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf84, 0);
-    if (matchMul82(v, k)) return true;
-    undo(m);
-    choose(kAnyOf84, 1);
-    if (matchDiv83(v, k)) return true;
-    undo(m);
-    choose(kAnyOf84, 2);
-    if (matchKt(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-  /// (rules/attention.yaml:172:62)
-  bool matchMatMul85(ValueId v, gen::Next k) {
-    if (seen(kMatMul85)) return same(kMatMul85, v) && k();
-    if (!bind(kMatMul85, v)) return false;
-    const NodeId n = node(kMatMul85, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul85, n, v)) return false;
-    return matchAnyOf80(input(n, 0), [&] { return matchAnyOf84(input(n, 1), k); });
-  }
-
-  /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:172:35)
-  bool matchS(ValueId v, gen::Next k) {
-    if (seen(kS)) return same(kS, v) && k();
-    if (!bind(kS, v)) return false;
-    const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv74(v, k)) return true;
-    undo(m);
-    choose(kS, 1);
-    if (matchMul76(v, k)) return true;
-    undo(m);
-    choose(kS, 2);
-    if (matchMatMul85(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// causal  (rules/attention.yaml:173:22)
-  bool matchCausal(ValueId v, gen::Next k) {
-    if (seen(kCausal)) return same(kCausal, v) && k();
-    return bind(kCausal, v) && k();
-  }
-
-  /// fill  (rules/attention.yaml:173:33)
-  bool matchFill(ValueId v, gen::Next k) {
-    if (seen(kFill)) return same(kFill, v) && k();
-    return bind(kFill, v) && k();
-  }
+  // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchShape1,
+  // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
+  // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
+  // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
+  // matchQr, matchQh, matchK, matchShape24, matchConstant25, matchGather26, matchConstant27,
+  // matchUnsqueeze28, matchShape29, matchConstant30, matchGather31, matchConstant32,
+  // matchUnsqueeze33, matchAny34, matchAny35, matchConcat36, matchShape37, matchShape38,
+  // matchAny39, matchAny40, matchConcat41, matchAny42, matchKs, matchKr, matchTranspose45,
+  // matchTranspose46, matchTranspose47, matchKt, matchV, matchShape50, matchConstant51,
+  // matchGather52, matchConstant53, matchUnsqueeze54, matchShape55, matchConstant56, matchGather57,
+  // matchConstant58, matchUnsqueeze59, matchAny60, matchAny61, matchConcat62, matchShape63,
+  // matchShape64, matchAny65, matchAny66, matchConcat67, matchAny68, matchVs, matchVr, matchVh,
+  // matchMatMul72, matchC, matchDiv74, matchMatMul75, matchMul76, matchCq, matchMul78, matchDiv79,
+  // matchAnyOf80, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchMatMul85, matchS,
+  // matchCausal, matchFill, matchMask, matchConstant107, matchAny113, matchShape114.
 
   /// Where(causal, s, fill)  (rules/attention.yaml:173:16)
   bool matchWhere89(ValueId v, gen::Next k) {
@@ -8581,12 +7923,6 @@ class MultiHeadAttentionMatch : public gen::Matcher {
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
-  }
-
-  /// mask  (rules/attention.yaml:173:40)
-  bool matchMask(ValueId v, gen::Next k) {
-    if (seen(kMask)) return same(kMask, v) && k();
-    return bind(kMask, v) && k();
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:173:12)
@@ -8742,12 +8078,6 @@ class MultiHeadAttentionMatch : public gen::Matcher {
     return matchShape104(input(n, 0), [&] { return matchConstant105(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:175:101)
-  bool matchConstant107(ValueId v, gen::Next k) {
-    if (seen(kConstant107)) return same(kConstant107, v) && k();
-    return bind(kConstant107, v) && constant(kConstant107, v) && k();
-  }
-
   /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:175:62)
   bool matchUnsqueeze108(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze108)) return same(kUnsqueeze108, v) && k();
@@ -8788,21 +8118,6 @@ class MultiHeadAttentionMatch : public gen::Matcher {
     const NodeId n = node(kShape112, v, op::kShape);
     if (n == kNoId || !attrs(kShape112, n, v)) return false;
     return matchAny111(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:175:157)
-  bool matchAny113(ValueId v, gen::Next k) {
-    if (seen(kAny113)) return same(kAny113, v) && k();
-    return bind(kAny113, v) && k();
-  }
-
-  /// Shape(_, start=1, end=2)  (rules/attention.yaml:175:151)
-  bool matchShape114(ValueId v, gen::Next k) {
-    if (seen(kShape114)) return same(kShape114, v) && k();
-    if (!bind(kShape114, v)) return false;
-    const NodeId n = node(kShape114, v, op::kShape);
-    if (n == kNoId || !attrs(kShape114, n, v)) return false;
-    return matchAny113(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:175:177)

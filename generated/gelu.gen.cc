@@ -47,6 +47,84 @@ const OpId kTranspose = OpId::get("", "Transpose");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
+// Match functions that several rules of this file share, written once. `Ids` is
+// the rule's expr ids: the same function names the same exprs in each rule.
+//===----------------------------------------------------------------------===//
+
+template <typename Ids>
+class GeluSharedMatch : public gen::Matcher, protected Ids {
+ protected:
+  using gen::Matcher::Matcher;
+
+  /// x
+  /// (rules/gelu.yaml: gelu_erf 44:15, fast_gelu 66:19, quick_gelu 92:15, bias_gelu 105:34,
+  /// fast_gelu_bias 118:38)
+  bool matchX(ValueId v, gen::Next k) {
+    if (seen(Ids::kX)) return same(Ids::kX, v) && k();
+    return bind(Ids::kX, v) && k();
+  }
+
+  /// one
+  /// (rules/gelu.yaml: gelu_erf 45:23, fast_gelu 70:30)
+  bool matchOne(ValueId v, gen::Next k) {
+    if (seen(Ids::kOne)) return same(Ids::kOne, v) && k();
+    return bind(Ids::kOne, v) && k();
+  }
+
+  /// half
+  /// (rules/gelu.yaml: gelu_erf 46:26, fast_gelu 71:30)
+  bool matchHalf(ValueId v, gen::Next k) {
+    if (seen(Ids::kHalf)) return same(Ids::kHalf, v) && k();
+    return bind(Ids::kHalf, v) && k();
+  }
+
+  /// bias
+  /// (rules/gelu.yaml: bias_gelu 105:37, fast_gelu_bias 118:41)
+  bool matchBias(ValueId v, gen::Next k) {
+    if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
+    return bind(Ids::kBias, v) && k();
+  }
+
+  /// Add(x, bias)
+  /// (rules/gelu.yaml: bias_gelu 105:30, fast_gelu_bias 118:34)
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd)) return same(Ids::kAdd, v) && k();
+    if (!bind(Ids::kAdd, v)) return false;
+    const NodeId n = node(Ids::kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// a
+  /// (rules/gelu.yaml: fused_matmul 134:22, fused_matmul_scale 158:18, fused_matmul_input_scale
+  /// 183:16)
+  bool matchA(ValueId v, gen::Next k) {
+    if (seen(Ids::kA)) return same(Ids::kA, v) && k();
+    return bind(Ids::kA, v) && k();
+  }
+
+  /// b
+  /// (rules/gelu.yaml: fused_matmul 135:22, fused_matmul_scale 158:21, fused_matmul_input_scale
+  /// 184:16)
+  bool matchB(ValueId v, gen::Next k) {
+    if (seen(Ids::kB)) return same(Ids::kB, v) && k();
+    return bind(Ids::kB, v) && k();
+  }
+
+  /// c
+  /// (rules/gelu.yaml: fused_matmul_scale 159:18, fused_matmul_input_scale 183:19)
+  bool matchC(ValueId v, gen::Next k) {
+    if (seen(Ids::kC)) return same(Ids::kC, v) && k();
+    return bind(Ids::kC, v) && k();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Generated from: rules/gelu.yaml:38
 // gelu_erf (priority 50): x * 0.5 * (1 + Erf(x / sqrt 2)) in every association torch.onnx and HF
 // emit.
@@ -216,9 +294,33 @@ const gen::RuleSpec& specGeluErf() {
 /// The search of rule gelu_erf: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class GeluErfMatch : public gen::Matcher {
+/// Expr ids of rule gelu_erf (indices into its RuleSpec's exprs).
+struct GeluErfIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kSqrt2 = 1,
+    kDiv = 2,
+    kRsqrt2 = 3,
+    kMul4 = 4,
+    kS = 5,
+    kErf = 6,
+    kOne = 7,
+    kP = 8,
+    kMul9 = 9,
+    kHalf = 10,
+    kMul11 = 11,
+    kMul12 = 12,
+    kMul13 = 13,
+    kMul14 = 14,
+    kMul15 = 15,
+    kY = 16,
+  };
+};
+
+class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
  public:
-  GeluErfMatch(gen::Scratch& scratch, Rewriter& rw) : gen::Matcher(specGeluErf(), scratch, rw) {}
+  GeluErfMatch(gen::Scratch& scratch, Rewriter& rw)
+      : GeluSharedMatch<GeluErfIds>(specGeluErf(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -239,25 +341,6 @@ class GeluErfMatch : public gen::Matcher {
   }
 
  private:
-  enum : gen::ExprId {
-    kX = 0,
-    kSqrt2 = 1,
-    kDiv = 2,
-    kRsqrt2 = 3,
-    kMul4 = 4,
-    kS = 5,
-    kErf = 6,
-    kOne = 7,
-    kP = 8,
-    kMul9 = 9,
-    kHalf = 10,
-    kMul11 = 11,
-    kMul12 = 12,
-    kMul13 = 13,
-    kMul14 = 14,
-    kMul15 = 15,
-    kY = 16,
-  };
   enum : uint32_t {
     kSlotX = 0,
     kSlotSqrt2 = 1,
@@ -271,11 +354,7 @@ class GeluErfMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/gelu.yaml:44:15)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
+  // From GeluSharedMatch (the same in other rules of this file): matchX, matchOne, matchHalf.
 
   /// sqrt2  (rules/gelu.yaml:44:18)
   bool matchSqrt2(ValueId v, gen::Next k) {
@@ -335,12 +414,6 @@ class GeluErfMatch : public gen::Matcher {
     return matchS(input(n, 0), k);
   }
 
-  /// one  (rules/gelu.yaml:45:23)
-  bool matchOne(ValueId v, gen::Next k) {
-    if (seen(kOne)) return same(kOne, v) && k();
-    return bind(kOne, v) && k();
-  }
-
   /// p = Add(Erf(s), one)  (rules/gelu.yaml:45:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
@@ -367,12 +440,6 @@ class GeluErfMatch : public gen::Matcher {
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
     return matchX(in1, [&] { return matchP(in0, k); });
-  }
-
-  /// half  (rules/gelu.yaml:46:26)
-  bool matchHalf(ValueId v, gen::Next k) {
-    if (seen(kHalf)) return same(kHalf, v) && k();
-    return bind(kHalf, v) && k();
   }
 
   /// Mul(Mul(x, p), half)  (rules/gelu.yaml:46:11)
@@ -861,29 +928,8 @@ const gen::RuleSpec& specFastGelu() {
 /// The search of rule fast_gelu: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class FastGeluMatch : public gen::Matcher {
- public:
-  FastGeluMatch(gen::Scratch& scratch, Rewriter& rw) : gen::Matcher(specFastGelu(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
+/// Expr ids of rule fast_gelu (indices into its RuleSpec's exprs).
+struct FastGeluIds {
   enum : gen::ExprId {
     kX = 0,
     kConstant1 = 1,
@@ -925,6 +971,32 @@ class FastGeluMatch : public gen::Matcher {
     kMul37 = 37,
     kY = 38,
   };
+};
+
+class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
+ public:
+  FastGeluMatch(gen::Scratch& scratch, Rewriter& rw)
+      : GeluSharedMatch<FastGeluIds>(specFastGelu(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
   enum : uint32_t {
     kSlotX = 0,
     kSlotCube = 1,
@@ -942,11 +1014,7 @@ class FastGeluMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/gelu.yaml:66:19)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
+  // From GeluSharedMatch (the same in other rules of this file): matchX, matchOne, matchHalf.
 
   /// 3.0  (rules/gelu.yaml:66:22)
   bool matchConstant1(ValueId v, gen::Next k) {
@@ -1244,12 +1312,6 @@ class FastGeluMatch : public gen::Matcher {
     return matchArg(input(n, 0), k);
   }
 
-  /// one  (rules/gelu.yaml:70:30)
-  bool matchOne(ValueId v, gen::Next k) {
-    if (seen(kOne)) return same(kOne, v) && k();
-    return bind(kOne, v) && k();
-  }
-
   /// t = Add(Tanh(arg), one)  (rules/gelu.yaml:70:15)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
@@ -1276,12 +1338,6 @@ class FastGeluMatch : public gen::Matcher {
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
     return matchX(in1, [&] { return matchT(in0, k); });
-  }
-
-  /// half  (rules/gelu.yaml:71:30)
-  bool matchHalf(ValueId v, gen::Next k) {
-    if (seen(kHalf)) return same(kHalf, v) && k();
-    return bind(kHalf, v) && k();
   }
 
   /// Mul(Mul(x, t), half)  (rules/gelu.yaml:71:15)
@@ -1523,10 +1579,21 @@ const gen::RuleSpec& specQuickGelu() {
 /// The search of rule quick_gelu: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class QuickGeluMatch : public gen::Matcher {
+/// Expr ids of rule quick_gelu (indices into its RuleSpec's exprs).
+struct QuickGeluIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kAlpha = 1,
+    kMul = 2,
+    kSigmoid = 3,
+    kY = 4,
+  };
+};
+
+class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
  public:
   QuickGeluMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specQuickGelu(), scratch, rw) {}
+      : GeluSharedMatch<QuickGeluIds>(specQuickGelu(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -1539,13 +1606,6 @@ class QuickGeluMatch : public gen::Matcher {
   bool rewrite() { return rewrite0(); }
 
  private:
-  enum : gen::ExprId {
-    kX = 0,
-    kAlpha = 1,
-    kMul = 2,
-    kSigmoid = 3,
-    kY = 4,
-  };
   enum : uint32_t {
     kSlotX = 0,
     kSlotAlpha = 1,
@@ -1554,11 +1614,7 @@ class QuickGeluMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/gelu.yaml:92:15)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
+  // From GeluSharedMatch (the same in other rules of this file): matchX.
 
   /// alpha  (rules/gelu.yaml:92:33)
   bool matchAlpha(ValueId v, gen::Next k) {
@@ -1746,9 +1802,20 @@ const gen::RuleSpec& specBiasGelu() {
 /// The search of rule bias_gelu: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class BiasGeluMatch : public gen::Matcher {
+/// Expr ids of rule bias_gelu (indices into its RuleSpec's exprs).
+struct BiasGeluIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kBias = 1,
+    kAdd = 2,
+    kY = 3,
+  };
+};
+
+class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
  public:
-  BiasGeluMatch(gen::Scratch& scratch, Rewriter& rw) : gen::Matcher(specBiasGelu(), scratch, rw) {}
+  BiasGeluMatch(gen::Scratch& scratch, Rewriter& rw)
+      : GeluSharedMatch<BiasGeluIds>(specBiasGelu(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -1761,12 +1828,6 @@ class BiasGeluMatch : public gen::Matcher {
   bool rewrite() { return rewrite0(); }
 
  private:
-  enum : gen::ExprId {
-    kX = 0,
-    kBias = 1,
-    kAdd = 2,
-    kY = 3,
-  };
   enum : uint32_t {
     kSlotX = 0,
     kSlotBias = 1,
@@ -1775,31 +1836,7 @@ class BiasGeluMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/gelu.yaml:105:34)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
-
-  /// bias  (rules/gelu.yaml:105:37)
-  bool matchBias(ValueId v, gen::Next k) {
-    if (seen(kBias)) return same(kBias, v) && k();
-    return bind(kBias, v) && k();
-  }
-
-  /// Add(x, bias)  (rules/gelu.yaml:105:30)
-  bool matchAdd(ValueId v, gen::Next k) {
-    if (seen(kAdd)) return same(kAdd, v) && k();
-    if (!bind(kAdd, v)) return false;
-    const NodeId n = node(kAdd, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchBias(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchBias(in0, k); });
-  }
+  // From GeluSharedMatch (the same in other rules of this file): matchX, matchBias, matchAdd.
 
   /// y = com.microsoft.Gelu(Add(x, bias))  (rules/gelu.yaml:105:11)
   bool matchY(ValueId v, gen::Next k) {
@@ -1951,10 +1988,20 @@ const gen::RuleSpec& specFastGeluBias() {
 /// The search of rule fast_gelu_bias: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class FastGeluBiasMatch : public gen::Matcher {
+/// Expr ids of rule fast_gelu_bias (indices into its RuleSpec's exprs).
+struct FastGeluBiasIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kBias = 1,
+    kAdd = 2,
+    kY = 3,
+  };
+};
+
+class FastGeluBiasMatch : public GeluSharedMatch<FastGeluBiasIds> {
  public:
   FastGeluBiasMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specFastGeluBias(), scratch, rw) {}
+      : GeluSharedMatch<FastGeluBiasIds>(specFastGeluBias(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -1967,12 +2014,6 @@ class FastGeluBiasMatch : public gen::Matcher {
   bool rewrite() { return rewrite0(); }
 
  private:
-  enum : gen::ExprId {
-    kX = 0,
-    kBias = 1,
-    kAdd = 2,
-    kY = 3,
-  };
   enum : uint32_t {
     kSlotX = 0,
     kSlotBias = 1,
@@ -1981,31 +2022,7 @@ class FastGeluBiasMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/gelu.yaml:118:38)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
-
-  /// bias  (rules/gelu.yaml:118:41)
-  bool matchBias(ValueId v, gen::Next k) {
-    if (seen(kBias)) return same(kBias, v) && k();
-    return bind(kBias, v) && k();
-  }
-
-  /// Add(x, bias)  (rules/gelu.yaml:118:34)
-  bool matchAdd(ValueId v, gen::Next k) {
-    if (seen(kAdd)) return same(kAdd, v) && k();
-    if (!bind(kAdd, v)) return false;
-    const NodeId n = node(kAdd, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchBias(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchBias(in0, k); });
-  }
+  // From GeluSharedMatch (the same in other rules of this file): matchX, matchBias, matchAdd.
 
   /// y = com.microsoft.FastGelu(Add(x, bias))  (rules/gelu.yaml:118:11)
   bool matchY(ValueId v, gen::Next k) {
@@ -2198,10 +2215,24 @@ const gen::RuleSpec& specFusedMatmul() {
 /// The search of rule fused_matmul: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class FusedMatmulMatch : public gen::Matcher {
+/// Expr ids of rule fused_matmul (indices into its RuleSpec's exprs).
+struct FusedMatmulIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kTa = 1,
+    kB = 2,
+    kTb = 3,
+    kMatMul4 = 4,
+    kMatMul5 = 5,
+    kMatMul6 = 6,
+    kY = 7,
+  };
+};
+
+class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
  public:
   FusedMatmulMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specFusedMatmul(), scratch, rw) {}
+      : GeluSharedMatch<FusedMatmulIds>(specFusedMatmul(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -2224,16 +2255,6 @@ class FusedMatmulMatch : public gen::Matcher {
   }
 
  private:
-  enum : gen::ExprId {
-    kA = 0,
-    kTa = 1,
-    kB = 2,
-    kTb = 3,
-    kMatMul4 = 4,
-    kMatMul5 = 5,
-    kMatMul6 = 6,
-    kY = 7,
-  };
   enum : uint32_t {
     kSlotA = 0,
     kSlotTa = 1,
@@ -2244,11 +2265,7 @@ class FusedMatmulMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// a  (rules/gelu.yaml:134:22)
-  bool matchA(ValueId v, gen::Next k) {
-    if (seen(kA)) return same(kA, v) && k();
-    return bind(kA, v) && k();
-  }
+  // From GeluSharedMatch (the same in other rules of this file): matchA, matchB.
 
   /// ta = Transpose(a, perm=[1, 0])  (rules/gelu.yaml:134:12)
   bool matchTa(ValueId v, gen::Next k) {
@@ -2257,12 +2274,6 @@ class FusedMatmulMatch : public gen::Matcher {
     const NodeId n = node(kTa, v, op::kTranspose);
     if (n == kNoId || !attrs(kTa, n, v)) return false;
     return matchA(input(n, 0), k);
-  }
-
-  /// b  (rules/gelu.yaml:135:22)
-  bool matchB(ValueId v, gen::Next k) {
-    if (seen(kB)) return same(kB, v) && k();
-    return bind(kB, v) && k();
   }
 
   /// tb = Transpose(b, perm=[1, 0])  (rules/gelu.yaml:135:12)
@@ -2600,10 +2611,25 @@ const gen::RuleSpec& specFusedMatmulScale() {
 /// The search of rule fused_matmul_scale: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class FusedMatmulScaleMatch : public gen::Matcher {
+/// Expr ids of rule fused_matmul_scale (indices into its RuleSpec's exprs).
+struct FusedMatmulScaleIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kB = 1,
+    kMatMul = 2,
+    kFusedMatMul = 3,
+    kM = 4,
+    kC = 5,
+    kMul = 6,
+    kDiv = 7,
+    kY = 8,
+  };
+};
+
+class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
  public:
   FusedMatmulScaleMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specFusedMatmulScale(), scratch, rw) {}
+      : GeluSharedMatch<FusedMatmulScaleIds>(specFusedMatmulScale(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -2628,17 +2654,6 @@ class FusedMatmulScaleMatch : public gen::Matcher {
   }
 
  private:
-  enum : gen::ExprId {
-    kA = 0,
-    kB = 1,
-    kMatMul = 2,
-    kFusedMatMul = 3,
-    kM = 4,
-    kC = 5,
-    kMul = 6,
-    kDiv = 7,
-    kY = 8,
-  };
   enum : uint32_t {
     kSlotA = 0,
     kSlotB = 1,
@@ -2649,17 +2664,7 @@ class FusedMatmulScaleMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// a  (rules/gelu.yaml:158:18)
-  bool matchA(ValueId v, gen::Next k) {
-    if (seen(kA)) return same(kA, v) && k();
-    return bind(kA, v) && k();
-  }
-
-  /// b  (rules/gelu.yaml:158:21)
-  bool matchB(ValueId v, gen::Next k) {
-    if (seen(kB)) return same(kB, v) && k();
-    return bind(kB, v) && k();
-  }
+  // From GeluSharedMatch (the same in other rules of this file): matchA, matchB, matchC.
 
   /// MatMul(a, b)  (rules/gelu.yaml:158:11)
   bool matchMatMul(ValueId v, gen::Next k) {
@@ -2693,12 +2698,6 @@ class FusedMatmulScaleMatch : public gen::Matcher {
     if (matchFusedMatMul(v, k)) return true;
     undo(m);
     return false;
-  }
-
-  /// c  (rules/gelu.yaml:159:18)
-  bool matchC(ValueId v, gen::Next k) {
-    if (seen(kC)) return same(kC, v) && k();
-    return bind(kC, v) && k();
   }
 
   /// Mul(m, c)  (rules/gelu.yaml:159:11)
@@ -3157,10 +3156,30 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
 /// The search of rule fused_matmul_input_scale: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class FusedMatmulInputScaleMatch : public gen::Matcher {
+/// Expr ids of rule fused_matmul_input_scale (indices into its RuleSpec's exprs).
+struct FusedMatmulInputScaleIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kC = 1,
+    kMul2 = 2,
+    kDiv3 = 3,
+    kSa = 4,
+    kB = 5,
+    kMul6 = 6,
+    kDiv7 = 7,
+    kSb = 8,
+    kMatMul9 = 9,
+    kMatMul10 = 10,
+    kFusedMatMul11 = 11,
+    kFusedMatMul12 = 12,
+    kY = 13,
+  };
+};
+
+class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleIds> {
  public:
   FusedMatmulInputScaleMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specFusedMatmulInputScale(), scratch, rw) {}
+      : GeluSharedMatch<FusedMatmulInputScaleIds>(specFusedMatmulInputScale(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -3185,22 +3204,6 @@ class FusedMatmulInputScaleMatch : public gen::Matcher {
   }
 
  private:
-  enum : gen::ExprId {
-    kA = 0,
-    kC = 1,
-    kMul2 = 2,
-    kDiv3 = 3,
-    kSa = 4,
-    kB = 5,
-    kMul6 = 6,
-    kDiv7 = 7,
-    kSb = 8,
-    kMatMul9 = 9,
-    kMatMul10 = 10,
-    kFusedMatMul11 = 11,
-    kFusedMatMul12 = 12,
-    kY = 13,
-  };
   enum : uint32_t {
     kSlotA = 0,
     kSlotC = 1,
@@ -3212,17 +3215,7 @@ class FusedMatmulInputScaleMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// a  (rules/gelu.yaml:183:16)
-  bool matchA(ValueId v, gen::Next k) {
-    if (seen(kA)) return same(kA, v) && k();
-    return bind(kA, v) && k();
-  }
-
-  /// c  (rules/gelu.yaml:183:19)
-  bool matchC(ValueId v, gen::Next k) {
-    if (seen(kC)) return same(kC, v) && k();
-    return bind(kC, v) && k();
-  }
+  // From GeluSharedMatch (the same in other rules of this file): matchA, matchC, matchB.
 
   /// Mul(a, c)  (rules/gelu.yaml:183:12)
   bool matchMul2(ValueId v, gen::Next k) {
@@ -3259,12 +3252,6 @@ class FusedMatmulInputScaleMatch : public gen::Matcher {
     if (matchDiv3(v, k)) return true;
     undo(m);
     return false;
-  }
-
-  /// b  (rules/gelu.yaml:184:16)
-  bool matchB(ValueId v, gen::Next k) {
-    if (seen(kB)) return same(kB, v) && k();
-    return bind(kB, v) && k();
   }
 
   /// Mul(b, c)  (rules/gelu.yaml:184:12)

@@ -40,6 +40,204 @@ const OpId kSub = OpId::get("", "Sub");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
+// Match functions that several rules of this file share, written once. `Ids` is
+// the rule's expr ids: the same function names the same exprs in each rule.
+//===----------------------------------------------------------------------===//
+
+template <typename Ids>
+class LayerNormSharedMatch : public gen::Matcher, protected Ids {
+ protected:
+  using gen::Matcher::Matcher;
+
+  /// x
+  /// (rules/layer_norm.yaml: layer_norm 28:25, layer_norm_fp16 46:19, layer_norm_no_bias 67:25,
+  /// layer_norm_no_affine 84:25)
+  bool matchX(ValueId v, gen::Next k) {
+    if (seen(Ids::kX)) return same(Ids::kX, v) && k();
+    return bind(Ids::kX, v) && k();
+  }
+
+  /// mean = ReduceMean(x, axes=[-1], keepdims=1)
+  /// (rules/layer_norm.yaml: layer_norm 28:14, layer_norm_no_bias 67:14, layer_norm_no_affine
+  /// 84:14)
+  bool matchMean(ValueId v, gen::Next k) {
+    if (seen(Ids::kMean)) return same(Ids::kMean, v) && k();
+    if (!bind(Ids::kMean, v)) return false;
+    const NodeId n = node(Ids::kMean, v, op::kReduceMean);
+    if (n == kNoId || !attrs(Ids::kMean, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// d = Sub(x, mean)
+  /// (rules/layer_norm.yaml: layer_norm 29:14, layer_norm_no_bias 68:14, layer_norm_no_affine
+  /// 85:14)
+  bool matchD(ValueId v, gen::Next k) {
+    if (seen(Ids::kD)) return same(Ids::kD, v) && k();
+    if (!bind(Ids::kD, v)) return false;
+    const NodeId n = node(Ids::kD, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kD, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchMean(input(n, 1), k); });
+  }
+
+  /// 2.0
+  /// (rules/layer_norm.yaml: layer_norm 30:32, layer_norm_fp16 49:32, layer_norm_no_bias 69:32,
+  /// layer_norm_no_affine 86:32)
+  bool matchConstant(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
+    return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
+  }
+
+  /// Pow(d, 2.0)
+  /// (rules/layer_norm.yaml: layer_norm 30:25, layer_norm_no_bias 69:25, layer_norm_no_affine
+  /// 86:25)
+  bool matchPow(ValueId v, gen::Next k) {
+    if (seen(Ids::kPow)) return same(Ids::kPow, v) && k();
+    if (!bind(Ids::kPow, v)) return false;
+    const NodeId n = node(Ids::kPow, v, op::kPow);
+    if (n == kNoId || !attrs(Ids::kPow, n, v)) return false;
+    return matchD(input(n, 0), [&] { return matchConstant(input(n, 1), k); });
+  }
+
+  /// Mul(d, d)
+  /// (rules/layer_norm.yaml: layer_norm 30:39, layer_norm_no_bias 69:39, layer_norm_no_affine
+  /// 86:39)
+  bool matchMul5(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul5)) return same(Ids::kMul5, v) && k();
+    if (!bind(Ids::kMul5, v)) return false;
+    const NodeId n = node(Ids::kMul5, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul5, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchD(in0, [&] { return matchD(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchD(in1, [&] { return matchD(in0, k); });
+  }
+
+  /// Pow(d, 2.0) | Mul(d, d)
+  /// (rules/layer_norm.yaml: layer_norm 30:37, layer_norm_no_bias 69:37)
+  bool matchAnyOf6(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf6)) return same(Ids::kAnyOf6, v) && k();
+    if (!bind(Ids::kAnyOf6, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kAnyOf6, 0);
+    if (matchPow(v, k)) return true;
+    undo(m);
+    choose(Ids::kAnyOf6, 1);
+    if (matchMul5(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// var = ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
+  /// (rules/layer_norm.yaml: layer_norm 30:14, layer_norm_no_bias 69:14)
+  bool matchVar(ValueId v, gen::Next k) {
+    if (seen(Ids::kVar)) return same(Ids::kVar, v) && k();
+    if (!bind(Ids::kVar, v)) return false;
+    const NodeId n = node(Ids::kVar, v, op::kReduceMean);
+    if (n == kNoId || !attrs(Ids::kVar, n, v)) return false;
+    return matchAnyOf6(input(n, 0), k);
+  }
+
+  /// eps
+  /// (rules/layer_norm.yaml: layer_norm 31:28, layer_norm_fp16 50:28, layer_norm_no_bias 70:28,
+  /// layer_norm_no_affine 87:28)
+  bool matchEps(ValueId v, gen::Next k) {
+    if (seen(Ids::kEps)) return same(Ids::kEps, v) && k();
+    return bind(Ids::kEps, v) && k();
+  }
+
+  /// Add(var, eps)
+  /// (rules/layer_norm.yaml: layer_norm 31:19, layer_norm_no_bias 70:19)
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd)) return same(Ids::kAdd, v) && k();
+    if (!bind(Ids::kAdd, v)) return false;
+    const NodeId n = node(Ids::kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchVar(in0, [&] { return matchEps(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchVar(in1, [&] { return matchEps(in0, k); });
+  }
+
+  /// std = Sqrt(Add(var, eps))
+  /// (rules/layer_norm.yaml: layer_norm 31:14, layer_norm_no_bias 70:14)
+  bool matchStd(ValueId v, gen::Next k) {
+    if (seen(Ids::kStd)) return same(Ids::kStd, v) && k();
+    if (!bind(Ids::kStd, v)) return false;
+    const NodeId n = node(Ids::kStd, v, op::kSqrt);
+    if (n == kNoId || !attrs(Ids::kStd, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Div(d, std)
+  /// (rules/layer_norm.yaml: layer_norm 32:22, layer_norm_no_bias 71:18)
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv)) return same(Ids::kDiv, v) && k();
+    if (!bind(Ids::kDiv, v)) return false;
+    const NodeId n = node(Ids::kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv, n, v)) return false;
+    return matchD(input(n, 0), [&] { return matchStd(input(n, 1), k); });
+  }
+
+  /// Reciprocal(std)
+  /// (rules/layer_norm.yaml: layer_norm 32:43, layer_norm_no_bias 71:39)
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(Ids::kReciprocal)) return same(Ids::kReciprocal, v) && k();
+    if (!bind(Ids::kReciprocal, v)) return false;
+    const NodeId n = node(Ids::kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(Ids::kReciprocal, n, v)) return false;
+    return matchStd(input(n, 0), k);
+  }
+
+  /// Mul(d, Reciprocal(std))
+  /// (rules/layer_norm.yaml: layer_norm 32:36, layer_norm_no_bias 71:32)
+  bool matchMul13(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul13)) return same(Ids::kMul13, v) && k();
+    if (!bind(Ids::kMul13, v)) return false;
+    const NodeId n = node(Ids::kMul13, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul13, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchD(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchD(in1, [&] { return matchReciprocal(in0, k); });
+  }
+
+  /// Div(d, std) | Mul(d, Reciprocal(std))
+  /// (rules/layer_norm.yaml: layer_norm 32:34, layer_norm_no_bias 71:30)
+  bool matchAnyOf14(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf14)) return same(Ids::kAnyOf14, v) && k();
+    if (!bind(Ids::kAnyOf14, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kAnyOf14, 0);
+    if (matchDiv(v, k)) return true;
+    undo(m);
+    choose(Ids::kAnyOf14, 1);
+    if (matchMul13(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// scale
+  /// (rules/layer_norm.yaml: layer_norm 32:61, layer_norm_fp16 52:25, layer_norm_no_bias 71:57)
+  bool matchScale(ValueId v, gen::Next k) {
+    if (seen(Ids::kScale)) return same(Ids::kScale, v) && k();
+    return bind(Ids::kScale, v) && k();
+  }
+
+  /// bias
+  /// (rules/layer_norm.yaml: layer_norm 32:69, layer_norm_fp16 52:33)
+  bool matchBias(ValueId v, gen::Next k) {
+    if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
+    return bind(Ids::kBias, v) && k();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Generated from: rules/layer_norm.yaml:22
 // layer_norm (priority 130): Full LayerNorm with scale and bias.
 //===----------------------------------------------------------------------===//
@@ -255,22 +453,8 @@ const gen::RuleSpec& specLayerNorm() {
 /// The search of rule layer_norm: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class LayerNormMatch : public gen::Matcher {
- public:
-  LayerNormMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specLayerNorm(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
-
- private:
+/// Expr ids of rule layer_norm (indices into its RuleSpec's exprs).
+struct LayerNormIds {
   enum : gen::ExprId {
     kX = 0,
     kMean = 1,
@@ -292,6 +476,24 @@ class LayerNormMatch : public gen::Matcher {
     kBias = 17,
     kY = 18,
   };
+};
+
+class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
+ public:
+  LayerNormMatch(gen::Scratch& scratch, Rewriter& rw)
+      : LayerNormSharedMatch<LayerNormIds>(specLayerNorm(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
   enum : uint32_t {
     kSlotX = 0,
     kSlotMean = 1,
@@ -306,163 +508,9 @@ class LayerNormMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/layer_norm.yaml:28:25)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
-
-  /// mean = ReduceMean(x, axes=[-1], keepdims=1)  (rules/layer_norm.yaml:28:14)
-  bool matchMean(ValueId v, gen::Next k) {
-    if (seen(kMean)) return same(kMean, v) && k();
-    if (!bind(kMean, v)) return false;
-    const NodeId n = node(kMean, v, op::kReduceMean);
-    if (n == kNoId || !attrs(kMean, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// d = Sub(x, mean)  (rules/layer_norm.yaml:29:14)
-  bool matchD(ValueId v, gen::Next k) {
-    if (seen(kD)) return same(kD, v) && k();
-    if (!bind(kD, v)) return false;
-    const NodeId n = node(kD, v, op::kSub);
-    if (n == kNoId || !attrs(kD, n, v)) return false;
-    return matchX(input(n, 0), [&] { return matchMean(input(n, 1), k); });
-  }
-
-  /// 2.0  (rules/layer_norm.yaml:30:32)
-  bool matchConstant(ValueId v, gen::Next k) {
-    if (seen(kConstant)) return same(kConstant, v) && k();
-    return bind(kConstant, v) && constant(kConstant, v) && k();
-  }
-
-  /// Pow(d, 2.0)  (rules/layer_norm.yaml:30:25)
-  bool matchPow(ValueId v, gen::Next k) {
-    if (seen(kPow)) return same(kPow, v) && k();
-    if (!bind(kPow, v)) return false;
-    const NodeId n = node(kPow, v, op::kPow);
-    if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchConstant(input(n, 1), k); });
-  }
-
-  /// Mul(d, d)  (rules/layer_norm.yaml:30:39)
-  bool matchMul5(ValueId v, gen::Next k) {
-    if (seen(kMul5)) return same(kMul5, v) && k();
-    if (!bind(kMul5, v)) return false;
-    const NodeId n = node(kMul5, v, op::kMul);
-    if (n == kNoId || !attrs(kMul5, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchD(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchD(in0, k); });
-  }
-
-  /// Pow(d, 2.0) | Mul(d, d)  (rules/layer_norm.yaml:30:37)
-  bool matchAnyOf6(ValueId v, gen::Next k) {
-    if (seen(kAnyOf6)) return same(kAnyOf6, v) && k();
-    if (!bind(kAnyOf6, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf6, 0);
-    if (matchPow(v, k)) return true;
-    undo(m);
-    choose(kAnyOf6, 1);
-    if (matchMul5(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// var = ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
-  /// (rules/layer_norm.yaml:30:14)
-  bool matchVar(ValueId v, gen::Next k) {
-    if (seen(kVar)) return same(kVar, v) && k();
-    if (!bind(kVar, v)) return false;
-    const NodeId n = node(kVar, v, op::kReduceMean);
-    if (n == kNoId || !attrs(kVar, n, v)) return false;
-    return matchAnyOf6(input(n, 0), k);
-  }
-
-  /// eps  (rules/layer_norm.yaml:31:28)
-  bool matchEps(ValueId v, gen::Next k) {
-    if (seen(kEps)) return same(kEps, v) && k();
-    return bind(kEps, v) && k();
-  }
-
-  /// Add(var, eps)  (rules/layer_norm.yaml:31:19)
-  bool matchAdd(ValueId v, gen::Next k) {
-    if (seen(kAdd)) return same(kAdd, v) && k();
-    if (!bind(kAdd, v)) return false;
-    const NodeId n = node(kAdd, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchVar(in0, [&] { return matchEps(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchVar(in1, [&] { return matchEps(in0, k); });
-  }
-
-  /// std = Sqrt(Add(var, eps))  (rules/layer_norm.yaml:31:14)
-  bool matchStd(ValueId v, gen::Next k) {
-    if (seen(kStd)) return same(kStd, v) && k();
-    if (!bind(kStd, v)) return false;
-    const NodeId n = node(kStd, v, op::kSqrt);
-    if (n == kNoId || !attrs(kStd, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Div(d, std)  (rules/layer_norm.yaml:32:22)
-  bool matchDiv(ValueId v, gen::Next k) {
-    if (seen(kDiv)) return same(kDiv, v) && k();
-    if (!bind(kDiv, v)) return false;
-    const NodeId n = node(kDiv, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchStd(input(n, 1), k); });
-  }
-
-  /// Reciprocal(std)  (rules/layer_norm.yaml:32:43)
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
-    if (!bind(kReciprocal, v)) return false;
-    const NodeId n = node(kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchStd(input(n, 0), k);
-  }
-
-  /// Mul(d, Reciprocal(std))  (rules/layer_norm.yaml:32:36)
-  bool matchMul13(ValueId v, gen::Next k) {
-    if (seen(kMul13)) return same(kMul13, v) && k();
-    if (!bind(kMul13, v)) return false;
-    const NodeId n = node(kMul13, v, op::kMul);
-    if (n == kNoId || !attrs(kMul13, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchReciprocal(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
-  /// Div(d, std) | Mul(d, Reciprocal(std))  (rules/layer_norm.yaml:32:34)
-  bool matchAnyOf14(ValueId v, gen::Next k) {
-    if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
-    if (!bind(kAnyOf14, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf14, 0);
-    if (matchDiv(v, k)) return true;
-    undo(m);
-    choose(kAnyOf14, 1);
-    if (matchMul13(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// scale  (rules/layer_norm.yaml:32:61)
-  bool matchScale(ValueId v, gen::Next k) {
-    if (seen(kScale)) return same(kScale, v) && k();
-    return bind(kScale, v) && k();
-  }
+  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchMean, matchD,
+  // matchConstant, matchPow, matchMul5, matchAnyOf6, matchVar, matchEps, matchAdd, matchStd,
+  // matchDiv, matchReciprocal, matchMul13, matchAnyOf14, matchScale, matchBias.
 
   /// Mul((Div(d, std) | Mul(d, Reciprocal(...))), scale)  (rules/layer_norm.yaml:32:18)
   bool matchMul16(ValueId v, gen::Next k) {
@@ -476,12 +524,6 @@ class LayerNormMatch : public gen::Matcher {
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
     return matchAnyOf14(in1, [&] { return matchScale(in0, k); });
-  }
-
-  /// bias  (rules/layer_norm.yaml:32:69)
-  bool matchBias(ValueId v, gen::Next k) {
-    if (seen(kBias)) return same(kBias, v) && k();
-    return bind(kBias, v) && k();
   }
 
   /// y = Add(Mul((Div(...) | Mul(...)), scale), bias)  (rules/layer_norm.yaml:32:14)
@@ -833,22 +875,8 @@ const gen::RuleSpec& specLayerNormFp16() {
 /// The search of rule layer_norm_fp16: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class LayerNormFp16Match : public gen::Matcher {
- public:
-  LayerNormFp16Match(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specLayerNormFp16(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
-
- private:
+/// Expr ids of rule layer_norm_fp16 (indices into its RuleSpec's exprs).
+struct LayerNormFp16Ids {
   enum : gen::ExprId {
     kX = 0,
     kXf = 1,
@@ -872,6 +900,24 @@ class LayerNormFp16Match : public gen::Matcher {
     kBias = 19,
     kY = 20,
   };
+};
+
+class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
+ public:
+  LayerNormFp16Match(gen::Scratch& scratch, Rewriter& rw)
+      : LayerNormSharedMatch<LayerNormFp16Ids>(specLayerNormFp16(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
   enum : uint32_t {
     kSlotX = 0,
     kSlotXf = 1,
@@ -888,11 +934,8 @@ class LayerNormFp16Match : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/layer_norm.yaml:46:19)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
+  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchConstant,
+  // matchEps, matchScale, matchBias.
 
   /// xf = Cast(x, to=1)  (rules/layer_norm.yaml:46:14)
   bool matchXf(ValueId v, gen::Next k) {
@@ -919,12 +962,6 @@ class LayerNormFp16Match : public gen::Matcher {
     const NodeId n = node(kD, v, op::kSub);
     if (n == kNoId || !attrs(kD, n, v)) return false;
     return matchXf(input(n, 0), [&] { return matchMean(input(n, 1), k); });
-  }
-
-  /// 2.0  (rules/layer_norm.yaml:49:32)
-  bool matchConstant(ValueId v, gen::Next k) {
-    if (seen(kConstant)) return same(kConstant, v) && k();
-    return bind(kConstant, v) && constant(kConstant, v) && k();
   }
 
   /// Pow(d, 2.0)  (rules/layer_norm.yaml:49:25)
@@ -972,12 +1009,6 @@ class LayerNormFp16Match : public gen::Matcher {
     const NodeId n = node(kVar, v, op::kReduceMean);
     if (n == kNoId || !attrs(kVar, n, v)) return false;
     return matchAnyOf7(input(n, 0), k);
-  }
-
-  /// eps  (rules/layer_norm.yaml:50:28)
-  bool matchEps(ValueId v, gen::Next k) {
-    if (seen(kEps)) return same(kEps, v) && k();
-    return bind(kEps, v) && k();
   }
 
   /// Add(var, eps)  (rules/layer_norm.yaml:50:19)
@@ -1058,12 +1089,6 @@ class LayerNormFp16Match : public gen::Matcher {
     return matchAnyOf15(input(n, 0), k);
   }
 
-  /// scale  (rules/layer_norm.yaml:52:25)
-  bool matchScale(ValueId v, gen::Next k) {
-    if (seen(kScale)) return same(kScale, v) && k();
-    return bind(kScale, v) && k();
-  }
-
   /// Mul(n, scale)  (rules/layer_norm.yaml:52:18)
   bool matchMul18(ValueId v, gen::Next k) {
     if (seen(kMul18)) return same(kMul18, v) && k();
@@ -1076,12 +1101,6 @@ class LayerNormFp16Match : public gen::Matcher {
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
     return matchN(in1, [&] { return matchScale(in0, k); });
-  }
-
-  /// bias  (rules/layer_norm.yaml:52:33)
-  bool matchBias(ValueId v, gen::Next k) {
-    if (seen(kBias)) return same(kBias, v) && k();
-    return bind(kBias, v) && k();
   }
 
   /// y = Add(Mul(n, scale), bias)  (rules/layer_norm.yaml:52:14)
@@ -1351,22 +1370,8 @@ const gen::RuleSpec& specLayerNormNoBias() {
 /// The search of rule layer_norm_no_bias: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class LayerNormNoBiasMatch : public gen::Matcher {
- public:
-  LayerNormNoBiasMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specLayerNormNoBias(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
-
- private:
+/// Expr ids of rule layer_norm_no_bias (indices into its RuleSpec's exprs).
+struct LayerNormNoBiasIds {
   enum : gen::ExprId {
     kX = 0,
     kMean = 1,
@@ -1386,6 +1391,24 @@ class LayerNormNoBiasMatch : public gen::Matcher {
     kScale = 15,
     kY = 16,
   };
+};
+
+class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
+ public:
+  LayerNormNoBiasMatch(gen::Scratch& scratch, Rewriter& rw)
+      : LayerNormSharedMatch<LayerNormNoBiasIds>(specLayerNormNoBias(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
   enum : uint32_t {
     kSlotX = 0,
     kSlotMean = 1,
@@ -1399,163 +1422,9 @@ class LayerNormNoBiasMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/layer_norm.yaml:67:25)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
-
-  /// mean = ReduceMean(x, axes=[-1], keepdims=1)  (rules/layer_norm.yaml:67:14)
-  bool matchMean(ValueId v, gen::Next k) {
-    if (seen(kMean)) return same(kMean, v) && k();
-    if (!bind(kMean, v)) return false;
-    const NodeId n = node(kMean, v, op::kReduceMean);
-    if (n == kNoId || !attrs(kMean, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// d = Sub(x, mean)  (rules/layer_norm.yaml:68:14)
-  bool matchD(ValueId v, gen::Next k) {
-    if (seen(kD)) return same(kD, v) && k();
-    if (!bind(kD, v)) return false;
-    const NodeId n = node(kD, v, op::kSub);
-    if (n == kNoId || !attrs(kD, n, v)) return false;
-    return matchX(input(n, 0), [&] { return matchMean(input(n, 1), k); });
-  }
-
-  /// 2.0  (rules/layer_norm.yaml:69:32)
-  bool matchConstant(ValueId v, gen::Next k) {
-    if (seen(kConstant)) return same(kConstant, v) && k();
-    return bind(kConstant, v) && constant(kConstant, v) && k();
-  }
-
-  /// Pow(d, 2.0)  (rules/layer_norm.yaml:69:25)
-  bool matchPow(ValueId v, gen::Next k) {
-    if (seen(kPow)) return same(kPow, v) && k();
-    if (!bind(kPow, v)) return false;
-    const NodeId n = node(kPow, v, op::kPow);
-    if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchConstant(input(n, 1), k); });
-  }
-
-  /// Mul(d, d)  (rules/layer_norm.yaml:69:39)
-  bool matchMul5(ValueId v, gen::Next k) {
-    if (seen(kMul5)) return same(kMul5, v) && k();
-    if (!bind(kMul5, v)) return false;
-    const NodeId n = node(kMul5, v, op::kMul);
-    if (n == kNoId || !attrs(kMul5, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchD(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchD(in0, k); });
-  }
-
-  /// Pow(d, 2.0) | Mul(d, d)  (rules/layer_norm.yaml:69:37)
-  bool matchAnyOf6(ValueId v, gen::Next k) {
-    if (seen(kAnyOf6)) return same(kAnyOf6, v) && k();
-    if (!bind(kAnyOf6, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf6, 0);
-    if (matchPow(v, k)) return true;
-    undo(m);
-    choose(kAnyOf6, 1);
-    if (matchMul5(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// var = ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
-  /// (rules/layer_norm.yaml:69:14)
-  bool matchVar(ValueId v, gen::Next k) {
-    if (seen(kVar)) return same(kVar, v) && k();
-    if (!bind(kVar, v)) return false;
-    const NodeId n = node(kVar, v, op::kReduceMean);
-    if (n == kNoId || !attrs(kVar, n, v)) return false;
-    return matchAnyOf6(input(n, 0), k);
-  }
-
-  /// eps  (rules/layer_norm.yaml:70:28)
-  bool matchEps(ValueId v, gen::Next k) {
-    if (seen(kEps)) return same(kEps, v) && k();
-    return bind(kEps, v) && k();
-  }
-
-  /// Add(var, eps)  (rules/layer_norm.yaml:70:19)
-  bool matchAdd(ValueId v, gen::Next k) {
-    if (seen(kAdd)) return same(kAdd, v) && k();
-    if (!bind(kAdd, v)) return false;
-    const NodeId n = node(kAdd, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchVar(in0, [&] { return matchEps(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchVar(in1, [&] { return matchEps(in0, k); });
-  }
-
-  /// std = Sqrt(Add(var, eps))  (rules/layer_norm.yaml:70:14)
-  bool matchStd(ValueId v, gen::Next k) {
-    if (seen(kStd)) return same(kStd, v) && k();
-    if (!bind(kStd, v)) return false;
-    const NodeId n = node(kStd, v, op::kSqrt);
-    if (n == kNoId || !attrs(kStd, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Div(d, std)  (rules/layer_norm.yaml:71:18)
-  bool matchDiv(ValueId v, gen::Next k) {
-    if (seen(kDiv)) return same(kDiv, v) && k();
-    if (!bind(kDiv, v)) return false;
-    const NodeId n = node(kDiv, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchStd(input(n, 1), k); });
-  }
-
-  /// Reciprocal(std)  (rules/layer_norm.yaml:71:39)
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
-    if (!bind(kReciprocal, v)) return false;
-    const NodeId n = node(kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchStd(input(n, 0), k);
-  }
-
-  /// Mul(d, Reciprocal(std))  (rules/layer_norm.yaml:71:32)
-  bool matchMul13(ValueId v, gen::Next k) {
-    if (seen(kMul13)) return same(kMul13, v) && k();
-    if (!bind(kMul13, v)) return false;
-    const NodeId n = node(kMul13, v, op::kMul);
-    if (n == kNoId || !attrs(kMul13, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchReciprocal(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
-  /// Div(d, std) | Mul(d, Reciprocal(std))  (rules/layer_norm.yaml:71:30)
-  bool matchAnyOf14(ValueId v, gen::Next k) {
-    if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
-    if (!bind(kAnyOf14, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf14, 0);
-    if (matchDiv(v, k)) return true;
-    undo(m);
-    choose(kAnyOf14, 1);
-    if (matchMul13(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// scale  (rules/layer_norm.yaml:71:57)
-  bool matchScale(ValueId v, gen::Next k) {
-    if (seen(kScale)) return same(kScale, v) && k();
-    return bind(kScale, v) && k();
-  }
+  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchMean, matchD,
+  // matchConstant, matchPow, matchMul5, matchAnyOf6, matchVar, matchEps, matchAdd, matchStd,
+  // matchDiv, matchReciprocal, matchMul13, matchAnyOf14, matchScale.
 
   /// y = Mul((Div(d, std) | Mul(d, Reciprocal(...))), scale)  (rules/layer_norm.yaml:71:14)
   bool matchY(ValueId v, gen::Next k) {
@@ -1802,22 +1671,8 @@ const gen::RuleSpec& specLayerNormNoAffine() {
 /// The search of rule layer_norm_no_affine: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class LayerNormNoAffineMatch : public gen::Matcher {
- public:
-  LayerNormNoAffineMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specLayerNormNoAffine(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
-
- private:
+/// Expr ids of rule layer_norm_no_affine (indices into its RuleSpec's exprs).
+struct LayerNormNoAffineIds {
   enum : gen::ExprId {
     kX = 0,
     kMean = 1,
@@ -1835,6 +1690,24 @@ class LayerNormNoAffineMatch : public gen::Matcher {
     kMul13 = 13,
     kY = 14,
   };
+};
+
+class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds> {
+ public:
+  LayerNormNoAffineMatch(gen::Scratch& scratch, Rewriter& rw)
+      : LayerNormSharedMatch<LayerNormNoAffineIds>(specLayerNormNoAffine(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
   enum : uint32_t {
     kSlotX = 0,
     kSlotMean = 1,
@@ -1847,58 +1720,8 @@ class LayerNormNoAffineMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/layer_norm.yaml:84:25)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
-
-  /// mean = ReduceMean(x, axes=[-1], keepdims=1)  (rules/layer_norm.yaml:84:14)
-  bool matchMean(ValueId v, gen::Next k) {
-    if (seen(kMean)) return same(kMean, v) && k();
-    if (!bind(kMean, v)) return false;
-    const NodeId n = node(kMean, v, op::kReduceMean);
-    if (n == kNoId || !attrs(kMean, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// d = Sub(x, mean)  (rules/layer_norm.yaml:85:14)
-  bool matchD(ValueId v, gen::Next k) {
-    if (seen(kD)) return same(kD, v) && k();
-    if (!bind(kD, v)) return false;
-    const NodeId n = node(kD, v, op::kSub);
-    if (n == kNoId || !attrs(kD, n, v)) return false;
-    return matchX(input(n, 0), [&] { return matchMean(input(n, 1), k); });
-  }
-
-  /// 2.0  (rules/layer_norm.yaml:86:32)
-  bool matchConstant(ValueId v, gen::Next k) {
-    if (seen(kConstant)) return same(kConstant, v) && k();
-    return bind(kConstant, v) && constant(kConstant, v) && k();
-  }
-
-  /// Pow(d, 2.0)  (rules/layer_norm.yaml:86:25)
-  bool matchPow(ValueId v, gen::Next k) {
-    if (seen(kPow)) return same(kPow, v) && k();
-    if (!bind(kPow, v)) return false;
-    const NodeId n = node(kPow, v, op::kPow);
-    if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchConstant(input(n, 1), k); });
-  }
-
-  /// Mul(d, d)  (rules/layer_norm.yaml:86:39)
-  bool matchMul5(ValueId v, gen::Next k) {
-    if (seen(kMul5)) return same(kMul5, v) && k();
-    if (!bind(kMul5, v)) return false;
-    const NodeId n = node(kMul5, v, op::kMul);
-    if (n == kNoId || !attrs(kMul5, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchD(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchD(in0, k); });
-  }
+  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchMean, matchD,
+  // matchConstant, matchPow, matchMul5, matchEps.
 
   /// Pow(d, 2.0) | Mul(d, d)  (rules/layer_norm.yaml:86:37)
   bool matchAnyOf(ValueId v, gen::Next k) {
@@ -1922,12 +1745,6 @@ class LayerNormNoAffineMatch : public gen::Matcher {
     const NodeId n = node(kVar, v, op::kReduceMean);
     if (n == kNoId || !attrs(kVar, n, v)) return false;
     return matchAnyOf(input(n, 0), k);
-  }
-
-  /// eps  (rules/layer_norm.yaml:87:28)
-  bool matchEps(ValueId v, gen::Next k) {
-    if (seen(kEps)) return same(kEps, v) && k();
-    return bind(kEps, v) && k();
   }
 
   /// Add(var, eps)  (rules/layer_norm.yaml:87:19)

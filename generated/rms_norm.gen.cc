@@ -42,6 +42,95 @@ const OpId kSqrt = OpId::get("", "Sqrt");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
+// Match functions that several rules of this file share, written once. `Ids` is
+// the rule's expr ids: the same function names the same exprs in each rule.
+//===----------------------------------------------------------------------===//
+
+template <typename Ids>
+class RmsNormSharedMatch : public gen::Matcher, protected Ids {
+ protected:
+  using gen::Matcher::Matcher;
+
+  /// a
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:13, skip_simplified_layer_norm
+  /// 62:13)
+  bool matchA(ValueId v, gen::Next k) {
+    if (seen(Ids::kA)) return same(Ids::kA, v) && k();
+    return bind(Ids::kA, v) && k();
+  }
+
+  /// skip
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:17, skip_simplified_layer_norm
+  /// 62:17)
+  bool matchSkip(ValueId v, gen::Next k) {
+    if (seen(Ids::kSkip)) return same(Ids::kSkip, v) && k();
+    return bind(Ids::kSkip, v) && k();
+  }
+
+  /// s = Add(a, skip)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:6, skip_simplified_layer_norm 62:6)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(Ids::kS)) return same(Ids::kS, v) && k();
+    if (!bind(Ids::kS, v)) return false;
+    const NodeId n = node(Ids::kS, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kS, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchA(in1, [&] { return matchSkip(in0, k); });
+  }
+
+  /// gamma
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 47:49, skip_simplified_layer_norm
+  /// 63:49)
+  bool matchGamma(ValueId v, gen::Next k) {
+    if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
+    return bind(Ids::kGamma, v) && k();
+  }
+
+  /// SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 47:16, skip_simplified_layer_norm
+  /// 63:16)
+  bool matchSimplifiedLayerNormalization(ValueId v, gen::Next k) {
+    if (seen(Ids::kSimplifiedLayerNormalization))
+      return same(Ids::kSimplifiedLayerNormalization, v) && k();
+    if (!bind(Ids::kSimplifiedLayerNormalization, v)) return false;
+    const NodeId n = node(Ids::kSimplifiedLayerNormalization, v, op::kSimplifiedLayerNormalization);
+    if (n == kNoId || !attrs(Ids::kSimplifiedLayerNormalization, n, v)) return false;
+    return matchS(input(n, 0), [&] { return matchGamma(input(n, 1), k); });
+  }
+
+  /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 48:16, skip_simplified_layer_norm
+  /// 64:16)
+  bool matchRMSNormalization(ValueId v, gen::Next k) {
+    if (seen(Ids::kRMSNormalization)) return same(Ids::kRMSNormalization, v) && k();
+    if (!bind(Ids::kRMSNormalization, v)) return false;
+    const NodeId n = node(Ids::kRMSNormalization, v, op::kRMSNormalization);
+    if (n == kNoId || !attrs(Ids::kRMSNormalization, n, v)) return false;
+    return matchS(input(n, 0), [&] { return matchGamma(input(n, 1), k); });
+  }
+
+  /// y = SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
+  /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps)) (rules/rms_norm.td:
+  /// skip_simplified_layer_norm_residual 47:6, skip_simplified_layer_norm 63:6)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(Ids::kY)) return same(Ids::kY, v) && k();
+    if (!bind(Ids::kY, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kY, 0);
+    if (matchSimplifiedLayerNormalization(v, k)) return true;
+    undo(m);
+    choose(Ids::kY, 1);
+    if (matchRMSNormalization(v, k)) return true;
+    undo(m);
+    return false;
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Generated from: rules/rms_norm.td:14
 // simplified_layer_norm (priority 100): RMSNorm (LLaMA, T5) with its optional fp32 Cast sandwich.
 //===----------------------------------------------------------------------===//
@@ -770,10 +859,25 @@ const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
 /// The search of rule skip_simplified_layer_norm_residual: one function per pattern expr, each
 /// matching its value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class SkipSimplifiedLayerNormResidualMatch : public gen::Matcher {
+/// Expr ids of rule skip_simplified_layer_norm_residual (indices into its RuleSpec's exprs).
+struct SkipSimplifiedLayerNormResidualIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kSkip = 1,
+    kS = 2,
+    kGamma = 3,
+    kSimplifiedLayerNormalization = 4,
+    kRMSNormalization = 5,
+    kY = 6,
+  };
+};
+
+class SkipSimplifiedLayerNormResidualMatch
+    : public RmsNormSharedMatch<SkipSimplifiedLayerNormResidualIds> {
  public:
   SkipSimplifiedLayerNormResidualMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specSkipSimplifiedLayerNormResidual(), scratch, rw) {}
+      : RmsNormSharedMatch<SkipSimplifiedLayerNormResidualIds>(
+            specSkipSimplifiedLayerNormResidual(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -786,15 +890,6 @@ class SkipSimplifiedLayerNormResidualMatch : public gen::Matcher {
   bool rewrite() { return rewrite0(); }
 
  private:
-  enum : gen::ExprId {
-    kA = 0,
-    kSkip = 1,
-    kS = 2,
-    kGamma = 3,
-    kSimplifiedLayerNormalization = 4,
-    kRMSNormalization = 5,
-    kY = 6,
-  };
   enum : uint32_t {
     kSlotA = 0,
     kSlotSkip = 1,
@@ -805,71 +900,8 @@ class SkipSimplifiedLayerNormResidualMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// a  (rules/rms_norm.td:46:13)
-  bool matchA(ValueId v, gen::Next k) {
-    if (seen(kA)) return same(kA, v) && k();
-    return bind(kA, v) && k();
-  }
-
-  /// skip  (rules/rms_norm.td:46:17)
-  bool matchSkip(ValueId v, gen::Next k) {
-    if (seen(kSkip)) return same(kSkip, v) && k();
-    return bind(kSkip, v) && k();
-  }
-
-  /// s = Add(a, skip)  (rules/rms_norm.td:46:6)
-  bool matchS(ValueId v, gen::Next k) {
-    if (seen(kS)) return same(kS, v) && k();
-    if (!bind(kS, v)) return false;
-    const NodeId n = node(kS, v, op::kAdd);
-    if (n == kNoId || !attrs(kS, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchA(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// gamma  (rules/rms_norm.td:47:49)
-  bool matchGamma(ValueId v, gen::Next k) {
-    if (seen(kGamma)) return same(kGamma, v) && k();
-    return bind(kGamma, v) && k();
-  }
-
-  /// SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-  /// (rules/rms_norm.td:47:16)
-  bool matchSimplifiedLayerNormalization(ValueId v, gen::Next k) {
-    if (seen(kSimplifiedLayerNormalization)) return same(kSimplifiedLayerNormalization, v) && k();
-    if (!bind(kSimplifiedLayerNormalization, v)) return false;
-    const NodeId n = node(kSimplifiedLayerNormalization, v, op::kSimplifiedLayerNormalization);
-    if (n == kNoId || !attrs(kSimplifiedLayerNormalization, n, v)) return false;
-    return matchS(input(n, 0), [&] { return matchGamma(input(n, 1), k); });
-  }
-
-  /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))  (rules/rms_norm.td:48:16)
-  bool matchRMSNormalization(ValueId v, gen::Next k) {
-    if (seen(kRMSNormalization)) return same(kRMSNormalization, v) && k();
-    if (!bind(kRMSNormalization, v)) return false;
-    const NodeId n = node(kRMSNormalization, v, op::kRMSNormalization);
-    if (n == kNoId || !attrs(kRMSNormalization, n, v)) return false;
-    return matchS(input(n, 0), [&] { return matchGamma(input(n, 1), k); });
-  }
-
-  /// y = SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
-  /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))  (rules/rms_norm.td:47:6)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const uint32_t m = mark();
-    choose(kY, 0);
-    if (matchSimplifiedLayerNormalization(v, k)) return true;
-    undo(m);
-    choose(kY, 1);
-    if (matchRMSNormalization(v, k)) return true;
-    undo(m);
-    return false;
-  }
+  // From RmsNormSharedMatch (the same in other rules of this file): matchA, matchSkip, matchS,
+  // matchGamma, matchSimplifiedLayerNormalization, matchRMSNormalization, matchY.
 
   // ---- Rewrite
 
@@ -1076,10 +1108,24 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
 /// The search of rule skip_simplified_layer_norm: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class SkipSimplifiedLayerNormMatch : public gen::Matcher {
+/// Expr ids of rule skip_simplified_layer_norm (indices into its RuleSpec's exprs).
+struct SkipSimplifiedLayerNormIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kSkip = 1,
+    kS = 2,
+    kGamma = 3,
+    kSimplifiedLayerNormalization = 4,
+    kRMSNormalization = 5,
+    kY = 6,
+  };
+};
+
+class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLayerNormIds> {
  public:
   SkipSimplifiedLayerNormMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specSkipSimplifiedLayerNorm(), scratch, rw) {}
+      : RmsNormSharedMatch<SkipSimplifiedLayerNormIds>(specSkipSimplifiedLayerNorm(), scratch, rw) {
+  }
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -1092,15 +1138,6 @@ class SkipSimplifiedLayerNormMatch : public gen::Matcher {
   bool rewrite() { return rewrite0(); }
 
  private:
-  enum : gen::ExprId {
-    kA = 0,
-    kSkip = 1,
-    kS = 2,
-    kGamma = 3,
-    kSimplifiedLayerNormalization = 4,
-    kRMSNormalization = 5,
-    kY = 6,
-  };
   enum : uint32_t {
     kSlotA = 0,
     kSlotSkip = 1,
@@ -1111,71 +1148,8 @@ class SkipSimplifiedLayerNormMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// a  (rules/rms_norm.td:62:13)
-  bool matchA(ValueId v, gen::Next k) {
-    if (seen(kA)) return same(kA, v) && k();
-    return bind(kA, v) && k();
-  }
-
-  /// skip  (rules/rms_norm.td:62:17)
-  bool matchSkip(ValueId v, gen::Next k) {
-    if (seen(kSkip)) return same(kSkip, v) && k();
-    return bind(kSkip, v) && k();
-  }
-
-  /// s = Add(a, skip)  (rules/rms_norm.td:62:6)
-  bool matchS(ValueId v, gen::Next k) {
-    if (seen(kS)) return same(kS, v) && k();
-    if (!bind(kS, v)) return false;
-    const NodeId n = node(kS, v, op::kAdd);
-    if (n == kNoId || !attrs(kS, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchA(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// gamma  (rules/rms_norm.td:63:49)
-  bool matchGamma(ValueId v, gen::Next k) {
-    if (seen(kGamma)) return same(kGamma, v) && k();
-    return bind(kGamma, v) && k();
-  }
-
-  /// SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-  /// (rules/rms_norm.td:63:16)
-  bool matchSimplifiedLayerNormalization(ValueId v, gen::Next k) {
-    if (seen(kSimplifiedLayerNormalization)) return same(kSimplifiedLayerNormalization, v) && k();
-    if (!bind(kSimplifiedLayerNormalization, v)) return false;
-    const NodeId n = node(kSimplifiedLayerNormalization, v, op::kSimplifiedLayerNormalization);
-    if (n == kNoId || !attrs(kSimplifiedLayerNormalization, n, v)) return false;
-    return matchS(input(n, 0), [&] { return matchGamma(input(n, 1), k); });
-  }
-
-  /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))  (rules/rms_norm.td:64:16)
-  bool matchRMSNormalization(ValueId v, gen::Next k) {
-    if (seen(kRMSNormalization)) return same(kRMSNormalization, v) && k();
-    if (!bind(kRMSNormalization, v)) return false;
-    const NodeId n = node(kRMSNormalization, v, op::kRMSNormalization);
-    if (n == kNoId || !attrs(kRMSNormalization, n, v)) return false;
-    return matchS(input(n, 0), [&] { return matchGamma(input(n, 1), k); });
-  }
-
-  /// y = SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
-  /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))  (rules/rms_norm.td:63:6)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const uint32_t m = mark();
-    choose(kY, 0);
-    if (matchSimplifiedLayerNormalization(v, k)) return true;
-    undo(m);
-    choose(kY, 1);
-    if (matchRMSNormalization(v, k)) return true;
-    undo(m);
-    return false;
-  }
+  // From RmsNormSharedMatch (the same in other rules of this file): matchA, matchSkip, matchS,
+  // matchGamma, matchSimplifiedLayerNormalization, matchRMSNormalization, matchY.
 
   // ---- Rewrite
 

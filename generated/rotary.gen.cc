@@ -42,6 +42,89 @@ const OpId kUnsqueeze = OpId::get("", "Unsqueeze");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
+// Match functions that several rules of this file share, written once. `Ids` is
+// the rule's expr ids: the same function names the same exprs in each rule.
+//===----------------------------------------------------------------------===//
+
+template <typename Ids>
+class RotarySharedMatch : public gen::Matcher, protected Ids {
+ protected:
+  using gen::Matcher::Matcher;
+
+  /// x
+  /// (rules/rotary.yaml: rotary_embedding 31:40, rotary_embedding_split 74:22,
+  /// rotary_embedding_partial 110:18, rotary_embedding_partial_split 136:22)
+  bool matchX(ValueId v, gen::Next k) {
+    if (seen(Ids::kX)) return same(Ids::kX, v) && k();
+    return bind(Ids::kX, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding 31:53, rotary_embedding_split 76:31)
+  bool matchConstant6(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant6)) return same(Ids::kConstant6, v) && k();
+    return bind(Ids::kConstant6, v) && constant(Ids::kConstant6, v) && k();
+  }
+
+  /// a1
+  /// (rules/rotary.yaml: rotary_embedding 32:29, rotary_embedding_partial 110:27)
+  bool matchA1(ValueId v, gen::Next k) {
+    if (seen(Ids::kA1)) return same(Ids::kA1, v) && k();
+    return bind(Ids::kA1, v) && k();
+  }
+
+  /// e2
+  /// (rules/rotary.yaml: rotary_embedding 34:26, rotary_embedding_partial 111:25)
+  bool matchE2(ValueId v, gen::Next k) {
+    if (seen(Ids::kE2)) return same(Ids::kE2, v) && k();
+    return bind(Ids::kE2, v) && k();
+  }
+
+  /// a2
+  /// (rules/rotary.yaml: rotary_embedding 34:30, rotary_embedding_partial 111:29)
+  bool matchA2(ValueId v, gen::Next k) {
+    if (seen(Ids::kA2)) return same(Ids::kA2, v) && k();
+    return bind(Ids::kA2, v) && k();
+  }
+
+  /// cos_cache
+  /// (rules/rotary.yaml: rotary_embedding 36:20, rotary_embedding_split 76:20)
+  bool matchCosCache(ValueId v, gen::Next k) {
+    if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
+    return bind(Ids::kCosCache, v) && k();
+  }
+
+  /// sin_cache
+  /// (rules/rotary.yaml: rotary_embedding 37:20, rotary_embedding_split 77:20)
+  bool matchSinCache(ValueId v, gen::Next k) {
+    if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
+    return bind(Ids::kSinCache, v) && k();
+  }
+
+  /// pos
+  /// (rules/rotary.yaml: rotary_embedding 38:34, rotary_embedding_split 78:34,
+  /// rotary_embedding_partial 112:46, rotary_embedding_partial_split 137:46)
+  bool matchPos(ValueId v, gen::Next k) {
+    if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
+    return bind(Ids::kPos, v) && k();
+  }
+
+  /// cos
+  /// (rules/rotary.yaml: rotary_embedding_partial 112:51, rotary_embedding_partial_split 137:51)
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
+    return bind(Ids::kCos, v) && k();
+  }
+
+  /// sin
+  /// (rules/rotary.yaml: rotary_embedding_partial 112:56, rotary_embedding_partial_split 137:56)
+  bool matchSin(ValueId v, gen::Next k) {
+    if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
+    return bind(Ids::kSin, v) && k();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Generated from: rules/rotary.yaml:25
 // rotary_embedding (priority 95): Hugging Face rotate-half RoPE on [B, N, S, H] with halves taken
 // by Slice.
@@ -564,30 +647,8 @@ const gen::RuleSpec& specRotaryEmbedding() {
 /// The search of rule rotary_embedding: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class RotaryEmbeddingMatch : public gen::Matcher {
- public:
-  RotaryEmbeddingMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specRotaryEmbedding(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
+/// Expr ids of rule rotary_embedding (indices into its RuleSpec's exprs).
+struct RotaryEmbeddingIds {
   enum : gen::ExprId {
     kX = 0,
     kShape1 = 1,
@@ -637,6 +698,32 @@ class RotaryEmbeddingMatch : public gen::Matcher {
     kMul45 = 45,
     kY = 46,
   };
+};
+
+class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
+ public:
+  RotaryEmbeddingMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RotarySharedMatch<RotaryEmbeddingIds>(specRotaryEmbedding(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
   enum : uint32_t {
     kSlotX = 0,
     kSlotI1 = 1,
@@ -663,11 +750,8 @@ class RotaryEmbeddingMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/rotary.yaml:31:40)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant6, matchA1,
+  // matchE2, matchA2, matchCosCache, matchSinCache, matchPos.
 
   /// Shape(x)  (rules/rotary.yaml:31:34)
   bool matchShape1(ValueId v, gen::Next k) {
@@ -708,12 +792,6 @@ class RotaryEmbeddingMatch : public gen::Matcher {
     return matchGather3(input(n, 0), [&] { return matchConstant4(input(n, 1), k); });
   }
 
-  /// 0  (rules/rotary.yaml:31:53)
-  bool matchConstant6(ValueId v, gen::Next k) {
-    if (seen(kConstant6)) return same(kConstant6, v) && k();
-    return bind(kConstant6, v) && constant(kConstant6, v) && k();
-  }
-
   /// Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)  (rules/rotary.yaml:31:13)
   bool matchUnsqueeze7(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze7)) return same(kUnsqueeze7, v) && k();
@@ -747,12 +825,6 @@ class RotaryEmbeddingMatch : public gen::Matcher {
   bool matchConstant10(ValueId v, gen::Next k) {
     if (seen(kConstant10)) return same(kConstant10, v) && k();
     return bind(kConstant10, v) && constant(kConstant10, v) && k();
-  }
-
-  /// a1  (rules/rotary.yaml:32:29)
-  bool matchA1(ValueId v, gen::Next k) {
-    if (seen(kA1)) return same(kA1, v) && k();
-    return bind(kA1, v) && k();
   }
 
   /// x1 = Slice(x, 0, h1, a1)  (rules/rotary.yaml:32:13)
@@ -842,18 +914,6 @@ class RotaryEmbeddingMatch : public gen::Matcher {
     return false;
   }
 
-  /// e2  (rules/rotary.yaml:34:26)
-  bool matchE2(ValueId v, gen::Next k) {
-    if (seen(kE2)) return same(kE2, v) && k();
-    return bind(kE2, v) && k();
-  }
-
-  /// a2  (rules/rotary.yaml:34:30)
-  bool matchA2(ValueId v, gen::Next k) {
-    if (seen(kA2)) return same(kA2, v) && k();
-    return bind(kA2, v) && k();
-  }
-
   /// x2 = Slice(x, h2, e2, a2)  (rules/rotary.yaml:34:13)
   bool matchX2(ValueId v, gen::Next k) {
     if (seen(kX2)) return same(kX2, v) && k();
@@ -882,12 +942,6 @@ class RotaryEmbeddingMatch : public gen::Matcher {
     const NodeId n = node(kRot, v, op::kConcat);
     if (n == kNoId || !attrs(kRot, n, v)) return false;
     return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
-  }
-
-  /// cos_cache  (rules/rotary.yaml:36:20)
-  bool matchCosCache(ValueId v, gen::Next k) {
-    if (seen(kCosCache)) return same(kCosCache, v) && k();
-    return bind(kCosCache, v) && k();
   }
 
   /// 0  (rules/rotary.yaml:36:31)
@@ -927,12 +981,6 @@ class RotaryEmbeddingMatch : public gen::Matcher {
     return matchCosCache(v, k);  // absent: Slice stands for its input
   }
 
-  /// sin_cache  (rules/rotary.yaml:37:20)
-  bool matchSinCache(ValueId v, gen::Next k) {
-    if (seen(kSinCache)) return same(kSinCache, v) && k();
-    return bind(kSinCache, v) && k();
-  }
-
   /// 0  (rules/rotary.yaml:37:31)
   bool matchConstant33(ValueId v, gen::Next k) {
     if (seen(kConstant33)) return same(kConstant33, v) && k();
@@ -968,12 +1016,6 @@ class RotaryEmbeddingMatch : public gen::Matcher {
     if (present()) return true;
     undo(m);
     return matchSinCache(v, k);  // absent: Slice stands for its input
-  }
-
-  /// pos  (rules/rotary.yaml:38:34)
-  bool matchPos(ValueId v, gen::Next k) {
-    if (seen(kPos)) return same(kPos, v) && k();
-    return bind(kPos, v) && k();
   }
 
   /// Gather(cc, pos, axis=0)  (rules/rotary.yaml:38:23)
@@ -1531,30 +1573,8 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
 /// The search of rule rotary_embedding_split: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class RotaryEmbeddingSplitMatch : public gen::Matcher {
- public:
-  RotaryEmbeddingSplitMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specRotaryEmbeddingSplit(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
+/// Expr ids of rule rotary_embedding_split (indices into its RuleSpec's exprs).
+struct RotaryEmbeddingSplitIds {
   enum : gen::ExprId {
     kX = 0,
     kX1 = 1,
@@ -1582,6 +1602,32 @@ class RotaryEmbeddingSplitMatch : public gen::Matcher {
     kMul23 = 23,
     kY = 24,
   };
+};
+
+class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitIds> {
+ public:
+  RotaryEmbeddingSplitMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RotarySharedMatch<RotaryEmbeddingSplitIds>(specRotaryEmbeddingSplit(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
   enum : uint32_t {
     kSlotX = 0,
     kSlotX1 = 1,
@@ -1599,11 +1645,8 @@ class RotaryEmbeddingSplitMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/rotary.yaml:74:22)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchCosCache,
+  // matchConstant6, matchSinCache, matchPos.
 
   /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:74:16)
   bool matchX1(ValueId v, gen::Next k) {
@@ -1638,18 +1681,6 @@ class RotaryEmbeddingSplitMatch : public gen::Matcher {
     return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
   }
 
-  /// cos_cache  (rules/rotary.yaml:76:20)
-  bool matchCosCache(ValueId v, gen::Next k) {
-    if (seen(kCosCache)) return same(kCosCache, v) && k();
-    return bind(kCosCache, v) && k();
-  }
-
-  /// 0  (rules/rotary.yaml:76:31)
-  bool matchConstant6(ValueId v, gen::Next k) {
-    if (seen(kConstant6)) return same(kConstant6, v) && k();
-    return bind(kConstant6, v) && constant(kConstant6, v) && k();
-  }
-
   /// _  (rules/rotary.yaml:76:34)
   bool matchAny7(ValueId v, gen::Next k) {
     if (seen(kAny7)) return same(kAny7, v) && k();
@@ -1679,12 +1710,6 @@ class RotaryEmbeddingSplitMatch : public gen::Matcher {
     if (present()) return true;
     undo(m);
     return matchCosCache(v, k);  // absent: Slice stands for its input
-  }
-
-  /// sin_cache  (rules/rotary.yaml:77:20)
-  bool matchSinCache(ValueId v, gen::Next k) {
-    if (seen(kSinCache)) return same(kSinCache, v) && k();
-    return bind(kSinCache, v) && k();
   }
 
   /// 0  (rules/rotary.yaml:77:31)
@@ -1722,12 +1747,6 @@ class RotaryEmbeddingSplitMatch : public gen::Matcher {
     if (present()) return true;
     undo(m);
     return matchSinCache(v, k);  // absent: Slice stands for its input
-  }
-
-  /// pos  (rules/rotary.yaml:78:34)
-  bool matchPos(ValueId v, gen::Next k) {
-    if (seen(kPos)) return same(kPos, v) && k();
-    return bind(kPos, v) && k();
   }
 
   /// Gather(cc, pos, axis=0)  (rules/rotary.yaml:78:23)
@@ -2242,10 +2261,32 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
 /// The search of rule rotary_embedding_partial: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class RotaryEmbeddingPartialMatch : public gen::Matcher {
+/// Expr ids of rule rotary_embedding_partial (indices into its RuleSpec's exprs).
+struct RotaryEmbeddingPartialIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kConstant = 1,
+    kD = 2,
+    kA1 = 3,
+    kXr = 4,
+    kD2 = 5,
+    kE2 = 6,
+    kA2 = 7,
+    kXp = 8,
+    kPos = 9,
+    kCos = 10,
+    kSin = 11,
+    kRotaryEmbedding12 = 12,
+    kRotaryEmbedding13 = 13,
+    kR = 14,
+    kY = 15,
+  };
+};
+
+class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPartialIds> {
  public:
   RotaryEmbeddingPartialMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specRotaryEmbeddingPartial(), scratch, rw) {}
+      : RotarySharedMatch<RotaryEmbeddingPartialIds>(specRotaryEmbeddingPartial(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -2266,24 +2307,6 @@ class RotaryEmbeddingPartialMatch : public gen::Matcher {
   }
 
  private:
-  enum : gen::ExprId {
-    kX = 0,
-    kConstant = 1,
-    kD = 2,
-    kA1 = 3,
-    kXr = 4,
-    kD2 = 5,
-    kE2 = 6,
-    kA2 = 7,
-    kXp = 8,
-    kPos = 9,
-    kCos = 10,
-    kSin = 11,
-    kRotaryEmbedding12 = 12,
-    kRotaryEmbedding13 = 13,
-    kR = 14,
-    kY = 15,
-  };
   enum : uint32_t {
     kSlotX = 0,
     kSlotD = 1,
@@ -2302,11 +2325,8 @@ class RotaryEmbeddingPartialMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/rotary.yaml:110:18)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchA1, matchE2,
+  // matchA2, matchPos, matchCos, matchSin.
 
   /// 0  (rules/rotary.yaml:110:21)
   bool matchConstant(ValueId v, gen::Next k) {
@@ -2318,12 +2338,6 @@ class RotaryEmbeddingPartialMatch : public gen::Matcher {
   bool matchD(ValueId v, gen::Next k) {
     if (seen(kD)) return same(kD, v) && k();
     return bind(kD, v) && k();
-  }
-
-  /// a1  (rules/rotary.yaml:110:27)
-  bool matchA1(ValueId v, gen::Next k) {
-    if (seen(kA1)) return same(kA1, v) && k();
-    return bind(kA1, v) && k();
   }
 
   /// xr = Slice(x, 0, d, a1)  (rules/rotary.yaml:110:12)
@@ -2345,18 +2359,6 @@ class RotaryEmbeddingPartialMatch : public gen::Matcher {
     return bind(kD2, v) && k();
   }
 
-  /// e2  (rules/rotary.yaml:111:25)
-  bool matchE2(ValueId v, gen::Next k) {
-    if (seen(kE2)) return same(kE2, v) && k();
-    return bind(kE2, v) && k();
-  }
-
-  /// a2  (rules/rotary.yaml:111:29)
-  bool matchA2(ValueId v, gen::Next k) {
-    if (seen(kA2)) return same(kA2, v) && k();
-    return bind(kA2, v) && k();
-  }
-
   /// xp = Slice(x, d2, e2, a2)  (rules/rotary.yaml:111:12)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
@@ -2367,24 +2369,6 @@ class RotaryEmbeddingPartialMatch : public gen::Matcher {
       return matchD2(input(n, 1),
                      [&] { return matchE2(input(n, 2), [&] { return matchA2(input(n, 3), k); }); });
     });
-  }
-
-  /// pos  (rules/rotary.yaml:112:46)
-  bool matchPos(ValueId v, gen::Next k) {
-    if (seen(kPos)) return same(kPos, v) && k();
-    return bind(kPos, v) && k();
-  }
-
-  /// cos  (rules/rotary.yaml:112:51)
-  bool matchCos(ValueId v, gen::Next k) {
-    if (seen(kCos)) return same(kCos, v) && k();
-    return bind(kCos, v) && k();
-  }
-
-  /// sin  (rules/rotary.yaml:112:56)
-  bool matchSin(ValueId v, gen::Next k) {
-    if (seen(kSin)) return same(kSin, v) && k();
-    return bind(kSin, v) && k();
   }
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0, rotary_embedding_dim=0,
@@ -2747,11 +2731,28 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
 
 /// The search of rule rotary_embedding_partial_split: one function per pattern expr, each matching
 /// its value and then the rest of the search (`k`); choice points try their options in order and
-/// undo what a failed option bound.
-class RotaryEmbeddingPartialSplitMatch : public gen::Matcher {
+/// undo what a failed option bound. Expr ids of rule rotary_embedding_partial_split (indices into
+/// its RuleSpec's exprs).
+struct RotaryEmbeddingPartialSplitIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kXr = 1,
+    kPos = 2,
+    kCos = 3,
+    kSin = 4,
+    kRotaryEmbedding5 = 5,
+    kRotaryEmbedding6 = 6,
+    kR = 7,
+    kXp = 8,
+    kY = 9,
+  };
+};
+
+class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddingPartialSplitIds> {
  public:
   RotaryEmbeddingPartialSplitMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specRotaryEmbeddingPartialSplit(), scratch, rw) {}
+      : RotarySharedMatch<RotaryEmbeddingPartialSplitIds>(specRotaryEmbeddingPartialSplit(),
+                                                          scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -2772,18 +2773,6 @@ class RotaryEmbeddingPartialSplitMatch : public gen::Matcher {
   }
 
  private:
-  enum : gen::ExprId {
-    kX = 0,
-    kXr = 1,
-    kPos = 2,
-    kCos = 3,
-    kSin = 4,
-    kRotaryEmbedding5 = 5,
-    kRotaryEmbedding6 = 6,
-    kR = 7,
-    kXp = 8,
-    kY = 9,
-  };
   enum : uint32_t {
     kSlotX = 0,
     kSlotXr = 1,
@@ -2797,11 +2786,8 @@ class RotaryEmbeddingPartialSplitMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/rotary.yaml:136:22)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchPos, matchCos,
+  // matchSin.
 
   /// xr = Split(x, axis=-1)  (rules/rotary.yaml:136:16)
   bool matchXr(ValueId v, gen::Next k) {
@@ -2810,24 +2796,6 @@ class RotaryEmbeddingPartialSplitMatch : public gen::Matcher {
     const NodeId n = node(kXr, v, op::kSplit);
     if (n == kNoId || !attrs(kXr, n, v)) return false;
     return matchX(input(n, 0), k);
-  }
-
-  /// pos  (rules/rotary.yaml:137:46)
-  bool matchPos(ValueId v, gen::Next k) {
-    if (seen(kPos)) return same(kPos, v) && k();
-    return bind(kPos, v) && k();
-  }
-
-  /// cos  (rules/rotary.yaml:137:51)
-  bool matchCos(ValueId v, gen::Next k) {
-    if (seen(kCos)) return same(kCos, v) && k();
-    return bind(kCos, v) && k();
-  }
-
-  /// sin  (rules/rotary.yaml:137:56)
-  bool matchSin(ValueId v, gen::Next k) {
-    if (seen(kSin)) return same(kSin, v) && k();
-    return bind(kSin, v) && k();
   }
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0, rotary_embedding_dim=0,

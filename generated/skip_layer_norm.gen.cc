@@ -34,6 +34,157 @@ const OpId kLayerNormalization = OpId::get("", "LayerNormalization");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
+// Match functions that several rules of this file share, written once. `Ids` is
+// the rule's expr ids: the same function names the same exprs in each rule.
+//===----------------------------------------------------------------------===//
+
+template <typename Ids>
+class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
+ protected:
+  using gen::Matcher::Matcher;
+
+  /// a
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:19, skip_layer_norm 44:19)
+  bool matchA(ValueId v, gen::Next k) {
+    if (seen(Ids::kA)) return same(Ids::kA, v) && k();
+    return bind(Ids::kA, v) && k();
+  }
+
+  /// bias
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:22, skip_layer_norm 44:22)
+  bool matchBias(ValueId v, gen::Next k) {
+    if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
+    return bind(Ids::kBias, v) && k();
+  }
+
+  /// Add(a, bias)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:15, skip_layer_norm 44:15)
+  bool matchAdd2(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd2)) return same(Ids::kAdd2, v) && k();
+    if (!bind(Ids::kAdd2, v)) return false;
+    const NodeId n = node(Ids::kAdd2, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd2, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchA(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchA(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// skip
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:29, skip_layer_norm 44:29)
+  bool matchSkip(ValueId v, gen::Next k) {
+    if (seen(Ids::kSkip)) return same(Ids::kSkip, v) && k();
+    return bind(Ids::kSkip, v) && k();
+  }
+
+  /// Add(Add(a, bias), skip)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:11, skip_layer_norm 44:11)
+  bool matchAdd4(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd4)) return same(Ids::kAdd4, v) && k();
+    if (!bind(Ids::kAdd4, v)) return false;
+    const NodeId n = node(Ids::kAdd4, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd4, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchAdd2(in0, [&] { return matchSkip(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchAdd2(in1, [&] { return matchSkip(in0, k); });
+  }
+
+  /// Add(a, skip)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:49, skip_layer_norm 44:49)
+  bool matchAdd5(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd5)) return same(Ids::kAdd5, v) && k();
+    if (!bind(Ids::kAdd5, v)) return false;
+    const NodeId n = node(Ids::kAdd5, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd5, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchA(in1, [&] { return matchSkip(in0, k); });
+  }
+
+  /// Add(Add(a, skip), bias)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:45, skip_layer_norm 44:45)
+  bool matchAdd6(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd6)) return same(Ids::kAdd6, v) && k();
+    if (!bind(Ids::kAdd6, v)) return false;
+    const NodeId n = node(Ids::kAdd6, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd6, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchAdd5(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchAdd5(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// Add(a, skip)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:78, skip_layer_norm 44:78)
+  bool matchAdd7(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd7)) return same(Ids::kAdd7, v) && k();
+    if (!bind(Ids::kAdd7, v)) return false;
+    const NodeId n = node(Ids::kAdd7, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd7, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchA(in1, [&] { return matchSkip(in0, k); });
+  }
+
+  /// s = Add(Add(a, bias), skip) | Add(Add(a, skip), bias) | Add(a, skip)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:43, skip_layer_norm 44:43)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(Ids::kS)) return same(Ids::kS, v) && k();
+    if (!bind(Ids::kS, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kS, 0);  // @before
+    if (matchAdd4(v, k)) return true;
+    undo(m);
+    choose(Ids::kS, 1);  // @after
+    if (matchAdd6(v, k)) return true;
+    undo(m);
+    choose(Ids::kS, 2);  // @plain
+    if (matchAdd7(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// gamma
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 20:33, skip_layer_norm 45:33)
+  bool matchGamma(ValueId v, gen::Next k) {
+    if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
+    return bind(Ids::kGamma, v) && k();
+  }
+
+  /// beta
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 20:40, skip_layer_norm 45:40)
+  bool matchBeta(ValueId v, gen::Next k) {
+    if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
+    return bind(Ids::kBeta, v) && k();
+  }
+
+  /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 20:11, skip_layer_norm 45:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(Ids::kY)) return same(Ids::kY, v) && k();
+    if (!bind(Ids::kY, v)) return false;
+    const NodeId n = node(Ids::kY, v, op::kLayerNormalization);
+    if (n == kNoId || !attrs(Ids::kY, n, v)) return false;
+    return matchS(input(n, 0), [&] {
+      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
+    });
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Generated from: rules/skip_layer_norm.yaml:13
 // skip_layer_norm_residual (priority 61): Residual Add (+ bias) + LayerNorm whose sum is also read
 // elsewhere.
@@ -233,10 +384,29 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
 /// The search of rule skip_layer_norm_residual: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class SkipLayerNormResidualMatch : public gen::Matcher {
+/// Expr ids of rule skip_layer_norm_residual (indices into its RuleSpec's exprs).
+struct SkipLayerNormResidualIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kBias = 1,
+    kAdd2 = 2,
+    kSkip = 3,
+    kAdd4 = 4,
+    kAdd5 = 5,
+    kAdd6 = 6,
+    kAdd7 = 7,
+    kS = 8,
+    kGamma = 9,
+    kBeta = 10,
+    kY = 11,
+  };
+};
+
+class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNormResidualIds> {
  public:
   SkipLayerNormResidualMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specSkipLayerNormResidual(), scratch, rw) {}
+      : SkipLayerNormSharedMatch<SkipLayerNormResidualIds>(specSkipLayerNormResidual(), scratch,
+                                                           rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -259,20 +429,6 @@ class SkipLayerNormResidualMatch : public gen::Matcher {
   }
 
  private:
-  enum : gen::ExprId {
-    kA = 0,
-    kBias = 1,
-    kAdd2 = 2,
-    kSkip = 3,
-    kAdd4 = 4,
-    kAdd5 = 5,
-    kAdd6 = 6,
-    kAdd7 = 7,
-    kS = 8,
-    kGamma = 9,
-    kBeta = 10,
-    kY = 11,
-  };
   enum : uint32_t {
     kSlotA = 0,
     kSlotBias = 1,
@@ -285,135 +441,9 @@ class SkipLayerNormResidualMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// a  (rules/skip_layer_norm.yaml:19:19)
-  bool matchA(ValueId v, gen::Next k) {
-    if (seen(kA)) return same(kA, v) && k();
-    return bind(kA, v) && k();
-  }
-
-  /// bias  (rules/skip_layer_norm.yaml:19:22)
-  bool matchBias(ValueId v, gen::Next k) {
-    if (seen(kBias)) return same(kBias, v) && k();
-    return bind(kBias, v) && k();
-  }
-
-  /// Add(a, bias)  (rules/skip_layer_norm.yaml:19:15)
-  bool matchAdd2(ValueId v, gen::Next k) {
-    if (seen(kAdd2)) return same(kAdd2, v) && k();
-    if (!bind(kAdd2, v)) return false;
-    const NodeId n = node(kAdd2, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd2, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchA(in0, [&] { return matchBias(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchA(in1, [&] { return matchBias(in0, k); });
-  }
-
-  /// skip  (rules/skip_layer_norm.yaml:19:29)
-  bool matchSkip(ValueId v, gen::Next k) {
-    if (seen(kSkip)) return same(kSkip, v) && k();
-    return bind(kSkip, v) && k();
-  }
-
-  /// Add(Add(a, bias), skip)  (rules/skip_layer_norm.yaml:19:11)
-  bool matchAdd4(ValueId v, gen::Next k) {
-    if (seen(kAdd4)) return same(kAdd4, v) && k();
-    if (!bind(kAdd4, v)) return false;
-    const NodeId n = node(kAdd4, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd4, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchAdd2(in0, [&] { return matchSkip(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchAdd2(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// Add(a, skip)  (rules/skip_layer_norm.yaml:19:49)
-  bool matchAdd5(ValueId v, gen::Next k) {
-    if (seen(kAdd5)) return same(kAdd5, v) && k();
-    if (!bind(kAdd5, v)) return false;
-    const NodeId n = node(kAdd5, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd5, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchA(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// Add(Add(a, skip), bias)  (rules/skip_layer_norm.yaml:19:45)
-  bool matchAdd6(ValueId v, gen::Next k) {
-    if (seen(kAdd6)) return same(kAdd6, v) && k();
-    if (!bind(kAdd6, v)) return false;
-    const NodeId n = node(kAdd6, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd6, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchAdd5(in0, [&] { return matchBias(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchAdd5(in1, [&] { return matchBias(in0, k); });
-  }
-
-  /// Add(a, skip)  (rules/skip_layer_norm.yaml:19:78)
-  bool matchAdd7(ValueId v, gen::Next k) {
-    if (seen(kAdd7)) return same(kAdd7, v) && k();
-    if (!bind(kAdd7, v)) return false;
-    const NodeId n = node(kAdd7, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd7, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchA(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// s = Add(Add(a, bias), skip) | Add(Add(a, skip), bias) | Add(a, skip)
-  /// (rules/skip_layer_norm.yaml:19:43)
-  bool matchS(ValueId v, gen::Next k) {
-    if (seen(kS)) return same(kS, v) && k();
-    if (!bind(kS, v)) return false;
-    const uint32_t m = mark();
-    choose(kS, 0);  // @before
-    if (matchAdd4(v, k)) return true;
-    undo(m);
-    choose(kS, 1);  // @after
-    if (matchAdd6(v, k)) return true;
-    undo(m);
-    choose(kS, 2);  // @plain
-    if (matchAdd7(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// gamma  (rules/skip_layer_norm.yaml:20:33)
-  bool matchGamma(ValueId v, gen::Next k) {
-    if (seen(kGamma)) return same(kGamma, v) && k();
-    return bind(kGamma, v) && k();
-  }
-
-  /// beta  (rules/skip_layer_norm.yaml:20:40)
-  bool matchBeta(ValueId v, gen::Next k) {
-    if (seen(kBeta)) return same(kBeta, v) && k();
-    return bind(kBeta, v) && k();
-  }
-
-  /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml:20:11)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kLayerNormalization);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchS(input(n, 0), [&] {
-      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
-    });
-  }
+  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchBias,
+  // matchAdd2, matchSkip, matchAdd4, matchAdd5, matchAdd6, matchAdd7, matchS, matchGamma,
+  // matchBeta, matchY.
 
   // ---- Rewrite
 
@@ -765,10 +795,28 @@ const gen::RuleSpec& specSkipLayerNorm() {
 /// The search of rule skip_layer_norm: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-class SkipLayerNormMatch : public gen::Matcher {
+/// Expr ids of rule skip_layer_norm (indices into its RuleSpec's exprs).
+struct SkipLayerNormIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kBias = 1,
+    kAdd2 = 2,
+    kSkip = 3,
+    kAdd4 = 4,
+    kAdd5 = 5,
+    kAdd6 = 6,
+    kAdd7 = 7,
+    kS = 8,
+    kGamma = 9,
+    kBeta = 10,
+    kY = 11,
+  };
+};
+
+class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
  public:
   SkipLayerNormMatch(gen::Scratch& scratch, Rewriter& rw)
-      : gen::Matcher(specSkipLayerNorm(), scratch, rw) {}
+      : SkipLayerNormSharedMatch<SkipLayerNormIds>(specSkipLayerNorm(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -791,20 +839,6 @@ class SkipLayerNormMatch : public gen::Matcher {
   }
 
  private:
-  enum : gen::ExprId {
-    kA = 0,
-    kBias = 1,
-    kAdd2 = 2,
-    kSkip = 3,
-    kAdd4 = 4,
-    kAdd5 = 5,
-    kAdd6 = 6,
-    kAdd7 = 7,
-    kS = 8,
-    kGamma = 9,
-    kBeta = 10,
-    kY = 11,
-  };
   enum : uint32_t {
     kSlotA = 0,
     kSlotBias = 1,
@@ -817,135 +851,9 @@ class SkipLayerNormMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// a  (rules/skip_layer_norm.yaml:44:19)
-  bool matchA(ValueId v, gen::Next k) {
-    if (seen(kA)) return same(kA, v) && k();
-    return bind(kA, v) && k();
-  }
-
-  /// bias  (rules/skip_layer_norm.yaml:44:22)
-  bool matchBias(ValueId v, gen::Next k) {
-    if (seen(kBias)) return same(kBias, v) && k();
-    return bind(kBias, v) && k();
-  }
-
-  /// Add(a, bias)  (rules/skip_layer_norm.yaml:44:15)
-  bool matchAdd2(ValueId v, gen::Next k) {
-    if (seen(kAdd2)) return same(kAdd2, v) && k();
-    if (!bind(kAdd2, v)) return false;
-    const NodeId n = node(kAdd2, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd2, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchA(in0, [&] { return matchBias(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchA(in1, [&] { return matchBias(in0, k); });
-  }
-
-  /// skip  (rules/skip_layer_norm.yaml:44:29)
-  bool matchSkip(ValueId v, gen::Next k) {
-    if (seen(kSkip)) return same(kSkip, v) && k();
-    return bind(kSkip, v) && k();
-  }
-
-  /// Add(Add(a, bias), skip)  (rules/skip_layer_norm.yaml:44:11)
-  bool matchAdd4(ValueId v, gen::Next k) {
-    if (seen(kAdd4)) return same(kAdd4, v) && k();
-    if (!bind(kAdd4, v)) return false;
-    const NodeId n = node(kAdd4, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd4, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchAdd2(in0, [&] { return matchSkip(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchAdd2(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// Add(a, skip)  (rules/skip_layer_norm.yaml:44:49)
-  bool matchAdd5(ValueId v, gen::Next k) {
-    if (seen(kAdd5)) return same(kAdd5, v) && k();
-    if (!bind(kAdd5, v)) return false;
-    const NodeId n = node(kAdd5, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd5, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchA(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// Add(Add(a, skip), bias)  (rules/skip_layer_norm.yaml:44:45)
-  bool matchAdd6(ValueId v, gen::Next k) {
-    if (seen(kAdd6)) return same(kAdd6, v) && k();
-    if (!bind(kAdd6, v)) return false;
-    const NodeId n = node(kAdd6, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd6, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchAdd5(in0, [&] { return matchBias(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchAdd5(in1, [&] { return matchBias(in0, k); });
-  }
-
-  /// Add(a, skip)  (rules/skip_layer_norm.yaml:44:78)
-  bool matchAdd7(ValueId v, gen::Next k) {
-    if (seen(kAdd7)) return same(kAdd7, v) && k();
-    if (!bind(kAdd7, v)) return false;
-    const NodeId n = node(kAdd7, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd7, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchA(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// s = Add(Add(a, bias), skip) | Add(Add(a, skip), bias) | Add(a, skip)
-  /// (rules/skip_layer_norm.yaml:44:43)
-  bool matchS(ValueId v, gen::Next k) {
-    if (seen(kS)) return same(kS, v) && k();
-    if (!bind(kS, v)) return false;
-    const uint32_t m = mark();
-    choose(kS, 0);  // @before
-    if (matchAdd4(v, k)) return true;
-    undo(m);
-    choose(kS, 1);  // @after
-    if (matchAdd6(v, k)) return true;
-    undo(m);
-    choose(kS, 2);  // @plain
-    if (matchAdd7(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// gamma  (rules/skip_layer_norm.yaml:45:33)
-  bool matchGamma(ValueId v, gen::Next k) {
-    if (seen(kGamma)) return same(kGamma, v) && k();
-    return bind(kGamma, v) && k();
-  }
-
-  /// beta  (rules/skip_layer_norm.yaml:45:40)
-  bool matchBeta(ValueId v, gen::Next k) {
-    if (seen(kBeta)) return same(kBeta, v) && k();
-    return bind(kBeta, v) && k();
-  }
-
-  /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml:45:11)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kLayerNormalization);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchS(input(n, 0), [&] {
-      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
-    });
-  }
+  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchBias,
+  // matchAdd2, matchSkip, matchAdd4, matchAdd5, matchAdd6, matchAdd7, matchS, matchGamma,
+  // matchBeta, matchY.
 
   // ---- Rewrite
 

@@ -136,8 +136,40 @@ class RuleEmitter {
   RuleEmitter(const ir::Rule& rule, std::map<std::string, std::string>& ops)
       : rule_(rule), p_(rule.pattern), ops_(ops) {}
 
+  /// Plans the rule; after this the match functions' texts can be compared across rules.
+  void prepare() { plan(); }
+
+  // ---- What the family emitter compares to share match functions between rules
+
+  size_t numExprs() const { return p_.exprs.size(); }
+  const std::string& ruleName() const { return rule_.name; }
+  std::string matchFnName(ExprId id) const { return matchFn(id); }
+  /// The match function of `id` (signature and body, no comment), with its expr constants
+  /// qualified by `prefix` ("" in the rule's own class, "Ids::" in a shared template).
+  std::string matchFnText(ExprId id, const std::string& prefix = "") const {
+    std::ostringstream os;
+    emitExprMatchFn(os, id, prefix);
+    return os.str();
+  }
+  /// The comment line of `id`'s match function, without the location.
+  std::string matchFnDoc(ExprId id) const {
+    const ir::Expr& e = p_.exprs[id];
+    return (binds(e.name) && e.kind != ir::Expr::Kind::kCapture ? e.name + " = " : "") + show(id);
+  }
+  std::string matchFnLoc(ExprId id) const { return locOf(p_.exprs[id].loc); }
+  /// The exprs whose match functions `id`'s calls.
+  const std::vector<ExprId>& callees(ExprId id) const { return p_.exprs[id].inputs; }
+  /// The class name of the rule's expr ids (when it shares functions).
+  std::string idsName() const { return name_ + "Ids"; }
+
+  /// Match functions this rule takes from the family's shared class `base` instead of
+  /// writing its own (shared[id]).
+  void useShared(std::vector<bool> shared, std::string base) {
+    shared_ = std::move(shared);
+    shared_base_ = std::move(base);
+  }
+
   std::string run() {
-    plan();
     std::ostringstream os;
     emitHeaderComment(os);
     emitSpec(os);
@@ -564,10 +596,13 @@ class RuleEmitter {
        << ": one function per pattern expr, each matching its\n"
           "/// value and then the rest of the search (`k`); choice points try their options in\n"
           "/// order and undo what a failed option bound.\n";
-    os << "class " << name_ << "Match : public gen::Matcher {\n";
+    const bool shares = std::find(shared_.begin(), shared_.end(), true) != shared_.end();
+    const std::string base = shares ? shared_base_ + "<" + idsName() + ">" : "gen::Matcher";
+    if (shares) emitIds(os);
+    os << "class " << name_ << "Match : public " << base << " {\n";
     os << " public:\n";
     os << "  " << name_ << "Match(gen::Scratch& scratch, Rewriter& rw)\n";
-    os << "      : gen::Matcher(spec" << name_ << "(), scratch, rw) {}\n\n";
+    os << "      : " << base << "(spec" << name_ << "(), scratch, rw) {}\n\n";
     os << "  /// Searches for a match whose root is `root`.\n";
     os << "  bool run(ValueId root) {\n";
     os << "    reset();\n";
@@ -576,26 +611,50 @@ class RuleEmitter {
     os << "  }\n\n";
     emitRewriteDispatch(os);
     os << " private:\n";
-    os << "  enum : gen::ExprId {\n";
-    for (ExprId id = 0; id < p_.exprs.size(); ++id)
-      os << "    " << exprConst(id) << " = " << id << ",\n";
-    os << "  };\n";
+    if (!shares) {
+      os << "  enum : gen::ExprId {\n";
+      for (ExprId id = 0; id < p_.exprs.size(); ++id)
+        os << "    " << exprConst(id) << " = " << id << ",\n";
+      os << "  };\n";
+    }
     os << "  enum : uint32_t {\n";
     for (uint32_t s = 0; s < slot_names_.size(); ++s)
       os << "    " << slotConst(s) << " = " << s << ",\n";
     os << "  };\n\n";
     os << "  // ---- Match\n\n";
-    for (ExprId id = 0; id < p_.exprs.size(); ++id) emitExprMatch(os, id);
+    if (shares) {
+      std::vector<std::string> names;
+      for (ExprId id = 0; id < p_.exprs.size(); ++id)
+        if (shared_[id]) names.push_back(matchFn(id));
+      os << "  // From " << shared_base_
+         << " (the same in other rules of this file): " << joinStrings(names) << ".\n\n";
+    }
+    for (ExprId id = 0; id < p_.exprs.size(); ++id)
+      if (!shares || !shared_[id]) emitExprMatch(os, id);
     os << "  // ---- Rewrite\n";
     for (size_t i = 0; i < rule_.targets.size(); ++i) emitRewrite(os, i);
     os << "};\n\n";
   }
 
-  void emitExprMatch(std::ostream& os, ExprId id) {
+  /// The rule's expr ids, which the family's shared match functions are instantiated with.
+  void emitIds(std::ostream& os) const {
+    os << "/// Expr ids of rule " << rule_.name << " (indices into its RuleSpec's exprs).\n";
+    os << "struct " << idsName() << " {\n";
+    os << "  enum : gen::ExprId {\n";
+    for (ExprId id = 0; id < p_.exprs.size(); ++id)
+      os << "    " << exprConst(id) << " = " << id << ",\n";
+    os << "  };\n";
+    os << "};\n\n";
+  }
+
+  void emitExprMatch(std::ostream& os, ExprId id) const {
+    os << "  /// " << matchFnDoc(id) << "  (" << matchFnLoc(id) << ")\n";
+    emitExprMatchFn(os, id, "");
+  }
+
+  void emitExprMatchFn(std::ostream& os, ExprId id, const std::string& prefix) const {
     const ir::Expr& e = p_.exprs[id];
-    const std::string c = exprConst(id);
-    os << "  /// " << (binds(e.name) && e.kind != ir::Expr::Kind::kCapture ? e.name + " = " : "")
-       << show(id) << "  (" << locOf(e.loc) << ")\n";
+    const std::string c = prefix + exprConst(id);
     os << "  bool " << matchFn(id) << "(ValueId v, gen::Next k) {\n";
     os << "    if (seen(" << c << ")) return same(" << c << ", v) && k();\n";
     switch (e.kind) {
@@ -621,10 +680,10 @@ class RuleEmitter {
       case ir::Expr::Kind::kOp: {
         os << "    if (!bind(" << c << ", v)) return false;\n";
         if (!e.optional) {
-          emitNodeMatch(os, id, "    ");
+          emitNodeMatch(os, id, "    ", prefix);
         } else {
           os << "    auto present = [&] {\n";
-          emitNodeMatch(os, id, "      ");
+          emitNodeMatch(os, id, "      ", prefix);
           os << "    };\n";
           os << "    const uint32_t m = mark();\n";
           os << "    if (present()) return true;\n";
@@ -638,9 +697,10 @@ class RuleEmitter {
     os << "  }\n\n";
   }
 
-  void emitNodeMatch(std::ostream& os, ExprId id, const std::string& in) {
+  void emitNodeMatch(std::ostream& os, ExprId id, const std::string& in,
+                     const std::string& prefix) const {
     const ir::Expr& e = p_.exprs[id];
-    const std::string c = exprConst(id);
+    const std::string c = prefix + exprConst(id);
     os << in << "const NodeId n = node(" << c << ", v, " << opConst(e.domain, e.op) << ");\n";
     os << in << "if (n == kNoId || !attrs(" << c << ", n, v)) return false;\n";
     const size_t count = e.inputs.size();
@@ -978,6 +1038,117 @@ class RuleEmitter {
   std::vector<std::tuple<std::string, std::string, uint32_t>> roots_;
   std::vector<std::string> creates_;
   std::vector<TargetOrder> targets_;
+  std::vector<bool> shared_;  ///< match functions taken from shared_base_
+  std::string shared_base_;
+};
+
+// ---- Match functions shared by several rules of a file ---------------------------------------
+
+/// Rules of one file often repeat a sub-pattern (LayerNorm's mean/variance/std in every
+/// LayerNorm form). A match function whose text, and the text of every function it calls,
+/// is the same in several rules is written once, in a class template over the rule's expr
+/// ids (`<Family>SharedMatch<Ids>`) that those rules' matchers derive from.
+class SharedMatchPlanner {
+ public:
+  explicit SharedMatchPlanner(std::vector<RuleEmitter>& rules) : rules_(rules) {}
+
+  /// Decides what is shared and tells each rule; returns the shared class template's text
+  /// (empty when nothing is shared).
+  std::string plan(const std::string& class_name, const std::string& file) {
+    const size_t n = rules_.size();
+    keys_.resize(n);
+    for (size_t r = 0; r < n; ++r) {
+      keys_[r].assign(rules_[r].numExprs(), "");
+      for (ExprId id = 0; id < rules_[r].numExprs(); ++id) closureKey(r, id);
+    }
+    // How many rules have each (function, closure) pair; the most common closure of a
+    // function name is the one that may be shared.
+    std::map<std::string, std::map<std::string, std::set<size_t>>> users;
+    for (size_t r = 0; r < n; ++r)
+      for (ExprId id = 0; id < rules_[r].numExprs(); ++id)
+        users[rules_[r].matchFnName(id)][keys_[r][id]].insert(r);
+    for (const auto& [fn, by_key] : users) {
+      const std::string* best = nullptr;
+      size_t count = 1;
+      for (const auto& [key, rules] : by_key)
+        if (rules.size() > count) best = &key, count = rules.size();
+      if (best) chosen_[fn] = *best;
+    }
+    shared_.resize(n);
+    std::vector<std::vector<int8_t>> memo(n);
+    for (size_t r = 0; r < n; ++r) {
+      memo[r].assign(rules_[r].numExprs(), -1);
+      for (ExprId id = 0; id < rules_[r].numExprs(); ++id) sharedIn(r, id, memo[r]);
+      shared_[r].assign(rules_[r].numExprs(), false);
+      for (ExprId id = 0; id < rules_[r].numExprs(); ++id) shared_[r][id] = memo[r][id] == 1;
+    }
+    // The template: each shared function once, in the order of the first rule using it.
+    std::ostringstream body;
+    std::set<std::string> written;
+    for (size_t r = 0; r < n; ++r)
+      for (ExprId id = 0; id < rules_[r].numExprs(); ++id) {
+        const std::string fn = rules_[r].matchFnName(id);
+        if (!shared_[r][id] || !written.insert(fn).second) continue;
+        // Where it stands, "rule line:col" (all in the one file this family is from).
+        std::vector<std::string> where;
+        for (size_t o = 0; o < n; ++o)
+          for (ExprId j = 0; j < rules_[o].numExprs(); ++j)
+            if (shared_[o][j] && rules_[o].matchFnName(j) == fn) {
+              std::string loc = rules_[o].matchFnLoc(j);
+              if (loc.compare(0, file.size() + 1, file + ":") == 0) loc.erase(0, file.size() + 1);
+              where.push_back(rules_[o].ruleName() + " " + loc);
+            }
+        body << "  /// " << rules_[r].matchFnDoc(id) << "\n";
+        body << "  /// (" << file << ": " << joinStrings(where) << ")\n";
+        body << rules_[r].matchFnText(id, "Ids::") << "\n";
+      }
+    for (size_t r = 0; r < n; ++r) rules_[r].useShared(shared_[r], class_name);
+    if (written.empty()) return "";
+    std::ostringstream os;
+    os << "\n" << kRule;
+    os << "// Match functions that several rules of this file share, written once. `Ids` is\n";
+    os << "// the rule's expr ids: the same function names the same exprs in each rule.\n";
+    os << kRule << "\n";
+    os << "template <typename Ids>\n";
+    os << "class " << class_name << " : public gen::Matcher, protected Ids {\n";
+    os << " protected:\n";
+    os << "  using gen::Matcher::Matcher;\n\n";
+    os << body.str();
+    os << "};\n";
+    return os.str();
+  }
+
+ private:
+  /// The text of `id`'s function and of every function it reaches, by name.
+  const std::string& closureKey(size_t r, ExprId id) {
+    std::string& key = keys_[r][id];
+    if (!key.empty()) return key;
+    std::map<std::string, std::string> reached;
+    collect(r, id, reached);
+    for (const auto& [fn, text] : reached) key += text;
+    return key;
+  }
+
+  void collect(size_t r, ExprId id, std::map<std::string, std::string>& reached) {
+    if (!reached.emplace(rules_[r].matchFnName(id), rules_[r].matchFnText(id)).second) return;
+    for (ExprId in : rules_[r].callees(id)) collect(r, in, reached);
+  }
+
+  /// Shared: the chosen closure of its name (common to two rules or more), and every
+  /// callee shared too (so the template's calls reach the same functions).
+  bool sharedIn(size_t r, ExprId id, std::vector<int8_t>& memo) {
+    if (memo[id] >= 0) return memo[id] == 1;
+    auto it = chosen_.find(rules_[r].matchFnName(id));
+    bool shared = it != chosen_.end() && it->second == keys_[r][id];
+    for (ExprId in : rules_[r].callees(id)) shared = sharedIn(r, in, memo) && shared;
+    memo[id] = shared ? 1 : 0;
+    return shared;
+  }
+
+  std::vector<RuleEmitter>& rules_;
+  std::vector<std::vector<std::string>> keys_;
+  std::map<std::string, std::string> chosen_;
+  std::vector<std::vector<bool>> shared_;
 };
 
 }  // namespace
@@ -1036,8 +1207,14 @@ std::string CppEmitter::emitFamily(const std::string& input) const {
   std::map<std::string, std::string> ops;
   std::ostringstream body;
   std::vector<std::string> adds;
+  std::vector<RuleEmitter> emitters;
+  emitters.reserve(rules.size());
   for (const ir::Rule* r : rules) {
-    RuleEmitter emitter(*r, ops);
+    emitters.emplace_back(*r, ops);
+    emitters.back().prepare();
+  }
+  body << SharedMatchPlanner(emitters).plan(pascal(stem(input)) + "SharedMatch", input);
+  for (RuleEmitter& emitter : emitters) {
     body << emitter.run();
     for (const std::string& a : emitter.patternsToAdd()) adds.push_back(a);
   }

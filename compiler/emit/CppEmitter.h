@@ -5,7 +5,9 @@
 // populate<Family>(RuleSet&) per file. Each rule becomes a `<PascalName>Match`
 // (one function per pattern expr: early returns, backtracking at alternatives,
 // commutative operands and optional ops, in the interpreter's search order) and a
-// `<PascalName>Rule : RewritePattern`. The leaf checks and failure texts are shared
+// `<PascalName>Rule : RewritePattern`. Match functions that several rules of a file
+// have verbatim (with everything they call) are written once, in a class template
+// `<Family>SharedMatch<Ids>` those rules derive from. The leaf checks and failure texts are shared
 // with the interpreter's semantics through runtime/match/GeneratedSupport.h.
 //
 // Output is deterministic (no timestamps; files, rules and ops in input order) and
