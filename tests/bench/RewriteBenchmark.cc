@@ -1,27 +1,40 @@
-//===- RewriteBenchmark.cc - time per phase of onnx-rewrite on big models -===//
+//===- RewriteBenchmark.cc - onnx-rewrite's phases, compiled vs interpreted ===//
 //
-// For transformer models of about 10^3 .. 10^6 nodes (TransformerModelGenerator,
-// external "shape-only" weights), times each phase the onnx-rewrite command goes
-// through, separately: protobuf parse (from memory, and loadModelFile from disk),
-// ONNX shape inference, IR import (constructing Model), the driver with the
-// built-in rules, export (undoing inferred shapes, Model::finish), and saving
-// (SerializeToString, and saveModelFile to disk). Each iteration prepares a fresh
-// model by running the earlier phases untimed and measures only its own phase
-// (manual timing), so one benchmark is one phase. Counters: nodes, ns_per_node,
-// peak_rss_mb (the process's peak so far: run one size per process, as
-// tests/bench/run.sh does, to read it as that size's peak).
+// For one transformer model size (TransformerModelGenerator, external "shape-only"
+// weights), each iteration takes two fresh copies of the model through the pipeline
+// the onnx-rewrite command runs: protobuf parse (from memory), ONNX shape inference,
+// IR import (constructing Model), the driver, export (undoing inferred shapes,
+// Model::finish) and SerializeToString. One copy is rewritten by the compiled rules
+// (generated/, populateGeneratedRules), the other by the same rules/ files loaded with
+// dsl/RuleLoader and run by the Rule IR interpreter; the order alternates between
+// iterations, so both modes see the same machine load and their ratio holds within
+// one run. Both outputs must be byte-identical.
 //
-//   rewrite_benchmark [--layers=20,200,2000,20000] [google benchmark flags]
+// Times are CPU times of the benchmark thread (see threadCpuSeconds); manual time is the
+// compiled rewrite's. Counters (medians over iterations, since the machine is shared;
+// rewrite_wall and interp_rewrite_wall give the wall-clock medians for comparison): <phase>_ms and
+// <phase>_ns_per_node for parse, infer, import, rewrite (compiled), recheck (a second driver run on
+// the rewritten model, which finds nothing left: matching alone), interp_rewrite, interp_recheck,
+// export and serialize; interp_over_compiled and recheck_interp_over_compiled;
+// rewrite_pct_of_parse; rewrites, nodes_after, identical (1 if every output matched and no recheck
+// rewrote); rules_compiled, rules_interpreted, interp_load_ms (loading the rule files once);
+// peak_rss_mb (the process's peak: run one size per process, as tests/bench/run.sh does).
+//
+//   rewrite_benchmark [--layers=1,20,200,2000,20000] [--iterations=N] [google benchmark flags]
 //
 //===----------------------------------------------------------------------===//
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -29,10 +42,12 @@
 
 #include <benchmark/benchmark.h>
 
-#include "runtime/builtin/BuiltinRules.h"
+#include "compiler/diag/Diagnostics.h"
+#include "dsl/RuleLoader.h"
+#include "generated/registry.gen.h"
 #include "runtime/driver/Driver.h"
 #include "runtime/graph/Model.h"
-#include "runtime/io/ModelFile.h"
+#include "runtime/interp/RuleInterpreter.h"
 #include "runtime/io/ShapeInference.h"
 #include "tests/bench/TransformerModelGenerator.h"
 
@@ -41,25 +56,25 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The phases of one onnx-rewrite run, in pipeline order.
-enum class Phase {
-  kParse,      // ModelProto::ParseFromString of the serialized model
-  kLoadFile,   // loadModelFile: read + parse + external data checks (instead of kParse)
-  kInfer,      // InferredShapes (ONNX shape inference), on by default in the CLI
-  kImport,     // Model construction (Graph IR import)
-  kRewrite,    // runDriver with the built-in rules
-  kExport,     // InferredShapes::undo + Model::finish
-  kSerialize,  // ModelProto::SerializeToString
-  kSaveFile,   // saveModelFile into the model's folder (write, fsync, rename)
-};
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// CPU time of the calling thread. The figures are CPU times, not wall-clock times: on a
+/// shared machine a process waits for a core for milliseconds at a time, which would
+/// swamp phases this short; CPU time leaves that out (cache pollution stays in).
+double threadCpuSeconds() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 /// A generated model on disk and in memory; one size at a time is kept.
 struct Corpus {
   int layers = -1;
   int64_t nodes = 0;
   std::string folder;  // holds model.onnx and its sparse weights file
-  std::string path;
-  std::string bytes;  // the serialized model
+  std::string bytes;   // the serialized model
 };
 
 Corpus& corpus() {
@@ -70,9 +85,8 @@ Corpus& corpus() {
 void removeCorpusFiles() {
   Corpus& c = corpus();
   if (c.folder.empty()) return;
-  for (const char* name : {"model.onnx", "weights.bin", "out.onnx"})
-    ::unlink((c.folder + "/" + name).c_str());
-  ::rmdir(c.folder.c_str());
+  std::error_code ignored;
+  std::filesystem::remove_all(c.folder, ignored);
   c.folder.clear();
 }
 
@@ -87,14 +101,15 @@ const Corpus& corpusFor(int layers) {
   buf.push_back('\0');
   if (!::mkdtemp(buf.data())) throw std::runtime_error(templ + ": " + std::strerror(errno));
   c.folder = buf.data();
-  c.path = c.folder + "/model.onnx";
+  // On disk (not only in memory) because import checks the external data references.
+  const std::string path = c.folder + "/model.onnx";
   TransformerOptions options;
   options.layers = layers;
   options.inline_weights = false;
   options.external_location = "weights.bin";
-  c.nodes = writeTransformerModel(options, c.path);
-  std::FILE* f = std::fopen(c.path.c_str(), "rb");
-  if (!f) throw std::runtime_error(c.path + ": cannot read back");
+  c.nodes = writeTransformerModel(options, path);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error(path + ": cannot read back");
   char chunk[1 << 16];
   size_t n;
   while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) c.bytes.append(chunk, n);
@@ -103,63 +118,113 @@ const Corpus& corpusFor(int layers) {
   return c;
 }
 
-const std::vector<const RewritePattern*>& builtinSelection() {
-  static const RuleSet rules = builtinRules();
-  static const std::vector<const RewritePattern*> selected = selectRules(rules, RuleFilter{});
-  return selected;
+/// The shipped rules in both modes: rulec's output (generated/) and the rules/ files.
+struct Rules {
+  RuleSet compiled;
+  RuleSet interpreted;
+  std::vector<const RewritePattern*> compiled_selection;
+  std::vector<const RewritePattern*> interpreted_selection;
+  double interp_load_seconds = 0;
+  /// Both modes have the same rules, by name and order (rules/ and generated/ agree).
+  bool same_rules = false;
+};
+
+/// rules/ of the source tree, or $ONNX_REWRITE_BENCH_RULES (to measure a snapshot).
+std::string rulesDir() {
+  const char* dir = std::getenv("ONNX_REWRITE_BENCH_RULES");
+  return dir && *dir ? dir : ONNX_REWRITE_RULES_DIR;
 }
 
-/// One model going through the pipeline. Members are destroyed in reverse order: the IR
-/// puts its nodes back before the proto goes.
+/// Every .yaml and .td of rules/ in byte order of their names, as
+/// compiler/rulec/regenerate.sh gives them to rulec.
+std::vector<std::string> shippedRuleFiles() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(rulesDir())) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".yaml" || ext == ".td"))
+      files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+const Rules& rules() {
+  static const Rules r = [] {
+    Rules out;
+    populateGeneratedRules(out.compiled);
+    const auto start = Clock::now();
+    DiagnosticEngine diag;
+    ir::RuleFile file;
+    if (!loadRuleFiles(shippedRuleFiles(), RuleLoadOptions{}, file, diag))
+      throw std::runtime_error("the rule files in " + rulesDir() + " do not load");
+    out.interpreted = interpretRules(file);
+    out.interp_load_seconds = secondsSince(start);
+    out.compiled_selection = selectRules(out.compiled, RuleFilter{});
+    out.interpreted_selection = selectRules(out.interpreted, RuleFilter{});
+    out.same_rules = out.compiled_selection.size() == out.interpreted_selection.size();
+    for (size_t i = 0; out.same_rules && i < out.compiled_selection.size(); ++i)
+      out.same_rules = out.compiled_selection[i]->name() == out.interpreted_selection[i]->name();
+    return out;
+  }();
+  return r;
+}
+
+/// The phases timed, in pipeline order. kRewrite is the driver; kRecheck runs it again on
+/// the rewritten model, where every rule is tried on its candidates and none applies: the
+/// cost of matching alone, without building targets or editing the graph.
+enum Phase { kParse, kInfer, kImport, kRewrite, kRecheck, kExport, kSerialize, kPhaseCount };
+constexpr const char* kPhaseNames[kPhaseCount] = {"parse",   "infer",  "import",   "rewrite",
+                                                  "recheck", "export", "serialize"};
+
+/// One copy of the model through the pipeline. Members are destroyed in reverse order:
+/// the IR puts its nodes back before the proto goes.
 struct Run {
   onnx::ModelProto proto;
   std::unique_ptr<InferredShapes> shapes;
   std::unique_ptr<Model> ir;
   DriverStats stats;
+  DriverStats recheck;
   std::string out;
+  double seconds[kPhaseCount] = {};  // CPU time of this thread
+  double wall[kPhaseCount] = {};
 
-  void step(Phase phase, const Corpus& c) {
-    switch (phase) {
-      case Phase::kParse:
-        if (!proto.ParseFromString(c.bytes)) throw std::runtime_error("parse failed");
-        break;
-      case Phase::kLoadFile:
-        loadModelFile(c.path, proto);
-        break;
-      case Phase::kInfer:
-        shapes = std::make_unique<InferredShapes>(proto);
-        break;
-      case Phase::kImport:
-        ir = std::make_unique<Model>(proto, c.folder);
-        break;
-      case Phase::kRewrite:
-        stats = runDriver(*ir, builtinSelection());
-        break;
-      case Phase::kExport:
-        shapes->undo();
-        ir->finish();
-        break;
-      case Phase::kSerialize:
-        if (!proto.SerializeToString(&out)) throw std::runtime_error("serialize failed");
-        break;
-      case Phase::kSaveFile:
-        saveModelFile(proto, c.folder + "/out.onnx", c.folder);
-        break;
-    }
+  void go(const Corpus& c, const std::vector<const RewritePattern*>& selection) {
+    auto timed = [&](Phase phase, auto&& step) {
+      const double cpu_start = threadCpuSeconds();
+      const auto start = Clock::now();
+      step();
+      wall[phase] = secondsSince(start);
+      seconds[phase] = threadCpuSeconds() - cpu_start;
+    };
+    timed(kParse, [&] {
+      if (!proto.ParseFromString(c.bytes)) throw std::runtime_error("parse failed");
+    });
+    timed(kInfer, [&] { shapes = std::make_unique<InferredShapes>(proto); });
+    timed(kImport, [&] { ir = std::make_unique<Model>(proto, c.folder); });
+    timed(kRewrite, [&] { stats = runDriver(*ir, selection); });
+    timed(kRecheck, [&] { recheck = runDriver(*ir, selection); });
+    timed(kExport, [&] {
+      shapes->undo();
+      ir->finish();
+    });
+    timed(kSerialize, [&] {
+      if (!proto.SerializeToString(&out)) throw std::runtime_error("serialize failed");
+    });
+  }
+
+  /// Frees the model (untimed), keeping the output and the figures: the next copy then
+  /// starts from the same memory state, and two big models are never held at once.
+  void dropModel() {
+    ir.reset();
+    shapes.reset();
+    onnx::ModelProto().Swap(&proto);  // Clear() would keep the repeated fields' memory
   }
 };
 
-/// The phases that must run before `phase`.
-std::vector<Phase> setupFor(Phase phase) {
-  static const Phase kMain[] = {Phase::kParse, Phase::kInfer, Phase::kImport, Phase::kRewrite,
-                                Phase::kExport};
-  std::vector<Phase> setup;
-  if (phase == Phase::kParse || phase == Phase::kLoadFile) return setup;
-  for (Phase p : kMain) {
-    if (p == phase) break;
-    setup.push_back(p);
-  }
-  return setup;
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 double peakRssMb() {
@@ -168,96 +233,132 @@ double peakRssMb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-void benchmarkPhase(benchmark::State& state, Phase phase) {
+void benchmarkPipeline(benchmark::State& state) {
   const int layers = static_cast<int>(state.range(0));
   const Corpus* c = nullptr;
+  const Rules* r = nullptr;
   try {
     c = &corpusFor(layers);
+    r = &rules();
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
   }
-  const std::vector<Phase> setup = setupFor(phase);
-  double total_seconds = 0;
-  uint64_t rewrites = 0;
+  std::map<std::string, std::vector<double>> samples;  // phase -> seconds per iteration
+  bool identical = true;
+  uint64_t rewrites = 0, interp_rewrites = 0, nodes_after = 0;
+  int64_t iteration = 0;
   for (auto _ : state) {
-    auto run = std::make_unique<Run>();
-    double seconds = 0;
+    std::unique_ptr<Run> compiled, interpreted;
     try {
-      for (Phase p : setup) run->step(p, *c);
-      const auto start = Clock::now();
-      run->step(phase, *c);
-      seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      // Alternate the order so that neither mode always runs on a warmer machine.
+      for (int k = 0; k < 2; ++k) {
+        const bool compiled_turn = (k == 0) == (iteration % 2 == 0);
+        auto run = std::make_unique<Run>();
+        run->go(*c, compiled_turn ? r->compiled_selection : r->interpreted_selection);
+        run->dropModel();
+        (compiled_turn ? compiled : interpreted) = std::move(run);
+      }
     } catch (const std::exception& e) {
       state.SkipWithError(e.what());
       break;
     }
-    state.SetIterationTime(seconds);
-    total_seconds += seconds;
-    rewrites = run->stats.rewrites;
-    run.reset();  // untimed: manual time covers only the phase
+    ++iteration;
+    state.SetIterationTime(compiled->seconds[kRewrite]);
+    for (int p = 0; p < kPhaseCount; ++p) samples[kPhaseNames[p]].push_back(compiled->seconds[p]);
+    samples["interp_rewrite"].push_back(interpreted->seconds[kRewrite]);
+    samples["interp_recheck"].push_back(interpreted->seconds[kRecheck]);
+    samples["rewrite_wall"].push_back(compiled->wall[kRewrite]);
+    samples["interp_rewrite_wall"].push_back(interpreted->wall[kRewrite]);
+    identical = identical && compiled->out == interpreted->out && compiled->recheck.rewrites == 0 &&
+                interpreted->recheck.rewrites == 0;
+    rewrites = compiled->stats.rewrites;
+    interp_rewrites = interpreted->stats.rewrites;
+    nodes_after = compiled->stats.nodes_after;
   }
   if (state.error_occurred() || state.iterations() == 0) return;
-  const double iterations = static_cast<double>(state.iterations());
-  state.counters["nodes"] = static_cast<double>(c->nodes);
-  state.counters["ns_per_node"] = total_seconds * 1e9 / iterations / static_cast<double>(c->nodes);
+  const double nodes = static_cast<double>(c->nodes);
+  for (const auto& [phase, seconds] : samples) {
+    const double m = median(seconds);
+    state.counters[phase + "_ms"] = m * 1e3;
+    state.counters[phase + "_ns_per_node"] = m * 1e9 / nodes;
+  }
+  state.counters["interp_over_compiled"] =
+      median(samples["interp_rewrite"]) / median(samples["rewrite"]);
+  state.counters["recheck_interp_over_compiled"] =
+      median(samples["interp_recheck"]) / median(samples["recheck"]);
+  state.counters["rewrite_pct_of_parse"] =
+      100 * median(samples["rewrite"]) / median(samples["parse"]);
+  state.counters["nodes"] = nodes;
+  state.counters["rewrites"] = static_cast<double>(rewrites);
+  state.counters["interp_rewrites"] = static_cast<double>(interp_rewrites);
+  state.counters["nodes_after"] = static_cast<double>(nodes_after);
+  state.counters["identical"] = identical ? 1 : 0;
+  state.counters["rules_compiled"] = static_cast<double>(r->compiled.size());
+  state.counters["rules_interpreted"] = static_cast<double>(r->interpreted.size());
+  state.counters["same_rules"] = r->same_rules ? 1 : 0;
+  state.counters["interp_load_ms"] = r->interp_load_seconds * 1e3;
+  state.counters["model_mb"] = static_cast<double>(c->bytes.size()) / 1e6;
   state.counters["peak_rss_mb"] = peakRssMb();
-  if (phase == Phase::kRewrite) state.counters["rewrites"] = static_cast<double>(rewrites);
-  if (phase == Phase::kParse)
-    state.counters["model_mb"] = static_cast<double>(c->bytes.size()) / 1e6;
 }
 
-struct PhaseName {
-  Phase phase;
-  const char* name;
-};
-constexpr PhaseName kPhases[] = {
-    {Phase::kParse, "parse"},         {Phase::kLoadFile, "load_file"}, {Phase::kInfer, "infer"},
-    {Phase::kImport, "import"},       {Phase::kRewrite, "rewrite"},    {Phase::kExport, "export"},
-    {Phase::kSerialize, "serialize"}, {Phase::kSaveFile, "save_file"},
+/// This program's own flags, taken out of argv before Google Benchmark sees it.
+struct Flags {
+  std::vector<int> layers = {1, 20, 200, 2000, 20000};  // 59 nodes, then ~10^3 .. 10^6
+  int64_t iterations = 0;                               // 0: chosen by model size
 };
 
-/// Removes "--layers=a,b,c" from argv and returns the layer counts.
-std::vector<int> takeLayersFlag(int& argc, char** argv) {
-  std::vector<int> layers = {20, 200, 2000, 20000};  // ~10^3, 10^4, 10^5, 10^6 nodes
+/// Parses "a,b,c" into positive integers.
+std::vector<int64_t> positiveList(const char* text) {
+  std::vector<int64_t> out;
+  for (const char* p = text; *p;) {
+    char* end = nullptr;
+    const long long n = std::strtoll(p, &end, 10);
+    if (end == p || n <= 0 || (*end != ',' && *end != '\0'))
+      throw std::invalid_argument(std::string("bad value '") + text + "'");
+    out.push_back(n);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return out;
+}
+
+/// Removes --layers=a,b,c and --iterations=N from argv.
+Flags takeFlags(int& argc, char** argv) {
+  Flags flags;
   int w = 1;
   for (int r = 1; r < argc; ++r) {
-    const char* kFlag = "--layers=";
-    if (std::strncmp(argv[r], kFlag, std::strlen(kFlag)) != 0) {
+    const std::string arg = argv[r];
+    if (arg.rfind("--layers=", 0) == 0) {
+      flags.layers.clear();
+      for (int64_t n : positiveList(argv[r] + std::strlen("--layers=")))
+        flags.layers.push_back(static_cast<int>(n));
+    } else if (arg.rfind("--iterations=", 0) == 0) {
+      const std::vector<int64_t> n = positiveList(argv[r] + std::strlen("--iterations="));
+      if (n.size() != 1) throw std::invalid_argument("--iterations takes one count");
+      flags.iterations = n[0];
+    } else {
       argv[w++] = argv[r];
-      continue;
-    }
-    layers.clear();
-    for (const char* p = argv[r] + std::strlen(kFlag); *p;) {
-      char* end = nullptr;
-      const long n = std::strtol(p, &end, 10);
-      if (end == p || n <= 0) throw std::invalid_argument("bad --layers value");
-      layers.push_back(static_cast<int>(n));
-      p = *end == ',' ? end + 1 : end;
     }
   }
   argc = w;
-  return layers;
+  return flags;
 }
 
-/// Size-major registration, so each model is generated once.
-void registerBenchmarks(const std::vector<int>& layer_counts) {
-  for (int layers : layer_counts) {
+void registerBenchmarks(const Flags& flags) {
+  for (int layers : flags.layers) {
     const int64_t nodes = transformerNodeCount(layers);
-    for (const PhaseName& p : kPhases) {
-      auto* b = benchmark::RegisterBenchmark(
-          p.name, [phase = p.phase](benchmark::State& s) { benchmarkPhase(s, phase); });
-      b->Arg(layers)->ArgName("layers")->UseManualTime()->Unit(benchmark::kMillisecond);
-      // Keep the total modest: big models take few iterations.
-      if (nodes >= 500000)
-        b->Iterations(1);
-      else if (nodes >= 50000)
-        b->Iterations(3);
-      else if (nodes >= 5000)
-        b->Iterations(10);
-      else
-        b->MinTime(0.1);
-    }
+    // About 5 * 10^4 nodes per mode in all: seconds for a size. An even count, so each
+    // mode goes first equally often (the first copy a process rewrites also pays for
+    // first-touching memory): at least 4 for a median, 2 from 5 * 10^5 nodes (a minute each).
+    int64_t iterations = nodes >= 500000 ? 2 : std::clamp<int64_t>(50000 / nodes, 4, 500);
+    iterations += iterations % 2;
+    if (flags.iterations > 0) iterations = flags.iterations;
+    benchmark::RegisterBenchmark("pipeline", benchmarkPipeline)
+        ->Arg(layers)
+        ->ArgName("layers")
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(iterations);
   }
 }
 
@@ -266,16 +367,16 @@ void registerBenchmarks(const std::vector<int>& layer_counts) {
 
 int main(int argc, char** argv) {
   using namespace onnx_rewrite::bench;
-  std::vector<int> layers;
+  Flags flags;
   try {
-    layers = takeLayersFlag(argc, argv);
+    flags = takeFlags(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rewrite_benchmark: %s\n", e.what());
     return 2;
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  registerBenchmarks(layers);
+  registerBenchmarks(flags);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   removeCorpusFiles();
