@@ -9,8 +9,10 @@
 
 #include <regex>
 
+#include "tests/support/AttentionModels.h"
 #include "tests/support/GeluModels.h"
 #include "tests/support/NormModels.h"
+#include "tests/support/RotaryModels.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TestModels.h"
 
@@ -317,6 +319,10 @@ TEST_F(CliTest, ExplainsANearMissOfEachRuleFamilyTheSameCompiledAndInterpreted) 
   rms.exponent = "3.0";
   testing::SkipLayerNormSpec skip;
   skip.skip_dims = "S, 8";
+  testing::RotarySpec rotary;
+  rotary.neg_first_half = true;
+  testing::AttentionSpec attention;
+  attention.out_perm = "0, 1, 2, 3";
   const NearMiss cases[] = {
       {"layer_norm", testing::layerNormModel(ln),
        "rules/layer_norm.yaml:28:39: ReduceMean: attribute keepdims is 0, expected 1"},
@@ -324,6 +330,13 @@ TEST_F(CliTest, ExplainsANearMissOfEachRuleFamilyTheSameCompiledAndInterpreted) 
        "rules/rms_norm.td:21:40: constant 2.0: 'two' is 3.0, expected 2.0"},
       {"skip_layer_norm", testing::skipLayerNormModel(skip),
        "rules/skip_layer_norm.yaml:48:16: skip: 'skip' has rank 2, expected 3"},
+      {"gelu_erf", testing::geluModel(testing::GeluForm::kTorchScript, 17, "0.5", "1.0", "1.5"),
+       "rules/gelu.yaml:48:17: sqrt2: 'sqrt2' is 1.5, expected 1.4142135"},
+      {"rotary_embedding", testing::rotaryModel(rotary),
+       "rules/rotary.yaml:32:22: constant 0: 'half' is 4, expected 0"},
+      {"multi_head_attention", testing::attentionModel(attention),
+       "rules/attention.yaml:176:33: Transpose: attribute perm is [0, 1, 2, 3], expected [0, 2, 1, "
+       "3]"},
   };
   for (const NearMiss& c : cases) {
     writeModel(in_, parseModel(c.model));
@@ -333,8 +346,9 @@ TEST_F(CliTest, ExplainsANearMissOfEachRuleFamilyTheSameCompiledAndInterpreted) 
         shellQuote(in_) + " -o " + shellQuote(out_) + " -q --explain " + c.rule;
     CommandResult compiled = runCommand(cd + shellQuote(ONNX_REWRITE_CLI) + " " + args);
     CommandResult interp = runCommand(cd + shellQuote(ONNX_REWRITE_CLI) + " " + args +
-                                      " --rules rules/com_microsoft.yaml rules/layer_norm.yaml "
-                                      "rules/rms_norm.td rules/skip_layer_norm.yaml");
+                                      " --rules rules/com_microsoft.yaml rules/attention.yaml "
+                                      "rules/gelu.yaml rules/layer_norm.yaml rules/rms_norm.td "
+                                      "rules/rotary.yaml rules/skip_layer_norm.yaml");
     ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
     ASSERT_EQ(interp.exit_code, 0) << interp.err;
     EXPECT_NE(compiled.err.find(c.reason), std::string::npos) << c.rule << "\n" << compiled.err;

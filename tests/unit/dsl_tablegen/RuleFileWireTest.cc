@@ -154,7 +154,7 @@ TEST(RuleFileWire, DiagnosticsSurviveARoundTrip) {
   std::string bytes;
   encodeDiagnostic(d, bytes);
   std::string_view in(bytes);
-  Diagnostic out;
+  Diagnostic out{};  // value-initialised: GCC -O3 warns on a default-constructed one
   ASSERT_TRUE(decodeDiagnostic(in, out));
   EXPECT_EQ(out.severity, d.severity);
   EXPECT_EQ(out.loc.str(), "a.td:3:9");
