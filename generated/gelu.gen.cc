@@ -57,36 +57,36 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/gelu.yaml: gelu_erf 44:15, fast_gelu 66:19, quick_gelu 92:15, bias_gelu 105:34,
-  /// fast_gelu_bias 118:38)
+  /// (rules/gelu.yaml: gelu_erf 45:15, fast_gelu 67:19, quick_gelu 93:15, silu 107:15, bias_gelu
+  /// 118:34, fast_gelu_bias 131:38)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// one
-  /// (rules/gelu.yaml: gelu_erf 45:23, fast_gelu 70:30)
+  /// (rules/gelu.yaml: gelu_erf 46:23, fast_gelu 71:30)
   bool matchOne(ValueId v, gen::Next k) {
     if (seen(Ids::kOne)) return same(Ids::kOne, v) && k();
     return bind(Ids::kOne, v) && k();
   }
 
   /// half
-  /// (rules/gelu.yaml: gelu_erf 46:26, fast_gelu 71:30)
+  /// (rules/gelu.yaml: gelu_erf 47:26, fast_gelu 72:30)
   bool matchHalf(ValueId v, gen::Next k) {
     if (seen(Ids::kHalf)) return same(Ids::kHalf, v) && k();
     return bind(Ids::kHalf, v) && k();
   }
 
   /// bias
-  /// (rules/gelu.yaml: bias_gelu 105:37, fast_gelu_bias 118:41)
+  /// (rules/gelu.yaml: bias_gelu 118:37, fast_gelu_bias 131:41)
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
     return bind(Ids::kBias, v) && k();
   }
 
   /// Add(x, bias)
-  /// (rules/gelu.yaml: bias_gelu 105:30, fast_gelu_bias 118:34)
+  /// (rules/gelu.yaml: bias_gelu 118:30, fast_gelu_bias 131:34)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd)) return same(Ids::kAdd, v) && k();
     if (!bind(Ids::kAdd, v)) return false;
@@ -101,23 +101,23 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// a
-  /// (rules/gelu.yaml: fused_matmul 134:22, fused_matmul_scale 158:18, fused_matmul_input_scale
-  /// 183:16)
+  /// (rules/gelu.yaml: fused_matmul 147:22, fused_matmul_scale 171:18, fused_matmul_input_scale
+  /// 196:16)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
   /// b
-  /// (rules/gelu.yaml: fused_matmul 135:22, fused_matmul_scale 158:21, fused_matmul_input_scale
-  /// 184:16)
+  /// (rules/gelu.yaml: fused_matmul 148:22, fused_matmul_scale 171:21, fused_matmul_input_scale
+  /// 197:16)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
   }
 
   /// c
-  /// (rules/gelu.yaml: fused_matmul_scale 159:18, fused_matmul_input_scale 183:19)
+  /// (rules/gelu.yaml: fused_matmul_scale 172:18, fused_matmul_input_scale 196:19)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -125,7 +125,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:38
+// Generated from: rules/gelu.yaml:39
 // gelu_erf (priority 50): x * 0.5 * (1 + Erf(x / sqrt 2)) in every association torch.onnx and HF
 // emit.
 //===----------------------------------------------------------------------===//
@@ -135,7 +135,7 @@ const gen::RuleSpec& specGeluErf() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "gelu_erf";
-    s.loc = "rules/gelu.yaml:38:5";
+    s.loc = "rules/gelu.yaml:39:5";
     s.root = 16;
     s.slot_names = {"x", "sqrt2", "rsqrt2", "s", "one", "p", "half", "y"};
     s.num_captures = 0;
@@ -143,110 +143,110 @@ const gen::RuleSpec& specGeluErf() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:44:15";
+      e.loc = "rules/gelu.yaml:45:15";
       e.slot = 0;
     }
     {  // 1: sqrt2
       gen::ExprSpec& e = s.exprs[1];
       e.label = "sqrt2";
-      e.loc = "rules/gelu.yaml:44:18";
+      e.loc = "rules/gelu.yaml:45:18";
       e.slot = 1;
     }
     {  // 2: Div(x, sqrt2)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:44:11";
+      e.loc = "rules/gelu.yaml:45:11";
       e.num_inputs = 2;
     }
     {  // 3: rsqrt2
       gen::ExprSpec& e = s.exprs[3];
       e.label = "rsqrt2";
-      e.loc = "rules/gelu.yaml:44:34";
+      e.loc = "rules/gelu.yaml:45:34";
       e.slot = 2;
     }
     {  // 4: Mul(x, rsqrt2)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:44:27";
+      e.loc = "rules/gelu.yaml:45:27";
       e.num_inputs = 2;
     }
     {  // 5: Div(x, sqrt2) | Mul(x, rsqrt2)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "s";
-      e.loc = "rules/gelu.yaml:44:25";
+      e.loc = "rules/gelu.yaml:45:25";
       e.slot = 3;
     }
     {  // 6: Erf(s)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Erf";
-      e.loc = "rules/gelu.yaml:45:15";
+      e.loc = "rules/gelu.yaml:46:15";
       e.num_inputs = 1;
     }
     {  // 7: one
       gen::ExprSpec& e = s.exprs[7];
       e.label = "one";
-      e.loc = "rules/gelu.yaml:45:23";
+      e.loc = "rules/gelu.yaml:46:23";
       e.slot = 4;
     }
     {  // 8: Add(Erf(s), one)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:45:11";
+      e.loc = "rules/gelu.yaml:46:11";
       e.slot = 5;
       e.num_inputs = 2;
     }
     {  // 9: Mul(x, p)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:46:15";
+      e.loc = "rules/gelu.yaml:47:15";
       e.num_inputs = 2;
     }
     {  // 10: half
       gen::ExprSpec& e = s.exprs[10];
       e.label = "half";
-      e.loc = "rules/gelu.yaml:46:26";
+      e.loc = "rules/gelu.yaml:47:26";
       e.slot = 6;
     }
     {  // 11: Mul(Mul(x, p), half)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:46:11";
+      e.loc = "rules/gelu.yaml:47:11";
       e.num_inputs = 2;
     }
     {  // 12: Mul(x, half)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:46:38";
+      e.loc = "rules/gelu.yaml:47:38";
       e.num_inputs = 2;
     }
     {  // 13: Mul(Mul(x, half), p)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:46:34";
+      e.loc = "rules/gelu.yaml:47:34";
       e.num_inputs = 2;
     }
     {  // 14: Mul(p, half)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:46:64";
+      e.loc = "rules/gelu.yaml:47:64";
       e.num_inputs = 2;
     }
     {  // 15: Mul(x, Mul(p, half))
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:46:57";
+      e.loc = "rules/gelu.yaml:47:57";
       e.num_inputs = 2;
     }
     {  // 16: Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half))
       gen::ExprSpec& e = s.exprs[16];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:46:32";
+      e.loc = "rules/gelu.yaml:47:32";
       e.slot = 7;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:48:17";
+      c.loc = "rules/gelu.yaml:49:17";
       c.subject = "sqrt2";
       c.slot = 1;
       c.literal = gen::floatLiteral(1.4142135);
@@ -255,7 +255,7 @@ const gen::RuleSpec& specGeluErf() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:49:17";
+      c.loc = "rules/gelu.yaml:50:17";
       c.subject = "rsqrt2";
       c.slot = 2;
       c.literal = gen::floatLiteral(0.70710678);
@@ -264,7 +264,7 @@ const gen::RuleSpec& specGeluErf() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:50:17";
+      c.loc = "rules/gelu.yaml:51:17";
       c.subject = "one";
       c.slot = 4;
       c.literal = gen::floatLiteral(1.0);
@@ -273,7 +273,7 @@ const gen::RuleSpec& specGeluErf() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:51:17";
+      c.loc = "rules/gelu.yaml:52:17";
       c.subject = "half";
       c.slot = 6;
       c.literal = gen::floatLiteral(0.5);
@@ -356,13 +356,13 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchX, matchOne, matchHalf.
 
-  /// sqrt2  (rules/gelu.yaml:44:18)
+  /// sqrt2  (rules/gelu.yaml:45:18)
   bool matchSqrt2(ValueId v, gen::Next k) {
     if (seen(kSqrt2)) return same(kSqrt2, v) && k();
     return bind(kSqrt2, v) && k();
   }
 
-  /// Div(x, sqrt2)  (rules/gelu.yaml:44:11)
+  /// Div(x, sqrt2)  (rules/gelu.yaml:45:11)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -371,13 +371,13 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(input(n, 0), [&] { return matchSqrt2(input(n, 1), k); });
   }
 
-  /// rsqrt2  (rules/gelu.yaml:44:34)
+  /// rsqrt2  (rules/gelu.yaml:45:34)
   bool matchRsqrt2(ValueId v, gen::Next k) {
     if (seen(kRsqrt2)) return same(kRsqrt2, v) && k();
     return bind(kRsqrt2, v) && k();
   }
 
-  /// Mul(x, rsqrt2)  (rules/gelu.yaml:44:27)
+  /// Mul(x, rsqrt2)  (rules/gelu.yaml:45:27)
   bool matchMul4(ValueId v, gen::Next k) {
     if (seen(kMul4)) return same(kMul4, v) && k();
     if (!bind(kMul4, v)) return false;
@@ -391,7 +391,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchRsqrt2(in0, k); });
   }
 
-  /// s = Div(x, sqrt2) | Mul(x, rsqrt2)  (rules/gelu.yaml:44:25)
+  /// s = Div(x, sqrt2) | Mul(x, rsqrt2)  (rules/gelu.yaml:45:25)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -405,7 +405,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return false;
   }
 
-  /// Erf(s)  (rules/gelu.yaml:45:15)
+  /// Erf(s)  (rules/gelu.yaml:46:15)
   bool matchErf(ValueId v, gen::Next k) {
     if (seen(kErf)) return same(kErf, v) && k();
     if (!bind(kErf, v)) return false;
@@ -414,7 +414,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchS(input(n, 0), k);
   }
 
-  /// p = Add(Erf(s), one)  (rules/gelu.yaml:45:11)
+  /// p = Add(Erf(s), one)  (rules/gelu.yaml:46:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -428,7 +428,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchErf(in1, [&] { return matchOne(in0, k); });
   }
 
-  /// Mul(x, p)  (rules/gelu.yaml:46:15)
+  /// Mul(x, p)  (rules/gelu.yaml:47:15)
   bool matchMul9(ValueId v, gen::Next k) {
     if (seen(kMul9)) return same(kMul9, v) && k();
     if (!bind(kMul9, v)) return false;
@@ -442,7 +442,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchP(in0, k); });
   }
 
-  /// Mul(Mul(x, p), half)  (rules/gelu.yaml:46:11)
+  /// Mul(Mul(x, p), half)  (rules/gelu.yaml:47:11)
   bool matchMul11(ValueId v, gen::Next k) {
     if (seen(kMul11)) return same(kMul11, v) && k();
     if (!bind(kMul11, v)) return false;
@@ -456,7 +456,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchMul9(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, half)  (rules/gelu.yaml:46:38)
+  /// Mul(x, half)  (rules/gelu.yaml:47:38)
   bool matchMul12(ValueId v, gen::Next k) {
     if (seen(kMul12)) return same(kMul12, v) && k();
     if (!bind(kMul12, v)) return false;
@@ -470,7 +470,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(Mul(x, half), p)  (rules/gelu.yaml:46:34)
+  /// Mul(Mul(x, half), p)  (rules/gelu.yaml:47:34)
   bool matchMul13(ValueId v, gen::Next k) {
     if (seen(kMul13)) return same(kMul13, v) && k();
     if (!bind(kMul13, v)) return false;
@@ -484,7 +484,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchMul12(in1, [&] { return matchP(in0, k); });
   }
 
-  /// Mul(p, half)  (rules/gelu.yaml:46:64)
+  /// Mul(p, half)  (rules/gelu.yaml:47:64)
   bool matchMul14(ValueId v, gen::Next k) {
     if (seen(kMul14)) return same(kMul14, v) && k();
     if (!bind(kMul14, v)) return false;
@@ -498,7 +498,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchP(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, Mul(p, half))  (rules/gelu.yaml:46:57)
+  /// Mul(x, Mul(p, half))  (rules/gelu.yaml:47:57)
   bool matchMul15(ValueId v, gen::Next k) {
     if (seen(kMul15)) return same(kMul15, v) && k();
     if (!bind(kMul15, v)) return false;
@@ -512,7 +512,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchMul14(in0, k); });
   }
 
-  /// y = Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half)) (rules/gelu.yaml:46:32)
+  /// y = Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half)) (rules/gelu.yaml:47:32)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -531,16 +531,16 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:53:9:
+  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:54:9:
   ///   y = Gelu(x, approximate='none')
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:55:20", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:56:20", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "none"));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:53:9",
-                     "rules/gelu.yaml:55:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:54:9",
+                     "rules/gelu.yaml:56:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -556,15 +556,15 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
   }
 
-  /// Variant 1, rules/gelu.yaml:56:9:
+  /// Variant 1, rules/gelu.yaml:57:9:
   ///   y = com.microsoft.Gelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:57:34", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:58:34", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:56:9",
-                     "rules/gelu.yaml:57:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:57:9",
+                     "rules/gelu.yaml:58:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -589,7 +589,7 @@ class GeluErfRule : public RewritePattern {
                                 root,
                                 50,
                                 {"ort", "onnx"},
-                                "rules/gelu.yaml:38:5",
+                                "rules/gelu.yaml:39:5",
                                 {op::kGelu, op::kComMicrosoftGelu}}),
         root_output_(root_output) {}
 
@@ -611,7 +611,7 @@ class GeluErfRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:60
+// Generated from: rules/gelu.yaml:61
 // fast_gelu (priority 50): 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) as HF, GPT-2 and
 // torch.onnx write it.
 //===----------------------------------------------------------------------===//
@@ -621,7 +621,7 @@ const gen::RuleSpec& specFastGelu() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fast_gelu";
-    s.loc = "rules/gelu.yaml:60:5";
+    s.loc = "rules/gelu.yaml:61:5";
     s.root = 38;
     s.slot_names = {"x",         "cube", "kappa", "inner", "beta", "k",
                     "one_inner", "arg",  "one",   "t",     "half", "y"};
@@ -630,248 +630,248 @@ const gen::RuleSpec& specFastGelu() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:66:19";
+      e.loc = "rules/gelu.yaml:67:19";
       e.slot = 0;
     }
     {  // 1: 3.0
       gen::ExprSpec& e = s.exprs[1];
       e.label = "constant 3.0";
-      e.loc = "rules/gelu.yaml:66:22";
+      e.loc = "rules/gelu.yaml:67:22";
       e.literal = gen::floatLiteral(3.0);
       e.tolerance = 1e-06;
     }
     {  // 2: Pow(x, 3.0)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Pow";
-      e.loc = "rules/gelu.yaml:66:15";
+      e.loc = "rules/gelu.yaml:67:15";
       e.num_inputs = 2;
     }
     {  // 3: Mul(x, x)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:66:36";
+      e.loc = "rules/gelu.yaml:67:36";
       e.num_inputs = 2;
     }
     {  // 4: Mul(x, Mul(x, x))
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:66:29";
+      e.loc = "rules/gelu.yaml:67:29";
       e.num_inputs = 2;
     }
     {  // 5: Pow(x, 3.0) | Mul(x, Mul(x, x))
       gen::ExprSpec& e = s.exprs[5];
       e.label = "cube";
-      e.loc = "rules/gelu.yaml:66:27";
+      e.loc = "rules/gelu.yaml:67:27";
       e.slot = 1;
     }
     {  // 6: kappa
       gen::ExprSpec& e = s.exprs[6];
       e.label = "kappa";
-      e.loc = "rules/gelu.yaml:67:32";
+      e.loc = "rules/gelu.yaml:68:32";
       e.slot = 2;
     }
     {  // 7: Mul(cube, kappa)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:67:22";
+      e.loc = "rules/gelu.yaml:68:22";
       e.num_inputs = 2;
     }
     {  // 8: Add(x, Mul(cube, kappa))
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:67:15";
+      e.loc = "rules/gelu.yaml:68:15";
       e.slot = 3;
       e.num_inputs = 2;
     }
     {  // 9: 2.0
       gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 2.0";
-      e.loc = "rules/gelu.yaml:68:24";
+      e.loc = "rules/gelu.yaml:69:24";
       e.literal = gen::floatLiteral(2.0);
       e.tolerance = 1e-06;
     }
     {  // 10: 3.1415927
       gen::ExprSpec& e = s.exprs[10];
       e.label = "constant 3.1415927";
-      e.loc = "rules/gelu.yaml:68:29";
+      e.loc = "rules/gelu.yaml:69:29";
       e.literal = gen::floatLiteral(3.1415927);
       e.tolerance = 1e-06;
     }
     {  // 11: Div(2.0, 3.1415927)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:68:20";
+      e.loc = "rules/gelu.yaml:69:20";
       e.num_inputs = 2;
     }
     {  // 12: Sqrt(Div(2.0, 3.1415927))
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Sqrt";
-      e.loc = "rules/gelu.yaml:68:15";
+      e.loc = "rules/gelu.yaml:69:15";
       e.num_inputs = 1;
     }
     {  // 13: 2.0
       gen::ExprSpec& e = s.exprs[13];
       e.label = "constant 2.0";
-      e.loc = "rules/gelu.yaml:68:61";
+      e.loc = "rules/gelu.yaml:69:61";
       e.literal = gen::floatLiteral(2.0);
       e.tolerance = 1e-06;
     }
     {  // 14: 3.1415927
       gen::ExprSpec& e = s.exprs[14];
       e.label = "constant 3.1415927";
-      e.loc = "rules/gelu.yaml:68:66";
+      e.loc = "rules/gelu.yaml:69:66";
       e.literal = gen::floatLiteral(3.1415927);
       e.tolerance = 1e-06;
     }
     {  // 15: Div(2.0, 3.1415927)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:68:57";
+      e.loc = "rules/gelu.yaml:69:57";
       e.num_inputs = 2;
     }
     {  // 16: CastLike(Div(2.0, 3.1415927), x)
       gen::ExprSpec& e = s.exprs[16];
       e.label = "CastLike";
-      e.loc = "rules/gelu.yaml:68:48";
+      e.loc = "rules/gelu.yaml:69:48";
       e.num_inputs = 2;
     }
     {  // 17: Sqrt(CastLike(Div(2.0, 3.1415927), x))
       gen::ExprSpec& e = s.exprs[17];
       e.label = "Sqrt";
-      e.loc = "rules/gelu.yaml:68:43";
+      e.loc = "rules/gelu.yaml:69:43";
       e.num_inputs = 1;
     }
     {  // 18: beta
       gen::ExprSpec& e = s.exprs[18];
       e.label = "beta";
-      e.loc = "rules/gelu.yaml:68:84";
+      e.loc = "rules/gelu.yaml:69:84";
       e.slot = 4;
     }
     {  // 19: Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta
       gen::ExprSpec& e = s.exprs[19];
       e.label = "k";
-      e.loc = "rules/gelu.yaml:68:41";
+      e.loc = "rules/gelu.yaml:69:41";
       e.slot = 5;
     }
     {  // 20: Mul(inner, k)
       gen::ExprSpec& e = s.exprs[20];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:69:15";
+      e.loc = "rules/gelu.yaml:70:15";
       e.num_inputs = 2;
     }
     {  // 21: Mul(x, beta)
       gen::ExprSpec& e = s.exprs[21];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:69:35";
+      e.loc = "rules/gelu.yaml:70:35";
       e.num_inputs = 2;
     }
     {  // 22: Mul(x, kappa)
       gen::ExprSpec& e = s.exprs[22];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:69:57";
+      e.loc = "rules/gelu.yaml:70:57";
       e.num_inputs = 2;
     }
     {  // 23: Mul(Mul(x, kappa), x)
       gen::ExprSpec& e = s.exprs[23];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:69:53";
+      e.loc = "rules/gelu.yaml:70:53";
       e.num_inputs = 2;
     }
     {  // 24: one_inner
       gen::ExprSpec& e = s.exprs[24];
       e.label = "one_inner";
-      e.loc = "rules/gelu.yaml:69:76";
+      e.loc = "rules/gelu.yaml:70:76";
       e.slot = 6;
     }
     {  // 25: Add(Mul(Mul(x, kappa), x), one_inner)
       gen::ExprSpec& e = s.exprs[25];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:69:49";
+      e.loc = "rules/gelu.yaml:70:49";
       e.num_inputs = 2;
     }
     {  // 26: Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))
       gen::ExprSpec& e = s.exprs[26];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:69:31";
+      e.loc = "rules/gelu.yaml:70:31";
       e.num_inputs = 2;
     }
     {  // 27: Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))
       gen::ExprSpec& e = s.exprs[27];
       e.label = "arg";
-      e.loc = "rules/gelu.yaml:69:29";
+      e.loc = "rules/gelu.yaml:70:29";
       e.slot = 7;
     }
     {  // 28: Tanh(arg)
       gen::ExprSpec& e = s.exprs[28];
       e.label = "Tanh";
-      e.loc = "rules/gelu.yaml:70:19";
+      e.loc = "rules/gelu.yaml:71:19";
       e.num_inputs = 1;
     }
     {  // 29: one
       gen::ExprSpec& e = s.exprs[29];
       e.label = "one";
-      e.loc = "rules/gelu.yaml:70:30";
+      e.loc = "rules/gelu.yaml:71:30";
       e.slot = 8;
     }
     {  // 30: Add(Tanh(arg), one)
       gen::ExprSpec& e = s.exprs[30];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:70:15";
+      e.loc = "rules/gelu.yaml:71:15";
       e.slot = 9;
       e.num_inputs = 2;
     }
     {  // 31: Mul(x, t)
       gen::ExprSpec& e = s.exprs[31];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:71:19";
+      e.loc = "rules/gelu.yaml:72:19";
       e.num_inputs = 2;
     }
     {  // 32: half
       gen::ExprSpec& e = s.exprs[32];
       e.label = "half";
-      e.loc = "rules/gelu.yaml:71:30";
+      e.loc = "rules/gelu.yaml:72:30";
       e.slot = 10;
     }
     {  // 33: Mul(Mul(x, t), half)
       gen::ExprSpec& e = s.exprs[33];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:71:15";
+      e.loc = "rules/gelu.yaml:72:15";
       e.num_inputs = 2;
     }
     {  // 34: Mul(x, half)
       gen::ExprSpec& e = s.exprs[34];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:71:42";
+      e.loc = "rules/gelu.yaml:72:42";
       e.num_inputs = 2;
     }
     {  // 35: Mul(Mul(x, half), t)
       gen::ExprSpec& e = s.exprs[35];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:71:38";
+      e.loc = "rules/gelu.yaml:72:38";
       e.num_inputs = 2;
     }
     {  // 36: Mul(t, half)
       gen::ExprSpec& e = s.exprs[36];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:71:68";
+      e.loc = "rules/gelu.yaml:72:68";
       e.num_inputs = 2;
     }
     {  // 37: Mul(x, Mul(t, half))
       gen::ExprSpec& e = s.exprs[37];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:71:61";
+      e.loc = "rules/gelu.yaml:72:61";
       e.num_inputs = 2;
     }
     {  // 38: Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half))
       gen::ExprSpec& e = s.exprs[38];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:71:36";
+      e.loc = "rules/gelu.yaml:72:36";
       e.slot = 11;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:73:16";
+      c.loc = "rules/gelu.yaml:74:16";
       c.subject = "kappa";
       c.slot = 2;
       c.literal = gen::floatLiteral(0.044715);
@@ -880,7 +880,7 @@ const gen::RuleSpec& specFastGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:74:16";
+      c.loc = "rules/gelu.yaml:75:16";
       c.subject = "beta";
       c.slot = 4;
       c.literal = gen::floatLiteral(0.7978845608);
@@ -889,7 +889,7 @@ const gen::RuleSpec& specFastGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:75:16";
+      c.loc = "rules/gelu.yaml:76:16";
       c.subject = "one";
       c.slot = 8;
       c.literal = gen::floatLiteral(1.0);
@@ -898,7 +898,7 @@ const gen::RuleSpec& specFastGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:76:20";
+      c.loc = "rules/gelu.yaml:77:20";
       c.subject = "one_inner";
       c.slot = 6;
       c.literal = gen::floatLiteral(1.0);
@@ -907,7 +907,7 @@ const gen::RuleSpec& specFastGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:77:16";
+      c.loc = "rules/gelu.yaml:78:16";
       c.subject = "half";
       c.slot = 10;
       c.literal = gen::floatLiteral(0.5);
@@ -1016,13 +1016,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchX, matchOne, matchHalf.
 
-  /// 3.0  (rules/gelu.yaml:66:22)
+  /// 3.0  (rules/gelu.yaml:67:22)
   bool matchConstant1(ValueId v, gen::Next k) {
     if (seen(kConstant1)) return same(kConstant1, v) && k();
     return bind(kConstant1, v) && constant(kConstant1, v) && k();
   }
 
-  /// Pow(x, 3.0)  (rules/gelu.yaml:66:15)
+  /// Pow(x, 3.0)  (rules/gelu.yaml:67:15)
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
@@ -1031,7 +1031,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(input(n, 0), [&] { return matchConstant1(input(n, 1), k); });
   }
 
-  /// Mul(x, x)  (rules/gelu.yaml:66:36)
+  /// Mul(x, x)  (rules/gelu.yaml:67:36)
   bool matchMul3(ValueId v, gen::Next k) {
     if (seen(kMul3)) return same(kMul3, v) && k();
     if (!bind(kMul3, v)) return false;
@@ -1045,7 +1045,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchX(in0, k); });
   }
 
-  /// Mul(x, Mul(x, x))  (rules/gelu.yaml:66:29)
+  /// Mul(x, Mul(x, x))  (rules/gelu.yaml:67:29)
   bool matchMul4(ValueId v, gen::Next k) {
     if (seen(kMul4)) return same(kMul4, v) && k();
     if (!bind(kMul4, v)) return false;
@@ -1059,7 +1059,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul3(in0, k); });
   }
 
-  /// cube = Pow(x, 3.0) | Mul(x, Mul(x, x))  (rules/gelu.yaml:66:27)
+  /// cube = Pow(x, 3.0) | Mul(x, Mul(x, x))  (rules/gelu.yaml:67:27)
   bool matchCube(ValueId v, gen::Next k) {
     if (seen(kCube)) return same(kCube, v) && k();
     if (!bind(kCube, v)) return false;
@@ -1073,13 +1073,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// kappa  (rules/gelu.yaml:67:32)
+  /// kappa  (rules/gelu.yaml:68:32)
   bool matchKappa(ValueId v, gen::Next k) {
     if (seen(kKappa)) return same(kKappa, v) && k();
     return bind(kKappa, v) && k();
   }
 
-  /// Mul(cube, kappa)  (rules/gelu.yaml:67:22)
+  /// Mul(cube, kappa)  (rules/gelu.yaml:68:22)
   bool matchMul7(ValueId v, gen::Next k) {
     if (seen(kMul7)) return same(kMul7, v) && k();
     if (!bind(kMul7, v)) return false;
@@ -1093,7 +1093,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchCube(in1, [&] { return matchKappa(in0, k); });
   }
 
-  /// inner = Add(x, Mul(cube, kappa))  (rules/gelu.yaml:67:15)
+  /// inner = Add(x, Mul(cube, kappa))  (rules/gelu.yaml:68:15)
   bool matchInner(ValueId v, gen::Next k) {
     if (seen(kInner)) return same(kInner, v) && k();
     if (!bind(kInner, v)) return false;
@@ -1107,19 +1107,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul7(in0, k); });
   }
 
-  /// 2.0  (rules/gelu.yaml:68:24)
+  /// 2.0  (rules/gelu.yaml:69:24)
   bool matchConstant9(ValueId v, gen::Next k) {
     if (seen(kConstant9)) return same(kConstant9, v) && k();
     return bind(kConstant9, v) && constant(kConstant9, v) && k();
   }
 
-  /// 3.1415927  (rules/gelu.yaml:68:29)
+  /// 3.1415927  (rules/gelu.yaml:69:29)
   bool matchConstant10(ValueId v, gen::Next k) {
     if (seen(kConstant10)) return same(kConstant10, v) && k();
     return bind(kConstant10, v) && constant(kConstant10, v) && k();
   }
 
-  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:68:20)
+  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:69:20)
   bool matchDiv11(ValueId v, gen::Next k) {
     if (seen(kDiv11)) return same(kDiv11, v) && k();
     if (!bind(kDiv11, v)) return false;
@@ -1128,7 +1128,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchConstant9(input(n, 0), [&] { return matchConstant10(input(n, 1), k); });
   }
 
-  /// Sqrt(Div(2.0, 3.1415927))  (rules/gelu.yaml:68:15)
+  /// Sqrt(Div(2.0, 3.1415927))  (rules/gelu.yaml:69:15)
   bool matchSqrt12(ValueId v, gen::Next k) {
     if (seen(kSqrt12)) return same(kSqrt12, v) && k();
     if (!bind(kSqrt12, v)) return false;
@@ -1137,19 +1137,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchDiv11(input(n, 0), k);
   }
 
-  /// 2.0  (rules/gelu.yaml:68:61)
+  /// 2.0  (rules/gelu.yaml:69:61)
   bool matchConstant13(ValueId v, gen::Next k) {
     if (seen(kConstant13)) return same(kConstant13, v) && k();
     return bind(kConstant13, v) && constant(kConstant13, v) && k();
   }
 
-  /// 3.1415927  (rules/gelu.yaml:68:66)
+  /// 3.1415927  (rules/gelu.yaml:69:66)
   bool matchConstant14(ValueId v, gen::Next k) {
     if (seen(kConstant14)) return same(kConstant14, v) && k();
     return bind(kConstant14, v) && constant(kConstant14, v) && k();
   }
 
-  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:68:57)
+  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:69:57)
   bool matchDiv15(ValueId v, gen::Next k) {
     if (seen(kDiv15)) return same(kDiv15, v) && k();
     if (!bind(kDiv15, v)) return false;
@@ -1158,7 +1158,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchConstant13(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
   }
 
-  /// CastLike(Div(2.0, 3.1415927), x)  (rules/gelu.yaml:68:48)
+  /// CastLike(Div(2.0, 3.1415927), x)  (rules/gelu.yaml:69:48)
   bool matchCastLike(ValueId v, gen::Next k) {
     if (seen(kCastLike)) return same(kCastLike, v) && k();
     if (!bind(kCastLike, v)) return false;
@@ -1167,7 +1167,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchDiv15(input(n, 0), [&] { return matchX(input(n, 1), k); });
   }
 
-  /// Sqrt(CastLike(Div(2.0, 3.1415927), x))  (rules/gelu.yaml:68:43)
+  /// Sqrt(CastLike(Div(2.0, 3.1415927), x))  (rules/gelu.yaml:69:43)
   bool matchSqrt17(ValueId v, gen::Next k) {
     if (seen(kSqrt17)) return same(kSqrt17, v) && k();
     if (!bind(kSqrt17, v)) return false;
@@ -1176,13 +1176,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchCastLike(input(n, 0), k);
   }
 
-  /// beta  (rules/gelu.yaml:68:84)
+  /// beta  (rules/gelu.yaml:69:84)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(kBeta)) return same(kBeta, v) && k();
     return bind(kBeta, v) && k();
   }
 
-  /// k = Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta  (rules/gelu.yaml:68:41)
+  /// k = Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta  (rules/gelu.yaml:69:41)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(kK)) return same(kK, v) && k();
     if (!bind(kK, v)) return false;
@@ -1199,7 +1199,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// Mul(inner, k)  (rules/gelu.yaml:69:15)
+  /// Mul(inner, k)  (rules/gelu.yaml:70:15)
   bool matchMul20(ValueId v, gen::Next k) {
     if (seen(kMul20)) return same(kMul20, v) && k();
     if (!bind(kMul20, v)) return false;
@@ -1213,7 +1213,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchInner(in1, [&] { return matchK(in0, k); });
   }
 
-  /// Mul(x, beta)  (rules/gelu.yaml:69:35)
+  /// Mul(x, beta)  (rules/gelu.yaml:70:35)
   bool matchMul21(ValueId v, gen::Next k) {
     if (seen(kMul21)) return same(kMul21, v) && k();
     if (!bind(kMul21, v)) return false;
@@ -1227,7 +1227,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchBeta(in0, k); });
   }
 
-  /// Mul(x, kappa)  (rules/gelu.yaml:69:57)
+  /// Mul(x, kappa)  (rules/gelu.yaml:70:57)
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(kMul22)) return same(kMul22, v) && k();
     if (!bind(kMul22, v)) return false;
@@ -1241,7 +1241,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchKappa(in0, k); });
   }
 
-  /// Mul(Mul(x, kappa), x)  (rules/gelu.yaml:69:53)
+  /// Mul(Mul(x, kappa), x)  (rules/gelu.yaml:70:53)
   bool matchMul23(ValueId v, gen::Next k) {
     if (seen(kMul23)) return same(kMul23, v) && k();
     if (!bind(kMul23, v)) return false;
@@ -1255,13 +1255,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul22(in1, [&] { return matchX(in0, k); });
   }
 
-  /// one_inner  (rules/gelu.yaml:69:76)
+  /// one_inner  (rules/gelu.yaml:70:76)
   bool matchOneInner(ValueId v, gen::Next k) {
     if (seen(kOneInner)) return same(kOneInner, v) && k();
     return bind(kOneInner, v) && k();
   }
 
-  /// Add(Mul(Mul(x, kappa), x), one_inner)  (rules/gelu.yaml:69:49)
+  /// Add(Mul(Mul(x, kappa), x), one_inner)  (rules/gelu.yaml:70:49)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -1275,7 +1275,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul23(in1, [&] { return matchOneInner(in0, k); });
   }
 
-  /// Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))  (rules/gelu.yaml:69:31)
+  /// Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))  (rules/gelu.yaml:70:31)
   bool matchMul26(ValueId v, gen::Next k) {
     if (seen(kMul26)) return same(kMul26, v) && k();
     if (!bind(kMul26, v)) return false;
@@ -1289,7 +1289,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul21(in1, [&] { return matchAdd(in0, k); });
   }
 
-  /// arg = Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))  (rules/gelu.yaml:69:29)
+  /// arg = Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))  (rules/gelu.yaml:70:29)
   bool matchArg(ValueId v, gen::Next k) {
     if (seen(kArg)) return same(kArg, v) && k();
     if (!bind(kArg, v)) return false;
@@ -1303,7 +1303,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// Tanh(arg)  (rules/gelu.yaml:70:19)
+  /// Tanh(arg)  (rules/gelu.yaml:71:19)
   bool matchTanh(ValueId v, gen::Next k) {
     if (seen(kTanh)) return same(kTanh, v) && k();
     if (!bind(kTanh, v)) return false;
@@ -1312,7 +1312,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchArg(input(n, 0), k);
   }
 
-  /// t = Add(Tanh(arg), one)  (rules/gelu.yaml:70:15)
+  /// t = Add(Tanh(arg), one)  (rules/gelu.yaml:71:15)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -1326,7 +1326,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchTanh(in1, [&] { return matchOne(in0, k); });
   }
 
-  /// Mul(x, t)  (rules/gelu.yaml:71:19)
+  /// Mul(x, t)  (rules/gelu.yaml:72:19)
   bool matchMul31(ValueId v, gen::Next k) {
     if (seen(kMul31)) return same(kMul31, v) && k();
     if (!bind(kMul31, v)) return false;
@@ -1340,7 +1340,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchT(in0, k); });
   }
 
-  /// Mul(Mul(x, t), half)  (rules/gelu.yaml:71:15)
+  /// Mul(Mul(x, t), half)  (rules/gelu.yaml:72:15)
   bool matchMul33(ValueId v, gen::Next k) {
     if (seen(kMul33)) return same(kMul33, v) && k();
     if (!bind(kMul33, v)) return false;
@@ -1354,7 +1354,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul31(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, half)  (rules/gelu.yaml:71:42)
+  /// Mul(x, half)  (rules/gelu.yaml:72:42)
   bool matchMul34(ValueId v, gen::Next k) {
     if (seen(kMul34)) return same(kMul34, v) && k();
     if (!bind(kMul34, v)) return false;
@@ -1368,7 +1368,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(Mul(x, half), t)  (rules/gelu.yaml:71:38)
+  /// Mul(Mul(x, half), t)  (rules/gelu.yaml:72:38)
   bool matchMul35(ValueId v, gen::Next k) {
     if (seen(kMul35)) return same(kMul35, v) && k();
     if (!bind(kMul35, v)) return false;
@@ -1382,7 +1382,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul34(in1, [&] { return matchT(in0, k); });
   }
 
-  /// Mul(t, half)  (rules/gelu.yaml:71:68)
+  /// Mul(t, half)  (rules/gelu.yaml:72:68)
   bool matchMul36(ValueId v, gen::Next k) {
     if (seen(kMul36)) return same(kMul36, v) && k();
     if (!bind(kMul36, v)) return false;
@@ -1396,7 +1396,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchT(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, Mul(t, half))  (rules/gelu.yaml:71:61)
+  /// Mul(x, Mul(t, half))  (rules/gelu.yaml:72:61)
   bool matchMul37(ValueId v, gen::Next k) {
     if (seen(kMul37)) return same(kMul37, v) && k();
     if (!bind(kMul37, v)) return false;
@@ -1410,7 +1410,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul36(in0, k); });
   }
 
-  /// y = Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half)) (rules/gelu.yaml:71:36)
+  /// y = Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half)) (rules/gelu.yaml:72:36)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1429,16 +1429,16 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:79:9:
+  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:80:9:
   ///   y = Gelu(x, approximate='tanh')
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:81:20", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:82:20", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "tanh"));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:79:9",
-                     "rules/gelu.yaml:81:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:80:9",
+                     "rules/gelu.yaml:82:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1454,15 +1454,15 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
   }
 
-  /// Variant 1, rules/gelu.yaml:82:9:
+  /// Variant 1, rules/gelu.yaml:83:9:
   ///   y = com.microsoft.FastGelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:83:38", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:84:38", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:82:9",
-                     "rules/gelu.yaml:83:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:83:9",
+                     "rules/gelu.yaml:84:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1487,7 +1487,7 @@ class FastGeluRule : public RewritePattern {
                                 root,
                                 50,
                                 {"ort", "onnx"},
-                                "rules/gelu.yaml:60:5",
+                                "rules/gelu.yaml:61:5",
                                 {op::kGelu, op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
@@ -1509,7 +1509,7 @@ class FastGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:86
+// Generated from: rules/gelu.yaml:87
 // quick_gelu (priority 50): x * Sigmoid(alpha * x), alpha a scalar constant (1.702 in CLIP).
 //===----------------------------------------------------------------------===//
 
@@ -1518,7 +1518,7 @@ const gen::RuleSpec& specQuickGelu() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "quick_gelu";
-    s.loc = "rules/gelu.yaml:86:5";
+    s.loc = "rules/gelu.yaml:87:5";
     s.root = 4;
     s.slot_names = {"x", "alpha", "y"};
     s.num_captures = 0;
@@ -1526,45 +1526,45 @@ const gen::RuleSpec& specQuickGelu() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:92:15";
+      e.loc = "rules/gelu.yaml:93:15";
       e.slot = 0;
     }
     {  // 1: alpha
       gen::ExprSpec& e = s.exprs[1];
       e.label = "alpha";
-      e.loc = "rules/gelu.yaml:92:33";
+      e.loc = "rules/gelu.yaml:93:33";
       e.slot = 1;
     }
     {  // 2: Mul(x, alpha)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:92:26";
+      e.loc = "rules/gelu.yaml:93:26";
       e.num_inputs = 2;
     }
     {  // 3: Sigmoid(Mul(x, alpha))
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Sigmoid";
-      e.loc = "rules/gelu.yaml:92:18";
+      e.loc = "rules/gelu.yaml:93:18";
       e.num_inputs = 1;
     }
     {  // 4: Mul(x, Sigmoid(Mul(x, alpha)))
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:92:11";
+      e.loc = "rules/gelu.yaml:93:11";
       e.slot = 2;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:94:16";
+      c.loc = "rules/gelu.yaml:95:16";
       c.subject = "alpha";
       c.slot = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:94:30";
+      c.loc = "rules/gelu.yaml:95:30";
       c.subject = "alpha";
       c.slot = 1;
       c.ints = {0, 1};
@@ -1616,13 +1616,13 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchX.
 
-  /// alpha  (rules/gelu.yaml:92:33)
+  /// alpha  (rules/gelu.yaml:93:33)
   bool matchAlpha(ValueId v, gen::Next k) {
     if (seen(kAlpha)) return same(kAlpha, v) && k();
     return bind(kAlpha, v) && k();
   }
 
-  /// Mul(x, alpha)  (rules/gelu.yaml:92:26)
+  /// Mul(x, alpha)  (rules/gelu.yaml:93:26)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -1636,7 +1636,7 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
     return matchX(in1, [&] { return matchAlpha(in0, k); });
   }
 
-  /// Sigmoid(Mul(x, alpha))  (rules/gelu.yaml:92:18)
+  /// Sigmoid(Mul(x, alpha))  (rules/gelu.yaml:93:18)
   bool matchSigmoid(ValueId v, gen::Next k) {
     if (seen(kSigmoid)) return same(kSigmoid, v) && k();
     if (!bind(kSigmoid, v)) return false;
@@ -1645,7 +1645,7 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
     return matchMul(input(n, 0), k);
   }
 
-  /// y = Mul(x, Sigmoid(Mul(x, alpha)))  (rules/gelu.yaml:92:11)
+  /// y = Mul(x, Sigmoid(Mul(x, alpha)))  (rules/gelu.yaml:93:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1661,19 +1661,19 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:95:5:
+  /// Variant 0, rules/gelu.yaml:96:5:
   ///   y = com.microsoft.QuickGelu(x, alpha=value(alpha))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:96:35", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:97:35", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     std::optional<onnx::AttributeProto> a1_0 =
-        valueOf(kSlotAlpha, "alpha", "alpha", "rules/gelu.yaml:96:38", "rules/gelu.yaml:96:38");
+        valueOf(kSlotAlpha, "alpha", "alpha", "rules/gelu.yaml:97:38", "rules/gelu.yaml:97:38");
     if (!a1_0) return false;
     attrs1.push_back(std::move(*a1_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:95:5",
-                     "rules/gelu.yaml:96:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:96:5",
+                     "rules/gelu.yaml:97:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1698,7 +1698,7 @@ class QuickGeluRule : public RewritePattern {
                                 root,
                                 50,
                                 {"ort"},
-                                "rules/gelu.yaml:86:5",
+                                "rules/gelu.yaml:87:5",
                                 {op::kComMicrosoftQuickGelu}}),
         root_output_(root_output) {}
 
@@ -1720,7 +1720,165 @@ class QuickGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:99
+// Generated from: rules/gelu.yaml:101
+// silu (priority 50): x * Sigmoid(x) (SiLU), which is QuickGelu with alpha 1.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule silu for the shared checks and messages.
+const gen::RuleSpec& specSilu() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "silu";
+    s.loc = "rules/gelu.yaml:101:5";
+    s.root = 2;
+    s.slot_names = {"x", "y"};
+    s.num_captures = 0;
+    s.exprs.resize(3);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/gelu.yaml:107:15";
+      e.slot = 0;
+    }
+    {  // 1: Sigmoid(x)
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Sigmoid";
+      e.loc = "rules/gelu.yaml:107:18";
+      e.num_inputs = 1;
+    }
+    {  // 2: Mul(x, Sigmoid(x))
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "Mul";
+      e.loc = "rules/gelu.yaml:107:11";
+      e.slot = 1;
+      e.num_inputs = 2;
+    }
+    s.num_symbols = 0;
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule silu: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule silu (indices into its RuleSpec's exprs).
+struct SiluIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kSigmoid = 1,
+    kY = 2,
+  };
+};
+
+class SiluMatch : public GeluSharedMatch<SiluIds> {
+ public:
+  SiluMatch(gen::Scratch& scratch, Rewriter& rw)
+      : GeluSharedMatch<SiluIds>(specSilu(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotY = 1,
+  };
+
+  // ---- Match
+
+  // From GeluSharedMatch (the same in other rules of this file): matchX.
+
+  /// Sigmoid(x)  (rules/gelu.yaml:107:18)
+  bool matchSigmoid(ValueId v, gen::Next k) {
+    if (seen(kSigmoid)) return same(kSigmoid, v) && k();
+    if (!bind(kSigmoid, v)) return false;
+    const NodeId n = node(kSigmoid, v, op::kSigmoid);
+    if (n == kNoId || !attrs(kSigmoid, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// y = Mul(x, Sigmoid(x))  (rules/gelu.yaml:107:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kMul);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchSigmoid(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchSigmoid(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/gelu.yaml:108:5:
+  ///   y = com.microsoft.QuickGelu(x, alpha=1.0)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/gelu.yaml:109:35", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::floatAttribute("alpha", 1.0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:108:5",
+                     "rules/gelu.yaml:109:11"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    NodeSpec spec1;
+    spec1.op = op::kComMicrosoftQuickGelu;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
+  }
+};
+
+/// silu as a RewritePattern.
+class SiluRule : public RewritePattern {
+ public:
+  SiluRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                50,
+                                {"ort"},
+                                "rules/gelu.yaml:101:5",
+                                {op::kComMicrosoftQuickGelu}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    SiluMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/gelu.yaml:112
 // bias_gelu (priority 40): Gelu of x plus a 1-D constant bias along x's static last axis.
 //===----------------------------------------------------------------------===//
 
@@ -1729,7 +1887,7 @@ const gen::RuleSpec& specBiasGelu() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "bias_gelu";
-    s.loc = "rules/gelu.yaml:99:5";
+    s.loc = "rules/gelu.yaml:112:5";
     s.root = 3;
     s.slot_names = {"x", "bias", "y"};
     s.num_captures = 0;
@@ -1737,39 +1895,39 @@ const gen::RuleSpec& specBiasGelu() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:105:34";
+      e.loc = "rules/gelu.yaml:118:34";
       e.slot = 0;
     }
     {  // 1: bias
       gen::ExprSpec& e = s.exprs[1];
       e.label = "bias";
-      e.loc = "rules/gelu.yaml:105:37";
+      e.loc = "rules/gelu.yaml:118:37";
       e.slot = 1;
     }
     {  // 2: Add(x, bias)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:105:30";
+      e.loc = "rules/gelu.yaml:118:30";
       e.num_inputs = 2;
     }
     {  // 3: com.microsoft.Gelu(Add(x, bias))
       gen::ExprSpec& e = s.exprs[3];
       e.label = "com.microsoft.Gelu";
-      e.loc = "rules/gelu.yaml:105:11";
+      e.loc = "rules/gelu.yaml:118:11";
       e.slot = 2;
       e.num_inputs = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/gelu.yaml:107:15";
+      c.loc = "rules/gelu.yaml:120:15";
       c.subject = "bias";
       c.slot = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:107:31";
+      c.loc = "rules/gelu.yaml:120:31";
       c.subject = "bias";
       c.slot = 1;
       c.ints = {1};
@@ -1777,7 +1935,7 @@ const gen::RuleSpec& specBiasGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:107:40";
+      c.loc = "rules/gelu.yaml:120:40";
       c.native = "last_dim_of";
       c.predicate = gen::nativePredicate("last_dim_of");
       c.args = {"bias", "x"};
@@ -1786,7 +1944,7 @@ const gen::RuleSpec& specBiasGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:108:15";
+      c.loc = "rules/gelu.yaml:121:15";
       c.native = "static_last_dim";
       c.predicate = gen::nativePredicate("static_last_dim");
       c.args = {"x"};
@@ -1838,7 +1996,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchX, matchBias, matchAdd.
 
-  /// y = com.microsoft.Gelu(Add(x, bias))  (rules/gelu.yaml:105:11)
+  /// y = com.microsoft.Gelu(Add(x, bias))  (rules/gelu.yaml:118:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1849,16 +2007,16 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:109:5:
+  /// Variant 0, rules/gelu.yaml:122:5:
   ///   y = com.microsoft.BiasGelu(x, bias)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:110:34", "x")) return false;
-    if (!requireBound(kSlotBias, "rules/gelu.yaml:110:37", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:123:34", "x")) return false;
+    if (!requireBound(kSlotBias, "rules/gelu.yaml:123:37", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:109:5",
-                     "rules/gelu.yaml:110:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:122:5",
+                     "rules/gelu.yaml:123:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1884,7 +2042,7 @@ class BiasGeluRule : public RewritePattern {
                                 root,
                                 40,
                                 {"ort"},
-                                "rules/gelu.yaml:99:5",
+                                "rules/gelu.yaml:112:5",
                                 {op::kComMicrosoftBiasGelu}}),
         root_output_(root_output) {}
 
@@ -1906,7 +2064,7 @@ class BiasGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:112
+// Generated from: rules/gelu.yaml:125
 // fast_gelu_bias (priority 40): FastGelu of x plus a 1-D constant bias along x's static last axis.
 //===----------------------------------------------------------------------===//
 
@@ -1915,7 +2073,7 @@ const gen::RuleSpec& specFastGeluBias() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fast_gelu_bias";
-    s.loc = "rules/gelu.yaml:112:5";
+    s.loc = "rules/gelu.yaml:125:5";
     s.root = 3;
     s.slot_names = {"x", "bias", "y"};
     s.num_captures = 0;
@@ -1923,39 +2081,39 @@ const gen::RuleSpec& specFastGeluBias() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:118:38";
+      e.loc = "rules/gelu.yaml:131:38";
       e.slot = 0;
     }
     {  // 1: bias
       gen::ExprSpec& e = s.exprs[1];
       e.label = "bias";
-      e.loc = "rules/gelu.yaml:118:41";
+      e.loc = "rules/gelu.yaml:131:41";
       e.slot = 1;
     }
     {  // 2: Add(x, bias)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:118:34";
+      e.loc = "rules/gelu.yaml:131:34";
       e.num_inputs = 2;
     }
     {  // 3: com.microsoft.FastGelu(Add(x, bias))
       gen::ExprSpec& e = s.exprs[3];
       e.label = "com.microsoft.FastGelu";
-      e.loc = "rules/gelu.yaml:118:11";
+      e.loc = "rules/gelu.yaml:131:11";
       e.slot = 2;
       e.num_inputs = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/gelu.yaml:120:15";
+      c.loc = "rules/gelu.yaml:133:15";
       c.subject = "bias";
       c.slot = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:120:31";
+      c.loc = "rules/gelu.yaml:133:31";
       c.subject = "bias";
       c.slot = 1;
       c.ints = {1};
@@ -1963,7 +2121,7 @@ const gen::RuleSpec& specFastGeluBias() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:120:40";
+      c.loc = "rules/gelu.yaml:133:40";
       c.native = "last_dim_of";
       c.predicate = gen::nativePredicate("last_dim_of");
       c.args = {"bias", "x"};
@@ -1972,7 +2130,7 @@ const gen::RuleSpec& specFastGeluBias() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:121:15";
+      c.loc = "rules/gelu.yaml:134:15";
       c.native = "static_last_dim";
       c.predicate = gen::nativePredicate("static_last_dim");
       c.args = {"x"};
@@ -2024,7 +2182,7 @@ class FastGeluBiasMatch : public GeluSharedMatch<FastGeluBiasIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchX, matchBias, matchAdd.
 
-  /// y = com.microsoft.FastGelu(Add(x, bias))  (rules/gelu.yaml:118:11)
+  /// y = com.microsoft.FastGelu(Add(x, bias))  (rules/gelu.yaml:131:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2035,16 +2193,16 @@ class FastGeluBiasMatch : public GeluSharedMatch<FastGeluBiasIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:122:5:
+  /// Variant 0, rules/gelu.yaml:135:5:
   ///   y = com.microsoft.FastGelu(x, bias)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:123:34", "x")) return false;
-    if (!requireBound(kSlotBias, "rules/gelu.yaml:123:37", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:136:34", "x")) return false;
+    if (!requireBound(kSlotBias, "rules/gelu.yaml:136:37", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:122:5",
-                     "rules/gelu.yaml:123:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:135:5",
+                     "rules/gelu.yaml:136:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2070,7 +2228,7 @@ class FastGeluBiasRule : public RewritePattern {
                                 root,
                                 40,
                                 {"ort"},
-                                "rules/gelu.yaml:112:5",
+                                "rules/gelu.yaml:125:5",
                                 {op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
@@ -2092,7 +2250,7 @@ class FastGeluBiasRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:128
+// Generated from: rules/gelu.yaml:141
 // fused_matmul (priority 20): MatMul of a transposed A and/or B (last two axes swapped) as one
 // FusedMatMul.
 //===----------------------------------------------------------------------===//
@@ -2102,7 +2260,7 @@ const gen::RuleSpec& specFusedMatmul() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fused_matmul";
-    s.loc = "rules/gelu.yaml:128:5";
+    s.loc = "rules/gelu.yaml:141:5";
     s.root = 7;
     s.slot_names = {"a", "ta", "b", "tb", "y"};
     s.num_captures = 0;
@@ -2110,13 +2268,13 @@ const gen::RuleSpec& specFusedMatmul() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:134:22";
+      e.loc = "rules/gelu.yaml:147:22";
       e.slot = 0;
     }
     {  // 1: Transpose(a, perm=[1, 0])
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:134:12";
+      e.loc = "rules/gelu.yaml:147:12";
       e.slot = 1;
       e.num_inputs = 1;
       {
@@ -2127,19 +2285,19 @@ const gen::RuleSpec& specFusedMatmul() {
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
         a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
         a.values.push_back(gen::intsLiteral({0, 1, 2, 4, 3}));
-        a.loc = "rules/gelu.yaml:134:25";
+        a.loc = "rules/gelu.yaml:147:25";
       }
     }
     {  // 2: b
       gen::ExprSpec& e = s.exprs[2];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:135:22";
+      e.loc = "rules/gelu.yaml:148:22";
       e.slot = 2;
     }
     {  // 3: Transpose(b, perm=[1, 0])
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:135:12";
+      e.loc = "rules/gelu.yaml:148:12";
       e.slot = 3;
       e.num_inputs = 1;
       {
@@ -2150,37 +2308,37 @@ const gen::RuleSpec& specFusedMatmul() {
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
         a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
         a.values.push_back(gen::intsLiteral({0, 1, 2, 4, 3}));
-        a.loc = "rules/gelu.yaml:135:25";
+        a.loc = "rules/gelu.yaml:148:25";
       }
     }
     {  // 4: MatMul(ta, tb)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:136:12";
+      e.loc = "rules/gelu.yaml:149:12";
       e.num_inputs = 2;
     }
     {  // 5: MatMul(ta, b)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:136:39";
+      e.loc = "rules/gelu.yaml:149:39";
       e.num_inputs = 2;
     }
     {  // 6: MatMul(a, tb)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:136:64";
+      e.loc = "rules/gelu.yaml:149:64";
       e.num_inputs = 2;
     }
     {  // 7: MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:136:37";
+      e.loc = "rules/gelu.yaml:149:37";
       e.slot = 4;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:138:12";
+      c.loc = "rules/gelu.yaml:151:12";
       c.subject = "a";
       c.slot = 0;
       c.strings = {"float"};
@@ -2189,7 +2347,7 @@ const gen::RuleSpec& specFusedMatmul() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:139:12";
+      c.loc = "rules/gelu.yaml:152:12";
       c.subject = "b";
       c.slot = 2;
       c.strings = {"float"};
@@ -2267,7 +2425,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchB.
 
-  /// ta = Transpose(a, perm=[1, 0])  (rules/gelu.yaml:134:12)
+  /// ta = Transpose(a, perm=[1, 0])  (rules/gelu.yaml:147:12)
   bool matchTa(ValueId v, gen::Next k) {
     if (seen(kTa)) return same(kTa, v) && k();
     if (!bind(kTa, v)) return false;
@@ -2276,7 +2434,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchA(input(n, 0), k);
   }
 
-  /// tb = Transpose(b, perm=[1, 0])  (rules/gelu.yaml:135:12)
+  /// tb = Transpose(b, perm=[1, 0])  (rules/gelu.yaml:148:12)
   bool matchTb(ValueId v, gen::Next k) {
     if (seen(kTb)) return same(kTb, v) && k();
     if (!bind(kTb, v)) return false;
@@ -2285,7 +2443,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchB(input(n, 0), k);
   }
 
-  /// MatMul(ta, tb)  (rules/gelu.yaml:136:12)
+  /// MatMul(ta, tb)  (rules/gelu.yaml:149:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -2294,7 +2452,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// MatMul(ta, b)  (rules/gelu.yaml:136:39)
+  /// MatMul(ta, b)  (rules/gelu.yaml:149:39)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2303,7 +2461,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, tb)  (rules/gelu.yaml:136:64)
+  /// MatMul(a, tb)  (rules/gelu.yaml:149:64)
   bool matchMatMul6(ValueId v, gen::Next k) {
     if (seen(kMatMul6)) return same(kMatMul6, v) && k();
     if (!bind(kMatMul6, v)) return false;
@@ -2312,7 +2470,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchA(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:136:37)
+  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:149:37)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2331,19 +2489,19 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @trans_ab), rules/gelu.yaml:141:9:
+  /// Variant 0 (when @trans_ab), rules/gelu.yaml:154:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=1, transB=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:143:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:143:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:156:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:156:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     attrs2.push_back(gen::intAttribute("transA", 1));
     attrs2.push_back(gen::intAttribute("transB", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:141:9",
-                     "rules/gelu.yaml:143:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:154:9",
+                     "rules/gelu.yaml:156:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2360,19 +2518,19 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1 (when @trans_a), rules/gelu.yaml:144:9:
+  /// Variant 1 (when @trans_a), rules/gelu.yaml:157:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=1, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:146:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:146:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:159:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:159:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     attrs2.push_back(gen::intAttribute("transA", 1));
     attrs2.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:144:9",
-                     "rules/gelu.yaml:146:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:157:9",
+                     "rules/gelu.yaml:159:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2389,19 +2547,19 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 2, rules/gelu.yaml:147:9:
+  /// Variant 2, rules/gelu.yaml:160:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=0, transB=1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:148:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:148:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:161:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:161:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     attrs2.push_back(gen::intAttribute("transA", 0));
     attrs2.push_back(gen::intAttribute("transB", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:147:9",
-                     "rules/gelu.yaml:148:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:160:9",
+                     "rules/gelu.yaml:161:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2427,7 +2585,7 @@ class FusedMatmulRule : public RewritePattern {
                                 root,
                                 20,
                                 {"ort"},
-                                "rules/gelu.yaml:128:5",
+                                "rules/gelu.yaml:141:5",
                                 {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2449,7 +2607,7 @@ class FusedMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:152
+// Generated from: rules/gelu.yaml:165
 // fused_matmul_scale (priority 19): MatMul or FusedMatMul (alpha 1) times or over a scalar
 // constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
@@ -2459,7 +2617,7 @@ const gen::RuleSpec& specFusedMatmulScale() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fused_matmul_scale";
-    s.loc = "rules/gelu.yaml:152:5";
+    s.loc = "rules/gelu.yaml:165:5";
     s.root = 8;
     s.slot_names = {"a", "b", "m", "c", "y"};
     s.num_captures = 2;
@@ -2467,33 +2625,33 @@ const gen::RuleSpec& specFusedMatmulScale() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:158:18";
+      e.loc = "rules/gelu.yaml:171:18";
       e.slot = 0;
     }
     {  // 1: b
       gen::ExprSpec& e = s.exprs[1];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:158:21";
+      e.loc = "rules/gelu.yaml:171:21";
       e.slot = 1;
     }
     {  // 2: MatMul(a, b)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:158:11";
+      e.loc = "rules/gelu.yaml:171:11";
       e.num_inputs = 2;
     }
     {  // 3: com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:158:33";
+      e.loc = "rules/gelu.yaml:171:33";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:158:65";
+        a.loc = "rules/gelu.yaml:171:65";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -2502,7 +2660,7 @@ const gen::RuleSpec& specFusedMatmulScale() {
         a.capture = 0;
         a.capture_name = "ta";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:158:76";
+        a.loc = "rules/gelu.yaml:171:76";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -2511,58 +2669,58 @@ const gen::RuleSpec& specFusedMatmulScale() {
         a.capture = 1;
         a.capture_name = "tb";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:158:96";
+        a.loc = "rules/gelu.yaml:171:96";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:158:116";
+        a.loc = "rules/gelu.yaml:171:116";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:158:131";
+        a.loc = "rules/gelu.yaml:171:131";
       }
     }
     {  // 4: MatMul(a, b) | com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta),
        // transB=capture(tb), transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "m";
-      e.loc = "rules/gelu.yaml:158:31";
+      e.loc = "rules/gelu.yaml:171:31";
       e.slot = 2;
     }
     {  // 5: c
       gen::ExprSpec& e = s.exprs[5];
       e.label = "c";
-      e.loc = "rules/gelu.yaml:159:18";
+      e.loc = "rules/gelu.yaml:172:18";
       e.slot = 3;
     }
     {  // 6: Mul(m, c)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:159:11";
+      e.loc = "rules/gelu.yaml:172:11";
       e.num_inputs = 2;
     }
     {  // 7: Div(m, c)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:159:28";
+      e.loc = "rules/gelu.yaml:172:28";
       e.num_inputs = 2;
     }
     {  // 8: Mul(m, c) | Div(m, c)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:159:26";
+      e.loc = "rules/gelu.yaml:172:26";
       e.slot = 4;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:161:12";
+      c.loc = "rules/gelu.yaml:174:12";
       c.subject = "a";
       c.slot = 0;
       c.strings = {"float"};
@@ -2571,14 +2729,14 @@ const gen::RuleSpec& specFusedMatmulScale() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:162:12";
+      c.loc = "rules/gelu.yaml:175:12";
       c.subject = "c";
       c.slot = 3;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:162:26";
+      c.loc = "rules/gelu.yaml:175:26";
       c.subject = "c";
       c.slot = 3;
       c.ints = {0, 1};
@@ -2666,7 +2824,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchB, matchC.
 
-  /// MatMul(a, b)  (rules/gelu.yaml:158:11)
+  /// MatMul(a, b)  (rules/gelu.yaml:171:11)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -2676,7 +2834,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   }
 
   /// com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:158:33)
+  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:171:33)
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -2686,7 +2844,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   }
 
   /// m = MatMul(a, b) | com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta),
-  /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:158:31)
+  /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:171:31)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -2700,7 +2858,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return false;
   }
 
-  /// Mul(m, c)  (rules/gelu.yaml:159:11)
+  /// Mul(m, c)  (rules/gelu.yaml:172:11)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -2714,7 +2872,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(m, c)  (rules/gelu.yaml:159:28)
+  /// Div(m, c)  (rules/gelu.yaml:172:28)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -2723,7 +2881,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:159:26)
+  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:172:26)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2739,22 +2897,22 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:164:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:177:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:166:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:166:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:179:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:179:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 =
-        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:166:47", "rules/gelu.yaml:166:47");
+        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:179:47", "rules/gelu.yaml:179:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     attrs2.push_back(gen::intAttribute("transA", 0));
     attrs2.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:164:9",
-                     "rules/gelu.yaml:166:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:177:9",
+                     "rules/gelu.yaml:179:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2771,23 +2929,23 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:167:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:180:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:169:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:169:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:182:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:182:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:169:47", "rules/gelu.yaml:169:47");
+                   "rules/gelu.yaml:182:47", "rules/gelu.yaml:182:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     attrs2.push_back(gen::intAttribute("transA", 0));
     attrs2.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:167:9",
-                     "rules/gelu.yaml:169:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:180:9",
+                     "rules/gelu.yaml:182:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2804,28 +2962,28 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 2 (when @fused @mul), rules/gelu.yaml:170:9:
+  /// Variant 2 (when @fused @mul), rules/gelu.yaml:183:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:172:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:172:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:185:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:185:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 =
-        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:172:47", "rules/gelu.yaml:172:47");
+        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:185:47", "rules/gelu.yaml:185:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::optional<onnx::AttributeProto> a2_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:172:63", "rules/gelu.yaml:172:63");
+        captured(0, "transA", "ta", "rules/gelu.yaml:185:63", "rules/gelu.yaml:185:63");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:172:80", "rules/gelu.yaml:172:80");
+        captured(1, "transB", "tb", "rules/gelu.yaml:185:80", "rules/gelu.yaml:185:80");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:170:9",
-                     "rules/gelu.yaml:172:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:183:9",
+                     "rules/gelu.yaml:185:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2842,30 +3000,30 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 3, rules/gelu.yaml:173:9:
+  /// Variant 3, rules/gelu.yaml:186:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta),
   ///   transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:174:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:174:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:187:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:187:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:174:47", "rules/gelu.yaml:174:47");
+                   "rules/gelu.yaml:187:47", "rules/gelu.yaml:187:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::optional<onnx::AttributeProto> a2_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:174:79", "rules/gelu.yaml:174:79");
+        captured(0, "transA", "ta", "rules/gelu.yaml:187:79", "rules/gelu.yaml:187:79");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:174:96", "rules/gelu.yaml:174:96");
+        captured(1, "transB", "tb", "rules/gelu.yaml:187:96", "rules/gelu.yaml:187:96");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:173:9",
-                     "rules/gelu.yaml:174:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:186:9",
+                     "rules/gelu.yaml:187:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2891,7 +3049,7 @@ class FusedMatmulScaleRule : public RewritePattern {
                                 root,
                                 19,
                                 {"ort"},
-                                "rules/gelu.yaml:152:5",
+                                "rules/gelu.yaml:165:5",
                                 {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2913,7 +3071,7 @@ class FusedMatmulScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:177
+// Generated from: rules/gelu.yaml:190
 // fused_matmul_input_scale (priority 19): MatMul or FusedMatMul (alpha 1) of an input times or over
 // a scalar constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
@@ -2923,7 +3081,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fused_matmul_input_scale";
-    s.loc = "rules/gelu.yaml:177:5";
+    s.loc = "rules/gelu.yaml:190:5";
     s.root = 13;
     s.slot_names = {"a", "c", "sa", "b", "sb", "y"};
     s.num_captures = 2;
@@ -2931,81 +3089,81 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:183:16";
+      e.loc = "rules/gelu.yaml:196:16";
       e.slot = 0;
     }
     {  // 1: c
       gen::ExprSpec& e = s.exprs[1];
       e.label = "c";
-      e.loc = "rules/gelu.yaml:183:19";
+      e.loc = "rules/gelu.yaml:196:19";
       e.slot = 1;
     }
     {  // 2: Mul(a, c)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:183:12";
+      e.loc = "rules/gelu.yaml:196:12";
       e.num_inputs = 2;
     }
     {  // 3: Div(a, c)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:183:29";
+      e.loc = "rules/gelu.yaml:196:29";
       e.num_inputs = 2;
     }
     {  // 4: Mul(a, c) | Div(a, c)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "sa";
-      e.loc = "rules/gelu.yaml:183:27";
+      e.loc = "rules/gelu.yaml:196:27";
       e.slot = 2;
     }
     {  // 5: b
       gen::ExprSpec& e = s.exprs[5];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:184:16";
+      e.loc = "rules/gelu.yaml:197:16";
       e.slot = 3;
     }
     {  // 6: Mul(b, c)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:184:12";
+      e.loc = "rules/gelu.yaml:197:12";
       e.num_inputs = 2;
     }
     {  // 7: Div(b, c)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:184:29";
+      e.loc = "rules/gelu.yaml:197:29";
       e.num_inputs = 2;
     }
     {  // 8: Mul(b, c) | Div(b, c)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "sb";
-      e.loc = "rules/gelu.yaml:184:27";
+      e.loc = "rules/gelu.yaml:197:27";
       e.slot = 4;
     }
     {  // 9: MatMul(sa, b)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:185:12";
+      e.loc = "rules/gelu.yaml:198:12";
       e.num_inputs = 2;
     }
     {  // 10: MatMul(a, sb)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:185:35";
+      e.loc = "rules/gelu.yaml:198:35";
       e.num_inputs = 2;
     }
     {  // 11: com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:185:58";
+      e.loc = "rules/gelu.yaml:198:58";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:185:91";
+        a.loc = "rules/gelu.yaml:198:91";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3014,7 +3172,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 0;
         a.capture_name = "ta";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:185:102";
+        a.loc = "rules/gelu.yaml:198:102";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3023,35 +3181,35 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 1;
         a.capture_name = "tb";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:185:122";
+        a.loc = "rules/gelu.yaml:198:122";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:185:142";
+        a.loc = "rules/gelu.yaml:198:142";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:185:157";
+        a.loc = "rules/gelu.yaml:198:157";
       }
     }
     {  // 12: com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb),
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:185:181";
+      e.loc = "rules/gelu.yaml:198:181";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:185:214";
+        a.loc = "rules/gelu.yaml:198:214";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3060,7 +3218,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 0;
         a.capture_name = "ta";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:185:225";
+        a.loc = "rules/gelu.yaml:198:225";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3069,21 +3227,21 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 1;
         a.capture_name = "tb";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:185:245";
+        a.loc = "rules/gelu.yaml:198:245";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:185:265";
+        a.loc = "rules/gelu.yaml:198:265";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:185:280";
+        a.loc = "rules/gelu.yaml:198:280";
       }
     }
     {  // 13: MatMul(sa, b) | MatMul(a, sb) | com.microsoft.FusedMatMul(sa, b, alpha=1.0,
@@ -3092,13 +3250,13 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:185:33";
+      e.loc = "rules/gelu.yaml:198:33";
       e.slot = 5;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:187:12";
+      c.loc = "rules/gelu.yaml:200:12";
       c.subject = "a";
       c.slot = 0;
       c.strings = {"float"};
@@ -3107,7 +3265,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:188:12";
+      c.loc = "rules/gelu.yaml:201:12";
       c.subject = "b";
       c.slot = 3;
       c.strings = {"float"};
@@ -3116,14 +3274,14 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:189:12";
+      c.loc = "rules/gelu.yaml:202:12";
       c.subject = "c";
       c.slot = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:189:26";
+      c.loc = "rules/gelu.yaml:202:26";
       c.subject = "c";
       c.slot = 1;
       c.ints = {0, 1};
@@ -3217,7 +3375,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchC, matchB.
 
-  /// Mul(a, c)  (rules/gelu.yaml:183:12)
+  /// Mul(a, c)  (rules/gelu.yaml:196:12)
   bool matchMul2(ValueId v, gen::Next k) {
     if (seen(kMul2)) return same(kMul2, v) && k();
     if (!bind(kMul2, v)) return false;
@@ -3231,7 +3389,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(a, c)  (rules/gelu.yaml:183:29)
+  /// Div(a, c)  (rules/gelu.yaml:196:29)
   bool matchDiv3(ValueId v, gen::Next k) {
     if (seen(kDiv3)) return same(kDiv3, v) && k();
     if (!bind(kDiv3, v)) return false;
@@ -3240,7 +3398,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:183:27)
+  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:196:27)
   bool matchSa(ValueId v, gen::Next k) {
     if (seen(kSa)) return same(kSa, v) && k();
     if (!bind(kSa, v)) return false;
@@ -3254,7 +3412,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// Mul(b, c)  (rules/gelu.yaml:184:12)
+  /// Mul(b, c)  (rules/gelu.yaml:197:12)
   bool matchMul6(ValueId v, gen::Next k) {
     if (seen(kMul6)) return same(kMul6, v) && k();
     if (!bind(kMul6, v)) return false;
@@ -3268,7 +3426,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(b, c)  (rules/gelu.yaml:184:29)
+  /// Div(b, c)  (rules/gelu.yaml:197:29)
   bool matchDiv7(ValueId v, gen::Next k) {
     if (seen(kDiv7)) return same(kDiv7, v) && k();
     if (!bind(kDiv7, v)) return false;
@@ -3277,7 +3435,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:184:27)
+  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:197:27)
   bool matchSb(ValueId v, gen::Next k) {
     if (seen(kSb)) return same(kSb, v) && k();
     if (!bind(kSb, v)) return false;
@@ -3291,7 +3449,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// MatMul(sa, b)  (rules/gelu.yaml:185:12)
+  /// MatMul(sa, b)  (rules/gelu.yaml:198:12)
   bool matchMatMul9(ValueId v, gen::Next k) {
     if (seen(kMatMul9)) return same(kMatMul9, v) && k();
     if (!bind(kMatMul9, v)) return false;
@@ -3300,7 +3458,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchSa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, sb)  (rules/gelu.yaml:185:35)
+  /// MatMul(a, sb)  (rules/gelu.yaml:198:35)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(kMatMul10)) return same(kMatMul10, v) && k();
     if (!bind(kMatMul10, v)) return false;
@@ -3310,7 +3468,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   }
 
   /// com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:185:58)
+  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:198:58)
   bool matchFusedMatMul11(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul11)) return same(kFusedMatMul11, v) && k();
     if (!bind(kFusedMatMul11, v)) return false;
@@ -3320,7 +3478,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   }
 
   /// com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:185:181)
+  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:198:181)
   bool matchFusedMatMul12(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul12)) return same(kFusedMatMul12, v) && k();
     if (!bind(kFusedMatMul12, v)) return false;
@@ -3332,7 +3490,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   /// y = MatMul(sa, b) | MatMul(a, sb) | com.microsoft.FusedMatMul(sa, b, alpha=1.0,
   /// transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0) |
   /// com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:185:33)
+  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:198:33)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3354,22 +3512,22 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:191:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:204:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:193:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:193:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:206:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:206:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 =
-        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:193:47", "rules/gelu.yaml:193:47");
+        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:206:47", "rules/gelu.yaml:206:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     attrs2.push_back(gen::intAttribute("transA", 0));
     attrs2.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:191:9",
-                     "rules/gelu.yaml:193:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:204:9",
+                     "rules/gelu.yaml:206:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3386,23 +3544,23 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:194:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:207:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:196:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:196:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:209:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:209:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:196:47", "rules/gelu.yaml:196:47");
+                   "rules/gelu.yaml:209:47", "rules/gelu.yaml:209:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     attrs2.push_back(gen::intAttribute("transA", 0));
     attrs2.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:194:9",
-                     "rules/gelu.yaml:196:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:207:9",
+                     "rules/gelu.yaml:209:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3419,28 +3577,28 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 2 (when @fused @mul), rules/gelu.yaml:197:9:
+  /// Variant 2 (when @fused @mul), rules/gelu.yaml:210:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:199:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:199:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:212:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:212:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 =
-        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:199:47", "rules/gelu.yaml:199:47");
+        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:212:47", "rules/gelu.yaml:212:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::optional<onnx::AttributeProto> a2_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:199:63", "rules/gelu.yaml:199:63");
+        captured(0, "transA", "ta", "rules/gelu.yaml:212:63", "rules/gelu.yaml:212:63");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:199:80", "rules/gelu.yaml:199:80");
+        captured(1, "transB", "tb", "rules/gelu.yaml:212:80", "rules/gelu.yaml:212:80");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:197:9",
-                     "rules/gelu.yaml:199:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:210:9",
+                     "rules/gelu.yaml:212:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3457,30 +3615,30 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 3, rules/gelu.yaml:200:9:
+  /// Variant 3, rules/gelu.yaml:213:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta),
   ///   transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:201:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:201:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:214:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:214:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:201:47", "rules/gelu.yaml:201:47");
+                   "rules/gelu.yaml:214:47", "rules/gelu.yaml:214:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::optional<onnx::AttributeProto> a2_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:201:79", "rules/gelu.yaml:201:79");
+        captured(0, "transA", "ta", "rules/gelu.yaml:214:79", "rules/gelu.yaml:214:79");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:201:96", "rules/gelu.yaml:201:96");
+        captured(1, "transB", "tb", "rules/gelu.yaml:214:96", "rules/gelu.yaml:214:96");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:200:9",
-                     "rules/gelu.yaml:201:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:213:9",
+                     "rules/gelu.yaml:214:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3506,7 +3664,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
                                 root,
                                 19,
                                 {"ort"},
-                                "rules/gelu.yaml:177:5",
+                                "rules/gelu.yaml:190:5",
                                 {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3533,6 +3691,7 @@ void populateGelu(RuleSet& rules) {
   rules.add(std::make_unique<GeluErfRule>("gelu_erf", op::kMul, 0));
   rules.add(std::make_unique<FastGeluRule>("fast_gelu", op::kMul, 0));
   rules.add(std::make_unique<QuickGeluRule>("quick_gelu", op::kMul, 0));
+  rules.add(std::make_unique<SiluRule>("silu", op::kMul, 0));
   rules.add(std::make_unique<BiasGeluRule>("bias_gelu", op::kComMicrosoftGelu, 0));
   rules.add(std::make_unique<FastGeluBiasRule>("fast_gelu_bias", op::kComMicrosoftFastGelu, 0));
   rules.add(std::make_unique<FusedMatmulRule>("fused_matmul", op::kMatMul, 0));

@@ -331,7 +331,7 @@ TEST_F(CliTest, ExplainsANearMissOfEachRuleFamilyTheSameCompiledAndInterpreted) 
       {"skip_layer_norm", testing::skipLayerNormModel(skip),
        "rules/skip_layer_norm.yaml:48:16: skip: 'skip' has rank 2, expected 3"},
       {"gelu_erf", testing::geluModel(testing::GeluForm::kTorchScript, 17, "0.5", "1.0", "1.5"),
-       "rules/gelu.yaml:48:17: sqrt2: 'sqrt2' is 1.5, expected 1.4142135"},
+       "rules/gelu.yaml:49:17: sqrt2: 'sqrt2' is 1.5, expected 1.4142135"},
       {"rotary_embedding", testing::rotaryModel(rotary),
        "rules/rotary.yaml:32:22: constant 0: 'half' is 4, expected 0"},
       {"multi_head_attention", testing::attentionModel(attention),

@@ -751,7 +751,8 @@ ExpectedFusions expectedFusions(const ExporterModelSpec& spec) {
       e.layer_norm = 1, e.skip_layer_norm = 2 * l, e.gelu = l;
       break;
     case ModelFamily::kLlama:
-      e.simplified_norm = 1, e.skip_simplified = 2 * l, e.rotary = 2 * l;
+      // gelu: SwiGLU's SiLU, as QuickGelu(alpha 1).
+      e.simplified_norm = 1, e.skip_simplified = 2 * l, e.rotary = 2 * l, e.gelu = l;
       break;
     case ModelFamily::kPhi:  // one LN per layer (shared by attention and MLP) + final
       e.layer_norm = 1, e.skip_layer_norm = l, e.rotary = 2 * l, e.gelu = l;

@@ -86,7 +86,7 @@ struct ExpectedFusions {
   int simplified_norm = 0;  ///< SimplifiedLayerNormalization / RMSNormalization
   int skip_simplified = 0;  ///< com.microsoft.SkipSimplifiedLayerNormalization
   int rotary = 0;           ///< RotaryEmbedding: one for Q and one for K per layer
-  int gelu = 0;             ///< Gelu / BiasGelu / FastGelu
+  int gelu = 0;             ///< Gelu / BiasGelu / FastGelu / QuickGelu (SiLU)
 };
 ExpectedFusions expectedFusions(const ExporterModelSpec& spec);
 

@@ -139,11 +139,16 @@ struct QuickGeluSpec {
   std::string alpha_dims = "";    ///< "4" for a per-channel (non-scalar) alpha
   bool sigmoid_of_other = false;  ///< Sigmoid(alpha * z), z another tensor
   bool alpha_first = false;       ///< Mul(alpha, x) (else Mul(x, alpha))
+  bool silu = false;              ///< SiLU: Sigmoid(x) itself, no alpha (LLaMA's MLP)
 };
 
 inline std::string quickGeluModel(const QuickGeluSpec& s) {
   const std::string in = s.sigmoid_of_other ? "z" : "x";
   std::string body = s.sigmoid_of_other ? "z = Neg(x)\n" : "";
+  if (s.silu) {
+    body += "sg = Sigmoid(" + in + ")\ny = Mul(sg, x)\n";
+    return bsModel(s.opset, "float unused = {0.0}", body);
+  }
   body += s.alpha_first ? "a = Mul(alpha, " + in + ")\n" : "a = Mul(" + in + ", alpha)\n";
   body += "sg = Sigmoid(a)\ny = Mul(x, sg)\n";
   std::string alpha = "float";

@@ -405,6 +405,25 @@ TEST(QuickGeluRule, DoesNotFuseTheSigmoidOfAnotherTensor) {
   expectUnchanged(quickGeluModel(s));
 }
 
+// ---- silu ---------------------------------------------------------------------------------
+
+TEST(SiluRule, FusesLlamaSiluAsQuickGeluWithAlphaOne) {
+  QuickGeluSpec s;
+  s.silu = true;
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(quickGeluModel(s), &model), Ops{"com.microsoft::QuickGelu"});
+  ASSERT_NE(attribute(model, "alpha"), nullptr);
+  EXPECT_FLOAT_EQ(attribute(model, "alpha")->f(), 1.0f);
+  expectSameInOrt(quickGeluModel(s));
+}
+
+TEST(SiluRule, DoesNotFuseTheSigmoidOfAnotherTensor) {
+  QuickGeluSpec s;
+  s.silu = true;
+  s.sigmoid_of_other = true;
+  expectUnchanged(quickGeluModel(s));
+}
+
 // ---- fused_matmul and fused_matmul_scale -------------------------------------------------
 
 const Ops kFusedMatMul = {"com.microsoft::FusedMatMul"};

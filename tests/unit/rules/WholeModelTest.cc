@@ -240,10 +240,10 @@ TEST_P(WholeModel, FusesRotaryForQueryAndKey) {
 TEST_P(WholeModel, FusesEveryGelu) {
   const auto ops = fused();
   EXPECT_EQ(count(ops, {"com.microsoft::Gelu", "com.microsoft::BiasGelu", "com.microsoft::FastGelu",
-                        "Gelu"}),
+                        "com.microsoft::QuickGelu", "Gelu"}),
             expected().gelu)
       << summary(ops);
-  EXPECT_EQ(count(ops, {"Erf", "Tanh"}), 0) << summary(ops);
+  EXPECT_EQ(count(ops, {"Erf", "Tanh", "Sigmoid"}), 0) << summary(ops);
 }
 
 // ---- numerics ------------------------------------------------------------------------------
