@@ -80,8 +80,8 @@ int fail(const std::string& why) {
 int run(int argc, char** argv) {
   onnx::ModelProto model = buildModel();
 
-  // The rules onnx-rewrite runs (hand-written ones, then the shipped rules/ compiled into the
-  // library), plus ours, compiled by the installed rulec.
+  // The rules onnx-rewrite runs (the shipped rules/, compiled into the library), plus ours,
+  // compiled by the installed rulec.
   onnx_rewrite::RuleSet rules = onnx_rewrite::builtinRules();
   const size_t builtin = rules.size();
   onnx_rewrite::populateQuickGelu(rules);
