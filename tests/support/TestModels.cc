@@ -41,6 +41,12 @@ std::vector<std::string> opTypes(const onnx::GraphProto& graph) {
 
 std::vector<std::string> opTypes(const onnx::ModelProto& model) { return opTypes(model.graph()); }
 
+const onnx::AttributeProto* attribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const onnx::AttributeProto& a : node.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);

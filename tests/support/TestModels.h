@@ -19,6 +19,9 @@ std::string serialize(const onnx::ModelProto& model);
 std::vector<std::string> opTypes(const onnx::GraphProto& graph);
 std::vector<std::string> opTypes(const onnx::ModelProto& model);
 
+/// The attribute `name` of `node`, or null.
+const onnx::AttributeProto* attribute(const onnx::NodeProto& node, const std::string& name);
+
 /// Whole-file helpers; readFile throws if the file cannot be read.
 std::string readFile(const std::string& path);
 void writeFile(const std::string& path, const std::string& bytes);

@@ -73,11 +73,6 @@ inline Outcome runRules(const std::string& text, const Rule& rule, bool shape_in
   return runRules(text, std::vector<const Rule*>{&rule}, shape_inference);
 }
 
-/// The attribute `name` of `node`, or null.
-inline const onnx::AttributeProto* attribute(const onnx::NodeProto& node, const std::string& name) {
-  for (const onnx::AttributeProto& a : node.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
+using testing::attribute;
 
 }  // namespace onnx_rewrite::interp_test

@@ -48,25 +48,27 @@ Ops concat(std::initializer_list<Ops> parts) {
   return out;
 }
 
-/// The float attribute `name` of the first node of `op_type` in `model`.
-float floatAttribute(const onnx::ModelProto& model, const std::string& op_type,
-                     const std::string& name) {
+/// The attribute `name` of the first node of `op_type` in `model` that has it (a test
+/// failure and null if none has).
+const onnx::AttributeProto* opAttribute(const onnx::ModelProto& model, const std::string& op_type,
+                                        const std::string& name) {
   for (const auto& n : model.graph().node())
     if (n.op_type() == op_type)
-      for (const auto& a : n.attribute())
-        if (a.name() == name) return a.f();
+      if (const onnx::AttributeProto* a = testing::attribute(n, name)) return a;
   ADD_FAILURE() << "no attribute " << name << " on " << op_type;
-  return 0;
+  return nullptr;
+}
+
+float floatAttribute(const onnx::ModelProto& model, const std::string& op_type,
+                     const std::string& name) {
+  const onnx::AttributeProto* a = opAttribute(model, op_type, name);
+  return a ? a->f() : 0;
 }
 
 int64_t intAttribute(const onnx::ModelProto& model, const std::string& op_type,
                      const std::string& name) {
-  for (const auto& n : model.graph().node())
-    if (n.op_type() == op_type)
-      for (const auto& a : n.attribute())
-        if (a.name() == name) return a.i();
-  ADD_FAILURE() << "no attribute " << name << " on " << op_type;
-  return 0;
+  const onnx::AttributeProto* a = opAttribute(model, op_type, name);
+  return a ? a->i() : 0;
 }
 
 /// Rule names of multi_head_attention alone: on BERT's constant projections

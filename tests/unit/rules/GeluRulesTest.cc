@@ -48,9 +48,7 @@ void expectSameInOrtN(const std::string& text) {
 
 /// The attribute `name` of the first node of `model` (null if absent).
 const onnx::AttributeProto* attribute(const onnx::ModelProto& model, const std::string& name) {
-  for (const auto& a : model.graph().node(0).attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
+  return testing::attribute(model.graph().node(0), name);
 }
 
 // ---- gelu_erf ----------------------------------------------------------------------------

@@ -33,12 +33,7 @@ RotarySpec rope(void (*edit)(RotarySpec&) = nullptr) {
   return s;
 }
 
-/// The attribute `name` of `node`, or null.
-const onnx::AttributeProto* attribute(const onnx::NodeProto& node, const std::string& name) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
+using testing::attribute;
 
 /// The initializer `name` of `model`, or null.
 const onnx::TensorProto* initializer(const onnx::ModelProto& model, const std::string& name) {
