@@ -29,10 +29,14 @@ using To = gen::Matcher::To;
 namespace op {
 const OpId kAdd = OpId::get("", "Add");
 const OpId kAttention = OpId::get("", "Attention");
+const OpId kCast = OpId::get("", "Cast");
 const OpId kComMicrosoftAttention = OpId::get("com.microsoft", "Attention");
+const OpId kComMicrosoftGroupQueryAttention = OpId::get("com.microsoft", "GroupQueryAttention");
 const OpId kComMicrosoftMultiHeadAttention = OpId::get("com.microsoft", "MultiHeadAttention");
+const OpId kComMicrosoftRotaryEmbedding = OpId::get("com.microsoft", "RotaryEmbedding");
 const OpId kConcat = OpId::get("", "Concat");
 const OpId kDiv = OpId::get("", "Div");
+const OpId kEqual = OpId::get("", "Equal");
 const OpId kExpand = OpId::get("", "Expand");
 const OpId kGather = OpId::get("", "Gather");
 const OpId kMatMul = OpId::get("", "MatMul");
@@ -41,8 +45,10 @@ const OpId kReshape = OpId::get("", "Reshape");
 const OpId kShape = OpId::get("", "Shape");
 const OpId kSlice = OpId::get("", "Slice");
 const OpId kSoftmax = OpId::get("", "Softmax");
+const OpId kSqueeze = OpId::get("", "Squeeze");
 const OpId kSub = OpId::get("", "Sub");
 const OpId kTranspose = OpId::get("", "Transpose");
+const OpId kTrilu = OpId::get("", "Trilu");
 const OpId kUnsqueeze = OpId::get("", "Unsqueeze");
 const OpId kWhere = OpId::get("", "Where");
 }  // namespace op
@@ -57,9 +63,52 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
  protected:
   using gen::Matcher::Matcher;
 
+  /// 0
+  /// (rules/attention.yaml: packed_attention 52:46, group_query_attention 248:101)
+  bool matchConstant36(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant36)) return same(Ids::kConstant36, v) && k();
+    return bind(Ids::kConstant36, v) && constant(Ids::kConstant36, v) && k();
+  }
+
+  /// 1
+  /// (rules/attention.yaml: packed_attention 52:89, attention_heads 410:33)
+  bool matchConstant41(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant41)) return same(Ids::kConstant41, v) && k();
+    return bind(Ids::kConstant41, v) && constant(Ids::kConstant41, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 52:108, group_query_attention 248:196)
+  bool matchAny46(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny46)) return same(Ids::kAny46, v) && k();
+    return bind(Ids::kAny46, v) && k();
+  }
+
+  /// 0
+  /// (rules/attention.yaml: packed_attention 55:58, multi_head_attention_rotary 351:48)
+  bool matchConstant63(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant63)) return same(Ids::kConstant63, v) && k();
+    return bind(Ids::kConstant63, v) && constant(Ids::kConstant63, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 55:105, group_query_attention 251:196)
+  bool matchAny70(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny70)) return same(Ids::kAny70, v) && k();
+    return bind(Ids::kAny70, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 55:183, multi_head_attention_rotary 353:42)
+  bool matchAny76(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny76)) return same(Ids::kAny76, v) && k();
+    return bind(Ids::kAny76, v) && k();
+  }
+
   /// c
   /// (rules/attention.yaml: packed_attention 58:32, multi_head_attention_causal_slice 117:32,
-  /// multi_head_attention 172:32)
+  /// multi_head_attention 172:32, group_query_attention 261:32, multi_head_attention_rotary 347:32,
+  /// attention_heads 408:32)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -67,7 +116,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// cq
   /// (rules/attention.yaml: packed_attention 58:77, multi_head_attention_causal_slice 117:77,
-  /// multi_head_attention 172:77)
+  /// multi_head_attention 172:77, group_query_attention 261:77, multi_head_attention_rotary 347:77,
+  /// attention_heads 408:77)
   bool matchCq(ValueId v, gen::Next k) {
     if (seen(Ids::kCq)) return same(Ids::kCq, v) && k();
     return bind(Ids::kCq, v) && k();
@@ -75,14 +125,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// ck
   /// (rules/attention.yaml: packed_attention 58:109, multi_head_attention_causal_slice 117:109,
-  /// multi_head_attention 172:109)
+  /// multi_head_attention 172:109, group_query_attention 261:109, multi_head_attention_rotary
+  /// 347:109, attention_heads 408:109)
   bool matchCk(ValueId v, gen::Next k) {
     if (seen(Ids::kCk)) return same(Ids::kCk, v) && k();
     return bind(Ids::kCk, v) && k();
   }
 
   /// causal
-  /// (rules/attention.yaml: packed_attention 59:22, multi_head_attention 173:22)
+  /// (rules/attention.yaml: packed_attention 59:22, multi_head_attention 173:22,
+  /// group_query_attention 265:79, multi_head_attention_rotary 351:79, attention_heads 412:79)
   bool matchCausal(ValueId v, gen::Next k) {
     if (seen(Ids::kCausal)) return same(Ids::kCausal, v) && k();
     return bind(Ids::kCausal, v) && k();
@@ -90,7 +142,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// fill
   /// (rules/attention.yaml: packed_attention 59:33, multi_head_attention_causal_slice 122:33,
-  /// multi_head_attention 173:33)
+  /// multi_head_attention 173:33, group_query_attention 265:42, multi_head_attention_rotary 351:42,
+  /// attention_heads 412:42)
   bool matchFill(ValueId v, gen::Next k) {
     if (seen(Ids::kFill)) return same(Ids::kFill, v) && k();
     return bind(Ids::kFill, v) && k();
@@ -98,14 +151,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// mask
   /// (rules/attention.yaml: packed_attention 59:40, multi_head_attention_causal_slice 122:40,
-  /// multi_head_attention 173:40)
+  /// multi_head_attention 173:40, group_query_attention 265:97, multi_head_attention_rotary 351:97,
+  /// attention_heads 412:97)
   bool matchMask(ValueId v, gen::Next k) {
     if (seen(Ids::kMask)) return same(Ids::kMask, v) && k();
     return bind(Ids::kMask, v) && k();
   }
 
   /// 0
-  /// (rules/attention.yaml: packed_attention 61:58, multi_head_attention_causal_slice 121:35)
+  /// (rules/attention.yaml: packed_attention 61:58, multi_head_attention_causal_slice 121:35,
+  /// group_query_attention 258:40)
   bool matchConstant111(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant111)) return same(Ids::kConstant111, v) && k();
     return bind(Ids::kConstant111, v) && constant(Ids::kConstant111, v) && k();
@@ -135,15 +190,52 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kConstant115, v) && constant(Ids::kConstant115, v) && k();
   }
 
+  /// 0
+  /// (rules/attention.yaml: packed_attention 61:101, group_query_attention 259:41)
+  bool matchConstant117(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant117)) return same(Ids::kConstant117, v) && k();
+    return bind(Ids::kConstant117, v) && constant(Ids::kConstant117, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 61:105, group_query_attention 259:56)
+  bool matchAny119(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny119)) return same(Ids::kAny119, v) && k();
+    return bind(Ids::kAny119, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 61:131, group_query_attention 259:66)
+  bool matchAny121(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny121)) return same(Ids::kAny121, v) && k();
+    return bind(Ids::kAny121, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 61:157, group_query_attention 259:79)
+  bool matchAny123(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny123)) return same(Ids::kAny123, v) && k();
+    return bind(Ids::kAny123, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 61:190, group_query_attention 259:101)
+  bool matchAny127(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny127)) return same(Ids::kAny127, v) && k();
+    return bind(Ids::kAny127, v) && k();
+  }
+
   /// q
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:42, multi_head_attention 163:42)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:42, multi_head_attention 163:42,
+  /// group_query_attention 245:42, multi_head_attention_rotary 343:42)
   bool matchQ(ValueId v, gen::Next k) {
     if (seen(Ids::kQ)) return same(Ids::kQ, v) && k();
     return bind(Ids::kQ, v) && k();
   }
 
   /// Shape(q)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:36, multi_head_attention 163:36)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:36, multi_head_attention 163:36,
+  /// group_query_attention 245:36, multi_head_attention_rotary 343:36)
   bool matchShape1(ValueId v, gen::Next k) {
     if (seen(Ids::kShape1)) return same(Ids::kShape1, v) && k();
     if (!bind(Ids::kShape1, v)) return false;
@@ -153,14 +245,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:46, multi_head_attention 163:46)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:46, multi_head_attention 163:46,
+  /// group_query_attention 245:46, multi_head_attention_rotary 343:46)
   bool matchConstant2(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant2)) return same(Ids::kConstant2, v) && k();
     return bind(Ids::kConstant2, v) && constant(Ids::kConstant2, v) && k();
   }
 
   /// Gather(Shape(q), 0, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:29, multi_head_attention 163:29)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:29, multi_head_attention 163:29,
+  /// group_query_attention 245:29, multi_head_attention_rotary 343:29)
   bool matchGather3(ValueId v, gen::Next k) {
     if (seen(Ids::kGather3)) return same(Ids::kGather3, v) && k();
     if (!bind(Ids::kGather3, v)) return false;
@@ -170,14 +264,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:58, multi_head_attention 163:58)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:58, multi_head_attention 163:58,
+  /// group_query_attention 245:58, multi_head_attention_rotary 343:58)
   bool matchConstant4(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant4)) return same(Ids::kConstant4, v) && k();
     return bind(Ids::kConstant4, v) && constant(Ids::kConstant4, v) && k();
   }
 
   /// Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:19, multi_head_attention 163:19)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:19, multi_head_attention 163:19,
+  /// group_query_attention 245:19, multi_head_attention_rotary 343:19)
   bool matchUnsqueeze5(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze5)) return same(Ids::kUnsqueeze5, v) && k();
     if (!bind(Ids::kUnsqueeze5, v)) return false;
@@ -187,7 +283,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(q)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:79, multi_head_attention 163:79)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:79, multi_head_attention 163:79,
+  /// group_query_attention 245:79, multi_head_attention_rotary 343:79)
   bool matchShape6(ValueId v, gen::Next k) {
     if (seen(Ids::kShape6)) return same(Ids::kShape6, v) && k();
     if (!bind(Ids::kShape6, v)) return false;
@@ -197,14 +294,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 1
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:89, multi_head_attention 163:89)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:89, multi_head_attention 163:89,
+  /// group_query_attention 245:89, multi_head_attention_rotary 343:89)
   bool matchConstant7(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant7)) return same(Ids::kConstant7, v) && k();
     return bind(Ids::kConstant7, v) && constant(Ids::kConstant7, v) && k();
   }
 
   /// Gather(Shape(q), 1, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:72, multi_head_attention 163:72)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:72, multi_head_attention 163:72,
+  /// group_query_attention 245:72, multi_head_attention_rotary 343:72)
   bool matchGather8(ValueId v, gen::Next k) {
     if (seen(Ids::kGather8)) return same(Ids::kGather8, v) && k();
     if (!bind(Ids::kGather8, v)) return false;
@@ -215,14 +314,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:101, multi_head_attention
-  /// 163:101)
+  /// 163:101, group_query_attention 245:101, multi_head_attention_rotary 343:101, attention_heads
+  /// 406:41)
   bool matchConstant9(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant9)) return same(Ids::kConstant9, v) && k();
     return bind(Ids::kConstant9, v) && constant(Ids::kConstant9, v) && k();
   }
 
   /// Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:62, multi_head_attention 163:62)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:62, multi_head_attention 163:62,
+  /// group_query_attention 245:62, multi_head_attention_rotary 343:62)
   bool matchUnsqueeze10(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze10)) return same(Ids::kUnsqueeze10, v) && k();
     if (!bind(Ids::kUnsqueeze10, v)) return false;
@@ -233,7 +334,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:105, multi_head_attention
-  /// 163:105)
+  /// 163:105, group_query_attention 245:105, multi_head_attention_rotary 343:105, attention_heads
+  /// 406:45)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(Ids::kAny11)) return same(Ids::kAny11, v) && k();
     return bind(Ids::kAny11, v) && k();
@@ -241,7 +343,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:108, multi_head_attention
-  /// 163:108)
+  /// 163:108, group_query_attention 245:108, multi_head_attention_rotary 343:108)
   bool matchAny12(ValueId v, gen::Next k) {
     if (seen(Ids::kAny12)) return same(Ids::kAny12, v) && k();
     return bind(Ids::kAny12, v) && k();
@@ -249,7 +351,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
   /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 108:12,
-  /// multi_head_attention 163:12)
+  /// multi_head_attention 163:12, group_query_attention 245:12, multi_head_attention_rotary 343:12)
   bool matchConcat13(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat13)) return same(Ids::kConcat13, v) && k();
     if (!bind(Ids::kConcat13, v)) return false;
@@ -264,7 +366,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(q, start=0, end=1)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:128, multi_head_attention
-  /// 163:128)
+  /// 163:128, group_query_attention 245:128, multi_head_attention_rotary 343:128)
   bool matchShape14(ValueId v, gen::Next k) {
     if (seen(Ids::kShape14)) return same(Ids::kShape14, v) && k();
     if (!bind(Ids::kShape14, v)) return false;
@@ -275,7 +377,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(q, start=1, end=2)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:154, multi_head_attention
-  /// 163:154)
+  /// 163:154, group_query_attention 245:154, multi_head_attention_rotary 343:154)
   bool matchShape15(ValueId v, gen::Next k) {
     if (seen(Ids::kShape15)) return same(Ids::kShape15, v) && k();
     if (!bind(Ids::kShape15, v)) return false;
@@ -286,7 +388,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:180, multi_head_attention
-  /// 163:180)
+  /// 163:180, group_query_attention 245:180, multi_head_attention_rotary 343:180)
   bool matchAny16(ValueId v, gen::Next k) {
     if (seen(Ids::kAny16)) return same(Ids::kAny16, v) && k();
     return bind(Ids::kAny16, v) && k();
@@ -294,7 +396,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:183, multi_head_attention
-  /// 163:183)
+  /// 163:183, group_query_attention 245:183, multi_head_attention_rotary 343:183)
   bool matchAny17(ValueId v, gen::Next k) {
     if (seen(Ids::kAny17)) return same(Ids::kAny17, v) && k();
     return bind(Ids::kAny17, v) && k();
@@ -302,7 +404,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:121, multi_head_attention
-  /// 163:121)
+  /// 163:121, group_query_attention 245:121, multi_head_attention_rotary 343:121)
   bool matchConcat18(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat18)) return same(Ids::kConcat18, v) && k();
     if (!bind(Ids::kConcat18, v)) return false;
@@ -317,7 +419,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:196, multi_head_attention
-  /// 163:196)
+  /// 163:196, group_query_attention 245:196, multi_head_attention_rotary 343:196)
   bool matchAny19(ValueId v, gen::Next k) {
     if (seen(Ids::kAny19)) return same(Ids::kAny19, v) && k();
     return bind(Ids::kAny19, v) && k();
@@ -326,7 +428,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// qs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
   /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 108:119, multi_head_attention
-  /// 163:119)
+  /// 163:119, group_query_attention 245:119, multi_head_attention_rotary 343:119)
   bool matchQs(ValueId v, gen::Next k) {
     if (seen(Ids::kQs)) return same(Ids::kQs, v) && k();
     if (!bind(Ids::kQs, v)) return false;
@@ -344,7 +446,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// qr = Reshape(q, qs)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 109:12, multi_head_attention 164:12)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 109:12, multi_head_attention 164:12,
+  /// group_query_attention 246:12, multi_head_attention_rotary 344:12)
   bool matchQr(ValueId v, gen::Next k) {
     if (seen(Ids::kQr)) return same(Ids::kQr, v) && k();
     if (!bind(Ids::kQr, v)) return false;
@@ -353,18 +456,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     return matchQ(input(n, 0), [&] { return matchQs(input(n, 1), k); });
   }
 
-  /// qh = Transpose(qr, perm=[0, 2, 1, 3])
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 110:12, multi_head_attention 165:12)
-  bool matchQh(ValueId v, gen::Next k) {
-    if (seen(Ids::kQh)) return same(Ids::kQh, v) && k();
-    if (!bind(Ids::kQh, v)) return false;
-    const NodeId n = node(Ids::kQh, v, op::kTranspose);
-    if (n == kNoId || !attrs(Ids::kQh, n, v)) return false;
-    return matchQr(input(n, 0), k);
-  }
-
   /// k
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:42, multi_head_attention 166:42)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:42, multi_head_attention 166:42,
+  /// group_query_attention 248:42)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(Ids::kK)) return same(Ids::kK, v) && k();
     return bind(Ids::kK, v) && k();
@@ -514,7 +608,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 111:180, multi_head_attention
-  /// 166:180)
+  /// 166:180, group_query_attention 248:108)
   bool matchAny39(ValueId v, gen::Next k) {
     if (seen(Ids::kAny39)) return same(Ids::kAny39, v) && k();
     return bind(Ids::kAny39, v) && k();
@@ -628,7 +722,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// v
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:42, multi_head_attention 169:42)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:42, multi_head_attention 169:42,
+  /// group_query_attention 251:42)
   bool matchV(ValueId v, gen::Next k) {
     if (seen(Ids::kV)) return same(Ids::kV, v) && k();
     return bind(Ids::kV, v) && k();
@@ -645,7 +740,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:46, multi_head_attention 169:46)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:46, multi_head_attention 169:46,
+  /// multi_head_attention_rotary 349:29)
   bool matchConstant51(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant51)) return same(Ids::kConstant51, v) && k();
     return bind(Ids::kConstant51, v) && constant(Ids::kConstant51, v) && k();
@@ -662,7 +758,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:58, multi_head_attention 169:58)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:58, multi_head_attention 169:58,
+  /// group_query_attention 251:46)
   bool matchConstant53(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant53)) return same(Ids::kConstant53, v) && k();
     return bind(Ids::kConstant53, v) && constant(Ids::kConstant53, v) && k();
@@ -689,7 +786,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 1
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:89, multi_head_attention 169:89)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:89, multi_head_attention 169:89,
+  /// multi_head_attention_rotary 350:26)
   bool matchConstant56(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant56)) return same(Ids::kConstant56, v) && k();
     return bind(Ids::kConstant56, v) && constant(Ids::kConstant56, v) && k();
@@ -707,7 +805,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:101, multi_head_attention
-  /// 169:101)
+  /// 169:101, group_query_attention 251:89)
   bool matchConstant58(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant58)) return same(Ids::kConstant58, v) && k();
     return bind(Ids::kConstant58, v) && constant(Ids::kConstant58, v) && k();
@@ -809,7 +907,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:196, multi_head_attention
-  /// 169:196)
+  /// 169:196, group_query_attention 251:183)
   bool matchAny68(ValueId v, gen::Next k) {
     if (seen(Ids::kAny68)) return same(Ids::kAny68, v) && k();
     return bind(Ids::kAny68, v) && k();
@@ -853,94 +951,6 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     const NodeId n = node(Ids::kVh, v, op::kTranspose);
     if (n == kNoId || !attrs(Ids::kVh, n, v)) return false;
     return matchVr(input(n, 0), k);
-  }
-
-  /// MatMul(qh, kt)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:16, multi_head_attention 172:16)
-  bool matchMatMul72(ValueId v, gen::Next k) {
-    if (seen(Ids::kMatMul72)) return same(Ids::kMatMul72, v) && k();
-    if (!bind(Ids::kMatMul72, v)) return false;
-    const NodeId n = node(Ids::kMatMul72, v, op::kMatMul);
-    if (n == kNoId || !attrs(Ids::kMatMul72, n, v)) return false;
-    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
-  }
-
-  /// Div(MatMul(qh, kt), c)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:12, multi_head_attention 172:12)
-  bool matchDiv74(ValueId v, gen::Next k) {
-    if (seen(Ids::kDiv74)) return same(Ids::kDiv74, v) && k();
-    if (!bind(Ids::kDiv74, v)) return false;
-    const NodeId n = node(Ids::kDiv74, v, op::kDiv);
-    if (n == kNoId || !attrs(Ids::kDiv74, n, v)) return false;
-    return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
-  }
-
-  /// MatMul(qh, kt)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:41, multi_head_attention 172:41)
-  bool matchMatMul75(ValueId v, gen::Next k) {
-    if (seen(Ids::kMatMul75)) return same(Ids::kMatMul75, v) && k();
-    if (!bind(Ids::kMatMul75, v)) return false;
-    const NodeId n = node(Ids::kMatMul75, v, op::kMatMul);
-    if (n == kNoId || !attrs(Ids::kMatMul75, n, v)) return false;
-    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
-  }
-
-  /// Mul(MatMul(qh, kt), c)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:37, multi_head_attention 172:37)
-  bool matchMul76(ValueId v, gen::Next k) {
-    if (seen(Ids::kMul76)) return same(Ids::kMul76, v) && k();
-    if (!bind(Ids::kMul76, v)) return false;
-    const NodeId n = node(Ids::kMul76, v, op::kMul);
-    if (n == kNoId || !attrs(Ids::kMul76, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMatMul75(in0, [&] { return matchC(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMatMul75(in1, [&] { return matchC(in0, k); });
-  }
-
-  /// Mul(qh, cq)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:69, multi_head_attention 172:69)
-  bool matchMul78(ValueId v, gen::Next k) {
-    if (seen(Ids::kMul78)) return same(Ids::kMul78, v) && k();
-    if (!bind(Ids::kMul78, v)) return false;
-    const NodeId n = node(Ids::kMul78, v, op::kMul);
-    if (n == kNoId || !attrs(Ids::kMul78, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchQh(in1, [&] { return matchCq(in0, k); });
-  }
-
-  /// Div(qh, cq)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:83, multi_head_attention 172:83)
-  bool matchDiv79(ValueId v, gen::Next k) {
-    if (seen(Ids::kDiv79)) return same(Ids::kDiv79, v) && k();
-    if (!bind(Ids::kDiv79, v)) return false;
-    const NodeId n = node(Ids::kDiv79, v, op::kDiv);
-    if (n == kNoId || !attrs(Ids::kDiv79, n, v)) return false;
-    return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
-  }
-
-  /// Mul(qh, cq) | Div(qh, cq) | qh
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:81, multi_head_attention 172:81)
-  bool matchAnyOf80(ValueId v, gen::Next k) {
-    if (seen(Ids::kAnyOf80)) return same(Ids::kAnyOf80, v) && k();
-    if (!bind(Ids::kAnyOf80, v)) return false;
-    const uint32_t m = mark();
-    choose(Ids::kAnyOf80, 0);
-    if (matchMul78(v, k)) return true;
-    undo(m);
-    choose(Ids::kAnyOf80, 1);
-    if (matchDiv79(v, k)) return true;
-    undo(m);
-    choose(Ids::kAnyOf80, 2);
-    if (matchQh(v, k)) return true;
-    undo(m);
-    return false;
   }
 
   /// Mul(kt, ck)
@@ -989,33 +999,18 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     return false;
   }
 
-  /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:62, multi_head_attention 172:62)
-  bool matchMatMul85(ValueId v, gen::Next k) {
-    if (seen(Ids::kMatMul85)) return same(Ids::kMatMul85, v) && k();
-    if (!bind(Ids::kMatMul85, v)) return false;
-    const NodeId n = node(Ids::kMatMul85, v, op::kMatMul);
-    if (n == kNoId || !attrs(Ids::kMatMul85, n, v)) return false;
-    return matchAnyOf80(input(n, 0), [&] { return matchAnyOf84(input(n, 1), k); });
+  /// 2
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 118:40, group_query_attention 256:41)
+  bool matchConstant88(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant88)) return same(Ids::kConstant88, v) && k();
+    return bind(Ids::kConstant88, v) && constant(Ids::kConstant88, v) && k();
   }
 
-  /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-  /// (Mul(...) | Div(...) | kt)) (rules/attention.yaml: multi_head_attention_causal_slice 117:35,
-  /// multi_head_attention 172:35)
-  bool matchS(ValueId v, gen::Next k) {
-    if (seen(Ids::kS)) return same(Ids::kS, v) && k();
-    if (!bind(Ids::kS, v)) return false;
-    const uint32_t m = mark();
-    choose(Ids::kS, 0);
-    if (matchDiv74(v, k)) return true;
-    undo(m);
-    choose(Ids::kS, 1);
-    if (matchMul76(v, k)) return true;
-    undo(m);
-    choose(Ids::kS, 2);
-    if (matchMatMul85(v, k)) return true;
-    undo(m);
-    return false;
+  /// 1
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:48, group_query_attention 257:40)
+  bool matchConstant104(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant104)) return same(Ids::kConstant104, v) && k();
+    return bind(Ids::kConstant104, v) && constant(Ids::kConstant104, v) && k();
   }
 
   /// 2
@@ -1023,6 +1018,130 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   bool matchConstant107(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant107)) return same(Ids::kConstant107, v) && k();
     return bind(Ids::kConstant107, v) && constant(Ids::kConstant107, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 124:42, group_query_attention 259:94)
+  bool matchAny126(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny126)) return same(Ids::kAny126, v) && k();
+    return bind(Ids::kAny126, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention 175:42, group_query_attention 256:94)
+  bool matchAny97(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny97)) return same(Ids::kAny97, v) && k();
+    return bind(Ids::kAny97, v) && k();
+  }
+
+  /// Transpose(qr, perm=[0, 2, 1, 3])
+  /// (rules/attention.yaml: group_query_attention 247:42, multi_head_attention_rotary 345:42)
+  bool matchTranspose22(ValueId v, gen::Next k) {
+    if (seen(Ids::kTranspose22)) return same(Ids::kTranspose22, v) && k();
+    if (!bind(Ids::kTranspose22, v)) return false;
+    const NodeId n = node(Ids::kTranspose22, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTranspose22, n, v)) return false;
+    return matchQr(input(n, 0), k);
+  }
+
+  /// pos
+  /// (rules/attention.yaml: group_query_attention 247:76, multi_head_attention_rotary 345:76)
+  bool matchPos(ValueId v, gen::Next k) {
+    if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
+    return bind(Ids::kPos, v) && k();
+  }
+
+  /// cos
+  /// (rules/attention.yaml: group_query_attention 247:81, multi_head_attention_rotary 345:81)
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
+    return bind(Ids::kCos, v) && k();
+  }
+
+  /// sin
+  /// (rules/attention.yaml: group_query_attention 247:86, multi_head_attention_rotary 345:86)
+  bool matchSin(ValueId v, gen::Next k) {
+    if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
+    return bind(Ids::kSin, v) && k();
+  }
+
+  /// qh = com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
+  /// interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
+  /// is_packed_batching=0) (rules/attention.yaml: group_query_attention 247:12,
+  /// multi_head_attention_rotary 345:12)
+  bool matchQh(ValueId v, gen::Next k) {
+    if (seen(Ids::kQh)) return same(Ids::kQh, v) && k();
+    if (!bind(Ids::kQh, v)) return false;
+    const NodeId n = node(Ids::kQh, v, op::kComMicrosoftRotaryEmbedding);
+    if (n == kNoId || !attrs(Ids::kQh, n, v)) return false;
+    return matchTranspose22(input(n, 0), [&] {
+      return matchPos(input(n, 1), [&] {
+        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// 1
+  /// (rules/attention.yaml: group_query_attention 248:89, attention_heads 409:29)
+  bool matchConstant34(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant34)) return same(Ids::kConstant34, v) && k();
+    return bind(Ids::kConstant34, v) && constant(Ids::kConstant34, v) && k();
+  }
+
+  /// 0
+  /// (rules/attention.yaml: group_query_attention 251:101, multi_head_attention_rotary 351:36)
+  bool matchConstant60(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant60)) return same(Ids::kConstant60, v) && k();
+    return bind(Ids::kConstant60, v) && constant(Ids::kConstant60, v) && k();
+  }
+
+  /// 0
+  /// (rules/attention.yaml: group_query_attention 255:52, multi_head_attention_rotary 353:89)
+  bool matchConstant84(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant84)) return same(Ids::kConstant84, v) && k();
+    return bind(Ids::kConstant84, v) && constant(Ids::kConstant84, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: group_query_attention 256:56, multi_head_attention_rotary 353:131)
+  bool matchAny90(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny90)) return same(Ids::kAny90, v) && k();
+    return bind(Ids::kAny90, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: group_query_attention 256:66, multi_head_attention_rotary 353:157)
+  bool matchAny92(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny92)) return same(Ids::kAny92, v) && k();
+    return bind(Ids::kAny92, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: group_query_attention 256:79, multi_head_attention_rotary 353:177)
+  bool matchAny94(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny94)) return same(Ids::kAny94, v) && k();
+    return bind(Ids::kAny94, v) && k();
+  }
+
+  /// kh
+  /// (rules/attention.yaml: multi_head_attention_rotary 346:22, attention_heads 405:37)
+  bool matchKh(ValueId v, gen::Next k) {
+    if (seen(Ids::kKh)) return same(Ids::kKh, v) && k();
+    return bind(Ids::kKh, v) && k();
+  }
+
+  /// -2
+  /// (rules/attention.yaml: multi_head_attention_rotary 348:29, attention_heads 411:26)
+  bool matchConstant45(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant45)) return same(Ids::kConstant45, v) && k();
+    return bind(Ids::kConstant45, v) && constant(Ids::kConstant45, v) && k();
+  }
+
+  /// -1
+  /// (rules/attention.yaml: multi_head_attention_rotary 349:33, attention_heads 412:48)
+  bool matchConstant52(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant52)) return same(Ids::kConstant52, v) && k();
+    return bind(Ids::kConstant52, v) && constant(Ids::kConstant52, v) && k();
   }
 };
 
@@ -2526,9 +2645,10 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchC, matchCq, matchCk,
+  // From AttentionSharedMatch (the same in other rules of this file): matchConstant36,
+  // matchConstant41, matchAny46, matchConstant63, matchAny70, matchAny76, matchC, matchCq, matchCk,
   // matchCausal, matchFill, matchMask, matchConstant111, matchAny113, matchShape114,
-  // matchConstant115.
+  // matchConstant115, matchConstant117, matchAny119, matchAny121, matchAny123, matchAny127.
 
   /// x  (rules/attention.yaml:46:23)
   bool matchX(ValueId v, gen::Next k) {
@@ -2841,12 +2961,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchK(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:52:46)
-  bool matchConstant36(ValueId v, gen::Next k) {
-    if (seen(kConstant36)) return same(kConstant36, v) && k();
-    return bind(kConstant36, v) && constant(kConstant36, v) && k();
-  }
-
   /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:52:29)
   bool matchGather37(ValueId v, gen::Next k) {
     if (seen(kGather37)) return same(kGather37, v) && k();
@@ -2880,12 +2994,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchK(input(n, 0), k);
   }
 
-  /// 1  (rules/attention.yaml:52:89)
-  bool matchConstant41(ValueId v, gen::Next k) {
-    if (seen(kConstant41)) return same(kConstant41, v) && k();
-    return bind(kConstant41, v) && constant(kConstant41, v) && k();
-  }
-
   /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:52:72)
   bool matchGather42(ValueId v, gen::Next k) {
     if (seen(kGather42)) return same(kGather42, v) && k();
@@ -2914,12 +3022,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   bool matchAny45(ValueId v, gen::Next k) {
     if (seen(kAny45)) return same(kAny45, v) && k();
     return bind(kAny45, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:52:108)
-  bool matchAny46(ValueId v, gen::Next k) {
-    if (seen(kAny46)) return same(kAny46, v) && k();
-    return bind(kAny46, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
@@ -3080,12 +3182,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape60(input(n, 0), [&] { return matchConstant61(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:55:58)
-  bool matchConstant63(ValueId v, gen::Next k) {
-    if (seen(kConstant63)) return same(kConstant63, v) && k();
-    return bind(kConstant63, v) && constant(kConstant63, v) && k();
-  }
-
   /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:55:19)
   bool matchUnsqueeze64(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze64)) return same(kUnsqueeze64, v) && k();
@@ -3134,12 +3230,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchGather67(input(n, 0), [&] { return matchConstant68(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:55:105)
-  bool matchAny70(ValueId v, gen::Next k) {
-    if (seen(kAny70)) return same(kAny70, v) && k();
-    return bind(kAny70, v) && k();
-  }
-
   /// _  (rules/attention.yaml:55:108)
   bool matchAny71(ValueId v, gen::Next k) {
     if (seen(kAny71)) return same(kAny71, v) && k();
@@ -3182,12 +3272,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   bool matchAny75(ValueId v, gen::Next k) {
     if (seen(kAny75)) return same(kAny75, v) && k();
     return bind(kAny75, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:55:183)
-  bool matchAny76(ValueId v, gen::Next k) {
-    if (seen(kAny76)) return same(kAny76, v) && k();
-    return bind(kAny76, v) && k();
   }
 
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
@@ -3533,12 +3617,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape114(input(n, 0), [&] { return matchConstant115(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:61:101)
-  bool matchConstant117(ValueId v, gen::Next k) {
-    if (seen(kConstant117)) return same(kConstant117, v) && k();
-    return bind(kConstant117, v) && constant(kConstant117, v) && k();
-  }
-
   /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:61:62)
   bool matchUnsqueeze118(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze118)) return same(kUnsqueeze118, v) && k();
@@ -3546,12 +3624,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kUnsqueeze118, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kUnsqueeze118, n, v)) return false;
     return matchGather116(input(n, 0), [&] { return matchConstant117(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:61:105)
-  bool matchAny119(ValueId v, gen::Next k) {
-    if (seen(kAny119)) return same(kAny119, v) && k();
-    return bind(kAny119, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
@@ -3566,12 +3638,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     });
   }
 
-  /// _  (rules/attention.yaml:61:131)
-  bool matchAny121(ValueId v, gen::Next k) {
-    if (seen(kAny121)) return same(kAny121, v) && k();
-    return bind(kAny121, v) && k();
-  }
-
   /// Shape(_, start=0, end=1)  (rules/attention.yaml:61:125)
   bool matchShape122(ValueId v, gen::Next k) {
     if (seen(kShape122)) return same(kShape122, v) && k();
@@ -3579,12 +3645,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kShape122, v, op::kShape);
     if (n == kNoId || !attrs(kShape122, n, v)) return false;
     return matchAny121(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:61:157)
-  bool matchAny123(ValueId v, gen::Next k) {
-    if (seen(kAny123)) return same(kAny123, v) && k();
-    return bind(kAny123, v) && k();
   }
 
   /// Shape(_, start=1, end=2)  (rules/attention.yaml:61:151)
@@ -3612,12 +3672,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape122(input(n, 0), [&] {
       return matchShape124(input(n, 1), [&] { return matchAny125(input(n, 2), k); });
     });
-  }
-
-  /// _  (rules/attention.yaml:61:190)
-  bool matchAny127(ValueId v, gen::Next k) {
-    if (seen(kAny127)) return same(kAny127, v) && k();
-    return bind(kAny127, v) && k();
   }
 
   /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
@@ -5643,7 +5697,7 @@ class MultiHeadAttentionCausalSliceMatch
   // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
   // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
   // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
-  // matchQr, matchQh, matchK, matchShape24, matchConstant25, matchGather26, matchConstant27,
+  // matchQr, matchK, matchShape24, matchConstant25, matchGather26, matchConstant27,
   // matchUnsqueeze28, matchShape29, matchConstant30, matchGather31, matchConstant32,
   // matchUnsqueeze33, matchAny34, matchAny35, matchConcat36, matchShape37, matchShape38,
   // matchAny39, matchAny40, matchConcat41, matchAny42, matchKs, matchKr, matchTranspose45,
@@ -5651,9 +5705,127 @@ class MultiHeadAttentionCausalSliceMatch
   // matchGather52, matchConstant53, matchUnsqueeze54, matchShape55, matchConstant56, matchGather57,
   // matchConstant58, matchUnsqueeze59, matchAny60, matchAny61, matchConcat62, matchShape63,
   // matchShape64, matchAny65, matchAny66, matchConcat67, matchAny68, matchVs, matchVr, matchVh,
-  // matchMatMul72, matchC, matchDiv74, matchMatMul75, matchMul76, matchCq, matchMul78, matchDiv79,
-  // matchAnyOf80, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchMatMul85, matchS,
-  // matchConstant107, matchConstant111, matchConstant115, matchFill, matchMask.
+  // matchC, matchCq, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchConstant88,
+  // matchConstant104, matchConstant107, matchConstant111, matchConstant115, matchFill, matchMask,
+  // matchAny126.
+
+  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:110:12)
+  bool matchQh(ValueId v, gen::Next k) {
+    if (seen(kQh)) return same(kQh, v) && k();
+    if (!bind(kQh, v)) return false;
+    const NodeId n = node(kQh, v, op::kTranspose);
+    if (n == kNoId || !attrs(kQh, n, v)) return false;
+    return matchQr(input(n, 0), k);
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:117:16)
+  bool matchMatMul72(ValueId v, gen::Next k) {
+    if (seen(kMatMul72)) return same(kMatMul72, v) && k();
+    if (!bind(kMatMul72, v)) return false;
+    const NodeId n = node(kMatMul72, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul72, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:117:12)
+  bool matchDiv74(ValueId v, gen::Next k) {
+    if (seen(kDiv74)) return same(kDiv74, v) && k();
+    if (!bind(kDiv74, v)) return false;
+    const NodeId n = node(kDiv74, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv74, n, v)) return false;
+    return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:117:41)
+  bool matchMatMul75(ValueId v, gen::Next k) {
+    if (seen(kMatMul75)) return same(kMatMul75, v) && k();
+    if (!bind(kMatMul75, v)) return false;
+    const NodeId n = node(kMatMul75, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul75, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:117:37)
+  bool matchMul76(ValueId v, gen::Next k) {
+    if (seen(kMul76)) return same(kMul76, v) && k();
+    if (!bind(kMul76, v)) return false;
+    const NodeId n = node(kMul76, v, op::kMul);
+    if (n == kNoId || !attrs(kMul76, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul75(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul75(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// Mul(qh, cq)  (rules/attention.yaml:117:69)
+  bool matchMul78(ValueId v, gen::Next k) {
+    if (seen(kMul78)) return same(kMul78, v) && k();
+    if (!bind(kMul78, v)) return false;
+    const NodeId n = node(kMul78, v, op::kMul);
+    if (n == kNoId || !attrs(kMul78, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchQh(in1, [&] { return matchCq(in0, k); });
+  }
+
+  /// Div(qh, cq)  (rules/attention.yaml:117:83)
+  bool matchDiv79(ValueId v, gen::Next k) {
+    if (seen(kDiv79)) return same(kDiv79, v) && k();
+    if (!bind(kDiv79, v)) return false;
+    const NodeId n = node(kDiv79, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv79, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
+  }
+
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:117:81)
+  bool matchAnyOf80(ValueId v, gen::Next k) {
+    if (seen(kAnyOf80)) return same(kAnyOf80, v) && k();
+    if (!bind(kAnyOf80, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf80, 0);
+    if (matchMul78(v, k)) return true;
+    undo(m);
+    choose(kAnyOf80, 1);
+    if (matchDiv79(v, k)) return true;
+    undo(m);
+    choose(kAnyOf80, 2);
+    if (matchQh(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+  /// (rules/attention.yaml:117:62)
+  bool matchMatMul85(ValueId v, gen::Next k) {
+    if (seen(kMatMul85)) return same(kMatMul85, v) && k();
+    if (!bind(kMatMul85, v)) return false;
+    const NodeId n = node(kMatMul85, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul85, n, v)) return false;
+    return matchAnyOf80(input(n, 0), [&] { return matchAnyOf84(input(n, 1), k); });
+  }
+
+  /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:117:35)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
+    const uint32_t m = mark();
+    choose(kS, 0);
+    if (matchDiv74(v, k)) return true;
+    undo(m);
+    choose(kS, 1);
+    if (matchMul76(v, k)) return true;
+    undo(m);
+    choose(kS, 2);
+    if (matchMatMul85(v, k)) return true;
+    undo(m);
+    return false;
+  }
 
   /// Shape(vh)  (rules/attention.yaml:118:29)
   bool matchShape87(ValueId v, gen::Next k) {
@@ -5662,12 +5834,6 @@ class MultiHeadAttentionCausalSliceMatch
     const NodeId n = node(kShape87, v, op::kShape);
     if (n == kNoId || !attrs(kShape87, n, v)) return false;
     return matchVh(input(n, 0), k);
-  }
-
-  /// 2  (rules/attention.yaml:118:40)
-  bool matchConstant88(ValueId v, gen::Next k) {
-    if (seen(kConstant88)) return same(kConstant88, v) && k();
-    return bind(kConstant88, v) && constant(kConstant88, v) && k();
   }
 
   /// Gather(Shape(vh), 2, axis=0)  (rules/attention.yaml:118:22)
@@ -5800,12 +5966,6 @@ class MultiHeadAttentionCausalSliceMatch
   bool matchConstant103(ValueId v, gen::Next k) {
     if (seen(kConstant103)) return same(kConstant103, v) && k();
     return bind(kConstant103, v) && constant(kConstant103, v) && k();
-  }
-
-  /// 1  (rules/attention.yaml:120:48)
-  bool matchConstant104(ValueId v, gen::Next k) {
-    if (seen(kConstant104)) return same(kConstant104, v) && k();
-    return bind(kConstant104, v) && constant(kConstant104, v) && k();
   }
 
   /// Slice(tril, Sub(kl, ql), kl, 2, 1)  (rules/attention.yaml:120:16)
@@ -5986,12 +6146,6 @@ class MultiHeadAttentionCausalSliceMatch
     const NodeId n = node(kO, v, op::kMatMul);
     if (n == kNoId || !attrs(kO, n, v)) return false;
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:124:42)
-  bool matchAny126(ValueId v, gen::Next k) {
-    if (seen(kAny126)) return same(kAny126, v) && k();
-    return bind(kAny126, v) && k();
   }
 
   /// Shape(_)  (rules/attention.yaml:124:36)
@@ -7902,7 +8056,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
   // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
   // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
-  // matchQr, matchQh, matchK, matchShape24, matchConstant25, matchGather26, matchConstant27,
+  // matchQr, matchK, matchShape24, matchConstant25, matchGather26, matchConstant27,
   // matchUnsqueeze28, matchShape29, matchConstant30, matchGather31, matchConstant32,
   // matchUnsqueeze33, matchAny34, matchAny35, matchConcat36, matchShape37, matchShape38,
   // matchAny39, matchAny40, matchConcat41, matchAny42, matchKs, matchKr, matchTranspose45,
@@ -7910,9 +8064,126 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   // matchGather52, matchConstant53, matchUnsqueeze54, matchShape55, matchConstant56, matchGather57,
   // matchConstant58, matchUnsqueeze59, matchAny60, matchAny61, matchConcat62, matchShape63,
   // matchShape64, matchAny65, matchAny66, matchConcat67, matchAny68, matchVs, matchVr, matchVh,
-  // matchMatMul72, matchC, matchDiv74, matchMatMul75, matchMul76, matchCq, matchMul78, matchDiv79,
-  // matchAnyOf80, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchMatMul85, matchS,
-  // matchCausal, matchFill, matchMask, matchConstant107, matchAny113, matchShape114.
+  // matchC, matchCq, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchCausal, matchFill,
+  // matchMask, matchAny97, matchConstant107, matchAny113, matchShape114.
+
+  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:165:12)
+  bool matchQh(ValueId v, gen::Next k) {
+    if (seen(kQh)) return same(kQh, v) && k();
+    if (!bind(kQh, v)) return false;
+    const NodeId n = node(kQh, v, op::kTranspose);
+    if (n == kNoId || !attrs(kQh, n, v)) return false;
+    return matchQr(input(n, 0), k);
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:172:16)
+  bool matchMatMul72(ValueId v, gen::Next k) {
+    if (seen(kMatMul72)) return same(kMatMul72, v) && k();
+    if (!bind(kMatMul72, v)) return false;
+    const NodeId n = node(kMatMul72, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul72, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:172:12)
+  bool matchDiv74(ValueId v, gen::Next k) {
+    if (seen(kDiv74)) return same(kDiv74, v) && k();
+    if (!bind(kDiv74, v)) return false;
+    const NodeId n = node(kDiv74, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv74, n, v)) return false;
+    return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:172:41)
+  bool matchMatMul75(ValueId v, gen::Next k) {
+    if (seen(kMatMul75)) return same(kMatMul75, v) && k();
+    if (!bind(kMatMul75, v)) return false;
+    const NodeId n = node(kMatMul75, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul75, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:172:37)
+  bool matchMul76(ValueId v, gen::Next k) {
+    if (seen(kMul76)) return same(kMul76, v) && k();
+    if (!bind(kMul76, v)) return false;
+    const NodeId n = node(kMul76, v, op::kMul);
+    if (n == kNoId || !attrs(kMul76, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul75(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul75(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// Mul(qh, cq)  (rules/attention.yaml:172:69)
+  bool matchMul78(ValueId v, gen::Next k) {
+    if (seen(kMul78)) return same(kMul78, v) && k();
+    if (!bind(kMul78, v)) return false;
+    const NodeId n = node(kMul78, v, op::kMul);
+    if (n == kNoId || !attrs(kMul78, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchQh(in1, [&] { return matchCq(in0, k); });
+  }
+
+  /// Div(qh, cq)  (rules/attention.yaml:172:83)
+  bool matchDiv79(ValueId v, gen::Next k) {
+    if (seen(kDiv79)) return same(kDiv79, v) && k();
+    if (!bind(kDiv79, v)) return false;
+    const NodeId n = node(kDiv79, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv79, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
+  }
+
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:172:81)
+  bool matchAnyOf80(ValueId v, gen::Next k) {
+    if (seen(kAnyOf80)) return same(kAnyOf80, v) && k();
+    if (!bind(kAnyOf80, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf80, 0);
+    if (matchMul78(v, k)) return true;
+    undo(m);
+    choose(kAnyOf80, 1);
+    if (matchDiv79(v, k)) return true;
+    undo(m);
+    choose(kAnyOf80, 2);
+    if (matchQh(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+  /// (rules/attention.yaml:172:62)
+  bool matchMatMul85(ValueId v, gen::Next k) {
+    if (seen(kMatMul85)) return same(kMatMul85, v) && k();
+    if (!bind(kMatMul85, v)) return false;
+    const NodeId n = node(kMatMul85, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul85, n, v)) return false;
+    return matchAnyOf80(input(n, 0), [&] { return matchAnyOf84(input(n, 1), k); });
+  }
+
+  /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:172:35)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
+    const uint32_t m = mark();
+    choose(kS, 0);
+    if (matchDiv74(v, k)) return true;
+    undo(m);
+    choose(kS, 1);
+    if (matchMul76(v, k)) return true;
+    undo(m);
+    choose(kS, 2);
+    if (matchMatMul85(v, k)) return true;
+    undo(m);
+    return false;
+  }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:173:16)
   bool matchWhere89(ValueId v, gen::Next k) {
@@ -8001,12 +8272,6 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     const NodeId n = node(kO, v, op::kMatMul);
     if (n == kNoId || !attrs(kO, n, v)) return false;
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:175:42)
-  bool matchAny97(ValueId v, gen::Next k) {
-    if (seen(kAny97)) return same(kAny97, v) && k();
-    return bind(kAny97, v) && k();
   }
 
   /// Shape(_)  (rules/attention.yaml:175:36)
@@ -8862,6 +9127,8921 @@ class MultiHeadAttentionRule : public RewritePattern {
   mutable gen::Scratch scratch_;  // one attempt at a time
 };
 
+//===----------------------------------------------------------------------===//
+// Generated from: rules/attention.yaml:239
+// group_query_attention (priority 87): Attention with RoPE on Q and K and K/V heads repeated by
+// repeat_kv (LLaMA, Mistral).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule group_query_attention for the shared checks and messages.
+const gen::RuleSpec& specGroupQueryAttention() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "group_query_attention";
+    s.loc = "rules/attention.yaml:239:5";
+    s.root = 202;
+    s.slot_names = {"q",  "qs",  "qr",   "pos",    "cos",  "sin", "qh", "k",  "ks",
+                    "kr", "kh",  "v",    "vs",     "vr",   "vh",  "kb", "kn", "kx",
+                    "vb", "vn",  "vx",   "kt",     "c",    "cq",  "ck", "s",  "ql",
+                    "kl", "tri", "fill", "causal", "mask", "m",   "o",  "ys", "y"};
+    s.num_captures = 3;
+    s.exprs.resize(203);
+    {  // 0: q
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "q";
+      e.loc = "rules/attention.yaml:245:42";
+      e.slot = 0;
+    }
+    {  // 1: Shape(q)
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:245:36";
+      e.num_inputs = 1;
+    }
+    {  // 2: 0
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:245:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 3: Gather(Shape(q), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:245:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:245:49";
+      }
+    }
+    {  // 4: 0
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:245:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:245:19";
+      e.num_inputs = 2;
+    }
+    {  // 6: Shape(q)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:245:79";
+      e.num_inputs = 1;
+    }
+    {  // 7: 1
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:245:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 8: Gather(Shape(q), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:245:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:245:92";
+      }
+    }
+    {  // 9: 0
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:245:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:245:62";
+      e.num_inputs = 2;
+    }
+    {  // 11: _
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:245:105";
+    }
+    {  // 12: _
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:245:108";
+    }
+    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:245:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:245:111";
+      }
+    }
+    {  // 14: Shape(q, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:245:128";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:245:137";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:245:146";
+      }
+    }
+    {  // 15: Shape(q, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:245:154";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:245:163";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:245:172";
+      }
+    }
+    {  // 16: _
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:245:180";
+    }
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:245:183";
+    }
+    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:245:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:245:186";
+      }
+    }
+    {  // 19: _
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:245:196";
+    }
+    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "qs";
+      e.loc = "rules/attention.yaml:245:119";
+      e.slot = 1;
+    }
+    {  // 21: Reshape(q, qs)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:246:12";
+      e.slot = 2;
+      e.num_inputs = 2;
+    }
+    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:247:42";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:247:56";
+      }
+    }
+    {  // 23: pos
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "pos";
+      e.loc = "rules/attention.yaml:247:76";
+      e.slot = 3;
+    }
+    {  // 24: cos
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "cos";
+      e.loc = "rules/attention.yaml:247:81";
+      e.slot = 4;
+    }
+    {  // 25: sin
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "sin";
+      e.loc = "rules/attention.yaml:247:86";
+      e.slot = 5;
+    }
+    {  // 26: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
+       // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
+       // is_packed_batching=0)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "com.microsoft.RotaryEmbedding";
+      e.loc = "rules/attention.yaml:247:12";
+      e.slot = 6;
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:247:91";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "rd";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:247:116";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 2;
+        a.capture_name = "rs";
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/attention.yaml:247:150";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_packed_batching";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:247:169";
+      }
+    }
+    {  // 27: k
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "k";
+      e.loc = "rules/attention.yaml:248:42";
+      e.slot = 7;
+    }
+    {  // 28: Shape(k)
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:248:36";
+      e.num_inputs = 1;
+    }
+    {  // 29: 0
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:248:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 30: Gather(Shape(k), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:248:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:248:49";
+      }
+    }
+    {  // 31: 0
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:248:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 32: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:248:19";
+      e.num_inputs = 2;
+    }
+    {  // 33: Shape(k)
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:248:79";
+      e.num_inputs = 1;
+    }
+    {  // 34: 1
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:248:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 35: Gather(Shape(k), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:248:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:248:92";
+      }
+    }
+    {  // 36: 0
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:248:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 37: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:248:62";
+      e.num_inputs = 2;
+    }
+    {  // 38: _
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:248:105";
+    }
+    {  // 39: _
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:248:108";
+    }
+    {  // 40: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:248:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:248:111";
+      }
+    }
+    {  // 41: Shape(k, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:248:128";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:248:137";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:248:146";
+      }
+    }
+    {  // 42: Shape(k, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:248:154";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:248:163";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:248:172";
+      }
+    }
+    {  // 43: _
+      gen::ExprSpec& e = s.exprs[43];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:248:180";
+    }
+    {  // 44: _
+      gen::ExprSpec& e = s.exprs[44];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:248:183";
+    }
+    {  // 45: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[45];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:248:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:248:186";
+      }
+    }
+    {  // 46: _
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:248:196";
+    }
+    {  // 47: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "ks";
+      e.loc = "rules/attention.yaml:248:119";
+      e.slot = 8;
+    }
+    {  // 48: Reshape(k, ks)
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:249:12";
+      e.slot = 9;
+      e.num_inputs = 2;
+    }
+    {  // 49: Transpose(kr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:250:42";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:250:56";
+      }
+    }
+    {  // 50: com.microsoft.RotaryEmbedding(Transpose(kr, perm=[0, 2, 1, 3]), pos, cos, sin,
+       // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
+       // is_packed_batching=0)
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "com.microsoft.RotaryEmbedding";
+      e.loc = "rules/attention.yaml:250:12";
+      e.slot = 10;
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:250:91";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "rd";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:250:116";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 2;
+        a.capture_name = "rs";
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/attention.yaml:250:150";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_packed_batching";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:250:169";
+      }
+    }
+    {  // 51: v
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "v";
+      e.loc = "rules/attention.yaml:251:42";
+      e.slot = 11;
+    }
+    {  // 52: Shape(v)
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:251:36";
+      e.num_inputs = 1;
+    }
+    {  // 53: 0
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:251:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 54: Gather(Shape(v), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:251:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:251:49";
+      }
+    }
+    {  // 55: 0
+      gen::ExprSpec& e = s.exprs[55];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:251:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 56: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[56];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:251:19";
+      e.num_inputs = 2;
+    }
+    {  // 57: Shape(v)
+      gen::ExprSpec& e = s.exprs[57];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:251:79";
+      e.num_inputs = 1;
+    }
+    {  // 58: 1
+      gen::ExprSpec& e = s.exprs[58];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:251:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 59: Gather(Shape(v), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[59];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:251:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:251:92";
+      }
+    }
+    {  // 60: 0
+      gen::ExprSpec& e = s.exprs[60];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:251:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 61: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[61];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:251:62";
+      e.num_inputs = 2;
+    }
+    {  // 62: _
+      gen::ExprSpec& e = s.exprs[62];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:251:105";
+    }
+    {  // 63: _
+      gen::ExprSpec& e = s.exprs[63];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:251:108";
+    }
+    {  // 64: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[64];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:251:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:251:111";
+      }
+    }
+    {  // 65: Shape(v, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[65];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:251:128";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:251:137";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:251:146";
+      }
+    }
+    {  // 66: Shape(v, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[66];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:251:154";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:251:163";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:251:172";
+      }
+    }
+    {  // 67: _
+      gen::ExprSpec& e = s.exprs[67];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:251:180";
+    }
+    {  // 68: _
+      gen::ExprSpec& e = s.exprs[68];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:251:183";
+    }
+    {  // 69: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[69];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:251:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:251:186";
+      }
+    }
+    {  // 70: _
+      gen::ExprSpec& e = s.exprs[70];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:251:196";
+    }
+    {  // 71: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[71];
+      e.label = "vs";
+      e.loc = "rules/attention.yaml:251:119";
+      e.slot = 12;
+    }
+    {  // 72: Reshape(v, vs)
+      gen::ExprSpec& e = s.exprs[72];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:252:12";
+      e.slot = 13;
+      e.num_inputs = 2;
+    }
+    {  // 73: Transpose(vr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[73];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:253:12";
+      e.slot = 14;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:253:26";
+      }
+    }
+    {  // 74: Shape(kh)
+      gen::ExprSpec& e = s.exprs[74];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:254:29";
+      e.num_inputs = 1;
+    }
+    {  // 75: 0
+      gen::ExprSpec& e = s.exprs[75];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:254:40";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 76: Gather(Shape(kh), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[76];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:254:22";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:254:43";
+      }
+    }
+    {  // 77: 0
+      gen::ExprSpec& e = s.exprs[77];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:254:52";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 78: Unsqueeze(Gather(Shape(kh), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[78];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:254:12";
+      e.num_inputs = 2;
+    }
+    {  // 79: Shape(kh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[79];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:254:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:254:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:254:76";
+      }
+    }
+    {  // 80: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(kh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[80];
+      e.label = "kb";
+      e.loc = "rules/attention.yaml:254:55";
+      e.slot = 15;
+    }
+    {  // 81: Shape(kh)
+      gen::ExprSpec& e = s.exprs[81];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:255:29";
+      e.num_inputs = 1;
+    }
+    {  // 82: 2
+      gen::ExprSpec& e = s.exprs[82];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:255:40";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 83: Gather(Shape(kh), 2, axis=0)
+      gen::ExprSpec& e = s.exprs[83];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:255:22";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:255:43";
+      }
+    }
+    {  // 84: 0
+      gen::ExprSpec& e = s.exprs[84];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:255:52";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 85: Unsqueeze(Gather(Shape(kh), 2, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[85];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:255:12";
+      e.num_inputs = 2;
+    }
+    {  // 86: Shape(kh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[86];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:255:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:255:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(3));
+        a.loc = "rules/attention.yaml:255:76";
+      }
+    }
+    {  // 87: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(kh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[87];
+      e.label = "kn";
+      e.loc = "rules/attention.yaml:255:55";
+      e.slot = 16;
+    }
+    {  // 88: 2
+      gen::ExprSpec& e = s.exprs[88];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:256:41";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 89: Unsqueeze(kh, 2)
+      gen::ExprSpec& e = s.exprs[89];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:256:27";
+      e.num_inputs = 2;
+    }
+    {  // 90: _
+      gen::ExprSpec& e = s.exprs[90];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:256:56";
+    }
+    {  // 91: _
+      gen::ExprSpec& e = s.exprs[91];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:256:59";
+    }
+    {  // 92: _
+      gen::ExprSpec& e = s.exprs[92];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:256:66";
+    }
+    {  // 93: Concat(kb, _, _, kn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[93];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:256:45";
+      e.num_inputs = 5;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:256:69";
+      }
+    }
+    {  // 94: _
+      gen::ExprSpec& e = s.exprs[94];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:256:79";
+    }
+    {  // 95: Concat(kb, _, _, kn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[95];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:256:77";
+    }
+    {  // 96: Expand(Unsqueeze(kh, 2), (Concat(kb, _, _, kn, _, axis=0) | _))
+      gen::ExprSpec& e = s.exprs[96];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:256:20";
+      e.num_inputs = 2;
+    }
+    {  // 97: _
+      gen::ExprSpec& e = s.exprs[97];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:256:94";
+    }
+    {  // 98: _
+      gen::ExprSpec& e = s.exprs[98];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:256:101";
+    }
+    {  // 99: Concat(kb, _, kn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[99];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:256:83";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:256:104";
+      }
+    }
+    {  // 100: _
+      gen::ExprSpec& e = s.exprs[100];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:256:114";
+    }
+    {  // 101: Concat(kb, _, kn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[101];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:256:112";
+    }
+    {  // 102: Reshape(Expand(Unsqueeze(kh, 2), (Concat(...) | _)), (Concat(kb, _, kn, _, axis=0) |
+       // _))
+      gen::ExprSpec& e = s.exprs[102];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:256:12";
+      e.slot = 17;
+      e.num_inputs = 2;
+    }
+    {  // 103: Shape(vh)
+      gen::ExprSpec& e = s.exprs[103];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:257:29";
+      e.num_inputs = 1;
+    }
+    {  // 104: 0
+      gen::ExprSpec& e = s.exprs[104];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:257:40";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 105: Gather(Shape(vh), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[105];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:257:22";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:257:43";
+      }
+    }
+    {  // 106: 0
+      gen::ExprSpec& e = s.exprs[106];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:257:52";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 107: Unsqueeze(Gather(Shape(vh), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[107];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:257:12";
+      e.num_inputs = 2;
+    }
+    {  // 108: Shape(vh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[108];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:257:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:257:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:257:76";
+      }
+    }
+    {  // 109: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(vh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[109];
+      e.label = "vb";
+      e.loc = "rules/attention.yaml:257:55";
+      e.slot = 18;
+    }
+    {  // 110: Shape(vh)
+      gen::ExprSpec& e = s.exprs[110];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:258:29";
+      e.num_inputs = 1;
+    }
+    {  // 111: 2
+      gen::ExprSpec& e = s.exprs[111];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:258:40";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 112: Gather(Shape(vh), 2, axis=0)
+      gen::ExprSpec& e = s.exprs[112];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:258:22";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:258:43";
+      }
+    }
+    {  // 113: 0
+      gen::ExprSpec& e = s.exprs[113];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:258:52";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 114: Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[114];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:258:12";
+      e.num_inputs = 2;
+    }
+    {  // 115: Shape(vh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[115];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:258:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:258:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(3));
+        a.loc = "rules/attention.yaml:258:76";
+      }
+    }
+    {  // 116: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[116];
+      e.label = "vn";
+      e.loc = "rules/attention.yaml:258:55";
+      e.slot = 19;
+    }
+    {  // 117: 2
+      gen::ExprSpec& e = s.exprs[117];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:259:41";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 118: Unsqueeze(vh, 2)
+      gen::ExprSpec& e = s.exprs[118];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:259:27";
+      e.num_inputs = 2;
+    }
+    {  // 119: _
+      gen::ExprSpec& e = s.exprs[119];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:259:56";
+    }
+    {  // 120: _
+      gen::ExprSpec& e = s.exprs[120];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:259:59";
+    }
+    {  // 121: _
+      gen::ExprSpec& e = s.exprs[121];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:259:66";
+    }
+    {  // 122: Concat(vb, _, _, vn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[122];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:259:45";
+      e.num_inputs = 5;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:259:69";
+      }
+    }
+    {  // 123: _
+      gen::ExprSpec& e = s.exprs[123];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:259:79";
+    }
+    {  // 124: Concat(vb, _, _, vn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[124];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:259:77";
+    }
+    {  // 125: Expand(Unsqueeze(vh, 2), (Concat(vb, _, _, vn, _, axis=0) | _))
+      gen::ExprSpec& e = s.exprs[125];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:259:20";
+      e.num_inputs = 2;
+    }
+    {  // 126: _
+      gen::ExprSpec& e = s.exprs[126];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:259:94";
+    }
+    {  // 127: _
+      gen::ExprSpec& e = s.exprs[127];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:259:101";
+    }
+    {  // 128: Concat(vb, _, vn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[128];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:259:83";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:259:104";
+      }
+    }
+    {  // 129: _
+      gen::ExprSpec& e = s.exprs[129];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:259:114";
+    }
+    {  // 130: Concat(vb, _, vn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[130];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:259:112";
+    }
+    {  // 131: Reshape(Expand(Unsqueeze(vh, 2), (Concat(...) | _)), (Concat(vb, _, vn, _, axis=0) |
+       // _))
+      gen::ExprSpec& e = s.exprs[131];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:259:12";
+      e.slot = 20;
+      e.num_inputs = 2;
+    }
+    {  // 132: Transpose(kx, perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[132];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:260:12";
+      e.slot = 21;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
+        a.loc = "rules/attention.yaml:260:26";
+      }
+    }
+    {  // 133: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[133];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:261:16";
+      e.num_inputs = 2;
+    }
+    {  // 134: c
+      gen::ExprSpec& e = s.exprs[134];
+      e.label = "c";
+      e.loc = "rules/attention.yaml:261:32";
+      e.slot = 22;
+    }
+    {  // 135: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[135];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:261:12";
+      e.num_inputs = 2;
+    }
+    {  // 136: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[136];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:261:41";
+      e.num_inputs = 2;
+    }
+    {  // 137: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[137];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:261:37";
+      e.num_inputs = 2;
+    }
+    {  // 138: cq
+      gen::ExprSpec& e = s.exprs[138];
+      e.label = "cq";
+      e.loc = "rules/attention.yaml:261:77";
+      e.slot = 23;
+    }
+    {  // 139: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[139];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:261:69";
+      e.num_inputs = 2;
+    }
+    {  // 140: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[140];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:261:83";
+      e.num_inputs = 2;
+    }
+    {  // 141: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[141];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:261:81";
+    }
+    {  // 142: ck
+      gen::ExprSpec& e = s.exprs[142];
+      e.label = "ck";
+      e.loc = "rules/attention.yaml:261:109";
+      e.slot = 24;
+    }
+    {  // 143: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[143];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:261:101";
+      e.num_inputs = 2;
+    }
+    {  // 144: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[144];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:261:115";
+      e.num_inputs = 2;
+    }
+    {  // 145: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[145];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:261:113";
+    }
+    {  // 146: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[146];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:261:62";
+      e.num_inputs = 2;
+    }
+    {  // 147: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+       // (Mul(...) | Div(...) | kt))
+      gen::ExprSpec& e = s.exprs[147];
+      e.label = "s";
+      e.loc = "rules/attention.yaml:261:35";
+      e.slot = 25;
+    }
+    {  // 148: Shape(qh)
+      gen::ExprSpec& e = s.exprs[148];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:262:18";
+      e.num_inputs = 1;
+    }
+    {  // 149: -2
+      gen::ExprSpec& e = s.exprs[149];
+      e.label = "constant -2";
+      e.loc = "rules/attention.yaml:262:29";
+      e.literal = gen::intLiteral(-2);
+      e.tolerance = 1e-06;
+    }
+    {  // 150: -1
+      gen::ExprSpec& e = s.exprs[150];
+      e.label = "constant -1";
+      e.loc = "rules/attention.yaml:262:33";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 151: Slice(Shape(qh), -2, -1)
+      gen::ExprSpec& e = s.exprs[151];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:262:12";
+      e.num_inputs = 3;
+    }
+    {  // 152: Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[152];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:262:39";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(-2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:262:49";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(-1));
+        a.loc = "rules/attention.yaml:262:59";
+      }
+    }
+    {  // 153: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[153];
+      e.label = "ql";
+      e.loc = "rules/attention.yaml:262:37";
+      e.slot = 26;
+    }
+    {  // 154: Shape(kx)
+      gen::ExprSpec& e = s.exprs[154];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:263:18";
+      e.num_inputs = 1;
+    }
+    {  // 155: -2
+      gen::ExprSpec& e = s.exprs[155];
+      e.label = "constant -2";
+      e.loc = "rules/attention.yaml:263:29";
+      e.literal = gen::intLiteral(-2);
+      e.tolerance = 1e-06;
+    }
+    {  // 156: -1
+      gen::ExprSpec& e = s.exprs[156];
+      e.label = "constant -1";
+      e.loc = "rules/attention.yaml:263:33";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 157: Slice(Shape(kx), -2, -1)
+      gen::ExprSpec& e = s.exprs[157];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:263:12";
+      e.num_inputs = 3;
+    }
+    {  // 158: Shape(kx, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[158];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:263:39";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(-2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:263:49";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(-1));
+        a.loc = "rules/attention.yaml:263:59";
+      }
+    }
+    {  // 159: Slice(Shape(kx), -2, -1) | Shape(kx, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[159];
+      e.label = "kl";
+      e.loc = "rules/attention.yaml:263:37";
+      e.slot = 27;
+    }
+    {  // 160: 1.0
+      gen::ExprSpec& e = s.exprs[160];
+      e.label = "constant 1.0";
+      e.loc = "rules/attention.yaml:264:26";
+      e.literal = gen::floatLiteral(1.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 161: Concat(ql, kl, axis=0)
+      gen::ExprSpec& e = s.exprs[161];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:264:31";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:264:46";
+      }
+    }
+    {  // 162: Expand(1.0, Concat(ql, kl, axis=0))
+      gen::ExprSpec& e = s.exprs[162];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:264:19";
+      e.num_inputs = 2;
+    }
+    {  // 163: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
+      gen::ExprSpec& e = s.exprs[163];
+      e.label = "Trilu";
+      e.loc = "rules/attention.yaml:264:13";
+      e.slot = 28;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "upper";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(1);
+        a.loc = "rules/attention.yaml:264:56";
+      }
+    }
+    {  // 164: 0.0
+      gen::ExprSpec& e = s.exprs[164];
+      e.label = "constant 0.0";
+      e.loc = "rules/attention.yaml:265:36";
+      e.literal = gen::floatLiteral(0.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 165: Equal(tri, 0.0)
+      gen::ExprSpec& e = s.exprs[165];
+      e.label = "Equal";
+      e.loc = "rules/attention.yaml:265:25";
+      e.num_inputs = 2;
+    }
+    {  // 166: fill
+      gen::ExprSpec& e = s.exprs[166];
+      e.label = "fill";
+      e.loc = "rules/attention.yaml:265:42";
+      e.slot = 29;
+    }
+    {  // 167: 0.0
+      gen::ExprSpec& e = s.exprs[167];
+      e.label = "constant 0.0";
+      e.loc = "rules/attention.yaml:265:48";
+      e.literal = gen::floatLiteral(0.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 168: Where(Equal(tri, 0.0), fill, 0.0)
+      gen::ExprSpec& e = s.exprs[168];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:265:19";
+      e.num_inputs = 3;
+    }
+    {  // 169: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
+      gen::ExprSpec& e = s.exprs[169];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:265:12";
+      e.num_inputs = 2;
+    }
+    {  // 170: causal
+      gen::ExprSpec& e = s.exprs[170];
+      e.label = "causal";
+      e.loc = "rules/attention.yaml:265:79";
+      e.slot = 30;
+    }
+    {  // 171: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[171];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:265:73";
+      e.num_inputs = 3;
+    }
+    {  // 172: mask
+      gen::ExprSpec& e = s.exprs[172];
+      e.label = "mask";
+      e.loc = "rules/attention.yaml:265:97";
+      e.slot = 31;
+    }
+    {  // 173: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[173];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:265:69";
+      e.num_inputs = 2;
+    }
+    {  // 174: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[174];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:265:118";
+      e.num_inputs = 3;
+    }
+    {  // 175: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[175];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:265:151";
+      e.num_inputs = 2;
+    }
+    {  // 176: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
+       // Where(causal, s, fill) | Add(s, mask) | s
+      gen::ExprSpec& e = s.exprs[176];
+      e.label = "m";
+      e.loc = "rules/attention.yaml:265:67";
+      e.slot = 32;
+    }
+    {  // 177: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[177];
+      e.label = "Softmax";
+      e.loc = "rules/attention.yaml:266:19";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(-1));
+        a.values.push_back(gen::intLiteral(3));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:266:30";
+      }
+    }
+    {  // 178: MatMul(Softmax(m, axis=-1), vx)
+      gen::ExprSpec& e = s.exprs[178];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:266:12";
+      e.slot = 33;
+      e.num_inputs = 2;
+    }
+    {  // 179: _
+      gen::ExprSpec& e = s.exprs[179];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:42";
+    }
+    {  // 180: Shape(_)
+      gen::ExprSpec& e = s.exprs[180];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:267:36";
+      e.num_inputs = 1;
+    }
+    {  // 181: 0
+      gen::ExprSpec& e = s.exprs[181];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:267:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 182: Gather(Shape(_), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[182];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:267:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:267:49";
+      }
+    }
+    {  // 183: 0
+      gen::ExprSpec& e = s.exprs[183];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:267:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 184: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[184];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:267:19";
+      e.num_inputs = 2;
+    }
+    {  // 185: _
+      gen::ExprSpec& e = s.exprs[185];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:85";
+    }
+    {  // 186: Shape(_)
+      gen::ExprSpec& e = s.exprs[186];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:267:79";
+      e.num_inputs = 1;
+    }
+    {  // 187: 1
+      gen::ExprSpec& e = s.exprs[187];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:267:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 188: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[188];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:267:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:267:92";
+      }
+    }
+    {  // 189: 0
+      gen::ExprSpec& e = s.exprs[189];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:267:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 190: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[190];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:267:62";
+      e.num_inputs = 2;
+    }
+    {  // 191: _
+      gen::ExprSpec& e = s.exprs[191];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:105";
+    }
+    {  // 192: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, axis=0)
+      gen::ExprSpec& e = s.exprs[192];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:267:12";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:267:108";
+      }
+    }
+    {  // 193: _
+      gen::ExprSpec& e = s.exprs[193];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:131";
+    }
+    {  // 194: Shape(_, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[194];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:267:125";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:267:134";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:267:143";
+      }
+    }
+    {  // 195: _
+      gen::ExprSpec& e = s.exprs[195];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:157";
+    }
+    {  // 196: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[196];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:267:151";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:267:160";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:267:169";
+      }
+    }
+    {  // 197: _
+      gen::ExprSpec& e = s.exprs[197];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:177";
+    }
+    {  // 198: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+      gen::ExprSpec& e = s.exprs[198];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:267:118";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:267:180";
+      }
+    }
+    {  // 199: _
+      gen::ExprSpec& e = s.exprs[199];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:190";
+    }
+    {  // 200: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
+       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[200];
+      e.label = "ys";
+      e.loc = "rules/attention.yaml:267:116";
+      e.slot = 34;
+    }
+    {  // 201: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[201];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:268:20";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:268:33";
+      }
+    }
+    {  // 202: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[202];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:268:12";
+      e.slot = 35;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:270:15";
+      c.subject = "q";
+      c.slot = 0;
+      c.dims = {"B", "S", "D"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/attention.yaml:270:33";
+      c.subject = "q";
+      c.slot = 0;
+      c.strings = {"float"};
+      c.elem_types = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:271:15";
+      c.subject = "k";
+      c.slot = 7;
+      c.dims = {"B", "S", "DK"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:272:15";
+      c.subject = "v";
+      c.slot = 11;
+      c.dims = {"B", "S", "DK"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:273:15";
+      c.subject = "c";
+      c.slot = 22;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:274:15";
+      c.subject = "cq";
+      c.slot = 23;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:275:15";
+      c.subject = "ck";
+      c.slot = 24;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:276:15";
+      c.subject = "fill";
+      c.slot = 29;
+      c.has_min = true;
+      c.min = -gen::kInfinity;
+      c.has_max = true;
+      c.max = -1e+04;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:277:15";
+      c.native = "gqa_head_size";
+      c.predicate = gen::nativePredicate("gqa_head_size");
+      c.args = {"qr"};
+      c.arg_slots = {2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:278:15";
+      c.native = "fewer_heads";
+      c.predicate = gen::nativePredicate("fewer_heads");
+      c.args = {"kr", "qr"};
+      c.arg_slots = {9, 2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:279:15";
+      c.native = "same_heads";
+      c.predicate = gen::nativePredicate("same_heads");
+      c.args = {"vr", "kr"};
+      c.arg_slots = {13, 9};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:280:15";
+      c.native = "repeats_heads";
+      c.predicate = gen::nativePredicate("repeats_heads");
+      c.args = {"kx", "kh"};
+      c.arg_slots = {17, 10};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:281:15";
+      c.native = "repeats_heads";
+      c.predicate = gen::nativePredicate("repeats_heads");
+      c.args = {"vx", "vh"};
+      c.arg_slots = {20, 14};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:282:15";
+      c.native = "merges_heads";
+      c.predicate = gen::nativePredicate("merges_heads");
+      c.args = {"y", "qr", "q"};
+      c.arg_slots = {35, 2, 0};
+    }
+    s.num_symbols = 4;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{176, 0}});  // @sdpa_causal
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{176, 1}});  // @causal_mask
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{176, 2}});  // @causal
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{176, 3}});  // @mask
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule group_query_attention: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule group_query_attention (indices into its RuleSpec's exprs).
+struct GroupQueryAttentionIds {
+  enum : gen::ExprId {
+    kQ = 0,
+    kShape1 = 1,
+    kConstant2 = 2,
+    kGather3 = 3,
+    kConstant4 = 4,
+    kUnsqueeze5 = 5,
+    kShape6 = 6,
+    kConstant7 = 7,
+    kGather8 = 8,
+    kConstant9 = 9,
+    kUnsqueeze10 = 10,
+    kAny11 = 11,
+    kAny12 = 12,
+    kConcat13 = 13,
+    kShape14 = 14,
+    kShape15 = 15,
+    kAny16 = 16,
+    kAny17 = 17,
+    kConcat18 = 18,
+    kAny19 = 19,
+    kQs = 20,
+    kQr = 21,
+    kTranspose22 = 22,
+    kPos = 23,
+    kCos = 24,
+    kSin = 25,
+    kQh = 26,
+    kK = 27,
+    kShape28 = 28,
+    kConstant29 = 29,
+    kGather30 = 30,
+    kConstant31 = 31,
+    kUnsqueeze32 = 32,
+    kShape33 = 33,
+    kConstant34 = 34,
+    kGather35 = 35,
+    kConstant36 = 36,
+    kUnsqueeze37 = 37,
+    kAny38 = 38,
+    kAny39 = 39,
+    kConcat40 = 40,
+    kShape41 = 41,
+    kShape42 = 42,
+    kAny43 = 43,
+    kAny44 = 44,
+    kConcat45 = 45,
+    kAny46 = 46,
+    kKs = 47,
+    kKr = 48,
+    kTranspose49 = 49,
+    kKh = 50,
+    kV = 51,
+    kShape52 = 52,
+    kConstant53 = 53,
+    kGather54 = 54,
+    kConstant55 = 55,
+    kUnsqueeze56 = 56,
+    kShape57 = 57,
+    kConstant58 = 58,
+    kGather59 = 59,
+    kConstant60 = 60,
+    kUnsqueeze61 = 61,
+    kAny62 = 62,
+    kAny63 = 63,
+    kConcat64 = 64,
+    kShape65 = 65,
+    kShape66 = 66,
+    kAny67 = 67,
+    kAny68 = 68,
+    kConcat69 = 69,
+    kAny70 = 70,
+    kVs = 71,
+    kVr = 72,
+    kVh = 73,
+    kShape74 = 74,
+    kConstant75 = 75,
+    kGather76 = 76,
+    kConstant77 = 77,
+    kUnsqueeze78 = 78,
+    kShape79 = 79,
+    kKb = 80,
+    kShape81 = 81,
+    kConstant82 = 82,
+    kGather83 = 83,
+    kConstant84 = 84,
+    kUnsqueeze85 = 85,
+    kShape86 = 86,
+    kKn = 87,
+    kConstant88 = 88,
+    kUnsqueeze89 = 89,
+    kAny90 = 90,
+    kAny91 = 91,
+    kAny92 = 92,
+    kConcat93 = 93,
+    kAny94 = 94,
+    kAnyOf95 = 95,
+    kExpand96 = 96,
+    kAny97 = 97,
+    kAny98 = 98,
+    kConcat99 = 99,
+    kAny100 = 100,
+    kAnyOf101 = 101,
+    kKx = 102,
+    kShape103 = 103,
+    kConstant104 = 104,
+    kGather105 = 105,
+    kConstant106 = 106,
+    kUnsqueeze107 = 107,
+    kShape108 = 108,
+    kVb = 109,
+    kShape110 = 110,
+    kConstant111 = 111,
+    kGather112 = 112,
+    kConstant113 = 113,
+    kUnsqueeze114 = 114,
+    kShape115 = 115,
+    kVn = 116,
+    kConstant117 = 117,
+    kUnsqueeze118 = 118,
+    kAny119 = 119,
+    kAny120 = 120,
+    kAny121 = 121,
+    kConcat122 = 122,
+    kAny123 = 123,
+    kAnyOf124 = 124,
+    kExpand125 = 125,
+    kAny126 = 126,
+    kAny127 = 127,
+    kConcat128 = 128,
+    kAny129 = 129,
+    kAnyOf130 = 130,
+    kVx = 131,
+    kKt = 132,
+    kMatMul133 = 133,
+    kC = 134,
+    kDiv135 = 135,
+    kMatMul136 = 136,
+    kMul137 = 137,
+    kCq = 138,
+    kMul139 = 139,
+    kDiv140 = 140,
+    kAnyOf141 = 141,
+    kCk = 142,
+    kMul143 = 143,
+    kDiv144 = 144,
+    kAnyOf145 = 145,
+    kMatMul146 = 146,
+    kS = 147,
+    kShape148 = 148,
+    kConstant149 = 149,
+    kConstant150 = 150,
+    kSlice151 = 151,
+    kShape152 = 152,
+    kQl = 153,
+    kShape154 = 154,
+    kConstant155 = 155,
+    kConstant156 = 156,
+    kSlice157 = 157,
+    kShape158 = 158,
+    kKl = 159,
+    kConstant160 = 160,
+    kConcat161 = 161,
+    kExpand162 = 162,
+    kTri = 163,
+    kConstant164 = 164,
+    kEqual = 165,
+    kFill = 166,
+    kConstant167 = 167,
+    kWhere168 = 168,
+    kAdd169 = 169,
+    kCausal = 170,
+    kWhere171 = 171,
+    kMask = 172,
+    kAdd173 = 173,
+    kWhere174 = 174,
+    kAdd175 = 175,
+    kM = 176,
+    kSoftmax = 177,
+    kO = 178,
+    kAny179 = 179,
+    kShape180 = 180,
+    kConstant181 = 181,
+    kGather182 = 182,
+    kConstant183 = 183,
+    kUnsqueeze184 = 184,
+    kAny185 = 185,
+    kShape186 = 186,
+    kConstant187 = 187,
+    kGather188 = 188,
+    kConstant189 = 189,
+    kUnsqueeze190 = 190,
+    kAny191 = 191,
+    kConcat192 = 192,
+    kAny193 = 193,
+    kShape194 = 194,
+    kAny195 = 195,
+    kShape196 = 196,
+    kAny197 = 197,
+    kConcat198 = 198,
+    kAny199 = 199,
+    kYs = 200,
+    kTranspose201 = 201,
+    kY = 202,
+  };
+};
+
+class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttentionIds> {
+ public:
+  GroupQueryAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<GroupQueryAttentionIds>(specGroupQueryAttention(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
+      case 4:
+        return rewrite4();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotQ = 0,
+    kSlotQs = 1,
+    kSlotQr = 2,
+    kSlotPos = 3,
+    kSlotCos = 4,
+    kSlotSin = 5,
+    kSlotQh = 6,
+    kSlotK = 7,
+    kSlotKs = 8,
+    kSlotKr = 9,
+    kSlotKh = 10,
+    kSlotV = 11,
+    kSlotVs = 12,
+    kSlotVr = 13,
+    kSlotVh = 14,
+    kSlotKb = 15,
+    kSlotKn = 16,
+    kSlotKx = 17,
+    kSlotVb = 18,
+    kSlotVn = 19,
+    kSlotVx = 20,
+    kSlotKt = 21,
+    kSlotC = 22,
+    kSlotCq = 23,
+    kSlotCk = 24,
+    kSlotS = 25,
+    kSlotQl = 26,
+    kSlotKl = 27,
+    kSlotTri = 28,
+    kSlotFill = 29,
+    kSlotCausal = 30,
+    kSlotMask = 31,
+    kSlotM = 32,
+    kSlotO = 33,
+    kSlotYs = 34,
+    kSlotY = 35,
+  };
+
+  // ---- Match
+
+  // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchShape1,
+  // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
+  // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
+  // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
+  // matchQr, matchTranspose22, matchPos, matchCos, matchSin, matchQh, matchK, matchConstant34,
+  // matchConstant36, matchAny39, matchAny46, matchV, matchConstant53, matchConstant58,
+  // matchConstant60, matchAny68, matchAny70, matchConstant84, matchConstant88, matchAny90,
+  // matchAny92, matchAny94, matchAny97, matchConstant104, matchConstant111, matchConstant117,
+  // matchAny119, matchAny121, matchAny123, matchAny126, matchAny127, matchC, matchCq, matchCk,
+  // matchFill, matchCausal, matchMask.
+
+  /// Shape(k)  (rules/attention.yaml:248:36)
+  bool matchShape28(ValueId v, gen::Next k) {
+    if (seen(kShape28)) return same(kShape28, v) && k();
+    if (!bind(kShape28, v)) return false;
+    const NodeId n = node(kShape28, v, op::kShape);
+    if (n == kNoId || !attrs(kShape28, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// 0  (rules/attention.yaml:248:46)
+  bool matchConstant29(ValueId v, gen::Next k) {
+    if (seen(kConstant29)) return same(kConstant29, v) && k();
+    return bind(kConstant29, v) && constant(kConstant29, v) && k();
+  }
+
+  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:248:29)
+  bool matchGather30(ValueId v, gen::Next k) {
+    if (seen(kGather30)) return same(kGather30, v) && k();
+    if (!bind(kGather30, v)) return false;
+    const NodeId n = node(kGather30, v, op::kGather);
+    if (n == kNoId || !attrs(kGather30, n, v)) return false;
+    return matchShape28(input(n, 0), [&] { return matchConstant29(input(n, 1), k); });
+  }
+
+  /// 0  (rules/attention.yaml:248:58)
+  bool matchConstant31(ValueId v, gen::Next k) {
+    if (seen(kConstant31)) return same(kConstant31, v) && k();
+    return bind(kConstant31, v) && constant(kConstant31, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)  (rules/attention.yaml:248:19)
+  bool matchUnsqueeze32(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze32)) return same(kUnsqueeze32, v) && k();
+    if (!bind(kUnsqueeze32, v)) return false;
+    const NodeId n = node(kUnsqueeze32, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze32, n, v)) return false;
+    return matchGather30(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
+  }
+
+  /// Shape(k)  (rules/attention.yaml:248:79)
+  bool matchShape33(ValueId v, gen::Next k) {
+    if (seen(kShape33)) return same(kShape33, v) && k();
+    if (!bind(kShape33, v)) return false;
+    const NodeId n = node(kShape33, v, op::kShape);
+    if (n == kNoId || !attrs(kShape33, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:248:72)
+  bool matchGather35(ValueId v, gen::Next k) {
+    if (seen(kGather35)) return same(kGather35, v) && k();
+    if (!bind(kGather35, v)) return false;
+    const NodeId n = node(kGather35, v, op::kGather);
+    if (n == kNoId || !attrs(kGather35, n, v)) return false;
+    return matchShape33(input(n, 0), [&] { return matchConstant34(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)  (rules/attention.yaml:248:62)
+  bool matchUnsqueeze37(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze37)) return same(kUnsqueeze37, v) && k();
+    if (!bind(kUnsqueeze37, v)) return false;
+    const NodeId n = node(kUnsqueeze37, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze37, n, v)) return false;
+    return matchGather35(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:248:105)
+  bool matchAny38(ValueId v, gen::Next k) {
+    if (seen(kAny38)) return same(kAny38, v) && k();
+    return bind(kAny38, v) && k();
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
+  /// 0), _, _, axis=0)  (rules/attention.yaml:248:12)
+  bool matchConcat40(ValueId v, gen::Next k) {
+    if (seen(kConcat40)) return same(kConcat40, v) && k();
+    if (!bind(kConcat40, v)) return false;
+    const NodeId n = node(kConcat40, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat40, n, v)) return false;
+    return matchUnsqueeze32(input(n, 0), [&] {
+      return matchUnsqueeze37(input(n, 1), [&] {
+        return matchAny38(input(n, 2), [&] { return matchAny39(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Shape(k, start=0, end=1)  (rules/attention.yaml:248:128)
+  bool matchShape41(ValueId v, gen::Next k) {
+    if (seen(kShape41)) return same(kShape41, v) && k();
+    if (!bind(kShape41, v)) return false;
+    const NodeId n = node(kShape41, v, op::kShape);
+    if (n == kNoId || !attrs(kShape41, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// Shape(k, start=1, end=2)  (rules/attention.yaml:248:154)
+  bool matchShape42(ValueId v, gen::Next k) {
+    if (seen(kShape42)) return same(kShape42, v) && k();
+    if (!bind(kShape42, v)) return false;
+    const NodeId n = node(kShape42, v, op::kShape);
+    if (n == kNoId || !attrs(kShape42, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:248:180)
+  bool matchAny43(ValueId v, gen::Next k) {
+    if (seen(kAny43)) return same(kAny43, v) && k();
+    return bind(kAny43, v) && k();
+  }
+
+  /// _  (rules/attention.yaml:248:183)
+  bool matchAny44(ValueId v, gen::Next k) {
+    if (seen(kAny44)) return same(kAny44, v) && k();
+    return bind(kAny44, v) && k();
+  }
+
+  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+  /// (rules/attention.yaml:248:121)
+  bool matchConcat45(ValueId v, gen::Next k) {
+    if (seen(kConcat45)) return same(kConcat45, v) && k();
+    if (!bind(kConcat45, v)) return false;
+    const NodeId n = node(kConcat45, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat45, n, v)) return false;
+    return matchShape41(input(n, 0), [&] {
+      return matchShape42(input(n, 1), [&] {
+        return matchAny43(input(n, 2), [&] { return matchAny44(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+  /// (rules/attention.yaml:248:119)
+  bool matchKs(ValueId v, gen::Next k) {
+    if (seen(kKs)) return same(kKs, v) && k();
+    if (!bind(kKs, v)) return false;
+    const uint32_t m = mark();
+    choose(kKs, 0);
+    if (matchConcat40(v, k)) return true;
+    undo(m);
+    choose(kKs, 1);
+    if (matchConcat45(v, k)) return true;
+    undo(m);
+    choose(kKs, 2);
+    if (matchAny46(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// kr = Reshape(k, ks)  (rules/attention.yaml:249:12)
+  bool matchKr(ValueId v, gen::Next k) {
+    if (seen(kKr)) return same(kKr, v) && k();
+    if (!bind(kKr, v)) return false;
+    const NodeId n = node(kKr, v, op::kReshape);
+    if (n == kNoId || !attrs(kKr, n, v)) return false;
+    return matchK(input(n, 0), [&] { return matchKs(input(n, 1), k); });
+  }
+
+  /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:250:42)
+  bool matchTranspose49(ValueId v, gen::Next k) {
+    if (seen(kTranspose49)) return same(kTranspose49, v) && k();
+    if (!bind(kTranspose49, v)) return false;
+    const NodeId n = node(kTranspose49, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose49, n, v)) return false;
+    return matchKr(input(n, 0), k);
+  }
+
+  /// kh = com.microsoft.RotaryEmbedding(Transpose(kr, perm=[0, 2, 1, 3]), pos, cos, sin,
+  /// interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
+  /// is_packed_batching=0)  (rules/attention.yaml:250:12)
+  bool matchKh(ValueId v, gen::Next k) {
+    if (seen(kKh)) return same(kKh, v) && k();
+    if (!bind(kKh, v)) return false;
+    const NodeId n = node(kKh, v, op::kComMicrosoftRotaryEmbedding);
+    if (n == kNoId || !attrs(kKh, n, v)) return false;
+    return matchTranspose49(input(n, 0), [&] {
+      return matchPos(input(n, 1), [&] {
+        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Shape(v)  (rules/attention.yaml:251:36)
+  bool matchShape52(ValueId v, gen::Next k) {
+    if (seen(kShape52)) return same(kShape52, v) && k();
+    if (!bind(kShape52, v)) return false;
+    const NodeId n = node(kShape52, v, op::kShape);
+    if (n == kNoId || !attrs(kShape52, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:251:29)
+  bool matchGather54(ValueId v, gen::Next k) {
+    if (seen(kGather54)) return same(kGather54, v) && k();
+    if (!bind(kGather54, v)) return false;
+    const NodeId n = node(kGather54, v, op::kGather);
+    if (n == kNoId || !attrs(kGather54, n, v)) return false;
+    return matchShape52(input(n, 0), [&] { return matchConstant53(input(n, 1), k); });
+  }
+
+  /// 0  (rules/attention.yaml:251:58)
+  bool matchConstant55(ValueId v, gen::Next k) {
+    if (seen(kConstant55)) return same(kConstant55, v) && k();
+    return bind(kConstant55, v) && constant(kConstant55, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:251:19)
+  bool matchUnsqueeze56(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze56)) return same(kUnsqueeze56, v) && k();
+    if (!bind(kUnsqueeze56, v)) return false;
+    const NodeId n = node(kUnsqueeze56, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze56, n, v)) return false;
+    return matchGather54(input(n, 0), [&] { return matchConstant55(input(n, 1), k); });
+  }
+
+  /// Shape(v)  (rules/attention.yaml:251:79)
+  bool matchShape57(ValueId v, gen::Next k) {
+    if (seen(kShape57)) return same(kShape57, v) && k();
+    if (!bind(kShape57, v)) return false;
+    const NodeId n = node(kShape57, v, op::kShape);
+    if (n == kNoId || !attrs(kShape57, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:251:72)
+  bool matchGather59(ValueId v, gen::Next k) {
+    if (seen(kGather59)) return same(kGather59, v) && k();
+    if (!bind(kGather59, v)) return false;
+    const NodeId n = node(kGather59, v, op::kGather);
+    if (n == kNoId || !attrs(kGather59, n, v)) return false;
+    return matchShape57(input(n, 0), [&] { return matchConstant58(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)  (rules/attention.yaml:251:62)
+  bool matchUnsqueeze61(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze61)) return same(kUnsqueeze61, v) && k();
+    if (!bind(kUnsqueeze61, v)) return false;
+    const NodeId n = node(kUnsqueeze61, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze61, n, v)) return false;
+    return matchGather59(input(n, 0), [&] { return matchConstant60(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:251:105)
+  bool matchAny62(ValueId v, gen::Next k) {
+    if (seen(kAny62)) return same(kAny62, v) && k();
+    return bind(kAny62, v) && k();
+  }
+
+  /// _  (rules/attention.yaml:251:108)
+  bool matchAny63(ValueId v, gen::Next k) {
+    if (seen(kAny63)) return same(kAny63, v) && k();
+    return bind(kAny63, v) && k();
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
+  /// 0), _, _, axis=0)  (rules/attention.yaml:251:12)
+  bool matchConcat64(ValueId v, gen::Next k) {
+    if (seen(kConcat64)) return same(kConcat64, v) && k();
+    if (!bind(kConcat64, v)) return false;
+    const NodeId n = node(kConcat64, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat64, n, v)) return false;
+    return matchUnsqueeze56(input(n, 0), [&] {
+      return matchUnsqueeze61(input(n, 1), [&] {
+        return matchAny62(input(n, 2), [&] { return matchAny63(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Shape(v, start=0, end=1)  (rules/attention.yaml:251:128)
+  bool matchShape65(ValueId v, gen::Next k) {
+    if (seen(kShape65)) return same(kShape65, v) && k();
+    if (!bind(kShape65, v)) return false;
+    const NodeId n = node(kShape65, v, op::kShape);
+    if (n == kNoId || !attrs(kShape65, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// Shape(v, start=1, end=2)  (rules/attention.yaml:251:154)
+  bool matchShape66(ValueId v, gen::Next k) {
+    if (seen(kShape66)) return same(kShape66, v) && k();
+    if (!bind(kShape66, v)) return false;
+    const NodeId n = node(kShape66, v, op::kShape);
+    if (n == kNoId || !attrs(kShape66, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:251:180)
+  bool matchAny67(ValueId v, gen::Next k) {
+    if (seen(kAny67)) return same(kAny67, v) && k();
+    return bind(kAny67, v) && k();
+  }
+
+  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+  /// (rules/attention.yaml:251:121)
+  bool matchConcat69(ValueId v, gen::Next k) {
+    if (seen(kConcat69)) return same(kConcat69, v) && k();
+    if (!bind(kConcat69, v)) return false;
+    const NodeId n = node(kConcat69, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat69, n, v)) return false;
+    return matchShape65(input(n, 0), [&] {
+      return matchShape66(input(n, 1), [&] {
+        return matchAny67(input(n, 2), [&] { return matchAny68(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+  /// (rules/attention.yaml:251:119)
+  bool matchVs(ValueId v, gen::Next k) {
+    if (seen(kVs)) return same(kVs, v) && k();
+    if (!bind(kVs, v)) return false;
+    const uint32_t m = mark();
+    choose(kVs, 0);
+    if (matchConcat64(v, k)) return true;
+    undo(m);
+    choose(kVs, 1);
+    if (matchConcat69(v, k)) return true;
+    undo(m);
+    choose(kVs, 2);
+    if (matchAny70(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// vr = Reshape(v, vs)  (rules/attention.yaml:252:12)
+  bool matchVr(ValueId v, gen::Next k) {
+    if (seen(kVr)) return same(kVr, v) && k();
+    if (!bind(kVr, v)) return false;
+    const NodeId n = node(kVr, v, op::kReshape);
+    if (n == kNoId || !attrs(kVr, n, v)) return false;
+    return matchV(input(n, 0), [&] { return matchVs(input(n, 1), k); });
+  }
+
+  /// vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:253:12)
+  bool matchVh(ValueId v, gen::Next k) {
+    if (seen(kVh)) return same(kVh, v) && k();
+    if (!bind(kVh, v)) return false;
+    const NodeId n = node(kVh, v, op::kTranspose);
+    if (n == kNoId || !attrs(kVh, n, v)) return false;
+    return matchVr(input(n, 0), k);
+  }
+
+  /// Shape(kh)  (rules/attention.yaml:254:29)
+  bool matchShape74(ValueId v, gen::Next k) {
+    if (seen(kShape74)) return same(kShape74, v) && k();
+    if (!bind(kShape74, v)) return false;
+    const NodeId n = node(kShape74, v, op::kShape);
+    if (n == kNoId || !attrs(kShape74, n, v)) return false;
+    return matchKh(input(n, 0), k);
+  }
+
+  /// 0  (rules/attention.yaml:254:40)
+  bool matchConstant75(ValueId v, gen::Next k) {
+    if (seen(kConstant75)) return same(kConstant75, v) && k();
+    return bind(kConstant75, v) && constant(kConstant75, v) && k();
+  }
+
+  /// Gather(Shape(kh), 0, axis=0)  (rules/attention.yaml:254:22)
+  bool matchGather76(ValueId v, gen::Next k) {
+    if (seen(kGather76)) return same(kGather76, v) && k();
+    if (!bind(kGather76, v)) return false;
+    const NodeId n = node(kGather76, v, op::kGather);
+    if (n == kNoId || !attrs(kGather76, n, v)) return false;
+    return matchShape74(input(n, 0), [&] { return matchConstant75(input(n, 1), k); });
+  }
+
+  /// 0  (rules/attention.yaml:254:52)
+  bool matchConstant77(ValueId v, gen::Next k) {
+    if (seen(kConstant77)) return same(kConstant77, v) && k();
+    return bind(kConstant77, v) && constant(kConstant77, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(kh), 0, axis=0), 0)  (rules/attention.yaml:254:12)
+  bool matchUnsqueeze78(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze78)) return same(kUnsqueeze78, v) && k();
+    if (!bind(kUnsqueeze78, v)) return false;
+    const NodeId n = node(kUnsqueeze78, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze78, n, v)) return false;
+    return matchGather76(input(n, 0), [&] { return matchConstant77(input(n, 1), k); });
+  }
+
+  /// Shape(kh, start=0, end=1)  (rules/attention.yaml:254:57)
+  bool matchShape79(ValueId v, gen::Next k) {
+    if (seen(kShape79)) return same(kShape79, v) && k();
+    if (!bind(kShape79, v)) return false;
+    const NodeId n = node(kShape79, v, op::kShape);
+    if (n == kNoId || !attrs(kShape79, n, v)) return false;
+    return matchKh(input(n, 0), k);
+  }
+
+  /// kb = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(kh, start=0, end=1)
+  /// (rules/attention.yaml:254:55)
+  bool matchKb(ValueId v, gen::Next k) {
+    if (seen(kKb)) return same(kKb, v) && k();
+    if (!bind(kKb, v)) return false;
+    const uint32_t m = mark();
+    choose(kKb, 0);
+    if (matchUnsqueeze78(v, k)) return true;
+    undo(m);
+    choose(kKb, 1);
+    if (matchShape79(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(kh)  (rules/attention.yaml:255:29)
+  bool matchShape81(ValueId v, gen::Next k) {
+    if (seen(kShape81)) return same(kShape81, v) && k();
+    if (!bind(kShape81, v)) return false;
+    const NodeId n = node(kShape81, v, op::kShape);
+    if (n == kNoId || !attrs(kShape81, n, v)) return false;
+    return matchKh(input(n, 0), k);
+  }
+
+  /// 2  (rules/attention.yaml:255:40)
+  bool matchConstant82(ValueId v, gen::Next k) {
+    if (seen(kConstant82)) return same(kConstant82, v) && k();
+    return bind(kConstant82, v) && constant(kConstant82, v) && k();
+  }
+
+  /// Gather(Shape(kh), 2, axis=0)  (rules/attention.yaml:255:22)
+  bool matchGather83(ValueId v, gen::Next k) {
+    if (seen(kGather83)) return same(kGather83, v) && k();
+    if (!bind(kGather83, v)) return false;
+    const NodeId n = node(kGather83, v, op::kGather);
+    if (n == kNoId || !attrs(kGather83, n, v)) return false;
+    return matchShape81(input(n, 0), [&] { return matchConstant82(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(kh), 2, axis=0), 0)  (rules/attention.yaml:255:12)
+  bool matchUnsqueeze85(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze85)) return same(kUnsqueeze85, v) && k();
+    if (!bind(kUnsqueeze85, v)) return false;
+    const NodeId n = node(kUnsqueeze85, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze85, n, v)) return false;
+    return matchGather83(input(n, 0), [&] { return matchConstant84(input(n, 1), k); });
+  }
+
+  /// Shape(kh, start=2, end=3)  (rules/attention.yaml:255:57)
+  bool matchShape86(ValueId v, gen::Next k) {
+    if (seen(kShape86)) return same(kShape86, v) && k();
+    if (!bind(kShape86, v)) return false;
+    const NodeId n = node(kShape86, v, op::kShape);
+    if (n == kNoId || !attrs(kShape86, n, v)) return false;
+    return matchKh(input(n, 0), k);
+  }
+
+  /// kn = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(kh, start=2, end=3)
+  /// (rules/attention.yaml:255:55)
+  bool matchKn(ValueId v, gen::Next k) {
+    if (seen(kKn)) return same(kKn, v) && k();
+    if (!bind(kKn, v)) return false;
+    const uint32_t m = mark();
+    choose(kKn, 0);
+    if (matchUnsqueeze85(v, k)) return true;
+    undo(m);
+    choose(kKn, 1);
+    if (matchShape86(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Unsqueeze(kh, 2)  (rules/attention.yaml:256:27)
+  bool matchUnsqueeze89(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze89)) return same(kUnsqueeze89, v) && k();
+    if (!bind(kUnsqueeze89, v)) return false;
+    const NodeId n = node(kUnsqueeze89, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze89, n, v)) return false;
+    return matchKh(input(n, 0), [&] { return matchConstant88(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:256:59)
+  bool matchAny91(ValueId v, gen::Next k) {
+    if (seen(kAny91)) return same(kAny91, v) && k();
+    return bind(kAny91, v) && k();
+  }
+
+  /// Concat(kb, _, _, kn, _, axis=0)  (rules/attention.yaml:256:45)
+  bool matchConcat93(ValueId v, gen::Next k) {
+    if (seen(kConcat93)) return same(kConcat93, v) && k();
+    if (!bind(kConcat93, v)) return false;
+    const NodeId n = node(kConcat93, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat93, n, v)) return false;
+    return matchKb(input(n, 0), [&] {
+      return matchAny90(input(n, 1), [&] {
+        return matchAny91(input(n, 2), [&] {
+          return matchKn(input(n, 3), [&] { return matchAny92(input(n, 4), k); });
+        });
+      });
+    });
+  }
+
+  /// Concat(kb, _, _, kn, _, axis=0) | _  (rules/attention.yaml:256:77)
+  bool matchAnyOf95(ValueId v, gen::Next k) {
+    if (seen(kAnyOf95)) return same(kAnyOf95, v) && k();
+    if (!bind(kAnyOf95, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf95, 0);
+    if (matchConcat93(v, k)) return true;
+    undo(m);
+    choose(kAnyOf95, 1);
+    if (matchAny94(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Expand(Unsqueeze(kh, 2), (Concat(kb, _, _, kn, _, axis=0) | _))  (rules/attention.yaml:256:20)
+  bool matchExpand96(ValueId v, gen::Next k) {
+    if (seen(kExpand96)) return same(kExpand96, v) && k();
+    if (!bind(kExpand96, v)) return false;
+    const NodeId n = node(kExpand96, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand96, n, v)) return false;
+    return matchUnsqueeze89(input(n, 0), [&] { return matchAnyOf95(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:256:101)
+  bool matchAny98(ValueId v, gen::Next k) {
+    if (seen(kAny98)) return same(kAny98, v) && k();
+    return bind(kAny98, v) && k();
+  }
+
+  /// Concat(kb, _, kn, _, axis=0)  (rules/attention.yaml:256:83)
+  bool matchConcat99(ValueId v, gen::Next k) {
+    if (seen(kConcat99)) return same(kConcat99, v) && k();
+    if (!bind(kConcat99, v)) return false;
+    const NodeId n = node(kConcat99, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat99, n, v)) return false;
+    return matchKb(input(n, 0), [&] {
+      return matchAny97(input(n, 1), [&] {
+        return matchKn(input(n, 2), [&] { return matchAny98(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// _  (rules/attention.yaml:256:114)
+  bool matchAny100(ValueId v, gen::Next k) {
+    if (seen(kAny100)) return same(kAny100, v) && k();
+    return bind(kAny100, v) && k();
+  }
+
+  /// Concat(kb, _, kn, _, axis=0) | _  (rules/attention.yaml:256:112)
+  bool matchAnyOf101(ValueId v, gen::Next k) {
+    if (seen(kAnyOf101)) return same(kAnyOf101, v) && k();
+    if (!bind(kAnyOf101, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf101, 0);
+    if (matchConcat99(v, k)) return true;
+    undo(m);
+    choose(kAnyOf101, 1);
+    if (matchAny100(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// kx = Reshape(Expand(Unsqueeze(kh, 2), (Concat(...) | _)), (Concat(kb, _, kn, _, axis=0) | _))
+  /// (rules/attention.yaml:256:12)
+  bool matchKx(ValueId v, gen::Next k) {
+    if (seen(kKx)) return same(kKx, v) && k();
+    if (!bind(kKx, v)) return false;
+    const NodeId n = node(kKx, v, op::kReshape);
+    if (n == kNoId || !attrs(kKx, n, v)) return false;
+    return matchExpand96(input(n, 0), [&] { return matchAnyOf101(input(n, 1), k); });
+  }
+
+  /// Shape(vh)  (rules/attention.yaml:257:29)
+  bool matchShape103(ValueId v, gen::Next k) {
+    if (seen(kShape103)) return same(kShape103, v) && k();
+    if (!bind(kShape103, v)) return false;
+    const NodeId n = node(kShape103, v, op::kShape);
+    if (n == kNoId || !attrs(kShape103, n, v)) return false;
+    return matchVh(input(n, 0), k);
+  }
+
+  /// Gather(Shape(vh), 0, axis=0)  (rules/attention.yaml:257:22)
+  bool matchGather105(ValueId v, gen::Next k) {
+    if (seen(kGather105)) return same(kGather105, v) && k();
+    if (!bind(kGather105, v)) return false;
+    const NodeId n = node(kGather105, v, op::kGather);
+    if (n == kNoId || !attrs(kGather105, n, v)) return false;
+    return matchShape103(input(n, 0), [&] { return matchConstant104(input(n, 1), k); });
+  }
+
+  /// 0  (rules/attention.yaml:257:52)
+  bool matchConstant106(ValueId v, gen::Next k) {
+    if (seen(kConstant106)) return same(kConstant106, v) && k();
+    return bind(kConstant106, v) && constant(kConstant106, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(vh), 0, axis=0), 0)  (rules/attention.yaml:257:12)
+  bool matchUnsqueeze107(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze107)) return same(kUnsqueeze107, v) && k();
+    if (!bind(kUnsqueeze107, v)) return false;
+    const NodeId n = node(kUnsqueeze107, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze107, n, v)) return false;
+    return matchGather105(input(n, 0), [&] { return matchConstant106(input(n, 1), k); });
+  }
+
+  /// Shape(vh, start=0, end=1)  (rules/attention.yaml:257:57)
+  bool matchShape108(ValueId v, gen::Next k) {
+    if (seen(kShape108)) return same(kShape108, v) && k();
+    if (!bind(kShape108, v)) return false;
+    const NodeId n = node(kShape108, v, op::kShape);
+    if (n == kNoId || !attrs(kShape108, n, v)) return false;
+    return matchVh(input(n, 0), k);
+  }
+
+  /// vb = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(vh, start=0, end=1)
+  /// (rules/attention.yaml:257:55)
+  bool matchVb(ValueId v, gen::Next k) {
+    if (seen(kVb)) return same(kVb, v) && k();
+    if (!bind(kVb, v)) return false;
+    const uint32_t m = mark();
+    choose(kVb, 0);
+    if (matchUnsqueeze107(v, k)) return true;
+    undo(m);
+    choose(kVb, 1);
+    if (matchShape108(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(vh)  (rules/attention.yaml:258:29)
+  bool matchShape110(ValueId v, gen::Next k) {
+    if (seen(kShape110)) return same(kShape110, v) && k();
+    if (!bind(kShape110, v)) return false;
+    const NodeId n = node(kShape110, v, op::kShape);
+    if (n == kNoId || !attrs(kShape110, n, v)) return false;
+    return matchVh(input(n, 0), k);
+  }
+
+  /// Gather(Shape(vh), 2, axis=0)  (rules/attention.yaml:258:22)
+  bool matchGather112(ValueId v, gen::Next k) {
+    if (seen(kGather112)) return same(kGather112, v) && k();
+    if (!bind(kGather112, v)) return false;
+    const NodeId n = node(kGather112, v, op::kGather);
+    if (n == kNoId || !attrs(kGather112, n, v)) return false;
+    return matchShape110(input(n, 0), [&] { return matchConstant111(input(n, 1), k); });
+  }
+
+  /// 0  (rules/attention.yaml:258:52)
+  bool matchConstant113(ValueId v, gen::Next k) {
+    if (seen(kConstant113)) return same(kConstant113, v) && k();
+    return bind(kConstant113, v) && constant(kConstant113, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)  (rules/attention.yaml:258:12)
+  bool matchUnsqueeze114(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze114)) return same(kUnsqueeze114, v) && k();
+    if (!bind(kUnsqueeze114, v)) return false;
+    const NodeId n = node(kUnsqueeze114, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze114, n, v)) return false;
+    return matchGather112(input(n, 0), [&] { return matchConstant113(input(n, 1), k); });
+  }
+
+  /// Shape(vh, start=2, end=3)  (rules/attention.yaml:258:57)
+  bool matchShape115(ValueId v, gen::Next k) {
+    if (seen(kShape115)) return same(kShape115, v) && k();
+    if (!bind(kShape115, v)) return false;
+    const NodeId n = node(kShape115, v, op::kShape);
+    if (n == kNoId || !attrs(kShape115, n, v)) return false;
+    return matchVh(input(n, 0), k);
+  }
+
+  /// vn = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
+  /// (rules/attention.yaml:258:55)
+  bool matchVn(ValueId v, gen::Next k) {
+    if (seen(kVn)) return same(kVn, v) && k();
+    if (!bind(kVn, v)) return false;
+    const uint32_t m = mark();
+    choose(kVn, 0);
+    if (matchUnsqueeze114(v, k)) return true;
+    undo(m);
+    choose(kVn, 1);
+    if (matchShape115(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Unsqueeze(vh, 2)  (rules/attention.yaml:259:27)
+  bool matchUnsqueeze118(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze118)) return same(kUnsqueeze118, v) && k();
+    if (!bind(kUnsqueeze118, v)) return false;
+    const NodeId n = node(kUnsqueeze118, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze118, n, v)) return false;
+    return matchVh(input(n, 0), [&] { return matchConstant117(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:259:59)
+  bool matchAny120(ValueId v, gen::Next k) {
+    if (seen(kAny120)) return same(kAny120, v) && k();
+    return bind(kAny120, v) && k();
+  }
+
+  /// Concat(vb, _, _, vn, _, axis=0)  (rules/attention.yaml:259:45)
+  bool matchConcat122(ValueId v, gen::Next k) {
+    if (seen(kConcat122)) return same(kConcat122, v) && k();
+    if (!bind(kConcat122, v)) return false;
+    const NodeId n = node(kConcat122, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat122, n, v)) return false;
+    return matchVb(input(n, 0), [&] {
+      return matchAny119(input(n, 1), [&] {
+        return matchAny120(input(n, 2), [&] {
+          return matchVn(input(n, 3), [&] { return matchAny121(input(n, 4), k); });
+        });
+      });
+    });
+  }
+
+  /// Concat(vb, _, _, vn, _, axis=0) | _  (rules/attention.yaml:259:77)
+  bool matchAnyOf124(ValueId v, gen::Next k) {
+    if (seen(kAnyOf124)) return same(kAnyOf124, v) && k();
+    if (!bind(kAnyOf124, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf124, 0);
+    if (matchConcat122(v, k)) return true;
+    undo(m);
+    choose(kAnyOf124, 1);
+    if (matchAny123(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Expand(Unsqueeze(vh, 2), (Concat(vb, _, _, vn, _, axis=0) | _))  (rules/attention.yaml:259:20)
+  bool matchExpand125(ValueId v, gen::Next k) {
+    if (seen(kExpand125)) return same(kExpand125, v) && k();
+    if (!bind(kExpand125, v)) return false;
+    const NodeId n = node(kExpand125, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand125, n, v)) return false;
+    return matchUnsqueeze118(input(n, 0), [&] { return matchAnyOf124(input(n, 1), k); });
+  }
+
+  /// Concat(vb, _, vn, _, axis=0)  (rules/attention.yaml:259:83)
+  bool matchConcat128(ValueId v, gen::Next k) {
+    if (seen(kConcat128)) return same(kConcat128, v) && k();
+    if (!bind(kConcat128, v)) return false;
+    const NodeId n = node(kConcat128, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat128, n, v)) return false;
+    return matchVb(input(n, 0), [&] {
+      return matchAny126(input(n, 1), [&] {
+        return matchVn(input(n, 2), [&] { return matchAny127(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// _  (rules/attention.yaml:259:114)
+  bool matchAny129(ValueId v, gen::Next k) {
+    if (seen(kAny129)) return same(kAny129, v) && k();
+    return bind(kAny129, v) && k();
+  }
+
+  /// Concat(vb, _, vn, _, axis=0) | _  (rules/attention.yaml:259:112)
+  bool matchAnyOf130(ValueId v, gen::Next k) {
+    if (seen(kAnyOf130)) return same(kAnyOf130, v) && k();
+    if (!bind(kAnyOf130, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf130, 0);
+    if (matchConcat128(v, k)) return true;
+    undo(m);
+    choose(kAnyOf130, 1);
+    if (matchAny129(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// vx = Reshape(Expand(Unsqueeze(vh, 2), (Concat(...) | _)), (Concat(vb, _, vn, _, axis=0) | _))
+  /// (rules/attention.yaml:259:12)
+  bool matchVx(ValueId v, gen::Next k) {
+    if (seen(kVx)) return same(kVx, v) && k();
+    if (!bind(kVx, v)) return false;
+    const NodeId n = node(kVx, v, op::kReshape);
+    if (n == kNoId || !attrs(kVx, n, v)) return false;
+    return matchExpand125(input(n, 0), [&] { return matchAnyOf130(input(n, 1), k); });
+  }
+
+  /// kt = Transpose(kx, perm=[0, 1, 3, 2])  (rules/attention.yaml:260:12)
+  bool matchKt(ValueId v, gen::Next k) {
+    if (seen(kKt)) return same(kKt, v) && k();
+    if (!bind(kKt, v)) return false;
+    const NodeId n = node(kKt, v, op::kTranspose);
+    if (n == kNoId || !attrs(kKt, n, v)) return false;
+    return matchKx(input(n, 0), k);
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:261:16)
+  bool matchMatMul133(ValueId v, gen::Next k) {
+    if (seen(kMatMul133)) return same(kMatMul133, v) && k();
+    if (!bind(kMatMul133, v)) return false;
+    const NodeId n = node(kMatMul133, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul133, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:261:12)
+  bool matchDiv135(ValueId v, gen::Next k) {
+    if (seen(kDiv135)) return same(kDiv135, v) && k();
+    if (!bind(kDiv135, v)) return false;
+    const NodeId n = node(kDiv135, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv135, n, v)) return false;
+    return matchMatMul133(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:261:41)
+  bool matchMatMul136(ValueId v, gen::Next k) {
+    if (seen(kMatMul136)) return same(kMatMul136, v) && k();
+    if (!bind(kMatMul136, v)) return false;
+    const NodeId n = node(kMatMul136, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul136, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:261:37)
+  bool matchMul137(ValueId v, gen::Next k) {
+    if (seen(kMul137)) return same(kMul137, v) && k();
+    if (!bind(kMul137, v)) return false;
+    const NodeId n = node(kMul137, v, op::kMul);
+    if (n == kNoId || !attrs(kMul137, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul136(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul136(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// Mul(qh, cq)  (rules/attention.yaml:261:69)
+  bool matchMul139(ValueId v, gen::Next k) {
+    if (seen(kMul139)) return same(kMul139, v) && k();
+    if (!bind(kMul139, v)) return false;
+    const NodeId n = node(kMul139, v, op::kMul);
+    if (n == kNoId || !attrs(kMul139, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchQh(in1, [&] { return matchCq(in0, k); });
+  }
+
+  /// Div(qh, cq)  (rules/attention.yaml:261:83)
+  bool matchDiv140(ValueId v, gen::Next k) {
+    if (seen(kDiv140)) return same(kDiv140, v) && k();
+    if (!bind(kDiv140, v)) return false;
+    const NodeId n = node(kDiv140, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv140, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
+  }
+
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:261:81)
+  bool matchAnyOf141(ValueId v, gen::Next k) {
+    if (seen(kAnyOf141)) return same(kAnyOf141, v) && k();
+    if (!bind(kAnyOf141, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf141, 0);
+    if (matchMul139(v, k)) return true;
+    undo(m);
+    choose(kAnyOf141, 1);
+    if (matchDiv140(v, k)) return true;
+    undo(m);
+    choose(kAnyOf141, 2);
+    if (matchQh(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Mul(kt, ck)  (rules/attention.yaml:261:101)
+  bool matchMul143(ValueId v, gen::Next k) {
+    if (seen(kMul143)) return same(kMul143, v) && k();
+    if (!bind(kMul143, v)) return false;
+    const NodeId n = node(kMul143, v, op::kMul);
+    if (n == kNoId || !attrs(kMul143, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchKt(in1, [&] { return matchCk(in0, k); });
+  }
+
+  /// Div(kt, ck)  (rules/attention.yaml:261:115)
+  bool matchDiv144(ValueId v, gen::Next k) {
+    if (seen(kDiv144)) return same(kDiv144, v) && k();
+    if (!bind(kDiv144, v)) return false;
+    const NodeId n = node(kDiv144, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv144, n, v)) return false;
+    return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
+  }
+
+  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:261:113)
+  bool matchAnyOf145(ValueId v, gen::Next k) {
+    if (seen(kAnyOf145)) return same(kAnyOf145, v) && k();
+    if (!bind(kAnyOf145, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf145, 0);
+    if (matchMul143(v, k)) return true;
+    undo(m);
+    choose(kAnyOf145, 1);
+    if (matchDiv144(v, k)) return true;
+    undo(m);
+    choose(kAnyOf145, 2);
+    if (matchKt(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+  /// (rules/attention.yaml:261:62)
+  bool matchMatMul146(ValueId v, gen::Next k) {
+    if (seen(kMatMul146)) return same(kMatMul146, v) && k();
+    if (!bind(kMatMul146, v)) return false;
+    const NodeId n = node(kMatMul146, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul146, n, v)) return false;
+    return matchAnyOf141(input(n, 0), [&] { return matchAnyOf145(input(n, 1), k); });
+  }
+
+  /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:261:35)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
+    const uint32_t m = mark();
+    choose(kS, 0);
+    if (matchDiv135(v, k)) return true;
+    undo(m);
+    choose(kS, 1);
+    if (matchMul137(v, k)) return true;
+    undo(m);
+    choose(kS, 2);
+    if (matchMatMul146(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(qh)  (rules/attention.yaml:262:18)
+  bool matchShape148(ValueId v, gen::Next k) {
+    if (seen(kShape148)) return same(kShape148, v) && k();
+    if (!bind(kShape148, v)) return false;
+    const NodeId n = node(kShape148, v, op::kShape);
+    if (n == kNoId || !attrs(kShape148, n, v)) return false;
+    return matchQh(input(n, 0), k);
+  }
+
+  /// -2  (rules/attention.yaml:262:29)
+  bool matchConstant149(ValueId v, gen::Next k) {
+    if (seen(kConstant149)) return same(kConstant149, v) && k();
+    return bind(kConstant149, v) && constant(kConstant149, v) && k();
+  }
+
+  /// -1  (rules/attention.yaml:262:33)
+  bool matchConstant150(ValueId v, gen::Next k) {
+    if (seen(kConstant150)) return same(kConstant150, v) && k();
+    return bind(kConstant150, v) && constant(kConstant150, v) && k();
+  }
+
+  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:262:12)
+  bool matchSlice151(ValueId v, gen::Next k) {
+    if (seen(kSlice151)) return same(kSlice151, v) && k();
+    if (!bind(kSlice151, v)) return false;
+    const NodeId n = node(kSlice151, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice151, n, v)) return false;
+    return matchShape148(input(n, 0), [&] {
+      return matchConstant149(input(n, 1), [&] { return matchConstant150(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:262:39)
+  bool matchShape152(ValueId v, gen::Next k) {
+    if (seen(kShape152)) return same(kShape152, v) && k();
+    if (!bind(kShape152, v)) return false;
+    const NodeId n = node(kShape152, v, op::kShape);
+    if (n == kNoId || !attrs(kShape152, n, v)) return false;
+    return matchQh(input(n, 0), k);
+  }
+
+  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:262:37)
+  bool matchQl(ValueId v, gen::Next k) {
+    if (seen(kQl)) return same(kQl, v) && k();
+    if (!bind(kQl, v)) return false;
+    const uint32_t m = mark();
+    choose(kQl, 0);
+    if (matchSlice151(v, k)) return true;
+    undo(m);
+    choose(kQl, 1);
+    if (matchShape152(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(kx)  (rules/attention.yaml:263:18)
+  bool matchShape154(ValueId v, gen::Next k) {
+    if (seen(kShape154)) return same(kShape154, v) && k();
+    if (!bind(kShape154, v)) return false;
+    const NodeId n = node(kShape154, v, op::kShape);
+    if (n == kNoId || !attrs(kShape154, n, v)) return false;
+    return matchKx(input(n, 0), k);
+  }
+
+  /// -2  (rules/attention.yaml:263:29)
+  bool matchConstant155(ValueId v, gen::Next k) {
+    if (seen(kConstant155)) return same(kConstant155, v) && k();
+    return bind(kConstant155, v) && constant(kConstant155, v) && k();
+  }
+
+  /// -1  (rules/attention.yaml:263:33)
+  bool matchConstant156(ValueId v, gen::Next k) {
+    if (seen(kConstant156)) return same(kConstant156, v) && k();
+    return bind(kConstant156, v) && constant(kConstant156, v) && k();
+  }
+
+  /// Slice(Shape(kx), -2, -1)  (rules/attention.yaml:263:12)
+  bool matchSlice157(ValueId v, gen::Next k) {
+    if (seen(kSlice157)) return same(kSlice157, v) && k();
+    if (!bind(kSlice157, v)) return false;
+    const NodeId n = node(kSlice157, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice157, n, v)) return false;
+    return matchShape154(input(n, 0), [&] {
+      return matchConstant155(input(n, 1), [&] { return matchConstant156(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(kx, start=-2, end=-1)  (rules/attention.yaml:263:39)
+  bool matchShape158(ValueId v, gen::Next k) {
+    if (seen(kShape158)) return same(kShape158, v) && k();
+    if (!bind(kShape158, v)) return false;
+    const NodeId n = node(kShape158, v, op::kShape);
+    if (n == kNoId || !attrs(kShape158, n, v)) return false;
+    return matchKx(input(n, 0), k);
+  }
+
+  /// kl = Slice(Shape(kx), -2, -1) | Shape(kx, start=-2, end=-1)  (rules/attention.yaml:263:37)
+  bool matchKl(ValueId v, gen::Next k) {
+    if (seen(kKl)) return same(kKl, v) && k();
+    if (!bind(kKl, v)) return false;
+    const uint32_t m = mark();
+    choose(kKl, 0);
+    if (matchSlice157(v, k)) return true;
+    undo(m);
+    choose(kKl, 1);
+    if (matchShape158(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// 1.0  (rules/attention.yaml:264:26)
+  bool matchConstant160(ValueId v, gen::Next k) {
+    if (seen(kConstant160)) return same(kConstant160, v) && k();
+    return bind(kConstant160, v) && constant(kConstant160, v) && k();
+  }
+
+  /// Concat(ql, kl, axis=0)  (rules/attention.yaml:264:31)
+  bool matchConcat161(ValueId v, gen::Next k) {
+    if (seen(kConcat161)) return same(kConcat161, v) && k();
+    if (!bind(kConcat161, v)) return false;
+    const NodeId n = node(kConcat161, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat161, n, v)) return false;
+    return matchQl(input(n, 0), [&] { return matchKl(input(n, 1), k); });
+  }
+
+  /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:264:19)
+  bool matchExpand162(ValueId v, gen::Next k) {
+    if (seen(kExpand162)) return same(kExpand162, v) && k();
+    if (!bind(kExpand162, v)) return false;
+    const NodeId n = node(kExpand162, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand162, n, v)) return false;
+    return matchConstant160(input(n, 0), [&] { return matchConcat161(input(n, 1), k); });
+  }
+
+  /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:264:13)
+  bool matchTri(ValueId v, gen::Next k) {
+    if (seen(kTri)) return same(kTri, v) && k();
+    if (!bind(kTri, v)) return false;
+    const NodeId n = node(kTri, v, op::kTrilu);
+    if (n == kNoId || !attrs(kTri, n, v)) return false;
+    return matchExpand162(input(n, 0), k);
+  }
+
+  /// 0.0  (rules/attention.yaml:265:36)
+  bool matchConstant164(ValueId v, gen::Next k) {
+    if (seen(kConstant164)) return same(kConstant164, v) && k();
+    return bind(kConstant164, v) && constant(kConstant164, v) && k();
+  }
+
+  /// Equal(tri, 0.0)  (rules/attention.yaml:265:25)
+  bool matchEqual(ValueId v, gen::Next k) {
+    if (seen(kEqual)) return same(kEqual, v) && k();
+    if (!bind(kEqual, v)) return false;
+    const NodeId n = node(kEqual, v, op::kEqual);
+    if (n == kNoId || !attrs(kEqual, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchTri(in0, [&] { return matchConstant164(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchTri(in1, [&] { return matchConstant164(in0, k); });
+  }
+
+  /// 0.0  (rules/attention.yaml:265:48)
+  bool matchConstant167(ValueId v, gen::Next k) {
+    if (seen(kConstant167)) return same(kConstant167, v) && k();
+    return bind(kConstant167, v) && constant(kConstant167, v) && k();
+  }
+
+  /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:265:19)
+  bool matchWhere168(ValueId v, gen::Next k) {
+    if (seen(kWhere168)) return same(kWhere168, v) && k();
+    if (!bind(kWhere168, v)) return false;
+    const NodeId n = node(kWhere168, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere168, n, v)) return false;
+    return matchEqual(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] { return matchConstant167(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:265:12)
+  bool matchAdd169(ValueId v, gen::Next k) {
+    if (seen(kAdd169)) return same(kAdd169, v) && k();
+    if (!bind(kAdd169, v)) return false;
+    const NodeId n = node(kAdd169, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd169, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchS(in0, [&] { return matchWhere168(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchS(in1, [&] { return matchWhere168(in0, k); });
+  }
+
+  /// Where(causal, s, fill)  (rules/attention.yaml:265:73)
+  bool matchWhere171(ValueId v, gen::Next k) {
+    if (seen(kWhere171)) return same(kWhere171, v) && k();
+    if (!bind(kWhere171, v)) return false;
+    const NodeId n = node(kWhere171, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere171, n, v)) return false;
+    return matchCausal(input(n, 0), [&] {
+      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+    });
+  }
+
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:265:69)
+  bool matchAdd173(ValueId v, gen::Next k) {
+    if (seen(kAdd173)) return same(kAdd173, v) && k();
+    if (!bind(kAdd173, v)) return false;
+    const NodeId n = node(kAdd173, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd173, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchWhere171(in0, [&] { return matchMask(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchWhere171(in1, [&] { return matchMask(in0, k); });
+  }
+
+  /// Where(causal, s, fill)  (rules/attention.yaml:265:118)
+  bool matchWhere174(ValueId v, gen::Next k) {
+    if (seen(kWhere174)) return same(kWhere174, v) && k();
+    if (!bind(kWhere174, v)) return false;
+    const NodeId n = node(kWhere174, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere174, n, v)) return false;
+    return matchCausal(input(n, 0), [&] {
+      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:265:151)
+  bool matchAdd175(ValueId v, gen::Next k) {
+    if (seen(kAdd175)) return same(kAdd175, v) && k();
+    if (!bind(kAdd175, v)) return false;
+    const NodeId n = node(kAdd175, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd175, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchS(in1, [&] { return matchMask(in0, k); });
+  }
+
+  /// m = Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) | Where(causal,
+  /// s, fill) | Add(s, mask) | s  (rules/attention.yaml:265:67)
+  bool matchM(ValueId v, gen::Next k) {
+    if (seen(kM)) return same(kM, v) && k();
+    if (!bind(kM, v)) return false;
+    const uint32_t m = mark();
+    choose(kM, 0);  // @sdpa_causal
+    if (matchAdd169(v, k)) return true;
+    undo(m);
+    choose(kM, 1);  // @causal_mask
+    if (matchAdd173(v, k)) return true;
+    undo(m);
+    choose(kM, 2);  // @causal
+    if (matchWhere174(v, k)) return true;
+    undo(m);
+    choose(kM, 3);  // @mask
+    if (matchAdd175(v, k)) return true;
+    undo(m);
+    choose(kM, 4);  // @plain
+    if (matchS(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:266:19)
+  bool matchSoftmax(ValueId v, gen::Next k) {
+    if (seen(kSoftmax)) return same(kSoftmax, v) && k();
+    if (!bind(kSoftmax, v)) return false;
+    const NodeId n = node(kSoftmax, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kSoftmax, n, v)) return false;
+    return matchM(input(n, 0), k);
+  }
+
+  /// o = MatMul(Softmax(m, axis=-1), vx)  (rules/attention.yaml:266:12)
+  bool matchO(ValueId v, gen::Next k) {
+    if (seen(kO)) return same(kO, v) && k();
+    if (!bind(kO, v)) return false;
+    const NodeId n = node(kO, v, op::kMatMul);
+    if (n == kNoId || !attrs(kO, n, v)) return false;
+    return matchSoftmax(input(n, 0), [&] { return matchVx(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:267:42)
+  bool matchAny179(ValueId v, gen::Next k) {
+    if (seen(kAny179)) return same(kAny179, v) && k();
+    return bind(kAny179, v) && k();
+  }
+
+  /// Shape(_)  (rules/attention.yaml:267:36)
+  bool matchShape180(ValueId v, gen::Next k) {
+    if (seen(kShape180)) return same(kShape180, v) && k();
+    if (!bind(kShape180, v)) return false;
+    const NodeId n = node(kShape180, v, op::kShape);
+    if (n == kNoId || !attrs(kShape180, n, v)) return false;
+    return matchAny179(input(n, 0), k);
+  }
+
+  /// 0  (rules/attention.yaml:267:46)
+  bool matchConstant181(ValueId v, gen::Next k) {
+    if (seen(kConstant181)) return same(kConstant181, v) && k();
+    return bind(kConstant181, v) && constant(kConstant181, v) && k();
+  }
+
+  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:267:29)
+  bool matchGather182(ValueId v, gen::Next k) {
+    if (seen(kGather182)) return same(kGather182, v) && k();
+    if (!bind(kGather182, v)) return false;
+    const NodeId n = node(kGather182, v, op::kGather);
+    if (n == kNoId || !attrs(kGather182, n, v)) return false;
+    return matchShape180(input(n, 0), [&] { return matchConstant181(input(n, 1), k); });
+  }
+
+  /// 0  (rules/attention.yaml:267:58)
+  bool matchConstant183(ValueId v, gen::Next k) {
+    if (seen(kConstant183)) return same(kConstant183, v) && k();
+    return bind(kConstant183, v) && constant(kConstant183, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:267:19)
+  bool matchUnsqueeze184(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze184)) return same(kUnsqueeze184, v) && k();
+    if (!bind(kUnsqueeze184, v)) return false;
+    const NodeId n = node(kUnsqueeze184, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze184, n, v)) return false;
+    return matchGather182(input(n, 0), [&] { return matchConstant183(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:267:85)
+  bool matchAny185(ValueId v, gen::Next k) {
+    if (seen(kAny185)) return same(kAny185, v) && k();
+    return bind(kAny185, v) && k();
+  }
+
+  /// Shape(_)  (rules/attention.yaml:267:79)
+  bool matchShape186(ValueId v, gen::Next k) {
+    if (seen(kShape186)) return same(kShape186, v) && k();
+    if (!bind(kShape186, v)) return false;
+    const NodeId n = node(kShape186, v, op::kShape);
+    if (n == kNoId || !attrs(kShape186, n, v)) return false;
+    return matchAny185(input(n, 0), k);
+  }
+
+  /// 1  (rules/attention.yaml:267:89)
+  bool matchConstant187(ValueId v, gen::Next k) {
+    if (seen(kConstant187)) return same(kConstant187, v) && k();
+    return bind(kConstant187, v) && constant(kConstant187, v) && k();
+  }
+
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:267:72)
+  bool matchGather188(ValueId v, gen::Next k) {
+    if (seen(kGather188)) return same(kGather188, v) && k();
+    if (!bind(kGather188, v)) return false;
+    const NodeId n = node(kGather188, v, op::kGather);
+    if (n == kNoId || !attrs(kGather188, n, v)) return false;
+    return matchShape186(input(n, 0), [&] { return matchConstant187(input(n, 1), k); });
+  }
+
+  /// 0  (rules/attention.yaml:267:101)
+  bool matchConstant189(ValueId v, gen::Next k) {
+    if (seen(kConstant189)) return same(kConstant189, v) && k();
+    return bind(kConstant189, v) && constant(kConstant189, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:267:62)
+  bool matchUnsqueeze190(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze190)) return same(kUnsqueeze190, v) && k();
+    if (!bind(kUnsqueeze190, v)) return false;
+    const NodeId n = node(kUnsqueeze190, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze190, n, v)) return false;
+    return matchGather188(input(n, 0), [&] { return matchConstant189(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:267:105)
+  bool matchAny191(ValueId v, gen::Next k) {
+    if (seen(kAny191)) return same(kAny191, v) && k();
+    return bind(kAny191, v) && k();
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
+  /// 0), _, axis=0)  (rules/attention.yaml:267:12)
+  bool matchConcat192(ValueId v, gen::Next k) {
+    if (seen(kConcat192)) return same(kConcat192, v) && k();
+    if (!bind(kConcat192, v)) return false;
+    const NodeId n = node(kConcat192, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat192, n, v)) return false;
+    return matchUnsqueeze184(input(n, 0), [&] {
+      return matchUnsqueeze190(input(n, 1), [&] { return matchAny191(input(n, 2), k); });
+    });
+  }
+
+  /// _  (rules/attention.yaml:267:131)
+  bool matchAny193(ValueId v, gen::Next k) {
+    if (seen(kAny193)) return same(kAny193, v) && k();
+    return bind(kAny193, v) && k();
+  }
+
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:267:125)
+  bool matchShape194(ValueId v, gen::Next k) {
+    if (seen(kShape194)) return same(kShape194, v) && k();
+    if (!bind(kShape194, v)) return false;
+    const NodeId n = node(kShape194, v, op::kShape);
+    if (n == kNoId || !attrs(kShape194, n, v)) return false;
+    return matchAny193(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:267:157)
+  bool matchAny195(ValueId v, gen::Next k) {
+    if (seen(kAny195)) return same(kAny195, v) && k();
+    return bind(kAny195, v) && k();
+  }
+
+  /// Shape(_, start=1, end=2)  (rules/attention.yaml:267:151)
+  bool matchShape196(ValueId v, gen::Next k) {
+    if (seen(kShape196)) return same(kShape196, v) && k();
+    if (!bind(kShape196, v)) return false;
+    const NodeId n = node(kShape196, v, op::kShape);
+    if (n == kNoId || !attrs(kShape196, n, v)) return false;
+    return matchAny195(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:267:177)
+  bool matchAny197(ValueId v, gen::Next k) {
+    if (seen(kAny197)) return same(kAny197, v) && k();
+    return bind(kAny197, v) && k();
+  }
+
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+  /// (rules/attention.yaml:267:118)
+  bool matchConcat198(ValueId v, gen::Next k) {
+    if (seen(kConcat198)) return same(kConcat198, v) && k();
+    if (!bind(kConcat198, v)) return false;
+    const NodeId n = node(kConcat198, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat198, n, v)) return false;
+    return matchShape194(input(n, 0), [&] {
+      return matchShape196(input(n, 1), [&] { return matchAny197(input(n, 2), k); });
+    });
+  }
+
+  /// _  (rules/attention.yaml:267:190)
+  bool matchAny199(ValueId v, gen::Next k) {
+    if (seen(kAny199)) return same(kAny199, v) && k();
+    return bind(kAny199, v) && k();
+  }
+
+  /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
+  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:267:116)
+  bool matchYs(ValueId v, gen::Next k) {
+    if (seen(kYs)) return same(kYs, v) && k();
+    if (!bind(kYs, v)) return false;
+    const uint32_t m = mark();
+    choose(kYs, 0);
+    if (matchConcat192(v, k)) return true;
+    undo(m);
+    choose(kYs, 1);
+    if (matchConcat198(v, k)) return true;
+    undo(m);
+    choose(kYs, 2);
+    if (matchAny199(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:268:20)
+  bool matchTranspose201(ValueId v, gen::Next k) {
+    if (seen(kTranspose201)) return same(kTranspose201, v) && k();
+    if (!bind(kTranspose201, v)) return false;
+    const NodeId n = node(kTranspose201, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose201, n, v)) return false;
+    return matchO(input(n, 0), k);
+  }
+
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:268:12)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kReshape);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchTranspose201(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:284:9:
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
+  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
+  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
+  ///   to=6), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale), causal=1)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:287:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:290:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:290:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:290:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::AttributeProto> a16_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:290:64", "rules/attention.yaml:290:64");
+    if (!a16_0) return false;
+    attrs16.push_back(std::move(*a16_0));
+    std::optional<onnx::AttributeProto> a16_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:290:86",
+                 "rules/attention.yaml:290:86");
+    if (!a16_1) return false;
+    attrs16.push_back(std::move(*a16_1));
+    std::optional<onnx::AttributeProto> a16_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:290:117", "rules/attention.yaml:290:117");
+    if (!a16_2) return false;
+    attrs16.push_back(std::move(*a16_2));
+    std::optional<onnx::AttributeProto> a16_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:290:160", "rules/attention.yaml:290:160");
+    if (!a16_3) return false;
+    attrs16.push_back(std::move(*a16_3));
+    if (!requireBound(kSlotK, "rules/attention.yaml:291:46", "k")) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:291:64", "rules/attention.yaml:291:64");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::optional<onnx::AttributeProto> a18_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:291:86",
+                 "rules/attention.yaml:291:86");
+    if (!a18_1) return false;
+    attrs18.push_back(std::move(*a18_1));
+    std::optional<onnx::AttributeProto> a18_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
+                   "rules/attention.yaml:291:117", "rules/attention.yaml:291:117");
+    if (!a18_2) return false;
+    attrs18.push_back(std::move(*a18_2));
+    std::optional<onnx::AttributeProto> a18_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:291:160", "rules/attention.yaml:291:160");
+    if (!a18_3) return false;
+    attrs18.push_back(std::move(*a18_3));
+    if (!requireBound(kSlotV, "rules/attention.yaml:292:57", "v")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::TensorProto> t7 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs22;
+    std::optional<onnx::AttributeProto> a22_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:292:88", "rules/attention.yaml:292:88");
+    if (!a22_0) return false;
+    attrs22.push_back(std::move(*a22_0));
+    std::optional<onnx::AttributeProto> a22_1 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
+                   "rules/attention.yaml:292:131", "rules/attention.yaml:292:131");
+    if (!a22_1) return false;
+    attrs22.push_back(std::move(*a22_1));
+    std::optional<onnx::AttributeProto> a22_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:292:177", "rules/attention.yaml:292:177");
+    if (!a22_2) return false;
+    attrs22.push_back(std::move(*a22_2));
+    attrs22.push_back(gen::intAttribute("causal", 1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:284:9",
+                     "rules/attention.yaml:292:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v13 = slot(kSlotPos);
+    const ValueId v14 = slot(kSlotCos);
+    const ValueId v15 = slot(kSlotSin);
+    NodeSpec spec16;
+    spec16.op = op::kComMicrosoftRotaryEmbedding;
+    spec16.inputs = {v1, v13, v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v17 = slot(kSlotK);
+    NodeSpec spec18;
+    spec18.op = op::kComMicrosoftRotaryEmbedding;
+    spec18.inputs = {v17, v13, v14, v15};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    const ValueId v19 = slot(kSlotV);
+    const ValueId v20 = kNoId;
+    const ValueId v21 = kNoId;
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kSlice;
+    spec4.inputs = {v2, v0, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec5;
+    spec5.op = op::kSub;
+    spec5.inputs = {v4, v0};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kShape;
+    spec6.inputs = {v1};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v6, v7, v0};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kExpand;
+    spec9.inputs = {v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kSqueeze;
+    spec11.inputs = {v4};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kCast;
+    spec12.inputs = {v11};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    NodeSpec spec22;
+    spec22.op = op::kComMicrosoftGroupQueryAttention;
+    spec22.inputs = {v16, v18, v19, v20, v21, v10, v12};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v22}});
+  }
+
+  /// Variant 1 (when @causal_mask), rules/attention.yaml:293:9:
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
+  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
+  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
+  ///   to=6), _, _, _, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]),
+  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])),
+  ///   axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale), causal=0)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:296:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:299:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:299:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:299:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::AttributeProto> a16_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:299:64", "rules/attention.yaml:299:64");
+    if (!a16_0) return false;
+    attrs16.push_back(std::move(*a16_0));
+    std::optional<onnx::AttributeProto> a16_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:299:86",
+                 "rules/attention.yaml:299:86");
+    if (!a16_1) return false;
+    attrs16.push_back(std::move(*a16_1));
+    std::optional<onnx::AttributeProto> a16_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:299:117", "rules/attention.yaml:299:117");
+    if (!a16_2) return false;
+    attrs16.push_back(std::move(*a16_2));
+    std::optional<onnx::AttributeProto> a16_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:299:160", "rules/attention.yaml:299:160");
+    if (!a16_3) return false;
+    attrs16.push_back(std::move(*a16_3));
+    if (!requireBound(kSlotK, "rules/attention.yaml:300:46", "k")) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:300:64", "rules/attention.yaml:300:64");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::optional<onnx::AttributeProto> a18_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:300:86",
+                 "rules/attention.yaml:300:86");
+    if (!a18_1) return false;
+    attrs18.push_back(std::move(*a18_1));
+    std::optional<onnx::AttributeProto> a18_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
+                   "rules/attention.yaml:300:117", "rules/attention.yaml:300:117");
+    if (!a18_2) return false;
+    attrs18.push_back(std::move(*a18_2));
+    std::optional<onnx::AttributeProto> a18_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:300:160", "rules/attention.yaml:300:160");
+    if (!a18_3) return false;
+    attrs18.push_back(std::move(*a18_3));
+    if (!requireBound(kSlotV, "rules/attention.yaml:301:57", "v")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::TensorProto> t7 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:301:123", "causal")) return false;
+    std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t26) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:301:151", "fill")) return false;
+    std::vector<onnx::AttributeProto> attrs28;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:301:158", "mask")) return false;
+    std::vector<onnx::AttributeProto> attrs30;
+    std::optional<onnx::TensorProto> t31 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t31) return false;
+    std::vector<onnx::AttributeProto> attrs32;
+    attrs32.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs33;
+    std::vector<onnx::AttributeProto> attrs34;
+    std::optional<onnx::AttributeProto> a34_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:301:218", "rules/attention.yaml:301:218");
+    if (!a34_0) return false;
+    attrs34.push_back(std::move(*a34_0));
+    std::optional<onnx::AttributeProto> a34_1 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
+                   "rules/attention.yaml:301:261", "rules/attention.yaml:301:261");
+    if (!a34_1) return false;
+    attrs34.push_back(std::move(*a34_1));
+    std::optional<onnx::AttributeProto> a34_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:301:307", "rules/attention.yaml:301:307");
+    if (!a34_2) return false;
+    attrs34.push_back(std::move(*a34_2));
+    attrs34.push_back(gen::intAttribute("causal", 0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:293:9",
+                     "rules/attention.yaml:301:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v13 = slot(kSlotPos);
+    const ValueId v14 = slot(kSlotCos);
+    const ValueId v15 = slot(kSlotSin);
+    NodeSpec spec16;
+    spec16.op = op::kComMicrosoftRotaryEmbedding;
+    spec16.inputs = {v1, v13, v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v17 = slot(kSlotK);
+    NodeSpec spec18;
+    spec18.op = op::kComMicrosoftRotaryEmbedding;
+    spec18.inputs = {v17, v13, v14, v15};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    const ValueId v19 = slot(kSlotV);
+    const ValueId v20 = kNoId;
+    const ValueId v21 = kNoId;
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kSlice;
+    spec4.inputs = {v2, v0, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec5;
+    spec5.op = op::kSub;
+    spec5.inputs = {v4, v0};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kShape;
+    spec6.inputs = {v1};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v6, v7, v0};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kExpand;
+    spec9.inputs = {v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kSqueeze;
+    spec11.inputs = {v4};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kCast;
+    spec12.inputs = {v11};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v22 = kNoId;
+    const ValueId v23 = kNoId;
+    const ValueId v24 = kNoId;
+    const ValueId v25 = slot(kSlotCausal);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    const ValueId v27 = slot(kSlotFill);
+    NodeSpec spec28;
+    spec28.op = op::kWhere;
+    spec28.inputs = {v25, v26, v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    const ValueId v29 = slot(kSlotMask);
+    NodeSpec spec30;
+    spec30.op = op::kAdd;
+    spec30.inputs = {v28, v29};
+    spec30.attributes = std::move(attrs30);
+    spec30.created_by = ruleName();
+    const NodeId n30 = rw_.createNode(std::move(spec30));
+    const ValueId v30 = g_.node(n30).output(0);
+    const ValueId v31 = rw_.addInitializer(std::move(*t31), ruleName());
+    NodeSpec spec32;
+    spec32.op = op::kConcat;
+    spec32.inputs = {v31, v4, v4};
+    spec32.attributes = std::move(attrs32);
+    spec32.created_by = ruleName();
+    const NodeId n32 = rw_.createNode(std::move(spec32));
+    const ValueId v32 = g_.node(n32).output(0);
+    NodeSpec spec33;
+    spec33.op = op::kExpand;
+    spec33.inputs = {v30, v32};
+    spec33.attributes = std::move(attrs33);
+    spec33.created_by = ruleName();
+    const NodeId n33 = rw_.createNode(std::move(spec33));
+    const ValueId v33 = g_.node(n33).output(0);
+    NodeSpec spec34;
+    spec34.op = op::kComMicrosoftGroupQueryAttention;
+    spec34.inputs = {v16, v18, v19, v20, v21, v10, v12, v22, v23, v24, v33};
+    spec34.attributes = std::move(attrs34);
+    spec34.created_by = ruleName();
+    const NodeId n34 = rw_.createNode(std::move(spec34));
+    const ValueId v34 = g_.node(n34).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v34}});
+  }
+
+  /// Variant 2 (when @causal), rules/attention.yaml:302:9:
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
+  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
+  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
+  ///   to=6), _, _, _, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]),
+  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])),
+  ///   axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale), causal=0)
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:305:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:308:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:308:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:308:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::AttributeProto> a16_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:308:64", "rules/attention.yaml:308:64");
+    if (!a16_0) return false;
+    attrs16.push_back(std::move(*a16_0));
+    std::optional<onnx::AttributeProto> a16_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:308:86",
+                 "rules/attention.yaml:308:86");
+    if (!a16_1) return false;
+    attrs16.push_back(std::move(*a16_1));
+    std::optional<onnx::AttributeProto> a16_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:308:117", "rules/attention.yaml:308:117");
+    if (!a16_2) return false;
+    attrs16.push_back(std::move(*a16_2));
+    std::optional<onnx::AttributeProto> a16_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:308:160", "rules/attention.yaml:308:160");
+    if (!a16_3) return false;
+    attrs16.push_back(std::move(*a16_3));
+    if (!requireBound(kSlotK, "rules/attention.yaml:309:46", "k")) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:309:64", "rules/attention.yaml:309:64");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::optional<onnx::AttributeProto> a18_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:309:86",
+                 "rules/attention.yaml:309:86");
+    if (!a18_1) return false;
+    attrs18.push_back(std::move(*a18_1));
+    std::optional<onnx::AttributeProto> a18_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
+                   "rules/attention.yaml:309:117", "rules/attention.yaml:309:117");
+    if (!a18_2) return false;
+    attrs18.push_back(std::move(*a18_2));
+    std::optional<onnx::AttributeProto> a18_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:309:160", "rules/attention.yaml:309:160");
+    if (!a18_3) return false;
+    attrs18.push_back(std::move(*a18_3));
+    if (!requireBound(kSlotV, "rules/attention.yaml:310:57", "v")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::TensorProto> t7 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:310:119", "causal")) return false;
+    std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t26) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:310:147", "fill")) return false;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::optional<onnx::TensorProto> t29 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t29) return false;
+    std::vector<onnx::AttributeProto> attrs30;
+    attrs30.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs31;
+    std::vector<onnx::AttributeProto> attrs32;
+    std::optional<onnx::AttributeProto> a32_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:310:207", "rules/attention.yaml:310:207");
+    if (!a32_0) return false;
+    attrs32.push_back(std::move(*a32_0));
+    std::optional<onnx::AttributeProto> a32_1 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
+                   "rules/attention.yaml:310:250", "rules/attention.yaml:310:250");
+    if (!a32_1) return false;
+    attrs32.push_back(std::move(*a32_1));
+    std::optional<onnx::AttributeProto> a32_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:310:296", "rules/attention.yaml:310:296");
+    if (!a32_2) return false;
+    attrs32.push_back(std::move(*a32_2));
+    attrs32.push_back(gen::intAttribute("causal", 0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:302:9",
+                     "rules/attention.yaml:310:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v13 = slot(kSlotPos);
+    const ValueId v14 = slot(kSlotCos);
+    const ValueId v15 = slot(kSlotSin);
+    NodeSpec spec16;
+    spec16.op = op::kComMicrosoftRotaryEmbedding;
+    spec16.inputs = {v1, v13, v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v17 = slot(kSlotK);
+    NodeSpec spec18;
+    spec18.op = op::kComMicrosoftRotaryEmbedding;
+    spec18.inputs = {v17, v13, v14, v15};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    const ValueId v19 = slot(kSlotV);
+    const ValueId v20 = kNoId;
+    const ValueId v21 = kNoId;
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kSlice;
+    spec4.inputs = {v2, v0, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec5;
+    spec5.op = op::kSub;
+    spec5.inputs = {v4, v0};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kShape;
+    spec6.inputs = {v1};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v6, v7, v0};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kExpand;
+    spec9.inputs = {v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kSqueeze;
+    spec11.inputs = {v4};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kCast;
+    spec12.inputs = {v11};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v22 = kNoId;
+    const ValueId v23 = kNoId;
+    const ValueId v24 = kNoId;
+    const ValueId v25 = slot(kSlotCausal);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    const ValueId v27 = slot(kSlotFill);
+    NodeSpec spec28;
+    spec28.op = op::kWhere;
+    spec28.inputs = {v25, v26, v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    const ValueId v29 = rw_.addInitializer(std::move(*t29), ruleName());
+    NodeSpec spec30;
+    spec30.op = op::kConcat;
+    spec30.inputs = {v29, v4, v4};
+    spec30.attributes = std::move(attrs30);
+    spec30.created_by = ruleName();
+    const NodeId n30 = rw_.createNode(std::move(spec30));
+    const ValueId v30 = g_.node(n30).output(0);
+    NodeSpec spec31;
+    spec31.op = op::kExpand;
+    spec31.inputs = {v28, v30};
+    spec31.attributes = std::move(attrs31);
+    spec31.created_by = ruleName();
+    const NodeId n31 = rw_.createNode(std::move(spec31));
+    const ValueId v31 = g_.node(n31).output(0);
+    NodeSpec spec32;
+    spec32.op = op::kComMicrosoftGroupQueryAttention;
+    spec32.inputs = {v16, v18, v19, v20, v21, v10, v12, v22, v23, v24, v31};
+    spec32.attributes = std::move(attrs32);
+    spec32.created_by = ruleName();
+    const NodeId n32 = rw_.createNode(std::move(spec32));
+    const ValueId v32 = g_.node(n32).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v32}});
+  }
+
+  /// Variant 3 (when @mask), rules/attention.yaml:311:9:
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
+  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
+  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
+  ///   to=6), _, _, _, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]),
+  ///   tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)),
+  ///   num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale), causal=0)
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:314:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:317:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:317:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:317:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::AttributeProto> a16_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:317:64", "rules/attention.yaml:317:64");
+    if (!a16_0) return false;
+    attrs16.push_back(std::move(*a16_0));
+    std::optional<onnx::AttributeProto> a16_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:317:86",
+                 "rules/attention.yaml:317:86");
+    if (!a16_1) return false;
+    attrs16.push_back(std::move(*a16_1));
+    std::optional<onnx::AttributeProto> a16_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:317:117", "rules/attention.yaml:317:117");
+    if (!a16_2) return false;
+    attrs16.push_back(std::move(*a16_2));
+    std::optional<onnx::AttributeProto> a16_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:317:160", "rules/attention.yaml:317:160");
+    if (!a16_3) return false;
+    attrs16.push_back(std::move(*a16_3));
+    if (!requireBound(kSlotK, "rules/attention.yaml:318:46", "k")) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:318:64", "rules/attention.yaml:318:64");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::optional<onnx::AttributeProto> a18_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:318:86",
+                 "rules/attention.yaml:318:86");
+    if (!a18_1) return false;
+    attrs18.push_back(std::move(*a18_1));
+    std::optional<onnx::AttributeProto> a18_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
+                   "rules/attention.yaml:318:117", "rules/attention.yaml:318:117");
+    if (!a18_2) return false;
+    attrs18.push_back(std::move(*a18_2));
+    std::optional<onnx::AttributeProto> a18_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:318:160", "rules/attention.yaml:318:160");
+    if (!a18_3) return false;
+    attrs18.push_back(std::move(*a18_3));
+    if (!requireBound(kSlotV, "rules/attention.yaml:319:57", "v")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::TensorProto> t7 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotMask, "rules/attention.yaml:319:113", "mask")) return false;
+    std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t26) return false;
+    std::vector<onnx::AttributeProto> attrs27;
+    attrs27.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs28;
+    std::vector<onnx::AttributeProto> attrs29;
+    std::optional<onnx::AttributeProto> a29_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:319:172", "rules/attention.yaml:319:172");
+    if (!a29_0) return false;
+    attrs29.push_back(std::move(*a29_0));
+    std::optional<onnx::AttributeProto> a29_1 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
+                   "rules/attention.yaml:319:215", "rules/attention.yaml:319:215");
+    if (!a29_1) return false;
+    attrs29.push_back(std::move(*a29_1));
+    std::optional<onnx::AttributeProto> a29_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:319:261", "rules/attention.yaml:319:261");
+    if (!a29_2) return false;
+    attrs29.push_back(std::move(*a29_2));
+    attrs29.push_back(gen::intAttribute("causal", 0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:311:9",
+                     "rules/attention.yaml:319:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v13 = slot(kSlotPos);
+    const ValueId v14 = slot(kSlotCos);
+    const ValueId v15 = slot(kSlotSin);
+    NodeSpec spec16;
+    spec16.op = op::kComMicrosoftRotaryEmbedding;
+    spec16.inputs = {v1, v13, v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v17 = slot(kSlotK);
+    NodeSpec spec18;
+    spec18.op = op::kComMicrosoftRotaryEmbedding;
+    spec18.inputs = {v17, v13, v14, v15};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    const ValueId v19 = slot(kSlotV);
+    const ValueId v20 = kNoId;
+    const ValueId v21 = kNoId;
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kSlice;
+    spec4.inputs = {v2, v0, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec5;
+    spec5.op = op::kSub;
+    spec5.inputs = {v4, v0};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kShape;
+    spec6.inputs = {v1};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v6, v7, v0};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kExpand;
+    spec9.inputs = {v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kSqueeze;
+    spec11.inputs = {v4};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kCast;
+    spec12.inputs = {v11};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v22 = kNoId;
+    const ValueId v23 = kNoId;
+    const ValueId v24 = kNoId;
+    const ValueId v25 = slot(kSlotMask);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    NodeSpec spec27;
+    spec27.op = op::kConcat;
+    spec27.inputs = {v26, v4, v4};
+    spec27.attributes = std::move(attrs27);
+    spec27.created_by = ruleName();
+    const NodeId n27 = rw_.createNode(std::move(spec27));
+    const ValueId v27 = g_.node(n27).output(0);
+    NodeSpec spec28;
+    spec28.op = op::kExpand;
+    spec28.inputs = {v25, v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    NodeSpec spec29;
+    spec29.op = op::kComMicrosoftGroupQueryAttention;
+    spec29.inputs = {v16, v18, v19, v20, v21, v10, v12, v22, v23, v24, v28};
+    spec29.attributes = std::move(attrs29);
+    spec29.created_by = ruleName();
+    const NodeId n29 = rw_.createNode(std::move(spec29));
+    const ValueId v29 = g_.node(n29).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v29}});
+  }
+
+  /// Variant 4, rules/attention.yaml:320:9:
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
+  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
+  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
+  ///   to=6), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale), causal=0)
+  bool rewrite4() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:322:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:325:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:325:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:325:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::AttributeProto> a16_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:325:64", "rules/attention.yaml:325:64");
+    if (!a16_0) return false;
+    attrs16.push_back(std::move(*a16_0));
+    std::optional<onnx::AttributeProto> a16_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:325:86",
+                 "rules/attention.yaml:325:86");
+    if (!a16_1) return false;
+    attrs16.push_back(std::move(*a16_1));
+    std::optional<onnx::AttributeProto> a16_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:325:117", "rules/attention.yaml:325:117");
+    if (!a16_2) return false;
+    attrs16.push_back(std::move(*a16_2));
+    std::optional<onnx::AttributeProto> a16_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:325:160", "rules/attention.yaml:325:160");
+    if (!a16_3) return false;
+    attrs16.push_back(std::move(*a16_3));
+    if (!requireBound(kSlotK, "rules/attention.yaml:326:46", "k")) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:326:64", "rules/attention.yaml:326:64");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::optional<onnx::AttributeProto> a18_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:326:86",
+                 "rules/attention.yaml:326:86");
+    if (!a18_1) return false;
+    attrs18.push_back(std::move(*a18_1));
+    std::optional<onnx::AttributeProto> a18_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
+                   "rules/attention.yaml:326:117", "rules/attention.yaml:326:117");
+    if (!a18_2) return false;
+    attrs18.push_back(std::move(*a18_2));
+    std::optional<onnx::AttributeProto> a18_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:326:160", "rules/attention.yaml:326:160");
+    if (!a18_3) return false;
+    attrs18.push_back(std::move(*a18_3));
+    if (!requireBound(kSlotV, "rules/attention.yaml:327:57", "v")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::TensorProto> t7 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs22;
+    std::optional<onnx::AttributeProto> a22_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:327:88", "rules/attention.yaml:327:88");
+    if (!a22_0) return false;
+    attrs22.push_back(std::move(*a22_0));
+    std::optional<onnx::AttributeProto> a22_1 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
+                   "rules/attention.yaml:327:131", "rules/attention.yaml:327:131");
+    if (!a22_1) return false;
+    attrs22.push_back(std::move(*a22_1));
+    std::optional<onnx::AttributeProto> a22_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:327:177", "rules/attention.yaml:327:177");
+    if (!a22_2) return false;
+    attrs22.push_back(std::move(*a22_2));
+    attrs22.push_back(gen::intAttribute("causal", 0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:320:9",
+                     "rules/attention.yaml:327:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v13 = slot(kSlotPos);
+    const ValueId v14 = slot(kSlotCos);
+    const ValueId v15 = slot(kSlotSin);
+    NodeSpec spec16;
+    spec16.op = op::kComMicrosoftRotaryEmbedding;
+    spec16.inputs = {v1, v13, v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v17 = slot(kSlotK);
+    NodeSpec spec18;
+    spec18.op = op::kComMicrosoftRotaryEmbedding;
+    spec18.inputs = {v17, v13, v14, v15};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    const ValueId v19 = slot(kSlotV);
+    const ValueId v20 = kNoId;
+    const ValueId v21 = kNoId;
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kSlice;
+    spec4.inputs = {v2, v0, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec5;
+    spec5.op = op::kSub;
+    spec5.inputs = {v4, v0};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kShape;
+    spec6.inputs = {v1};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v6, v7, v0};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kExpand;
+    spec9.inputs = {v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kSqueeze;
+    spec11.inputs = {v4};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kCast;
+    spec12.inputs = {v11};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    NodeSpec spec22;
+    spec22.op = op::kComMicrosoftGroupQueryAttention;
+    spec22.inputs = {v16, v18, v19, v20, v21, v10, v12};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v22}});
+  }
+};
+
+/// group_query_attention as a RewritePattern.
+class GroupQueryAttentionRule : public RewritePattern {
+ public:
+  GroupQueryAttentionRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(
+            RuleInfo{std::move(name),
+                     root,
+                     87,
+                     {"ort"},
+                     "rules/attention.yaml:239:5",
+                     {op::kShape, op::kSlice, op::kSub, op::kExpand, op::kCast, op::kSqueeze,
+                      op::kComMicrosoftRotaryEmbedding, op::kComMicrosoftGroupQueryAttention,
+                      op::kWhere, op::kAdd, op::kConcat}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, 22)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    GroupQueryAttentionMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/attention.yaml:337
+// multi_head_attention_rotary (priority 84): Attention whose Q heads come from RotaryEmbedding, K
+// and V given as heads (LLaMA, Phi).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule multi_head_attention_rotary for the shared checks and messages.
+const gen::RuleSpec& specMultiHeadAttentionRotary() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "multi_head_attention_rotary";
+    s.loc = "rules/attention.yaml:337:5";
+    s.root = 99;
+    s.slot_names = {"q", "qs", "qr", "pos", "cos",  "sin",    "qh",   "kh", "kt", "c", "cq", "ck",
+                    "s", "ql", "kl", "tri", "fill", "causal", "mask", "m",  "vh", "o", "ys", "y"};
+    s.num_captures = 3;
+    s.exprs.resize(100);
+    {  // 0: q
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "q";
+      e.loc = "rules/attention.yaml:343:42";
+      e.slot = 0;
+    }
+    {  // 1: Shape(q)
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:343:36";
+      e.num_inputs = 1;
+    }
+    {  // 2: 0
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:343:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 3: Gather(Shape(q), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:343:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:343:49";
+      }
+    }
+    {  // 4: 0
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:343:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:343:19";
+      e.num_inputs = 2;
+    }
+    {  // 6: Shape(q)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:343:79";
+      e.num_inputs = 1;
+    }
+    {  // 7: 1
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:343:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 8: Gather(Shape(q), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:343:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:343:92";
+      }
+    }
+    {  // 9: 0
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:343:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:343:62";
+      e.num_inputs = 2;
+    }
+    {  // 11: _
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:343:105";
+    }
+    {  // 12: _
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:343:108";
+    }
+    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:343:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:343:111";
+      }
+    }
+    {  // 14: Shape(q, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:343:128";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:343:137";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:343:146";
+      }
+    }
+    {  // 15: Shape(q, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:343:154";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:343:163";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:343:172";
+      }
+    }
+    {  // 16: _
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:343:180";
+    }
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:343:183";
+    }
+    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:343:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:343:186";
+      }
+    }
+    {  // 19: _
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:343:196";
+    }
+    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "qs";
+      e.loc = "rules/attention.yaml:343:119";
+      e.slot = 1;
+    }
+    {  // 21: Reshape(q, qs)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:344:12";
+      e.slot = 2;
+      e.num_inputs = 2;
+    }
+    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:345:42";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:345:56";
+      }
+    }
+    {  // 23: pos
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "pos";
+      e.loc = "rules/attention.yaml:345:76";
+      e.slot = 3;
+    }
+    {  // 24: cos
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "cos";
+      e.loc = "rules/attention.yaml:345:81";
+      e.slot = 4;
+    }
+    {  // 25: sin
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "sin";
+      e.loc = "rules/attention.yaml:345:86";
+      e.slot = 5;
+    }
+    {  // 26: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
+       // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
+       // is_packed_batching=0)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "com.microsoft.RotaryEmbedding";
+      e.loc = "rules/attention.yaml:345:12";
+      e.slot = 6;
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:345:91";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "rd";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:345:116";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 2;
+        a.capture_name = "rs";
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/attention.yaml:345:150";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_packed_batching";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:345:169";
+      }
+    }
+    {  // 27: kh
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "kh";
+      e.loc = "rules/attention.yaml:346:22";
+      e.slot = 7;
+    }
+    {  // 28: Transpose(kh, perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:346:12";
+      e.slot = 8;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
+        a.loc = "rules/attention.yaml:346:26";
+      }
+    }
+    {  // 29: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:347:16";
+      e.num_inputs = 2;
+    }
+    {  // 30: c
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "c";
+      e.loc = "rules/attention.yaml:347:32";
+      e.slot = 9;
+    }
+    {  // 31: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:347:12";
+      e.num_inputs = 2;
+    }
+    {  // 32: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:347:41";
+      e.num_inputs = 2;
+    }
+    {  // 33: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:347:37";
+      e.num_inputs = 2;
+    }
+    {  // 34: cq
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "cq";
+      e.loc = "rules/attention.yaml:347:77";
+      e.slot = 10;
+    }
+    {  // 35: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:347:69";
+      e.num_inputs = 2;
+    }
+    {  // 36: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:347:83";
+      e.num_inputs = 2;
+    }
+    {  // 37: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:347:81";
+    }
+    {  // 38: ck
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "ck";
+      e.loc = "rules/attention.yaml:347:109";
+      e.slot = 11;
+    }
+    {  // 39: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:347:101";
+      e.num_inputs = 2;
+    }
+    {  // 40: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:347:115";
+      e.num_inputs = 2;
+    }
+    {  // 41: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:347:113";
+    }
+    {  // 42: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:347:62";
+      e.num_inputs = 2;
+    }
+    {  // 43: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+       // (Mul(...) | Div(...) | kt))
+      gen::ExprSpec& e = s.exprs[43];
+      e.label = "s";
+      e.loc = "rules/attention.yaml:347:35";
+      e.slot = 12;
+    }
+    {  // 44: Shape(qh)
+      gen::ExprSpec& e = s.exprs[44];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:348:18";
+      e.num_inputs = 1;
+    }
+    {  // 45: -2
+      gen::ExprSpec& e = s.exprs[45];
+      e.label = "constant -2";
+      e.loc = "rules/attention.yaml:348:29";
+      e.literal = gen::intLiteral(-2);
+      e.tolerance = 1e-06;
+    }
+    {  // 46: -1
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "constant -1";
+      e.loc = "rules/attention.yaml:348:33";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 47: Slice(Shape(qh), -2, -1)
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:348:12";
+      e.num_inputs = 3;
+    }
+    {  // 48: Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:348:39";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(-2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:348:49";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(-1));
+        a.loc = "rules/attention.yaml:348:59";
+      }
+    }
+    {  // 49: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "ql";
+      e.loc = "rules/attention.yaml:348:37";
+      e.slot = 13;
+    }
+    {  // 50: Shape(kh)
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:349:18";
+      e.num_inputs = 1;
+    }
+    {  // 51: -2
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "constant -2";
+      e.loc = "rules/attention.yaml:349:29";
+      e.literal = gen::intLiteral(-2);
+      e.tolerance = 1e-06;
+    }
+    {  // 52: -1
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "constant -1";
+      e.loc = "rules/attention.yaml:349:33";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 53: Slice(Shape(kh), -2, -1)
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:349:12";
+      e.num_inputs = 3;
+    }
+    {  // 54: Shape(kh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:349:39";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(-2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:349:49";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(-1));
+        a.loc = "rules/attention.yaml:349:59";
+      }
+    }
+    {  // 55: Slice(Shape(kh), -2, -1) | Shape(kh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[55];
+      e.label = "kl";
+      e.loc = "rules/attention.yaml:349:37";
+      e.slot = 14;
+    }
+    {  // 56: 1.0
+      gen::ExprSpec& e = s.exprs[56];
+      e.label = "constant 1.0";
+      e.loc = "rules/attention.yaml:350:26";
+      e.literal = gen::floatLiteral(1.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 57: Concat(ql, kl, axis=0)
+      gen::ExprSpec& e = s.exprs[57];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:350:31";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:350:46";
+      }
+    }
+    {  // 58: Expand(1.0, Concat(ql, kl, axis=0))
+      gen::ExprSpec& e = s.exprs[58];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:350:19";
+      e.num_inputs = 2;
+    }
+    {  // 59: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
+      gen::ExprSpec& e = s.exprs[59];
+      e.label = "Trilu";
+      e.loc = "rules/attention.yaml:350:13";
+      e.slot = 15;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "upper";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(1);
+        a.loc = "rules/attention.yaml:350:56";
+      }
+    }
+    {  // 60: 0.0
+      gen::ExprSpec& e = s.exprs[60];
+      e.label = "constant 0.0";
+      e.loc = "rules/attention.yaml:351:36";
+      e.literal = gen::floatLiteral(0.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 61: Equal(tri, 0.0)
+      gen::ExprSpec& e = s.exprs[61];
+      e.label = "Equal";
+      e.loc = "rules/attention.yaml:351:25";
+      e.num_inputs = 2;
+    }
+    {  // 62: fill
+      gen::ExprSpec& e = s.exprs[62];
+      e.label = "fill";
+      e.loc = "rules/attention.yaml:351:42";
+      e.slot = 16;
+    }
+    {  // 63: 0.0
+      gen::ExprSpec& e = s.exprs[63];
+      e.label = "constant 0.0";
+      e.loc = "rules/attention.yaml:351:48";
+      e.literal = gen::floatLiteral(0.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 64: Where(Equal(tri, 0.0), fill, 0.0)
+      gen::ExprSpec& e = s.exprs[64];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:351:19";
+      e.num_inputs = 3;
+    }
+    {  // 65: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
+      gen::ExprSpec& e = s.exprs[65];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:351:12";
+      e.num_inputs = 2;
+    }
+    {  // 66: causal
+      gen::ExprSpec& e = s.exprs[66];
+      e.label = "causal";
+      e.loc = "rules/attention.yaml:351:79";
+      e.slot = 17;
+    }
+    {  // 67: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[67];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:351:73";
+      e.num_inputs = 3;
+    }
+    {  // 68: mask
+      gen::ExprSpec& e = s.exprs[68];
+      e.label = "mask";
+      e.loc = "rules/attention.yaml:351:97";
+      e.slot = 18;
+    }
+    {  // 69: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[69];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:351:69";
+      e.num_inputs = 2;
+    }
+    {  // 70: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[70];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:351:118";
+      e.num_inputs = 3;
+    }
+    {  // 71: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[71];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:351:151";
+      e.num_inputs = 2;
+    }
+    {  // 72: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
+       // Where(causal, s, fill) | Add(s, mask) | s
+      gen::ExprSpec& e = s.exprs[72];
+      e.label = "m";
+      e.loc = "rules/attention.yaml:351:67";
+      e.slot = 19;
+    }
+    {  // 73: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[73];
+      e.label = "Softmax";
+      e.loc = "rules/attention.yaml:352:19";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(-1));
+        a.values.push_back(gen::intLiteral(3));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:352:30";
+      }
+    }
+    {  // 74: vh
+      gen::ExprSpec& e = s.exprs[74];
+      e.label = "vh";
+      e.loc = "rules/attention.yaml:352:48";
+      e.slot = 20;
+    }
+    {  // 75: MatMul(Softmax(m, axis=-1), vh)
+      gen::ExprSpec& e = s.exprs[75];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:352:12";
+      e.slot = 21;
+      e.num_inputs = 2;
+    }
+    {  // 76: _
+      gen::ExprSpec& e = s.exprs[76];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:353:42";
+    }
+    {  // 77: Shape(_)
+      gen::ExprSpec& e = s.exprs[77];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:353:36";
+      e.num_inputs = 1;
+    }
+    {  // 78: 0
+      gen::ExprSpec& e = s.exprs[78];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:353:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 79: Gather(Shape(_), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[79];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:353:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:353:49";
+      }
+    }
+    {  // 80: 0
+      gen::ExprSpec& e = s.exprs[80];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:353:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 81: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[81];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:353:19";
+      e.num_inputs = 2;
+    }
+    {  // 82: _
+      gen::ExprSpec& e = s.exprs[82];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:353:85";
+    }
+    {  // 83: Shape(_)
+      gen::ExprSpec& e = s.exprs[83];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:353:79";
+      e.num_inputs = 1;
+    }
+    {  // 84: 1
+      gen::ExprSpec& e = s.exprs[84];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:353:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 85: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[85];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:353:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:353:92";
+      }
+    }
+    {  // 86: 0
+      gen::ExprSpec& e = s.exprs[86];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:353:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 87: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[87];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:353:62";
+      e.num_inputs = 2;
+    }
+    {  // 88: _
+      gen::ExprSpec& e = s.exprs[88];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:353:105";
+    }
+    {  // 89: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, axis=0)
+      gen::ExprSpec& e = s.exprs[89];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:353:12";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:353:108";
+      }
+    }
+    {  // 90: _
+      gen::ExprSpec& e = s.exprs[90];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:353:131";
+    }
+    {  // 91: Shape(_, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[91];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:353:125";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:353:134";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:353:143";
+      }
+    }
+    {  // 92: _
+      gen::ExprSpec& e = s.exprs[92];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:353:157";
+    }
+    {  // 93: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[93];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:353:151";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:353:160";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:353:169";
+      }
+    }
+    {  // 94: _
+      gen::ExprSpec& e = s.exprs[94];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:353:177";
+    }
+    {  // 95: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+      gen::ExprSpec& e = s.exprs[95];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:353:118";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:353:180";
+      }
+    }
+    {  // 96: _
+      gen::ExprSpec& e = s.exprs[96];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:353:190";
+    }
+    {  // 97: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
+       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[97];
+      e.label = "ys";
+      e.loc = "rules/attention.yaml:353:116";
+      e.slot = 22;
+    }
+    {  // 98: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[98];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:354:20";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:354:33";
+      }
+    }
+    {  // 99: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[99];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:354:12";
+      e.slot = 23;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:356:15";
+      c.subject = "q";
+      c.slot = 0;
+      c.dims = {"B", "S", "D"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/attention.yaml:356:33";
+      c.subject = "q";
+      c.slot = 0;
+      c.strings = {"float"};
+      c.elem_types = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:357:15";
+      c.subject = "kh";
+      c.slot = 7;
+      c.dims = {"B", "N", "L", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 5});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:357:36";
+      c.native = "heads_like";
+      c.predicate = gen::nativePredicate("heads_like");
+      c.args = {"kh", "qr"};
+      c.arg_slots = {7, 2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:358:15";
+      c.subject = "vh";
+      c.slot = 20;
+      c.dims = {"B", "N", "L", "HV"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 6});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:358:37";
+      c.native = "head_count_like";
+      c.predicate = gen::nativePredicate("head_count_like");
+      c.args = {"vh", "qr"};
+      c.arg_slots = {20, 2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:359:15";
+      c.subject = "c";
+      c.slot = 9;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:360:15";
+      c.subject = "cq";
+      c.slot = 10;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:361:15";
+      c.subject = "ck";
+      c.slot = 11;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:362:15";
+      c.subject = "fill";
+      c.slot = 16;
+      c.has_min = true;
+      c.min = -gen::kInfinity;
+      c.has_max = true;
+      c.max = -1e+04;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:363:15";
+      c.native = "splits_heads";
+      c.predicate = gen::nativePredicate("splits_heads");
+      c.args = {"qr"};
+      c.arg_slots = {2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:364:15";
+      c.native = "merges_heads_of";
+      c.predicate = gen::nativePredicate("merges_heads_of");
+      c.args = {"y", "vh", "q"};
+      c.arg_slots = {23, 20, 0};
+    }
+    s.num_symbols = 7;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 14;
+      v.tags.push_back({{72, 0}});  // @sdpa_causal
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{72, 1}});  // @causal_mask
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{72, 2}});  // @causal
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{72, 3}});  // @mask
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{72, 4}});  // @plain
+    }
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule multi_head_attention_rotary: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule multi_head_attention_rotary (indices into its RuleSpec's exprs).
+struct MultiHeadAttentionRotaryIds {
+  enum : gen::ExprId {
+    kQ = 0,
+    kShape1 = 1,
+    kConstant2 = 2,
+    kGather3 = 3,
+    kConstant4 = 4,
+    kUnsqueeze5 = 5,
+    kShape6 = 6,
+    kConstant7 = 7,
+    kGather8 = 8,
+    kConstant9 = 9,
+    kUnsqueeze10 = 10,
+    kAny11 = 11,
+    kAny12 = 12,
+    kConcat13 = 13,
+    kShape14 = 14,
+    kShape15 = 15,
+    kAny16 = 16,
+    kAny17 = 17,
+    kConcat18 = 18,
+    kAny19 = 19,
+    kQs = 20,
+    kQr = 21,
+    kTranspose22 = 22,
+    kPos = 23,
+    kCos = 24,
+    kSin = 25,
+    kQh = 26,
+    kKh = 27,
+    kKt = 28,
+    kMatMul29 = 29,
+    kC = 30,
+    kDiv31 = 31,
+    kMatMul32 = 32,
+    kMul33 = 33,
+    kCq = 34,
+    kMul35 = 35,
+    kDiv36 = 36,
+    kAnyOf37 = 37,
+    kCk = 38,
+    kMul39 = 39,
+    kDiv40 = 40,
+    kAnyOf41 = 41,
+    kMatMul42 = 42,
+    kS = 43,
+    kShape44 = 44,
+    kConstant45 = 45,
+    kConstant46 = 46,
+    kSlice47 = 47,
+    kShape48 = 48,
+    kQl = 49,
+    kShape50 = 50,
+    kConstant51 = 51,
+    kConstant52 = 52,
+    kSlice53 = 53,
+    kShape54 = 54,
+    kKl = 55,
+    kConstant56 = 56,
+    kConcat57 = 57,
+    kExpand = 58,
+    kTri = 59,
+    kConstant60 = 60,
+    kEqual = 61,
+    kFill = 62,
+    kConstant63 = 63,
+    kWhere64 = 64,
+    kAdd65 = 65,
+    kCausal = 66,
+    kWhere67 = 67,
+    kMask = 68,
+    kAdd69 = 69,
+    kWhere70 = 70,
+    kAdd71 = 71,
+    kM = 72,
+    kSoftmax = 73,
+    kVh = 74,
+    kO = 75,
+    kAny76 = 76,
+    kShape77 = 77,
+    kConstant78 = 78,
+    kGather79 = 79,
+    kConstant80 = 80,
+    kUnsqueeze81 = 81,
+    kAny82 = 82,
+    kShape83 = 83,
+    kConstant84 = 84,
+    kGather85 = 85,
+    kConstant86 = 86,
+    kUnsqueeze87 = 87,
+    kAny88 = 88,
+    kConcat89 = 89,
+    kAny90 = 90,
+    kShape91 = 91,
+    kAny92 = 92,
+    kShape93 = 93,
+    kAny94 = 94,
+    kConcat95 = 95,
+    kAny96 = 96,
+    kYs = 97,
+    kTranspose98 = 98,
+    kY = 99,
+  };
+};
+
+class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAttentionRotaryIds> {
+ public:
+  MultiHeadAttentionRotaryMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<MultiHeadAttentionRotaryIds>(specMultiHeadAttentionRotary(), scratch,
+                                                          rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
+      case 4:
+        return rewrite4();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotQ = 0,
+    kSlotQs = 1,
+    kSlotQr = 2,
+    kSlotPos = 3,
+    kSlotCos = 4,
+    kSlotSin = 5,
+    kSlotQh = 6,
+    kSlotKh = 7,
+    kSlotKt = 8,
+    kSlotC = 9,
+    kSlotCq = 10,
+    kSlotCk = 11,
+    kSlotS = 12,
+    kSlotQl = 13,
+    kSlotKl = 14,
+    kSlotTri = 15,
+    kSlotFill = 16,
+    kSlotCausal = 17,
+    kSlotMask = 18,
+    kSlotM = 19,
+    kSlotVh = 20,
+    kSlotO = 21,
+    kSlotYs = 22,
+    kSlotY = 23,
+  };
+
+  // ---- Match
+
+  // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchShape1,
+  // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
+  // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
+  // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
+  // matchQr, matchTranspose22, matchPos, matchCos, matchSin, matchQh, matchKh, matchC, matchCq,
+  // matchCk, matchConstant45, matchConstant51, matchConstant52, matchConstant56, matchConstant60,
+  // matchFill, matchConstant63, matchCausal, matchMask, matchAny76, matchConstant84, matchAny90,
+  // matchAny92, matchAny94.
+
+  /// kt = Transpose(kh, perm=[0, 1, 3, 2])  (rules/attention.yaml:346:12)
+  bool matchKt(ValueId v, gen::Next k) {
+    if (seen(kKt)) return same(kKt, v) && k();
+    if (!bind(kKt, v)) return false;
+    const NodeId n = node(kKt, v, op::kTranspose);
+    if (n == kNoId || !attrs(kKt, n, v)) return false;
+    return matchKh(input(n, 0), k);
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:347:16)
+  bool matchMatMul29(ValueId v, gen::Next k) {
+    if (seen(kMatMul29)) return same(kMatMul29, v) && k();
+    if (!bind(kMatMul29, v)) return false;
+    const NodeId n = node(kMatMul29, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul29, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:347:12)
+  bool matchDiv31(ValueId v, gen::Next k) {
+    if (seen(kDiv31)) return same(kDiv31, v) && k();
+    if (!bind(kDiv31, v)) return false;
+    const NodeId n = node(kDiv31, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv31, n, v)) return false;
+    return matchMatMul29(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:347:41)
+  bool matchMatMul32(ValueId v, gen::Next k) {
+    if (seen(kMatMul32)) return same(kMatMul32, v) && k();
+    if (!bind(kMatMul32, v)) return false;
+    const NodeId n = node(kMatMul32, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul32, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:347:37)
+  bool matchMul33(ValueId v, gen::Next k) {
+    if (seen(kMul33)) return same(kMul33, v) && k();
+    if (!bind(kMul33, v)) return false;
+    const NodeId n = node(kMul33, v, op::kMul);
+    if (n == kNoId || !attrs(kMul33, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul32(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul32(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// Mul(qh, cq)  (rules/attention.yaml:347:69)
+  bool matchMul35(ValueId v, gen::Next k) {
+    if (seen(kMul35)) return same(kMul35, v) && k();
+    if (!bind(kMul35, v)) return false;
+    const NodeId n = node(kMul35, v, op::kMul);
+    if (n == kNoId || !attrs(kMul35, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchQh(in1, [&] { return matchCq(in0, k); });
+  }
+
+  /// Div(qh, cq)  (rules/attention.yaml:347:83)
+  bool matchDiv36(ValueId v, gen::Next k) {
+    if (seen(kDiv36)) return same(kDiv36, v) && k();
+    if (!bind(kDiv36, v)) return false;
+    const NodeId n = node(kDiv36, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv36, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
+  }
+
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:347:81)
+  bool matchAnyOf37(ValueId v, gen::Next k) {
+    if (seen(kAnyOf37)) return same(kAnyOf37, v) && k();
+    if (!bind(kAnyOf37, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf37, 0);
+    if (matchMul35(v, k)) return true;
+    undo(m);
+    choose(kAnyOf37, 1);
+    if (matchDiv36(v, k)) return true;
+    undo(m);
+    choose(kAnyOf37, 2);
+    if (matchQh(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Mul(kt, ck)  (rules/attention.yaml:347:101)
+  bool matchMul39(ValueId v, gen::Next k) {
+    if (seen(kMul39)) return same(kMul39, v) && k();
+    if (!bind(kMul39, v)) return false;
+    const NodeId n = node(kMul39, v, op::kMul);
+    if (n == kNoId || !attrs(kMul39, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchKt(in1, [&] { return matchCk(in0, k); });
+  }
+
+  /// Div(kt, ck)  (rules/attention.yaml:347:115)
+  bool matchDiv40(ValueId v, gen::Next k) {
+    if (seen(kDiv40)) return same(kDiv40, v) && k();
+    if (!bind(kDiv40, v)) return false;
+    const NodeId n = node(kDiv40, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv40, n, v)) return false;
+    return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
+  }
+
+  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:347:113)
+  bool matchAnyOf41(ValueId v, gen::Next k) {
+    if (seen(kAnyOf41)) return same(kAnyOf41, v) && k();
+    if (!bind(kAnyOf41, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf41, 0);
+    if (matchMul39(v, k)) return true;
+    undo(m);
+    choose(kAnyOf41, 1);
+    if (matchDiv40(v, k)) return true;
+    undo(m);
+    choose(kAnyOf41, 2);
+    if (matchKt(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+  /// (rules/attention.yaml:347:62)
+  bool matchMatMul42(ValueId v, gen::Next k) {
+    if (seen(kMatMul42)) return same(kMatMul42, v) && k();
+    if (!bind(kMatMul42, v)) return false;
+    const NodeId n = node(kMatMul42, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul42, n, v)) return false;
+    return matchAnyOf37(input(n, 0), [&] { return matchAnyOf41(input(n, 1), k); });
+  }
+
+  /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:347:35)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
+    const uint32_t m = mark();
+    choose(kS, 0);
+    if (matchDiv31(v, k)) return true;
+    undo(m);
+    choose(kS, 1);
+    if (matchMul33(v, k)) return true;
+    undo(m);
+    choose(kS, 2);
+    if (matchMatMul42(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(qh)  (rules/attention.yaml:348:18)
+  bool matchShape44(ValueId v, gen::Next k) {
+    if (seen(kShape44)) return same(kShape44, v) && k();
+    if (!bind(kShape44, v)) return false;
+    const NodeId n = node(kShape44, v, op::kShape);
+    if (n == kNoId || !attrs(kShape44, n, v)) return false;
+    return matchQh(input(n, 0), k);
+  }
+
+  /// -1  (rules/attention.yaml:348:33)
+  bool matchConstant46(ValueId v, gen::Next k) {
+    if (seen(kConstant46)) return same(kConstant46, v) && k();
+    return bind(kConstant46, v) && constant(kConstant46, v) && k();
+  }
+
+  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:348:12)
+  bool matchSlice47(ValueId v, gen::Next k) {
+    if (seen(kSlice47)) return same(kSlice47, v) && k();
+    if (!bind(kSlice47, v)) return false;
+    const NodeId n = node(kSlice47, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice47, n, v)) return false;
+    return matchShape44(input(n, 0), [&] {
+      return matchConstant45(input(n, 1), [&] { return matchConstant46(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:348:39)
+  bool matchShape48(ValueId v, gen::Next k) {
+    if (seen(kShape48)) return same(kShape48, v) && k();
+    if (!bind(kShape48, v)) return false;
+    const NodeId n = node(kShape48, v, op::kShape);
+    if (n == kNoId || !attrs(kShape48, n, v)) return false;
+    return matchQh(input(n, 0), k);
+  }
+
+  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:348:37)
+  bool matchQl(ValueId v, gen::Next k) {
+    if (seen(kQl)) return same(kQl, v) && k();
+    if (!bind(kQl, v)) return false;
+    const uint32_t m = mark();
+    choose(kQl, 0);
+    if (matchSlice47(v, k)) return true;
+    undo(m);
+    choose(kQl, 1);
+    if (matchShape48(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(kh)  (rules/attention.yaml:349:18)
+  bool matchShape50(ValueId v, gen::Next k) {
+    if (seen(kShape50)) return same(kShape50, v) && k();
+    if (!bind(kShape50, v)) return false;
+    const NodeId n = node(kShape50, v, op::kShape);
+    if (n == kNoId || !attrs(kShape50, n, v)) return false;
+    return matchKh(input(n, 0), k);
+  }
+
+  /// Slice(Shape(kh), -2, -1)  (rules/attention.yaml:349:12)
+  bool matchSlice53(ValueId v, gen::Next k) {
+    if (seen(kSlice53)) return same(kSlice53, v) && k();
+    if (!bind(kSlice53, v)) return false;
+    const NodeId n = node(kSlice53, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice53, n, v)) return false;
+    return matchShape50(input(n, 0), [&] {
+      return matchConstant51(input(n, 1), [&] { return matchConstant52(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(kh, start=-2, end=-1)  (rules/attention.yaml:349:39)
+  bool matchShape54(ValueId v, gen::Next k) {
+    if (seen(kShape54)) return same(kShape54, v) && k();
+    if (!bind(kShape54, v)) return false;
+    const NodeId n = node(kShape54, v, op::kShape);
+    if (n == kNoId || !attrs(kShape54, n, v)) return false;
+    return matchKh(input(n, 0), k);
+  }
+
+  /// kl = Slice(Shape(kh), -2, -1) | Shape(kh, start=-2, end=-1)  (rules/attention.yaml:349:37)
+  bool matchKl(ValueId v, gen::Next k) {
+    if (seen(kKl)) return same(kKl, v) && k();
+    if (!bind(kKl, v)) return false;
+    const uint32_t m = mark();
+    choose(kKl, 0);
+    if (matchSlice53(v, k)) return true;
+    undo(m);
+    choose(kKl, 1);
+    if (matchShape54(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Concat(ql, kl, axis=0)  (rules/attention.yaml:350:31)
+  bool matchConcat57(ValueId v, gen::Next k) {
+    if (seen(kConcat57)) return same(kConcat57, v) && k();
+    if (!bind(kConcat57, v)) return false;
+    const NodeId n = node(kConcat57, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat57, n, v)) return false;
+    return matchQl(input(n, 0), [&] { return matchKl(input(n, 1), k); });
+  }
+
+  /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:350:19)
+  bool matchExpand(ValueId v, gen::Next k) {
+    if (seen(kExpand)) return same(kExpand, v) && k();
+    if (!bind(kExpand, v)) return false;
+    const NodeId n = node(kExpand, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand, n, v)) return false;
+    return matchConstant56(input(n, 0), [&] { return matchConcat57(input(n, 1), k); });
+  }
+
+  /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:350:13)
+  bool matchTri(ValueId v, gen::Next k) {
+    if (seen(kTri)) return same(kTri, v) && k();
+    if (!bind(kTri, v)) return false;
+    const NodeId n = node(kTri, v, op::kTrilu);
+    if (n == kNoId || !attrs(kTri, n, v)) return false;
+    return matchExpand(input(n, 0), k);
+  }
+
+  /// Equal(tri, 0.0)  (rules/attention.yaml:351:25)
+  bool matchEqual(ValueId v, gen::Next k) {
+    if (seen(kEqual)) return same(kEqual, v) && k();
+    if (!bind(kEqual, v)) return false;
+    const NodeId n = node(kEqual, v, op::kEqual);
+    if (n == kNoId || !attrs(kEqual, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchTri(in0, [&] { return matchConstant60(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchTri(in1, [&] { return matchConstant60(in0, k); });
+  }
+
+  /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:351:19)
+  bool matchWhere64(ValueId v, gen::Next k) {
+    if (seen(kWhere64)) return same(kWhere64, v) && k();
+    if (!bind(kWhere64, v)) return false;
+    const NodeId n = node(kWhere64, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere64, n, v)) return false;
+    return matchEqual(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] { return matchConstant63(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:351:12)
+  bool matchAdd65(ValueId v, gen::Next k) {
+    if (seen(kAdd65)) return same(kAdd65, v) && k();
+    if (!bind(kAdd65, v)) return false;
+    const NodeId n = node(kAdd65, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd65, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchS(in0, [&] { return matchWhere64(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchS(in1, [&] { return matchWhere64(in0, k); });
+  }
+
+  /// Where(causal, s, fill)  (rules/attention.yaml:351:73)
+  bool matchWhere67(ValueId v, gen::Next k) {
+    if (seen(kWhere67)) return same(kWhere67, v) && k();
+    if (!bind(kWhere67, v)) return false;
+    const NodeId n = node(kWhere67, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere67, n, v)) return false;
+    return matchCausal(input(n, 0), [&] {
+      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+    });
+  }
+
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:351:69)
+  bool matchAdd69(ValueId v, gen::Next k) {
+    if (seen(kAdd69)) return same(kAdd69, v) && k();
+    if (!bind(kAdd69, v)) return false;
+    const NodeId n = node(kAdd69, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd69, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchWhere67(in0, [&] { return matchMask(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchWhere67(in1, [&] { return matchMask(in0, k); });
+  }
+
+  /// Where(causal, s, fill)  (rules/attention.yaml:351:118)
+  bool matchWhere70(ValueId v, gen::Next k) {
+    if (seen(kWhere70)) return same(kWhere70, v) && k();
+    if (!bind(kWhere70, v)) return false;
+    const NodeId n = node(kWhere70, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere70, n, v)) return false;
+    return matchCausal(input(n, 0), [&] {
+      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:351:151)
+  bool matchAdd71(ValueId v, gen::Next k) {
+    if (seen(kAdd71)) return same(kAdd71, v) && k();
+    if (!bind(kAdd71, v)) return false;
+    const NodeId n = node(kAdd71, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd71, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchS(in1, [&] { return matchMask(in0, k); });
+  }
+
+  /// m = Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) | Where(causal,
+  /// s, fill) | Add(s, mask) | s  (rules/attention.yaml:351:67)
+  bool matchM(ValueId v, gen::Next k) {
+    if (seen(kM)) return same(kM, v) && k();
+    if (!bind(kM, v)) return false;
+    const uint32_t m = mark();
+    choose(kM, 0);  // @sdpa_causal
+    if (matchAdd65(v, k)) return true;
+    undo(m);
+    choose(kM, 1);  // @causal_mask
+    if (matchAdd69(v, k)) return true;
+    undo(m);
+    choose(kM, 2);  // @causal
+    if (matchWhere70(v, k)) return true;
+    undo(m);
+    choose(kM, 3);  // @mask
+    if (matchAdd71(v, k)) return true;
+    undo(m);
+    choose(kM, 4);  // @plain
+    if (matchS(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:352:19)
+  bool matchSoftmax(ValueId v, gen::Next k) {
+    if (seen(kSoftmax)) return same(kSoftmax, v) && k();
+    if (!bind(kSoftmax, v)) return false;
+    const NodeId n = node(kSoftmax, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kSoftmax, n, v)) return false;
+    return matchM(input(n, 0), k);
+  }
+
+  /// vh  (rules/attention.yaml:352:48)
+  bool matchVh(ValueId v, gen::Next k) {
+    if (seen(kVh)) return same(kVh, v) && k();
+    return bind(kVh, v) && k();
+  }
+
+  /// o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:352:12)
+  bool matchO(ValueId v, gen::Next k) {
+    if (seen(kO)) return same(kO, v) && k();
+    if (!bind(kO, v)) return false;
+    const NodeId n = node(kO, v, op::kMatMul);
+    if (n == kNoId || !attrs(kO, n, v)) return false;
+    return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
+  }
+
+  /// Shape(_)  (rules/attention.yaml:353:36)
+  bool matchShape77(ValueId v, gen::Next k) {
+    if (seen(kShape77)) return same(kShape77, v) && k();
+    if (!bind(kShape77, v)) return false;
+    const NodeId n = node(kShape77, v, op::kShape);
+    if (n == kNoId || !attrs(kShape77, n, v)) return false;
+    return matchAny76(input(n, 0), k);
+  }
+
+  /// 0  (rules/attention.yaml:353:46)
+  bool matchConstant78(ValueId v, gen::Next k) {
+    if (seen(kConstant78)) return same(kConstant78, v) && k();
+    return bind(kConstant78, v) && constant(kConstant78, v) && k();
+  }
+
+  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:353:29)
+  bool matchGather79(ValueId v, gen::Next k) {
+    if (seen(kGather79)) return same(kGather79, v) && k();
+    if (!bind(kGather79, v)) return false;
+    const NodeId n = node(kGather79, v, op::kGather);
+    if (n == kNoId || !attrs(kGather79, n, v)) return false;
+    return matchShape77(input(n, 0), [&] { return matchConstant78(input(n, 1), k); });
+  }
+
+  /// 0  (rules/attention.yaml:353:58)
+  bool matchConstant80(ValueId v, gen::Next k) {
+    if (seen(kConstant80)) return same(kConstant80, v) && k();
+    return bind(kConstant80, v) && constant(kConstant80, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:353:19)
+  bool matchUnsqueeze81(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze81)) return same(kUnsqueeze81, v) && k();
+    if (!bind(kUnsqueeze81, v)) return false;
+    const NodeId n = node(kUnsqueeze81, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze81, n, v)) return false;
+    return matchGather79(input(n, 0), [&] { return matchConstant80(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:353:85)
+  bool matchAny82(ValueId v, gen::Next k) {
+    if (seen(kAny82)) return same(kAny82, v) && k();
+    return bind(kAny82, v) && k();
+  }
+
+  /// Shape(_)  (rules/attention.yaml:353:79)
+  bool matchShape83(ValueId v, gen::Next k) {
+    if (seen(kShape83)) return same(kShape83, v) && k();
+    if (!bind(kShape83, v)) return false;
+    const NodeId n = node(kShape83, v, op::kShape);
+    if (n == kNoId || !attrs(kShape83, n, v)) return false;
+    return matchAny82(input(n, 0), k);
+  }
+
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:353:72)
+  bool matchGather85(ValueId v, gen::Next k) {
+    if (seen(kGather85)) return same(kGather85, v) && k();
+    if (!bind(kGather85, v)) return false;
+    const NodeId n = node(kGather85, v, op::kGather);
+    if (n == kNoId || !attrs(kGather85, n, v)) return false;
+    return matchShape83(input(n, 0), [&] { return matchConstant84(input(n, 1), k); });
+  }
+
+  /// 0  (rules/attention.yaml:353:101)
+  bool matchConstant86(ValueId v, gen::Next k) {
+    if (seen(kConstant86)) return same(kConstant86, v) && k();
+    return bind(kConstant86, v) && constant(kConstant86, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:353:62)
+  bool matchUnsqueeze87(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze87)) return same(kUnsqueeze87, v) && k();
+    if (!bind(kUnsqueeze87, v)) return false;
+    const NodeId n = node(kUnsqueeze87, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze87, n, v)) return false;
+    return matchGather85(input(n, 0), [&] { return matchConstant86(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:353:105)
+  bool matchAny88(ValueId v, gen::Next k) {
+    if (seen(kAny88)) return same(kAny88, v) && k();
+    return bind(kAny88, v) && k();
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
+  /// 0), _, axis=0)  (rules/attention.yaml:353:12)
+  bool matchConcat89(ValueId v, gen::Next k) {
+    if (seen(kConcat89)) return same(kConcat89, v) && k();
+    if (!bind(kConcat89, v)) return false;
+    const NodeId n = node(kConcat89, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat89, n, v)) return false;
+    return matchUnsqueeze81(input(n, 0), [&] {
+      return matchUnsqueeze87(input(n, 1), [&] { return matchAny88(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:353:125)
+  bool matchShape91(ValueId v, gen::Next k) {
+    if (seen(kShape91)) return same(kShape91, v) && k();
+    if (!bind(kShape91, v)) return false;
+    const NodeId n = node(kShape91, v, op::kShape);
+    if (n == kNoId || !attrs(kShape91, n, v)) return false;
+    return matchAny90(input(n, 0), k);
+  }
+
+  /// Shape(_, start=1, end=2)  (rules/attention.yaml:353:151)
+  bool matchShape93(ValueId v, gen::Next k) {
+    if (seen(kShape93)) return same(kShape93, v) && k();
+    if (!bind(kShape93, v)) return false;
+    const NodeId n = node(kShape93, v, op::kShape);
+    if (n == kNoId || !attrs(kShape93, n, v)) return false;
+    return matchAny92(input(n, 0), k);
+  }
+
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+  /// (rules/attention.yaml:353:118)
+  bool matchConcat95(ValueId v, gen::Next k) {
+    if (seen(kConcat95)) return same(kConcat95, v) && k();
+    if (!bind(kConcat95, v)) return false;
+    const NodeId n = node(kConcat95, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat95, n, v)) return false;
+    return matchShape91(input(n, 0), [&] {
+      return matchShape93(input(n, 1), [&] { return matchAny94(input(n, 2), k); });
+    });
+  }
+
+  /// _  (rules/attention.yaml:353:190)
+  bool matchAny96(ValueId v, gen::Next k) {
+    if (seen(kAny96)) return same(kAny96, v) && k();
+    return bind(kAny96, v) && k();
+  }
+
+  /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
+  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:353:116)
+  bool matchYs(ValueId v, gen::Next k) {
+    if (seen(kYs)) return same(kYs, v) && k();
+    if (!bind(kYs, v)) return false;
+    const uint32_t m = mark();
+    choose(kYs, 0);
+    if (matchConcat89(v, k)) return true;
+    undo(m);
+    choose(kYs, 1);
+    if (matchConcat95(v, k)) return true;
+    undo(m);
+    choose(kYs, 2);
+    if (matchAny96(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:354:20)
+  bool matchTranspose98(ValueId v, gen::Next k) {
+    if (seen(kTranspose98)) return same(kTranspose98, v) && k();
+    if (!bind(kTranspose98, v)) return false;
+    const NodeId n = node(kTranspose98, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose98, n, v)) return false;
+    return matchO(input(n, 0), k);
+  }
+
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:354:12)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kReshape);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchTranspose98(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [14, -] @sdpa_causal), rules/attention.yaml:366:9:
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), kh, vh, _, _, Expand(Where(Equal(Trilu(Expand(tensor(1.0),
+  ///   Concat(Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]),
+  ///   tensor([3])), axis=0)), upper=0), tensor(0.0)), fill, tensor(0.0)), Concat(tensor([1, 1]),
+  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])),
+  ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:368:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:371:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:371:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:371:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs22;
+    std::optional<onnx::AttributeProto> a22_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:371:64", "rules/attention.yaml:371:64");
+    if (!a22_0) return false;
+    attrs22.push_back(std::move(*a22_0));
+    std::optional<onnx::AttributeProto> a22_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:371:86",
+                 "rules/attention.yaml:371:86");
+    if (!a22_1) return false;
+    attrs22.push_back(std::move(*a22_1));
+    std::optional<onnx::AttributeProto> a22_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:371:117", "rules/attention.yaml:371:117");
+    if (!a22_2) return false;
+    attrs22.push_back(std::move(*a22_2));
+    std::optional<onnx::AttributeProto> a22_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:371:160", "rules/attention.yaml:371:160");
+    if (!a22_3) return false;
+    attrs22.push_back(std::move(*a22_3));
+    if (!requireBound(kSlotKh, "rules/attention.yaml:369:28", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:372:56", "vh")) return false;
+    std::optional<onnx::TensorProto> t10 = gen::literalTensor(gen::floatLiteral(1.0), 1, {});
+    if (!t10) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t2) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::TensorProto> t7 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t7) return false;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t8) return false;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs12;
+    std::vector<onnx::AttributeProto> attrs13;
+    attrs13.push_back(gen::intAttribute("upper", 0));
+    std::optional<onnx::TensorProto> t14 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t14) return false;
+    std::vector<onnx::AttributeProto> attrs15;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:370:117", "fill")) return false;
+    std::optional<onnx::TensorProto> t17 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t17) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t26) return false;
+    std::vector<onnx::AttributeProto> attrs27;
+    attrs27.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs28;
+    std::vector<onnx::AttributeProto> attrs29;
+    std::optional<onnx::AttributeProto> a29_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:372:136", "rules/attention.yaml:372:136");
+    if (!a29_0) return false;
+    attrs29.push_back(std::move(*a29_0));
+    std::optional<onnx::AttributeProto> a29_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:372:179", "rules/attention.yaml:372:179");
+    if (!a29_1) return false;
+    attrs29.push_back(std::move(*a29_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:366:9",
+                     "rules/attention.yaml:372:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotQ);
+    const ValueId v19 = slot(kSlotPos);
+    const ValueId v20 = slot(kSlotCos);
+    const ValueId v21 = slot(kSlotSin);
+    NodeSpec spec22;
+    spec22.op = op::kComMicrosoftRotaryEmbedding;
+    spec22.inputs = {v0, v19, v20, v21};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    const ValueId v5 = slot(kSlotKh);
+    const ValueId v23 = slot(kSlotVh);
+    const ValueId v24 = kNoId;
+    const ValueId v25 = kNoId;
+    const ValueId v10 = rw_.addInitializer(std::move(*t10), ruleName());
+    NodeSpec spec1;
+    spec1.op = op::kShape;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kSlice;
+    spec4.inputs = {v1, v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kShape;
+    spec6.inputs = {v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    NodeSpec spec9;
+    spec9.op = op::kSlice;
+    spec9.inputs = {v6, v7, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kConcat;
+    spec11.inputs = {v4, v9};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kExpand;
+    spec12.inputs = {v10, v11};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    NodeSpec spec13;
+    spec13.op = op::kTrilu;
+    spec13.inputs = {v12};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    const ValueId v14 = rw_.addInitializer(std::move(*t14), ruleName());
+    NodeSpec spec15;
+    spec15.op = op::kEqual;
+    spec15.inputs = {v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    const ValueId v16 = slot(kSlotFill);
+    const ValueId v17 = rw_.addInitializer(std::move(*t17), ruleName());
+    NodeSpec spec18;
+    spec18.op = op::kWhere;
+    spec18.inputs = {v15, v16, v17};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    NodeSpec spec27;
+    spec27.op = op::kConcat;
+    spec27.inputs = {v26, v4, v9};
+    spec27.attributes = std::move(attrs27);
+    spec27.created_by = ruleName();
+    const NodeId n27 = rw_.createNode(std::move(spec27));
+    const ValueId v27 = g_.node(n27).output(0);
+    NodeSpec spec28;
+    spec28.op = op::kExpand;
+    spec28.inputs = {v18, v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    NodeSpec spec29;
+    spec29.op = op::kComMicrosoftMultiHeadAttention;
+    spec29.inputs = {v22, v5, v23, v24, v25, v28};
+    spec29.attributes = std::move(attrs29);
+    spec29.created_by = ruleName();
+    const NodeId n29 = rw_.createNode(std::move(spec29));
+    const ValueId v29 = g_.node(n29).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v29}});
+  }
+
+  /// Variant 1 (when @causal_mask), rules/attention.yaml:373:9:
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), kh, vh, _, _, Expand(Add(Where(causal, tensor(0.0), fill), mask),
+  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh),
+  ///   tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:375:63", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:376:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:376:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:376:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs15;
+    std::optional<onnx::AttributeProto> a15_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:376:64", "rules/attention.yaml:376:64");
+    if (!a15_0) return false;
+    attrs15.push_back(std::move(*a15_0));
+    std::optional<onnx::AttributeProto> a15_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:376:86",
+                 "rules/attention.yaml:376:86");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    std::optional<onnx::AttributeProto> a15_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:376:117", "rules/attention.yaml:376:117");
+    if (!a15_2) return false;
+    attrs15.push_back(std::move(*a15_2));
+    std::optional<onnx::AttributeProto> a15_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:376:160", "rules/attention.yaml:376:160");
+    if (!a15_3) return false;
+    attrs15.push_back(std::move(*a15_3));
+    if (!requireBound(kSlotKh, "rules/attention.yaml:375:130", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:377:56", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:377:89", "causal")) return false;
+    std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t20) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:377:117", "fill")) return false;
+    std::vector<onnx::AttributeProto> attrs22;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:377:124", "mask")) return false;
+    std::vector<onnx::AttributeProto> attrs24;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t3) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs25;
+    std::vector<onnx::AttributeProto> attrs26;
+    std::optional<onnx::AttributeProto> a26_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:377:136", "rules/attention.yaml:377:136");
+    if (!a26_0) return false;
+    attrs26.push_back(std::move(*a26_0));
+    std::optional<onnx::AttributeProto> a26_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:377:179", "rules/attention.yaml:377:179");
+    if (!a26_1) return false;
+    attrs26.push_back(std::move(*a26_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:373:9",
+                     "rules/attention.yaml:377:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v12 = slot(kSlotPos);
+    const ValueId v13 = slot(kSlotCos);
+    const ValueId v14 = slot(kSlotSin);
+    NodeSpec spec15;
+    spec15.op = op::kComMicrosoftRotaryEmbedding;
+    spec15.inputs = {v1, v12, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    const ValueId v6 = slot(kSlotKh);
+    const ValueId v16 = slot(kSlotVh);
+    const ValueId v17 = kNoId;
+    const ValueId v18 = kNoId;
+    const ValueId v19 = slot(kSlotCausal);
+    const ValueId v20 = rw_.addInitializer(std::move(*t20), ruleName());
+    const ValueId v21 = slot(kSlotFill);
+    NodeSpec spec22;
+    spec22.op = op::kWhere;
+    spec22.inputs = {v19, v20, v21};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    const ValueId v23 = slot(kSlotMask);
+    NodeSpec spec24;
+    spec24.op = op::kAdd;
+    spec24.inputs = {v22, v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v2, v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kSlice;
+    spec10.inputs = {v7, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kConcat;
+    spec11.inputs = {v0, v5, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec25;
+    spec25.op = op::kExpand;
+    spec25.inputs = {v24, v11};
+    spec25.attributes = std::move(attrs25);
+    spec25.created_by = ruleName();
+    const NodeId n25 = rw_.createNode(std::move(spec25));
+    const ValueId v25 = g_.node(n25).output(0);
+    NodeSpec spec26;
+    spec26.op = op::kComMicrosoftMultiHeadAttention;
+    spec26.inputs = {v15, v6, v16, v17, v18, v25};
+    spec26.attributes = std::move(attrs26);
+    spec26.created_by = ruleName();
+    const NodeId n26 = rw_.createNode(std::move(spec26));
+    const ValueId v26 = g_.node(n26).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v26}});
+  }
+
+  /// Variant 2 (when @causal), rules/attention.yaml:378:9:
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), kh, vh, _, _, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1,
+  ///   1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])),
+  ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:380:63", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:381:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:381:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:381:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs15;
+    std::optional<onnx::AttributeProto> a15_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:381:64", "rules/attention.yaml:381:64");
+    if (!a15_0) return false;
+    attrs15.push_back(std::move(*a15_0));
+    std::optional<onnx::AttributeProto> a15_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:381:86",
+                 "rules/attention.yaml:381:86");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    std::optional<onnx::AttributeProto> a15_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:381:117", "rules/attention.yaml:381:117");
+    if (!a15_2) return false;
+    attrs15.push_back(std::move(*a15_2));
+    std::optional<onnx::AttributeProto> a15_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:381:160", "rules/attention.yaml:381:160");
+    if (!a15_3) return false;
+    attrs15.push_back(std::move(*a15_3));
+    if (!requireBound(kSlotKh, "rules/attention.yaml:380:130", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:382:56", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:382:85", "causal")) return false;
+    std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t20) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:382:113", "fill")) return false;
+    std::vector<onnx::AttributeProto> attrs22;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t3) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs24;
+    std::optional<onnx::AttributeProto> a24_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:382:125", "rules/attention.yaml:382:125");
+    if (!a24_0) return false;
+    attrs24.push_back(std::move(*a24_0));
+    std::optional<onnx::AttributeProto> a24_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:382:168", "rules/attention.yaml:382:168");
+    if (!a24_1) return false;
+    attrs24.push_back(std::move(*a24_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:378:9",
+                     "rules/attention.yaml:382:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v12 = slot(kSlotPos);
+    const ValueId v13 = slot(kSlotCos);
+    const ValueId v14 = slot(kSlotSin);
+    NodeSpec spec15;
+    spec15.op = op::kComMicrosoftRotaryEmbedding;
+    spec15.inputs = {v1, v12, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    const ValueId v6 = slot(kSlotKh);
+    const ValueId v16 = slot(kSlotVh);
+    const ValueId v17 = kNoId;
+    const ValueId v18 = kNoId;
+    const ValueId v19 = slot(kSlotCausal);
+    const ValueId v20 = rw_.addInitializer(std::move(*t20), ruleName());
+    const ValueId v21 = slot(kSlotFill);
+    NodeSpec spec22;
+    spec22.op = op::kWhere;
+    spec22.inputs = {v19, v20, v21};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v2, v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kSlice;
+    spec10.inputs = {v7, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kConcat;
+    spec11.inputs = {v0, v5, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kExpand;
+    spec23.inputs = {v22, v11};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec24;
+    spec24.op = op::kComMicrosoftMultiHeadAttention;
+    spec24.inputs = {v15, v6, v16, v17, v18, v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v24}});
+  }
+
+  /// Variant 3 (when @mask), rules/attention.yaml:383:9:
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), kh, vh, _, _, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q),
+  ///   tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)),
+  ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:385:63", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:386:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:386:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:386:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs15;
+    std::optional<onnx::AttributeProto> a15_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:386:64", "rules/attention.yaml:386:64");
+    if (!a15_0) return false;
+    attrs15.push_back(std::move(*a15_0));
+    std::optional<onnx::AttributeProto> a15_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:386:86",
+                 "rules/attention.yaml:386:86");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    std::optional<onnx::AttributeProto> a15_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:386:117", "rules/attention.yaml:386:117");
+    if (!a15_2) return false;
+    attrs15.push_back(std::move(*a15_2));
+    std::optional<onnx::AttributeProto> a15_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:386:160", "rules/attention.yaml:386:160");
+    if (!a15_3) return false;
+    attrs15.push_back(std::move(*a15_3));
+    if (!requireBound(kSlotKh, "rules/attention.yaml:385:130", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:387:56", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:387:79", "mask")) return false;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t3) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::AttributeProto> a21_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:387:90", "rules/attention.yaml:387:90");
+    if (!a21_0) return false;
+    attrs21.push_back(std::move(*a21_0));
+    std::optional<onnx::AttributeProto> a21_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:387:133", "rules/attention.yaml:387:133");
+    if (!a21_1) return false;
+    attrs21.push_back(std::move(*a21_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:383:9",
+                     "rules/attention.yaml:387:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v12 = slot(kSlotPos);
+    const ValueId v13 = slot(kSlotCos);
+    const ValueId v14 = slot(kSlotSin);
+    NodeSpec spec15;
+    spec15.op = op::kComMicrosoftRotaryEmbedding;
+    spec15.inputs = {v1, v12, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    const ValueId v6 = slot(kSlotKh);
+    const ValueId v16 = slot(kSlotVh);
+    const ValueId v17 = kNoId;
+    const ValueId v18 = kNoId;
+    const ValueId v19 = slot(kSlotMask);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v2, v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kSlice;
+    spec10.inputs = {v7, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kConcat;
+    spec11.inputs = {v0, v5, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec20;
+    spec20.op = op::kExpand;
+    spec20.inputs = {v19, v11};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kComMicrosoftMultiHeadAttention;
+    spec21.inputs = {v15, v6, v16, v17, v18, v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v21}});
+  }
+
+  /// Variant 4 (when @plain), rules/attention.yaml:388:9:
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), kh, vh, num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale))
+  bool rewrite4() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:390:46", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:390:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:390:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:390:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:390:64", "rules/attention.yaml:390:64");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    std::optional<onnx::AttributeProto> a4_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:390:86",
+                 "rules/attention.yaml:390:86");
+    if (!a4_1) return false;
+    attrs4.push_back(std::move(*a4_1));
+    std::optional<onnx::AttributeProto> a4_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:390:117", "rules/attention.yaml:390:117");
+    if (!a4_2) return false;
+    attrs4.push_back(std::move(*a4_2));
+    std::optional<onnx::AttributeProto> a4_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:390:160", "rules/attention.yaml:390:160");
+    if (!a4_3) return false;
+    attrs4.push_back(std::move(*a4_3));
+    if (!requireBound(kSlotKh, "rules/attention.yaml:391:52", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:391:56", "vh")) return false;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::AttributeProto> a7_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:391:60", "rules/attention.yaml:391:60");
+    if (!a7_0) return false;
+    attrs7.push_back(std::move(*a7_0));
+    std::optional<onnx::AttributeProto> a7_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:391:103", "rules/attention.yaml:391:103");
+    if (!a7_1) return false;
+    attrs7.push_back(std::move(*a7_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:388:9",
+                     "rules/attention.yaml:391:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotQ);
+    const ValueId v1 = slot(kSlotPos);
+    const ValueId v2 = slot(kSlotCos);
+    const ValueId v3 = slot(kSlotSin);
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftRotaryEmbedding;
+    spec4.inputs = {v0, v1, v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotKh);
+    const ValueId v6 = slot(kSlotVh);
+    NodeSpec spec7;
+    spec7.op = op::kComMicrosoftMultiHeadAttention;
+    spec7.inputs = {v4, v5, v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v7}});
+  }
+};
+
+/// multi_head_attention_rotary as a RewritePattern.
+class MultiHeadAttentionRotaryRule : public RewritePattern {
+ public:
+  MultiHeadAttentionRotaryRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            84,
+            {"ort"},
+            "rules/attention.yaml:337:5",
+            {op::kShape, op::kSlice, op::kConcat, op::kExpand, op::kTrilu, op::kEqual, op::kWhere,
+             op::kComMicrosoftRotaryEmbedding, op::kComMicrosoftMultiHeadAttention, op::kAdd}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, 22)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    MultiHeadAttentionRotaryMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/attention.yaml:399
+// attention_heads (priority 84): Scaled dot-product attention on [B, N, S, H] heads, grouped K/V
+// heads too (LLaMA at opset 23).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule attention_heads for the shared checks and messages.
+const gen::RuleSpec& specAttentionHeads() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "attention_heads";
+    s.loc = "rules/attention.yaml:399:5";
+    s.root = 63;
+    s.slot_names = {"kh", "kr", "vh", "vr",  "kt",   "qh",     "c",    "cq", "ck",
+                    "s",  "ql", "kl", "tri", "fill", "causal", "mask", "m",  "o"};
+    s.num_captures = 0;
+    s.exprs.resize(64);
+    {  // 0: kh
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "kh";
+      e.loc = "rules/attention.yaml:405:37";
+      e.slot = 0;
+    }
+    {  // 1: 2
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:405:41";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 2: Unsqueeze(kh, 2)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:405:27";
+      e.num_inputs = 2;
+    }
+    {  // 3: _
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:405:45";
+    }
+    {  // 4: Expand(Unsqueeze(kh, 2), _)
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:405:20";
+      e.num_inputs = 2;
+    }
+    {  // 5: _
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:405:49";
+    }
+    {  // 6: Reshape(Expand(Unsqueeze(kh, 2), _), _)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:405:12";
+      e.num_inputs = 2;
+    }
+    {  // 7: Reshape(Expand(Unsqueeze(...), _), _) | kh
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "kr";
+      e.loc = "rules/attention.yaml:405:52";
+      e.slot = 1;
+    }
+    {  // 8: vh
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "vh";
+      e.loc = "rules/attention.yaml:406:37";
+      e.slot = 2;
+    }
+    {  // 9: 2
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:406:41";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 10: Unsqueeze(vh, 2)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:406:27";
+      e.num_inputs = 2;
+    }
+    {  // 11: _
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:406:45";
+    }
+    {  // 12: Expand(Unsqueeze(vh, 2), _)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:406:20";
+      e.num_inputs = 2;
+    }
+    {  // 13: _
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:406:49";
+    }
+    {  // 14: Reshape(Expand(Unsqueeze(vh, 2), _), _)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:406:12";
+      e.num_inputs = 2;
+    }
+    {  // 15: Reshape(Expand(Unsqueeze(...), _), _) | vh
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "vr";
+      e.loc = "rules/attention.yaml:406:52";
+      e.slot = 3;
+    }
+    {  // 16: Transpose(kr, perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:407:12";
+      e.slot = 4;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
+        a.loc = "rules/attention.yaml:407:26";
+      }
+    }
+    {  // 17: qh
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "qh";
+      e.loc = "rules/attention.yaml:408:23";
+      e.slot = 5;
+    }
+    {  // 18: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:408:16";
+      e.num_inputs = 2;
+    }
+    {  // 19: c
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "c";
+      e.loc = "rules/attention.yaml:408:32";
+      e.slot = 6;
+    }
+    {  // 20: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:408:12";
+      e.num_inputs = 2;
+    }
+    {  // 21: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:408:41";
+      e.num_inputs = 2;
+    }
+    {  // 22: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:408:37";
+      e.num_inputs = 2;
+    }
+    {  // 23: cq
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "cq";
+      e.loc = "rules/attention.yaml:408:77";
+      e.slot = 7;
+    }
+    {  // 24: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:408:69";
+      e.num_inputs = 2;
+    }
+    {  // 25: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:408:83";
+      e.num_inputs = 2;
+    }
+    {  // 26: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:408:81";
+    }
+    {  // 27: ck
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "ck";
+      e.loc = "rules/attention.yaml:408:109";
+      e.slot = 8;
+    }
+    {  // 28: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:408:101";
+      e.num_inputs = 2;
+    }
+    {  // 29: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:408:115";
+      e.num_inputs = 2;
+    }
+    {  // 30: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:408:113";
+    }
+    {  // 31: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:408:62";
+      e.num_inputs = 2;
+    }
+    {  // 32: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+       // (Mul(...) | Div(...) | kt))
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "s";
+      e.loc = "rules/attention.yaml:408:35";
+      e.slot = 9;
+    }
+    {  // 33: Shape(qh)
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:409:18";
+      e.num_inputs = 1;
+    }
+    {  // 34: -2
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "constant -2";
+      e.loc = "rules/attention.yaml:409:29";
+      e.literal = gen::intLiteral(-2);
+      e.tolerance = 1e-06;
+    }
+    {  // 35: -1
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "constant -1";
+      e.loc = "rules/attention.yaml:409:33";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 36: Slice(Shape(qh), -2, -1)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:409:12";
+      e.num_inputs = 3;
+    }
+    {  // 37: Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:409:39";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(-2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:409:49";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(-1));
+        a.loc = "rules/attention.yaml:409:59";
+      }
+    }
+    {  // 38: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "ql";
+      e.loc = "rules/attention.yaml:409:37";
+      e.slot = 10;
+    }
+    {  // 39: Shape(kr)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:410:18";
+      e.num_inputs = 1;
+    }
+    {  // 40: -2
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "constant -2";
+      e.loc = "rules/attention.yaml:410:29";
+      e.literal = gen::intLiteral(-2);
+      e.tolerance = 1e-06;
+    }
+    {  // 41: -1
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "constant -1";
+      e.loc = "rules/attention.yaml:410:33";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 42: Slice(Shape(kr), -2, -1)
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:410:12";
+      e.num_inputs = 3;
+    }
+    {  // 43: Shape(kr, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[43];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:410:39";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(-2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:410:49";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(-1));
+        a.loc = "rules/attention.yaml:410:59";
+      }
+    }
+    {  // 44: Slice(Shape(kr), -2, -1) | Shape(kr, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[44];
+      e.label = "kl";
+      e.loc = "rules/attention.yaml:410:37";
+      e.slot = 11;
+    }
+    {  // 45: 1.0
+      gen::ExprSpec& e = s.exprs[45];
+      e.label = "constant 1.0";
+      e.loc = "rules/attention.yaml:411:26";
+      e.literal = gen::floatLiteral(1.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 46: Concat(ql, kl, axis=0)
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:411:31";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:411:46";
+      }
+    }
+    {  // 47: Expand(1.0, Concat(ql, kl, axis=0))
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:411:19";
+      e.num_inputs = 2;
+    }
+    {  // 48: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "Trilu";
+      e.loc = "rules/attention.yaml:411:13";
+      e.slot = 12;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "upper";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(1);
+        a.loc = "rules/attention.yaml:411:56";
+      }
+    }
+    {  // 49: 0.0
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "constant 0.0";
+      e.loc = "rules/attention.yaml:412:36";
+      e.literal = gen::floatLiteral(0.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 50: Equal(tri, 0.0)
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "Equal";
+      e.loc = "rules/attention.yaml:412:25";
+      e.num_inputs = 2;
+    }
+    {  // 51: fill
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "fill";
+      e.loc = "rules/attention.yaml:412:42";
+      e.slot = 13;
+    }
+    {  // 52: 0.0
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "constant 0.0";
+      e.loc = "rules/attention.yaml:412:48";
+      e.literal = gen::floatLiteral(0.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 53: Where(Equal(tri, 0.0), fill, 0.0)
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:412:19";
+      e.num_inputs = 3;
+    }
+    {  // 54: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:412:12";
+      e.num_inputs = 2;
+    }
+    {  // 55: causal
+      gen::ExprSpec& e = s.exprs[55];
+      e.label = "causal";
+      e.loc = "rules/attention.yaml:412:79";
+      e.slot = 14;
+    }
+    {  // 56: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[56];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:412:73";
+      e.num_inputs = 3;
+    }
+    {  // 57: mask
+      gen::ExprSpec& e = s.exprs[57];
+      e.label = "mask";
+      e.loc = "rules/attention.yaml:412:97";
+      e.slot = 15;
+    }
+    {  // 58: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[58];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:412:69";
+      e.num_inputs = 2;
+    }
+    {  // 59: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[59];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:412:118";
+      e.num_inputs = 3;
+    }
+    {  // 60: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[60];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:412:151";
+      e.num_inputs = 2;
+    }
+    {  // 61: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
+       // Where(causal, s, fill) | Add(s, mask) | s
+      gen::ExprSpec& e = s.exprs[61];
+      e.label = "m";
+      e.loc = "rules/attention.yaml:412:67";
+      e.slot = 16;
+    }
+    {  // 62: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[62];
+      e.label = "Softmax";
+      e.loc = "rules/attention.yaml:413:19";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(-1));
+        a.values.push_back(gen::intLiteral(3));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:413:30";
+      }
+    }
+    {  // 63: MatMul(Softmax(m, axis=-1), vr)
+      gen::ExprSpec& e = s.exprs[63];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:413:12";
+      e.slot = 17;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:415:15";
+      c.subject = "qh";
+      c.slot = 5;
+      c.dims = {"B", "N", "S", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/attention.yaml:415:36";
+      c.subject = "qh";
+      c.slot = 5;
+      c.strings = {"float"};
+      c.elem_types = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:416:15";
+      c.subject = "kr";
+      c.slot = 1;
+      c.dims = {"B", "N", "L", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:416:36";
+      c.native = "repeats_heads";
+      c.predicate = gen::nativePredicate("repeats_heads");
+      c.args = {"kr", "kh"};
+      c.arg_slots = {1, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:417:15";
+      c.subject = "vr";
+      c.slot = 3;
+      c.dims = {"B", "N", "L", "HV"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 5});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:417:37";
+      c.native = "repeats_heads";
+      c.predicate = gen::nativePredicate("repeats_heads");
+      c.args = {"vr", "vh"};
+      c.arg_slots = {3, 2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:418:15";
+      c.subject = "kh";
+      c.slot = 0;
+      c.dims = {"B", "G", "L", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 6});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:419:15";
+      c.subject = "vh";
+      c.slot = 2;
+      c.dims = {"B", "G", "L", "HV"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 6});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 5});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:420:15";
+      c.subject = "c";
+      c.slot = 6;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:421:15";
+      c.subject = "cq";
+      c.slot = 7;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:422:15";
+      c.subject = "ck";
+      c.slot = 8;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:423:15";
+      c.subject = "fill";
+      c.slot = 13;
+      c.has_min = true;
+      c.min = -gen::kInfinity;
+      c.has_max = true;
+      c.max = -1e+04;
+    }
+    s.num_symbols = 7;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{61, 0}});  // @sdpa_causal
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{61, 1}});  // @causal_mask
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{61, 2}});  // @causal
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{61, 3}});  // @mask
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule attention_heads: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule attention_heads (indices into its RuleSpec's exprs).
+struct AttentionHeadsIds {
+  enum : gen::ExprId {
+    kKh = 0,
+    kConstant1 = 1,
+    kUnsqueeze2 = 2,
+    kAny3 = 3,
+    kExpand4 = 4,
+    kAny5 = 5,
+    kReshape6 = 6,
+    kKr = 7,
+    kVh = 8,
+    kConstant9 = 9,
+    kUnsqueeze10 = 10,
+    kAny11 = 11,
+    kExpand12 = 12,
+    kAny13 = 13,
+    kReshape14 = 14,
+    kVr = 15,
+    kKt = 16,
+    kQh = 17,
+    kMatMul18 = 18,
+    kC = 19,
+    kDiv20 = 20,
+    kMatMul21 = 21,
+    kMul22 = 22,
+    kCq = 23,
+    kMul24 = 24,
+    kDiv25 = 25,
+    kAnyOf26 = 26,
+    kCk = 27,
+    kMul28 = 28,
+    kDiv29 = 29,
+    kAnyOf30 = 30,
+    kMatMul31 = 31,
+    kS = 32,
+    kShape33 = 33,
+    kConstant34 = 34,
+    kConstant35 = 35,
+    kSlice36 = 36,
+    kShape37 = 37,
+    kQl = 38,
+    kShape39 = 39,
+    kConstant40 = 40,
+    kConstant41 = 41,
+    kSlice42 = 42,
+    kShape43 = 43,
+    kKl = 44,
+    kConstant45 = 45,
+    kConcat = 46,
+    kExpand47 = 47,
+    kTri = 48,
+    kConstant49 = 49,
+    kEqual = 50,
+    kFill = 51,
+    kConstant52 = 52,
+    kWhere53 = 53,
+    kAdd54 = 54,
+    kCausal = 55,
+    kWhere56 = 56,
+    kMask = 57,
+    kAdd58 = 58,
+    kWhere59 = 59,
+    kAdd60 = 60,
+    kM = 61,
+    kSoftmax = 62,
+    kO = 63,
+  };
+};
+
+class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
+ public:
+  AttentionHeadsMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<AttentionHeadsIds>(specAttentionHeads(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchO(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
+      case 4:
+        return rewrite4();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotKh = 0,
+    kSlotKr = 1,
+    kSlotVh = 2,
+    kSlotVr = 3,
+    kSlotKt = 4,
+    kSlotQh = 5,
+    kSlotC = 6,
+    kSlotCq = 7,
+    kSlotCk = 8,
+    kSlotS = 9,
+    kSlotQl = 10,
+    kSlotKl = 11,
+    kSlotTri = 12,
+    kSlotFill = 13,
+    kSlotCausal = 14,
+    kSlotMask = 15,
+    kSlotM = 16,
+    kSlotO = 17,
+  };
+
+  // ---- Match
+
+  // From AttentionSharedMatch (the same in other rules of this file): matchKh, matchConstant9,
+  // matchAny11, matchC, matchCq, matchCk, matchConstant34, matchConstant41, matchConstant45,
+  // matchFill, matchConstant52, matchCausal, matchMask.
+
+  /// 2  (rules/attention.yaml:405:41)
+  bool matchConstant1(ValueId v, gen::Next k) {
+    if (seen(kConstant1)) return same(kConstant1, v) && k();
+    return bind(kConstant1, v) && constant(kConstant1, v) && k();
+  }
+
+  /// Unsqueeze(kh, 2)  (rules/attention.yaml:405:27)
+  bool matchUnsqueeze2(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze2)) return same(kUnsqueeze2, v) && k();
+    if (!bind(kUnsqueeze2, v)) return false;
+    const NodeId n = node(kUnsqueeze2, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze2, n, v)) return false;
+    return matchKh(input(n, 0), [&] { return matchConstant1(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:405:45)
+  bool matchAny3(ValueId v, gen::Next k) {
+    if (seen(kAny3)) return same(kAny3, v) && k();
+    return bind(kAny3, v) && k();
+  }
+
+  /// Expand(Unsqueeze(kh, 2), _)  (rules/attention.yaml:405:20)
+  bool matchExpand4(ValueId v, gen::Next k) {
+    if (seen(kExpand4)) return same(kExpand4, v) && k();
+    if (!bind(kExpand4, v)) return false;
+    const NodeId n = node(kExpand4, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand4, n, v)) return false;
+    return matchUnsqueeze2(input(n, 0), [&] { return matchAny3(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:405:49)
+  bool matchAny5(ValueId v, gen::Next k) {
+    if (seen(kAny5)) return same(kAny5, v) && k();
+    return bind(kAny5, v) && k();
+  }
+
+  /// Reshape(Expand(Unsqueeze(kh, 2), _), _)  (rules/attention.yaml:405:12)
+  bool matchReshape6(ValueId v, gen::Next k) {
+    if (seen(kReshape6)) return same(kReshape6, v) && k();
+    if (!bind(kReshape6, v)) return false;
+    const NodeId n = node(kReshape6, v, op::kReshape);
+    if (n == kNoId || !attrs(kReshape6, n, v)) return false;
+    return matchExpand4(input(n, 0), [&] { return matchAny5(input(n, 1), k); });
+  }
+
+  /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:405:52)
+  bool matchKr(ValueId v, gen::Next k) {
+    if (seen(kKr)) return same(kKr, v) && k();
+    if (!bind(kKr, v)) return false;
+    const uint32_t m = mark();
+    choose(kKr, 0);
+    if (matchReshape6(v, k)) return true;
+    undo(m);
+    choose(kKr, 1);
+    if (matchKh(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// vh  (rules/attention.yaml:406:37)
+  bool matchVh(ValueId v, gen::Next k) {
+    if (seen(kVh)) return same(kVh, v) && k();
+    return bind(kVh, v) && k();
+  }
+
+  /// Unsqueeze(vh, 2)  (rules/attention.yaml:406:27)
+  bool matchUnsqueeze10(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze10)) return same(kUnsqueeze10, v) && k();
+    if (!bind(kUnsqueeze10, v)) return false;
+    const NodeId n = node(kUnsqueeze10, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze10, n, v)) return false;
+    return matchVh(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
+  }
+
+  /// Expand(Unsqueeze(vh, 2), _)  (rules/attention.yaml:406:20)
+  bool matchExpand12(ValueId v, gen::Next k) {
+    if (seen(kExpand12)) return same(kExpand12, v) && k();
+    if (!bind(kExpand12, v)) return false;
+    const NodeId n = node(kExpand12, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand12, n, v)) return false;
+    return matchUnsqueeze10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:406:49)
+  bool matchAny13(ValueId v, gen::Next k) {
+    if (seen(kAny13)) return same(kAny13, v) && k();
+    return bind(kAny13, v) && k();
+  }
+
+  /// Reshape(Expand(Unsqueeze(vh, 2), _), _)  (rules/attention.yaml:406:12)
+  bool matchReshape14(ValueId v, gen::Next k) {
+    if (seen(kReshape14)) return same(kReshape14, v) && k();
+    if (!bind(kReshape14, v)) return false;
+    const NodeId n = node(kReshape14, v, op::kReshape);
+    if (n == kNoId || !attrs(kReshape14, n, v)) return false;
+    return matchExpand12(input(n, 0), [&] { return matchAny13(input(n, 1), k); });
+  }
+
+  /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:406:52)
+  bool matchVr(ValueId v, gen::Next k) {
+    if (seen(kVr)) return same(kVr, v) && k();
+    if (!bind(kVr, v)) return false;
+    const uint32_t m = mark();
+    choose(kVr, 0);
+    if (matchReshape14(v, k)) return true;
+    undo(m);
+    choose(kVr, 1);
+    if (matchVh(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// kt = Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:407:12)
+  bool matchKt(ValueId v, gen::Next k) {
+    if (seen(kKt)) return same(kKt, v) && k();
+    if (!bind(kKt, v)) return false;
+    const NodeId n = node(kKt, v, op::kTranspose);
+    if (n == kNoId || !attrs(kKt, n, v)) return false;
+    return matchKr(input(n, 0), k);
+  }
+
+  /// qh  (rules/attention.yaml:408:23)
+  bool matchQh(ValueId v, gen::Next k) {
+    if (seen(kQh)) return same(kQh, v) && k();
+    return bind(kQh, v) && k();
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:408:16)
+  bool matchMatMul18(ValueId v, gen::Next k) {
+    if (seen(kMatMul18)) return same(kMatMul18, v) && k();
+    if (!bind(kMatMul18, v)) return false;
+    const NodeId n = node(kMatMul18, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul18, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:408:12)
+  bool matchDiv20(ValueId v, gen::Next k) {
+    if (seen(kDiv20)) return same(kDiv20, v) && k();
+    if (!bind(kDiv20, v)) return false;
+    const NodeId n = node(kDiv20, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv20, n, v)) return false;
+    return matchMatMul18(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  }
+
+  /// MatMul(qh, kt)  (rules/attention.yaml:408:41)
+  bool matchMatMul21(ValueId v, gen::Next k) {
+    if (seen(kMatMul21)) return same(kMatMul21, v) && k();
+    if (!bind(kMatMul21, v)) return false;
+    const NodeId n = node(kMatMul21, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul21, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:408:37)
+  bool matchMul22(ValueId v, gen::Next k) {
+    if (seen(kMul22)) return same(kMul22, v) && k();
+    if (!bind(kMul22, v)) return false;
+    const NodeId n = node(kMul22, v, op::kMul);
+    if (n == kNoId || !attrs(kMul22, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul21(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul21(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// Mul(qh, cq)  (rules/attention.yaml:408:69)
+  bool matchMul24(ValueId v, gen::Next k) {
+    if (seen(kMul24)) return same(kMul24, v) && k();
+    if (!bind(kMul24, v)) return false;
+    const NodeId n = node(kMul24, v, op::kMul);
+    if (n == kNoId || !attrs(kMul24, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchQh(in1, [&] { return matchCq(in0, k); });
+  }
+
+  /// Div(qh, cq)  (rules/attention.yaml:408:83)
+  bool matchDiv25(ValueId v, gen::Next k) {
+    if (seen(kDiv25)) return same(kDiv25, v) && k();
+    if (!bind(kDiv25, v)) return false;
+    const NodeId n = node(kDiv25, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv25, n, v)) return false;
+    return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
+  }
+
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:408:81)
+  bool matchAnyOf26(ValueId v, gen::Next k) {
+    if (seen(kAnyOf26)) return same(kAnyOf26, v) && k();
+    if (!bind(kAnyOf26, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf26, 0);
+    if (matchMul24(v, k)) return true;
+    undo(m);
+    choose(kAnyOf26, 1);
+    if (matchDiv25(v, k)) return true;
+    undo(m);
+    choose(kAnyOf26, 2);
+    if (matchQh(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Mul(kt, ck)  (rules/attention.yaml:408:101)
+  bool matchMul28(ValueId v, gen::Next k) {
+    if (seen(kMul28)) return same(kMul28, v) && k();
+    if (!bind(kMul28, v)) return false;
+    const NodeId n = node(kMul28, v, op::kMul);
+    if (n == kNoId || !attrs(kMul28, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchKt(in1, [&] { return matchCk(in0, k); });
+  }
+
+  /// Div(kt, ck)  (rules/attention.yaml:408:115)
+  bool matchDiv29(ValueId v, gen::Next k) {
+    if (seen(kDiv29)) return same(kDiv29, v) && k();
+    if (!bind(kDiv29, v)) return false;
+    const NodeId n = node(kDiv29, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv29, n, v)) return false;
+    return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
+  }
+
+  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:408:113)
+  bool matchAnyOf30(ValueId v, gen::Next k) {
+    if (seen(kAnyOf30)) return same(kAnyOf30, v) && k();
+    if (!bind(kAnyOf30, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf30, 0);
+    if (matchMul28(v, k)) return true;
+    undo(m);
+    choose(kAnyOf30, 1);
+    if (matchDiv29(v, k)) return true;
+    undo(m);
+    choose(kAnyOf30, 2);
+    if (matchKt(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+  /// (rules/attention.yaml:408:62)
+  bool matchMatMul31(ValueId v, gen::Next k) {
+    if (seen(kMatMul31)) return same(kMatMul31, v) && k();
+    if (!bind(kMatMul31, v)) return false;
+    const NodeId n = node(kMatMul31, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul31, n, v)) return false;
+    return matchAnyOf26(input(n, 0), [&] { return matchAnyOf30(input(n, 1), k); });
+  }
+
+  /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:408:35)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
+    const uint32_t m = mark();
+    choose(kS, 0);
+    if (matchDiv20(v, k)) return true;
+    undo(m);
+    choose(kS, 1);
+    if (matchMul22(v, k)) return true;
+    undo(m);
+    choose(kS, 2);
+    if (matchMatMul31(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(qh)  (rules/attention.yaml:409:18)
+  bool matchShape33(ValueId v, gen::Next k) {
+    if (seen(kShape33)) return same(kShape33, v) && k();
+    if (!bind(kShape33, v)) return false;
+    const NodeId n = node(kShape33, v, op::kShape);
+    if (n == kNoId || !attrs(kShape33, n, v)) return false;
+    return matchQh(input(n, 0), k);
+  }
+
+  /// -1  (rules/attention.yaml:409:33)
+  bool matchConstant35(ValueId v, gen::Next k) {
+    if (seen(kConstant35)) return same(kConstant35, v) && k();
+    return bind(kConstant35, v) && constant(kConstant35, v) && k();
+  }
+
+  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:409:12)
+  bool matchSlice36(ValueId v, gen::Next k) {
+    if (seen(kSlice36)) return same(kSlice36, v) && k();
+    if (!bind(kSlice36, v)) return false;
+    const NodeId n = node(kSlice36, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice36, n, v)) return false;
+    return matchShape33(input(n, 0), [&] {
+      return matchConstant34(input(n, 1), [&] { return matchConstant35(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:409:39)
+  bool matchShape37(ValueId v, gen::Next k) {
+    if (seen(kShape37)) return same(kShape37, v) && k();
+    if (!bind(kShape37, v)) return false;
+    const NodeId n = node(kShape37, v, op::kShape);
+    if (n == kNoId || !attrs(kShape37, n, v)) return false;
+    return matchQh(input(n, 0), k);
+  }
+
+  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:409:37)
+  bool matchQl(ValueId v, gen::Next k) {
+    if (seen(kQl)) return same(kQl, v) && k();
+    if (!bind(kQl, v)) return false;
+    const uint32_t m = mark();
+    choose(kQl, 0);
+    if (matchSlice36(v, k)) return true;
+    undo(m);
+    choose(kQl, 1);
+    if (matchShape37(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(kr)  (rules/attention.yaml:410:18)
+  bool matchShape39(ValueId v, gen::Next k) {
+    if (seen(kShape39)) return same(kShape39, v) && k();
+    if (!bind(kShape39, v)) return false;
+    const NodeId n = node(kShape39, v, op::kShape);
+    if (n == kNoId || !attrs(kShape39, n, v)) return false;
+    return matchKr(input(n, 0), k);
+  }
+
+  /// -2  (rules/attention.yaml:410:29)
+  bool matchConstant40(ValueId v, gen::Next k) {
+    if (seen(kConstant40)) return same(kConstant40, v) && k();
+    return bind(kConstant40, v) && constant(kConstant40, v) && k();
+  }
+
+  /// Slice(Shape(kr), -2, -1)  (rules/attention.yaml:410:12)
+  bool matchSlice42(ValueId v, gen::Next k) {
+    if (seen(kSlice42)) return same(kSlice42, v) && k();
+    if (!bind(kSlice42, v)) return false;
+    const NodeId n = node(kSlice42, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice42, n, v)) return false;
+    return matchShape39(input(n, 0), [&] {
+      return matchConstant40(input(n, 1), [&] { return matchConstant41(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(kr, start=-2, end=-1)  (rules/attention.yaml:410:39)
+  bool matchShape43(ValueId v, gen::Next k) {
+    if (seen(kShape43)) return same(kShape43, v) && k();
+    if (!bind(kShape43, v)) return false;
+    const NodeId n = node(kShape43, v, op::kShape);
+    if (n == kNoId || !attrs(kShape43, n, v)) return false;
+    return matchKr(input(n, 0), k);
+  }
+
+  /// kl = Slice(Shape(kr), -2, -1) | Shape(kr, start=-2, end=-1)  (rules/attention.yaml:410:37)
+  bool matchKl(ValueId v, gen::Next k) {
+    if (seen(kKl)) return same(kKl, v) && k();
+    if (!bind(kKl, v)) return false;
+    const uint32_t m = mark();
+    choose(kKl, 0);
+    if (matchSlice42(v, k)) return true;
+    undo(m);
+    choose(kKl, 1);
+    if (matchShape43(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Concat(ql, kl, axis=0)  (rules/attention.yaml:411:31)
+  bool matchConcat(ValueId v, gen::Next k) {
+    if (seen(kConcat)) return same(kConcat, v) && k();
+    if (!bind(kConcat, v)) return false;
+    const NodeId n = node(kConcat, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat, n, v)) return false;
+    return matchQl(input(n, 0), [&] { return matchKl(input(n, 1), k); });
+  }
+
+  /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:411:19)
+  bool matchExpand47(ValueId v, gen::Next k) {
+    if (seen(kExpand47)) return same(kExpand47, v) && k();
+    if (!bind(kExpand47, v)) return false;
+    const NodeId n = node(kExpand47, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand47, n, v)) return false;
+    return matchConstant45(input(n, 0), [&] { return matchConcat(input(n, 1), k); });
+  }
+
+  /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:411:13)
+  bool matchTri(ValueId v, gen::Next k) {
+    if (seen(kTri)) return same(kTri, v) && k();
+    if (!bind(kTri, v)) return false;
+    const NodeId n = node(kTri, v, op::kTrilu);
+    if (n == kNoId || !attrs(kTri, n, v)) return false;
+    return matchExpand47(input(n, 0), k);
+  }
+
+  /// 0.0  (rules/attention.yaml:412:36)
+  bool matchConstant49(ValueId v, gen::Next k) {
+    if (seen(kConstant49)) return same(kConstant49, v) && k();
+    return bind(kConstant49, v) && constant(kConstant49, v) && k();
+  }
+
+  /// Equal(tri, 0.0)  (rules/attention.yaml:412:25)
+  bool matchEqual(ValueId v, gen::Next k) {
+    if (seen(kEqual)) return same(kEqual, v) && k();
+    if (!bind(kEqual, v)) return false;
+    const NodeId n = node(kEqual, v, op::kEqual);
+    if (n == kNoId || !attrs(kEqual, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchTri(in0, [&] { return matchConstant49(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchTri(in1, [&] { return matchConstant49(in0, k); });
+  }
+
+  /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:412:19)
+  bool matchWhere53(ValueId v, gen::Next k) {
+    if (seen(kWhere53)) return same(kWhere53, v) && k();
+    if (!bind(kWhere53, v)) return false;
+    const NodeId n = node(kWhere53, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere53, n, v)) return false;
+    return matchEqual(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] { return matchConstant52(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:412:12)
+  bool matchAdd54(ValueId v, gen::Next k) {
+    if (seen(kAdd54)) return same(kAdd54, v) && k();
+    if (!bind(kAdd54, v)) return false;
+    const NodeId n = node(kAdd54, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd54, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchS(in0, [&] { return matchWhere53(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchS(in1, [&] { return matchWhere53(in0, k); });
+  }
+
+  /// Where(causal, s, fill)  (rules/attention.yaml:412:73)
+  bool matchWhere56(ValueId v, gen::Next k) {
+    if (seen(kWhere56)) return same(kWhere56, v) && k();
+    if (!bind(kWhere56, v)) return false;
+    const NodeId n = node(kWhere56, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere56, n, v)) return false;
+    return matchCausal(input(n, 0), [&] {
+      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+    });
+  }
+
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:412:69)
+  bool matchAdd58(ValueId v, gen::Next k) {
+    if (seen(kAdd58)) return same(kAdd58, v) && k();
+    if (!bind(kAdd58, v)) return false;
+    const NodeId n = node(kAdd58, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd58, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchWhere56(in0, [&] { return matchMask(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchWhere56(in1, [&] { return matchMask(in0, k); });
+  }
+
+  /// Where(causal, s, fill)  (rules/attention.yaml:412:118)
+  bool matchWhere59(ValueId v, gen::Next k) {
+    if (seen(kWhere59)) return same(kWhere59, v) && k();
+    if (!bind(kWhere59, v)) return false;
+    const NodeId n = node(kWhere59, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere59, n, v)) return false;
+    return matchCausal(input(n, 0), [&] {
+      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:412:151)
+  bool matchAdd60(ValueId v, gen::Next k) {
+    if (seen(kAdd60)) return same(kAdd60, v) && k();
+    if (!bind(kAdd60, v)) return false;
+    const NodeId n = node(kAdd60, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd60, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchS(in1, [&] { return matchMask(in0, k); });
+  }
+
+  /// m = Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) | Where(causal,
+  /// s, fill) | Add(s, mask) | s  (rules/attention.yaml:412:67)
+  bool matchM(ValueId v, gen::Next k) {
+    if (seen(kM)) return same(kM, v) && k();
+    if (!bind(kM, v)) return false;
+    const uint32_t m = mark();
+    choose(kM, 0);  // @sdpa_causal
+    if (matchAdd54(v, k)) return true;
+    undo(m);
+    choose(kM, 1);  // @causal_mask
+    if (matchAdd58(v, k)) return true;
+    undo(m);
+    choose(kM, 2);  // @causal
+    if (matchWhere59(v, k)) return true;
+    undo(m);
+    choose(kM, 3);  // @mask
+    if (matchAdd60(v, k)) return true;
+    undo(m);
+    choose(kM, 4);  // @plain
+    if (matchS(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:413:19)
+  bool matchSoftmax(ValueId v, gen::Next k) {
+    if (seen(kSoftmax)) return same(kSoftmax, v) && k();
+    if (!bind(kSoftmax, v)) return false;
+    const NodeId n = node(kSoftmax, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kSoftmax, n, v)) return false;
+    return matchM(input(n, 0), k);
+  }
+
+  /// o = MatMul(Softmax(m, axis=-1), vr)  (rules/attention.yaml:413:12)
+  bool matchO(ValueId v, gen::Next k) {
+    if (seen(kO)) return same(kO, v) && k();
+    if (!bind(kO, v)) return false;
+    const NodeId n = node(kO, v, op::kMatMul);
+    if (n == kNoId || !attrs(kO, n, v)) return false;
+    return matchSoftmax(input(n, 0), [&] { return matchVr(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:425:9:
+  ///   o = Attention(qh, kh, vh, Where(Equal(Trilu(Expand(tensor(1.0), Concat(Slice(Shape(qh),
+  ///   tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), upper=0),
+  ///   tensor(0.0)), fill, tensor(0.0)), scale=helper(attention_scale))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQh, "rules/attention.yaml:427:28", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:428:28", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:429:33", "vh")) return false;
+    std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::floatLiteral(1.0), 1, {});
+    if (!t11) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t2) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::TensorProto> t7 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t7) return false;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t8) return false;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs13;
+    std::vector<onnx::AttributeProto> attrs14;
+    attrs14.push_back(gen::intAttribute("upper", 0));
+    std::optional<onnx::TensorProto> t15 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t15) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:429:138", "fill")) return false;
+    std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t18) return false;
+    std::vector<onnx::AttributeProto> attrs19;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::optional<onnx::AttributeProto> a20_0 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:429:165", "rules/attention.yaml:429:165");
+    if (!a20_0) return false;
+    attrs20.push_back(std::move(*a20_0));
+    collectMatched();
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:425:9",
+                     "rules/attention.yaml:429:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotQh);
+    const ValueId v5 = slot(kSlotKh);
+    const ValueId v10 = slot(kSlotVh);
+    const ValueId v11 = rw_.addInitializer(std::move(*t11), ruleName());
+    NodeSpec spec1;
+    spec1.op = op::kShape;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kSlice;
+    spec4.inputs = {v1, v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kShape;
+    spec6.inputs = {v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    NodeSpec spec9;
+    spec9.op = op::kSlice;
+    spec9.inputs = {v6, v7, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kConcat;
+    spec12.inputs = {v4, v9};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    NodeSpec spec13;
+    spec13.op = op::kExpand;
+    spec13.inputs = {v11, v12};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec14;
+    spec14.op = op::kTrilu;
+    spec14.inputs = {v13};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    const ValueId v15 = rw_.addInitializer(std::move(*t15), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kEqual;
+    spec16.inputs = {v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v17 = slot(kSlotFill);
+    const ValueId v18 = rw_.addInitializer(std::move(*t18), ruleName());
+    NodeSpec spec19;
+    spec19.op = op::kWhere;
+    spec19.inputs = {v16, v17, v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    NodeSpec spec20;
+    spec20.op = op::kAttention;
+    spec20.inputs = {v0, v5, v10, v19};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v20}});
+  }
+
+  /// Variant 1 (when @causal_mask), rules/attention.yaml:430:9:
+  ///   o = Attention(qh, kh, vh, Add(Where(causal, tensor(0.0), fill), mask),
+  ///   scale=helper(attention_scale))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQh, "rules/attention.yaml:432:25", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:432:29", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:432:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:432:47", "causal")) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t4) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:432:75", "fill")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:432:82", "mask")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::optional<onnx::AttributeProto> a9_0 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:432:89", "rules/attention.yaml:432:89");
+    if (!a9_0) return false;
+    attrs9.push_back(std::move(*a9_0));
+    collectMatched();
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:430:9",
+                     "rules/attention.yaml:432:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotQh);
+    const ValueId v1 = slot(kSlotKh);
+    const ValueId v2 = slot(kSlotVh);
+    const ValueId v3 = slot(kSlotCausal);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotFill);
+    NodeSpec spec6;
+    spec6.op = op::kWhere;
+    spec6.inputs = {v3, v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = slot(kSlotMask);
+    NodeSpec spec8;
+    spec8.op = op::kAdd;
+    spec8.inputs = {v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kAttention;
+    spec9.inputs = {v0, v1, v2, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
+  }
+
+  /// Variant 2 (when @causal), rules/attention.yaml:433:9:
+  ///   o = Attention(qh, kh, vh, causal, scale=helper(attention_scale))
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQh, "rules/attention.yaml:435:25", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:435:29", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:435:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:435:37", "causal")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:435:45", "rules/attention.yaml:435:45");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    collectMatched();
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:433:9",
+                     "rules/attention.yaml:435:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotQh);
+    const ValueId v1 = slot(kSlotKh);
+    const ValueId v2 = slot(kSlotVh);
+    const ValueId v3 = slot(kSlotCausal);
+    NodeSpec spec4;
+    spec4.op = op::kAttention;
+    spec4.inputs = {v0, v1, v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
+  }
+
+  /// Variant 3 (when @mask), rules/attention.yaml:436:9:
+  ///   o = Attention(qh, kh, vh, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]),
+  ///   tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)),
+  ///   scale=helper(attention_scale))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQh, "rules/attention.yaml:438:63", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:438:131", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:439:33", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:439:44", "mask")) return false;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs14;
+    std::vector<onnx::AttributeProto> attrs15;
+    std::optional<onnx::AttributeProto> a15_0 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:439:55", "rules/attention.yaml:439:55");
+    if (!a15_0) return false;
+    attrs15.push_back(std::move(*a15_0));
+    collectMatched();
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:436:9",
+                     "rules/attention.yaml:439:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQh);
+    const ValueId v6 = slot(kSlotKh);
+    const ValueId v12 = slot(kSlotVh);
+    const ValueId v13 = slot(kSlotMask);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v2, v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kSlice;
+    spec10.inputs = {v7, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kConcat;
+    spec11.inputs = {v0, v5, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec14;
+    spec14.op = op::kExpand;
+    spec14.inputs = {v13, v11};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kAttention;
+    spec15.inputs = {v1, v6, v12, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}});
+  }
+
+  /// Variant 4, rules/attention.yaml:440:9:
+  ///   o = Attention(qh, kh, vh, scale=helper(attention_scale))
+  bool rewrite4() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQh, "rules/attention.yaml:441:25", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:441:29", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:441:33", "vh")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:441:37", "rules/attention.yaml:441:37");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    collectMatched();
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:440:9",
+                     "rules/attention.yaml:441:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotQh);
+    const ValueId v1 = slot(kSlotKh);
+    const ValueId v2 = slot(kSlotVh);
+    NodeSpec spec3;
+    spec3.op = op::kAttention;
+    spec3.inputs = {v0, v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+  }
+};
+
+/// attention_heads as a RewritePattern.
+class AttentionHeadsRule : public RewritePattern {
+ public:
+  AttentionHeadsRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                84,
+                                {"onnx"},
+                                "rules/attention.yaml:399:5",
+                                {op::kShape, op::kSlice, op::kConcat, op::kExpand, op::kTrilu,
+                                 op::kEqual, op::kWhere, op::kAttention, op::kAdd}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 23, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    AttentionHeadsMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
 }  // namespace
 
 void populateAttention(RuleSet& rules) {
@@ -8869,6 +18049,10 @@ void populateAttention(RuleSet& rules) {
   rules.add(std::make_unique<MultiHeadAttentionCausalSliceRule>("multi_head_attention_causal_slice",
                                                                 op::kReshape, 0));
   rules.add(std::make_unique<MultiHeadAttentionRule>("multi_head_attention", op::kReshape, 0));
+  rules.add(std::make_unique<GroupQueryAttentionRule>("group_query_attention", op::kReshape, 0));
+  rules.add(std::make_unique<MultiHeadAttentionRotaryRule>("multi_head_attention_rotary",
+                                                           op::kReshape, 0));
+  rules.add(std::make_unique<AttentionHeadsRule>("attention_heads", op::kMatMul, 0));
 }
 
 }  // namespace onnx_rewrite

@@ -36,14 +36,14 @@ const Node* reshapeOf(const Graph& g, ValueId v) {
   return n;
 }
 
-/// Dim `i` of `a` and of `b` are the same: one value, equal static sizes or one symbol.
-bool sameDim(const Graph& g, ValueId a, ValueId b, int i) {
-  if (a == b) return true;
+/// Dim `i` of `a` and dim `j` of `b` are the same: equal static sizes or one symbol.
+bool sameDim(const Graph& g, ValueId a, int i, ValueId b, int j) {
+  if (a == b && i == j) return true;
   const onnx::TensorShapeProto* sa = valueShape(g, a);
   const onnx::TensorShapeProto* sb = valueShape(g, b);
-  if (!sa || !sb || sa->dim_size() <= i || sb->dim_size() <= i) return false;
+  if (!sa || !sb || sa->dim_size() <= i || sb->dim_size() <= j) return false;
   const auto& da = sa->dim(i);
-  const auto& db = sb->dim(i);
+  const auto& db = sb->dim(j);
   if (da.has_dim_value() && db.has_dim_value()) return da.dim_value() == db.dim_value();
   return da.has_dim_param() && db.has_dim_param() && !da.dim_param().empty() &&
          da.dim_param() == db.dim_param();
@@ -114,7 +114,7 @@ bool keepsDim(const MatchContext& ctx, int64_t value, ValueId part, ValueId x,
               const std::vector<int64_t>& dims, size_t i) {
   if (value != INT64_MIN) return value == 0 || (value > 0 && i < dims.size() && dims[i] == value);
   const ValueId source = part == kNoId ? kNoId : dimSource(ctx, part, static_cast<int64_t>(i));
-  return source != kNoId && sameDim(ctx.graph, source, x, static_cast<int>(i));
+  return source != kNoId && sameDim(ctx.graph, source, static_cast<int>(i), x, static_cast<int>(i));
 }
 
 /// The head split of `r` = Reshape(x, [a, b, N, H]) on x of rank 3 with static last dim
@@ -151,23 +151,94 @@ bool sameHeadCount(const MatchContext& ctx, ValueArgs args) {
   return headSplit(ctx, args[0], n1, h1) && headSplit(ctx, args[1], n2, h2) && n1 == n2;
 }
 
-/// merges_heads(y, vr, q): y = Reshape(t, [a, b, N * Hv or -1]) where vr splits V into N
-/// heads of Hv and t = [B, S, N, Hv] holds the heads of query q = [B, S, D] transposed back:
-/// a and b keep q's first two dims (see keepsDim).
-bool mergesHeads(const MatchContext& ctx, ValueArgs args) {
-  int64_t heads = 0, head_size = 0;
-  const Node* n = reshapeOf(ctx.graph, args[0]);
+/// `y` = Reshape(t, [a, b, N * Hv or -1]) where t = [B, S, N, Hv] holds the heads of query
+/// q = [B, S, D] transposed back: a and b keep q's first two dims (see keepsDim).
+bool mergesInto(const MatchContext& ctx, ValueId y, ValueId q, int64_t heads, int64_t head_size) {
+  const Node* n = reshapeOf(ctx.graph, y);
   std::vector<int64_t> shape;
   std::vector<ValueId> parts;
-  if (!n || args[2] == kNoId || !headSplit(ctx, args[1], heads, head_size) ||
-      !reshapeTarget(ctx, *n, 3, shape, parts))
-    return false;
-  const std::vector<int64_t> dims =
-      staticShape(ctx.graph, args[2]).value_or(std::vector<int64_t>{});
+  if (!n || q == kNoId || !reshapeTarget(ctx, *n, 3, shape, parts)) return false;
+  const std::vector<int64_t> dims = staticShape(ctx.graph, q).value_or(std::vector<int64_t>{});
   // -1 is the product of the last two dims once a and b keep the first two.
   return (shape[2] == heads * head_size || shape[2] == -1) &&
-         keepsDim(ctx, shape[0], parts[0], args[2], dims, 0) &&
-         keepsDim(ctx, shape[1], parts[1], args[2], dims, 1);
+         keepsDim(ctx, shape[0], parts[0], q, dims, 0) &&
+         keepsDim(ctx, shape[1], parts[1], q, dims, 1);
+}
+
+/// fewer_heads(kr, qr): kr splits K into fewer heads than qr splits Q into, of the same
+/// size, and a whole number of Q heads per K head (grouped-query attention).
+bool fewerHeads(const MatchContext& ctx, ValueArgs args) {
+  int64_t kv = 0, kv_size = 0, q = 0, q_size = 0;
+  return headSplit(ctx, args[0], kv, kv_size) && headSplit(ctx, args[1], q, q_size) &&
+         kv_size == q_size && kv < q && q % kv == 0;
+}
+
+/// gqa_head_size(qr): qr splits heads whose size ONNX Runtime's GroupQueryAttention kernel
+/// accepts (a multiple of 8; it fails at run time otherwise).
+bool gqaHeadSize(const MatchContext& ctx, ValueArgs args) {
+  int64_t heads = 0, head_size = 0;
+  return headSplit(ctx, args[0], heads, head_size) && head_size % 8 == 0;
+}
+
+/// merges_heads(y, vr, q): y merges (mergesInto) the N heads of Hv that vr splits V into.
+bool mergesHeads(const MatchContext& ctx, ValueArgs args) {
+  int64_t heads = 0, head_size = 0;
+  return headSplit(ctx, args[1], heads, head_size) &&
+         mergesInto(ctx, args[0], args[2], heads, head_size);
+}
+
+/// Head count and head size of `h` = [B, N, L, H] (heads already split and transposed,
+/// as RotaryEmbedding or repeat_kv leave them): both static and positive.
+bool headsOf(const MatchContext& ctx, ValueId h, int64_t& heads, int64_t& head_size) {
+  const auto dims = h == kNoId ? std::nullopt : staticShape(ctx.graph, h);
+  if (!dims || dims->size() != 4) return false;
+  heads = (*dims)[1];
+  head_size = (*dims)[3];
+  return heads > 0 && head_size > 0;
+}
+
+/// heads_like(kh, qr): kh = [B, N, L, H] holds as many heads of the same size as the head
+/// split qr makes.
+bool headsLike(const MatchContext& ctx, ValueArgs args) {
+  int64_t n1 = 0, h1 = 0, n2 = 0, h2 = 0;
+  return headsOf(ctx, args[0], n1, h1) && headSplit(ctx, args[1], n2, h2) && n1 == n2 && h1 == h2;
+}
+
+/// head_count_like(vh, qr): vh = [B, N, L, Hv] holds as many heads as the split qr makes.
+bool headCountLike(const MatchContext& ctx, ValueArgs args) {
+  int64_t n1 = 0, h1 = 0, n2 = 0, h2 = 0;
+  return headsOf(ctx, args[0], n1, h1) && headSplit(ctx, args[1], n2, h2) && n1 == n2;
+}
+
+/// merges_heads_of(y, vh, q): y merges (mergesInto) the heads vh = [B, N, L, Hv] hold.
+bool mergesHeadsOf(const MatchContext& ctx, ValueArgs args) {
+  int64_t heads = 0, head_size = 0;
+  return headsOf(ctx, args[1], heads, head_size) &&
+         mergesInto(ctx, args[0], args[2], heads, head_size);
+}
+
+/// repeats_heads(r, h): r = h, or r = Reshape(Expand(Unsqueeze(h, [2]), [B, G, R, L, H]),
+/// [B, G * R, L, H]): Hugging Face's repeat_kv, which gives each of the G heads of h
+/// = [B, G, L, H] R consecutive copies (head j of r is head j / R of h, the grouping
+/// GroupQueryAttention and ONNX Attention use). The Unsqueeze is the pattern's; the dims are
+/// read from the values' shapes.
+bool repeatsHeads(const MatchContext& ctx, ValueArgs args) {
+  const ValueId r = args[0], h = args[1];
+  if (r == kNoId || h == kNoId) return false;
+  int64_t groups = 0, size = 0, heads = 0, r_size = 0;
+  if (!headsOf(ctx, h, groups, size) || !headsOf(ctx, r, heads, r_size) || size != r_size)
+    return false;
+  if (r == h) return true;
+  const Node* reshape = reshapeOf(ctx.graph, r);
+  const Node* expand = reshape ? ctx.graph.producerOf(reshape->input(0)) : nullptr;
+  if (!expand || !expand->live() || expand->opType() != "Expand" || !expand->domain().empty())
+    return false;
+  const ValueId e = expand->output(0);
+  const auto dims = staticShape(ctx.graph, e);
+  return dims && dims->size() == 5 && (*dims)[1] == groups && (*dims)[2] > 0 &&
+         groups * (*dims)[2] == heads && (*dims)[4] == size && sameDim(ctx.graph, e, 0, h, 0) &&
+         sameDim(ctx.graph, e, 3, h, 2) && sameDim(ctx.graph, r, 0, h, 0) &&
+         sameDim(ctx.graph, r, 2, h, 2);
 }
 
 // ---- Attribute helpers --------------------------------------------------------------------
@@ -332,6 +403,22 @@ NativeFamily attentionNatives() {
       {"merges_heads", 3, &mergesHeads,
        "y = Reshape(t, [B, S, N*Hv or -1]) where vr splits V into N heads of Hv and B, S are "
        "query q's first dims"},
+      {"fewer_heads", 2, &fewerHeads,
+       "kr splits heads into fewer heads of the same size than qr, a whole number of Q "
+       "heads per K head"},
+      {"gqa_head_size", 1, &gqaHeadSize,
+       "qr splits heads (splits_heads) of a size that is a multiple of 8 (GroupQueryAttention's "
+       "kernel requires it)"},
+      {"heads_like", 2, &headsLike,
+       "kh = [B, N, L, H] holds the number N and size H of heads the split qr makes (static)"},
+      {"head_count_like", 2, &headCountLike,
+       "vh = [B, N, L, Hv] holds the number N of heads the split qr makes (static)"},
+      {"merges_heads_of", 3, &mergesHeadsOf,
+       "y = Reshape(t, [B, S, N*Hv or -1]) merging the heads of vh = [B, N, L, Hv]; B, S are "
+       "query q's first dims"},
+      {"repeats_heads", 2, &repeatsHeads,
+       "r is h = [B, G, L, H] or its repeat_kv Reshape(Expand(Unsqueeze(h, 2), [B, G, R, L, "
+       "H]), [B, G*R, L, H]) (static G, R, H)"},
   };
   f.attribute_helpers = {
       {"attention_scale", 1, &attentionScale,

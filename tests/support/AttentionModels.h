@@ -5,12 +5,17 @@
 // Transpose, K transposed [0, 2, 3, 1], Div by sqrt(H), Add of a [B, 1, 1, S] mask),
 // GPT-2 (GPT2Attention: one Q/K/V projection Split in three, Where with a causal slice of
 // a tril buffer and finfo.min, then the padding mask's Add) and Whisper (Q and K each
-// scaled by H^-1/4). Hidden size 8, 2 heads of 4. Negative tests flip exactly one field.
+// scaled by H^-1/4), and LLaMA/Phi (RotaryEmbedding on the Q and K heads, repeat_kv of
+// grouped K/V heads, an additive [B, 1, S, S] mask or SDPA's is_causal mask). Hidden size 8,
+// 2 heads of 4, unless a spec says otherwise. Negative tests flip exactly one field.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cmath>
+#include <cstdio>
 #include <string>
+#include <utility>
 
 namespace onnx_rewrite::testing {
 
@@ -194,6 +199,220 @@ inline std::string attentionModel(const AttentionSpec& s) {
   if (s.leak_scores) outputs += ", float[B, 2, S, S] sc";
   return "<ir_version: 8, opset_import: [\"\" : " + std::to_string(s.opset) + "]>\nattn (" +
          inputs + ") => (" + outputs + ") <" + inits + "> {\n" + body + "}\n";
+}
+
+/// One LLaMA/Phi self-attention block on x: float[B, S, 2 * head_size], 2 query heads,
+/// rotate-half RoPE on the Q and K heads from [16, rot] cos/sin caches gathered by pos:
+/// int64[B, S], K and V with `kv_heads` heads (repeat_kv to 2 when 1), value_info on
+/// repeat_kv's values as the exporters leave it.
+struct RopeAttentionSpec {
+  int opset = 17;
+  int kv_heads = 2;
+  int head_size = 4;  ///< 8 or more for GroupQueryAttention (its kernel wants multiples of 8)
+  /// TorchScript (halves by Slice, K transposed then MatMul, Div by sqrt(H)) or dynamo
+  /// (halves by Split, SDPA's Mul of Q and of K^T by H^-1/4).
+  bool dynamo = false;
+  bool bias = false;  ///< the projections have biases (Phi)
+  /// Phi: only the first half of each head rotates, the rest is concatenated back.
+  bool partial = false;
+  /// repeat_kv's Expand and Reshape shapes read B and S from the K/V heads at run time
+  /// (TorchScript's Unsqueeze(Gather(Shape(h), i)), dynamo's Shape(h, start, end)), not
+  /// constants.
+  bool repeat_shapes_from_heads = false;
+  /// kSdpaCausal: scaled_dot_product_attention(is_causal=True) as torch.onnx writes it,
+  /// Add(scores, Where(Equal(Trilu(Expand(1, [L, S])), 0), -inf, 0)) with L and S read
+  /// from the Q and K heads' shapes.
+  enum class Mask { kNone, kAdd, kCausal, kSdpaCausal } mask = Mask::kAdd;
+  // ---- one field per condition a negative test breaks ----
+  std::string v_perm = "0, 2, 1, 3";
+  std::string kt_perm = "0, 1, 3, 2";
+  std::string out_perm = "0, 2, 1, 3";
+  std::string softmax_axis = "-1";
+  std::string repeat_axis = "2";  ///< the Unsqueeze of repeat_kv
+  std::string tril_upper = "0";   ///< kSdpaCausal: Trilu's `upper`
+  bool scale_is_input = false;    ///< the scale a graph input (not constant)
+  bool leak_scores = false;       ///< also output the scores
+  bool rotate_k_only = false;     ///< Q is not rotated
+  bool rotate_q_only = false;     ///< K is not rotated
+};
+
+inline std::string ropeAttentionModel(const RopeAttentionSpec& s) {
+  const int g = s.kv_heads, hs = s.head_size, hidden = 2 * hs, kvd = hs * g;
+  const int rot = s.partial ? hs / 2 : hs;
+  const std::string h_str = std::to_string(hs), d_str = std::to_string(hidden);
+  std::string body, inits, infos;
+  std::string inputs = "float[B, S, " + d_str + "] x, int64[B, S] pos";
+  auto init = [&](const std::string& text) { inits += (inits.empty() ? "" : ", ") + text; };
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return std::string(buf);
+  };
+  // Caches [16, rot]: each row Concat(freqs, freqs) as transformers builds them.
+  std::string cos, sin;
+  for (int p = 0; p < 16; ++p)
+    for (int i = 0; i < rot; ++i) {
+      const float inv = std::pow(10000.0f, -2.0f * static_cast<float>(i % (rot / 2)) / rot);
+      const float angle = static_cast<float>(p) * inv;
+      cos += (cos.empty() ? "" : ", ") + num(std::cos(angle));
+      sin += (sin.empty() ? "" : ", ") + num(std::sin(angle));
+    }
+  init("float[16, " + std::to_string(rot) + "] cos_cache = {" + cos + "}");
+  init("float[16, " + std::to_string(rot) + "] sin_cache = {" + sin + "}");
+  init("int64[1] ax1 = {1}");
+  init("int64[1] ax_rep = {" + s.repeat_axis + "}");
+  body += "cg = Gather(cos_cache, pos)\ncos = Unsqueeze(cg, ax1)\n";
+  body += "sg = Gather(sin_cache, pos)\nsin = Unsqueeze(sg, ax1)\n";
+  // Projections and head splits.
+  for (const char* p : {"q", "k", "v"}) {
+    const std::string n(p);
+    const int width = n == "q" ? hidden : kvd, heads = n == "q" ? 2 : g;
+    const int seed = n == "q" ? 1 : n == "k" ? 2 : 3;
+    init("float[" + d_str + ", " + std::to_string(width) + "] w" + n + " = " +
+         attentionWeights(hidden, width, seed));
+    body += n + "m = MatMul(x, w" + n + ")\n";
+    std::string proj = n + "m";
+    if (s.bias) {
+      init("float[" + std::to_string(width) + "] b" + n + " = " +
+           attentionWeights(1, width, seed + 10));
+      body += n + "a = Add(b" + n + ", " + n + "m)\n";
+      proj = n + "a";
+    }
+    init("int64[4] " + n + "_shape = {0, 0, " + std::to_string(heads) + ", " + h_str + "}");
+    const std::string perm = n == "v" ? s.v_perm : "0, 2, 1, 3";
+    body += n + "r = Reshape(" + proj + ", " + n + "_shape)\n" + n + "h = Transpose <perm = [" +
+            perm + "]> (" + n + "r)\n";
+  }
+  // rotate_half RoPE on the first `rot` dims of a [B, heads, S, hs] value.
+  auto rope = [&](const std::string& n) {
+    const std::string h = n + "h";
+    std::string xr = h, pass;
+    if (s.partial) {
+      if (s.dynamo) {
+        body += n + "xr, " + n + "xp = Split <axis = -1> (" + h + ", part)\n";
+      } else {
+        body += n + "xr = Slice(" + h + ", zero, rdim, ax3, one)\n";
+        body += n + "xp = Slice(" + h + ", rdim, end, ax3, one)\n";
+      }
+      xr = n + "xr";
+      pass = n + "xp";
+    }
+    if (s.dynamo) {
+      body += n + "1, " + n + "2 = Split <axis = -1> (" + xr + ", half)\n";
+    } else {
+      body += n + "1 = Slice(" + xr + ", zero, mid, ax3, one)\n";
+      body += n + "2 = Slice(" + xr + ", mid, end, ax3, one)\n";
+    }
+    body += n + "n = Neg(" + n + "2)\n" + n + "rot = Concat <axis = -1> (" + n + "n, " + n + "1)\n";
+    body += n + "_cos = Mul(" + xr + ", cos)\n" + n + "_sin = Mul(" + n + "rot, sin)\n";
+    body += n + "e" + (pass.empty() ? "" : "0") + " = Add(" + n + "_cos, " + n + "_sin)\n";
+    if (!pass.empty()) body += n + "e = Concat <axis = -1> (" + n + "e0, " + pass + ")\n";
+    return n + "e";
+  };
+  init("int64[1] zero = {0}");
+  init("int64[1] one = {1}");
+  init("int64[1] rdim = {" + std::to_string(rot) + "}");
+  init("int64[1] ax3 = {3}");
+  init("int64[1] end = {9223372036854775807}");
+  init("int64[1] mid = {" + std::to_string(rot / 2) + "}");
+  init("int64[2] half = {" + std::to_string(rot / 2) + ", " + std::to_string(rot / 2) + "}");
+  init("int64[2] part = {" + std::to_string(rot) + ", " + std::to_string(hs - rot) + "}");
+  const std::string q = s.rotate_k_only ? "qh" : rope("q");
+  std::string k = s.rotate_q_only ? "kh" : rope("k"), v = "vh";
+  // repeat_kv: x[:, :, None].expand(B, G, R, S, hs).reshape(B, 2, S, hs).
+  if (g < 2) {
+    const std::string rep = std::to_string(2 / g), gs = std::to_string(g);
+    if (!s.repeat_shapes_from_heads) {
+      init("int64[5] rep_shape = {1, 1, " + rep + ", 1, 1}");
+      init("int64[4] heads_shape = {0, 2, -1, " + h_str + "}");
+    } else {
+      init("int64[1] c_g = {" + gs + "}");
+      init("int64[1] c_rep = {" + rep + "}");
+      init("int64[1] c_n = {2}");
+      init("int64[1] c_h = {" + h_str + "}");
+      init("int64 i0 = {0}");
+      init("int64 i2 = {2}");
+      init("int64[1] ax0 = {0}");
+    }
+    for (const std::string n : {"k", "v"}) {
+      const std::string from = n == "k" ? k : v;
+      std::string rep_shape = "rep_shape", heads_shape = "heads_shape";
+      if (s.repeat_shapes_from_heads) {
+        // dims 0 and 2 of the heads, as the exporter reads them.
+        for (const std::string i : {"0", "2"}) {
+          const std::string d = n + "d" + i;
+          if (s.dynamo)
+            body += d + " = Shape <start = " + i + ", end = " + std::to_string(std::stoi(i) + 1) +
+                    "> (" + from + ")\n";
+          else
+            body += d + "_s = Shape(" + from + ")\n" + d + "_g = Gather <axis = 0> (" + d +
+                    "_s, i" + i + ")\n" + d + " = Unsqueeze(" + d + "_g, ax0)\n";
+        }
+        rep_shape = n + "_rep_shape";
+        heads_shape = n + "_heads_shape";
+        body += rep_shape + " = Concat <axis = 0> (" + n + "d0, c_g, c_rep, " + n + "d2, c_h)\n";
+        body += heads_shape + " = Concat <axis = 0> (" + n + "d0, c_n, " + n + "d2, c_h)\n";
+      }
+      body += n + "u = Unsqueeze(" + from + ", ax_rep)\n" + n + "x = Expand(" + n + "u, " +
+              rep_shape + ")\n" + n + "rep = Reshape(" + n + "x, " + heads_shape + ")\n";
+      infos += ", float[B, " + gs + ", " + rep + ", S, " + h_str + "] " + n + "x, float[B, 2, S, " +
+               h_str + "] " + n + "rep";
+      (n == "k" ? k : v) = n + "rep";
+    }
+  }
+  // Scores.
+  auto scaleConst = [&](const std::string& name, const std::string& value) {
+    if (s.scale_is_input)
+      inputs += ", float " + name;
+    else
+      init("float " + name + " = {" + value + "}");
+  };
+  body += "kt = Transpose <perm = [" + s.kt_perm + "]> (" + k + ")\n";
+  if (s.dynamo) {
+    scaleConst("scale", num(1.0 / std::sqrt(std::sqrt(static_cast<double>(hs)))));
+    body += "qs = Mul(" + q + ", scale)\nks = Mul(kt, scale)\nsc = MatMul(qs, ks)\n";
+  } else {
+    scaleConst("scale", num(std::sqrt(static_cast<double>(hs))));
+    body += "qk = MatMul(" + q + ", kt)\nsc = Div(qk, scale)\n";
+  }
+  std::string last = "sc";
+  if (s.mask == RopeAttentionSpec::Mask::kAdd) {
+    inputs += ", float[B, 1, S, S] mask";
+    body += "sm = Add(sc, mask)\n";
+    last = "sm";
+  } else if (s.mask == RopeAttentionSpec::Mask::kCausal) {
+    inputs += ", bool[S, S] causal";
+    init("float fill = {-3.4028234663852886e38}");
+    body += "sm = Where(causal, sc, fill)\n";
+    last = "sm";
+  } else if (s.mask == RopeAttentionSpec::Mask::kSdpaCausal) {
+    init("float f_one = {1.0}");
+    init("float f_zero = {0.0}");
+    init("float fill = {-3.4028234663852886e38}");
+    init("int64[1] m2 = {-2}");
+    init("int64[1] m1 = {-1}");
+    // torchlib: Slice(Shape(x), [-2], [-1]); after its optimizer Shape(x, start, end).
+    for (const auto& [n, from] : {std::pair<std::string, std::string>{"ql", q}, {"kl", k}}) {
+      if (s.dynamo)
+        body += n + " = Shape <start = -2, end = -1> (" + from + ")\n";
+      else
+        body += n + "_s = Shape(" + from + ")\n" + n + " = Slice(" + n + "_s, m2, m1)\n";
+    }
+    body += "lens = Concat <axis = 0> (ql, kl)\nones = Expand(f_one, lens)\n";
+    body += "tri = Trilu <upper = " + s.tril_upper + "> (ones)\n";
+    body += "eqz = Equal(tri, f_zero)\ncmask = Where(eqz, fill, f_zero)\n";
+    body += "sm = Add(sc, cmask)\n";
+    last = "sm";
+  }
+  body += "p = Softmax <axis = " + s.softmax_axis + "> (" + last + ")\n";
+  body += "o = MatMul(p, " + v + ")\not = Transpose <perm = [" + s.out_perm + "]> (o)\n";
+  init("int64[3] out_shape = {0, 0, " + d_str + "}");
+  body += "y = Reshape(ot, out_shape)\n";
+  std::string outputs = "float[B, S, " + d_str + "] y";
+  if (s.leak_scores) outputs += ", float[B, 2, S, S] sc";
+  return "<ir_version: 8, opset_import: [\"\" : " + std::to_string(s.opset) +
+         ", \"com.microsoft\" : 1]>\nattn (" + inputs + ") => (" + outputs + ") <" + inits + infos +
+         "> {\n" + body + "}\n";
 }
 
 }  // namespace onnx_rewrite::testing

@@ -467,6 +467,433 @@ TEST(OnnxAttentionRule, FusesWhisperWithoutMask) {
   expectSameInOrt(text);
 }
 
+// ---- After RotaryEmbedding: LLaMA, Phi ---------------------------------------------------
+//
+// The rotary rules (95, 94) fuse the rotate-half RoPE of the Q and K heads first; the
+// attention rules then take the core. Below opset 23, MultiHeadAttention gets the 3-D q
+// with its RotaryEmbedding moved in front of the head split and K, V as [B, N, L, H]
+// heads (repeat_kv stays for grouped K/V heads); from 23, ONNX Attention replaces the
+// core on the heads and repeat_kv goes.
+
+using testing::ropeAttentionModel;
+using testing::RopeAttentionSpec;
+using RopeMask = RopeAttentionSpec::Mask;
+
+RopeAttentionSpec ropeSpec(void (*edit)(RopeAttentionSpec&) = nullptr) {
+  RopeAttentionSpec s;
+  if (edit) edit(s);
+  return s;
+}
+
+const std::vector<std::string> kRopeDims = {"B=2", "S=5"};
+
+/// The op list after the rotary rules alone: what a negative must leave (the attention
+/// rules' matches need the rotary rules' output, so they cannot be tested apart).
+Ops rotaryOnly(const std::string& text) { return fuseOnly(text, "^rotary"); }
+
+void expectRopeAttentionUnfused(const std::string& text) {
+  EXPECT_EQ(fuseOnly(text, "^rotary|attention"), rotaryOnly(text));
+}
+
+/// What stays of a LLaMA block below opset 23 once MultiHeadAttention took the core: the
+/// projections, K's and V's head splits, K's RotaryEmbedding on the heads, and (`repeat`)
+/// repeat_kv of K and V.
+Ops llamaKept(bool repeat) {
+  Ops ops = {"MatMul", "MatMul",  "Reshape",   "Transpose",
+             "MatMul", "Reshape", "Transpose", "com.microsoft::RotaryEmbedding"};
+  if (repeat)
+    ops.insert(ops.end(), {"Unsqueeze", "Expand", "Reshape", "Unsqueeze", "Expand", "Reshape"});
+  return ops;
+}
+
+/// The node of `op_type` (domain::type as opTypes writes it) in `model`; a test failure
+/// and an empty node if there is none.
+const onnx::NodeProto& nodeOf(const onnx::ModelProto& model, const std::string& op) {
+  static const onnx::NodeProto kNone;
+  for (const auto& n : model.graph().node())
+    if ((n.domain().empty() ? "" : n.domain() + "::") + n.op_type() == op) return n;
+  ADD_FAILURE() << "no " << op;
+  return kNone;
+}
+
+int64_t intOf(const onnx::NodeProto& node, const std::string& name) {
+  const onnx::AttributeProto* a = testing::attribute(node, name);
+  return a ? a->i() : -1;
+}
+
+TEST(MultiHeadAttentionRotaryRule, FusesLlamaTorchScriptWithGroupedKvHeads) {
+  const std::string text =
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.kv_heads = 1; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), concat({llamaKept(true),
+                                        {"com.microsoft::RotaryEmbedding"},
+                                        kBiasShape,
+                                        {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  const onnx::NodeProto& mha = nodeOf(model, "com.microsoft::MultiHeadAttention");
+  EXPECT_EQ(intOf(mha, "num_heads"), 2);
+  EXPECT_FLOAT_EQ(testing::attribute(mha, "scale")->f(), 0.5f);
+  EXPECT_EQ(mha.input(1), "krep") << "K as [B, N, L, H] heads, repeated";
+  EXPECT_EQ(mha.input(2), "vrep");
+  // The query's RotaryEmbedding now works on the 3-D projection, split by num_heads.
+  const onnx::NodeProto& rope = model.graph().node(14);
+  ASSERT_EQ(rope.op_type(), "RotaryEmbedding");
+  EXPECT_EQ(rope.input(0), "qm");
+  EXPECT_EQ(rope.input(1), "pos");
+  EXPECT_EQ(intOf(rope, "num_heads"), 2);
+  EXPECT_EQ(mha.input(0), rope.output(0));
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRotaryRule, FusesEqualHeadCountsWithoutMask) {
+  const std::string text =
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.mask = RopeMask::kNone; }));
+  EXPECT_EQ(fuse(text),
+            concat({llamaKept(false),
+                    {"com.microsoft::RotaryEmbedding", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRotaryRule, FusesDynamoScaleOnQAndKWithACausalWhere) {
+  const std::string text = ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.opset = 18;
+    s.dynamo = true;
+    s.kv_heads = 1;
+    s.mask = RopeMask::kCausal;
+  }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), concat({llamaKept(true),
+                                        {"com.microsoft::RotaryEmbedding", "Where"},
+                                        kBiasShape,
+                                        {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  EXPECT_FLOAT_EQ(
+      testing::attribute(nodeOf(model, "com.microsoft::MultiHeadAttention"), "scale")->f(), 0.5f);
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRotaryRule, FusesPhiPartialRotaryTorchScript) {
+  const std::string text = ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.partial = true;
+    s.bias = true;
+  }));
+  onnx::ModelProto model;
+  EXPECT_EQ(
+      fuse(text, &model),
+      Ops({"MatMul", "Add", "MatMul", "Add", "Reshape", "Transpose", "MatMul", "Add", "Reshape",
+           "Transpose", "com.microsoft::RotaryEmbedding", "com.microsoft::RotaryEmbedding", "Shape",
+           "Slice", "Shape", "Slice", "Concat", "Expand", "com.microsoft::MultiHeadAttention"}));
+  const onnx::NodeProto& rope = model.graph().node(11);
+  EXPECT_EQ(rope.input(0), "qa");
+  EXPECT_EQ(intOf(rope, "rotary_embedding_dim"), 2) << "Phi's partial rotary carried over";
+  EXPECT_EQ(intOf(rope, "num_heads"), 2);
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRotaryRule, FusesPhiPartialRotaryDynamo) {
+  const std::string text = ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.opset = 18;
+    s.dynamo = true;
+    s.partial = true;
+    s.bias = true;
+  }));
+  EXPECT_EQ(fuse(text), Ops({"MatMul", "Add", "MatMul", "Add", "Reshape", "Transpose", "MatMul",
+                             "Add", "Reshape", "Transpose", "com.microsoft::RotaryEmbedding",
+                             "com.microsoft::RotaryEmbedding", "Shape", "Slice", "Shape", "Slice",
+                             "Concat", "Expand", "com.microsoft::MultiHeadAttention"}));
+  expectSameInOrt(text);
+}
+
+// ---- ONNX Attention on heads (opset 23) ---------------------------------------------------
+
+/// A LLaMA block at opset 23 after the rules: projections, head splits, both
+/// RotaryEmbeddings, then (after Attention) the merge of the heads.
+const Ops kLlama23Heads = {"MatMul",    "Reshape",         "Transpose",      "MatMul",
+                           "Reshape",   "Transpose",       "MatMul",         "Reshape",
+                           "Transpose", "RotaryEmbedding", "RotaryEmbedding"};
+
+TEST(AttentionHeadsRule, FusesGroupedKvHeadsWithoutRepeatKv) {
+  const std::string text = ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.kv_heads = 1;
+    s.opset = 23;
+    s.dynamo = true;
+  }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model),
+            concat({kLlama23Heads, kBiasShape, {"Expand", "Attention", "Transpose", "Reshape"}}))
+      << "repeat_kv dropped: Attention repeats the one K/V head itself";
+  const onnx::NodeProto& attention = nodeOf(model, "Attention");
+  EXPECT_EQ(attention.input(0), nodeOf(model, "RotaryEmbedding").output(0));
+  EXPECT_EQ(attention.input(2), "vh") << "V's one head, not its repeat";
+  EXPECT_FLOAT_EQ(testing::attribute(attention, "scale")->f(), 0.5f);
+  expectSameInOrt(text);
+}
+
+TEST(AttentionHeadsRule, FusesTorchScriptFormWithoutMask) {
+  const std::string text = ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.opset = 23;
+    s.mask = RopeMask::kNone;
+  }));
+  EXPECT_EQ(fuse(text), concat({kLlama23Heads, {"Attention", "Transpose", "Reshape"}}));
+  expectSameInOrt(text);
+}
+
+TEST(AttentionHeadsRule, PassesACausalWhereAsABooleanMask) {
+  const std::string text = ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.opset = 23;
+    s.kv_heads = 1;
+    s.mask = RopeMask::kCausal;
+  }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), concat({kLlama23Heads, {"Attention", "Transpose", "Reshape"}}));
+  EXPECT_EQ(nodeOf(model, "Attention").input(3), "causal");
+  expectSameInOrt(text);
+}
+
+TEST(AttentionHeadsRule, TakesARepeatItCannotReadAsPlainHeads) {
+  // Unsqueeze at 1 instead of repeat_kv's 2 (the same copies for one K/V head, but not the
+  // pattern): the repeated K and V go in as two heads each, exact but not grouped.
+  const std::string text = ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.kv_heads = 1;
+    s.opset = 23;
+    s.repeat_axis = "1";
+  }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model),
+            concat({kLlama23Heads,
+                    {"Unsqueeze", "Expand", "Reshape", "Unsqueeze", "Expand", "Reshape"},
+                    kBiasShape,
+                    {"Expand", "Attention", "Transpose", "Reshape"}}));
+  EXPECT_EQ(nodeOf(model, "Attention").input(2), "vrep");
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRotaryRule, DoesNotFuseVNotTransposedToHeads) {
+  expectRopeAttentionUnfused(
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.v_perm = "0, 2, 3, 1"; })));
+}
+
+TEST(MultiHeadAttentionRotaryRule, DoesNotFuseKTransposedOtherwise) {
+  expectRopeAttentionUnfused(
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.kt_perm = "0, 2, 1, 3"; })));
+}
+
+TEST(MultiHeadAttentionRotaryRule, DoesNotFuseHeadsMergedInAnotherOrder) {
+  expectRopeAttentionUnfused(
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.out_perm = "0, 2, 3, 1"; })));
+}
+
+TEST(MultiHeadAttentionRotaryRule, DoesNotFuseSoftmaxOverAnotherAxis) {
+  expectRopeAttentionUnfused(
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.softmax_axis = "2"; })));
+}
+
+TEST(MultiHeadAttentionRotaryRule, DoesNotFuseANonConstantScale) {
+  expectRopeAttentionUnfused(
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.scale_is_input = true; })));
+}
+
+TEST(MultiHeadAttentionRotaryRule, DoesNotFuseScoresUsedOutside) {
+  expectRopeAttentionUnfused(
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.leak_scores = true; })));
+}
+
+TEST(MultiHeadAttentionRotaryRule, DoesNotFuseAQueryWithoutRotary) {
+  // K rotated, Q not: no RotaryEmbedding on the query heads to move in front of MHA.
+  expectRopeAttentionUnfused(
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.rotate_k_only = true; })));
+}
+
+TEST(AttentionHeadsRule, DoesNotFuseSoftmaxOverAnotherAxis) {
+  expectRopeAttentionUnfused(ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.kv_heads = 1;
+    s.opset = 23;
+    s.softmax_axis = "2";
+  })));
+}
+
+TEST(AttentionHeadsRule, DoesNotFuseScoresUsedOutside) {
+  expectRopeAttentionUnfused(ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.opset = 23;
+    s.leak_scores = true;
+  })));
+}
+
+TEST(AttentionHeadsRule, DoesNotFuseANonConstantScale) {
+  expectRopeAttentionUnfused(ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) {
+    s.opset = 23;
+    s.scale_is_input = true;
+  })));
+}
+
+// ---- GroupQueryAttention: LLaMA with grouped K/V heads ------------------------------------
+
+/// A LLaMA block GroupQueryAttention can take: one K/V head for two Q heads of 8.
+RopeAttentionSpec gqaSpec(void (*edit)(RopeAttentionSpec&) = nullptr) {
+  RopeAttentionSpec s;
+  s.kv_heads = 1;
+  s.head_size = 8;
+  s.repeat_shapes_from_heads = true;
+  if (edit) edit(s);
+  return s;
+}
+
+/// What a GroupQueryAttention rewrite leaves: the three projections, Q's and K's
+/// RotaryEmbedding on them, seqlens_k = S - 1 per batch entry and total_sequence_length = S
+/// (int32) computed from q's shape.
+Ops gqaKept() {
+  return {"MatMul",
+          "MatMul",
+          "MatMul",
+          "com.microsoft::RotaryEmbedding",
+          "com.microsoft::RotaryEmbedding",
+          "Shape",
+          "Slice",
+          "Sub",
+          "Shape",
+          "Slice",
+          "Expand",
+          "Cast",
+          "Squeeze",
+          "Cast"};
+}
+
+TEST(GroupQueryAttentionRule, FusesLlamaTorchScriptWithAnAdditiveMask) {
+  const std::string text = ropeAttentionModel(gqaSpec());
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model),
+            concat({gqaKept(), {"Concat", "Expand", "com.microsoft::GroupQueryAttention"}}));
+  const onnx::NodeProto& gqa = nodeOf(model, "com.microsoft::GroupQueryAttention");
+  EXPECT_EQ(intOf(gqa, "num_heads"), 2);
+  EXPECT_EQ(intOf(gqa, "kv_num_heads"), 1) << "the K/V heads before repeat_kv";
+  EXPECT_EQ(intOf(gqa, "causal"), 0) << "the mask is attention_bias, not assumed causal";
+  EXPECT_NEAR(testing::attribute(gqa, "scale")->f(), 0.35355339f, 1e-6);
+  ASSERT_EQ(gqa.input_size(), 11);
+  EXPECT_EQ(gqa.input(0), model.graph().node(3).output(0)) << "Q's RotaryEmbedding";
+  EXPECT_EQ(gqa.input(1), model.graph().node(4).output(0)) << "K's RotaryEmbedding";
+  EXPECT_EQ(gqa.input(2), "vm") << "the 3-D V projection";
+  EXPECT_EQ(intOf(model.graph().node(4), "num_heads"), 1) << "K is split into its own heads";
+  expectSameInOrt(text);
+}
+
+TEST(GroupQueryAttentionRule, FusesSdpaIsCausalAsItsOwnCausalMask) {
+  const std::string text = ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) {
+    s.opset = 18;
+    s.dynamo = true;
+    s.mask = RopeMask::kSdpaCausal;
+  }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), concat({gqaKept(), {"com.microsoft::GroupQueryAttention"}}));
+  const onnx::NodeProto& gqa = nodeOf(model, "com.microsoft::GroupQueryAttention");
+  EXPECT_EQ(intOf(gqa, "causal"), 1);
+  EXPECT_EQ(gqa.input_size(), 7) << "no attention_bias";
+  expectSameInOrt(text);
+}
+
+TEST(GroupQueryAttentionRule, FusesWithoutMask) {
+  const std::string text =
+      ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) { s.mask = RopeMask::kNone; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), concat({gqaKept(), {"com.microsoft::GroupQueryAttention"}}));
+  EXPECT_EQ(intOf(nodeOf(model, "com.microsoft::GroupQueryAttention"), "causal"), 0);
+  expectSameInOrt(text);
+}
+
+TEST(GroupQueryAttentionRule, FusesACausalWhere) {
+  const std::string text =
+      ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) { s.mask = RopeMask::kCausal; }));
+  EXPECT_EQ(
+      fuse(text),
+      concat({gqaKept(), {"Where", "Concat", "Expand", "com.microsoft::GroupQueryAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(GroupQueryAttentionRule, FusesDynamoRepeatShapes) {
+  const std::string text = ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) {
+    s.opset = 18;
+    s.dynamo = true;
+  }));
+  EXPECT_EQ(fuse(text),
+            concat({gqaKept(), {"Concat", "Expand", "com.microsoft::GroupQueryAttention"}}));
+  expectSameInOrt(text);
+}
+
+/// The ops of a grouped LLaMA block that MultiHeadAttention took instead: K's rotary and
+/// TorchScript's repeat_kv (shapes read from the heads) stay.
+Ops mhaWithRepeat(bool k_rotary) {
+  Ops ops = {"MatMul", "MatMul", "Reshape", "Transpose", "MatMul", "Reshape", "Transpose"};
+  if (k_rotary) ops.push_back("com.microsoft::RotaryEmbedding");
+  const Ops repeat = {"Shape",  "Gather", "Unsqueeze", "Shape",  "Gather", "Unsqueeze",
+                      "Concat", "Concat", "Unsqueeze", "Expand", "Reshape"};
+  for (int i = 0; i < 2; ++i) ops.insert(ops.end(), repeat.begin(), repeat.end());
+  return concat({ops,
+                 {"com.microsoft::RotaryEmbedding"},
+                 kBiasShape,
+                 {"Expand", "com.microsoft::MultiHeadAttention"}});
+}
+
+TEST(GroupQueryAttentionRule, LeavesHeadSizesItsKernelRejectsToMultiHeadAttention) {
+  // ONNX Runtime's GroupQueryAttention fails at run time unless the head size is a multiple
+  // of 8: heads of 4 go to MultiHeadAttention with the repeated K/V heads.
+  const std::string text =
+      ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) { s.head_size = 4; }));
+  EXPECT_EQ(fuse(text), mhaWithRepeat(true));
+  expectSameInOrt(text);
+}
+
+TEST(GroupQueryAttentionRule, LeavesEqualHeadCountsToMultiHeadAttention) {
+  const std::string text =
+      ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) { s.kv_heads = 2; }));
+  EXPECT_EQ(fuse(text), concat({llamaKept(false),
+                                {"com.microsoft::RotaryEmbedding"},
+                                kBiasShape,
+                                {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(GroupQueryAttentionRule, LeavesAnUnrotatedKeyToMultiHeadAttention) {
+  const std::string text =
+      ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) { s.rotate_q_only = true; }));
+  EXPECT_EQ(fuse(text), mhaWithRepeat(false));
+  expectSameInOrt(text);
+}
+
+TEST(GroupQueryAttentionRule, DoesNotFuseAnUpperTriangleAsCausal) {
+  // Trilu(upper=1) keeps the future: not SDPA's causal mask, and its Shape readers of the
+  // Q heads keep every attention rule off.
+  expectRopeAttentionUnfused(ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) {
+    s.mask = RopeMask::kSdpaCausal;
+    s.tril_upper = "1";
+  })));
+}
+
+/// SDPA's causal mask rebuilt from the lengths of q and k: [S, L] ones, Trilu, Equal 0,
+/// Where(-inf, 0).
+const Ops kCausalRebuilt = {"Shape",  "Slice", "Shape", "Slice", "Concat",
+                            "Expand", "Trilu", "Equal", "Where"};
+
+TEST(MultiHeadAttentionRotaryRule, FusesSdpaIsCausal) {
+  const std::string text =
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.mask = RopeMask::kSdpaCausal; }));
+  EXPECT_EQ(fuse(text), concat({llamaKept(false),
+                                {"com.microsoft::RotaryEmbedding"},
+                                kCausalRebuilt,
+                                {"Concat", "Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(AttentionHeadsRule, FusesSdpaIsCausal) {
+  const std::string text = ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) {
+    s.opset = 23;
+    s.dynamo = true;
+    s.mask = RopeMask::kSdpaCausal;
+  }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model),
+            concat({kLlama23Heads, kCausalRebuilt, {"Attention", "Transpose", "Reshape"}}))
+      << "repeat_kv and its shape computations are gone";
+  EXPECT_EQ(nodeOf(model, "Attention").input(2), "vh");
+  expectSameInOrt(text);
+}
+
 // ---- MultiHeadAttention: negatives --------------------------------------------------------
 
 const char* kAttentionRules = "attention";
