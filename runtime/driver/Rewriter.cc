@@ -84,6 +84,12 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
   std::sort(order.begin(), order.end(), [&](NodeId a, NodeId b) {
     return std::make_pair(graph_.node(a).order(), a) > std::make_pair(graph_.node(b).order(), b);
   });
+  // Producers feeding the match from outside: erasing the match may leave them unused.
+  std::vector<NodeId> feeders;
+  for (NodeId id : order)
+    for (ValueId in : graph_.node(id).inputs())
+      if (in != kNoId && graph_.value(in).producer() != kNoId)
+        feeders.push_back(graph_.value(in).producer());
   bool erased_any = true;
   while (erased_any) {
     erased_any = false;
@@ -93,7 +99,24 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
         erased_any = true;
       }
   }
+  eraseNodesLeftDead(std::move(feeders));
   return true;
+}
+
+void Rewriter::eraseNodesLeftDead(std::vector<NodeId> candidates) {
+  // Depth-first from the candidates towards the inputs: a node the rewrite left without
+  // readers goes, and so may its own producers (the Shape/Gather/Concat computing a
+  // Reshape shape the match consumed). Nodes dead before the rewrite are never reached:
+  // only producers of erased nodes are candidates.
+  while (!candidates.empty()) {
+    const NodeId id = candidates.back();
+    candidates.pop_back();
+    if (!graph_.node(id).live() || !graph_.isDead(id)) continue;
+    for (ValueId in : graph_.node(id).inputs())
+      if (in != kNoId && graph_.value(in).producer() != kNoId)
+        candidates.push_back(graph_.value(in).producer());
+    eraseNode(id);
+  }
 }
 
 }  // namespace onnx_rewrite

@@ -62,14 +62,17 @@ class Rewriter {
   ValueId addInitializer(onnx::TensorProto tensor, std::string_view name_hint);
   /// Every use of `from` reads `to` instead; false (nothing changed) if ONNX naming forbids.
   bool replaceValue(ValueId from, ValueId to);
-  /// Replaces each `first` by `second`, then erases the matched nodes left without uses.
-  /// Returns false, changing nothing, if a replacement is not allowed.
+  /// Replaces each `first` by `second`, then erases the matched nodes left without uses,
+  /// and the nodes outside the match that only they read (transitively). Returns false,
+  /// changing nothing, if a replacement is not allowed.
   bool replaceMatch(const std::vector<NodeId>& matched,
                     const std::vector<std::pair<ValueId, ValueId>>& replacements);
   void eraseNode(NodeId node);
 
  private:
   void reportFailure(const std::string& reason);
+  /// Erases each of `candidates` that has no reader left, then its producers likewise.
+  void eraseNodesLeftDead(std::vector<NodeId> candidates);
 
   Model& model_;
   Graph& graph_;
