@@ -364,7 +364,7 @@ class ModelWriter {
   /// Div by sqrt(head_dim), mask; `kt` is k already transposed. SDPA (dynamo, torchlib):
   /// Mul(q, sqrt(scale)), Mul(Transpose(k), sqrt(scale)), MatMul, Add(mask).
   std::string attend(const std::string& q, const std::string& k, const std::string& v,
-                     const std::string& mask, bool k_transposed) {
+                     const std::string& mask, bool k_transposed, bool sdpa_causal = false) {
     std::string scores;
     if (ts_) {
       std::string kt = k_transposed ? k : transpose(k, {0, 1, 3, 2});
@@ -377,8 +377,24 @@ class ModelWriter {
       scores = b_.node("MatMul", {qs, ks});
     }
     if (!mask.empty()) scores = b_.node("Add", {scores, mask});
+    if (sdpa_causal) scores = b_.node("Add", {scores, sdpaCausalMask(q, k)});
     std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
     return b_.node("MatMul", {probs, v});
+  }
+
+  /// SDPA's is_causal mask, [L, S] from the lengths of q and k: ones, Trilu(upper=0),
+  /// Where(Equal(., 0), -inf, 0). TorchScript reads a length as Slice(Shape(x), [-2], [-1]),
+  /// dynamo (after its optimizer) as Shape(x, start=-2, end=-1).
+  std::string sdpaCausalMask(const std::string& q, const std::string& k) {
+    auto length = [&](const std::string& x) {
+      if (ts_) return b_.node("Slice", {b_.node("Shape", {x}), b_.ints({-2}), b_.ints({-1})});
+      return b_.node("Shape", {x}, {attrInt("start", -2), attrInt("end", -1)});
+    };
+    std::string ones = b_.node("Expand", {b_.scalar(1.0f), concat({length(q), length(k)})});
+    std::string tril = b_.node("Trilu", {ones}, {attrInt("upper", 0)});
+    std::string zero = b_.scalar(0.0f);
+    return b_.node("Where", {b_.node("Equal", {tril, zero}),
+                             b_.scalar(-std::numeric_limits<float>::infinity()), zero});
   }
 
   /// (1.0 - mask[:, None, None, :].float()) * finfo.min, computed once for all layers.
@@ -590,7 +606,9 @@ class ModelWriter {
       std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
       q = applyRope(q, cos, sin);
       k = applyRope(k, cos, sin);
-      std::string ctx = attend(q, repeatKv(k), repeatKv(v), "attention_mask", false);
+      const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
+      std::string ctx =
+          attend(q, repeatKv(k), repeatKv(v), sdpa ? "" : "attention_mask", false, sdpa);
       std::string o = linear(mergeHeads(ctx, n), qd, h, false, "o_proj");
       enterLayer(i, "model.layers");
       std::string r = b_.node("Add", {x, o});
@@ -624,7 +642,8 @@ class ModelWriter {
       std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
       q = applyRope(q, cos, sin);
       k = applyRope(k, cos, sin);
-      std::string ctx = attend(q, k, v, "attention_mask", false);
+      const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
+      std::string ctx = attend(q, k, v, sdpa ? "" : "attention_mask", false, sdpa);
       std::string a = linear(mergeHeads(ctx, n), h, h, true, "dense");
       enterLayer(i, "model.layers");
       enterScope(".mlp");
@@ -686,7 +705,10 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument("the TorchScript exporter emits opsets 14-17");
   if (!ts && (s.opset < 18 || s.opset > 24))
     throw std::invalid_argument("the dynamo exporter emits opsets 18-24");
-  if (!ts && *s.causal_mask == CausalMask::kWhere)
+  const bool decoder_with_rope = s.family == ModelFamily::kLlama || s.family == ModelFamily::kPhi;
+  if (*s.causal_mask == CausalMask::kSdpa && !decoder_with_rope)
+    throw std::invalid_argument("the SDPA is_causal form is built for llama and phi");
+  if (!ts && *s.causal_mask == CausalMask::kWhere && !decoder_with_rope)
     throw std::invalid_argument("the per-layer Where mask is TorchScript's (eager attention)");
   return s;
 }
@@ -708,7 +730,8 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
   if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2) {
     addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
   } else {
-    addInput(g, "attention_mask", onnx::TensorProto::FLOAT, {"batch", "1", "seq", "seq"});
+    if (*s.causal_mask != CausalMask::kSdpa)
+      addInput(g, "attention_mask", onnx::TensorProto::FLOAT, {"batch", "1", "seq", "seq"});
     addInput(g, "position_ids", onnx::TensorProto::INT64, {"batch", "seq"});
   }
   ModelWriter writer(s, g);

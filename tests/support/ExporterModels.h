@@ -36,10 +36,16 @@ namespace onnx_rewrite::testing {
 enum class ModelFamily { kBert, kGpt2, kLlama, kPhi };
 enum class Exporter { kTorchScript, kDynamo };
 
-/// How GPT-2 masks future positions.
+/// How future positions are masked. GPT-2: kWhere or kAdd. LLaMA and Phi: kSdpa, or else
+/// the additive attention_mask input HF prepares once.
 enum class CausalMask {
   kWhere,  ///< per layer: Where(Slice(tril buffer), scores, finfo.min) (eager attention)
   kAdd,    ///< once: an additive [batch, 1, seq, seq] mask, per layer Add (SDPA)
+  /// per layer: scaled_dot_product_attention(is_causal=True) without attention_mask (HF's
+  /// sdpa attention when nothing is padded), as torch.onnx writes it:
+  /// Add(scores, Where(Equal(Trilu(Expand(1, [L, S]), upper=0), 0), -inf, 0)) with L and S
+  /// read from the Q and K heads (llama, phi).
+  kSdpa,
 };
 
 /// How LLaMA/Phi get the RoPE cos/sin.
@@ -61,7 +67,8 @@ struct ExporterModelSpec {
   int rotary_dim = 0;  ///< 0: head_dim / 2 for phi, head_dim for llama; unused otherwise
   int ffn = 0;         ///< 0: 4 * hidden (llama: 2 * hidden, SwiGLU)
   int max_positions = 64;
-  /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo.
+  /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo. llama, phi: kSdpa or the
+  /// attention_mask input (any other value).
   std::optional<CausalMask> causal_mask;
   /// llama and phi; unset: kGather for TorchScript, kComputed for dynamo.
   std::optional<RopeCache> rope_cache;
@@ -74,8 +81,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec);
 /// The model. Inputs: hidden_states float[batch, seq, hidden]; bert and gpt2 add
 /// attention_mask int64[batch, seq] (1 keep, 0 pad); llama and phi add attention_mask
 /// float[batch, 1, seq, seq] (additive, causal and padding combined as HF prepares it
-/// once for all layers) and position_ids int64[batch, seq]. Output last_hidden_state
-/// float[batch, seq, hidden]. Weights are initializers.
+/// once for all layers; not with CausalMask::kSdpa) and position_ids int64[batch, seq]. Output
+/// last_hidden_state float[batch, seq, hidden]. Weights are initializers.
 onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec);
 
 /// Fused ops the shipped rules should leave in the model.

@@ -23,7 +23,7 @@ const char* kUsage =
     "usage: gen_exporter_model --family bert|gpt2|llama|phi [--exporter torchscript|dynamo]\n"
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
-    "         [--causal-mask where|add] [--rope-cache gather|computed]\n"
+    "         [--causal-mask where|add|sdpa] [--rope-cache gather|computed]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
 
@@ -67,8 +67,11 @@ int main(int argc, char** argv) {
           throw std::invalid_argument("unknown exporter " + v);
       } else if (a == "--causal-mask") {
         const std::string v = value();
-        if (v != "where" && v != "add") throw std::invalid_argument("--causal-mask: where|add");
-        spec.causal_mask = v == "where" ? t::CausalMask::kWhere : t::CausalMask::kAdd;
+        if (v != "where" && v != "add" && v != "sdpa")
+          throw std::invalid_argument("--causal-mask: where|add|sdpa");
+        spec.causal_mask = v == "where" ? t::CausalMask::kWhere
+                           : v == "add" ? t::CausalMask::kAdd
+                                        : t::CausalMask::kSdpa;
       } else if (a == "--rope-cache") {
         const std::string v = value();
         if (v != "gather" && v != "computed")
