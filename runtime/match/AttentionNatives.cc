@@ -141,14 +141,23 @@ bool splitsHeads(const MatchContext& ctx, ValueArgs args) {
   return headSplit(ctx, args[0], n, h);
 }
 
-bool sameHeads(const MatchContext& ctx, ValueArgs args) {
+/// Reads the number and size of the heads a value holds or splits into.
+using HeadReader = bool (*)(const MatchContext&, ValueId, int64_t&, int64_t&);
+
+/// The heads `read` finds in `a` are as many as head split `ref` makes, and (`same_size`)
+/// of the same size.
+bool headsMatch(const MatchContext& ctx, HeadReader read, ValueId a, ValueId ref, bool same_size) {
   int64_t n1 = 0, h1 = 0, n2 = 0, h2 = 0;
-  return headSplit(ctx, args[0], n1, h1) && headSplit(ctx, args[1], n2, h2) && n1 == n2 && h1 == h2;
+  return read(ctx, a, n1, h1) && headSplit(ctx, ref, n2, h2) && n1 == n2 &&
+         (!same_size || h1 == h2);
+}
+
+bool sameHeads(const MatchContext& ctx, ValueArgs args) {
+  return headsMatch(ctx, &headSplit, args[0], args[1], true);
 }
 
 bool sameHeadCount(const MatchContext& ctx, ValueArgs args) {
-  int64_t n1 = 0, h1 = 0, n2 = 0, h2 = 0;
-  return headSplit(ctx, args[0], n1, h1) && headSplit(ctx, args[1], n2, h2) && n1 == n2;
+  return headsMatch(ctx, &headSplit, args[0], args[1], false);
 }
 
 /// `y` = Reshape(t, [a, b, N * Hv or -1]) where t = [B, S, N, Hv] holds the heads of query
@@ -200,14 +209,12 @@ bool headsOf(const MatchContext& ctx, ValueId h, int64_t& heads, int64_t& head_s
 /// heads_like(kh, qr): kh = [B, N, L, H] holds as many heads of the same size as the head
 /// split qr makes.
 bool headsLike(const MatchContext& ctx, ValueArgs args) {
-  int64_t n1 = 0, h1 = 0, n2 = 0, h2 = 0;
-  return headsOf(ctx, args[0], n1, h1) && headSplit(ctx, args[1], n2, h2) && n1 == n2 && h1 == h2;
+  return headsMatch(ctx, &headsOf, args[0], args[1], true);
 }
 
 /// head_count_like(vh, qr): vh = [B, N, L, Hv] holds as many heads as the split qr makes.
 bool headCountLike(const MatchContext& ctx, ValueArgs args) {
-  int64_t n1 = 0, h1 = 0, n2 = 0, h2 = 0;
-  return headsOf(ctx, args[0], n1, h1) && headSplit(ctx, args[1], n2, h2) && n1 == n2;
+  return headsMatch(ctx, &headsOf, args[0], args[1], false);
 }
 
 /// merges_heads_of(y, vh, q): y merges (mergesInto) the heads vh = [B, N, L, Hv] hold.
