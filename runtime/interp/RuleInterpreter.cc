@@ -33,7 +33,7 @@
 //   L: name: is 'v' here but 'w' earlier             (a name or shared expr, two values)
 //   L: Op: attribute A differs from the one captured as c earlier
 //   L: subject: <constraint detail>                   (see checkConstraint)
-//   L: pred(a, b): does not hold                      (native predicate)
+//   L: pred(a, b): does not hold (its doc line)       (native predicate)
 //   L: rule: no rewrite variant applies
 //   L: name: not bound by this match, but the rewrite reads it
 //   L: attr=value(c): 'v' is not a one-element numeric constant

@@ -855,7 +855,9 @@ bool Matcher::checkConstraint(uint32_t index, std::string* why) {
     return reject(why, [&] {
       std::string args;
       for (size_t i = 0; i < c.args.size(); ++i) args += (i ? ", " : "") + c.args[i];
-      return c.native + "(" + args + "): does not hold";
+      // The predicate's doc line says what was required (and what the user can do).
+      const std::string& doc = c.predicate->doc;
+      return c.native + "(" + args + "): does not hold" + (doc.empty() ? "" : " (" + doc + ")");
     });
   }
   const ValueId v = s_.slots[c.slot];
