@@ -64,178 +64,186 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// 0
-  /// (rules/attention.yaml: packed_attention 52:46, group_query_attention 248:101)
+  /// (rules/attention.yaml: packed_attention 53:46, group_query_attention 267:101)
   bool matchConstant36(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant36)) return same(Ids::kConstant36, v) && k();
     return bind(Ids::kConstant36, v) && constant(Ids::kConstant36, v) && k();
   }
 
   /// 1
-  /// (rules/attention.yaml: packed_attention 52:89, attention_heads 410:33)
+  /// (rules/attention.yaml: packed_attention 53:89, attention_heads 443:33)
   bool matchConstant41(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant41)) return same(Ids::kConstant41, v) && k();
     return bind(Ids::kConstant41, v) && constant(Ids::kConstant41, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: packed_attention 52:108, group_query_attention 248:196)
+  /// (rules/attention.yaml: packed_attention 53:108, group_query_attention 267:196)
   bool matchAny46(ValueId v, gen::Next k) {
     if (seen(Ids::kAny46)) return same(Ids::kAny46, v) && k();
     return bind(Ids::kAny46, v) && k();
   }
 
   /// 0
-  /// (rules/attention.yaml: packed_attention 55:58, multi_head_attention_rotary 351:48)
+  /// (rules/attention.yaml: packed_attention 56:58, multi_head_attention_rotary 379:48)
   bool matchConstant63(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant63)) return same(Ids::kConstant63, v) && k();
     return bind(Ids::kConstant63, v) && constant(Ids::kConstant63, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: packed_attention 55:105, group_query_attention 251:196)
+  /// (rules/attention.yaml: packed_attention 56:105, group_query_attention 270:196)
   bool matchAny70(ValueId v, gen::Next k) {
     if (seen(Ids::kAny70)) return same(Ids::kAny70, v) && k();
     return bind(Ids::kAny70, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: packed_attention 55:183, multi_head_attention_rotary 353:42)
-  bool matchAny76(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny76)) return same(Ids::kAny76, v) && k();
-    return bind(Ids::kAny76, v) && k();
+  /// (rules/attention.yaml: packed_attention 56:196, multi_head_attention_rotary 381:42)
+  bool matchAny78(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny78)) return same(Ids::kAny78, v) && k();
+    return bind(Ids::kAny78, v) && k();
   }
 
   /// c
-  /// (rules/attention.yaml: packed_attention 58:32, multi_head_attention_causal_slice 117:32,
-  /// multi_head_attention 172:32, group_query_attention 261:32, multi_head_attention_rotary 347:32,
-  /// attention_heads 408:32)
+  /// (rules/attention.yaml: packed_attention 59:32, multi_head_attention_causal_slice 123:32,
+  /// multi_head_attention 178:32, group_query_attention 280:32, multi_head_attention_rotary 375:32,
+  /// attention_heads 441:32)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
   }
 
   /// cq
-  /// (rules/attention.yaml: packed_attention 58:77, multi_head_attention_causal_slice 117:77,
-  /// multi_head_attention 172:77, group_query_attention 261:77, multi_head_attention_rotary 347:77,
-  /// attention_heads 408:77)
+  /// (rules/attention.yaml: packed_attention 59:77, multi_head_attention_causal_slice 123:77,
+  /// multi_head_attention 178:77, group_query_attention 280:77, multi_head_attention_rotary 375:77,
+  /// attention_heads 441:77)
   bool matchCq(ValueId v, gen::Next k) {
     if (seen(Ids::kCq)) return same(Ids::kCq, v) && k();
     return bind(Ids::kCq, v) && k();
   }
 
   /// ck
-  /// (rules/attention.yaml: packed_attention 58:109, multi_head_attention_causal_slice 117:109,
-  /// multi_head_attention 172:109, group_query_attention 261:109, multi_head_attention_rotary
-  /// 347:109, attention_heads 408:109)
+  /// (rules/attention.yaml: packed_attention 59:109, multi_head_attention_causal_slice 123:109,
+  /// multi_head_attention 178:109, group_query_attention 280:109, multi_head_attention_rotary
+  /// 375:109, attention_heads 441:109)
   bool matchCk(ValueId v, gen::Next k) {
     if (seen(Ids::kCk)) return same(Ids::kCk, v) && k();
     return bind(Ids::kCk, v) && k();
   }
 
   /// causal
-  /// (rules/attention.yaml: packed_attention 59:22, multi_head_attention 173:22,
-  /// group_query_attention 265:79, multi_head_attention_rotary 351:79, attention_heads 412:79)
+  /// (rules/attention.yaml: packed_attention 60:22, multi_head_attention 179:22,
+  /// group_query_attention 284:79, multi_head_attention_rotary 379:79, attention_heads 445:79)
   bool matchCausal(ValueId v, gen::Next k) {
     if (seen(Ids::kCausal)) return same(Ids::kCausal, v) && k();
     return bind(Ids::kCausal, v) && k();
   }
 
   /// fill
-  /// (rules/attention.yaml: packed_attention 59:33, multi_head_attention_causal_slice 122:33,
-  /// multi_head_attention 173:33, group_query_attention 265:42, multi_head_attention_rotary 351:42,
-  /// attention_heads 412:42)
+  /// (rules/attention.yaml: packed_attention 60:33, multi_head_attention_causal_slice 128:33,
+  /// multi_head_attention 179:33, group_query_attention 284:42, multi_head_attention_rotary 379:42,
+  /// attention_heads 445:42)
   bool matchFill(ValueId v, gen::Next k) {
     if (seen(Ids::kFill)) return same(Ids::kFill, v) && k();
     return bind(Ids::kFill, v) && k();
   }
 
   /// mask
-  /// (rules/attention.yaml: packed_attention 59:40, multi_head_attention_causal_slice 122:40,
-  /// multi_head_attention 173:40, group_query_attention 265:97, multi_head_attention_rotary 351:97,
-  /// attention_heads 412:97)
+  /// (rules/attention.yaml: packed_attention 60:40, multi_head_attention_causal_slice 128:40,
+  /// multi_head_attention 179:40, group_query_attention 284:97, multi_head_attention_rotary 379:97,
+  /// attention_heads 445:97)
   bool matchMask(ValueId v, gen::Next k) {
     if (seen(Ids::kMask)) return same(Ids::kMask, v) && k();
     return bind(Ids::kMask, v) && k();
   }
 
+  /// masked
+  /// (rules/attention.yaml: packed_attention 60:100, multi_head_attention 179:100,
+  /// group_query_attention 284:157, multi_head_attention_rotary 379:157, attention_heads 445:157)
+  bool matchMasked(ValueId v, gen::Next k) {
+    if (seen(Ids::kMasked)) return same(Ids::kMasked, v) && k();
+    return bind(Ids::kMasked, v) && k();
+  }
+
   /// 0
-  /// (rules/attention.yaml: packed_attention 61:58, multi_head_attention_causal_slice 121:35,
-  /// group_query_attention 258:40)
+  /// (rules/attention.yaml: packed_attention 62:46, multi_head_attention_causal_slice 127:35,
+  /// group_query_attention 277:40)
   bool matchConstant111(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant111)) return same(Ids::kConstant111, v) && k();
     return bind(Ids::kConstant111, v) && constant(Ids::kConstant111, v) && k();
   }
 
+  /// 0
+  /// (rules/attention.yaml: packed_attention 62:58, group_query_attention 277:52)
+  bool matchConstant113(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant113)) return same(Ids::kConstant113, v) && k();
+    return bind(Ids::kConstant113, v) && constant(Ids::kConstant113, v) && k();
+  }
+
   /// _
-  /// (rules/attention.yaml: packed_attention 61:85, multi_head_attention 175:157)
-  bool matchAny113(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny113)) return same(Ids::kAny113, v) && k();
-    return bind(Ids::kAny113, v) && k();
+  /// (rules/attention.yaml: packed_attention 62:85, multi_head_attention 181:157)
+  bool matchAny115(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny115)) return same(Ids::kAny115, v) && k();
+    return bind(Ids::kAny115, v) && k();
   }
 
   /// Shape(_)
-  /// (rules/attention.yaml: packed_attention 61:79, multi_head_attention 175:151)
-  bool matchShape114(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape114)) return same(Ids::kShape114, v) && k();
-    if (!bind(Ids::kShape114, v)) return false;
-    const NodeId n = node(Ids::kShape114, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape114, n, v)) return false;
-    return matchAny113(input(n, 0), k);
+  /// (rules/attention.yaml: packed_attention 62:79, multi_head_attention 181:151)
+  bool matchShape116(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape116)) return same(Ids::kShape116, v) && k();
+    if (!bind(Ids::kShape116, v)) return false;
+    const NodeId n = node(Ids::kShape116, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape116, n, v)) return false;
+    return matchAny115(input(n, 0), k);
   }
 
   /// 1
-  /// (rules/attention.yaml: packed_attention 61:89, multi_head_attention_causal_slice 121:62)
-  bool matchConstant115(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant115)) return same(Ids::kConstant115, v) && k();
-    return bind(Ids::kConstant115, v) && constant(Ids::kConstant115, v) && k();
-  }
-
-  /// 0
-  /// (rules/attention.yaml: packed_attention 61:101, group_query_attention 259:41)
+  /// (rules/attention.yaml: packed_attention 62:89, group_query_attention 278:41)
   bool matchConstant117(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant117)) return same(Ids::kConstant117, v) && k();
     return bind(Ids::kConstant117, v) && constant(Ids::kConstant117, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: packed_attention 61:105, group_query_attention 259:56)
-  bool matchAny119(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny119)) return same(Ids::kAny119, v) && k();
-    return bind(Ids::kAny119, v) && k();
-  }
-
-  /// _
-  /// (rules/attention.yaml: packed_attention 61:131, group_query_attention 259:66)
+  /// (rules/attention.yaml: packed_attention 62:105, group_query_attention 278:66)
   bool matchAny121(ValueId v, gen::Next k) {
     if (seen(Ids::kAny121)) return same(Ids::kAny121, v) && k();
     return bind(Ids::kAny121, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: packed_attention 61:157, group_query_attention 259:79)
+  /// (rules/attention.yaml: packed_attention 62:131, group_query_attention 278:79)
   bool matchAny123(ValueId v, gen::Next k) {
     if (seen(Ids::kAny123)) return same(Ids::kAny123, v) && k();
     return bind(Ids::kAny123, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: packed_attention 61:190, group_query_attention 259:101)
+  /// (rules/attention.yaml: packed_attention 62:177, group_query_attention 278:101)
   bool matchAny127(ValueId v, gen::Next k) {
     if (seen(Ids::kAny127)) return same(Ids::kAny127, v) && k();
     return bind(Ids::kAny127, v) && k();
   }
 
+  /// _
+  /// (rules/attention.yaml: packed_attention 62:190, group_query_attention 278:114)
+  bool matchAny129(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny129)) return same(Ids::kAny129, v) && k();
+    return bind(Ids::kAny129, v) && k();
+  }
+
   /// q
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:42, multi_head_attention 163:42,
-  /// group_query_attention 245:42, multi_head_attention_rotary 343:42)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:42, multi_head_attention 169:42,
+  /// group_query_attention 264:42, multi_head_attention_rotary 371:42)
   bool matchQ(ValueId v, gen::Next k) {
     if (seen(Ids::kQ)) return same(Ids::kQ, v) && k();
     return bind(Ids::kQ, v) && k();
   }
 
   /// Shape(q)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:36, multi_head_attention 163:36,
-  /// group_query_attention 245:36, multi_head_attention_rotary 343:36)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:36, multi_head_attention 169:36,
+  /// group_query_attention 264:36, multi_head_attention_rotary 371:36)
   bool matchShape1(ValueId v, gen::Next k) {
     if (seen(Ids::kShape1)) return same(Ids::kShape1, v) && k();
     if (!bind(Ids::kShape1, v)) return false;
@@ -245,16 +253,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:46, multi_head_attention 163:46,
-  /// group_query_attention 245:46, multi_head_attention_rotary 343:46)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:46, multi_head_attention 169:46,
+  /// group_query_attention 264:46, multi_head_attention_rotary 371:46)
   bool matchConstant2(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant2)) return same(Ids::kConstant2, v) && k();
     return bind(Ids::kConstant2, v) && constant(Ids::kConstant2, v) && k();
   }
 
   /// Gather(Shape(q), 0, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:29, multi_head_attention 163:29,
-  /// group_query_attention 245:29, multi_head_attention_rotary 343:29)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:29, multi_head_attention 169:29,
+  /// group_query_attention 264:29, multi_head_attention_rotary 371:29)
   bool matchGather3(ValueId v, gen::Next k) {
     if (seen(Ids::kGather3)) return same(Ids::kGather3, v) && k();
     if (!bind(Ids::kGather3, v)) return false;
@@ -264,16 +272,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:58, multi_head_attention 163:58,
-  /// group_query_attention 245:58, multi_head_attention_rotary 343:58)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:58, multi_head_attention 169:58,
+  /// group_query_attention 264:58, multi_head_attention_rotary 371:58)
   bool matchConstant4(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant4)) return same(Ids::kConstant4, v) && k();
     return bind(Ids::kConstant4, v) && constant(Ids::kConstant4, v) && k();
   }
 
   /// Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:19, multi_head_attention 163:19,
-  /// group_query_attention 245:19, multi_head_attention_rotary 343:19)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:19, multi_head_attention 169:19,
+  /// group_query_attention 264:19, multi_head_attention_rotary 371:19)
   bool matchUnsqueeze5(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze5)) return same(Ids::kUnsqueeze5, v) && k();
     if (!bind(Ids::kUnsqueeze5, v)) return false;
@@ -283,8 +291,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(q)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:79, multi_head_attention 163:79,
-  /// group_query_attention 245:79, multi_head_attention_rotary 343:79)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:79, multi_head_attention 169:79,
+  /// group_query_attention 264:79, multi_head_attention_rotary 371:79)
   bool matchShape6(ValueId v, gen::Next k) {
     if (seen(Ids::kShape6)) return same(Ids::kShape6, v) && k();
     if (!bind(Ids::kShape6, v)) return false;
@@ -294,16 +302,16 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 1
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:89, multi_head_attention 163:89,
-  /// group_query_attention 245:89, multi_head_attention_rotary 343:89)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:89, multi_head_attention 169:89,
+  /// group_query_attention 264:89, multi_head_attention_rotary 371:89)
   bool matchConstant7(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant7)) return same(Ids::kConstant7, v) && k();
     return bind(Ids::kConstant7, v) && constant(Ids::kConstant7, v) && k();
   }
 
   /// Gather(Shape(q), 1, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:72, multi_head_attention 163:72,
-  /// group_query_attention 245:72, multi_head_attention_rotary 343:72)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:72, multi_head_attention 169:72,
+  /// group_query_attention 264:72, multi_head_attention_rotary 371:72)
   bool matchGather8(ValueId v, gen::Next k) {
     if (seen(Ids::kGather8)) return same(Ids::kGather8, v) && k();
     if (!bind(Ids::kGather8, v)) return false;
@@ -313,17 +321,17 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:101, multi_head_attention
-  /// 163:101, group_query_attention 245:101, multi_head_attention_rotary 343:101, attention_heads
-  /// 406:41)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:101, multi_head_attention
+  /// 169:101, group_query_attention 264:101, multi_head_attention_rotary 371:101, attention_heads
+  /// 439:41)
   bool matchConstant9(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant9)) return same(Ids::kConstant9, v) && k();
     return bind(Ids::kConstant9, v) && constant(Ids::kConstant9, v) && k();
   }
 
   /// Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:62, multi_head_attention 163:62,
-  /// group_query_attention 245:62, multi_head_attention_rotary 343:62)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:62, multi_head_attention 169:62,
+  /// group_query_attention 264:62, multi_head_attention_rotary 371:62)
   bool matchUnsqueeze10(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze10)) return same(Ids::kUnsqueeze10, v) && k();
     if (!bind(Ids::kUnsqueeze10, v)) return false;
@@ -333,25 +341,25 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:105, multi_head_attention
-  /// 163:105, group_query_attention 245:105, multi_head_attention_rotary 343:105, attention_heads
-  /// 406:45)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:105, multi_head_attention
+  /// 169:105, group_query_attention 264:105, multi_head_attention_rotary 371:105, attention_heads
+  /// 439:45)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(Ids::kAny11)) return same(Ids::kAny11, v) && k();
     return bind(Ids::kAny11, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:108, multi_head_attention
-  /// 163:108, group_query_attention 245:108, multi_head_attention_rotary 343:108)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:108, multi_head_attention
+  /// 169:108, group_query_attention 264:108, multi_head_attention_rotary 371:108)
   bool matchAny12(ValueId v, gen::Next k) {
     if (seen(Ids::kAny12)) return same(Ids::kAny12, v) && k();
     return bind(Ids::kAny12, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 108:12,
-  /// multi_head_attention 163:12, group_query_attention 245:12, multi_head_attention_rotary 343:12)
+  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 114:12,
+  /// multi_head_attention 169:12, group_query_attention 264:12, multi_head_attention_rotary 371:12)
   bool matchConcat13(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat13)) return same(Ids::kConcat13, v) && k();
     if (!bind(Ids::kConcat13, v)) return false;
@@ -365,8 +373,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(q, start=0, end=1)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:128, multi_head_attention
-  /// 163:128, group_query_attention 245:128, multi_head_attention_rotary 343:128)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:128, multi_head_attention
+  /// 169:128, group_query_attention 264:128, multi_head_attention_rotary 371:128)
   bool matchShape14(ValueId v, gen::Next k) {
     if (seen(Ids::kShape14)) return same(Ids::kShape14, v) && k();
     if (!bind(Ids::kShape14, v)) return false;
@@ -376,8 +384,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(q, start=1, end=2)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:154, multi_head_attention
-  /// 163:154, group_query_attention 245:154, multi_head_attention_rotary 343:154)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:154, multi_head_attention
+  /// 169:154, group_query_attention 264:154, multi_head_attention_rotary 371:154)
   bool matchShape15(ValueId v, gen::Next k) {
     if (seen(Ids::kShape15)) return same(Ids::kShape15, v) && k();
     if (!bind(Ids::kShape15, v)) return false;
@@ -387,24 +395,24 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:180, multi_head_attention
-  /// 163:180, group_query_attention 245:180, multi_head_attention_rotary 343:180)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:180, multi_head_attention
+  /// 169:180, group_query_attention 264:180, multi_head_attention_rotary 371:180)
   bool matchAny16(ValueId v, gen::Next k) {
     if (seen(Ids::kAny16)) return same(Ids::kAny16, v) && k();
     return bind(Ids::kAny16, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:183, multi_head_attention
-  /// 163:183, group_query_attention 245:183, multi_head_attention_rotary 343:183)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:183, multi_head_attention
+  /// 169:183, group_query_attention 264:183, multi_head_attention_rotary 371:183)
   bool matchAny17(ValueId v, gen::Next k) {
     if (seen(Ids::kAny17)) return same(Ids::kAny17, v) && k();
     return bind(Ids::kAny17, v) && k();
   }
 
   /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:121, multi_head_attention
-  /// 163:121, group_query_attention 245:121, multi_head_attention_rotary 343:121)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:121, multi_head_attention
+  /// 169:121, group_query_attention 264:121, multi_head_attention_rotary 371:121)
   bool matchConcat18(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat18)) return same(Ids::kConcat18, v) && k();
     if (!bind(Ids::kConcat18, v)) return false;
@@ -418,8 +426,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:196, multi_head_attention
-  /// 163:196, group_query_attention 245:196, multi_head_attention_rotary 343:196)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:196, multi_head_attention
+  /// 169:196, group_query_attention 264:196, multi_head_attention_rotary 371:196)
   bool matchAny19(ValueId v, gen::Next k) {
     if (seen(Ids::kAny19)) return same(Ids::kAny19, v) && k();
     return bind(Ids::kAny19, v) && k();
@@ -427,8 +435,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// qs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
   /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 108:119, multi_head_attention
-  /// 163:119, group_query_attention 245:119, multi_head_attention_rotary 343:119)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:119, multi_head_attention
+  /// 169:119, group_query_attention 264:119, multi_head_attention_rotary 371:119)
   bool matchQs(ValueId v, gen::Next k) {
     if (seen(Ids::kQs)) return same(Ids::kQs, v) && k();
     if (!bind(Ids::kQs, v)) return false;
@@ -446,8 +454,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// qr = Reshape(q, qs)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 109:12, multi_head_attention 164:12,
-  /// group_query_attention 246:12, multi_head_attention_rotary 344:12)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 115:12, multi_head_attention 170:12,
+  /// group_query_attention 265:12, multi_head_attention_rotary 372:12)
   bool matchQr(ValueId v, gen::Next k) {
     if (seen(Ids::kQr)) return same(Ids::kQr, v) && k();
     if (!bind(Ids::kQr, v)) return false;
@@ -457,15 +465,15 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// k
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:42, multi_head_attention 166:42,
-  /// group_query_attention 248:42)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:42, multi_head_attention 172:42,
+  /// group_query_attention 267:42)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(Ids::kK)) return same(Ids::kK, v) && k();
     return bind(Ids::kK, v) && k();
   }
 
   /// Shape(k)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:36, multi_head_attention 166:36)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:36, multi_head_attention 172:36)
   bool matchShape24(ValueId v, gen::Next k) {
     if (seen(Ids::kShape24)) return same(Ids::kShape24, v) && k();
     if (!bind(Ids::kShape24, v)) return false;
@@ -475,14 +483,14 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:46, multi_head_attention 166:46)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:46, multi_head_attention 172:46)
   bool matchConstant25(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant25)) return same(Ids::kConstant25, v) && k();
     return bind(Ids::kConstant25, v) && constant(Ids::kConstant25, v) && k();
   }
 
   /// Gather(Shape(k), 0, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:29, multi_head_attention 166:29)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:29, multi_head_attention 172:29)
   bool matchGather26(ValueId v, gen::Next k) {
     if (seen(Ids::kGather26)) return same(Ids::kGather26, v) && k();
     if (!bind(Ids::kGather26, v)) return false;
@@ -492,14 +500,14 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:58, multi_head_attention 166:58)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:58, multi_head_attention 172:58)
   bool matchConstant27(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant27)) return same(Ids::kConstant27, v) && k();
     return bind(Ids::kConstant27, v) && constant(Ids::kConstant27, v) && k();
   }
 
   /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:19, multi_head_attention 166:19)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:19, multi_head_attention 172:19)
   bool matchUnsqueeze28(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze28)) return same(Ids::kUnsqueeze28, v) && k();
     if (!bind(Ids::kUnsqueeze28, v)) return false;
@@ -509,7 +517,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(k)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:79, multi_head_attention 166:79)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:79, multi_head_attention 172:79)
   bool matchShape29(ValueId v, gen::Next k) {
     if (seen(Ids::kShape29)) return same(Ids::kShape29, v) && k();
     if (!bind(Ids::kShape29, v)) return false;
@@ -519,14 +527,14 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 1
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:89, multi_head_attention 166:89)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:89, multi_head_attention 172:89)
   bool matchConstant30(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant30)) return same(Ids::kConstant30, v) && k();
     return bind(Ids::kConstant30, v) && constant(Ids::kConstant30, v) && k();
   }
 
   /// Gather(Shape(k), 1, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:72, multi_head_attention 166:72)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:72, multi_head_attention 172:72)
   bool matchGather31(ValueId v, gen::Next k) {
     if (seen(Ids::kGather31)) return same(Ids::kGather31, v) && k();
     if (!bind(Ids::kGather31, v)) return false;
@@ -536,15 +544,15 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:101, multi_head_attention
-  /// 166:101)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:101, multi_head_attention
+  /// 172:101)
   bool matchConstant32(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant32)) return same(Ids::kConstant32, v) && k();
     return bind(Ids::kConstant32, v) && constant(Ids::kConstant32, v) && k();
   }
 
   /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:62, multi_head_attention 166:62)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:62, multi_head_attention 172:62)
   bool matchUnsqueeze33(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze33)) return same(Ids::kUnsqueeze33, v) && k();
     if (!bind(Ids::kUnsqueeze33, v)) return false;
@@ -554,24 +562,24 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:105, multi_head_attention
-  /// 166:105)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:105, multi_head_attention
+  /// 172:105)
   bool matchAny34(ValueId v, gen::Next k) {
     if (seen(Ids::kAny34)) return same(Ids::kAny34, v) && k();
     return bind(Ids::kAny34, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:108, multi_head_attention
-  /// 166:108)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:108, multi_head_attention
+  /// 172:108)
   bool matchAny35(ValueId v, gen::Next k) {
     if (seen(Ids::kAny35)) return same(Ids::kAny35, v) && k();
     return bind(Ids::kAny35, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 111:12,
-  /// multi_head_attention 166:12)
+  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 117:12,
+  /// multi_head_attention 172:12)
   bool matchConcat36(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat36)) return same(Ids::kConcat36, v) && k();
     if (!bind(Ids::kConcat36, v)) return false;
@@ -585,8 +593,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(k, start=0, end=1)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:128, multi_head_attention
-  /// 166:128)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:128, multi_head_attention
+  /// 172:128)
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(Ids::kShape37)) return same(Ids::kShape37, v) && k();
     if (!bind(Ids::kShape37, v)) return false;
@@ -596,8 +604,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(k, start=1, end=2)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:154, multi_head_attention
-  /// 166:154)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:154, multi_head_attention
+  /// 172:154)
   bool matchShape38(ValueId v, gen::Next k) {
     if (seen(Ids::kShape38)) return same(Ids::kShape38, v) && k();
     if (!bind(Ids::kShape38, v)) return false;
@@ -607,24 +615,24 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:180, multi_head_attention
-  /// 166:180, group_query_attention 248:108)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:180, multi_head_attention
+  /// 172:180, group_query_attention 267:108)
   bool matchAny39(ValueId v, gen::Next k) {
     if (seen(Ids::kAny39)) return same(Ids::kAny39, v) && k();
     return bind(Ids::kAny39, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:183, multi_head_attention
-  /// 166:183)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:183, multi_head_attention
+  /// 172:183)
   bool matchAny40(ValueId v, gen::Next k) {
     if (seen(Ids::kAny40)) return same(Ids::kAny40, v) && k();
     return bind(Ids::kAny40, v) && k();
   }
 
   /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:121, multi_head_attention
-  /// 166:121)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:121, multi_head_attention
+  /// 172:121)
   bool matchConcat41(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat41)) return same(Ids::kConcat41, v) && k();
     if (!bind(Ids::kConcat41, v)) return false;
@@ -638,8 +646,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:196, multi_head_attention
-  /// 166:196)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:196, multi_head_attention
+  /// 172:196)
   bool matchAny42(ValueId v, gen::Next k) {
     if (seen(Ids::kAny42)) return same(Ids::kAny42, v) && k();
     return bind(Ids::kAny42, v) && k();
@@ -647,8 +655,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
   /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 111:119, multi_head_attention
-  /// 166:119)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:119, multi_head_attention
+  /// 172:119)
   bool matchKs(ValueId v, gen::Next k) {
     if (seen(Ids::kKs)) return same(Ids::kKs, v) && k();
     if (!bind(Ids::kKs, v)) return false;
@@ -666,7 +674,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// kr = Reshape(k, ks)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 112:12, multi_head_attention 167:12)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 118:12, multi_head_attention 173:12)
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(Ids::kKr)) return same(Ids::kKr, v) && k();
     if (!bind(Ids::kKr, v)) return false;
@@ -676,7 +684,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Transpose(kr, perm=[0, 2, 3, 1])
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 113:12, multi_head_attention 168:12)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 119:12, multi_head_attention 174:12)
   bool matchTranspose45(ValueId v, gen::Next k) {
     if (seen(Ids::kTranspose45)) return same(Ids::kTranspose45, v) && k();
     if (!bind(Ids::kTranspose45, v)) return false;
@@ -686,7 +694,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Transpose(kr, perm=[0, 2, 1, 3])
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 113:57, multi_head_attention 168:57)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 119:57, multi_head_attention 174:57)
   bool matchTranspose46(ValueId v, gen::Next k) {
     if (seen(Ids::kTranspose46)) return same(Ids::kTranspose46, v) && k();
     if (!bind(Ids::kTranspose46, v)) return false;
@@ -696,7 +704,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 113:47, multi_head_attention 168:47)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 119:47, multi_head_attention 174:47)
   bool matchTranspose47(ValueId v, gen::Next k) {
     if (seen(Ids::kTranspose47)) return same(Ids::kTranspose47, v) && k();
     if (!bind(Ids::kTranspose47, v)) return false;
@@ -706,8 +714,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// kt = Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0,
-  /// 1, 3, 2]) (rules/attention.yaml: multi_head_attention_causal_slice 113:45,
-  /// multi_head_attention 168:45)
+  /// 1, 3, 2]) (rules/attention.yaml: multi_head_attention_causal_slice 119:45,
+  /// multi_head_attention 174:45)
   bool matchKt(ValueId v, gen::Next k) {
     if (seen(Ids::kKt)) return same(Ids::kKt, v) && k();
     if (!bind(Ids::kKt, v)) return false;
@@ -722,15 +730,15 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// v
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:42, multi_head_attention 169:42,
-  /// group_query_attention 251:42)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:42, multi_head_attention 175:42,
+  /// group_query_attention 270:42)
   bool matchV(ValueId v, gen::Next k) {
     if (seen(Ids::kV)) return same(Ids::kV, v) && k();
     return bind(Ids::kV, v) && k();
   }
 
   /// Shape(v)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:36, multi_head_attention 169:36)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:36, multi_head_attention 175:36)
   bool matchShape50(ValueId v, gen::Next k) {
     if (seen(Ids::kShape50)) return same(Ids::kShape50, v) && k();
     if (!bind(Ids::kShape50, v)) return false;
@@ -740,15 +748,15 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:46, multi_head_attention 169:46,
-  /// multi_head_attention_rotary 349:29)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:46, multi_head_attention 175:46,
+  /// multi_head_attention_rotary 377:29)
   bool matchConstant51(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant51)) return same(Ids::kConstant51, v) && k();
     return bind(Ids::kConstant51, v) && constant(Ids::kConstant51, v) && k();
   }
 
   /// Gather(Shape(v), 0, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:29, multi_head_attention 169:29)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:29, multi_head_attention 175:29)
   bool matchGather52(ValueId v, gen::Next k) {
     if (seen(Ids::kGather52)) return same(Ids::kGather52, v) && k();
     if (!bind(Ids::kGather52, v)) return false;
@@ -758,15 +766,15 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:58, multi_head_attention 169:58,
-  /// group_query_attention 251:46)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:58, multi_head_attention 175:58,
+  /// group_query_attention 270:46)
   bool matchConstant53(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant53)) return same(Ids::kConstant53, v) && k();
     return bind(Ids::kConstant53, v) && constant(Ids::kConstant53, v) && k();
   }
 
   /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:19, multi_head_attention 169:19)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:19, multi_head_attention 175:19)
   bool matchUnsqueeze54(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze54)) return same(Ids::kUnsqueeze54, v) && k();
     if (!bind(Ids::kUnsqueeze54, v)) return false;
@@ -776,7 +784,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(v)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:79, multi_head_attention 169:79)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:79, multi_head_attention 175:79)
   bool matchShape55(ValueId v, gen::Next k) {
     if (seen(Ids::kShape55)) return same(Ids::kShape55, v) && k();
     if (!bind(Ids::kShape55, v)) return false;
@@ -786,15 +794,15 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 1
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:89, multi_head_attention 169:89,
-  /// multi_head_attention_rotary 350:26)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:89, multi_head_attention 175:89,
+  /// multi_head_attention_rotary 378:26)
   bool matchConstant56(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant56)) return same(Ids::kConstant56, v) && k();
     return bind(Ids::kConstant56, v) && constant(Ids::kConstant56, v) && k();
   }
 
   /// Gather(Shape(v), 1, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:72, multi_head_attention 169:72)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:72, multi_head_attention 175:72)
   bool matchGather57(ValueId v, gen::Next k) {
     if (seen(Ids::kGather57)) return same(Ids::kGather57, v) && k();
     if (!bind(Ids::kGather57, v)) return false;
@@ -804,15 +812,15 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:101, multi_head_attention
-  /// 169:101, group_query_attention 251:89)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:101, multi_head_attention
+  /// 175:101, group_query_attention 270:89)
   bool matchConstant58(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant58)) return same(Ids::kConstant58, v) && k();
     return bind(Ids::kConstant58, v) && constant(Ids::kConstant58, v) && k();
   }
 
   /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:62, multi_head_attention 169:62)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:62, multi_head_attention 175:62)
   bool matchUnsqueeze59(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze59)) return same(Ids::kUnsqueeze59, v) && k();
     if (!bind(Ids::kUnsqueeze59, v)) return false;
@@ -822,24 +830,24 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:105, multi_head_attention
-  /// 169:105)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:105, multi_head_attention
+  /// 175:105)
   bool matchAny60(ValueId v, gen::Next k) {
     if (seen(Ids::kAny60)) return same(Ids::kAny60, v) && k();
     return bind(Ids::kAny60, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:108, multi_head_attention
-  /// 169:108)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:108, multi_head_attention
+  /// 175:108)
   bool matchAny61(ValueId v, gen::Next k) {
     if (seen(Ids::kAny61)) return same(Ids::kAny61, v) && k();
     return bind(Ids::kAny61, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 114:12,
-  /// multi_head_attention 169:12)
+  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 120:12,
+  /// multi_head_attention 175:12)
   bool matchConcat62(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat62)) return same(Ids::kConcat62, v) && k();
     if (!bind(Ids::kConcat62, v)) return false;
@@ -853,8 +861,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(v, start=0, end=1)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:128, multi_head_attention
-  /// 169:128)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:128, multi_head_attention
+  /// 175:128)
   bool matchShape63(ValueId v, gen::Next k) {
     if (seen(Ids::kShape63)) return same(Ids::kShape63, v) && k();
     if (!bind(Ids::kShape63, v)) return false;
@@ -864,8 +872,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Shape(v, start=1, end=2)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:154, multi_head_attention
-  /// 169:154)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:154, multi_head_attention
+  /// 175:154)
   bool matchShape64(ValueId v, gen::Next k) {
     if (seen(Ids::kShape64)) return same(Ids::kShape64, v) && k();
     if (!bind(Ids::kShape64, v)) return false;
@@ -875,24 +883,24 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:180, multi_head_attention
-  /// 169:180)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:180, multi_head_attention
+  /// 175:180)
   bool matchAny65(ValueId v, gen::Next k) {
     if (seen(Ids::kAny65)) return same(Ids::kAny65, v) && k();
     return bind(Ids::kAny65, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:183, multi_head_attention
-  /// 169:183)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:183, multi_head_attention
+  /// 175:183)
   bool matchAny66(ValueId v, gen::Next k) {
     if (seen(Ids::kAny66)) return same(Ids::kAny66, v) && k();
     return bind(Ids::kAny66, v) && k();
   }
 
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:121, multi_head_attention
-  /// 169:121)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:121, multi_head_attention
+  /// 175:121)
   bool matchConcat67(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat67)) return same(Ids::kConcat67, v) && k();
     if (!bind(Ids::kConcat67, v)) return false;
@@ -906,8 +914,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:196, multi_head_attention
-  /// 169:196, group_query_attention 251:183)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:196, multi_head_attention
+  /// 175:196, group_query_attention 270:183)
   bool matchAny68(ValueId v, gen::Next k) {
     if (seen(Ids::kAny68)) return same(Ids::kAny68, v) && k();
     return bind(Ids::kAny68, v) && k();
@@ -915,8 +923,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:119, multi_head_attention
-  /// 169:119)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:119, multi_head_attention
+  /// 175:119)
   bool matchVs(ValueId v, gen::Next k) {
     if (seen(Ids::kVs)) return same(Ids::kVs, v) && k();
     if (!bind(Ids::kVs, v)) return false;
@@ -934,7 +942,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// vr = Reshape(v, vs)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 115:12, multi_head_attention 170:12)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 121:12, multi_head_attention 176:12)
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(Ids::kVr)) return same(Ids::kVr, v) && k();
     if (!bind(Ids::kVr, v)) return false;
@@ -944,7 +952,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// vh = Transpose(vr, perm=[0, 2, 1, 3])
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 116:12, multi_head_attention 171:12)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 122:12, multi_head_attention 177:12)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(Ids::kVh)) return same(Ids::kVh, v) && k();
     if (!bind(Ids::kVh, v)) return false;
@@ -954,8 +962,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(kt, ck)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:101, multi_head_attention
-  /// 172:101)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 123:101, multi_head_attention
+  /// 178:101)
   bool matchMul82(ValueId v, gen::Next k) {
     if (seen(Ids::kMul82)) return same(Ids::kMul82, v) && k();
     if (!bind(Ids::kMul82, v)) return false;
@@ -970,8 +978,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Div(kt, ck)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:115, multi_head_attention
-  /// 172:115)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 123:115, multi_head_attention
+  /// 178:115)
   bool matchDiv83(ValueId v, gen::Next k) {
     if (seen(Ids::kDiv83)) return same(Ids::kDiv83, v) && k();
     if (!bind(Ids::kDiv83, v)) return false;
@@ -981,8 +989,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(kt, ck) | Div(kt, ck) | kt
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:113, multi_head_attention
-  /// 172:113)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 123:113, multi_head_attention
+  /// 178:113)
   bool matchAnyOf84(ValueId v, gen::Next k) {
     if (seen(Ids::kAnyOf84)) return same(Ids::kAnyOf84, v) && k();
     if (!bind(Ids::kAnyOf84, v)) return false;
@@ -1000,42 +1008,50 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 2
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 118:40, group_query_attention 256:41)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 124:40, group_query_attention 275:41,
+  /// multi_head_attention_rotary 381:101)
   bool matchConstant88(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant88)) return same(Ids::kConstant88, v) && k();
     return bind(Ids::kConstant88, v) && constant(Ids::kConstant88, v) && k();
   }
 
+  /// 2
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 126:45, multi_head_attention 181:58)
+  bool matchConstant103(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant103)) return same(Ids::kConstant103, v) && k();
+    return bind(Ids::kConstant103, v) && constant(Ids::kConstant103, v) && k();
+  }
+
   /// 1
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:48, group_query_attention 257:40)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 126:48, group_query_attention 276:40)
   bool matchConstant104(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant104)) return same(Ids::kConstant104, v) && k();
     return bind(Ids::kConstant104, v) && constant(Ids::kConstant104, v) && k();
   }
 
   /// 2
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:82, multi_head_attention 175:101)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 126:82, multi_head_attention 181:89)
   bool matchConstant107(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant107)) return same(Ids::kConstant107, v) && k();
     return bind(Ids::kConstant107, v) && constant(Ids::kConstant107, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 124:42, group_query_attention 259:94)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 130:42, group_query_attention 278:94)
   bool matchAny126(ValueId v, gen::Next k) {
     if (seen(Ids::kAny126)) return same(Ids::kAny126, v) && k();
     return bind(Ids::kAny126, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention 175:42, group_query_attention 256:94)
-  bool matchAny97(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny97)) return same(Ids::kAny97, v) && k();
-    return bind(Ids::kAny97, v) && k();
+  /// (rules/attention.yaml: multi_head_attention 181:190, group_query_attention 278:56)
+  bool matchAny119(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny119)) return same(Ids::kAny119, v) && k();
+    return bind(Ids::kAny119, v) && k();
   }
 
   /// Transpose(qr, perm=[0, 2, 1, 3])
-  /// (rules/attention.yaml: group_query_attention 247:42, multi_head_attention_rotary 345:42)
+  /// (rules/attention.yaml: group_query_attention 266:42, multi_head_attention_rotary 373:42)
   bool matchTranspose22(ValueId v, gen::Next k) {
     if (seen(Ids::kTranspose22)) return same(Ids::kTranspose22, v) && k();
     if (!bind(Ids::kTranspose22, v)) return false;
@@ -1045,21 +1061,21 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// pos
-  /// (rules/attention.yaml: group_query_attention 247:76, multi_head_attention_rotary 345:76)
+  /// (rules/attention.yaml: group_query_attention 266:76, multi_head_attention_rotary 373:76)
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// cos
-  /// (rules/attention.yaml: group_query_attention 247:81, multi_head_attention_rotary 345:81)
+  /// (rules/attention.yaml: group_query_attention 266:81, multi_head_attention_rotary 373:81)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
     return bind(Ids::kCos, v) && k();
   }
 
   /// sin
-  /// (rules/attention.yaml: group_query_attention 247:86, multi_head_attention_rotary 345:86)
+  /// (rules/attention.yaml: group_query_attention 266:86, multi_head_attention_rotary 373:86)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
     return bind(Ids::kSin, v) && k();
@@ -1067,8 +1083,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// qh = com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
   /// interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
-  /// is_packed_batching=0) (rules/attention.yaml: group_query_attention 247:12,
-  /// multi_head_attention_rotary 345:12)
+  /// is_packed_batching=0) (rules/attention.yaml: group_query_attention 266:12,
+  /// multi_head_attention_rotary 373:12)
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(Ids::kQh)) return same(Ids::kQh, v) && k();
     if (!bind(Ids::kQh, v)) return false;
@@ -1082,63 +1098,70 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 1
-  /// (rules/attention.yaml: group_query_attention 248:89, attention_heads 409:29)
+  /// (rules/attention.yaml: group_query_attention 267:89, attention_heads 442:29)
   bool matchConstant34(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant34)) return same(Ids::kConstant34, v) && k();
     return bind(Ids::kConstant34, v) && constant(Ids::kConstant34, v) && k();
   }
 
   /// 0
-  /// (rules/attention.yaml: group_query_attention 251:101, multi_head_attention_rotary 351:36)
+  /// (rules/attention.yaml: group_query_attention 270:101, multi_head_attention_rotary 379:36)
   bool matchConstant60(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant60)) return same(Ids::kConstant60, v) && k();
     return bind(Ids::kConstant60, v) && constant(Ids::kConstant60, v) && k();
   }
 
-  /// 0
-  /// (rules/attention.yaml: group_query_attention 255:52, multi_head_attention_rotary 353:89)
-  bool matchConstant84(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant84)) return same(Ids::kConstant84, v) && k();
-    return bind(Ids::kConstant84, v) && constant(Ids::kConstant84, v) && k();
+  /// 2
+  /// (rules/attention.yaml: group_query_attention 274:40, multi_head_attention_rotary 381:58)
+  bool matchConstant82(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant82)) return same(Ids::kConstant82, v) && k();
+    return bind(Ids::kConstant82, v) && constant(Ids::kConstant82, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: group_query_attention 256:56, multi_head_attention_rotary 353:131)
+  /// (rules/attention.yaml: group_query_attention 275:56, multi_head_attention_rotary 381:105)
   bool matchAny90(ValueId v, gen::Next k) {
     if (seen(Ids::kAny90)) return same(Ids::kAny90, v) && k();
     return bind(Ids::kAny90, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: group_query_attention 256:66, multi_head_attention_rotary 353:157)
+  /// (rules/attention.yaml: group_query_attention 275:66, multi_head_attention_rotary 381:131)
   bool matchAny92(ValueId v, gen::Next k) {
     if (seen(Ids::kAny92)) return same(Ids::kAny92, v) && k();
     return bind(Ids::kAny92, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: group_query_attention 256:79, multi_head_attention_rotary 353:177)
+  /// (rules/attention.yaml: group_query_attention 275:79, multi_head_attention_rotary 381:157)
   bool matchAny94(ValueId v, gen::Next k) {
     if (seen(Ids::kAny94)) return same(Ids::kAny94, v) && k();
     return bind(Ids::kAny94, v) && k();
   }
 
+  /// _
+  /// (rules/attention.yaml: group_query_attention 275:101, multi_head_attention_rotary 381:190)
+  bool matchAny98(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny98)) return same(Ids::kAny98, v) && k();
+    return bind(Ids::kAny98, v) && k();
+  }
+
   /// kh
-  /// (rules/attention.yaml: multi_head_attention_rotary 346:22, attention_heads 405:37)
+  /// (rules/attention.yaml: multi_head_attention_rotary 374:22, attention_heads 438:37)
   bool matchKh(ValueId v, gen::Next k) {
     if (seen(Ids::kKh)) return same(Ids::kKh, v) && k();
     return bind(Ids::kKh, v) && k();
   }
 
   /// -2
-  /// (rules/attention.yaml: multi_head_attention_rotary 348:29, attention_heads 411:26)
+  /// (rules/attention.yaml: multi_head_attention_rotary 376:29, attention_heads 444:26)
   bool matchConstant45(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant45)) return same(Ids::kConstant45, v) && k();
     return bind(Ids::kConstant45, v) && constant(Ids::kConstant45, v) && k();
   }
 
   /// -1
-  /// (rules/attention.yaml: multi_head_attention_rotary 349:33, attention_heads 412:48)
+  /// (rules/attention.yaml: multi_head_attention_rotary 377:33, attention_heads 445:48)
   bool matchConstant52(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant52)) return same(Ids::kConstant52, v) && k();
     return bind(Ids::kConstant52, v) && constant(Ids::kConstant52, v) && k();
@@ -1146,7 +1169,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:40
+// Generated from: rules/attention.yaml:41
 // packed_attention (priority 90): Self-attention with its Q/K/V projections on constant weights
 // (BERT).
 //===----------------------------------------------------------------------===//
@@ -1156,111 +1179,111 @@ const gen::RuleSpec& specPackedAttention() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "packed_attention";
-    s.loc = "rules/attention.yaml:40:5";
-    s.root = 130;
-    s.slot_names = {"x",  "wq", "bq", "q",      "wk",   "bk",   "k",  "wv", "bv", "v",
-                    "qs", "qr", "qh", "ks",     "kr",   "kt",   "vs", "vr", "vh", "c",
-                    "cq", "ck", "s",  "causal", "fill", "mask", "m",  "o",  "ys", "y"};
+    s.loc = "rules/attention.yaml:41:5";
+    s.root = 132;
+    s.slot_names = {"x",  "wq",     "bq",   "q",    "wk",     "bk", "k",  "wv", "bv", "v",  "qs",
+                    "qr", "qh",     "ks",   "kr",   "kt",     "vs", "vr", "vh", "c",  "cq", "ck",
+                    "s",  "causal", "fill", "mask", "masked", "m",  "o",  "ys", "y"};
     s.num_captures = 0;
-    s.exprs.resize(131);
+    s.exprs.resize(133);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/attention.yaml:46:23";
+      e.loc = "rules/attention.yaml:47:23";
       e.slot = 0;
     }
     {  // 1: wq
       gen::ExprSpec& e = s.exprs[1];
       e.label = "wq";
-      e.loc = "rules/attention.yaml:46:26";
+      e.loc = "rules/attention.yaml:47:26";
       e.slot = 1;
     }
     {  // 2: MatMul(x, wq)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:46:16";
+      e.loc = "rules/attention.yaml:47:16";
       e.num_inputs = 2;
     }
     {  // 3: bq
       gen::ExprSpec& e = s.exprs[3];
       e.label = "bq";
-      e.loc = "rules/attention.yaml:46:31";
+      e.loc = "rules/attention.yaml:47:31";
       e.slot = 2;
     }
     {  // 4: Add(MatMul(x, wq), bq)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Add";
-      e.loc = "rules/attention.yaml:46:12";
+      e.loc = "rules/attention.yaml:47:12";
       e.slot = 3;
       e.num_inputs = 2;
     }
     {  // 5: wk
       gen::ExprSpec& e = s.exprs[5];
       e.label = "wk";
-      e.loc = "rules/attention.yaml:47:26";
+      e.loc = "rules/attention.yaml:48:26";
       e.slot = 4;
     }
     {  // 6: MatMul(x, wk)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:47:16";
+      e.loc = "rules/attention.yaml:48:16";
       e.num_inputs = 2;
     }
     {  // 7: bk
       gen::ExprSpec& e = s.exprs[7];
       e.label = "bk";
-      e.loc = "rules/attention.yaml:47:31";
+      e.loc = "rules/attention.yaml:48:31";
       e.slot = 5;
     }
     {  // 8: Add(MatMul(x, wk), bk)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Add";
-      e.loc = "rules/attention.yaml:47:12";
+      e.loc = "rules/attention.yaml:48:12";
       e.slot = 6;
       e.num_inputs = 2;
     }
     {  // 9: wv
       gen::ExprSpec& e = s.exprs[9];
       e.label = "wv";
-      e.loc = "rules/attention.yaml:48:26";
+      e.loc = "rules/attention.yaml:49:26";
       e.slot = 7;
     }
     {  // 10: MatMul(x, wv)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:48:16";
+      e.loc = "rules/attention.yaml:49:16";
       e.num_inputs = 2;
     }
     {  // 11: bv
       gen::ExprSpec& e = s.exprs[11];
       e.label = "bv";
-      e.loc = "rules/attention.yaml:48:31";
+      e.loc = "rules/attention.yaml:49:31";
       e.slot = 8;
     }
     {  // 12: Add(MatMul(x, wv), bv)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Add";
-      e.loc = "rules/attention.yaml:48:12";
+      e.loc = "rules/attention.yaml:49:12";
       e.slot = 9;
       e.num_inputs = 2;
     }
     {  // 13: Shape(q)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:49:36";
+      e.loc = "rules/attention.yaml:50:36";
       e.num_inputs = 1;
     }
     {  // 14: 0
       gen::ExprSpec& e = s.exprs[14];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:49:46";
+      e.loc = "rules/attention.yaml:50:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 15: Gather(Shape(q), 0, axis=0)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:49:29";
+      e.loc = "rules/attention.yaml:50:29";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1268,39 +1291,39 @@ const gen::RuleSpec& specPackedAttention() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:49:49";
+        a.loc = "rules/attention.yaml:50:49";
       }
     }
     {  // 16: 0
       gen::ExprSpec& e = s.exprs[16];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:49:58";
+      e.loc = "rules/attention.yaml:50:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 17: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
       gen::ExprSpec& e = s.exprs[17];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:49:19";
+      e.loc = "rules/attention.yaml:50:19";
       e.num_inputs = 2;
     }
     {  // 18: Shape(q)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:49:79";
+      e.loc = "rules/attention.yaml:50:79";
       e.num_inputs = 1;
     }
     {  // 19: 1
       gen::ExprSpec& e = s.exprs[19];
       e.label = "constant 1";
-      e.loc = "rules/attention.yaml:49:89";
+      e.loc = "rules/attention.yaml:50:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 20: Gather(Shape(q), 1, axis=0)
       gen::ExprSpec& e = s.exprs[20];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:49:72";
+      e.loc = "rules/attention.yaml:50:72";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1308,156 +1331,156 @@ const gen::RuleSpec& specPackedAttention() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:49:92";
+        a.loc = "rules/attention.yaml:50:92";
       }
     }
     {  // 21: 0
       gen::ExprSpec& e = s.exprs[21];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:49:101";
+      e.loc = "rules/attention.yaml:50:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 22: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
       gen::ExprSpec& e = s.exprs[22];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:49:62";
+      e.loc = "rules/attention.yaml:50:62";
       e.num_inputs = 2;
     }
     {  // 23: _
       gen::ExprSpec& e = s.exprs[23];
       e.label = "_";
-      e.loc = "rules/attention.yaml:49:105";
+      e.loc = "rules/attention.yaml:50:105";
     }
     {  // 24: _
       gen::ExprSpec& e = s.exprs[24];
       e.label = "_";
-      e.loc = "rules/attention.yaml:49:108";
+      e.loc = "rules/attention.yaml:50:108";
     }
     {  // 25: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
        // axis=0), 0), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[25];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:49:12";
+      e.loc = "rules/attention.yaml:50:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:49:111";
+        a.loc = "rules/attention.yaml:50:111";
       }
     }
     {  // 26: Shape(q, start=0, end=1)
       gen::ExprSpec& e = s.exprs[26];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:49:128";
+      e.loc = "rules/attention.yaml:50:128";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:49:137";
+        a.loc = "rules/attention.yaml:50:137";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:49:146";
+        a.loc = "rules/attention.yaml:50:146";
       }
     }
     {  // 27: Shape(q, start=1, end=2)
       gen::ExprSpec& e = s.exprs[27];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:49:154";
+      e.loc = "rules/attention.yaml:50:154";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:49:163";
+        a.loc = "rules/attention.yaml:50:163";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:49:172";
+        a.loc = "rules/attention.yaml:50:172";
       }
     }
     {  // 28: _
       gen::ExprSpec& e = s.exprs[28];
       e.label = "_";
-      e.loc = "rules/attention.yaml:49:180";
+      e.loc = "rules/attention.yaml:50:180";
     }
     {  // 29: _
       gen::ExprSpec& e = s.exprs[29];
       e.label = "_";
-      e.loc = "rules/attention.yaml:49:183";
+      e.loc = "rules/attention.yaml:50:183";
     }
     {  // 30: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[30];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:49:121";
+      e.loc = "rules/attention.yaml:50:121";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:49:186";
+        a.loc = "rules/attention.yaml:50:186";
       }
     }
     {  // 31: _
       gen::ExprSpec& e = s.exprs[31];
       e.label = "_";
-      e.loc = "rules/attention.yaml:49:196";
+      e.loc = "rules/attention.yaml:50:196";
     }
     {  // 32: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
        // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
       gen::ExprSpec& e = s.exprs[32];
       e.label = "qs";
-      e.loc = "rules/attention.yaml:49:119";
+      e.loc = "rules/attention.yaml:50:119";
       e.slot = 10;
     }
     {  // 33: Reshape(q, qs)
       gen::ExprSpec& e = s.exprs[33];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:50:12";
+      e.loc = "rules/attention.yaml:51:12";
       e.slot = 11;
       e.num_inputs = 2;
     }
     {  // 34: Transpose(qr, perm=[0, 2, 1, 3])
       gen::ExprSpec& e = s.exprs[34];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:51:12";
+      e.loc = "rules/attention.yaml:52:12";
       e.slot = 12;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:51:26";
+        a.loc = "rules/attention.yaml:52:26";
       }
     }
     {  // 35: Shape(k)
       gen::ExprSpec& e = s.exprs[35];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:52:36";
+      e.loc = "rules/attention.yaml:53:36";
       e.num_inputs = 1;
     }
     {  // 36: 0
       gen::ExprSpec& e = s.exprs[36];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:52:46";
+      e.loc = "rules/attention.yaml:53:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 37: Gather(Shape(k), 0, axis=0)
       gen::ExprSpec& e = s.exprs[37];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:52:29";
+      e.loc = "rules/attention.yaml:53:29";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1465,39 +1488,39 @@ const gen::RuleSpec& specPackedAttention() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:52:49";
+        a.loc = "rules/attention.yaml:53:49";
       }
     }
     {  // 38: 0
       gen::ExprSpec& e = s.exprs[38];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:52:58";
+      e.loc = "rules/attention.yaml:53:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 39: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
       gen::ExprSpec& e = s.exprs[39];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:52:19";
+      e.loc = "rules/attention.yaml:53:19";
       e.num_inputs = 2;
     }
     {  // 40: Shape(k)
       gen::ExprSpec& e = s.exprs[40];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:52:79";
+      e.loc = "rules/attention.yaml:53:79";
       e.num_inputs = 1;
     }
     {  // 41: 1
       gen::ExprSpec& e = s.exprs[41];
       e.label = "constant 1";
-      e.loc = "rules/attention.yaml:52:89";
+      e.loc = "rules/attention.yaml:53:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 42: Gather(Shape(k), 1, axis=0)
       gen::ExprSpec& e = s.exprs[42];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:52:72";
+      e.loc = "rules/attention.yaml:53:72";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1505,186 +1528,186 @@ const gen::RuleSpec& specPackedAttention() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:52:92";
+        a.loc = "rules/attention.yaml:53:92";
       }
     }
     {  // 43: 0
       gen::ExprSpec& e = s.exprs[43];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:52:101";
+      e.loc = "rules/attention.yaml:53:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 44: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
       gen::ExprSpec& e = s.exprs[44];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:52:62";
+      e.loc = "rules/attention.yaml:53:62";
       e.num_inputs = 2;
     }
     {  // 45: _
       gen::ExprSpec& e = s.exprs[45];
       e.label = "_";
-      e.loc = "rules/attention.yaml:52:105";
+      e.loc = "rules/attention.yaml:53:105";
     }
     {  // 46: _
       gen::ExprSpec& e = s.exprs[46];
       e.label = "_";
-      e.loc = "rules/attention.yaml:52:108";
+      e.loc = "rules/attention.yaml:53:108";
     }
     {  // 47: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
        // axis=0), 0), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[47];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:52:12";
+      e.loc = "rules/attention.yaml:53:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:52:111";
+        a.loc = "rules/attention.yaml:53:111";
       }
     }
     {  // 48: Shape(k, start=0, end=1)
       gen::ExprSpec& e = s.exprs[48];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:52:128";
+      e.loc = "rules/attention.yaml:53:128";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:52:137";
+        a.loc = "rules/attention.yaml:53:137";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:52:146";
+        a.loc = "rules/attention.yaml:53:146";
       }
     }
     {  // 49: Shape(k, start=1, end=2)
       gen::ExprSpec& e = s.exprs[49];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:52:154";
+      e.loc = "rules/attention.yaml:53:154";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:52:163";
+        a.loc = "rules/attention.yaml:53:163";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:52:172";
+        a.loc = "rules/attention.yaml:53:172";
       }
     }
     {  // 50: _
       gen::ExprSpec& e = s.exprs[50];
       e.label = "_";
-      e.loc = "rules/attention.yaml:52:180";
+      e.loc = "rules/attention.yaml:53:180";
     }
     {  // 51: _
       gen::ExprSpec& e = s.exprs[51];
       e.label = "_";
-      e.loc = "rules/attention.yaml:52:183";
+      e.loc = "rules/attention.yaml:53:183";
     }
     {  // 52: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[52];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:52:121";
+      e.loc = "rules/attention.yaml:53:121";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:52:186";
+        a.loc = "rules/attention.yaml:53:186";
       }
     }
     {  // 53: _
       gen::ExprSpec& e = s.exprs[53];
       e.label = "_";
-      e.loc = "rules/attention.yaml:52:196";
+      e.loc = "rules/attention.yaml:53:196";
     }
     {  // 54: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
        // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
       gen::ExprSpec& e = s.exprs[54];
       e.label = "ks";
-      e.loc = "rules/attention.yaml:52:119";
+      e.loc = "rules/attention.yaml:53:119";
       e.slot = 13;
     }
     {  // 55: Reshape(k, ks)
       gen::ExprSpec& e = s.exprs[55];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:53:12";
+      e.loc = "rules/attention.yaml:54:12";
       e.slot = 14;
       e.num_inputs = 2;
     }
     {  // 56: Transpose(kr, perm=[0, 2, 3, 1])
       gen::ExprSpec& e = s.exprs[56];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:54:12";
+      e.loc = "rules/attention.yaml:55:12";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 3, 1}));
-        a.loc = "rules/attention.yaml:54:26";
+        a.loc = "rules/attention.yaml:55:26";
       }
     }
     {  // 57: Transpose(kr, perm=[0, 2, 1, 3])
       gen::ExprSpec& e = s.exprs[57];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:54:57";
+      e.loc = "rules/attention.yaml:55:57";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:54:71";
+        a.loc = "rules/attention.yaml:55:71";
       }
     }
     {  // 58: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
       gen::ExprSpec& e = s.exprs[58];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:54:47";
+      e.loc = "rules/attention.yaml:55:47";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:54:91";
+        a.loc = "rules/attention.yaml:55:91";
       }
     }
     {  // 59: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
        // perm=[0, 1, 3, 2])
       gen::ExprSpec& e = s.exprs[59];
       e.label = "kt";
-      e.loc = "rules/attention.yaml:54:45";
+      e.loc = "rules/attention.yaml:55:45";
       e.slot = 15;
     }
     {  // 60: Shape(v)
       gen::ExprSpec& e = s.exprs[60];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:55:36";
+      e.loc = "rules/attention.yaml:56:36";
       e.num_inputs = 1;
     }
     {  // 61: 0
       gen::ExprSpec& e = s.exprs[61];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:55:46";
+      e.loc = "rules/attention.yaml:56:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 62: Gather(Shape(v), 0, axis=0)
       gen::ExprSpec& e = s.exprs[62];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:55:29";
+      e.loc = "rules/attention.yaml:56:29";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1692,39 +1715,39 @@ const gen::RuleSpec& specPackedAttention() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:55:49";
+        a.loc = "rules/attention.yaml:56:49";
       }
     }
     {  // 63: 0
       gen::ExprSpec& e = s.exprs[63];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:55:58";
+      e.loc = "rules/attention.yaml:56:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 64: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
       gen::ExprSpec& e = s.exprs[64];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:55:19";
+      e.loc = "rules/attention.yaml:56:19";
       e.num_inputs = 2;
     }
     {  // 65: Shape(v)
       gen::ExprSpec& e = s.exprs[65];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:55:79";
+      e.loc = "rules/attention.yaml:56:79";
       e.num_inputs = 1;
     }
     {  // 66: 1
       gen::ExprSpec& e = s.exprs[66];
       e.label = "constant 1";
-      e.loc = "rules/attention.yaml:55:89";
+      e.loc = "rules/attention.yaml:56:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 67: Gather(Shape(v), 1, axis=0)
       gen::ExprSpec& e = s.exprs[67];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:55:72";
+      e.loc = "rules/attention.yaml:56:72";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1732,280 +1755,293 @@ const gen::RuleSpec& specPackedAttention() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:55:92";
+        a.loc = "rules/attention.yaml:56:92";
       }
     }
     {  // 68: 0
       gen::ExprSpec& e = s.exprs[68];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:55:101";
+      e.loc = "rules/attention.yaml:56:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 69: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
       gen::ExprSpec& e = s.exprs[69];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:55:62";
+      e.loc = "rules/attention.yaml:56:62";
       e.num_inputs = 2;
     }
     {  // 70: _
       gen::ExprSpec& e = s.exprs[70];
       e.label = "_";
-      e.loc = "rules/attention.yaml:55:105";
+      e.loc = "rules/attention.yaml:56:105";
     }
     {  // 71: _
       gen::ExprSpec& e = s.exprs[71];
       e.label = "_";
-      e.loc = "rules/attention.yaml:55:108";
+      e.loc = "rules/attention.yaml:56:108";
     }
     {  // 72: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
        // axis=0), 0), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[72];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:55:12";
+      e.loc = "rules/attention.yaml:56:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:55:111";
+        a.loc = "rules/attention.yaml:56:111";
       }
     }
     {  // 73: Shape(v, start=0, end=1)
       gen::ExprSpec& e = s.exprs[73];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:55:128";
+      e.loc = "rules/attention.yaml:56:128";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:55:137";
+        a.loc = "rules/attention.yaml:56:137";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:55:146";
+        a.loc = "rules/attention.yaml:56:146";
       }
     }
     {  // 74: Shape(v, start=1, end=2)
       gen::ExprSpec& e = s.exprs[74];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:55:154";
+      e.loc = "rules/attention.yaml:56:154";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:55:163";
+        a.loc = "rules/attention.yaml:56:163";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:55:172";
+        a.loc = "rules/attention.yaml:56:172";
       }
     }
     {  // 75: _
       gen::ExprSpec& e = s.exprs[75];
       e.label = "_";
-      e.loc = "rules/attention.yaml:55:180";
+      e.loc = "rules/attention.yaml:56:180";
     }
     {  // 76: _
       gen::ExprSpec& e = s.exprs[76];
       e.label = "_";
-      e.loc = "rules/attention.yaml:55:183";
+      e.loc = "rules/attention.yaml:56:183";
     }
     {  // 77: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[77];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:55:121";
+      e.loc = "rules/attention.yaml:56:121";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:55:186";
+        a.loc = "rules/attention.yaml:56:186";
       }
     }
     {  // 78: _
       gen::ExprSpec& e = s.exprs[78];
       e.label = "_";
-      e.loc = "rules/attention.yaml:55:196";
+      e.loc = "rules/attention.yaml:56:196";
     }
     {  // 79: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
        // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
       gen::ExprSpec& e = s.exprs[79];
       e.label = "vs";
-      e.loc = "rules/attention.yaml:55:119";
+      e.loc = "rules/attention.yaml:56:119";
       e.slot = 16;
     }
     {  // 80: Reshape(v, vs)
       gen::ExprSpec& e = s.exprs[80];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:56:12";
+      e.loc = "rules/attention.yaml:57:12";
       e.slot = 17;
       e.num_inputs = 2;
     }
     {  // 81: Transpose(vr, perm=[0, 2, 1, 3])
       gen::ExprSpec& e = s.exprs[81];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:57:12";
+      e.loc = "rules/attention.yaml:58:12";
       e.slot = 18;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:57:26";
+        a.loc = "rules/attention.yaml:58:26";
       }
     }
     {  // 82: MatMul(qh, kt)
       gen::ExprSpec& e = s.exprs[82];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:58:16";
+      e.loc = "rules/attention.yaml:59:16";
       e.num_inputs = 2;
     }
     {  // 83: c
       gen::ExprSpec& e = s.exprs[83];
       e.label = "c";
-      e.loc = "rules/attention.yaml:58:32";
+      e.loc = "rules/attention.yaml:59:32";
       e.slot = 19;
     }
     {  // 84: Div(MatMul(qh, kt), c)
       gen::ExprSpec& e = s.exprs[84];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:58:12";
+      e.loc = "rules/attention.yaml:59:12";
       e.num_inputs = 2;
     }
     {  // 85: MatMul(qh, kt)
       gen::ExprSpec& e = s.exprs[85];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:58:41";
+      e.loc = "rules/attention.yaml:59:41";
       e.num_inputs = 2;
     }
     {  // 86: Mul(MatMul(qh, kt), c)
       gen::ExprSpec& e = s.exprs[86];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:58:37";
+      e.loc = "rules/attention.yaml:59:37";
       e.num_inputs = 2;
     }
     {  // 87: cq
       gen::ExprSpec& e = s.exprs[87];
       e.label = "cq";
-      e.loc = "rules/attention.yaml:58:77";
+      e.loc = "rules/attention.yaml:59:77";
       e.slot = 20;
     }
     {  // 88: Mul(qh, cq)
       gen::ExprSpec& e = s.exprs[88];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:58:69";
+      e.loc = "rules/attention.yaml:59:69";
       e.num_inputs = 2;
     }
     {  // 89: Div(qh, cq)
       gen::ExprSpec& e = s.exprs[89];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:58:83";
+      e.loc = "rules/attention.yaml:59:83";
       e.num_inputs = 2;
     }
     {  // 90: Mul(qh, cq) | Div(qh, cq) | qh
       gen::ExprSpec& e = s.exprs[90];
       e.label = "alternatives";
-      e.loc = "rules/attention.yaml:58:81";
+      e.loc = "rules/attention.yaml:59:81";
     }
     {  // 91: ck
       gen::ExprSpec& e = s.exprs[91];
       e.label = "ck";
-      e.loc = "rules/attention.yaml:58:109";
+      e.loc = "rules/attention.yaml:59:109";
       e.slot = 21;
     }
     {  // 92: Mul(kt, ck)
       gen::ExprSpec& e = s.exprs[92];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:58:101";
+      e.loc = "rules/attention.yaml:59:101";
       e.num_inputs = 2;
     }
     {  // 93: Div(kt, ck)
       gen::ExprSpec& e = s.exprs[93];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:58:115";
+      e.loc = "rules/attention.yaml:59:115";
       e.num_inputs = 2;
     }
     {  // 94: Mul(kt, ck) | Div(kt, ck) | kt
       gen::ExprSpec& e = s.exprs[94];
       e.label = "alternatives";
-      e.loc = "rules/attention.yaml:58:113";
+      e.loc = "rules/attention.yaml:59:113";
     }
     {  // 95: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
       gen::ExprSpec& e = s.exprs[95];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:58:62";
+      e.loc = "rules/attention.yaml:59:62";
       e.num_inputs = 2;
     }
     {  // 96: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
       gen::ExprSpec& e = s.exprs[96];
       e.label = "s";
-      e.loc = "rules/attention.yaml:58:35";
+      e.loc = "rules/attention.yaml:59:35";
       e.slot = 22;
     }
     {  // 97: causal
       gen::ExprSpec& e = s.exprs[97];
       e.label = "causal";
-      e.loc = "rules/attention.yaml:59:22";
+      e.loc = "rules/attention.yaml:60:22";
       e.slot = 23;
     }
     {  // 98: fill
       gen::ExprSpec& e = s.exprs[98];
       e.label = "fill";
-      e.loc = "rules/attention.yaml:59:33";
+      e.loc = "rules/attention.yaml:60:33";
       e.slot = 24;
     }
     {  // 99: Where(causal, s, fill)
       gen::ExprSpec& e = s.exprs[99];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:59:16";
+      e.loc = "rules/attention.yaml:60:16";
       e.num_inputs = 3;
     }
     {  // 100: mask
       gen::ExprSpec& e = s.exprs[100];
       e.label = "mask";
-      e.loc = "rules/attention.yaml:59:40";
+      e.loc = "rules/attention.yaml:60:40";
       e.slot = 25;
     }
     {  // 101: Add(Where(causal, s, fill), mask)
       gen::ExprSpec& e = s.exprs[101];
       e.label = "Add";
-      e.loc = "rules/attention.yaml:59:12";
+      e.loc = "rules/attention.yaml:60:12";
       e.num_inputs = 2;
     }
     {  // 102: Where(causal, s, fill)
       gen::ExprSpec& e = s.exprs[102];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:59:61";
+      e.loc = "rules/attention.yaml:60:61";
       e.num_inputs = 3;
     }
-    {  // 103: Add(s, mask)
+    {  // 103: masked
       gen::ExprSpec& e = s.exprs[103];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:59:94";
-      e.num_inputs = 2;
-    }
-    {  // 104: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[104];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:59:59";
+      e.label = "masked";
+      e.loc = "rules/attention.yaml:60:100";
       e.slot = 26;
     }
-    {  // 105: Softmax(m, axis=-1)
+    {  // 104: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[104];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:60:94";
+      e.num_inputs = 3;
+    }
+    {  // 105: Add(s, mask)
       gen::ExprSpec& e = s.exprs[105];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:60:132";
+      e.num_inputs = 2;
+    }
+    {  // 106: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(masked, fill, s) |
+       // Add(s, mask) | s
+      gen::ExprSpec& e = s.exprs[106];
+      e.label = "m";
+      e.loc = "rules/attention.yaml:60:59";
+      e.slot = 27;
+    }
+    {  // 107: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[107];
       e.label = "Softmax";
-      e.loc = "rules/attention.yaml:60:19";
+      e.loc = "rules/attention.yaml:61:19";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -2015,83 +2051,38 @@ const gen::RuleSpec& specPackedAttention() {
         a.values.push_back(gen::intLiteral(3));
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
-        a.loc = "rules/attention.yaml:60:30";
+        a.loc = "rules/attention.yaml:61:30";
       }
     }
-    {  // 106: MatMul(Softmax(m, axis=-1), vh)
-      gen::ExprSpec& e = s.exprs[106];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:60:12";
-      e.slot = 27;
-      e.num_inputs = 2;
-    }
-    {  // 107: _
-      gen::ExprSpec& e = s.exprs[107];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:61:42";
-    }
-    {  // 108: Shape(_)
+    {  // 108: MatMul(Softmax(m, axis=-1), vh)
       gen::ExprSpec& e = s.exprs[108];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:61:36";
-      e.num_inputs = 1;
-    }
-    {  // 109: 0
-      gen::ExprSpec& e = s.exprs[109];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:61:46";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 110: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[110];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:61:29";
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:61:12";
+      e.slot = 28;
       e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:61:49";
-      }
+    }
+    {  // 109: _
+      gen::ExprSpec& e = s.exprs[109];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:62:42";
+    }
+    {  // 110: Shape(_)
+      gen::ExprSpec& e = s.exprs[110];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:62:36";
+      e.num_inputs = 1;
     }
     {  // 111: 0
       gen::ExprSpec& e = s.exprs[111];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:61:58";
+      e.loc = "rules/attention.yaml:62:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 112: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
+    {  // 112: Gather(Shape(_), 0, axis=0)
       gen::ExprSpec& e = s.exprs[112];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:61:19";
-      e.num_inputs = 2;
-    }
-    {  // 113: _
-      gen::ExprSpec& e = s.exprs[113];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:61:85";
-    }
-    {  // 114: Shape(_)
-      gen::ExprSpec& e = s.exprs[114];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:61:79";
-      e.num_inputs = 1;
-    }
-    {  // 115: 1
-      gen::ExprSpec& e = s.exprs[115];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:61:89";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 116: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[116];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:61:72";
+      e.loc = "rules/attention.yaml:62:29";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -2099,142 +2090,187 @@ const gen::RuleSpec& specPackedAttention() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:61:92";
+        a.loc = "rules/attention.yaml:62:49";
       }
     }
-    {  // 117: 0
-      gen::ExprSpec& e = s.exprs[117];
+    {  // 113: 0
+      gen::ExprSpec& e = s.exprs[113];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:61:101";
+      e.loc = "rules/attention.yaml:62:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 118: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[118];
+    {  // 114: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[114];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:61:62";
+      e.loc = "rules/attention.yaml:62:19";
       e.num_inputs = 2;
     }
-    {  // 119: _
-      gen::ExprSpec& e = s.exprs[119];
+    {  // 115: _
+      gen::ExprSpec& e = s.exprs[115];
       e.label = "_";
-      e.loc = "rules/attention.yaml:61:105";
+      e.loc = "rules/attention.yaml:62:85";
     }
-    {  // 120: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, axis=0)
+    {  // 116: Shape(_)
+      gen::ExprSpec& e = s.exprs[116];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:62:79";
+      e.num_inputs = 1;
+    }
+    {  // 117: 1
+      gen::ExprSpec& e = s.exprs[117];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:62:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 118: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[118];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:62:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:62:92";
+      }
+    }
+    {  // 119: 0
+      gen::ExprSpec& e = s.exprs[119];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:62:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 120: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
       gen::ExprSpec& e = s.exprs[120];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:62:62";
+      e.num_inputs = 2;
+    }
+    {  // 121: _
+      gen::ExprSpec& e = s.exprs[121];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:62:105";
+    }
+    {  // 122: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, axis=0)
+      gen::ExprSpec& e = s.exprs[122];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:61:12";
+      e.loc = "rules/attention.yaml:62:12";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:61:108";
-      }
-    }
-    {  // 121: _
-      gen::ExprSpec& e = s.exprs[121];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:61:131";
-    }
-    {  // 122: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[122];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:61:125";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:61:134";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:61:143";
+        a.loc = "rules/attention.yaml:62:108";
       }
     }
     {  // 123: _
       gen::ExprSpec& e = s.exprs[123];
       e.label = "_";
-      e.loc = "rules/attention.yaml:61:157";
+      e.loc = "rules/attention.yaml:62:131";
     }
-    {  // 124: Shape(_, start=1, end=2)
+    {  // 124: Shape(_, start=0, end=1)
       gen::ExprSpec& e = s.exprs[124];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:61:151";
+      e.loc = "rules/attention.yaml:62:125";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:62:134";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:62:143";
+      }
+    }
+    {  // 125: _
+      gen::ExprSpec& e = s.exprs[125];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:62:157";
+    }
+    {  // 126: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[126];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:62:151";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:61:160";
+        a.loc = "rules/attention.yaml:62:160";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:61:169";
+        a.loc = "rules/attention.yaml:62:169";
       }
     }
-    {  // 125: _
-      gen::ExprSpec& e = s.exprs[125];
+    {  // 127: _
+      gen::ExprSpec& e = s.exprs[127];
       e.label = "_";
-      e.loc = "rules/attention.yaml:61:177";
+      e.loc = "rules/attention.yaml:62:177";
     }
-    {  // 126: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-      gen::ExprSpec& e = s.exprs[126];
+    {  // 128: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+      gen::ExprSpec& e = s.exprs[128];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:61:118";
+      e.loc = "rules/attention.yaml:62:118";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:61:180";
+        a.loc = "rules/attention.yaml:62:180";
       }
     }
-    {  // 127: _
-      gen::ExprSpec& e = s.exprs[127];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:61:190";
-    }
-    {  // 128: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
-       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[128];
-      e.label = "ys";
-      e.loc = "rules/attention.yaml:61:116";
-      e.slot = 28;
-    }
-    {  // 129: Transpose(o, perm=[0, 2, 1, 3])
+    {  // 129: _
       gen::ExprSpec& e = s.exprs[129];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:62:190";
+    }
+    {  // 130: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
+       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[130];
+      e.label = "ys";
+      e.loc = "rules/attention.yaml:62:116";
+      e.slot = 29;
+    }
+    {  // 131: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[131];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:62:20";
+      e.loc = "rules/attention.yaml:63:20";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:62:33";
+        a.loc = "rules/attention.yaml:63:33";
       }
     }
-    {  // 130: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
-      gen::ExprSpec& e = s.exprs[130];
+    {  // 132: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[132];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:62:12";
-      e.slot = 29;
+      e.loc = "rules/attention.yaml:63:12";
+      e.slot = 30;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:64:15";
+      c.loc = "rules/attention.yaml:65:15";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "S", "I"};
@@ -2245,7 +2281,7 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:64:33";
+      c.loc = "rules/attention.yaml:65:33";
       c.subject = "x";
       c.slot = 0;
       c.strings = {"float"};
@@ -2254,26 +2290,9 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:65:15";
-      c.subject = "wq";
-      c.slot = 1;
-      c.dims = {"I", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/attention.yaml:65:30";
-      c.subject = "wq";
-      c.slot = 1;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc = "rules/attention.yaml:66:15";
-      c.subject = "wk";
-      c.slot = 4;
+      c.subject = "wq";
+      c.slot = 1;
       c.dims = {"I", "D"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
@@ -2282,13 +2301,30 @@ const gen::RuleSpec& specPackedAttention() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstant;
       c.loc = "rules/attention.yaml:66:30";
+      c.subject = "wq";
+      c.slot = 1;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:67:15";
+      c.subject = "wk";
+      c.slot = 4;
+      c.dims = {"I", "D"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConstant;
+      c.loc = "rules/attention.yaml:67:30";
       c.subject = "wk";
       c.slot = 4;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:67:15";
+      c.loc = "rules/attention.yaml:68:15";
       c.subject = "wv";
       c.slot = 7;
       c.dims = {"I", "D"};
@@ -2298,7 +2334,7 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:67:30";
+      c.loc = "rules/attention.yaml:68:30";
       c.native = "stored_inline";
       c.predicate = gen::nativePredicate("stored_inline");
       c.args = {"wq", "wk", "wv"};
@@ -2307,25 +2343,9 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:68:15";
-      c.subject = "bq";
-      c.slot = 2;
-      c.dims = {"D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/attention.yaml:68:27";
-      c.subject = "bq";
-      c.slot = 2;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc = "rules/attention.yaml:69:15";
-      c.subject = "bk";
-      c.slot = 5;
+      c.subject = "bq";
+      c.slot = 2;
       c.dims = {"D"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
     }
@@ -2333,13 +2353,29 @@ const gen::RuleSpec& specPackedAttention() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstant;
       c.loc = "rules/attention.yaml:69:27";
+      c.subject = "bq";
+      c.slot = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:70:15";
+      c.subject = "bk";
+      c.slot = 5;
+      c.dims = {"D"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConstant;
+      c.loc = "rules/attention.yaml:70:27";
       c.subject = "bk";
       c.slot = 5;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:70:15";
+      c.loc = "rules/attention.yaml:71:15";
       c.subject = "bv";
       c.slot = 8;
       c.dims = {"D"};
@@ -2348,35 +2384,35 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/attention.yaml:70:27";
+      c.loc = "rules/attention.yaml:71:27";
       c.subject = "bv";
       c.slot = 8;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:71:15";
+      c.loc = "rules/attention.yaml:72:15";
       c.subject = "c";
       c.slot = 19;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:72:15";
+      c.loc = "rules/attention.yaml:73:15";
       c.subject = "cq";
       c.slot = 20;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:73:15";
+      c.loc = "rules/attention.yaml:74:15";
       c.subject = "ck";
       c.slot = 21;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:74:15";
+      c.loc = "rules/attention.yaml:75:15";
       c.subject = "fill";
       c.slot = 24;
       c.has_min = true;
@@ -2387,7 +2423,7 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:75:15";
+      c.loc = "rules/attention.yaml:76:15";
       c.native = "splits_heads";
       c.predicate = gen::nativePredicate("splits_heads");
       c.args = {"qr"};
@@ -2396,7 +2432,7 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:76:15";
+      c.loc = "rules/attention.yaml:77:15";
       c.native = "same_heads";
       c.predicate = gen::nativePredicate("same_heads");
       c.args = {"kr", "qr"};
@@ -2405,7 +2441,7 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:77:15";
+      c.loc = "rules/attention.yaml:78:15";
       c.native = "same_heads";
       c.predicate = gen::nativePredicate("same_heads");
       c.args = {"vr", "qr"};
@@ -2414,27 +2450,32 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:78:15";
+      c.loc = "rules/attention.yaml:79:15";
       c.native = "merges_heads";
       c.predicate = gen::nativePredicate("merges_heads");
       c.args = {"y", "vr", "q"};
-      c.arg_slots = {29, 17, 3};
+      c.arg_slots = {30, 17, 3};
     }
     s.num_symbols = 4;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{104, 0}});  // @causal_mask
+      v.tags.push_back({{106, 0}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{104, 1}});  // @causal
+      v.tags.push_back({{106, 1}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{104, 2}});  // @mask
+      v.tags.push_back({{106, 2}});  // @masked_fill
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{106, 3}});  // @mask
     }
     s.variants.emplace_back();  // always
     return s;
@@ -2551,34 +2592,36 @@ struct PackedAttentionIds {
     kMask = 100,
     kAdd101 = 101,
     kWhere102 = 102,
-    kAdd103 = 103,
-    kM = 104,
-    kSoftmax = 105,
-    kO = 106,
-    kAny107 = 107,
-    kShape108 = 108,
-    kConstant109 = 109,
-    kGather110 = 110,
+    kMasked = 103,
+    kWhere104 = 104,
+    kAdd105 = 105,
+    kM = 106,
+    kSoftmax = 107,
+    kO = 108,
+    kAny109 = 109,
+    kShape110 = 110,
     kConstant111 = 111,
-    kUnsqueeze112 = 112,
-    kAny113 = 113,
-    kShape114 = 114,
-    kConstant115 = 115,
-    kGather116 = 116,
+    kGather112 = 112,
+    kConstant113 = 113,
+    kUnsqueeze114 = 114,
+    kAny115 = 115,
+    kShape116 = 116,
     kConstant117 = 117,
-    kUnsqueeze118 = 118,
-    kAny119 = 119,
-    kConcat120 = 120,
+    kGather118 = 118,
+    kConstant119 = 119,
+    kUnsqueeze120 = 120,
     kAny121 = 121,
-    kShape122 = 122,
+    kConcat122 = 122,
     kAny123 = 123,
     kShape124 = 124,
     kAny125 = 125,
-    kConcat126 = 126,
+    kShape126 = 126,
     kAny127 = 127,
-    kYs = 128,
-    kTranspose129 = 129,
-    kY = 130,
+    kConcat128 = 128,
+    kAny129 = 129,
+    kYs = 130,
+    kTranspose131 = 131,
+    kY = 132,
   };
 };
 
@@ -2605,6 +2648,8 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
         return rewrite2();
       case 3:
         return rewrite3();
+      case 4:
+        return rewrite4();
     }
     return false;
   }
@@ -2637,32 +2682,34 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     kSlotCausal = 23,
     kSlotFill = 24,
     kSlotMask = 25,
-    kSlotM = 26,
-    kSlotO = 27,
-    kSlotYs = 28,
-    kSlotY = 29,
+    kSlotMasked = 26,
+    kSlotM = 27,
+    kSlotO = 28,
+    kSlotYs = 29,
+    kSlotY = 30,
   };
 
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file): matchConstant36,
-  // matchConstant41, matchAny46, matchConstant63, matchAny70, matchAny76, matchC, matchCq, matchCk,
-  // matchCausal, matchFill, matchMask, matchConstant111, matchAny113, matchShape114,
-  // matchConstant115, matchConstant117, matchAny119, matchAny121, matchAny123, matchAny127.
+  // matchConstant41, matchAny46, matchConstant63, matchAny70, matchAny78, matchC, matchCq, matchCk,
+  // matchCausal, matchFill, matchMask, matchMasked, matchConstant111, matchConstant113,
+  // matchAny115, matchShape116, matchConstant117, matchAny121, matchAny123, matchAny127,
+  // matchAny129.
 
-  /// x  (rules/attention.yaml:46:23)
+  /// x  (rules/attention.yaml:47:23)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(kX)) return same(kX, v) && k();
     return bind(kX, v) && k();
   }
 
-  /// wq  (rules/attention.yaml:46:26)
+  /// wq  (rules/attention.yaml:47:26)
   bool matchWq(ValueId v, gen::Next k) {
     if (seen(kWq)) return same(kWq, v) && k();
     return bind(kWq, v) && k();
   }
 
-  /// MatMul(x, wq)  (rules/attention.yaml:46:16)
+  /// MatMul(x, wq)  (rules/attention.yaml:47:16)
   bool matchMatMul2(ValueId v, gen::Next k) {
     if (seen(kMatMul2)) return same(kMatMul2, v) && k();
     if (!bind(kMatMul2, v)) return false;
@@ -2671,13 +2718,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchX(input(n, 0), [&] { return matchWq(input(n, 1), k); });
   }
 
-  /// bq  (rules/attention.yaml:46:31)
+  /// bq  (rules/attention.yaml:47:31)
   bool matchBq(ValueId v, gen::Next k) {
     if (seen(kBq)) return same(kBq, v) && k();
     return bind(kBq, v) && k();
   }
 
-  /// q = Add(MatMul(x, wq), bq)  (rules/attention.yaml:46:12)
+  /// q = Add(MatMul(x, wq), bq)  (rules/attention.yaml:47:12)
   bool matchQ(ValueId v, gen::Next k) {
     if (seen(kQ)) return same(kQ, v) && k();
     if (!bind(kQ, v)) return false;
@@ -2691,13 +2738,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchMatMul2(in1, [&] { return matchBq(in0, k); });
   }
 
-  /// wk  (rules/attention.yaml:47:26)
+  /// wk  (rules/attention.yaml:48:26)
   bool matchWk(ValueId v, gen::Next k) {
     if (seen(kWk)) return same(kWk, v) && k();
     return bind(kWk, v) && k();
   }
 
-  /// MatMul(x, wk)  (rules/attention.yaml:47:16)
+  /// MatMul(x, wk)  (rules/attention.yaml:48:16)
   bool matchMatMul6(ValueId v, gen::Next k) {
     if (seen(kMatMul6)) return same(kMatMul6, v) && k();
     if (!bind(kMatMul6, v)) return false;
@@ -2706,13 +2753,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchX(input(n, 0), [&] { return matchWk(input(n, 1), k); });
   }
 
-  /// bk  (rules/attention.yaml:47:31)
+  /// bk  (rules/attention.yaml:48:31)
   bool matchBk(ValueId v, gen::Next k) {
     if (seen(kBk)) return same(kBk, v) && k();
     return bind(kBk, v) && k();
   }
 
-  /// k = Add(MatMul(x, wk), bk)  (rules/attention.yaml:47:12)
+  /// k = Add(MatMul(x, wk), bk)  (rules/attention.yaml:48:12)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(kK)) return same(kK, v) && k();
     if (!bind(kK, v)) return false;
@@ -2726,13 +2773,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchMatMul6(in1, [&] { return matchBk(in0, k); });
   }
 
-  /// wv  (rules/attention.yaml:48:26)
+  /// wv  (rules/attention.yaml:49:26)
   bool matchWv(ValueId v, gen::Next k) {
     if (seen(kWv)) return same(kWv, v) && k();
     return bind(kWv, v) && k();
   }
 
-  /// MatMul(x, wv)  (rules/attention.yaml:48:16)
+  /// MatMul(x, wv)  (rules/attention.yaml:49:16)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(kMatMul10)) return same(kMatMul10, v) && k();
     if (!bind(kMatMul10, v)) return false;
@@ -2741,13 +2788,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchX(input(n, 0), [&] { return matchWv(input(n, 1), k); });
   }
 
-  /// bv  (rules/attention.yaml:48:31)
+  /// bv  (rules/attention.yaml:49:31)
   bool matchBv(ValueId v, gen::Next k) {
     if (seen(kBv)) return same(kBv, v) && k();
     return bind(kBv, v) && k();
   }
 
-  /// v = Add(MatMul(x, wv), bv)  (rules/attention.yaml:48:12)
+  /// v = Add(MatMul(x, wv), bv)  (rules/attention.yaml:49:12)
   bool matchV(ValueId v, gen::Next k) {
     if (seen(kV)) return same(kV, v) && k();
     if (!bind(kV, v)) return false;
@@ -2761,7 +2808,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchMatMul10(in1, [&] { return matchBv(in0, k); });
   }
 
-  /// Shape(q)  (rules/attention.yaml:49:36)
+  /// Shape(q)  (rules/attention.yaml:50:36)
   bool matchShape13(ValueId v, gen::Next k) {
     if (seen(kShape13)) return same(kShape13, v) && k();
     if (!bind(kShape13, v)) return false;
@@ -2770,13 +2817,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQ(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:49:46)
+  /// 0  (rules/attention.yaml:50:46)
   bool matchConstant14(ValueId v, gen::Next k) {
     if (seen(kConstant14)) return same(kConstant14, v) && k();
     return bind(kConstant14, v) && constant(kConstant14, v) && k();
   }
 
-  /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:49:29)
+  /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:50:29)
   bool matchGather15(ValueId v, gen::Next k) {
     if (seen(kGather15)) return same(kGather15, v) && k();
     if (!bind(kGather15, v)) return false;
@@ -2785,13 +2832,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape13(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:49:58)
+  /// 0  (rules/attention.yaml:50:58)
   bool matchConstant16(ValueId v, gen::Next k) {
     if (seen(kConstant16)) return same(kConstant16, v) && k();
     return bind(kConstant16, v) && constant(kConstant16, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(q), 0, axis=0), 0)  (rules/attention.yaml:49:19)
+  /// Unsqueeze(Gather(Shape(q), 0, axis=0), 0)  (rules/attention.yaml:50:19)
   bool matchUnsqueeze17(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze17)) return same(kUnsqueeze17, v) && k();
     if (!bind(kUnsqueeze17, v)) return false;
@@ -2800,7 +2847,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchGather15(input(n, 0), [&] { return matchConstant16(input(n, 1), k); });
   }
 
-  /// Shape(q)  (rules/attention.yaml:49:79)
+  /// Shape(q)  (rules/attention.yaml:50:79)
   bool matchShape18(ValueId v, gen::Next k) {
     if (seen(kShape18)) return same(kShape18, v) && k();
     if (!bind(kShape18, v)) return false;
@@ -2809,13 +2856,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQ(input(n, 0), k);
   }
 
-  /// 1  (rules/attention.yaml:49:89)
+  /// 1  (rules/attention.yaml:50:89)
   bool matchConstant19(ValueId v, gen::Next k) {
     if (seen(kConstant19)) return same(kConstant19, v) && k();
     return bind(kConstant19, v) && constant(kConstant19, v) && k();
   }
 
-  /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:49:72)
+  /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:50:72)
   bool matchGather20(ValueId v, gen::Next k) {
     if (seen(kGather20)) return same(kGather20, v) && k();
     if (!bind(kGather20, v)) return false;
@@ -2824,13 +2871,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape18(input(n, 0), [&] { return matchConstant19(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:49:101)
+  /// 0  (rules/attention.yaml:50:101)
   bool matchConstant21(ValueId v, gen::Next k) {
     if (seen(kConstant21)) return same(kConstant21, v) && k();
     return bind(kConstant21, v) && constant(kConstant21, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(q), 1, axis=0), 0)  (rules/attention.yaml:49:62)
+  /// Unsqueeze(Gather(Shape(q), 1, axis=0), 0)  (rules/attention.yaml:50:62)
   bool matchUnsqueeze22(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze22)) return same(kUnsqueeze22, v) && k();
     if (!bind(kUnsqueeze22, v)) return false;
@@ -2839,20 +2886,20 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchGather20(input(n, 0), [&] { return matchConstant21(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:49:105)
+  /// _  (rules/attention.yaml:50:105)
   bool matchAny23(ValueId v, gen::Next k) {
     if (seen(kAny23)) return same(kAny23, v) && k();
     return bind(kAny23, v) && k();
   }
 
-  /// _  (rules/attention.yaml:49:108)
+  /// _  (rules/attention.yaml:50:108)
   bool matchAny24(ValueId v, gen::Next k) {
     if (seen(kAny24)) return same(kAny24, v) && k();
     return bind(kAny24, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:49:12)
+  /// 0), _, _, axis=0)  (rules/attention.yaml:50:12)
   bool matchConcat25(ValueId v, gen::Next k) {
     if (seen(kConcat25)) return same(kConcat25, v) && k();
     if (!bind(kConcat25, v)) return false;
@@ -2865,7 +2912,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     });
   }
 
-  /// Shape(q, start=0, end=1)  (rules/attention.yaml:49:128)
+  /// Shape(q, start=0, end=1)  (rules/attention.yaml:50:128)
   bool matchShape26(ValueId v, gen::Next k) {
     if (seen(kShape26)) return same(kShape26, v) && k();
     if (!bind(kShape26, v)) return false;
@@ -2874,7 +2921,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQ(input(n, 0), k);
   }
 
-  /// Shape(q, start=1, end=2)  (rules/attention.yaml:49:154)
+  /// Shape(q, start=1, end=2)  (rules/attention.yaml:50:154)
   bool matchShape27(ValueId v, gen::Next k) {
     if (seen(kShape27)) return same(kShape27, v) && k();
     if (!bind(kShape27, v)) return false;
@@ -2883,20 +2930,20 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQ(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:49:180)
+  /// _  (rules/attention.yaml:50:180)
   bool matchAny28(ValueId v, gen::Next k) {
     if (seen(kAny28)) return same(kAny28, v) && k();
     return bind(kAny28, v) && k();
   }
 
-  /// _  (rules/attention.yaml:49:183)
+  /// _  (rules/attention.yaml:50:183)
   bool matchAny29(ValueId v, gen::Next k) {
     if (seen(kAny29)) return same(kAny29, v) && k();
     return bind(kAny29, v) && k();
   }
 
   /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:49:121)
+  /// (rules/attention.yaml:50:121)
   bool matchConcat30(ValueId v, gen::Next k) {
     if (seen(kConcat30)) return same(kConcat30, v) && k();
     if (!bind(kConcat30, v)) return false;
@@ -2909,7 +2956,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     });
   }
 
-  /// _  (rules/attention.yaml:49:196)
+  /// _  (rules/attention.yaml:50:196)
   bool matchAny31(ValueId v, gen::Next k) {
     if (seen(kAny31)) return same(kAny31, v) && k();
     return bind(kAny31, v) && k();
@@ -2917,7 +2964,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
 
   /// qs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
   /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:49:119)
+  /// (rules/attention.yaml:50:119)
   bool matchQs(ValueId v, gen::Next k) {
     if (seen(kQs)) return same(kQs, v) && k();
     if (!bind(kQs, v)) return false;
@@ -2934,7 +2981,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return false;
   }
 
-  /// qr = Reshape(q, qs)  (rules/attention.yaml:50:12)
+  /// qr = Reshape(q, qs)  (rules/attention.yaml:51:12)
   bool matchQr(ValueId v, gen::Next k) {
     if (seen(kQr)) return same(kQr, v) && k();
     if (!bind(kQr, v)) return false;
@@ -2943,7 +2990,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQ(input(n, 0), [&] { return matchQs(input(n, 1), k); });
   }
 
-  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:51:12)
+  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:52:12)
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     if (!bind(kQh, v)) return false;
@@ -2952,7 +2999,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQr(input(n, 0), k);
   }
 
-  /// Shape(k)  (rules/attention.yaml:52:36)
+  /// Shape(k)  (rules/attention.yaml:53:36)
   bool matchShape35(ValueId v, gen::Next k) {
     if (seen(kShape35)) return same(kShape35, v) && k();
     if (!bind(kShape35, v)) return false;
@@ -2961,7 +3008,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchK(input(n, 0), k);
   }
 
-  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:52:29)
+  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:53:29)
   bool matchGather37(ValueId v, gen::Next k) {
     if (seen(kGather37)) return same(kGather37, v) && k();
     if (!bind(kGather37, v)) return false;
@@ -2970,13 +3017,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape35(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:52:58)
+  /// 0  (rules/attention.yaml:53:58)
   bool matchConstant38(ValueId v, gen::Next k) {
     if (seen(kConstant38)) return same(kConstant38, v) && k();
     return bind(kConstant38, v) && constant(kConstant38, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)  (rules/attention.yaml:52:19)
+  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)  (rules/attention.yaml:53:19)
   bool matchUnsqueeze39(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze39)) return same(kUnsqueeze39, v) && k();
     if (!bind(kUnsqueeze39, v)) return false;
@@ -2985,7 +3032,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchGather37(input(n, 0), [&] { return matchConstant38(input(n, 1), k); });
   }
 
-  /// Shape(k)  (rules/attention.yaml:52:79)
+  /// Shape(k)  (rules/attention.yaml:53:79)
   bool matchShape40(ValueId v, gen::Next k) {
     if (seen(kShape40)) return same(kShape40, v) && k();
     if (!bind(kShape40, v)) return false;
@@ -2994,7 +3041,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchK(input(n, 0), k);
   }
 
-  /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:52:72)
+  /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:53:72)
   bool matchGather42(ValueId v, gen::Next k) {
     if (seen(kGather42)) return same(kGather42, v) && k();
     if (!bind(kGather42, v)) return false;
@@ -3003,13 +3050,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape40(input(n, 0), [&] { return matchConstant41(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:52:101)
+  /// 0  (rules/attention.yaml:53:101)
   bool matchConstant43(ValueId v, gen::Next k) {
     if (seen(kConstant43)) return same(kConstant43, v) && k();
     return bind(kConstant43, v) && constant(kConstant43, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)  (rules/attention.yaml:52:62)
+  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)  (rules/attention.yaml:53:62)
   bool matchUnsqueeze44(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze44)) return same(kUnsqueeze44, v) && k();
     if (!bind(kUnsqueeze44, v)) return false;
@@ -3018,14 +3065,14 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchGather42(input(n, 0), [&] { return matchConstant43(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:52:105)
+  /// _  (rules/attention.yaml:53:105)
   bool matchAny45(ValueId v, gen::Next k) {
     if (seen(kAny45)) return same(kAny45, v) && k();
     return bind(kAny45, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:52:12)
+  /// 0), _, _, axis=0)  (rules/attention.yaml:53:12)
   bool matchConcat47(ValueId v, gen::Next k) {
     if (seen(kConcat47)) return same(kConcat47, v) && k();
     if (!bind(kConcat47, v)) return false;
@@ -3038,7 +3085,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     });
   }
 
-  /// Shape(k, start=0, end=1)  (rules/attention.yaml:52:128)
+  /// Shape(k, start=0, end=1)  (rules/attention.yaml:53:128)
   bool matchShape48(ValueId v, gen::Next k) {
     if (seen(kShape48)) return same(kShape48, v) && k();
     if (!bind(kShape48, v)) return false;
@@ -3047,7 +3094,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchK(input(n, 0), k);
   }
 
-  /// Shape(k, start=1, end=2)  (rules/attention.yaml:52:154)
+  /// Shape(k, start=1, end=2)  (rules/attention.yaml:53:154)
   bool matchShape49(ValueId v, gen::Next k) {
     if (seen(kShape49)) return same(kShape49, v) && k();
     if (!bind(kShape49, v)) return false;
@@ -3056,20 +3103,20 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchK(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:52:180)
+  /// _  (rules/attention.yaml:53:180)
   bool matchAny50(ValueId v, gen::Next k) {
     if (seen(kAny50)) return same(kAny50, v) && k();
     return bind(kAny50, v) && k();
   }
 
-  /// _  (rules/attention.yaml:52:183)
+  /// _  (rules/attention.yaml:53:183)
   bool matchAny51(ValueId v, gen::Next k) {
     if (seen(kAny51)) return same(kAny51, v) && k();
     return bind(kAny51, v) && k();
   }
 
   /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:52:121)
+  /// (rules/attention.yaml:53:121)
   bool matchConcat52(ValueId v, gen::Next k) {
     if (seen(kConcat52)) return same(kConcat52, v) && k();
     if (!bind(kConcat52, v)) return false;
@@ -3082,7 +3129,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     });
   }
 
-  /// _  (rules/attention.yaml:52:196)
+  /// _  (rules/attention.yaml:53:196)
   bool matchAny53(ValueId v, gen::Next k) {
     if (seen(kAny53)) return same(kAny53, v) && k();
     return bind(kAny53, v) && k();
@@ -3090,7 +3137,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
 
   /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
   /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:52:119)
+  /// (rules/attention.yaml:53:119)
   bool matchKs(ValueId v, gen::Next k) {
     if (seen(kKs)) return same(kKs, v) && k();
     if (!bind(kKs, v)) return false;
@@ -3107,7 +3154,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return false;
   }
 
-  /// kr = Reshape(k, ks)  (rules/attention.yaml:53:12)
+  /// kr = Reshape(k, ks)  (rules/attention.yaml:54:12)
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
@@ -3116,7 +3163,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchK(input(n, 0), [&] { return matchKs(input(n, 1), k); });
   }
 
-  /// Transpose(kr, perm=[0, 2, 3, 1])  (rules/attention.yaml:54:12)
+  /// Transpose(kr, perm=[0, 2, 3, 1])  (rules/attention.yaml:55:12)
   bool matchTranspose56(ValueId v, gen::Next k) {
     if (seen(kTranspose56)) return same(kTranspose56, v) && k();
     if (!bind(kTranspose56, v)) return false;
@@ -3125,7 +3172,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchKr(input(n, 0), k);
   }
 
-  /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:54:57)
+  /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:55:57)
   bool matchTranspose57(ValueId v, gen::Next k) {
     if (seen(kTranspose57)) return same(kTranspose57, v) && k();
     if (!bind(kTranspose57, v)) return false;
@@ -3134,7 +3181,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchKr(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])  (rules/attention.yaml:54:47)
+  /// Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])  (rules/attention.yaml:55:47)
   bool matchTranspose58(ValueId v, gen::Next k) {
     if (seen(kTranspose58)) return same(kTranspose58, v) && k();
     if (!bind(kTranspose58, v)) return false;
@@ -3144,7 +3191,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// kt = Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0,
-  /// 1, 3, 2])  (rules/attention.yaml:54:45)
+  /// 1, 3, 2])  (rules/attention.yaml:55:45)
   bool matchKt(ValueId v, gen::Next k) {
     if (seen(kKt)) return same(kKt, v) && k();
     if (!bind(kKt, v)) return false;
@@ -3158,7 +3205,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return false;
   }
 
-  /// Shape(v)  (rules/attention.yaml:55:36)
+  /// Shape(v)  (rules/attention.yaml:56:36)
   bool matchShape60(ValueId v, gen::Next k) {
     if (seen(kShape60)) return same(kShape60, v) && k();
     if (!bind(kShape60, v)) return false;
@@ -3167,13 +3214,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchV(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:55:46)
+  /// 0  (rules/attention.yaml:56:46)
   bool matchConstant61(ValueId v, gen::Next k) {
     if (seen(kConstant61)) return same(kConstant61, v) && k();
     return bind(kConstant61, v) && constant(kConstant61, v) && k();
   }
 
-  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:55:29)
+  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:56:29)
   bool matchGather62(ValueId v, gen::Next k) {
     if (seen(kGather62)) return same(kGather62, v) && k();
     if (!bind(kGather62, v)) return false;
@@ -3182,7 +3229,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape60(input(n, 0), [&] { return matchConstant61(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:55:19)
+  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:56:19)
   bool matchUnsqueeze64(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze64)) return same(kUnsqueeze64, v) && k();
     if (!bind(kUnsqueeze64, v)) return false;
@@ -3191,7 +3238,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchGather62(input(n, 0), [&] { return matchConstant63(input(n, 1), k); });
   }
 
-  /// Shape(v)  (rules/attention.yaml:55:79)
+  /// Shape(v)  (rules/attention.yaml:56:79)
   bool matchShape65(ValueId v, gen::Next k) {
     if (seen(kShape65)) return same(kShape65, v) && k();
     if (!bind(kShape65, v)) return false;
@@ -3200,13 +3247,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchV(input(n, 0), k);
   }
 
-  /// 1  (rules/attention.yaml:55:89)
+  /// 1  (rules/attention.yaml:56:89)
   bool matchConstant66(ValueId v, gen::Next k) {
     if (seen(kConstant66)) return same(kConstant66, v) && k();
     return bind(kConstant66, v) && constant(kConstant66, v) && k();
   }
 
-  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:55:72)
+  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:56:72)
   bool matchGather67(ValueId v, gen::Next k) {
     if (seen(kGather67)) return same(kGather67, v) && k();
     if (!bind(kGather67, v)) return false;
@@ -3215,13 +3262,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape65(input(n, 0), [&] { return matchConstant66(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:55:101)
+  /// 0  (rules/attention.yaml:56:101)
   bool matchConstant68(ValueId v, gen::Next k) {
     if (seen(kConstant68)) return same(kConstant68, v) && k();
     return bind(kConstant68, v) && constant(kConstant68, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)  (rules/attention.yaml:55:62)
+  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)  (rules/attention.yaml:56:62)
   bool matchUnsqueeze69(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze69)) return same(kUnsqueeze69, v) && k();
     if (!bind(kUnsqueeze69, v)) return false;
@@ -3230,14 +3277,14 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchGather67(input(n, 0), [&] { return matchConstant68(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:55:108)
+  /// _  (rules/attention.yaml:56:108)
   bool matchAny71(ValueId v, gen::Next k) {
     if (seen(kAny71)) return same(kAny71, v) && k();
     return bind(kAny71, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:55:12)
+  /// 0), _, _, axis=0)  (rules/attention.yaml:56:12)
   bool matchConcat72(ValueId v, gen::Next k) {
     if (seen(kConcat72)) return same(kConcat72, v) && k();
     if (!bind(kConcat72, v)) return false;
@@ -3250,7 +3297,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     });
   }
 
-  /// Shape(v, start=0, end=1)  (rules/attention.yaml:55:128)
+  /// Shape(v, start=0, end=1)  (rules/attention.yaml:56:128)
   bool matchShape73(ValueId v, gen::Next k) {
     if (seen(kShape73)) return same(kShape73, v) && k();
     if (!bind(kShape73, v)) return false;
@@ -3259,7 +3306,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchV(input(n, 0), k);
   }
 
-  /// Shape(v, start=1, end=2)  (rules/attention.yaml:55:154)
+  /// Shape(v, start=1, end=2)  (rules/attention.yaml:56:154)
   bool matchShape74(ValueId v, gen::Next k) {
     if (seen(kShape74)) return same(kShape74, v) && k();
     if (!bind(kShape74, v)) return false;
@@ -3268,14 +3315,20 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchV(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:55:180)
+  /// _  (rules/attention.yaml:56:180)
   bool matchAny75(ValueId v, gen::Next k) {
     if (seen(kAny75)) return same(kAny75, v) && k();
     return bind(kAny75, v) && k();
   }
 
+  /// _  (rules/attention.yaml:56:183)
+  bool matchAny76(ValueId v, gen::Next k) {
+    if (seen(kAny76)) return same(kAny76, v) && k();
+    return bind(kAny76, v) && k();
+  }
+
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:55:121)
+  /// (rules/attention.yaml:56:121)
   bool matchConcat77(ValueId v, gen::Next k) {
     if (seen(kConcat77)) return same(kConcat77, v) && k();
     if (!bind(kConcat77, v)) return false;
@@ -3288,15 +3341,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     });
   }
 
-  /// _  (rules/attention.yaml:55:196)
-  bool matchAny78(ValueId v, gen::Next k) {
-    if (seen(kAny78)) return same(kAny78, v) && k();
-    return bind(kAny78, v) && k();
-  }
-
   /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:55:119)
+  /// (rules/attention.yaml:56:119)
   bool matchVs(ValueId v, gen::Next k) {
     if (seen(kVs)) return same(kVs, v) && k();
     if (!bind(kVs, v)) return false;
@@ -3313,7 +3360,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return false;
   }
 
-  /// vr = Reshape(v, vs)  (rules/attention.yaml:56:12)
+  /// vr = Reshape(v, vs)  (rules/attention.yaml:57:12)
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
@@ -3322,7 +3369,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchV(input(n, 0), [&] { return matchVs(input(n, 1), k); });
   }
 
-  /// vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:57:12)
+  /// vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:58:12)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(kVh)) return same(kVh, v) && k();
     if (!bind(kVh, v)) return false;
@@ -3331,7 +3378,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchVr(input(n, 0), k);
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:58:16)
+  /// MatMul(qh, kt)  (rules/attention.yaml:59:16)
   bool matchMatMul82(ValueId v, gen::Next k) {
     if (seen(kMatMul82)) return same(kMatMul82, v) && k();
     if (!bind(kMatMul82, v)) return false;
@@ -3340,7 +3387,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:58:12)
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:59:12)
   bool matchDiv84(ValueId v, gen::Next k) {
     if (seen(kDiv84)) return same(kDiv84, v) && k();
     if (!bind(kDiv84, v)) return false;
@@ -3349,7 +3396,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchMatMul82(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:58:41)
+  /// MatMul(qh, kt)  (rules/attention.yaml:59:41)
   bool matchMatMul85(ValueId v, gen::Next k) {
     if (seen(kMatMul85)) return same(kMatMul85, v) && k();
     if (!bind(kMatMul85, v)) return false;
@@ -3358,7 +3405,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:58:37)
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:59:37)
   bool matchMul86(ValueId v, gen::Next k) {
     if (seen(kMul86)) return same(kMul86, v) && k();
     if (!bind(kMul86, v)) return false;
@@ -3372,7 +3419,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchMatMul85(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Mul(qh, cq)  (rules/attention.yaml:58:69)
+  /// Mul(qh, cq)  (rules/attention.yaml:59:69)
   bool matchMul88(ValueId v, gen::Next k) {
     if (seen(kMul88)) return same(kMul88, v) && k();
     if (!bind(kMul88, v)) return false;
@@ -3386,7 +3433,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQh(in1, [&] { return matchCq(in0, k); });
   }
 
-  /// Div(qh, cq)  (rules/attention.yaml:58:83)
+  /// Div(qh, cq)  (rules/attention.yaml:59:83)
   bool matchDiv89(ValueId v, gen::Next k) {
     if (seen(kDiv89)) return same(kDiv89, v) && k();
     if (!bind(kDiv89, v)) return false;
@@ -3395,7 +3442,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
-  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:58:81)
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:59:81)
   bool matchAnyOf90(ValueId v, gen::Next k) {
     if (seen(kAnyOf90)) return same(kAnyOf90, v) && k();
     if (!bind(kAnyOf90, v)) return false;
@@ -3412,7 +3459,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return false;
   }
 
-  /// Mul(kt, ck)  (rules/attention.yaml:58:101)
+  /// Mul(kt, ck)  (rules/attention.yaml:59:101)
   bool matchMul92(ValueId v, gen::Next k) {
     if (seen(kMul92)) return same(kMul92, v) && k();
     if (!bind(kMul92, v)) return false;
@@ -3426,7 +3473,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchKt(in1, [&] { return matchCk(in0, k); });
   }
 
-  /// Div(kt, ck)  (rules/attention.yaml:58:115)
+  /// Div(kt, ck)  (rules/attention.yaml:59:115)
   bool matchDiv93(ValueId v, gen::Next k) {
     if (seen(kDiv93)) return same(kDiv93, v) && k();
     if (!bind(kDiv93, v)) return false;
@@ -3435,7 +3482,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
   }
 
-  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:58:113)
+  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:59:113)
   bool matchAnyOf94(ValueId v, gen::Next k) {
     if (seen(kAnyOf94)) return same(kAnyOf94, v) && k();
     if (!bind(kAnyOf94, v)) return false;
@@ -3453,7 +3500,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-  /// (rules/attention.yaml:58:62)
+  /// (rules/attention.yaml:59:62)
   bool matchMatMul95(ValueId v, gen::Next k) {
     if (seen(kMatMul95)) return same(kMatMul95, v) && k();
     if (!bind(kMatMul95, v)) return false;
@@ -3463,7 +3510,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:58:35)
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:59:35)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -3480,7 +3527,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return false;
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:59:16)
+  /// Where(causal, s, fill)  (rules/attention.yaml:60:16)
   bool matchWhere99(ValueId v, gen::Next k) {
     if (seen(kWhere99)) return same(kWhere99, v) && k();
     if (!bind(kWhere99, v)) return false;
@@ -3491,7 +3538,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     });
   }
 
-  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:59:12)
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:60:12)
   bool matchAdd101(ValueId v, gen::Next k) {
     if (seen(kAdd101)) return same(kAdd101, v) && k();
     if (!bind(kAdd101, v)) return false;
@@ -3505,7 +3552,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchWhere99(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:59:61)
+  /// Where(causal, s, fill)  (rules/attention.yaml:60:61)
   bool matchWhere102(ValueId v, gen::Next k) {
     if (seen(kWhere102)) return same(kWhere102, v) && k();
     if (!bind(kWhere102, v)) return false;
@@ -3516,12 +3563,23 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:59:94)
-  bool matchAdd103(ValueId v, gen::Next k) {
-    if (seen(kAdd103)) return same(kAdd103, v) && k();
-    if (!bind(kAdd103, v)) return false;
-    const NodeId n = node(kAdd103, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd103, n, v)) return false;
+  /// Where(masked, fill, s)  (rules/attention.yaml:60:94)
+  bool matchWhere104(ValueId v, gen::Next k) {
+    if (seen(kWhere104)) return same(kWhere104, v) && k();
+    if (!bind(kWhere104, v)) return false;
+    const NodeId n = node(kWhere104, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere104, n, v)) return false;
+    return matchMasked(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:60:132)
+  bool matchAdd105(ValueId v, gen::Next k) {
+    if (seen(kAdd105)) return same(kAdd105, v) && k();
+    if (!bind(kAdd105, v)) return false;
+    const NodeId n = node(kAdd105, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd105, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -3530,8 +3588,8 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchS(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Add(s, mask) | s
-  /// (rules/attention.yaml:59:59)
+  /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(masked, fill, s) |
+  /// Add(s, mask) | s  (rules/attention.yaml:60:59)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -3542,16 +3600,19 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     choose(kM, 1);  // @causal
     if (matchWhere102(v, k)) return true;
     undo(m);
-    choose(kM, 2);  // @mask
-    if (matchAdd103(v, k)) return true;
+    choose(kM, 2);  // @masked_fill
+    if (matchWhere104(v, k)) return true;
     undo(m);
-    choose(kM, 3);  // @plain
+    choose(kM, 3);  // @mask
+    if (matchAdd105(v, k)) return true;
+    undo(m);
+    choose(kM, 4);  // @plain
     if (matchS(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:60:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:61:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -3560,7 +3621,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchM(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:60:12)
+  /// o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:61:12)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -3569,85 +3630,76 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:61:42)
-  bool matchAny107(ValueId v, gen::Next k) {
-    if (seen(kAny107)) return same(kAny107, v) && k();
-    return bind(kAny107, v) && k();
+  /// _  (rules/attention.yaml:62:42)
+  bool matchAny109(ValueId v, gen::Next k) {
+    if (seen(kAny109)) return same(kAny109, v) && k();
+    return bind(kAny109, v) && k();
   }
 
-  /// Shape(_)  (rules/attention.yaml:61:36)
-  bool matchShape108(ValueId v, gen::Next k) {
-    if (seen(kShape108)) return same(kShape108, v) && k();
-    if (!bind(kShape108, v)) return false;
-    const NodeId n = node(kShape108, v, op::kShape);
-    if (n == kNoId || !attrs(kShape108, n, v)) return false;
-    return matchAny107(input(n, 0), k);
+  /// Shape(_)  (rules/attention.yaml:62:36)
+  bool matchShape110(ValueId v, gen::Next k) {
+    if (seen(kShape110)) return same(kShape110, v) && k();
+    if (!bind(kShape110, v)) return false;
+    const NodeId n = node(kShape110, v, op::kShape);
+    if (n == kNoId || !attrs(kShape110, n, v)) return false;
+    return matchAny109(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:61:46)
-  bool matchConstant109(ValueId v, gen::Next k) {
-    if (seen(kConstant109)) return same(kConstant109, v) && k();
-    return bind(kConstant109, v) && constant(kConstant109, v) && k();
+  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:62:29)
+  bool matchGather112(ValueId v, gen::Next k) {
+    if (seen(kGather112)) return same(kGather112, v) && k();
+    if (!bind(kGather112, v)) return false;
+    const NodeId n = node(kGather112, v, op::kGather);
+    if (n == kNoId || !attrs(kGather112, n, v)) return false;
+    return matchShape110(input(n, 0), [&] { return matchConstant111(input(n, 1), k); });
   }
 
-  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:61:29)
-  bool matchGather110(ValueId v, gen::Next k) {
-    if (seen(kGather110)) return same(kGather110, v) && k();
-    if (!bind(kGather110, v)) return false;
-    const NodeId n = node(kGather110, v, op::kGather);
-    if (n == kNoId || !attrs(kGather110, n, v)) return false;
-    return matchShape108(input(n, 0), [&] { return matchConstant109(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:62:19)
+  bool matchUnsqueeze114(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze114)) return same(kUnsqueeze114, v) && k();
+    if (!bind(kUnsqueeze114, v)) return false;
+    const NodeId n = node(kUnsqueeze114, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze114, n, v)) return false;
+    return matchGather112(input(n, 0), [&] { return matchConstant113(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:61:19)
-  bool matchUnsqueeze112(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze112)) return same(kUnsqueeze112, v) && k();
-    if (!bind(kUnsqueeze112, v)) return false;
-    const NodeId n = node(kUnsqueeze112, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze112, n, v)) return false;
-    return matchGather110(input(n, 0), [&] { return matchConstant111(input(n, 1), k); });
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:62:72)
+  bool matchGather118(ValueId v, gen::Next k) {
+    if (seen(kGather118)) return same(kGather118, v) && k();
+    if (!bind(kGather118, v)) return false;
+    const NodeId n = node(kGather118, v, op::kGather);
+    if (n == kNoId || !attrs(kGather118, n, v)) return false;
+    return matchShape116(input(n, 0), [&] { return matchConstant117(input(n, 1), k); });
   }
 
-  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:61:72)
-  bool matchGather116(ValueId v, gen::Next k) {
-    if (seen(kGather116)) return same(kGather116, v) && k();
-    if (!bind(kGather116, v)) return false;
-    const NodeId n = node(kGather116, v, op::kGather);
-    if (n == kNoId || !attrs(kGather116, n, v)) return false;
-    return matchShape114(input(n, 0), [&] { return matchConstant115(input(n, 1), k); });
+  /// 0  (rules/attention.yaml:62:101)
+  bool matchConstant119(ValueId v, gen::Next k) {
+    if (seen(kConstant119)) return same(kConstant119, v) && k();
+    return bind(kConstant119, v) && constant(kConstant119, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:61:62)
-  bool matchUnsqueeze118(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze118)) return same(kUnsqueeze118, v) && k();
-    if (!bind(kUnsqueeze118, v)) return false;
-    const NodeId n = node(kUnsqueeze118, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze118, n, v)) return false;
-    return matchGather116(input(n, 0), [&] { return matchConstant117(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:62:62)
+  bool matchUnsqueeze120(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze120)) return same(kUnsqueeze120, v) && k();
+    if (!bind(kUnsqueeze120, v)) return false;
+    const NodeId n = node(kUnsqueeze120, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze120, n, v)) return false;
+    return matchGather118(input(n, 0), [&] { return matchConstant119(input(n, 1), k); });
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:61:12)
-  bool matchConcat120(ValueId v, gen::Next k) {
-    if (seen(kConcat120)) return same(kConcat120, v) && k();
-    if (!bind(kConcat120, v)) return false;
-    const NodeId n = node(kConcat120, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat120, n, v)) return false;
-    return matchUnsqueeze112(input(n, 0), [&] {
-      return matchUnsqueeze118(input(n, 1), [&] { return matchAny119(input(n, 2), k); });
+  /// 0), _, axis=0)  (rules/attention.yaml:62:12)
+  bool matchConcat122(ValueId v, gen::Next k) {
+    if (seen(kConcat122)) return same(kConcat122, v) && k();
+    if (!bind(kConcat122, v)) return false;
+    const NodeId n = node(kConcat122, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat122, n, v)) return false;
+    return matchUnsqueeze114(input(n, 0), [&] {
+      return matchUnsqueeze120(input(n, 1), [&] { return matchAny121(input(n, 2), k); });
     });
   }
 
-  /// Shape(_, start=0, end=1)  (rules/attention.yaml:61:125)
-  bool matchShape122(ValueId v, gen::Next k) {
-    if (seen(kShape122)) return same(kShape122, v) && k();
-    if (!bind(kShape122, v)) return false;
-    const NodeId n = node(kShape122, v, op::kShape);
-    if (n == kNoId || !attrs(kShape122, n, v)) return false;
-    return matchAny121(input(n, 0), k);
-  }
-
-  /// Shape(_, start=1, end=2)  (rules/attention.yaml:61:151)
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:62:125)
   bool matchShape124(ValueId v, gen::Next k) {
     if (seen(kShape124)) return same(kShape124, v) && k();
     if (!bind(kShape124, v)) return false;
@@ -3656,84 +3708,93 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchAny123(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:61:177)
+  /// _  (rules/attention.yaml:62:157)
   bool matchAny125(ValueId v, gen::Next k) {
     if (seen(kAny125)) return same(kAny125, v) && k();
     return bind(kAny125, v) && k();
   }
 
+  /// Shape(_, start=1, end=2)  (rules/attention.yaml:62:151)
+  bool matchShape126(ValueId v, gen::Next k) {
+    if (seen(kShape126)) return same(kShape126, v) && k();
+    if (!bind(kShape126, v)) return false;
+    const NodeId n = node(kShape126, v, op::kShape);
+    if (n == kNoId || !attrs(kShape126, n, v)) return false;
+    return matchAny125(input(n, 0), k);
+  }
+
   /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-  /// (rules/attention.yaml:61:118)
-  bool matchConcat126(ValueId v, gen::Next k) {
-    if (seen(kConcat126)) return same(kConcat126, v) && k();
-    if (!bind(kConcat126, v)) return false;
-    const NodeId n = node(kConcat126, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat126, n, v)) return false;
-    return matchShape122(input(n, 0), [&] {
-      return matchShape124(input(n, 1), [&] { return matchAny125(input(n, 2), k); });
+  /// (rules/attention.yaml:62:118)
+  bool matchConcat128(ValueId v, gen::Next k) {
+    if (seen(kConcat128)) return same(kConcat128, v) && k();
+    if (!bind(kConcat128, v)) return false;
+    const NodeId n = node(kConcat128, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat128, n, v)) return false;
+    return matchShape124(input(n, 0), [&] {
+      return matchShape126(input(n, 1), [&] { return matchAny127(input(n, 2), k); });
     });
   }
 
   /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:61:116)
+  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:62:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
     const uint32_t m = mark();
     choose(kYs, 0);
-    if (matchConcat120(v, k)) return true;
+    if (matchConcat122(v, k)) return true;
     undo(m);
     choose(kYs, 1);
-    if (matchConcat126(v, k)) return true;
+    if (matchConcat128(v, k)) return true;
     undo(m);
     choose(kYs, 2);
-    if (matchAny127(v, k)) return true;
+    if (matchAny129(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:62:20)
-  bool matchTranspose129(ValueId v, gen::Next k) {
-    if (seen(kTranspose129)) return same(kTranspose129, v) && k();
-    if (!bind(kTranspose129, v)) return false;
-    const NodeId n = node(kTranspose129, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose129, n, v)) return false;
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:63:20)
+  bool matchTranspose131(ValueId v, gen::Next k) {
+    if (seen(kTranspose131)) return same(kTranspose131, v) && k();
+    if (!bind(kTranspose131, v)) return false;
+    const NodeId n = node(kTranspose131, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose131, n, v)) return false;
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:62:12)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:63:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kReshape);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchTranspose129(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+    return matchTranspose131(input(n, 0), [&] { return matchYs(input(n, 1), k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when @causal_mask), rules/attention.yaml:80:9:
+  /// Variant 0 (when @causal_mask), rules/attention.yaml:81:9:
   ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), _, _,
   ///   Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(x),
   ///   tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
   ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:82:28", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:83:28", "x")) return false;
     std::optional<onnx::TensorProto> t14 =
         helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
-                     {"wq", "wk", "wv"}, "rules/attention.yaml:84:42");
+                     {"wq", "wk", "wv"}, "rules/attention.yaml:85:42");
     if (!t14) return false;
     std::optional<onnx::TensorProto> t15 =
         helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
-                     "rules/attention.yaml:84:83");
+                     "rules/attention.yaml:85:83");
     if (!t15) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:83:32", "causal")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:84:32", "causal")) return false;
     std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t6) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:83:60", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:84:60", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs8;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:83:67", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:84:67", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t11) return false;
@@ -3749,17 +3810,17 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     std::vector<onnx::AttributeProto> attrs18;
     std::optional<onnx::AttributeProto> a18_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:84:136", "rules/attention.yaml:84:136");
+                   "rules/attention.yaml:85:136", "rules/attention.yaml:85:136");
     if (!a18_0) return false;
     attrs18.push_back(std::move(*a18_0));
     std::optional<onnx::AttributeProto> a18_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:84:179", "rules/attention.yaml:84:179");
+                   "rules/attention.yaml:85:179", "rules/attention.yaml:85:179");
     if (!a18_1) return false;
     attrs18.push_back(std::move(*a18_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:80:9",
-                     "rules/attention.yaml:84:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:81:9",
+                     "rules/attention.yaml:85:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3828,26 +3889,26 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v18}});
   }
 
-  /// Variant 1 (when @causal), rules/attention.yaml:85:9:
+  /// Variant 1 (when @causal), rules/attention.yaml:86:9:
   ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), _, _,
   ///   Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]),
   ///   tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
   ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:87:28", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:88:28", "x")) return false;
     std::optional<onnx::TensorProto> t12 =
         helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
-                     {"wq", "wk", "wv"}, "rules/attention.yaml:89:42");
+                     {"wq", "wk", "wv"}, "rules/attention.yaml:90:42");
     if (!t12) return false;
     std::optional<onnx::TensorProto> t13 =
         helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
-                     "rules/attention.yaml:89:83");
+                     "rules/attention.yaml:90:83");
     if (!t13) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:88:28", "causal")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:89:28", "causal")) return false;
     std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t6) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:88:56", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:89:56", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t9) return false;
@@ -3863,17 +3924,17 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     std::vector<onnx::AttributeProto> attrs16;
     std::optional<onnx::AttributeProto> a16_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:89:136", "rules/attention.yaml:89:136");
+                   "rules/attention.yaml:90:136", "rules/attention.yaml:90:136");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
     std::optional<onnx::AttributeProto> a16_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:89:179", "rules/attention.yaml:89:179");
+                   "rules/attention.yaml:90:179", "rules/attention.yaml:90:179");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:85:9",
-                     "rules/attention.yaml:89:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:86:9",
+                     "rules/attention.yaml:90:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3934,23 +3995,129 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
   }
 
-  /// Variant 2 (when @mask), rules/attention.yaml:90:9:
+  /// Variant 2 (when @masked_fill), rules/attention.yaml:91:9:
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), _, _,
+  ///   Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]),
+  ///   tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
+  ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/attention.yaml:93:28", "x")) return false;
+    std::optional<onnx::TensorProto> t12 =
+        helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
+                     {"wq", "wk", "wv"}, "rules/attention.yaml:95:42");
+    if (!t12) return false;
+    std::optional<onnx::TensorProto> t13 =
+        helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
+                     "rules/attention.yaml:95:83");
+    if (!t13) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:94:28", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:94:36", "fill")) return false;
+    std::optional<onnx::TensorProto> t7 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t2) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::AttributeProto> a16_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:95:136", "rules/attention.yaml:95:136");
+    if (!a16_0) return false;
+    attrs16.push_back(std::move(*a16_0));
+    std::optional<onnx::AttributeProto> a16_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:95:179", "rules/attention.yaml:95:179");
+    if (!a16_1) return false;
+    attrs16.push_back(std::move(*a16_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:91:9",
+                     "rules/attention.yaml:95:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v12 = rw_.addInitializer(std::move(*t12), ruleName());
+    const ValueId v13 = rw_.addInitializer(std::move(*t13), ruleName());
+    const ValueId v14 = kNoId;
+    const ValueId v15 = kNoId;
+    const ValueId v5 = slot(kSlotMasked);
+    const ValueId v6 = slot(kSlotFill);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kWhere;
+    spec8.inputs = {v5, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec1;
+    spec1.op = op::kShape;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kSlice;
+    spec4.inputs = {v1, v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kConcat;
+    spec10.inputs = {v9, v4, v4};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kExpand;
+    spec11.inputs = {v8, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kComMicrosoftAttention;
+    spec16.inputs = {v0, v12, v13, v14, v15, v11};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
+  }
+
+  /// Variant 3 (when @mask), rules/attention.yaml:96:9:
   ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), _, _,
   ///   Expand(mask, Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]), tensor([2])),
   ///   Slice(Shape(x), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
-  bool rewrite2() {
+  bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:92:28", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:98:28", "x")) return false;
     std::optional<onnx::TensorProto> t9 =
         helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
-                     {"wq", "wk", "wv"}, "rules/attention.yaml:94:42");
+                     {"wq", "wk", "wv"}, "rules/attention.yaml:100:42");
     if (!t9) return false;
     std::optional<onnx::TensorProto> t10 =
         helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
-                     "rules/attention.yaml:94:83");
+                     "rules/attention.yaml:100:83");
     if (!t10) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:93:22", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:99:22", "mask")) return false;
     std::optional<onnx::TensorProto> t6 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t6) return false;
     std::vector<onnx::AttributeProto> attrs1;
@@ -3965,17 +4132,17 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     std::vector<onnx::AttributeProto> attrs13;
     std::optional<onnx::AttributeProto> a13_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:94:136", "rules/attention.yaml:94:136");
+                   "rules/attention.yaml:100:136", "rules/attention.yaml:100:136");
     if (!a13_0) return false;
     attrs13.push_back(std::move(*a13_0));
     std::optional<onnx::AttributeProto> a13_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:94:179", "rules/attention.yaml:94:179");
+                   "rules/attention.yaml:100:179", "rules/attention.yaml:100:179");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:90:9",
-                     "rules/attention.yaml:94:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:96:9",
+                     "rules/attention.yaml:100:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -4027,34 +4194,34 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 3, rules/attention.yaml:95:9:
+  /// Variant 4, rules/attention.yaml:101:9:
   ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias),
   ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
-  bool rewrite3() {
+  bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:96:39", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:102:39", "x")) return false;
     std::optional<onnx::TensorProto> t1 =
         helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
-                     {"wq", "wk", "wv"}, "rules/attention.yaml:96:42");
+                     {"wq", "wk", "wv"}, "rules/attention.yaml:102:42");
     if (!t1) return false;
     std::optional<onnx::TensorProto> t2 =
         helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
-                     "rules/attention.yaml:96:83");
+                     "rules/attention.yaml:102:83");
     if (!t2) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:96:121", "rules/attention.yaml:96:121");
+                   "rules/attention.yaml:102:121", "rules/attention.yaml:102:121");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:96:164", "rules/attention.yaml:96:164");
+                   "rules/attention.yaml:102:164", "rules/attention.yaml:102:164");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:95:9",
-                     "rules/attention.yaml:96:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:101:9",
+                     "rules/attention.yaml:102:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -4081,7 +4248,7 @@ class PackedAttentionRule : public RewritePattern {
                                 root,
                                 90,
                                 {"ort"},
-                                "rules/attention.yaml:40:5",
+                                "rules/attention.yaml:41:5",
                                 {op::kShape, op::kSlice, op::kWhere, op::kAdd, op::kConcat,
                                  op::kExpand, op::kComMicrosoftAttention}}),
         root_output_(root_output) {}
@@ -4104,7 +4271,7 @@ class PackedAttentionRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:102
+// Generated from: rules/attention.yaml:108
 // multi_head_attention_causal_slice (priority 86): Attention with GPT-2's causal slice of a tril
 // buffer by the heads' lengths.
 //===----------------------------------------------------------------------===//
@@ -4114,7 +4281,7 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "multi_head_attention_causal_slice";
-    s.loc = "rules/attention.yaml:102:5";
+    s.loc = "rules/attention.yaml:108:5";
     s.root = 149;
     s.slot_names = {"q",    "qs",   "qr",     "qh",   "k",    "ks", "kr", "kt", "v",
                     "vs",   "vr",   "vh",     "c",    "cq",   "ck", "s",  "kl", "ql",
@@ -4124,460 +4291,24 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {  // 0: q
       gen::ExprSpec& e = s.exprs[0];
       e.label = "q";
-      e.loc = "rules/attention.yaml:108:42";
+      e.loc = "rules/attention.yaml:114:42";
       e.slot = 0;
     }
     {  // 1: Shape(q)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:108:36";
+      e.loc = "rules/attention.yaml:114:36";
       e.num_inputs = 1;
     }
     {  // 2: 0
       gen::ExprSpec& e = s.exprs[2];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:108:46";
+      e.loc = "rules/attention.yaml:114:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 3: Gather(Shape(q), 0, axis=0)
       gen::ExprSpec& e = s.exprs[3];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:108:29";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:108:49";
-      }
-    }
-    {  // 4: 0
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:108:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:108:19";
-      e.num_inputs = 2;
-    }
-    {  // 6: Shape(q)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:108:79";
-      e.num_inputs = 1;
-    }
-    {  // 7: 1
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:108:89";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 8: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:108:72";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:108:92";
-      }
-    }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:108:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:108:62";
-      e.num_inputs = 2;
-    }
-    {  // 11: _
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:108:105";
-    }
-    {  // 12: _
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:108:108";
-    }
-    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:108:12";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:108:111";
-      }
-    }
-    {  // 14: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:108:128";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:108:137";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:108:146";
-      }
-    }
-    {  // 15: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:108:154";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:108:163";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:108:172";
-      }
-    }
-    {  // 16: _
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:108:180";
-    }
-    {  // 17: _
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:108:183";
-    }
-    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:108:121";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:108:186";
-      }
-    }
-    {  // 19: _
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:108:196";
-    }
-    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "qs";
-      e.loc = "rules/attention.yaml:108:119";
-      e.slot = 1;
-    }
-    {  // 21: Reshape(q, qs)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:109:12";
-      e.slot = 2;
-      e.num_inputs = 2;
-    }
-    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:110:12";
-      e.slot = 3;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:110:26";
-      }
-    }
-    {  // 23: k
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "k";
-      e.loc = "rules/attention.yaml:111:42";
-      e.slot = 4;
-    }
-    {  // 24: Shape(k)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:111:36";
-      e.num_inputs = 1;
-    }
-    {  // 25: 0
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:111:46";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 26: Gather(Shape(k), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:111:29";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:111:49";
-      }
-    }
-    {  // 27: 0
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:111:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 28: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:111:19";
-      e.num_inputs = 2;
-    }
-    {  // 29: Shape(k)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:111:79";
-      e.num_inputs = 1;
-    }
-    {  // 30: 1
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:111:89";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 31: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:111:72";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:111:92";
-      }
-    }
-    {  // 32: 0
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:111:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 33: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:111:62";
-      e.num_inputs = 2;
-    }
-    {  // 34: _
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:111:105";
-    }
-    {  // 35: _
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:111:108";
-    }
-    {  // 36: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:111:12";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:111:111";
-      }
-    }
-    {  // 37: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:111:128";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:111:137";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:111:146";
-      }
-    }
-    {  // 38: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:111:154";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:111:163";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:111:172";
-      }
-    }
-    {  // 39: _
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:111:180";
-    }
-    {  // 40: _
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:111:183";
-    }
-    {  // 41: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:111:121";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:111:186";
-      }
-    }
-    {  // 42: _
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:111:196";
-    }
-    {  // 43: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "ks";
-      e.loc = "rules/attention.yaml:111:119";
-      e.slot = 5;
-    }
-    {  // 44: Reshape(k, ks)
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:112:12";
-      e.slot = 6;
-      e.num_inputs = 2;
-    }
-    {  // 45: Transpose(kr, perm=[0, 2, 3, 1])
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:113:12";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 3, 1}));
-        a.loc = "rules/attention.yaml:113:26";
-      }
-    }
-    {  // 46: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:113:57";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:113:71";
-      }
-    }
-    {  // 47: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:113:47";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:113:91";
-      }
-    }
-    {  // 48: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
-       // perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "kt";
-      e.loc = "rules/attention.yaml:113:45";
-      e.slot = 7;
-    }
-    {  // 49: v
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "v";
-      e.loc = "rules/attention.yaml:114:42";
-      e.slot = 8;
-    }
-    {  // 50: Shape(v)
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:114:36";
-      e.num_inputs = 1;
-    }
-    {  // 51: 0
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:114:46";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 52: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[52];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:114:29";
       e.num_inputs = 2;
@@ -4590,34 +4321,34 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:49";
       }
     }
-    {  // 53: 0
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 4: 0
+      gen::ExprSpec& e = s.exprs[4];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:114:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 54: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:114:19";
       e.num_inputs = 2;
     }
-    {  // 55: Shape(v)
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 6: Shape(q)
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:114:79";
       e.num_inputs = 1;
     }
-    {  // 56: 1
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 7: 1
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:114:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 57: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 8: Gather(Shape(q), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:114:72";
       e.num_inputs = 2;
@@ -4630,32 +4361,32 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:92";
       }
     }
-    {  // 58: 0
-      gen::ExprSpec& e = s.exprs[58];
+    {  // 9: 0
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:114:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 59: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:114:62";
       e.num_inputs = 2;
     }
-    {  // 60: _
-      gen::ExprSpec& e = s.exprs[60];
+    {  // 11: _
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:105";
     }
-    {  // 61: _
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 12: _
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:108";
     }
-    {  // 62: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
        // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[62];
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:114:12";
       e.num_inputs = 4;
@@ -4667,8 +4398,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:111";
       }
     }
-    {  // 63: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 14: Shape(q, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:114:128";
       e.num_inputs = 1;
@@ -4686,8 +4417,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:146";
       }
     }
-    {  // 64: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 15: Shape(q, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:114:154";
       e.num_inputs = 1;
@@ -4705,18 +4436,18 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:172";
       }
     }
-    {  // 65: _
-      gen::ExprSpec& e = s.exprs[65];
+    {  // 16: _
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:180";
     }
-    {  // 66: _
-      gen::ExprSpec& e = s.exprs[66];
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:183";
     }
-    {  // 67: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[67];
+    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:114:121";
       e.num_inputs = 4;
@@ -4728,30 +4459,30 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:186";
       }
     }
-    {  // 68: _
-      gen::ExprSpec& e = s.exprs[68];
+    {  // 19: _
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:196";
     }
-    {  // 69: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[69];
-      e.label = "vs";
+    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "qs";
       e.loc = "rules/attention.yaml:114:119";
-      e.slot = 9;
+      e.slot = 1;
     }
-    {  // 70: Reshape(v, vs)
-      gen::ExprSpec& e = s.exprs[70];
+    {  // 21: Reshape(q, qs)
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:115:12";
-      e.slot = 10;
+      e.slot = 2;
       e.num_inputs = 2;
     }
-    {  // 71: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[71];
+    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:116:12";
-      e.slot = 11;
+      e.slot = 3;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -4760,112 +4491,548 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:116:26";
       }
     }
+    {  // 23: k
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "k";
+      e.loc = "rules/attention.yaml:117:42";
+      e.slot = 4;
+    }
+    {  // 24: Shape(k)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:117:36";
+      e.num_inputs = 1;
+    }
+    {  // 25: 0
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:117:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 26: Gather(Shape(k), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:117:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:117:49";
+      }
+    }
+    {  // 27: 0
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:117:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 28: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:117:19";
+      e.num_inputs = 2;
+    }
+    {  // 29: Shape(k)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:117:79";
+      e.num_inputs = 1;
+    }
+    {  // 30: 1
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:117:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 31: Gather(Shape(k), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:117:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:117:92";
+      }
+    }
+    {  // 32: 0
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:117:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 33: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:117:62";
+      e.num_inputs = 2;
+    }
+    {  // 34: _
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:117:105";
+    }
+    {  // 35: _
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:117:108";
+    }
+    {  // 36: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:117:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:117:111";
+      }
+    }
+    {  // 37: Shape(k, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:117:128";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:117:137";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:117:146";
+      }
+    }
+    {  // 38: Shape(k, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:117:154";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:117:163";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:117:172";
+      }
+    }
+    {  // 39: _
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:117:180";
+    }
+    {  // 40: _
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:117:183";
+    }
+    {  // 41: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:117:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:117:186";
+      }
+    }
+    {  // 42: _
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:117:196";
+    }
+    {  // 43: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[43];
+      e.label = "ks";
+      e.loc = "rules/attention.yaml:117:119";
+      e.slot = 5;
+    }
+    {  // 44: Reshape(k, ks)
+      gen::ExprSpec& e = s.exprs[44];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:118:12";
+      e.slot = 6;
+      e.num_inputs = 2;
+    }
+    {  // 45: Transpose(kr, perm=[0, 2, 3, 1])
+      gen::ExprSpec& e = s.exprs[45];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:119:12";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 3, 1}));
+        a.loc = "rules/attention.yaml:119:26";
+      }
+    }
+    {  // 46: Transpose(kr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:119:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:119:71";
+      }
+    }
+    {  // 47: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:119:47";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
+        a.loc = "rules/attention.yaml:119:91";
+      }
+    }
+    {  // 48: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
+       // perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "kt";
+      e.loc = "rules/attention.yaml:119:45";
+      e.slot = 7;
+    }
+    {  // 49: v
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "v";
+      e.loc = "rules/attention.yaml:120:42";
+      e.slot = 8;
+    }
+    {  // 50: Shape(v)
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:120:36";
+      e.num_inputs = 1;
+    }
+    {  // 51: 0
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:120:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 52: Gather(Shape(v), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:120:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:120:49";
+      }
+    }
+    {  // 53: 0
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:120:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 54: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:120:19";
+      e.num_inputs = 2;
+    }
+    {  // 55: Shape(v)
+      gen::ExprSpec& e = s.exprs[55];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:120:79";
+      e.num_inputs = 1;
+    }
+    {  // 56: 1
+      gen::ExprSpec& e = s.exprs[56];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:120:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 57: Gather(Shape(v), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[57];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:120:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:120:92";
+      }
+    }
+    {  // 58: 0
+      gen::ExprSpec& e = s.exprs[58];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:120:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 59: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[59];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:120:62";
+      e.num_inputs = 2;
+    }
+    {  // 60: _
+      gen::ExprSpec& e = s.exprs[60];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:120:105";
+    }
+    {  // 61: _
+      gen::ExprSpec& e = s.exprs[61];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:120:108";
+    }
+    {  // 62: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[62];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:120:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:120:111";
+      }
+    }
+    {  // 63: Shape(v, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[63];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:120:128";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:120:137";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:120:146";
+      }
+    }
+    {  // 64: Shape(v, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[64];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:120:154";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:120:163";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:120:172";
+      }
+    }
+    {  // 65: _
+      gen::ExprSpec& e = s.exprs[65];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:120:180";
+    }
+    {  // 66: _
+      gen::ExprSpec& e = s.exprs[66];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:120:183";
+    }
+    {  // 67: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[67];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:120:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:120:186";
+      }
+    }
+    {  // 68: _
+      gen::ExprSpec& e = s.exprs[68];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:120:196";
+    }
+    {  // 69: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[69];
+      e.label = "vs";
+      e.loc = "rules/attention.yaml:120:119";
+      e.slot = 9;
+    }
+    {  // 70: Reshape(v, vs)
+      gen::ExprSpec& e = s.exprs[70];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:121:12";
+      e.slot = 10;
+      e.num_inputs = 2;
+    }
+    {  // 71: Transpose(vr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[71];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:122:12";
+      e.slot = 11;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:122:26";
+      }
+    }
     {  // 72: MatMul(qh, kt)
       gen::ExprSpec& e = s.exprs[72];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:117:16";
+      e.loc = "rules/attention.yaml:123:16";
       e.num_inputs = 2;
     }
     {  // 73: c
       gen::ExprSpec& e = s.exprs[73];
       e.label = "c";
-      e.loc = "rules/attention.yaml:117:32";
+      e.loc = "rules/attention.yaml:123:32";
       e.slot = 12;
     }
     {  // 74: Div(MatMul(qh, kt), c)
       gen::ExprSpec& e = s.exprs[74];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:117:12";
+      e.loc = "rules/attention.yaml:123:12";
       e.num_inputs = 2;
     }
     {  // 75: MatMul(qh, kt)
       gen::ExprSpec& e = s.exprs[75];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:117:41";
+      e.loc = "rules/attention.yaml:123:41";
       e.num_inputs = 2;
     }
     {  // 76: Mul(MatMul(qh, kt), c)
       gen::ExprSpec& e = s.exprs[76];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:117:37";
+      e.loc = "rules/attention.yaml:123:37";
       e.num_inputs = 2;
     }
     {  // 77: cq
       gen::ExprSpec& e = s.exprs[77];
       e.label = "cq";
-      e.loc = "rules/attention.yaml:117:77";
+      e.loc = "rules/attention.yaml:123:77";
       e.slot = 13;
     }
     {  // 78: Mul(qh, cq)
       gen::ExprSpec& e = s.exprs[78];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:117:69";
+      e.loc = "rules/attention.yaml:123:69";
       e.num_inputs = 2;
     }
     {  // 79: Div(qh, cq)
       gen::ExprSpec& e = s.exprs[79];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:117:83";
+      e.loc = "rules/attention.yaml:123:83";
       e.num_inputs = 2;
     }
     {  // 80: Mul(qh, cq) | Div(qh, cq) | qh
       gen::ExprSpec& e = s.exprs[80];
       e.label = "alternatives";
-      e.loc = "rules/attention.yaml:117:81";
+      e.loc = "rules/attention.yaml:123:81";
     }
     {  // 81: ck
       gen::ExprSpec& e = s.exprs[81];
       e.label = "ck";
-      e.loc = "rules/attention.yaml:117:109";
+      e.loc = "rules/attention.yaml:123:109";
       e.slot = 14;
     }
     {  // 82: Mul(kt, ck)
       gen::ExprSpec& e = s.exprs[82];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:117:101";
+      e.loc = "rules/attention.yaml:123:101";
       e.num_inputs = 2;
     }
     {  // 83: Div(kt, ck)
       gen::ExprSpec& e = s.exprs[83];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:117:115";
+      e.loc = "rules/attention.yaml:123:115";
       e.num_inputs = 2;
     }
     {  // 84: Mul(kt, ck) | Div(kt, ck) | kt
       gen::ExprSpec& e = s.exprs[84];
       e.label = "alternatives";
-      e.loc = "rules/attention.yaml:117:113";
+      e.loc = "rules/attention.yaml:123:113";
     }
     {  // 85: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
       gen::ExprSpec& e = s.exprs[85];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:117:62";
+      e.loc = "rules/attention.yaml:123:62";
       e.num_inputs = 2;
     }
     {  // 86: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
       gen::ExprSpec& e = s.exprs[86];
       e.label = "s";
-      e.loc = "rules/attention.yaml:117:35";
+      e.loc = "rules/attention.yaml:123:35";
       e.slot = 15;
     }
     {  // 87: Shape(vh)
       gen::ExprSpec& e = s.exprs[87];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:118:29";
+      e.loc = "rules/attention.yaml:124:29";
       e.num_inputs = 1;
     }
     {  // 88: 2
       gen::ExprSpec& e = s.exprs[88];
       e.label = "constant 2";
-      e.loc = "rules/attention.yaml:118:40";
+      e.loc = "rules/attention.yaml:124:40";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 89: Gather(Shape(vh), 2, axis=0)
       gen::ExprSpec& e = s.exprs[89];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:118:22";
+      e.loc = "rules/attention.yaml:124:22";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -4873,64 +5040,64 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:118:43";
+        a.loc = "rules/attention.yaml:124:43";
       }
     }
     {  // 90: 0
       gen::ExprSpec& e = s.exprs[90];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:118:52";
+      e.loc = "rules/attention.yaml:124:52";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 91: Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)
       gen::ExprSpec& e = s.exprs[91];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:118:12";
+      e.loc = "rules/attention.yaml:124:12";
       e.num_inputs = 2;
     }
     {  // 92: Shape(vh, start=2, end=3)
       gen::ExprSpec& e = s.exprs[92];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:118:57";
+      e.loc = "rules/attention.yaml:124:57";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(2));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:118:67";
+        a.loc = "rules/attention.yaml:124:67";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/attention.yaml:118:76";
+        a.loc = "rules/attention.yaml:124:76";
       }
     }
     {  // 93: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
       gen::ExprSpec& e = s.exprs[93];
       e.label = "kl";
-      e.loc = "rules/attention.yaml:118:55";
+      e.loc = "rules/attention.yaml:124:55";
       e.slot = 16;
     }
     {  // 94: Shape(qh)
       gen::ExprSpec& e = s.exprs[94];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:119:29";
+      e.loc = "rules/attention.yaml:125:29";
       e.num_inputs = 1;
     }
     {  // 95: 2
       gen::ExprSpec& e = s.exprs[95];
       e.label = "constant 2";
-      e.loc = "rules/attention.yaml:119:40";
+      e.loc = "rules/attention.yaml:125:40";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 96: Gather(Shape(qh), 2, axis=0)
       gen::ExprSpec& e = s.exprs[96];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:119:22";
+      e.loc = "rules/attention.yaml:125:22";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -4938,197 +5105,197 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:119:43";
+        a.loc = "rules/attention.yaml:125:43";
       }
     }
     {  // 97: 0
       gen::ExprSpec& e = s.exprs[97];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:119:52";
+      e.loc = "rules/attention.yaml:125:52";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 98: Unsqueeze(Gather(Shape(qh), 2, axis=0), 0)
       gen::ExprSpec& e = s.exprs[98];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:119:12";
+      e.loc = "rules/attention.yaml:125:12";
       e.num_inputs = 2;
     }
     {  // 99: Shape(qh, start=2, end=3)
       gen::ExprSpec& e = s.exprs[99];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:119:57";
+      e.loc = "rules/attention.yaml:125:57";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(2));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:119:67";
+        a.loc = "rules/attention.yaml:125:67";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/attention.yaml:119:76";
+        a.loc = "rules/attention.yaml:125:76";
       }
     }
     {  // 100: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(qh, start=2, end=3)
       gen::ExprSpec& e = s.exprs[100];
       e.label = "ql";
-      e.loc = "rules/attention.yaml:119:55";
+      e.loc = "rules/attention.yaml:125:55";
       e.slot = 17;
     }
     {  // 101: tril
       gen::ExprSpec& e = s.exprs[101];
       e.label = "tril";
-      e.loc = "rules/attention.yaml:120:22";
+      e.loc = "rules/attention.yaml:126:22";
       e.slot = 18;
     }
     {  // 102: Sub(kl, ql)
       gen::ExprSpec& e = s.exprs[102];
       e.label = "Sub";
-      e.loc = "rules/attention.yaml:120:28";
+      e.loc = "rules/attention.yaml:126:28";
       e.num_inputs = 2;
     }
     {  // 103: 2
       gen::ExprSpec& e = s.exprs[103];
       e.label = "constant 2";
-      e.loc = "rules/attention.yaml:120:45";
+      e.loc = "rules/attention.yaml:126:45";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 104: 1
       gen::ExprSpec& e = s.exprs[104];
       e.label = "constant 1";
-      e.loc = "rules/attention.yaml:120:48";
+      e.loc = "rules/attention.yaml:126:48";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 105: Slice(tril, Sub(kl, ql), kl, 2, 1)
       gen::ExprSpec& e = s.exprs[105];
       e.label = "Slice";
-      e.loc = "rules/attention.yaml:120:16";
+      e.loc = "rules/attention.yaml:126:16";
       e.num_inputs = 5;
     }
     {  // 106: Sub(kl, ql)
       gen::ExprSpec& e = s.exprs[106];
       e.label = "Sub";
-      e.loc = "rules/attention.yaml:120:65";
+      e.loc = "rules/attention.yaml:126:65";
       e.num_inputs = 2;
     }
     {  // 107: 2
       gen::ExprSpec& e = s.exprs[107];
       e.label = "constant 2";
-      e.loc = "rules/attention.yaml:120:82";
+      e.loc = "rules/attention.yaml:126:82";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 108: Slice(tril, Sub(kl, ql), kl, 2)
       gen::ExprSpec& e = s.exprs[108];
       e.label = "Slice";
-      e.loc = "rules/attention.yaml:120:53";
+      e.loc = "rules/attention.yaml:126:53";
       e.num_inputs = 4;
     }
     {  // 109: Slice(tril, Sub(kl, ql), kl, 2, 1) | Slice(tril, Sub(kl, ql), kl, 2)
       gen::ExprSpec& e = s.exprs[109];
       e.label = "rows";
-      e.loc = "rules/attention.yaml:120:51";
+      e.loc = "rules/attention.yaml:126:51";
       e.slot = 19;
     }
     {  // 110: 0
       gen::ExprSpec& e = s.exprs[110];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:121:28";
+      e.loc = "rules/attention.yaml:127:28";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 111: 3
       gen::ExprSpec& e = s.exprs[111];
       e.label = "constant 3";
-      e.loc = "rules/attention.yaml:121:35";
+      e.loc = "rules/attention.yaml:127:35";
       e.literal = gen::intLiteral(3);
       e.tolerance = 1e-06;
     }
     {  // 112: 1
       gen::ExprSpec& e = s.exprs[112];
       e.label = "constant 1";
-      e.loc = "rules/attention.yaml:121:38";
+      e.loc = "rules/attention.yaml:127:38";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 113: Slice(rows, 0, kl, 3, 1)
       gen::ExprSpec& e = s.exprs[113];
       e.label = "Slice";
-      e.loc = "rules/attention.yaml:121:16";
+      e.loc = "rules/attention.yaml:127:16";
       e.num_inputs = 5;
     }
     {  // 114: 0
       gen::ExprSpec& e = s.exprs[114];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:121:55";
+      e.loc = "rules/attention.yaml:127:55";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 115: 3
       gen::ExprSpec& e = s.exprs[115];
       e.label = "constant 3";
-      e.loc = "rules/attention.yaml:121:62";
+      e.loc = "rules/attention.yaml:127:62";
       e.literal = gen::intLiteral(3);
       e.tolerance = 1e-06;
     }
     {  // 116: Slice(rows, 0, kl, 3)
       gen::ExprSpec& e = s.exprs[116];
       e.label = "Slice";
-      e.loc = "rules/attention.yaml:121:43";
+      e.loc = "rules/attention.yaml:127:43";
       e.num_inputs = 4;
     }
     {  // 117: Slice(rows, 0, kl, 3, 1) | Slice(rows, 0, kl, 3)
       gen::ExprSpec& e = s.exprs[117];
       e.label = "causal";
-      e.loc = "rules/attention.yaml:121:41";
+      e.loc = "rules/attention.yaml:127:41";
       e.slot = 20;
     }
     {  // 118: fill
       gen::ExprSpec& e = s.exprs[118];
       e.label = "fill";
-      e.loc = "rules/attention.yaml:122:33";
+      e.loc = "rules/attention.yaml:128:33";
       e.slot = 21;
     }
     {  // 119: Where(causal, s, fill)
       gen::ExprSpec& e = s.exprs[119];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:122:16";
+      e.loc = "rules/attention.yaml:128:16";
       e.num_inputs = 3;
     }
     {  // 120: mask
       gen::ExprSpec& e = s.exprs[120];
       e.label = "mask";
-      e.loc = "rules/attention.yaml:122:40";
+      e.loc = "rules/attention.yaml:128:40";
       e.slot = 22;
     }
     {  // 121: Add(Where(causal, s, fill), mask)
       gen::ExprSpec& e = s.exprs[121];
       e.label = "Add";
-      e.loc = "rules/attention.yaml:122:12";
+      e.loc = "rules/attention.yaml:128:12";
       e.num_inputs = 2;
     }
     {  // 122: Where(causal, s, fill)
       gen::ExprSpec& e = s.exprs[122];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:122:61";
+      e.loc = "rules/attention.yaml:128:61";
       e.num_inputs = 3;
     }
     {  // 123: Add(Where(causal, s, fill), mask) | Where(causal, s, fill)
       gen::ExprSpec& e = s.exprs[123];
       e.label = "m";
-      e.loc = "rules/attention.yaml:122:59";
+      e.loc = "rules/attention.yaml:128:59";
       e.slot = 23;
     }
     {  // 124: Softmax(m, axis=-1)
       gen::ExprSpec& e = s.exprs[124];
       e.label = "Softmax";
-      e.loc = "rules/attention.yaml:123:19";
+      e.loc = "rules/attention.yaml:129:19";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -5138,38 +5305,38 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.values.push_back(gen::intLiteral(3));
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
-        a.loc = "rules/attention.yaml:123:30";
+        a.loc = "rules/attention.yaml:129:30";
       }
     }
     {  // 125: MatMul(Softmax(m, axis=-1), vh)
       gen::ExprSpec& e = s.exprs[125];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:123:12";
+      e.loc = "rules/attention.yaml:129:12";
       e.slot = 24;
       e.num_inputs = 2;
     }
     {  // 126: _
       gen::ExprSpec& e = s.exprs[126];
       e.label = "_";
-      e.loc = "rules/attention.yaml:124:42";
+      e.loc = "rules/attention.yaml:130:42";
     }
     {  // 127: Shape(_)
       gen::ExprSpec& e = s.exprs[127];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:124:36";
+      e.loc = "rules/attention.yaml:130:36";
       e.num_inputs = 1;
     }
     {  // 128: 0
       gen::ExprSpec& e = s.exprs[128];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:124:46";
+      e.loc = "rules/attention.yaml:130:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 129: Gather(Shape(_), 0, axis=0)
       gen::ExprSpec& e = s.exprs[129];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:124:29";
+      e.loc = "rules/attention.yaml:130:29";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -5177,44 +5344,44 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:124:49";
+        a.loc = "rules/attention.yaml:130:49";
       }
     }
     {  // 130: 0
       gen::ExprSpec& e = s.exprs[130];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:124:58";
+      e.loc = "rules/attention.yaml:130:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 131: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
       gen::ExprSpec& e = s.exprs[131];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:124:19";
+      e.loc = "rules/attention.yaml:130:19";
       e.num_inputs = 2;
     }
     {  // 132: _
       gen::ExprSpec& e = s.exprs[132];
       e.label = "_";
-      e.loc = "rules/attention.yaml:124:85";
+      e.loc = "rules/attention.yaml:130:85";
     }
     {  // 133: Shape(_)
       gen::ExprSpec& e = s.exprs[133];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:124:79";
+      e.loc = "rules/attention.yaml:130:79";
       e.num_inputs = 1;
     }
     {  // 134: 1
       gen::ExprSpec& e = s.exprs[134];
       e.label = "constant 1";
-      e.loc = "rules/attention.yaml:124:89";
+      e.loc = "rules/attention.yaml:130:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 135: Gather(Shape(_), 1, axis=0)
       gen::ExprSpec& e = s.exprs[135];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:124:72";
+      e.loc = "rules/attention.yaml:130:72";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -5222,142 +5389,142 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:124:92";
+        a.loc = "rules/attention.yaml:130:92";
       }
     }
     {  // 136: 0
       gen::ExprSpec& e = s.exprs[136];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:124:101";
+      e.loc = "rules/attention.yaml:130:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 137: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
       gen::ExprSpec& e = s.exprs[137];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:124:62";
+      e.loc = "rules/attention.yaml:130:62";
       e.num_inputs = 2;
     }
     {  // 138: _
       gen::ExprSpec& e = s.exprs[138];
       e.label = "_";
-      e.loc = "rules/attention.yaml:124:105";
+      e.loc = "rules/attention.yaml:130:105";
     }
     {  // 139: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
        // axis=0), 0), _, axis=0)
       gen::ExprSpec& e = s.exprs[139];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:124:12";
+      e.loc = "rules/attention.yaml:130:12";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:124:108";
+        a.loc = "rules/attention.yaml:130:108";
       }
     }
     {  // 140: _
       gen::ExprSpec& e = s.exprs[140];
       e.label = "_";
-      e.loc = "rules/attention.yaml:124:131";
+      e.loc = "rules/attention.yaml:130:131";
     }
     {  // 141: Shape(_, start=0, end=1)
       gen::ExprSpec& e = s.exprs[141];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:124:125";
+      e.loc = "rules/attention.yaml:130:125";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:124:134";
+        a.loc = "rules/attention.yaml:130:134";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:124:143";
+        a.loc = "rules/attention.yaml:130:143";
       }
     }
     {  // 142: _
       gen::ExprSpec& e = s.exprs[142];
       e.label = "_";
-      e.loc = "rules/attention.yaml:124:157";
+      e.loc = "rules/attention.yaml:130:157";
     }
     {  // 143: Shape(_, start=1, end=2)
       gen::ExprSpec& e = s.exprs[143];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:124:151";
+      e.loc = "rules/attention.yaml:130:151";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:124:160";
+        a.loc = "rules/attention.yaml:130:160";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:124:169";
+        a.loc = "rules/attention.yaml:130:169";
       }
     }
     {  // 144: _
       gen::ExprSpec& e = s.exprs[144];
       e.label = "_";
-      e.loc = "rules/attention.yaml:124:177";
+      e.loc = "rules/attention.yaml:130:177";
     }
     {  // 145: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
       gen::ExprSpec& e = s.exprs[145];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:124:118";
+      e.loc = "rules/attention.yaml:130:118";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:124:180";
+        a.loc = "rules/attention.yaml:130:180";
       }
     }
     {  // 146: _
       gen::ExprSpec& e = s.exprs[146];
       e.label = "_";
-      e.loc = "rules/attention.yaml:124:190";
+      e.loc = "rules/attention.yaml:130:190";
     }
     {  // 147: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
        // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
       gen::ExprSpec& e = s.exprs[147];
       e.label = "ys";
-      e.loc = "rules/attention.yaml:124:116";
+      e.loc = "rules/attention.yaml:130:116";
       e.slot = 25;
     }
     {  // 148: Transpose(o, perm=[0, 2, 1, 3])
       gen::ExprSpec& e = s.exprs[148];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:125:20";
+      e.loc = "rules/attention.yaml:131:20";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:125:33";
+        a.loc = "rules/attention.yaml:131:33";
       }
     }
     {  // 149: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
       gen::ExprSpec& e = s.exprs[149];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:125:12";
+      e.loc = "rules/attention.yaml:131:12";
       e.slot = 26;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:127:15";
+      c.loc = "rules/attention.yaml:133:15";
       c.subject = "q";
       c.slot = 0;
       c.dims = {"B", "S", "D"};
@@ -5368,7 +5535,7 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:127:33";
+      c.loc = "rules/attention.yaml:133:33";
       c.subject = "q";
       c.slot = 0;
       c.strings = {"float"};
@@ -5377,7 +5544,7 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:128:15";
+      c.loc = "rules/attention.yaml:134:15";
       c.subject = "k";
       c.slot = 4;
       c.dims = {"B", "L", "D"};
@@ -5388,7 +5555,7 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:129:15";
+      c.loc = "rules/attention.yaml:135:15";
       c.subject = "v";
       c.slot = 8;
       c.dims = {"B", "L", "DV"};
@@ -5399,28 +5566,28 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:130:15";
+      c.loc = "rules/attention.yaml:136:15";
       c.subject = "c";
       c.slot = 12;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:131:15";
+      c.loc = "rules/attention.yaml:137:15";
       c.subject = "cq";
       c.slot = 13;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:132:15";
+      c.loc = "rules/attention.yaml:138:15";
       c.subject = "ck";
       c.slot = 14;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:133:15";
+      c.loc = "rules/attention.yaml:139:15";
       c.subject = "fill";
       c.slot = 21;
       c.has_min = true;
@@ -5431,7 +5598,7 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:134:15";
+      c.loc = "rules/attention.yaml:140:15";
       c.native = "splits_heads";
       c.predicate = gen::nativePredicate("splits_heads");
       c.args = {"qr"};
@@ -5440,7 +5607,7 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:135:15";
+      c.loc = "rules/attention.yaml:141:15";
       c.native = "same_heads";
       c.predicate = gen::nativePredicate("same_heads");
       c.args = {"kr", "qr"};
@@ -5449,7 +5616,7 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:136:15";
+      c.loc = "rules/attention.yaml:142:15";
       c.native = "same_head_count";
       c.predicate = gen::nativePredicate("same_head_count");
       c.args = {"vr", "qr"};
@@ -5458,7 +5625,7 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:137:15";
+      c.loc = "rules/attention.yaml:143:15";
       c.native = "merges_heads";
       c.predicate = gen::nativePredicate("merges_heads");
       c.args = {"y", "vr", "q"};
@@ -5706,10 +5873,10 @@ class MultiHeadAttentionCausalSliceMatch
   // matchConstant58, matchUnsqueeze59, matchAny60, matchAny61, matchConcat62, matchShape63,
   // matchShape64, matchAny65, matchAny66, matchConcat67, matchAny68, matchVs, matchVr, matchVh,
   // matchC, matchCq, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchConstant88,
-  // matchConstant104, matchConstant107, matchConstant111, matchConstant115, matchFill, matchMask,
+  // matchConstant103, matchConstant104, matchConstant107, matchConstant111, matchFill, matchMask,
   // matchAny126.
 
-  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:110:12)
+  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:116:12)
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     if (!bind(kQh, v)) return false;
@@ -5718,7 +5885,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchQr(input(n, 0), k);
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:117:16)
+  /// MatMul(qh, kt)  (rules/attention.yaml:123:16)
   bool matchMatMul72(ValueId v, gen::Next k) {
     if (seen(kMatMul72)) return same(kMatMul72, v) && k();
     if (!bind(kMatMul72, v)) return false;
@@ -5727,7 +5894,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:117:12)
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:123:12)
   bool matchDiv74(ValueId v, gen::Next k) {
     if (seen(kDiv74)) return same(kDiv74, v) && k();
     if (!bind(kDiv74, v)) return false;
@@ -5736,7 +5903,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:117:41)
+  /// MatMul(qh, kt)  (rules/attention.yaml:123:41)
   bool matchMatMul75(ValueId v, gen::Next k) {
     if (seen(kMatMul75)) return same(kMatMul75, v) && k();
     if (!bind(kMatMul75, v)) return false;
@@ -5745,7 +5912,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:117:37)
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:123:37)
   bool matchMul76(ValueId v, gen::Next k) {
     if (seen(kMul76)) return same(kMul76, v) && k();
     if (!bind(kMul76, v)) return false;
@@ -5759,7 +5926,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchMatMul75(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Mul(qh, cq)  (rules/attention.yaml:117:69)
+  /// Mul(qh, cq)  (rules/attention.yaml:123:69)
   bool matchMul78(ValueId v, gen::Next k) {
     if (seen(kMul78)) return same(kMul78, v) && k();
     if (!bind(kMul78, v)) return false;
@@ -5773,7 +5940,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchQh(in1, [&] { return matchCq(in0, k); });
   }
 
-  /// Div(qh, cq)  (rules/attention.yaml:117:83)
+  /// Div(qh, cq)  (rules/attention.yaml:123:83)
   bool matchDiv79(ValueId v, gen::Next k) {
     if (seen(kDiv79)) return same(kDiv79, v) && k();
     if (!bind(kDiv79, v)) return false;
@@ -5782,7 +5949,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
-  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:117:81)
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:123:81)
   bool matchAnyOf80(ValueId v, gen::Next k) {
     if (seen(kAnyOf80)) return same(kAnyOf80, v) && k();
     if (!bind(kAnyOf80, v)) return false;
@@ -5800,7 +5967,7 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-  /// (rules/attention.yaml:117:62)
+  /// (rules/attention.yaml:123:62)
   bool matchMatMul85(ValueId v, gen::Next k) {
     if (seen(kMatMul85)) return same(kMatMul85, v) && k();
     if (!bind(kMatMul85, v)) return false;
@@ -5810,7 +5977,7 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:117:35)
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:123:35)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -5827,7 +5994,7 @@ class MultiHeadAttentionCausalSliceMatch
     return false;
   }
 
-  /// Shape(vh)  (rules/attention.yaml:118:29)
+  /// Shape(vh)  (rules/attention.yaml:124:29)
   bool matchShape87(ValueId v, gen::Next k) {
     if (seen(kShape87)) return same(kShape87, v) && k();
     if (!bind(kShape87, v)) return false;
@@ -5836,7 +6003,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchVh(input(n, 0), k);
   }
 
-  /// Gather(Shape(vh), 2, axis=0)  (rules/attention.yaml:118:22)
+  /// Gather(Shape(vh), 2, axis=0)  (rules/attention.yaml:124:22)
   bool matchGather89(ValueId v, gen::Next k) {
     if (seen(kGather89)) return same(kGather89, v) && k();
     if (!bind(kGather89, v)) return false;
@@ -5845,13 +6012,13 @@ class MultiHeadAttentionCausalSliceMatch
     return matchShape87(input(n, 0), [&] { return matchConstant88(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:118:52)
+  /// 0  (rules/attention.yaml:124:52)
   bool matchConstant90(ValueId v, gen::Next k) {
     if (seen(kConstant90)) return same(kConstant90, v) && k();
     return bind(kConstant90, v) && constant(kConstant90, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)  (rules/attention.yaml:118:12)
+  /// Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)  (rules/attention.yaml:124:12)
   bool matchUnsqueeze91(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze91)) return same(kUnsqueeze91, v) && k();
     if (!bind(kUnsqueeze91, v)) return false;
@@ -5860,7 +6027,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchGather89(input(n, 0), [&] { return matchConstant90(input(n, 1), k); });
   }
 
-  /// Shape(vh, start=2, end=3)  (rules/attention.yaml:118:57)
+  /// Shape(vh, start=2, end=3)  (rules/attention.yaml:124:57)
   bool matchShape92(ValueId v, gen::Next k) {
     if (seen(kShape92)) return same(kShape92, v) && k();
     if (!bind(kShape92, v)) return false;
@@ -5870,7 +6037,7 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// kl = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
-  /// (rules/attention.yaml:118:55)
+  /// (rules/attention.yaml:124:55)
   bool matchKl(ValueId v, gen::Next k) {
     if (seen(kKl)) return same(kKl, v) && k();
     if (!bind(kKl, v)) return false;
@@ -5884,7 +6051,7 @@ class MultiHeadAttentionCausalSliceMatch
     return false;
   }
 
-  /// Shape(qh)  (rules/attention.yaml:119:29)
+  /// Shape(qh)  (rules/attention.yaml:125:29)
   bool matchShape94(ValueId v, gen::Next k) {
     if (seen(kShape94)) return same(kShape94, v) && k();
     if (!bind(kShape94, v)) return false;
@@ -5893,13 +6060,13 @@ class MultiHeadAttentionCausalSliceMatch
     return matchQh(input(n, 0), k);
   }
 
-  /// 2  (rules/attention.yaml:119:40)
+  /// 2  (rules/attention.yaml:125:40)
   bool matchConstant95(ValueId v, gen::Next k) {
     if (seen(kConstant95)) return same(kConstant95, v) && k();
     return bind(kConstant95, v) && constant(kConstant95, v) && k();
   }
 
-  /// Gather(Shape(qh), 2, axis=0)  (rules/attention.yaml:119:22)
+  /// Gather(Shape(qh), 2, axis=0)  (rules/attention.yaml:125:22)
   bool matchGather96(ValueId v, gen::Next k) {
     if (seen(kGather96)) return same(kGather96, v) && k();
     if (!bind(kGather96, v)) return false;
@@ -5908,13 +6075,13 @@ class MultiHeadAttentionCausalSliceMatch
     return matchShape94(input(n, 0), [&] { return matchConstant95(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:119:52)
+  /// 0  (rules/attention.yaml:125:52)
   bool matchConstant97(ValueId v, gen::Next k) {
     if (seen(kConstant97)) return same(kConstant97, v) && k();
     return bind(kConstant97, v) && constant(kConstant97, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(qh), 2, axis=0), 0)  (rules/attention.yaml:119:12)
+  /// Unsqueeze(Gather(Shape(qh), 2, axis=0), 0)  (rules/attention.yaml:125:12)
   bool matchUnsqueeze98(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze98)) return same(kUnsqueeze98, v) && k();
     if (!bind(kUnsqueeze98, v)) return false;
@@ -5923,7 +6090,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchGather96(input(n, 0), [&] { return matchConstant97(input(n, 1), k); });
   }
 
-  /// Shape(qh, start=2, end=3)  (rules/attention.yaml:119:57)
+  /// Shape(qh, start=2, end=3)  (rules/attention.yaml:125:57)
   bool matchShape99(ValueId v, gen::Next k) {
     if (seen(kShape99)) return same(kShape99, v) && k();
     if (!bind(kShape99, v)) return false;
@@ -5933,7 +6100,7 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// ql = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(qh, start=2, end=3)
-  /// (rules/attention.yaml:119:55)
+  /// (rules/attention.yaml:125:55)
   bool matchQl(ValueId v, gen::Next k) {
     if (seen(kQl)) return same(kQl, v) && k();
     if (!bind(kQl, v)) return false;
@@ -5947,13 +6114,13 @@ class MultiHeadAttentionCausalSliceMatch
     return false;
   }
 
-  /// tril  (rules/attention.yaml:120:22)
+  /// tril  (rules/attention.yaml:126:22)
   bool matchTril(ValueId v, gen::Next k) {
     if (seen(kTril)) return same(kTril, v) && k();
     return bind(kTril, v) && k();
   }
 
-  /// Sub(kl, ql)  (rules/attention.yaml:120:28)
+  /// Sub(kl, ql)  (rules/attention.yaml:126:28)
   bool matchSub102(ValueId v, gen::Next k) {
     if (seen(kSub102)) return same(kSub102, v) && k();
     if (!bind(kSub102, v)) return false;
@@ -5962,13 +6129,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchKl(input(n, 0), [&] { return matchQl(input(n, 1), k); });
   }
 
-  /// 2  (rules/attention.yaml:120:45)
-  bool matchConstant103(ValueId v, gen::Next k) {
-    if (seen(kConstant103)) return same(kConstant103, v) && k();
-    return bind(kConstant103, v) && constant(kConstant103, v) && k();
-  }
-
-  /// Slice(tril, Sub(kl, ql), kl, 2, 1)  (rules/attention.yaml:120:16)
+  /// Slice(tril, Sub(kl, ql), kl, 2, 1)  (rules/attention.yaml:126:16)
   bool matchSlice105(ValueId v, gen::Next k) {
     if (seen(kSlice105)) return same(kSlice105, v) && k();
     if (!bind(kSlice105, v)) return false;
@@ -5983,7 +6144,7 @@ class MultiHeadAttentionCausalSliceMatch
     });
   }
 
-  /// Sub(kl, ql)  (rules/attention.yaml:120:65)
+  /// Sub(kl, ql)  (rules/attention.yaml:126:65)
   bool matchSub106(ValueId v, gen::Next k) {
     if (seen(kSub106)) return same(kSub106, v) && k();
     if (!bind(kSub106, v)) return false;
@@ -5992,7 +6153,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchKl(input(n, 0), [&] { return matchQl(input(n, 1), k); });
   }
 
-  /// Slice(tril, Sub(kl, ql), kl, 2)  (rules/attention.yaml:120:53)
+  /// Slice(tril, Sub(kl, ql), kl, 2)  (rules/attention.yaml:126:53)
   bool matchSlice108(ValueId v, gen::Next k) {
     if (seen(kSlice108)) return same(kSlice108, v) && k();
     if (!bind(kSlice108, v)) return false;
@@ -6006,7 +6167,7 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// rows = Slice(tril, Sub(kl, ql), kl, 2, 1) | Slice(tril, Sub(kl, ql), kl, 2)
-  /// (rules/attention.yaml:120:51)
+  /// (rules/attention.yaml:126:51)
   bool matchRows(ValueId v, gen::Next k) {
     if (seen(kRows)) return same(kRows, v) && k();
     if (!bind(kRows, v)) return false;
@@ -6020,19 +6181,19 @@ class MultiHeadAttentionCausalSliceMatch
     return false;
   }
 
-  /// 0  (rules/attention.yaml:121:28)
+  /// 0  (rules/attention.yaml:127:28)
   bool matchConstant110(ValueId v, gen::Next k) {
     if (seen(kConstant110)) return same(kConstant110, v) && k();
     return bind(kConstant110, v) && constant(kConstant110, v) && k();
   }
 
-  /// 1  (rules/attention.yaml:121:38)
+  /// 1  (rules/attention.yaml:127:38)
   bool matchConstant112(ValueId v, gen::Next k) {
     if (seen(kConstant112)) return same(kConstant112, v) && k();
     return bind(kConstant112, v) && constant(kConstant112, v) && k();
   }
 
-  /// Slice(rows, 0, kl, 3, 1)  (rules/attention.yaml:121:16)
+  /// Slice(rows, 0, kl, 3, 1)  (rules/attention.yaml:127:16)
   bool matchSlice113(ValueId v, gen::Next k) {
     if (seen(kSlice113)) return same(kSlice113, v) && k();
     if (!bind(kSlice113, v)) return false;
@@ -6047,13 +6208,19 @@ class MultiHeadAttentionCausalSliceMatch
     });
   }
 
-  /// 0  (rules/attention.yaml:121:55)
+  /// 0  (rules/attention.yaml:127:55)
   bool matchConstant114(ValueId v, gen::Next k) {
     if (seen(kConstant114)) return same(kConstant114, v) && k();
     return bind(kConstant114, v) && constant(kConstant114, v) && k();
   }
 
-  /// Slice(rows, 0, kl, 3)  (rules/attention.yaml:121:43)
+  /// 3  (rules/attention.yaml:127:62)
+  bool matchConstant115(ValueId v, gen::Next k) {
+    if (seen(kConstant115)) return same(kConstant115, v) && k();
+    return bind(kConstant115, v) && constant(kConstant115, v) && k();
+  }
+
+  /// Slice(rows, 0, kl, 3)  (rules/attention.yaml:127:43)
   bool matchSlice116(ValueId v, gen::Next k) {
     if (seen(kSlice116)) return same(kSlice116, v) && k();
     if (!bind(kSlice116, v)) return false;
@@ -6066,7 +6233,7 @@ class MultiHeadAttentionCausalSliceMatch
     });
   }
 
-  /// causal = Slice(rows, 0, kl, 3, 1) | Slice(rows, 0, kl, 3)  (rules/attention.yaml:121:41)
+  /// causal = Slice(rows, 0, kl, 3, 1) | Slice(rows, 0, kl, 3)  (rules/attention.yaml:127:41)
   bool matchCausal(ValueId v, gen::Next k) {
     if (seen(kCausal)) return same(kCausal, v) && k();
     if (!bind(kCausal, v)) return false;
@@ -6080,7 +6247,7 @@ class MultiHeadAttentionCausalSliceMatch
     return false;
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:122:16)
+  /// Where(causal, s, fill)  (rules/attention.yaml:128:16)
   bool matchWhere119(ValueId v, gen::Next k) {
     if (seen(kWhere119)) return same(kWhere119, v) && k();
     if (!bind(kWhere119, v)) return false;
@@ -6091,7 +6258,7 @@ class MultiHeadAttentionCausalSliceMatch
     });
   }
 
-  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:122:12)
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:128:12)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -6105,7 +6272,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchWhere119(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:122:61)
+  /// Where(causal, s, fill)  (rules/attention.yaml:128:61)
   bool matchWhere122(ValueId v, gen::Next k) {
     if (seen(kWhere122)) return same(kWhere122, v) && k();
     if (!bind(kWhere122, v)) return false;
@@ -6116,7 +6283,7 @@ class MultiHeadAttentionCausalSliceMatch
     });
   }
 
-  /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill)  (rules/attention.yaml:122:59)
+  /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill)  (rules/attention.yaml:128:59)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -6130,7 +6297,7 @@ class MultiHeadAttentionCausalSliceMatch
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:123:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:129:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -6139,7 +6306,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchM(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:123:12)
+  /// o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:129:12)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -6148,7 +6315,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Shape(_)  (rules/attention.yaml:124:36)
+  /// Shape(_)  (rules/attention.yaml:130:36)
   bool matchShape127(ValueId v, gen::Next k) {
     if (seen(kShape127)) return same(kShape127, v) && k();
     if (!bind(kShape127, v)) return false;
@@ -6157,13 +6324,13 @@ class MultiHeadAttentionCausalSliceMatch
     return matchAny126(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:124:46)
+  /// 0  (rules/attention.yaml:130:46)
   bool matchConstant128(ValueId v, gen::Next k) {
     if (seen(kConstant128)) return same(kConstant128, v) && k();
     return bind(kConstant128, v) && constant(kConstant128, v) && k();
   }
 
-  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:124:29)
+  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:130:29)
   bool matchGather129(ValueId v, gen::Next k) {
     if (seen(kGather129)) return same(kGather129, v) && k();
     if (!bind(kGather129, v)) return false;
@@ -6172,13 +6339,13 @@ class MultiHeadAttentionCausalSliceMatch
     return matchShape127(input(n, 0), [&] { return matchConstant128(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:124:58)
+  /// 0  (rules/attention.yaml:130:58)
   bool matchConstant130(ValueId v, gen::Next k) {
     if (seen(kConstant130)) return same(kConstant130, v) && k();
     return bind(kConstant130, v) && constant(kConstant130, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:124:19)
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:130:19)
   bool matchUnsqueeze131(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze131)) return same(kUnsqueeze131, v) && k();
     if (!bind(kUnsqueeze131, v)) return false;
@@ -6187,13 +6354,13 @@ class MultiHeadAttentionCausalSliceMatch
     return matchGather129(input(n, 0), [&] { return matchConstant130(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:124:85)
+  /// _  (rules/attention.yaml:130:85)
   bool matchAny132(ValueId v, gen::Next k) {
     if (seen(kAny132)) return same(kAny132, v) && k();
     return bind(kAny132, v) && k();
   }
 
-  /// Shape(_)  (rules/attention.yaml:124:79)
+  /// Shape(_)  (rules/attention.yaml:130:79)
   bool matchShape133(ValueId v, gen::Next k) {
     if (seen(kShape133)) return same(kShape133, v) && k();
     if (!bind(kShape133, v)) return false;
@@ -6202,13 +6369,13 @@ class MultiHeadAttentionCausalSliceMatch
     return matchAny132(input(n, 0), k);
   }
 
-  /// 1  (rules/attention.yaml:124:89)
+  /// 1  (rules/attention.yaml:130:89)
   bool matchConstant134(ValueId v, gen::Next k) {
     if (seen(kConstant134)) return same(kConstant134, v) && k();
     return bind(kConstant134, v) && constant(kConstant134, v) && k();
   }
 
-  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:124:72)
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:130:72)
   bool matchGather135(ValueId v, gen::Next k) {
     if (seen(kGather135)) return same(kGather135, v) && k();
     if (!bind(kGather135, v)) return false;
@@ -6217,13 +6384,13 @@ class MultiHeadAttentionCausalSliceMatch
     return matchShape133(input(n, 0), [&] { return matchConstant134(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:124:101)
+  /// 0  (rules/attention.yaml:130:101)
   bool matchConstant136(ValueId v, gen::Next k) {
     if (seen(kConstant136)) return same(kConstant136, v) && k();
     return bind(kConstant136, v) && constant(kConstant136, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:124:62)
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:130:62)
   bool matchUnsqueeze137(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze137)) return same(kUnsqueeze137, v) && k();
     if (!bind(kUnsqueeze137, v)) return false;
@@ -6232,14 +6399,14 @@ class MultiHeadAttentionCausalSliceMatch
     return matchGather135(input(n, 0), [&] { return matchConstant136(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:124:105)
+  /// _  (rules/attention.yaml:130:105)
   bool matchAny138(ValueId v, gen::Next k) {
     if (seen(kAny138)) return same(kAny138, v) && k();
     return bind(kAny138, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:124:12)
+  /// 0), _, axis=0)  (rules/attention.yaml:130:12)
   bool matchConcat139(ValueId v, gen::Next k) {
     if (seen(kConcat139)) return same(kConcat139, v) && k();
     if (!bind(kConcat139, v)) return false;
@@ -6250,13 +6417,13 @@ class MultiHeadAttentionCausalSliceMatch
     });
   }
 
-  /// _  (rules/attention.yaml:124:131)
+  /// _  (rules/attention.yaml:130:131)
   bool matchAny140(ValueId v, gen::Next k) {
     if (seen(kAny140)) return same(kAny140, v) && k();
     return bind(kAny140, v) && k();
   }
 
-  /// Shape(_, start=0, end=1)  (rules/attention.yaml:124:125)
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:130:125)
   bool matchShape141(ValueId v, gen::Next k) {
     if (seen(kShape141)) return same(kShape141, v) && k();
     if (!bind(kShape141, v)) return false;
@@ -6265,13 +6432,13 @@ class MultiHeadAttentionCausalSliceMatch
     return matchAny140(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:124:157)
+  /// _  (rules/attention.yaml:130:157)
   bool matchAny142(ValueId v, gen::Next k) {
     if (seen(kAny142)) return same(kAny142, v) && k();
     return bind(kAny142, v) && k();
   }
 
-  /// Shape(_, start=1, end=2)  (rules/attention.yaml:124:151)
+  /// Shape(_, start=1, end=2)  (rules/attention.yaml:130:151)
   bool matchShape143(ValueId v, gen::Next k) {
     if (seen(kShape143)) return same(kShape143, v) && k();
     if (!bind(kShape143, v)) return false;
@@ -6280,14 +6447,14 @@ class MultiHeadAttentionCausalSliceMatch
     return matchAny142(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:124:177)
+  /// _  (rules/attention.yaml:130:177)
   bool matchAny144(ValueId v, gen::Next k) {
     if (seen(kAny144)) return same(kAny144, v) && k();
     return bind(kAny144, v) && k();
   }
 
   /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-  /// (rules/attention.yaml:124:118)
+  /// (rules/attention.yaml:130:118)
   bool matchConcat145(ValueId v, gen::Next k) {
     if (seen(kConcat145)) return same(kConcat145, v) && k();
     if (!bind(kConcat145, v)) return false;
@@ -6298,14 +6465,14 @@ class MultiHeadAttentionCausalSliceMatch
     });
   }
 
-  /// _  (rules/attention.yaml:124:190)
+  /// _  (rules/attention.yaml:130:190)
   bool matchAny146(ValueId v, gen::Next k) {
     if (seen(kAny146)) return same(kAny146, v) && k();
     return bind(kAny146, v) && k();
   }
 
   /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:124:116)
+  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:130:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
@@ -6322,7 +6489,7 @@ class MultiHeadAttentionCausalSliceMatch
     return false;
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:125:20)
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:131:20)
   bool matchTranspose148(ValueId v, gen::Next k) {
     if (seen(kTranspose148)) return same(kTranspose148, v) && k();
     if (!bind(kTranspose148, v)) return false;
@@ -6331,7 +6498,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:125:12)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:131:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -6342,7 +6509,7 @@ class MultiHeadAttentionCausalSliceMatch
 
   // ---- Rewrite
 
-  /// Variant 0 (when @causal_mask), rules/attention.yaml:139:9:
+  /// Variant 0 (when @causal_mask), rules/attention.yaml:145:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Add(Where(Slice(Slice(tril,
   ///   Sub(Slice(Shape(k), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2]))),
   ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([2]), tensor([1])), tensor([0]),
@@ -6352,10 +6519,10 @@ class MultiHeadAttentionCausalSliceMatch
   ///   scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:143:28", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:144:28", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:147:54", "v")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:145:28", "tril")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:149:28", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:150:28", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:153:54", "v")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:151:28", "tril")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t0) return false;
@@ -6373,9 +6540,9 @@ class MultiHeadAttentionCausalSliceMatch
     std::vector<onnx::AttributeProto> attrs13;
     std::optional<onnx::TensorProto> t14 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t14) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:146:56", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:152:56", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs16;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:146:63", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:152:63", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs18;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t19) return false;
@@ -6385,17 +6552,17 @@ class MultiHeadAttentionCausalSliceMatch
     std::vector<onnx::AttributeProto> attrs25;
     std::optional<onnx::AttributeProto> a25_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:147:72", "rules/attention.yaml:147:72");
+                   "rules/attention.yaml:153:72", "rules/attention.yaml:153:72");
     if (!a25_0) return false;
     attrs25.push_back(std::move(*a25_0));
     std::optional<onnx::AttributeProto> a25_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:147:115", "rules/attention.yaml:147:115");
+                   "rules/attention.yaml:153:115", "rules/attention.yaml:153:115");
     if (!a25_1) return false;
     attrs25.push_back(std::move(*a25_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:139:9",
-                     "rules/attention.yaml:147:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:145:9",
+                     "rules/attention.yaml:153:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -6501,7 +6668,7 @@ class MultiHeadAttentionCausalSliceMatch
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v25}});
   }
 
-  /// Variant 1, rules/attention.yaml:148:9:
+  /// Variant 1, rules/attention.yaml:154:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Where(Slice(Slice(tril,
   ///   Sub(Slice(Shape(k), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2]))),
   ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([2]), tensor([1])), tensor([0]),
@@ -6511,10 +6678,10 @@ class MultiHeadAttentionCausalSliceMatch
   ///   scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:151:28", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:152:28", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:155:54", "v")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:153:28", "tril")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:157:28", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:158:28", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:161:54", "v")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:159:28", "tril")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t0) return false;
@@ -6532,7 +6699,7 @@ class MultiHeadAttentionCausalSliceMatch
     std::vector<onnx::AttributeProto> attrs13;
     std::optional<onnx::TensorProto> t14 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t14) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:154:52", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:160:52", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::optional<onnx::TensorProto> t17 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t17) return false;
@@ -6542,17 +6709,17 @@ class MultiHeadAttentionCausalSliceMatch
     std::vector<onnx::AttributeProto> attrs23;
     std::optional<onnx::AttributeProto> a23_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:155:72", "rules/attention.yaml:155:72");
+                   "rules/attention.yaml:161:72", "rules/attention.yaml:161:72");
     if (!a23_0) return false;
     attrs23.push_back(std::move(*a23_0));
     std::optional<onnx::AttributeProto> a23_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:155:115", "rules/attention.yaml:155:115");
+                   "rules/attention.yaml:161:115", "rules/attention.yaml:161:115");
     if (!a23_1) return false;
     attrs23.push_back(std::move(*a23_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:148:9",
-                     "rules/attention.yaml:155:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:154:9",
+                     "rules/attention.yaml:161:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -6659,7 +6826,7 @@ class MultiHeadAttentionCausalSliceRule : public RewritePattern {
                                 root,
                                 86,
                                 {"ort"},
-                                "rules/attention.yaml:102:5",
+                                "rules/attention.yaml:108:5",
                                 {op::kShape, op::kSlice, op::kSub, op::kWhere, op::kAdd,
                                  op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention}}),
         root_output_(root_output) {}
@@ -6682,7 +6849,7 @@ class MultiHeadAttentionCausalSliceRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:157
+// Generated from: rules/attention.yaml:163
 // multi_head_attention (priority 85): Scaled dot-product attention between head split and merge
 // (BERT, GPT-2, Whisper).
 //===----------------------------------------------------------------------===//
@@ -6692,469 +6859,34 @@ const gen::RuleSpec& specMultiHeadAttention() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "multi_head_attention";
-    s.loc = "rules/attention.yaml:157:5";
-    s.root = 120;
-    s.slot_names = {"q", "qs", "qr", "qh", "k",      "ks",   "kr",   "kt", "v", "vs", "vr", "vh",
-                    "c", "cq", "ck", "s",  "causal", "fill", "mask", "m",  "o", "ys", "y"};
+    s.loc = "rules/attention.yaml:163:5";
+    s.root = 122;
+    s.slot_names = {"q",      "qs",   "qr",   "qh",     "k", "ks", "kr", "kt",
+                    "v",      "vs",   "vr",   "vh",     "c", "cq", "ck", "s",
+                    "causal", "fill", "mask", "masked", "m", "o",  "ys", "y"};
     s.num_captures = 0;
-    s.exprs.resize(121);
+    s.exprs.resize(123);
     {  // 0: q
       gen::ExprSpec& e = s.exprs[0];
       e.label = "q";
-      e.loc = "rules/attention.yaml:163:42";
+      e.loc = "rules/attention.yaml:169:42";
       e.slot = 0;
     }
     {  // 1: Shape(q)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:163:36";
+      e.loc = "rules/attention.yaml:169:36";
       e.num_inputs = 1;
     }
     {  // 2: 0
       gen::ExprSpec& e = s.exprs[2];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:163:46";
+      e.loc = "rules/attention.yaml:169:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 3: Gather(Shape(q), 0, axis=0)
       gen::ExprSpec& e = s.exprs[3];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:163:29";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:163:49";
-      }
-    }
-    {  // 4: 0
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:163:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:163:19";
-      e.num_inputs = 2;
-    }
-    {  // 6: Shape(q)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:163:79";
-      e.num_inputs = 1;
-    }
-    {  // 7: 1
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:163:89";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 8: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:163:72";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:163:92";
-      }
-    }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:163:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:163:62";
-      e.num_inputs = 2;
-    }
-    {  // 11: _
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:163:105";
-    }
-    {  // 12: _
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:163:108";
-    }
-    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:163:12";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:163:111";
-      }
-    }
-    {  // 14: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:163:128";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:163:137";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:163:146";
-      }
-    }
-    {  // 15: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:163:154";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:163:163";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:163:172";
-      }
-    }
-    {  // 16: _
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:163:180";
-    }
-    {  // 17: _
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:163:183";
-    }
-    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:163:121";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:163:186";
-      }
-    }
-    {  // 19: _
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:163:196";
-    }
-    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "qs";
-      e.loc = "rules/attention.yaml:163:119";
-      e.slot = 1;
-    }
-    {  // 21: Reshape(q, qs)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:164:12";
-      e.slot = 2;
-      e.num_inputs = 2;
-    }
-    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:165:12";
-      e.slot = 3;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:165:26";
-      }
-    }
-    {  // 23: k
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "k";
-      e.loc = "rules/attention.yaml:166:42";
-      e.slot = 4;
-    }
-    {  // 24: Shape(k)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:166:36";
-      e.num_inputs = 1;
-    }
-    {  // 25: 0
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:166:46";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 26: Gather(Shape(k), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:166:29";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:166:49";
-      }
-    }
-    {  // 27: 0
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:166:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 28: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:166:19";
-      e.num_inputs = 2;
-    }
-    {  // 29: Shape(k)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:166:79";
-      e.num_inputs = 1;
-    }
-    {  // 30: 1
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:166:89";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 31: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:166:72";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:166:92";
-      }
-    }
-    {  // 32: 0
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:166:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 33: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:166:62";
-      e.num_inputs = 2;
-    }
-    {  // 34: _
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:166:105";
-    }
-    {  // 35: _
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:166:108";
-    }
-    {  // 36: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:166:12";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:166:111";
-      }
-    }
-    {  // 37: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:166:128";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:166:137";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:166:146";
-      }
-    }
-    {  // 38: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:166:154";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:166:163";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:166:172";
-      }
-    }
-    {  // 39: _
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:166:180";
-    }
-    {  // 40: _
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:166:183";
-    }
-    {  // 41: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:166:121";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:166:186";
-      }
-    }
-    {  // 42: _
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:166:196";
-    }
-    {  // 43: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "ks";
-      e.loc = "rules/attention.yaml:166:119";
-      e.slot = 5;
-    }
-    {  // 44: Reshape(k, ks)
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:167:12";
-      e.slot = 6;
-      e.num_inputs = 2;
-    }
-    {  // 45: Transpose(kr, perm=[0, 2, 3, 1])
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:168:12";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 3, 1}));
-        a.loc = "rules/attention.yaml:168:26";
-      }
-    }
-    {  // 46: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:168:57";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:168:71";
-      }
-    }
-    {  // 47: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:168:47";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:168:91";
-      }
-    }
-    {  // 48: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
-       // perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "kt";
-      e.loc = "rules/attention.yaml:168:45";
-      e.slot = 7;
-    }
-    {  // 49: v
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "v";
-      e.loc = "rules/attention.yaml:169:42";
-      e.slot = 8;
-    }
-    {  // 50: Shape(v)
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:169:36";
-      e.num_inputs = 1;
-    }
-    {  // 51: 0
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:169:46";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 52: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[52];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:169:29";
       e.num_inputs = 2;
@@ -7167,34 +6899,34 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:49";
       }
     }
-    {  // 53: 0
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 4: 0
+      gen::ExprSpec& e = s.exprs[4];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:169:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 54: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:169:19";
       e.num_inputs = 2;
     }
-    {  // 55: Shape(v)
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 6: Shape(q)
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:169:79";
       e.num_inputs = 1;
     }
-    {  // 56: 1
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 7: 1
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:169:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 57: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 8: Gather(Shape(q), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:169:72";
       e.num_inputs = 2;
@@ -7207,32 +6939,32 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:92";
       }
     }
-    {  // 58: 0
-      gen::ExprSpec& e = s.exprs[58];
+    {  // 9: 0
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:169:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 59: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:169:62";
       e.num_inputs = 2;
     }
-    {  // 60: _
-      gen::ExprSpec& e = s.exprs[60];
+    {  // 11: _
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:105";
     }
-    {  // 61: _
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 12: _
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:108";
     }
-    {  // 62: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
        // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[62];
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:169:12";
       e.num_inputs = 4;
@@ -7244,8 +6976,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:111";
       }
     }
-    {  // 63: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 14: Shape(q, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:169:128";
       e.num_inputs = 1;
@@ -7263,8 +6995,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:146";
       }
     }
-    {  // 64: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 15: Shape(q, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:169:154";
       e.num_inputs = 1;
@@ -7282,18 +7014,18 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:172";
       }
     }
-    {  // 65: _
-      gen::ExprSpec& e = s.exprs[65];
+    {  // 16: _
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:180";
     }
-    {  // 66: _
-      gen::ExprSpec& e = s.exprs[66];
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:183";
     }
-    {  // 67: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[67];
+    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:169:121";
       e.num_inputs = 4;
@@ -7305,30 +7037,30 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:186";
       }
     }
-    {  // 68: _
-      gen::ExprSpec& e = s.exprs[68];
+    {  // 19: _
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:196";
     }
-    {  // 69: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[69];
-      e.label = "vs";
+    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "qs";
       e.loc = "rules/attention.yaml:169:119";
-      e.slot = 9;
+      e.slot = 1;
     }
-    {  // 70: Reshape(v, vs)
-      gen::ExprSpec& e = s.exprs[70];
+    {  // 21: Reshape(q, qs)
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:170:12";
-      e.slot = 10;
+      e.slot = 2;
       e.num_inputs = 2;
     }
-    {  // 71: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[71];
+    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:171:12";
-      e.slot = 11;
+      e.slot = 3;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -7337,186 +7069,260 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:171:26";
       }
     }
-    {  // 72: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[72];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:172:16";
-      e.num_inputs = 2;
+    {  // 23: k
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "k";
+      e.loc = "rules/attention.yaml:172:42";
+      e.slot = 4;
     }
-    {  // 73: c
-      gen::ExprSpec& e = s.exprs[73];
-      e.label = "c";
-      e.loc = "rules/attention.yaml:172:32";
-      e.slot = 12;
-    }
-    {  // 74: Div(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[74];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:172:12";
-      e.num_inputs = 2;
-    }
-    {  // 75: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[75];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:172:41";
-      e.num_inputs = 2;
-    }
-    {  // 76: Mul(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[76];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:172:37";
-      e.num_inputs = 2;
-    }
-    {  // 77: cq
-      gen::ExprSpec& e = s.exprs[77];
-      e.label = "cq";
-      e.loc = "rules/attention.yaml:172:77";
-      e.slot = 13;
-    }
-    {  // 78: Mul(qh, cq)
-      gen::ExprSpec& e = s.exprs[78];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:172:69";
-      e.num_inputs = 2;
-    }
-    {  // 79: Div(qh, cq)
-      gen::ExprSpec& e = s.exprs[79];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:172:83";
-      e.num_inputs = 2;
-    }
-    {  // 80: Mul(qh, cq) | Div(qh, cq) | qh
-      gen::ExprSpec& e = s.exprs[80];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:172:81";
-    }
-    {  // 81: ck
-      gen::ExprSpec& e = s.exprs[81];
-      e.label = "ck";
-      e.loc = "rules/attention.yaml:172:109";
-      e.slot = 14;
-    }
-    {  // 82: Mul(kt, ck)
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:172:101";
-      e.num_inputs = 2;
-    }
-    {  // 83: Div(kt, ck)
-      gen::ExprSpec& e = s.exprs[83];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:172:115";
-      e.num_inputs = 2;
-    }
-    {  // 84: Mul(kt, ck) | Div(kt, ck) | kt
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:172:113";
-    }
-    {  // 85: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-      gen::ExprSpec& e = s.exprs[85];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:172:62";
-      e.num_inputs = 2;
-    }
-    {  // 86: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-       // (Mul(...) | Div(...) | kt))
-      gen::ExprSpec& e = s.exprs[86];
-      e.label = "s";
-      e.loc = "rules/attention.yaml:172:35";
-      e.slot = 15;
-    }
-    {  // 87: causal
-      gen::ExprSpec& e = s.exprs[87];
-      e.label = "causal";
-      e.loc = "rules/attention.yaml:173:22";
-      e.slot = 16;
-    }
-    {  // 88: fill
-      gen::ExprSpec& e = s.exprs[88];
-      e.label = "fill";
-      e.loc = "rules/attention.yaml:173:33";
-      e.slot = 17;
-    }
-    {  // 89: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[89];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:173:16";
-      e.num_inputs = 3;
-    }
-    {  // 90: mask
-      gen::ExprSpec& e = s.exprs[90];
-      e.label = "mask";
-      e.loc = "rules/attention.yaml:173:40";
-      e.slot = 18;
-    }
-    {  // 91: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[91];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:173:12";
-      e.num_inputs = 2;
-    }
-    {  // 92: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[92];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:173:61";
-      e.num_inputs = 3;
-    }
-    {  // 93: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[93];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:173:94";
-      e.num_inputs = 2;
-    }
-    {  // 94: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[94];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:173:59";
-      e.slot = 19;
-    }
-    {  // 95: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[95];
-      e.label = "Softmax";
-      e.loc = "rules/attention.yaml:174:19";
+    {  // 24: Shape(k)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:172:36";
       e.num_inputs = 1;
+    }
+    {  // 25: 0
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:172:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 26: Gather(Shape(k), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:172:29";
+      e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(-1));
-        a.values.push_back(gen::intLiteral(3));
-        a.default_value = gen::intLiteral(-1);
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:174:30";
+        a.loc = "rules/attention.yaml:172:49";
       }
     }
-    {  // 96: MatMul(Softmax(m, axis=-1), vh)
-      gen::ExprSpec& e = s.exprs[96];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:174:12";
-      e.slot = 20;
+    {  // 27: 0
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:172:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 28: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:172:19";
       e.num_inputs = 2;
     }
-    {  // 97: _
-      gen::ExprSpec& e = s.exprs[97];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:175:42";
+    {  // 29: Shape(k)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:172:79";
+      e.num_inputs = 1;
     }
-    {  // 98: Shape(_)
-      gen::ExprSpec& e = s.exprs[98];
+    {  // 30: 1
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:172:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 31: Gather(Shape(k), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:172:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:172:92";
+      }
+    }
+    {  // 32: 0
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:172:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 33: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:172:62";
+      e.num_inputs = 2;
+    }
+    {  // 34: _
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:172:105";
+    }
+    {  // 35: _
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:172:108";
+    }
+    {  // 36: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:172:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:172:111";
+      }
+    }
+    {  // 37: Shape(k, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:172:128";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:172:137";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:172:146";
+      }
+    }
+    {  // 38: Shape(k, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:172:154";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:172:163";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:172:172";
+      }
+    }
+    {  // 39: _
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:172:180";
+    }
+    {  // 40: _
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:172:183";
+    }
+    {  // 41: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:172:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:172:186";
+      }
+    }
+    {  // 42: _
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:172:196";
+    }
+    {  // 43: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[43];
+      e.label = "ks";
+      e.loc = "rules/attention.yaml:172:119";
+      e.slot = 5;
+    }
+    {  // 44: Reshape(k, ks)
+      gen::ExprSpec& e = s.exprs[44];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:173:12";
+      e.slot = 6;
+      e.num_inputs = 2;
+    }
+    {  // 45: Transpose(kr, perm=[0, 2, 3, 1])
+      gen::ExprSpec& e = s.exprs[45];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:174:12";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 3, 1}));
+        a.loc = "rules/attention.yaml:174:26";
+      }
+    }
+    {  // 46: Transpose(kr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:174:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:174:71";
+      }
+    }
+    {  // 47: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:174:47";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
+        a.loc = "rules/attention.yaml:174:91";
+      }
+    }
+    {  // 48: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
+       // perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "kt";
+      e.loc = "rules/attention.yaml:174:45";
+      e.slot = 7;
+    }
+    {  // 49: v
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "v";
+      e.loc = "rules/attention.yaml:175:42";
+      e.slot = 8;
+    }
+    {  // 50: Shape(v)
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:175:36";
       e.num_inputs = 1;
     }
-    {  // 99: 0
-      gen::ExprSpec& e = s.exprs[99];
+    {  // 51: 0
+      gen::ExprSpec& e = s.exprs[51];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:175:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 100: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[100];
+    {  // 52: Gather(Shape(v), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[52];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:175:29";
       e.num_inputs = 2;
@@ -7529,39 +7335,34 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:175:49";
       }
     }
-    {  // 101: 0
-      gen::ExprSpec& e = s.exprs[101];
+    {  // 53: 0
+      gen::ExprSpec& e = s.exprs[53];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:175:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 102: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[102];
+    {  // 54: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[54];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:175:19";
       e.num_inputs = 2;
     }
-    {  // 103: _
-      gen::ExprSpec& e = s.exprs[103];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:175:85";
-    }
-    {  // 104: Shape(_)
-      gen::ExprSpec& e = s.exprs[104];
+    {  // 55: Shape(v)
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:175:79";
       e.num_inputs = 1;
     }
-    {  // 105: 1
-      gen::ExprSpec& e = s.exprs[105];
+    {  // 56: 1
+      gen::ExprSpec& e = s.exprs[56];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:175:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 106: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[106];
+    {  // 57: Gather(Shape(v), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[57];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:175:72";
       e.num_inputs = 2;
@@ -7574,139 +7375,519 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:175:92";
       }
     }
-    {  // 107: 0
-      gen::ExprSpec& e = s.exprs[107];
+    {  // 58: 0
+      gen::ExprSpec& e = s.exprs[58];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:175:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 108: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[108];
+    {  // 59: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[59];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:175:62";
       e.num_inputs = 2;
     }
-    {  // 109: _
-      gen::ExprSpec& e = s.exprs[109];
+    {  // 60: _
+      gen::ExprSpec& e = s.exprs[60];
       e.label = "_";
       e.loc = "rules/attention.yaml:175:105";
     }
-    {  // 110: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, axis=0)
-      gen::ExprSpec& e = s.exprs[110];
+    {  // 61: _
+      gen::ExprSpec& e = s.exprs[61];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:175:108";
+    }
+    {  // 62: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[62];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:175:12";
-      e.num_inputs = 3;
+      e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:175:108";
+        a.loc = "rules/attention.yaml:175:111";
       }
     }
-    {  // 111: _
-      gen::ExprSpec& e = s.exprs[111];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:175:131";
-    }
-    {  // 112: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[112];
+    {  // 63: Shape(v, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[63];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:175:125";
+      e.loc = "rules/attention.yaml:175:128";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:175:134";
+        a.loc = "rules/attention.yaml:175:137";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:175:143";
+        a.loc = "rules/attention.yaml:175:146";
       }
     }
-    {  // 113: _
-      gen::ExprSpec& e = s.exprs[113];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:175:157";
-    }
-    {  // 114: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[114];
+    {  // 64: Shape(v, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[64];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:175:151";
+      e.loc = "rules/attention.yaml:175:154";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:175:160";
+        a.loc = "rules/attention.yaml:175:163";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:175:169";
+        a.loc = "rules/attention.yaml:175:172";
       }
     }
-    {  // 115: _
-      gen::ExprSpec& e = s.exprs[115];
+    {  // 65: _
+      gen::ExprSpec& e = s.exprs[65];
       e.label = "_";
-      e.loc = "rules/attention.yaml:175:177";
+      e.loc = "rules/attention.yaml:175:180";
     }
-    {  // 116: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-      gen::ExprSpec& e = s.exprs[116];
+    {  // 66: _
+      gen::ExprSpec& e = s.exprs[66];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:175:183";
+    }
+    {  // 67: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[67];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:175:118";
+      e.loc = "rules/attention.yaml:175:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:175:186";
+      }
+    }
+    {  // 68: _
+      gen::ExprSpec& e = s.exprs[68];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:175:196";
+    }
+    {  // 69: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[69];
+      e.label = "vs";
+      e.loc = "rules/attention.yaml:175:119";
+      e.slot = 9;
+    }
+    {  // 70: Reshape(v, vs)
+      gen::ExprSpec& e = s.exprs[70];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:176:12";
+      e.slot = 10;
+      e.num_inputs = 2;
+    }
+    {  // 71: Transpose(vr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[71];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:177:12";
+      e.slot = 11;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:177:26";
+      }
+    }
+    {  // 72: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[72];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:178:16";
+      e.num_inputs = 2;
+    }
+    {  // 73: c
+      gen::ExprSpec& e = s.exprs[73];
+      e.label = "c";
+      e.loc = "rules/attention.yaml:178:32";
+      e.slot = 12;
+    }
+    {  // 74: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[74];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:178:12";
+      e.num_inputs = 2;
+    }
+    {  // 75: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[75];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:178:41";
+      e.num_inputs = 2;
+    }
+    {  // 76: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[76];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:178:37";
+      e.num_inputs = 2;
+    }
+    {  // 77: cq
+      gen::ExprSpec& e = s.exprs[77];
+      e.label = "cq";
+      e.loc = "rules/attention.yaml:178:77";
+      e.slot = 13;
+    }
+    {  // 78: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[78];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:178:69";
+      e.num_inputs = 2;
+    }
+    {  // 79: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[79];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:178:83";
+      e.num_inputs = 2;
+    }
+    {  // 80: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[80];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:178:81";
+    }
+    {  // 81: ck
+      gen::ExprSpec& e = s.exprs[81];
+      e.label = "ck";
+      e.loc = "rules/attention.yaml:178:109";
+      e.slot = 14;
+    }
+    {  // 82: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[82];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:178:101";
+      e.num_inputs = 2;
+    }
+    {  // 83: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[83];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:178:115";
+      e.num_inputs = 2;
+    }
+    {  // 84: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[84];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:178:113";
+    }
+    {  // 85: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[85];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:178:62";
+      e.num_inputs = 2;
+    }
+    {  // 86: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+       // (Mul(...) | Div(...) | kt))
+      gen::ExprSpec& e = s.exprs[86];
+      e.label = "s";
+      e.loc = "rules/attention.yaml:178:35";
+      e.slot = 15;
+    }
+    {  // 87: causal
+      gen::ExprSpec& e = s.exprs[87];
+      e.label = "causal";
+      e.loc = "rules/attention.yaml:179:22";
+      e.slot = 16;
+    }
+    {  // 88: fill
+      gen::ExprSpec& e = s.exprs[88];
+      e.label = "fill";
+      e.loc = "rules/attention.yaml:179:33";
+      e.slot = 17;
+    }
+    {  // 89: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[89];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:179:16";
+      e.num_inputs = 3;
+    }
+    {  // 90: mask
+      gen::ExprSpec& e = s.exprs[90];
+      e.label = "mask";
+      e.loc = "rules/attention.yaml:179:40";
+      e.slot = 18;
+    }
+    {  // 91: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[91];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:179:12";
+      e.num_inputs = 2;
+    }
+    {  // 92: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[92];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:179:61";
+      e.num_inputs = 3;
+    }
+    {  // 93: masked
+      gen::ExprSpec& e = s.exprs[93];
+      e.label = "masked";
+      e.loc = "rules/attention.yaml:179:100";
+      e.slot = 19;
+    }
+    {  // 94: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[94];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:179:94";
+      e.num_inputs = 3;
+    }
+    {  // 95: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[95];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:179:132";
+      e.num_inputs = 2;
+    }
+    {  // 96: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(masked, fill, s) |
+       // Add(s, mask) | s
+      gen::ExprSpec& e = s.exprs[96];
+      e.label = "m";
+      e.loc = "rules/attention.yaml:179:59";
+      e.slot = 20;
+    }
+    {  // 97: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[97];
+      e.label = "Softmax";
+      e.loc = "rules/attention.yaml:180:19";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(-1));
+        a.values.push_back(gen::intLiteral(3));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:180:30";
+      }
+    }
+    {  // 98: MatMul(Softmax(m, axis=-1), vh)
+      gen::ExprSpec& e = s.exprs[98];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:180:12";
+      e.slot = 21;
+      e.num_inputs = 2;
+    }
+    {  // 99: _
+      gen::ExprSpec& e = s.exprs[99];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:181:42";
+    }
+    {  // 100: Shape(_)
+      gen::ExprSpec& e = s.exprs[100];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:181:36";
+      e.num_inputs = 1;
+    }
+    {  // 101: 0
+      gen::ExprSpec& e = s.exprs[101];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:181:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 102: Gather(Shape(_), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[102];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:181:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:181:49";
+      }
+    }
+    {  // 103: 0
+      gen::ExprSpec& e = s.exprs[103];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:181:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 104: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[104];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:181:19";
+      e.num_inputs = 2;
+    }
+    {  // 105: _
+      gen::ExprSpec& e = s.exprs[105];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:181:85";
+    }
+    {  // 106: Shape(_)
+      gen::ExprSpec& e = s.exprs[106];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:181:79";
+      e.num_inputs = 1;
+    }
+    {  // 107: 1
+      gen::ExprSpec& e = s.exprs[107];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:181:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 108: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[108];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:181:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:181:92";
+      }
+    }
+    {  // 109: 0
+      gen::ExprSpec& e = s.exprs[109];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:181:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 110: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[110];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:181:62";
+      e.num_inputs = 2;
+    }
+    {  // 111: _
+      gen::ExprSpec& e = s.exprs[111];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:181:105";
+    }
+    {  // 112: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, axis=0)
+      gen::ExprSpec& e = s.exprs[112];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:181:12";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:175:180";
+        a.loc = "rules/attention.yaml:181:108";
+      }
+    }
+    {  // 113: _
+      gen::ExprSpec& e = s.exprs[113];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:181:131";
+    }
+    {  // 114: Shape(_, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[114];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:181:125";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:181:134";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:181:143";
+      }
+    }
+    {  // 115: _
+      gen::ExprSpec& e = s.exprs[115];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:181:157";
+    }
+    {  // 116: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[116];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:181:151";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:181:160";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:181:169";
       }
     }
     {  // 117: _
       gen::ExprSpec& e = s.exprs[117];
       e.label = "_";
-      e.loc = "rules/attention.yaml:175:190";
+      e.loc = "rules/attention.yaml:181:177";
     }
-    {  // 118: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
-       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+    {  // 118: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
       gen::ExprSpec& e = s.exprs[118];
-      e.label = "ys";
-      e.loc = "rules/attention.yaml:175:116";
-      e.slot = 21;
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:181:118";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:181:180";
+      }
     }
-    {  // 119: Transpose(o, perm=[0, 2, 1, 3])
+    {  // 119: _
       gen::ExprSpec& e = s.exprs[119];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:181:190";
+    }
+    {  // 120: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
+       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[120];
+      e.label = "ys";
+      e.loc = "rules/attention.yaml:181:116";
+      e.slot = 22;
+    }
+    {  // 121: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[121];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:176:20";
+      e.loc = "rules/attention.yaml:182:20";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:176:33";
+        a.loc = "rules/attention.yaml:182:33";
       }
     }
-    {  // 120: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
-      gen::ExprSpec& e = s.exprs[120];
+    {  // 122: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[122];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:176:12";
-      e.slot = 22;
+      e.loc = "rules/attention.yaml:182:12";
+      e.slot = 23;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:178:15";
+      c.loc = "rules/attention.yaml:184:15";
       c.subject = "q";
       c.slot = 0;
       c.dims = {"B", "S", "D"};
@@ -7717,7 +7898,7 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:178:33";
+      c.loc = "rules/attention.yaml:184:33";
       c.subject = "q";
       c.slot = 0;
       c.strings = {"float"};
@@ -7726,7 +7907,7 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:179:15";
+      c.loc = "rules/attention.yaml:185:15";
       c.subject = "k";
       c.slot = 4;
       c.dims = {"B", "L", "D"};
@@ -7737,7 +7918,7 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:180:15";
+      c.loc = "rules/attention.yaml:186:15";
       c.subject = "v";
       c.slot = 8;
       c.dims = {"B", "L", "DV"};
@@ -7748,28 +7929,28 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:181:15";
+      c.loc = "rules/attention.yaml:187:15";
       c.subject = "c";
       c.slot = 12;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:182:15";
+      c.loc = "rules/attention.yaml:188:15";
       c.subject = "cq";
       c.slot = 13;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:183:15";
+      c.loc = "rules/attention.yaml:189:15";
       c.subject = "ck";
       c.slot = 14;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:184:15";
+      c.loc = "rules/attention.yaml:190:15";
       c.subject = "fill";
       c.slot = 17;
       c.has_min = true;
@@ -7780,7 +7961,7 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:185:15";
+      c.loc = "rules/attention.yaml:191:15";
       c.native = "splits_heads";
       c.predicate = gen::nativePredicate("splits_heads");
       c.args = {"qr"};
@@ -7789,7 +7970,7 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:186:15";
+      c.loc = "rules/attention.yaml:192:15";
       c.native = "same_heads";
       c.predicate = gen::nativePredicate("same_heads");
       c.args = {"kr", "qr"};
@@ -7798,7 +7979,7 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:187:15";
+      c.loc = "rules/attention.yaml:193:15";
       c.native = "same_head_count";
       c.predicate = gen::nativePredicate("same_head_count");
       c.args = {"vr", "qr"};
@@ -7807,30 +7988,36 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:188:15";
+      c.loc = "rules/attention.yaml:194:15";
       c.native = "merges_heads";
       c.predicate = gen::nativePredicate("merges_heads");
       c.args = {"y", "vr", "q"};
-      c.arg_slots = {22, 10, 0};
+      c.arg_slots = {23, 10, 0};
     }
     s.num_symbols = 5;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 23;
-      v.tags.push_back({{94, 0}});  // @causal_mask
+      v.tags.push_back({{96, 0}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 23;
-      v.tags.push_back({{94, 1}});  // @causal
+      v.tags.push_back({{96, 1}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 23;
-      v.tags.push_back({{94, 2}});  // @mask
+      v.tags.push_back({{96, 2}});  // @masked_fill
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+      v.tags.push_back({{96, 3}});  // @mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
@@ -7840,17 +8027,22 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{94, 0}});  // @causal_mask
+      v.tags.push_back({{96, 0}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{94, 1}});  // @causal
+      v.tags.push_back({{96, 1}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{94, 2}});  // @mask
+      v.tags.push_back({{96, 2}});  // @masked_fill
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{96, 3}});  // @mask
     }
     s.variants.emplace_back();  // always
     return s;
@@ -7957,34 +8149,36 @@ struct MultiHeadAttentionIds {
     kMask = 90,
     kAdd91 = 91,
     kWhere92 = 92,
-    kAdd93 = 93,
-    kM = 94,
-    kSoftmax = 95,
-    kO = 96,
-    kAny97 = 97,
-    kShape98 = 98,
-    kConstant99 = 99,
-    kGather100 = 100,
+    kMasked = 93,
+    kWhere94 = 94,
+    kAdd95 = 95,
+    kM = 96,
+    kSoftmax = 97,
+    kO = 98,
+    kAny99 = 99,
+    kShape100 = 100,
     kConstant101 = 101,
-    kUnsqueeze102 = 102,
-    kAny103 = 103,
-    kShape104 = 104,
-    kConstant105 = 105,
-    kGather106 = 106,
+    kGather102 = 102,
+    kConstant103 = 103,
+    kUnsqueeze104 = 104,
+    kAny105 = 105,
+    kShape106 = 106,
     kConstant107 = 107,
-    kUnsqueeze108 = 108,
-    kAny109 = 109,
-    kConcat110 = 110,
+    kGather108 = 108,
+    kConstant109 = 109,
+    kUnsqueeze110 = 110,
     kAny111 = 111,
-    kShape112 = 112,
+    kConcat112 = 112,
     kAny113 = 113,
     kShape114 = 114,
     kAny115 = 115,
-    kConcat116 = 116,
+    kShape116 = 116,
     kAny117 = 117,
-    kYs = 118,
-    kTranspose119 = 119,
-    kY = 120,
+    kConcat118 = 118,
+    kAny119 = 119,
+    kYs = 120,
+    kTranspose121 = 121,
+    kY = 122,
   };
 };
 
@@ -8019,6 +8213,10 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
         return rewrite6();
       case 7:
         return rewrite7();
+      case 8:
+        return rewrite8();
+      case 9:
+        return rewrite9();
     }
     return false;
   }
@@ -8044,10 +8242,11 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     kSlotCausal = 16,
     kSlotFill = 17,
     kSlotMask = 18,
-    kSlotM = 19,
-    kSlotO = 20,
-    kSlotYs = 21,
-    kSlotY = 22,
+    kSlotMasked = 19,
+    kSlotM = 20,
+    kSlotO = 21,
+    kSlotYs = 22,
+    kSlotY = 23,
   };
 
   // ---- Match
@@ -8065,9 +8264,10 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   // matchConstant58, matchUnsqueeze59, matchAny60, matchAny61, matchConcat62, matchShape63,
   // matchShape64, matchAny65, matchAny66, matchConcat67, matchAny68, matchVs, matchVr, matchVh,
   // matchC, matchCq, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchCausal, matchFill,
-  // matchMask, matchAny97, matchConstant107, matchAny113, matchShape114.
+  // matchMask, matchMasked, matchConstant103, matchConstant107, matchAny115, matchShape116,
+  // matchAny119.
 
-  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:165:12)
+  /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:171:12)
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     if (!bind(kQh, v)) return false;
@@ -8076,7 +8276,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchQr(input(n, 0), k);
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:172:16)
+  /// MatMul(qh, kt)  (rules/attention.yaml:178:16)
   bool matchMatMul72(ValueId v, gen::Next k) {
     if (seen(kMatMul72)) return same(kMatMul72, v) && k();
     if (!bind(kMatMul72, v)) return false;
@@ -8085,7 +8285,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:172:12)
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:178:12)
   bool matchDiv74(ValueId v, gen::Next k) {
     if (seen(kDiv74)) return same(kDiv74, v) && k();
     if (!bind(kDiv74, v)) return false;
@@ -8094,7 +8294,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:172:41)
+  /// MatMul(qh, kt)  (rules/attention.yaml:178:41)
   bool matchMatMul75(ValueId v, gen::Next k) {
     if (seen(kMatMul75)) return same(kMatMul75, v) && k();
     if (!bind(kMatMul75, v)) return false;
@@ -8103,7 +8303,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:172:37)
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:178:37)
   bool matchMul76(ValueId v, gen::Next k) {
     if (seen(kMul76)) return same(kMul76, v) && k();
     if (!bind(kMul76, v)) return false;
@@ -8117,7 +8317,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchMatMul75(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Mul(qh, cq)  (rules/attention.yaml:172:69)
+  /// Mul(qh, cq)  (rules/attention.yaml:178:69)
   bool matchMul78(ValueId v, gen::Next k) {
     if (seen(kMul78)) return same(kMul78, v) && k();
     if (!bind(kMul78, v)) return false;
@@ -8131,7 +8331,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchQh(in1, [&] { return matchCq(in0, k); });
   }
 
-  /// Div(qh, cq)  (rules/attention.yaml:172:83)
+  /// Div(qh, cq)  (rules/attention.yaml:178:83)
   bool matchDiv79(ValueId v, gen::Next k) {
     if (seen(kDiv79)) return same(kDiv79, v) && k();
     if (!bind(kDiv79, v)) return false;
@@ -8140,7 +8340,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
-  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:172:81)
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:178:81)
   bool matchAnyOf80(ValueId v, gen::Next k) {
     if (seen(kAnyOf80)) return same(kAnyOf80, v) && k();
     if (!bind(kAnyOf80, v)) return false;
@@ -8158,7 +8358,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-  /// (rules/attention.yaml:172:62)
+  /// (rules/attention.yaml:178:62)
   bool matchMatMul85(ValueId v, gen::Next k) {
     if (seen(kMatMul85)) return same(kMatMul85, v) && k();
     if (!bind(kMatMul85, v)) return false;
@@ -8168,7 +8368,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:172:35)
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:178:35)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -8185,7 +8385,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return false;
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:173:16)
+  /// Where(causal, s, fill)  (rules/attention.yaml:179:16)
   bool matchWhere89(ValueId v, gen::Next k) {
     if (seen(kWhere89)) return same(kWhere89, v) && k();
     if (!bind(kWhere89, v)) return false;
@@ -8196,7 +8396,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     });
   }
 
-  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:173:12)
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:179:12)
   bool matchAdd91(ValueId v, gen::Next k) {
     if (seen(kAdd91)) return same(kAdd91, v) && k();
     if (!bind(kAdd91, v)) return false;
@@ -8210,7 +8410,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchWhere89(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:173:61)
+  /// Where(causal, s, fill)  (rules/attention.yaml:179:61)
   bool matchWhere92(ValueId v, gen::Next k) {
     if (seen(kWhere92)) return same(kWhere92, v) && k();
     if (!bind(kWhere92, v)) return false;
@@ -8221,12 +8421,23 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:173:94)
-  bool matchAdd93(ValueId v, gen::Next k) {
-    if (seen(kAdd93)) return same(kAdd93, v) && k();
-    if (!bind(kAdd93, v)) return false;
-    const NodeId n = node(kAdd93, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd93, n, v)) return false;
+  /// Where(masked, fill, s)  (rules/attention.yaml:179:94)
+  bool matchWhere94(ValueId v, gen::Next k) {
+    if (seen(kWhere94)) return same(kWhere94, v) && k();
+    if (!bind(kWhere94, v)) return false;
+    const NodeId n = node(kWhere94, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere94, n, v)) return false;
+    return matchMasked(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:179:132)
+  bool matchAdd95(ValueId v, gen::Next k) {
+    if (seen(kAdd95)) return same(kAdd95, v) && k();
+    if (!bind(kAdd95, v)) return false;
+    const NodeId n = node(kAdd95, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd95, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -8235,8 +8446,8 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchS(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Add(s, mask) | s
-  /// (rules/attention.yaml:173:59)
+  /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(masked, fill, s) |
+  /// Add(s, mask) | s  (rules/attention.yaml:179:59)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -8247,16 +8458,19 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     choose(kM, 1);  // @causal
     if (matchWhere92(v, k)) return true;
     undo(m);
-    choose(kM, 2);  // @mask
-    if (matchAdd93(v, k)) return true;
+    choose(kM, 2);  // @masked_fill
+    if (matchWhere94(v, k)) return true;
     undo(m);
-    choose(kM, 3);  // @plain
+    choose(kM, 3);  // @mask
+    if (matchAdd95(v, k)) return true;
+    undo(m);
+    choose(kM, 4);  // @plain
     if (matchS(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:174:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:180:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -8265,7 +8479,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchM(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:174:12)
+  /// o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:180:12)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -8274,214 +8488,208 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Shape(_)  (rules/attention.yaml:175:36)
-  bool matchShape98(ValueId v, gen::Next k) {
-    if (seen(kShape98)) return same(kShape98, v) && k();
-    if (!bind(kShape98, v)) return false;
-    const NodeId n = node(kShape98, v, op::kShape);
-    if (n == kNoId || !attrs(kShape98, n, v)) return false;
-    return matchAny97(input(n, 0), k);
+  /// _  (rules/attention.yaml:181:42)
+  bool matchAny99(ValueId v, gen::Next k) {
+    if (seen(kAny99)) return same(kAny99, v) && k();
+    return bind(kAny99, v) && k();
   }
 
-  /// 0  (rules/attention.yaml:175:46)
-  bool matchConstant99(ValueId v, gen::Next k) {
-    if (seen(kConstant99)) return same(kConstant99, v) && k();
-    return bind(kConstant99, v) && constant(kConstant99, v) && k();
+  /// Shape(_)  (rules/attention.yaml:181:36)
+  bool matchShape100(ValueId v, gen::Next k) {
+    if (seen(kShape100)) return same(kShape100, v) && k();
+    if (!bind(kShape100, v)) return false;
+    const NodeId n = node(kShape100, v, op::kShape);
+    if (n == kNoId || !attrs(kShape100, n, v)) return false;
+    return matchAny99(input(n, 0), k);
   }
 
-  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:175:29)
-  bool matchGather100(ValueId v, gen::Next k) {
-    if (seen(kGather100)) return same(kGather100, v) && k();
-    if (!bind(kGather100, v)) return false;
-    const NodeId n = node(kGather100, v, op::kGather);
-    if (n == kNoId || !attrs(kGather100, n, v)) return false;
-    return matchShape98(input(n, 0), [&] { return matchConstant99(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:175:58)
+  /// 0  (rules/attention.yaml:181:46)
   bool matchConstant101(ValueId v, gen::Next k) {
     if (seen(kConstant101)) return same(kConstant101, v) && k();
     return bind(kConstant101, v) && constant(kConstant101, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:175:19)
-  bool matchUnsqueeze102(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze102)) return same(kUnsqueeze102, v) && k();
-    if (!bind(kUnsqueeze102, v)) return false;
-    const NodeId n = node(kUnsqueeze102, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze102, n, v)) return false;
-    return matchGather100(input(n, 0), [&] { return matchConstant101(input(n, 1), k); });
+  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:181:29)
+  bool matchGather102(ValueId v, gen::Next k) {
+    if (seen(kGather102)) return same(kGather102, v) && k();
+    if (!bind(kGather102, v)) return false;
+    const NodeId n = node(kGather102, v, op::kGather);
+    if (n == kNoId || !attrs(kGather102, n, v)) return false;
+    return matchShape100(input(n, 0), [&] { return matchConstant101(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:175:85)
-  bool matchAny103(ValueId v, gen::Next k) {
-    if (seen(kAny103)) return same(kAny103, v) && k();
-    return bind(kAny103, v) && k();
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:181:19)
+  bool matchUnsqueeze104(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze104)) return same(kUnsqueeze104, v) && k();
+    if (!bind(kUnsqueeze104, v)) return false;
+    const NodeId n = node(kUnsqueeze104, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze104, n, v)) return false;
+    return matchGather102(input(n, 0), [&] { return matchConstant103(input(n, 1), k); });
   }
 
-  /// Shape(_)  (rules/attention.yaml:175:79)
-  bool matchShape104(ValueId v, gen::Next k) {
-    if (seen(kShape104)) return same(kShape104, v) && k();
-    if (!bind(kShape104, v)) return false;
-    const NodeId n = node(kShape104, v, op::kShape);
-    if (n == kNoId || !attrs(kShape104, n, v)) return false;
-    return matchAny103(input(n, 0), k);
+  /// _  (rules/attention.yaml:181:85)
+  bool matchAny105(ValueId v, gen::Next k) {
+    if (seen(kAny105)) return same(kAny105, v) && k();
+    return bind(kAny105, v) && k();
   }
 
-  /// 1  (rules/attention.yaml:175:89)
-  bool matchConstant105(ValueId v, gen::Next k) {
-    if (seen(kConstant105)) return same(kConstant105, v) && k();
-    return bind(kConstant105, v) && constant(kConstant105, v) && k();
+  /// Shape(_)  (rules/attention.yaml:181:79)
+  bool matchShape106(ValueId v, gen::Next k) {
+    if (seen(kShape106)) return same(kShape106, v) && k();
+    if (!bind(kShape106, v)) return false;
+    const NodeId n = node(kShape106, v, op::kShape);
+    if (n == kNoId || !attrs(kShape106, n, v)) return false;
+    return matchAny105(input(n, 0), k);
   }
 
-  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:175:72)
-  bool matchGather106(ValueId v, gen::Next k) {
-    if (seen(kGather106)) return same(kGather106, v) && k();
-    if (!bind(kGather106, v)) return false;
-    const NodeId n = node(kGather106, v, op::kGather);
-    if (n == kNoId || !attrs(kGather106, n, v)) return false;
-    return matchShape104(input(n, 0), [&] { return matchConstant105(input(n, 1), k); });
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:181:72)
+  bool matchGather108(ValueId v, gen::Next k) {
+    if (seen(kGather108)) return same(kGather108, v) && k();
+    if (!bind(kGather108, v)) return false;
+    const NodeId n = node(kGather108, v, op::kGather);
+    if (n == kNoId || !attrs(kGather108, n, v)) return false;
+    return matchShape106(input(n, 0), [&] { return matchConstant107(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:175:62)
-  bool matchUnsqueeze108(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze108)) return same(kUnsqueeze108, v) && k();
-    if (!bind(kUnsqueeze108, v)) return false;
-    const NodeId n = node(kUnsqueeze108, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze108, n, v)) return false;
-    return matchGather106(input(n, 0), [&] { return matchConstant107(input(n, 1), k); });
+  /// 0  (rules/attention.yaml:181:101)
+  bool matchConstant109(ValueId v, gen::Next k) {
+    if (seen(kConstant109)) return same(kConstant109, v) && k();
+    return bind(kConstant109, v) && constant(kConstant109, v) && k();
   }
 
-  /// _  (rules/attention.yaml:175:105)
-  bool matchAny109(ValueId v, gen::Next k) {
-    if (seen(kAny109)) return same(kAny109, v) && k();
-    return bind(kAny109, v) && k();
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:181:62)
+  bool matchUnsqueeze110(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze110)) return same(kUnsqueeze110, v) && k();
+    if (!bind(kUnsqueeze110, v)) return false;
+    const NodeId n = node(kUnsqueeze110, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze110, n, v)) return false;
+    return matchGather108(input(n, 0), [&] { return matchConstant109(input(n, 1), k); });
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:175:12)
-  bool matchConcat110(ValueId v, gen::Next k) {
-    if (seen(kConcat110)) return same(kConcat110, v) && k();
-    if (!bind(kConcat110, v)) return false;
-    const NodeId n = node(kConcat110, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat110, n, v)) return false;
-    return matchUnsqueeze102(input(n, 0), [&] {
-      return matchUnsqueeze108(input(n, 1), [&] { return matchAny109(input(n, 2), k); });
-    });
-  }
-
-  /// _  (rules/attention.yaml:175:131)
+  /// _  (rules/attention.yaml:181:105)
   bool matchAny111(ValueId v, gen::Next k) {
     if (seen(kAny111)) return same(kAny111, v) && k();
     return bind(kAny111, v) && k();
   }
 
-  /// Shape(_, start=0, end=1)  (rules/attention.yaml:175:125)
-  bool matchShape112(ValueId v, gen::Next k) {
-    if (seen(kShape112)) return same(kShape112, v) && k();
-    if (!bind(kShape112, v)) return false;
-    const NodeId n = node(kShape112, v, op::kShape);
-    if (n == kNoId || !attrs(kShape112, n, v)) return false;
-    return matchAny111(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:175:177)
-  bool matchAny115(ValueId v, gen::Next k) {
-    if (seen(kAny115)) return same(kAny115, v) && k();
-    return bind(kAny115, v) && k();
-  }
-
-  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-  /// (rules/attention.yaml:175:118)
-  bool matchConcat116(ValueId v, gen::Next k) {
-    if (seen(kConcat116)) return same(kConcat116, v) && k();
-    if (!bind(kConcat116, v)) return false;
-    const NodeId n = node(kConcat116, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat116, n, v)) return false;
-    return matchShape112(input(n, 0), [&] {
-      return matchShape114(input(n, 1), [&] { return matchAny115(input(n, 2), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
+  /// 0), _, axis=0)  (rules/attention.yaml:181:12)
+  bool matchConcat112(ValueId v, gen::Next k) {
+    if (seen(kConcat112)) return same(kConcat112, v) && k();
+    if (!bind(kConcat112, v)) return false;
+    const NodeId n = node(kConcat112, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat112, n, v)) return false;
+    return matchUnsqueeze104(input(n, 0), [&] {
+      return matchUnsqueeze110(input(n, 1), [&] { return matchAny111(input(n, 2), k); });
     });
   }
 
-  /// _  (rules/attention.yaml:175:190)
+  /// _  (rules/attention.yaml:181:131)
+  bool matchAny113(ValueId v, gen::Next k) {
+    if (seen(kAny113)) return same(kAny113, v) && k();
+    return bind(kAny113, v) && k();
+  }
+
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:181:125)
+  bool matchShape114(ValueId v, gen::Next k) {
+    if (seen(kShape114)) return same(kShape114, v) && k();
+    if (!bind(kShape114, v)) return false;
+    const NodeId n = node(kShape114, v, op::kShape);
+    if (n == kNoId || !attrs(kShape114, n, v)) return false;
+    return matchAny113(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:181:177)
   bool matchAny117(ValueId v, gen::Next k) {
     if (seen(kAny117)) return same(kAny117, v) && k();
     return bind(kAny117, v) && k();
   }
 
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+  /// (rules/attention.yaml:181:118)
+  bool matchConcat118(ValueId v, gen::Next k) {
+    if (seen(kConcat118)) return same(kConcat118, v) && k();
+    if (!bind(kConcat118, v)) return false;
+    const NodeId n = node(kConcat118, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat118, n, v)) return false;
+    return matchShape114(input(n, 0), [&] {
+      return matchShape116(input(n, 1), [&] { return matchAny117(input(n, 2), k); });
+    });
+  }
+
   /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:175:116)
+  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:181:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
     const uint32_t m = mark();
     choose(kYs, 0);
-    if (matchConcat110(v, k)) return true;
+    if (matchConcat112(v, k)) return true;
     undo(m);
     choose(kYs, 1);
-    if (matchConcat116(v, k)) return true;
+    if (matchConcat118(v, k)) return true;
     undo(m);
     choose(kYs, 2);
-    if (matchAny117(v, k)) return true;
+    if (matchAny119(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:176:20)
-  bool matchTranspose119(ValueId v, gen::Next k) {
-    if (seen(kTranspose119)) return same(kTranspose119, v) && k();
-    if (!bind(kTranspose119, v)) return false;
-    const NodeId n = node(kTranspose119, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose119, n, v)) return false;
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:182:20)
+  bool matchTranspose121(ValueId v, gen::Next k) {
+    if (seen(kTranspose121)) return same(kTranspose121, v) && k();
+    if (!bind(kTranspose121, v)) return false;
+    const NodeId n = node(kTranspose121, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose121, n, v)) return false;
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:176:12)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:182:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kReshape);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchTranspose119(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+    return matchTranspose121(input(n, 0), [&] { return matchYs(input(n, 1), k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:190:9:
+  /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:196:9:
   ///   y = Attention(q, k, v, Add(Where(causal, tensor(0.0), fill), mask),
   ///   q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:192:25", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:192:28", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:192:31", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:192:44", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:198:25", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:198:28", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:198:31", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:198:44", "causal")) return false;
     std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t4) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:192:72", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:198:72", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:192:79", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:198:79", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs9;
     std::optional<onnx::AttributeProto> a9_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
-                   "rules/attention.yaml:192:86", "rules/attention.yaml:192:86");
+                   "rules/attention.yaml:198:86", "rules/attention.yaml:198:86");
     if (!a9_0) return false;
     attrs9.push_back(std::move(*a9_0));
     std::optional<onnx::AttributeProto> a9_1 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:192:131", "rules/attention.yaml:192:131");
+                   "rules/attention.yaml:198:131", "rules/attention.yaml:198:131");
     if (!a9_1) return false;
     attrs9.push_back(std::move(*a9_1));
     std::optional<onnx::AttributeProto> a9_2 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:192:177", "rules/attention.yaml:192:177");
+                   "rules/attention.yaml:198:177", "rules/attention.yaml:198:177");
     if (!a9_2) return false;
     attrs9.push_back(std::move(*a9_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:190:9",
-                     "rules/attention.yaml:192:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:196:9",
+                     "rules/attention.yaml:198:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8517,34 +8725,34 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
   }
 
-  /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:193:9:
+  /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:199:9:
   ///   y = Attention(q, k, v, causal, q_num_heads=helper(attention_num_heads),
   ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:195:25", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:195:28", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:195:31", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:195:34", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:201:25", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:201:28", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:201:31", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:201:34", "causal")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
-                   "rules/attention.yaml:195:42", "rules/attention.yaml:195:42");
+                   "rules/attention.yaml:201:42", "rules/attention.yaml:201:42");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:195:87", "rules/attention.yaml:195:87");
+                   "rules/attention.yaml:201:87", "rules/attention.yaml:201:87");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:195:133", "rules/attention.yaml:195:133");
+                   "rules/attention.yaml:201:133", "rules/attention.yaml:201:133");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:193:9",
-                     "rules/attention.yaml:195:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:199:9",
+                     "rules/attention.yaml:201:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8563,17 +8771,136 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 2 (when opset in [23, -] @mask), rules/attention.yaml:196:9:
+  /// Variant 2 (when opset in [23, -] @masked_fill), rules/attention.yaml:202:9:
+  ///   y = Attention(q, k, v, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]),
+  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
+  ///   axis=0)), q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale))
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:206:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:206:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:207:31", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:207:47", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:207:55", "fill")) return false;
+    std::optional<onnx::TensorProto> t13 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t13) return false;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs15;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::AttributeProto> a16_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
+                   "rules/attention.yaml:207:87", "rules/attention.yaml:207:87");
+    if (!a16_0) return false;
+    attrs16.push_back(std::move(*a16_0));
+    std::optional<onnx::AttributeProto> a16_1 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
+                   "rules/attention.yaml:207:132", "rules/attention.yaml:207:132");
+    if (!a16_1) return false;
+    attrs16.push_back(std::move(*a16_1));
+    std::optional<onnx::AttributeProto> a16_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:207:178", "rules/attention.yaml:207:178");
+    if (!a16_2) return false;
+    attrs16.push_back(std::move(*a16_2));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:202:9",
+                     "rules/attention.yaml:207:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v3 = slot(kSlotQ);
+    const ValueId v6 = slot(kSlotK);
+    const ValueId v10 = slot(kSlotV);
+    const ValueId v11 = slot(kSlotMasked);
+    const ValueId v12 = slot(kSlotFill);
+    const ValueId v13 = rw_.addInitializer(std::move(*t13), ruleName());
+    NodeSpec spec14;
+    spec14.op = op::kWhere;
+    spec14.inputs = {v11, v12, v13};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kShape;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v4, v0, v1};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v7, v0, v1};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kConcat;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kExpand;
+    spec15.inputs = {v14, v9};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kAttention;
+    spec16.inputs = {v3, v6, v10, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
+  }
+
+  /// Variant 3 (when opset in [23, -] @mask), rules/attention.yaml:208:9:
   ///   y = Attention(q, k, v, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]),
   ///   tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)),
   ///   q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
-  bool rewrite2() {
+  bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:200:63", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:200:90", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:201:31", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:201:41", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:212:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:212:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:213:31", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:213:41", "mask")) return false;
     std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t2) return false;
     std::vector<onnx::AttributeProto> attrs4;
@@ -8590,22 +8917,22 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     std::vector<onnx::AttributeProto> attrs13;
     std::optional<onnx::AttributeProto> a13_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
-                   "rules/attention.yaml:201:52", "rules/attention.yaml:201:52");
+                   "rules/attention.yaml:213:52", "rules/attention.yaml:213:52");
     if (!a13_0) return false;
     attrs13.push_back(std::move(*a13_0));
     std::optional<onnx::AttributeProto> a13_1 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:201:97", "rules/attention.yaml:201:97");
+                   "rules/attention.yaml:213:97", "rules/attention.yaml:213:97");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     std::optional<onnx::AttributeProto> a13_2 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:201:143", "rules/attention.yaml:201:143");
+                   "rules/attention.yaml:213:143", "rules/attention.yaml:213:143");
     if (!a13_2) return false;
     attrs13.push_back(std::move(*a13_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:196:9",
-                     "rules/attention.yaml:201:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:208:9",
+                     "rules/attention.yaml:213:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8669,33 +8996,33 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 3 (when opset in [23, -]), rules/attention.yaml:202:9:
+  /// Variant 4 (when opset in [23, -]), rules/attention.yaml:214:9:
   ///   y = Attention(q, k, v, q_num_heads=helper(attention_num_heads),
   ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale))
-  bool rewrite3() {
+  bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:204:25", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:204:28", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:204:31", "v")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:216:25", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:216:28", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:216:31", "v")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
-                   "rules/attention.yaml:204:34", "rules/attention.yaml:204:34");
+                   "rules/attention.yaml:216:34", "rules/attention.yaml:216:34");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:204:79", "rules/attention.yaml:204:79");
+                   "rules/attention.yaml:216:79", "rules/attention.yaml:216:79");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     std::optional<onnx::AttributeProto> a3_2 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:204:125", "rules/attention.yaml:204:125");
+                   "rules/attention.yaml:216:125", "rules/attention.yaml:216:125");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:202:9",
-                     "rules/attention.yaml:204:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:214:9",
+                     "rules/attention.yaml:216:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8713,22 +9040,22 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 4 (when @causal_mask), rules/attention.yaml:205:9:
+  /// Variant 5 (when @causal_mask), rules/attention.yaml:217:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Add(Where(causal, tensor(0.0),
   ///   fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])),
   ///   Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
-  bool rewrite4() {
+  bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:209:63", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:209:90", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:211:54", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:210:32", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:221:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:221:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:223:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:222:32", "causal")) return false;
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t11) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:210:60", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:222:60", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs13;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:210:67", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:222:67", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t2) return false;
@@ -8746,17 +9073,17 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::AttributeProto> a20_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:72", "rules/attention.yaml:211:72");
+                   "rules/attention.yaml:223:72", "rules/attention.yaml:223:72");
     if (!a20_0) return false;
     attrs20.push_back(std::move(*a20_0));
     std::optional<onnx::AttributeProto> a20_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:211:115", "rules/attention.yaml:211:115");
+                   "rules/attention.yaml:223:115", "rules/attention.yaml:223:115");
     if (!a20_1) return false;
     attrs20.push_back(std::move(*a20_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:205:9",
-                     "rules/attention.yaml:211:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:217:9",
+                     "rules/attention.yaml:223:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8839,20 +9166,20 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v20}});
   }
 
-  /// Variant 5 (when @causal), rules/attention.yaml:212:9:
+  /// Variant 6 (when @causal), rules/attention.yaml:224:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Where(causal, tensor(0.0), fill),
   ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
   ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
-  bool rewrite5() {
+  bool rewrite6() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:216:63", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:216:90", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:218:54", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:217:28", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:228:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:228:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:230:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:229:28", "causal")) return false;
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t11) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:217:56", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:229:56", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs13;
     std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t2) return false;
@@ -8870,17 +9197,17 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     std::vector<onnx::AttributeProto> attrs18;
     std::optional<onnx::AttributeProto> a18_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:218:72", "rules/attention.yaml:218:72");
+                   "rules/attention.yaml:230:72", "rules/attention.yaml:230:72");
     if (!a18_0) return false;
     attrs18.push_back(std::move(*a18_0));
     std::optional<onnx::AttributeProto> a18_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:218:115", "rules/attention.yaml:218:115");
+                   "rules/attention.yaml:230:115", "rules/attention.yaml:230:115");
     if (!a18_1) return false;
     attrs18.push_back(std::move(*a18_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:212:9",
-                     "rules/attention.yaml:218:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:224:9",
+                     "rules/attention.yaml:230:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8955,16 +9282,132 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v18}});
   }
 
-  /// Variant 6 (when @mask), rules/attention.yaml:219:9:
+  /// Variant 7 (when @masked_fill), rules/attention.yaml:231:9:
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Where(masked, fill, tensor(0.0)),
+  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
+  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale))
+  bool rewrite7() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:235:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:235:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:237:54", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:236:28", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:236:36", "fill")) return false;
+    std::optional<onnx::TensorProto> t12 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t12) return false;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs14;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:237:72", "rules/attention.yaml:237:72");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::optional<onnx::AttributeProto> a18_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:237:115", "rules/attention.yaml:237:115");
+    if (!a18_1) return false;
+    attrs18.push_back(std::move(*a18_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:231:9",
+                     "rules/attention.yaml:237:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v3 = slot(kSlotQ);
+    const ValueId v6 = slot(kSlotK);
+    const ValueId v15 = slot(kSlotV);
+    const ValueId v16 = kNoId;
+    const ValueId v17 = kNoId;
+    const ValueId v10 = slot(kSlotMasked);
+    const ValueId v11 = slot(kSlotFill);
+    const ValueId v12 = rw_.addInitializer(std::move(*t12), ruleName());
+    NodeSpec spec13;
+    spec13.op = op::kWhere;
+    spec13.inputs = {v10, v11, v12};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kShape;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v4, v0, v1};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v7, v0, v1};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kConcat;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec14;
+    spec14.op = op::kExpand;
+    spec14.inputs = {v13, v9};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kComMicrosoftMultiHeadAttention;
+    spec18.inputs = {v3, v6, v15, v16, v17, v14};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v18}});
+  }
+
+  /// Variant 8 (when @mask), rules/attention.yaml:238:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(mask, Concat(tensor([1, 1]),
   ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
   ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
-  bool rewrite6() {
+  bool rewrite8() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:223:63", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:223:90", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:225:54", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:224:22", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:242:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:242:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:244:54", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:243:22", "mask")) return false;
     std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t2) return false;
     std::vector<onnx::AttributeProto> attrs4;
@@ -8981,17 +9424,17 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:225:72", "rules/attention.yaml:225:72");
+                   "rules/attention.yaml:244:72", "rules/attention.yaml:244:72");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:225:115", "rules/attention.yaml:225:115");
+                   "rules/attention.yaml:244:115", "rules/attention.yaml:244:115");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:219:9",
-                     "rules/attention.yaml:225:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:238:9",
+                     "rules/attention.yaml:244:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -9057,28 +9500,28 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}});
   }
 
-  /// Variant 7, rules/attention.yaml:226:9:
+  /// Variant 9, rules/attention.yaml:245:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
-  bool rewrite7() {
+  bool rewrite9() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:227:48", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:227:51", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:227:54", "v")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:246:48", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:246:51", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:246:54", "v")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:227:57", "rules/attention.yaml:227:57");
+                   "rules/attention.yaml:246:57", "rules/attention.yaml:246:57");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:227:100", "rules/attention.yaml:227:100");
+                   "rules/attention.yaml:246:100", "rules/attention.yaml:246:100");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:226:9",
-                     "rules/attention.yaml:227:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:245:9",
+                     "rules/attention.yaml:246:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -9105,7 +9548,7 @@ class MultiHeadAttentionRule : public RewritePattern {
                                 root,
                                 85,
                                 {"ort"},
-                                "rules/attention.yaml:157:5",
+                                "rules/attention.yaml:163:5",
                                 {op::kWhere, op::kAdd, op::kAttention, op::kShape, op::kSlice,
                                  op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention}}),
         root_output_(root_output) {}
@@ -9128,7 +9571,7 @@ class MultiHeadAttentionRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:239
+// Generated from: rules/attention.yaml:258
 // group_query_attention (priority 87): Attention with RoPE on Q and K and K/V heads repeated by
 // repeat_kv (LLaMA, Mistral).
 //===----------------------------------------------------------------------===//
@@ -9138,37 +9581,37 @@ const gen::RuleSpec& specGroupQueryAttention() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "group_query_attention";
-    s.loc = "rules/attention.yaml:239:5";
-    s.root = 202;
-    s.slot_names = {"q",  "qs",  "qr",   "pos",    "cos",  "sin", "qh", "k",  "ks",
-                    "kr", "kh",  "v",    "vs",     "vr",   "vh",  "kb", "kn", "kx",
-                    "vb", "vn",  "vx",   "kt",     "c",    "cq",  "ck", "s",  "ql",
-                    "kl", "tri", "fill", "causal", "mask", "m",   "o",  "ys", "y"};
+    s.loc = "rules/attention.yaml:258:5";
+    s.root = 204;
+    s.slot_names = {"q",      "qs",   "qr",     "pos", "cos", "sin", "qh", "k",  "ks",  "kr",
+                    "kh",     "v",    "vs",     "vr",  "vh",  "kb",  "kn", "kx", "vb",  "vn",
+                    "vx",     "kt",   "c",      "cq",  "ck",  "s",   "ql", "kl", "tri", "fill",
+                    "causal", "mask", "masked", "m",   "o",   "ys",  "y"};
     s.num_captures = 3;
-    s.exprs.resize(203);
+    s.exprs.resize(205);
     {  // 0: q
       gen::ExprSpec& e = s.exprs[0];
       e.label = "q";
-      e.loc = "rules/attention.yaml:245:42";
+      e.loc = "rules/attention.yaml:264:42";
       e.slot = 0;
     }
     {  // 1: Shape(q)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:245:36";
+      e.loc = "rules/attention.yaml:264:36";
       e.num_inputs = 1;
     }
     {  // 2: 0
       gen::ExprSpec& e = s.exprs[2];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:245:46";
+      e.loc = "rules/attention.yaml:264:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 3: Gather(Shape(q), 0, axis=0)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:245:29";
+      e.loc = "rules/attention.yaml:264:29";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9176,39 +9619,39 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:245:49";
+        a.loc = "rules/attention.yaml:264:49";
       }
     }
     {  // 4: 0
       gen::ExprSpec& e = s.exprs[4];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:245:58";
+      e.loc = "rules/attention.yaml:264:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:245:19";
+      e.loc = "rules/attention.yaml:264:19";
       e.num_inputs = 2;
     }
     {  // 6: Shape(q)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:245:79";
+      e.loc = "rules/attention.yaml:264:79";
       e.num_inputs = 1;
     }
     {  // 7: 1
       gen::ExprSpec& e = s.exprs[7];
       e.label = "constant 1";
-      e.loc = "rules/attention.yaml:245:89";
+      e.loc = "rules/attention.yaml:264:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 8: Gather(Shape(q), 1, axis=0)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:245:72";
+      e.loc = "rules/attention.yaml:264:72";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9216,154 +9659,154 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:245:92";
+        a.loc = "rules/attention.yaml:264:92";
       }
     }
     {  // 9: 0
       gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:245:101";
+      e.loc = "rules/attention.yaml:264:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:245:62";
+      e.loc = "rules/attention.yaml:264:62";
       e.num_inputs = 2;
     }
     {  // 11: _
       gen::ExprSpec& e = s.exprs[11];
       e.label = "_";
-      e.loc = "rules/attention.yaml:245:105";
+      e.loc = "rules/attention.yaml:264:105";
     }
     {  // 12: _
       gen::ExprSpec& e = s.exprs[12];
       e.label = "_";
-      e.loc = "rules/attention.yaml:245:108";
+      e.loc = "rules/attention.yaml:264:108";
     }
     {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
        // axis=0), 0), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:245:12";
+      e.loc = "rules/attention.yaml:264:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:245:111";
+        a.loc = "rules/attention.yaml:264:111";
       }
     }
     {  // 14: Shape(q, start=0, end=1)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:245:128";
+      e.loc = "rules/attention.yaml:264:128";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:245:137";
+        a.loc = "rules/attention.yaml:264:137";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:245:146";
+        a.loc = "rules/attention.yaml:264:146";
       }
     }
     {  // 15: Shape(q, start=1, end=2)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:245:154";
+      e.loc = "rules/attention.yaml:264:154";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:245:163";
+        a.loc = "rules/attention.yaml:264:163";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:245:172";
+        a.loc = "rules/attention.yaml:264:172";
       }
     }
     {  // 16: _
       gen::ExprSpec& e = s.exprs[16];
       e.label = "_";
-      e.loc = "rules/attention.yaml:245:180";
+      e.loc = "rules/attention.yaml:264:180";
     }
     {  // 17: _
       gen::ExprSpec& e = s.exprs[17];
       e.label = "_";
-      e.loc = "rules/attention.yaml:245:183";
+      e.loc = "rules/attention.yaml:264:183";
     }
     {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:245:121";
+      e.loc = "rules/attention.yaml:264:121";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:245:186";
+        a.loc = "rules/attention.yaml:264:186";
       }
     }
     {  // 19: _
       gen::ExprSpec& e = s.exprs[19];
       e.label = "_";
-      e.loc = "rules/attention.yaml:245:196";
+      e.loc = "rules/attention.yaml:264:196";
     }
     {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
        // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
       gen::ExprSpec& e = s.exprs[20];
       e.label = "qs";
-      e.loc = "rules/attention.yaml:245:119";
+      e.loc = "rules/attention.yaml:264:119";
       e.slot = 1;
     }
     {  // 21: Reshape(q, qs)
       gen::ExprSpec& e = s.exprs[21];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:246:12";
+      e.loc = "rules/attention.yaml:265:12";
       e.slot = 2;
       e.num_inputs = 2;
     }
     {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
       gen::ExprSpec& e = s.exprs[22];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:247:42";
+      e.loc = "rules/attention.yaml:266:42";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:247:56";
+        a.loc = "rules/attention.yaml:266:56";
       }
     }
     {  // 23: pos
       gen::ExprSpec& e = s.exprs[23];
       e.label = "pos";
-      e.loc = "rules/attention.yaml:247:76";
+      e.loc = "rules/attention.yaml:266:76";
       e.slot = 3;
     }
     {  // 24: cos
       gen::ExprSpec& e = s.exprs[24];
       e.label = "cos";
-      e.loc = "rules/attention.yaml:247:81";
+      e.loc = "rules/attention.yaml:266:81";
       e.slot = 4;
     }
     {  // 25: sin
       gen::ExprSpec& e = s.exprs[25];
       e.label = "sin";
-      e.loc = "rules/attention.yaml:247:86";
+      e.loc = "rules/attention.yaml:266:86";
       e.slot = 5;
     }
     {  // 26: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
@@ -9371,7 +9814,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
        // is_packed_batching=0)
       gen::ExprSpec& e = s.exprs[26];
       e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/attention.yaml:247:12";
+      e.loc = "rules/attention.yaml:266:12";
       e.slot = 6;
       e.num_inputs = 4;
       {
@@ -9381,7 +9824,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:247:91";
+        a.loc = "rules/attention.yaml:266:91";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9390,7 +9833,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.capture = 1;
         a.capture_name = "rd";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:247:116";
+        a.loc = "rules/attention.yaml:266:116";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9399,1288 +9842,37 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.capture = 2;
         a.capture_name = "rs";
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/attention.yaml:247:150";
+        a.loc = "rules/attention.yaml:266:150";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "is_packed_batching";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:247:169";
+        a.loc = "rules/attention.yaml:266:169";
       }
     }
     {  // 27: k
       gen::ExprSpec& e = s.exprs[27];
       e.label = "k";
-      e.loc = "rules/attention.yaml:248:42";
+      e.loc = "rules/attention.yaml:267:42";
       e.slot = 7;
     }
     {  // 28: Shape(k)
       gen::ExprSpec& e = s.exprs[28];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:248:36";
+      e.loc = "rules/attention.yaml:267:36";
       e.num_inputs = 1;
     }
     {  // 29: 0
       gen::ExprSpec& e = s.exprs[29];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:248:46";
+      e.loc = "rules/attention.yaml:267:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 30: Gather(Shape(k), 0, axis=0)
       gen::ExprSpec& e = s.exprs[30];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:248:29";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:248:49";
-      }
-    }
-    {  // 31: 0
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:248:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 32: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:248:19";
-      e.num_inputs = 2;
-    }
-    {  // 33: Shape(k)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:248:79";
-      e.num_inputs = 1;
-    }
-    {  // 34: 1
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:248:89";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 35: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:248:72";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:248:92";
-      }
-    }
-    {  // 36: 0
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:248:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 37: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:248:62";
-      e.num_inputs = 2;
-    }
-    {  // 38: _
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:248:105";
-    }
-    {  // 39: _
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:248:108";
-    }
-    {  // 40: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:248:12";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:248:111";
-      }
-    }
-    {  // 41: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:248:128";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:248:137";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:248:146";
-      }
-    }
-    {  // 42: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:248:154";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:248:163";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:248:172";
-      }
-    }
-    {  // 43: _
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:248:180";
-    }
-    {  // 44: _
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:248:183";
-    }
-    {  // 45: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:248:121";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:248:186";
-      }
-    }
-    {  // 46: _
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:248:196";
-    }
-    {  // 47: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "ks";
-      e.loc = "rules/attention.yaml:248:119";
-      e.slot = 8;
-    }
-    {  // 48: Reshape(k, ks)
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:249:12";
-      e.slot = 9;
-      e.num_inputs = 2;
-    }
-    {  // 49: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:250:42";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:250:56";
-      }
-    }
-    {  // 50: com.microsoft.RotaryEmbedding(Transpose(kr, perm=[0, 2, 1, 3]), pos, cos, sin,
-       // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
-       // is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/attention.yaml:250:12";
-      e.slot = 10;
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:250:91";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "rd";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:250:116";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 2;
-        a.capture_name = "rs";
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/attention.yaml:250:150";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_packed_batching";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:250:169";
-      }
-    }
-    {  // 51: v
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "v";
-      e.loc = "rules/attention.yaml:251:42";
-      e.slot = 11;
-    }
-    {  // 52: Shape(v)
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:251:36";
-      e.num_inputs = 1;
-    }
-    {  // 53: 0
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:251:46";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 54: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:251:29";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:251:49";
-      }
-    }
-    {  // 55: 0
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:251:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 56: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[56];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:251:19";
-      e.num_inputs = 2;
-    }
-    {  // 57: Shape(v)
-      gen::ExprSpec& e = s.exprs[57];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:251:79";
-      e.num_inputs = 1;
-    }
-    {  // 58: 1
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:251:89";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 59: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[59];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:251:72";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:251:92";
-      }
-    }
-    {  // 60: 0
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:251:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 61: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:251:62";
-      e.num_inputs = 2;
-    }
-    {  // 62: _
-      gen::ExprSpec& e = s.exprs[62];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:251:105";
-    }
-    {  // 63: _
-      gen::ExprSpec& e = s.exprs[63];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:251:108";
-    }
-    {  // 64: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[64];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:251:12";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:251:111";
-      }
-    }
-    {  // 65: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[65];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:251:128";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:251:137";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:251:146";
-      }
-    }
-    {  // 66: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[66];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:251:154";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:251:163";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:251:172";
-      }
-    }
-    {  // 67: _
-      gen::ExprSpec& e = s.exprs[67];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:251:180";
-    }
-    {  // 68: _
-      gen::ExprSpec& e = s.exprs[68];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:251:183";
-    }
-    {  // 69: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[69];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:251:121";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:251:186";
-      }
-    }
-    {  // 70: _
-      gen::ExprSpec& e = s.exprs[70];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:251:196";
-    }
-    {  // 71: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[71];
-      e.label = "vs";
-      e.loc = "rules/attention.yaml:251:119";
-      e.slot = 12;
-    }
-    {  // 72: Reshape(v, vs)
-      gen::ExprSpec& e = s.exprs[72];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:252:12";
-      e.slot = 13;
-      e.num_inputs = 2;
-    }
-    {  // 73: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[73];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:253:12";
-      e.slot = 14;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:253:26";
-      }
-    }
-    {  // 74: Shape(kh)
-      gen::ExprSpec& e = s.exprs[74];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:254:29";
-      e.num_inputs = 1;
-    }
-    {  // 75: 0
-      gen::ExprSpec& e = s.exprs[75];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:254:40";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 76: Gather(Shape(kh), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[76];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:254:22";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:254:43";
-      }
-    }
-    {  // 77: 0
-      gen::ExprSpec& e = s.exprs[77];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:254:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 78: Unsqueeze(Gather(Shape(kh), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[78];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:254:12";
-      e.num_inputs = 2;
-    }
-    {  // 79: Shape(kh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[79];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:254:57";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:254:67";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:254:76";
-      }
-    }
-    {  // 80: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(kh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[80];
-      e.label = "kb";
-      e.loc = "rules/attention.yaml:254:55";
-      e.slot = 15;
-    }
-    {  // 81: Shape(kh)
-      gen::ExprSpec& e = s.exprs[81];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:255:29";
-      e.num_inputs = 1;
-    }
-    {  // 82: 2
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:255:40";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 83: Gather(Shape(kh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[83];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:255:22";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:255:43";
-      }
-    }
-    {  // 84: 0
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:255:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 85: Unsqueeze(Gather(Shape(kh), 2, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[85];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:255:12";
-      e.num_inputs = 2;
-    }
-    {  // 86: Shape(kh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[86];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:255:57";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:255:67";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/attention.yaml:255:76";
-      }
-    }
-    {  // 87: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(kh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[87];
-      e.label = "kn";
-      e.loc = "rules/attention.yaml:255:55";
-      e.slot = 16;
-    }
-    {  // 88: 2
-      gen::ExprSpec& e = s.exprs[88];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:256:41";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 89: Unsqueeze(kh, 2)
-      gen::ExprSpec& e = s.exprs[89];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:256:27";
-      e.num_inputs = 2;
-    }
-    {  // 90: _
-      gen::ExprSpec& e = s.exprs[90];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:256:56";
-    }
-    {  // 91: _
-      gen::ExprSpec& e = s.exprs[91];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:256:59";
-    }
-    {  // 92: _
-      gen::ExprSpec& e = s.exprs[92];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:256:66";
-    }
-    {  // 93: Concat(kb, _, _, kn, _, axis=0)
-      gen::ExprSpec& e = s.exprs[93];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:256:45";
-      e.num_inputs = 5;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:256:69";
-      }
-    }
-    {  // 94: _
-      gen::ExprSpec& e = s.exprs[94];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:256:79";
-    }
-    {  // 95: Concat(kb, _, _, kn, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[95];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:256:77";
-    }
-    {  // 96: Expand(Unsqueeze(kh, 2), (Concat(kb, _, _, kn, _, axis=0) | _))
-      gen::ExprSpec& e = s.exprs[96];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:256:20";
-      e.num_inputs = 2;
-    }
-    {  // 97: _
-      gen::ExprSpec& e = s.exprs[97];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:256:94";
-    }
-    {  // 98: _
-      gen::ExprSpec& e = s.exprs[98];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:256:101";
-    }
-    {  // 99: Concat(kb, _, kn, _, axis=0)
-      gen::ExprSpec& e = s.exprs[99];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:256:83";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:256:104";
-      }
-    }
-    {  // 100: _
-      gen::ExprSpec& e = s.exprs[100];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:256:114";
-    }
-    {  // 101: Concat(kb, _, kn, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[101];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:256:112";
-    }
-    {  // 102: Reshape(Expand(Unsqueeze(kh, 2), (Concat(...) | _)), (Concat(kb, _, kn, _, axis=0) |
-       // _))
-      gen::ExprSpec& e = s.exprs[102];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:256:12";
-      e.slot = 17;
-      e.num_inputs = 2;
-    }
-    {  // 103: Shape(vh)
-      gen::ExprSpec& e = s.exprs[103];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:257:29";
-      e.num_inputs = 1;
-    }
-    {  // 104: 0
-      gen::ExprSpec& e = s.exprs[104];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:257:40";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 105: Gather(Shape(vh), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[105];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:257:22";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:257:43";
-      }
-    }
-    {  // 106: 0
-      gen::ExprSpec& e = s.exprs[106];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:257:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 107: Unsqueeze(Gather(Shape(vh), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[107];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:257:12";
-      e.num_inputs = 2;
-    }
-    {  // 108: Shape(vh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[108];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:257:57";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:257:67";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:257:76";
-      }
-    }
-    {  // 109: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(vh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[109];
-      e.label = "vb";
-      e.loc = "rules/attention.yaml:257:55";
-      e.slot = 18;
-    }
-    {  // 110: Shape(vh)
-      gen::ExprSpec& e = s.exprs[110];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:258:29";
-      e.num_inputs = 1;
-    }
-    {  // 111: 2
-      gen::ExprSpec& e = s.exprs[111];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:258:40";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 112: Gather(Shape(vh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[112];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:258:22";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:258:43";
-      }
-    }
-    {  // 113: 0
-      gen::ExprSpec& e = s.exprs[113];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:258:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 114: Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[114];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:258:12";
-      e.num_inputs = 2;
-    }
-    {  // 115: Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[115];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:258:57";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:258:67";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/attention.yaml:258:76";
-      }
-    }
-    {  // 116: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[116];
-      e.label = "vn";
-      e.loc = "rules/attention.yaml:258:55";
-      e.slot = 19;
-    }
-    {  // 117: 2
-      gen::ExprSpec& e = s.exprs[117];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:259:41";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 118: Unsqueeze(vh, 2)
-      gen::ExprSpec& e = s.exprs[118];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:259:27";
-      e.num_inputs = 2;
-    }
-    {  // 119: _
-      gen::ExprSpec& e = s.exprs[119];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:259:56";
-    }
-    {  // 120: _
-      gen::ExprSpec& e = s.exprs[120];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:259:59";
-    }
-    {  // 121: _
-      gen::ExprSpec& e = s.exprs[121];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:259:66";
-    }
-    {  // 122: Concat(vb, _, _, vn, _, axis=0)
-      gen::ExprSpec& e = s.exprs[122];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:259:45";
-      e.num_inputs = 5;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:259:69";
-      }
-    }
-    {  // 123: _
-      gen::ExprSpec& e = s.exprs[123];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:259:79";
-    }
-    {  // 124: Concat(vb, _, _, vn, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[124];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:259:77";
-    }
-    {  // 125: Expand(Unsqueeze(vh, 2), (Concat(vb, _, _, vn, _, axis=0) | _))
-      gen::ExprSpec& e = s.exprs[125];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:259:20";
-      e.num_inputs = 2;
-    }
-    {  // 126: _
-      gen::ExprSpec& e = s.exprs[126];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:259:94";
-    }
-    {  // 127: _
-      gen::ExprSpec& e = s.exprs[127];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:259:101";
-    }
-    {  // 128: Concat(vb, _, vn, _, axis=0)
-      gen::ExprSpec& e = s.exprs[128];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:259:83";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:259:104";
-      }
-    }
-    {  // 129: _
-      gen::ExprSpec& e = s.exprs[129];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:259:114";
-    }
-    {  // 130: Concat(vb, _, vn, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[130];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:259:112";
-    }
-    {  // 131: Reshape(Expand(Unsqueeze(vh, 2), (Concat(...) | _)), (Concat(vb, _, vn, _, axis=0) |
-       // _))
-      gen::ExprSpec& e = s.exprs[131];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:259:12";
-      e.slot = 20;
-      e.num_inputs = 2;
-    }
-    {  // 132: Transpose(kx, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[132];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:260:12";
-      e.slot = 21;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:260:26";
-      }
-    }
-    {  // 133: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[133];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:261:16";
-      e.num_inputs = 2;
-    }
-    {  // 134: c
-      gen::ExprSpec& e = s.exprs[134];
-      e.label = "c";
-      e.loc = "rules/attention.yaml:261:32";
-      e.slot = 22;
-    }
-    {  // 135: Div(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[135];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:261:12";
-      e.num_inputs = 2;
-    }
-    {  // 136: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[136];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:261:41";
-      e.num_inputs = 2;
-    }
-    {  // 137: Mul(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[137];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:261:37";
-      e.num_inputs = 2;
-    }
-    {  // 138: cq
-      gen::ExprSpec& e = s.exprs[138];
-      e.label = "cq";
-      e.loc = "rules/attention.yaml:261:77";
-      e.slot = 23;
-    }
-    {  // 139: Mul(qh, cq)
-      gen::ExprSpec& e = s.exprs[139];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:261:69";
-      e.num_inputs = 2;
-    }
-    {  // 140: Div(qh, cq)
-      gen::ExprSpec& e = s.exprs[140];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:261:83";
-      e.num_inputs = 2;
-    }
-    {  // 141: Mul(qh, cq) | Div(qh, cq) | qh
-      gen::ExprSpec& e = s.exprs[141];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:261:81";
-    }
-    {  // 142: ck
-      gen::ExprSpec& e = s.exprs[142];
-      e.label = "ck";
-      e.loc = "rules/attention.yaml:261:109";
-      e.slot = 24;
-    }
-    {  // 143: Mul(kt, ck)
-      gen::ExprSpec& e = s.exprs[143];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:261:101";
-      e.num_inputs = 2;
-    }
-    {  // 144: Div(kt, ck)
-      gen::ExprSpec& e = s.exprs[144];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:261:115";
-      e.num_inputs = 2;
-    }
-    {  // 145: Mul(kt, ck) | Div(kt, ck) | kt
-      gen::ExprSpec& e = s.exprs[145];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:261:113";
-    }
-    {  // 146: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-      gen::ExprSpec& e = s.exprs[146];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:261:62";
-      e.num_inputs = 2;
-    }
-    {  // 147: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-       // (Mul(...) | Div(...) | kt))
-      gen::ExprSpec& e = s.exprs[147];
-      e.label = "s";
-      e.loc = "rules/attention.yaml:261:35";
-      e.slot = 25;
-    }
-    {  // 148: Shape(qh)
-      gen::ExprSpec& e = s.exprs[148];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:262:18";
-      e.num_inputs = 1;
-    }
-    {  // 149: -2
-      gen::ExprSpec& e = s.exprs[149];
-      e.label = "constant -2";
-      e.loc = "rules/attention.yaml:262:29";
-      e.literal = gen::intLiteral(-2);
-      e.tolerance = 1e-06;
-    }
-    {  // 150: -1
-      gen::ExprSpec& e = s.exprs[150];
-      e.label = "constant -1";
-      e.loc = "rules/attention.yaml:262:33";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 151: Slice(Shape(qh), -2, -1)
-      gen::ExprSpec& e = s.exprs[151];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:262:12";
-      e.num_inputs = 3;
-    }
-    {  // 152: Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[152];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:262:39";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(-2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:262:49";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:262:59";
-      }
-    }
-    {  // 153: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[153];
-      e.label = "ql";
-      e.loc = "rules/attention.yaml:262:37";
-      e.slot = 26;
-    }
-    {  // 154: Shape(kx)
-      gen::ExprSpec& e = s.exprs[154];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:263:18";
-      e.num_inputs = 1;
-    }
-    {  // 155: -2
-      gen::ExprSpec& e = s.exprs[155];
-      e.label = "constant -2";
-      e.loc = "rules/attention.yaml:263:29";
-      e.literal = gen::intLiteral(-2);
-      e.tolerance = 1e-06;
-    }
-    {  // 156: -1
-      gen::ExprSpec& e = s.exprs[156];
-      e.label = "constant -1";
-      e.loc = "rules/attention.yaml:263:33";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 157: Slice(Shape(kx), -2, -1)
-      gen::ExprSpec& e = s.exprs[157];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:263:12";
-      e.num_inputs = 3;
-    }
-    {  // 158: Shape(kx, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[158];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:263:39";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(-2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:263:49";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:263:59";
-      }
-    }
-    {  // 159: Slice(Shape(kx), -2, -1) | Shape(kx, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[159];
-      e.label = "kl";
-      e.loc = "rules/attention.yaml:263:37";
-      e.slot = 27;
-    }
-    {  // 160: 1.0
-      gen::ExprSpec& e = s.exprs[160];
-      e.label = "constant 1.0";
-      e.loc = "rules/attention.yaml:264:26";
-      e.literal = gen::floatLiteral(1.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 161: Concat(ql, kl, axis=0)
-      gen::ExprSpec& e = s.exprs[161];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:264:31";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:264:46";
-      }
-    }
-    {  // 162: Expand(1.0, Concat(ql, kl, axis=0))
-      gen::ExprSpec& e = s.exprs[162];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:264:19";
-      e.num_inputs = 2;
-    }
-    {  // 163: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
-      gen::ExprSpec& e = s.exprs[163];
-      e.label = "Trilu";
-      e.loc = "rules/attention.yaml:264:13";
-      e.slot = 28;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "upper";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/attention.yaml:264:56";
-      }
-    }
-    {  // 164: 0.0
-      gen::ExprSpec& e = s.exprs[164];
-      e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:265:36";
-      e.literal = gen::floatLiteral(0.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 165: Equal(tri, 0.0)
-      gen::ExprSpec& e = s.exprs[165];
-      e.label = "Equal";
-      e.loc = "rules/attention.yaml:265:25";
-      e.num_inputs = 2;
-    }
-    {  // 166: fill
-      gen::ExprSpec& e = s.exprs[166];
-      e.label = "fill";
-      e.loc = "rules/attention.yaml:265:42";
-      e.slot = 29;
-    }
-    {  // 167: 0.0
-      gen::ExprSpec& e = s.exprs[167];
-      e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:265:48";
-      e.literal = gen::floatLiteral(0.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 168: Where(Equal(tri, 0.0), fill, 0.0)
-      gen::ExprSpec& e = s.exprs[168];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:265:19";
-      e.num_inputs = 3;
-    }
-    {  // 169: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
-      gen::ExprSpec& e = s.exprs[169];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:265:12";
-      e.num_inputs = 2;
-    }
-    {  // 170: causal
-      gen::ExprSpec& e = s.exprs[170];
-      e.label = "causal";
-      e.loc = "rules/attention.yaml:265:79";
-      e.slot = 30;
-    }
-    {  // 171: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[171];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:265:73";
-      e.num_inputs = 3;
-    }
-    {  // 172: mask
-      gen::ExprSpec& e = s.exprs[172];
-      e.label = "mask";
-      e.loc = "rules/attention.yaml:265:97";
-      e.slot = 31;
-    }
-    {  // 173: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[173];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:265:69";
-      e.num_inputs = 2;
-    }
-    {  // 174: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[174];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:265:118";
-      e.num_inputs = 3;
-    }
-    {  // 175: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[175];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:265:151";
-      e.num_inputs = 2;
-    }
-    {  // 176: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
-       // Where(causal, s, fill) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[176];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:265:67";
-      e.slot = 32;
-    }
-    {  // 177: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[177];
-      e.label = "Softmax";
-      e.loc = "rules/attention.yaml:266:19";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(-1));
-        a.values.push_back(gen::intLiteral(3));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:266:30";
-      }
-    }
-    {  // 178: MatMul(Softmax(m, axis=-1), vx)
-      gen::ExprSpec& e = s.exprs[178];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:266:12";
-      e.slot = 33;
-      e.num_inputs = 2;
-    }
-    {  // 179: _
-      gen::ExprSpec& e = s.exprs[179];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:267:42";
-    }
-    {  // 180: Shape(_)
-      gen::ExprSpec& e = s.exprs[180];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:267:36";
-      e.num_inputs = 1;
-    }
-    {  // 181: 0
-      gen::ExprSpec& e = s.exprs[181];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:267:46";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 182: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[182];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:267:29";
       e.num_inputs = 2;
@@ -10693,39 +9885,34 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:267:49";
       }
     }
-    {  // 183: 0
-      gen::ExprSpec& e = s.exprs[183];
+    {  // 31: 0
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:267:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 184: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[184];
+    {  // 32: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:267:19";
       e.num_inputs = 2;
     }
-    {  // 185: _
-      gen::ExprSpec& e = s.exprs[185];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:267:85";
-    }
-    {  // 186: Shape(_)
-      gen::ExprSpec& e = s.exprs[186];
+    {  // 33: Shape(k)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:267:79";
       e.num_inputs = 1;
     }
-    {  // 187: 1
-      gen::ExprSpec& e = s.exprs[187];
+    {  // 34: 1
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:267:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 188: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[188];
+    {  // 35: Gather(Shape(k), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:267:72";
       e.num_inputs = 2;
@@ -10738,139 +9925,1407 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:267:92";
       }
     }
-    {  // 189: 0
-      gen::ExprSpec& e = s.exprs[189];
+    {  // 36: 0
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:267:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 190: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[190];
+    {  // 37: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:267:62";
       e.num_inputs = 2;
     }
-    {  // 191: _
-      gen::ExprSpec& e = s.exprs[191];
+    {  // 38: _
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "_";
       e.loc = "rules/attention.yaml:267:105";
     }
-    {  // 192: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, axis=0)
-      gen::ExprSpec& e = s.exprs[192];
+    {  // 39: _
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:108";
+    }
+    {  // 40: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:267:12";
-      e.num_inputs = 3;
+      e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:267:108";
+        a.loc = "rules/attention.yaml:267:111";
       }
     }
-    {  // 193: _
-      gen::ExprSpec& e = s.exprs[193];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:267:131";
-    }
-    {  // 194: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[194];
+    {  // 41: Shape(k, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:267:125";
+      e.loc = "rules/attention.yaml:267:128";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:267:134";
+        a.loc = "rules/attention.yaml:267:137";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:267:143";
+        a.loc = "rules/attention.yaml:267:146";
       }
     }
-    {  // 195: _
-      gen::ExprSpec& e = s.exprs[195];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:267:157";
-    }
-    {  // 196: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[196];
+    {  // 42: Shape(k, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:267:151";
+      e.loc = "rules/attention.yaml:267:154";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:267:160";
+        a.loc = "rules/attention.yaml:267:163";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:267:169";
+        a.loc = "rules/attention.yaml:267:172";
       }
     }
-    {  // 197: _
-      gen::ExprSpec& e = s.exprs[197];
+    {  // 43: _
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "_";
-      e.loc = "rules/attention.yaml:267:177";
+      e.loc = "rules/attention.yaml:267:180";
     }
-    {  // 198: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-      gen::ExprSpec& e = s.exprs[198];
+    {  // 44: _
+      gen::ExprSpec& e = s.exprs[44];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:183";
+    }
+    {  // 45: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:267:118";
+      e.loc = "rules/attention.yaml:267:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:267:186";
+      }
+    }
+    {  // 46: _
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:267:196";
+    }
+    {  // 47: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "ks";
+      e.loc = "rules/attention.yaml:267:119";
+      e.slot = 8;
+    }
+    {  // 48: Reshape(k, ks)
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:268:12";
+      e.slot = 9;
+      e.num_inputs = 2;
+    }
+    {  // 49: Transpose(kr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:269:42";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:269:56";
+      }
+    }
+    {  // 50: com.microsoft.RotaryEmbedding(Transpose(kr, perm=[0, 2, 1, 3]), pos, cos, sin,
+       // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
+       // is_packed_batching=0)
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "com.microsoft.RotaryEmbedding";
+      e.loc = "rules/attention.yaml:269:12";
+      e.slot = 10;
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:269:91";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "rd";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:269:116";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 2;
+        a.capture_name = "rs";
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/attention.yaml:269:150";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_packed_batching";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:269:169";
+      }
+    }
+    {  // 51: v
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "v";
+      e.loc = "rules/attention.yaml:270:42";
+      e.slot = 11;
+    }
+    {  // 52: Shape(v)
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:270:36";
+      e.num_inputs = 1;
+    }
+    {  // 53: 0
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:270:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 54: Gather(Shape(v), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:270:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:270:49";
+      }
+    }
+    {  // 55: 0
+      gen::ExprSpec& e = s.exprs[55];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:270:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 56: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[56];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:270:19";
+      e.num_inputs = 2;
+    }
+    {  // 57: Shape(v)
+      gen::ExprSpec& e = s.exprs[57];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:270:79";
+      e.num_inputs = 1;
+    }
+    {  // 58: 1
+      gen::ExprSpec& e = s.exprs[58];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:270:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 59: Gather(Shape(v), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[59];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:270:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:270:92";
+      }
+    }
+    {  // 60: 0
+      gen::ExprSpec& e = s.exprs[60];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:270:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 61: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[61];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:270:62";
+      e.num_inputs = 2;
+    }
+    {  // 62: _
+      gen::ExprSpec& e = s.exprs[62];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:270:105";
+    }
+    {  // 63: _
+      gen::ExprSpec& e = s.exprs[63];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:270:108";
+    }
+    {  // 64: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[64];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:270:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:270:111";
+      }
+    }
+    {  // 65: Shape(v, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[65];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:270:128";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:270:137";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:270:146";
+      }
+    }
+    {  // 66: Shape(v, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[66];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:270:154";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:270:163";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:270:172";
+      }
+    }
+    {  // 67: _
+      gen::ExprSpec& e = s.exprs[67];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:270:180";
+    }
+    {  // 68: _
+      gen::ExprSpec& e = s.exprs[68];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:270:183";
+    }
+    {  // 69: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[69];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:270:121";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:270:186";
+      }
+    }
+    {  // 70: _
+      gen::ExprSpec& e = s.exprs[70];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:270:196";
+    }
+    {  // 71: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
+       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[71];
+      e.label = "vs";
+      e.loc = "rules/attention.yaml:270:119";
+      e.slot = 12;
+    }
+    {  // 72: Reshape(v, vs)
+      gen::ExprSpec& e = s.exprs[72];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:271:12";
+      e.slot = 13;
+      e.num_inputs = 2;
+    }
+    {  // 73: Transpose(vr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[73];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:272:12";
+      e.slot = 14;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/attention.yaml:272:26";
+      }
+    }
+    {  // 74: Shape(kh)
+      gen::ExprSpec& e = s.exprs[74];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:273:29";
+      e.num_inputs = 1;
+    }
+    {  // 75: 0
+      gen::ExprSpec& e = s.exprs[75];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:273:40";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 76: Gather(Shape(kh), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[76];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:273:22";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:273:43";
+      }
+    }
+    {  // 77: 0
+      gen::ExprSpec& e = s.exprs[77];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:273:52";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 78: Unsqueeze(Gather(Shape(kh), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[78];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:273:12";
+      e.num_inputs = 2;
+    }
+    {  // 79: Shape(kh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[79];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:273:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:273:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:273:76";
+      }
+    }
+    {  // 80: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(kh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[80];
+      e.label = "kb";
+      e.loc = "rules/attention.yaml:273:55";
+      e.slot = 15;
+    }
+    {  // 81: Shape(kh)
+      gen::ExprSpec& e = s.exprs[81];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:274:29";
+      e.num_inputs = 1;
+    }
+    {  // 82: 2
+      gen::ExprSpec& e = s.exprs[82];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:274:40";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 83: Gather(Shape(kh), 2, axis=0)
+      gen::ExprSpec& e = s.exprs[83];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:274:22";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:274:43";
+      }
+    }
+    {  // 84: 0
+      gen::ExprSpec& e = s.exprs[84];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:274:52";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 85: Unsqueeze(Gather(Shape(kh), 2, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[85];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:274:12";
+      e.num_inputs = 2;
+    }
+    {  // 86: Shape(kh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[86];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:274:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:274:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(3));
+        a.loc = "rules/attention.yaml:274:76";
+      }
+    }
+    {  // 87: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(kh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[87];
+      e.label = "kn";
+      e.loc = "rules/attention.yaml:274:55";
+      e.slot = 16;
+    }
+    {  // 88: 2
+      gen::ExprSpec& e = s.exprs[88];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:275:41";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 89: Unsqueeze(kh, 2)
+      gen::ExprSpec& e = s.exprs[89];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:275:27";
+      e.num_inputs = 2;
+    }
+    {  // 90: _
+      gen::ExprSpec& e = s.exprs[90];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:275:56";
+    }
+    {  // 91: _
+      gen::ExprSpec& e = s.exprs[91];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:275:59";
+    }
+    {  // 92: _
+      gen::ExprSpec& e = s.exprs[92];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:275:66";
+    }
+    {  // 93: Concat(kb, _, _, kn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[93];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:275:45";
+      e.num_inputs = 5;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:275:69";
+      }
+    }
+    {  // 94: _
+      gen::ExprSpec& e = s.exprs[94];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:275:79";
+    }
+    {  // 95: Concat(kb, _, _, kn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[95];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:275:77";
+    }
+    {  // 96: Expand(Unsqueeze(kh, 2), (Concat(kb, _, _, kn, _, axis=0) | _))
+      gen::ExprSpec& e = s.exprs[96];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:275:20";
+      e.num_inputs = 2;
+    }
+    {  // 97: _
+      gen::ExprSpec& e = s.exprs[97];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:275:94";
+    }
+    {  // 98: _
+      gen::ExprSpec& e = s.exprs[98];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:275:101";
+    }
+    {  // 99: Concat(kb, _, kn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[99];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:275:83";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:275:104";
+      }
+    }
+    {  // 100: _
+      gen::ExprSpec& e = s.exprs[100];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:275:114";
+    }
+    {  // 101: Concat(kb, _, kn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[101];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:275:112";
+    }
+    {  // 102: Reshape(Expand(Unsqueeze(kh, 2), (Concat(...) | _)), (Concat(kb, _, kn, _, axis=0) |
+       // _))
+      gen::ExprSpec& e = s.exprs[102];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:275:12";
+      e.slot = 17;
+      e.num_inputs = 2;
+    }
+    {  // 103: Shape(vh)
+      gen::ExprSpec& e = s.exprs[103];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:276:29";
+      e.num_inputs = 1;
+    }
+    {  // 104: 0
+      gen::ExprSpec& e = s.exprs[104];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:276:40";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 105: Gather(Shape(vh), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[105];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:276:22";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:276:43";
+      }
+    }
+    {  // 106: 0
+      gen::ExprSpec& e = s.exprs[106];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:276:52";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 107: Unsqueeze(Gather(Shape(vh), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[107];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:276:12";
+      e.num_inputs = 2;
+    }
+    {  // 108: Shape(vh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[108];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:276:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:276:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:276:76";
+      }
+    }
+    {  // 109: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(vh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[109];
+      e.label = "vb";
+      e.loc = "rules/attention.yaml:276:55";
+      e.slot = 18;
+    }
+    {  // 110: Shape(vh)
+      gen::ExprSpec& e = s.exprs[110];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:277:29";
+      e.num_inputs = 1;
+    }
+    {  // 111: 2
+      gen::ExprSpec& e = s.exprs[111];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:277:40";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 112: Gather(Shape(vh), 2, axis=0)
+      gen::ExprSpec& e = s.exprs[112];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:277:22";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:277:43";
+      }
+    }
+    {  // 113: 0
+      gen::ExprSpec& e = s.exprs[113];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:277:52";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 114: Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[114];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:277:12";
+      e.num_inputs = 2;
+    }
+    {  // 115: Shape(vh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[115];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:277:57";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:277:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(3));
+        a.loc = "rules/attention.yaml:277:76";
+      }
+    }
+    {  // 116: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[116];
+      e.label = "vn";
+      e.loc = "rules/attention.yaml:277:55";
+      e.slot = 19;
+    }
+    {  // 117: 2
+      gen::ExprSpec& e = s.exprs[117];
+      e.label = "constant 2";
+      e.loc = "rules/attention.yaml:278:41";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 118: Unsqueeze(vh, 2)
+      gen::ExprSpec& e = s.exprs[118];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:278:27";
+      e.num_inputs = 2;
+    }
+    {  // 119: _
+      gen::ExprSpec& e = s.exprs[119];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:278:56";
+    }
+    {  // 120: _
+      gen::ExprSpec& e = s.exprs[120];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:278:59";
+    }
+    {  // 121: _
+      gen::ExprSpec& e = s.exprs[121];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:278:66";
+    }
+    {  // 122: Concat(vb, _, _, vn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[122];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:278:45";
+      e.num_inputs = 5;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:278:69";
+      }
+    }
+    {  // 123: _
+      gen::ExprSpec& e = s.exprs[123];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:278:79";
+    }
+    {  // 124: Concat(vb, _, _, vn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[124];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:278:77";
+    }
+    {  // 125: Expand(Unsqueeze(vh, 2), (Concat(vb, _, _, vn, _, axis=0) | _))
+      gen::ExprSpec& e = s.exprs[125];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:278:20";
+      e.num_inputs = 2;
+    }
+    {  // 126: _
+      gen::ExprSpec& e = s.exprs[126];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:278:94";
+    }
+    {  // 127: _
+      gen::ExprSpec& e = s.exprs[127];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:278:101";
+    }
+    {  // 128: Concat(vb, _, vn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[128];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:278:83";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:278:104";
+      }
+    }
+    {  // 129: _
+      gen::ExprSpec& e = s.exprs[129];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:278:114";
+    }
+    {  // 130: Concat(vb, _, vn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[130];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:278:112";
+    }
+    {  // 131: Reshape(Expand(Unsqueeze(vh, 2), (Concat(...) | _)), (Concat(vb, _, vn, _, axis=0) |
+       // _))
+      gen::ExprSpec& e = s.exprs[131];
+      e.label = "Reshape";
+      e.loc = "rules/attention.yaml:278:12";
+      e.slot = 20;
+      e.num_inputs = 2;
+    }
+    {  // 132: Transpose(kx, perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[132];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:279:12";
+      e.slot = 21;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
+        a.loc = "rules/attention.yaml:279:26";
+      }
+    }
+    {  // 133: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[133];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:280:16";
+      e.num_inputs = 2;
+    }
+    {  // 134: c
+      gen::ExprSpec& e = s.exprs[134];
+      e.label = "c";
+      e.loc = "rules/attention.yaml:280:32";
+      e.slot = 22;
+    }
+    {  // 135: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[135];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:280:12";
+      e.num_inputs = 2;
+    }
+    {  // 136: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[136];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:280:41";
+      e.num_inputs = 2;
+    }
+    {  // 137: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[137];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:280:37";
+      e.num_inputs = 2;
+    }
+    {  // 138: cq
+      gen::ExprSpec& e = s.exprs[138];
+      e.label = "cq";
+      e.loc = "rules/attention.yaml:280:77";
+      e.slot = 23;
+    }
+    {  // 139: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[139];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:280:69";
+      e.num_inputs = 2;
+    }
+    {  // 140: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[140];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:280:83";
+      e.num_inputs = 2;
+    }
+    {  // 141: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[141];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:280:81";
+    }
+    {  // 142: ck
+      gen::ExprSpec& e = s.exprs[142];
+      e.label = "ck";
+      e.loc = "rules/attention.yaml:280:109";
+      e.slot = 24;
+    }
+    {  // 143: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[143];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:280:101";
+      e.num_inputs = 2;
+    }
+    {  // 144: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[144];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:280:115";
+      e.num_inputs = 2;
+    }
+    {  // 145: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[145];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:280:113";
+    }
+    {  // 146: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[146];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:280:62";
+      e.num_inputs = 2;
+    }
+    {  // 147: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+       // (Mul(...) | Div(...) | kt))
+      gen::ExprSpec& e = s.exprs[147];
+      e.label = "s";
+      e.loc = "rules/attention.yaml:280:35";
+      e.slot = 25;
+    }
+    {  // 148: Shape(qh)
+      gen::ExprSpec& e = s.exprs[148];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:281:18";
+      e.num_inputs = 1;
+    }
+    {  // 149: -2
+      gen::ExprSpec& e = s.exprs[149];
+      e.label = "constant -2";
+      e.loc = "rules/attention.yaml:281:29";
+      e.literal = gen::intLiteral(-2);
+      e.tolerance = 1e-06;
+    }
+    {  // 150: -1
+      gen::ExprSpec& e = s.exprs[150];
+      e.label = "constant -1";
+      e.loc = "rules/attention.yaml:281:33";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 151: Slice(Shape(qh), -2, -1)
+      gen::ExprSpec& e = s.exprs[151];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:281:12";
+      e.num_inputs = 3;
+    }
+    {  // 152: Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[152];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:281:39";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(-2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:281:49";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(-1));
+        a.loc = "rules/attention.yaml:281:59";
+      }
+    }
+    {  // 153: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[153];
+      e.label = "ql";
+      e.loc = "rules/attention.yaml:281:37";
+      e.slot = 26;
+    }
+    {  // 154: Shape(kx)
+      gen::ExprSpec& e = s.exprs[154];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:282:18";
+      e.num_inputs = 1;
+    }
+    {  // 155: -2
+      gen::ExprSpec& e = s.exprs[155];
+      e.label = "constant -2";
+      e.loc = "rules/attention.yaml:282:29";
+      e.literal = gen::intLiteral(-2);
+      e.tolerance = 1e-06;
+    }
+    {  // 156: -1
+      gen::ExprSpec& e = s.exprs[156];
+      e.label = "constant -1";
+      e.loc = "rules/attention.yaml:282:33";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 157: Slice(Shape(kx), -2, -1)
+      gen::ExprSpec& e = s.exprs[157];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:282:12";
+      e.num_inputs = 3;
+    }
+    {  // 158: Shape(kx, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[158];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:282:39";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(-2));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:282:49";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(-1));
+        a.loc = "rules/attention.yaml:282:59";
+      }
+    }
+    {  // 159: Slice(Shape(kx), -2, -1) | Shape(kx, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[159];
+      e.label = "kl";
+      e.loc = "rules/attention.yaml:282:37";
+      e.slot = 27;
+    }
+    {  // 160: 1.0
+      gen::ExprSpec& e = s.exprs[160];
+      e.label = "constant 1.0";
+      e.loc = "rules/attention.yaml:283:26";
+      e.literal = gen::floatLiteral(1.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 161: Concat(ql, kl, axis=0)
+      gen::ExprSpec& e = s.exprs[161];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:283:31";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:283:46";
+      }
+    }
+    {  // 162: Expand(1.0, Concat(ql, kl, axis=0))
+      gen::ExprSpec& e = s.exprs[162];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:283:19";
+      e.num_inputs = 2;
+    }
+    {  // 163: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
+      gen::ExprSpec& e = s.exprs[163];
+      e.label = "Trilu";
+      e.loc = "rules/attention.yaml:283:13";
+      e.slot = 28;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "upper";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(1);
+        a.loc = "rules/attention.yaml:283:56";
+      }
+    }
+    {  // 164: 0.0
+      gen::ExprSpec& e = s.exprs[164];
+      e.label = "constant 0.0";
+      e.loc = "rules/attention.yaml:284:36";
+      e.literal = gen::floatLiteral(0.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 165: Equal(tri, 0.0)
+      gen::ExprSpec& e = s.exprs[165];
+      e.label = "Equal";
+      e.loc = "rules/attention.yaml:284:25";
+      e.num_inputs = 2;
+    }
+    {  // 166: fill
+      gen::ExprSpec& e = s.exprs[166];
+      e.label = "fill";
+      e.loc = "rules/attention.yaml:284:42";
+      e.slot = 29;
+    }
+    {  // 167: 0.0
+      gen::ExprSpec& e = s.exprs[167];
+      e.label = "constant 0.0";
+      e.loc = "rules/attention.yaml:284:48";
+      e.literal = gen::floatLiteral(0.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 168: Where(Equal(tri, 0.0), fill, 0.0)
+      gen::ExprSpec& e = s.exprs[168];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:284:19";
+      e.num_inputs = 3;
+    }
+    {  // 169: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
+      gen::ExprSpec& e = s.exprs[169];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:284:12";
+      e.num_inputs = 2;
+    }
+    {  // 170: causal
+      gen::ExprSpec& e = s.exprs[170];
+      e.label = "causal";
+      e.loc = "rules/attention.yaml:284:79";
+      e.slot = 30;
+    }
+    {  // 171: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[171];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:284:73";
+      e.num_inputs = 3;
+    }
+    {  // 172: mask
+      gen::ExprSpec& e = s.exprs[172];
+      e.label = "mask";
+      e.loc = "rules/attention.yaml:284:97";
+      e.slot = 31;
+    }
+    {  // 173: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[173];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:284:69";
+      e.num_inputs = 2;
+    }
+    {  // 174: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[174];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:284:118";
+      e.num_inputs = 3;
+    }
+    {  // 175: masked
+      gen::ExprSpec& e = s.exprs[175];
+      e.label = "masked";
+      e.loc = "rules/attention.yaml:284:157";
+      e.slot = 32;
+    }
+    {  // 176: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[176];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:284:151";
+      e.num_inputs = 3;
+    }
+    {  // 177: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[177];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:284:189";
+      e.num_inputs = 2;
+    }
+    {  // 178: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
+       // Where(causal, s, fill) | Where(masked, fill, s) | Add(s, mask) | s
+      gen::ExprSpec& e = s.exprs[178];
+      e.label = "m";
+      e.loc = "rules/attention.yaml:284:67";
+      e.slot = 33;
+    }
+    {  // 179: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[179];
+      e.label = "Softmax";
+      e.loc = "rules/attention.yaml:285:19";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(-1));
+        a.values.push_back(gen::intLiteral(3));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:285:30";
+      }
+    }
+    {  // 180: MatMul(Softmax(m, axis=-1), vx)
+      gen::ExprSpec& e = s.exprs[180];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:285:12";
+      e.slot = 34;
+      e.num_inputs = 2;
+    }
+    {  // 181: _
+      gen::ExprSpec& e = s.exprs[181];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:286:42";
+    }
+    {  // 182: Shape(_)
+      gen::ExprSpec& e = s.exprs[182];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:286:36";
+      e.num_inputs = 1;
+    }
+    {  // 183: 0
+      gen::ExprSpec& e = s.exprs[183];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:286:46";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 184: Gather(Shape(_), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[184];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:286:29";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:286:49";
+      }
+    }
+    {  // 185: 0
+      gen::ExprSpec& e = s.exprs[185];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:286:58";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 186: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[186];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:286:19";
+      e.num_inputs = 2;
+    }
+    {  // 187: _
+      gen::ExprSpec& e = s.exprs[187];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:286:85";
+    }
+    {  // 188: Shape(_)
+      gen::ExprSpec& e = s.exprs[188];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:286:79";
+      e.num_inputs = 1;
+    }
+    {  // 189: 1
+      gen::ExprSpec& e = s.exprs[189];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:286:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 190: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[190];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:286:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:286:92";
+      }
+    }
+    {  // 191: 0
+      gen::ExprSpec& e = s.exprs[191];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:286:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 192: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[192];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:286:62";
+      e.num_inputs = 2;
+    }
+    {  // 193: _
+      gen::ExprSpec& e = s.exprs[193];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:286:105";
+    }
+    {  // 194: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, axis=0)
+      gen::ExprSpec& e = s.exprs[194];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:286:12";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:267:180";
+        a.loc = "rules/attention.yaml:286:108";
+      }
+    }
+    {  // 195: _
+      gen::ExprSpec& e = s.exprs[195];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:286:131";
+    }
+    {  // 196: Shape(_, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[196];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:286:125";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:286:134";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:286:143";
+      }
+    }
+    {  // 197: _
+      gen::ExprSpec& e = s.exprs[197];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:286:157";
+    }
+    {  // 198: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[198];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:286:151";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:286:160";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(2));
+        a.loc = "rules/attention.yaml:286:169";
       }
     }
     {  // 199: _
       gen::ExprSpec& e = s.exprs[199];
       e.label = "_";
-      e.loc = "rules/attention.yaml:267:190";
+      e.loc = "rules/attention.yaml:286:177";
     }
-    {  // 200: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
-       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+    {  // 200: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
       gen::ExprSpec& e = s.exprs[200];
-      e.label = "ys";
-      e.loc = "rules/attention.yaml:267:116";
-      e.slot = 34;
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:286:118";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:286:180";
+      }
     }
-    {  // 201: Transpose(o, perm=[0, 2, 1, 3])
+    {  // 201: _
       gen::ExprSpec& e = s.exprs[201];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:286:190";
+    }
+    {  // 202: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
+       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[202];
+      e.label = "ys";
+      e.loc = "rules/attention.yaml:286:116";
+      e.slot = 35;
+    }
+    {  // 203: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[203];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:268:20";
+      e.loc = "rules/attention.yaml:287:20";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:268:33";
+        a.loc = "rules/attention.yaml:287:33";
       }
     }
-    {  // 202: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
-      gen::ExprSpec& e = s.exprs[202];
+    {  // 204: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[204];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:268:12";
-      e.slot = 35;
+      e.loc = "rules/attention.yaml:287:12";
+      e.slot = 36;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:270:15";
+      c.loc = "rules/attention.yaml:289:15";
       c.subject = "q";
       c.slot = 0;
       c.dims = {"B", "S", "D"};
@@ -10881,7 +11336,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:270:33";
+      c.loc = "rules/attention.yaml:289:33";
       c.subject = "q";
       c.slot = 0;
       c.strings = {"float"};
@@ -10890,7 +11345,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:271:15";
+      c.loc = "rules/attention.yaml:290:15";
       c.subject = "k";
       c.slot = 7;
       c.dims = {"B", "S", "DK"};
@@ -10901,7 +11356,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:272:15";
+      c.loc = "rules/attention.yaml:291:15";
       c.subject = "v";
       c.slot = 11;
       c.dims = {"B", "S", "DK"};
@@ -10912,28 +11367,28 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:273:15";
+      c.loc = "rules/attention.yaml:292:15";
       c.subject = "c";
       c.slot = 22;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:274:15";
+      c.loc = "rules/attention.yaml:293:15";
       c.subject = "cq";
       c.slot = 23;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:275:15";
+      c.loc = "rules/attention.yaml:294:15";
       c.subject = "ck";
       c.slot = 24;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:276:15";
+      c.loc = "rules/attention.yaml:295:15";
       c.subject = "fill";
       c.slot = 29;
       c.has_min = true;
@@ -10944,7 +11399,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:277:15";
+      c.loc = "rules/attention.yaml:296:15";
       c.native = "gqa_head_size";
       c.predicate = gen::nativePredicate("gqa_head_size");
       c.args = {"qr"};
@@ -10953,7 +11408,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:278:15";
+      c.loc = "rules/attention.yaml:297:15";
       c.native = "fewer_heads";
       c.predicate = gen::nativePredicate("fewer_heads");
       c.args = {"kr", "qr"};
@@ -10962,7 +11417,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:279:15";
+      c.loc = "rules/attention.yaml:298:15";
       c.native = "same_heads";
       c.predicate = gen::nativePredicate("same_heads");
       c.args = {"vr", "kr"};
@@ -10971,7 +11426,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:280:15";
+      c.loc = "rules/attention.yaml:299:15";
       c.native = "repeats_heads";
       c.predicate = gen::nativePredicate("repeats_heads");
       c.args = {"kx", "kh"};
@@ -10980,7 +11435,7 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:281:15";
+      c.loc = "rules/attention.yaml:300:15";
       c.native = "repeats_heads";
       c.predicate = gen::nativePredicate("repeats_heads");
       c.args = {"vx", "vh"};
@@ -10989,32 +11444,37 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:282:15";
+      c.loc = "rules/attention.yaml:301:15";
       c.native = "merges_heads";
       c.predicate = gen::nativePredicate("merges_heads");
       c.args = {"y", "qr", "q"};
-      c.arg_slots = {35, 2, 0};
+      c.arg_slots = {36, 2, 0};
     }
     s.num_symbols = 4;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{176, 0}});  // @sdpa_causal
+      v.tags.push_back({{178, 0}});  // @sdpa_causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{176, 1}});  // @causal_mask
+      v.tags.push_back({{178, 1}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{176, 2}});  // @causal
+      v.tags.push_back({{178, 2}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{176, 3}});  // @mask
+      v.tags.push_back({{178, 3}});  // @masked_fill
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{178, 4}});  // @mask
     }
     s.variants.emplace_back();  // always
     return s;
@@ -11203,34 +11663,36 @@ struct GroupQueryAttentionIds {
     kMask = 172,
     kAdd173 = 173,
     kWhere174 = 174,
-    kAdd175 = 175,
-    kM = 176,
-    kSoftmax = 177,
-    kO = 178,
-    kAny179 = 179,
-    kShape180 = 180,
-    kConstant181 = 181,
-    kGather182 = 182,
+    kMasked = 175,
+    kWhere176 = 176,
+    kAdd177 = 177,
+    kM = 178,
+    kSoftmax = 179,
+    kO = 180,
+    kAny181 = 181,
+    kShape182 = 182,
     kConstant183 = 183,
-    kUnsqueeze184 = 184,
-    kAny185 = 185,
-    kShape186 = 186,
-    kConstant187 = 187,
-    kGather188 = 188,
+    kGather184 = 184,
+    kConstant185 = 185,
+    kUnsqueeze186 = 186,
+    kAny187 = 187,
+    kShape188 = 188,
     kConstant189 = 189,
-    kUnsqueeze190 = 190,
-    kAny191 = 191,
-    kConcat192 = 192,
+    kGather190 = 190,
+    kConstant191 = 191,
+    kUnsqueeze192 = 192,
     kAny193 = 193,
-    kShape194 = 194,
+    kConcat194 = 194,
     kAny195 = 195,
     kShape196 = 196,
     kAny197 = 197,
-    kConcat198 = 198,
+    kShape198 = 198,
     kAny199 = 199,
-    kYs = 200,
-    kTranspose201 = 201,
-    kY = 202,
+    kConcat200 = 200,
+    kAny201 = 201,
+    kYs = 202,
+    kTranspose203 = 203,
+    kY = 204,
   };
 };
 
@@ -11259,6 +11721,8 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
         return rewrite3();
       case 4:
         return rewrite4();
+      case 5:
+        return rewrite5();
     }
     return false;
   }
@@ -11297,10 +11761,11 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     kSlotFill = 29,
     kSlotCausal = 30,
     kSlotMask = 31,
-    kSlotM = 32,
-    kSlotO = 33,
-    kSlotYs = 34,
-    kSlotY = 35,
+    kSlotMasked = 32,
+    kSlotM = 33,
+    kSlotO = 34,
+    kSlotYs = 35,
+    kSlotY = 36,
   };
 
   // ---- Match
@@ -11311,12 +11776,12 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
   // matchQr, matchTranspose22, matchPos, matchCos, matchSin, matchQh, matchK, matchConstant34,
   // matchConstant36, matchAny39, matchAny46, matchV, matchConstant53, matchConstant58,
-  // matchConstant60, matchAny68, matchAny70, matchConstant84, matchConstant88, matchAny90,
-  // matchAny92, matchAny94, matchAny97, matchConstant104, matchConstant111, matchConstant117,
-  // matchAny119, matchAny121, matchAny123, matchAny126, matchAny127, matchC, matchCq, matchCk,
-  // matchFill, matchCausal, matchMask.
+  // matchConstant60, matchAny68, matchAny70, matchConstant82, matchConstant88, matchAny90,
+  // matchAny92, matchAny94, matchAny98, matchConstant104, matchConstant111, matchConstant113,
+  // matchConstant117, matchAny119, matchAny121, matchAny123, matchAny126, matchAny127, matchAny129,
+  // matchC, matchCq, matchCk, matchFill, matchCausal, matchMask, matchMasked.
 
-  /// Shape(k)  (rules/attention.yaml:248:36)
+  /// Shape(k)  (rules/attention.yaml:267:36)
   bool matchShape28(ValueId v, gen::Next k) {
     if (seen(kShape28)) return same(kShape28, v) && k();
     if (!bind(kShape28, v)) return false;
@@ -11325,13 +11790,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchK(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:248:46)
+  /// 0  (rules/attention.yaml:267:46)
   bool matchConstant29(ValueId v, gen::Next k) {
     if (seen(kConstant29)) return same(kConstant29, v) && k();
     return bind(kConstant29, v) && constant(kConstant29, v) && k();
   }
 
-  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:248:29)
+  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:267:29)
   bool matchGather30(ValueId v, gen::Next k) {
     if (seen(kGather30)) return same(kGather30, v) && k();
     if (!bind(kGather30, v)) return false;
@@ -11340,13 +11805,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape28(input(n, 0), [&] { return matchConstant29(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:248:58)
+  /// 0  (rules/attention.yaml:267:58)
   bool matchConstant31(ValueId v, gen::Next k) {
     if (seen(kConstant31)) return same(kConstant31, v) && k();
     return bind(kConstant31, v) && constant(kConstant31, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)  (rules/attention.yaml:248:19)
+  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)  (rules/attention.yaml:267:19)
   bool matchUnsqueeze32(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze32)) return same(kUnsqueeze32, v) && k();
     if (!bind(kUnsqueeze32, v)) return false;
@@ -11355,7 +11820,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchGather30(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
   }
 
-  /// Shape(k)  (rules/attention.yaml:248:79)
+  /// Shape(k)  (rules/attention.yaml:267:79)
   bool matchShape33(ValueId v, gen::Next k) {
     if (seen(kShape33)) return same(kShape33, v) && k();
     if (!bind(kShape33, v)) return false;
@@ -11364,7 +11829,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchK(input(n, 0), k);
   }
 
-  /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:248:72)
+  /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:267:72)
   bool matchGather35(ValueId v, gen::Next k) {
     if (seen(kGather35)) return same(kGather35, v) && k();
     if (!bind(kGather35, v)) return false;
@@ -11373,7 +11838,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape33(input(n, 0), [&] { return matchConstant34(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)  (rules/attention.yaml:248:62)
+  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)  (rules/attention.yaml:267:62)
   bool matchUnsqueeze37(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze37)) return same(kUnsqueeze37, v) && k();
     if (!bind(kUnsqueeze37, v)) return false;
@@ -11382,14 +11847,14 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchGather35(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:248:105)
+  /// _  (rules/attention.yaml:267:105)
   bool matchAny38(ValueId v, gen::Next k) {
     if (seen(kAny38)) return same(kAny38, v) && k();
     return bind(kAny38, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:248:12)
+  /// 0), _, _, axis=0)  (rules/attention.yaml:267:12)
   bool matchConcat40(ValueId v, gen::Next k) {
     if (seen(kConcat40)) return same(kConcat40, v) && k();
     if (!bind(kConcat40, v)) return false;
@@ -11402,7 +11867,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Shape(k, start=0, end=1)  (rules/attention.yaml:248:128)
+  /// Shape(k, start=0, end=1)  (rules/attention.yaml:267:128)
   bool matchShape41(ValueId v, gen::Next k) {
     if (seen(kShape41)) return same(kShape41, v) && k();
     if (!bind(kShape41, v)) return false;
@@ -11411,7 +11876,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchK(input(n, 0), k);
   }
 
-  /// Shape(k, start=1, end=2)  (rules/attention.yaml:248:154)
+  /// Shape(k, start=1, end=2)  (rules/attention.yaml:267:154)
   bool matchShape42(ValueId v, gen::Next k) {
     if (seen(kShape42)) return same(kShape42, v) && k();
     if (!bind(kShape42, v)) return false;
@@ -11420,20 +11885,20 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchK(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:248:180)
+  /// _  (rules/attention.yaml:267:180)
   bool matchAny43(ValueId v, gen::Next k) {
     if (seen(kAny43)) return same(kAny43, v) && k();
     return bind(kAny43, v) && k();
   }
 
-  /// _  (rules/attention.yaml:248:183)
+  /// _  (rules/attention.yaml:267:183)
   bool matchAny44(ValueId v, gen::Next k) {
     if (seen(kAny44)) return same(kAny44, v) && k();
     return bind(kAny44, v) && k();
   }
 
   /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:248:121)
+  /// (rules/attention.yaml:267:121)
   bool matchConcat45(ValueId v, gen::Next k) {
     if (seen(kConcat45)) return same(kConcat45, v) && k();
     if (!bind(kConcat45, v)) return false;
@@ -11448,7 +11913,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
 
   /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
   /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:248:119)
+  /// (rules/attention.yaml:267:119)
   bool matchKs(ValueId v, gen::Next k) {
     if (seen(kKs)) return same(kKs, v) && k();
     if (!bind(kKs, v)) return false;
@@ -11465,7 +11930,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// kr = Reshape(k, ks)  (rules/attention.yaml:249:12)
+  /// kr = Reshape(k, ks)  (rules/attention.yaml:268:12)
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
@@ -11474,7 +11939,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchK(input(n, 0), [&] { return matchKs(input(n, 1), k); });
   }
 
-  /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:250:42)
+  /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:269:42)
   bool matchTranspose49(ValueId v, gen::Next k) {
     if (seen(kTranspose49)) return same(kTranspose49, v) && k();
     if (!bind(kTranspose49, v)) return false;
@@ -11485,7 +11950,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
 
   /// kh = com.microsoft.RotaryEmbedding(Transpose(kr, perm=[0, 2, 1, 3]), pos, cos, sin,
   /// interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
-  /// is_packed_batching=0)  (rules/attention.yaml:250:12)
+  /// is_packed_batching=0)  (rules/attention.yaml:269:12)
   bool matchKh(ValueId v, gen::Next k) {
     if (seen(kKh)) return same(kKh, v) && k();
     if (!bind(kKh, v)) return false;
@@ -11498,7 +11963,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Shape(v)  (rules/attention.yaml:251:36)
+  /// Shape(v)  (rules/attention.yaml:270:36)
   bool matchShape52(ValueId v, gen::Next k) {
     if (seen(kShape52)) return same(kShape52, v) && k();
     if (!bind(kShape52, v)) return false;
@@ -11507,7 +11972,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchV(input(n, 0), k);
   }
 
-  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:251:29)
+  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:270:29)
   bool matchGather54(ValueId v, gen::Next k) {
     if (seen(kGather54)) return same(kGather54, v) && k();
     if (!bind(kGather54, v)) return false;
@@ -11516,13 +11981,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape52(input(n, 0), [&] { return matchConstant53(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:251:58)
+  /// 0  (rules/attention.yaml:270:58)
   bool matchConstant55(ValueId v, gen::Next k) {
     if (seen(kConstant55)) return same(kConstant55, v) && k();
     return bind(kConstant55, v) && constant(kConstant55, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:251:19)
+  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:270:19)
   bool matchUnsqueeze56(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze56)) return same(kUnsqueeze56, v) && k();
     if (!bind(kUnsqueeze56, v)) return false;
@@ -11531,7 +11996,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchGather54(input(n, 0), [&] { return matchConstant55(input(n, 1), k); });
   }
 
-  /// Shape(v)  (rules/attention.yaml:251:79)
+  /// Shape(v)  (rules/attention.yaml:270:79)
   bool matchShape57(ValueId v, gen::Next k) {
     if (seen(kShape57)) return same(kShape57, v) && k();
     if (!bind(kShape57, v)) return false;
@@ -11540,7 +12005,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchV(input(n, 0), k);
   }
 
-  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:251:72)
+  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:270:72)
   bool matchGather59(ValueId v, gen::Next k) {
     if (seen(kGather59)) return same(kGather59, v) && k();
     if (!bind(kGather59, v)) return false;
@@ -11549,7 +12014,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape57(input(n, 0), [&] { return matchConstant58(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)  (rules/attention.yaml:251:62)
+  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)  (rules/attention.yaml:270:62)
   bool matchUnsqueeze61(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze61)) return same(kUnsqueeze61, v) && k();
     if (!bind(kUnsqueeze61, v)) return false;
@@ -11558,20 +12023,20 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchGather59(input(n, 0), [&] { return matchConstant60(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:251:105)
+  /// _  (rules/attention.yaml:270:105)
   bool matchAny62(ValueId v, gen::Next k) {
     if (seen(kAny62)) return same(kAny62, v) && k();
     return bind(kAny62, v) && k();
   }
 
-  /// _  (rules/attention.yaml:251:108)
+  /// _  (rules/attention.yaml:270:108)
   bool matchAny63(ValueId v, gen::Next k) {
     if (seen(kAny63)) return same(kAny63, v) && k();
     return bind(kAny63, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:251:12)
+  /// 0), _, _, axis=0)  (rules/attention.yaml:270:12)
   bool matchConcat64(ValueId v, gen::Next k) {
     if (seen(kConcat64)) return same(kConcat64, v) && k();
     if (!bind(kConcat64, v)) return false;
@@ -11584,7 +12049,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Shape(v, start=0, end=1)  (rules/attention.yaml:251:128)
+  /// Shape(v, start=0, end=1)  (rules/attention.yaml:270:128)
   bool matchShape65(ValueId v, gen::Next k) {
     if (seen(kShape65)) return same(kShape65, v) && k();
     if (!bind(kShape65, v)) return false;
@@ -11593,7 +12058,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchV(input(n, 0), k);
   }
 
-  /// Shape(v, start=1, end=2)  (rules/attention.yaml:251:154)
+  /// Shape(v, start=1, end=2)  (rules/attention.yaml:270:154)
   bool matchShape66(ValueId v, gen::Next k) {
     if (seen(kShape66)) return same(kShape66, v) && k();
     if (!bind(kShape66, v)) return false;
@@ -11602,14 +12067,14 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchV(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:251:180)
+  /// _  (rules/attention.yaml:270:180)
   bool matchAny67(ValueId v, gen::Next k) {
     if (seen(kAny67)) return same(kAny67, v) && k();
     return bind(kAny67, v) && k();
   }
 
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:251:121)
+  /// (rules/attention.yaml:270:121)
   bool matchConcat69(ValueId v, gen::Next k) {
     if (seen(kConcat69)) return same(kConcat69, v) && k();
     if (!bind(kConcat69, v)) return false;
@@ -11624,7 +12089,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
 
   /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-  /// (rules/attention.yaml:251:119)
+  /// (rules/attention.yaml:270:119)
   bool matchVs(ValueId v, gen::Next k) {
     if (seen(kVs)) return same(kVs, v) && k();
     if (!bind(kVs, v)) return false;
@@ -11641,7 +12106,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// vr = Reshape(v, vs)  (rules/attention.yaml:252:12)
+  /// vr = Reshape(v, vs)  (rules/attention.yaml:271:12)
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
@@ -11650,7 +12115,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchV(input(n, 0), [&] { return matchVs(input(n, 1), k); });
   }
 
-  /// vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:253:12)
+  /// vh = Transpose(vr, perm=[0, 2, 1, 3])  (rules/attention.yaml:272:12)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(kVh)) return same(kVh, v) && k();
     if (!bind(kVh, v)) return false;
@@ -11659,7 +12124,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchVr(input(n, 0), k);
   }
 
-  /// Shape(kh)  (rules/attention.yaml:254:29)
+  /// Shape(kh)  (rules/attention.yaml:273:29)
   bool matchShape74(ValueId v, gen::Next k) {
     if (seen(kShape74)) return same(kShape74, v) && k();
     if (!bind(kShape74, v)) return false;
@@ -11668,13 +12133,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKh(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:254:40)
+  /// 0  (rules/attention.yaml:273:40)
   bool matchConstant75(ValueId v, gen::Next k) {
     if (seen(kConstant75)) return same(kConstant75, v) && k();
     return bind(kConstant75, v) && constant(kConstant75, v) && k();
   }
 
-  /// Gather(Shape(kh), 0, axis=0)  (rules/attention.yaml:254:22)
+  /// Gather(Shape(kh), 0, axis=0)  (rules/attention.yaml:273:22)
   bool matchGather76(ValueId v, gen::Next k) {
     if (seen(kGather76)) return same(kGather76, v) && k();
     if (!bind(kGather76, v)) return false;
@@ -11683,13 +12148,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape74(input(n, 0), [&] { return matchConstant75(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:254:52)
+  /// 0  (rules/attention.yaml:273:52)
   bool matchConstant77(ValueId v, gen::Next k) {
     if (seen(kConstant77)) return same(kConstant77, v) && k();
     return bind(kConstant77, v) && constant(kConstant77, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(kh), 0, axis=0), 0)  (rules/attention.yaml:254:12)
+  /// Unsqueeze(Gather(Shape(kh), 0, axis=0), 0)  (rules/attention.yaml:273:12)
   bool matchUnsqueeze78(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze78)) return same(kUnsqueeze78, v) && k();
     if (!bind(kUnsqueeze78, v)) return false;
@@ -11698,7 +12163,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchGather76(input(n, 0), [&] { return matchConstant77(input(n, 1), k); });
   }
 
-  /// Shape(kh, start=0, end=1)  (rules/attention.yaml:254:57)
+  /// Shape(kh, start=0, end=1)  (rules/attention.yaml:273:57)
   bool matchShape79(ValueId v, gen::Next k) {
     if (seen(kShape79)) return same(kShape79, v) && k();
     if (!bind(kShape79, v)) return false;
@@ -11708,7 +12173,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// kb = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(kh, start=0, end=1)
-  /// (rules/attention.yaml:254:55)
+  /// (rules/attention.yaml:273:55)
   bool matchKb(ValueId v, gen::Next k) {
     if (seen(kKb)) return same(kKb, v) && k();
     if (!bind(kKb, v)) return false;
@@ -11722,7 +12187,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Shape(kh)  (rules/attention.yaml:255:29)
+  /// Shape(kh)  (rules/attention.yaml:274:29)
   bool matchShape81(ValueId v, gen::Next k) {
     if (seen(kShape81)) return same(kShape81, v) && k();
     if (!bind(kShape81, v)) return false;
@@ -11731,13 +12196,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKh(input(n, 0), k);
   }
 
-  /// 2  (rules/attention.yaml:255:40)
-  bool matchConstant82(ValueId v, gen::Next k) {
-    if (seen(kConstant82)) return same(kConstant82, v) && k();
-    return bind(kConstant82, v) && constant(kConstant82, v) && k();
-  }
-
-  /// Gather(Shape(kh), 2, axis=0)  (rules/attention.yaml:255:22)
+  /// Gather(Shape(kh), 2, axis=0)  (rules/attention.yaml:274:22)
   bool matchGather83(ValueId v, gen::Next k) {
     if (seen(kGather83)) return same(kGather83, v) && k();
     if (!bind(kGather83, v)) return false;
@@ -11746,7 +12205,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape81(input(n, 0), [&] { return matchConstant82(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(kh), 2, axis=0), 0)  (rules/attention.yaml:255:12)
+  /// 0  (rules/attention.yaml:274:52)
+  bool matchConstant84(ValueId v, gen::Next k) {
+    if (seen(kConstant84)) return same(kConstant84, v) && k();
+    return bind(kConstant84, v) && constant(kConstant84, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(kh), 2, axis=0), 0)  (rules/attention.yaml:274:12)
   bool matchUnsqueeze85(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze85)) return same(kUnsqueeze85, v) && k();
     if (!bind(kUnsqueeze85, v)) return false;
@@ -11755,7 +12220,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchGather83(input(n, 0), [&] { return matchConstant84(input(n, 1), k); });
   }
 
-  /// Shape(kh, start=2, end=3)  (rules/attention.yaml:255:57)
+  /// Shape(kh, start=2, end=3)  (rules/attention.yaml:274:57)
   bool matchShape86(ValueId v, gen::Next k) {
     if (seen(kShape86)) return same(kShape86, v) && k();
     if (!bind(kShape86, v)) return false;
@@ -11765,7 +12230,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// kn = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(kh, start=2, end=3)
-  /// (rules/attention.yaml:255:55)
+  /// (rules/attention.yaml:274:55)
   bool matchKn(ValueId v, gen::Next k) {
     if (seen(kKn)) return same(kKn, v) && k();
     if (!bind(kKn, v)) return false;
@@ -11779,7 +12244,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Unsqueeze(kh, 2)  (rules/attention.yaml:256:27)
+  /// Unsqueeze(kh, 2)  (rules/attention.yaml:275:27)
   bool matchUnsqueeze89(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze89)) return same(kUnsqueeze89, v) && k();
     if (!bind(kUnsqueeze89, v)) return false;
@@ -11788,13 +12253,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKh(input(n, 0), [&] { return matchConstant88(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:256:59)
+  /// _  (rules/attention.yaml:275:59)
   bool matchAny91(ValueId v, gen::Next k) {
     if (seen(kAny91)) return same(kAny91, v) && k();
     return bind(kAny91, v) && k();
   }
 
-  /// Concat(kb, _, _, kn, _, axis=0)  (rules/attention.yaml:256:45)
+  /// Concat(kb, _, _, kn, _, axis=0)  (rules/attention.yaml:275:45)
   bool matchConcat93(ValueId v, gen::Next k) {
     if (seen(kConcat93)) return same(kConcat93, v) && k();
     if (!bind(kConcat93, v)) return false;
@@ -11809,7 +12274,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Concat(kb, _, _, kn, _, axis=0) | _  (rules/attention.yaml:256:77)
+  /// Concat(kb, _, _, kn, _, axis=0) | _  (rules/attention.yaml:275:77)
   bool matchAnyOf95(ValueId v, gen::Next k) {
     if (seen(kAnyOf95)) return same(kAnyOf95, v) && k();
     if (!bind(kAnyOf95, v)) return false;
@@ -11823,7 +12288,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Expand(Unsqueeze(kh, 2), (Concat(kb, _, _, kn, _, axis=0) | _))  (rules/attention.yaml:256:20)
+  /// Expand(Unsqueeze(kh, 2), (Concat(kb, _, _, kn, _, axis=0) | _))  (rules/attention.yaml:275:20)
   bool matchExpand96(ValueId v, gen::Next k) {
     if (seen(kExpand96)) return same(kExpand96, v) && k();
     if (!bind(kExpand96, v)) return false;
@@ -11832,13 +12297,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchUnsqueeze89(input(n, 0), [&] { return matchAnyOf95(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:256:101)
-  bool matchAny98(ValueId v, gen::Next k) {
-    if (seen(kAny98)) return same(kAny98, v) && k();
-    return bind(kAny98, v) && k();
+  /// _  (rules/attention.yaml:275:94)
+  bool matchAny97(ValueId v, gen::Next k) {
+    if (seen(kAny97)) return same(kAny97, v) && k();
+    return bind(kAny97, v) && k();
   }
 
-  /// Concat(kb, _, kn, _, axis=0)  (rules/attention.yaml:256:83)
+  /// Concat(kb, _, kn, _, axis=0)  (rules/attention.yaml:275:83)
   bool matchConcat99(ValueId v, gen::Next k) {
     if (seen(kConcat99)) return same(kConcat99, v) && k();
     if (!bind(kConcat99, v)) return false;
@@ -11851,13 +12316,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// _  (rules/attention.yaml:256:114)
+  /// _  (rules/attention.yaml:275:114)
   bool matchAny100(ValueId v, gen::Next k) {
     if (seen(kAny100)) return same(kAny100, v) && k();
     return bind(kAny100, v) && k();
   }
 
-  /// Concat(kb, _, kn, _, axis=0) | _  (rules/attention.yaml:256:112)
+  /// Concat(kb, _, kn, _, axis=0) | _  (rules/attention.yaml:275:112)
   bool matchAnyOf101(ValueId v, gen::Next k) {
     if (seen(kAnyOf101)) return same(kAnyOf101, v) && k();
     if (!bind(kAnyOf101, v)) return false;
@@ -11872,7 +12337,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// kx = Reshape(Expand(Unsqueeze(kh, 2), (Concat(...) | _)), (Concat(kb, _, kn, _, axis=0) | _))
-  /// (rules/attention.yaml:256:12)
+  /// (rules/attention.yaml:275:12)
   bool matchKx(ValueId v, gen::Next k) {
     if (seen(kKx)) return same(kKx, v) && k();
     if (!bind(kKx, v)) return false;
@@ -11881,7 +12346,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchExpand96(input(n, 0), [&] { return matchAnyOf101(input(n, 1), k); });
   }
 
-  /// Shape(vh)  (rules/attention.yaml:257:29)
+  /// Shape(vh)  (rules/attention.yaml:276:29)
   bool matchShape103(ValueId v, gen::Next k) {
     if (seen(kShape103)) return same(kShape103, v) && k();
     if (!bind(kShape103, v)) return false;
@@ -11890,7 +12355,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchVh(input(n, 0), k);
   }
 
-  /// Gather(Shape(vh), 0, axis=0)  (rules/attention.yaml:257:22)
+  /// Gather(Shape(vh), 0, axis=0)  (rules/attention.yaml:276:22)
   bool matchGather105(ValueId v, gen::Next k) {
     if (seen(kGather105)) return same(kGather105, v) && k();
     if (!bind(kGather105, v)) return false;
@@ -11899,13 +12364,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape103(input(n, 0), [&] { return matchConstant104(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:257:52)
+  /// 0  (rules/attention.yaml:276:52)
   bool matchConstant106(ValueId v, gen::Next k) {
     if (seen(kConstant106)) return same(kConstant106, v) && k();
     return bind(kConstant106, v) && constant(kConstant106, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(vh), 0, axis=0), 0)  (rules/attention.yaml:257:12)
+  /// Unsqueeze(Gather(Shape(vh), 0, axis=0), 0)  (rules/attention.yaml:276:12)
   bool matchUnsqueeze107(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze107)) return same(kUnsqueeze107, v) && k();
     if (!bind(kUnsqueeze107, v)) return false;
@@ -11914,7 +12379,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchGather105(input(n, 0), [&] { return matchConstant106(input(n, 1), k); });
   }
 
-  /// Shape(vh, start=0, end=1)  (rules/attention.yaml:257:57)
+  /// Shape(vh, start=0, end=1)  (rules/attention.yaml:276:57)
   bool matchShape108(ValueId v, gen::Next k) {
     if (seen(kShape108)) return same(kShape108, v) && k();
     if (!bind(kShape108, v)) return false;
@@ -11924,7 +12389,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// vb = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(vh, start=0, end=1)
-  /// (rules/attention.yaml:257:55)
+  /// (rules/attention.yaml:276:55)
   bool matchVb(ValueId v, gen::Next k) {
     if (seen(kVb)) return same(kVb, v) && k();
     if (!bind(kVb, v)) return false;
@@ -11938,7 +12403,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Shape(vh)  (rules/attention.yaml:258:29)
+  /// Shape(vh)  (rules/attention.yaml:277:29)
   bool matchShape110(ValueId v, gen::Next k) {
     if (seen(kShape110)) return same(kShape110, v) && k();
     if (!bind(kShape110, v)) return false;
@@ -11947,7 +12412,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchVh(input(n, 0), k);
   }
 
-  /// Gather(Shape(vh), 2, axis=0)  (rules/attention.yaml:258:22)
+  /// Gather(Shape(vh), 2, axis=0)  (rules/attention.yaml:277:22)
   bool matchGather112(ValueId v, gen::Next k) {
     if (seen(kGather112)) return same(kGather112, v) && k();
     if (!bind(kGather112, v)) return false;
@@ -11956,13 +12421,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape110(input(n, 0), [&] { return matchConstant111(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:258:52)
-  bool matchConstant113(ValueId v, gen::Next k) {
-    if (seen(kConstant113)) return same(kConstant113, v) && k();
-    return bind(kConstant113, v) && constant(kConstant113, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)  (rules/attention.yaml:258:12)
+  /// Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)  (rules/attention.yaml:277:12)
   bool matchUnsqueeze114(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze114)) return same(kUnsqueeze114, v) && k();
     if (!bind(kUnsqueeze114, v)) return false;
@@ -11971,7 +12430,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchGather112(input(n, 0), [&] { return matchConstant113(input(n, 1), k); });
   }
 
-  /// Shape(vh, start=2, end=3)  (rules/attention.yaml:258:57)
+  /// Shape(vh, start=2, end=3)  (rules/attention.yaml:277:57)
   bool matchShape115(ValueId v, gen::Next k) {
     if (seen(kShape115)) return same(kShape115, v) && k();
     if (!bind(kShape115, v)) return false;
@@ -11981,7 +12440,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// vn = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
-  /// (rules/attention.yaml:258:55)
+  /// (rules/attention.yaml:277:55)
   bool matchVn(ValueId v, gen::Next k) {
     if (seen(kVn)) return same(kVn, v) && k();
     if (!bind(kVn, v)) return false;
@@ -11995,7 +12454,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Unsqueeze(vh, 2)  (rules/attention.yaml:259:27)
+  /// Unsqueeze(vh, 2)  (rules/attention.yaml:278:27)
   bool matchUnsqueeze118(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze118)) return same(kUnsqueeze118, v) && k();
     if (!bind(kUnsqueeze118, v)) return false;
@@ -12004,13 +12463,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchVh(input(n, 0), [&] { return matchConstant117(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:259:59)
+  /// _  (rules/attention.yaml:278:59)
   bool matchAny120(ValueId v, gen::Next k) {
     if (seen(kAny120)) return same(kAny120, v) && k();
     return bind(kAny120, v) && k();
   }
 
-  /// Concat(vb, _, _, vn, _, axis=0)  (rules/attention.yaml:259:45)
+  /// Concat(vb, _, _, vn, _, axis=0)  (rules/attention.yaml:278:45)
   bool matchConcat122(ValueId v, gen::Next k) {
     if (seen(kConcat122)) return same(kConcat122, v) && k();
     if (!bind(kConcat122, v)) return false;
@@ -12025,7 +12484,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Concat(vb, _, _, vn, _, axis=0) | _  (rules/attention.yaml:259:77)
+  /// Concat(vb, _, _, vn, _, axis=0) | _  (rules/attention.yaml:278:77)
   bool matchAnyOf124(ValueId v, gen::Next k) {
     if (seen(kAnyOf124)) return same(kAnyOf124, v) && k();
     if (!bind(kAnyOf124, v)) return false;
@@ -12039,7 +12498,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Expand(Unsqueeze(vh, 2), (Concat(vb, _, _, vn, _, axis=0) | _))  (rules/attention.yaml:259:20)
+  /// Expand(Unsqueeze(vh, 2), (Concat(vb, _, _, vn, _, axis=0) | _))  (rules/attention.yaml:278:20)
   bool matchExpand125(ValueId v, gen::Next k) {
     if (seen(kExpand125)) return same(kExpand125, v) && k();
     if (!bind(kExpand125, v)) return false;
@@ -12048,7 +12507,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchUnsqueeze118(input(n, 0), [&] { return matchAnyOf124(input(n, 1), k); });
   }
 
-  /// Concat(vb, _, vn, _, axis=0)  (rules/attention.yaml:259:83)
+  /// Concat(vb, _, vn, _, axis=0)  (rules/attention.yaml:278:83)
   bool matchConcat128(ValueId v, gen::Next k) {
     if (seen(kConcat128)) return same(kConcat128, v) && k();
     if (!bind(kConcat128, v)) return false;
@@ -12061,13 +12520,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// _  (rules/attention.yaml:259:114)
-  bool matchAny129(ValueId v, gen::Next k) {
-    if (seen(kAny129)) return same(kAny129, v) && k();
-    return bind(kAny129, v) && k();
-  }
-
-  /// Concat(vb, _, vn, _, axis=0) | _  (rules/attention.yaml:259:112)
+  /// Concat(vb, _, vn, _, axis=0) | _  (rules/attention.yaml:278:112)
   bool matchAnyOf130(ValueId v, gen::Next k) {
     if (seen(kAnyOf130)) return same(kAnyOf130, v) && k();
     if (!bind(kAnyOf130, v)) return false;
@@ -12082,7 +12535,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// vx = Reshape(Expand(Unsqueeze(vh, 2), (Concat(...) | _)), (Concat(vb, _, vn, _, axis=0) | _))
-  /// (rules/attention.yaml:259:12)
+  /// (rules/attention.yaml:278:12)
   bool matchVx(ValueId v, gen::Next k) {
     if (seen(kVx)) return same(kVx, v) && k();
     if (!bind(kVx, v)) return false;
@@ -12091,7 +12544,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchExpand125(input(n, 0), [&] { return matchAnyOf130(input(n, 1), k); });
   }
 
-  /// kt = Transpose(kx, perm=[0, 1, 3, 2])  (rules/attention.yaml:260:12)
+  /// kt = Transpose(kx, perm=[0, 1, 3, 2])  (rules/attention.yaml:279:12)
   bool matchKt(ValueId v, gen::Next k) {
     if (seen(kKt)) return same(kKt, v) && k();
     if (!bind(kKt, v)) return false;
@@ -12100,7 +12553,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKx(input(n, 0), k);
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:261:16)
+  /// MatMul(qh, kt)  (rules/attention.yaml:280:16)
   bool matchMatMul133(ValueId v, gen::Next k) {
     if (seen(kMatMul133)) return same(kMatMul133, v) && k();
     if (!bind(kMatMul133, v)) return false;
@@ -12109,7 +12562,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:261:12)
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:280:12)
   bool matchDiv135(ValueId v, gen::Next k) {
     if (seen(kDiv135)) return same(kDiv135, v) && k();
     if (!bind(kDiv135, v)) return false;
@@ -12118,7 +12571,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchMatMul133(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:261:41)
+  /// MatMul(qh, kt)  (rules/attention.yaml:280:41)
   bool matchMatMul136(ValueId v, gen::Next k) {
     if (seen(kMatMul136)) return same(kMatMul136, v) && k();
     if (!bind(kMatMul136, v)) return false;
@@ -12127,7 +12580,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:261:37)
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:280:37)
   bool matchMul137(ValueId v, gen::Next k) {
     if (seen(kMul137)) return same(kMul137, v) && k();
     if (!bind(kMul137, v)) return false;
@@ -12141,7 +12594,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchMatMul136(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Mul(qh, cq)  (rules/attention.yaml:261:69)
+  /// Mul(qh, cq)  (rules/attention.yaml:280:69)
   bool matchMul139(ValueId v, gen::Next k) {
     if (seen(kMul139)) return same(kMul139, v) && k();
     if (!bind(kMul139, v)) return false;
@@ -12155,7 +12608,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchQh(in1, [&] { return matchCq(in0, k); });
   }
 
-  /// Div(qh, cq)  (rules/attention.yaml:261:83)
+  /// Div(qh, cq)  (rules/attention.yaml:280:83)
   bool matchDiv140(ValueId v, gen::Next k) {
     if (seen(kDiv140)) return same(kDiv140, v) && k();
     if (!bind(kDiv140, v)) return false;
@@ -12164,7 +12617,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
-  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:261:81)
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:280:81)
   bool matchAnyOf141(ValueId v, gen::Next k) {
     if (seen(kAnyOf141)) return same(kAnyOf141, v) && k();
     if (!bind(kAnyOf141, v)) return false;
@@ -12181,7 +12634,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Mul(kt, ck)  (rules/attention.yaml:261:101)
+  /// Mul(kt, ck)  (rules/attention.yaml:280:101)
   bool matchMul143(ValueId v, gen::Next k) {
     if (seen(kMul143)) return same(kMul143, v) && k();
     if (!bind(kMul143, v)) return false;
@@ -12195,7 +12648,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKt(in1, [&] { return matchCk(in0, k); });
   }
 
-  /// Div(kt, ck)  (rules/attention.yaml:261:115)
+  /// Div(kt, ck)  (rules/attention.yaml:280:115)
   bool matchDiv144(ValueId v, gen::Next k) {
     if (seen(kDiv144)) return same(kDiv144, v) && k();
     if (!bind(kDiv144, v)) return false;
@@ -12204,7 +12657,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
   }
 
-  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:261:113)
+  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:280:113)
   bool matchAnyOf145(ValueId v, gen::Next k) {
     if (seen(kAnyOf145)) return same(kAnyOf145, v) && k();
     if (!bind(kAnyOf145, v)) return false;
@@ -12222,7 +12675,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-  /// (rules/attention.yaml:261:62)
+  /// (rules/attention.yaml:280:62)
   bool matchMatMul146(ValueId v, gen::Next k) {
     if (seen(kMatMul146)) return same(kMatMul146, v) && k();
     if (!bind(kMatMul146, v)) return false;
@@ -12232,7 +12685,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:261:35)
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:280:35)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -12249,7 +12702,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Shape(qh)  (rules/attention.yaml:262:18)
+  /// Shape(qh)  (rules/attention.yaml:281:18)
   bool matchShape148(ValueId v, gen::Next k) {
     if (seen(kShape148)) return same(kShape148, v) && k();
     if (!bind(kShape148, v)) return false;
@@ -12258,19 +12711,19 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchQh(input(n, 0), k);
   }
 
-  /// -2  (rules/attention.yaml:262:29)
+  /// -2  (rules/attention.yaml:281:29)
   bool matchConstant149(ValueId v, gen::Next k) {
     if (seen(kConstant149)) return same(kConstant149, v) && k();
     return bind(kConstant149, v) && constant(kConstant149, v) && k();
   }
 
-  /// -1  (rules/attention.yaml:262:33)
+  /// -1  (rules/attention.yaml:281:33)
   bool matchConstant150(ValueId v, gen::Next k) {
     if (seen(kConstant150)) return same(kConstant150, v) && k();
     return bind(kConstant150, v) && constant(kConstant150, v) && k();
   }
 
-  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:262:12)
+  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:281:12)
   bool matchSlice151(ValueId v, gen::Next k) {
     if (seen(kSlice151)) return same(kSlice151, v) && k();
     if (!bind(kSlice151, v)) return false;
@@ -12281,7 +12734,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:262:39)
+  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:281:39)
   bool matchShape152(ValueId v, gen::Next k) {
     if (seen(kShape152)) return same(kShape152, v) && k();
     if (!bind(kShape152, v)) return false;
@@ -12290,7 +12743,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchQh(input(n, 0), k);
   }
 
-  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:262:37)
+  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:281:37)
   bool matchQl(ValueId v, gen::Next k) {
     if (seen(kQl)) return same(kQl, v) && k();
     if (!bind(kQl, v)) return false;
@@ -12304,7 +12757,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Shape(kx)  (rules/attention.yaml:263:18)
+  /// Shape(kx)  (rules/attention.yaml:282:18)
   bool matchShape154(ValueId v, gen::Next k) {
     if (seen(kShape154)) return same(kShape154, v) && k();
     if (!bind(kShape154, v)) return false;
@@ -12313,19 +12766,19 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKx(input(n, 0), k);
   }
 
-  /// -2  (rules/attention.yaml:263:29)
+  /// -2  (rules/attention.yaml:282:29)
   bool matchConstant155(ValueId v, gen::Next k) {
     if (seen(kConstant155)) return same(kConstant155, v) && k();
     return bind(kConstant155, v) && constant(kConstant155, v) && k();
   }
 
-  /// -1  (rules/attention.yaml:263:33)
+  /// -1  (rules/attention.yaml:282:33)
   bool matchConstant156(ValueId v, gen::Next k) {
     if (seen(kConstant156)) return same(kConstant156, v) && k();
     return bind(kConstant156, v) && constant(kConstant156, v) && k();
   }
 
-  /// Slice(Shape(kx), -2, -1)  (rules/attention.yaml:263:12)
+  /// Slice(Shape(kx), -2, -1)  (rules/attention.yaml:282:12)
   bool matchSlice157(ValueId v, gen::Next k) {
     if (seen(kSlice157)) return same(kSlice157, v) && k();
     if (!bind(kSlice157, v)) return false;
@@ -12336,7 +12789,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Shape(kx, start=-2, end=-1)  (rules/attention.yaml:263:39)
+  /// Shape(kx, start=-2, end=-1)  (rules/attention.yaml:282:39)
   bool matchShape158(ValueId v, gen::Next k) {
     if (seen(kShape158)) return same(kShape158, v) && k();
     if (!bind(kShape158, v)) return false;
@@ -12345,7 +12798,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKx(input(n, 0), k);
   }
 
-  /// kl = Slice(Shape(kx), -2, -1) | Shape(kx, start=-2, end=-1)  (rules/attention.yaml:263:37)
+  /// kl = Slice(Shape(kx), -2, -1) | Shape(kx, start=-2, end=-1)  (rules/attention.yaml:282:37)
   bool matchKl(ValueId v, gen::Next k) {
     if (seen(kKl)) return same(kKl, v) && k();
     if (!bind(kKl, v)) return false;
@@ -12359,13 +12812,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// 1.0  (rules/attention.yaml:264:26)
+  /// 1.0  (rules/attention.yaml:283:26)
   bool matchConstant160(ValueId v, gen::Next k) {
     if (seen(kConstant160)) return same(kConstant160, v) && k();
     return bind(kConstant160, v) && constant(kConstant160, v) && k();
   }
 
-  /// Concat(ql, kl, axis=0)  (rules/attention.yaml:264:31)
+  /// Concat(ql, kl, axis=0)  (rules/attention.yaml:283:31)
   bool matchConcat161(ValueId v, gen::Next k) {
     if (seen(kConcat161)) return same(kConcat161, v) && k();
     if (!bind(kConcat161, v)) return false;
@@ -12374,7 +12827,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchQl(input(n, 0), [&] { return matchKl(input(n, 1), k); });
   }
 
-  /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:264:19)
+  /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:283:19)
   bool matchExpand162(ValueId v, gen::Next k) {
     if (seen(kExpand162)) return same(kExpand162, v) && k();
     if (!bind(kExpand162, v)) return false;
@@ -12383,7 +12836,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchConstant160(input(n, 0), [&] { return matchConcat161(input(n, 1), k); });
   }
 
-  /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:264:13)
+  /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:283:13)
   bool matchTri(ValueId v, gen::Next k) {
     if (seen(kTri)) return same(kTri, v) && k();
     if (!bind(kTri, v)) return false;
@@ -12392,13 +12845,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchExpand162(input(n, 0), k);
   }
 
-  /// 0.0  (rules/attention.yaml:265:36)
+  /// 0.0  (rules/attention.yaml:284:36)
   bool matchConstant164(ValueId v, gen::Next k) {
     if (seen(kConstant164)) return same(kConstant164, v) && k();
     return bind(kConstant164, v) && constant(kConstant164, v) && k();
   }
 
-  /// Equal(tri, 0.0)  (rules/attention.yaml:265:25)
+  /// Equal(tri, 0.0)  (rules/attention.yaml:284:25)
   bool matchEqual(ValueId v, gen::Next k) {
     if (seen(kEqual)) return same(kEqual, v) && k();
     if (!bind(kEqual, v)) return false;
@@ -12412,13 +12865,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchTri(in1, [&] { return matchConstant164(in0, k); });
   }
 
-  /// 0.0  (rules/attention.yaml:265:48)
+  /// 0.0  (rules/attention.yaml:284:48)
   bool matchConstant167(ValueId v, gen::Next k) {
     if (seen(kConstant167)) return same(kConstant167, v) && k();
     return bind(kConstant167, v) && constant(kConstant167, v) && k();
   }
 
-  /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:265:19)
+  /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:284:19)
   bool matchWhere168(ValueId v, gen::Next k) {
     if (seen(kWhere168)) return same(kWhere168, v) && k();
     if (!bind(kWhere168, v)) return false;
@@ -12429,7 +12882,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:265:12)
+  /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:284:12)
   bool matchAdd169(ValueId v, gen::Next k) {
     if (seen(kAdd169)) return same(kAdd169, v) && k();
     if (!bind(kAdd169, v)) return false;
@@ -12443,7 +12896,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchS(in1, [&] { return matchWhere168(in0, k); });
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:265:73)
+  /// Where(causal, s, fill)  (rules/attention.yaml:284:73)
   bool matchWhere171(ValueId v, gen::Next k) {
     if (seen(kWhere171)) return same(kWhere171, v) && k();
     if (!bind(kWhere171, v)) return false;
@@ -12454,7 +12907,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:265:69)
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:284:69)
   bool matchAdd173(ValueId v, gen::Next k) {
     if (seen(kAdd173)) return same(kAdd173, v) && k();
     if (!bind(kAdd173, v)) return false;
@@ -12468,7 +12921,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchWhere171(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:265:118)
+  /// Where(causal, s, fill)  (rules/attention.yaml:284:118)
   bool matchWhere174(ValueId v, gen::Next k) {
     if (seen(kWhere174)) return same(kWhere174, v) && k();
     if (!bind(kWhere174, v)) return false;
@@ -12479,12 +12932,23 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:265:151)
-  bool matchAdd175(ValueId v, gen::Next k) {
-    if (seen(kAdd175)) return same(kAdd175, v) && k();
-    if (!bind(kAdd175, v)) return false;
-    const NodeId n = node(kAdd175, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd175, n, v)) return false;
+  /// Where(masked, fill, s)  (rules/attention.yaml:284:151)
+  bool matchWhere176(ValueId v, gen::Next k) {
+    if (seen(kWhere176)) return same(kWhere176, v) && k();
+    if (!bind(kWhere176, v)) return false;
+    const NodeId n = node(kWhere176, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere176, n, v)) return false;
+    return matchMasked(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:284:189)
+  bool matchAdd177(ValueId v, gen::Next k) {
+    if (seen(kAdd177)) return same(kAdd177, v) && k();
+    if (!bind(kAdd177, v)) return false;
+    const NodeId n = node(kAdd177, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd177, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -12494,7 +12958,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// m = Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) | Where(causal,
-  /// s, fill) | Add(s, mask) | s  (rules/attention.yaml:265:67)
+  /// s, fill) | Where(masked, fill, s) | Add(s, mask) | s  (rules/attention.yaml:284:67)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -12508,16 +12972,19 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     choose(kM, 2);  // @causal
     if (matchWhere174(v, k)) return true;
     undo(m);
-    choose(kM, 3);  // @mask
-    if (matchAdd175(v, k)) return true;
+    choose(kM, 3);  // @masked_fill
+    if (matchWhere176(v, k)) return true;
     undo(m);
-    choose(kM, 4);  // @plain
+    choose(kM, 4);  // @mask
+    if (matchAdd177(v, k)) return true;
+    undo(m);
+    choose(kM, 5);  // @plain
     if (matchS(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:266:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:285:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -12526,7 +12993,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchM(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(m, axis=-1), vx)  (rules/attention.yaml:266:12)
+  /// o = MatMul(Softmax(m, axis=-1), vx)  (rules/attention.yaml:285:12)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -12535,136 +13002,121 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchSoftmax(input(n, 0), [&] { return matchVx(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:267:42)
-  bool matchAny179(ValueId v, gen::Next k) {
-    if (seen(kAny179)) return same(kAny179, v) && k();
-    return bind(kAny179, v) && k();
+  /// _  (rules/attention.yaml:286:42)
+  bool matchAny181(ValueId v, gen::Next k) {
+    if (seen(kAny181)) return same(kAny181, v) && k();
+    return bind(kAny181, v) && k();
   }
 
-  /// Shape(_)  (rules/attention.yaml:267:36)
-  bool matchShape180(ValueId v, gen::Next k) {
-    if (seen(kShape180)) return same(kShape180, v) && k();
-    if (!bind(kShape180, v)) return false;
-    const NodeId n = node(kShape180, v, op::kShape);
-    if (n == kNoId || !attrs(kShape180, n, v)) return false;
-    return matchAny179(input(n, 0), k);
+  /// Shape(_)  (rules/attention.yaml:286:36)
+  bool matchShape182(ValueId v, gen::Next k) {
+    if (seen(kShape182)) return same(kShape182, v) && k();
+    if (!bind(kShape182, v)) return false;
+    const NodeId n = node(kShape182, v, op::kShape);
+    if (n == kNoId || !attrs(kShape182, n, v)) return false;
+    return matchAny181(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:267:46)
-  bool matchConstant181(ValueId v, gen::Next k) {
-    if (seen(kConstant181)) return same(kConstant181, v) && k();
-    return bind(kConstant181, v) && constant(kConstant181, v) && k();
-  }
-
-  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:267:29)
-  bool matchGather182(ValueId v, gen::Next k) {
-    if (seen(kGather182)) return same(kGather182, v) && k();
-    if (!bind(kGather182, v)) return false;
-    const NodeId n = node(kGather182, v, op::kGather);
-    if (n == kNoId || !attrs(kGather182, n, v)) return false;
-    return matchShape180(input(n, 0), [&] { return matchConstant181(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:267:58)
+  /// 0  (rules/attention.yaml:286:46)
   bool matchConstant183(ValueId v, gen::Next k) {
     if (seen(kConstant183)) return same(kConstant183, v) && k();
     return bind(kConstant183, v) && constant(kConstant183, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:267:19)
-  bool matchUnsqueeze184(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze184)) return same(kUnsqueeze184, v) && k();
-    if (!bind(kUnsqueeze184, v)) return false;
-    const NodeId n = node(kUnsqueeze184, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze184, n, v)) return false;
-    return matchGather182(input(n, 0), [&] { return matchConstant183(input(n, 1), k); });
+  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:286:29)
+  bool matchGather184(ValueId v, gen::Next k) {
+    if (seen(kGather184)) return same(kGather184, v) && k();
+    if (!bind(kGather184, v)) return false;
+    const NodeId n = node(kGather184, v, op::kGather);
+    if (n == kNoId || !attrs(kGather184, n, v)) return false;
+    return matchShape182(input(n, 0), [&] { return matchConstant183(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:267:85)
-  bool matchAny185(ValueId v, gen::Next k) {
-    if (seen(kAny185)) return same(kAny185, v) && k();
-    return bind(kAny185, v) && k();
+  /// 0  (rules/attention.yaml:286:58)
+  bool matchConstant185(ValueId v, gen::Next k) {
+    if (seen(kConstant185)) return same(kConstant185, v) && k();
+    return bind(kConstant185, v) && constant(kConstant185, v) && k();
   }
 
-  /// Shape(_)  (rules/attention.yaml:267:79)
-  bool matchShape186(ValueId v, gen::Next k) {
-    if (seen(kShape186)) return same(kShape186, v) && k();
-    if (!bind(kShape186, v)) return false;
-    const NodeId n = node(kShape186, v, op::kShape);
-    if (n == kNoId || !attrs(kShape186, n, v)) return false;
-    return matchAny185(input(n, 0), k);
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:286:19)
+  bool matchUnsqueeze186(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze186)) return same(kUnsqueeze186, v) && k();
+    if (!bind(kUnsqueeze186, v)) return false;
+    const NodeId n = node(kUnsqueeze186, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze186, n, v)) return false;
+    return matchGather184(input(n, 0), [&] { return matchConstant185(input(n, 1), k); });
   }
 
-  /// 1  (rules/attention.yaml:267:89)
-  bool matchConstant187(ValueId v, gen::Next k) {
-    if (seen(kConstant187)) return same(kConstant187, v) && k();
-    return bind(kConstant187, v) && constant(kConstant187, v) && k();
+  /// _  (rules/attention.yaml:286:85)
+  bool matchAny187(ValueId v, gen::Next k) {
+    if (seen(kAny187)) return same(kAny187, v) && k();
+    return bind(kAny187, v) && k();
   }
 
-  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:267:72)
-  bool matchGather188(ValueId v, gen::Next k) {
-    if (seen(kGather188)) return same(kGather188, v) && k();
-    if (!bind(kGather188, v)) return false;
-    const NodeId n = node(kGather188, v, op::kGather);
-    if (n == kNoId || !attrs(kGather188, n, v)) return false;
-    return matchShape186(input(n, 0), [&] { return matchConstant187(input(n, 1), k); });
+  /// Shape(_)  (rules/attention.yaml:286:79)
+  bool matchShape188(ValueId v, gen::Next k) {
+    if (seen(kShape188)) return same(kShape188, v) && k();
+    if (!bind(kShape188, v)) return false;
+    const NodeId n = node(kShape188, v, op::kShape);
+    if (n == kNoId || !attrs(kShape188, n, v)) return false;
+    return matchAny187(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:267:101)
+  /// 1  (rules/attention.yaml:286:89)
   bool matchConstant189(ValueId v, gen::Next k) {
     if (seen(kConstant189)) return same(kConstant189, v) && k();
     return bind(kConstant189, v) && constant(kConstant189, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:267:62)
-  bool matchUnsqueeze190(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze190)) return same(kUnsqueeze190, v) && k();
-    if (!bind(kUnsqueeze190, v)) return false;
-    const NodeId n = node(kUnsqueeze190, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze190, n, v)) return false;
-    return matchGather188(input(n, 0), [&] { return matchConstant189(input(n, 1), k); });
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:286:72)
+  bool matchGather190(ValueId v, gen::Next k) {
+    if (seen(kGather190)) return same(kGather190, v) && k();
+    if (!bind(kGather190, v)) return false;
+    const NodeId n = node(kGather190, v, op::kGather);
+    if (n == kNoId || !attrs(kGather190, n, v)) return false;
+    return matchShape188(input(n, 0), [&] { return matchConstant189(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:267:105)
-  bool matchAny191(ValueId v, gen::Next k) {
-    if (seen(kAny191)) return same(kAny191, v) && k();
-    return bind(kAny191, v) && k();
+  /// 0  (rules/attention.yaml:286:101)
+  bool matchConstant191(ValueId v, gen::Next k) {
+    if (seen(kConstant191)) return same(kConstant191, v) && k();
+    return bind(kConstant191, v) && constant(kConstant191, v) && k();
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:267:12)
-  bool matchConcat192(ValueId v, gen::Next k) {
-    if (seen(kConcat192)) return same(kConcat192, v) && k();
-    if (!bind(kConcat192, v)) return false;
-    const NodeId n = node(kConcat192, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat192, n, v)) return false;
-    return matchUnsqueeze184(input(n, 0), [&] {
-      return matchUnsqueeze190(input(n, 1), [&] { return matchAny191(input(n, 2), k); });
-    });
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:286:62)
+  bool matchUnsqueeze192(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze192)) return same(kUnsqueeze192, v) && k();
+    if (!bind(kUnsqueeze192, v)) return false;
+    const NodeId n = node(kUnsqueeze192, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze192, n, v)) return false;
+    return matchGather190(input(n, 0), [&] { return matchConstant191(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:267:131)
+  /// _  (rules/attention.yaml:286:105)
   bool matchAny193(ValueId v, gen::Next k) {
     if (seen(kAny193)) return same(kAny193, v) && k();
     return bind(kAny193, v) && k();
   }
 
-  /// Shape(_, start=0, end=1)  (rules/attention.yaml:267:125)
-  bool matchShape194(ValueId v, gen::Next k) {
-    if (seen(kShape194)) return same(kShape194, v) && k();
-    if (!bind(kShape194, v)) return false;
-    const NodeId n = node(kShape194, v, op::kShape);
-    if (n == kNoId || !attrs(kShape194, n, v)) return false;
-    return matchAny193(input(n, 0), k);
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
+  /// 0), _, axis=0)  (rules/attention.yaml:286:12)
+  bool matchConcat194(ValueId v, gen::Next k) {
+    if (seen(kConcat194)) return same(kConcat194, v) && k();
+    if (!bind(kConcat194, v)) return false;
+    const NodeId n = node(kConcat194, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat194, n, v)) return false;
+    return matchUnsqueeze186(input(n, 0), [&] {
+      return matchUnsqueeze192(input(n, 1), [&] { return matchAny193(input(n, 2), k); });
+    });
   }
 
-  /// _  (rules/attention.yaml:267:157)
+  /// _  (rules/attention.yaml:286:131)
   bool matchAny195(ValueId v, gen::Next k) {
     if (seen(kAny195)) return same(kAny195, v) && k();
     return bind(kAny195, v) && k();
   }
 
-  /// Shape(_, start=1, end=2)  (rules/attention.yaml:267:151)
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:286:125)
   bool matchShape196(ValueId v, gen::Next k) {
     if (seen(kShape196)) return same(kShape196, v) && k();
     if (!bind(kShape196, v)) return false;
@@ -12673,69 +13125,84 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchAny195(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:267:177)
+  /// _  (rules/attention.yaml:286:157)
   bool matchAny197(ValueId v, gen::Next k) {
     if (seen(kAny197)) return same(kAny197, v) && k();
     return bind(kAny197, v) && k();
   }
 
-  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-  /// (rules/attention.yaml:267:118)
-  bool matchConcat198(ValueId v, gen::Next k) {
-    if (seen(kConcat198)) return same(kConcat198, v) && k();
-    if (!bind(kConcat198, v)) return false;
-    const NodeId n = node(kConcat198, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat198, n, v)) return false;
-    return matchShape194(input(n, 0), [&] {
-      return matchShape196(input(n, 1), [&] { return matchAny197(input(n, 2), k); });
-    });
+  /// Shape(_, start=1, end=2)  (rules/attention.yaml:286:151)
+  bool matchShape198(ValueId v, gen::Next k) {
+    if (seen(kShape198)) return same(kShape198, v) && k();
+    if (!bind(kShape198, v)) return false;
+    const NodeId n = node(kShape198, v, op::kShape);
+    if (n == kNoId || !attrs(kShape198, n, v)) return false;
+    return matchAny197(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:267:190)
+  /// _  (rules/attention.yaml:286:177)
   bool matchAny199(ValueId v, gen::Next k) {
     if (seen(kAny199)) return same(kAny199, v) && k();
     return bind(kAny199, v) && k();
   }
 
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+  /// (rules/attention.yaml:286:118)
+  bool matchConcat200(ValueId v, gen::Next k) {
+    if (seen(kConcat200)) return same(kConcat200, v) && k();
+    if (!bind(kConcat200, v)) return false;
+    const NodeId n = node(kConcat200, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat200, n, v)) return false;
+    return matchShape196(input(n, 0), [&] {
+      return matchShape198(input(n, 1), [&] { return matchAny199(input(n, 2), k); });
+    });
+  }
+
+  /// _  (rules/attention.yaml:286:190)
+  bool matchAny201(ValueId v, gen::Next k) {
+    if (seen(kAny201)) return same(kAny201, v) && k();
+    return bind(kAny201, v) && k();
+  }
+
   /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:267:116)
+  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:286:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
     const uint32_t m = mark();
     choose(kYs, 0);
-    if (matchConcat192(v, k)) return true;
+    if (matchConcat194(v, k)) return true;
     undo(m);
     choose(kYs, 1);
-    if (matchConcat198(v, k)) return true;
+    if (matchConcat200(v, k)) return true;
     undo(m);
     choose(kYs, 2);
-    if (matchAny199(v, k)) return true;
+    if (matchAny201(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:268:20)
-  bool matchTranspose201(ValueId v, gen::Next k) {
-    if (seen(kTranspose201)) return same(kTranspose201, v) && k();
-    if (!bind(kTranspose201, v)) return false;
-    const NodeId n = node(kTranspose201, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose201, n, v)) return false;
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:287:20)
+  bool matchTranspose203(ValueId v, gen::Next k) {
+    if (seen(kTranspose203)) return same(kTranspose203, v) && k();
+    if (!bind(kTranspose203, v)) return false;
+    const NodeId n = node(kTranspose203, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose203, n, v)) return false;
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:268:12)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:287:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kReshape);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchTranspose201(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+    return matchTranspose203(input(n, 0), [&] { return matchYs(input(n, 1), k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:284:9:
+  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:303:9:
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
@@ -12746,50 +13213,50 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   scale=helper(attention_scale), causal=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:287:28", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:290:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:290:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:290:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:306:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:309:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:309:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:309:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::optional<onnx::AttributeProto> a16_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:290:64", "rules/attention.yaml:290:64");
+        0, "interleaved", "il", "rules/attention.yaml:309:64", "rules/attention.yaml:309:64");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
     std::optional<onnx::AttributeProto> a16_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:290:86",
-                 "rules/attention.yaml:290:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:309:86",
+                 "rules/attention.yaml:309:86");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     std::optional<onnx::AttributeProto> a16_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:290:117", "rules/attention.yaml:290:117");
+                   "rules/attention.yaml:309:117", "rules/attention.yaml:309:117");
     if (!a16_2) return false;
     attrs16.push_back(std::move(*a16_2));
     std::optional<onnx::AttributeProto> a16_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:290:160", "rules/attention.yaml:290:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:309:160", "rules/attention.yaml:309:160");
     if (!a16_3) return false;
     attrs16.push_back(std::move(*a16_3));
-    if (!requireBound(kSlotK, "rules/attention.yaml:291:46", "k")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:310:46", "k")) return false;
     std::vector<onnx::AttributeProto> attrs18;
     std::optional<onnx::AttributeProto> a18_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:291:64", "rules/attention.yaml:291:64");
+        0, "interleaved", "il", "rules/attention.yaml:310:64", "rules/attention.yaml:310:64");
     if (!a18_0) return false;
     attrs18.push_back(std::move(*a18_0));
     std::optional<onnx::AttributeProto> a18_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:291:86",
-                 "rules/attention.yaml:291:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:310:86",
+                 "rules/attention.yaml:310:86");
     if (!a18_1) return false;
     attrs18.push_back(std::move(*a18_1));
     std::optional<onnx::AttributeProto> a18_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:291:117", "rules/attention.yaml:291:117");
+                   "rules/attention.yaml:310:117", "rules/attention.yaml:310:117");
     if (!a18_2) return false;
     attrs18.push_back(std::move(*a18_2));
     std::optional<onnx::AttributeProto> a18_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:291:160", "rules/attention.yaml:291:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:310:160", "rules/attention.yaml:310:160");
     if (!a18_3) return false;
     attrs18.push_back(std::move(*a18_3));
-    if (!requireBound(kSlotV, "rules/attention.yaml:292:57", "v")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:311:57", "v")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t0) return false;
@@ -12810,23 +13277,23 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs22;
     std::optional<onnx::AttributeProto> a22_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:292:88", "rules/attention.yaml:292:88");
+                   "rules/attention.yaml:311:88", "rules/attention.yaml:311:88");
     if (!a22_0) return false;
     attrs22.push_back(std::move(*a22_0));
     std::optional<onnx::AttributeProto> a22_1 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:292:131", "rules/attention.yaml:292:131");
+                   "rules/attention.yaml:311:131", "rules/attention.yaml:311:131");
     if (!a22_1) return false;
     attrs22.push_back(std::move(*a22_1));
     std::optional<onnx::AttributeProto> a22_2 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:292:177", "rules/attention.yaml:292:177");
+                   "rules/attention.yaml:311:177", "rules/attention.yaml:311:177");
     if (!a22_2) return false;
     attrs22.push_back(std::move(*a22_2));
     attrs22.push_back(gen::intAttribute("causal", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:284:9",
-                     "rules/attention.yaml:292:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:303:9",
+                     "rules/attention.yaml:311:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -12929,7 +13396,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v22}});
   }
 
-  /// Variant 1 (when @causal_mask), rules/attention.yaml:293:9:
+  /// Variant 1 (when @causal_mask), rules/attention.yaml:312:9:
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
@@ -12942,50 +13409,50 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   scale=helper(attention_scale), causal=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:296:28", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:299:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:299:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:299:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:315:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:318:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:318:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:318:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::optional<onnx::AttributeProto> a16_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:299:64", "rules/attention.yaml:299:64");
+        0, "interleaved", "il", "rules/attention.yaml:318:64", "rules/attention.yaml:318:64");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
     std::optional<onnx::AttributeProto> a16_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:299:86",
-                 "rules/attention.yaml:299:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:318:86",
+                 "rules/attention.yaml:318:86");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     std::optional<onnx::AttributeProto> a16_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:299:117", "rules/attention.yaml:299:117");
+                   "rules/attention.yaml:318:117", "rules/attention.yaml:318:117");
     if (!a16_2) return false;
     attrs16.push_back(std::move(*a16_2));
     std::optional<onnx::AttributeProto> a16_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:299:160", "rules/attention.yaml:299:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:318:160", "rules/attention.yaml:318:160");
     if (!a16_3) return false;
     attrs16.push_back(std::move(*a16_3));
-    if (!requireBound(kSlotK, "rules/attention.yaml:300:46", "k")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:319:46", "k")) return false;
     std::vector<onnx::AttributeProto> attrs18;
     std::optional<onnx::AttributeProto> a18_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:300:64", "rules/attention.yaml:300:64");
+        0, "interleaved", "il", "rules/attention.yaml:319:64", "rules/attention.yaml:319:64");
     if (!a18_0) return false;
     attrs18.push_back(std::move(*a18_0));
     std::optional<onnx::AttributeProto> a18_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:300:86",
-                 "rules/attention.yaml:300:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:319:86",
+                 "rules/attention.yaml:319:86");
     if (!a18_1) return false;
     attrs18.push_back(std::move(*a18_1));
     std::optional<onnx::AttributeProto> a18_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:300:117", "rules/attention.yaml:300:117");
+                   "rules/attention.yaml:319:117", "rules/attention.yaml:319:117");
     if (!a18_2) return false;
     attrs18.push_back(std::move(*a18_2));
     std::optional<onnx::AttributeProto> a18_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:300:160", "rules/attention.yaml:300:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:319:160", "rules/attention.yaml:319:160");
     if (!a18_3) return false;
     attrs18.push_back(std::move(*a18_3));
-    if (!requireBound(kSlotV, "rules/attention.yaml:301:57", "v")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:320:57", "v")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t0) return false;
@@ -13003,12 +13470,12 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs11;
     std::vector<onnx::AttributeProto> attrs12;
     attrs12.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:301:123", "causal")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:320:123", "causal")) return false;
     std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t26) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:301:151", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:320:151", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs28;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:301:158", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:320:158", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs30;
     std::optional<onnx::TensorProto> t31 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t31) return false;
@@ -13018,23 +13485,23 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs34;
     std::optional<onnx::AttributeProto> a34_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:301:218", "rules/attention.yaml:301:218");
+                   "rules/attention.yaml:320:218", "rules/attention.yaml:320:218");
     if (!a34_0) return false;
     attrs34.push_back(std::move(*a34_0));
     std::optional<onnx::AttributeProto> a34_1 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:301:261", "rules/attention.yaml:301:261");
+                   "rules/attention.yaml:320:261", "rules/attention.yaml:320:261");
     if (!a34_1) return false;
     attrs34.push_back(std::move(*a34_1));
     std::optional<onnx::AttributeProto> a34_2 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:301:307", "rules/attention.yaml:301:307");
+                   "rules/attention.yaml:320:307", "rules/attention.yaml:320:307");
     if (!a34_2) return false;
     attrs34.push_back(std::move(*a34_2));
     attrs34.push_back(gen::intAttribute("causal", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:293:9",
-                     "rules/attention.yaml:301:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:312:9",
+                     "rules/attention.yaml:320:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -13173,7 +13640,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v34}});
   }
 
-  /// Variant 2 (when @causal), rules/attention.yaml:302:9:
+  /// Variant 2 (when @causal), rules/attention.yaml:321:9:
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
@@ -13186,50 +13653,50 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   scale=helper(attention_scale), causal=0)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:305:28", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:308:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:308:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:308:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:324:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:327:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:327:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:327:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::optional<onnx::AttributeProto> a16_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:308:64", "rules/attention.yaml:308:64");
+        0, "interleaved", "il", "rules/attention.yaml:327:64", "rules/attention.yaml:327:64");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
     std::optional<onnx::AttributeProto> a16_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:308:86",
-                 "rules/attention.yaml:308:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:327:86",
+                 "rules/attention.yaml:327:86");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     std::optional<onnx::AttributeProto> a16_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:308:117", "rules/attention.yaml:308:117");
+                   "rules/attention.yaml:327:117", "rules/attention.yaml:327:117");
     if (!a16_2) return false;
     attrs16.push_back(std::move(*a16_2));
     std::optional<onnx::AttributeProto> a16_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:308:160", "rules/attention.yaml:308:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:327:160", "rules/attention.yaml:327:160");
     if (!a16_3) return false;
     attrs16.push_back(std::move(*a16_3));
-    if (!requireBound(kSlotK, "rules/attention.yaml:309:46", "k")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:328:46", "k")) return false;
     std::vector<onnx::AttributeProto> attrs18;
     std::optional<onnx::AttributeProto> a18_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:309:64", "rules/attention.yaml:309:64");
+        0, "interleaved", "il", "rules/attention.yaml:328:64", "rules/attention.yaml:328:64");
     if (!a18_0) return false;
     attrs18.push_back(std::move(*a18_0));
     std::optional<onnx::AttributeProto> a18_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:309:86",
-                 "rules/attention.yaml:309:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:328:86",
+                 "rules/attention.yaml:328:86");
     if (!a18_1) return false;
     attrs18.push_back(std::move(*a18_1));
     std::optional<onnx::AttributeProto> a18_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:309:117", "rules/attention.yaml:309:117");
+                   "rules/attention.yaml:328:117", "rules/attention.yaml:328:117");
     if (!a18_2) return false;
     attrs18.push_back(std::move(*a18_2));
     std::optional<onnx::AttributeProto> a18_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:309:160", "rules/attention.yaml:309:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:328:160", "rules/attention.yaml:328:160");
     if (!a18_3) return false;
     attrs18.push_back(std::move(*a18_3));
-    if (!requireBound(kSlotV, "rules/attention.yaml:310:57", "v")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:329:57", "v")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t0) return false;
@@ -13247,10 +13714,10 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs11;
     std::vector<onnx::AttributeProto> attrs12;
     attrs12.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:310:119", "causal")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:329:119", "causal")) return false;
     std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t26) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:310:147", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:329:147", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs28;
     std::optional<onnx::TensorProto> t29 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t29) return false;
@@ -13260,23 +13727,23 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs32;
     std::optional<onnx::AttributeProto> a32_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:310:207", "rules/attention.yaml:310:207");
+                   "rules/attention.yaml:329:207", "rules/attention.yaml:329:207");
     if (!a32_0) return false;
     attrs32.push_back(std::move(*a32_0));
     std::optional<onnx::AttributeProto> a32_1 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:310:250", "rules/attention.yaml:310:250");
+                   "rules/attention.yaml:329:250", "rules/attention.yaml:329:250");
     if (!a32_1) return false;
     attrs32.push_back(std::move(*a32_1));
     std::optional<onnx::AttributeProto> a32_2 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:310:296", "rules/attention.yaml:310:296");
+                   "rules/attention.yaml:329:296", "rules/attention.yaml:329:296");
     if (!a32_2) return false;
     attrs32.push_back(std::move(*a32_2));
     attrs32.push_back(gen::intAttribute("causal", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:302:9",
-                     "rules/attention.yaml:310:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:321:9",
+                     "rules/attention.yaml:329:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -13407,63 +13874,63 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v32}});
   }
 
-  /// Variant 3 (when @mask), rules/attention.yaml:311:9:
+  /// Variant 3 (when @masked_fill), rules/attention.yaml:330:9:
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
   ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
   ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
   ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
-  ///   to=6), _, _, _, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]),
-  ///   tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)),
-  ///   num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
+  ///   to=6), _, _, _, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]),
+  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])),
+  ///   axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale), causal=0)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:314:28", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:317:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:317:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:317:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:333:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:336:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:336:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:336:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::optional<onnx::AttributeProto> a16_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:317:64", "rules/attention.yaml:317:64");
+        0, "interleaved", "il", "rules/attention.yaml:336:64", "rules/attention.yaml:336:64");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
     std::optional<onnx::AttributeProto> a16_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:317:86",
-                 "rules/attention.yaml:317:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:336:86",
+                 "rules/attention.yaml:336:86");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     std::optional<onnx::AttributeProto> a16_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:317:117", "rules/attention.yaml:317:117");
+                   "rules/attention.yaml:336:117", "rules/attention.yaml:336:117");
     if (!a16_2) return false;
     attrs16.push_back(std::move(*a16_2));
     std::optional<onnx::AttributeProto> a16_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:317:160", "rules/attention.yaml:317:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:336:160", "rules/attention.yaml:336:160");
     if (!a16_3) return false;
     attrs16.push_back(std::move(*a16_3));
-    if (!requireBound(kSlotK, "rules/attention.yaml:318:46", "k")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:337:46", "k")) return false;
     std::vector<onnx::AttributeProto> attrs18;
     std::optional<onnx::AttributeProto> a18_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:318:64", "rules/attention.yaml:318:64");
+        0, "interleaved", "il", "rules/attention.yaml:337:64", "rules/attention.yaml:337:64");
     if (!a18_0) return false;
     attrs18.push_back(std::move(*a18_0));
     std::optional<onnx::AttributeProto> a18_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:318:86",
-                 "rules/attention.yaml:318:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:337:86",
+                 "rules/attention.yaml:337:86");
     if (!a18_1) return false;
     attrs18.push_back(std::move(*a18_1));
     std::optional<onnx::AttributeProto> a18_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:318:117", "rules/attention.yaml:318:117");
+                   "rules/attention.yaml:337:117", "rules/attention.yaml:337:117");
     if (!a18_2) return false;
     attrs18.push_back(std::move(*a18_2));
     std::optional<onnx::AttributeProto> a18_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:318:160", "rules/attention.yaml:318:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:337:160", "rules/attention.yaml:337:160");
     if (!a18_3) return false;
     attrs18.push_back(std::move(*a18_3));
-    if (!requireBound(kSlotV, "rules/attention.yaml:319:57", "v")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:338:57", "v")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t0) return false;
@@ -13481,7 +13948,241 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs11;
     std::vector<onnx::AttributeProto> attrs12;
     attrs12.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotMask, "rules/attention.yaml:319:113", "mask")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:338:119", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:338:127", "fill")) return false;
+    std::optional<onnx::TensorProto> t27 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t27) return false;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::optional<onnx::TensorProto> t29 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t29) return false;
+    std::vector<onnx::AttributeProto> attrs30;
+    attrs30.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs31;
+    std::vector<onnx::AttributeProto> attrs32;
+    std::optional<onnx::AttributeProto> a32_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:338:207", "rules/attention.yaml:338:207");
+    if (!a32_0) return false;
+    attrs32.push_back(std::move(*a32_0));
+    std::optional<onnx::AttributeProto> a32_1 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
+                   "rules/attention.yaml:338:250", "rules/attention.yaml:338:250");
+    if (!a32_1) return false;
+    attrs32.push_back(std::move(*a32_1));
+    std::optional<onnx::AttributeProto> a32_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:338:296", "rules/attention.yaml:338:296");
+    if (!a32_2) return false;
+    attrs32.push_back(std::move(*a32_2));
+    attrs32.push_back(gen::intAttribute("causal", 0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:330:9",
+                     "rules/attention.yaml:338:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v13 = slot(kSlotPos);
+    const ValueId v14 = slot(kSlotCos);
+    const ValueId v15 = slot(kSlotSin);
+    NodeSpec spec16;
+    spec16.op = op::kComMicrosoftRotaryEmbedding;
+    spec16.inputs = {v1, v13, v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v17 = slot(kSlotK);
+    NodeSpec spec18;
+    spec18.op = op::kComMicrosoftRotaryEmbedding;
+    spec18.inputs = {v17, v13, v14, v15};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    const ValueId v19 = slot(kSlotV);
+    const ValueId v20 = kNoId;
+    const ValueId v21 = kNoId;
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kSlice;
+    spec4.inputs = {v2, v0, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec5;
+    spec5.op = op::kSub;
+    spec5.inputs = {v4, v0};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec6;
+    spec6.op = op::kShape;
+    spec6.inputs = {v1};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v6, v7, v0};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kExpand;
+    spec9.inputs = {v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kSqueeze;
+    spec11.inputs = {v4};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kCast;
+    spec12.inputs = {v11};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v22 = kNoId;
+    const ValueId v23 = kNoId;
+    const ValueId v24 = kNoId;
+    const ValueId v25 = slot(kSlotMasked);
+    const ValueId v26 = slot(kSlotFill);
+    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
+    NodeSpec spec28;
+    spec28.op = op::kWhere;
+    spec28.inputs = {v25, v26, v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    const ValueId v29 = rw_.addInitializer(std::move(*t29), ruleName());
+    NodeSpec spec30;
+    spec30.op = op::kConcat;
+    spec30.inputs = {v29, v4, v4};
+    spec30.attributes = std::move(attrs30);
+    spec30.created_by = ruleName();
+    const NodeId n30 = rw_.createNode(std::move(spec30));
+    const ValueId v30 = g_.node(n30).output(0);
+    NodeSpec spec31;
+    spec31.op = op::kExpand;
+    spec31.inputs = {v28, v30};
+    spec31.attributes = std::move(attrs31);
+    spec31.created_by = ruleName();
+    const NodeId n31 = rw_.createNode(std::move(spec31));
+    const ValueId v31 = g_.node(n31).output(0);
+    NodeSpec spec32;
+    spec32.op = op::kComMicrosoftGroupQueryAttention;
+    spec32.inputs = {v16, v18, v19, v20, v21, v10, v12, v22, v23, v24, v31};
+    spec32.attributes = std::move(attrs32);
+    spec32.created_by = ruleName();
+    const NodeId n32 = rw_.createNode(std::move(spec32));
+    const ValueId v32 = g_.node(n32).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v32}});
+  }
+
+  /// Variant 4 (when @mask), rules/attention.yaml:339:9:
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
+  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
+  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
+  ///   to=6), _, _, _, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]),
+  ///   tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)),
+  ///   num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale), causal=0)
+  bool rewrite4() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:342:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:345:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:345:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:345:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::AttributeProto> a16_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:345:64", "rules/attention.yaml:345:64");
+    if (!a16_0) return false;
+    attrs16.push_back(std::move(*a16_0));
+    std::optional<onnx::AttributeProto> a16_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:345:86",
+                 "rules/attention.yaml:345:86");
+    if (!a16_1) return false;
+    attrs16.push_back(std::move(*a16_1));
+    std::optional<onnx::AttributeProto> a16_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:345:117", "rules/attention.yaml:345:117");
+    if (!a16_2) return false;
+    attrs16.push_back(std::move(*a16_2));
+    std::optional<onnx::AttributeProto> a16_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:345:160", "rules/attention.yaml:345:160");
+    if (!a16_3) return false;
+    attrs16.push_back(std::move(*a16_3));
+    if (!requireBound(kSlotK, "rules/attention.yaml:346:46", "k")) return false;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:346:64", "rules/attention.yaml:346:64");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    std::optional<onnx::AttributeProto> a18_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:346:86",
+                 "rules/attention.yaml:346:86");
+    if (!a18_1) return false;
+    attrs18.push_back(std::move(*a18_1));
+    std::optional<onnx::AttributeProto> a18_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
+                   "rules/attention.yaml:346:117", "rules/attention.yaml:346:117");
+    if (!a18_2) return false;
+    attrs18.push_back(std::move(*a18_2));
+    std::optional<onnx::AttributeProto> a18_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:346:160", "rules/attention.yaml:346:160");
+    if (!a18_3) return false;
+    attrs18.push_back(std::move(*a18_3));
+    if (!requireBound(kSlotV, "rules/attention.yaml:347:57", "v")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::TensorProto> t7 = gen::literalTensor(gen::intsLiteral({0}), 7, {1});
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotMask, "rules/attention.yaml:347:113", "mask")) return false;
     std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t26) return false;
     std::vector<onnx::AttributeProto> attrs27;
@@ -13490,23 +14191,23 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs29;
     std::optional<onnx::AttributeProto> a29_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:319:172", "rules/attention.yaml:319:172");
+                   "rules/attention.yaml:347:172", "rules/attention.yaml:347:172");
     if (!a29_0) return false;
     attrs29.push_back(std::move(*a29_0));
     std::optional<onnx::AttributeProto> a29_1 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:319:215", "rules/attention.yaml:319:215");
+                   "rules/attention.yaml:347:215", "rules/attention.yaml:347:215");
     if (!a29_1) return false;
     attrs29.push_back(std::move(*a29_1));
     std::optional<onnx::AttributeProto> a29_2 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:319:261", "rules/attention.yaml:319:261");
+                   "rules/attention.yaml:347:261", "rules/attention.yaml:347:261");
     if (!a29_2) return false;
     attrs29.push_back(std::move(*a29_2));
     attrs29.push_back(gen::intAttribute("causal", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:311:9",
-                     "rules/attention.yaml:319:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:339:9",
+                     "rules/attention.yaml:347:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -13628,7 +14329,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v29}});
   }
 
-  /// Variant 4, rules/attention.yaml:320:9:
+  /// Variant 5, rules/attention.yaml:348:9:
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
@@ -13637,52 +14338,52 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
   ///   to=6), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale), causal=0)
-  bool rewrite4() {
+  bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:322:28", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:325:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:325:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:325:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:350:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:353:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:353:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:353:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs16;
     std::optional<onnx::AttributeProto> a16_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:325:64", "rules/attention.yaml:325:64");
+        0, "interleaved", "il", "rules/attention.yaml:353:64", "rules/attention.yaml:353:64");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
     std::optional<onnx::AttributeProto> a16_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:325:86",
-                 "rules/attention.yaml:325:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:353:86",
+                 "rules/attention.yaml:353:86");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     std::optional<onnx::AttributeProto> a16_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:325:117", "rules/attention.yaml:325:117");
+                   "rules/attention.yaml:353:117", "rules/attention.yaml:353:117");
     if (!a16_2) return false;
     attrs16.push_back(std::move(*a16_2));
     std::optional<onnx::AttributeProto> a16_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:325:160", "rules/attention.yaml:325:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:353:160", "rules/attention.yaml:353:160");
     if (!a16_3) return false;
     attrs16.push_back(std::move(*a16_3));
-    if (!requireBound(kSlotK, "rules/attention.yaml:326:46", "k")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:354:46", "k")) return false;
     std::vector<onnx::AttributeProto> attrs18;
     std::optional<onnx::AttributeProto> a18_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:326:64", "rules/attention.yaml:326:64");
+        0, "interleaved", "il", "rules/attention.yaml:354:64", "rules/attention.yaml:354:64");
     if (!a18_0) return false;
     attrs18.push_back(std::move(*a18_0));
     std::optional<onnx::AttributeProto> a18_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:326:86",
-                 "rules/attention.yaml:326:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:354:86",
+                 "rules/attention.yaml:354:86");
     if (!a18_1) return false;
     attrs18.push_back(std::move(*a18_1));
     std::optional<onnx::AttributeProto> a18_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:326:117", "rules/attention.yaml:326:117");
+                   "rules/attention.yaml:354:117", "rules/attention.yaml:354:117");
     if (!a18_2) return false;
     attrs18.push_back(std::move(*a18_2));
     std::optional<onnx::AttributeProto> a18_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:326:160", "rules/attention.yaml:326:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:354:160", "rules/attention.yaml:354:160");
     if (!a18_3) return false;
     attrs18.push_back(std::move(*a18_3));
-    if (!requireBound(kSlotV, "rules/attention.yaml:327:57", "v")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:355:57", "v")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
     if (!t0) return false;
@@ -13703,23 +14404,23 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs22;
     std::optional<onnx::AttributeProto> a22_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:327:88", "rules/attention.yaml:327:88");
+                   "rules/attention.yaml:355:88", "rules/attention.yaml:355:88");
     if (!a22_0) return false;
     attrs22.push_back(std::move(*a22_0));
     std::optional<onnx::AttributeProto> a22_1 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:327:131", "rules/attention.yaml:327:131");
+                   "rules/attention.yaml:355:131", "rules/attention.yaml:355:131");
     if (!a22_1) return false;
     attrs22.push_back(std::move(*a22_1));
     std::optional<onnx::AttributeProto> a22_2 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:327:177", "rules/attention.yaml:327:177");
+                   "rules/attention.yaml:355:177", "rules/attention.yaml:355:177");
     if (!a22_2) return false;
     attrs22.push_back(std::move(*a22_2));
     attrs22.push_back(gen::intAttribute("causal", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:320:9",
-                     "rules/attention.yaml:327:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:348:9",
+                     "rules/attention.yaml:355:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -13832,7 +14533,7 @@ class GroupQueryAttentionRule : public RewritePattern {
                      root,
                      87,
                      {"ort"},
-                     "rules/attention.yaml:239:5",
+                     "rules/attention.yaml:258:5",
                      {op::kShape, op::kSlice, op::kSub, op::kExpand, op::kCast, op::kSqueeze,
                       op::kComMicrosoftRotaryEmbedding, op::kComMicrosoftGroupQueryAttention,
                       op::kWhere, op::kAdd, op::kConcat}}),
@@ -13856,7 +14557,7 @@ class GroupQueryAttentionRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:337
+// Generated from: rules/attention.yaml:365
 // multi_head_attention_rotary (priority 84): Attention whose Q heads come from RotaryEmbedding, K
 // and V given as heads (LLaMA, Phi).
 //===----------------------------------------------------------------------===//
@@ -13866,35 +14567,36 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "multi_head_attention_rotary";
-    s.loc = "rules/attention.yaml:337:5";
-    s.root = 99;
-    s.slot_names = {"q", "qs", "qr", "pos", "cos",  "sin",    "qh",   "kh", "kt", "c", "cq", "ck",
-                    "s", "ql", "kl", "tri", "fill", "causal", "mask", "m",  "vh", "o", "ys", "y"};
+    s.loc = "rules/attention.yaml:365:5";
+    s.root = 101;
+    s.slot_names = {"q",    "qs",     "qr", "pos", "cos", "sin", "qh",  "kh",   "kt",
+                    "c",    "cq",     "ck", "s",   "ql",  "kl",  "tri", "fill", "causal",
+                    "mask", "masked", "m",  "vh",  "o",   "ys",  "y"};
     s.num_captures = 3;
-    s.exprs.resize(100);
+    s.exprs.resize(102);
     {  // 0: q
       gen::ExprSpec& e = s.exprs[0];
       e.label = "q";
-      e.loc = "rules/attention.yaml:343:42";
+      e.loc = "rules/attention.yaml:371:42";
       e.slot = 0;
     }
     {  // 1: Shape(q)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:343:36";
+      e.loc = "rules/attention.yaml:371:36";
       e.num_inputs = 1;
     }
     {  // 2: 0
       gen::ExprSpec& e = s.exprs[2];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:343:46";
+      e.loc = "rules/attention.yaml:371:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 3: Gather(Shape(q), 0, axis=0)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:343:29";
+      e.loc = "rules/attention.yaml:371:29";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -13902,39 +14604,39 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:343:49";
+        a.loc = "rules/attention.yaml:371:49";
       }
     }
     {  // 4: 0
       gen::ExprSpec& e = s.exprs[4];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:343:58";
+      e.loc = "rules/attention.yaml:371:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:343:19";
+      e.loc = "rules/attention.yaml:371:19";
       e.num_inputs = 2;
     }
     {  // 6: Shape(q)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:343:79";
+      e.loc = "rules/attention.yaml:371:79";
       e.num_inputs = 1;
     }
     {  // 7: 1
       gen::ExprSpec& e = s.exprs[7];
       e.label = "constant 1";
-      e.loc = "rules/attention.yaml:343:89";
+      e.loc = "rules/attention.yaml:371:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 8: Gather(Shape(q), 1, axis=0)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:343:72";
+      e.loc = "rules/attention.yaml:371:72";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -13942,154 +14644,154 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:343:92";
+        a.loc = "rules/attention.yaml:371:92";
       }
     }
     {  // 9: 0
       gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:343:101";
+      e.loc = "rules/attention.yaml:371:101";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:343:62";
+      e.loc = "rules/attention.yaml:371:62";
       e.num_inputs = 2;
     }
     {  // 11: _
       gen::ExprSpec& e = s.exprs[11];
       e.label = "_";
-      e.loc = "rules/attention.yaml:343:105";
+      e.loc = "rules/attention.yaml:371:105";
     }
     {  // 12: _
       gen::ExprSpec& e = s.exprs[12];
       e.label = "_";
-      e.loc = "rules/attention.yaml:343:108";
+      e.loc = "rules/attention.yaml:371:108";
     }
     {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
        // axis=0), 0), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:343:12";
+      e.loc = "rules/attention.yaml:371:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:343:111";
+        a.loc = "rules/attention.yaml:371:111";
       }
     }
     {  // 14: Shape(q, start=0, end=1)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:343:128";
+      e.loc = "rules/attention.yaml:371:128";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:343:137";
+        a.loc = "rules/attention.yaml:371:137";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:343:146";
+        a.loc = "rules/attention.yaml:371:146";
       }
     }
     {  // 15: Shape(q, start=1, end=2)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:343:154";
+      e.loc = "rules/attention.yaml:371:154";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:343:163";
+        a.loc = "rules/attention.yaml:371:163";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:343:172";
+        a.loc = "rules/attention.yaml:371:172";
       }
     }
     {  // 16: _
       gen::ExprSpec& e = s.exprs[16];
       e.label = "_";
-      e.loc = "rules/attention.yaml:343:180";
+      e.loc = "rules/attention.yaml:371:180";
     }
     {  // 17: _
       gen::ExprSpec& e = s.exprs[17];
       e.label = "_";
-      e.loc = "rules/attention.yaml:343:183";
+      e.loc = "rules/attention.yaml:371:183";
     }
     {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:343:121";
+      e.loc = "rules/attention.yaml:371:121";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:343:186";
+        a.loc = "rules/attention.yaml:371:186";
       }
     }
     {  // 19: _
       gen::ExprSpec& e = s.exprs[19];
       e.label = "_";
-      e.loc = "rules/attention.yaml:343:196";
+      e.loc = "rules/attention.yaml:371:196";
     }
     {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
        // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
       gen::ExprSpec& e = s.exprs[20];
       e.label = "qs";
-      e.loc = "rules/attention.yaml:343:119";
+      e.loc = "rules/attention.yaml:371:119";
       e.slot = 1;
     }
     {  // 21: Reshape(q, qs)
       gen::ExprSpec& e = s.exprs[21];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:344:12";
+      e.loc = "rules/attention.yaml:372:12";
       e.slot = 2;
       e.num_inputs = 2;
     }
     {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
       gen::ExprSpec& e = s.exprs[22];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:345:42";
+      e.loc = "rules/attention.yaml:373:42";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:345:56";
+        a.loc = "rules/attention.yaml:373:56";
       }
     }
     {  // 23: pos
       gen::ExprSpec& e = s.exprs[23];
       e.label = "pos";
-      e.loc = "rules/attention.yaml:345:76";
+      e.loc = "rules/attention.yaml:373:76";
       e.slot = 3;
     }
     {  // 24: cos
       gen::ExprSpec& e = s.exprs[24];
       e.label = "cos";
-      e.loc = "rules/attention.yaml:345:81";
+      e.loc = "rules/attention.yaml:373:81";
       e.slot = 4;
     }
     {  // 25: sin
       gen::ExprSpec& e = s.exprs[25];
       e.label = "sin";
-      e.loc = "rules/attention.yaml:345:86";
+      e.loc = "rules/attention.yaml:373:86";
       e.slot = 5;
     }
     {  // 26: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
@@ -14097,7 +14799,7 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
        // is_packed_batching=0)
       gen::ExprSpec& e = s.exprs[26];
       e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/attention.yaml:345:12";
+      e.loc = "rules/attention.yaml:373:12";
       e.slot = 6;
       e.num_inputs = 4;
       {
@@ -14107,7 +14809,7 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:345:91";
+        a.loc = "rules/attention.yaml:373:91";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -14116,7 +14818,7 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.capture = 1;
         a.capture_name = "rd";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:345:116";
+        a.loc = "rules/attention.yaml:373:116";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -14125,256 +14827,256 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.capture = 2;
         a.capture_name = "rs";
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/attention.yaml:345:150";
+        a.loc = "rules/attention.yaml:373:150";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "is_packed_batching";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:345:169";
+        a.loc = "rules/attention.yaml:373:169";
       }
     }
     {  // 27: kh
       gen::ExprSpec& e = s.exprs[27];
       e.label = "kh";
-      e.loc = "rules/attention.yaml:346:22";
+      e.loc = "rules/attention.yaml:374:22";
       e.slot = 7;
     }
     {  // 28: Transpose(kh, perm=[0, 1, 3, 2])
       gen::ExprSpec& e = s.exprs[28];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:346:12";
+      e.loc = "rules/attention.yaml:374:12";
       e.slot = 8;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:346:26";
+        a.loc = "rules/attention.yaml:374:26";
       }
     }
     {  // 29: MatMul(qh, kt)
       gen::ExprSpec& e = s.exprs[29];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:347:16";
+      e.loc = "rules/attention.yaml:375:16";
       e.num_inputs = 2;
     }
     {  // 30: c
       gen::ExprSpec& e = s.exprs[30];
       e.label = "c";
-      e.loc = "rules/attention.yaml:347:32";
+      e.loc = "rules/attention.yaml:375:32";
       e.slot = 9;
     }
     {  // 31: Div(MatMul(qh, kt), c)
       gen::ExprSpec& e = s.exprs[31];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:347:12";
+      e.loc = "rules/attention.yaml:375:12";
       e.num_inputs = 2;
     }
     {  // 32: MatMul(qh, kt)
       gen::ExprSpec& e = s.exprs[32];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:347:41";
+      e.loc = "rules/attention.yaml:375:41";
       e.num_inputs = 2;
     }
     {  // 33: Mul(MatMul(qh, kt), c)
       gen::ExprSpec& e = s.exprs[33];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:347:37";
+      e.loc = "rules/attention.yaml:375:37";
       e.num_inputs = 2;
     }
     {  // 34: cq
       gen::ExprSpec& e = s.exprs[34];
       e.label = "cq";
-      e.loc = "rules/attention.yaml:347:77";
+      e.loc = "rules/attention.yaml:375:77";
       e.slot = 10;
     }
     {  // 35: Mul(qh, cq)
       gen::ExprSpec& e = s.exprs[35];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:347:69";
+      e.loc = "rules/attention.yaml:375:69";
       e.num_inputs = 2;
     }
     {  // 36: Div(qh, cq)
       gen::ExprSpec& e = s.exprs[36];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:347:83";
+      e.loc = "rules/attention.yaml:375:83";
       e.num_inputs = 2;
     }
     {  // 37: Mul(qh, cq) | Div(qh, cq) | qh
       gen::ExprSpec& e = s.exprs[37];
       e.label = "alternatives";
-      e.loc = "rules/attention.yaml:347:81";
+      e.loc = "rules/attention.yaml:375:81";
     }
     {  // 38: ck
       gen::ExprSpec& e = s.exprs[38];
       e.label = "ck";
-      e.loc = "rules/attention.yaml:347:109";
+      e.loc = "rules/attention.yaml:375:109";
       e.slot = 11;
     }
     {  // 39: Mul(kt, ck)
       gen::ExprSpec& e = s.exprs[39];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:347:101";
+      e.loc = "rules/attention.yaml:375:101";
       e.num_inputs = 2;
     }
     {  // 40: Div(kt, ck)
       gen::ExprSpec& e = s.exprs[40];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:347:115";
+      e.loc = "rules/attention.yaml:375:115";
       e.num_inputs = 2;
     }
     {  // 41: Mul(kt, ck) | Div(kt, ck) | kt
       gen::ExprSpec& e = s.exprs[41];
       e.label = "alternatives";
-      e.loc = "rules/attention.yaml:347:113";
+      e.loc = "rules/attention.yaml:375:113";
     }
     {  // 42: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
       gen::ExprSpec& e = s.exprs[42];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:347:62";
+      e.loc = "rules/attention.yaml:375:62";
       e.num_inputs = 2;
     }
     {  // 43: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
       gen::ExprSpec& e = s.exprs[43];
       e.label = "s";
-      e.loc = "rules/attention.yaml:347:35";
+      e.loc = "rules/attention.yaml:375:35";
       e.slot = 12;
     }
     {  // 44: Shape(qh)
       gen::ExprSpec& e = s.exprs[44];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:348:18";
+      e.loc = "rules/attention.yaml:376:18";
       e.num_inputs = 1;
     }
     {  // 45: -2
       gen::ExprSpec& e = s.exprs[45];
       e.label = "constant -2";
-      e.loc = "rules/attention.yaml:348:29";
+      e.loc = "rules/attention.yaml:376:29";
       e.literal = gen::intLiteral(-2);
       e.tolerance = 1e-06;
     }
     {  // 46: -1
       gen::ExprSpec& e = s.exprs[46];
       e.label = "constant -1";
-      e.loc = "rules/attention.yaml:348:33";
+      e.loc = "rules/attention.yaml:376:33";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 47: Slice(Shape(qh), -2, -1)
       gen::ExprSpec& e = s.exprs[47];
       e.label = "Slice";
-      e.loc = "rules/attention.yaml:348:12";
+      e.loc = "rules/attention.yaml:376:12";
       e.num_inputs = 3;
     }
     {  // 48: Shape(qh, start=-2, end=-1)
       gen::ExprSpec& e = s.exprs[48];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:348:39";
+      e.loc = "rules/attention.yaml:376:39";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(-2));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:348:49";
+        a.loc = "rules/attention.yaml:376:49";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:348:59";
+        a.loc = "rules/attention.yaml:376:59";
       }
     }
     {  // 49: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
       gen::ExprSpec& e = s.exprs[49];
       e.label = "ql";
-      e.loc = "rules/attention.yaml:348:37";
+      e.loc = "rules/attention.yaml:376:37";
       e.slot = 13;
     }
     {  // 50: Shape(kh)
       gen::ExprSpec& e = s.exprs[50];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:349:18";
+      e.loc = "rules/attention.yaml:377:18";
       e.num_inputs = 1;
     }
     {  // 51: -2
       gen::ExprSpec& e = s.exprs[51];
       e.label = "constant -2";
-      e.loc = "rules/attention.yaml:349:29";
+      e.loc = "rules/attention.yaml:377:29";
       e.literal = gen::intLiteral(-2);
       e.tolerance = 1e-06;
     }
     {  // 52: -1
       gen::ExprSpec& e = s.exprs[52];
       e.label = "constant -1";
-      e.loc = "rules/attention.yaml:349:33";
+      e.loc = "rules/attention.yaml:377:33";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 53: Slice(Shape(kh), -2, -1)
       gen::ExprSpec& e = s.exprs[53];
       e.label = "Slice";
-      e.loc = "rules/attention.yaml:349:12";
+      e.loc = "rules/attention.yaml:377:12";
       e.num_inputs = 3;
     }
     {  // 54: Shape(kh, start=-2, end=-1)
       gen::ExprSpec& e = s.exprs[54];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:349:39";
+      e.loc = "rules/attention.yaml:377:39";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(-2));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:349:49";
+        a.loc = "rules/attention.yaml:377:49";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:349:59";
+        a.loc = "rules/attention.yaml:377:59";
       }
     }
     {  // 55: Slice(Shape(kh), -2, -1) | Shape(kh, start=-2, end=-1)
       gen::ExprSpec& e = s.exprs[55];
       e.label = "kl";
-      e.loc = "rules/attention.yaml:349:37";
+      e.loc = "rules/attention.yaml:377:37";
       e.slot = 14;
     }
     {  // 56: 1.0
       gen::ExprSpec& e = s.exprs[56];
       e.label = "constant 1.0";
-      e.loc = "rules/attention.yaml:350:26";
+      e.loc = "rules/attention.yaml:378:26";
       e.literal = gen::floatLiteral(1.0);
       e.tolerance = 1e-06;
     }
     {  // 57: Concat(ql, kl, axis=0)
       gen::ExprSpec& e = s.exprs[57];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:350:31";
+      e.loc = "rules/attention.yaml:378:31";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:350:46";
+        a.loc = "rules/attention.yaml:378:46";
       }
     }
     {  // 58: Expand(1.0, Concat(ql, kl, axis=0))
       gen::ExprSpec& e = s.exprs[58];
       e.label = "Expand";
-      e.loc = "rules/attention.yaml:350:19";
+      e.loc = "rules/attention.yaml:378:19";
       e.num_inputs = 2;
     }
     {  // 59: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
       gen::ExprSpec& e = s.exprs[59];
       e.label = "Trilu";
-      e.loc = "rules/attention.yaml:350:13";
+      e.loc = "rules/attention.yaml:378:13";
       e.slot = 15;
       e.num_inputs = 1;
       {
@@ -14382,94 +15084,106 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.name = "upper";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/attention.yaml:350:56";
+        a.loc = "rules/attention.yaml:378:56";
       }
     }
     {  // 60: 0.0
       gen::ExprSpec& e = s.exprs[60];
       e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:351:36";
+      e.loc = "rules/attention.yaml:379:36";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
     {  // 61: Equal(tri, 0.0)
       gen::ExprSpec& e = s.exprs[61];
       e.label = "Equal";
-      e.loc = "rules/attention.yaml:351:25";
+      e.loc = "rules/attention.yaml:379:25";
       e.num_inputs = 2;
     }
     {  // 62: fill
       gen::ExprSpec& e = s.exprs[62];
       e.label = "fill";
-      e.loc = "rules/attention.yaml:351:42";
+      e.loc = "rules/attention.yaml:379:42";
       e.slot = 16;
     }
     {  // 63: 0.0
       gen::ExprSpec& e = s.exprs[63];
       e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:351:48";
+      e.loc = "rules/attention.yaml:379:48";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
     {  // 64: Where(Equal(tri, 0.0), fill, 0.0)
       gen::ExprSpec& e = s.exprs[64];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:351:19";
+      e.loc = "rules/attention.yaml:379:19";
       e.num_inputs = 3;
     }
     {  // 65: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
       gen::ExprSpec& e = s.exprs[65];
       e.label = "Add";
-      e.loc = "rules/attention.yaml:351:12";
+      e.loc = "rules/attention.yaml:379:12";
       e.num_inputs = 2;
     }
     {  // 66: causal
       gen::ExprSpec& e = s.exprs[66];
       e.label = "causal";
-      e.loc = "rules/attention.yaml:351:79";
+      e.loc = "rules/attention.yaml:379:79";
       e.slot = 17;
     }
     {  // 67: Where(causal, s, fill)
       gen::ExprSpec& e = s.exprs[67];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:351:73";
+      e.loc = "rules/attention.yaml:379:73";
       e.num_inputs = 3;
     }
     {  // 68: mask
       gen::ExprSpec& e = s.exprs[68];
       e.label = "mask";
-      e.loc = "rules/attention.yaml:351:97";
+      e.loc = "rules/attention.yaml:379:97";
       e.slot = 18;
     }
     {  // 69: Add(Where(causal, s, fill), mask)
       gen::ExprSpec& e = s.exprs[69];
       e.label = "Add";
-      e.loc = "rules/attention.yaml:351:69";
+      e.loc = "rules/attention.yaml:379:69";
       e.num_inputs = 2;
     }
     {  // 70: Where(causal, s, fill)
       gen::ExprSpec& e = s.exprs[70];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:351:118";
+      e.loc = "rules/attention.yaml:379:118";
       e.num_inputs = 3;
     }
-    {  // 71: Add(s, mask)
+    {  // 71: masked
       gen::ExprSpec& e = s.exprs[71];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:351:151";
-      e.num_inputs = 2;
-    }
-    {  // 72: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
-       // Where(causal, s, fill) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[72];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:351:67";
+      e.label = "masked";
+      e.loc = "rules/attention.yaml:379:157";
       e.slot = 19;
     }
-    {  // 73: Softmax(m, axis=-1)
+    {  // 72: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[72];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:379:151";
+      e.num_inputs = 3;
+    }
+    {  // 73: Add(s, mask)
       gen::ExprSpec& e = s.exprs[73];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:379:189";
+      e.num_inputs = 2;
+    }
+    {  // 74: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
+       // Where(causal, s, fill) | Where(masked, fill, s) | Add(s, mask) | s
+      gen::ExprSpec& e = s.exprs[74];
+      e.label = "m";
+      e.loc = "rules/attention.yaml:379:67";
+      e.slot = 20;
+    }
+    {  // 75: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[75];
       e.label = "Softmax";
-      e.loc = "rules/attention.yaml:352:19";
+      e.loc = "rules/attention.yaml:380:19";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -14479,89 +15193,44 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.values.push_back(gen::intLiteral(3));
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
-        a.loc = "rules/attention.yaml:352:30";
+        a.loc = "rules/attention.yaml:380:30";
       }
     }
-    {  // 74: vh
-      gen::ExprSpec& e = s.exprs[74];
-      e.label = "vh";
-      e.loc = "rules/attention.yaml:352:48";
-      e.slot = 20;
-    }
-    {  // 75: MatMul(Softmax(m, axis=-1), vh)
-      gen::ExprSpec& e = s.exprs[75];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:352:12";
-      e.slot = 21;
-      e.num_inputs = 2;
-    }
-    {  // 76: _
+    {  // 76: vh
       gen::ExprSpec& e = s.exprs[76];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:353:42";
+      e.label = "vh";
+      e.loc = "rules/attention.yaml:380:48";
+      e.slot = 21;
     }
-    {  // 77: Shape(_)
+    {  // 77: MatMul(Softmax(m, axis=-1), vh)
       gen::ExprSpec& e = s.exprs[77];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:353:36";
-      e.num_inputs = 1;
-    }
-    {  // 78: 0
-      gen::ExprSpec& e = s.exprs[78];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:353:46";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 79: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[79];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:353:29";
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:380:12";
+      e.slot = 22;
       e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:353:49";
-      }
+    }
+    {  // 78: _
+      gen::ExprSpec& e = s.exprs[78];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:381:42";
+    }
+    {  // 79: Shape(_)
+      gen::ExprSpec& e = s.exprs[79];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:381:36";
+      e.num_inputs = 1;
     }
     {  // 80: 0
       gen::ExprSpec& e = s.exprs[80];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:353:58";
+      e.loc = "rules/attention.yaml:381:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 81: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
+    {  // 81: Gather(Shape(_), 0, axis=0)
       gen::ExprSpec& e = s.exprs[81];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:353:19";
-      e.num_inputs = 2;
-    }
-    {  // 82: _
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:353:85";
-    }
-    {  // 83: Shape(_)
-      gen::ExprSpec& e = s.exprs[83];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:353:79";
-      e.num_inputs = 1;
-    }
-    {  // 84: 1
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:353:89";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 85: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[85];
       e.label = "Gather";
-      e.loc = "rules/attention.yaml:353:72";
+      e.loc = "rules/attention.yaml:381:29";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -14569,142 +15238,187 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/attention.yaml:353:92";
+        a.loc = "rules/attention.yaml:381:49";
       }
     }
-    {  // 86: 0
-      gen::ExprSpec& e = s.exprs[86];
+    {  // 82: 0
+      gen::ExprSpec& e = s.exprs[82];
       e.label = "constant 0";
-      e.loc = "rules/attention.yaml:353:101";
+      e.loc = "rules/attention.yaml:381:58";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 87: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[87];
+    {  // 83: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[83];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:353:62";
+      e.loc = "rules/attention.yaml:381:19";
       e.num_inputs = 2;
     }
-    {  // 88: _
-      gen::ExprSpec& e = s.exprs[88];
+    {  // 84: _
+      gen::ExprSpec& e = s.exprs[84];
       e.label = "_";
-      e.loc = "rules/attention.yaml:353:105";
+      e.loc = "rules/attention.yaml:381:85";
     }
-    {  // 89: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, axis=0)
+    {  // 85: Shape(_)
+      gen::ExprSpec& e = s.exprs[85];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:381:79";
+      e.num_inputs = 1;
+    }
+    {  // 86: 1
+      gen::ExprSpec& e = s.exprs[86];
+      e.label = "constant 1";
+      e.loc = "rules/attention.yaml:381:89";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 87: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[87];
+      e.label = "Gather";
+      e.loc = "rules/attention.yaml:381:72";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:381:92";
+      }
+    }
+    {  // 88: 0
+      gen::ExprSpec& e = s.exprs[88];
+      e.label = "constant 0";
+      e.loc = "rules/attention.yaml:381:101";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 89: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
       gen::ExprSpec& e = s.exprs[89];
+      e.label = "Unsqueeze";
+      e.loc = "rules/attention.yaml:381:62";
+      e.num_inputs = 2;
+    }
+    {  // 90: _
+      gen::ExprSpec& e = s.exprs[90];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:381:105";
+    }
+    {  // 91: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
+       // axis=0), 0), _, axis=0)
+      gen::ExprSpec& e = s.exprs[91];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:353:12";
+      e.loc = "rules/attention.yaml:381:12";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:353:108";
-      }
-    }
-    {  // 90: _
-      gen::ExprSpec& e = s.exprs[90];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:353:131";
-    }
-    {  // 91: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[91];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:353:125";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:353:134";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:353:143";
+        a.loc = "rules/attention.yaml:381:108";
       }
     }
     {  // 92: _
       gen::ExprSpec& e = s.exprs[92];
       e.label = "_";
-      e.loc = "rules/attention.yaml:353:157";
+      e.loc = "rules/attention.yaml:381:131";
     }
-    {  // 93: Shape(_, start=1, end=2)
+    {  // 93: Shape(_, start=0, end=1)
       gen::ExprSpec& e = s.exprs[93];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:353:151";
+      e.loc = "rules/attention.yaml:381:125";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:381:134";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/attention.yaml:381:143";
+      }
+    }
+    {  // 94: _
+      gen::ExprSpec& e = s.exprs[94];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:381:157";
+    }
+    {  // 95: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[95];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:381:151";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:353:160";
+        a.loc = "rules/attention.yaml:381:160";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(2));
-        a.loc = "rules/attention.yaml:353:169";
+        a.loc = "rules/attention.yaml:381:169";
       }
     }
-    {  // 94: _
-      gen::ExprSpec& e = s.exprs[94];
+    {  // 96: _
+      gen::ExprSpec& e = s.exprs[96];
       e.label = "_";
-      e.loc = "rules/attention.yaml:353:177";
+      e.loc = "rules/attention.yaml:381:177";
     }
-    {  // 95: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-      gen::ExprSpec& e = s.exprs[95];
+    {  // 97: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+      gen::ExprSpec& e = s.exprs[97];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:353:118";
+      e.loc = "rules/attention.yaml:381:118";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:353:180";
+        a.loc = "rules/attention.yaml:381:180";
       }
     }
-    {  // 96: _
-      gen::ExprSpec& e = s.exprs[96];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:353:190";
-    }
-    {  // 97: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
-       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[97];
-      e.label = "ys";
-      e.loc = "rules/attention.yaml:353:116";
-      e.slot = 22;
-    }
-    {  // 98: Transpose(o, perm=[0, 2, 1, 3])
+    {  // 98: _
       gen::ExprSpec& e = s.exprs[98];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:381:190";
+    }
+    {  // 99: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
+       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[99];
+      e.label = "ys";
+      e.loc = "rules/attention.yaml:381:116";
+      e.slot = 23;
+    }
+    {  // 100: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[100];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:354:20";
+      e.loc = "rules/attention.yaml:382:20";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:354:33";
+        a.loc = "rules/attention.yaml:382:33";
       }
     }
-    {  // 99: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
-      gen::ExprSpec& e = s.exprs[99];
+    {  // 101: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[101];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:354:12";
-      e.slot = 23;
+      e.loc = "rules/attention.yaml:382:12";
+      e.slot = 24;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:356:15";
+      c.loc = "rules/attention.yaml:384:15";
       c.subject = "q";
       c.slot = 0;
       c.dims = {"B", "S", "D"};
@@ -14715,7 +15429,7 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:356:33";
+      c.loc = "rules/attention.yaml:384:33";
       c.subject = "q";
       c.slot = 0;
       c.strings = {"float"};
@@ -14724,7 +15438,7 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:357:15";
+      c.loc = "rules/attention.yaml:385:15";
       c.subject = "kh";
       c.slot = 7;
       c.dims = {"B", "N", "L", "H"};
@@ -14736,7 +15450,7 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:357:36";
+      c.loc = "rules/attention.yaml:385:36";
       c.native = "heads_like";
       c.predicate = gen::nativePredicate("heads_like");
       c.args = {"kh", "qr"};
@@ -14745,9 +15459,9 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:358:15";
+      c.loc = "rules/attention.yaml:386:15";
       c.subject = "vh";
-      c.slot = 20;
+      c.slot = 21;
       c.dims = {"B", "N", "L", "HV"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
@@ -14757,37 +15471,37 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:358:37";
+      c.loc = "rules/attention.yaml:386:37";
       c.native = "head_count_like";
       c.predicate = gen::nativePredicate("head_count_like");
       c.args = {"vh", "qr"};
-      c.arg_slots = {20, 2};
+      c.arg_slots = {21, 2};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:359:15";
+      c.loc = "rules/attention.yaml:387:15";
       c.subject = "c";
       c.slot = 9;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:360:15";
+      c.loc = "rules/attention.yaml:388:15";
       c.subject = "cq";
       c.slot = 10;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:361:15";
+      c.loc = "rules/attention.yaml:389:15";
       c.subject = "ck";
       c.slot = 11;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:362:15";
+      c.loc = "rules/attention.yaml:390:15";
       c.subject = "fill";
       c.slot = 16;
       c.has_min = true;
@@ -14798,7 +15512,7 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:363:15";
+      c.loc = "rules/attention.yaml:391:15";
       c.native = "splits_heads";
       c.predicate = gen::nativePredicate("splits_heads");
       c.args = {"qr"};
@@ -14807,38 +15521,43 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:364:15";
+      c.loc = "rules/attention.yaml:392:15";
       c.native = "merges_heads_of";
       c.predicate = gen::nativePredicate("merges_heads_of");
       c.args = {"y", "vh", "q"};
-      c.arg_slots = {23, 20, 0};
+      c.arg_slots = {24, 21, 0};
     }
     s.num_symbols = 7;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 14;
-      v.tags.push_back({{72, 0}});  // @sdpa_causal
+      v.tags.push_back({{74, 0}});  // @sdpa_causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{72, 1}});  // @causal_mask
+      v.tags.push_back({{74, 1}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{72, 2}});  // @causal
+      v.tags.push_back({{74, 2}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{72, 3}});  // @mask
+      v.tags.push_back({{74, 3}});  // @masked_fill
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{72, 4}});  // @plain
+      v.tags.push_back({{74, 4}});  // @mask
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{74, 5}});  // @plain
     }
     return s;
   }();
@@ -14922,35 +15641,37 @@ struct MultiHeadAttentionRotaryIds {
     kMask = 68,
     kAdd69 = 69,
     kWhere70 = 70,
-    kAdd71 = 71,
-    kM = 72,
-    kSoftmax = 73,
-    kVh = 74,
-    kO = 75,
-    kAny76 = 76,
-    kShape77 = 77,
-    kConstant78 = 78,
-    kGather79 = 79,
+    kMasked = 71,
+    kWhere72 = 72,
+    kAdd73 = 73,
+    kM = 74,
+    kSoftmax = 75,
+    kVh = 76,
+    kO = 77,
+    kAny78 = 78,
+    kShape79 = 79,
     kConstant80 = 80,
-    kUnsqueeze81 = 81,
-    kAny82 = 82,
-    kShape83 = 83,
-    kConstant84 = 84,
-    kGather85 = 85,
+    kGather81 = 81,
+    kConstant82 = 82,
+    kUnsqueeze83 = 83,
+    kAny84 = 84,
+    kShape85 = 85,
     kConstant86 = 86,
-    kUnsqueeze87 = 87,
-    kAny88 = 88,
-    kConcat89 = 89,
+    kGather87 = 87,
+    kConstant88 = 88,
+    kUnsqueeze89 = 89,
     kAny90 = 90,
-    kShape91 = 91,
+    kConcat91 = 91,
     kAny92 = 92,
     kShape93 = 93,
     kAny94 = 94,
-    kConcat95 = 95,
+    kShape95 = 95,
     kAny96 = 96,
-    kYs = 97,
-    kTranspose98 = 98,
-    kY = 99,
+    kConcat97 = 97,
+    kAny98 = 98,
+    kYs = 99,
+    kTranspose100 = 100,
+    kY = 101,
   };
 };
 
@@ -14980,6 +15701,8 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
         return rewrite3();
       case 4:
         return rewrite4();
+      case 5:
+        return rewrite5();
     }
     return false;
   }
@@ -15005,11 +15728,12 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     kSlotFill = 16,
     kSlotCausal = 17,
     kSlotMask = 18,
-    kSlotM = 19,
-    kSlotVh = 20,
-    kSlotO = 21,
-    kSlotYs = 22,
-    kSlotY = 23,
+    kSlotMasked = 19,
+    kSlotM = 20,
+    kSlotVh = 21,
+    kSlotO = 22,
+    kSlotYs = 23,
+    kSlotY = 24,
   };
 
   // ---- Match
@@ -15020,10 +15744,10 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
   // matchQr, matchTranspose22, matchPos, matchCos, matchSin, matchQh, matchKh, matchC, matchCq,
   // matchCk, matchConstant45, matchConstant51, matchConstant52, matchConstant56, matchConstant60,
-  // matchFill, matchConstant63, matchCausal, matchMask, matchAny76, matchConstant84, matchAny90,
-  // matchAny92, matchAny94.
+  // matchFill, matchConstant63, matchCausal, matchMask, matchMasked, matchAny78, matchConstant82,
+  // matchConstant88, matchAny90, matchAny92, matchAny94, matchAny98.
 
-  /// kt = Transpose(kh, perm=[0, 1, 3, 2])  (rules/attention.yaml:346:12)
+  /// kt = Transpose(kh, perm=[0, 1, 3, 2])  (rules/attention.yaml:374:12)
   bool matchKt(ValueId v, gen::Next k) {
     if (seen(kKt)) return same(kKt, v) && k();
     if (!bind(kKt, v)) return false;
@@ -15032,7 +15756,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchKh(input(n, 0), k);
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:347:16)
+  /// MatMul(qh, kt)  (rules/attention.yaml:375:16)
   bool matchMatMul29(ValueId v, gen::Next k) {
     if (seen(kMatMul29)) return same(kMatMul29, v) && k();
     if (!bind(kMatMul29, v)) return false;
@@ -15041,7 +15765,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:347:12)
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:375:12)
   bool matchDiv31(ValueId v, gen::Next k) {
     if (seen(kDiv31)) return same(kDiv31, v) && k();
     if (!bind(kDiv31, v)) return false;
@@ -15050,7 +15774,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchMatMul29(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:347:41)
+  /// MatMul(qh, kt)  (rules/attention.yaml:375:41)
   bool matchMatMul32(ValueId v, gen::Next k) {
     if (seen(kMatMul32)) return same(kMatMul32, v) && k();
     if (!bind(kMatMul32, v)) return false;
@@ -15059,7 +15783,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:347:37)
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:375:37)
   bool matchMul33(ValueId v, gen::Next k) {
     if (seen(kMul33)) return same(kMul33, v) && k();
     if (!bind(kMul33, v)) return false;
@@ -15073,7 +15797,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchMatMul32(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Mul(qh, cq)  (rules/attention.yaml:347:69)
+  /// Mul(qh, cq)  (rules/attention.yaml:375:69)
   bool matchMul35(ValueId v, gen::Next k) {
     if (seen(kMul35)) return same(kMul35, v) && k();
     if (!bind(kMul35, v)) return false;
@@ -15087,7 +15811,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQh(in1, [&] { return matchCq(in0, k); });
   }
 
-  /// Div(qh, cq)  (rules/attention.yaml:347:83)
+  /// Div(qh, cq)  (rules/attention.yaml:375:83)
   bool matchDiv36(ValueId v, gen::Next k) {
     if (seen(kDiv36)) return same(kDiv36, v) && k();
     if (!bind(kDiv36, v)) return false;
@@ -15096,7 +15820,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
-  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:347:81)
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:375:81)
   bool matchAnyOf37(ValueId v, gen::Next k) {
     if (seen(kAnyOf37)) return same(kAnyOf37, v) && k();
     if (!bind(kAnyOf37, v)) return false;
@@ -15113,7 +15837,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return false;
   }
 
-  /// Mul(kt, ck)  (rules/attention.yaml:347:101)
+  /// Mul(kt, ck)  (rules/attention.yaml:375:101)
   bool matchMul39(ValueId v, gen::Next k) {
     if (seen(kMul39)) return same(kMul39, v) && k();
     if (!bind(kMul39, v)) return false;
@@ -15127,7 +15851,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchKt(in1, [&] { return matchCk(in0, k); });
   }
 
-  /// Div(kt, ck)  (rules/attention.yaml:347:115)
+  /// Div(kt, ck)  (rules/attention.yaml:375:115)
   bool matchDiv40(ValueId v, gen::Next k) {
     if (seen(kDiv40)) return same(kDiv40, v) && k();
     if (!bind(kDiv40, v)) return false;
@@ -15136,7 +15860,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
   }
 
-  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:347:113)
+  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:375:113)
   bool matchAnyOf41(ValueId v, gen::Next k) {
     if (seen(kAnyOf41)) return same(kAnyOf41, v) && k();
     if (!bind(kAnyOf41, v)) return false;
@@ -15154,7 +15878,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-  /// (rules/attention.yaml:347:62)
+  /// (rules/attention.yaml:375:62)
   bool matchMatMul42(ValueId v, gen::Next k) {
     if (seen(kMatMul42)) return same(kMatMul42, v) && k();
     if (!bind(kMatMul42, v)) return false;
@@ -15164,7 +15888,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:347:35)
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:375:35)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -15181,7 +15905,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return false;
   }
 
-  /// Shape(qh)  (rules/attention.yaml:348:18)
+  /// Shape(qh)  (rules/attention.yaml:376:18)
   bool matchShape44(ValueId v, gen::Next k) {
     if (seen(kShape44)) return same(kShape44, v) && k();
     if (!bind(kShape44, v)) return false;
@@ -15190,13 +15914,13 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQh(input(n, 0), k);
   }
 
-  /// -1  (rules/attention.yaml:348:33)
+  /// -1  (rules/attention.yaml:376:33)
   bool matchConstant46(ValueId v, gen::Next k) {
     if (seen(kConstant46)) return same(kConstant46, v) && k();
     return bind(kConstant46, v) && constant(kConstant46, v) && k();
   }
 
-  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:348:12)
+  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:376:12)
   bool matchSlice47(ValueId v, gen::Next k) {
     if (seen(kSlice47)) return same(kSlice47, v) && k();
     if (!bind(kSlice47, v)) return false;
@@ -15207,7 +15931,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     });
   }
 
-  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:348:39)
+  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:376:39)
   bool matchShape48(ValueId v, gen::Next k) {
     if (seen(kShape48)) return same(kShape48, v) && k();
     if (!bind(kShape48, v)) return false;
@@ -15216,7 +15940,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQh(input(n, 0), k);
   }
 
-  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:348:37)
+  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:376:37)
   bool matchQl(ValueId v, gen::Next k) {
     if (seen(kQl)) return same(kQl, v) && k();
     if (!bind(kQl, v)) return false;
@@ -15230,7 +15954,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return false;
   }
 
-  /// Shape(kh)  (rules/attention.yaml:349:18)
+  /// Shape(kh)  (rules/attention.yaml:377:18)
   bool matchShape50(ValueId v, gen::Next k) {
     if (seen(kShape50)) return same(kShape50, v) && k();
     if (!bind(kShape50, v)) return false;
@@ -15239,7 +15963,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchKh(input(n, 0), k);
   }
 
-  /// Slice(Shape(kh), -2, -1)  (rules/attention.yaml:349:12)
+  /// Slice(Shape(kh), -2, -1)  (rules/attention.yaml:377:12)
   bool matchSlice53(ValueId v, gen::Next k) {
     if (seen(kSlice53)) return same(kSlice53, v) && k();
     if (!bind(kSlice53, v)) return false;
@@ -15250,7 +15974,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     });
   }
 
-  /// Shape(kh, start=-2, end=-1)  (rules/attention.yaml:349:39)
+  /// Shape(kh, start=-2, end=-1)  (rules/attention.yaml:377:39)
   bool matchShape54(ValueId v, gen::Next k) {
     if (seen(kShape54)) return same(kShape54, v) && k();
     if (!bind(kShape54, v)) return false;
@@ -15259,7 +15983,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchKh(input(n, 0), k);
   }
 
-  /// kl = Slice(Shape(kh), -2, -1) | Shape(kh, start=-2, end=-1)  (rules/attention.yaml:349:37)
+  /// kl = Slice(Shape(kh), -2, -1) | Shape(kh, start=-2, end=-1)  (rules/attention.yaml:377:37)
   bool matchKl(ValueId v, gen::Next k) {
     if (seen(kKl)) return same(kKl, v) && k();
     if (!bind(kKl, v)) return false;
@@ -15273,7 +15997,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return false;
   }
 
-  /// Concat(ql, kl, axis=0)  (rules/attention.yaml:350:31)
+  /// Concat(ql, kl, axis=0)  (rules/attention.yaml:378:31)
   bool matchConcat57(ValueId v, gen::Next k) {
     if (seen(kConcat57)) return same(kConcat57, v) && k();
     if (!bind(kConcat57, v)) return false;
@@ -15282,7 +16006,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQl(input(n, 0), [&] { return matchKl(input(n, 1), k); });
   }
 
-  /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:350:19)
+  /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:378:19)
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
@@ -15291,7 +16015,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchConstant56(input(n, 0), [&] { return matchConcat57(input(n, 1), k); });
   }
 
-  /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:350:13)
+  /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:378:13)
   bool matchTri(ValueId v, gen::Next k) {
     if (seen(kTri)) return same(kTri, v) && k();
     if (!bind(kTri, v)) return false;
@@ -15300,7 +16024,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchExpand(input(n, 0), k);
   }
 
-  /// Equal(tri, 0.0)  (rules/attention.yaml:351:25)
+  /// Equal(tri, 0.0)  (rules/attention.yaml:379:25)
   bool matchEqual(ValueId v, gen::Next k) {
     if (seen(kEqual)) return same(kEqual, v) && k();
     if (!bind(kEqual, v)) return false;
@@ -15314,7 +16038,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchTri(in1, [&] { return matchConstant60(in0, k); });
   }
 
-  /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:351:19)
+  /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:379:19)
   bool matchWhere64(ValueId v, gen::Next k) {
     if (seen(kWhere64)) return same(kWhere64, v) && k();
     if (!bind(kWhere64, v)) return false;
@@ -15325,7 +16049,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     });
   }
 
-  /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:351:12)
+  /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:379:12)
   bool matchAdd65(ValueId v, gen::Next k) {
     if (seen(kAdd65)) return same(kAdd65, v) && k();
     if (!bind(kAdd65, v)) return false;
@@ -15339,7 +16063,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchS(in1, [&] { return matchWhere64(in0, k); });
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:351:73)
+  /// Where(causal, s, fill)  (rules/attention.yaml:379:73)
   bool matchWhere67(ValueId v, gen::Next k) {
     if (seen(kWhere67)) return same(kWhere67, v) && k();
     if (!bind(kWhere67, v)) return false;
@@ -15350,7 +16074,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     });
   }
 
-  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:351:69)
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:379:69)
   bool matchAdd69(ValueId v, gen::Next k) {
     if (seen(kAdd69)) return same(kAdd69, v) && k();
     if (!bind(kAdd69, v)) return false;
@@ -15364,7 +16088,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchWhere67(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:351:118)
+  /// Where(causal, s, fill)  (rules/attention.yaml:379:118)
   bool matchWhere70(ValueId v, gen::Next k) {
     if (seen(kWhere70)) return same(kWhere70, v) && k();
     if (!bind(kWhere70, v)) return false;
@@ -15375,12 +16099,23 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:351:151)
-  bool matchAdd71(ValueId v, gen::Next k) {
-    if (seen(kAdd71)) return same(kAdd71, v) && k();
-    if (!bind(kAdd71, v)) return false;
-    const NodeId n = node(kAdd71, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd71, n, v)) return false;
+  /// Where(masked, fill, s)  (rules/attention.yaml:379:151)
+  bool matchWhere72(ValueId v, gen::Next k) {
+    if (seen(kWhere72)) return same(kWhere72, v) && k();
+    if (!bind(kWhere72, v)) return false;
+    const NodeId n = node(kWhere72, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere72, n, v)) return false;
+    return matchMasked(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:379:189)
+  bool matchAdd73(ValueId v, gen::Next k) {
+    if (seen(kAdd73)) return same(kAdd73, v) && k();
+    if (!bind(kAdd73, v)) return false;
+    const NodeId n = node(kAdd73, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd73, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -15390,7 +16125,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// m = Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) | Where(causal,
-  /// s, fill) | Add(s, mask) | s  (rules/attention.yaml:351:67)
+  /// s, fill) | Where(masked, fill, s) | Add(s, mask) | s  (rules/attention.yaml:379:67)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -15404,16 +16139,19 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     choose(kM, 2);  // @causal
     if (matchWhere70(v, k)) return true;
     undo(m);
-    choose(kM, 3);  // @mask
-    if (matchAdd71(v, k)) return true;
+    choose(kM, 3);  // @masked_fill
+    if (matchWhere72(v, k)) return true;
     undo(m);
-    choose(kM, 4);  // @plain
+    choose(kM, 4);  // @mask
+    if (matchAdd73(v, k)) return true;
+    undo(m);
+    choose(kM, 5);  // @plain
     if (matchS(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:352:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:380:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -15422,13 +16160,13 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchM(input(n, 0), k);
   }
 
-  /// vh  (rules/attention.yaml:352:48)
+  /// vh  (rules/attention.yaml:380:48)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(kVh)) return same(kVh, v) && k();
     return bind(kVh, v) && k();
   }
 
-  /// o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:352:12)
+  /// o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:380:12)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -15437,112 +16175,91 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// Shape(_)  (rules/attention.yaml:353:36)
-  bool matchShape77(ValueId v, gen::Next k) {
-    if (seen(kShape77)) return same(kShape77, v) && k();
-    if (!bind(kShape77, v)) return false;
-    const NodeId n = node(kShape77, v, op::kShape);
-    if (n == kNoId || !attrs(kShape77, n, v)) return false;
-    return matchAny76(input(n, 0), k);
+  /// Shape(_)  (rules/attention.yaml:381:36)
+  bool matchShape79(ValueId v, gen::Next k) {
+    if (seen(kShape79)) return same(kShape79, v) && k();
+    if (!bind(kShape79, v)) return false;
+    const NodeId n = node(kShape79, v, op::kShape);
+    if (n == kNoId || !attrs(kShape79, n, v)) return false;
+    return matchAny78(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:353:46)
-  bool matchConstant78(ValueId v, gen::Next k) {
-    if (seen(kConstant78)) return same(kConstant78, v) && k();
-    return bind(kConstant78, v) && constant(kConstant78, v) && k();
-  }
-
-  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:353:29)
-  bool matchGather79(ValueId v, gen::Next k) {
-    if (seen(kGather79)) return same(kGather79, v) && k();
-    if (!bind(kGather79, v)) return false;
-    const NodeId n = node(kGather79, v, op::kGather);
-    if (n == kNoId || !attrs(kGather79, n, v)) return false;
-    return matchShape77(input(n, 0), [&] { return matchConstant78(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:353:58)
+  /// 0  (rules/attention.yaml:381:46)
   bool matchConstant80(ValueId v, gen::Next k) {
     if (seen(kConstant80)) return same(kConstant80, v) && k();
     return bind(kConstant80, v) && constant(kConstant80, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:353:19)
-  bool matchUnsqueeze81(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze81)) return same(kUnsqueeze81, v) && k();
-    if (!bind(kUnsqueeze81, v)) return false;
-    const NodeId n = node(kUnsqueeze81, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze81, n, v)) return false;
-    return matchGather79(input(n, 0), [&] { return matchConstant80(input(n, 1), k); });
+  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:381:29)
+  bool matchGather81(ValueId v, gen::Next k) {
+    if (seen(kGather81)) return same(kGather81, v) && k();
+    if (!bind(kGather81, v)) return false;
+    const NodeId n = node(kGather81, v, op::kGather);
+    if (n == kNoId || !attrs(kGather81, n, v)) return false;
+    return matchShape79(input(n, 0), [&] { return matchConstant80(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:353:85)
-  bool matchAny82(ValueId v, gen::Next k) {
-    if (seen(kAny82)) return same(kAny82, v) && k();
-    return bind(kAny82, v) && k();
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:381:19)
+  bool matchUnsqueeze83(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze83)) return same(kUnsqueeze83, v) && k();
+    if (!bind(kUnsqueeze83, v)) return false;
+    const NodeId n = node(kUnsqueeze83, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze83, n, v)) return false;
+    return matchGather81(input(n, 0), [&] { return matchConstant82(input(n, 1), k); });
   }
 
-  /// Shape(_)  (rules/attention.yaml:353:79)
-  bool matchShape83(ValueId v, gen::Next k) {
-    if (seen(kShape83)) return same(kShape83, v) && k();
-    if (!bind(kShape83, v)) return false;
-    const NodeId n = node(kShape83, v, op::kShape);
-    if (n == kNoId || !attrs(kShape83, n, v)) return false;
-    return matchAny82(input(n, 0), k);
+  /// _  (rules/attention.yaml:381:85)
+  bool matchAny84(ValueId v, gen::Next k) {
+    if (seen(kAny84)) return same(kAny84, v) && k();
+    return bind(kAny84, v) && k();
   }
 
-  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:353:72)
-  bool matchGather85(ValueId v, gen::Next k) {
-    if (seen(kGather85)) return same(kGather85, v) && k();
-    if (!bind(kGather85, v)) return false;
-    const NodeId n = node(kGather85, v, op::kGather);
-    if (n == kNoId || !attrs(kGather85, n, v)) return false;
-    return matchShape83(input(n, 0), [&] { return matchConstant84(input(n, 1), k); });
+  /// Shape(_)  (rules/attention.yaml:381:79)
+  bool matchShape85(ValueId v, gen::Next k) {
+    if (seen(kShape85)) return same(kShape85, v) && k();
+    if (!bind(kShape85, v)) return false;
+    const NodeId n = node(kShape85, v, op::kShape);
+    if (n == kNoId || !attrs(kShape85, n, v)) return false;
+    return matchAny84(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:353:101)
+  /// 1  (rules/attention.yaml:381:89)
   bool matchConstant86(ValueId v, gen::Next k) {
     if (seen(kConstant86)) return same(kConstant86, v) && k();
     return bind(kConstant86, v) && constant(kConstant86, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:353:62)
-  bool matchUnsqueeze87(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze87)) return same(kUnsqueeze87, v) && k();
-    if (!bind(kUnsqueeze87, v)) return false;
-    const NodeId n = node(kUnsqueeze87, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze87, n, v)) return false;
-    return matchGather85(input(n, 0), [&] { return matchConstant86(input(n, 1), k); });
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:381:72)
+  bool matchGather87(ValueId v, gen::Next k) {
+    if (seen(kGather87)) return same(kGather87, v) && k();
+    if (!bind(kGather87, v)) return false;
+    const NodeId n = node(kGather87, v, op::kGather);
+    if (n == kNoId || !attrs(kGather87, n, v)) return false;
+    return matchShape85(input(n, 0), [&] { return matchConstant86(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:353:105)
-  bool matchAny88(ValueId v, gen::Next k) {
-    if (seen(kAny88)) return same(kAny88, v) && k();
-    return bind(kAny88, v) && k();
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:381:62)
+  bool matchUnsqueeze89(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze89)) return same(kUnsqueeze89, v) && k();
+    if (!bind(kUnsqueeze89, v)) return false;
+    const NodeId n = node(kUnsqueeze89, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze89, n, v)) return false;
+    return matchGather87(input(n, 0), [&] { return matchConstant88(input(n, 1), k); });
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:353:12)
-  bool matchConcat89(ValueId v, gen::Next k) {
-    if (seen(kConcat89)) return same(kConcat89, v) && k();
-    if (!bind(kConcat89, v)) return false;
-    const NodeId n = node(kConcat89, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat89, n, v)) return false;
-    return matchUnsqueeze81(input(n, 0), [&] {
-      return matchUnsqueeze87(input(n, 1), [&] { return matchAny88(input(n, 2), k); });
+  /// 0), _, axis=0)  (rules/attention.yaml:381:12)
+  bool matchConcat91(ValueId v, gen::Next k) {
+    if (seen(kConcat91)) return same(kConcat91, v) && k();
+    if (!bind(kConcat91, v)) return false;
+    const NodeId n = node(kConcat91, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat91, n, v)) return false;
+    return matchUnsqueeze83(input(n, 0), [&] {
+      return matchUnsqueeze89(input(n, 1), [&] { return matchAny90(input(n, 2), k); });
     });
   }
 
-  /// Shape(_, start=0, end=1)  (rules/attention.yaml:353:125)
-  bool matchShape91(ValueId v, gen::Next k) {
-    if (seen(kShape91)) return same(kShape91, v) && k();
-    if (!bind(kShape91, v)) return false;
-    const NodeId n = node(kShape91, v, op::kShape);
-    if (n == kNoId || !attrs(kShape91, n, v)) return false;
-    return matchAny90(input(n, 0), k);
-  }
-
-  /// Shape(_, start=1, end=2)  (rules/attention.yaml:353:151)
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:381:125)
   bool matchShape93(ValueId v, gen::Next k) {
     if (seen(kShape93)) return same(kShape93, v) && k();
     if (!bind(kShape93, v)) return false;
@@ -15551,63 +16268,72 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchAny92(input(n, 0), k);
   }
 
-  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-  /// (rules/attention.yaml:353:118)
-  bool matchConcat95(ValueId v, gen::Next k) {
-    if (seen(kConcat95)) return same(kConcat95, v) && k();
-    if (!bind(kConcat95, v)) return false;
-    const NodeId n = node(kConcat95, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat95, n, v)) return false;
-    return matchShape91(input(n, 0), [&] {
-      return matchShape93(input(n, 1), [&] { return matchAny94(input(n, 2), k); });
-    });
+  /// Shape(_, start=1, end=2)  (rules/attention.yaml:381:151)
+  bool matchShape95(ValueId v, gen::Next k) {
+    if (seen(kShape95)) return same(kShape95, v) && k();
+    if (!bind(kShape95, v)) return false;
+    const NodeId n = node(kShape95, v, op::kShape);
+    if (n == kNoId || !attrs(kShape95, n, v)) return false;
+    return matchAny94(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:353:190)
+  /// _  (rules/attention.yaml:381:177)
   bool matchAny96(ValueId v, gen::Next k) {
     if (seen(kAny96)) return same(kAny96, v) && k();
     return bind(kAny96, v) && k();
   }
 
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+  /// (rules/attention.yaml:381:118)
+  bool matchConcat97(ValueId v, gen::Next k) {
+    if (seen(kConcat97)) return same(kConcat97, v) && k();
+    if (!bind(kConcat97, v)) return false;
+    const NodeId n = node(kConcat97, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat97, n, v)) return false;
+    return matchShape93(input(n, 0), [&] {
+      return matchShape95(input(n, 1), [&] { return matchAny96(input(n, 2), k); });
+    });
+  }
+
   /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:353:116)
+  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:381:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
     const uint32_t m = mark();
     choose(kYs, 0);
-    if (matchConcat89(v, k)) return true;
+    if (matchConcat91(v, k)) return true;
     undo(m);
     choose(kYs, 1);
-    if (matchConcat95(v, k)) return true;
+    if (matchConcat97(v, k)) return true;
     undo(m);
     choose(kYs, 2);
-    if (matchAny96(v, k)) return true;
+    if (matchAny98(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:354:20)
-  bool matchTranspose98(ValueId v, gen::Next k) {
-    if (seen(kTranspose98)) return same(kTranspose98, v) && k();
-    if (!bind(kTranspose98, v)) return false;
-    const NodeId n = node(kTranspose98, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose98, n, v)) return false;
+  /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:382:20)
+  bool matchTranspose100(ValueId v, gen::Next k) {
+    if (seen(kTranspose100)) return same(kTranspose100, v) && k();
+    if (!bind(kTranspose100, v)) return false;
+    const NodeId n = node(kTranspose100, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose100, n, v)) return false;
     return matchO(input(n, 0), k);
   }
 
-  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:354:12)
+  /// y = Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)  (rules/attention.yaml:382:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kReshape);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchTranspose98(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+    return matchTranspose100(input(n, 0), [&] { return matchYs(input(n, 1), k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [14, -] @sdpa_causal), rules/attention.yaml:366:9:
+  /// Variant 0 (when opset in [14, -] @sdpa_causal), rules/attention.yaml:394:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), kh, vh, _, _, Expand(Where(Equal(Trilu(Expand(tensor(1.0),
@@ -15617,31 +16343,31 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:368:28", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:371:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:371:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:371:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:396:28", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:399:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:399:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:399:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs22;
     std::optional<onnx::AttributeProto> a22_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:371:64", "rules/attention.yaml:371:64");
+        0, "interleaved", "il", "rules/attention.yaml:399:64", "rules/attention.yaml:399:64");
     if (!a22_0) return false;
     attrs22.push_back(std::move(*a22_0));
     std::optional<onnx::AttributeProto> a22_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:371:86",
-                 "rules/attention.yaml:371:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:399:86",
+                 "rules/attention.yaml:399:86");
     if (!a22_1) return false;
     attrs22.push_back(std::move(*a22_1));
     std::optional<onnx::AttributeProto> a22_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:371:117", "rules/attention.yaml:371:117");
+                   "rules/attention.yaml:399:117", "rules/attention.yaml:399:117");
     if (!a22_2) return false;
     attrs22.push_back(std::move(*a22_2));
     std::optional<onnx::AttributeProto> a22_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:371:160", "rules/attention.yaml:371:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:399:160", "rules/attention.yaml:399:160");
     if (!a22_3) return false;
     attrs22.push_back(std::move(*a22_3));
-    if (!requireBound(kSlotKh, "rules/attention.yaml:369:28", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:372:56", "vh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:397:28", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:400:56", "vh")) return false;
     std::optional<onnx::TensorProto> t10 = gen::literalTensor(gen::floatLiteral(1.0), 1, {});
     if (!t10) return false;
     std::vector<onnx::AttributeProto> attrs1;
@@ -15664,7 +16390,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     std::optional<onnx::TensorProto> t14 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t14) return false;
     std::vector<onnx::AttributeProto> attrs15;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:370:117", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:398:117", "fill")) return false;
     std::optional<onnx::TensorProto> t17 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t17) return false;
     std::vector<onnx::AttributeProto> attrs18;
@@ -15676,17 +16402,17 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     std::vector<onnx::AttributeProto> attrs29;
     std::optional<onnx::AttributeProto> a29_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:372:136", "rules/attention.yaml:372:136");
+                   "rules/attention.yaml:400:136", "rules/attention.yaml:400:136");
     if (!a29_0) return false;
     attrs29.push_back(std::move(*a29_0));
     std::optional<onnx::AttributeProto> a29_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:372:179", "rules/attention.yaml:372:179");
+                   "rules/attention.yaml:400:179", "rules/attention.yaml:400:179");
     if (!a29_1) return false;
     attrs29.push_back(std::move(*a29_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:366:9",
-                     "rules/attention.yaml:372:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:394:9",
+                     "rules/attention.yaml:400:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -15802,7 +16528,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v29}});
   }
 
-  /// Variant 1 (when @causal_mask), rules/attention.yaml:373:9:
+  /// Variant 1 (when @causal_mask), rules/attention.yaml:401:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), kh, vh, _, _, Expand(Add(Where(causal, tensor(0.0), fill), mask),
@@ -15811,37 +16537,37 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   ///   scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:375:63", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:376:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:376:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:376:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:403:63", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:404:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:404:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:404:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:376:64", "rules/attention.yaml:376:64");
+        0, "interleaved", "il", "rules/attention.yaml:404:64", "rules/attention.yaml:404:64");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:376:86",
-                 "rules/attention.yaml:376:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:404:86",
+                 "rules/attention.yaml:404:86");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     std::optional<onnx::AttributeProto> a15_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:376:117", "rules/attention.yaml:376:117");
+                   "rules/attention.yaml:404:117", "rules/attention.yaml:404:117");
     if (!a15_2) return false;
     attrs15.push_back(std::move(*a15_2));
     std::optional<onnx::AttributeProto> a15_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:376:160", "rules/attention.yaml:376:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:404:160", "rules/attention.yaml:404:160");
     if (!a15_3) return false;
     attrs15.push_back(std::move(*a15_3));
-    if (!requireBound(kSlotKh, "rules/attention.yaml:375:130", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:377:56", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:377:89", "causal")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:403:130", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:405:56", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:405:89", "causal")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t20) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:377:117", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:405:117", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs22;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:377:124", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:405:124", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs24;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t0) return false;
@@ -15863,17 +16589,17 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     std::vector<onnx::AttributeProto> attrs26;
     std::optional<onnx::AttributeProto> a26_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:377:136", "rules/attention.yaml:377:136");
+                   "rules/attention.yaml:405:136", "rules/attention.yaml:405:136");
     if (!a26_0) return false;
     attrs26.push_back(std::move(*a26_0));
     std::optional<onnx::AttributeProto> a26_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:377:179", "rules/attention.yaml:377:179");
+                   "rules/attention.yaml:405:179", "rules/attention.yaml:405:179");
     if (!a26_1) return false;
     attrs26.push_back(std::move(*a26_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:373:9",
-                     "rules/attention.yaml:377:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:401:9",
+                     "rules/attention.yaml:405:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -15968,7 +16694,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v26}});
   }
 
-  /// Variant 2 (when @causal), rules/attention.yaml:378:9:
+  /// Variant 2 (when @causal), rules/attention.yaml:406:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), kh, vh, _, _, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1,
@@ -15976,35 +16702,35 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:380:63", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:381:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:381:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:381:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:408:63", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:409:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:409:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:409:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:381:64", "rules/attention.yaml:381:64");
+        0, "interleaved", "il", "rules/attention.yaml:409:64", "rules/attention.yaml:409:64");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:381:86",
-                 "rules/attention.yaml:381:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:409:86",
+                 "rules/attention.yaml:409:86");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     std::optional<onnx::AttributeProto> a15_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:381:117", "rules/attention.yaml:381:117");
+                   "rules/attention.yaml:409:117", "rules/attention.yaml:409:117");
     if (!a15_2) return false;
     attrs15.push_back(std::move(*a15_2));
     std::optional<onnx::AttributeProto> a15_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:381:160", "rules/attention.yaml:381:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:409:160", "rules/attention.yaml:409:160");
     if (!a15_3) return false;
     attrs15.push_back(std::move(*a15_3));
-    if (!requireBound(kSlotKh, "rules/attention.yaml:380:130", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:382:56", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:382:85", "causal")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:408:130", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:410:56", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:410:85", "causal")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t20) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:382:113", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:410:113", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs22;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t0) return false;
@@ -16026,17 +16752,17 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     std::vector<onnx::AttributeProto> attrs24;
     std::optional<onnx::AttributeProto> a24_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:382:125", "rules/attention.yaml:382:125");
+                   "rules/attention.yaml:410:125", "rules/attention.yaml:410:125");
     if (!a24_0) return false;
     attrs24.push_back(std::move(*a24_0));
     std::optional<onnx::AttributeProto> a24_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:382:168", "rules/attention.yaml:382:168");
+                   "rules/attention.yaml:410:168", "rules/attention.yaml:410:168");
     if (!a24_1) return false;
     attrs24.push_back(std::move(*a24_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:378:9",
-                     "rules/attention.yaml:382:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:406:9",
+                     "rules/attention.yaml:410:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -16123,40 +16849,195 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v24}});
   }
 
-  /// Variant 3 (when @mask), rules/attention.yaml:383:9:
+  /// Variant 3 (when @masked_fill), rules/attention.yaml:411:9:
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
+  ///   scale=attr(rs)), kh, vh, _, _, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1,
+  ///   1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])),
+  ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:413:63", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:414:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:414:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:414:59", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs15;
+    std::optional<onnx::AttributeProto> a15_0 = captured(
+        0, "interleaved", "il", "rules/attention.yaml:414:64", "rules/attention.yaml:414:64");
+    if (!a15_0) return false;
+    attrs15.push_back(std::move(*a15_0));
+    std::optional<onnx::AttributeProto> a15_1 =
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:414:86",
+                 "rules/attention.yaml:414:86");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    std::optional<onnx::AttributeProto> a15_2 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:414:117", "rules/attention.yaml:414:117");
+    if (!a15_2) return false;
+    attrs15.push_back(std::move(*a15_2));
+    std::optional<onnx::AttributeProto> a15_3 =
+        captured(2, "scale", "rs", "rules/attention.yaml:414:160", "rules/attention.yaml:414:160");
+    if (!a15_3) return false;
+    attrs15.push_back(std::move(*a15_3));
+    if (!requireBound(kSlotKh, "rules/attention.yaml:413:130", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:415:56", "vh")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:415:85", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:415:93", "fill")) return false;
+    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t21) return false;
+    std::vector<onnx::AttributeProto> attrs22;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t3) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs23;
+    std::vector<onnx::AttributeProto> attrs24;
+    std::optional<onnx::AttributeProto> a24_0 =
+        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
+                   "rules/attention.yaml:415:125", "rules/attention.yaml:415:125");
+    if (!a24_0) return false;
+    attrs24.push_back(std::move(*a24_0));
+    std::optional<onnx::AttributeProto> a24_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:415:168", "rules/attention.yaml:415:168");
+    if (!a24_1) return false;
+    attrs24.push_back(std::move(*a24_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:411:9",
+                     "rules/attention.yaml:415:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQ);
+    const ValueId v12 = slot(kSlotPos);
+    const ValueId v13 = slot(kSlotCos);
+    const ValueId v14 = slot(kSlotSin);
+    NodeSpec spec15;
+    spec15.op = op::kComMicrosoftRotaryEmbedding;
+    spec15.inputs = {v1, v12, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    const ValueId v6 = slot(kSlotKh);
+    const ValueId v16 = slot(kSlotVh);
+    const ValueId v17 = kNoId;
+    const ValueId v18 = kNoId;
+    const ValueId v19 = slot(kSlotMasked);
+    const ValueId v20 = slot(kSlotFill);
+    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
+    NodeSpec spec22;
+    spec22.op = op::kWhere;
+    spec22.inputs = {v19, v20, v21};
+    spec22.attributes = std::move(attrs22);
+    spec22.created_by = ruleName();
+    const NodeId n22 = rw_.createNode(std::move(spec22));
+    const ValueId v22 = g_.node(n22).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v2, v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kSlice;
+    spec10.inputs = {v7, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kConcat;
+    spec11.inputs = {v0, v5, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kExpand;
+    spec23.inputs = {v22, v11};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    NodeSpec spec24;
+    spec24.op = op::kComMicrosoftMultiHeadAttention;
+    spec24.inputs = {v15, v6, v16, v17, v18, v23};
+    spec24.attributes = std::move(attrs24);
+    spec24.created_by = ruleName();
+    const NodeId n24 = rw_.createNode(std::move(spec24));
+    const ValueId v24 = g_.node(n24).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v24}});
+  }
+
+  /// Variant 4 (when @mask), rules/attention.yaml:416:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), kh, vh, _, _, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q),
   ///   tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)),
   ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
-  bool rewrite3() {
+  bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:385:63", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:386:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:386:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:386:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:418:63", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:419:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:419:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:419:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:386:64", "rules/attention.yaml:386:64");
+        0, "interleaved", "il", "rules/attention.yaml:419:64", "rules/attention.yaml:419:64");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     std::optional<onnx::AttributeProto> a15_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:386:86",
-                 "rules/attention.yaml:386:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:419:86",
+                 "rules/attention.yaml:419:86");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     std::optional<onnx::AttributeProto> a15_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:386:117", "rules/attention.yaml:386:117");
+                   "rules/attention.yaml:419:117", "rules/attention.yaml:419:117");
     if (!a15_2) return false;
     attrs15.push_back(std::move(*a15_2));
     std::optional<onnx::AttributeProto> a15_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:386:160", "rules/attention.yaml:386:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:419:160", "rules/attention.yaml:419:160");
     if (!a15_3) return false;
     attrs15.push_back(std::move(*a15_3));
-    if (!requireBound(kSlotKh, "rules/attention.yaml:385:130", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:387:56", "vh")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:387:79", "mask")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:418:130", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:420:56", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:420:79", "mask")) return false;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t0) return false;
     std::vector<onnx::AttributeProto> attrs2;
@@ -16177,17 +17058,17 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::AttributeProto> a21_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:387:90", "rules/attention.yaml:387:90");
+                   "rules/attention.yaml:420:90", "rules/attention.yaml:420:90");
     if (!a21_0) return false;
     attrs21.push_back(std::move(*a21_0));
     std::optional<onnx::AttributeProto> a21_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:387:133", "rules/attention.yaml:387:133");
+                   "rules/attention.yaml:420:133", "rules/attention.yaml:420:133");
     if (!a21_1) return false;
     attrs21.push_back(std::move(*a21_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:383:9",
-                     "rules/attention.yaml:387:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:416:9",
+                     "rules/attention.yaml:420:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -16265,52 +17146,52 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v21}});
   }
 
-  /// Variant 4 (when @plain), rules/attention.yaml:388:9:
+  /// Variant 5 (when @plain), rules/attention.yaml:421:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), kh, vh, num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
-  bool rewrite4() {
+  bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:390:46", "q")) return false;
-    if (!requireBound(kSlotPos, "rules/attention.yaml:390:49", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/attention.yaml:390:54", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/attention.yaml:390:59", "sin")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:423:46", "q")) return false;
+    if (!requireBound(kSlotPos, "rules/attention.yaml:423:49", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/attention.yaml:423:54", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/attention.yaml:423:59", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:390:64", "rules/attention.yaml:390:64");
+        0, "interleaved", "il", "rules/attention.yaml:423:64", "rules/attention.yaml:423:64");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:390:86",
-                 "rules/attention.yaml:390:86");
+        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:423:86",
+                 "rules/attention.yaml:423:86");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:390:117", "rules/attention.yaml:390:117");
+                   "rules/attention.yaml:423:117", "rules/attention.yaml:423:117");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     std::optional<onnx::AttributeProto> a4_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:390:160", "rules/attention.yaml:390:160");
+        captured(2, "scale", "rs", "rules/attention.yaml:423:160", "rules/attention.yaml:423:160");
     if (!a4_3) return false;
     attrs4.push_back(std::move(*a4_3));
-    if (!requireBound(kSlotKh, "rules/attention.yaml:391:52", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:391:56", "vh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:424:52", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:424:56", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs7;
     std::optional<onnx::AttributeProto> a7_0 =
         attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:391:60", "rules/attention.yaml:391:60");
+                   "rules/attention.yaml:424:60", "rules/attention.yaml:424:60");
     if (!a7_0) return false;
     attrs7.push_back(std::move(*a7_0));
     std::optional<onnx::AttributeProto> a7_1 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:391:103", "rules/attention.yaml:391:103");
+                   "rules/attention.yaml:424:103", "rules/attention.yaml:424:103");
     if (!a7_1) return false;
     attrs7.push_back(std::move(*a7_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:388:9",
-                     "rules/attention.yaml:391:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:421:9",
+                     "rules/attention.yaml:424:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -16348,7 +17229,7 @@ class MultiHeadAttentionRotaryRule : public RewritePattern {
             root,
             84,
             {"ort"},
-            "rules/attention.yaml:337:5",
+            "rules/attention.yaml:365:5",
             {op::kShape, op::kSlice, op::kConcat, op::kExpand, op::kTrilu, op::kEqual, op::kWhere,
              op::kComMicrosoftRotaryEmbedding, op::kComMicrosoftMultiHeadAttention, op::kAdd}}),
         root_output_(root_output) {}
@@ -16371,7 +17252,7 @@ class MultiHeadAttentionRotaryRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:399
+// Generated from: rules/attention.yaml:432
 // attention_heads (priority 84): Scaled dot-product attention on [B, N, S, H] heads, grouped K/V
 // heads too (LLaMA at opset 23).
 //===----------------------------------------------------------------------===//
@@ -16381,346 +17262,346 @@ const gen::RuleSpec& specAttentionHeads() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "attention_heads";
-    s.loc = "rules/attention.yaml:399:5";
-    s.root = 63;
-    s.slot_names = {"kh", "kr", "vh", "vr",  "kt",   "qh",     "c",    "cq", "ck",
-                    "s",  "ql", "kl", "tri", "fill", "causal", "mask", "m",  "o"};
+    s.loc = "rules/attention.yaml:432:5";
+    s.root = 65;
+    s.slot_names = {"kh", "kr", "vh",  "vr",   "kt",     "qh",   "c",      "cq", "ck", "s",
+                    "ql", "kl", "tri", "fill", "causal", "mask", "masked", "m",  "o"};
     s.num_captures = 0;
-    s.exprs.resize(64);
+    s.exprs.resize(66);
     {  // 0: kh
       gen::ExprSpec& e = s.exprs[0];
       e.label = "kh";
-      e.loc = "rules/attention.yaml:405:37";
+      e.loc = "rules/attention.yaml:438:37";
       e.slot = 0;
     }
     {  // 1: 2
       gen::ExprSpec& e = s.exprs[1];
       e.label = "constant 2";
-      e.loc = "rules/attention.yaml:405:41";
+      e.loc = "rules/attention.yaml:438:41";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 2: Unsqueeze(kh, 2)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:405:27";
+      e.loc = "rules/attention.yaml:438:27";
       e.num_inputs = 2;
     }
     {  // 3: _
       gen::ExprSpec& e = s.exprs[3];
       e.label = "_";
-      e.loc = "rules/attention.yaml:405:45";
+      e.loc = "rules/attention.yaml:438:45";
     }
     {  // 4: Expand(Unsqueeze(kh, 2), _)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Expand";
-      e.loc = "rules/attention.yaml:405:20";
+      e.loc = "rules/attention.yaml:438:20";
       e.num_inputs = 2;
     }
     {  // 5: _
       gen::ExprSpec& e = s.exprs[5];
       e.label = "_";
-      e.loc = "rules/attention.yaml:405:49";
+      e.loc = "rules/attention.yaml:438:49";
     }
     {  // 6: Reshape(Expand(Unsqueeze(kh, 2), _), _)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:405:12";
+      e.loc = "rules/attention.yaml:438:12";
       e.num_inputs = 2;
     }
     {  // 7: Reshape(Expand(Unsqueeze(...), _), _) | kh
       gen::ExprSpec& e = s.exprs[7];
       e.label = "kr";
-      e.loc = "rules/attention.yaml:405:52";
+      e.loc = "rules/attention.yaml:438:52";
       e.slot = 1;
     }
     {  // 8: vh
       gen::ExprSpec& e = s.exprs[8];
       e.label = "vh";
-      e.loc = "rules/attention.yaml:406:37";
+      e.loc = "rules/attention.yaml:439:37";
       e.slot = 2;
     }
     {  // 9: 2
       gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 2";
-      e.loc = "rules/attention.yaml:406:41";
+      e.loc = "rules/attention.yaml:439:41";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 10: Unsqueeze(vh, 2)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:406:27";
+      e.loc = "rules/attention.yaml:439:27";
       e.num_inputs = 2;
     }
     {  // 11: _
       gen::ExprSpec& e = s.exprs[11];
       e.label = "_";
-      e.loc = "rules/attention.yaml:406:45";
+      e.loc = "rules/attention.yaml:439:45";
     }
     {  // 12: Expand(Unsqueeze(vh, 2), _)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Expand";
-      e.loc = "rules/attention.yaml:406:20";
+      e.loc = "rules/attention.yaml:439:20";
       e.num_inputs = 2;
     }
     {  // 13: _
       gen::ExprSpec& e = s.exprs[13];
       e.label = "_";
-      e.loc = "rules/attention.yaml:406:49";
+      e.loc = "rules/attention.yaml:439:49";
     }
     {  // 14: Reshape(Expand(Unsqueeze(vh, 2), _), _)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Reshape";
-      e.loc = "rules/attention.yaml:406:12";
+      e.loc = "rules/attention.yaml:439:12";
       e.num_inputs = 2;
     }
     {  // 15: Reshape(Expand(Unsqueeze(...), _), _) | vh
       gen::ExprSpec& e = s.exprs[15];
       e.label = "vr";
-      e.loc = "rules/attention.yaml:406:52";
+      e.loc = "rules/attention.yaml:439:52";
       e.slot = 3;
     }
     {  // 16: Transpose(kr, perm=[0, 1, 3, 2])
       gen::ExprSpec& e = s.exprs[16];
       e.label = "Transpose";
-      e.loc = "rules/attention.yaml:407:12";
+      e.loc = "rules/attention.yaml:440:12";
       e.slot = 4;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:407:26";
+        a.loc = "rules/attention.yaml:440:26";
       }
     }
     {  // 17: qh
       gen::ExprSpec& e = s.exprs[17];
       e.label = "qh";
-      e.loc = "rules/attention.yaml:408:23";
+      e.loc = "rules/attention.yaml:441:23";
       e.slot = 5;
     }
     {  // 18: MatMul(qh, kt)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:408:16";
+      e.loc = "rules/attention.yaml:441:16";
       e.num_inputs = 2;
     }
     {  // 19: c
       gen::ExprSpec& e = s.exprs[19];
       e.label = "c";
-      e.loc = "rules/attention.yaml:408:32";
+      e.loc = "rules/attention.yaml:441:32";
       e.slot = 6;
     }
     {  // 20: Div(MatMul(qh, kt), c)
       gen::ExprSpec& e = s.exprs[20];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:408:12";
+      e.loc = "rules/attention.yaml:441:12";
       e.num_inputs = 2;
     }
     {  // 21: MatMul(qh, kt)
       gen::ExprSpec& e = s.exprs[21];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:408:41";
+      e.loc = "rules/attention.yaml:441:41";
       e.num_inputs = 2;
     }
     {  // 22: Mul(MatMul(qh, kt), c)
       gen::ExprSpec& e = s.exprs[22];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:408:37";
+      e.loc = "rules/attention.yaml:441:37";
       e.num_inputs = 2;
     }
     {  // 23: cq
       gen::ExprSpec& e = s.exprs[23];
       e.label = "cq";
-      e.loc = "rules/attention.yaml:408:77";
+      e.loc = "rules/attention.yaml:441:77";
       e.slot = 7;
     }
     {  // 24: Mul(qh, cq)
       gen::ExprSpec& e = s.exprs[24];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:408:69";
+      e.loc = "rules/attention.yaml:441:69";
       e.num_inputs = 2;
     }
     {  // 25: Div(qh, cq)
       gen::ExprSpec& e = s.exprs[25];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:408:83";
+      e.loc = "rules/attention.yaml:441:83";
       e.num_inputs = 2;
     }
     {  // 26: Mul(qh, cq) | Div(qh, cq) | qh
       gen::ExprSpec& e = s.exprs[26];
       e.label = "alternatives";
-      e.loc = "rules/attention.yaml:408:81";
+      e.loc = "rules/attention.yaml:441:81";
     }
     {  // 27: ck
       gen::ExprSpec& e = s.exprs[27];
       e.label = "ck";
-      e.loc = "rules/attention.yaml:408:109";
+      e.loc = "rules/attention.yaml:441:109";
       e.slot = 8;
     }
     {  // 28: Mul(kt, ck)
       gen::ExprSpec& e = s.exprs[28];
       e.label = "Mul";
-      e.loc = "rules/attention.yaml:408:101";
+      e.loc = "rules/attention.yaml:441:101";
       e.num_inputs = 2;
     }
     {  // 29: Div(kt, ck)
       gen::ExprSpec& e = s.exprs[29];
       e.label = "Div";
-      e.loc = "rules/attention.yaml:408:115";
+      e.loc = "rules/attention.yaml:441:115";
       e.num_inputs = 2;
     }
     {  // 30: Mul(kt, ck) | Div(kt, ck) | kt
       gen::ExprSpec& e = s.exprs[30];
       e.label = "alternatives";
-      e.loc = "rules/attention.yaml:408:113";
+      e.loc = "rules/attention.yaml:441:113";
     }
     {  // 31: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
       gen::ExprSpec& e = s.exprs[31];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:408:62";
+      e.loc = "rules/attention.yaml:441:62";
       e.num_inputs = 2;
     }
     {  // 32: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
       gen::ExprSpec& e = s.exprs[32];
       e.label = "s";
-      e.loc = "rules/attention.yaml:408:35";
+      e.loc = "rules/attention.yaml:441:35";
       e.slot = 9;
     }
     {  // 33: Shape(qh)
       gen::ExprSpec& e = s.exprs[33];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:409:18";
+      e.loc = "rules/attention.yaml:442:18";
       e.num_inputs = 1;
     }
     {  // 34: -2
       gen::ExprSpec& e = s.exprs[34];
       e.label = "constant -2";
-      e.loc = "rules/attention.yaml:409:29";
+      e.loc = "rules/attention.yaml:442:29";
       e.literal = gen::intLiteral(-2);
       e.tolerance = 1e-06;
     }
     {  // 35: -1
       gen::ExprSpec& e = s.exprs[35];
       e.label = "constant -1";
-      e.loc = "rules/attention.yaml:409:33";
+      e.loc = "rules/attention.yaml:442:33";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 36: Slice(Shape(qh), -2, -1)
       gen::ExprSpec& e = s.exprs[36];
       e.label = "Slice";
-      e.loc = "rules/attention.yaml:409:12";
+      e.loc = "rules/attention.yaml:442:12";
       e.num_inputs = 3;
     }
     {  // 37: Shape(qh, start=-2, end=-1)
       gen::ExprSpec& e = s.exprs[37];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:409:39";
+      e.loc = "rules/attention.yaml:442:39";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(-2));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:409:49";
+        a.loc = "rules/attention.yaml:442:49";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:409:59";
+        a.loc = "rules/attention.yaml:442:59";
       }
     }
     {  // 38: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
       gen::ExprSpec& e = s.exprs[38];
       e.label = "ql";
-      e.loc = "rules/attention.yaml:409:37";
+      e.loc = "rules/attention.yaml:442:37";
       e.slot = 10;
     }
     {  // 39: Shape(kr)
       gen::ExprSpec& e = s.exprs[39];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:410:18";
+      e.loc = "rules/attention.yaml:443:18";
       e.num_inputs = 1;
     }
     {  // 40: -2
       gen::ExprSpec& e = s.exprs[40];
       e.label = "constant -2";
-      e.loc = "rules/attention.yaml:410:29";
+      e.loc = "rules/attention.yaml:443:29";
       e.literal = gen::intLiteral(-2);
       e.tolerance = 1e-06;
     }
     {  // 41: -1
       gen::ExprSpec& e = s.exprs[41];
       e.label = "constant -1";
-      e.loc = "rules/attention.yaml:410:33";
+      e.loc = "rules/attention.yaml:443:33";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 42: Slice(Shape(kr), -2, -1)
       gen::ExprSpec& e = s.exprs[42];
       e.label = "Slice";
-      e.loc = "rules/attention.yaml:410:12";
+      e.loc = "rules/attention.yaml:443:12";
       e.num_inputs = 3;
     }
     {  // 43: Shape(kr, start=-2, end=-1)
       gen::ExprSpec& e = s.exprs[43];
       e.label = "Shape";
-      e.loc = "rules/attention.yaml:410:39";
+      e.loc = "rules/attention.yaml:443:39";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(-2));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:410:49";
+        a.loc = "rules/attention.yaml:443:49";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:410:59";
+        a.loc = "rules/attention.yaml:443:59";
       }
     }
     {  // 44: Slice(Shape(kr), -2, -1) | Shape(kr, start=-2, end=-1)
       gen::ExprSpec& e = s.exprs[44];
       e.label = "kl";
-      e.loc = "rules/attention.yaml:410:37";
+      e.loc = "rules/attention.yaml:443:37";
       e.slot = 11;
     }
     {  // 45: 1.0
       gen::ExprSpec& e = s.exprs[45];
       e.label = "constant 1.0";
-      e.loc = "rules/attention.yaml:411:26";
+      e.loc = "rules/attention.yaml:444:26";
       e.literal = gen::floatLiteral(1.0);
       e.tolerance = 1e-06;
     }
     {  // 46: Concat(ql, kl, axis=0)
       gen::ExprSpec& e = s.exprs[46];
       e.label = "Concat";
-      e.loc = "rules/attention.yaml:411:31";
+      e.loc = "rules/attention.yaml:444:31";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/attention.yaml:411:46";
+        a.loc = "rules/attention.yaml:444:46";
       }
     }
     {  // 47: Expand(1.0, Concat(ql, kl, axis=0))
       gen::ExprSpec& e = s.exprs[47];
       e.label = "Expand";
-      e.loc = "rules/attention.yaml:411:19";
+      e.loc = "rules/attention.yaml:444:19";
       e.num_inputs = 2;
     }
     {  // 48: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
       gen::ExprSpec& e = s.exprs[48];
       e.label = "Trilu";
-      e.loc = "rules/attention.yaml:411:13";
+      e.loc = "rules/attention.yaml:444:13";
       e.slot = 12;
       e.num_inputs = 1;
       {
@@ -16728,94 +17609,106 @@ const gen::RuleSpec& specAttentionHeads() {
         a.name = "upper";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/attention.yaml:411:56";
+        a.loc = "rules/attention.yaml:444:56";
       }
     }
     {  // 49: 0.0
       gen::ExprSpec& e = s.exprs[49];
       e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:412:36";
+      e.loc = "rules/attention.yaml:445:36";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
     {  // 50: Equal(tri, 0.0)
       gen::ExprSpec& e = s.exprs[50];
       e.label = "Equal";
-      e.loc = "rules/attention.yaml:412:25";
+      e.loc = "rules/attention.yaml:445:25";
       e.num_inputs = 2;
     }
     {  // 51: fill
       gen::ExprSpec& e = s.exprs[51];
       e.label = "fill";
-      e.loc = "rules/attention.yaml:412:42";
+      e.loc = "rules/attention.yaml:445:42";
       e.slot = 13;
     }
     {  // 52: 0.0
       gen::ExprSpec& e = s.exprs[52];
       e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:412:48";
+      e.loc = "rules/attention.yaml:445:48";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
     {  // 53: Where(Equal(tri, 0.0), fill, 0.0)
       gen::ExprSpec& e = s.exprs[53];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:412:19";
+      e.loc = "rules/attention.yaml:445:19";
       e.num_inputs = 3;
     }
     {  // 54: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
       gen::ExprSpec& e = s.exprs[54];
       e.label = "Add";
-      e.loc = "rules/attention.yaml:412:12";
+      e.loc = "rules/attention.yaml:445:12";
       e.num_inputs = 2;
     }
     {  // 55: causal
       gen::ExprSpec& e = s.exprs[55];
       e.label = "causal";
-      e.loc = "rules/attention.yaml:412:79";
+      e.loc = "rules/attention.yaml:445:79";
       e.slot = 14;
     }
     {  // 56: Where(causal, s, fill)
       gen::ExprSpec& e = s.exprs[56];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:412:73";
+      e.loc = "rules/attention.yaml:445:73";
       e.num_inputs = 3;
     }
     {  // 57: mask
       gen::ExprSpec& e = s.exprs[57];
       e.label = "mask";
-      e.loc = "rules/attention.yaml:412:97";
+      e.loc = "rules/attention.yaml:445:97";
       e.slot = 15;
     }
     {  // 58: Add(Where(causal, s, fill), mask)
       gen::ExprSpec& e = s.exprs[58];
       e.label = "Add";
-      e.loc = "rules/attention.yaml:412:69";
+      e.loc = "rules/attention.yaml:445:69";
       e.num_inputs = 2;
     }
     {  // 59: Where(causal, s, fill)
       gen::ExprSpec& e = s.exprs[59];
       e.label = "Where";
-      e.loc = "rules/attention.yaml:412:118";
+      e.loc = "rules/attention.yaml:445:118";
       e.num_inputs = 3;
     }
-    {  // 60: Add(s, mask)
+    {  // 60: masked
       gen::ExprSpec& e = s.exprs[60];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:412:151";
-      e.num_inputs = 2;
-    }
-    {  // 61: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
-       // Where(causal, s, fill) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:412:67";
+      e.label = "masked";
+      e.loc = "rules/attention.yaml:445:157";
       e.slot = 16;
     }
-    {  // 62: Softmax(m, axis=-1)
+    {  // 61: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[61];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:445:151";
+      e.num_inputs = 3;
+    }
+    {  // 62: Add(s, mask)
       gen::ExprSpec& e = s.exprs[62];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:445:189";
+      e.num_inputs = 2;
+    }
+    {  // 63: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
+       // Where(causal, s, fill) | Where(masked, fill, s) | Add(s, mask) | s
+      gen::ExprSpec& e = s.exprs[63];
+      e.label = "m";
+      e.loc = "rules/attention.yaml:445:67";
+      e.slot = 17;
+    }
+    {  // 64: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[64];
       e.label = "Softmax";
-      e.loc = "rules/attention.yaml:413:19";
+      e.loc = "rules/attention.yaml:446:19";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -16825,20 +17718,20 @@ const gen::RuleSpec& specAttentionHeads() {
         a.values.push_back(gen::intLiteral(3));
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
-        a.loc = "rules/attention.yaml:413:30";
+        a.loc = "rules/attention.yaml:446:30";
       }
     }
-    {  // 63: MatMul(Softmax(m, axis=-1), vr)
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 65: MatMul(Softmax(m, axis=-1), vr)
+      gen::ExprSpec& e = s.exprs[65];
       e.label = "MatMul";
-      e.loc = "rules/attention.yaml:413:12";
-      e.slot = 17;
+      e.loc = "rules/attention.yaml:446:12";
+      e.slot = 18;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:415:15";
+      c.loc = "rules/attention.yaml:448:15";
       c.subject = "qh";
       c.slot = 5;
       c.dims = {"B", "N", "S", "H"};
@@ -16850,7 +17743,7 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:415:36";
+      c.loc = "rules/attention.yaml:448:36";
       c.subject = "qh";
       c.slot = 5;
       c.strings = {"float"};
@@ -16859,7 +17752,7 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:416:15";
+      c.loc = "rules/attention.yaml:449:15";
       c.subject = "kr";
       c.slot = 1;
       c.dims = {"B", "N", "L", "H"};
@@ -16871,7 +17764,7 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:416:36";
+      c.loc = "rules/attention.yaml:449:36";
       c.native = "repeats_heads";
       c.predicate = gen::nativePredicate("repeats_heads");
       c.args = {"kr", "kh"};
@@ -16880,7 +17773,7 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:417:15";
+      c.loc = "rules/attention.yaml:450:15";
       c.subject = "vr";
       c.slot = 3;
       c.dims = {"B", "N", "L", "HV"};
@@ -16892,7 +17785,7 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:417:37";
+      c.loc = "rules/attention.yaml:450:37";
       c.native = "repeats_heads";
       c.predicate = gen::nativePredicate("repeats_heads");
       c.args = {"vr", "vh"};
@@ -16901,7 +17794,7 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:418:15";
+      c.loc = "rules/attention.yaml:451:15";
       c.subject = "kh";
       c.slot = 0;
       c.dims = {"B", "G", "L", "H"};
@@ -16913,7 +17806,7 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:419:15";
+      c.loc = "rules/attention.yaml:452:15";
       c.subject = "vh";
       c.slot = 2;
       c.dims = {"B", "G", "L", "HV"};
@@ -16925,28 +17818,28 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:420:15";
+      c.loc = "rules/attention.yaml:453:15";
       c.subject = "c";
       c.slot = 6;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:421:15";
+      c.loc = "rules/attention.yaml:454:15";
       c.subject = "cq";
       c.slot = 7;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:422:15";
+      c.loc = "rules/attention.yaml:455:15";
       c.subject = "ck";
       c.slot = 8;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:423:15";
+      c.loc = "rules/attention.yaml:456:15";
       c.subject = "fill";
       c.slot = 13;
       c.has_min = true;
@@ -16958,22 +17851,27 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{61, 0}});  // @sdpa_causal
+      v.tags.push_back({{63, 0}});  // @sdpa_causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{61, 1}});  // @causal_mask
+      v.tags.push_back({{63, 1}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{61, 2}});  // @causal
+      v.tags.push_back({{63, 2}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{61, 3}});  // @mask
+      v.tags.push_back({{63, 3}});  // @masked_fill
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{63, 4}});  // @mask
     }
     s.variants.emplace_back();  // always
     return s;
@@ -17047,10 +17945,12 @@ struct AttentionHeadsIds {
     kMask = 57,
     kAdd58 = 58,
     kWhere59 = 59,
-    kAdd60 = 60,
-    kM = 61,
-    kSoftmax = 62,
-    kO = 63,
+    kMasked = 60,
+    kWhere61 = 61,
+    kAdd62 = 62,
+    kM = 63,
+    kSoftmax = 64,
+    kO = 65,
   };
 };
 
@@ -17079,6 +17979,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         return rewrite3();
       case 4:
         return rewrite4();
+      case 5:
+        return rewrite5();
     }
     return false;
   }
@@ -17101,23 +18003,24 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     kSlotFill = 13,
     kSlotCausal = 14,
     kSlotMask = 15,
-    kSlotM = 16,
-    kSlotO = 17,
+    kSlotMasked = 16,
+    kSlotM = 17,
+    kSlotO = 18,
   };
 
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file): matchKh, matchConstant9,
   // matchAny11, matchC, matchCq, matchCk, matchConstant34, matchConstant41, matchConstant45,
-  // matchFill, matchConstant52, matchCausal, matchMask.
+  // matchFill, matchConstant52, matchCausal, matchMask, matchMasked.
 
-  /// 2  (rules/attention.yaml:405:41)
+  /// 2  (rules/attention.yaml:438:41)
   bool matchConstant1(ValueId v, gen::Next k) {
     if (seen(kConstant1)) return same(kConstant1, v) && k();
     return bind(kConstant1, v) && constant(kConstant1, v) && k();
   }
 
-  /// Unsqueeze(kh, 2)  (rules/attention.yaml:405:27)
+  /// Unsqueeze(kh, 2)  (rules/attention.yaml:438:27)
   bool matchUnsqueeze2(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze2)) return same(kUnsqueeze2, v) && k();
     if (!bind(kUnsqueeze2, v)) return false;
@@ -17126,13 +18029,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKh(input(n, 0), [&] { return matchConstant1(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:405:45)
+  /// _  (rules/attention.yaml:438:45)
   bool matchAny3(ValueId v, gen::Next k) {
     if (seen(kAny3)) return same(kAny3, v) && k();
     return bind(kAny3, v) && k();
   }
 
-  /// Expand(Unsqueeze(kh, 2), _)  (rules/attention.yaml:405:20)
+  /// Expand(Unsqueeze(kh, 2), _)  (rules/attention.yaml:438:20)
   bool matchExpand4(ValueId v, gen::Next k) {
     if (seen(kExpand4)) return same(kExpand4, v) && k();
     if (!bind(kExpand4, v)) return false;
@@ -17141,13 +18044,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchUnsqueeze2(input(n, 0), [&] { return matchAny3(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:405:49)
+  /// _  (rules/attention.yaml:438:49)
   bool matchAny5(ValueId v, gen::Next k) {
     if (seen(kAny5)) return same(kAny5, v) && k();
     return bind(kAny5, v) && k();
   }
 
-  /// Reshape(Expand(Unsqueeze(kh, 2), _), _)  (rules/attention.yaml:405:12)
+  /// Reshape(Expand(Unsqueeze(kh, 2), _), _)  (rules/attention.yaml:438:12)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -17156,7 +18059,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchExpand4(input(n, 0), [&] { return matchAny5(input(n, 1), k); });
   }
 
-  /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:405:52)
+  /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:438:52)
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
@@ -17170,13 +18073,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// vh  (rules/attention.yaml:406:37)
+  /// vh  (rules/attention.yaml:439:37)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(kVh)) return same(kVh, v) && k();
     return bind(kVh, v) && k();
   }
 
-  /// Unsqueeze(vh, 2)  (rules/attention.yaml:406:27)
+  /// Unsqueeze(vh, 2)  (rules/attention.yaml:439:27)
   bool matchUnsqueeze10(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze10)) return same(kUnsqueeze10, v) && k();
     if (!bind(kUnsqueeze10, v)) return false;
@@ -17185,7 +18088,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchVh(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
   }
 
-  /// Expand(Unsqueeze(vh, 2), _)  (rules/attention.yaml:406:20)
+  /// Expand(Unsqueeze(vh, 2), _)  (rules/attention.yaml:439:20)
   bool matchExpand12(ValueId v, gen::Next k) {
     if (seen(kExpand12)) return same(kExpand12, v) && k();
     if (!bind(kExpand12, v)) return false;
@@ -17194,13 +18097,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchUnsqueeze10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:406:49)
+  /// _  (rules/attention.yaml:439:49)
   bool matchAny13(ValueId v, gen::Next k) {
     if (seen(kAny13)) return same(kAny13, v) && k();
     return bind(kAny13, v) && k();
   }
 
-  /// Reshape(Expand(Unsqueeze(vh, 2), _), _)  (rules/attention.yaml:406:12)
+  /// Reshape(Expand(Unsqueeze(vh, 2), _), _)  (rules/attention.yaml:439:12)
   bool matchReshape14(ValueId v, gen::Next k) {
     if (seen(kReshape14)) return same(kReshape14, v) && k();
     if (!bind(kReshape14, v)) return false;
@@ -17209,7 +18112,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchExpand12(input(n, 0), [&] { return matchAny13(input(n, 1), k); });
   }
 
-  /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:406:52)
+  /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:439:52)
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
@@ -17223,7 +18126,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// kt = Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:407:12)
+  /// kt = Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:440:12)
   bool matchKt(ValueId v, gen::Next k) {
     if (seen(kKt)) return same(kKt, v) && k();
     if (!bind(kKt, v)) return false;
@@ -17232,13 +18135,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKr(input(n, 0), k);
   }
 
-  /// qh  (rules/attention.yaml:408:23)
+  /// qh  (rules/attention.yaml:441:23)
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     return bind(kQh, v) && k();
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:408:16)
+  /// MatMul(qh, kt)  (rules/attention.yaml:441:16)
   bool matchMatMul18(ValueId v, gen::Next k) {
     if (seen(kMatMul18)) return same(kMatMul18, v) && k();
     if (!bind(kMatMul18, v)) return false;
@@ -17247,7 +18150,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:408:12)
+  /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:441:12)
   bool matchDiv20(ValueId v, gen::Next k) {
     if (seen(kDiv20)) return same(kDiv20, v) && k();
     if (!bind(kDiv20, v)) return false;
@@ -17256,7 +18159,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchMatMul18(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// MatMul(qh, kt)  (rules/attention.yaml:408:41)
+  /// MatMul(qh, kt)  (rules/attention.yaml:441:41)
   bool matchMatMul21(ValueId v, gen::Next k) {
     if (seen(kMatMul21)) return same(kMatMul21, v) && k();
     if (!bind(kMatMul21, v)) return false;
@@ -17265,7 +18168,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
-  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:408:37)
+  /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:441:37)
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(kMul22)) return same(kMul22, v) && k();
     if (!bind(kMul22, v)) return false;
@@ -17279,7 +18182,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchMatMul21(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Mul(qh, cq)  (rules/attention.yaml:408:69)
+  /// Mul(qh, cq)  (rules/attention.yaml:441:69)
   bool matchMul24(ValueId v, gen::Next k) {
     if (seen(kMul24)) return same(kMul24, v) && k();
     if (!bind(kMul24, v)) return false;
@@ -17293,7 +18196,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(in1, [&] { return matchCq(in0, k); });
   }
 
-  /// Div(qh, cq)  (rules/attention.yaml:408:83)
+  /// Div(qh, cq)  (rules/attention.yaml:441:83)
   bool matchDiv25(ValueId v, gen::Next k) {
     if (seen(kDiv25)) return same(kDiv25, v) && k();
     if (!bind(kDiv25, v)) return false;
@@ -17302,7 +18205,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
-  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:408:81)
+  /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:441:81)
   bool matchAnyOf26(ValueId v, gen::Next k) {
     if (seen(kAnyOf26)) return same(kAnyOf26, v) && k();
     if (!bind(kAnyOf26, v)) return false;
@@ -17319,7 +18222,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Mul(kt, ck)  (rules/attention.yaml:408:101)
+  /// Mul(kt, ck)  (rules/attention.yaml:441:101)
   bool matchMul28(ValueId v, gen::Next k) {
     if (seen(kMul28)) return same(kMul28, v) && k();
     if (!bind(kMul28, v)) return false;
@@ -17333,7 +18236,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKt(in1, [&] { return matchCk(in0, k); });
   }
 
-  /// Div(kt, ck)  (rules/attention.yaml:408:115)
+  /// Div(kt, ck)  (rules/attention.yaml:441:115)
   bool matchDiv29(ValueId v, gen::Next k) {
     if (seen(kDiv29)) return same(kDiv29, v) && k();
     if (!bind(kDiv29, v)) return false;
@@ -17342,7 +18245,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
   }
 
-  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:408:113)
+  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:441:113)
   bool matchAnyOf30(ValueId v, gen::Next k) {
     if (seen(kAnyOf30)) return same(kAnyOf30, v) && k();
     if (!bind(kAnyOf30, v)) return false;
@@ -17360,7 +18263,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-  /// (rules/attention.yaml:408:62)
+  /// (rules/attention.yaml:441:62)
   bool matchMatMul31(ValueId v, gen::Next k) {
     if (seen(kMatMul31)) return same(kMatMul31, v) && k();
     if (!bind(kMatMul31, v)) return false;
@@ -17370,7 +18273,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
-  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:408:35)
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:441:35)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -17387,7 +18290,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Shape(qh)  (rules/attention.yaml:409:18)
+  /// Shape(qh)  (rules/attention.yaml:442:18)
   bool matchShape33(ValueId v, gen::Next k) {
     if (seen(kShape33)) return same(kShape33, v) && k();
     if (!bind(kShape33, v)) return false;
@@ -17396,13 +18299,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), k);
   }
 
-  /// -1  (rules/attention.yaml:409:33)
+  /// -1  (rules/attention.yaml:442:33)
   bool matchConstant35(ValueId v, gen::Next k) {
     if (seen(kConstant35)) return same(kConstant35, v) && k();
     return bind(kConstant35, v) && constant(kConstant35, v) && k();
   }
 
-  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:409:12)
+  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:442:12)
   bool matchSlice36(ValueId v, gen::Next k) {
     if (seen(kSlice36)) return same(kSlice36, v) && k();
     if (!bind(kSlice36, v)) return false;
@@ -17413,7 +18316,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     });
   }
 
-  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:409:39)
+  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:442:39)
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(kShape37)) return same(kShape37, v) && k();
     if (!bind(kShape37, v)) return false;
@@ -17422,7 +18325,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), k);
   }
 
-  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:409:37)
+  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:442:37)
   bool matchQl(ValueId v, gen::Next k) {
     if (seen(kQl)) return same(kQl, v) && k();
     if (!bind(kQl, v)) return false;
@@ -17436,7 +18339,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Shape(kr)  (rules/attention.yaml:410:18)
+  /// Shape(kr)  (rules/attention.yaml:443:18)
   bool matchShape39(ValueId v, gen::Next k) {
     if (seen(kShape39)) return same(kShape39, v) && k();
     if (!bind(kShape39, v)) return false;
@@ -17445,13 +18348,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKr(input(n, 0), k);
   }
 
-  /// -2  (rules/attention.yaml:410:29)
+  /// -2  (rules/attention.yaml:443:29)
   bool matchConstant40(ValueId v, gen::Next k) {
     if (seen(kConstant40)) return same(kConstant40, v) && k();
     return bind(kConstant40, v) && constant(kConstant40, v) && k();
   }
 
-  /// Slice(Shape(kr), -2, -1)  (rules/attention.yaml:410:12)
+  /// Slice(Shape(kr), -2, -1)  (rules/attention.yaml:443:12)
   bool matchSlice42(ValueId v, gen::Next k) {
     if (seen(kSlice42)) return same(kSlice42, v) && k();
     if (!bind(kSlice42, v)) return false;
@@ -17462,7 +18365,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     });
   }
 
-  /// Shape(kr, start=-2, end=-1)  (rules/attention.yaml:410:39)
+  /// Shape(kr, start=-2, end=-1)  (rules/attention.yaml:443:39)
   bool matchShape43(ValueId v, gen::Next k) {
     if (seen(kShape43)) return same(kShape43, v) && k();
     if (!bind(kShape43, v)) return false;
@@ -17471,7 +18374,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKr(input(n, 0), k);
   }
 
-  /// kl = Slice(Shape(kr), -2, -1) | Shape(kr, start=-2, end=-1)  (rules/attention.yaml:410:37)
+  /// kl = Slice(Shape(kr), -2, -1) | Shape(kr, start=-2, end=-1)  (rules/attention.yaml:443:37)
   bool matchKl(ValueId v, gen::Next k) {
     if (seen(kKl)) return same(kKl, v) && k();
     if (!bind(kKl, v)) return false;
@@ -17485,7 +18388,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Concat(ql, kl, axis=0)  (rules/attention.yaml:411:31)
+  /// Concat(ql, kl, axis=0)  (rules/attention.yaml:444:31)
   bool matchConcat(ValueId v, gen::Next k) {
     if (seen(kConcat)) return same(kConcat, v) && k();
     if (!bind(kConcat, v)) return false;
@@ -17494,7 +18397,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQl(input(n, 0), [&] { return matchKl(input(n, 1), k); });
   }
 
-  /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:411:19)
+  /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:444:19)
   bool matchExpand47(ValueId v, gen::Next k) {
     if (seen(kExpand47)) return same(kExpand47, v) && k();
     if (!bind(kExpand47, v)) return false;
@@ -17503,7 +18406,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchConstant45(input(n, 0), [&] { return matchConcat(input(n, 1), k); });
   }
 
-  /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:411:13)
+  /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:444:13)
   bool matchTri(ValueId v, gen::Next k) {
     if (seen(kTri)) return same(kTri, v) && k();
     if (!bind(kTri, v)) return false;
@@ -17512,13 +18415,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchExpand47(input(n, 0), k);
   }
 
-  /// 0.0  (rules/attention.yaml:412:36)
+  /// 0.0  (rules/attention.yaml:445:36)
   bool matchConstant49(ValueId v, gen::Next k) {
     if (seen(kConstant49)) return same(kConstant49, v) && k();
     return bind(kConstant49, v) && constant(kConstant49, v) && k();
   }
 
-  /// Equal(tri, 0.0)  (rules/attention.yaml:412:25)
+  /// Equal(tri, 0.0)  (rules/attention.yaml:445:25)
   bool matchEqual(ValueId v, gen::Next k) {
     if (seen(kEqual)) return same(kEqual, v) && k();
     if (!bind(kEqual, v)) return false;
@@ -17532,7 +18435,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchTri(in1, [&] { return matchConstant49(in0, k); });
   }
 
-  /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:412:19)
+  /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:445:19)
   bool matchWhere53(ValueId v, gen::Next k) {
     if (seen(kWhere53)) return same(kWhere53, v) && k();
     if (!bind(kWhere53, v)) return false;
@@ -17543,7 +18446,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     });
   }
 
-  /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:412:12)
+  /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:445:12)
   bool matchAdd54(ValueId v, gen::Next k) {
     if (seen(kAdd54)) return same(kAdd54, v) && k();
     if (!bind(kAdd54, v)) return false;
@@ -17557,7 +18460,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchS(in1, [&] { return matchWhere53(in0, k); });
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:412:73)
+  /// Where(causal, s, fill)  (rules/attention.yaml:445:73)
   bool matchWhere56(ValueId v, gen::Next k) {
     if (seen(kWhere56)) return same(kWhere56, v) && k();
     if (!bind(kWhere56, v)) return false;
@@ -17568,7 +18471,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     });
   }
 
-  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:412:69)
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:445:69)
   bool matchAdd58(ValueId v, gen::Next k) {
     if (seen(kAdd58)) return same(kAdd58, v) && k();
     if (!bind(kAdd58, v)) return false;
@@ -17582,7 +18485,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchWhere56(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// Where(causal, s, fill)  (rules/attention.yaml:412:118)
+  /// Where(causal, s, fill)  (rules/attention.yaml:445:118)
   bool matchWhere59(ValueId v, gen::Next k) {
     if (seen(kWhere59)) return same(kWhere59, v) && k();
     if (!bind(kWhere59, v)) return false;
@@ -17593,12 +18496,23 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:412:151)
-  bool matchAdd60(ValueId v, gen::Next k) {
-    if (seen(kAdd60)) return same(kAdd60, v) && k();
-    if (!bind(kAdd60, v)) return false;
-    const NodeId n = node(kAdd60, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd60, n, v)) return false;
+  /// Where(masked, fill, s)  (rules/attention.yaml:445:151)
+  bool matchWhere61(ValueId v, gen::Next k) {
+    if (seen(kWhere61)) return same(kWhere61, v) && k();
+    if (!bind(kWhere61, v)) return false;
+    const NodeId n = node(kWhere61, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere61, n, v)) return false;
+    return matchMasked(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:445:189)
+  bool matchAdd62(ValueId v, gen::Next k) {
+    if (seen(kAdd62)) return same(kAdd62, v) && k();
+    if (!bind(kAdd62, v)) return false;
+    const NodeId n = node(kAdd62, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd62, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -17608,7 +18522,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// m = Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) | Where(causal,
-  /// s, fill) | Add(s, mask) | s  (rules/attention.yaml:412:67)
+  /// s, fill) | Where(masked, fill, s) | Add(s, mask) | s  (rules/attention.yaml:445:67)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -17622,16 +18536,19 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     choose(kM, 2);  // @causal
     if (matchWhere59(v, k)) return true;
     undo(m);
-    choose(kM, 3);  // @mask
-    if (matchAdd60(v, k)) return true;
+    choose(kM, 3);  // @masked_fill
+    if (matchWhere61(v, k)) return true;
     undo(m);
-    choose(kM, 4);  // @plain
+    choose(kM, 4);  // @mask
+    if (matchAdd62(v, k)) return true;
+    undo(m);
+    choose(kM, 5);  // @plain
     if (matchS(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:413:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:446:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -17640,7 +18557,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchM(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(m, axis=-1), vr)  (rules/attention.yaml:413:12)
+  /// o = MatMul(Softmax(m, axis=-1), vr)  (rules/attention.yaml:446:12)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -17651,15 +18568,15 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:425:9:
+  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:458:9:
   ///   o = Attention(qh, kh, vh, Where(Equal(Trilu(Expand(tensor(1.0), Concat(Slice(Shape(qh),
   ///   tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), upper=0),
   ///   tensor(0.0)), fill, tensor(0.0)), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:427:28", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:428:28", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:429:33", "vh")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:460:28", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:461:28", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:462:33", "vh")) return false;
     std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::floatLiteral(1.0), 1, {});
     if (!t11) return false;
     std::vector<onnx::AttributeProto> attrs1;
@@ -17682,19 +18599,19 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     std::optional<onnx::TensorProto> t15 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t15) return false;
     std::vector<onnx::AttributeProto> attrs16;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:429:138", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:462:138", "fill")) return false;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t18) return false;
     std::vector<onnx::AttributeProto> attrs19;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::AttributeProto> a20_0 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:429:165", "rules/attention.yaml:429:165");
+                   "rules/attention.yaml:462:165", "rules/attention.yaml:462:165");
     if (!a20_0) return false;
     attrs20.push_back(std::move(*a20_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:425:9",
-                     "rules/attention.yaml:429:15"))
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:458:9",
+                     "rules/attention.yaml:462:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -17783,30 +18700,30 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v20}});
   }
 
-  /// Variant 1 (when @causal_mask), rules/attention.yaml:430:9:
+  /// Variant 1 (when @causal_mask), rules/attention.yaml:463:9:
   ///   o = Attention(qh, kh, vh, Add(Where(causal, tensor(0.0), fill), mask),
   ///   scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:432:25", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:432:29", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:432:33", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:432:47", "causal")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:465:25", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:465:29", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:465:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:465:47", "causal")) return false;
     std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t4) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:432:75", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:465:75", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:432:82", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:465:82", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs9;
     std::optional<onnx::AttributeProto> a9_0 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:432:89", "rules/attention.yaml:432:89");
+                   "rules/attention.yaml:465:89", "rules/attention.yaml:465:89");
     if (!a9_0) return false;
     attrs9.push_back(std::move(*a9_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:430:9",
-                     "rules/attention.yaml:432:15"))
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:463:9",
+                     "rules/attention.yaml:465:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -17842,23 +18759,23 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
   }
 
-  /// Variant 2 (when @causal), rules/attention.yaml:433:9:
+  /// Variant 2 (when @causal), rules/attention.yaml:466:9:
   ///   o = Attention(qh, kh, vh, causal, scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:435:25", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:435:29", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:435:33", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:435:37", "causal")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:468:25", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:468:29", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:468:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:468:37", "causal")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:435:45", "rules/attention.yaml:435:45");
+                   "rules/attention.yaml:468:45", "rules/attention.yaml:468:45");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:433:9",
-                     "rules/attention.yaml:435:15"))
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:466:9",
+                     "rules/attention.yaml:468:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -17877,16 +18794,130 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 3 (when @mask), rules/attention.yaml:436:9:
+  /// Variant 3 (when @masked_fill), rules/attention.yaml:469:9:
+  ///   o = Attention(qh, kh, vh, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]),
+  ///   Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])),
+  ///   axis=0)), scale=helper(attention_scale))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQh, "rules/attention.yaml:471:63", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:471:131", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:472:33", "vh")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:472:50", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:472:58", "fill")) return false;
+    std::optional<onnx::TensorProto> t15 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t15) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t3) return false;
+    std::optional<onnx::TensorProto> t4 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::optional<onnx::TensorProto> t8 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t8) return false;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({3}), 7, {1});
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs17;
+    std::vector<onnx::AttributeProto> attrs18;
+    std::optional<onnx::AttributeProto> a18_0 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:472:90", "rules/attention.yaml:472:90");
+    if (!a18_0) return false;
+    attrs18.push_back(std::move(*a18_0));
+    collectMatched();
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:469:9",
+                     "rules/attention.yaml:472:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQh);
+    const ValueId v6 = slot(kSlotKh);
+    const ValueId v12 = slot(kSlotVh);
+    const ValueId v13 = slot(kSlotMasked);
+    const ValueId v14 = slot(kSlotFill);
+    const ValueId v15 = rw_.addInitializer(std::move(*t15), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kWhere;
+    spec16.inputs = {v13, v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kShape;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v2, v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    const ValueId v8 = rw_.addInitializer(std::move(*t8), ruleName());
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kSlice;
+    spec10.inputs = {v7, v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kConcat;
+    spec11.inputs = {v0, v5, v10};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kExpand;
+    spec17.inputs = {v16, v11};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kAttention;
+    spec18.inputs = {v1, v6, v12, v17};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v18}});
+  }
+
+  /// Variant 4 (when @mask), rules/attention.yaml:473:9:
   ///   o = Attention(qh, kh, vh, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]),
   ///   tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)),
   ///   scale=helper(attention_scale))
-  bool rewrite3() {
+  bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:438:63", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:438:131", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:439:33", "vh")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:439:44", "mask")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:475:63", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:475:131", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:476:33", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:476:44", "mask")) return false;
     std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t0) return false;
     std::vector<onnx::AttributeProto> attrs2;
@@ -17907,12 +18938,12 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     std::vector<onnx::AttributeProto> attrs15;
     std::optional<onnx::AttributeProto> a15_0 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:439:55", "rules/attention.yaml:439:55");
+                   "rules/attention.yaml:476:55", "rules/attention.yaml:476:55");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:436:9",
-                     "rules/attention.yaml:439:15"))
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:473:9",
+                     "rules/attention.yaml:476:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -17978,22 +19009,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}});
   }
 
-  /// Variant 4, rules/attention.yaml:440:9:
+  /// Variant 5, rules/attention.yaml:477:9:
   ///   o = Attention(qh, kh, vh, scale=helper(attention_scale))
-  bool rewrite4() {
+  bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:441:25", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:441:29", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:441:33", "vh")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:478:25", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:478:29", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:478:33", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:441:37", "rules/attention.yaml:441:37");
+                   "rules/attention.yaml:478:37", "rules/attention.yaml:478:37");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:440:9",
-                     "rules/attention.yaml:441:15"))
+    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:477:9",
+                     "rules/attention.yaml:478:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -18020,7 +19051,7 @@ class AttentionHeadsRule : public RewritePattern {
                                 root,
                                 84,
                                 {"onnx"},
-                                "rules/attention.yaml:399:5",
+                                "rules/attention.yaml:432:5",
                                 {op::kShape, op::kSlice, op::kConcat, op::kExpand, op::kTrilu,
                                  op::kEqual, op::kWhere, op::kAttention, op::kAdd}}),
         root_output_(root_output) {}

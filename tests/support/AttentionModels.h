@@ -39,8 +39,9 @@ struct AttentionSpec {
   /// scores by 1/sqrt(H), Mul of Q and of K by H^-1/4 (Whisper), or nowhere (T5).
   enum class Scale { kDiv, kMul, kQAndK, kNone } scale = Scale::kDiv;
   /// The mask: none, Add of a float[B, 1, 1, S] input (BERT), Where(causal, scores, fill)
-  /// (GPT-2 without padding mask), or that Where followed by the mask's Add.
-  enum class Mask { kNone, kAdd, kCausal, kCausalAdd } mask = Mask::kAdd;
+  /// (GPT-2 without padding mask), that Where followed by the mask's Add, or masked_fill as
+  /// nanoGPT writes it, Where(Equal(tril[:, :, :S, :S], 0), fill, scores) of a float tril.
+  enum class Mask { kNone, kAdd, kCausal, kCausalAdd, kMaskedFill } mask = Mask::kAdd;
   bool k_two_transposes = false;  ///< K: Transpose [0, 2, 1, 3] then [0, 1, 3, 2]
   /// Cross attention: K and V projected from a second input enc: float[B, L, 8] (and the
   /// mask float[B, 1, 1, L]).
@@ -158,6 +159,25 @@ inline std::string attentionModel(const AttentionSpec& s) {
   }
   // Masks.
   std::string last = "sc";
+  if (s.mask == S::Mask::kMaskedFill) {
+    // nanoGPT: att.masked_fill(self.bias[:, :, :T, :T] == 0, float('-inf')), the buffer
+    // torch.tril(torch.ones(16, 16)).view(1, 1, 16, 16).
+    std::string tril;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j)
+        tril += std::string(tril.empty() ? "" : ", ") + (j <= i ? "1.0" : "0.0");
+    init("float[1, 1, 16, 16] tril = {" + tril + "}");
+    init("int64[1] one = {1}");
+    init("int64[1] zero = {0}");
+    init("int64[1] ax2 = {2}");
+    init("int64[1] ax3 = {3}");
+    init("float f_zero = {0.0}");
+    init("float fill = {" + s.fill + "}");
+    body += "xs = Shape(x)\nlen = Slice(xs, one, ax2)\n";
+    body += "rows = Slice(tril, zero, len, ax2, one)\nsq = Slice(rows, zero, len, ax3, one)\n";
+    body += "masked = Equal(sq, f_zero)\nw = Where(masked, fill, sc)\n";
+    last = "w";
+  }
   if (s.mask == S::Mask::kCausal || s.mask == S::Mask::kCausalAdd) {
     // GPT-2: causal_mask = bias[:, :, key_length - query_length : key_length, :key_length]
     // of a [1, 1, 16, 16] tril buffer, lengths read from the hidden states' shape.
@@ -222,7 +242,8 @@ struct RopeAttentionSpec {
   /// kSdpaCausal: scaled_dot_product_attention(is_causal=True) as torch.onnx writes it,
   /// Add(scores, Where(Equal(Trilu(Expand(1, [L, S])), 0), -inf, 0)) with L and S read
   /// from the Q and K heads' shapes.
-  enum class Mask { kNone, kAdd, kCausal, kSdpaCausal } mask = Mask::kAdd;
+  /// kMaskedFill: scores.masked_fill(masked, finfo.min), masked a bool[S, S] input.
+  enum class Mask { kNone, kAdd, kCausal, kSdpaCausal, kMaskedFill } mask = Mask::kAdd;
   // ---- one field per condition a negative test breaks ----
   std::string v_perm = "0, 2, 1, 3";
   std::string kt_perm = "0, 1, 3, 2";
@@ -384,6 +405,11 @@ inline std::string ropeAttentionModel(const RopeAttentionSpec& s) {
     inputs += ", bool[S, S] causal";
     init("float fill = {-3.4028234663852886e38}");
     body += "sm = Where(causal, sc, fill)\n";
+    last = "sm";
+  } else if (s.mask == RopeAttentionSpec::Mask::kMaskedFill) {
+    inputs += ", bool[S, S] masked";
+    init("float fill = {-3.4028234663852886e38}");
+    body += "sm = Where(masked, fill, sc)\n";
     last = "sm";
   } else if (s.mask == RopeAttentionSpec::Mask::kSdpaCausal) {
     init("float f_one = {1.0}");

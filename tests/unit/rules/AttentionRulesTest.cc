@@ -413,6 +413,52 @@ TEST(MultiHeadAttentionRule, FusesACausalFillOfMinusInfinity) {
   EXPECT_TRUE(verdict.equal) << verdict.report;
 }
 
+// ---- masked_fill (nanoGPT's CausalSelfAttention) ------------------------------------------
+
+TEST(MultiHeadAttentionRule, FusesNanoGptMaskedFill) {
+  // c_attn split in three, att.masked_fill(bias[:, :, :T, :T] == 0, -inf): the masked
+  // entries take the fill, so the bias is Where(masked, fill, 0).
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kMaskedFill;
+  }));
+  EXPECT_EQ(fuse(text), concat({kGpt2Projection,
+                                {"Shape", "Slice", "Slice", "Slice", "Equal", "Where"},
+                                kBiasShape,
+                                {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, FusesMaskedFill) {
+  const std::string text =
+      attentionModel(spec([](AttentionSpec& s) { s.mask = Mask::kMaskedFill; }));
+  EXPECT_EQ(fuse(text), Ops({"Shape", "Slice", "Slice", "Slice", "Equal", "Where", "Shape", "Slice",
+                             "Concat", "Expand", "com.microsoft::Attention"}));
+  expectSameInOrt(text);
+}
+
+TEST(OnnxAttentionRule, FusesMaskedFillAtOpset23) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.opset = 23;
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kMaskedFill;
+  }));
+  EXPECT_EQ(fuse(text), concat({kGpt2Projection,
+                                {"Shape", "Slice", "Slice", "Slice", "Equal", "Where"},
+                                kBiasShape,
+                                {"Expand", "Attention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseAMaskedFillThatSoftmaxDoesNotZero) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) {
+                    s.projection = AttentionSpec::Projection::kSplit;
+                    s.mask = Mask::kMaskedFill;
+                    s.fill = "-100.0";
+                  })),
+                  "attention");
+}
+
 // ---- ONNX Attention (opset 23) ----------------------------------------------------------
 
 /// The domain of the first node of `op_type` in `model`.
@@ -803,6 +849,39 @@ TEST(GroupQueryAttentionRule, FusesACausalWhere) {
   EXPECT_EQ(
       fuse(text),
       concat({gqaKept(), {"Where", "Concat", "Expand", "com.microsoft::GroupQueryAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(GroupQueryAttentionRule, FusesMaskedFill) {
+  const std::string text =
+      ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) { s.mask = RopeMask::kMaskedFill; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(
+      fuse(text, &model),
+      concat({gqaKept(), {"Where", "Concat", "Expand", "com.microsoft::GroupQueryAttention"}}));
+  EXPECT_EQ(intOf(nodeOf(model, "com.microsoft::GroupQueryAttention"), "causal"), 0);
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionRotaryRule, FusesMaskedFill) {
+  const std::string text =
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.mask = RopeMask::kMaskedFill; }));
+  EXPECT_EQ(fuse(text), concat({llamaKept(false),
+                                {"com.microsoft::RotaryEmbedding", "Where"},
+                                kBiasShape,
+                                {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(AttentionHeadsRule, FusesMaskedFill) {
+  const std::string text = ropeAttentionModel(gqaSpec([](RopeAttentionSpec& s) {
+    s.opset = 23;
+    s.mask = RopeMask::kMaskedFill;
+  }));
+  EXPECT_EQ(
+      fuse(text),
+      concat(
+          {kLlama23Heads, {"Where"}, kBiasShape, {"Expand", "Attention", "Transpose", "Reshape"}}));
   expectSameInOrt(text);
 }
 
