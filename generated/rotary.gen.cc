@@ -28,16 +28,24 @@ using To = gen::Matcher::To;
 // Ops the rules match or create, interned once.
 namespace op {
 const OpId kAdd = OpId::get("", "Add");
+const OpId kCast = OpId::get("", "Cast");
 const OpId kComMicrosoftRotaryEmbedding = OpId::get("com.microsoft", "RotaryEmbedding");
 const OpId kConcat = OpId::get("", "Concat");
+const OpId kCos = OpId::get("", "Cos");
 const OpId kDiv = OpId::get("", "Div");
+const OpId kExpand = OpId::get("", "Expand");
 const OpId kGather = OpId::get("", "Gather");
+const OpId kMatMul = OpId::get("", "MatMul");
 const OpId kMul = OpId::get("", "Mul");
 const OpId kNeg = OpId::get("", "Neg");
+const OpId kReshape = OpId::get("", "Reshape");
 const OpId kRotaryEmbedding = OpId::get("", "RotaryEmbedding");
 const OpId kShape = OpId::get("", "Shape");
+const OpId kSin = OpId::get("", "Sin");
 const OpId kSlice = OpId::get("", "Slice");
 const OpId kSplit = OpId::get("", "Split");
+const OpId kSqueeze = OpId::get("", "Squeeze");
+const OpId kTranspose = OpId::get("", "Transpose");
 const OpId kUnsqueeze = OpId::get("", "Unsqueeze");
 }  // namespace op
 
@@ -52,72 +60,586 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/rotary.yaml: rotary_embedding 31:40, rotary_embedding_split 74:22,
-  /// rotary_embedding_partial 110:18, rotary_embedding_partial_split 136:22)
+  /// (rules/rotary.yaml: rotary_embedding 31:40, rotary_embedding_split 74:22, rotary_embedding_3d
+  /// 110:40, rotary_embedding_3d_split 153:22, rotary_embedding_computed 200:40,
+  /// rotary_embedding_computed_split 250:22, rotary_embedding_interleaved 299:19,
+  /// rotary_embedding_interleaved_bsnh 334:19, rotary_embedding_partial 376:18,
+  /// rotary_embedding_partial_split 402:22, rotary_embedding_partial_bsnh 427:18)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
+  /// Shape(x)
+  /// (rules/rotary.yaml: rotary_embedding 31:34, rotary_embedding_3d 110:34,
+  /// rotary_embedding_computed 200:34)
+  bool matchShape1(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape1)) return same(Ids::kShape1, v) && k();
+    if (!bind(Ids::kShape1, v)) return false;
+    const NodeId n = node(Ids::kShape1, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape1, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// i1
+  /// (rules/rotary.yaml: rotary_embedding 31:44, rotary_embedding_3d 110:44,
+  /// rotary_embedding_computed 200:44)
+  bool matchI1(ValueId v, gen::Next k) {
+    if (seen(Ids::kI1)) return same(Ids::kI1, v) && k();
+    return bind(Ids::kI1, v) && k();
+  }
+
+  /// Gather(Shape(x), i1)
+  /// (rules/rotary.yaml: rotary_embedding 31:27, rotary_embedding_3d 110:27,
+  /// rotary_embedding_computed 200:27)
+  bool matchGather3(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather3)) return same(Ids::kGather3, v) && k();
+    if (!bind(Ids::kGather3, v)) return false;
+    const NodeId n = node(Ids::kGather3, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather3, n, v)) return false;
+    return matchShape1(input(n, 0), [&] { return matchI1(input(n, 1), k); });
+  }
+
+  /// 2
+  /// (rules/rotary.yaml: rotary_embedding 31:49, rotary_embedding_3d 110:49,
+  /// rotary_embedding_computed 200:49, rotary_embedding_interleaved 299:33,
+  /// rotary_embedding_interleaved_bsnh 334:33)
+  bool matchConstant4(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant4)) return same(Ids::kConstant4, v) && k();
+    return bind(Ids::kConstant4, v) && constant(Ids::kConstant4, v) && k();
+  }
+
+  /// Div(Gather(Shape(x), i1), 2)
+  /// (rules/rotary.yaml: rotary_embedding 31:23, rotary_embedding_3d 110:23,
+  /// rotary_embedding_computed 200:23)
+  bool matchDiv5(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv5)) return same(Ids::kDiv5, v) && k();
+    if (!bind(Ids::kDiv5, v)) return false;
+    const NodeId n = node(Ids::kDiv5, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv5, n, v)) return false;
+    return matchGather3(input(n, 0), [&] { return matchConstant4(input(n, 1), k); });
+  }
+
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 31:53, rotary_embedding_split 76:31)
+  /// (rules/rotary.yaml: rotary_embedding 31:53, rotary_embedding_split 76:31, rotary_embedding_3d
+  /// 110:53, rotary_embedding_3d_split 155:31, rotary_embedding_computed 200:53,
+  /// rotary_embedding_interleaved 300:22, rotary_embedding_interleaved_bsnh 335:22)
   bool matchConstant6(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant6)) return same(Ids::kConstant6, v) && k();
     return bind(Ids::kConstant6, v) && constant(Ids::kConstant6, v) && k();
   }
 
+  /// Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)
+  /// (rules/rotary.yaml: rotary_embedding 31:13, rotary_embedding_3d 110:13,
+  /// rotary_embedding_computed 200:13)
+  bool matchUnsqueeze7(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze7)) return same(Ids::kUnsqueeze7, v) && k();
+    if (!bind(Ids::kUnsqueeze7, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze7, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze7, n, v)) return false;
+    return matchDiv5(input(n, 0), [&] { return matchConstant6(input(n, 1), k); });
+  }
+
+  /// c1
+  /// (rules/rotary.yaml: rotary_embedding 31:58, rotary_embedding_3d 110:58,
+  /// rotary_embedding_computed 200:58)
+  bool matchC1(ValueId v, gen::Next k) {
+    if (seen(Ids::kC1)) return same(Ids::kC1, v) && k();
+    return bind(Ids::kC1, v) && k();
+  }
+
+  /// h1 = Unsqueeze(Div(Gather(...), 2), 0) | c1
+  /// (rules/rotary.yaml: rotary_embedding 31:56, rotary_embedding_3d 110:56,
+  /// rotary_embedding_computed 200:56)
+  bool matchH1(ValueId v, gen::Next k) {
+    if (seen(Ids::kH1)) return same(Ids::kH1, v) && k();
+    if (!bind(Ids::kH1, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kH1, 0);
+    if (matchUnsqueeze7(v, k)) return true;
+    undo(m);
+    choose(Ids::kH1, 1);
+    if (matchC1(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding 32:22, rotary_embedding_split 76:75, rotary_embedding_3d
+  /// 111:22, rotary_embedding_computed 201:22)
+  bool matchConstant10(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant10)) return same(Ids::kConstant10, v) && k();
+    return bind(Ids::kConstant10, v) && constant(Ids::kConstant10, v) && k();
+  }
+
   /// a1
-  /// (rules/rotary.yaml: rotary_embedding 32:29, rotary_embedding_partial 110:27)
+  /// (rules/rotary.yaml: rotary_embedding 32:29, rotary_embedding_3d 111:29,
+  /// rotary_embedding_computed 201:29, rotary_embedding_interleaved 299:29,
+  /// rotary_embedding_interleaved_bsnh 334:29, rotary_embedding_partial 376:27,
+  /// rotary_embedding_partial_bsnh 427:27)
   bool matchA1(ValueId v, gen::Next k) {
     if (seen(Ids::kA1)) return same(Ids::kA1, v) && k();
     return bind(Ids::kA1, v) && k();
   }
 
+  /// x1 = Slice(x, 0, h1, a1)
+  /// (rules/rotary.yaml: rotary_embedding 32:13, rotary_embedding_3d 111:13,
+  /// rotary_embedding_computed 201:13)
+  bool matchX1(ValueId v, gen::Next k) {
+    if (seen(Ids::kX1)) return same(Ids::kX1, v) && k();
+    if (!bind(Ids::kX1, v)) return false;
+    const NodeId n = node(Ids::kX1, v, op::kSlice);
+    if (n == kNoId || !attrs(Ids::kX1, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant10(input(n, 1), [&] {
+        return matchH1(input(n, 2), [&] { return matchA1(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Shape(x)
+  /// (rules/rotary.yaml: rotary_embedding 33:34, rotary_embedding_3d 112:34,
+  /// rotary_embedding_computed 202:34)
+  bool matchShape13(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape13)) return same(Ids::kShape13, v) && k();
+    if (!bind(Ids::kShape13, v)) return false;
+    const NodeId n = node(Ids::kShape13, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape13, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// i2
+  /// (rules/rotary.yaml: rotary_embedding 33:44, rotary_embedding_3d 112:44,
+  /// rotary_embedding_computed 202:44)
+  bool matchI2(ValueId v, gen::Next k) {
+    if (seen(Ids::kI2)) return same(Ids::kI2, v) && k();
+    return bind(Ids::kI2, v) && k();
+  }
+
+  /// Gather(Shape(x), i2)
+  /// (rules/rotary.yaml: rotary_embedding 33:27, rotary_embedding_3d 112:27,
+  /// rotary_embedding_computed 202:27)
+  bool matchGather15(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather15)) return same(Ids::kGather15, v) && k();
+    if (!bind(Ids::kGather15, v)) return false;
+    const NodeId n = node(Ids::kGather15, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather15, n, v)) return false;
+    return matchShape13(input(n, 0), [&] { return matchI2(input(n, 1), k); });
+  }
+
+  /// 2
+  /// (rules/rotary.yaml: rotary_embedding 33:49, rotary_embedding_split 76:89, rotary_embedding_3d
+  /// 112:49, rotary_embedding_computed 202:49)
+  bool matchConstant16(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant16)) return same(Ids::kConstant16, v) && k();
+    return bind(Ids::kConstant16, v) && constant(Ids::kConstant16, v) && k();
+  }
+
+  /// Div(Gather(Shape(x), i2), 2)
+  /// (rules/rotary.yaml: rotary_embedding 33:23, rotary_embedding_3d 112:23,
+  /// rotary_embedding_computed 202:23)
+  bool matchDiv17(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv17)) return same(Ids::kDiv17, v) && k();
+    if (!bind(Ids::kDiv17, v)) return false;
+    const NodeId n = node(Ids::kDiv17, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv17, n, v)) return false;
+    return matchGather15(input(n, 0), [&] { return matchConstant16(input(n, 1), k); });
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding 33:53, rotary_embedding_3d 112:53,
+  /// rotary_embedding_computed 202:53, rotary_embedding_computed_split 254:54,
+  /// rotary_embedding_interleaved 302:37, rotary_embedding_interleaved_bsnh 337:37)
+  bool matchConstant18(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant18)) return same(Ids::kConstant18, v) && k();
+    return bind(Ids::kConstant18, v) && constant(Ids::kConstant18, v) && k();
+  }
+
+  /// Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)
+  /// (rules/rotary.yaml: rotary_embedding 33:13, rotary_embedding_3d 112:13,
+  /// rotary_embedding_computed 202:13)
+  bool matchUnsqueeze19(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze19)) return same(Ids::kUnsqueeze19, v) && k();
+    if (!bind(Ids::kUnsqueeze19, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze19, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze19, n, v)) return false;
+    return matchDiv17(input(n, 0), [&] { return matchConstant18(input(n, 1), k); });
+  }
+
+  /// c2
+  /// (rules/rotary.yaml: rotary_embedding 33:58, rotary_embedding_3d 112:58,
+  /// rotary_embedding_computed 202:58)
+  bool matchC2(ValueId v, gen::Next k) {
+    if (seen(Ids::kC2)) return same(Ids::kC2, v) && k();
+    return bind(Ids::kC2, v) && k();
+  }
+
+  /// h2 = Unsqueeze(Div(Gather(...), 2), 0) | c2
+  /// (rules/rotary.yaml: rotary_embedding 33:56, rotary_embedding_3d 112:56,
+  /// rotary_embedding_computed 202:56)
+  bool matchH2(ValueId v, gen::Next k) {
+    if (seen(Ids::kH2)) return same(Ids::kH2, v) && k();
+    if (!bind(Ids::kH2, v)) return false;
+    const uint32_t m = mark();
+    choose(Ids::kH2, 0);
+    if (matchUnsqueeze19(v, k)) return true;
+    undo(m);
+    choose(Ids::kH2, 1);
+    if (matchC2(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
   /// e2
-  /// (rules/rotary.yaml: rotary_embedding 34:26, rotary_embedding_partial 111:25)
+  /// (rules/rotary.yaml: rotary_embedding 34:26, rotary_embedding_3d 113:26,
+  /// rotary_embedding_computed 203:26, rotary_embedding_interleaved 300:25,
+  /// rotary_embedding_interleaved_bsnh 335:25, rotary_embedding_partial 377:25,
+  /// rotary_embedding_partial_bsnh 428:25)
   bool matchE2(ValueId v, gen::Next k) {
     if (seen(Ids::kE2)) return same(Ids::kE2, v) && k();
     return bind(Ids::kE2, v) && k();
   }
 
   /// a2
-  /// (rules/rotary.yaml: rotary_embedding 34:30, rotary_embedding_partial 111:29)
+  /// (rules/rotary.yaml: rotary_embedding 34:30, rotary_embedding_3d 113:30,
+  /// rotary_embedding_computed 203:30, rotary_embedding_interleaved 300:29,
+  /// rotary_embedding_interleaved_bsnh 335:29, rotary_embedding_partial 377:29,
+  /// rotary_embedding_partial_bsnh 428:29)
   bool matchA2(ValueId v, gen::Next k) {
     if (seen(Ids::kA2)) return same(Ids::kA2, v) && k();
     return bind(Ids::kA2, v) && k();
   }
 
+  /// x2 = Slice(x, h2, e2, a2)
+  /// (rules/rotary.yaml: rotary_embedding 34:13, rotary_embedding_3d 113:13,
+  /// rotary_embedding_computed 203:13)
+  bool matchX2(ValueId v, gen::Next k) {
+    if (seen(Ids::kX2)) return same(Ids::kX2, v) && k();
+    if (!bind(Ids::kX2, v)) return false;
+    const NodeId n = node(Ids::kX2, v, op::kSlice);
+    if (n == kNoId || !attrs(Ids::kX2, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchH2(input(n, 1),
+                     [&] { return matchE2(input(n, 2), [&] { return matchA2(input(n, 3), k); }); });
+    });
+  }
+
+  /// Neg(x2)
+  /// (rules/rotary.yaml: rotary_embedding 35:20, rotary_embedding_3d 114:20,
+  /// rotary_embedding_computed 204:20)
+  bool matchNeg(ValueId v, gen::Next k) {
+    if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
+    if (!bind(Ids::kNeg, v)) return false;
+    const NodeId n = node(Ids::kNeg, v, op::kNeg);
+    if (n == kNoId || !attrs(Ids::kNeg, n, v)) return false;
+    return matchX2(input(n, 0), k);
+  }
+
+  /// rot = Concat(Neg(x2), x1, axis=-1)
+  /// (rules/rotary.yaml: rotary_embedding 35:13, rotary_embedding_3d 114:13,
+  /// rotary_embedding_computed 204:13)
+  bool matchRot(ValueId v, gen::Next k) {
+    if (seen(Ids::kRot)) return same(Ids::kRot, v) && k();
+    if (!bind(Ids::kRot, v)) return false;
+    const NodeId n = node(Ids::kRot, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kRot, n, v)) return false;
+    return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
+  }
+
   /// cos_cache
-  /// (rules/rotary.yaml: rotary_embedding 36:20, rotary_embedding_split 76:20)
+  /// (rules/rotary.yaml: rotary_embedding 36:20, rotary_embedding_split 76:20, rotary_embedding_3d
+  /// 115:20, rotary_embedding_3d_split 155:20, rotary_embedding_interleaved 304:30,
+  /// rotary_embedding_interleaved_bsnh 339:30)
   bool matchCosCache(ValueId v, gen::Next k) {
     if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
     return bind(Ids::kCosCache, v) && k();
   }
 
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding 36:31, rotary_embedding_split 77:85, rotary_embedding_3d
+  /// 115:31)
+  bool matchConstant28(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
+    return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
+  }
+
+  /// _
+  /// (rules/rotary.yaml: rotary_embedding 36:34, rotary_embedding_3d 115:34)
+  bool matchAny29(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny29)) return same(Ids::kAny29, v) && k();
+    return bind(Ids::kAny29, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding 36:37, rotary_embedding_split 77:89, rotary_embedding_3d
+  /// 115:37)
+  bool matchConstant30(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant30)) return same(Ids::kConstant30, v) && k();
+    return bind(Ids::kConstant30, v) && constant(Ids::kConstant30, v) && k();
+  }
+
+  /// 1
+  /// (rules/rotary.yaml: rotary_embedding 36:85, rotary_embedding_computed 206:41,
+  /// rotary_embedding_computed_split 258:27)
+  bool matchConstant36(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant36)) return same(Ids::kConstant36, v) && k();
+    return bind(Ids::kConstant36, v) && constant(Ids::kConstant36, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding 36:89, rotary_embedding_split 79:48,
+  /// rotary_embedding_computed_split 259:27)
+  bool matchConstant38(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant38)) return same(Ids::kConstant38, v) && k();
+    return bind(Ids::kConstant38, v) && constant(Ids::kConstant38, v) && k();
+  }
+
   /// sin_cache
-  /// (rules/rotary.yaml: rotary_embedding 37:20, rotary_embedding_split 77:20)
+  /// (rules/rotary.yaml: rotary_embedding 37:20, rotary_embedding_split 77:20, rotary_embedding_3d
+  /// 116:20, rotary_embedding_3d_split 156:20, rotary_embedding_interleaved 305:30,
+  /// rotary_embedding_interleaved_bsnh 340:30)
   bool matchSinCache(ValueId v, gen::Next k) {
     if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
     return bind(Ids::kSinCache, v) && k();
   }
 
   /// pos
-  /// (rules/rotary.yaml: rotary_embedding 38:34, rotary_embedding_split 78:34,
-  /// rotary_embedding_partial 112:46, rotary_embedding_partial_split 137:46)
+  /// (rules/rotary.yaml: rotary_embedding 38:34, rotary_embedding_split 78:34, rotary_embedding_3d
+  /// 117:24, rotary_embedding_3d_split 157:24, rotary_embedding_computed 205:36,
+  /// rotary_embedding_computed_split 252:36, rotary_embedding_interleaved 304:41,
+  /// rotary_embedding_interleaved_bsnh 339:41, rotary_embedding_partial 378:46,
+  /// rotary_embedding_partial_split 403:46, rotary_embedding_partial_bsnh 430:46)
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
+  /// 1
+  /// (rules/rotary.yaml: rotary_embedding 39:48, rotary_embedding_computed 212:27)
+  bool matchConstant60(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant60)) return same(Ids::kConstant60, v) && k();
+    return bind(Ids::kConstant60, v) && constant(Ids::kConstant60, v) && k();
+  }
+
+  /// _
+  /// (rules/rotary.yaml: rotary_embedding_split 76:34, rotary_embedding_3d_split 155:34)
+  bool matchAny7(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny7)) return same(Ids::kAny7, v) && k();
+    return bind(Ids::kAny7, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding_split 76:37, rotary_embedding_3d_split 155:37)
+  bool matchConstant8(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant8)) return same(Ids::kConstant8, v) && k();
+    return bind(Ids::kConstant8, v) && constant(Ids::kConstant8, v) && k();
+  }
+
+  /// 2
+  /// (rules/rotary.yaml: rotary_embedding_split 76:81, rotary_embedding_interleaved 301:39,
+  /// rotary_embedding_interleaved_bsnh 336:39)
+  bool matchConstant12(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
+    return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
+  }
+
+  /// 1
+  /// (rules/rotary.yaml: rotary_embedding_split 76:85, rotary_embedding_computed_split 253:41,
+  /// rotary_embedding_interleaved 301:58, rotary_embedding_interleaved_bsnh 336:58)
+  bool matchConstant14(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant14)) return same(Ids::kConstant14, v) && k();
+    return bind(Ids::kConstant14, v) && constant(Ids::kConstant14, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding_split 77:31, rotary_embedding_interleaved 302:43,
+  /// rotary_embedding_interleaved_bsnh 337:43)
+  bool matchConstant20(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
+    return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding_split 77:37, rotary_embedding_interleaved 302:47,
+  /// rotary_embedding_interleaved_bsnh 337:47)
+  bool matchConstant22(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant22)) return same(Ids::kConstant22, v) && k();
+    return bind(Ids::kConstant22, v) && constant(Ids::kConstant22, v) && k();
+  }
+
+  /// 1
+  /// (rules/rotary.yaml: rotary_embedding_split 78:48, rotary_embedding_3d 116:37)
+  bool matchConstant35(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant35)) return same(Ids::kConstant35, v) && k();
+    return bind(Ids::kConstant35, v) && constant(Ids::kConstant35, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding_3d 116:31, rotary_embedding_interleaved 304:55,
+  /// rotary_embedding_interleaved_bsnh 339:55)
+  bool matchConstant33(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant33)) return same(Ids::kConstant33, v) && k();
+    return bind(Ids::kConstant33, v) && constant(Ids::kConstant33, v) && k();
+  }
+
+  /// inv_freq
+  /// (rules/rotary.yaml: rotary_embedding_computed 206:20, rotary_embedding_computed_split 253:20)
+  bool matchInvFreq(ValueId v, gen::Next k) {
+    if (seen(Ids::kInvFreq)) return same(Ids::kInvFreq, v) && k();
+    return bind(Ids::kInvFreq, v) && k();
+  }
+
+  /// 1
+  /// (rules/rotary.yaml: rotary_embedding_computed 206:44, rotary_embedding_interleaved 305:55,
+  /// rotary_embedding_interleaved_bsnh 340:55)
+  bool matchConstant37(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant37)) return same(Ids::kConstant37, v) && k();
+    return bind(Ids::kConstant37, v) && constant(Ids::kConstant37, v) && k();
+  }
+
+  /// one_c
+  /// (rules/rotary.yaml: rotary_embedding_computed 209:33, rotary_embedding_computed_split 256:33)
+  bool matchOneC(ValueId v, gen::Next k) {
+    if (seen(Ids::kOneC)) return same(Ids::kOneC, v) && k();
+    return bind(Ids::kOneC, v) && k();
+  }
+
+  /// one_s
+  /// (rules/rotary.yaml: rotary_embedding_computed 210:33, rotary_embedding_computed_split 257:33)
+  bool matchOneS(ValueId v, gen::Next k) {
+    if (seen(Ids::kOneS)) return same(Ids::kOneS, v) && k();
+    return bind(Ids::kOneS, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding_computed_split 252:54, rotary_embedding_interleaved
+  /// 300:33, rotary_embedding_interleaved_bsnh 335:33)
+  bool matchConstant9(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant9)) return same(Ids::kConstant9, v) && k();
+    return bind(Ids::kConstant9, v) && constant(Ids::kConstant9, v) && k();
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 299:22, rotary_embedding_interleaved_bsnh
+  /// 334:22)
+  bool matchConstant1(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant1)) return same(Ids::kConstant1, v) && k();
+    return bind(Ids::kConstant1, v) && constant(Ids::kConstant1, v) && k();
+  }
+
+  /// e1
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 299:25, rotary_embedding_interleaved_bsnh
+  /// 334:25)
+  bool matchE1(ValueId v, gen::Next k) {
+    if (seen(Ids::kE1)) return same(Ids::kE1, v) && k();
+    return bind(Ids::kE1, v) && k();
+  }
+
+  /// 3
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 302:40, rotary_embedding_interleaved_bsnh
+  /// 337:40)
+  bool matchConstant19(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant19)) return same(Ids::kConstant19, v) && k();
+    return bind(Ids::kConstant19, v) && constant(Ids::kConstant19, v) && k();
+  }
+
+  /// -1
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 302:95, rotary_embedding_interleaved_bsnh
+  /// 337:95)
+  bool matchConstant25(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant25)) return same(Ids::kConstant25, v) && k();
+    return bind(Ids::kConstant25, v) && constant(Ids::kConstant25, v) && k();
+  }
+
+  /// fc
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 302:109, rotary_embedding_interleaved_bsnh
+  /// 337:109)
+  bool matchFc(ValueId v, gen::Next k) {
+    if (seen(Ids::kFc)) return same(Ids::kFc, v) && k();
+    return bind(Ids::kFc, v) && k();
+  }
+
+  /// Gather(cos_cache, pos, axis=0)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 304:23, rotary_embedding_interleaved_bsnh
+  /// 339:23)
+  bool matchGather32(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather32)) return same(Ids::kGather32, v) && k();
+    if (!bind(Ids::kGather32, v)) return false;
+    const NodeId n = node(Ids::kGather32, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather32, n, v)) return false;
+    return matchCosCache(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// Gather(sin_cache, pos, axis=0)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 305:23, rotary_embedding_interleaved_bsnh
+  /// 340:23)
+  bool matchGather36(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather36)) return same(Ids::kGather36, v) && k();
+    if (!bind(Ids::kGather36, v)) return false;
+    const NodeId n = node(Ids::kGather36, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather36, n, v)) return false;
+    return matchSinCache(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding_partial 376:21, rotary_embedding_partial_bsnh 427:21)
+  bool matchConstant(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
+    return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
+  }
+
+  /// d
+  /// (rules/rotary.yaml: rotary_embedding_partial 376:24, rotary_embedding_partial_bsnh 427:24)
+  bool matchD(ValueId v, gen::Next k) {
+    if (seen(Ids::kD)) return same(Ids::kD, v) && k();
+    return bind(Ids::kD, v) && k();
+  }
+
+  /// xr = Slice(x, 0, d, a1)
+  /// (rules/rotary.yaml: rotary_embedding_partial 376:12, rotary_embedding_partial_bsnh 427:12)
+  bool matchXr(ValueId v, gen::Next k) {
+    if (seen(Ids::kXr)) return same(Ids::kXr, v) && k();
+    if (!bind(Ids::kXr, v)) return false;
+    const NodeId n = node(Ids::kXr, v, op::kSlice);
+    if (n == kNoId || !attrs(Ids::kXr, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant(input(n, 1), [&] {
+        return matchD(input(n, 2), [&] { return matchA1(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// d2
+  /// (rules/rotary.yaml: rotary_embedding_partial 377:21, rotary_embedding_partial_bsnh 428:21)
+  bool matchD2(ValueId v, gen::Next k) {
+    if (seen(Ids::kD2)) return same(Ids::kD2, v) && k();
+    return bind(Ids::kD2, v) && k();
+  }
+
+  /// xp = Slice(x, d2, e2, a2)
+  /// (rules/rotary.yaml: rotary_embedding_partial 377:12, rotary_embedding_partial_bsnh 428:12)
+  bool matchXp(ValueId v, gen::Next k) {
+    if (seen(Ids::kXp)) return same(Ids::kXp, v) && k();
+    if (!bind(Ids::kXp, v)) return false;
+    const NodeId n = node(Ids::kXp, v, op::kSlice);
+    if (n == kNoId || !attrs(Ids::kXp, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchD2(input(n, 1),
+                     [&] { return matchE2(input(n, 2), [&] { return matchA2(input(n, 3), k); }); });
+    });
+  }
+
   /// cos
-  /// (rules/rotary.yaml: rotary_embedding_partial 112:51, rotary_embedding_partial_split 137:51)
+  /// (rules/rotary.yaml: rotary_embedding_partial 378:51, rotary_embedding_partial_split 403:51,
+  /// rotary_embedding_partial_bsnh 430:51)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
     return bind(Ids::kCos, v) && k();
   }
 
   /// sin
-  /// (rules/rotary.yaml: rotary_embedding_partial 112:56, rotary_embedding_partial_split 137:56)
+  /// (rules/rotary.yaml: rotary_embedding_partial 378:56, rotary_embedding_partial_split 403:56,
+  /// rotary_embedding_partial_bsnh 430:56)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
     return bind(Ids::kSin, v) && k();
@@ -136,12 +658,12 @@ const gen::RuleSpec& specRotaryEmbedding() {
     gen::RuleSpec s;
     s.name = "rotary_embedding";
     s.loc = "rules/rotary.yaml:25:5";
-    s.root = 46;
+    s.root = 64;
     s.slot_names = {"x",  "i1",        "c1", "h1",  "a1",  "x1",  "i2",
                     "c2", "h2",        "e2", "a2",  "x2",  "rot", "cos_cache",
                     "cc", "sin_cache", "sc", "pos", "cos", "sin", "y"};
     s.num_captures = 0;
-    s.exprs.resize(47);
+    s.exprs.resize(65);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -348,49 +870,161 @@ const gen::RuleSpec& specRotaryEmbedding() {
       gen::ExprSpec& e = s.exprs[31];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:36:13";
-      e.slot = 14;
       e.num_inputs = 4;
     }
-    {  // 32: sin_cache
+    {  // 32: 0
       gen::ExprSpec& e = s.exprs[32];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:36:75";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 33: _
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:36:78";
+    }
+    {  // 34: 2
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:36:81";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 35: Slice(cos_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:36:58";
+      e.num_inputs = 4;
+    }
+    {  // 36: 1
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:36:85";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 37: Squeeze(Slice(cos_cache, 0, _, 2), 1)
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:36:50";
+      e.num_inputs = 2;
+    }
+    {  // 38: 0
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:36:89";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 39: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), 1), 0)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:36:42";
+      e.num_inputs = 2;
+    }
+    {  // 40: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "cc";
+      e.loc = "rules/rotary.yaml:36:40";
+      e.slot = 14;
+    }
+    {  // 41: sin_cache
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "sin_cache";
       e.loc = "rules/rotary.yaml:37:20";
       e.slot = 15;
     }
-    {  // 33: 0
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 42: 0
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:37:31";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 34: _
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 43: _
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "_";
       e.loc = "rules/rotary.yaml:37:34";
     }
-    {  // 35: 0
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 44: 0
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:37:37";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 36: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 45: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:37:13";
-      e.slot = 16;
       e.num_inputs = 4;
     }
-    {  // 37: pos
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 46: 0
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:37:75";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 47: _
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:37:78";
+    }
+    {  // 48: 2
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:37:81";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 49: Slice(sin_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:37:58";
+      e.num_inputs = 4;
+    }
+    {  // 50: 1
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:37:85";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 51: Squeeze(Slice(sin_cache, 0, _, 2), 1)
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:37:50";
+      e.num_inputs = 2;
+    }
+    {  // 52: 0
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:37:89";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 53: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), 1), 0)
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:37:42";
+      e.num_inputs = 2;
+    }
+    {  // 54: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0)
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "sc";
+      e.loc = "rules/rotary.yaml:37:40";
+      e.slot = 16;
+    }
+    {  // 55: pos
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "pos";
       e.loc = "rules/rotary.yaml:38:34";
       e.slot = 17;
     }
-    {  // 38: Gather(cc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 56: Gather(cc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[56];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:38:23";
       e.num_inputs = 2;
@@ -403,22 +1037,22 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.loc = "rules/rotary.yaml:38:39";
       }
     }
-    {  // 39: 1
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 57: 1
+      gen::ExprSpec& e = s.exprs[57];
       e.label = "constant 1";
       e.loc = "rules/rotary.yaml:38:48";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 40: Unsqueeze(Gather(cc, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 58: Unsqueeze(Gather(cc, pos, axis=0), 1)
+      gen::ExprSpec& e = s.exprs[58];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:38:13";
       e.slot = 18;
       e.num_inputs = 2;
     }
-    {  // 41: Gather(sc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 59: Gather(sc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[59];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:39:23";
       e.num_inputs = 2;
@@ -431,34 +1065,34 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.loc = "rules/rotary.yaml:39:39";
       }
     }
-    {  // 42: 1
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 60: 1
+      gen::ExprSpec& e = s.exprs[60];
       e.label = "constant 1";
       e.loc = "rules/rotary.yaml:39:48";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 43: Unsqueeze(Gather(sc, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[43];
+    {  // 61: Unsqueeze(Gather(sc, pos, axis=0), 1)
+      gen::ExprSpec& e = s.exprs[61];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:39:13";
       e.slot = 19;
       e.num_inputs = 2;
     }
-    {  // 44: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[44];
+    {  // 62: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[62];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:40:17";
       e.num_inputs = 2;
     }
-    {  // 45: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[45];
+    {  // 63: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[63];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:40:30";
       e.num_inputs = 2;
     }
-    {  // 46: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[46];
+    {  // 64: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[64];
       e.label = "Add";
       e.loc = "rules/rotary.yaml:40:13";
       e.slot = 20;
@@ -497,41 +1131,21 @@ const gen::RuleSpec& specRotaryEmbedding() {
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc = "rules/rotary.yaml:44:20";
-      c.subject = "cos_cache";
-      c.slot = 13;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.native = "rotary_cache_rows";
+      c.predicate = gen::nativePredicate("rotary_cache_rows");
+      c.args = {"cos_cache", "cc"};
+      c.arg_slots = {13, 14};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:44:35";
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"cos_cache"};
-      c.arg_slots = {13};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc = "rules/rotary.yaml:45:20";
-      c.subject = "sin_cache";
-      c.slot = 15;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:45:35";
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"sin_cache"};
-      c.arg_slots = {15};
+      c.native = "rotary_cache_rows";
+      c.predicate = gen::nativePredicate("rotary_cache_rows");
+      c.args = {"sin_cache", "sc"};
+      c.arg_slots = {15, 16};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
@@ -632,7 +1246,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
       c.args = {"sc"};
       c.arg_slots = {16};
     }
-    s.num_symbols = 5;
+    s.num_symbols = 4;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
@@ -681,22 +1295,40 @@ struct RotaryEmbeddingIds {
     kConstant28 = 28,
     kAny29 = 29,
     kConstant30 = 30,
-    kCc = 31,
-    kSinCache = 32,
-    kConstant33 = 33,
-    kAny34 = 34,
-    kConstant35 = 35,
-    kSc = 36,
-    kPos = 37,
-    kGather38 = 38,
-    kConstant39 = 39,
-    kCos = 40,
-    kGather41 = 41,
+    kSlice31 = 31,
+    kConstant32 = 32,
+    kAny33 = 33,
+    kConstant34 = 34,
+    kSlice35 = 35,
+    kConstant36 = 36,
+    kSqueeze37 = 37,
+    kConstant38 = 38,
+    kSqueeze39 = 39,
+    kCc = 40,
+    kSinCache = 41,
     kConstant42 = 42,
-    kSin = 43,
-    kMul44 = 44,
-    kMul45 = 45,
-    kY = 46,
+    kAny43 = 43,
+    kConstant44 = 44,
+    kSlice45 = 45,
+    kConstant46 = 46,
+    kAny47 = 47,
+    kConstant48 = 48,
+    kSlice49 = 49,
+    kConstant50 = 50,
+    kSqueeze51 = 51,
+    kConstant52 = 52,
+    kSqueeze53 = 53,
+    kSc = 54,
+    kPos = 55,
+    kGather56 = 56,
+    kConstant57 = 57,
+    kCos = 58,
+    kGather59 = 59,
+    kConstant60 = 60,
+    kSin = 61,
+    kMul62 = 62,
+    kMul63 = 63,
+    kY = 64,
   };
 };
 
@@ -750,225 +1382,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant6, matchA1,
-  // matchE2, matchA2, matchCosCache, matchSinCache, matchPos.
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchShape1, matchI1,
+  // matchGather3, matchConstant4, matchDiv5, matchConstant6, matchUnsqueeze7, matchC1, matchH1,
+  // matchConstant10, matchA1, matchX1, matchShape13, matchI2, matchGather15, matchConstant16,
+  // matchDiv17, matchConstant18, matchUnsqueeze19, matchC2, matchH2, matchE2, matchA2, matchX2,
+  // matchNeg, matchRot, matchCosCache, matchConstant28, matchAny29, matchConstant30,
+  // matchConstant36, matchConstant38, matchSinCache, matchPos, matchConstant60.
 
-  /// Shape(x)  (rules/rotary.yaml:31:34)
-  bool matchShape1(ValueId v, gen::Next k) {
-    if (seen(kShape1)) return same(kShape1, v) && k();
-    if (!bind(kShape1, v)) return false;
-    const NodeId n = node(kShape1, v, op::kShape);
-    if (n == kNoId || !attrs(kShape1, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// i1  (rules/rotary.yaml:31:44)
-  bool matchI1(ValueId v, gen::Next k) {
-    if (seen(kI1)) return same(kI1, v) && k();
-    return bind(kI1, v) && k();
-  }
-
-  /// Gather(Shape(x), i1)  (rules/rotary.yaml:31:27)
-  bool matchGather3(ValueId v, gen::Next k) {
-    if (seen(kGather3)) return same(kGather3, v) && k();
-    if (!bind(kGather3, v)) return false;
-    const NodeId n = node(kGather3, v, op::kGather);
-    if (n == kNoId || !attrs(kGather3, n, v)) return false;
-    return matchShape1(input(n, 0), [&] { return matchI1(input(n, 1), k); });
-  }
-
-  /// 2  (rules/rotary.yaml:31:49)
-  bool matchConstant4(ValueId v, gen::Next k) {
-    if (seen(kConstant4)) return same(kConstant4, v) && k();
-    return bind(kConstant4, v) && constant(kConstant4, v) && k();
-  }
-
-  /// Div(Gather(Shape(x), i1), 2)  (rules/rotary.yaml:31:23)
-  bool matchDiv5(ValueId v, gen::Next k) {
-    if (seen(kDiv5)) return same(kDiv5, v) && k();
-    if (!bind(kDiv5, v)) return false;
-    const NodeId n = node(kDiv5, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv5, n, v)) return false;
-    return matchGather3(input(n, 0), [&] { return matchConstant4(input(n, 1), k); });
-  }
-
-  /// Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)  (rules/rotary.yaml:31:13)
-  bool matchUnsqueeze7(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze7)) return same(kUnsqueeze7, v) && k();
-    if (!bind(kUnsqueeze7, v)) return false;
-    const NodeId n = node(kUnsqueeze7, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze7, n, v)) return false;
-    return matchDiv5(input(n, 0), [&] { return matchConstant6(input(n, 1), k); });
-  }
-
-  /// c1  (rules/rotary.yaml:31:58)
-  bool matchC1(ValueId v, gen::Next k) {
-    if (seen(kC1)) return same(kC1, v) && k();
-    return bind(kC1, v) && k();
-  }
-
-  /// h1 = Unsqueeze(Div(Gather(...), 2), 0) | c1  (rules/rotary.yaml:31:56)
-  bool matchH1(ValueId v, gen::Next k) {
-    if (seen(kH1)) return same(kH1, v) && k();
-    if (!bind(kH1, v)) return false;
-    const uint32_t m = mark();
-    choose(kH1, 0);
-    if (matchUnsqueeze7(v, k)) return true;
-    undo(m);
-    choose(kH1, 1);
-    if (matchC1(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// 0  (rules/rotary.yaml:32:22)
-  bool matchConstant10(ValueId v, gen::Next k) {
-    if (seen(kConstant10)) return same(kConstant10, v) && k();
-    return bind(kConstant10, v) && constant(kConstant10, v) && k();
-  }
-
-  /// x1 = Slice(x, 0, h1, a1)  (rules/rotary.yaml:32:13)
-  bool matchX1(ValueId v, gen::Next k) {
-    if (seen(kX1)) return same(kX1, v) && k();
-    if (!bind(kX1, v)) return false;
-    const NodeId n = node(kX1, v, op::kSlice);
-    if (n == kNoId || !attrs(kX1, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchConstant10(input(n, 1), [&] {
-        return matchH1(input(n, 2), [&] { return matchA1(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Shape(x)  (rules/rotary.yaml:33:34)
-  bool matchShape13(ValueId v, gen::Next k) {
-    if (seen(kShape13)) return same(kShape13, v) && k();
-    if (!bind(kShape13, v)) return false;
-    const NodeId n = node(kShape13, v, op::kShape);
-    if (n == kNoId || !attrs(kShape13, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// i2  (rules/rotary.yaml:33:44)
-  bool matchI2(ValueId v, gen::Next k) {
-    if (seen(kI2)) return same(kI2, v) && k();
-    return bind(kI2, v) && k();
-  }
-
-  /// Gather(Shape(x), i2)  (rules/rotary.yaml:33:27)
-  bool matchGather15(ValueId v, gen::Next k) {
-    if (seen(kGather15)) return same(kGather15, v) && k();
-    if (!bind(kGather15, v)) return false;
-    const NodeId n = node(kGather15, v, op::kGather);
-    if (n == kNoId || !attrs(kGather15, n, v)) return false;
-    return matchShape13(input(n, 0), [&] { return matchI2(input(n, 1), k); });
-  }
-
-  /// 2  (rules/rotary.yaml:33:49)
-  bool matchConstant16(ValueId v, gen::Next k) {
-    if (seen(kConstant16)) return same(kConstant16, v) && k();
-    return bind(kConstant16, v) && constant(kConstant16, v) && k();
-  }
-
-  /// Div(Gather(Shape(x), i2), 2)  (rules/rotary.yaml:33:23)
-  bool matchDiv17(ValueId v, gen::Next k) {
-    if (seen(kDiv17)) return same(kDiv17, v) && k();
-    if (!bind(kDiv17, v)) return false;
-    const NodeId n = node(kDiv17, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv17, n, v)) return false;
-    return matchGather15(input(n, 0), [&] { return matchConstant16(input(n, 1), k); });
-  }
-
-  /// 0  (rules/rotary.yaml:33:53)
-  bool matchConstant18(ValueId v, gen::Next k) {
-    if (seen(kConstant18)) return same(kConstant18, v) && k();
-    return bind(kConstant18, v) && constant(kConstant18, v) && k();
-  }
-
-  /// Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)  (rules/rotary.yaml:33:13)
-  bool matchUnsqueeze19(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze19)) return same(kUnsqueeze19, v) && k();
-    if (!bind(kUnsqueeze19, v)) return false;
-    const NodeId n = node(kUnsqueeze19, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze19, n, v)) return false;
-    return matchDiv17(input(n, 0), [&] { return matchConstant18(input(n, 1), k); });
-  }
-
-  /// c2  (rules/rotary.yaml:33:58)
-  bool matchC2(ValueId v, gen::Next k) {
-    if (seen(kC2)) return same(kC2, v) && k();
-    return bind(kC2, v) && k();
-  }
-
-  /// h2 = Unsqueeze(Div(Gather(...), 2), 0) | c2  (rules/rotary.yaml:33:56)
-  bool matchH2(ValueId v, gen::Next k) {
-    if (seen(kH2)) return same(kH2, v) && k();
-    if (!bind(kH2, v)) return false;
-    const uint32_t m = mark();
-    choose(kH2, 0);
-    if (matchUnsqueeze19(v, k)) return true;
-    undo(m);
-    choose(kH2, 1);
-    if (matchC2(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// x2 = Slice(x, h2, e2, a2)  (rules/rotary.yaml:34:13)
-  bool matchX2(ValueId v, gen::Next k) {
-    if (seen(kX2)) return same(kX2, v) && k();
-    if (!bind(kX2, v)) return false;
-    const NodeId n = node(kX2, v, op::kSlice);
-    if (n == kNoId || !attrs(kX2, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchH2(input(n, 1),
-                     [&] { return matchE2(input(n, 2), [&] { return matchA2(input(n, 3), k); }); });
-    });
-  }
-
-  /// Neg(x2)  (rules/rotary.yaml:35:20)
-  bool matchNeg(ValueId v, gen::Next k) {
-    if (seen(kNeg)) return same(kNeg, v) && k();
-    if (!bind(kNeg, v)) return false;
-    const NodeId n = node(kNeg, v, op::kNeg);
-    if (n == kNoId || !attrs(kNeg, n, v)) return false;
-    return matchX2(input(n, 0), k);
-  }
-
-  /// rot = Concat(Neg(x2), x1, axis=-1)  (rules/rotary.yaml:35:13)
-  bool matchRot(ValueId v, gen::Next k) {
-    if (seen(kRot)) return same(kRot, v) && k();
-    if (!bind(kRot, v)) return false;
-    const NodeId n = node(kRot, v, op::kConcat);
-    if (n == kNoId || !attrs(kRot, n, v)) return false;
-    return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
-  }
-
-  /// 0  (rules/rotary.yaml:36:31)
-  bool matchConstant28(ValueId v, gen::Next k) {
-    if (seen(kConstant28)) return same(kConstant28, v) && k();
-    return bind(kConstant28, v) && constant(kConstant28, v) && k();
-  }
-
-  /// _  (rules/rotary.yaml:36:34)
-  bool matchAny29(ValueId v, gen::Next k) {
-    if (seen(kAny29)) return same(kAny29, v) && k();
-    return bind(kAny29, v) && k();
-  }
-
-  /// 0  (rules/rotary.yaml:36:37)
-  bool matchConstant30(ValueId v, gen::Next k) {
-    if (seen(kConstant30)) return same(kConstant30, v) && k();
-    return bind(kConstant30, v) && constant(kConstant30, v) && k();
-  }
-
-  /// cc = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:36:13)
-  bool matchCc(ValueId v, gen::Next k) {
-    if (seen(kCc)) return same(kCc, v) && k();
-    if (!bind(kCc, v)) return false;
+  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:36:13)
+  bool matchSlice31(ValueId v, gen::Next k) {
+    if (seen(kSlice31)) return same(kSlice31, v) && k();
+    if (!bind(kSlice31, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kCc, v, op::kSlice);
-      if (n == kNoId || !attrs(kCc, n, v)) return false;
+      const NodeId n = node(kSlice31, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice31, n, v)) return false;
       return matchCosCache(input(n, 0), [&] {
         return matchConstant28(input(n, 1), [&] {
           return matchAny29(input(n, 2), [&] { return matchConstant30(input(n, 3), k); });
@@ -981,34 +1408,97 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCosCache(v, k);  // absent: Slice stands for its input
   }
 
+  /// 0  (rules/rotary.yaml:36:75)
+  bool matchConstant32(ValueId v, gen::Next k) {
+    if (seen(kConstant32)) return same(kConstant32, v) && k();
+    return bind(kConstant32, v) && constant(kConstant32, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:36:78)
+  bool matchAny33(ValueId v, gen::Next k) {
+    if (seen(kAny33)) return same(kAny33, v) && k();
+    return bind(kAny33, v) && k();
+  }
+
+  /// 2  (rules/rotary.yaml:36:81)
+  bool matchConstant34(ValueId v, gen::Next k) {
+    if (seen(kConstant34)) return same(kConstant34, v) && k();
+    return bind(kConstant34, v) && constant(kConstant34, v) && k();
+  }
+
+  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:36:58)
+  bool matchSlice35(ValueId v, gen::Next k) {
+    if (seen(kSlice35)) return same(kSlice35, v) && k();
+    if (!bind(kSlice35, v)) return false;
+    const NodeId n = node(kSlice35, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice35, n, v)) return false;
+    return matchCosCache(input(n, 0), [&] {
+      return matchConstant32(input(n, 1), [&] {
+        return matchAny33(input(n, 2), [&] { return matchConstant34(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Squeeze(Slice(cos_cache, 0, _, 2), 1)  (rules/rotary.yaml:36:50)
+  bool matchSqueeze37(ValueId v, gen::Next k) {
+    if (seen(kSqueeze37)) return same(kSqueeze37, v) && k();
+    if (!bind(kSqueeze37, v)) return false;
+    const NodeId n = node(kSqueeze37, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze37, n, v)) return false;
+    return matchSlice35(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
+  }
+
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), 1), 0)  (rules/rotary.yaml:36:42)
+  bool matchSqueeze39(ValueId v, gen::Next k) {
+    if (seen(kSqueeze39)) return same(kSqueeze39, v) && k();
+    if (!bind(kSqueeze39, v)) return false;
+    const NodeId n = node(kSqueeze39, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze39, n, v)) return false;
+    return matchSqueeze37(input(n, 0), [&] { return matchConstant38(input(n, 1), k); });
+  }
+
+  /// cc = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0) (rules/rotary.yaml:36:40)
+  bool matchCc(ValueId v, gen::Next k) {
+    if (seen(kCc)) return same(kCc, v) && k();
+    if (!bind(kCc, v)) return false;
+    const uint32_t m = mark();
+    choose(kCc, 0);
+    if (matchSlice31(v, k)) return true;
+    undo(m);
+    choose(kCc, 1);
+    if (matchSqueeze39(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
   /// 0  (rules/rotary.yaml:37:31)
-  bool matchConstant33(ValueId v, gen::Next k) {
-    if (seen(kConstant33)) return same(kConstant33, v) && k();
-    return bind(kConstant33, v) && constant(kConstant33, v) && k();
+  bool matchConstant42(ValueId v, gen::Next k) {
+    if (seen(kConstant42)) return same(kConstant42, v) && k();
+    return bind(kConstant42, v) && constant(kConstant42, v) && k();
   }
 
   /// _  (rules/rotary.yaml:37:34)
-  bool matchAny34(ValueId v, gen::Next k) {
-    if (seen(kAny34)) return same(kAny34, v) && k();
-    return bind(kAny34, v) && k();
+  bool matchAny43(ValueId v, gen::Next k) {
+    if (seen(kAny43)) return same(kAny43, v) && k();
+    return bind(kAny43, v) && k();
   }
 
   /// 0  (rules/rotary.yaml:37:37)
-  bool matchConstant35(ValueId v, gen::Next k) {
-    if (seen(kConstant35)) return same(kConstant35, v) && k();
-    return bind(kConstant35, v) && constant(kConstant35, v) && k();
+  bool matchConstant44(ValueId v, gen::Next k) {
+    if (seen(kConstant44)) return same(kConstant44, v) && k();
+    return bind(kConstant44, v) && constant(kConstant44, v) && k();
   }
 
-  /// sc = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:37:13)
-  bool matchSc(ValueId v, gen::Next k) {
-    if (seen(kSc)) return same(kSc, v) && k();
-    if (!bind(kSc, v)) return false;
+  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:37:13)
+  bool matchSlice45(ValueId v, gen::Next k) {
+    if (seen(kSlice45)) return same(kSlice45, v) && k();
+    if (!bind(kSlice45, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kSc, v, op::kSlice);
-      if (n == kNoId || !attrs(kSc, n, v)) return false;
+      const NodeId n = node(kSlice45, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice45, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
-        return matchConstant33(input(n, 1), [&] {
-          return matchAny34(input(n, 2), [&] { return matchConstant35(input(n, 3), k); });
+        return matchConstant42(input(n, 1), [&] {
+          return matchAny43(input(n, 2), [&] { return matchConstant44(input(n, 3), k); });
         });
       });
     };
@@ -1018,19 +1508,94 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSinCache(v, k);  // absent: Slice stands for its input
   }
 
+  /// 0  (rules/rotary.yaml:37:75)
+  bool matchConstant46(ValueId v, gen::Next k) {
+    if (seen(kConstant46)) return same(kConstant46, v) && k();
+    return bind(kConstant46, v) && constant(kConstant46, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:37:78)
+  bool matchAny47(ValueId v, gen::Next k) {
+    if (seen(kAny47)) return same(kAny47, v) && k();
+    return bind(kAny47, v) && k();
+  }
+
+  /// 2  (rules/rotary.yaml:37:81)
+  bool matchConstant48(ValueId v, gen::Next k) {
+    if (seen(kConstant48)) return same(kConstant48, v) && k();
+    return bind(kConstant48, v) && constant(kConstant48, v) && k();
+  }
+
+  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:37:58)
+  bool matchSlice49(ValueId v, gen::Next k) {
+    if (seen(kSlice49)) return same(kSlice49, v) && k();
+    if (!bind(kSlice49, v)) return false;
+    const NodeId n = node(kSlice49, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice49, n, v)) return false;
+    return matchSinCache(input(n, 0), [&] {
+      return matchConstant46(input(n, 1), [&] {
+        return matchAny47(input(n, 2), [&] { return matchConstant48(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// 1  (rules/rotary.yaml:37:85)
+  bool matchConstant50(ValueId v, gen::Next k) {
+    if (seen(kConstant50)) return same(kConstant50, v) && k();
+    return bind(kConstant50, v) && constant(kConstant50, v) && k();
+  }
+
+  /// Squeeze(Slice(sin_cache, 0, _, 2), 1)  (rules/rotary.yaml:37:50)
+  bool matchSqueeze51(ValueId v, gen::Next k) {
+    if (seen(kSqueeze51)) return same(kSqueeze51, v) && k();
+    if (!bind(kSqueeze51, v)) return false;
+    const NodeId n = node(kSqueeze51, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze51, n, v)) return false;
+    return matchSlice49(input(n, 0), [&] { return matchConstant50(input(n, 1), k); });
+  }
+
+  /// 0  (rules/rotary.yaml:37:89)
+  bool matchConstant52(ValueId v, gen::Next k) {
+    if (seen(kConstant52)) return same(kConstant52, v) && k();
+    return bind(kConstant52, v) && constant(kConstant52, v) && k();
+  }
+
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), 1), 0)  (rules/rotary.yaml:37:42)
+  bool matchSqueeze53(ValueId v, gen::Next k) {
+    if (seen(kSqueeze53)) return same(kSqueeze53, v) && k();
+    if (!bind(kSqueeze53, v)) return false;
+    const NodeId n = node(kSqueeze53, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze53, n, v)) return false;
+    return matchSqueeze51(input(n, 0), [&] { return matchConstant52(input(n, 1), k); });
+  }
+
+  /// sc = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0) (rules/rotary.yaml:37:40)
+  bool matchSc(ValueId v, gen::Next k) {
+    if (seen(kSc)) return same(kSc, v) && k();
+    if (!bind(kSc, v)) return false;
+    const uint32_t m = mark();
+    choose(kSc, 0);
+    if (matchSlice45(v, k)) return true;
+    undo(m);
+    choose(kSc, 1);
+    if (matchSqueeze53(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
   /// Gather(cc, pos, axis=0)  (rules/rotary.yaml:38:23)
-  bool matchGather38(ValueId v, gen::Next k) {
-    if (seen(kGather38)) return same(kGather38, v) && k();
-    if (!bind(kGather38, v)) return false;
-    const NodeId n = node(kGather38, v, op::kGather);
-    if (n == kNoId || !attrs(kGather38, n, v)) return false;
+  bool matchGather56(ValueId v, gen::Next k) {
+    if (seen(kGather56)) return same(kGather56, v) && k();
+    if (!bind(kGather56, v)) return false;
+    const NodeId n = node(kGather56, v, op::kGather);
+    if (n == kNoId || !attrs(kGather56, n, v)) return false;
     return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
   /// 1  (rules/rotary.yaml:38:48)
-  bool matchConstant39(ValueId v, gen::Next k) {
-    if (seen(kConstant39)) return same(kConstant39, v) && k();
-    return bind(kConstant39, v) && constant(kConstant39, v) && k();
+  bool matchConstant57(ValueId v, gen::Next k) {
+    if (seen(kConstant57)) return same(kConstant57, v) && k();
+    return bind(kConstant57, v) && constant(kConstant57, v) && k();
   }
 
   /// cos = Unsqueeze(Gather(cc, pos, axis=0), 1)  (rules/rotary.yaml:38:13)
@@ -1039,22 +1604,16 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (!bind(kCos, v)) return false;
     const NodeId n = node(kCos, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather38(input(n, 0), [&] { return matchConstant39(input(n, 1), k); });
+    return matchGather56(input(n, 0), [&] { return matchConstant57(input(n, 1), k); });
   }
 
   /// Gather(sc, pos, axis=0)  (rules/rotary.yaml:39:23)
-  bool matchGather41(ValueId v, gen::Next k) {
-    if (seen(kGather41)) return same(kGather41, v) && k();
-    if (!bind(kGather41, v)) return false;
-    const NodeId n = node(kGather41, v, op::kGather);
-    if (n == kNoId || !attrs(kGather41, n, v)) return false;
+  bool matchGather59(ValueId v, gen::Next k) {
+    if (seen(kGather59)) return same(kGather59, v) && k();
+    if (!bind(kGather59, v)) return false;
+    const NodeId n = node(kGather59, v, op::kGather);
+    if (n == kNoId || !attrs(kGather59, n, v)) return false;
     return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// 1  (rules/rotary.yaml:39:48)
-  bool matchConstant42(ValueId v, gen::Next k) {
-    if (seen(kConstant42)) return same(kConstant42, v) && k();
-    return bind(kConstant42, v) && constant(kConstant42, v) && k();
   }
 
   /// sin = Unsqueeze(Gather(sc, pos, axis=0), 1)  (rules/rotary.yaml:39:13)
@@ -1063,15 +1622,15 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (!bind(kSin, v)) return false;
     const NodeId n = node(kSin, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather41(input(n, 0), [&] { return matchConstant42(input(n, 1), k); });
+    return matchGather59(input(n, 0), [&] { return matchConstant60(input(n, 1), k); });
   }
 
   /// Mul(x, cos)  (rules/rotary.yaml:40:17)
-  bool matchMul44(ValueId v, gen::Next k) {
-    if (seen(kMul44)) return same(kMul44, v) && k();
-    if (!bind(kMul44, v)) return false;
-    const NodeId n = node(kMul44, v, op::kMul);
-    if (n == kNoId || !attrs(kMul44, n, v)) return false;
+  bool matchMul62(ValueId v, gen::Next k) {
+    if (seen(kMul62)) return same(kMul62, v) && k();
+    if (!bind(kMul62, v)) return false;
+    const NodeId n = node(kMul62, v, op::kMul);
+    if (n == kNoId || !attrs(kMul62, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
@@ -1081,11 +1640,11 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Mul(rot, sin)  (rules/rotary.yaml:40:30)
-  bool matchMul45(ValueId v, gen::Next k) {
-    if (seen(kMul45)) return same(kMul45, v) && k();
-    if (!bind(kMul45, v)) return false;
-    const NodeId n = node(kMul45, v, op::kMul);
-    if (n == kNoId || !attrs(kMul45, n, v)) return false;
+  bool matchMul63(ValueId v, gen::Next k) {
+    if (seen(kMul63)) return same(kMul63, v) && k();
+    if (!bind(kMul63, v)) return false;
+    const NodeId n = node(kMul63, v, op::kMul);
+    if (n == kNoId || !attrs(kMul63, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
@@ -1102,10 +1661,10 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul44(in0, [&] { return matchMul45(in1, k); })) return true;
+    if (matchMul62(in0, [&] { return matchMul63(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul44(in1, [&] { return matchMul45(in0, k); });
+    return matchMul62(in1, [&] { return matchMul63(in0, k); });
   }
 
   // ---- Rewrite
@@ -1264,11 +1823,11 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
     gen::RuleSpec s;
     s.name = "rotary_embedding_split";
     s.loc = "rules/rotary.yaml:68:5";
-    s.root = 24;
+    s.root = 42;
     s.slot_names = {"x",         "x1", "x2",  "rot", "cos_cache", "cc",
                     "sin_cache", "sc", "pos", "cos", "sin",       "y"};
     s.num_captures = 0;
-    s.exprs.resize(25);
+    s.exprs.resize(43);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -1346,49 +1905,161 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:76:13";
-      e.slot = 5;
       e.num_inputs = 4;
     }
-    {  // 10: sin_cache
+    {  // 10: 0
       gen::ExprSpec& e = s.exprs[10];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:76:75";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 11: _
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:76:78";
+    }
+    {  // 12: 2
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:76:81";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 13: Slice(cos_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:76:58";
+      e.num_inputs = 4;
+    }
+    {  // 14: 1
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:76:85";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 15: Squeeze(Slice(cos_cache, 0, _, 2), 1)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:76:50";
+      e.num_inputs = 2;
+    }
+    {  // 16: 0
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:76:89";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 17: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), 1), 0)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:76:42";
+      e.num_inputs = 2;
+    }
+    {  // 18: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "cc";
+      e.loc = "rules/rotary.yaml:76:40";
+      e.slot = 5;
+    }
+    {  // 19: sin_cache
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "sin_cache";
       e.loc = "rules/rotary.yaml:77:20";
       e.slot = 6;
     }
-    {  // 11: 0
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 20: 0
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:77:31";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 12: _
-      gen::ExprSpec& e = s.exprs[12];
+    {  // 21: _
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "_";
       e.loc = "rules/rotary.yaml:77:34";
     }
-    {  // 13: 0
-      gen::ExprSpec& e = s.exprs[13];
+    {  // 22: 0
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:77:37";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 14: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 23: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:77:13";
-      e.slot = 7;
       e.num_inputs = 4;
     }
-    {  // 15: pos
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 24: 0
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:77:75";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 25: _
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:77:78";
+    }
+    {  // 26: 2
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:77:81";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 27: Slice(sin_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:77:58";
+      e.num_inputs = 4;
+    }
+    {  // 28: 1
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:77:85";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 29: Squeeze(Slice(sin_cache, 0, _, 2), 1)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:77:50";
+      e.num_inputs = 2;
+    }
+    {  // 30: 0
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:77:89";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 31: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), 1), 0)
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:77:42";
+      e.num_inputs = 2;
+    }
+    {  // 32: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "sc";
+      e.loc = "rules/rotary.yaml:77:40";
+      e.slot = 7;
+    }
+    {  // 33: pos
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "pos";
       e.loc = "rules/rotary.yaml:78:34";
       e.slot = 8;
     }
-    {  // 16: Gather(cc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 34: Gather(cc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:78:23";
       e.num_inputs = 2;
@@ -1401,22 +2072,22 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
         a.loc = "rules/rotary.yaml:78:39";
       }
     }
-    {  // 17: 1
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 35: 1
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "constant 1";
       e.loc = "rules/rotary.yaml:78:48";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 18: Unsqueeze(Gather(cc, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 36: Unsqueeze(Gather(cc, pos, axis=0), 1)
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:78:13";
       e.slot = 9;
       e.num_inputs = 2;
     }
-    {  // 19: Gather(sc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 37: Gather(sc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:79:23";
       e.num_inputs = 2;
@@ -1429,34 +2100,34 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
         a.loc = "rules/rotary.yaml:79:39";
       }
     }
-    {  // 20: 1
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 38: 1
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "constant 1";
       e.loc = "rules/rotary.yaml:79:48";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 21: Unsqueeze(Gather(sc, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 39: Unsqueeze(Gather(sc, pos, axis=0), 1)
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:79:13";
       e.slot = 10;
       e.num_inputs = 2;
     }
-    {  // 22: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 40: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:80:17";
       e.num_inputs = 2;
     }
-    {  // 23: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 41: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:80:30";
       e.num_inputs = 2;
     }
-    {  // 24: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 42: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "Add";
       e.loc = "rules/rotary.yaml:80:13";
       e.slot = 11;
@@ -1495,41 +2166,21 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc = "rules/rotary.yaml:84:20";
-      c.subject = "cos_cache";
-      c.slot = 4;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.native = "rotary_cache_rows";
+      c.predicate = gen::nativePredicate("rotary_cache_rows");
+      c.args = {"cos_cache", "cc"};
+      c.arg_slots = {4, 5};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:84:35";
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"cos_cache"};
-      c.arg_slots = {4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc = "rules/rotary.yaml:85:20";
-      c.subject = "sin_cache";
-      c.slot = 6;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:85:35";
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"sin_cache"};
-      c.arg_slots = {6};
+      c.native = "rotary_cache_rows";
+      c.predicate = gen::nativePredicate("rotary_cache_rows");
+      c.args = {"sin_cache", "sc"};
+      c.arg_slots = {6, 7};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
@@ -1558,7 +2209,7 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
       c.args = {"sc"};
       c.arg_slots = {7};
     }
-    s.num_symbols = 5;
+    s.num_symbols = 4;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
@@ -1585,22 +2236,40 @@ struct RotaryEmbeddingSplitIds {
     kConstant6 = 6,
     kAny7 = 7,
     kConstant8 = 8,
-    kCc = 9,
-    kSinCache = 10,
-    kConstant11 = 11,
-    kAny12 = 12,
-    kConstant13 = 13,
-    kSc = 14,
-    kPos = 15,
-    kGather16 = 16,
-    kConstant17 = 17,
-    kCos = 18,
-    kGather19 = 19,
+    kSlice9 = 9,
+    kConstant10 = 10,
+    kAny11 = 11,
+    kConstant12 = 12,
+    kSlice13 = 13,
+    kConstant14 = 14,
+    kSqueeze15 = 15,
+    kConstant16 = 16,
+    kSqueeze17 = 17,
+    kCc = 18,
+    kSinCache = 19,
     kConstant20 = 20,
-    kSin = 21,
-    kMul22 = 22,
-    kMul23 = 23,
-    kY = 24,
+    kAny21 = 21,
+    kConstant22 = 22,
+    kSlice23 = 23,
+    kConstant24 = 24,
+    kAny25 = 25,
+    kConstant26 = 26,
+    kSlice27 = 27,
+    kConstant28 = 28,
+    kSqueeze29 = 29,
+    kConstant30 = 30,
+    kSqueeze31 = 31,
+    kSc = 32,
+    kPos = 33,
+    kGather34 = 34,
+    kConstant35 = 35,
+    kCos = 36,
+    kGather37 = 37,
+    kConstant38 = 38,
+    kSin = 39,
+    kMul40 = 40,
+    kMul41 = 41,
+    kY = 42,
   };
 };
 
@@ -1646,7 +2315,9 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchCosCache,
-  // matchConstant6, matchSinCache, matchPos.
+  // matchConstant6, matchAny7, matchConstant8, matchConstant10, matchConstant12, matchConstant14,
+  // matchConstant16, matchSinCache, matchConstant20, matchConstant22, matchConstant28,
+  // matchConstant30, matchPos, matchConstant35, matchConstant38.
 
   /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:74:16)
   bool matchX1(ValueId v, gen::Next k) {
@@ -1681,25 +2352,13 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
     return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
   }
 
-  /// _  (rules/rotary.yaml:76:34)
-  bool matchAny7(ValueId v, gen::Next k) {
-    if (seen(kAny7)) return same(kAny7, v) && k();
-    return bind(kAny7, v) && k();
-  }
-
-  /// 0  (rules/rotary.yaml:76:37)
-  bool matchConstant8(ValueId v, gen::Next k) {
-    if (seen(kConstant8)) return same(kConstant8, v) && k();
-    return bind(kConstant8, v) && constant(kConstant8, v) && k();
-  }
-
-  /// cc = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:76:13)
-  bool matchCc(ValueId v, gen::Next k) {
-    if (seen(kCc)) return same(kCc, v) && k();
-    if (!bind(kCc, v)) return false;
+  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:76:13)
+  bool matchSlice9(ValueId v, gen::Next k) {
+    if (seen(kSlice9)) return same(kSlice9, v) && k();
+    if (!bind(kSlice9, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kCc, v, op::kSlice);
-      if (n == kNoId || !attrs(kCc, n, v)) return false;
+      const NodeId n = node(kSlice9, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice9, n, v)) return false;
       return matchCosCache(input(n, 0), [&] {
         return matchConstant6(input(n, 1), [&] {
           return matchAny7(input(n, 2), [&] { return matchConstant8(input(n, 3), k); });
@@ -1712,34 +2371,73 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
     return matchCosCache(v, k);  // absent: Slice stands for its input
   }
 
-  /// 0  (rules/rotary.yaml:77:31)
-  bool matchConstant11(ValueId v, gen::Next k) {
-    if (seen(kConstant11)) return same(kConstant11, v) && k();
-    return bind(kConstant11, v) && constant(kConstant11, v) && k();
+  /// _  (rules/rotary.yaml:76:78)
+  bool matchAny11(ValueId v, gen::Next k) {
+    if (seen(kAny11)) return same(kAny11, v) && k();
+    return bind(kAny11, v) && k();
+  }
+
+  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:76:58)
+  bool matchSlice13(ValueId v, gen::Next k) {
+    if (seen(kSlice13)) return same(kSlice13, v) && k();
+    if (!bind(kSlice13, v)) return false;
+    const NodeId n = node(kSlice13, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice13, n, v)) return false;
+    return matchCosCache(input(n, 0), [&] {
+      return matchConstant10(input(n, 1), [&] {
+        return matchAny11(input(n, 2), [&] { return matchConstant12(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Squeeze(Slice(cos_cache, 0, _, 2), 1)  (rules/rotary.yaml:76:50)
+  bool matchSqueeze15(ValueId v, gen::Next k) {
+    if (seen(kSqueeze15)) return same(kSqueeze15, v) && k();
+    if (!bind(kSqueeze15, v)) return false;
+    const NodeId n = node(kSqueeze15, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze15, n, v)) return false;
+    return matchSlice13(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
+  }
+
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), 1), 0)  (rules/rotary.yaml:76:42)
+  bool matchSqueeze17(ValueId v, gen::Next k) {
+    if (seen(kSqueeze17)) return same(kSqueeze17, v) && k();
+    if (!bind(kSqueeze17, v)) return false;
+    const NodeId n = node(kSqueeze17, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze17, n, v)) return false;
+    return matchSqueeze15(input(n, 0), [&] { return matchConstant16(input(n, 1), k); });
+  }
+
+  /// cc = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0) (rules/rotary.yaml:76:40)
+  bool matchCc(ValueId v, gen::Next k) {
+    if (seen(kCc)) return same(kCc, v) && k();
+    if (!bind(kCc, v)) return false;
+    const uint32_t m = mark();
+    choose(kCc, 0);
+    if (matchSlice9(v, k)) return true;
+    undo(m);
+    choose(kCc, 1);
+    if (matchSqueeze17(v, k)) return true;
+    undo(m);
+    return false;
   }
 
   /// _  (rules/rotary.yaml:77:34)
-  bool matchAny12(ValueId v, gen::Next k) {
-    if (seen(kAny12)) return same(kAny12, v) && k();
-    return bind(kAny12, v) && k();
+  bool matchAny21(ValueId v, gen::Next k) {
+    if (seen(kAny21)) return same(kAny21, v) && k();
+    return bind(kAny21, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:77:37)
-  bool matchConstant13(ValueId v, gen::Next k) {
-    if (seen(kConstant13)) return same(kConstant13, v) && k();
-    return bind(kConstant13, v) && constant(kConstant13, v) && k();
-  }
-
-  /// sc = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:77:13)
-  bool matchSc(ValueId v, gen::Next k) {
-    if (seen(kSc)) return same(kSc, v) && k();
-    if (!bind(kSc, v)) return false;
+  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:77:13)
+  bool matchSlice23(ValueId v, gen::Next k) {
+    if (seen(kSlice23)) return same(kSlice23, v) && k();
+    if (!bind(kSlice23, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kSc, v, op::kSlice);
-      if (n == kNoId || !attrs(kSc, n, v)) return false;
+      const NodeId n = node(kSlice23, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice23, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
-        return matchConstant11(input(n, 1), [&] {
-          return matchAny12(input(n, 2), [&] { return matchConstant13(input(n, 3), k); });
+        return matchConstant20(input(n, 1), [&] {
+          return matchAny21(input(n, 2), [&] { return matchConstant22(input(n, 3), k); });
         });
       });
     };
@@ -1749,19 +2447,76 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
     return matchSinCache(v, k);  // absent: Slice stands for its input
   }
 
-  /// Gather(cc, pos, axis=0)  (rules/rotary.yaml:78:23)
-  bool matchGather16(ValueId v, gen::Next k) {
-    if (seen(kGather16)) return same(kGather16, v) && k();
-    if (!bind(kGather16, v)) return false;
-    const NodeId n = node(kGather16, v, op::kGather);
-    if (n == kNoId || !attrs(kGather16, n, v)) return false;
-    return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  /// 0  (rules/rotary.yaml:77:75)
+  bool matchConstant24(ValueId v, gen::Next k) {
+    if (seen(kConstant24)) return same(kConstant24, v) && k();
+    return bind(kConstant24, v) && constant(kConstant24, v) && k();
   }
 
-  /// 1  (rules/rotary.yaml:78:48)
-  bool matchConstant17(ValueId v, gen::Next k) {
-    if (seen(kConstant17)) return same(kConstant17, v) && k();
-    return bind(kConstant17, v) && constant(kConstant17, v) && k();
+  /// _  (rules/rotary.yaml:77:78)
+  bool matchAny25(ValueId v, gen::Next k) {
+    if (seen(kAny25)) return same(kAny25, v) && k();
+    return bind(kAny25, v) && k();
+  }
+
+  /// 2  (rules/rotary.yaml:77:81)
+  bool matchConstant26(ValueId v, gen::Next k) {
+    if (seen(kConstant26)) return same(kConstant26, v) && k();
+    return bind(kConstant26, v) && constant(kConstant26, v) && k();
+  }
+
+  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:77:58)
+  bool matchSlice27(ValueId v, gen::Next k) {
+    if (seen(kSlice27)) return same(kSlice27, v) && k();
+    if (!bind(kSlice27, v)) return false;
+    const NodeId n = node(kSlice27, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice27, n, v)) return false;
+    return matchSinCache(input(n, 0), [&] {
+      return matchConstant24(input(n, 1), [&] {
+        return matchAny25(input(n, 2), [&] { return matchConstant26(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Squeeze(Slice(sin_cache, 0, _, 2), 1)  (rules/rotary.yaml:77:50)
+  bool matchSqueeze29(ValueId v, gen::Next k) {
+    if (seen(kSqueeze29)) return same(kSqueeze29, v) && k();
+    if (!bind(kSqueeze29, v)) return false;
+    const NodeId n = node(kSqueeze29, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze29, n, v)) return false;
+    return matchSlice27(input(n, 0), [&] { return matchConstant28(input(n, 1), k); });
+  }
+
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), 1), 0)  (rules/rotary.yaml:77:42)
+  bool matchSqueeze31(ValueId v, gen::Next k) {
+    if (seen(kSqueeze31)) return same(kSqueeze31, v) && k();
+    if (!bind(kSqueeze31, v)) return false;
+    const NodeId n = node(kSqueeze31, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze31, n, v)) return false;
+    return matchSqueeze29(input(n, 0), [&] { return matchConstant30(input(n, 1), k); });
+  }
+
+  /// sc = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0) (rules/rotary.yaml:77:40)
+  bool matchSc(ValueId v, gen::Next k) {
+    if (seen(kSc)) return same(kSc, v) && k();
+    if (!bind(kSc, v)) return false;
+    const uint32_t m = mark();
+    choose(kSc, 0);
+    if (matchSlice23(v, k)) return true;
+    undo(m);
+    choose(kSc, 1);
+    if (matchSqueeze31(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Gather(cc, pos, axis=0)  (rules/rotary.yaml:78:23)
+  bool matchGather34(ValueId v, gen::Next k) {
+    if (seen(kGather34)) return same(kGather34, v) && k();
+    if (!bind(kGather34, v)) return false;
+    const NodeId n = node(kGather34, v, op::kGather);
+    if (n == kNoId || !attrs(kGather34, n, v)) return false;
+    return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
   /// cos = Unsqueeze(Gather(cc, pos, axis=0), 1)  (rules/rotary.yaml:78:13)
@@ -1770,22 +2525,16 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
     if (!bind(kCos, v)) return false;
     const NodeId n = node(kCos, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather16(input(n, 0), [&] { return matchConstant17(input(n, 1), k); });
+    return matchGather34(input(n, 0), [&] { return matchConstant35(input(n, 1), k); });
   }
 
   /// Gather(sc, pos, axis=0)  (rules/rotary.yaml:79:23)
-  bool matchGather19(ValueId v, gen::Next k) {
-    if (seen(kGather19)) return same(kGather19, v) && k();
-    if (!bind(kGather19, v)) return false;
-    const NodeId n = node(kGather19, v, op::kGather);
-    if (n == kNoId || !attrs(kGather19, n, v)) return false;
+  bool matchGather37(ValueId v, gen::Next k) {
+    if (seen(kGather37)) return same(kGather37, v) && k();
+    if (!bind(kGather37, v)) return false;
+    const NodeId n = node(kGather37, v, op::kGather);
+    if (n == kNoId || !attrs(kGather37, n, v)) return false;
     return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// 1  (rules/rotary.yaml:79:48)
-  bool matchConstant20(ValueId v, gen::Next k) {
-    if (seen(kConstant20)) return same(kConstant20, v) && k();
-    return bind(kConstant20, v) && constant(kConstant20, v) && k();
   }
 
   /// sin = Unsqueeze(Gather(sc, pos, axis=0), 1)  (rules/rotary.yaml:79:13)
@@ -1794,15 +2543,15 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
     if (!bind(kSin, v)) return false;
     const NodeId n = node(kSin, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather19(input(n, 0), [&] { return matchConstant20(input(n, 1), k); });
+    return matchGather37(input(n, 0), [&] { return matchConstant38(input(n, 1), k); });
   }
 
   /// Mul(x, cos)  (rules/rotary.yaml:80:17)
-  bool matchMul22(ValueId v, gen::Next k) {
-    if (seen(kMul22)) return same(kMul22, v) && k();
-    if (!bind(kMul22, v)) return false;
-    const NodeId n = node(kMul22, v, op::kMul);
-    if (n == kNoId || !attrs(kMul22, n, v)) return false;
+  bool matchMul40(ValueId v, gen::Next k) {
+    if (seen(kMul40)) return same(kMul40, v) && k();
+    if (!bind(kMul40, v)) return false;
+    const NodeId n = node(kMul40, v, op::kMul);
+    if (n == kNoId || !attrs(kMul40, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
@@ -1812,11 +2561,11 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
   }
 
   /// Mul(rot, sin)  (rules/rotary.yaml:80:30)
-  bool matchMul23(ValueId v, gen::Next k) {
-    if (seen(kMul23)) return same(kMul23, v) && k();
-    if (!bind(kMul23, v)) return false;
-    const NodeId n = node(kMul23, v, op::kMul);
-    if (n == kNoId || !attrs(kMul23, n, v)) return false;
+  bool matchMul41(ValueId v, gen::Next k) {
+    if (seen(kMul41)) return same(kMul41, v) && k();
+    if (!bind(kMul41, v)) return false;
+    const NodeId n = node(kMul41, v, op::kMul);
+    if (n == kNoId || !attrs(kMul41, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
@@ -1833,10 +2582,10 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul22(in0, [&] { return matchMul23(in1, k); })) return true;
+    if (matchMul40(in0, [&] { return matchMul41(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul22(in1, [&] { return matchMul23(in0, k); });
+    return matchMul40(in1, [&] { return matchMul41(in0, k); });
   }
 
   // ---- Rewrite
@@ -1985,6 +2734,5765 @@ class RotaryEmbeddingSplitRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/rotary.yaml:104
+// rotary_embedding_3d (priority 95): Hugging Face rotate-half RoPE on a 3-D [B, S, H] x (one head),
+// halves by Slice.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule rotary_embedding_3d for the shared checks and messages.
+const gen::RuleSpec& specRotaryEmbedding3d() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "rotary_embedding_3d";
+    s.loc = "rules/rotary.yaml:104:5";
+    s.root = 42;
+    s.slot_names = {"x",  "i1",        "c1", "h1",  "a1",  "x1",  "i2",
+                    "c2", "h2",        "e2", "a2",  "x2",  "rot", "cos_cache",
+                    "cc", "sin_cache", "sc", "pos", "cos", "sin", "y"};
+    s.num_captures = 0;
+    s.exprs.resize(43);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:110:40";
+      e.slot = 0;
+    }
+    {  // 1: Shape(x)
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:110:34";
+      e.num_inputs = 1;
+    }
+    {  // 2: i1
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "i1";
+      e.loc = "rules/rotary.yaml:110:44";
+      e.slot = 1;
+    }
+    {  // 3: Gather(Shape(x), i1)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:110:27";
+      e.num_inputs = 2;
+    }
+    {  // 4: 2
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:110:49";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 5: Div(Gather(Shape(x), i1), 2)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Div";
+      e.loc = "rules/rotary.yaml:110:23";
+      e.num_inputs = 2;
+    }
+    {  // 6: 0
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:110:53";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 7: Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:110:13";
+      e.num_inputs = 2;
+    }
+    {  // 8: c1
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "c1";
+      e.loc = "rules/rotary.yaml:110:58";
+      e.slot = 2;
+    }
+    {  // 9: Unsqueeze(Div(Gather(...), 2), 0) | c1
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "h1";
+      e.loc = "rules/rotary.yaml:110:56";
+      e.slot = 3;
+    }
+    {  // 10: 0
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:111:22";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 11: a1
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "a1";
+      e.loc = "rules/rotary.yaml:111:29";
+      e.slot = 4;
+    }
+    {  // 12: Slice(x, 0, h1, a1)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:111:13";
+      e.slot = 5;
+      e.num_inputs = 4;
+    }
+    {  // 13: Shape(x)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:112:34";
+      e.num_inputs = 1;
+    }
+    {  // 14: i2
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "i2";
+      e.loc = "rules/rotary.yaml:112:44";
+      e.slot = 6;
+    }
+    {  // 15: Gather(Shape(x), i2)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:112:27";
+      e.num_inputs = 2;
+    }
+    {  // 16: 2
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:112:49";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 17: Div(Gather(Shape(x), i2), 2)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Div";
+      e.loc = "rules/rotary.yaml:112:23";
+      e.num_inputs = 2;
+    }
+    {  // 18: 0
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:112:53";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 19: Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:112:13";
+      e.num_inputs = 2;
+    }
+    {  // 20: c2
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "c2";
+      e.loc = "rules/rotary.yaml:112:58";
+      e.slot = 7;
+    }
+    {  // 21: Unsqueeze(Div(Gather(...), 2), 0) | c2
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "h2";
+      e.loc = "rules/rotary.yaml:112:56";
+      e.slot = 8;
+    }
+    {  // 22: e2
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "e2";
+      e.loc = "rules/rotary.yaml:113:26";
+      e.slot = 9;
+    }
+    {  // 23: a2
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "a2";
+      e.loc = "rules/rotary.yaml:113:30";
+      e.slot = 10;
+    }
+    {  // 24: Slice(x, h2, e2, a2)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:113:13";
+      e.slot = 11;
+      e.num_inputs = 4;
+    }
+    {  // 25: Neg(x2)
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:114:20";
+      e.num_inputs = 1;
+    }
+    {  // 26: Concat(Neg(x2), x1, axis=-1)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:114:13";
+      e.slot = 12;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:114:33";
+      }
+    }
+    {  // 27: cos_cache
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "cos_cache";
+      e.loc = "rules/rotary.yaml:115:20";
+      e.slot = 13;
+    }
+    {  // 28: 0
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:115:31";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 29: _
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:115:34";
+    }
+    {  // 30: 0
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:115:37";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 31: Slice?(cos_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:115:13";
+      e.slot = 14;
+      e.num_inputs = 4;
+    }
+    {  // 32: sin_cache
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "sin_cache";
+      e.loc = "rules/rotary.yaml:116:20";
+      e.slot = 15;
+    }
+    {  // 33: 0
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:116:31";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 34: _
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:116:34";
+    }
+    {  // 35: 0
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:116:37";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 36: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:116:13";
+      e.slot = 16;
+      e.num_inputs = 4;
+    }
+    {  // 37: pos
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:117:24";
+      e.slot = 17;
+    }
+    {  // 38: Gather(cc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:117:13";
+      e.slot = 18;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:117:29";
+      }
+    }
+    {  // 39: Gather(sc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:118:13";
+      e.slot = 19;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:118:29";
+      }
+    }
+    {  // 40: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:119:17";
+      e.num_inputs = 2;
+    }
+    {  // 41: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:119:30";
+      e.num_inputs = 2;
+    }
+    {  // 42: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:119:13";
+      e.slot = 20;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:121:20";
+      c.subject = "x";
+      c.slot = 0;
+      c.dims = {"B", "S", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:122:20";
+      c.subject = "pos";
+      c.slot = 17;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/rotary.yaml:122:35";
+      c.subject = "pos";
+      c.slot = 17;
+      c.strings = {"int64"};
+      c.elem_types = {7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:123:20";
+      c.subject = "cos_cache";
+      c.slot = 13;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:123:35";
+      c.native = "rotary_cache";
+      c.predicate = gen::nativePredicate("rotary_cache");
+      c.args = {"cos_cache"};
+      c.arg_slots = {13};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:124:20";
+      c.subject = "sin_cache";
+      c.slot = 15;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:124:35";
+      c.native = "rotary_cache";
+      c.predicate = gen::nativePredicate("rotary_cache");
+      c.args = {"sin_cache"};
+      c.arg_slots = {15};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:125:20";
+      c.native = "half_last_dim";
+      c.predicate = gen::nativePredicate("half_last_dim");
+      c.args = {"c1", "x"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:126:20";
+      c.native = "half_last_dim";
+      c.predicate = gen::nativePredicate("half_last_dim");
+      c.args = {"c2", "x"};
+      c.arg_slots = {7, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:127:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"i1", "x"};
+      c.arg_slots = {1, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:128:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"i2", "x"};
+      c.arg_slots = {6, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:129:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a1", "x"};
+      c.arg_slots = {4, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:130:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a2", "x"};
+      c.arg_slots = {10, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:131:20";
+      c.native = "slice_to_end";
+      c.predicate = gen::nativePredicate("slice_to_end");
+      c.args = {"e2", "x"};
+      c.arg_slots = {9, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:132:20";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"x1"};
+      c.arg_slots = {5};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:133:20";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"x2"};
+      c.arg_slots = {11};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:134:20";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"cc"};
+      c.arg_slots = {14};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:135:20";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"sc"};
+      c.arg_slots = {16};
+    }
+    s.num_symbols = 4;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule rotary_embedding_3d: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule rotary_embedding_3d (indices into its RuleSpec's exprs).
+struct RotaryEmbedding3dIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kShape1 = 1,
+    kI1 = 2,
+    kGather3 = 3,
+    kConstant4 = 4,
+    kDiv5 = 5,
+    kConstant6 = 6,
+    kUnsqueeze7 = 7,
+    kC1 = 8,
+    kH1 = 9,
+    kConstant10 = 10,
+    kA1 = 11,
+    kX1 = 12,
+    kShape13 = 13,
+    kI2 = 14,
+    kGather15 = 15,
+    kConstant16 = 16,
+    kDiv17 = 17,
+    kConstant18 = 18,
+    kUnsqueeze19 = 19,
+    kC2 = 20,
+    kH2 = 21,
+    kE2 = 22,
+    kA2 = 23,
+    kX2 = 24,
+    kNeg = 25,
+    kRot = 26,
+    kCosCache = 27,
+    kConstant28 = 28,
+    kAny29 = 29,
+    kConstant30 = 30,
+    kCc = 31,
+    kSinCache = 32,
+    kConstant33 = 33,
+    kAny34 = 34,
+    kConstant35 = 35,
+    kSc = 36,
+    kPos = 37,
+    kCos = 38,
+    kSin = 39,
+    kMul40 = 40,
+    kMul41 = 41,
+    kY = 42,
+  };
+};
+
+class RotaryEmbedding3dMatch : public RotarySharedMatch<RotaryEmbedding3dIds> {
+ public:
+  RotaryEmbedding3dMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RotarySharedMatch<RotaryEmbedding3dIds>(specRotaryEmbedding3d(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotI1 = 1,
+    kSlotC1 = 2,
+    kSlotH1 = 3,
+    kSlotA1 = 4,
+    kSlotX1 = 5,
+    kSlotI2 = 6,
+    kSlotC2 = 7,
+    kSlotH2 = 8,
+    kSlotE2 = 9,
+    kSlotA2 = 10,
+    kSlotX2 = 11,
+    kSlotRot = 12,
+    kSlotCosCache = 13,
+    kSlotCc = 14,
+    kSlotSinCache = 15,
+    kSlotSc = 16,
+    kSlotPos = 17,
+    kSlotCos = 18,
+    kSlotSin = 19,
+    kSlotY = 20,
+  };
+
+  // ---- Match
+
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchShape1, matchI1,
+  // matchGather3, matchConstant4, matchDiv5, matchConstant6, matchUnsqueeze7, matchC1, matchH1,
+  // matchConstant10, matchA1, matchX1, matchShape13, matchI2, matchGather15, matchConstant16,
+  // matchDiv17, matchConstant18, matchUnsqueeze19, matchC2, matchH2, matchE2, matchA2, matchX2,
+  // matchNeg, matchRot, matchCosCache, matchConstant28, matchAny29, matchConstant30, matchSinCache,
+  // matchConstant33, matchConstant35, matchPos.
+
+  /// cc = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:115:13)
+  bool matchCc(ValueId v, gen::Next k) {
+    if (seen(kCc)) return same(kCc, v) && k();
+    if (!bind(kCc, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kCc, v, op::kSlice);
+      if (n == kNoId || !attrs(kCc, n, v)) return false;
+      return matchCosCache(input(n, 0), [&] {
+        return matchConstant28(input(n, 1), [&] {
+          return matchAny29(input(n, 2), [&] { return matchConstant30(input(n, 3), k); });
+        });
+      });
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchCosCache(v, k);  // absent: Slice stands for its input
+  }
+
+  /// _  (rules/rotary.yaml:116:34)
+  bool matchAny34(ValueId v, gen::Next k) {
+    if (seen(kAny34)) return same(kAny34, v) && k();
+    return bind(kAny34, v) && k();
+  }
+
+  /// sc = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:116:13)
+  bool matchSc(ValueId v, gen::Next k) {
+    if (seen(kSc)) return same(kSc, v) && k();
+    if (!bind(kSc, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kSc, v, op::kSlice);
+      if (n == kNoId || !attrs(kSc, n, v)) return false;
+      return matchSinCache(input(n, 0), [&] {
+        return matchConstant33(input(n, 1), [&] {
+          return matchAny34(input(n, 2), [&] { return matchConstant35(input(n, 3), k); });
+        });
+      });
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchSinCache(v, k);  // absent: Slice stands for its input
+  }
+
+  /// cos = Gather(cc, pos, axis=0)  (rules/rotary.yaml:117:13)
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(kCos)) return same(kCos, v) && k();
+    if (!bind(kCos, v)) return false;
+    const NodeId n = node(kCos, v, op::kGather);
+    if (n == kNoId || !attrs(kCos, n, v)) return false;
+    return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// sin = Gather(sc, pos, axis=0)  (rules/rotary.yaml:118:13)
+  bool matchSin(ValueId v, gen::Next k) {
+    if (seen(kSin)) return same(kSin, v) && k();
+    if (!bind(kSin, v)) return false;
+    const NodeId n = node(kSin, v, op::kGather);
+    if (n == kNoId || !attrs(kSin, n, v)) return false;
+    return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// Mul(x, cos)  (rules/rotary.yaml:119:17)
+  bool matchMul40(ValueId v, gen::Next k) {
+    if (seen(kMul40)) return same(kMul40, v) && k();
+    if (!bind(kMul40, v)) return false;
+    const NodeId n = node(kMul40, v, op::kMul);
+    if (n == kNoId || !attrs(kMul40, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchCos(in0, k); });
+  }
+
+  /// Mul(rot, sin)  (rules/rotary.yaml:119:30)
+  bool matchMul41(ValueId v, gen::Next k) {
+    if (seen(kMul41)) return same(kMul41, v) && k();
+    if (!bind(kMul41, v)) return false;
+    const NodeId n = node(kMul41, v, op::kMul);
+    if (n == kNoId || !attrs(kMul41, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchRot(in1, [&] { return matchSin(in0, k); });
+  }
+
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:119:13)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kAdd);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul40(in0, [&] { return matchMul41(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul40(in1, [&] { return matchMul41(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:137:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
+  ///   pos, interleaved=0, num_heads=1)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:140:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:141:31", "x")) return false;
+    std::optional<onnx::TensorProto> t3 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:141:34");
+    if (!t3) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:141:80");
+    if (!t4) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:141:126", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 0));
+    attrs6.push_back(gen::intAttribute("num_heads", 1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:137:9",
+                     "rules/rotary.yaml:139:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:137:9",
+                     "rules/rotary.yaml:140:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:137:9",
+                     "rules/rotary.yaml:141:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotX);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotPos);
+    NodeSpec spec6;
+    spec6.op = op::kRotaryEmbedding;
+    spec6.inputs = {v2, v3, v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+  }
+
+  /// Variant 1, rules/rotary.yaml:142:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
+  ///   rotary_half_cache), interleaved=0, num_heads=1)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:143:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:144:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:145:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:145:48", "pos")) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:145:53");
+    if (!t4) return false;
+    std::optional<onnx::TensorProto> t5 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:145:99");
+    if (!t5) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 0));
+    attrs6.push_back(gen::intAttribute("num_heads", 1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:142:9",
+                     "rules/rotary.yaml:143:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:142:9",
+                     "rules/rotary.yaml:144:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:142:9",
+                     "rules/rotary.yaml:145:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotX);
+    const ValueId v3 = slot(kSlotPos);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    NodeSpec spec6;
+    spec6.op = op::kComMicrosoftRotaryEmbedding;
+    spec6.inputs = {v2, v3, v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+  }
+};
+
+/// rotary_embedding_3d as a RewritePattern.
+class RotaryEmbedding3dRule : public RewritePattern {
+ public:
+  RotaryEmbedding3dRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                95,
+                                {"ort", "onnx"},
+                                "rules/rotary.yaml:104:5",
+                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    RotaryEmbedding3dMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/rotary.yaml:147
+// rotary_embedding_3d_split (priority 95): Hugging Face rotate-half RoPE on a 3-D [B, S, H] x (one
+// head), halves by one Split.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule rotary_embedding_3d_split for the shared checks and messages.
+const gen::RuleSpec& specRotaryEmbedding3dSplit() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "rotary_embedding_3d_split";
+    s.loc = "rules/rotary.yaml:147:5";
+    s.root = 20;
+    s.slot_names = {"x",         "x1", "x2",  "rot", "cos_cache", "cc",
+                    "sin_cache", "sc", "pos", "cos", "sin",       "y"};
+    s.num_captures = 0;
+    s.exprs.resize(21);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:153:22";
+      e.slot = 0;
+    }
+    {  // 1: Split(x, axis=-1)
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Split";
+      e.loc = "rules/rotary.yaml:153:16";
+      e.slot = 1;
+      e.num_inputs = 1;
+      e.other_outputs.push_back({1, 2, "x2"});
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:153:25";
+      }
+    }
+    {  // 2: x2
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "x2";
+      e.loc = "rules/rotary.yaml:154:24";
+      e.slot = 2;
+    }
+    {  // 3: Neg(x2)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:154:20";
+      e.num_inputs = 1;
+    }
+    {  // 4: Concat(Neg(x2), x1, axis=-1)
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:154:13";
+      e.slot = 3;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:154:33";
+      }
+    }
+    {  // 5: cos_cache
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "cos_cache";
+      e.loc = "rules/rotary.yaml:155:20";
+      e.slot = 4;
+    }
+    {  // 6: 0
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:155:31";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 7: _
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:155:34";
+    }
+    {  // 8: 0
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:155:37";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 9: Slice?(cos_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:155:13";
+      e.slot = 5;
+      e.num_inputs = 4;
+    }
+    {  // 10: sin_cache
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "sin_cache";
+      e.loc = "rules/rotary.yaml:156:20";
+      e.slot = 6;
+    }
+    {  // 11: 0
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:156:31";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 12: _
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:156:34";
+    }
+    {  // 13: 0
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:156:37";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 14: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:156:13";
+      e.slot = 7;
+      e.num_inputs = 4;
+    }
+    {  // 15: pos
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:157:24";
+      e.slot = 8;
+    }
+    {  // 16: Gather(cc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:157:13";
+      e.slot = 9;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:157:29";
+      }
+    }
+    {  // 17: Gather(sc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:158:13";
+      e.slot = 10;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:158:29";
+      }
+    }
+    {  // 18: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:159:17";
+      e.num_inputs = 2;
+    }
+    {  // 19: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:159:30";
+      e.num_inputs = 2;
+    }
+    {  // 20: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:159:13";
+      e.slot = 11;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:161:20";
+      c.subject = "x";
+      c.slot = 0;
+      c.dims = {"B", "S", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:162:20";
+      c.subject = "pos";
+      c.slot = 8;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/rotary.yaml:162:35";
+      c.subject = "pos";
+      c.slot = 8;
+      c.strings = {"int64"};
+      c.elem_types = {7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:163:20";
+      c.subject = "cos_cache";
+      c.slot = 4;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:163:35";
+      c.native = "rotary_cache";
+      c.predicate = gen::nativePredicate("rotary_cache");
+      c.args = {"cos_cache"};
+      c.arg_slots = {4};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:164:20";
+      c.subject = "sin_cache";
+      c.slot = 6;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:164:35";
+      c.native = "rotary_cache";
+      c.predicate = gen::nativePredicate("rotary_cache");
+      c.args = {"sin_cache"};
+      c.arg_slots = {6};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:165:20";
+      c.native = "split_halves";
+      c.predicate = gen::nativePredicate("split_halves");
+      c.args = {"x1", "x"};
+      c.arg_slots = {1, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:166:20";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"cc"};
+      c.arg_slots = {5};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:167:20";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"sc"};
+      c.arg_slots = {7};
+    }
+    s.num_symbols = 4;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule rotary_embedding_3d_split: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule rotary_embedding_3d_split (indices into its RuleSpec's exprs).
+struct RotaryEmbedding3dSplitIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kX1 = 1,
+    kX2 = 2,
+    kNeg = 3,
+    kRot = 4,
+    kCosCache = 5,
+    kConstant6 = 6,
+    kAny7 = 7,
+    kConstant8 = 8,
+    kCc = 9,
+    kSinCache = 10,
+    kConstant11 = 11,
+    kAny12 = 12,
+    kConstant13 = 13,
+    kSc = 14,
+    kPos = 15,
+    kCos = 16,
+    kSin = 17,
+    kMul18 = 18,
+    kMul19 = 19,
+    kY = 20,
+  };
+};
+
+class RotaryEmbedding3dSplitMatch : public RotarySharedMatch<RotaryEmbedding3dSplitIds> {
+ public:
+  RotaryEmbedding3dSplitMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RotarySharedMatch<RotaryEmbedding3dSplitIds>(specRotaryEmbedding3dSplit(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotX1 = 1,
+    kSlotX2 = 2,
+    kSlotRot = 3,
+    kSlotCosCache = 4,
+    kSlotCc = 5,
+    kSlotSinCache = 6,
+    kSlotSc = 7,
+    kSlotPos = 8,
+    kSlotCos = 9,
+    kSlotSin = 10,
+    kSlotY = 11,
+  };
+
+  // ---- Match
+
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchCosCache,
+  // matchConstant6, matchAny7, matchConstant8, matchSinCache, matchPos.
+
+  /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:153:16)
+  bool matchX1(ValueId v, gen::Next k) {
+    if (seen(kX1)) return same(kX1, v) && k();
+    if (!bind(kX1, v)) return false;
+    const NodeId n = node(kX1, v, op::kSplit);
+    if (n == kNoId || !attrs(kX1, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// x2  (rules/rotary.yaml:154:24)
+  bool matchX2(ValueId v, gen::Next k) {
+    if (seen(kX2)) return same(kX2, v) && k();
+    return bind(kX2, v) && k();
+  }
+
+  /// Neg(x2)  (rules/rotary.yaml:154:20)
+  bool matchNeg(ValueId v, gen::Next k) {
+    if (seen(kNeg)) return same(kNeg, v) && k();
+    if (!bind(kNeg, v)) return false;
+    const NodeId n = node(kNeg, v, op::kNeg);
+    if (n == kNoId || !attrs(kNeg, n, v)) return false;
+    return matchX2(input(n, 0), k);
+  }
+
+  /// rot = Concat(Neg(x2), x1, axis=-1)  (rules/rotary.yaml:154:13)
+  bool matchRot(ValueId v, gen::Next k) {
+    if (seen(kRot)) return same(kRot, v) && k();
+    if (!bind(kRot, v)) return false;
+    const NodeId n = node(kRot, v, op::kConcat);
+    if (n == kNoId || !attrs(kRot, n, v)) return false;
+    return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
+  }
+
+  /// cc = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:155:13)
+  bool matchCc(ValueId v, gen::Next k) {
+    if (seen(kCc)) return same(kCc, v) && k();
+    if (!bind(kCc, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kCc, v, op::kSlice);
+      if (n == kNoId || !attrs(kCc, n, v)) return false;
+      return matchCosCache(input(n, 0), [&] {
+        return matchConstant6(input(n, 1), [&] {
+          return matchAny7(input(n, 2), [&] { return matchConstant8(input(n, 3), k); });
+        });
+      });
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchCosCache(v, k);  // absent: Slice stands for its input
+  }
+
+  /// 0  (rules/rotary.yaml:156:31)
+  bool matchConstant11(ValueId v, gen::Next k) {
+    if (seen(kConstant11)) return same(kConstant11, v) && k();
+    return bind(kConstant11, v) && constant(kConstant11, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:156:34)
+  bool matchAny12(ValueId v, gen::Next k) {
+    if (seen(kAny12)) return same(kAny12, v) && k();
+    return bind(kAny12, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:156:37)
+  bool matchConstant13(ValueId v, gen::Next k) {
+    if (seen(kConstant13)) return same(kConstant13, v) && k();
+    return bind(kConstant13, v) && constant(kConstant13, v) && k();
+  }
+
+  /// sc = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:156:13)
+  bool matchSc(ValueId v, gen::Next k) {
+    if (seen(kSc)) return same(kSc, v) && k();
+    if (!bind(kSc, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kSc, v, op::kSlice);
+      if (n == kNoId || !attrs(kSc, n, v)) return false;
+      return matchSinCache(input(n, 0), [&] {
+        return matchConstant11(input(n, 1), [&] {
+          return matchAny12(input(n, 2), [&] { return matchConstant13(input(n, 3), k); });
+        });
+      });
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchSinCache(v, k);  // absent: Slice stands for its input
+  }
+
+  /// cos = Gather(cc, pos, axis=0)  (rules/rotary.yaml:157:13)
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(kCos)) return same(kCos, v) && k();
+    if (!bind(kCos, v)) return false;
+    const NodeId n = node(kCos, v, op::kGather);
+    if (n == kNoId || !attrs(kCos, n, v)) return false;
+    return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// sin = Gather(sc, pos, axis=0)  (rules/rotary.yaml:158:13)
+  bool matchSin(ValueId v, gen::Next k) {
+    if (seen(kSin)) return same(kSin, v) && k();
+    if (!bind(kSin, v)) return false;
+    const NodeId n = node(kSin, v, op::kGather);
+    if (n == kNoId || !attrs(kSin, n, v)) return false;
+    return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// Mul(x, cos)  (rules/rotary.yaml:159:17)
+  bool matchMul18(ValueId v, gen::Next k) {
+    if (seen(kMul18)) return same(kMul18, v) && k();
+    if (!bind(kMul18, v)) return false;
+    const NodeId n = node(kMul18, v, op::kMul);
+    if (n == kNoId || !attrs(kMul18, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchCos(in0, k); });
+  }
+
+  /// Mul(rot, sin)  (rules/rotary.yaml:159:30)
+  bool matchMul19(ValueId v, gen::Next k) {
+    if (seen(kMul19)) return same(kMul19, v) && k();
+    if (!bind(kMul19, v)) return false;
+    const NodeId n = node(kMul19, v, op::kMul);
+    if (n == kNoId || !attrs(kMul19, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchRot(in1, [&] { return matchSin(in0, k); });
+  }
+
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:159:13)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kAdd);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul18(in0, [&] { return matchMul19(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul18(in1, [&] { return matchMul19(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:169:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
+  ///   pos, interleaved=0, num_heads=1)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:171:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:172:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:173:31", "x")) return false;
+    std::optional<onnx::TensorProto> t3 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:173:34");
+    if (!t3) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:173:80");
+    if (!t4) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:173:126", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 0));
+    attrs6.push_back(gen::intAttribute("num_heads", 1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:169:9",
+                     "rules/rotary.yaml:171:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:169:9",
+                     "rules/rotary.yaml:172:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:169:9",
+                     "rules/rotary.yaml:173:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotX);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotPos);
+    NodeSpec spec6;
+    spec6.op = op::kRotaryEmbedding;
+    spec6.inputs = {v2, v3, v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+  }
+
+  /// Variant 1, rules/rotary.yaml:174:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
+  ///   rotary_half_cache), interleaved=0, num_heads=1)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:175:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:176:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:177:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:177:48", "pos")) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:177:53");
+    if (!t4) return false;
+    std::optional<onnx::TensorProto> t5 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:177:99");
+    if (!t5) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 0));
+    attrs6.push_back(gen::intAttribute("num_heads", 1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:174:9",
+                     "rules/rotary.yaml:175:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:174:9",
+                     "rules/rotary.yaml:176:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:174:9",
+                     "rules/rotary.yaml:177:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotX);
+    const ValueId v3 = slot(kSlotPos);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    NodeSpec spec6;
+    spec6.op = op::kComMicrosoftRotaryEmbedding;
+    spec6.inputs = {v2, v3, v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+  }
+};
+
+/// rotary_embedding_3d_split as a RewritePattern.
+class RotaryEmbedding3dSplitRule : public RewritePattern {
+ public:
+  RotaryEmbedding3dSplitRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                95,
+                                {"ort", "onnx"},
+                                "rules/rotary.yaml:147:5",
+                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    RotaryEmbedding3dSplitMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/rotary.yaml:194
+// rotary_embedding_computed (priority 95): HF rotate-half RoPE (halves by Slice) with cos/sin
+// computed from inv_freq and position_ids; needs --max-positions.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule rotary_embedding_computed for the shared checks and messages.
+const gen::RuleSpec& specRotaryEmbeddingComputed() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "rotary_embedding_computed";
+    s.loc = "rules/rotary.yaml:194:5";
+    s.root = 64;
+    s.slot_names = {"x",   "i1",    "c1", "h1",    "a1",  "x1",  "i2",       "c2", "h2",
+                    "e2",  "a2",    "x2", "rot",   "pos", "bd",  "inv_freq", "fx", "fr",
+                    "emb", "one_c", "ct", "one_s", "st",  "cos", "sin",      "y"};
+    s.num_captures = 0;
+    s.exprs.resize(65);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:200:40";
+      e.slot = 0;
+    }
+    {  // 1: Shape(x)
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:200:34";
+      e.num_inputs = 1;
+    }
+    {  // 2: i1
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "i1";
+      e.loc = "rules/rotary.yaml:200:44";
+      e.slot = 1;
+    }
+    {  // 3: Gather(Shape(x), i1)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:200:27";
+      e.num_inputs = 2;
+    }
+    {  // 4: 2
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:200:49";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 5: Div(Gather(Shape(x), i1), 2)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Div";
+      e.loc = "rules/rotary.yaml:200:23";
+      e.num_inputs = 2;
+    }
+    {  // 6: 0
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:200:53";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 7: Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:200:13";
+      e.num_inputs = 2;
+    }
+    {  // 8: c1
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "c1";
+      e.loc = "rules/rotary.yaml:200:58";
+      e.slot = 2;
+    }
+    {  // 9: Unsqueeze(Div(Gather(...), 2), 0) | c1
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "h1";
+      e.loc = "rules/rotary.yaml:200:56";
+      e.slot = 3;
+    }
+    {  // 10: 0
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:201:22";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 11: a1
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "a1";
+      e.loc = "rules/rotary.yaml:201:29";
+      e.slot = 4;
+    }
+    {  // 12: Slice(x, 0, h1, a1)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:201:13";
+      e.slot = 5;
+      e.num_inputs = 4;
+    }
+    {  // 13: Shape(x)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:202:34";
+      e.num_inputs = 1;
+    }
+    {  // 14: i2
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "i2";
+      e.loc = "rules/rotary.yaml:202:44";
+      e.slot = 6;
+    }
+    {  // 15: Gather(Shape(x), i2)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:202:27";
+      e.num_inputs = 2;
+    }
+    {  // 16: 2
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:202:49";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 17: Div(Gather(Shape(x), i2), 2)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Div";
+      e.loc = "rules/rotary.yaml:202:23";
+      e.num_inputs = 2;
+    }
+    {  // 18: 0
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:202:53";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 19: Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:202:13";
+      e.num_inputs = 2;
+    }
+    {  // 20: c2
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "c2";
+      e.loc = "rules/rotary.yaml:202:58";
+      e.slot = 7;
+    }
+    {  // 21: Unsqueeze(Div(Gather(...), 2), 0) | c2
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "h2";
+      e.loc = "rules/rotary.yaml:202:56";
+      e.slot = 8;
+    }
+    {  // 22: e2
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "e2";
+      e.loc = "rules/rotary.yaml:203:26";
+      e.slot = 9;
+    }
+    {  // 23: a2
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "a2";
+      e.loc = "rules/rotary.yaml:203:30";
+      e.slot = 10;
+    }
+    {  // 24: Slice(x, h2, e2, a2)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:203:13";
+      e.slot = 11;
+      e.num_inputs = 4;
+    }
+    {  // 25: Neg(x2)
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:204:20";
+      e.num_inputs = 1;
+    }
+    {  // 26: Concat(Neg(x2), x1, axis=-1)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:204:13";
+      e.slot = 12;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:204:33";
+      }
+    }
+    {  // 27: pos
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:205:36";
+      e.slot = 13;
+    }
+    {  // 28: Shape(pos)
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:205:30";
+      e.num_inputs = 1;
+    }
+    {  // 29: 0
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:205:42";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 30: Gather(Shape(pos), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:205:23";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:205:45";
+      }
+    }
+    {  // 31: 0
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:205:54";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 32: Unsqueeze(Gather(Shape(pos), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:205:13";
+      e.num_inputs = 2;
+    }
+    {  // 33: Shape(pos, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:205:59";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:205:70";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/rotary.yaml:205:79";
+      }
+    }
+    {  // 34: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(pos, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "bd";
+      e.loc = "rules/rotary.yaml:205:57";
+      e.slot = 14;
+    }
+    {  // 35: inv_freq
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "inv_freq";
+      e.loc = "rules/rotary.yaml:206:20";
+      e.slot = 15;
+    }
+    {  // 36: 1
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:206:41";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 37: 1
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:206:44";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 38: Concat(bd, 1, 1, axis=0)
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:206:30";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:206:47";
+      }
+    }
+    {  // 39: Expand(inv_freq, Concat(bd, 1, 1, axis=0))
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Expand";
+      e.loc = "rules/rotary.yaml:206:13";
+      e.slot = 16;
+      e.num_inputs = 2;
+    }
+    {  // 40: 1
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:207:54";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 41: Unsqueeze(pos, 1)
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:207:39";
+      e.num_inputs = 2;
+    }
+    {  // 42: Cast(Unsqueeze(pos, 1), to=1)
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "Cast";
+      e.loc = "rules/rotary.yaml:207:34";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/rotary.yaml:207:58";
+      }
+    }
+    {  // 43: MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))
+      gen::ExprSpec& e = s.exprs[43];
+      e.label = "MatMul";
+      e.loc = "rules/rotary.yaml:207:23";
+      e.num_inputs = 2;
+    }
+    {  // 44: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[44];
+      e.label = "Transpose";
+      e.loc = "rules/rotary.yaml:207:13";
+      e.slot = 17;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1}));
+        a.loc = "rules/rotary.yaml:207:66";
+      }
+    }
+    {  // 45: Concat(fr, fr, axis=-1)
+      gen::ExprSpec& e = s.exprs[45];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:208:13";
+      e.slot = 18;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:208:28";
+      }
+    }
+    {  // 46: Cos(emb)
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "Cos";
+      e.loc = "rules/rotary.yaml:209:23";
+      e.num_inputs = 1;
+    }
+    {  // 47: one_c
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "one_c";
+      e.loc = "rules/rotary.yaml:209:33";
+      e.slot = 19;
+    }
+    {  // 48: Mul(Cos(emb), one_c)
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:209:19";
+      e.num_inputs = 2;
+    }
+    {  // 49: Cos(emb)
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "Cos";
+      e.loc = "rules/rotary.yaml:209:42";
+      e.num_inputs = 1;
+    }
+    {  // 50: Mul(Cos(emb), one_c) | Cos(emb)
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "alternatives";
+      e.loc = "rules/rotary.yaml:209:40";
+    }
+    {  // 51: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "Cast";
+      e.loc = "rules/rotary.yaml:209:13";
+      e.slot = 20;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(1));
+        a.values.push_back(gen::intLiteral(10));
+        a.loc = "rules/rotary.yaml:209:52";
+      }
+    }
+    {  // 52: Sin(emb)
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "Sin";
+      e.loc = "rules/rotary.yaml:210:23";
+      e.num_inputs = 1;
+    }
+    {  // 53: one_s
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "one_s";
+      e.loc = "rules/rotary.yaml:210:33";
+      e.slot = 21;
+    }
+    {  // 54: Mul(Sin(emb), one_s)
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:210:19";
+      e.num_inputs = 2;
+    }
+    {  // 55: Sin(emb)
+      gen::ExprSpec& e = s.exprs[55];
+      e.label = "Sin";
+      e.loc = "rules/rotary.yaml:210:42";
+      e.num_inputs = 1;
+    }
+    {  // 56: Mul(Sin(emb), one_s) | Sin(emb)
+      gen::ExprSpec& e = s.exprs[56];
+      e.label = "alternatives";
+      e.loc = "rules/rotary.yaml:210:40";
+    }
+    {  // 57: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[57];
+      e.label = "Cast";
+      e.loc = "rules/rotary.yaml:210:13";
+      e.slot = 22;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(1));
+        a.values.push_back(gen::intLiteral(10));
+        a.loc = "rules/rotary.yaml:210:52";
+      }
+    }
+    {  // 58: 1
+      gen::ExprSpec& e = s.exprs[58];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:211:27";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 59: Unsqueeze(ct, 1)
+      gen::ExprSpec& e = s.exprs[59];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:211:13";
+      e.slot = 23;
+      e.num_inputs = 2;
+    }
+    {  // 60: 1
+      gen::ExprSpec& e = s.exprs[60];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:212:27";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 61: Unsqueeze(st, 1)
+      gen::ExprSpec& e = s.exprs[61];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:212:13";
+      e.slot = 24;
+      e.num_inputs = 2;
+    }
+    {  // 62: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[62];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:213:17";
+      e.num_inputs = 2;
+    }
+    {  // 63: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[63];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:213:30";
+      e.num_inputs = 2;
+    }
+    {  // 64: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[64];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:213:13";
+      e.slot = 25;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:215:20";
+      c.native = "max_positions_known";
+      c.predicate = gen::nativePredicate("max_positions_known");
+      c.args = {"pos"};
+      c.arg_slots = {13};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:215:56";
+      c.subject = "pos";
+      c.slot = 13;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/rotary.yaml:215:71";
+      c.subject = "pos";
+      c.slot = 13;
+      c.strings = {"int64"};
+      c.elem_types = {7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:216:20";
+      c.subject = "x";
+      c.slot = 0;
+      c.dims = {"B", "N", "S", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:217:20";
+      c.native = "rotary_inv_freq";
+      c.predicate = gen::nativePredicate("rotary_inv_freq");
+      c.args = {"inv_freq", "x"};
+      c.arg_slots = {15, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
+      c.loc = "rules/rotary.yaml:218:20";
+      c.subject = "one_c";
+      c.slot = 19;
+      c.literal = gen::floatLiteral(1.0);
+      c.tolerance = 1e-06;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
+      c.loc = "rules/rotary.yaml:219:20";
+      c.subject = "one_s";
+      c.slot = 21;
+      c.literal = gen::floatLiteral(1.0);
+      c.tolerance = 1e-06;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:220:20";
+      c.native = "half_last_dim";
+      c.predicate = gen::nativePredicate("half_last_dim");
+      c.args = {"c1", "x"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:221:20";
+      c.native = "half_last_dim";
+      c.predicate = gen::nativePredicate("half_last_dim");
+      c.args = {"c2", "x"};
+      c.arg_slots = {7, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:222:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"i1", "x"};
+      c.arg_slots = {1, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:223:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"i2", "x"};
+      c.arg_slots = {6, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:224:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a1", "x"};
+      c.arg_slots = {4, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:225:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a2", "x"};
+      c.arg_slots = {10, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:226:20";
+      c.native = "slice_to_end";
+      c.predicate = gen::nativePredicate("slice_to_end");
+      c.args = {"e2", "x"};
+      c.arg_slots = {9, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:227:20";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"x1"};
+      c.arg_slots = {5};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:228:20";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"x2"};
+      c.arg_slots = {11};
+    }
+    s.num_symbols = 4;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule rotary_embedding_computed: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule rotary_embedding_computed (indices into its RuleSpec's exprs).
+struct RotaryEmbeddingComputedIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kShape1 = 1,
+    kI1 = 2,
+    kGather3 = 3,
+    kConstant4 = 4,
+    kDiv5 = 5,
+    kConstant6 = 6,
+    kUnsqueeze7 = 7,
+    kC1 = 8,
+    kH1 = 9,
+    kConstant10 = 10,
+    kA1 = 11,
+    kX1 = 12,
+    kShape13 = 13,
+    kI2 = 14,
+    kGather15 = 15,
+    kConstant16 = 16,
+    kDiv17 = 17,
+    kConstant18 = 18,
+    kUnsqueeze19 = 19,
+    kC2 = 20,
+    kH2 = 21,
+    kE2 = 22,
+    kA2 = 23,
+    kX2 = 24,
+    kNeg = 25,
+    kRot = 26,
+    kPos = 27,
+    kShape28 = 28,
+    kConstant29 = 29,
+    kGather30 = 30,
+    kConstant31 = 31,
+    kUnsqueeze32 = 32,
+    kShape33 = 33,
+    kBd = 34,
+    kInvFreq = 35,
+    kConstant36 = 36,
+    kConstant37 = 37,
+    kConcat = 38,
+    kFx = 39,
+    kConstant40 = 40,
+    kUnsqueeze41 = 41,
+    kCast = 42,
+    kMatMul = 43,
+    kFr = 44,
+    kEmb = 45,
+    kCos46 = 46,
+    kOneC = 47,
+    kMul48 = 48,
+    kCos49 = 49,
+    kAnyOf50 = 50,
+    kCt = 51,
+    kSin52 = 52,
+    kOneS = 53,
+    kMul54 = 54,
+    kSin55 = 55,
+    kAnyOf56 = 56,
+    kSt = 57,
+    kConstant58 = 58,
+    kCos59 = 59,
+    kConstant60 = 60,
+    kSin61 = 61,
+    kMul62 = 62,
+    kMul63 = 63,
+    kY = 64,
+  };
+};
+
+class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingComputedIds> {
+ public:
+  RotaryEmbeddingComputedMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RotarySharedMatch<RotaryEmbeddingComputedIds>(specRotaryEmbeddingComputed(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotI1 = 1,
+    kSlotC1 = 2,
+    kSlotH1 = 3,
+    kSlotA1 = 4,
+    kSlotX1 = 5,
+    kSlotI2 = 6,
+    kSlotC2 = 7,
+    kSlotH2 = 8,
+    kSlotE2 = 9,
+    kSlotA2 = 10,
+    kSlotX2 = 11,
+    kSlotRot = 12,
+    kSlotPos = 13,
+    kSlotBd = 14,
+    kSlotInvFreq = 15,
+    kSlotFx = 16,
+    kSlotFr = 17,
+    kSlotEmb = 18,
+    kSlotOneC = 19,
+    kSlotCt = 20,
+    kSlotOneS = 21,
+    kSlotSt = 22,
+    kSlotCos = 23,
+    kSlotSin = 24,
+    kSlotY = 25,
+  };
+
+  // ---- Match
+
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchShape1, matchI1,
+  // matchGather3, matchConstant4, matchDiv5, matchConstant6, matchUnsqueeze7, matchC1, matchH1,
+  // matchConstant10, matchA1, matchX1, matchShape13, matchI2, matchGather15, matchConstant16,
+  // matchDiv17, matchConstant18, matchUnsqueeze19, matchC2, matchH2, matchE2, matchA2, matchX2,
+  // matchNeg, matchRot, matchPos, matchInvFreq, matchConstant36, matchConstant37, matchOneC,
+  // matchOneS, matchConstant60.
+
+  /// Shape(pos)  (rules/rotary.yaml:205:30)
+  bool matchShape28(ValueId v, gen::Next k) {
+    if (seen(kShape28)) return same(kShape28, v) && k();
+    if (!bind(kShape28, v)) return false;
+    const NodeId n = node(kShape28, v, op::kShape);
+    if (n == kNoId || !attrs(kShape28, n, v)) return false;
+    return matchPos(input(n, 0), k);
+  }
+
+  /// 0  (rules/rotary.yaml:205:42)
+  bool matchConstant29(ValueId v, gen::Next k) {
+    if (seen(kConstant29)) return same(kConstant29, v) && k();
+    return bind(kConstant29, v) && constant(kConstant29, v) && k();
+  }
+
+  /// Gather(Shape(pos), 0, axis=0)  (rules/rotary.yaml:205:23)
+  bool matchGather30(ValueId v, gen::Next k) {
+    if (seen(kGather30)) return same(kGather30, v) && k();
+    if (!bind(kGather30, v)) return false;
+    const NodeId n = node(kGather30, v, op::kGather);
+    if (n == kNoId || !attrs(kGather30, n, v)) return false;
+    return matchShape28(input(n, 0), [&] { return matchConstant29(input(n, 1), k); });
+  }
+
+  /// 0  (rules/rotary.yaml:205:54)
+  bool matchConstant31(ValueId v, gen::Next k) {
+    if (seen(kConstant31)) return same(kConstant31, v) && k();
+    return bind(kConstant31, v) && constant(kConstant31, v) && k();
+  }
+
+  /// Unsqueeze(Gather(Shape(pos), 0, axis=0), 0)  (rules/rotary.yaml:205:13)
+  bool matchUnsqueeze32(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze32)) return same(kUnsqueeze32, v) && k();
+    if (!bind(kUnsqueeze32, v)) return false;
+    const NodeId n = node(kUnsqueeze32, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze32, n, v)) return false;
+    return matchGather30(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
+  }
+
+  /// Shape(pos, start=0, end=1)  (rules/rotary.yaml:205:59)
+  bool matchShape33(ValueId v, gen::Next k) {
+    if (seen(kShape33)) return same(kShape33, v) && k();
+    if (!bind(kShape33, v)) return false;
+    const NodeId n = node(kShape33, v, op::kShape);
+    if (n == kNoId || !attrs(kShape33, n, v)) return false;
+    return matchPos(input(n, 0), k);
+  }
+
+  /// bd = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(pos, start=0, end=1)
+  /// (rules/rotary.yaml:205:57)
+  bool matchBd(ValueId v, gen::Next k) {
+    if (seen(kBd)) return same(kBd, v) && k();
+    if (!bind(kBd, v)) return false;
+    const uint32_t m = mark();
+    choose(kBd, 0);
+    if (matchUnsqueeze32(v, k)) return true;
+    undo(m);
+    choose(kBd, 1);
+    if (matchShape33(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Concat(bd, 1, 1, axis=0)  (rules/rotary.yaml:206:30)
+  bool matchConcat(ValueId v, gen::Next k) {
+    if (seen(kConcat)) return same(kConcat, v) && k();
+    if (!bind(kConcat, v)) return false;
+    const NodeId n = node(kConcat, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat, n, v)) return false;
+    return matchBd(input(n, 0), [&] {
+      return matchConstant36(input(n, 1), [&] { return matchConstant37(input(n, 2), k); });
+    });
+  }
+
+  /// fx = Expand(inv_freq, Concat(bd, 1, 1, axis=0))  (rules/rotary.yaml:206:13)
+  bool matchFx(ValueId v, gen::Next k) {
+    if (seen(kFx)) return same(kFx, v) && k();
+    if (!bind(kFx, v)) return false;
+    const NodeId n = node(kFx, v, op::kExpand);
+    if (n == kNoId || !attrs(kFx, n, v)) return false;
+    return matchInvFreq(input(n, 0), [&] { return matchConcat(input(n, 1), k); });
+  }
+
+  /// 1  (rules/rotary.yaml:207:54)
+  bool matchConstant40(ValueId v, gen::Next k) {
+    if (seen(kConstant40)) return same(kConstant40, v) && k();
+    return bind(kConstant40, v) && constant(kConstant40, v) && k();
+  }
+
+  /// Unsqueeze(pos, 1)  (rules/rotary.yaml:207:39)
+  bool matchUnsqueeze41(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze41)) return same(kUnsqueeze41, v) && k();
+    if (!bind(kUnsqueeze41, v)) return false;
+    const NodeId n = node(kUnsqueeze41, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze41, n, v)) return false;
+    return matchPos(input(n, 0), [&] { return matchConstant40(input(n, 1), k); });
+  }
+
+  /// Cast(Unsqueeze(pos, 1), to=1)  (rules/rotary.yaml:207:34)
+  bool matchCast(ValueId v, gen::Next k) {
+    if (seen(kCast)) return same(kCast, v) && k();
+    if (!bind(kCast, v)) return false;
+    const NodeId n = node(kCast, v, op::kCast);
+    if (n == kNoId || !attrs(kCast, n, v)) return false;
+    return matchUnsqueeze41(input(n, 0), k);
+  }
+
+  /// MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))  (rules/rotary.yaml:207:23)
+  bool matchMatMul(ValueId v, gen::Next k) {
+    if (seen(kMatMul)) return same(kMatMul, v) && k();
+    if (!bind(kMatMul, v)) return false;
+    const NodeId n = node(kMatMul, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul, n, v)) return false;
+    return matchFx(input(n, 0), [&] { return matchCast(input(n, 1), k); });
+  }
+
+  /// fr = Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+  /// (rules/rotary.yaml:207:13)
+  bool matchFr(ValueId v, gen::Next k) {
+    if (seen(kFr)) return same(kFr, v) && k();
+    if (!bind(kFr, v)) return false;
+    const NodeId n = node(kFr, v, op::kTranspose);
+    if (n == kNoId || !attrs(kFr, n, v)) return false;
+    return matchMatMul(input(n, 0), k);
+  }
+
+  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:208:13)
+  bool matchEmb(ValueId v, gen::Next k) {
+    if (seen(kEmb)) return same(kEmb, v) && k();
+    if (!bind(kEmb, v)) return false;
+    const NodeId n = node(kEmb, v, op::kConcat);
+    if (n == kNoId || !attrs(kEmb, n, v)) return false;
+    return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
+  }
+
+  /// Cos(emb)  (rules/rotary.yaml:209:23)
+  bool matchCos46(ValueId v, gen::Next k) {
+    if (seen(kCos46)) return same(kCos46, v) && k();
+    if (!bind(kCos46, v)) return false;
+    const NodeId n = node(kCos46, v, op::kCos);
+    if (n == kNoId || !attrs(kCos46, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:209:19)
+  bool matchMul48(ValueId v, gen::Next k) {
+    if (seen(kMul48)) return same(kMul48, v) && k();
+    if (!bind(kMul48, v)) return false;
+    const NodeId n = node(kMul48, v, op::kMul);
+    if (n == kNoId || !attrs(kMul48, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchCos46(in0, [&] { return matchOneC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchCos46(in1, [&] { return matchOneC(in0, k); });
+  }
+
+  /// Cos(emb)  (rules/rotary.yaml:209:42)
+  bool matchCos49(ValueId v, gen::Next k) {
+    if (seen(kCos49)) return same(kCos49, v) && k();
+    if (!bind(kCos49, v)) return false;
+    const NodeId n = node(kCos49, v, op::kCos);
+    if (n == kNoId || !attrs(kCos49, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:209:40)
+  bool matchAnyOf50(ValueId v, gen::Next k) {
+    if (seen(kAnyOf50)) return same(kAnyOf50, v) && k();
+    if (!bind(kAnyOf50, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf50, 0);
+    if (matchMul48(v, k)) return true;
+    undo(m);
+    choose(kAnyOf50, 1);
+    if (matchCos49(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:209:13)
+  bool matchCt(ValueId v, gen::Next k) {
+    if (seen(kCt)) return same(kCt, v) && k();
+    if (!bind(kCt, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kCt, v, op::kCast);
+      if (n == kNoId || !attrs(kCt, n, v)) return false;
+      return matchAnyOf50(input(n, 0), k);
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchAnyOf50(v, k);  // absent: Cast stands for its input
+  }
+
+  /// Sin(emb)  (rules/rotary.yaml:210:23)
+  bool matchSin52(ValueId v, gen::Next k) {
+    if (seen(kSin52)) return same(kSin52, v) && k();
+    if (!bind(kSin52, v)) return false;
+    const NodeId n = node(kSin52, v, op::kSin);
+    if (n == kNoId || !attrs(kSin52, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:210:19)
+  bool matchMul54(ValueId v, gen::Next k) {
+    if (seen(kMul54)) return same(kMul54, v) && k();
+    if (!bind(kMul54, v)) return false;
+    const NodeId n = node(kMul54, v, op::kMul);
+    if (n == kNoId || !attrs(kMul54, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchSin52(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchSin52(in1, [&] { return matchOneS(in0, k); });
+  }
+
+  /// Sin(emb)  (rules/rotary.yaml:210:42)
+  bool matchSin55(ValueId v, gen::Next k) {
+    if (seen(kSin55)) return same(kSin55, v) && k();
+    if (!bind(kSin55, v)) return false;
+    const NodeId n = node(kSin55, v, op::kSin);
+    if (n == kNoId || !attrs(kSin55, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:210:40)
+  bool matchAnyOf56(ValueId v, gen::Next k) {
+    if (seen(kAnyOf56)) return same(kAnyOf56, v) && k();
+    if (!bind(kAnyOf56, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf56, 0);
+    if (matchMul54(v, k)) return true;
+    undo(m);
+    choose(kAnyOf56, 1);
+    if (matchSin55(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:210:13)
+  bool matchSt(ValueId v, gen::Next k) {
+    if (seen(kSt)) return same(kSt, v) && k();
+    if (!bind(kSt, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kSt, v, op::kCast);
+      if (n == kNoId || !attrs(kSt, n, v)) return false;
+      return matchAnyOf56(input(n, 0), k);
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchAnyOf56(v, k);  // absent: Cast stands for its input
+  }
+
+  /// 1  (rules/rotary.yaml:211:27)
+  bool matchConstant58(ValueId v, gen::Next k) {
+    if (seen(kConstant58)) return same(kConstant58, v) && k();
+    return bind(kConstant58, v) && constant(kConstant58, v) && k();
+  }
+
+  /// cos = Unsqueeze(ct, 1)  (rules/rotary.yaml:211:13)
+  bool matchCos59(ValueId v, gen::Next k) {
+    if (seen(kCos59)) return same(kCos59, v) && k();
+    if (!bind(kCos59, v)) return false;
+    const NodeId n = node(kCos59, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos59, n, v)) return false;
+    return matchCt(input(n, 0), [&] { return matchConstant58(input(n, 1), k); });
+  }
+
+  /// sin = Unsqueeze(st, 1)  (rules/rotary.yaml:212:13)
+  bool matchSin61(ValueId v, gen::Next k) {
+    if (seen(kSin61)) return same(kSin61, v) && k();
+    if (!bind(kSin61, v)) return false;
+    const NodeId n = node(kSin61, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin61, n, v)) return false;
+    return matchSt(input(n, 0), [&] { return matchConstant60(input(n, 1), k); });
+  }
+
+  /// Mul(x, cos)  (rules/rotary.yaml:213:17)
+  bool matchMul62(ValueId v, gen::Next k) {
+    if (seen(kMul62)) return same(kMul62, v) && k();
+    if (!bind(kMul62, v)) return false;
+    const NodeId n = node(kMul62, v, op::kMul);
+    if (n == kNoId || !attrs(kMul62, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchCos59(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchCos59(in0, k); });
+  }
+
+  /// Mul(rot, sin)  (rules/rotary.yaml:213:30)
+  bool matchMul63(ValueId v, gen::Next k) {
+    if (seen(kMul63)) return same(kMul63, v) && k();
+    if (!bind(kMul63, v)) return false;
+    const NodeId n = node(kMul63, v, op::kMul);
+    if (n == kNoId || !attrs(kMul63, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchRot(in0, [&] { return matchSin61(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchRot(in1, [&] { return matchSin61(in0, k); });
+  }
+
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:213:13)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kAdd);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul62(in0, [&] { return matchMul63(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul62(in1, [&] { return matchMul63(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:230:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper,
+  ///   rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:232:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:233:17", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:234:16", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:235:16", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:236:31", "x")) return false;
+    std::optional<onnx::TensorProto> t5 =
+        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:236:34");
+    if (!t5) return false;
+    std::optional<onnx::TensorProto> t6 =
+        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
+                     {"inv_freq", "st"}, "rules/rotary.yaml:236:86");
+    if (!t6) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:236:138", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a8_1 =
+        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
+                   "rules/rotary.yaml:236:158", "rules/rotary.yaml:236:158");
+    if (!a8_1) return false;
+    attrs8.push_back(std::move(*a8_1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:230:9",
+                     "rules/rotary.yaml:232:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:230:9",
+                     "rules/rotary.yaml:233:17"))
+      return false;
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:230:9",
+                     "rules/rotary.yaml:234:16"))
+      return false;
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:230:9",
+                     "rules/rotary.yaml:235:16"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:230:9",
+                     "rules/rotary.yaml:236:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    const ValueId v7 = slot(kSlotPos);
+    NodeSpec spec8;
+    spec8.op = op::kRotaryEmbedding;
+    spec8.inputs = {v4, v5, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0},
+                                         {s_.provided[1], v1},
+                                         {s_.provided[2], v2},
+                                         {s_.provided[3], v3},
+                                         {s_.provided[4], v8}});
+  }
+
+  /// Variant 1, rules/rotary.yaml:237:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq),
+  ///   tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:238:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:239:17", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:240:16", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:241:16", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:242:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:242:48", "pos")) return false;
+    std::optional<onnx::TensorProto> t6 =
+        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:242:53");
+    if (!t6) return false;
+    std::optional<onnx::TensorProto> t7 =
+        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
+                     {"inv_freq", "st"}, "rules/rotary.yaml:242:105");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a8_1 =
+        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
+                   "rules/rotary.yaml:242:172", "rules/rotary.yaml:242:172");
+    if (!a8_1) return false;
+    attrs8.push_back(std::move(*a8_1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:237:9",
+                     "rules/rotary.yaml:238:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:237:9",
+                     "rules/rotary.yaml:239:17"))
+      return false;
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:237:9",
+                     "rules/rotary.yaml:240:16"))
+      return false;
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:237:9",
+                     "rules/rotary.yaml:241:16"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:237:9",
+                     "rules/rotary.yaml:242:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v5 = slot(kSlotPos);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftRotaryEmbedding;
+    spec8.inputs = {v4, v5, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0},
+                                         {s_.provided[1], v1},
+                                         {s_.provided[2], v2},
+                                         {s_.provided[3], v3},
+                                         {s_.provided[4], v8}});
+  }
+};
+
+/// rotary_embedding_computed as a RewritePattern.
+class RotaryEmbeddingComputedRule : public RewritePattern {
+ public:
+  RotaryEmbeddingComputedRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                95,
+                                {"ort", "onnx"},
+                                "rules/rotary.yaml:194:5",
+                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    RotaryEmbeddingComputedMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/rotary.yaml:244
+// rotary_embedding_computed_split (priority 95): HF rotate-half RoPE (halves by one Split) with
+// cos/sin computed from inv_freq and position_ids; needs --max-positions.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule rotary_embedding_computed_split for the shared checks and messages.
+const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "rotary_embedding_computed_split";
+    s.loc = "rules/rotary.yaml:244:5";
+    s.root = 42;
+    s.slot_names = {"x",   "x1",    "x2", "rot",   "pos", "bd",  "inv_freq", "fx", "fr",
+                    "emb", "one_c", "ct", "one_s", "st",  "cos", "sin",      "y"};
+    s.num_captures = 0;
+    s.exprs.resize(43);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:250:22";
+      e.slot = 0;
+    }
+    {  // 1: Split(x, axis=-1)
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Split";
+      e.loc = "rules/rotary.yaml:250:16";
+      e.slot = 1;
+      e.num_inputs = 1;
+      e.other_outputs.push_back({1, 2, "x2"});
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:250:25";
+      }
+    }
+    {  // 2: x2
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "x2";
+      e.loc = "rules/rotary.yaml:251:24";
+      e.slot = 2;
+    }
+    {  // 3: Neg(x2)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:251:20";
+      e.num_inputs = 1;
+    }
+    {  // 4: Concat(Neg(x2), x1, axis=-1)
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:251:13";
+      e.slot = 3;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:251:33";
+      }
+    }
+    {  // 5: pos
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:252:36";
+      e.slot = 4;
+    }
+    {  // 6: Shape(pos)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:252:30";
+      e.num_inputs = 1;
+    }
+    {  // 7: 0
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:252:42";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 8: Gather(Shape(pos), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:252:23";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:252:45";
+      }
+    }
+    {  // 9: 0
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:252:54";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 10: Unsqueeze(Gather(Shape(pos), 0, axis=0), 0)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:252:13";
+      e.num_inputs = 2;
+    }
+    {  // 11: Shape(pos, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:252:59";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:252:70";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/rotary.yaml:252:79";
+      }
+    }
+    {  // 12: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(pos, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "bd";
+      e.loc = "rules/rotary.yaml:252:57";
+      e.slot = 5;
+    }
+    {  // 13: inv_freq
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "inv_freq";
+      e.loc = "rules/rotary.yaml:253:20";
+      e.slot = 6;
+    }
+    {  // 14: 1
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:253:41";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 15: 1
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:253:44";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 16: Concat(bd, 1, 1, axis=0)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:253:30";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:253:47";
+      }
+    }
+    {  // 17: Expand(inv_freq, Concat(bd, 1, 1, axis=0))
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Expand";
+      e.loc = "rules/rotary.yaml:253:13";
+      e.slot = 7;
+      e.num_inputs = 2;
+    }
+    {  // 18: 1
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:254:54";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 19: Unsqueeze(pos, 1)
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:254:39";
+      e.num_inputs = 2;
+    }
+    {  // 20: Cast(Unsqueeze(pos, 1), to=1)
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "Cast";
+      e.loc = "rules/rotary.yaml:254:34";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/rotary.yaml:254:58";
+      }
+    }
+    {  // 21: MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "MatMul";
+      e.loc = "rules/rotary.yaml:254:23";
+      e.num_inputs = 2;
+    }
+    {  // 22: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Transpose";
+      e.loc = "rules/rotary.yaml:254:13";
+      e.slot = 8;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1}));
+        a.loc = "rules/rotary.yaml:254:66";
+      }
+    }
+    {  // 23: Concat(fr, fr, axis=-1)
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:255:13";
+      e.slot = 9;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:255:28";
+      }
+    }
+    {  // 24: Cos(emb)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Cos";
+      e.loc = "rules/rotary.yaml:256:23";
+      e.num_inputs = 1;
+    }
+    {  // 25: one_c
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "one_c";
+      e.loc = "rules/rotary.yaml:256:33";
+      e.slot = 10;
+    }
+    {  // 26: Mul(Cos(emb), one_c)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:256:19";
+      e.num_inputs = 2;
+    }
+    {  // 27: Cos(emb)
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "Cos";
+      e.loc = "rules/rotary.yaml:256:42";
+      e.num_inputs = 1;
+    }
+    {  // 28: Mul(Cos(emb), one_c) | Cos(emb)
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "alternatives";
+      e.loc = "rules/rotary.yaml:256:40";
+    }
+    {  // 29: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Cast";
+      e.loc = "rules/rotary.yaml:256:13";
+      e.slot = 11;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(1));
+        a.values.push_back(gen::intLiteral(10));
+        a.loc = "rules/rotary.yaml:256:52";
+      }
+    }
+    {  // 30: Sin(emb)
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "Sin";
+      e.loc = "rules/rotary.yaml:257:23";
+      e.num_inputs = 1;
+    }
+    {  // 31: one_s
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "one_s";
+      e.loc = "rules/rotary.yaml:257:33";
+      e.slot = 12;
+    }
+    {  // 32: Mul(Sin(emb), one_s)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:257:19";
+      e.num_inputs = 2;
+    }
+    {  // 33: Sin(emb)
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Sin";
+      e.loc = "rules/rotary.yaml:257:42";
+      e.num_inputs = 1;
+    }
+    {  // 34: Mul(Sin(emb), one_s) | Sin(emb)
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "alternatives";
+      e.loc = "rules/rotary.yaml:257:40";
+    }
+    {  // 35: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "Cast";
+      e.loc = "rules/rotary.yaml:257:13";
+      e.slot = 13;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(1));
+        a.values.push_back(gen::intLiteral(10));
+        a.loc = "rules/rotary.yaml:257:52";
+      }
+    }
+    {  // 36: 1
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:258:27";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 37: Unsqueeze(ct, 1)
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:258:13";
+      e.slot = 14;
+      e.num_inputs = 2;
+    }
+    {  // 38: 1
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:259:27";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 39: Unsqueeze(st, 1)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:259:13";
+      e.slot = 15;
+      e.num_inputs = 2;
+    }
+    {  // 40: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:260:17";
+      e.num_inputs = 2;
+    }
+    {  // 41: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:260:30";
+      e.num_inputs = 2;
+    }
+    {  // 42: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:260:13";
+      e.slot = 16;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:262:20";
+      c.native = "max_positions_known";
+      c.predicate = gen::nativePredicate("max_positions_known");
+      c.args = {"pos"};
+      c.arg_slots = {4};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:262:56";
+      c.subject = "pos";
+      c.slot = 4;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/rotary.yaml:262:71";
+      c.subject = "pos";
+      c.slot = 4;
+      c.strings = {"int64"};
+      c.elem_types = {7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:263:20";
+      c.subject = "x";
+      c.slot = 0;
+      c.dims = {"B", "N", "S", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:264:20";
+      c.native = "rotary_inv_freq";
+      c.predicate = gen::nativePredicate("rotary_inv_freq");
+      c.args = {"inv_freq", "x"};
+      c.arg_slots = {6, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
+      c.loc = "rules/rotary.yaml:265:20";
+      c.subject = "one_c";
+      c.slot = 10;
+      c.literal = gen::floatLiteral(1.0);
+      c.tolerance = 1e-06;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
+      c.loc = "rules/rotary.yaml:266:20";
+      c.subject = "one_s";
+      c.slot = 12;
+      c.literal = gen::floatLiteral(1.0);
+      c.tolerance = 1e-06;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:267:20";
+      c.native = "split_halves";
+      c.predicate = gen::nativePredicate("split_halves");
+      c.args = {"x1", "x"};
+      c.arg_slots = {1, 0};
+    }
+    s.num_symbols = 4;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule rotary_embedding_computed_split: one function per pattern expr, each matching
+/// its value and then the rest of the search (`k`); choice points try their options in order and
+/// undo what a failed option bound. Expr ids of rule rotary_embedding_computed_split (indices into
+/// its RuleSpec's exprs).
+struct RotaryEmbeddingComputedSplitIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kX1 = 1,
+    kX2 = 2,
+    kNeg = 3,
+    kRot = 4,
+    kPos = 5,
+    kShape6 = 6,
+    kConstant7 = 7,
+    kGather = 8,
+    kConstant9 = 9,
+    kUnsqueeze10 = 10,
+    kShape11 = 11,
+    kBd = 12,
+    kInvFreq = 13,
+    kConstant14 = 14,
+    kConstant15 = 15,
+    kConcat = 16,
+    kFx = 17,
+    kConstant18 = 18,
+    kUnsqueeze19 = 19,
+    kCast = 20,
+    kMatMul = 21,
+    kFr = 22,
+    kEmb = 23,
+    kCos24 = 24,
+    kOneC = 25,
+    kMul26 = 26,
+    kCos27 = 27,
+    kAnyOf28 = 28,
+    kCt = 29,
+    kSin30 = 30,
+    kOneS = 31,
+    kMul32 = 32,
+    kSin33 = 33,
+    kAnyOf34 = 34,
+    kSt = 35,
+    kConstant36 = 36,
+    kCos37 = 37,
+    kConstant38 = 38,
+    kSin39 = 39,
+    kMul40 = 40,
+    kMul41 = 41,
+    kY = 42,
+  };
+};
+
+class RotaryEmbeddingComputedSplitMatch
+    : public RotarySharedMatch<RotaryEmbeddingComputedSplitIds> {
+ public:
+  RotaryEmbeddingComputedSplitMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RotarySharedMatch<RotaryEmbeddingComputedSplitIds>(specRotaryEmbeddingComputedSplit(),
+                                                           scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotX1 = 1,
+    kSlotX2 = 2,
+    kSlotRot = 3,
+    kSlotPos = 4,
+    kSlotBd = 5,
+    kSlotInvFreq = 6,
+    kSlotFx = 7,
+    kSlotFr = 8,
+    kSlotEmb = 9,
+    kSlotOneC = 10,
+    kSlotCt = 11,
+    kSlotOneS = 12,
+    kSlotSt = 13,
+    kSlotCos = 14,
+    kSlotSin = 15,
+    kSlotY = 16,
+  };
+
+  // ---- Match
+
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchPos,
+  // matchConstant9, matchInvFreq, matchConstant14, matchConstant18, matchOneC, matchOneS,
+  // matchConstant36, matchConstant38.
+
+  /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:250:16)
+  bool matchX1(ValueId v, gen::Next k) {
+    if (seen(kX1)) return same(kX1, v) && k();
+    if (!bind(kX1, v)) return false;
+    const NodeId n = node(kX1, v, op::kSplit);
+    if (n == kNoId || !attrs(kX1, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// x2  (rules/rotary.yaml:251:24)
+  bool matchX2(ValueId v, gen::Next k) {
+    if (seen(kX2)) return same(kX2, v) && k();
+    return bind(kX2, v) && k();
+  }
+
+  /// Neg(x2)  (rules/rotary.yaml:251:20)
+  bool matchNeg(ValueId v, gen::Next k) {
+    if (seen(kNeg)) return same(kNeg, v) && k();
+    if (!bind(kNeg, v)) return false;
+    const NodeId n = node(kNeg, v, op::kNeg);
+    if (n == kNoId || !attrs(kNeg, n, v)) return false;
+    return matchX2(input(n, 0), k);
+  }
+
+  /// rot = Concat(Neg(x2), x1, axis=-1)  (rules/rotary.yaml:251:13)
+  bool matchRot(ValueId v, gen::Next k) {
+    if (seen(kRot)) return same(kRot, v) && k();
+    if (!bind(kRot, v)) return false;
+    const NodeId n = node(kRot, v, op::kConcat);
+    if (n == kNoId || !attrs(kRot, n, v)) return false;
+    return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
+  }
+
+  /// Shape(pos)  (rules/rotary.yaml:252:30)
+  bool matchShape6(ValueId v, gen::Next k) {
+    if (seen(kShape6)) return same(kShape6, v) && k();
+    if (!bind(kShape6, v)) return false;
+    const NodeId n = node(kShape6, v, op::kShape);
+    if (n == kNoId || !attrs(kShape6, n, v)) return false;
+    return matchPos(input(n, 0), k);
+  }
+
+  /// 0  (rules/rotary.yaml:252:42)
+  bool matchConstant7(ValueId v, gen::Next k) {
+    if (seen(kConstant7)) return same(kConstant7, v) && k();
+    return bind(kConstant7, v) && constant(kConstant7, v) && k();
+  }
+
+  /// Gather(Shape(pos), 0, axis=0)  (rules/rotary.yaml:252:23)
+  bool matchGather(ValueId v, gen::Next k) {
+    if (seen(kGather)) return same(kGather, v) && k();
+    if (!bind(kGather, v)) return false;
+    const NodeId n = node(kGather, v, op::kGather);
+    if (n == kNoId || !attrs(kGather, n, v)) return false;
+    return matchShape6(input(n, 0), [&] { return matchConstant7(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(pos), 0, axis=0), 0)  (rules/rotary.yaml:252:13)
+  bool matchUnsqueeze10(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze10)) return same(kUnsqueeze10, v) && k();
+    if (!bind(kUnsqueeze10, v)) return false;
+    const NodeId n = node(kUnsqueeze10, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze10, n, v)) return false;
+    return matchGather(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
+  }
+
+  /// Shape(pos, start=0, end=1)  (rules/rotary.yaml:252:59)
+  bool matchShape11(ValueId v, gen::Next k) {
+    if (seen(kShape11)) return same(kShape11, v) && k();
+    if (!bind(kShape11, v)) return false;
+    const NodeId n = node(kShape11, v, op::kShape);
+    if (n == kNoId || !attrs(kShape11, n, v)) return false;
+    return matchPos(input(n, 0), k);
+  }
+
+  /// bd = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(pos, start=0, end=1)
+  /// (rules/rotary.yaml:252:57)
+  bool matchBd(ValueId v, gen::Next k) {
+    if (seen(kBd)) return same(kBd, v) && k();
+    if (!bind(kBd, v)) return false;
+    const uint32_t m = mark();
+    choose(kBd, 0);
+    if (matchUnsqueeze10(v, k)) return true;
+    undo(m);
+    choose(kBd, 1);
+    if (matchShape11(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// 1  (rules/rotary.yaml:253:44)
+  bool matchConstant15(ValueId v, gen::Next k) {
+    if (seen(kConstant15)) return same(kConstant15, v) && k();
+    return bind(kConstant15, v) && constant(kConstant15, v) && k();
+  }
+
+  /// Concat(bd, 1, 1, axis=0)  (rules/rotary.yaml:253:30)
+  bool matchConcat(ValueId v, gen::Next k) {
+    if (seen(kConcat)) return same(kConcat, v) && k();
+    if (!bind(kConcat, v)) return false;
+    const NodeId n = node(kConcat, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat, n, v)) return false;
+    return matchBd(input(n, 0), [&] {
+      return matchConstant14(input(n, 1), [&] { return matchConstant15(input(n, 2), k); });
+    });
+  }
+
+  /// fx = Expand(inv_freq, Concat(bd, 1, 1, axis=0))  (rules/rotary.yaml:253:13)
+  bool matchFx(ValueId v, gen::Next k) {
+    if (seen(kFx)) return same(kFx, v) && k();
+    if (!bind(kFx, v)) return false;
+    const NodeId n = node(kFx, v, op::kExpand);
+    if (n == kNoId || !attrs(kFx, n, v)) return false;
+    return matchInvFreq(input(n, 0), [&] { return matchConcat(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(pos, 1)  (rules/rotary.yaml:254:39)
+  bool matchUnsqueeze19(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze19)) return same(kUnsqueeze19, v) && k();
+    if (!bind(kUnsqueeze19, v)) return false;
+    const NodeId n = node(kUnsqueeze19, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze19, n, v)) return false;
+    return matchPos(input(n, 0), [&] { return matchConstant18(input(n, 1), k); });
+  }
+
+  /// Cast(Unsqueeze(pos, 1), to=1)  (rules/rotary.yaml:254:34)
+  bool matchCast(ValueId v, gen::Next k) {
+    if (seen(kCast)) return same(kCast, v) && k();
+    if (!bind(kCast, v)) return false;
+    const NodeId n = node(kCast, v, op::kCast);
+    if (n == kNoId || !attrs(kCast, n, v)) return false;
+    return matchUnsqueeze19(input(n, 0), k);
+  }
+
+  /// MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))  (rules/rotary.yaml:254:23)
+  bool matchMatMul(ValueId v, gen::Next k) {
+    if (seen(kMatMul)) return same(kMatMul, v) && k();
+    if (!bind(kMatMul, v)) return false;
+    const NodeId n = node(kMatMul, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul, n, v)) return false;
+    return matchFx(input(n, 0), [&] { return matchCast(input(n, 1), k); });
+  }
+
+  /// fr = Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+  /// (rules/rotary.yaml:254:13)
+  bool matchFr(ValueId v, gen::Next k) {
+    if (seen(kFr)) return same(kFr, v) && k();
+    if (!bind(kFr, v)) return false;
+    const NodeId n = node(kFr, v, op::kTranspose);
+    if (n == kNoId || !attrs(kFr, n, v)) return false;
+    return matchMatMul(input(n, 0), k);
+  }
+
+  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:255:13)
+  bool matchEmb(ValueId v, gen::Next k) {
+    if (seen(kEmb)) return same(kEmb, v) && k();
+    if (!bind(kEmb, v)) return false;
+    const NodeId n = node(kEmb, v, op::kConcat);
+    if (n == kNoId || !attrs(kEmb, n, v)) return false;
+    return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
+  }
+
+  /// Cos(emb)  (rules/rotary.yaml:256:23)
+  bool matchCos24(ValueId v, gen::Next k) {
+    if (seen(kCos24)) return same(kCos24, v) && k();
+    if (!bind(kCos24, v)) return false;
+    const NodeId n = node(kCos24, v, op::kCos);
+    if (n == kNoId || !attrs(kCos24, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:256:19)
+  bool matchMul26(ValueId v, gen::Next k) {
+    if (seen(kMul26)) return same(kMul26, v) && k();
+    if (!bind(kMul26, v)) return false;
+    const NodeId n = node(kMul26, v, op::kMul);
+    if (n == kNoId || !attrs(kMul26, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchCos24(in0, [&] { return matchOneC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchCos24(in1, [&] { return matchOneC(in0, k); });
+  }
+
+  /// Cos(emb)  (rules/rotary.yaml:256:42)
+  bool matchCos27(ValueId v, gen::Next k) {
+    if (seen(kCos27)) return same(kCos27, v) && k();
+    if (!bind(kCos27, v)) return false;
+    const NodeId n = node(kCos27, v, op::kCos);
+    if (n == kNoId || !attrs(kCos27, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:256:40)
+  bool matchAnyOf28(ValueId v, gen::Next k) {
+    if (seen(kAnyOf28)) return same(kAnyOf28, v) && k();
+    if (!bind(kAnyOf28, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf28, 0);
+    if (matchMul26(v, k)) return true;
+    undo(m);
+    choose(kAnyOf28, 1);
+    if (matchCos27(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:256:13)
+  bool matchCt(ValueId v, gen::Next k) {
+    if (seen(kCt)) return same(kCt, v) && k();
+    if (!bind(kCt, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kCt, v, op::kCast);
+      if (n == kNoId || !attrs(kCt, n, v)) return false;
+      return matchAnyOf28(input(n, 0), k);
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchAnyOf28(v, k);  // absent: Cast stands for its input
+  }
+
+  /// Sin(emb)  (rules/rotary.yaml:257:23)
+  bool matchSin30(ValueId v, gen::Next k) {
+    if (seen(kSin30)) return same(kSin30, v) && k();
+    if (!bind(kSin30, v)) return false;
+    const NodeId n = node(kSin30, v, op::kSin);
+    if (n == kNoId || !attrs(kSin30, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:257:19)
+  bool matchMul32(ValueId v, gen::Next k) {
+    if (seen(kMul32)) return same(kMul32, v) && k();
+    if (!bind(kMul32, v)) return false;
+    const NodeId n = node(kMul32, v, op::kMul);
+    if (n == kNoId || !attrs(kMul32, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchSin30(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchSin30(in1, [&] { return matchOneS(in0, k); });
+  }
+
+  /// Sin(emb)  (rules/rotary.yaml:257:42)
+  bool matchSin33(ValueId v, gen::Next k) {
+    if (seen(kSin33)) return same(kSin33, v) && k();
+    if (!bind(kSin33, v)) return false;
+    const NodeId n = node(kSin33, v, op::kSin);
+    if (n == kNoId || !attrs(kSin33, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:257:40)
+  bool matchAnyOf34(ValueId v, gen::Next k) {
+    if (seen(kAnyOf34)) return same(kAnyOf34, v) && k();
+    if (!bind(kAnyOf34, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf34, 0);
+    if (matchMul32(v, k)) return true;
+    undo(m);
+    choose(kAnyOf34, 1);
+    if (matchSin33(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:257:13)
+  bool matchSt(ValueId v, gen::Next k) {
+    if (seen(kSt)) return same(kSt, v) && k();
+    if (!bind(kSt, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kSt, v, op::kCast);
+      if (n == kNoId || !attrs(kSt, n, v)) return false;
+      return matchAnyOf34(input(n, 0), k);
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchAnyOf34(v, k);  // absent: Cast stands for its input
+  }
+
+  /// cos = Unsqueeze(ct, 1)  (rules/rotary.yaml:258:13)
+  bool matchCos37(ValueId v, gen::Next k) {
+    if (seen(kCos37)) return same(kCos37, v) && k();
+    if (!bind(kCos37, v)) return false;
+    const NodeId n = node(kCos37, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos37, n, v)) return false;
+    return matchCt(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
+  }
+
+  /// sin = Unsqueeze(st, 1)  (rules/rotary.yaml:259:13)
+  bool matchSin39(ValueId v, gen::Next k) {
+    if (seen(kSin39)) return same(kSin39, v) && k();
+    if (!bind(kSin39, v)) return false;
+    const NodeId n = node(kSin39, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin39, n, v)) return false;
+    return matchSt(input(n, 0), [&] { return matchConstant38(input(n, 1), k); });
+  }
+
+  /// Mul(x, cos)  (rules/rotary.yaml:260:17)
+  bool matchMul40(ValueId v, gen::Next k) {
+    if (seen(kMul40)) return same(kMul40, v) && k();
+    if (!bind(kMul40, v)) return false;
+    const NodeId n = node(kMul40, v, op::kMul);
+    if (n == kNoId || !attrs(kMul40, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchCos37(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchCos37(in0, k); });
+  }
+
+  /// Mul(rot, sin)  (rules/rotary.yaml:260:30)
+  bool matchMul41(ValueId v, gen::Next k) {
+    if (seen(kMul41)) return same(kMul41, v) && k();
+    if (!bind(kMul41, v)) return false;
+    const NodeId n = node(kMul41, v, op::kMul);
+    if (n == kNoId || !attrs(kMul41, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchRot(in0, [&] { return matchSin39(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchRot(in1, [&] { return matchSin39(in0, k); });
+  }
+
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:260:13)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kAdd);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul40(in0, [&] { return matchMul41(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul40(in1, [&] { return matchMul41(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:269:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper,
+  ///   rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:271:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:17", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:273:16", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:274:16", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:275:31", "x")) return false;
+    std::optional<onnx::TensorProto> t5 =
+        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:275:34");
+    if (!t5) return false;
+    std::optional<onnx::TensorProto> t6 =
+        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
+                     {"inv_freq", "st"}, "rules/rotary.yaml:275:86");
+    if (!t6) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:275:138", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a8_1 =
+        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
+                   "rules/rotary.yaml:275:158", "rules/rotary.yaml:275:158");
+    if (!a8_1) return false;
+    attrs8.push_back(std::move(*a8_1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:269:9",
+                     "rules/rotary.yaml:271:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:269:9",
+                     "rules/rotary.yaml:272:17"))
+      return false;
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:269:9",
+                     "rules/rotary.yaml:273:16"))
+      return false;
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:269:9",
+                     "rules/rotary.yaml:274:16"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:269:9",
+                     "rules/rotary.yaml:275:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    const ValueId v7 = slot(kSlotPos);
+    NodeSpec spec8;
+    spec8.op = op::kRotaryEmbedding;
+    spec8.inputs = {v4, v5, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0},
+                                         {s_.provided[1], v1},
+                                         {s_.provided[2], v2},
+                                         {s_.provided[3], v3},
+                                         {s_.provided[4], v8}});
+  }
+
+  /// Variant 1, rules/rotary.yaml:276:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq),
+  ///   tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:277:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:278:17", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:16", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:280:16", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:281:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:281:48", "pos")) return false;
+    std::optional<onnx::TensorProto> t6 =
+        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:281:53");
+    if (!t6) return false;
+    std::optional<onnx::TensorProto> t7 =
+        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
+                     {"inv_freq", "st"}, "rules/rotary.yaml:281:105");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a8_1 =
+        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
+                   "rules/rotary.yaml:281:172", "rules/rotary.yaml:281:172");
+    if (!a8_1) return false;
+    attrs8.push_back(std::move(*a8_1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:276:9",
+                     "rules/rotary.yaml:277:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:276:9",
+                     "rules/rotary.yaml:278:17"))
+      return false;
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:276:9",
+                     "rules/rotary.yaml:279:16"))
+      return false;
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:276:9",
+                     "rules/rotary.yaml:280:16"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:276:9",
+                     "rules/rotary.yaml:281:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v5 = slot(kSlotPos);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftRotaryEmbedding;
+    spec8.inputs = {v4, v5, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0},
+                                         {s_.provided[1], v1},
+                                         {s_.provided[2], v2},
+                                         {s_.provided[3], v3},
+                                         {s_.provided[4], v8}});
+  }
+};
+
+/// rotary_embedding_computed_split as a RewritePattern.
+class RotaryEmbeddingComputedSplitRule : public RewritePattern {
+ public:
+  RotaryEmbeddingComputedSplitRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                95,
+                                {"ort", "onnx"},
+                                "rules/rotary.yaml:244:5",
+                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    RotaryEmbeddingComputedSplitMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/rotary.yaml:293
+// rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H]
+// with repeat_interleave'd caches.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule rotary_embedding_interleaved for the shared checks and messages.
+const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "rotary_embedding_interleaved";
+    s.loc = "rules/rotary.yaml:293:5";
+    s.root = 41;
+    s.slot_names = {"x",  "e1",  "a1",        "x1",  "e2",  "a2",        "x2",  "st", "fc",
+                    "fs", "rot", "cos_cache", "pos", "cos", "sin_cache", "sin", "y"};
+    s.num_captures = 0;
+    s.exprs.resize(42);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:299:19";
+      e.slot = 0;
+    }
+    {  // 1: 0
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:299:22";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 2: e1
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "e1";
+      e.loc = "rules/rotary.yaml:299:25";
+      e.slot = 1;
+    }
+    {  // 3: a1
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "a1";
+      e.loc = "rules/rotary.yaml:299:29";
+      e.slot = 2;
+    }
+    {  // 4: 2
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:299:33";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 5: Slice(x, 0, e1, a1, 2)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:299:13";
+      e.slot = 3;
+      e.num_inputs = 5;
+    }
+    {  // 6: 1
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:300:22";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 7: e2
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "e2";
+      e.loc = "rules/rotary.yaml:300:25";
+      e.slot = 4;
+    }
+    {  // 8: a2
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "a2";
+      e.loc = "rules/rotary.yaml:300:29";
+      e.slot = 5;
+    }
+    {  // 9: 2
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:300:33";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 10: Slice(x, 1, e2, a2, 2)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:300:13";
+      e.slot = 6;
+      e.num_inputs = 5;
+    }
+    {  // 11: Neg(x2)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:301:30";
+      e.num_inputs = 1;
+    }
+    {  // 12: -1
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:301:39";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 13: Unsqueeze(Neg(x2), -1)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:301:20";
+      e.num_inputs = 2;
+    }
+    {  // 14: -1
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:301:58";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 15: Unsqueeze(x1, -1)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:301:44";
+      e.num_inputs = 2;
+    }
+    {  // 16: Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:301:13";
+      e.slot = 7;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:301:63";
+      }
+    }
+    {  // 17: Shape(st)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:302:26";
+      e.num_inputs = 1;
+    }
+    {  // 18: 0
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:302:37";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 19: 3
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "constant 3";
+      e.loc = "rules/rotary.yaml:302:40";
+      e.literal = gen::intLiteral(3);
+      e.tolerance = 1e-06;
+    }
+    {  // 20: 0
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:302:43";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 21: Slice(Shape(st), 0, 3, 0)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:302:20";
+      e.num_inputs = 4;
+    }
+    {  // 22: -1
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:302:47";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 23: Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:302:13";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:302:51";
+      }
+    }
+    {  // 24: Shape(st, start=0, end=3)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:302:68";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:302:78";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(3));
+        a.loc = "rules/rotary.yaml:302:87";
+      }
+    }
+    {  // 25: -1
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:302:95";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 26: Concat(Shape(st, start=0, end=3), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:302:61";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:302:99";
+      }
+    }
+    {  // 27: fc
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "fc";
+      e.loc = "rules/rotary.yaml:302:109";
+      e.slot = 8;
+    }
+    {  // 28: Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
+       // axis=0) | fc
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "fs";
+      e.loc = "rules/rotary.yaml:302:59";
+      e.slot = 9;
+    }
+    {  // 29: Reshape(st, fs, allowzero=0)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Reshape";
+      e.loc = "rules/rotary.yaml:303:13";
+      e.slot = 10;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "allowzero";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:303:29";
+      }
+    }
+    {  // 30: cos_cache
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "cos_cache";
+      e.loc = "rules/rotary.yaml:304:30";
+      e.slot = 11;
+    }
+    {  // 31: pos
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:304:41";
+      e.slot = 12;
+    }
+    {  // 32: Gather(cos_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:304:23";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:304:46";
+      }
+    }
+    {  // 33: 1
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:304:55";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 34: Unsqueeze(Gather(cos_cache, pos, axis=0), 1)
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:304:13";
+      e.slot = 13;
+      e.num_inputs = 2;
+    }
+    {  // 35: sin_cache
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "sin_cache";
+      e.loc = "rules/rotary.yaml:305:30";
+      e.slot = 14;
+    }
+    {  // 36: Gather(sin_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:305:23";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:305:46";
+      }
+    }
+    {  // 37: 1
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:305:55";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 38: Unsqueeze(Gather(sin_cache, pos, axis=0), 1)
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:305:13";
+      e.slot = 15;
+      e.num_inputs = 2;
+    }
+    {  // 39: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:306:17";
+      e.num_inputs = 2;
+    }
+    {  // 40: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:306:30";
+      e.num_inputs = 2;
+    }
+    {  // 41: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:306:13";
+      e.slot = 16;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:308:20";
+      c.subject = "x";
+      c.slot = 0;
+      c.dims = {"B", "N", "S", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:309:20";
+      c.subject = "pos";
+      c.slot = 12;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/rotary.yaml:309:35";
+      c.subject = "pos";
+      c.slot = 12;
+      c.strings = {"int64"};
+      c.elem_types = {7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:310:20";
+      c.subject = "cos_cache";
+      c.slot = 11;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:310:35";
+      c.native = "rotary_pairs_cache";
+      c.predicate = gen::nativePredicate("rotary_pairs_cache");
+      c.args = {"cos_cache"};
+      c.arg_slots = {11};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:311:20";
+      c.subject = "sin_cache";
+      c.slot = 14;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:311:35";
+      c.native = "rotary_pairs_cache";
+      c.predicate = gen::nativePredicate("rotary_pairs_cache");
+      c.args = {"sin_cache"};
+      c.arg_slots = {14};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:312:20";
+      c.native = "flat_pairs_shape";
+      c.predicate = gen::nativePredicate("flat_pairs_shape");
+      c.args = {"fc", "x"};
+      c.arg_slots = {8, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:313:20";
+      c.native = "slice_to_end";
+      c.predicate = gen::nativePredicate("slice_to_end");
+      c.args = {"e1", "x"};
+      c.arg_slots = {1, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:314:20";
+      c.native = "slice_to_end";
+      c.predicate = gen::nativePredicate("slice_to_end");
+      c.args = {"e2", "x"};
+      c.arg_slots = {4, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:315:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a1", "x"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:316:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a2", "x"};
+      c.arg_slots = {5, 0};
+    }
+    s.num_symbols = 5;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule rotary_embedding_interleaved: one function per pattern expr, each matching
+/// its value and then the rest of the search (`k`); choice points try their options in order and
+/// undo what a failed option bound. Expr ids of rule rotary_embedding_interleaved (indices into its
+/// RuleSpec's exprs).
+struct RotaryEmbeddingInterleavedIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kConstant1 = 1,
+    kE1 = 2,
+    kA1 = 3,
+    kConstant4 = 4,
+    kX1 = 5,
+    kConstant6 = 6,
+    kE2 = 7,
+    kA2 = 8,
+    kConstant9 = 9,
+    kX2 = 10,
+    kNeg = 11,
+    kConstant12 = 12,
+    kUnsqueeze13 = 13,
+    kConstant14 = 14,
+    kUnsqueeze15 = 15,
+    kSt = 16,
+    kShape17 = 17,
+    kConstant18 = 18,
+    kConstant19 = 19,
+    kConstant20 = 20,
+    kSlice = 21,
+    kConstant22 = 22,
+    kConcat23 = 23,
+    kShape24 = 24,
+    kConstant25 = 25,
+    kConcat26 = 26,
+    kFc = 27,
+    kFs = 28,
+    kRot = 29,
+    kCosCache = 30,
+    kPos = 31,
+    kGather32 = 32,
+    kConstant33 = 33,
+    kCos = 34,
+    kSinCache = 35,
+    kGather36 = 36,
+    kConstant37 = 37,
+    kSin = 38,
+    kMul39 = 39,
+    kMul40 = 40,
+    kY = 41,
+  };
+};
+
+class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbeddingInterleavedIds> {
+ public:
+  RotaryEmbeddingInterleavedMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RotarySharedMatch<RotaryEmbeddingInterleavedIds>(specRotaryEmbeddingInterleaved(), scratch,
+                                                         rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotE1 = 1,
+    kSlotA1 = 2,
+    kSlotX1 = 3,
+    kSlotE2 = 4,
+    kSlotA2 = 5,
+    kSlotX2 = 6,
+    kSlotSt = 7,
+    kSlotFc = 8,
+    kSlotFs = 9,
+    kSlotRot = 10,
+    kSlotCosCache = 11,
+    kSlotPos = 12,
+    kSlotCos = 13,
+    kSlotSinCache = 14,
+    kSlotSin = 15,
+    kSlotY = 16,
+  };
+
+  // ---- Match
+
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant1, matchE1,
+  // matchA1, matchConstant4, matchConstant6, matchE2, matchA2, matchConstant9, matchConstant12,
+  // matchConstant14, matchConstant18, matchConstant19, matchConstant20, matchConstant22,
+  // matchConstant25, matchFc, matchCosCache, matchPos, matchGather32, matchConstant33,
+  // matchSinCache, matchGather36, matchConstant37.
+
+  /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:299:13)
+  bool matchX1(ValueId v, gen::Next k) {
+    if (seen(kX1)) return same(kX1, v) && k();
+    if (!bind(kX1, v)) return false;
+    const NodeId n = node(kX1, v, op::kSlice);
+    if (n == kNoId || !attrs(kX1, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant1(input(n, 1), [&] {
+        return matchE1(input(n, 2), [&] {
+          return matchA1(input(n, 3), [&] { return matchConstant4(input(n, 4), k); });
+        });
+      });
+    });
+  }
+
+  /// x2 = Slice(x, 1, e2, a2, 2)  (rules/rotary.yaml:300:13)
+  bool matchX2(ValueId v, gen::Next k) {
+    if (seen(kX2)) return same(kX2, v) && k();
+    if (!bind(kX2, v)) return false;
+    const NodeId n = node(kX2, v, op::kSlice);
+    if (n == kNoId || !attrs(kX2, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant6(input(n, 1), [&] {
+        return matchE2(input(n, 2), [&] {
+          return matchA2(input(n, 3), [&] { return matchConstant9(input(n, 4), k); });
+        });
+      });
+    });
+  }
+
+  /// Neg(x2)  (rules/rotary.yaml:301:30)
+  bool matchNeg(ValueId v, gen::Next k) {
+    if (seen(kNeg)) return same(kNeg, v) && k();
+    if (!bind(kNeg, v)) return false;
+    const NodeId n = node(kNeg, v, op::kNeg);
+    if (n == kNoId || !attrs(kNeg, n, v)) return false;
+    return matchX2(input(n, 0), k);
+  }
+
+  /// Unsqueeze(Neg(x2), -1)  (rules/rotary.yaml:301:20)
+  bool matchUnsqueeze13(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze13)) return same(kUnsqueeze13, v) && k();
+    if (!bind(kUnsqueeze13, v)) return false;
+    const NodeId n = node(kUnsqueeze13, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze13, n, v)) return false;
+    return matchNeg(input(n, 0), [&] { return matchConstant12(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(x1, -1)  (rules/rotary.yaml:301:44)
+  bool matchUnsqueeze15(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze15)) return same(kUnsqueeze15, v) && k();
+    if (!bind(kUnsqueeze15, v)) return false;
+    const NodeId n = node(kUnsqueeze15, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze15, n, v)) return false;
+    return matchX1(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
+  }
+
+  /// st = Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)  (rules/rotary.yaml:301:13)
+  bool matchSt(ValueId v, gen::Next k) {
+    if (seen(kSt)) return same(kSt, v) && k();
+    if (!bind(kSt, v)) return false;
+    const NodeId n = node(kSt, v, op::kConcat);
+    if (n == kNoId || !attrs(kSt, n, v)) return false;
+    return matchUnsqueeze13(input(n, 0), [&] { return matchUnsqueeze15(input(n, 1), k); });
+  }
+
+  /// Shape(st)  (rules/rotary.yaml:302:26)
+  bool matchShape17(ValueId v, gen::Next k) {
+    if (seen(kShape17)) return same(kShape17, v) && k();
+    if (!bind(kShape17, v)) return false;
+    const NodeId n = node(kShape17, v, op::kShape);
+    if (n == kNoId || !attrs(kShape17, n, v)) return false;
+    return matchSt(input(n, 0), k);
+  }
+
+  /// Slice(Shape(st), 0, 3, 0)  (rules/rotary.yaml:302:20)
+  bool matchSlice(ValueId v, gen::Next k) {
+    if (seen(kSlice)) return same(kSlice, v) && k();
+    if (!bind(kSlice, v)) return false;
+    const NodeId n = node(kSlice, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice, n, v)) return false;
+    return matchShape17(input(n, 0), [&] {
+      return matchConstant18(input(n, 1), [&] {
+        return matchConstant19(input(n, 2), [&] { return matchConstant20(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)  (rules/rotary.yaml:302:13)
+  bool matchConcat23(ValueId v, gen::Next k) {
+    if (seen(kConcat23)) return same(kConcat23, v) && k();
+    if (!bind(kConcat23, v)) return false;
+    const NodeId n = node(kConcat23, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat23, n, v)) return false;
+    return matchSlice(input(n, 0), [&] { return matchConstant22(input(n, 1), k); });
+  }
+
+  /// Shape(st, start=0, end=3)  (rules/rotary.yaml:302:68)
+  bool matchShape24(ValueId v, gen::Next k) {
+    if (seen(kShape24)) return same(kShape24, v) && k();
+    if (!bind(kShape24, v)) return false;
+    const NodeId n = node(kShape24, v, op::kShape);
+    if (n == kNoId || !attrs(kShape24, n, v)) return false;
+    return matchSt(input(n, 0), k);
+  }
+
+  /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:302:61)
+  bool matchConcat26(ValueId v, gen::Next k) {
+    if (seen(kConcat26)) return same(kConcat26, v) && k();
+    if (!bind(kConcat26, v)) return false;
+    const NodeId n = node(kConcat26, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat26, n, v)) return false;
+    return matchShape24(input(n, 0), [&] { return matchConstant25(input(n, 1), k); });
+  }
+
+  /// fs = Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
+  /// axis=0) | fc  (rules/rotary.yaml:302:59)
+  bool matchFs(ValueId v, gen::Next k) {
+    if (seen(kFs)) return same(kFs, v) && k();
+    if (!bind(kFs, v)) return false;
+    const uint32_t m = mark();
+    choose(kFs, 0);
+    if (matchConcat23(v, k)) return true;
+    undo(m);
+    choose(kFs, 1);
+    if (matchConcat26(v, k)) return true;
+    undo(m);
+    choose(kFs, 2);
+    if (matchFc(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// rot = Reshape(st, fs, allowzero=0)  (rules/rotary.yaml:303:13)
+  bool matchRot(ValueId v, gen::Next k) {
+    if (seen(kRot)) return same(kRot, v) && k();
+    if (!bind(kRot, v)) return false;
+    const NodeId n = node(kRot, v, op::kReshape);
+    if (n == kNoId || !attrs(kRot, n, v)) return false;
+    return matchSt(input(n, 0), [&] { return matchFs(input(n, 1), k); });
+  }
+
+  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), 1)  (rules/rotary.yaml:304:13)
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(kCos)) return same(kCos, v) && k();
+    if (!bind(kCos, v)) return false;
+    const NodeId n = node(kCos, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos, n, v)) return false;
+    return matchGather32(input(n, 0), [&] { return matchConstant33(input(n, 1), k); });
+  }
+
+  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), 1)  (rules/rotary.yaml:305:13)
+  bool matchSin(ValueId v, gen::Next k) {
+    if (seen(kSin)) return same(kSin, v) && k();
+    if (!bind(kSin, v)) return false;
+    const NodeId n = node(kSin, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin, n, v)) return false;
+    return matchGather36(input(n, 0), [&] { return matchConstant37(input(n, 1), k); });
+  }
+
+  /// Mul(x, cos)  (rules/rotary.yaml:306:17)
+  bool matchMul39(ValueId v, gen::Next k) {
+    if (seen(kMul39)) return same(kMul39, v) && k();
+    if (!bind(kMul39, v)) return false;
+    const NodeId n = node(kMul39, v, op::kMul);
+    if (n == kNoId || !attrs(kMul39, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchCos(in0, k); });
+  }
+
+  /// Mul(rot, sin)  (rules/rotary.yaml:306:30)
+  bool matchMul40(ValueId v, gen::Next k) {
+    if (seen(kMul40)) return same(kMul40, v) && k();
+    if (!bind(kMul40, v)) return false;
+    const NodeId n = node(kMul40, v, op::kMul);
+    if (n == kNoId || !attrs(kMul40, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchRot(in1, [&] { return matchSin(in0, k); });
+  }
+
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:306:13)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kAdd);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul39(in0, [&] { return matchMul40(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul39(in1, [&] { return matchMul40(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:318:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper,
+  ///   rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:320:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:321:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:322:31", "x")) return false;
+    std::optional<onnx::TensorProto> t3 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:322:34");
+    if (!t3) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:322:86");
+    if (!t4) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:322:138", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 1));
+    std::optional<onnx::AttributeProto> a6_1 =
+        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
+                   "rules/rotary.yaml:322:158", "rules/rotary.yaml:322:158");
+    if (!a6_1) return false;
+    attrs6.push_back(std::move(*a6_1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:318:9",
+                     "rules/rotary.yaml:320:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:318:9",
+                     "rules/rotary.yaml:321:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:318:9",
+                     "rules/rotary.yaml:322:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotX);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = slot(kSlotPos);
+    NodeSpec spec6;
+    spec6.op = op::kRotaryEmbedding;
+    spec6.inputs = {v2, v3, v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+  }
+
+  /// Variant 1, rules/rotary.yaml:323:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache),
+  ///   tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:324:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:325:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:326:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:326:48", "pos")) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:326:53");
+    if (!t4) return false;
+    std::optional<onnx::TensorProto> t5 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:326:105");
+    if (!t5) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 1));
+    std::optional<onnx::AttributeProto> a6_1 =
+        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
+                   "rules/rotary.yaml:326:172", "rules/rotary.yaml:326:172");
+    if (!a6_1) return false;
+    attrs6.push_back(std::move(*a6_1));
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:323:9",
+                     "rules/rotary.yaml:324:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:323:9",
+                     "rules/rotary.yaml:325:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:323:9",
+                     "rules/rotary.yaml:326:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotX);
+    const ValueId v3 = slot(kSlotPos);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    NodeSpec spec6;
+    spec6.op = op::kComMicrosoftRotaryEmbedding;
+    spec6.inputs = {v2, v3, v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+  }
+};
+
+/// rotary_embedding_interleaved as a RewritePattern.
+class RotaryEmbeddingInterleavedRule : public RewritePattern {
+ public:
+  RotaryEmbeddingInterleavedRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                95,
+                                {"ort", "onnx"},
+                                "rules/rotary.yaml:293:5",
+                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    RotaryEmbeddingInterleavedMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/rotary.yaml:328
+// rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads
+// (before the permute), as 3-D RotaryEmbedding.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule rotary_embedding_interleaved_bsnh for the shared checks and messages.
+const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "rotary_embedding_interleaved_bsnh";
+    s.loc = "rules/rotary.yaml:328:5";
+    s.root = 41;
+    s.slot_names = {"x",  "e1",  "a1",        "x1",  "e2",  "a2",        "x2",  "st", "fc",
+                    "fs", "rot", "cos_cache", "pos", "cos", "sin_cache", "sin", "y"};
+    s.num_captures = 0;
+    s.exprs.resize(42);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:334:19";
+      e.slot = 0;
+    }
+    {  // 1: 0
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:334:22";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 2: e1
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "e1";
+      e.loc = "rules/rotary.yaml:334:25";
+      e.slot = 1;
+    }
+    {  // 3: a1
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "a1";
+      e.loc = "rules/rotary.yaml:334:29";
+      e.slot = 2;
+    }
+    {  // 4: 2
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:334:33";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 5: Slice(x, 0, e1, a1, 2)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:334:13";
+      e.slot = 3;
+      e.num_inputs = 5;
+    }
+    {  // 6: 1
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:335:22";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 7: e2
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "e2";
+      e.loc = "rules/rotary.yaml:335:25";
+      e.slot = 4;
+    }
+    {  // 8: a2
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "a2";
+      e.loc = "rules/rotary.yaml:335:29";
+      e.slot = 5;
+    }
+    {  // 9: 2
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:335:33";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 10: Slice(x, 1, e2, a2, 2)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:335:13";
+      e.slot = 6;
+      e.num_inputs = 5;
+    }
+    {  // 11: Neg(x2)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:336:30";
+      e.num_inputs = 1;
+    }
+    {  // 12: -1
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:336:39";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 13: Unsqueeze(Neg(x2), -1)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:336:20";
+      e.num_inputs = 2;
+    }
+    {  // 14: -1
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:336:58";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 15: Unsqueeze(x1, -1)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:336:44";
+      e.num_inputs = 2;
+    }
+    {  // 16: Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:336:13";
+      e.slot = 7;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:336:63";
+      }
+    }
+    {  // 17: Shape(st)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:337:26";
+      e.num_inputs = 1;
+    }
+    {  // 18: 0
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:337:37";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 19: 3
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "constant 3";
+      e.loc = "rules/rotary.yaml:337:40";
+      e.literal = gen::intLiteral(3);
+      e.tolerance = 1e-06;
+    }
+    {  // 20: 0
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:337:43";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 21: Slice(Shape(st), 0, 3, 0)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:337:20";
+      e.num_inputs = 4;
+    }
+    {  // 22: -1
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:337:47";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 23: Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:337:13";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:337:51";
+      }
+    }
+    {  // 24: Shape(st, start=0, end=3)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:337:68";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:337:78";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(3));
+        a.loc = "rules/rotary.yaml:337:87";
+      }
+    }
+    {  // 25: -1
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:337:95";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 26: Concat(Shape(st, start=0, end=3), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:337:61";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:337:99";
+      }
+    }
+    {  // 27: fc
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "fc";
+      e.loc = "rules/rotary.yaml:337:109";
+      e.slot = 8;
+    }
+    {  // 28: Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
+       // axis=0) | fc
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "fs";
+      e.loc = "rules/rotary.yaml:337:59";
+      e.slot = 9;
+    }
+    {  // 29: Reshape(st, fs, allowzero=0)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Reshape";
+      e.loc = "rules/rotary.yaml:338:13";
+      e.slot = 10;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "allowzero";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:338:29";
+      }
+    }
+    {  // 30: cos_cache
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "cos_cache";
+      e.loc = "rules/rotary.yaml:339:30";
+      e.slot = 11;
+    }
+    {  // 31: pos
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:339:41";
+      e.slot = 12;
+    }
+    {  // 32: Gather(cos_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:339:23";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:339:46";
+      }
+    }
+    {  // 33: 2
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:339:55";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 34: Unsqueeze(Gather(cos_cache, pos, axis=0), 2)
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:339:13";
+      e.slot = 13;
+      e.num_inputs = 2;
+    }
+    {  // 35: sin_cache
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "sin_cache";
+      e.loc = "rules/rotary.yaml:340:30";
+      e.slot = 14;
+    }
+    {  // 36: Gather(sin_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:340:23";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:340:46";
+      }
+    }
+    {  // 37: 2
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:340:55";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 38: Unsqueeze(Gather(sin_cache, pos, axis=0), 2)
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:340:13";
+      e.slot = 15;
+      e.num_inputs = 2;
+    }
+    {  // 39: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:341:17";
+      e.num_inputs = 2;
+    }
+    {  // 40: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:341:30";
+      e.num_inputs = 2;
+    }
+    {  // 41: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:341:13";
+      e.slot = 16;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:343:20";
+      c.subject = "x";
+      c.slot = 0;
+      c.dims = {"B", "S", "N", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:344:20";
+      c.subject = "pos";
+      c.slot = 12;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/rotary.yaml:344:35";
+      c.subject = "pos";
+      c.slot = 12;
+      c.strings = {"int64"};
+      c.elem_types = {7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:345:20";
+      c.subject = "cos_cache";
+      c.slot = 11;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:345:35";
+      c.native = "rotary_pairs_cache";
+      c.predicate = gen::nativePredicate("rotary_pairs_cache");
+      c.args = {"cos_cache"};
+      c.arg_slots = {11};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:346:20";
+      c.subject = "sin_cache";
+      c.slot = 14;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:346:35";
+      c.native = "rotary_pairs_cache";
+      c.predicate = gen::nativePredicate("rotary_pairs_cache");
+      c.args = {"sin_cache"};
+      c.arg_slots = {14};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:347:20";
+      c.native = "flat_pairs_shape";
+      c.predicate = gen::nativePredicate("flat_pairs_shape");
+      c.args = {"fc", "x"};
+      c.arg_slots = {8, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:348:20";
+      c.native = "slice_to_end";
+      c.predicate = gen::nativePredicate("slice_to_end");
+      c.args = {"e1", "x"};
+      c.arg_slots = {1, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:349:20";
+      c.native = "slice_to_end";
+      c.predicate = gen::nativePredicate("slice_to_end");
+      c.args = {"e2", "x"};
+      c.arg_slots = {4, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:350:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a1", "x"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:351:20";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a2", "x"};
+      c.arg_slots = {5, 0};
+    }
+    s.num_symbols = 5;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule rotary_embedding_interleaved_bsnh: one function per pattern expr, each
+/// matching its value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule rotary_embedding_interleaved_bsnh (indices into its RuleSpec's exprs).
+struct RotaryEmbeddingInterleavedBsnhIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kConstant1 = 1,
+    kE1 = 2,
+    kA1 = 3,
+    kConstant4 = 4,
+    kX1 = 5,
+    kConstant6 = 6,
+    kE2 = 7,
+    kA2 = 8,
+    kConstant9 = 9,
+    kX2 = 10,
+    kNeg = 11,
+    kConstant12 = 12,
+    kUnsqueeze13 = 13,
+    kConstant14 = 14,
+    kUnsqueeze15 = 15,
+    kSt = 16,
+    kShape17 = 17,
+    kConstant18 = 18,
+    kConstant19 = 19,
+    kConstant20 = 20,
+    kSlice = 21,
+    kConstant22 = 22,
+    kConcat23 = 23,
+    kShape24 = 24,
+    kConstant25 = 25,
+    kConcat26 = 26,
+    kFc = 27,
+    kFs = 28,
+    kRot = 29,
+    kCosCache = 30,
+    kPos = 31,
+    kGather32 = 32,
+    kConstant33 = 33,
+    kCos = 34,
+    kSinCache = 35,
+    kGather36 = 36,
+    kConstant37 = 37,
+    kSin = 38,
+    kMul39 = 39,
+    kMul40 = 40,
+    kY = 41,
+  };
+};
+
+class RotaryEmbeddingInterleavedBsnhMatch
+    : public RotarySharedMatch<RotaryEmbeddingInterleavedBsnhIds> {
+ public:
+  RotaryEmbeddingInterleavedBsnhMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RotarySharedMatch<RotaryEmbeddingInterleavedBsnhIds>(specRotaryEmbeddingInterleavedBsnh(),
+                                                             scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotE1 = 1,
+    kSlotA1 = 2,
+    kSlotX1 = 3,
+    kSlotE2 = 4,
+    kSlotA2 = 5,
+    kSlotX2 = 6,
+    kSlotSt = 7,
+    kSlotFc = 8,
+    kSlotFs = 9,
+    kSlotRot = 10,
+    kSlotCosCache = 11,
+    kSlotPos = 12,
+    kSlotCos = 13,
+    kSlotSinCache = 14,
+    kSlotSin = 15,
+    kSlotY = 16,
+  };
+
+  // ---- Match
+
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant1, matchE1,
+  // matchA1, matchConstant4, matchConstant6, matchE2, matchA2, matchConstant9, matchConstant12,
+  // matchConstant14, matchConstant18, matchConstant19, matchConstant20, matchConstant22,
+  // matchConstant25, matchFc, matchCosCache, matchPos, matchGather32, matchConstant33,
+  // matchSinCache, matchGather36, matchConstant37.
+
+  /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:334:13)
+  bool matchX1(ValueId v, gen::Next k) {
+    if (seen(kX1)) return same(kX1, v) && k();
+    if (!bind(kX1, v)) return false;
+    const NodeId n = node(kX1, v, op::kSlice);
+    if (n == kNoId || !attrs(kX1, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant1(input(n, 1), [&] {
+        return matchE1(input(n, 2), [&] {
+          return matchA1(input(n, 3), [&] { return matchConstant4(input(n, 4), k); });
+        });
+      });
+    });
+  }
+
+  /// x2 = Slice(x, 1, e2, a2, 2)  (rules/rotary.yaml:335:13)
+  bool matchX2(ValueId v, gen::Next k) {
+    if (seen(kX2)) return same(kX2, v) && k();
+    if (!bind(kX2, v)) return false;
+    const NodeId n = node(kX2, v, op::kSlice);
+    if (n == kNoId || !attrs(kX2, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant6(input(n, 1), [&] {
+        return matchE2(input(n, 2), [&] {
+          return matchA2(input(n, 3), [&] { return matchConstant9(input(n, 4), k); });
+        });
+      });
+    });
+  }
+
+  /// Neg(x2)  (rules/rotary.yaml:336:30)
+  bool matchNeg(ValueId v, gen::Next k) {
+    if (seen(kNeg)) return same(kNeg, v) && k();
+    if (!bind(kNeg, v)) return false;
+    const NodeId n = node(kNeg, v, op::kNeg);
+    if (n == kNoId || !attrs(kNeg, n, v)) return false;
+    return matchX2(input(n, 0), k);
+  }
+
+  /// Unsqueeze(Neg(x2), -1)  (rules/rotary.yaml:336:20)
+  bool matchUnsqueeze13(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze13)) return same(kUnsqueeze13, v) && k();
+    if (!bind(kUnsqueeze13, v)) return false;
+    const NodeId n = node(kUnsqueeze13, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze13, n, v)) return false;
+    return matchNeg(input(n, 0), [&] { return matchConstant12(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(x1, -1)  (rules/rotary.yaml:336:44)
+  bool matchUnsqueeze15(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze15)) return same(kUnsqueeze15, v) && k();
+    if (!bind(kUnsqueeze15, v)) return false;
+    const NodeId n = node(kUnsqueeze15, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze15, n, v)) return false;
+    return matchX1(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
+  }
+
+  /// st = Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)  (rules/rotary.yaml:336:13)
+  bool matchSt(ValueId v, gen::Next k) {
+    if (seen(kSt)) return same(kSt, v) && k();
+    if (!bind(kSt, v)) return false;
+    const NodeId n = node(kSt, v, op::kConcat);
+    if (n == kNoId || !attrs(kSt, n, v)) return false;
+    return matchUnsqueeze13(input(n, 0), [&] { return matchUnsqueeze15(input(n, 1), k); });
+  }
+
+  /// Shape(st)  (rules/rotary.yaml:337:26)
+  bool matchShape17(ValueId v, gen::Next k) {
+    if (seen(kShape17)) return same(kShape17, v) && k();
+    if (!bind(kShape17, v)) return false;
+    const NodeId n = node(kShape17, v, op::kShape);
+    if (n == kNoId || !attrs(kShape17, n, v)) return false;
+    return matchSt(input(n, 0), k);
+  }
+
+  /// Slice(Shape(st), 0, 3, 0)  (rules/rotary.yaml:337:20)
+  bool matchSlice(ValueId v, gen::Next k) {
+    if (seen(kSlice)) return same(kSlice, v) && k();
+    if (!bind(kSlice, v)) return false;
+    const NodeId n = node(kSlice, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice, n, v)) return false;
+    return matchShape17(input(n, 0), [&] {
+      return matchConstant18(input(n, 1), [&] {
+        return matchConstant19(input(n, 2), [&] { return matchConstant20(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)  (rules/rotary.yaml:337:13)
+  bool matchConcat23(ValueId v, gen::Next k) {
+    if (seen(kConcat23)) return same(kConcat23, v) && k();
+    if (!bind(kConcat23, v)) return false;
+    const NodeId n = node(kConcat23, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat23, n, v)) return false;
+    return matchSlice(input(n, 0), [&] { return matchConstant22(input(n, 1), k); });
+  }
+
+  /// Shape(st, start=0, end=3)  (rules/rotary.yaml:337:68)
+  bool matchShape24(ValueId v, gen::Next k) {
+    if (seen(kShape24)) return same(kShape24, v) && k();
+    if (!bind(kShape24, v)) return false;
+    const NodeId n = node(kShape24, v, op::kShape);
+    if (n == kNoId || !attrs(kShape24, n, v)) return false;
+    return matchSt(input(n, 0), k);
+  }
+
+  /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:337:61)
+  bool matchConcat26(ValueId v, gen::Next k) {
+    if (seen(kConcat26)) return same(kConcat26, v) && k();
+    if (!bind(kConcat26, v)) return false;
+    const NodeId n = node(kConcat26, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat26, n, v)) return false;
+    return matchShape24(input(n, 0), [&] { return matchConstant25(input(n, 1), k); });
+  }
+
+  /// fs = Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
+  /// axis=0) | fc  (rules/rotary.yaml:337:59)
+  bool matchFs(ValueId v, gen::Next k) {
+    if (seen(kFs)) return same(kFs, v) && k();
+    if (!bind(kFs, v)) return false;
+    const uint32_t m = mark();
+    choose(kFs, 0);
+    if (matchConcat23(v, k)) return true;
+    undo(m);
+    choose(kFs, 1);
+    if (matchConcat26(v, k)) return true;
+    undo(m);
+    choose(kFs, 2);
+    if (matchFc(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// rot = Reshape(st, fs, allowzero=0)  (rules/rotary.yaml:338:13)
+  bool matchRot(ValueId v, gen::Next k) {
+    if (seen(kRot)) return same(kRot, v) && k();
+    if (!bind(kRot, v)) return false;
+    const NodeId n = node(kRot, v, op::kReshape);
+    if (n == kNoId || !attrs(kRot, n, v)) return false;
+    return matchSt(input(n, 0), [&] { return matchFs(input(n, 1), k); });
+  }
+
+  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), 2)  (rules/rotary.yaml:339:13)
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(kCos)) return same(kCos, v) && k();
+    if (!bind(kCos, v)) return false;
+    const NodeId n = node(kCos, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos, n, v)) return false;
+    return matchGather32(input(n, 0), [&] { return matchConstant33(input(n, 1), k); });
+  }
+
+  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), 2)  (rules/rotary.yaml:340:13)
+  bool matchSin(ValueId v, gen::Next k) {
+    if (seen(kSin)) return same(kSin, v) && k();
+    if (!bind(kSin, v)) return false;
+    const NodeId n = node(kSin, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin, n, v)) return false;
+    return matchGather36(input(n, 0), [&] { return matchConstant37(input(n, 1), k); });
+  }
+
+  /// Mul(x, cos)  (rules/rotary.yaml:341:17)
+  bool matchMul39(ValueId v, gen::Next k) {
+    if (seen(kMul39)) return same(kMul39, v) && k();
+    if (!bind(kMul39, v)) return false;
+    const NodeId n = node(kMul39, v, op::kMul);
+    if (n == kNoId || !attrs(kMul39, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchCos(in0, k); });
+  }
+
+  /// Mul(rot, sin)  (rules/rotary.yaml:341:30)
+  bool matchMul40(ValueId v, gen::Next k) {
+    if (seen(kMul40)) return same(kMul40, v) && k();
+    if (!bind(kMul40, v)) return false;
+    const NodeId n = node(kMul40, v, op::kMul);
+    if (n == kNoId || !attrs(kMul40, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchRot(in1, [&] { return matchSin(in0, k); });
+  }
+
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:341:13)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kAdd);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul39(in0, [&] { return matchMul40(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul39(in1, [&] { return matchMul40(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:353:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper,
+  ///   rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1,
+  ///   num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:355:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:356:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:357:39", "x")) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::TensorProto> t5 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:357:70");
+    if (!t5) return false;
+    std::optional<onnx::TensorProto> t6 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:357:122");
+    if (!t6) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:357:174", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("interleaved", 1));
+    std::optional<onnx::AttributeProto> a8_1 =
+        attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
+                   "rules/rotary.yaml:357:194", "rules/rotary.yaml:357:194");
+    if (!a8_1) return false;
+    attrs8.push_back(std::move(*a8_1));
+    std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:358:26");
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:353:9",
+                     "rules/rotary.yaml:355:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:353:9",
+                     "rules/rotary.yaml:356:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:353:9",
+                     "rules/rotary.yaml:358:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotX);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kReshape;
+    spec4.inputs = {v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    const ValueId v7 = slot(kSlotPos);
+    NodeSpec spec8;
+    spec8.op = op::kRotaryEmbedding;
+    spec8.inputs = {v4, v5, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kReshape;
+    spec10.inputs = {v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
+  }
+
+  /// Variant 1, rules/rotary.yaml:359:9:
+  ///   cos = cos
+  ///   sin = sin
+  ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos,
+  ///   tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache),
+  ///   interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:360:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:361:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:362:53", "x")) return false;
+    std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t3) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:362:84", "pos")) return false;
+    std::optional<onnx::TensorProto> t6 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:362:89");
+    if (!t6) return false;
+    std::optional<onnx::TensorProto> t7 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:362:141");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("interleaved", 1));
+    std::optional<onnx::AttributeProto> a8_1 =
+        attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
+                   "rules/rotary.yaml:362:208", "rules/rotary.yaml:362:208");
+    if (!a8_1) return false;
+    attrs8.push_back(std::move(*a8_1));
+    std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:363:26");
+    if (!t9) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    collectMatched();
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:359:9",
+                     "rules/rotary.yaml:360:17"))
+      return false;
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:359:9",
+                     "rules/rotary.yaml:361:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:359:9",
+                     "rules/rotary.yaml:363:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotX);
+    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kReshape;
+    spec4.inputs = {v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotPos);
+    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftRotaryEmbedding;
+    spec8.inputs = {v4, v5, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    NodeSpec spec10;
+    spec10.op = op::kReshape;
+    spec10.inputs = {v8, v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
+  }
+};
+
+/// rotary_embedding_interleaved_bsnh as a RewritePattern.
+class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
+ public:
+  RotaryEmbeddingInterleavedBsnhRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(
+            RuleInfo{std::move(name),
+                     root,
+                     95,
+                     {"ort", "onnx"},
+                     "rules/rotary.yaml:328:5",
+                     {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    RotaryEmbeddingInterleavedBsnhMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/rotary.yaml:370
 // rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the
 // rest (Phi).
 //===----------------------------------------------------------------------===//
@@ -1994,172 +8502,176 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_partial";
-    s.loc = "rules/rotary.yaml:104:5";
+    s.loc = "rules/rotary.yaml:370:5";
     s.root = 15;
     s.slot_names = {"x", "d", "a1", "xr", "d2", "e2", "a2", "xp", "pos", "cos", "sin", "r", "y"};
-    s.num_captures = 1;
+    s.num_captures = 2;
     s.exprs.resize(16);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:110:18";
+      e.loc = "rules/rotary.yaml:376:18";
       e.slot = 0;
     }
     {  // 1: 0
       gen::ExprSpec& e = s.exprs[1];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:110:21";
+      e.loc = "rules/rotary.yaml:376:21";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 2: d
       gen::ExprSpec& e = s.exprs[2];
       e.label = "d";
-      e.loc = "rules/rotary.yaml:110:24";
+      e.loc = "rules/rotary.yaml:376:24";
       e.slot = 1;
     }
     {  // 3: a1
       gen::ExprSpec& e = s.exprs[3];
       e.label = "a1";
-      e.loc = "rules/rotary.yaml:110:27";
+      e.loc = "rules/rotary.yaml:376:27";
       e.slot = 2;
     }
     {  // 4: Slice(x, 0, d, a1)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:110:12";
+      e.loc = "rules/rotary.yaml:376:12";
       e.slot = 3;
       e.num_inputs = 4;
     }
     {  // 5: d2
       gen::ExprSpec& e = s.exprs[5];
       e.label = "d2";
-      e.loc = "rules/rotary.yaml:111:21";
+      e.loc = "rules/rotary.yaml:377:21";
       e.slot = 4;
     }
     {  // 6: e2
       gen::ExprSpec& e = s.exprs[6];
       e.label = "e2";
-      e.loc = "rules/rotary.yaml:111:25";
+      e.loc = "rules/rotary.yaml:377:25";
       e.slot = 5;
     }
     {  // 7: a2
       gen::ExprSpec& e = s.exprs[7];
       e.label = "a2";
-      e.loc = "rules/rotary.yaml:111:29";
+      e.loc = "rules/rotary.yaml:377:29";
       e.slot = 6;
     }
     {  // 8: Slice(x, d2, e2, a2)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:111:12";
+      e.loc = "rules/rotary.yaml:377:12";
       e.slot = 7;
       e.num_inputs = 4;
     }
     {  // 9: pos
       gen::ExprSpec& e = s.exprs[9];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:112:46";
+      e.loc = "rules/rotary.yaml:378:46";
       e.slot = 8;
     }
     {  // 10: cos
       gen::ExprSpec& e = s.exprs[10];
       e.label = "cos";
-      e.loc = "rules/rotary.yaml:112:51";
+      e.loc = "rules/rotary.yaml:378:51";
       e.slot = 9;
     }
     {  // 11: sin
       gen::ExprSpec& e = s.exprs[11];
       e.label = "sin";
-      e.loc = "rules/rotary.yaml:112:56";
+      e.loc = "rules/rotary.yaml:378:56";
       e.slot = 10;
     }
-    {  // 12: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0,
+    {  // 12: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
        // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:112:12";
+      e.loc = "rules/rotary.yaml:378:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "interleaved";
-        a.values.push_back(gen::intLiteral(0));
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:112:61";
+        a.loc = "rules/rotary.yaml:378:61";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:112:76";
+        a.loc = "rules/rotary.yaml:378:86";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "num_heads";
         a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
+        a.capture = 1;
         a.capture_name = "n";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:112:100";
+        a.loc = "rules/rotary.yaml:378:110";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "scale";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:112:122";
+        a.loc = "rules/rotary.yaml:378:132";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "is_packed_batching";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:112:133";
+        a.loc = "rules/rotary.yaml:378:143";
       }
     }
-    {  // 13: RotaryEmbedding(xr, cos, sin, pos, interleaved=0, rotary_embedding_dim=0,
+    {  // 13: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[13];
       e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:112:161";
+      e.loc = "rules/rotary.yaml:378:171";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "interleaved";
-        a.values.push_back(gen::intLiteral(0));
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:112:196";
+        a.loc = "rules/rotary.yaml:378:206";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:112:211";
+        a.loc = "rules/rotary.yaml:378:231";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "num_heads";
         a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
+        a.capture = 1;
         a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:112:235";
+        a.loc = "rules/rotary.yaml:378:255";
       }
     }
-    {  // 14: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0,
+    {  // 14: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
        // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
-       // RotaryEmbedding(xr, cos, sin, pos, interleaved=0, rotary_embedding_dim=0,
+       // RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[14];
       e.label = "r";
-      e.loc = "rules/rotary.yaml:112:159";
+      e.loc = "rules/rotary.yaml:378:169";
       e.slot = 11;
     }
     {  // 15: Concat(r, xp, axis=-1)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:113:12";
+      e.loc = "rules/rotary.yaml:379:12";
       e.slot = 12;
       e.num_inputs = 2;
       {
@@ -2167,13 +8679,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:113:26";
+        a.loc = "rules/rotary.yaml:379:26";
       }
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:115:13";
+      c.loc = "rules/rotary.yaml:381:13";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "N", "S", "H"};
@@ -2185,7 +8697,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:116:13";
+      c.loc = "rules/rotary.yaml:382:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d", "cos"};
@@ -2194,7 +8706,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:117:13";
+      c.loc = "rules/rotary.yaml:383:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d2", "cos"};
@@ -2203,7 +8715,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:118:13";
+      c.loc = "rules/rotary.yaml:384:13";
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
       c.args = {"e2", "x"};
@@ -2212,7 +8724,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:119:13";
+      c.loc = "rules/rotary.yaml:385:13";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a1", "x"};
@@ -2221,7 +8733,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:120:13";
+      c.loc = "rules/rotary.yaml:386:13";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a2", "x"};
@@ -2230,7 +8742,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:121:13";
+      c.loc = "rules/rotary.yaml:387:13";
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
       c.args = {"xr"};
@@ -2239,7 +8751,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:122:13";
+      c.loc = "rules/rotary.yaml:388:13";
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
       c.args = {"xp"};
@@ -2325,54 +8837,12 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchA1, matchE2,
-  // matchA2, matchPos, matchCos, matchSin.
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant, matchD,
+  // matchA1, matchXr, matchD2, matchE2, matchA2, matchXp, matchPos, matchCos, matchSin.
 
-  /// 0  (rules/rotary.yaml:110:21)
-  bool matchConstant(ValueId v, gen::Next k) {
-    if (seen(kConstant)) return same(kConstant, v) && k();
-    return bind(kConstant, v) && constant(kConstant, v) && k();
-  }
-
-  /// d  (rules/rotary.yaml:110:24)
-  bool matchD(ValueId v, gen::Next k) {
-    if (seen(kD)) return same(kD, v) && k();
-    return bind(kD, v) && k();
-  }
-
-  /// xr = Slice(x, 0, d, a1)  (rules/rotary.yaml:110:12)
-  bool matchXr(ValueId v, gen::Next k) {
-    if (seen(kXr)) return same(kXr, v) && k();
-    if (!bind(kXr, v)) return false;
-    const NodeId n = node(kXr, v, op::kSlice);
-    if (n == kNoId || !attrs(kXr, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchConstant(input(n, 1), [&] {
-        return matchD(input(n, 2), [&] { return matchA1(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// d2  (rules/rotary.yaml:111:21)
-  bool matchD2(ValueId v, gen::Next k) {
-    if (seen(kD2)) return same(kD2, v) && k();
-    return bind(kD2, v) && k();
-  }
-
-  /// xp = Slice(x, d2, e2, a2)  (rules/rotary.yaml:111:12)
-  bool matchXp(ValueId v, gen::Next k) {
-    if (seen(kXp)) return same(kXp, v) && k();
-    if (!bind(kXp, v)) return false;
-    const NodeId n = node(kXp, v, op::kSlice);
-    if (n == kNoId || !attrs(kXp, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchD2(input(n, 1),
-                     [&] { return matchE2(input(n, 2), [&] { return matchA2(input(n, 3), k); }); });
-    });
-  }
-
-  /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0, rotary_embedding_dim=0,
-  /// num_heads=capture(n), scale=1.0, is_packed_batching=0)  (rules/rotary.yaml:112:12)
+  /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
+  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
+  /// (rules/rotary.yaml:378:12)
   bool matchRotaryEmbedding12(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding12)) return same(kRotaryEmbedding12, v) && k();
     if (!bind(kRotaryEmbedding12, v)) return false;
@@ -2385,8 +8855,8 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=0, rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:112:161)
+  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+  /// num_heads=capture(n))  (rules/rotary.yaml:378:171)
   bool matchRotaryEmbedding13(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding13)) return same(kRotaryEmbedding13, v) && k();
     if (!bind(kRotaryEmbedding13, v)) return false;
@@ -2399,9 +8869,10 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0, rotary_embedding_dim=0,
-  /// num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(xr, cos, sin, pos,
-  /// interleaved=0, rotary_embedding_dim=0, num_heads=capture(n))  (rules/rotary.yaml:112:159)
+  /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
+  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
+  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+  /// num_heads=capture(n))  (rules/rotary.yaml:378:169)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -2415,7 +8886,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:113:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:379:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2426,29 +8897,32 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:124:9:
-  ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=0,
+  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:390:9:
+  ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:126:31", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:126:34", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:126:39", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:126:44", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:392:31", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:392:34", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:392:39", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:392:44", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    attrs4.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a4_0 =
+        captured(0, "interleaved", "il", "rules/rotary.yaml:392:49", "rules/rotary.yaml:392:49");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:126:64", "rules/rotary.yaml:126:64");
+                   "rotary_embedding_dim", "rules/rotary.yaml:392:71", "rules/rotary.yaml:392:71");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(0, "num_heads", "n", "rules/rotary.yaml:126:119", "rules/rotary.yaml:126:119");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:392:126", "rules/rotary.yaml:392:126");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:124:9",
-                     "rules/rotary.yaml:126:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:390:9",
+                     "rules/rotary.yaml:392:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2467,29 +8941,32 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:127:9:
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=0,
+  /// Variant 1, rules/rotary.yaml:393:9:
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:128:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:128:48", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:128:53", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:128:58", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:394:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:394:48", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:394:53", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:394:58", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    attrs4.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a4_0 =
+        captured(0, "interleaved", "il", "rules/rotary.yaml:394:63", "rules/rotary.yaml:394:63");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:128:78", "rules/rotary.yaml:128:78");
+                   "rotary_embedding_dim", "rules/rotary.yaml:394:85", "rules/rotary.yaml:394:85");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(0, "num_heads", "n", "rules/rotary.yaml:128:133", "rules/rotary.yaml:128:133");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:394:140", "rules/rotary.yaml:394:140");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:127:9",
-                     "rules/rotary.yaml:128:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:393:9",
+                     "rules/rotary.yaml:394:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2517,7 +8994,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
                                 root,
                                 94,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:104:5",
+                                "rules/rotary.yaml:370:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -2539,7 +9016,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:130
+// Generated from: rules/rotary.yaml:396
 // rotary_embedding_partial_split (priority 94): A RotaryEmbedding of the first d dims of x, Concat
 // the rest, parts by one Split (Phi, dynamo).
 //===----------------------------------------------------------------------===//
@@ -2549,21 +9026,21 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_partial_split";
-    s.loc = "rules/rotary.yaml:130:5";
+    s.loc = "rules/rotary.yaml:396:5";
     s.root = 9;
     s.slot_names = {"x", "xr", "xp", "pos", "cos", "sin", "r", "y"};
-    s.num_captures = 1;
+    s.num_captures = 2;
     s.exprs.resize(10);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:136:22";
+      e.loc = "rules/rotary.yaml:402:22";
       e.slot = 0;
     }
     {  // 1: Split(x, axis=-1)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Split";
-      e.loc = "rules/rotary.yaml:136:16";
+      e.loc = "rules/rotary.yaml:402:16";
       e.slot = 1;
       e.num_inputs = 1;
       e.other_outputs.push_back({1, 2, "xp"});
@@ -2573,118 +9050,123 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:136:25";
+        a.loc = "rules/rotary.yaml:402:25";
       }
     }
     {  // 2: pos
       gen::ExprSpec& e = s.exprs[2];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:137:46";
+      e.loc = "rules/rotary.yaml:403:46";
       e.slot = 3;
     }
     {  // 3: cos
       gen::ExprSpec& e = s.exprs[3];
       e.label = "cos";
-      e.loc = "rules/rotary.yaml:137:51";
+      e.loc = "rules/rotary.yaml:403:51";
       e.slot = 4;
     }
     {  // 4: sin
       gen::ExprSpec& e = s.exprs[4];
       e.label = "sin";
-      e.loc = "rules/rotary.yaml:137:56";
+      e.loc = "rules/rotary.yaml:403:56";
       e.slot = 5;
     }
-    {  // 5: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0, rotary_embedding_dim=0,
-       // num_heads=capture(n), scale=1.0, is_packed_batching=0)
+    {  // 5: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
+       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:137:12";
+      e.loc = "rules/rotary.yaml:403:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "interleaved";
-        a.values.push_back(gen::intLiteral(0));
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:137:61";
+        a.loc = "rules/rotary.yaml:403:61";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:137:76";
+        a.loc = "rules/rotary.yaml:403:86";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "num_heads";
         a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
+        a.capture = 1;
         a.capture_name = "n";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:137:100";
+        a.loc = "rules/rotary.yaml:403:110";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "scale";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:137:122";
+        a.loc = "rules/rotary.yaml:403:132";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "is_packed_batching";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:137:133";
+        a.loc = "rules/rotary.yaml:403:143";
       }
     }
-    {  // 6: RotaryEmbedding(xr, cos, sin, pos, interleaved=0, rotary_embedding_dim=0,
+    {  // 6: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[6];
       e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:137:161";
+      e.loc = "rules/rotary.yaml:403:171";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "interleaved";
-        a.values.push_back(gen::intLiteral(0));
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:137:196";
+        a.loc = "rules/rotary.yaml:403:206";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:137:211";
+        a.loc = "rules/rotary.yaml:403:231";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "num_heads";
         a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
+        a.capture = 1;
         a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:137:235";
+        a.loc = "rules/rotary.yaml:403:255";
       }
     }
-    {  // 7: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0, rotary_embedding_dim=0,
-       // num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(xr, cos, sin,
-       // pos, interleaved=0, rotary_embedding_dim=0, num_heads=capture(n))
+    {  // 7: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
+       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
+       // RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+       // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[7];
       e.label = "r";
-      e.loc = "rules/rotary.yaml:137:159";
+      e.loc = "rules/rotary.yaml:403:169";
       e.slot = 6;
     }
     {  // 8: xp
       gen::ExprSpec& e = s.exprs[8];
       e.label = "xp";
-      e.loc = "rules/rotary.yaml:138:22";
+      e.loc = "rules/rotary.yaml:404:22";
       e.slot = 2;
     }
     {  // 9: Concat(r, xp, axis=-1)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:138:12";
+      e.loc = "rules/rotary.yaml:404:12";
       e.slot = 7;
       e.num_inputs = 2;
       {
@@ -2692,13 +9174,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:138:26";
+        a.loc = "rules/rotary.yaml:404:26";
       }
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:140:13";
+      c.loc = "rules/rotary.yaml:406:13";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "N", "S", "H"};
@@ -2710,7 +9192,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:141:13";
+      c.loc = "rules/rotary.yaml:407:13";
       c.native = "rotary_split";
       c.predicate = gen::nativePredicate("rotary_split");
       c.args = {"xr", "cos", "x"};
@@ -2789,7 +9271,7 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchPos, matchCos,
   // matchSin.
 
-  /// xr = Split(x, axis=-1)  (rules/rotary.yaml:136:16)
+  /// xr = Split(x, axis=-1)  (rules/rotary.yaml:402:16)
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -2798,8 +9280,9 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
     return matchX(input(n, 0), k);
   }
 
-  /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0, rotary_embedding_dim=0,
-  /// num_heads=capture(n), scale=1.0, is_packed_batching=0)  (rules/rotary.yaml:137:12)
+  /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
+  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
+  /// (rules/rotary.yaml:403:12)
   bool matchRotaryEmbedding5(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding5)) return same(kRotaryEmbedding5, v) && k();
     if (!bind(kRotaryEmbedding5, v)) return false;
@@ -2812,8 +9295,8 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
     });
   }
 
-  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=0, rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:137:161)
+  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+  /// num_heads=capture(n))  (rules/rotary.yaml:403:171)
   bool matchRotaryEmbedding6(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding6)) return same(kRotaryEmbedding6, v) && k();
     if (!bind(kRotaryEmbedding6, v)) return false;
@@ -2826,9 +9309,10 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
     });
   }
 
-  /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=0, rotary_embedding_dim=0,
-  /// num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(xr, cos, sin, pos,
-  /// interleaved=0, rotary_embedding_dim=0, num_heads=capture(n))  (rules/rotary.yaml:137:159)
+  /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
+  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
+  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+  /// num_heads=capture(n))  (rules/rotary.yaml:403:169)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -2842,13 +9326,13 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
     return false;
   }
 
-  /// xp  (rules/rotary.yaml:138:22)
+  /// xp  (rules/rotary.yaml:404:22)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     return bind(kXp, v) && k();
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:138:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:404:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2859,29 +9343,32 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:143:9:
-  ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=0,
+  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:409:9:
+  ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:145:31", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:145:34", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:145:39", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:145:44", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:411:31", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:411:34", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:411:39", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:411:44", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    attrs4.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a4_0 =
+        captured(0, "interleaved", "il", "rules/rotary.yaml:411:49", "rules/rotary.yaml:411:49");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:145:64", "rules/rotary.yaml:145:64");
+                   "rotary_embedding_dim", "rules/rotary.yaml:411:71", "rules/rotary.yaml:411:71");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(0, "num_heads", "n", "rules/rotary.yaml:145:119", "rules/rotary.yaml:145:119");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:411:126", "rules/rotary.yaml:411:126");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:143:9",
-                     "rules/rotary.yaml:145:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:409:9",
+                     "rules/rotary.yaml:411:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2900,29 +9387,32 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:146:9:
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=0,
+  /// Variant 1, rules/rotary.yaml:412:9:
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:147:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:147:48", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:147:53", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:147:58", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:413:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:413:48", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:413:53", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:413:58", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    attrs4.push_back(gen::intAttribute("interleaved", 0));
+    std::optional<onnx::AttributeProto> a4_0 =
+        captured(0, "interleaved", "il", "rules/rotary.yaml:413:63", "rules/rotary.yaml:413:63");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:147:78", "rules/rotary.yaml:147:78");
+                   "rotary_embedding_dim", "rules/rotary.yaml:413:85", "rules/rotary.yaml:413:85");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(0, "num_heads", "n", "rules/rotary.yaml:147:133", "rules/rotary.yaml:147:133");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:413:140", "rules/rotary.yaml:413:140");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:146:9",
-                     "rules/rotary.yaml:147:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:412:9",
+                     "rules/rotary.yaml:413:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2950,7 +9440,7 @@ class RotaryEmbeddingPartialSplitRule : public RewritePattern {
                                 root,
                                 94,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:130:5",
+                                "rules/rotary.yaml:396:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -2971,15 +9461,687 @@ class RotaryEmbeddingPartialSplitRule : public RewritePattern {
   mutable gen::Scratch scratch_;  // one attempt at a time
 };
 
+//===----------------------------------------------------------------------===//
+// Generated from: rules/rotary.yaml:421
+// rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the
+// rotated part as 3-D RotaryEmbedding, Concat the rest.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule rotary_embedding_partial_bsnh for the shared checks and messages.
+const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "rotary_embedding_partial_bsnh";
+    s.loc = "rules/rotary.yaml:421:5";
+    s.root = 19;
+    s.slot_names = {"x",  "d",  "a1",  "xr",  "d2",  "e2", "a2", "xp",
+                    "f3", "x3", "pos", "cos", "sin", "r3", "r",  "y"};
+    s.num_captures = 2;
+    s.exprs.resize(20);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:427:18";
+      e.slot = 0;
+    }
+    {  // 1: 0
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:427:21";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 2: d
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "d";
+      e.loc = "rules/rotary.yaml:427:24";
+      e.slot = 1;
+    }
+    {  // 3: a1
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "a1";
+      e.loc = "rules/rotary.yaml:427:27";
+      e.slot = 2;
+    }
+    {  // 4: Slice(x, 0, d, a1)
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:427:12";
+      e.slot = 3;
+      e.num_inputs = 4;
+    }
+    {  // 5: d2
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "d2";
+      e.loc = "rules/rotary.yaml:428:21";
+      e.slot = 4;
+    }
+    {  // 6: e2
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "e2";
+      e.loc = "rules/rotary.yaml:428:25";
+      e.slot = 5;
+    }
+    {  // 7: a2
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "a2";
+      e.loc = "rules/rotary.yaml:428:29";
+      e.slot = 6;
+    }
+    {  // 8: Slice(x, d2, e2, a2)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:428:12";
+      e.slot = 7;
+      e.num_inputs = 4;
+    }
+    {  // 9: f3
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "f3";
+      e.loc = "rules/rotary.yaml:429:24";
+      e.slot = 8;
+    }
+    {  // 10: Reshape(xr, f3, allowzero=0)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Reshape";
+      e.loc = "rules/rotary.yaml:429:12";
+      e.slot = 9;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "allowzero";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:429:28";
+      }
+    }
+    {  // 11: pos
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:430:46";
+      e.slot = 10;
+    }
+    {  // 12: cos
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "cos";
+      e.loc = "rules/rotary.yaml:430:51";
+      e.slot = 11;
+    }
+    {  // 13: sin
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "sin";
+      e.loc = "rules/rotary.yaml:430:56";
+      e.slot = 12;
+    }
+    {  // 14: com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
+       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "com.microsoft.RotaryEmbedding";
+      e.loc = "rules/rotary.yaml:430:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:430:61";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:430:86";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "num_heads";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "n";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:430:110";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.values.push_back(gen::floatLiteral(1.0));
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/rotary.yaml:430:132";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_packed_batching";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:430:143";
+      }
+    }
+    {  // 15: RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+       // num_heads=capture(n))
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "RotaryEmbedding";
+      e.loc = "rules/rotary.yaml:430:171";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:430:206";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:430:231";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "num_heads";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "n";
+        a.loc = "rules/rotary.yaml:430:255";
+      }
+    }
+    {  // 16: com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
+       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
+       // RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+       // num_heads=capture(n))
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "r3";
+      e.loc = "rules/rotary.yaml:430:169";
+      e.slot = 13;
+    }
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:431:24";
+    }
+    {  // 18: Reshape(r3, _, allowzero=0)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Reshape";
+      e.loc = "rules/rotary.yaml:431:12";
+      e.slot = 14;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "allowzero";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:431:27";
+      }
+    }
+    {  // 19: Concat(r, xp, axis=-1)
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:432:12";
+      e.slot = 15;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:432:26";
+      }
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:434:13";
+      c.subject = "x";
+      c.slot = 0;
+      c.dims = {"B", "S", "N", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
+      c.loc = "rules/rotary.yaml:435:13";
+      c.subject = "f3";
+      c.slot = 8;
+      c.literal = gen::intsLiteral({0, 0, -1});
+      c.tolerance = 1e-06;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:436:13";
+      c.native = "rotary_dim_of";
+      c.predicate = gen::nativePredicate("rotary_dim_of");
+      c.args = {"d", "cos"};
+      c.arg_slots = {1, 11};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:437:13";
+      c.native = "rotary_dim_of";
+      c.predicate = gen::nativePredicate("rotary_dim_of");
+      c.args = {"d2", "cos"};
+      c.arg_slots = {4, 11};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:438:13";
+      c.native = "slice_to_end";
+      c.predicate = gen::nativePredicate("slice_to_end");
+      c.args = {"e2", "x"};
+      c.arg_slots = {5, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:439:13";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a1", "x"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:440:13";
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"a2", "x"};
+      c.arg_slots = {6, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:441:13";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"xr"};
+      c.arg_slots = {3};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:442:13";
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"xp"};
+      c.arg_slots = {7};
+    }
+    s.num_symbols = 4;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+      v.tags.push_back({{16, 1}});  // @onnx
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule rotary_embedding_partial_bsnh: one function per pattern expr, each matching
+/// its value and then the rest of the search (`k`); choice points try their options in order and
+/// undo what a failed option bound. Expr ids of rule rotary_embedding_partial_bsnh (indices into
+/// its RuleSpec's exprs).
+struct RotaryEmbeddingPartialBsnhIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kConstant = 1,
+    kD = 2,
+    kA1 = 3,
+    kXr = 4,
+    kD2 = 5,
+    kE2 = 6,
+    kA2 = 7,
+    kXp = 8,
+    kF3 = 9,
+    kX3 = 10,
+    kPos = 11,
+    kCos = 12,
+    kSin = 13,
+    kRotaryEmbedding14 = 14,
+    kRotaryEmbedding15 = 15,
+    kR3 = 16,
+    kAny = 17,
+    kR = 18,
+    kY = 19,
+  };
+};
+
+class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbeddingPartialBsnhIds> {
+ public:
+  RotaryEmbeddingPartialBsnhMatch(gen::Scratch& scratch, Rewriter& rw)
+      : RotarySharedMatch<RotaryEmbeddingPartialBsnhIds>(specRotaryEmbeddingPartialBsnh(), scratch,
+                                                         rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotD = 1,
+    kSlotA1 = 2,
+    kSlotXr = 3,
+    kSlotD2 = 4,
+    kSlotE2 = 5,
+    kSlotA2 = 6,
+    kSlotXp = 7,
+    kSlotF3 = 8,
+    kSlotX3 = 9,
+    kSlotPos = 10,
+    kSlotCos = 11,
+    kSlotSin = 12,
+    kSlotR3 = 13,
+    kSlotR = 14,
+    kSlotY = 15,
+  };
+
+  // ---- Match
+
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant, matchD,
+  // matchA1, matchXr, matchD2, matchE2, matchA2, matchXp, matchPos, matchCos, matchSin.
+
+  /// f3  (rules/rotary.yaml:429:24)
+  bool matchF3(ValueId v, gen::Next k) {
+    if (seen(kF3)) return same(kF3, v) && k();
+    return bind(kF3, v) && k();
+  }
+
+  /// x3 = Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:429:12)
+  bool matchX3(ValueId v, gen::Next k) {
+    if (seen(kX3)) return same(kX3, v) && k();
+    if (!bind(kX3, v)) return false;
+    const NodeId n = node(kX3, v, op::kReshape);
+    if (n == kNoId || !attrs(kX3, n, v)) return false;
+    return matchXr(input(n, 0), [&] { return matchF3(input(n, 1), k); });
+  }
+
+  /// com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
+  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
+  /// (rules/rotary.yaml:430:12)
+  bool matchRotaryEmbedding14(ValueId v, gen::Next k) {
+    if (seen(kRotaryEmbedding14)) return same(kRotaryEmbedding14, v) && k();
+    if (!bind(kRotaryEmbedding14, v)) return false;
+    const NodeId n = node(kRotaryEmbedding14, v, op::kComMicrosoftRotaryEmbedding);
+    if (n == kNoId || !attrs(kRotaryEmbedding14, n, v)) return false;
+    return matchX3(input(n, 0), [&] {
+      return matchPos(input(n, 1), [&] {
+        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+  /// num_heads=capture(n))  (rules/rotary.yaml:430:171)
+  bool matchRotaryEmbedding15(ValueId v, gen::Next k) {
+    if (seen(kRotaryEmbedding15)) return same(kRotaryEmbedding15, v) && k();
+    if (!bind(kRotaryEmbedding15, v)) return false;
+    const NodeId n = node(kRotaryEmbedding15, v, op::kRotaryEmbedding);
+    if (n == kNoId || !attrs(kRotaryEmbedding15, n, v)) return false;
+    return matchX3(input(n, 0), [&] {
+      return matchCos(input(n, 1), [&] {
+        return matchSin(input(n, 2), [&] { return matchPos(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// r3 = com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
+  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
+  /// RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+  /// num_heads=capture(n))  (rules/rotary.yaml:430:169)
+  bool matchR3(ValueId v, gen::Next k) {
+    if (seen(kR3)) return same(kR3, v) && k();
+    if (!bind(kR3, v)) return false;
+    const uint32_t m = mark();
+    choose(kR3, 0);  // @ms
+    if (matchRotaryEmbedding14(v, k)) return true;
+    undo(m);
+    choose(kR3, 1);  // @onnx
+    if (matchRotaryEmbedding15(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// _  (rules/rotary.yaml:431:24)
+  bool matchAny(ValueId v, gen::Next k) {
+    if (seen(kAny)) return same(kAny, v) && k();
+    return bind(kAny, v) && k();
+  }
+
+  /// r = Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:431:12)
+  bool matchR(ValueId v, gen::Next k) {
+    if (seen(kR)) return same(kR, v) && k();
+    if (!bind(kR, v)) return false;
+    const NodeId n = node(kR, v, op::kReshape);
+    if (n == kNoId || !attrs(kR, n, v)) return false;
+    return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
+  }
+
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:432:12)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kConcat);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchR(input(n, 0), [&] { return matchXp(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:444:9:
+  ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos,
+  ///   interleaved=attr(il), rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n)),
+  ///   tensor(helper, rotary_heads_shape))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/rotary.yaml:446:40", "x")) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:446:71", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:446:76", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:446:81", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::AttributeProto> a6_0 =
+        captured(0, "interleaved", "il", "rules/rotary.yaml:446:86", "rules/rotary.yaml:446:86");
+    if (!a6_0) return false;
+    attrs6.push_back(std::move(*a6_0));
+    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
+        gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"}, "rotary_embedding_dim",
+        "rules/rotary.yaml:446:108", "rules/rotary.yaml:446:108");
+    if (!a6_1) return false;
+    attrs6.push_back(std::move(*a6_1));
+    std::optional<onnx::AttributeProto> a6_2 =
+        captured(1, "num_heads", "n", "rules/rotary.yaml:446:163", "rules/rotary.yaml:446:163");
+    if (!a6_2) return false;
+    attrs6.push_back(std::move(*a6_2));
+    std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:447:27");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:444:9",
+                     "rules/rotary.yaml:447:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kReshape;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotCos);
+    const ValueId v4 = slot(kSlotSin);
+    const ValueId v5 = slot(kSlotPos);
+    NodeSpec spec6;
+    spec6.op = op::kRotaryEmbedding;
+    spec6.inputs = {v2, v3, v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kReshape;
+    spec8.inputs = {v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+
+  /// Variant 1, rules/rotary.yaml:448:9:
+  ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin,
+  ///   interleaved=attr(il), rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n)),
+  ///   tensor(helper, rotary_heads_shape))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/rotary.yaml:449:54", "x")) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:449:85", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:449:90", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:449:95", "sin")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::optional<onnx::AttributeProto> a6_0 =
+        captured(0, "interleaved", "il", "rules/rotary.yaml:449:100", "rules/rotary.yaml:449:100");
+    if (!a6_0) return false;
+    attrs6.push_back(std::move(*a6_0));
+    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
+        gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"}, "rotary_embedding_dim",
+        "rules/rotary.yaml:449:122", "rules/rotary.yaml:449:122");
+    if (!a6_1) return false;
+    attrs6.push_back(std::move(*a6_1));
+    std::optional<onnx::AttributeProto> a6_2 =
+        captured(1, "num_heads", "n", "rules/rotary.yaml:449:177", "rules/rotary.yaml:449:177");
+    if (!a6_2) return false;
+    attrs6.push_back(std::move(*a6_2));
+    std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:450:27");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:448:9",
+                     "rules/rotary.yaml:450:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kReshape;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotPos);
+    const ValueId v4 = slot(kSlotCos);
+    const ValueId v5 = slot(kSlotSin);
+    NodeSpec spec6;
+    spec6.op = op::kComMicrosoftRotaryEmbedding;
+    spec6.inputs = {v2, v3, v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kReshape;
+    spec8.inputs = {v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+};
+
+/// rotary_embedding_partial_bsnh as a RewritePattern.
+class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
+ public:
+  RotaryEmbeddingPartialBsnhRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(
+            RuleInfo{std::move(name),
+                     root,
+                     94,
+                     {"ort", "onnx"},
+                     "rules/rotary.yaml:421:5",
+                     {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    RotaryEmbeddingPartialBsnhMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
 }  // namespace
 
 void populateRotary(RuleSet& rules) {
   rules.add(std::make_unique<RotaryEmbeddingRule>("rotary_embedding", op::kAdd, 0));
   rules.add(std::make_unique<RotaryEmbeddingSplitRule>("rotary_embedding_split", op::kAdd, 0));
+  rules.add(std::make_unique<RotaryEmbedding3dRule>("rotary_embedding_3d", op::kAdd, 0));
+  rules.add(std::make_unique<RotaryEmbedding3dSplitRule>("rotary_embedding_3d_split", op::kAdd, 0));
+  rules.add(
+      std::make_unique<RotaryEmbeddingComputedRule>("rotary_embedding_computed", op::kAdd, 0));
+  rules.add(std::make_unique<RotaryEmbeddingComputedSplitRule>("rotary_embedding_computed_split",
+                                                               op::kAdd, 0));
+  rules.add(std::make_unique<RotaryEmbeddingInterleavedRule>("rotary_embedding_interleaved",
+                                                             op::kAdd, 0));
+  rules.add(std::make_unique<RotaryEmbeddingInterleavedBsnhRule>(
+      "rotary_embedding_interleaved_bsnh", op::kAdd, 0));
   rules.add(
       std::make_unique<RotaryEmbeddingPartialRule>("rotary_embedding_partial", op::kConcat, 0));
   rules.add(std::make_unique<RotaryEmbeddingPartialSplitRule>("rotary_embedding_partial_split",
                                                               op::kConcat, 0));
+  rules.add(std::make_unique<RotaryEmbeddingPartialBsnhRule>("rotary_embedding_partial_bsnh",
+                                                             op::kConcat, 0));
 }
 
 }  // namespace onnx_rewrite

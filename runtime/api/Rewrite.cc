@@ -1,6 +1,9 @@
 //===- Rewrite.cc - the library entry point -------------------------------===//
 #include "runtime/api/Rewrite.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/graph/Model.h"
 #include "runtime/io/ShapeInference.h"
@@ -18,6 +21,9 @@ std::string Result::toJson() const {
 }
 
 Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& options) {
+  if (options.max_positions < 0)
+    throw std::invalid_argument("max_positions must be >= 0 (0: unknown), not " +
+                                std::to_string(options.max_positions));
   Result result;
   std::vector<const RewritePattern*> selected = selectRules(rules, options.filter);
   std::unique_ptr<InferredShapes> shapes;
@@ -27,6 +33,9 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
   }
   try {
     Model ir(model, options.base_dir);
+    ModelAssumptions assumptions;
+    assumptions.max_positions = options.max_positions;
+    ir.setAssumptions(assumptions);
     DriverConfig config;
     config.max_iterations = options.max_iterations;
     config.max_rewrites = options.max_rewrites;

@@ -31,6 +31,10 @@ struct Options {
   bool shape_inference = true;
   /// Folder that external data locations are relative to (the model file's folder).
   std::string base_dir;
+  /// Every position id the model will be fed is below this; 0 = unknown. Rules that
+  /// turn cos/sin computed per forward pass (RoPE) into constant caches of this many rows
+  /// need it and do not fire without it (the graph cannot tell: position_ids is an input).
+  int64_t max_positions = 0;
   /// Told about every change and match failure (explain, tracing); may be null.
   RewriteListener* listener = nullptr;
 };
@@ -47,7 +51,8 @@ struct Result {
 };
 
 /// Rewrites `model` in place with `rules`. Throws ModelError for a model the IR cannot
-/// represent (the model is then unchanged) and std::invalid_argument for a bad filter.
+/// represent (the model is then unchanged) and std::invalid_argument for a bad filter or a
+/// negative max_positions.
 Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& options = {});
 
 /// The same with the built-in rules.

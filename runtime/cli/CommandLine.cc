@@ -46,6 +46,9 @@ options:
   --skip RE              do not run rules whose name or tag matches RE
   --max-iterations N     sweeps over each graph before giving up (default 10)
   --max-rewrites N       stop after N rewrites (default: no limit)
+  --max-positions N      position ids the model is fed stay below N (its longest
+                         sequence); lets RoPE whose cos/sin are computed per forward
+                         pass fuse, with [N, d/2] constant caches (default: unknown)
   --stats FILE|-         write per-rule statistics as JSON to FILE or stdout
   --explain RULE         print, for each node RULE was tried on, why it did not apply
   --no-shape-inference   do not run ONNX shape inference before matching
@@ -100,6 +103,8 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
       cl.max_iterations = static_cast<int>(parseCount(arg, value(), 1));
     } else if (arg == "--max-rewrites") {
       cl.max_rewrites = parseCount(arg, value(), 0);
+    } else if (arg == "--max-positions") {
+      cl.max_positions = parseCount(arg, value(), 1);
     } else if (arg == "--list-rules") {
       flag();
       cl.list_rules = true;

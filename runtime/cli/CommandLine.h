@@ -25,6 +25,7 @@ struct CommandLine {
   std::string skip;
   int max_iterations = 10;
   int64_t max_rewrites = -1;
+  int64_t max_positions = 0;  ///< --max-positions N: position ids stay below N (0: unknown)
   bool list_rules = false;
   bool quiet = false;
   bool in_place = false;

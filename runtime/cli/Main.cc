@@ -182,6 +182,7 @@ int run(const std::vector<std::string>& args) {
   options.filter = filter;
   options.max_iterations = cl.max_iterations;
   options.max_rewrites = cl.max_rewrites;
+  options.max_positions = cl.max_positions;
   options.shape_inference = cl.shape_inference;
   options.base_dir = folderOf(cl.input);
   ExplainListener explain(cl.explain);

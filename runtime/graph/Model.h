@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,16 @@
 #include "runtime/graph/TensorData.h"
 
 namespace onnx_rewrite {
+
+/// Facts about the model's inputs that the graph cannot state and the user supplies
+/// (Options, CLI flags). Rules that need one read it through MatchContext::model and do
+/// not fire while it is unknown.
+struct ModelAssumptions {
+  /// Every position id fed to the model is below this (the longest sequence it will
+  /// see, past and present tokens together); 0 = unknown. Lets the rotary rules turn
+  /// cos/sin computed per forward pass into constant [max_positions, d / 2] caches.
+  int64_t max_positions = 0;
+};
 
 /// The IR of one model: its main graph, nested bodies and local functions.
 class Model {
@@ -45,6 +56,10 @@ class Model {
   TensorBytes readTensorData(const onnx::TensorProto& tensor, uint64_t max_bytes);
   uint64_t externalBytesRead() const { return external_bytes_read_; }
 
+  /// What the user told us about the model's inputs (see ModelAssumptions).
+  const ModelAssumptions& assumptions() const { return assumptions_; }
+  void setAssumptions(const ModelAssumptions& assumptions) { assumptions_ = assumptions; }
+
  private:
   void importCreatedDomains();
 
@@ -54,6 +69,7 @@ class Model {
   std::unique_ptr<Graph> main_;
   std::vector<std::unique_ptr<Graph>> functions_;
   uint64_t external_bytes_read_ = 0;
+  ModelAssumptions assumptions_;
   bool finished_ = false;
 };
 

@@ -254,6 +254,17 @@ TEST_F(CliTest, BadNumber) {
   expectNoOutput();
 }
 
+TEST_F(CliTest, BadMaxPositions) {
+  for (const char* bad : {"0", "-3", "16k", ""}) {
+    CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --max-positions=" + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(r.err, std::string("onnx-rewrite: error: --max-positions needs a whole number >= 1, "
+                                 "not '") +
+                         bad + "' (see --help)\n");
+    expectNoOutput();
+  }
+}
+
 TEST_F(CliTest, OptionWithoutValue) {
   CommandResult r = cli(shellQuote(in_) + " -o");
   EXPECT_EQ(r.exit_code, 2);
@@ -335,7 +346,7 @@ TEST_F(CliTest, ExplainsANearMissOfEachRuleFamilyTheSameCompiledAndInterpreted) 
       {"rotary_embedding", testing::rotaryModel(rotary),
        "rules/rotary.yaml:32:22: constant 0: 'half' is 4, expected 0"},
       {"multi_head_attention", testing::attentionModel(attention),
-       "rules/attention.yaml:176:33: Transpose: attribute perm is [0, 1, 2, 3], expected [0, 2, 1, "
+       "rules/attention.yaml:182:33: Transpose: attribute perm is [0, 1, 2, 3], expected [0, 2, 1, "
        "3]"},
   };
   for (const NearMiss& c : cases) {
@@ -354,6 +365,33 @@ TEST_F(CliTest, ExplainsANearMissOfEachRuleFamilyTheSameCompiledAndInterpreted) 
     EXPECT_NE(compiled.err.find(c.reason), std::string::npos) << c.rule << "\n" << compiled.err;
     EXPECT_EQ(compiled.err, interp.err) << c.rule;
   }
+}
+
+/// LLaMA's rotary with cos/sin computed per forward pass from inv_freq and position_ids.
+std::string computedRotaryModel() {
+  testing::RotarySpec s;
+  s.computed = true;
+  s.with_k = true;
+  return testing::rotaryModel(s);
+}
+
+TEST_F(CliTest, ExplainSaysComputedRotaryNeedsMaxPositions) {
+  writeModel(in_, parseModel(computedRotaryModel()));
+  CommandResult r =
+      cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q --explain rotary_embedding_computed");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("explain: rotary_embedding_computed at Add"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("needs --max-positions N"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, MaxPositionsLetsComputedRotaryFuse) {
+  writeModel(in_, parseModel(computedRotaryModel()));
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q --max-positions 16");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  EXPECT_EQ(testing::opTypes(out), (std::vector<std::string>{"com.microsoft::RotaryEmbedding",
+                                                             "com.microsoft::RotaryEmbedding"}));
 }
 
 TEST_F(CliTest, ExplainOfAnUnknownRuleIsAUsageError) {

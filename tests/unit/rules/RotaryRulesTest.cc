@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <stdexcept>
+
 #include "tests/support/RotaryModels.h"
 #include "tests/support/TestModels.h"
 #include "tests/unit/rules/RuleTestSupport.h"
@@ -19,6 +22,8 @@ namespace {
 using testing::expectSameInOrt;
 using testing::expectUnchanged;
 using testing::fuse;
+using testing::interleavedRotaryModel;
+using testing::InterleavedRotarySpec;
 using testing::rotaryModel;
 using testing::RotarySpec;
 using Ops = std::vector<std::string>;
@@ -79,12 +84,56 @@ TEST(RotaryEmbeddingRule, FusesShapeIndexCountedFromTheFront) {
 
 TEST(RotaryEmbeddingRule, FusesTransformers43CacheSlicedToTheSequence) {
   // Gathering rows of cos_cached[:seq_len] is gathering them from the whole cache. The
-  // sequence length computed for the Slice is left behind, unused (no rule erases nodes
-  // outside its match).
+  // sequence length computed for the Slice goes too: the Rewriter erases what only the
+  // match read.
   auto s = rope([](RotarySpec& s) { s.cache_slice = true; });
-  EXPECT_EQ(fuse(rotaryModel(s)), (Ops{"Shape", "Gather", "Unsqueeze", kRotary[0]}));
+  EXPECT_EQ(fuse(rotaryModel(s)), kRotary);
   // Positions below the sequence length (5), as the model requires.
   expectSameInOrt(rotaryModel(s), "--int-range pos=0:5");
+}
+
+TEST(RotaryEmbeddingRule, FusesTransformers431CachesSqueezedBeforeTheGather) {
+  // cos_cached [1, 1, max_pos, H][:, :, :seq_len].squeeze(1).squeeze(0)[position_ids]
+  auto s = rope([](RotarySpec& s) {
+    s.cache_4d = true;
+    s.with_k = true;
+    s.halves = Halves::kSliceShape;
+  });
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(rotaryModel(s), &model), (Ops{kRotary[0], kRotary[0]}));
+  const onnx::TensorProto* cos = initializer(model, model.graph().node(0).input(2));
+  ASSERT_NE(cos, nullptr);
+  ASSERT_EQ(cos->dims_size(), 2);
+  EXPECT_EQ(cos->dims(0), 16);
+  EXPECT_EQ(cos->dims(1), 4);
+  expectSameInOrt(rotaryModel(s), "--int-range pos=0:5");
+}
+
+TEST(RotaryEmbeddingSplitRule, FusesTransformers431CachesSqueezedBeforeTheGather) {
+  auto s = rope([](RotarySpec& s) {
+    s.cache_4d = true;
+    s.halves = Halves::kSplit;
+  });
+  EXPECT_EQ(fuse(rotaryModel(s)), kRotary);
+  expectSameInOrt(rotaryModel(s), "--int-range pos=0:5");
+}
+
+TEST(RotaryEmbeddingRule, DoesNotFuseSqueezedCachesWhoseHalvesDiffer) {
+  expectUnchanged(rotaryModel(rope([](RotarySpec& s) {
+                    s.cache_4d = true;
+                    s.halves_differ = true;
+                  })),
+                  kRotaryRules);
+}
+
+TEST(RotaryEmbeddingRule, DoesNotFuseSqueezedCachesSlicedWithAStep) {
+  // cos_cached[:, :, :seq_len:2] would gather other rows than cos_cached[position_ids].
+  std::string text = rotaryModel(rope([](RotarySpec& s) { s.cache_4d = true; }));
+  const std::string from = "cos_rows = Slice(cos_cache, zero, seq_end, axis2, step)";
+  text.replace(text.find(from), from.size(),
+               "cos_rows = Slice(cos_cache, zero, seq_end, axis2, two_step)");
+  text.replace(text.find("int64[1] axis2"), 0, "int64[1] two_step = {2}, ");
+  expectUnchanged(text, kRotaryRules);
 }
 
 TEST(RotaryEmbeddingRule, FusesQAndKSharingCosAndSin) {
@@ -231,6 +280,450 @@ TEST(RotaryEmbeddingSplitRule, DoesNotFuseCachesWhoseHalvesDiffer) {
                     s.halves = Halves::kSplit;
                     s.halves_differ = true;
                   })),
+                  kRotaryRules);
+}
+
+// ---- 3-D x [B, S, H] (one head) -------------------------------------------------------
+
+RotarySpec threeD(void (*edit)(RotarySpec&) = nullptr) {
+  RotarySpec s;
+  s.three_d = true;
+  if (edit) edit(s);
+  return s;
+}
+
+TEST(RotaryEmbedding3DRule, FusesOneHeadWithNumHeads1) {
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(rotaryModel(threeD()), &model), kRotary);
+  const onnx::NodeProto& node = model.graph().node(0);
+  EXPECT_EQ(node.input(0), "q");
+  ASSERT_NE(attribute(node, "num_heads"), nullptr);
+  EXPECT_EQ(attribute(node, "num_heads")->i(), 1) << "3-D input: [B, S, num_heads * H]";
+  const onnx::TensorProto* cos = initializer(model, node.input(2));
+  ASSERT_NE(cos, nullptr);
+  EXPECT_EQ(cos->dims(1), 4);
+  expectSameInOrt(rotaryModel(threeD()));
+}
+
+TEST(RotaryEmbedding3DRule, FusesTorchScriptBoundsFromShape) {
+  auto s = threeD([](RotarySpec& s) {
+    s.halves = Halves::kSliceShape;
+    s.shape_index = "2";
+    s.with_k = true;
+  });
+  EXPECT_EQ(fuse(rotaryModel(s)), (Ops{kRotary[0], kRotary[0]}));
+  expectSameInOrt(rotaryModel(s));
+}
+
+TEST(RotaryEmbedding3DRule, FusesCacheSlicedToTheSequence) {
+  auto s = threeD([](RotarySpec& s) { s.cache_slice = true; });
+  EXPECT_EQ(fuse(rotaryModel(s)), kRotary);
+  expectSameInOrt(rotaryModel(s), "--int-range pos=0:5");
+}
+
+TEST(RotaryEmbedding3DSplitRule, FusesSplitHalvesOpset18) {
+  auto s = threeD([](RotarySpec& s) {
+    s.halves = Halves::kSplit;
+    s.opset = 18;
+    s.with_k = true;
+  });
+  EXPECT_EQ(fuse(rotaryModel(s)), (Ops{kRotary[0], kRotary[0]}));
+  expectSameInOrt(rotaryModel(s));
+}
+
+TEST(RotaryEmbedding3DSplitRule, EmitsOnnxRotaryEmbeddingFromOpset23) {
+  auto s = threeD([](RotarySpec& s) {
+    s.halves = Halves::kSplit;
+    s.opset = 23;
+  });
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(rotaryModel(s), &model), Ops{"RotaryEmbedding"});
+  EXPECT_EQ(attribute(model.graph().node(0), "num_heads")->i(), 1);
+  expectSameInOrt(rotaryModel(s));
+}
+
+TEST(RotaryEmbedding3DRule, DoesNotFuseCachesWhoseHalvesDiffer) {
+  expectUnchanged(rotaryModel(threeD([](RotarySpec& s) { s.halves_differ = true; })), kRotaryRules);
+}
+
+TEST(RotaryEmbedding3DRule, DoesNotFuseTheWrongHalfNegated) {
+  expectUnchanged(rotaryModel(threeD([](RotarySpec& s) { s.neg_first_half = true; })),
+                  kRotaryRules);
+}
+
+TEST(RotaryEmbedding3DRule, DoesNotFuseShapeBoundsOfAnotherAxis) {
+  expectUnchanged(rotaryModel(threeD([](RotarySpec& s) {
+                    s.halves = Halves::kSliceShape;
+                    s.shape_index = "1";
+                  })),
+                  kRotaryRules);
+}
+
+TEST(RotaryEmbedding3DRule, DoesNotFuseCosAndSinAtDifferentPositions) {
+  expectUnchanged(rotaryModel(threeD([](RotarySpec& s) { s.sin_other_pos = true; })), kRotaryRules);
+}
+
+TEST(RotaryEmbedding3DSplitRule, DoesNotFuseUnequalParts) {
+  expectUnchanged(rotaryModel(threeD([](RotarySpec& s) {
+                    s.halves = Halves::kSplit;
+                    s.split = "3, 5";
+                  })),
+                  kRotaryRules);
+}
+
+// ---- cos/sin computed from inv_freq and position_ids (transformers >= 4.38) -------------
+
+/// The maximum position the computed-cache tests state: the oracle draws positions below
+/// the 16 rows the Gather tests' caches have, so 16 is enough.
+Options withMaxPositions(int64_t n = 16) {
+  Options o;
+  o.max_positions = n;
+  return o;
+}
+
+RotarySpec computed(void (*edit)(RotarySpec&) = nullptr) {
+  RotarySpec s;
+  s.computed = true;
+  s.with_k = true;
+  if (edit) edit(s);
+  return s;
+}
+
+TEST(RotaryEmbeddingComputedRule, FusesCosSinComputedPerForwardPass) {
+  const std::string text = rotaryModel(computed());
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model, nullptr, withMaxPositions()), (Ops{kRotary[0], kRotary[0]}));
+  const onnx::NodeProto& q = model.graph().node(0);
+  ASSERT_EQ(q.input_size(), 4);
+  EXPECT_EQ(q.input(0), "q");
+  EXPECT_EQ(q.input(1), "pos");
+  const onnx::TensorProto* cos = initializer(model, q.input(2));
+  ASSERT_NE(cos, nullptr);
+  ASSERT_EQ(cos->dims_size(), 2);
+  EXPECT_EQ(cos->dims(0), 16) << "one row per position below max_positions";
+  EXPECT_EQ(cos->dims(1), 4);
+  ASSERT_NE(attribute(q, "num_heads"), nullptr);
+  EXPECT_EQ(attribute(q, "num_heads")->i(), 2);
+  // Q and K share one pair of caches; inv_freq is gone with the computation.
+  EXPECT_EQ(model.graph().node(1).input(2), q.input(2));
+  EXPECT_EQ(model.graph().node(1).input(3), q.input(3));
+  EXPECT_EQ(initializer(model, "inv_freq"), nullptr);
+  expectSameInOrt(text, "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, CachesHoldTheAnglesTheGraphComputes) {
+  // Row p is cos(float(p) * inv_freq[i]) with the product rounded to float, as the graph's
+  // MatMul of the float inverse frequencies and Cast(position_ids, float) computes it.
+  onnx::ModelProto model;
+  fuse(rotaryModel(computed()), &model, nullptr, withMaxPositions(3));
+  const onnx::TensorProto* cos = initializer(model, model.graph().node(0).input(2));
+  const onnx::TensorProto* sin = initializer(model, model.graph().node(0).input(3));
+  ASSERT_NE(cos, nullptr);
+  ASSERT_NE(sin, nullptr);
+  ASSERT_EQ(cos->raw_data().size(), 3u * 4u * sizeof(float));
+  const float* c = reinterpret_cast<const float*>(cos->raw_data().data());
+  const float* s = reinterpret_cast<const float*>(sin->raw_data().data());
+  for (int p = 0; p < 3; ++p)
+    for (int i = 0; i < 4; ++i) {
+      const float inv = std::pow(10000.0f, -2.0f * static_cast<float>(i) / 8.0f);
+      const float angle = static_cast<float>(p) * inv;
+      EXPECT_EQ(c[p * 4 + i], std::cos(angle)) << p << ", " << i;
+      EXPECT_EQ(s[p * 4 + i], std::sin(angle)) << p << ", " << i;
+    }
+}
+
+TEST(RotaryEmbeddingComputedRule, FusesTorchScriptBatchDimAndShapeBounds) {
+  auto s = computed([](RotarySpec& s) {
+    s.batch_dim = RotarySpec::BatchDim::kGather;
+    s.halves = Halves::kSliceShape;
+  });
+  EXPECT_EQ(fuse(rotaryModel(s), nullptr, nullptr, withMaxPositions()),
+            (Ops{kRotary[0], kRotary[0]}));
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, FusesOnlyQ) {
+  auto s = computed([](RotarySpec& s) { s.with_k = false; });
+  EXPECT_EQ(fuse(rotaryModel(s), nullptr, nullptr, withMaxPositions()), kRotary);
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, FusesTransformers445ScalingAndCast) {
+  // cos = (emb.cos() * attention_scaling).to(x.dtype), attention_scaling 1.0, in a
+  // TorchScript export.
+  auto s = computed([](RotarySpec& s) {
+    s.batch_dim = RotarySpec::BatchDim::kGather;
+    s.scaling = "1.0";
+    s.cast_tables = true;
+  });
+  EXPECT_EQ(fuse(rotaryModel(s), nullptr, nullptr, withMaxPositions()),
+            (Ops{kRotary[0], kRotary[0]}));
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, BuildsFloat16CachesForAFloat16Model) {
+  // cos.to(x.dtype) with x float16: the caches are the float values rounded as the Cast
+  // rounds them.
+  auto s = computed([](RotarySpec& s) {
+    s.cast_tables = true;
+    s.fp16 = true;
+  });
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(rotaryModel(s), &model, nullptr, withMaxPositions()),
+            (Ops{kRotary[0], kRotary[0]}));
+  const onnx::TensorProto* cos = initializer(model, model.graph().node(0).input(2));
+  ASSERT_NE(cos, nullptr);
+  EXPECT_EQ(cos->data_type(), onnx::TensorProto::FLOAT16);
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, FusesScalingWithoutCast) {
+  auto s = computed([](RotarySpec& s) { s.scaling = "1.0"; });
+  EXPECT_EQ(fuse(rotaryModel(s), nullptr, nullptr, withMaxPositions()),
+            (Ops{kRotary[0], kRotary[0]}));
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseAnAttentionScalingOtherThanOne) {
+  // YaRN-style scaling would have to be folded into the caches; not done.
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.scaling = "1.25"; })), kRotaryRules,
+                  withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, FusesSplitHalvesOpset18) {
+  auto s = computed([](RotarySpec& s) {
+    s.halves = Halves::kSplit;
+    s.opset = 18;
+  });
+  EXPECT_EQ(fuse(rotaryModel(s), nullptr, nullptr, withMaxPositions()),
+            (Ops{kRotary[0], kRotary[0]}));
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, EmitsOnnxRotaryEmbeddingFromOpset23) {
+  auto s = computed([](RotarySpec& s) {
+    s.halves = Halves::kSplit;
+    s.opset = 23;
+  });
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(rotaryModel(s), &model, nullptr, withMaxPositions()),
+            (Ops{"RotaryEmbedding", "RotaryEmbedding"}));
+  EXPECT_EQ(model.graph().node(0).input(3), "pos");
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, FoldsPhisPartialRotary) {
+  auto s = computed([](RotarySpec& s) {
+    s.rotary_dim = 4;
+    s.halves = Halves::kSplit;
+    s.opset = 18;
+  });
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(rotaryModel(s), &model, nullptr, withMaxPositions()),
+            (Ops{kRotary[0], kRotary[0]}));
+  ASSERT_NE(attribute(model.graph().node(0), "rotary_embedding_dim"), nullptr);
+  EXPECT_EQ(attribute(model.graph().node(0), "rotary_embedding_dim")->i(), 4);
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, FoldsPhisPartialRotaryWithSlices) {
+  auto s = computed([](RotarySpec& s) {
+    s.rotary_dim = 4;
+    s.batch_dim = RotarySpec::BatchDim::kGather;
+    s.halves = Halves::kSliceShape;
+  });
+  EXPECT_EQ(fuse(rotaryModel(s), nullptr, nullptr, withMaxPositions()),
+            (Ops{kRotary[0], kRotary[0]}));
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseWithoutMaxPositions) {
+  // The graph cannot say how many cache rows to build: position_ids is an input.
+  expectUnchanged(rotaryModel(computed()), kRotaryRules);
+}
+
+TEST(RotaryEmbeddingComputedRule, ExplainSaysItNeedsMaxPositions) {
+  struct Reasons : RewriteListener {
+    std::vector<std::string> seen;
+    bool wantsMatchFailures() const override { return true; }
+    void onMatchFailure(const RewritePattern& rule, Graph&, NodeId,
+                        const std::string& reason) override {
+      if (rule.name() == "rotary_embedding_computed") seen.push_back(reason);
+    }
+  } reasons;
+  Options o;
+  o.listener = &reasons;
+  fuse(rotaryModel(computed()), nullptr, nullptr, o);
+  ASSERT_FALSE(reasons.seen.empty());
+  EXPECT_NE(reasons.seen[0].find("needs --max-positions"), std::string::npos) << reasons.seen[0];
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseInvFreqThatIsAGraphInput) {
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.freq_input = true; })), kRotaryRules,
+                  withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseSinOfOtherFrequencies) {
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.sin_other_freq = true; })),
+                  kRotaryRules, withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseAnglesOfOtherPositions) {
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.freq_other_pos = true; })),
+                  kRotaryRules, withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseTheWrongHalfNegated) {
+  expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.neg_first_half = true; })),
+                  kRotaryRules, withMaxPositions());
+}
+
+TEST(RotaryEmbeddingComputedRule, DoesNotFuseCachesOverOneGiB) {
+  // 2^28 rows of 4 floats: 4 GiB per cache. The rule gives up rather than build it.
+  expectUnchanged(rotaryModel(computed()), kRotaryRules, withMaxPositions(int64_t{1} << 28));
+}
+
+TEST(RotaryEmbeddingComputedRule, RejectsANegativeMaxPositions) {
+  onnx::ModelProto model = testing::parseModel(rotaryModel(computed()));
+  Options o;
+  o.max_positions = -1;
+  EXPECT_THROW(rewrite(model, testing::shippedRules(), o), std::invalid_argument);
+}
+
+// ---- Interleaved (GPT-J's rotate_every_two) ------------------------------------------------
+
+InterleavedRotarySpec gptj(void (*edit)(InterleavedRotarySpec&) = nullptr) {
+  InterleavedRotarySpec s;
+  if (edit) edit(s);
+  return s;
+}
+using Flatten = InterleavedRotarySpec::Flatten;
+
+TEST(RotaryEmbeddingInterleavedRule, FusesGptjHeadsAs3DWithInterleaved) {
+  // GPT-J rotates [B, S, N, H] heads; ORT takes that layout as [B, S, N*H] with num_heads.
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(interleavedRotaryModel(gptj()), &model), (Ops{"Reshape", kRotary[0], "Reshape"}));
+  const onnx::NodeProto& node = model.graph().node(1);
+  ASSERT_NE(attribute(node, "interleaved"), nullptr);
+  EXPECT_EQ(attribute(node, "interleaved")->i(), 1);
+  ASSERT_NE(attribute(node, "num_heads"), nullptr);
+  EXPECT_EQ(attribute(node, "num_heads")->i(), 2);
+  const onnx::TensorProto* cos = initializer(model, node.input(2));
+  ASSERT_NE(cos, nullptr);
+  EXPECT_EQ(cos->dims(1), 4) << "the even columns of the repeat_interleave'd cache";
+  expectSameInOrt(interleavedRotaryModel(gptj()));
+}
+
+TEST(RotaryEmbeddingInterleavedRule, FusesTorchScriptFlatten) {
+  auto s = gptj([](InterleavedRotarySpec& s) {
+    s.flatten = Flatten::kTorchScript;
+    s.with_k = true;
+  });
+  EXPECT_EQ(fuse(interleavedRotaryModel(s)),
+            (Ops{"Reshape", kRotary[0], "Reshape", "Reshape", kRotary[0], "Reshape"}));
+  expectSameInOrt(interleavedRotaryModel(s));
+}
+
+TEST(RotaryEmbeddingInterleavedRule, FusesDynamoFlattenOpset18) {
+  auto s = gptj([](InterleavedRotarySpec& s) {
+    s.flatten = Flatten::kDynamo;
+    s.opset = 18;
+    s.end = "8";
+  });
+  EXPECT_EQ(fuse(interleavedRotaryModel(s)), (Ops{"Reshape", kRotary[0], "Reshape"}));
+  expectSameInOrt(interleavedRotaryModel(s));
+}
+
+TEST(RotaryEmbeddingInterleavedRule, FusesAConstantShapeNamingTheHeads) {
+  auto s = gptj([](InterleavedRotarySpec& s) { s.flat_shape = "0, 0, 2, 8"; });
+  EXPECT_EQ(fuse(interleavedRotaryModel(s)), (Ops{"Reshape", kRotary[0], "Reshape"}));
+}
+
+TEST(RotaryEmbeddingInterleavedRule, EmitsOnnxRotaryEmbeddingFromOpset23) {
+  auto s = gptj([](InterleavedRotarySpec& s) {
+    s.flatten = Flatten::kDynamo;
+    s.opset = 23;
+  });
+  EXPECT_EQ(fuse(interleavedRotaryModel(s)), (Ops{"Reshape", "RotaryEmbedding", "Reshape"}));
+  expectSameInOrt(interleavedRotaryModel(s));
+}
+
+TEST(RotaryEmbeddingInterleavedRule, FusesBnshHeadsAs4D) {
+  auto s = gptj([](InterleavedRotarySpec& s) {
+    s.bsnh = false;
+    s.with_k = true;
+  });
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(interleavedRotaryModel(s), &model), (Ops{kRotary[0], kRotary[0]}));
+  EXPECT_EQ(attribute(model.graph().node(0), "interleaved")->i(), 1);
+  expectSameInOrt(interleavedRotaryModel(s));
+}
+
+TEST(RotaryEmbeddingPartialRule, FoldsGptjsPartialRotaryOfBsnhHeads) {
+  // GPT-J rotates x[..., :rotary_dim] of its [B, S, N, H] heads and concatenates the rest.
+  auto s = gptj([](InterleavedRotarySpec& s) {
+    s.rotary_dim = 4;
+    s.with_k = true;
+    s.flatten = Flatten::kTorchScript;
+  });
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(interleavedRotaryModel(s), &model),
+            (Ops{"Reshape", kRotary[0], "Reshape", "Reshape", kRotary[0], "Reshape"}));
+  const onnx::NodeProto& node = model.graph().node(1);
+  EXPECT_EQ(attribute(node, "interleaved")->i(), 1);
+  EXPECT_EQ(attribute(node, "rotary_embedding_dim")->i(), 4);
+  EXPECT_EQ(attribute(node, "num_heads")->i(), 2);
+  expectSameInOrt(interleavedRotaryModel(s));
+}
+
+TEST(RotaryEmbeddingPartialRule, FoldsGptjsPartialRotaryFromOpset23) {
+  auto s = gptj([](InterleavedRotarySpec& s) {
+    s.rotary_dim = 4;
+    s.flatten = Flatten::kDynamo;
+    s.opset = 23;
+  });
+  EXPECT_EQ(fuse(interleavedRotaryModel(s)), (Ops{"Reshape", "RotaryEmbedding", "Reshape"}));
+  expectSameInOrt(interleavedRotaryModel(s));
+}
+
+TEST(RotaryEmbeddingPartialRule, FoldsAnInterleavedPartialRotaryOfBnshHeads) {
+  auto s = gptj([](InterleavedRotarySpec& s) {
+    s.rotary_dim = 4;
+    s.bsnh = false;
+  });
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(interleavedRotaryModel(s), &model), kRotary);
+  EXPECT_EQ(attribute(model.graph().node(0), "interleaved")->i(), 1);
+  EXPECT_EQ(attribute(model.graph().node(0), "rotary_embedding_dim")->i(), 4);
+  expectSameInOrt(interleavedRotaryModel(s));
+}
+
+TEST(RotaryEmbeddingInterleavedRule, DoesNotFuseCachesWithoutPairs) {
+  expectUnchanged(
+      interleavedRotaryModel(gptj([](InterleavedRotarySpec& s) { s.pairs_differ = true; })),
+      kRotaryRules);
+}
+
+TEST(RotaryEmbeddingInterleavedRule, DoesNotFuseStackOfX1First) {
+  expectUnchanged(
+      interleavedRotaryModel(gptj([](InterleavedRotarySpec& s) { s.stack_x1_first = true; })),
+      kRotaryRules);
+}
+
+TEST(RotaryEmbeddingInterleavedRule, DoesNotFuseTheEvenElementsTwice) {
+  expectUnchanged(interleavedRotaryModel(gptj([](InterleavedRotarySpec& s) { s.odd_start = "0"; })),
+                  kRotaryRules);
+}
+
+TEST(RotaryEmbeddingInterleavedRule, DoesNotFuseAShapeThatMovesDims) {
+  // [B, S, N, H/2, 2] -> [0, 0, 1, -1] is [B, S, 1, N*H], not x's shape.
+  expectUnchanged(
+      interleavedRotaryModel(gptj([](InterleavedRotarySpec& s) { s.flat_shape = "0, 0, 1, -1"; })),
+      kRotaryRules);
+}
+
+TEST(RotaryEmbeddingInterleavedRule, DoesNotFuseWithoutAStaticHeadCount) {
+  expectUnchanged(interleavedRotaryModel(gptj([](InterleavedRotarySpec& s) { s.heads = "N"; })),
                   kRotaryRules);
 }
 

@@ -139,32 +139,47 @@ std::vector<std::pair<std::string, std::string>> normModelCases() {
   rope("neg_halves_differ", [](P& s) { s.halves_differ = true; });
   rope("neg_first_half", [](P& s) { s.neg_first_half = true; });
   rope("neg_step", [](P& s) { s.slice_step = "2"; });
+  rope("3d", [](P& s) { s.three_d = true; });
+  rope("3d_split", [](P& s) { s.three_d = true, s.halves = P::Halves::kSplit, s.opset = 18; });
+  rope("computed", [](P& s) { s.computed = true, s.with_k = true; });
+  auto gptj = [&](const std::string& name, auto edit) {
+    InterleavedRotarySpec s;
+    edit(s);
+    out.emplace_back("rotary_interleaved/" + name, interleavedRotaryModel(s));
+  };
+  using I = InterleavedRotarySpec;
+  gptj("bsnh", [](I&) {});
+  gptj("bsnh_torchscript", [](I& s) { s.flatten = I::Flatten::kTorchScript; });
+  gptj("bnsh_dynamo", [](I& s) { s.bsnh = false, s.flatten = I::Flatten::kDynamo, s.opset = 18; });
+  gptj("neg_pairs_differ", [](I& s) { s.pairs_differ = true; });
   return out;
 }
 
-std::vector<std::string> fuse(const std::string& text, onnx::ModelProto* out, Result* result) {
+std::vector<std::string> fuse(const std::string& text, onnx::ModelProto* out, Result* result,
+                              const Options& options) {
   onnx::ModelProto model = parseModel(text);
-  Result r = rewrite(model, shippedRules());
+  Result r = rewrite(model, shippedRules(), options);
   if (result) *result = r;
   std::vector<std::string> ops = opTypes(model);
   if (out) *out = std::move(model);
   return ops;
 }
 
-void expectUnchanged(const std::string& text, const std::string& only) {
+void expectUnchanged(const std::string& text, const std::string& only, const Options& given) {
   onnx::ModelProto model = parseModel(text);
   const std::string before = serialize(model);
-  Options options;
+  Options options = given;
   options.filter.only = only;
   Result r = rewrite(model, shippedRules(), options);
   EXPECT_EQ(r.stats.rewrites, 0u) << r.toJson();
   EXPECT_EQ(serialize(model), before);
 }
 
-void expectSameInOrt(const std::string& text, const std::string& tolerance) {
+void expectSameInOrt(const std::string& text, const std::string& tolerance,
+                     const Options& options) {
   onnx::ModelProto before = parseModel(text);
   onnx::ModelProto after = before;
-  Result r = rewrite(after, shippedRules());
+  Result r = rewrite(after, shippedRules(), options);
   ASSERT_GT(r.stats.rewrites, 0u) << "nothing was fused";
   OracleVerdict verdict = compareInOrt(before, after, {"B=2", "S=5"}, tolerance);
   EXPECT_TRUE(verdict.equal) << verdict.report;

@@ -28,14 +28,18 @@ std::vector<std::pair<std::string, std::string>> normModelCases();
 
 /// Rewrites `text` (ONNX text format) with the shipped rules as the CLI does (shape
 /// inference on) and returns the op types of the result; `model` receives the result.
+/// `options` (max_positions, ...) are passed on.
 std::vector<std::string> fuse(const std::string& text, onnx::ModelProto* model = nullptr,
-                              Result* result = nullptr);
+                              Result* result = nullptr, const Options& options = {});
 
 /// Expects the shipped rules whose names match `only` (RE2; all if empty) to leave `text`
-/// byte-identical.
-void expectUnchanged(const std::string& text, const std::string& only = "");
+/// byte-identical, rewritten with `options` (their filter replaced by `only`).
+void expectUnchanged(const std::string& text, const std::string& only = "",
+                     const Options& options = {});
 
-/// Expects the rewrite of `text` to compute the same outputs in ONNX Runtime.
-void expectSameInOrt(const std::string& text, const std::string& tolerance = "");
+/// Expects the rewrite of `text` (with `options`) to compute the same outputs in ONNX
+/// Runtime.
+void expectSameInOrt(const std::string& text, const std::string& tolerance = "",
+                     const Options& options = {});
 
 }  // namespace onnx_rewrite::testing

@@ -65,6 +65,26 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.rope_cache = RopeCache::kGather; }));
   cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_gather_cache",
                            [](ExporterModelSpec& s) { s.rope_cache = RopeCache::kGather; }));
+  // Computed cos/sin at opset 20 as well (18 and 23 are the cases above and below).
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_opset20",
+                           [](ExporterModelSpec& s) { s.opset = 20; }));
+  // TorchScript exports of transformers >= 4.38 compute cos/sin per forward pass too.
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_computed_cache",
+                           [](ExporterModelSpec& s) { s.rope_cache = RopeCache::kComputed; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kTorchScript, "_computed_cache",
+                           [](ExporterModelSpec& s) { s.rope_cache = RopeCache::kComputed; }));
+  // HF's sdpa attention without padding: SDPA is_causal=True, no attention_mask input.
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_sdpa_causal",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kSdpa; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_sdpa_causal",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kSdpa; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_sdpa_causal",
+                           [](ExporterModelSpec& s) { s.causal_mask = CausalMask::kSdpa; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_sdpa_causal_opset23",
+                           [](ExporterModelSpec& s) {
+                             s.opset = 23;
+                             s.causal_mask = CausalMask::kSdpa;
+                           }));
   // Standard ONNX Attention, RMSNormalization and RotaryEmbedding exist from opset 23.
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_opset23",
                            [](ExporterModelSpec& s) { s.opset = 23; }));
@@ -86,30 +106,6 @@ int count(const std::vector<std::string>& ops, const std::set<std::string>& kind
 
 const std::vector<std::string> kDims = {"batch=2", "seq=6"};
 
-// ---- forms the shipped rules do not fuse yet ------------------------------------------------
-//
-// The expected counts (expectedFusions) are what the model calls for. Where a rule family
-// does not cover a form yet, its count check is skipped with the reason (ctest reports
-// it as skipped); every other check of that model, numerics included, still runs.
-
-/// Why attention does not fuse in this model yet, or "".
-std::string attentionGap(const ExporterModelSpec& spec) {
-  if (spec.family == ModelFamily::kLlama || spec.family == ModelFamily::kPhi)
-    return "attention whose Q and K come from RotaryEmbedding, and GroupQueryAttention for "
-           "repeat_kv, are not written yet (rules/attention.yaml)";
-  return "";
-}
-
-/// Why RotaryEmbedding does not fuse in this model, or "".
-std::string rotaryGap(const ExporterModelSpec& spec) {
-  const ExporterModelSpec s = testing::resolved(spec);
-  if ((s.family == ModelFamily::kLlama || s.family == ModelFamily::kPhi) &&
-      s.rope_cache == RopeCache::kComputed)
-    return "cos/sin computed per forward pass from position_ids (a graph input): no static "
-           "maximum position, so no constant caches to build (docs/rules.md)";
-  return "";
-}
-
 class WholeModel : public ::testing::TestWithParam<WholeModelCase> {
  protected:
   const ExporterModelSpec& spec() const { return GetParam().spec; }
@@ -119,7 +115,11 @@ class WholeModel : public ::testing::TestWithParam<WholeModelCase> {
   /// The model after every shipped rule; its op types.
   std::vector<std::string> fused(onnx::ModelProto* out = nullptr) const {
     onnx::ModelProto m = model();
-    Result r = rewrite(m, testing::shippedRules());
+    // The models' position_ids stay below max_positions (oracleIntRanges): computed RoPE
+    // caches need that stated.
+    Options options;
+    options.max_positions = testing::resolved(spec()).max_positions;
+    Result r = rewrite(m, testing::shippedRules(), options);
     std::vector<std::string> ops = testing::opTypes(m);
     if (out) *out = std::move(m);
     return ops;
@@ -207,7 +207,6 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
 // ---- fused-op counts, one test per rule family ---------------------------------------------
 
 TEST_P(WholeModel, FusesOneAttentionPerLayer) {
-  if (const std::string gap = attentionGap(spec()); !gap.empty()) GTEST_SKIP() << gap;
   const auto ops = fused();
   std::set<std::string> kinds = {"com.microsoft::Attention", "com.microsoft::MultiHeadAttention",
                                  "com.microsoft::GroupQueryAttention"};
@@ -230,7 +229,6 @@ TEST_P(WholeModel, FusesEveryNorm) {
 }
 
 TEST_P(WholeModel, FusesRotaryForQueryAndKey) {
-  if (const std::string gap = rotaryGap(spec()); !gap.empty()) GTEST_SKIP() << gap;
   const auto ops = fused();
   EXPECT_EQ(count(ops, {"com.microsoft::RotaryEmbedding", "RotaryEmbedding"}), expected().rotary)
       << summary(ops);
