@@ -61,10 +61,10 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/rotary.yaml: rotary_embedding 31:40, rotary_embedding_split 74:22, rotary_embedding_3d
-  /// 110:40, rotary_embedding_3d_split 153:22, rotary_embedding_computed 200:40,
-  /// rotary_embedding_computed_split 250:22, rotary_embedding_interleaved 299:19,
-  /// rotary_embedding_interleaved_bsnh 334:19, rotary_embedding_partial 376:18,
-  /// rotary_embedding_partial_split 402:22, rotary_embedding_partial_bsnh 427:18)
+  /// 110:40, rotary_embedding_3d_split 153:22, rotary_embedding_computed 203:40,
+  /// rotary_embedding_computed_split 252:22, rotary_embedding_interleaved 300:19,
+  /// rotary_embedding_interleaved_bsnh 335:19, rotary_embedding_partial 377:18,
+  /// rotary_embedding_partial_split 403:22, rotary_embedding_partial_bsnh 428:18)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -72,7 +72,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(x)
   /// (rules/rotary.yaml: rotary_embedding 31:34, rotary_embedding_3d 110:34,
-  /// rotary_embedding_computed 200:34)
+  /// rotary_embedding_computed 203:34)
   bool matchShape1(ValueId v, gen::Next k) {
     if (seen(Ids::kShape1)) return same(Ids::kShape1, v) && k();
     if (!bind(Ids::kShape1, v)) return false;
@@ -83,7 +83,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// i1
   /// (rules/rotary.yaml: rotary_embedding 31:44, rotary_embedding_3d 110:44,
-  /// rotary_embedding_computed 200:44)
+  /// rotary_embedding_computed 203:44)
   bool matchI1(ValueId v, gen::Next k) {
     if (seen(Ids::kI1)) return same(Ids::kI1, v) && k();
     return bind(Ids::kI1, v) && k();
@@ -91,7 +91,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Gather(Shape(x), i1)
   /// (rules/rotary.yaml: rotary_embedding 31:27, rotary_embedding_3d 110:27,
-  /// rotary_embedding_computed 200:27)
+  /// rotary_embedding_computed 203:27)
   bool matchGather3(ValueId v, gen::Next k) {
     if (seen(Ids::kGather3)) return same(Ids::kGather3, v) && k();
     if (!bind(Ids::kGather3, v)) return false;
@@ -102,8 +102,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding 31:49, rotary_embedding_3d 110:49,
-  /// rotary_embedding_computed 200:49, rotary_embedding_interleaved 299:33,
-  /// rotary_embedding_interleaved_bsnh 334:33)
+  /// rotary_embedding_computed 203:49, rotary_embedding_interleaved 300:33,
+  /// rotary_embedding_interleaved_bsnh 335:33)
   bool matchConstant4(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant4)) return same(Ids::kConstant4, v) && k();
     return bind(Ids::kConstant4, v) && constant(Ids::kConstant4, v) && k();
@@ -111,7 +111,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Div(Gather(Shape(x), i1), 2)
   /// (rules/rotary.yaml: rotary_embedding 31:23, rotary_embedding_3d 110:23,
-  /// rotary_embedding_computed 200:23)
+  /// rotary_embedding_computed 203:23)
   bool matchDiv5(ValueId v, gen::Next k) {
     if (seen(Ids::kDiv5)) return same(Ids::kDiv5, v) && k();
     if (!bind(Ids::kDiv5, v)) return false;
@@ -122,8 +122,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding 31:53, rotary_embedding_split 76:31, rotary_embedding_3d
-  /// 110:53, rotary_embedding_3d_split 155:31, rotary_embedding_computed 200:53,
-  /// rotary_embedding_interleaved 300:22, rotary_embedding_interleaved_bsnh 335:22)
+  /// 110:53, rotary_embedding_3d_split 155:31, rotary_embedding_computed 203:53,
+  /// rotary_embedding_interleaved 301:22, rotary_embedding_interleaved_bsnh 336:22)
   bool matchConstant6(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant6)) return same(Ids::kConstant6, v) && k();
     return bind(Ids::kConstant6, v) && constant(Ids::kConstant6, v) && k();
@@ -131,7 +131,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)
   /// (rules/rotary.yaml: rotary_embedding 31:13, rotary_embedding_3d 110:13,
-  /// rotary_embedding_computed 200:13)
+  /// rotary_embedding_computed 203:13)
   bool matchUnsqueeze7(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze7)) return same(Ids::kUnsqueeze7, v) && k();
     if (!bind(Ids::kUnsqueeze7, v)) return false;
@@ -142,7 +142,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// c1
   /// (rules/rotary.yaml: rotary_embedding 31:58, rotary_embedding_3d 110:58,
-  /// rotary_embedding_computed 200:58)
+  /// rotary_embedding_computed 203:58)
   bool matchC1(ValueId v, gen::Next k) {
     if (seen(Ids::kC1)) return same(Ids::kC1, v) && k();
     return bind(Ids::kC1, v) && k();
@@ -150,7 +150,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// h1 = Unsqueeze(Div(Gather(...), 2), 0) | c1
   /// (rules/rotary.yaml: rotary_embedding 31:56, rotary_embedding_3d 110:56,
-  /// rotary_embedding_computed 200:56)
+  /// rotary_embedding_computed 203:56)
   bool matchH1(ValueId v, gen::Next k) {
     if (seen(Ids::kH1)) return same(Ids::kH1, v) && k();
     if (!bind(Ids::kH1, v)) return false;
@@ -166,7 +166,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding 32:22, rotary_embedding_split 76:75, rotary_embedding_3d
-  /// 111:22, rotary_embedding_computed 201:22)
+  /// 111:22, rotary_embedding_computed 204:22)
   bool matchConstant10(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant10)) return same(Ids::kConstant10, v) && k();
     return bind(Ids::kConstant10, v) && constant(Ids::kConstant10, v) && k();
@@ -174,9 +174,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// a1
   /// (rules/rotary.yaml: rotary_embedding 32:29, rotary_embedding_3d 111:29,
-  /// rotary_embedding_computed 201:29, rotary_embedding_interleaved 299:29,
-  /// rotary_embedding_interleaved_bsnh 334:29, rotary_embedding_partial 376:27,
-  /// rotary_embedding_partial_bsnh 427:27)
+  /// rotary_embedding_computed 204:29, rotary_embedding_interleaved 300:29,
+  /// rotary_embedding_interleaved_bsnh 335:29, rotary_embedding_partial 377:27,
+  /// rotary_embedding_partial_bsnh 428:27)
   bool matchA1(ValueId v, gen::Next k) {
     if (seen(Ids::kA1)) return same(Ids::kA1, v) && k();
     return bind(Ids::kA1, v) && k();
@@ -184,7 +184,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// x1 = Slice(x, 0, h1, a1)
   /// (rules/rotary.yaml: rotary_embedding 32:13, rotary_embedding_3d 111:13,
-  /// rotary_embedding_computed 201:13)
+  /// rotary_embedding_computed 204:13)
   bool matchX1(ValueId v, gen::Next k) {
     if (seen(Ids::kX1)) return same(Ids::kX1, v) && k();
     if (!bind(Ids::kX1, v)) return false;
@@ -199,7 +199,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(x)
   /// (rules/rotary.yaml: rotary_embedding 33:34, rotary_embedding_3d 112:34,
-  /// rotary_embedding_computed 202:34)
+  /// rotary_embedding_computed 205:34)
   bool matchShape13(ValueId v, gen::Next k) {
     if (seen(Ids::kShape13)) return same(Ids::kShape13, v) && k();
     if (!bind(Ids::kShape13, v)) return false;
@@ -210,7 +210,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// i2
   /// (rules/rotary.yaml: rotary_embedding 33:44, rotary_embedding_3d 112:44,
-  /// rotary_embedding_computed 202:44)
+  /// rotary_embedding_computed 205:44)
   bool matchI2(ValueId v, gen::Next k) {
     if (seen(Ids::kI2)) return same(Ids::kI2, v) && k();
     return bind(Ids::kI2, v) && k();
@@ -218,7 +218,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Gather(Shape(x), i2)
   /// (rules/rotary.yaml: rotary_embedding 33:27, rotary_embedding_3d 112:27,
-  /// rotary_embedding_computed 202:27)
+  /// rotary_embedding_computed 205:27)
   bool matchGather15(ValueId v, gen::Next k) {
     if (seen(Ids::kGather15)) return same(Ids::kGather15, v) && k();
     if (!bind(Ids::kGather15, v)) return false;
@@ -229,7 +229,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding 33:49, rotary_embedding_split 76:89, rotary_embedding_3d
-  /// 112:49, rotary_embedding_computed 202:49)
+  /// 112:49, rotary_embedding_computed 205:49)
   bool matchConstant16(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant16)) return same(Ids::kConstant16, v) && k();
     return bind(Ids::kConstant16, v) && constant(Ids::kConstant16, v) && k();
@@ -237,7 +237,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Div(Gather(Shape(x), i2), 2)
   /// (rules/rotary.yaml: rotary_embedding 33:23, rotary_embedding_3d 112:23,
-  /// rotary_embedding_computed 202:23)
+  /// rotary_embedding_computed 205:23)
   bool matchDiv17(ValueId v, gen::Next k) {
     if (seen(Ids::kDiv17)) return same(Ids::kDiv17, v) && k();
     if (!bind(Ids::kDiv17, v)) return false;
@@ -248,8 +248,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding 33:53, rotary_embedding_3d 112:53,
-  /// rotary_embedding_computed 202:53, rotary_embedding_computed_split 254:54,
-  /// rotary_embedding_interleaved 302:37, rotary_embedding_interleaved_bsnh 337:37)
+  /// rotary_embedding_computed 205:53, rotary_embedding_interleaved 303:37,
+  /// rotary_embedding_interleaved_bsnh 338:37)
   bool matchConstant18(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant18)) return same(Ids::kConstant18, v) && k();
     return bind(Ids::kConstant18, v) && constant(Ids::kConstant18, v) && k();
@@ -257,7 +257,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)
   /// (rules/rotary.yaml: rotary_embedding 33:13, rotary_embedding_3d 112:13,
-  /// rotary_embedding_computed 202:13)
+  /// rotary_embedding_computed 205:13)
   bool matchUnsqueeze19(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze19)) return same(Ids::kUnsqueeze19, v) && k();
     if (!bind(Ids::kUnsqueeze19, v)) return false;
@@ -268,7 +268,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// c2
   /// (rules/rotary.yaml: rotary_embedding 33:58, rotary_embedding_3d 112:58,
-  /// rotary_embedding_computed 202:58)
+  /// rotary_embedding_computed 205:58)
   bool matchC2(ValueId v, gen::Next k) {
     if (seen(Ids::kC2)) return same(Ids::kC2, v) && k();
     return bind(Ids::kC2, v) && k();
@@ -276,7 +276,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// h2 = Unsqueeze(Div(Gather(...), 2), 0) | c2
   /// (rules/rotary.yaml: rotary_embedding 33:56, rotary_embedding_3d 112:56,
-  /// rotary_embedding_computed 202:56)
+  /// rotary_embedding_computed 205:56)
   bool matchH2(ValueId v, gen::Next k) {
     if (seen(Ids::kH2)) return same(Ids::kH2, v) && k();
     if (!bind(Ids::kH2, v)) return false;
@@ -292,9 +292,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// e2
   /// (rules/rotary.yaml: rotary_embedding 34:26, rotary_embedding_3d 113:26,
-  /// rotary_embedding_computed 203:26, rotary_embedding_interleaved 300:25,
-  /// rotary_embedding_interleaved_bsnh 335:25, rotary_embedding_partial 377:25,
-  /// rotary_embedding_partial_bsnh 428:25)
+  /// rotary_embedding_computed 206:26, rotary_embedding_interleaved 301:25,
+  /// rotary_embedding_interleaved_bsnh 336:25, rotary_embedding_partial 378:25,
+  /// rotary_embedding_partial_bsnh 429:25)
   bool matchE2(ValueId v, gen::Next k) {
     if (seen(Ids::kE2)) return same(Ids::kE2, v) && k();
     return bind(Ids::kE2, v) && k();
@@ -302,9 +302,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// a2
   /// (rules/rotary.yaml: rotary_embedding 34:30, rotary_embedding_3d 113:30,
-  /// rotary_embedding_computed 203:30, rotary_embedding_interleaved 300:29,
-  /// rotary_embedding_interleaved_bsnh 335:29, rotary_embedding_partial 377:29,
-  /// rotary_embedding_partial_bsnh 428:29)
+  /// rotary_embedding_computed 206:30, rotary_embedding_interleaved 301:29,
+  /// rotary_embedding_interleaved_bsnh 336:29, rotary_embedding_partial 378:29,
+  /// rotary_embedding_partial_bsnh 429:29)
   bool matchA2(ValueId v, gen::Next k) {
     if (seen(Ids::kA2)) return same(Ids::kA2, v) && k();
     return bind(Ids::kA2, v) && k();
@@ -312,7 +312,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// x2 = Slice(x, h2, e2, a2)
   /// (rules/rotary.yaml: rotary_embedding 34:13, rotary_embedding_3d 113:13,
-  /// rotary_embedding_computed 203:13)
+  /// rotary_embedding_computed 206:13)
   bool matchX2(ValueId v, gen::Next k) {
     if (seen(Ids::kX2)) return same(Ids::kX2, v) && k();
     if (!bind(Ids::kX2, v)) return false;
@@ -326,7 +326,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Neg(x2)
   /// (rules/rotary.yaml: rotary_embedding 35:20, rotary_embedding_3d 114:20,
-  /// rotary_embedding_computed 204:20)
+  /// rotary_embedding_computed 207:20)
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
     if (!bind(Ids::kNeg, v)) return false;
@@ -337,7 +337,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rot = Concat(Neg(x2), x1, axis=-1)
   /// (rules/rotary.yaml: rotary_embedding 35:13, rotary_embedding_3d 114:13,
-  /// rotary_embedding_computed 204:13)
+  /// rotary_embedding_computed 207:13)
   bool matchRot(ValueId v, gen::Next k) {
     if (seen(Ids::kRot)) return same(Ids::kRot, v) && k();
     if (!bind(Ids::kRot, v)) return false;
@@ -348,8 +348,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// cos_cache
   /// (rules/rotary.yaml: rotary_embedding 36:20, rotary_embedding_split 76:20, rotary_embedding_3d
-  /// 115:20, rotary_embedding_3d_split 155:20, rotary_embedding_interleaved 304:30,
-  /// rotary_embedding_interleaved_bsnh 339:30)
+  /// 115:20, rotary_embedding_3d_split 155:20, rotary_embedding_interleaved 305:30,
+  /// rotary_embedding_interleaved_bsnh 340:30)
   bool matchCosCache(ValueId v, gen::Next k) {
     if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
     return bind(Ids::kCosCache, v) && k();
@@ -378,17 +378,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kConstant30, v) && constant(Ids::kConstant30, v) && k();
   }
 
-  /// 1
-  /// (rules/rotary.yaml: rotary_embedding 36:85, rotary_embedding_computed 206:41,
-  /// rotary_embedding_computed_split 258:27)
-  bool matchConstant36(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant36)) return same(Ids::kConstant36, v) && k();
-    return bind(Ids::kConstant36, v) && constant(Ids::kConstant36, v) && k();
-  }
-
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 36:89, rotary_embedding_split 79:48,
-  /// rotary_embedding_computed_split 259:27)
+  /// (rules/rotary.yaml: rotary_embedding 36:89, rotary_embedding_split 79:48)
   bool matchConstant38(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant38)) return same(Ids::kConstant38, v) && k();
     return bind(Ids::kConstant38, v) && constant(Ids::kConstant38, v) && k();
@@ -396,8 +387,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// sin_cache
   /// (rules/rotary.yaml: rotary_embedding 37:20, rotary_embedding_split 77:20, rotary_embedding_3d
-  /// 116:20, rotary_embedding_3d_split 156:20, rotary_embedding_interleaved 305:30,
-  /// rotary_embedding_interleaved_bsnh 340:30)
+  /// 116:20, rotary_embedding_3d_split 156:20, rotary_embedding_interleaved 306:30,
+  /// rotary_embedding_interleaved_bsnh 341:30)
   bool matchSinCache(ValueId v, gen::Next k) {
     if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
     return bind(Ids::kSinCache, v) && k();
@@ -405,20 +396,13 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// pos
   /// (rules/rotary.yaml: rotary_embedding 38:34, rotary_embedding_split 78:34, rotary_embedding_3d
-  /// 117:24, rotary_embedding_3d_split 157:24, rotary_embedding_computed 205:36,
-  /// rotary_embedding_computed_split 252:36, rotary_embedding_interleaved 304:41,
-  /// rotary_embedding_interleaved_bsnh 339:41, rotary_embedding_partial 378:46,
-  /// rotary_embedding_partial_split 403:46, rotary_embedding_partial_bsnh 430:46)
+  /// 117:24, rotary_embedding_3d_split 157:24, rotary_embedding_computed 209:49,
+  /// rotary_embedding_computed_split 255:49, rotary_embedding_interleaved 305:41,
+  /// rotary_embedding_interleaved_bsnh 340:41, rotary_embedding_partial 379:46,
+  /// rotary_embedding_partial_split 404:46, rotary_embedding_partial_bsnh 431:46)
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
-  }
-
-  /// 1
-  /// (rules/rotary.yaml: rotary_embedding 39:48, rotary_embedding_computed 212:27)
-  bool matchConstant60(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant60)) return same(Ids::kConstant60, v) && k();
-    return bind(Ids::kConstant60, v) && constant(Ids::kConstant60, v) && k();
   }
 
   /// _
@@ -436,32 +420,32 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 2
-  /// (rules/rotary.yaml: rotary_embedding_split 76:81, rotary_embedding_interleaved 301:39,
-  /// rotary_embedding_interleaved_bsnh 336:39)
+  /// (rules/rotary.yaml: rotary_embedding_split 76:81, rotary_embedding_interleaved 302:39,
+  /// rotary_embedding_interleaved_bsnh 337:39)
   bool matchConstant12(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
     return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
   }
 
   /// 1
-  /// (rules/rotary.yaml: rotary_embedding_split 76:85, rotary_embedding_computed_split 253:41,
-  /// rotary_embedding_interleaved 301:58, rotary_embedding_interleaved_bsnh 336:58)
+  /// (rules/rotary.yaml: rotary_embedding_split 76:85, rotary_embedding_interleaved 302:58,
+  /// rotary_embedding_interleaved_bsnh 337:58)
   bool matchConstant14(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant14)) return same(Ids::kConstant14, v) && k();
     return bind(Ids::kConstant14, v) && constant(Ids::kConstant14, v) && k();
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding_split 77:31, rotary_embedding_interleaved 302:43,
-  /// rotary_embedding_interleaved_bsnh 337:43)
+  /// (rules/rotary.yaml: rotary_embedding_split 77:31, rotary_embedding_interleaved 303:43,
+  /// rotary_embedding_interleaved_bsnh 338:43)
   bool matchConstant20(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
     return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding_split 77:37, rotary_embedding_interleaved 302:47,
-  /// rotary_embedding_interleaved_bsnh 337:47)
+  /// (rules/rotary.yaml: rotary_embedding_split 77:37, rotary_embedding_interleaved 303:47,
+  /// rotary_embedding_interleaved_bsnh 338:47)
   bool matchConstant22(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant22)) return same(Ids::kConstant22, v) && k();
     return bind(Ids::kConstant22, v) && constant(Ids::kConstant22, v) && k();
@@ -475,93 +459,103 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding_3d 116:31, rotary_embedding_interleaved 304:55,
-  /// rotary_embedding_interleaved_bsnh 339:55)
+  /// (rules/rotary.yaml: rotary_embedding_3d 116:31, rotary_embedding_interleaved 305:55,
+  /// rotary_embedding_interleaved_bsnh 340:55)
   bool matchConstant33(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant33)) return same(Ids::kConstant33, v) && k();
     return bind(Ids::kConstant33, v) && constant(Ids::kConstant33, v) && k();
   }
 
   /// inv_freq
-  /// (rules/rotary.yaml: rotary_embedding_computed 206:20, rotary_embedding_computed_split 253:20)
+  /// (rules/rotary.yaml: rotary_embedding_computed 208:20, rotary_embedding_computed_split 254:20)
   bool matchInvFreq(ValueId v, gen::Next k) {
     if (seen(Ids::kInvFreq)) return same(Ids::kInvFreq, v) && k();
     return bind(Ids::kInvFreq, v) && k();
   }
 
-  /// 1
-  /// (rules/rotary.yaml: rotary_embedding_computed 206:44, rotary_embedding_interleaved 305:55,
-  /// rotary_embedding_interleaved_bsnh 340:55)
-  bool matchConstant37(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant37)) return same(Ids::kConstant37, v) && k();
-    return bind(Ids::kConstant37, v) && constant(Ids::kConstant37, v) && k();
+  /// _
+  /// (rules/rotary.yaml: rotary_embedding_computed 208:30, rotary_embedding_computed_split 254:30,
+  /// rotary_embedding_partial_bsnh 432:24)
+  bool matchAny(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
+    return bind(Ids::kAny, v) && k();
+  }
+
+  /// fx = Expand(inv_freq, _)
+  /// (rules/rotary.yaml: rotary_embedding_computed 208:13, rotary_embedding_computed_split 254:13)
+  bool matchFx(ValueId v, gen::Next k) {
+    if (seen(Ids::kFx)) return same(Ids::kFx, v) && k();
+    if (!bind(Ids::kFx, v)) return false;
+    const NodeId n = node(Ids::kFx, v, op::kExpand);
+    if (n == kNoId || !attrs(Ids::kFx, n, v)) return false;
+    return matchInvFreq(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
   /// one_c
-  /// (rules/rotary.yaml: rotary_embedding_computed 209:33, rotary_embedding_computed_split 256:33)
+  /// (rules/rotary.yaml: rotary_embedding_computed 211:33, rotary_embedding_computed_split 257:33)
   bool matchOneC(ValueId v, gen::Next k) {
     if (seen(Ids::kOneC)) return same(Ids::kOneC, v) && k();
     return bind(Ids::kOneC, v) && k();
   }
 
   /// one_s
-  /// (rules/rotary.yaml: rotary_embedding_computed 210:33, rotary_embedding_computed_split 257:33)
+  /// (rules/rotary.yaml: rotary_embedding_computed 212:33, rotary_embedding_computed_split 258:33)
   bool matchOneS(ValueId v, gen::Next k) {
     if (seen(Ids::kOneS)) return same(Ids::kOneS, v) && k();
     return bind(Ids::kOneS, v) && k();
   }
 
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding_computed_split 252:54, rotary_embedding_interleaved
-  /// 300:33, rotary_embedding_interleaved_bsnh 335:33)
+  /// 1
+  /// (rules/rotary.yaml: rotary_embedding_computed_split 255:54, rotary_embedding_interleaved
+  /// 301:33, rotary_embedding_interleaved_bsnh 336:33)
   bool matchConstant9(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant9)) return same(Ids::kConstant9, v) && k();
     return bind(Ids::kConstant9, v) && constant(Ids::kConstant9, v) && k();
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 299:22, rotary_embedding_interleaved_bsnh
-  /// 334:22)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 300:22, rotary_embedding_interleaved_bsnh
+  /// 335:22)
   bool matchConstant1(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant1)) return same(Ids::kConstant1, v) && k();
     return bind(Ids::kConstant1, v) && constant(Ids::kConstant1, v) && k();
   }
 
   /// e1
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 299:25, rotary_embedding_interleaved_bsnh
-  /// 334:25)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 300:25, rotary_embedding_interleaved_bsnh
+  /// 335:25)
   bool matchE1(ValueId v, gen::Next k) {
     if (seen(Ids::kE1)) return same(Ids::kE1, v) && k();
     return bind(Ids::kE1, v) && k();
   }
 
   /// 3
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 302:40, rotary_embedding_interleaved_bsnh
-  /// 337:40)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 303:40, rotary_embedding_interleaved_bsnh
+  /// 338:40)
   bool matchConstant19(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant19)) return same(Ids::kConstant19, v) && k();
     return bind(Ids::kConstant19, v) && constant(Ids::kConstant19, v) && k();
   }
 
   /// -1
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 302:95, rotary_embedding_interleaved_bsnh
-  /// 337:95)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 303:95, rotary_embedding_interleaved_bsnh
+  /// 338:95)
   bool matchConstant25(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant25)) return same(Ids::kConstant25, v) && k();
     return bind(Ids::kConstant25, v) && constant(Ids::kConstant25, v) && k();
   }
 
   /// fc
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 302:109, rotary_embedding_interleaved_bsnh
-  /// 337:109)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 303:109, rotary_embedding_interleaved_bsnh
+  /// 338:109)
   bool matchFc(ValueId v, gen::Next k) {
     if (seen(Ids::kFc)) return same(Ids::kFc, v) && k();
     return bind(Ids::kFc, v) && k();
   }
 
   /// Gather(cos_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 304:23, rotary_embedding_interleaved_bsnh
-  /// 339:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 305:23, rotary_embedding_interleaved_bsnh
+  /// 340:23)
   bool matchGather32(ValueId v, gen::Next k) {
     if (seen(Ids::kGather32)) return same(Ids::kGather32, v) && k();
     if (!bind(Ids::kGather32, v)) return false;
@@ -571,8 +565,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(sin_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 305:23, rotary_embedding_interleaved_bsnh
-  /// 340:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 306:23, rotary_embedding_interleaved_bsnh
+  /// 341:23)
   bool matchGather36(ValueId v, gen::Next k) {
     if (seen(Ids::kGather36)) return same(Ids::kGather36, v) && k();
     if (!bind(Ids::kGather36, v)) return false;
@@ -581,22 +575,30 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return matchSinCache(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
+  /// 1
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 306:55, rotary_embedding_interleaved_bsnh
+  /// 341:55)
+  bool matchConstant37(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant37)) return same(Ids::kConstant37, v) && k();
+    return bind(Ids::kConstant37, v) && constant(Ids::kConstant37, v) && k();
+  }
+
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding_partial 376:21, rotary_embedding_partial_bsnh 427:21)
+  /// (rules/rotary.yaml: rotary_embedding_partial 377:21, rotary_embedding_partial_bsnh 428:21)
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
     return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
   }
 
   /// d
-  /// (rules/rotary.yaml: rotary_embedding_partial 376:24, rotary_embedding_partial_bsnh 427:24)
+  /// (rules/rotary.yaml: rotary_embedding_partial 377:24, rotary_embedding_partial_bsnh 428:24)
   bool matchD(ValueId v, gen::Next k) {
     if (seen(Ids::kD)) return same(Ids::kD, v) && k();
     return bind(Ids::kD, v) && k();
   }
 
   /// xr = Slice(x, 0, d, a1)
-  /// (rules/rotary.yaml: rotary_embedding_partial 376:12, rotary_embedding_partial_bsnh 427:12)
+  /// (rules/rotary.yaml: rotary_embedding_partial 377:12, rotary_embedding_partial_bsnh 428:12)
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(Ids::kXr)) return same(Ids::kXr, v) && k();
     if (!bind(Ids::kXr, v)) return false;
@@ -610,14 +612,14 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// d2
-  /// (rules/rotary.yaml: rotary_embedding_partial 377:21, rotary_embedding_partial_bsnh 428:21)
+  /// (rules/rotary.yaml: rotary_embedding_partial 378:21, rotary_embedding_partial_bsnh 429:21)
   bool matchD2(ValueId v, gen::Next k) {
     if (seen(Ids::kD2)) return same(Ids::kD2, v) && k();
     return bind(Ids::kD2, v) && k();
   }
 
   /// xp = Slice(x, d2, e2, a2)
-  /// (rules/rotary.yaml: rotary_embedding_partial 377:12, rotary_embedding_partial_bsnh 428:12)
+  /// (rules/rotary.yaml: rotary_embedding_partial 378:12, rotary_embedding_partial_bsnh 429:12)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(Ids::kXp)) return same(Ids::kXp, v) && k();
     if (!bind(Ids::kXp, v)) return false;
@@ -630,16 +632,16 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cos
-  /// (rules/rotary.yaml: rotary_embedding_partial 378:51, rotary_embedding_partial_split 403:51,
-  /// rotary_embedding_partial_bsnh 430:51)
+  /// (rules/rotary.yaml: rotary_embedding_partial 379:51, rotary_embedding_partial_split 404:51,
+  /// rotary_embedding_partial_bsnh 431:51)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
     return bind(Ids::kCos, v) && k();
   }
 
   /// sin
-  /// (rules/rotary.yaml: rotary_embedding_partial 378:56, rotary_embedding_partial_split 403:56,
-  /// rotary_embedding_partial_bsnh 430:56)
+  /// (rules/rotary.yaml: rotary_embedding_partial 379:56, rotary_embedding_partial_split 404:56,
+  /// rotary_embedding_partial_bsnh 431:56)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
     return bind(Ids::kSin, v) && k();
@@ -1387,7 +1389,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   // matchConstant10, matchA1, matchX1, matchShape13, matchI2, matchGather15, matchConstant16,
   // matchDiv17, matchConstant18, matchUnsqueeze19, matchC2, matchH2, matchE2, matchA2, matchX2,
   // matchNeg, matchRot, matchCosCache, matchConstant28, matchAny29, matchConstant30,
-  // matchConstant36, matchConstant38, matchSinCache, matchPos, matchConstant60.
+  // matchConstant38, matchSinCache, matchPos.
 
   /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:36:13)
   bool matchSlice31(ValueId v, gen::Next k) {
@@ -1437,6 +1439,12 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
         return matchAny33(input(n, 2), [&] { return matchConstant34(input(n, 3), k); });
       });
     });
+  }
+
+  /// 1  (rules/rotary.yaml:36:85)
+  bool matchConstant36(ValueId v, gen::Next k) {
+    if (seen(kConstant36)) return same(kConstant36, v) && k();
+    return bind(kConstant36, v) && constant(kConstant36, v) && k();
   }
 
   /// Squeeze(Slice(cos_cache, 0, _, 2), 1)  (rules/rotary.yaml:36:50)
@@ -1614,6 +1622,12 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     const NodeId n = node(kGather59, v, op::kGather);
     if (n == kNoId || !attrs(kGather59, n, v)) return false;
     return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// 1  (rules/rotary.yaml:39:48)
+  bool matchConstant60(ValueId v, gen::Next k) {
+    if (seen(kConstant60)) return same(kConstant60, v) && k();
+    return bind(kConstant60, v) && constant(kConstant60, v) && k();
   }
 
   /// sin = Unsqueeze(Gather(sc, pos, axis=0), 1)  (rules/rotary.yaml:39:13)
@@ -4225,7 +4239,7 @@ class RotaryEmbedding3dSplitRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:194
+// Generated from: rules/rotary.yaml:197
 // rotary_embedding_computed (priority 95): HF rotate-half RoPE (halves by Slice) with cos/sin
 // computed from inv_freq and position_ids; needs --max-positions.
 //===----------------------------------------------------------------------===//
@@ -4235,180 +4249,180 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_computed";
-    s.loc = "rules/rotary.yaml:194:5";
-    s.root = 64;
-    s.slot_names = {"x",   "i1",    "c1", "h1",    "a1",  "x1",  "i2",       "c2", "h2",
-                    "e2",  "a2",    "x2", "rot",   "pos", "bd",  "inv_freq", "fx", "fr",
-                    "emb", "one_c", "ct", "one_s", "st",  "cos", "sin",      "y"};
+    s.loc = "rules/rotary.yaml:197:5";
+    s.root = 55;
+    s.slot_names = {"x",     "i1", "c1",    "h1",  "a1",       "x1",  "i2",  "c2", "h2",
+                    "e2",    "a2", "x2",    "rot", "inv_freq", "fx",  "pos", "fr", "emb",
+                    "one_c", "ct", "one_s", "st",  "cos",      "sin", "y"};
     s.num_captures = 0;
-    s.exprs.resize(65);
+    s.exprs.resize(56);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:200:40";
+      e.loc = "rules/rotary.yaml:203:40";
       e.slot = 0;
     }
     {  // 1: Shape(x)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:200:34";
+      e.loc = "rules/rotary.yaml:203:34";
       e.num_inputs = 1;
     }
     {  // 2: i1
       gen::ExprSpec& e = s.exprs[2];
       e.label = "i1";
-      e.loc = "rules/rotary.yaml:200:44";
+      e.loc = "rules/rotary.yaml:203:44";
       e.slot = 1;
     }
     {  // 3: Gather(Shape(x), i1)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:200:27";
+      e.loc = "rules/rotary.yaml:203:27";
       e.num_inputs = 2;
     }
     {  // 4: 2
       gen::ExprSpec& e = s.exprs[4];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:200:49";
+      e.loc = "rules/rotary.yaml:203:49";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 5: Div(Gather(Shape(x), i1), 2)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Div";
-      e.loc = "rules/rotary.yaml:200:23";
+      e.loc = "rules/rotary.yaml:203:23";
       e.num_inputs = 2;
     }
     {  // 6: 0
       gen::ExprSpec& e = s.exprs[6];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:200:53";
+      e.loc = "rules/rotary.yaml:203:53";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 7: Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:200:13";
+      e.loc = "rules/rotary.yaml:203:13";
       e.num_inputs = 2;
     }
     {  // 8: c1
       gen::ExprSpec& e = s.exprs[8];
       e.label = "c1";
-      e.loc = "rules/rotary.yaml:200:58";
+      e.loc = "rules/rotary.yaml:203:58";
       e.slot = 2;
     }
     {  // 9: Unsqueeze(Div(Gather(...), 2), 0) | c1
       gen::ExprSpec& e = s.exprs[9];
       e.label = "h1";
-      e.loc = "rules/rotary.yaml:200:56";
+      e.loc = "rules/rotary.yaml:203:56";
       e.slot = 3;
     }
     {  // 10: 0
       gen::ExprSpec& e = s.exprs[10];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:201:22";
+      e.loc = "rules/rotary.yaml:204:22";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 11: a1
       gen::ExprSpec& e = s.exprs[11];
       e.label = "a1";
-      e.loc = "rules/rotary.yaml:201:29";
+      e.loc = "rules/rotary.yaml:204:29";
       e.slot = 4;
     }
     {  // 12: Slice(x, 0, h1, a1)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:201:13";
+      e.loc = "rules/rotary.yaml:204:13";
       e.slot = 5;
       e.num_inputs = 4;
     }
     {  // 13: Shape(x)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:202:34";
+      e.loc = "rules/rotary.yaml:205:34";
       e.num_inputs = 1;
     }
     {  // 14: i2
       gen::ExprSpec& e = s.exprs[14];
       e.label = "i2";
-      e.loc = "rules/rotary.yaml:202:44";
+      e.loc = "rules/rotary.yaml:205:44";
       e.slot = 6;
     }
     {  // 15: Gather(Shape(x), i2)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:202:27";
+      e.loc = "rules/rotary.yaml:205:27";
       e.num_inputs = 2;
     }
     {  // 16: 2
       gen::ExprSpec& e = s.exprs[16];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:202:49";
+      e.loc = "rules/rotary.yaml:205:49";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 17: Div(Gather(Shape(x), i2), 2)
       gen::ExprSpec& e = s.exprs[17];
       e.label = "Div";
-      e.loc = "rules/rotary.yaml:202:23";
+      e.loc = "rules/rotary.yaml:205:23";
       e.num_inputs = 2;
     }
     {  // 18: 0
       gen::ExprSpec& e = s.exprs[18];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:202:53";
+      e.loc = "rules/rotary.yaml:205:53";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 19: Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)
       gen::ExprSpec& e = s.exprs[19];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:202:13";
+      e.loc = "rules/rotary.yaml:205:13";
       e.num_inputs = 2;
     }
     {  // 20: c2
       gen::ExprSpec& e = s.exprs[20];
       e.label = "c2";
-      e.loc = "rules/rotary.yaml:202:58";
+      e.loc = "rules/rotary.yaml:205:58";
       e.slot = 7;
     }
     {  // 21: Unsqueeze(Div(Gather(...), 2), 0) | c2
       gen::ExprSpec& e = s.exprs[21];
       e.label = "h2";
-      e.loc = "rules/rotary.yaml:202:56";
+      e.loc = "rules/rotary.yaml:205:56";
       e.slot = 8;
     }
     {  // 22: e2
       gen::ExprSpec& e = s.exprs[22];
       e.label = "e2";
-      e.loc = "rules/rotary.yaml:203:26";
+      e.loc = "rules/rotary.yaml:206:26";
       e.slot = 9;
     }
     {  // 23: a2
       gen::ExprSpec& e = s.exprs[23];
       e.label = "a2";
-      e.loc = "rules/rotary.yaml:203:30";
+      e.loc = "rules/rotary.yaml:206:30";
       e.slot = 10;
     }
     {  // 24: Slice(x, h2, e2, a2)
       gen::ExprSpec& e = s.exprs[24];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:203:13";
+      e.loc = "rules/rotary.yaml:206:13";
       e.slot = 11;
       e.num_inputs = 4;
     }
     {  // 25: Neg(x2)
       gen::ExprSpec& e = s.exprs[25];
       e.label = "Neg";
-      e.loc = "rules/rotary.yaml:204:20";
+      e.loc = "rules/rotary.yaml:207:20";
       e.num_inputs = 1;
     }
     {  // 26: Concat(Neg(x2), x1, axis=-1)
       gen::ExprSpec& e = s.exprs[26];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:204:13";
+      e.loc = "rules/rotary.yaml:207:13";
       e.slot = 12;
       e.num_inputs = 2;
       {
@@ -4416,212 +4430,125 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:204:33";
+        a.loc = "rules/rotary.yaml:207:33";
       }
     }
-    {  // 27: pos
+    {  // 27: inv_freq
       gen::ExprSpec& e = s.exprs[27];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:205:36";
+      e.label = "inv_freq";
+      e.loc = "rules/rotary.yaml:208:20";
       e.slot = 13;
     }
-    {  // 28: Shape(pos)
+    {  // 28: _
       gen::ExprSpec& e = s.exprs[28];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:205:30";
-      e.num_inputs = 1;
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:208:30";
     }
-    {  // 29: 0
+    {  // 29: Expand(inv_freq, _)
       gen::ExprSpec& e = s.exprs[29];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:205:42";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 30: Gather(Shape(pos), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:205:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:205:45";
-      }
-    }
-    {  // 31: 0
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:205:54";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 32: Unsqueeze(Gather(Shape(pos), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:205:13";
-      e.num_inputs = 2;
-    }
-    {  // 33: Shape(pos, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:205:59";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:205:70";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rotary.yaml:205:79";
-      }
-    }
-    {  // 34: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(pos, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "bd";
-      e.loc = "rules/rotary.yaml:205:57";
+      e.label = "Expand";
+      e.loc = "rules/rotary.yaml:208:13";
       e.slot = 14;
+      e.num_inputs = 2;
     }
-    {  // 35: inv_freq
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "inv_freq";
-      e.loc = "rules/rotary.yaml:206:20";
+    {  // 30: pos
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:209:49";
       e.slot = 15;
     }
-    {  // 36: 1
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 31: 1
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:206:41";
+      e.loc = "rules/rotary.yaml:209:54";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 37: 1
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:206:44";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 38: Concat(bd, 1, 1, axis=0)
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:206:30";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:206:47";
-      }
-    }
-    {  // 39: Expand(inv_freq, Concat(bd, 1, 1, axis=0))
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Expand";
-      e.loc = "rules/rotary.yaml:206:13";
-      e.slot = 16;
-      e.num_inputs = 2;
-    }
-    {  // 40: 1
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:207:54";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 41: Unsqueeze(pos, 1)
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 32: Unsqueeze(pos, 1)
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:207:39";
+      e.loc = "rules/rotary.yaml:209:39";
       e.num_inputs = 2;
     }
-    {  // 42: Cast(Unsqueeze(pos, 1), to=1)
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 33: Cast(Unsqueeze(pos, 1), to=1)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Cast";
-      e.loc = "rules/rotary.yaml:207:34";
+      e.loc = "rules/rotary.yaml:209:34";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "to";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rotary.yaml:207:58";
+        a.loc = "rules/rotary.yaml:209:58";
       }
     }
-    {  // 43: MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))
-      gen::ExprSpec& e = s.exprs[43];
+    {  // 34: MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "MatMul";
-      e.loc = "rules/rotary.yaml:207:23";
+      e.loc = "rules/rotary.yaml:209:23";
       e.num_inputs = 2;
     }
-    {  // 44: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[44];
+    {  // 35: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "Transpose";
-      e.loc = "rules/rotary.yaml:207:13";
-      e.slot = 17;
+      e.loc = "rules/rotary.yaml:209:13";
+      e.slot = 16;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/rotary.yaml:207:66";
+        a.loc = "rules/rotary.yaml:209:66";
       }
     }
-    {  // 45: Concat(fr, fr, axis=-1)
-      gen::ExprSpec& e = s.exprs[45];
+    {  // 36: Concat(fr, fr, axis=-1)
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:208:13";
-      e.slot = 18;
+      e.loc = "rules/rotary.yaml:210:13";
+      e.slot = 17;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:208:28";
+        a.loc = "rules/rotary.yaml:210:28";
       }
     }
-    {  // 46: Cos(emb)
-      gen::ExprSpec& e = s.exprs[46];
+    {  // 37: Cos(emb)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Cos";
-      e.loc = "rules/rotary.yaml:209:23";
+      e.loc = "rules/rotary.yaml:211:23";
       e.num_inputs = 1;
     }
-    {  // 47: one_c
-      gen::ExprSpec& e = s.exprs[47];
+    {  // 38: one_c
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "one_c";
-      e.loc = "rules/rotary.yaml:209:33";
-      e.slot = 19;
+      e.loc = "rules/rotary.yaml:211:33";
+      e.slot = 18;
     }
-    {  // 48: Mul(Cos(emb), one_c)
-      gen::ExprSpec& e = s.exprs[48];
+    {  // 39: Mul(Cos(emb), one_c)
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:209:19";
+      e.loc = "rules/rotary.yaml:211:19";
       e.num_inputs = 2;
     }
-    {  // 49: Cos(emb)
-      gen::ExprSpec& e = s.exprs[49];
+    {  // 40: Cos(emb)
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "Cos";
-      e.loc = "rules/rotary.yaml:209:42";
+      e.loc = "rules/rotary.yaml:211:42";
       e.num_inputs = 1;
     }
-    {  // 50: Mul(Cos(emb), one_c) | Cos(emb)
-      gen::ExprSpec& e = s.exprs[50];
+    {  // 41: Mul(Cos(emb), one_c) | Cos(emb)
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:209:40";
+      e.loc = "rules/rotary.yaml:211:40";
     }
-    {  // 51: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[51];
+    {  // 42: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "Cast";
-      e.loc = "rules/rotary.yaml:209:13";
-      e.slot = 20;
+      e.loc = "rules/rotary.yaml:211:13";
+      e.slot = 19;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -4629,43 +4556,43 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.kind = gen::AttrSpec::Kind::kOneOf;
         a.values.push_back(gen::intLiteral(1));
         a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:209:52";
+        a.loc = "rules/rotary.yaml:211:52";
       }
     }
-    {  // 52: Sin(emb)
-      gen::ExprSpec& e = s.exprs[52];
+    {  // 43: Sin(emb)
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "Sin";
-      e.loc = "rules/rotary.yaml:210:23";
+      e.loc = "rules/rotary.yaml:212:23";
       e.num_inputs = 1;
     }
-    {  // 53: one_s
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 44: one_s
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "one_s";
-      e.loc = "rules/rotary.yaml:210:33";
-      e.slot = 21;
+      e.loc = "rules/rotary.yaml:212:33";
+      e.slot = 20;
     }
-    {  // 54: Mul(Sin(emb), one_s)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 45: Mul(Sin(emb), one_s)
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:210:19";
+      e.loc = "rules/rotary.yaml:212:19";
       e.num_inputs = 2;
     }
-    {  // 55: Sin(emb)
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 46: Sin(emb)
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "Sin";
-      e.loc = "rules/rotary.yaml:210:42";
+      e.loc = "rules/rotary.yaml:212:42";
       e.num_inputs = 1;
     }
-    {  // 56: Mul(Sin(emb), one_s) | Sin(emb)
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 47: Mul(Sin(emb), one_s) | Sin(emb)
+      gen::ExprSpec& e = s.exprs[47];
       e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:210:40";
+      e.loc = "rules/rotary.yaml:212:40";
     }
-    {  // 57: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 48: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[48];
       e.label = "Cast";
-      e.loc = "rules/rotary.yaml:210:13";
-      e.slot = 22;
+      e.loc = "rules/rotary.yaml:212:13";
+      e.slot = 21;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -4673,71 +4600,71 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.kind = gen::AttrSpec::Kind::kOneOf;
         a.values.push_back(gen::intLiteral(1));
         a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:210:52";
+        a.loc = "rules/rotary.yaml:212:52";
       }
     }
-    {  // 58: 1
-      gen::ExprSpec& e = s.exprs[58];
+    {  // 49: 1
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:211:27";
+      e.loc = "rules/rotary.yaml:213:27";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 59: Unsqueeze(ct, 1)
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 50: Unsqueeze(ct, 1)
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:211:13";
+      e.loc = "rules/rotary.yaml:213:13";
+      e.slot = 22;
+      e.num_inputs = 2;
+    }
+    {  // 51: 1
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:214:27";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 52: Unsqueeze(st, 1)
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:214:13";
       e.slot = 23;
       e.num_inputs = 2;
     }
-    {  // 60: 1
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:212:27";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 61: Unsqueeze(st, 1)
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:212:13";
-      e.slot = 24;
-      e.num_inputs = 2;
-    }
-    {  // 62: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[62];
+    {  // 53: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[53];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:213:17";
+      e.loc = "rules/rotary.yaml:215:17";
       e.num_inputs = 2;
     }
-    {  // 63: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 54: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[54];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:213:30";
+      e.loc = "rules/rotary.yaml:215:30";
       e.num_inputs = 2;
     }
-    {  // 64: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 55: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "Add";
-      e.loc = "rules/rotary.yaml:213:13";
-      e.slot = 25;
+      e.loc = "rules/rotary.yaml:215:13";
+      e.slot = 24;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:215:20";
+      c.loc = "rules/rotary.yaml:217:20";
       c.native = "max_positions_known";
       c.predicate = gen::nativePredicate("max_positions_known");
       c.args = {"pos"};
-      c.arg_slots = {13};
+      c.arg_slots = {15};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:215:56";
+      c.loc = "rules/rotary.yaml:217:56";
       c.subject = "pos";
-      c.slot = 13;
+      c.slot = 15;
       c.dims = {"B", "S"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
@@ -4745,16 +4672,16 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:215:71";
+      c.loc = "rules/rotary.yaml:217:71";
       c.subject = "pos";
-      c.slot = 13;
+      c.slot = 15;
       c.strings = {"int64"};
       c.elem_types = {7};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:216:20";
+      c.loc = "rules/rotary.yaml:218:20";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "N", "S", "H"};
@@ -4766,34 +4693,34 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:217:20";
+      c.loc = "rules/rotary.yaml:219:20";
       c.native = "rotary_inv_freq";
       c.predicate = gen::nativePredicate("rotary_inv_freq");
       c.args = {"inv_freq", "x"};
-      c.arg_slots = {15, 0};
+      c.arg_slots = {13, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:218:20";
+      c.loc = "rules/rotary.yaml:220:20";
       c.subject = "one_c";
-      c.slot = 19;
+      c.slot = 18;
       c.literal = gen::floatLiteral(1.0);
       c.tolerance = 1e-06;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:219:20";
+      c.loc = "rules/rotary.yaml:221:20";
       c.subject = "one_s";
-      c.slot = 21;
+      c.slot = 20;
       c.literal = gen::floatLiteral(1.0);
       c.tolerance = 1e-06;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:220:20";
+      c.loc = "rules/rotary.yaml:222:20";
       c.native = "half_last_dim";
       c.predicate = gen::nativePredicate("half_last_dim");
       c.args = {"c1", "x"};
@@ -4802,7 +4729,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:221:20";
+      c.loc = "rules/rotary.yaml:223:20";
       c.native = "half_last_dim";
       c.predicate = gen::nativePredicate("half_last_dim");
       c.args = {"c2", "x"};
@@ -4811,7 +4738,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:222:20";
+      c.loc = "rules/rotary.yaml:224:20";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"i1", "x"};
@@ -4820,7 +4747,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:223:20";
+      c.loc = "rules/rotary.yaml:225:20";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"i2", "x"};
@@ -4829,7 +4756,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:224:20";
+      c.loc = "rules/rotary.yaml:226:20";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a1", "x"};
@@ -4838,7 +4765,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:225:20";
+      c.loc = "rules/rotary.yaml:227:20";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a2", "x"};
@@ -4847,7 +4774,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:226:20";
+      c.loc = "rules/rotary.yaml:228:20";
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
       c.args = {"e2", "x"};
@@ -4856,7 +4783,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:227:20";
+      c.loc = "rules/rotary.yaml:229:20";
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
       c.args = {"x1"};
@@ -4865,7 +4792,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:228:20";
+      c.loc = "rules/rotary.yaml:230:20";
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
       c.args = {"x2"};
@@ -4916,44 +4843,35 @@ struct RotaryEmbeddingComputedIds {
     kX2 = 24,
     kNeg = 25,
     kRot = 26,
-    kPos = 27,
-    kShape28 = 28,
-    kConstant29 = 29,
-    kGather30 = 30,
+    kInvFreq = 27,
+    kAny = 28,
+    kFx = 29,
+    kPos = 30,
     kConstant31 = 31,
     kUnsqueeze32 = 32,
-    kShape33 = 33,
-    kBd = 34,
-    kInvFreq = 35,
-    kConstant36 = 36,
-    kConstant37 = 37,
-    kConcat = 38,
-    kFx = 39,
-    kConstant40 = 40,
-    kUnsqueeze41 = 41,
-    kCast = 42,
-    kMatMul = 43,
-    kFr = 44,
-    kEmb = 45,
-    kCos46 = 46,
-    kOneC = 47,
-    kMul48 = 48,
-    kCos49 = 49,
-    kAnyOf50 = 50,
-    kCt = 51,
+    kCast = 33,
+    kMatMul = 34,
+    kFr = 35,
+    kEmb = 36,
+    kCos37 = 37,
+    kOneC = 38,
+    kMul39 = 39,
+    kCos40 = 40,
+    kAnyOf41 = 41,
+    kCt = 42,
+    kSin43 = 43,
+    kOneS = 44,
+    kMul45 = 45,
+    kSin46 = 46,
+    kAnyOf47 = 47,
+    kSt = 48,
+    kConstant49 = 49,
+    kCos50 = 50,
+    kConstant51 = 51,
     kSin52 = 52,
-    kOneS = 53,
+    kMul53 = 53,
     kMul54 = 54,
-    kSin55 = 55,
-    kAnyOf56 = 56,
-    kSt = 57,
-    kConstant58 = 58,
-    kCos59 = 59,
-    kConstant60 = 60,
-    kSin61 = 61,
-    kMul62 = 62,
-    kMul63 = 63,
-    kY = 64,
+    kY = 55,
   };
 };
 
@@ -4995,19 +4913,18 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     kSlotA2 = 10,
     kSlotX2 = 11,
     kSlotRot = 12,
-    kSlotPos = 13,
-    kSlotBd = 14,
-    kSlotInvFreq = 15,
-    kSlotFx = 16,
-    kSlotFr = 17,
-    kSlotEmb = 18,
-    kSlotOneC = 19,
-    kSlotCt = 20,
-    kSlotOneS = 21,
-    kSlotSt = 22,
-    kSlotCos = 23,
-    kSlotSin = 24,
-    kSlotY = 25,
+    kSlotInvFreq = 13,
+    kSlotFx = 14,
+    kSlotPos = 15,
+    kSlotFr = 16,
+    kSlotEmb = 17,
+    kSlotOneC = 18,
+    kSlotCt = 19,
+    kSlotOneS = 20,
+    kSlotSt = 21,
+    kSlotCos = 22,
+    kSlotSin = 23,
+    kSlotY = 24,
   };
 
   // ---- Match
@@ -5016,117 +4933,33 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   // matchGather3, matchConstant4, matchDiv5, matchConstant6, matchUnsqueeze7, matchC1, matchH1,
   // matchConstant10, matchA1, matchX1, matchShape13, matchI2, matchGather15, matchConstant16,
   // matchDiv17, matchConstant18, matchUnsqueeze19, matchC2, matchH2, matchE2, matchA2, matchX2,
-  // matchNeg, matchRot, matchPos, matchInvFreq, matchConstant36, matchConstant37, matchOneC,
-  // matchOneS, matchConstant60.
+  // matchNeg, matchRot, matchInvFreq, matchAny, matchFx, matchPos, matchOneC, matchOneS.
 
-  /// Shape(pos)  (rules/rotary.yaml:205:30)
-  bool matchShape28(ValueId v, gen::Next k) {
-    if (seen(kShape28)) return same(kShape28, v) && k();
-    if (!bind(kShape28, v)) return false;
-    const NodeId n = node(kShape28, v, op::kShape);
-    if (n == kNoId || !attrs(kShape28, n, v)) return false;
-    return matchPos(input(n, 0), k);
-  }
-
-  /// 0  (rules/rotary.yaml:205:42)
-  bool matchConstant29(ValueId v, gen::Next k) {
-    if (seen(kConstant29)) return same(kConstant29, v) && k();
-    return bind(kConstant29, v) && constant(kConstant29, v) && k();
-  }
-
-  /// Gather(Shape(pos), 0, axis=0)  (rules/rotary.yaml:205:23)
-  bool matchGather30(ValueId v, gen::Next k) {
-    if (seen(kGather30)) return same(kGather30, v) && k();
-    if (!bind(kGather30, v)) return false;
-    const NodeId n = node(kGather30, v, op::kGather);
-    if (n == kNoId || !attrs(kGather30, n, v)) return false;
-    return matchShape28(input(n, 0), [&] { return matchConstant29(input(n, 1), k); });
-  }
-
-  /// 0  (rules/rotary.yaml:205:54)
+  /// 1  (rules/rotary.yaml:209:54)
   bool matchConstant31(ValueId v, gen::Next k) {
     if (seen(kConstant31)) return same(kConstant31, v) && k();
     return bind(kConstant31, v) && constant(kConstant31, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(pos), 0, axis=0), 0)  (rules/rotary.yaml:205:13)
+  /// Unsqueeze(pos, 1)  (rules/rotary.yaml:209:39)
   bool matchUnsqueeze32(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze32)) return same(kUnsqueeze32, v) && k();
     if (!bind(kUnsqueeze32, v)) return false;
     const NodeId n = node(kUnsqueeze32, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kUnsqueeze32, n, v)) return false;
-    return matchGather30(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
+    return matchPos(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
   }
 
-  /// Shape(pos, start=0, end=1)  (rules/rotary.yaml:205:59)
-  bool matchShape33(ValueId v, gen::Next k) {
-    if (seen(kShape33)) return same(kShape33, v) && k();
-    if (!bind(kShape33, v)) return false;
-    const NodeId n = node(kShape33, v, op::kShape);
-    if (n == kNoId || !attrs(kShape33, n, v)) return false;
-    return matchPos(input(n, 0), k);
-  }
-
-  /// bd = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(pos, start=0, end=1)
-  /// (rules/rotary.yaml:205:57)
-  bool matchBd(ValueId v, gen::Next k) {
-    if (seen(kBd)) return same(kBd, v) && k();
-    if (!bind(kBd, v)) return false;
-    const uint32_t m = mark();
-    choose(kBd, 0);
-    if (matchUnsqueeze32(v, k)) return true;
-    undo(m);
-    choose(kBd, 1);
-    if (matchShape33(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// Concat(bd, 1, 1, axis=0)  (rules/rotary.yaml:206:30)
-  bool matchConcat(ValueId v, gen::Next k) {
-    if (seen(kConcat)) return same(kConcat, v) && k();
-    if (!bind(kConcat, v)) return false;
-    const NodeId n = node(kConcat, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat, n, v)) return false;
-    return matchBd(input(n, 0), [&] {
-      return matchConstant36(input(n, 1), [&] { return matchConstant37(input(n, 2), k); });
-    });
-  }
-
-  /// fx = Expand(inv_freq, Concat(bd, 1, 1, axis=0))  (rules/rotary.yaml:206:13)
-  bool matchFx(ValueId v, gen::Next k) {
-    if (seen(kFx)) return same(kFx, v) && k();
-    if (!bind(kFx, v)) return false;
-    const NodeId n = node(kFx, v, op::kExpand);
-    if (n == kNoId || !attrs(kFx, n, v)) return false;
-    return matchInvFreq(input(n, 0), [&] { return matchConcat(input(n, 1), k); });
-  }
-
-  /// 1  (rules/rotary.yaml:207:54)
-  bool matchConstant40(ValueId v, gen::Next k) {
-    if (seen(kConstant40)) return same(kConstant40, v) && k();
-    return bind(kConstant40, v) && constant(kConstant40, v) && k();
-  }
-
-  /// Unsqueeze(pos, 1)  (rules/rotary.yaml:207:39)
-  bool matchUnsqueeze41(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze41)) return same(kUnsqueeze41, v) && k();
-    if (!bind(kUnsqueeze41, v)) return false;
-    const NodeId n = node(kUnsqueeze41, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze41, n, v)) return false;
-    return matchPos(input(n, 0), [&] { return matchConstant40(input(n, 1), k); });
-  }
-
-  /// Cast(Unsqueeze(pos, 1), to=1)  (rules/rotary.yaml:207:34)
+  /// Cast(Unsqueeze(pos, 1), to=1)  (rules/rotary.yaml:209:34)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
     const NodeId n = node(kCast, v, op::kCast);
     if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchUnsqueeze41(input(n, 0), k);
+    return matchUnsqueeze32(input(n, 0), k);
   }
 
-  /// MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))  (rules/rotary.yaml:207:23)
+  /// MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))  (rules/rotary.yaml:209:23)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -5136,7 +4969,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// fr = Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-  /// (rules/rotary.yaml:207:13)
+  /// (rules/rotary.yaml:209:13)
   bool matchFr(ValueId v, gen::Next k) {
     if (seen(kFr)) return same(kFr, v) && k();
     if (!bind(kFr, v)) return false;
@@ -5145,7 +4978,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchMatMul(input(n, 0), k);
   }
 
-  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:208:13)
+  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:210:13)
   bool matchEmb(ValueId v, gen::Next k) {
     if (seen(kEmb)) return same(kEmb, v) && k();
     if (!bind(kEmb, v)) return false;
@@ -5154,77 +4987,173 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:209:23)
-  bool matchCos46(ValueId v, gen::Next k) {
-    if (seen(kCos46)) return same(kCos46, v) && k();
-    if (!bind(kCos46, v)) return false;
-    const NodeId n = node(kCos46, v, op::kCos);
-    if (n == kNoId || !attrs(kCos46, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:211:23)
+  bool matchCos37(ValueId v, gen::Next k) {
+    if (seen(kCos37)) return same(kCos37, v) && k();
+    if (!bind(kCos37, v)) return false;
+    const NodeId n = node(kCos37, v, op::kCos);
+    if (n == kNoId || !attrs(kCos37, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:209:19)
-  bool matchMul48(ValueId v, gen::Next k) {
-    if (seen(kMul48)) return same(kMul48, v) && k();
-    if (!bind(kMul48, v)) return false;
-    const NodeId n = node(kMul48, v, op::kMul);
-    if (n == kNoId || !attrs(kMul48, n, v)) return false;
+  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:211:19)
+  bool matchMul39(ValueId v, gen::Next k) {
+    if (seen(kMul39)) return same(kMul39, v) && k();
+    if (!bind(kMul39, v)) return false;
+    const NodeId n = node(kMul39, v, op::kMul);
+    if (n == kNoId || !attrs(kMul39, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchCos46(in0, [&] { return matchOneC(in1, k); })) return true;
+    if (matchCos37(in0, [&] { return matchOneC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchCos46(in1, [&] { return matchOneC(in0, k); });
+    return matchCos37(in1, [&] { return matchOneC(in0, k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:209:42)
-  bool matchCos49(ValueId v, gen::Next k) {
-    if (seen(kCos49)) return same(kCos49, v) && k();
-    if (!bind(kCos49, v)) return false;
-    const NodeId n = node(kCos49, v, op::kCos);
-    if (n == kNoId || !attrs(kCos49, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:211:42)
+  bool matchCos40(ValueId v, gen::Next k) {
+    if (seen(kCos40)) return same(kCos40, v) && k();
+    if (!bind(kCos40, v)) return false;
+    const NodeId n = node(kCos40, v, op::kCos);
+    if (n == kNoId || !attrs(kCos40, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:209:40)
-  bool matchAnyOf50(ValueId v, gen::Next k) {
-    if (seen(kAnyOf50)) return same(kAnyOf50, v) && k();
-    if (!bind(kAnyOf50, v)) return false;
+  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:211:40)
+  bool matchAnyOf41(ValueId v, gen::Next k) {
+    if (seen(kAnyOf41)) return same(kAnyOf41, v) && k();
+    if (!bind(kAnyOf41, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf50, 0);
-    if (matchMul48(v, k)) return true;
+    choose(kAnyOf41, 0);
+    if (matchMul39(v, k)) return true;
     undo(m);
-    choose(kAnyOf50, 1);
-    if (matchCos49(v, k)) return true;
+    choose(kAnyOf41, 1);
+    if (matchCos40(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:209:13)
+  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:211:13)
   bool matchCt(ValueId v, gen::Next k) {
     if (seen(kCt)) return same(kCt, v) && k();
     if (!bind(kCt, v)) return false;
     auto present = [&] {
       const NodeId n = node(kCt, v, op::kCast);
       if (n == kNoId || !attrs(kCt, n, v)) return false;
-      return matchAnyOf50(input(n, 0), k);
+      return matchAnyOf41(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf50(v, k);  // absent: Cast stands for its input
+    return matchAnyOf41(v, k);  // absent: Cast stands for its input
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:210:23)
-  bool matchSin52(ValueId v, gen::Next k) {
-    if (seen(kSin52)) return same(kSin52, v) && k();
-    if (!bind(kSin52, v)) return false;
-    const NodeId n = node(kSin52, v, op::kSin);
-    if (n == kNoId || !attrs(kSin52, n, v)) return false;
+  /// Sin(emb)  (rules/rotary.yaml:212:23)
+  bool matchSin43(ValueId v, gen::Next k) {
+    if (seen(kSin43)) return same(kSin43, v) && k();
+    if (!bind(kSin43, v)) return false;
+    const NodeId n = node(kSin43, v, op::kSin);
+    if (n == kNoId || !attrs(kSin43, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:210:19)
+  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:212:19)
+  bool matchMul45(ValueId v, gen::Next k) {
+    if (seen(kMul45)) return same(kMul45, v) && k();
+    if (!bind(kMul45, v)) return false;
+    const NodeId n = node(kMul45, v, op::kMul);
+    if (n == kNoId || !attrs(kMul45, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchSin43(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchSin43(in1, [&] { return matchOneS(in0, k); });
+  }
+
+  /// Sin(emb)  (rules/rotary.yaml:212:42)
+  bool matchSin46(ValueId v, gen::Next k) {
+    if (seen(kSin46)) return same(kSin46, v) && k();
+    if (!bind(kSin46, v)) return false;
+    const NodeId n = node(kSin46, v, op::kSin);
+    if (n == kNoId || !attrs(kSin46, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:212:40)
+  bool matchAnyOf47(ValueId v, gen::Next k) {
+    if (seen(kAnyOf47)) return same(kAnyOf47, v) && k();
+    if (!bind(kAnyOf47, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf47, 0);
+    if (matchMul45(v, k)) return true;
+    undo(m);
+    choose(kAnyOf47, 1);
+    if (matchSin46(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:212:13)
+  bool matchSt(ValueId v, gen::Next k) {
+    if (seen(kSt)) return same(kSt, v) && k();
+    if (!bind(kSt, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kSt, v, op::kCast);
+      if (n == kNoId || !attrs(kSt, n, v)) return false;
+      return matchAnyOf47(input(n, 0), k);
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchAnyOf47(v, k);  // absent: Cast stands for its input
+  }
+
+  /// 1  (rules/rotary.yaml:213:27)
+  bool matchConstant49(ValueId v, gen::Next k) {
+    if (seen(kConstant49)) return same(kConstant49, v) && k();
+    return bind(kConstant49, v) && constant(kConstant49, v) && k();
+  }
+
+  /// cos = Unsqueeze(ct, 1)  (rules/rotary.yaml:213:13)
+  bool matchCos50(ValueId v, gen::Next k) {
+    if (seen(kCos50)) return same(kCos50, v) && k();
+    if (!bind(kCos50, v)) return false;
+    const NodeId n = node(kCos50, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos50, n, v)) return false;
+    return matchCt(input(n, 0), [&] { return matchConstant49(input(n, 1), k); });
+  }
+
+  /// 1  (rules/rotary.yaml:214:27)
+  bool matchConstant51(ValueId v, gen::Next k) {
+    if (seen(kConstant51)) return same(kConstant51, v) && k();
+    return bind(kConstant51, v) && constant(kConstant51, v) && k();
+  }
+
+  /// sin = Unsqueeze(st, 1)  (rules/rotary.yaml:214:13)
+  bool matchSin52(ValueId v, gen::Next k) {
+    if (seen(kSin52)) return same(kSin52, v) && k();
+    if (!bind(kSin52, v)) return false;
+    const NodeId n = node(kSin52, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin52, n, v)) return false;
+    return matchSt(input(n, 0), [&] { return matchConstant51(input(n, 1), k); });
+  }
+
+  /// Mul(x, cos)  (rules/rotary.yaml:215:17)
+  bool matchMul53(ValueId v, gen::Next k) {
+    if (seen(kMul53)) return same(kMul53, v) && k();
+    if (!bind(kMul53, v)) return false;
+    const NodeId n = node(kMul53, v, op::kMul);
+    if (n == kNoId || !attrs(kMul53, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchCos50(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchCos50(in0, k); });
+  }
+
+  /// Mul(rot, sin)  (rules/rotary.yaml:215:30)
   bool matchMul54(ValueId v, gen::Next k) {
     if (seen(kMul54)) return same(kMul54, v) && k();
     if (!bind(kMul54, v)) return false;
@@ -5232,103 +5161,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kMul54, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchSin52(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (matchRot(in0, [&] { return matchSin52(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchSin52(in1, [&] { return matchOneS(in0, k); });
+    return matchRot(in1, [&] { return matchSin52(in0, k); });
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:210:42)
-  bool matchSin55(ValueId v, gen::Next k) {
-    if (seen(kSin55)) return same(kSin55, v) && k();
-    if (!bind(kSin55, v)) return false;
-    const NodeId n = node(kSin55, v, op::kSin);
-    if (n == kNoId || !attrs(kSin55, n, v)) return false;
-    return matchEmb(input(n, 0), k);
-  }
-
-  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:210:40)
-  bool matchAnyOf56(ValueId v, gen::Next k) {
-    if (seen(kAnyOf56)) return same(kAnyOf56, v) && k();
-    if (!bind(kAnyOf56, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf56, 0);
-    if (matchMul54(v, k)) return true;
-    undo(m);
-    choose(kAnyOf56, 1);
-    if (matchSin55(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:210:13)
-  bool matchSt(ValueId v, gen::Next k) {
-    if (seen(kSt)) return same(kSt, v) && k();
-    if (!bind(kSt, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kSt, v, op::kCast);
-      if (n == kNoId || !attrs(kSt, n, v)) return false;
-      return matchAnyOf56(input(n, 0), k);
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchAnyOf56(v, k);  // absent: Cast stands for its input
-  }
-
-  /// 1  (rules/rotary.yaml:211:27)
-  bool matchConstant58(ValueId v, gen::Next k) {
-    if (seen(kConstant58)) return same(kConstant58, v) && k();
-    return bind(kConstant58, v) && constant(kConstant58, v) && k();
-  }
-
-  /// cos = Unsqueeze(ct, 1)  (rules/rotary.yaml:211:13)
-  bool matchCos59(ValueId v, gen::Next k) {
-    if (seen(kCos59)) return same(kCos59, v) && k();
-    if (!bind(kCos59, v)) return false;
-    const NodeId n = node(kCos59, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos59, n, v)) return false;
-    return matchCt(input(n, 0), [&] { return matchConstant58(input(n, 1), k); });
-  }
-
-  /// sin = Unsqueeze(st, 1)  (rules/rotary.yaml:212:13)
-  bool matchSin61(ValueId v, gen::Next k) {
-    if (seen(kSin61)) return same(kSin61, v) && k();
-    if (!bind(kSin61, v)) return false;
-    const NodeId n = node(kSin61, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin61, n, v)) return false;
-    return matchSt(input(n, 0), [&] { return matchConstant60(input(n, 1), k); });
-  }
-
-  /// Mul(x, cos)  (rules/rotary.yaml:213:17)
-  bool matchMul62(ValueId v, gen::Next k) {
-    if (seen(kMul62)) return same(kMul62, v) && k();
-    if (!bind(kMul62, v)) return false;
-    const NodeId n = node(kMul62, v, op::kMul);
-    if (n == kNoId || !attrs(kMul62, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos59(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos59(in0, k); });
-  }
-
-  /// Mul(rot, sin)  (rules/rotary.yaml:213:30)
-  bool matchMul63(ValueId v, gen::Next k) {
-    if (seen(kMul63)) return same(kMul63, v) && k();
-    if (!bind(kMul63, v)) return false;
-    const NodeId n = node(kMul63, v, op::kMul);
-    if (n == kNoId || !attrs(kMul63, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin61(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin61(in0, k); });
-  }
-
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:213:13)
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:215:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5336,15 +5175,15 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul62(in0, [&] { return matchMul63(in1, k); })) return true;
+    if (matchMul53(in0, [&] { return matchMul54(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul62(in1, [&] { return matchMul63(in0, k); });
+    return matchMul53(in1, [&] { return matchMul54(in0, k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:230:9:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:232:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -5353,42 +5192,42 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:232:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:233:17", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:234:16", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:235:16", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:236:31", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:234:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:235:17", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:236:16", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:237:16", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:238:31", "x")) return false;
     std::optional<onnx::TensorProto> t5 =
         helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:236:34");
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:238:34");
     if (!t5) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:236:86");
+                     {"inv_freq", "st"}, "rules/rotary.yaml:238:86");
     if (!t6) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:236:138", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:238:138", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:236:158", "rules/rotary.yaml:236:158");
+                   "rules/rotary.yaml:238:158", "rules/rotary.yaml:238:158");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:230:9",
-                     "rules/rotary.yaml:232:17"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:232:9",
+                     "rules/rotary.yaml:234:17"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:230:9",
-                     "rules/rotary.yaml:233:17"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:232:9",
+                     "rules/rotary.yaml:235:17"))
       return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:230:9",
-                     "rules/rotary.yaml:234:16"))
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:232:9",
+                     "rules/rotary.yaml:236:16"))
       return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:230:9",
-                     "rules/rotary.yaml:235:16"))
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:232:9",
+                     "rules/rotary.yaml:237:16"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:230:9",
-                     "rules/rotary.yaml:236:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:232:9",
+                     "rules/rotary.yaml:238:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -5415,7 +5254,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
                                          {s_.provided[4], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:237:9:
+  /// Variant 1, rules/rotary.yaml:239:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -5424,42 +5263,42 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:238:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:239:17", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:240:16", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:241:16", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:242:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:242:48", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:240:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:241:17", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:242:16", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:243:16", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:244:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:244:48", "pos")) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:242:53");
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:244:53");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 =
         helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:242:105");
+                     {"inv_freq", "st"}, "rules/rotary.yaml:244:105");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:242:172", "rules/rotary.yaml:242:172");
+                   "rules/rotary.yaml:244:172", "rules/rotary.yaml:244:172");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:237:9",
-                     "rules/rotary.yaml:238:17"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:239:9",
+                     "rules/rotary.yaml:240:17"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:237:9",
-                     "rules/rotary.yaml:239:17"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:239:9",
+                     "rules/rotary.yaml:241:17"))
       return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:237:9",
-                     "rules/rotary.yaml:240:16"))
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:239:9",
+                     "rules/rotary.yaml:242:16"))
       return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:237:9",
-                     "rules/rotary.yaml:241:16"))
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:239:9",
+                     "rules/rotary.yaml:243:16"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:237:9",
-                     "rules/rotary.yaml:242:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:239:9",
+                     "rules/rotary.yaml:244:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -5495,7 +5334,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
                                 root,
                                 95,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:194:5",
+                                "rules/rotary.yaml:197:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -5517,7 +5356,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:244
+// Generated from: rules/rotary.yaml:246
 // rotary_embedding_computed_split (priority 95): HF rotate-half RoPE (halves by one Split) with
 // cos/sin computed from inv_freq and position_ids; needs --max-positions.
 //===----------------------------------------------------------------------===//
@@ -5527,22 +5366,22 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_computed_split";
-    s.loc = "rules/rotary.yaml:244:5";
-    s.root = 42;
-    s.slot_names = {"x",   "x1",    "x2", "rot",   "pos", "bd",  "inv_freq", "fx", "fr",
-                    "emb", "one_c", "ct", "one_s", "st",  "cos", "sin",      "y"};
+    s.loc = "rules/rotary.yaml:246:5";
+    s.root = 33;
+    s.slot_names = {"x",   "x1",    "x2", "rot",   "inv_freq", "fx",  "pos", "fr",
+                    "emb", "one_c", "ct", "one_s", "st",       "cos", "sin", "y"};
     s.num_captures = 0;
-    s.exprs.resize(43);
+    s.exprs.resize(34);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:250:22";
+      e.loc = "rules/rotary.yaml:252:22";
       e.slot = 0;
     }
     {  // 1: Split(x, axis=-1)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Split";
-      e.loc = "rules/rotary.yaml:250:16";
+      e.loc = "rules/rotary.yaml:252:16";
       e.slot = 1;
       e.num_inputs = 1;
       e.other_outputs.push_back({1, 2, "x2"});
@@ -5552,25 +5391,25 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:250:25";
+        a.loc = "rules/rotary.yaml:252:25";
       }
     }
     {  // 2: x2
       gen::ExprSpec& e = s.exprs[2];
       e.label = "x2";
-      e.loc = "rules/rotary.yaml:251:24";
+      e.loc = "rules/rotary.yaml:253:24";
       e.slot = 2;
     }
     {  // 3: Neg(x2)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Neg";
-      e.loc = "rules/rotary.yaml:251:20";
+      e.loc = "rules/rotary.yaml:253:20";
       e.num_inputs = 1;
     }
     {  // 4: Concat(Neg(x2), x1, axis=-1)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:251:13";
+      e.loc = "rules/rotary.yaml:253:13";
       e.slot = 3;
       e.num_inputs = 2;
       {
@@ -5578,256 +5417,125 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:251:33";
+        a.loc = "rules/rotary.yaml:253:33";
       }
     }
-    {  // 5: pos
+    {  // 5: inv_freq
       gen::ExprSpec& e = s.exprs[5];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:252:36";
+      e.label = "inv_freq";
+      e.loc = "rules/rotary.yaml:254:20";
       e.slot = 4;
     }
-    {  // 6: Shape(pos)
+    {  // 6: _
       gen::ExprSpec& e = s.exprs[6];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:252:30";
-      e.num_inputs = 1;
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:254:30";
     }
-    {  // 7: 0
+    {  // 7: Expand(inv_freq, _)
       gen::ExprSpec& e = s.exprs[7];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:252:42";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 8: Gather(Shape(pos), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:252:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:252:45";
-      }
-    }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:252:54";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(Gather(Shape(pos), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:252:13";
-      e.num_inputs = 2;
-    }
-    {  // 11: Shape(pos, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:252:59";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:252:70";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rotary.yaml:252:79";
-      }
-    }
-    {  // 12: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(pos, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "bd";
-      e.loc = "rules/rotary.yaml:252:57";
+      e.label = "Expand";
+      e.loc = "rules/rotary.yaml:254:13";
       e.slot = 5;
+      e.num_inputs = 2;
     }
-    {  // 13: inv_freq
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "inv_freq";
-      e.loc = "rules/rotary.yaml:253:20";
+    {  // 8: pos
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:255:49";
       e.slot = 6;
     }
-    {  // 14: 1
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 9: 1
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:253:41";
+      e.loc = "rules/rotary.yaml:255:54";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 15: 1
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:253:44";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 16: Concat(bd, 1, 1, axis=0)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:253:30";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:253:47";
-      }
-    }
-    {  // 17: Expand(inv_freq, Concat(bd, 1, 1, axis=0))
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Expand";
-      e.loc = "rules/rotary.yaml:253:13";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
-    {  // 18: 1
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:254:54";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 19: Unsqueeze(pos, 1)
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 10: Unsqueeze(pos, 1)
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:254:39";
+      e.loc = "rules/rotary.yaml:255:39";
       e.num_inputs = 2;
     }
-    {  // 20: Cast(Unsqueeze(pos, 1), to=1)
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 11: Cast(Unsqueeze(pos, 1), to=1)
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "Cast";
-      e.loc = "rules/rotary.yaml:254:34";
+      e.loc = "rules/rotary.yaml:255:34";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "to";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rotary.yaml:254:58";
+        a.loc = "rules/rotary.yaml:255:58";
       }
     }
-    {  // 21: MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 12: MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "MatMul";
-      e.loc = "rules/rotary.yaml:254:23";
+      e.loc = "rules/rotary.yaml:255:23";
       e.num_inputs = 2;
     }
-    {  // 22: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 13: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Transpose";
-      e.loc = "rules/rotary.yaml:254:13";
-      e.slot = 8;
+      e.loc = "rules/rotary.yaml:255:13";
+      e.slot = 7;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/rotary.yaml:254:66";
+        a.loc = "rules/rotary.yaml:255:66";
       }
     }
-    {  // 23: Concat(fr, fr, axis=-1)
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 14: Concat(fr, fr, axis=-1)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:255:13";
-      e.slot = 9;
+      e.loc = "rules/rotary.yaml:256:13";
+      e.slot = 8;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:255:28";
+        a.loc = "rules/rotary.yaml:256:28";
       }
     }
-    {  // 24: Cos(emb)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 15: Cos(emb)
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "Cos";
-      e.loc = "rules/rotary.yaml:256:23";
-      e.num_inputs = 1;
-    }
-    {  // 25: one_c
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "one_c";
-      e.loc = "rules/rotary.yaml:256:33";
-      e.slot = 10;
-    }
-    {  // 26: Mul(Cos(emb), one_c)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:256:19";
-      e.num_inputs = 2;
-    }
-    {  // 27: Cos(emb)
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Cos";
-      e.loc = "rules/rotary.yaml:256:42";
-      e.num_inputs = 1;
-    }
-    {  // 28: Mul(Cos(emb), one_c) | Cos(emb)
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:256:40";
-    }
-    {  // 29: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Cast";
-      e.loc = "rules/rotary.yaml:256:13";
-      e.slot = 11;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(1));
-        a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:256:52";
-      }
-    }
-    {  // 30: Sin(emb)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Sin";
       e.loc = "rules/rotary.yaml:257:23";
       e.num_inputs = 1;
     }
-    {  // 31: one_s
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "one_s";
+    {  // 16: one_c
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "one_c";
       e.loc = "rules/rotary.yaml:257:33";
-      e.slot = 12;
+      e.slot = 9;
     }
-    {  // 32: Mul(Sin(emb), one_s)
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 17: Mul(Cos(emb), one_c)
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:257:19";
       e.num_inputs = 2;
     }
-    {  // 33: Sin(emb)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Sin";
+    {  // 18: Cos(emb)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Cos";
       e.loc = "rules/rotary.yaml:257:42";
       e.num_inputs = 1;
     }
-    {  // 34: Mul(Sin(emb), one_s) | Sin(emb)
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 19: Mul(Cos(emb), one_c) | Cos(emb)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "alternatives";
       e.loc = "rules/rotary.yaml:257:40";
     }
-    {  // 35: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 20: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "Cast";
       e.loc = "rules/rotary.yaml:257:13";
-      e.slot = 13;
+      e.slot = 10;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -5838,68 +5546,112 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
         a.loc = "rules/rotary.yaml:257:52";
       }
     }
-    {  // 36: 1
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:258:27";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
+    {  // 21: Sin(emb)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Sin";
+      e.loc = "rules/rotary.yaml:258:23";
+      e.num_inputs = 1;
     }
-    {  // 37: Unsqueeze(ct, 1)
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:258:13";
-      e.slot = 14;
+    {  // 22: one_s
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "one_s";
+      e.loc = "rules/rotary.yaml:258:33";
+      e.slot = 11;
+    }
+    {  // 23: Mul(Sin(emb), one_s)
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:258:19";
       e.num_inputs = 2;
     }
-    {  // 38: 1
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 24: Sin(emb)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Sin";
+      e.loc = "rules/rotary.yaml:258:42";
+      e.num_inputs = 1;
+    }
+    {  // 25: Mul(Sin(emb), one_s) | Sin(emb)
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "alternatives";
+      e.loc = "rules/rotary.yaml:258:40";
+    }
+    {  // 26: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Cast";
+      e.loc = "rules/rotary.yaml:258:13";
+      e.slot = 12;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(1));
+        a.values.push_back(gen::intLiteral(10));
+        a.loc = "rules/rotary.yaml:258:52";
+      }
+    }
+    {  // 27: 1
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "constant 1";
       e.loc = "rules/rotary.yaml:259:27";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 39: Unsqueeze(st, 1)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 28: Unsqueeze(ct, 1)
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:259:13";
-      e.slot = 15;
+      e.slot = 13;
       e.num_inputs = 2;
     }
-    {  // 40: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:260:17";
-      e.num_inputs = 2;
+    {  // 29: 1
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:260:27";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
     }
-    {  // 41: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:260:30";
-      e.num_inputs = 2;
-    }
-    {  // 42: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "Add";
+    {  // 30: Unsqueeze(st, 1)
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:260:13";
-      e.slot = 16;
+      e.slot = 14;
+      e.num_inputs = 2;
+    }
+    {  // 31: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:261:17";
+      e.num_inputs = 2;
+    }
+    {  // 32: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:261:30";
+      e.num_inputs = 2;
+    }
+    {  // 33: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:261:13";
+      e.slot = 15;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:262:20";
+      c.loc = "rules/rotary.yaml:263:20";
       c.native = "max_positions_known";
       c.predicate = gen::nativePredicate("max_positions_known");
       c.args = {"pos"};
-      c.arg_slots = {4};
+      c.arg_slots = {6};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:262:56";
+      c.loc = "rules/rotary.yaml:263:56";
       c.subject = "pos";
-      c.slot = 4;
+      c.slot = 6;
       c.dims = {"B", "S"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
@@ -5907,16 +5659,16 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:262:71";
+      c.loc = "rules/rotary.yaml:263:71";
       c.subject = "pos";
-      c.slot = 4;
+      c.slot = 6;
       c.strings = {"int64"};
       c.elem_types = {7};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:263:20";
+      c.loc = "rules/rotary.yaml:264:20";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "N", "S", "H"};
@@ -5928,34 +5680,34 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:264:20";
+      c.loc = "rules/rotary.yaml:265:20";
       c.native = "rotary_inv_freq";
       c.predicate = gen::nativePredicate("rotary_inv_freq");
       c.args = {"inv_freq", "x"};
-      c.arg_slots = {6, 0};
+      c.arg_slots = {4, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:265:20";
+      c.loc = "rules/rotary.yaml:266:20";
       c.subject = "one_c";
-      c.slot = 10;
+      c.slot = 9;
       c.literal = gen::floatLiteral(1.0);
       c.tolerance = 1e-06;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:266:20";
+      c.loc = "rules/rotary.yaml:267:20";
       c.subject = "one_s";
-      c.slot = 12;
+      c.slot = 11;
       c.literal = gen::floatLiteral(1.0);
       c.tolerance = 1e-06;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:267:20";
+      c.loc = "rules/rotary.yaml:268:20";
       c.native = "split_halves";
       c.predicate = gen::nativePredicate("split_halves");
       c.args = {"x1", "x"};
@@ -5984,44 +5736,35 @@ struct RotaryEmbeddingComputedSplitIds {
     kX2 = 2,
     kNeg = 3,
     kRot = 4,
-    kPos = 5,
-    kShape6 = 6,
-    kConstant7 = 7,
-    kGather = 8,
+    kInvFreq = 5,
+    kAny = 6,
+    kFx = 7,
+    kPos = 8,
     kConstant9 = 9,
-    kUnsqueeze10 = 10,
-    kShape11 = 11,
-    kBd = 12,
-    kInvFreq = 13,
-    kConstant14 = 14,
-    kConstant15 = 15,
-    kConcat = 16,
-    kFx = 17,
-    kConstant18 = 18,
-    kUnsqueeze19 = 19,
-    kCast = 20,
-    kMatMul = 21,
-    kFr = 22,
-    kEmb = 23,
-    kCos24 = 24,
-    kOneC = 25,
-    kMul26 = 26,
-    kCos27 = 27,
-    kAnyOf28 = 28,
-    kCt = 29,
+    kUnsqueeze = 10,
+    kCast = 11,
+    kMatMul = 12,
+    kFr = 13,
+    kEmb = 14,
+    kCos15 = 15,
+    kOneC = 16,
+    kMul17 = 17,
+    kCos18 = 18,
+    kAnyOf19 = 19,
+    kCt = 20,
+    kSin21 = 21,
+    kOneS = 22,
+    kMul23 = 23,
+    kSin24 = 24,
+    kAnyOf25 = 25,
+    kSt = 26,
+    kConstant27 = 27,
+    kCos28 = 28,
+    kConstant29 = 29,
     kSin30 = 30,
-    kOneS = 31,
+    kMul31 = 31,
     kMul32 = 32,
-    kSin33 = 33,
-    kAnyOf34 = 34,
-    kSt = 35,
-    kConstant36 = 36,
-    kCos37 = 37,
-    kConstant38 = 38,
-    kSin39 = 39,
-    kMul40 = 40,
-    kMul41 = 41,
-    kY = 42,
+    kY = 33,
   };
 };
 
@@ -6056,28 +5799,26 @@ class RotaryEmbeddingComputedSplitMatch
     kSlotX1 = 1,
     kSlotX2 = 2,
     kSlotRot = 3,
-    kSlotPos = 4,
-    kSlotBd = 5,
-    kSlotInvFreq = 6,
-    kSlotFx = 7,
-    kSlotFr = 8,
-    kSlotEmb = 9,
-    kSlotOneC = 10,
-    kSlotCt = 11,
-    kSlotOneS = 12,
-    kSlotSt = 13,
-    kSlotCos = 14,
-    kSlotSin = 15,
-    kSlotY = 16,
+    kSlotInvFreq = 4,
+    kSlotFx = 5,
+    kSlotPos = 6,
+    kSlotFr = 7,
+    kSlotEmb = 8,
+    kSlotOneC = 9,
+    kSlotCt = 10,
+    kSlotOneS = 11,
+    kSlotSt = 12,
+    kSlotCos = 13,
+    kSlotSin = 14,
+    kSlotY = 15,
   };
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchPos,
-  // matchConstant9, matchInvFreq, matchConstant14, matchConstant18, matchOneC, matchOneS,
-  // matchConstant36, matchConstant38.
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchInvFreq, matchAny,
+  // matchFx, matchPos, matchConstant9, matchOneC, matchOneS.
 
-  /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:250:16)
+  /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:252:16)
   bool matchX1(ValueId v, gen::Next k) {
     if (seen(kX1)) return same(kX1, v) && k();
     if (!bind(kX1, v)) return false;
@@ -6086,13 +5827,13 @@ class RotaryEmbeddingComputedSplitMatch
     return matchX(input(n, 0), k);
   }
 
-  /// x2  (rules/rotary.yaml:251:24)
+  /// x2  (rules/rotary.yaml:253:24)
   bool matchX2(ValueId v, gen::Next k) {
     if (seen(kX2)) return same(kX2, v) && k();
     return bind(kX2, v) && k();
   }
 
-  /// Neg(x2)  (rules/rotary.yaml:251:20)
+  /// Neg(x2)  (rules/rotary.yaml:253:20)
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -6101,7 +5842,7 @@ class RotaryEmbeddingComputedSplitMatch
     return matchX2(input(n, 0), k);
   }
 
-  /// rot = Concat(Neg(x2), x1, axis=-1)  (rules/rotary.yaml:251:13)
+  /// rot = Concat(Neg(x2), x1, axis=-1)  (rules/rotary.yaml:253:13)
   bool matchRot(ValueId v, gen::Next k) {
     if (seen(kRot)) return same(kRot, v) && k();
     if (!bind(kRot, v)) return false;
@@ -6110,108 +5851,25 @@ class RotaryEmbeddingComputedSplitMatch
     return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
   }
 
-  /// Shape(pos)  (rules/rotary.yaml:252:30)
-  bool matchShape6(ValueId v, gen::Next k) {
-    if (seen(kShape6)) return same(kShape6, v) && k();
-    if (!bind(kShape6, v)) return false;
-    const NodeId n = node(kShape6, v, op::kShape);
-    if (n == kNoId || !attrs(kShape6, n, v)) return false;
-    return matchPos(input(n, 0), k);
+  /// Unsqueeze(pos, 1)  (rules/rotary.yaml:255:39)
+  bool matchUnsqueeze(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze)) return same(kUnsqueeze, v) && k();
+    if (!bind(kUnsqueeze, v)) return false;
+    const NodeId n = node(kUnsqueeze, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze, n, v)) return false;
+    return matchPos(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
   }
 
-  /// 0  (rules/rotary.yaml:252:42)
-  bool matchConstant7(ValueId v, gen::Next k) {
-    if (seen(kConstant7)) return same(kConstant7, v) && k();
-    return bind(kConstant7, v) && constant(kConstant7, v) && k();
-  }
-
-  /// Gather(Shape(pos), 0, axis=0)  (rules/rotary.yaml:252:23)
-  bool matchGather(ValueId v, gen::Next k) {
-    if (seen(kGather)) return same(kGather, v) && k();
-    if (!bind(kGather, v)) return false;
-    const NodeId n = node(kGather, v, op::kGather);
-    if (n == kNoId || !attrs(kGather, n, v)) return false;
-    return matchShape6(input(n, 0), [&] { return matchConstant7(input(n, 1), k); });
-  }
-
-  /// Unsqueeze(Gather(Shape(pos), 0, axis=0), 0)  (rules/rotary.yaml:252:13)
-  bool matchUnsqueeze10(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze10)) return same(kUnsqueeze10, v) && k();
-    if (!bind(kUnsqueeze10, v)) return false;
-    const NodeId n = node(kUnsqueeze10, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze10, n, v)) return false;
-    return matchGather(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
-  }
-
-  /// Shape(pos, start=0, end=1)  (rules/rotary.yaml:252:59)
-  bool matchShape11(ValueId v, gen::Next k) {
-    if (seen(kShape11)) return same(kShape11, v) && k();
-    if (!bind(kShape11, v)) return false;
-    const NodeId n = node(kShape11, v, op::kShape);
-    if (n == kNoId || !attrs(kShape11, n, v)) return false;
-    return matchPos(input(n, 0), k);
-  }
-
-  /// bd = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(pos, start=0, end=1)
-  /// (rules/rotary.yaml:252:57)
-  bool matchBd(ValueId v, gen::Next k) {
-    if (seen(kBd)) return same(kBd, v) && k();
-    if (!bind(kBd, v)) return false;
-    const uint32_t m = mark();
-    choose(kBd, 0);
-    if (matchUnsqueeze10(v, k)) return true;
-    undo(m);
-    choose(kBd, 1);
-    if (matchShape11(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// 1  (rules/rotary.yaml:253:44)
-  bool matchConstant15(ValueId v, gen::Next k) {
-    if (seen(kConstant15)) return same(kConstant15, v) && k();
-    return bind(kConstant15, v) && constant(kConstant15, v) && k();
-  }
-
-  /// Concat(bd, 1, 1, axis=0)  (rules/rotary.yaml:253:30)
-  bool matchConcat(ValueId v, gen::Next k) {
-    if (seen(kConcat)) return same(kConcat, v) && k();
-    if (!bind(kConcat, v)) return false;
-    const NodeId n = node(kConcat, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat, n, v)) return false;
-    return matchBd(input(n, 0), [&] {
-      return matchConstant14(input(n, 1), [&] { return matchConstant15(input(n, 2), k); });
-    });
-  }
-
-  /// fx = Expand(inv_freq, Concat(bd, 1, 1, axis=0))  (rules/rotary.yaml:253:13)
-  bool matchFx(ValueId v, gen::Next k) {
-    if (seen(kFx)) return same(kFx, v) && k();
-    if (!bind(kFx, v)) return false;
-    const NodeId n = node(kFx, v, op::kExpand);
-    if (n == kNoId || !attrs(kFx, n, v)) return false;
-    return matchInvFreq(input(n, 0), [&] { return matchConcat(input(n, 1), k); });
-  }
-
-  /// Unsqueeze(pos, 1)  (rules/rotary.yaml:254:39)
-  bool matchUnsqueeze19(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze19)) return same(kUnsqueeze19, v) && k();
-    if (!bind(kUnsqueeze19, v)) return false;
-    const NodeId n = node(kUnsqueeze19, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze19, n, v)) return false;
-    return matchPos(input(n, 0), [&] { return matchConstant18(input(n, 1), k); });
-  }
-
-  /// Cast(Unsqueeze(pos, 1), to=1)  (rules/rotary.yaml:254:34)
+  /// Cast(Unsqueeze(pos, 1), to=1)  (rules/rotary.yaml:255:34)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
     const NodeId n = node(kCast, v, op::kCast);
     if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchUnsqueeze19(input(n, 0), k);
+    return matchUnsqueeze(input(n, 0), k);
   }
 
-  /// MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))  (rules/rotary.yaml:254:23)
+  /// MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))  (rules/rotary.yaml:255:23)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -6221,7 +5879,7 @@ class RotaryEmbeddingComputedSplitMatch
   }
 
   /// fr = Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-  /// (rules/rotary.yaml:254:13)
+  /// (rules/rotary.yaml:255:13)
   bool matchFr(ValueId v, gen::Next k) {
     if (seen(kFr)) return same(kFr, v) && k();
     if (!bind(kFr, v)) return false;
@@ -6230,7 +5888,7 @@ class RotaryEmbeddingComputedSplitMatch
     return matchMatMul(input(n, 0), k);
   }
 
-  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:255:13)
+  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:256:13)
   bool matchEmb(ValueId v, gen::Next k) {
     if (seen(kEmb)) return same(kEmb, v) && k();
     if (!bind(kEmb, v)) return false;
@@ -6239,77 +5897,173 @@ class RotaryEmbeddingComputedSplitMatch
     return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:256:23)
-  bool matchCos24(ValueId v, gen::Next k) {
-    if (seen(kCos24)) return same(kCos24, v) && k();
-    if (!bind(kCos24, v)) return false;
-    const NodeId n = node(kCos24, v, op::kCos);
-    if (n == kNoId || !attrs(kCos24, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:257:23)
+  bool matchCos15(ValueId v, gen::Next k) {
+    if (seen(kCos15)) return same(kCos15, v) && k();
+    if (!bind(kCos15, v)) return false;
+    const NodeId n = node(kCos15, v, op::kCos);
+    if (n == kNoId || !attrs(kCos15, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:256:19)
-  bool matchMul26(ValueId v, gen::Next k) {
-    if (seen(kMul26)) return same(kMul26, v) && k();
-    if (!bind(kMul26, v)) return false;
-    const NodeId n = node(kMul26, v, op::kMul);
-    if (n == kNoId || !attrs(kMul26, n, v)) return false;
+  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:257:19)
+  bool matchMul17(ValueId v, gen::Next k) {
+    if (seen(kMul17)) return same(kMul17, v) && k();
+    if (!bind(kMul17, v)) return false;
+    const NodeId n = node(kMul17, v, op::kMul);
+    if (n == kNoId || !attrs(kMul17, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchCos24(in0, [&] { return matchOneC(in1, k); })) return true;
+    if (matchCos15(in0, [&] { return matchOneC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchCos24(in1, [&] { return matchOneC(in0, k); });
+    return matchCos15(in1, [&] { return matchOneC(in0, k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:256:42)
-  bool matchCos27(ValueId v, gen::Next k) {
-    if (seen(kCos27)) return same(kCos27, v) && k();
-    if (!bind(kCos27, v)) return false;
-    const NodeId n = node(kCos27, v, op::kCos);
-    if (n == kNoId || !attrs(kCos27, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:257:42)
+  bool matchCos18(ValueId v, gen::Next k) {
+    if (seen(kCos18)) return same(kCos18, v) && k();
+    if (!bind(kCos18, v)) return false;
+    const NodeId n = node(kCos18, v, op::kCos);
+    if (n == kNoId || !attrs(kCos18, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:256:40)
-  bool matchAnyOf28(ValueId v, gen::Next k) {
-    if (seen(kAnyOf28)) return same(kAnyOf28, v) && k();
-    if (!bind(kAnyOf28, v)) return false;
+  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:257:40)
+  bool matchAnyOf19(ValueId v, gen::Next k) {
+    if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
+    if (!bind(kAnyOf19, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf28, 0);
-    if (matchMul26(v, k)) return true;
+    choose(kAnyOf19, 0);
+    if (matchMul17(v, k)) return true;
     undo(m);
-    choose(kAnyOf28, 1);
-    if (matchCos27(v, k)) return true;
+    choose(kAnyOf19, 1);
+    if (matchCos18(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:256:13)
+  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:257:13)
   bool matchCt(ValueId v, gen::Next k) {
     if (seen(kCt)) return same(kCt, v) && k();
     if (!bind(kCt, v)) return false;
     auto present = [&] {
       const NodeId n = node(kCt, v, op::kCast);
       if (n == kNoId || !attrs(kCt, n, v)) return false;
-      return matchAnyOf28(input(n, 0), k);
+      return matchAnyOf19(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf28(v, k);  // absent: Cast stands for its input
+    return matchAnyOf19(v, k);  // absent: Cast stands for its input
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:257:23)
-  bool matchSin30(ValueId v, gen::Next k) {
-    if (seen(kSin30)) return same(kSin30, v) && k();
-    if (!bind(kSin30, v)) return false;
-    const NodeId n = node(kSin30, v, op::kSin);
-    if (n == kNoId || !attrs(kSin30, n, v)) return false;
+  /// Sin(emb)  (rules/rotary.yaml:258:23)
+  bool matchSin21(ValueId v, gen::Next k) {
+    if (seen(kSin21)) return same(kSin21, v) && k();
+    if (!bind(kSin21, v)) return false;
+    const NodeId n = node(kSin21, v, op::kSin);
+    if (n == kNoId || !attrs(kSin21, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:257:19)
+  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:258:19)
+  bool matchMul23(ValueId v, gen::Next k) {
+    if (seen(kMul23)) return same(kMul23, v) && k();
+    if (!bind(kMul23, v)) return false;
+    const NodeId n = node(kMul23, v, op::kMul);
+    if (n == kNoId || !attrs(kMul23, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchSin21(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchSin21(in1, [&] { return matchOneS(in0, k); });
+  }
+
+  /// Sin(emb)  (rules/rotary.yaml:258:42)
+  bool matchSin24(ValueId v, gen::Next k) {
+    if (seen(kSin24)) return same(kSin24, v) && k();
+    if (!bind(kSin24, v)) return false;
+    const NodeId n = node(kSin24, v, op::kSin);
+    if (n == kNoId || !attrs(kSin24, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:258:40)
+  bool matchAnyOf25(ValueId v, gen::Next k) {
+    if (seen(kAnyOf25)) return same(kAnyOf25, v) && k();
+    if (!bind(kAnyOf25, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf25, 0);
+    if (matchMul23(v, k)) return true;
+    undo(m);
+    choose(kAnyOf25, 1);
+    if (matchSin24(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:258:13)
+  bool matchSt(ValueId v, gen::Next k) {
+    if (seen(kSt)) return same(kSt, v) && k();
+    if (!bind(kSt, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kSt, v, op::kCast);
+      if (n == kNoId || !attrs(kSt, n, v)) return false;
+      return matchAnyOf25(input(n, 0), k);
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchAnyOf25(v, k);  // absent: Cast stands for its input
+  }
+
+  /// 1  (rules/rotary.yaml:259:27)
+  bool matchConstant27(ValueId v, gen::Next k) {
+    if (seen(kConstant27)) return same(kConstant27, v) && k();
+    return bind(kConstant27, v) && constant(kConstant27, v) && k();
+  }
+
+  /// cos = Unsqueeze(ct, 1)  (rules/rotary.yaml:259:13)
+  bool matchCos28(ValueId v, gen::Next k) {
+    if (seen(kCos28)) return same(kCos28, v) && k();
+    if (!bind(kCos28, v)) return false;
+    const NodeId n = node(kCos28, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos28, n, v)) return false;
+    return matchCt(input(n, 0), [&] { return matchConstant27(input(n, 1), k); });
+  }
+
+  /// 1  (rules/rotary.yaml:260:27)
+  bool matchConstant29(ValueId v, gen::Next k) {
+    if (seen(kConstant29)) return same(kConstant29, v) && k();
+    return bind(kConstant29, v) && constant(kConstant29, v) && k();
+  }
+
+  /// sin = Unsqueeze(st, 1)  (rules/rotary.yaml:260:13)
+  bool matchSin30(ValueId v, gen::Next k) {
+    if (seen(kSin30)) return same(kSin30, v) && k();
+    if (!bind(kSin30, v)) return false;
+    const NodeId n = node(kSin30, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin30, n, v)) return false;
+    return matchSt(input(n, 0), [&] { return matchConstant29(input(n, 1), k); });
+  }
+
+  /// Mul(x, cos)  (rules/rotary.yaml:261:17)
+  bool matchMul31(ValueId v, gen::Next k) {
+    if (seen(kMul31)) return same(kMul31, v) && k();
+    if (!bind(kMul31, v)) return false;
+    const NodeId n = node(kMul31, v, op::kMul);
+    if (n == kNoId || !attrs(kMul31, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchCos28(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchCos28(in0, k); });
+  }
+
+  /// Mul(rot, sin)  (rules/rotary.yaml:261:30)
   bool matchMul32(ValueId v, gen::Next k) {
     if (seen(kMul32)) return same(kMul32, v) && k();
     if (!bind(kMul32, v)) return false;
@@ -6317,97 +6071,13 @@ class RotaryEmbeddingComputedSplitMatch
     if (n == kNoId || !attrs(kMul32, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchSin30(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (matchRot(in0, [&] { return matchSin30(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchSin30(in1, [&] { return matchOneS(in0, k); });
+    return matchRot(in1, [&] { return matchSin30(in0, k); });
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:257:42)
-  bool matchSin33(ValueId v, gen::Next k) {
-    if (seen(kSin33)) return same(kSin33, v) && k();
-    if (!bind(kSin33, v)) return false;
-    const NodeId n = node(kSin33, v, op::kSin);
-    if (n == kNoId || !attrs(kSin33, n, v)) return false;
-    return matchEmb(input(n, 0), k);
-  }
-
-  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:257:40)
-  bool matchAnyOf34(ValueId v, gen::Next k) {
-    if (seen(kAnyOf34)) return same(kAnyOf34, v) && k();
-    if (!bind(kAnyOf34, v)) return false;
-    const uint32_t m = mark();
-    choose(kAnyOf34, 0);
-    if (matchMul32(v, k)) return true;
-    undo(m);
-    choose(kAnyOf34, 1);
-    if (matchSin33(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:257:13)
-  bool matchSt(ValueId v, gen::Next k) {
-    if (seen(kSt)) return same(kSt, v) && k();
-    if (!bind(kSt, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kSt, v, op::kCast);
-      if (n == kNoId || !attrs(kSt, n, v)) return false;
-      return matchAnyOf34(input(n, 0), k);
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchAnyOf34(v, k);  // absent: Cast stands for its input
-  }
-
-  /// cos = Unsqueeze(ct, 1)  (rules/rotary.yaml:258:13)
-  bool matchCos37(ValueId v, gen::Next k) {
-    if (seen(kCos37)) return same(kCos37, v) && k();
-    if (!bind(kCos37, v)) return false;
-    const NodeId n = node(kCos37, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos37, n, v)) return false;
-    return matchCt(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
-  }
-
-  /// sin = Unsqueeze(st, 1)  (rules/rotary.yaml:259:13)
-  bool matchSin39(ValueId v, gen::Next k) {
-    if (seen(kSin39)) return same(kSin39, v) && k();
-    if (!bind(kSin39, v)) return false;
-    const NodeId n = node(kSin39, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin39, n, v)) return false;
-    return matchSt(input(n, 0), [&] { return matchConstant38(input(n, 1), k); });
-  }
-
-  /// Mul(x, cos)  (rules/rotary.yaml:260:17)
-  bool matchMul40(ValueId v, gen::Next k) {
-    if (seen(kMul40)) return same(kMul40, v) && k();
-    if (!bind(kMul40, v)) return false;
-    const NodeId n = node(kMul40, v, op::kMul);
-    if (n == kNoId || !attrs(kMul40, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos37(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos37(in0, k); });
-  }
-
-  /// Mul(rot, sin)  (rules/rotary.yaml:260:30)
-  bool matchMul41(ValueId v, gen::Next k) {
-    if (seen(kMul41)) return same(kMul41, v) && k();
-    if (!bind(kMul41, v)) return false;
-    const NodeId n = node(kMul41, v, op::kMul);
-    if (n == kNoId || !attrs(kMul41, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin39(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin39(in0, k); });
-  }
-
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:260:13)
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:261:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -6415,15 +6085,15 @@ class RotaryEmbeddingComputedSplitMatch
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul40(in0, [&] { return matchMul41(in1, k); })) return true;
+    if (matchMul31(in0, [&] { return matchMul32(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul40(in1, [&] { return matchMul41(in0, k); });
+    return matchMul31(in1, [&] { return matchMul32(in0, k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:269:9:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:270:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -6432,42 +6102,42 @@ class RotaryEmbeddingComputedSplitMatch
   ///   rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:271:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:272:17", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:273:16", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:274:16", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:275:31", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:273:17", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:274:16", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:275:16", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:276:31", "x")) return false;
     std::optional<onnx::TensorProto> t5 =
         helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:275:34");
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:276:34");
     if (!t5) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:275:86");
+                     {"inv_freq", "st"}, "rules/rotary.yaml:276:86");
     if (!t6) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:275:138", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:276:138", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:275:158", "rules/rotary.yaml:275:158");
+                   "rules/rotary.yaml:276:158", "rules/rotary.yaml:276:158");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:269:9",
-                     "rules/rotary.yaml:271:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:269:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:270:9",
                      "rules/rotary.yaml:272:17"))
       return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:269:9",
-                     "rules/rotary.yaml:273:16"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:270:9",
+                     "rules/rotary.yaml:273:17"))
       return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:269:9",
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:270:9",
                      "rules/rotary.yaml:274:16"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:269:9",
-                     "rules/rotary.yaml:275:15"))
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:270:9",
+                     "rules/rotary.yaml:275:16"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:270:9",
+                     "rules/rotary.yaml:276:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -6494,7 +6164,7 @@ class RotaryEmbeddingComputedSplitMatch
                                          {s_.provided[4], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:276:9:
+  /// Variant 1, rules/rotary.yaml:277:9:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -6503,42 +6173,42 @@ class RotaryEmbeddingComputedSplitMatch
   ///   tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:277:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:278:17", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:279:16", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:280:16", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:281:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:281:48", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:278:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:17", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:280:16", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:281:16", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:282:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:282:48", "pos")) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:281:53");
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:282:53");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 =
         helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:281:105");
+                     {"inv_freq", "st"}, "rules/rotary.yaml:282:105");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:281:172", "rules/rotary.yaml:281:172");
+                   "rules/rotary.yaml:282:172", "rules/rotary.yaml:282:172");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:276:9",
-                     "rules/rotary.yaml:277:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:276:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:277:9",
                      "rules/rotary.yaml:278:17"))
       return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:276:9",
-                     "rules/rotary.yaml:279:16"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:277:9",
+                     "rules/rotary.yaml:279:17"))
       return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:276:9",
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:277:9",
                      "rules/rotary.yaml:280:16"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:276:9",
-                     "rules/rotary.yaml:281:15"))
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:277:9",
+                     "rules/rotary.yaml:281:16"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:277:9",
+                     "rules/rotary.yaml:282:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -6574,7 +6244,7 @@ class RotaryEmbeddingComputedSplitRule : public RewritePattern {
                                 root,
                                 95,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:244:5",
+                                "rules/rotary.yaml:246:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -6596,7 +6266,7 @@ class RotaryEmbeddingComputedSplitRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:293
+// Generated from: rules/rotary.yaml:294
 // rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H]
 // with repeat_interleave'd caches.
 //===----------------------------------------------------------------------===//
@@ -6606,7 +6276,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_interleaved";
-    s.loc = "rules/rotary.yaml:293:5";
+    s.loc = "rules/rotary.yaml:294:5";
     s.root = 41;
     s.slot_names = {"x",  "e1",  "a1",        "x1",  "e2",  "a2",        "x2",  "st", "fc",
                     "fs", "rot", "cos_cache", "pos", "cos", "sin_cache", "sin", "y"};
@@ -6615,111 +6285,111 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:299:19";
+      e.loc = "rules/rotary.yaml:300:19";
       e.slot = 0;
     }
     {  // 1: 0
       gen::ExprSpec& e = s.exprs[1];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:299:22";
+      e.loc = "rules/rotary.yaml:300:22";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 2: e1
       gen::ExprSpec& e = s.exprs[2];
       e.label = "e1";
-      e.loc = "rules/rotary.yaml:299:25";
+      e.loc = "rules/rotary.yaml:300:25";
       e.slot = 1;
     }
     {  // 3: a1
       gen::ExprSpec& e = s.exprs[3];
       e.label = "a1";
-      e.loc = "rules/rotary.yaml:299:29";
+      e.loc = "rules/rotary.yaml:300:29";
       e.slot = 2;
     }
     {  // 4: 2
       gen::ExprSpec& e = s.exprs[4];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:299:33";
+      e.loc = "rules/rotary.yaml:300:33";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 5: Slice(x, 0, e1, a1, 2)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:299:13";
+      e.loc = "rules/rotary.yaml:300:13";
       e.slot = 3;
       e.num_inputs = 5;
     }
     {  // 6: 1
       gen::ExprSpec& e = s.exprs[6];
       e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:300:22";
+      e.loc = "rules/rotary.yaml:301:22";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 7: e2
       gen::ExprSpec& e = s.exprs[7];
       e.label = "e2";
-      e.loc = "rules/rotary.yaml:300:25";
+      e.loc = "rules/rotary.yaml:301:25";
       e.slot = 4;
     }
     {  // 8: a2
       gen::ExprSpec& e = s.exprs[8];
       e.label = "a2";
-      e.loc = "rules/rotary.yaml:300:29";
+      e.loc = "rules/rotary.yaml:301:29";
       e.slot = 5;
     }
     {  // 9: 2
       gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:300:33";
+      e.loc = "rules/rotary.yaml:301:33";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 10: Slice(x, 1, e2, a2, 2)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:300:13";
+      e.loc = "rules/rotary.yaml:301:13";
       e.slot = 6;
       e.num_inputs = 5;
     }
     {  // 11: Neg(x2)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Neg";
-      e.loc = "rules/rotary.yaml:301:30";
+      e.loc = "rules/rotary.yaml:302:30";
       e.num_inputs = 1;
     }
     {  // 12: -1
       gen::ExprSpec& e = s.exprs[12];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:301:39";
+      e.loc = "rules/rotary.yaml:302:39";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 13: Unsqueeze(Neg(x2), -1)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:301:20";
+      e.loc = "rules/rotary.yaml:302:20";
       e.num_inputs = 2;
     }
     {  // 14: -1
       gen::ExprSpec& e = s.exprs[14];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:301:58";
+      e.loc = "rules/rotary.yaml:302:58";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 15: Unsqueeze(x1, -1)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:301:44";
+      e.loc = "rules/rotary.yaml:302:44";
       e.num_inputs = 2;
     }
     {  // 16: Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)
       gen::ExprSpec& e = s.exprs[16];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:301:13";
+      e.loc = "rules/rotary.yaml:302:13";
       e.slot = 7;
       e.num_inputs = 2;
       {
@@ -6727,118 +6397,118 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:301:63";
+        a.loc = "rules/rotary.yaml:302:63";
       }
     }
     {  // 17: Shape(st)
       gen::ExprSpec& e = s.exprs[17];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:302:26";
+      e.loc = "rules/rotary.yaml:303:26";
       e.num_inputs = 1;
     }
     {  // 18: 0
       gen::ExprSpec& e = s.exprs[18];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:302:37";
+      e.loc = "rules/rotary.yaml:303:37";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 19: 3
       gen::ExprSpec& e = s.exprs[19];
       e.label = "constant 3";
-      e.loc = "rules/rotary.yaml:302:40";
+      e.loc = "rules/rotary.yaml:303:40";
       e.literal = gen::intLiteral(3);
       e.tolerance = 1e-06;
     }
     {  // 20: 0
       gen::ExprSpec& e = s.exprs[20];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:302:43";
+      e.loc = "rules/rotary.yaml:303:43";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 21: Slice(Shape(st), 0, 3, 0)
       gen::ExprSpec& e = s.exprs[21];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:302:20";
+      e.loc = "rules/rotary.yaml:303:20";
       e.num_inputs = 4;
     }
     {  // 22: -1
       gen::ExprSpec& e = s.exprs[22];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:302:47";
+      e.loc = "rules/rotary.yaml:303:47";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 23: Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)
       gen::ExprSpec& e = s.exprs[23];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:302:13";
+      e.loc = "rules/rotary.yaml:303:13";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:302:51";
+        a.loc = "rules/rotary.yaml:303:51";
       }
     }
     {  // 24: Shape(st, start=0, end=3)
       gen::ExprSpec& e = s.exprs[24];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:302:68";
+      e.loc = "rules/rotary.yaml:303:68";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:302:78";
+        a.loc = "rules/rotary.yaml:303:78";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/rotary.yaml:302:87";
+        a.loc = "rules/rotary.yaml:303:87";
       }
     }
     {  // 25: -1
       gen::ExprSpec& e = s.exprs[25];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:302:95";
+      e.loc = "rules/rotary.yaml:303:95";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 26: Concat(Shape(st, start=0, end=3), -1, axis=0)
       gen::ExprSpec& e = s.exprs[26];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:302:61";
+      e.loc = "rules/rotary.yaml:303:61";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:302:99";
+        a.loc = "rules/rotary.yaml:303:99";
       }
     }
     {  // 27: fc
       gen::ExprSpec& e = s.exprs[27];
       e.label = "fc";
-      e.loc = "rules/rotary.yaml:302:109";
+      e.loc = "rules/rotary.yaml:303:109";
       e.slot = 8;
     }
     {  // 28: Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
        // axis=0) | fc
       gen::ExprSpec& e = s.exprs[28];
       e.label = "fs";
-      e.loc = "rules/rotary.yaml:302:59";
+      e.loc = "rules/rotary.yaml:303:59";
       e.slot = 9;
     }
     {  // 29: Reshape(st, fs, allowzero=0)
       gen::ExprSpec& e = s.exprs[29];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:303:13";
+      e.loc = "rules/rotary.yaml:304:13";
       e.slot = 10;
       e.num_inputs = 2;
       {
@@ -6846,57 +6516,23 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:303:29";
+        a.loc = "rules/rotary.yaml:304:29";
       }
     }
     {  // 30: cos_cache
       gen::ExprSpec& e = s.exprs[30];
       e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:304:30";
+      e.loc = "rules/rotary.yaml:305:30";
       e.slot = 11;
     }
     {  // 31: pos
       gen::ExprSpec& e = s.exprs[31];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:304:41";
+      e.loc = "rules/rotary.yaml:305:41";
       e.slot = 12;
     }
     {  // 32: Gather(cos_cache, pos, axis=0)
       gen::ExprSpec& e = s.exprs[32];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:304:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:304:46";
-      }
-    }
-    {  // 33: 1
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:304:55";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 34: Unsqueeze(Gather(cos_cache, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:304:13";
-      e.slot = 13;
-      e.num_inputs = 2;
-    }
-    {  // 35: sin_cache
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:305:30";
-      e.slot = 14;
-    }
-    {  // 36: Gather(sin_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[36];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:305:23";
       e.num_inputs = 2;
@@ -6909,43 +6545,77 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.loc = "rules/rotary.yaml:305:46";
       }
     }
+    {  // 33: 1
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:305:55";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 34: Unsqueeze(Gather(cos_cache, pos, axis=0), 1)
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:305:13";
+      e.slot = 13;
+      e.num_inputs = 2;
+    }
+    {  // 35: sin_cache
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "sin_cache";
+      e.loc = "rules/rotary.yaml:306:30";
+      e.slot = 14;
+    }
+    {  // 36: Gather(sin_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:306:23";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:306:46";
+      }
+    }
     {  // 37: 1
       gen::ExprSpec& e = s.exprs[37];
       e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:305:55";
+      e.loc = "rules/rotary.yaml:306:55";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 38: Unsqueeze(Gather(sin_cache, pos, axis=0), 1)
       gen::ExprSpec& e = s.exprs[38];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:305:13";
+      e.loc = "rules/rotary.yaml:306:13";
       e.slot = 15;
       e.num_inputs = 2;
     }
     {  // 39: Mul(x, cos)
       gen::ExprSpec& e = s.exprs[39];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:306:17";
+      e.loc = "rules/rotary.yaml:307:17";
       e.num_inputs = 2;
     }
     {  // 40: Mul(rot, sin)
       gen::ExprSpec& e = s.exprs[40];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:306:30";
+      e.loc = "rules/rotary.yaml:307:30";
       e.num_inputs = 2;
     }
     {  // 41: Add(Mul(x, cos), Mul(rot, sin))
       gen::ExprSpec& e = s.exprs[41];
       e.label = "Add";
-      e.loc = "rules/rotary.yaml:306:13";
+      e.loc = "rules/rotary.yaml:307:13";
       e.slot = 16;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:308:20";
+      c.loc = "rules/rotary.yaml:309:20";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "N", "S", "H"};
@@ -6957,7 +6627,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:309:20";
+      c.loc = "rules/rotary.yaml:310:20";
       c.subject = "pos";
       c.slot = 12;
       c.dims = {"B", "S"};
@@ -6967,7 +6637,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:309:35";
+      c.loc = "rules/rotary.yaml:310:35";
       c.subject = "pos";
       c.slot = 12;
       c.strings = {"int64"};
@@ -6976,28 +6646,9 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:310:20";
+      c.loc = "rules/rotary.yaml:311:20";
       c.subject = "cos_cache";
       c.slot = 11;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:310:35";
-      c.native = "rotary_pairs_cache";
-      c.predicate = gen::nativePredicate("rotary_pairs_cache");
-      c.args = {"cos_cache"};
-      c.arg_slots = {11};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:311:20";
-      c.subject = "sin_cache";
-      c.slot = 14;
       c.dims = {"M", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
@@ -7008,13 +6659,32 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
       c.loc = "rules/rotary.yaml:311:35";
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
+      c.args = {"cos_cache"};
+      c.arg_slots = {11};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:312:20";
+      c.subject = "sin_cache";
+      c.slot = 14;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:312:35";
+      c.native = "rotary_pairs_cache";
+      c.predicate = gen::nativePredicate("rotary_pairs_cache");
       c.args = {"sin_cache"};
       c.arg_slots = {14};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:312:20";
+      c.loc = "rules/rotary.yaml:313:20";
       c.native = "flat_pairs_shape";
       c.predicate = gen::nativePredicate("flat_pairs_shape");
       c.args = {"fc", "x"};
@@ -7023,7 +6693,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:313:20";
+      c.loc = "rules/rotary.yaml:314:20";
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
       c.args = {"e1", "x"};
@@ -7032,7 +6702,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:314:20";
+      c.loc = "rules/rotary.yaml:315:20";
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
       c.args = {"e2", "x"};
@@ -7041,7 +6711,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:315:20";
+      c.loc = "rules/rotary.yaml:316:20";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a1", "x"};
@@ -7050,7 +6720,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:316:20";
+      c.loc = "rules/rotary.yaml:317:20";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a2", "x"};
@@ -7172,7 +6842,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
   // matchConstant25, matchFc, matchCosCache, matchPos, matchGather32, matchConstant33,
   // matchSinCache, matchGather36, matchConstant37.
 
-  /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:299:13)
+  /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:300:13)
   bool matchX1(ValueId v, gen::Next k) {
     if (seen(kX1)) return same(kX1, v) && k();
     if (!bind(kX1, v)) return false;
@@ -7187,7 +6857,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// x2 = Slice(x, 1, e2, a2, 2)  (rules/rotary.yaml:300:13)
+  /// x2 = Slice(x, 1, e2, a2, 2)  (rules/rotary.yaml:301:13)
   bool matchX2(ValueId v, gen::Next k) {
     if (seen(kX2)) return same(kX2, v) && k();
     if (!bind(kX2, v)) return false;
@@ -7202,7 +6872,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// Neg(x2)  (rules/rotary.yaml:301:30)
+  /// Neg(x2)  (rules/rotary.yaml:302:30)
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -7211,7 +6881,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchX2(input(n, 0), k);
   }
 
-  /// Unsqueeze(Neg(x2), -1)  (rules/rotary.yaml:301:20)
+  /// Unsqueeze(Neg(x2), -1)  (rules/rotary.yaml:302:20)
   bool matchUnsqueeze13(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze13)) return same(kUnsqueeze13, v) && k();
     if (!bind(kUnsqueeze13, v)) return false;
@@ -7220,7 +6890,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchNeg(input(n, 0), [&] { return matchConstant12(input(n, 1), k); });
   }
 
-  /// Unsqueeze(x1, -1)  (rules/rotary.yaml:301:44)
+  /// Unsqueeze(x1, -1)  (rules/rotary.yaml:302:44)
   bool matchUnsqueeze15(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze15)) return same(kUnsqueeze15, v) && k();
     if (!bind(kUnsqueeze15, v)) return false;
@@ -7229,7 +6899,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchX1(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
   }
 
-  /// st = Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)  (rules/rotary.yaml:301:13)
+  /// st = Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)  (rules/rotary.yaml:302:13)
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(kSt)) return same(kSt, v) && k();
     if (!bind(kSt, v)) return false;
@@ -7238,7 +6908,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchUnsqueeze13(input(n, 0), [&] { return matchUnsqueeze15(input(n, 1), k); });
   }
 
-  /// Shape(st)  (rules/rotary.yaml:302:26)
+  /// Shape(st)  (rules/rotary.yaml:303:26)
   bool matchShape17(ValueId v, gen::Next k) {
     if (seen(kShape17)) return same(kShape17, v) && k();
     if (!bind(kShape17, v)) return false;
@@ -7247,7 +6917,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchSt(input(n, 0), k);
   }
 
-  /// Slice(Shape(st), 0, 3, 0)  (rules/rotary.yaml:302:20)
+  /// Slice(Shape(st), 0, 3, 0)  (rules/rotary.yaml:303:20)
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(kSlice)) return same(kSlice, v) && k();
     if (!bind(kSlice, v)) return false;
@@ -7260,7 +6930,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)  (rules/rotary.yaml:302:13)
+  /// Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)  (rules/rotary.yaml:303:13)
   bool matchConcat23(ValueId v, gen::Next k) {
     if (seen(kConcat23)) return same(kConcat23, v) && k();
     if (!bind(kConcat23, v)) return false;
@@ -7269,7 +6939,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchSlice(input(n, 0), [&] { return matchConstant22(input(n, 1), k); });
   }
 
-  /// Shape(st, start=0, end=3)  (rules/rotary.yaml:302:68)
+  /// Shape(st, start=0, end=3)  (rules/rotary.yaml:303:68)
   bool matchShape24(ValueId v, gen::Next k) {
     if (seen(kShape24)) return same(kShape24, v) && k();
     if (!bind(kShape24, v)) return false;
@@ -7278,7 +6948,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchSt(input(n, 0), k);
   }
 
-  /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:302:61)
+  /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:303:61)
   bool matchConcat26(ValueId v, gen::Next k) {
     if (seen(kConcat26)) return same(kConcat26, v) && k();
     if (!bind(kConcat26, v)) return false;
@@ -7288,7 +6958,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// fs = Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
-  /// axis=0) | fc  (rules/rotary.yaml:302:59)
+  /// axis=0) | fc  (rules/rotary.yaml:303:59)
   bool matchFs(ValueId v, gen::Next k) {
     if (seen(kFs)) return same(kFs, v) && k();
     if (!bind(kFs, v)) return false;
@@ -7305,7 +6975,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return false;
   }
 
-  /// rot = Reshape(st, fs, allowzero=0)  (rules/rotary.yaml:303:13)
+  /// rot = Reshape(st, fs, allowzero=0)  (rules/rotary.yaml:304:13)
   bool matchRot(ValueId v, gen::Next k) {
     if (seen(kRot)) return same(kRot, v) && k();
     if (!bind(kRot, v)) return false;
@@ -7314,7 +6984,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchSt(input(n, 0), [&] { return matchFs(input(n, 1), k); });
   }
 
-  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), 1)  (rules/rotary.yaml:304:13)
+  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), 1)  (rules/rotary.yaml:305:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     if (!bind(kCos, v)) return false;
@@ -7323,7 +6993,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchGather32(input(n, 0), [&] { return matchConstant33(input(n, 1), k); });
   }
 
-  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), 1)  (rules/rotary.yaml:305:13)
+  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), 1)  (rules/rotary.yaml:306:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
@@ -7332,7 +7002,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchGather36(input(n, 0), [&] { return matchConstant37(input(n, 1), k); });
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:306:17)
+  /// Mul(x, cos)  (rules/rotary.yaml:307:17)
   bool matchMul39(ValueId v, gen::Next k) {
     if (seen(kMul39)) return same(kMul39, v) && k();
     if (!bind(kMul39, v)) return false;
@@ -7346,7 +7016,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchX(in1, [&] { return matchCos(in0, k); });
   }
 
-  /// Mul(rot, sin)  (rules/rotary.yaml:306:30)
+  /// Mul(rot, sin)  (rules/rotary.yaml:307:30)
   bool matchMul40(ValueId v, gen::Next k) {
     if (seen(kMul40)) return same(kMul40, v) && k();
     if (!bind(kMul40, v)) return false;
@@ -7360,7 +7030,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchRot(in1, [&] { return matchSin(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:306:13)
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:307:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -7376,41 +7046,41 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:318:9:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:319:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper,
   ///   rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:320:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:321:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:322:31", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:321:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:322:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:323:31", "x")) return false;
     std::optional<onnx::TensorProto> t3 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:322:34");
+                     "rules/rotary.yaml:323:34");
     if (!t3) return false;
     std::optional<onnx::TensorProto> t4 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:322:86");
+                     "rules/rotary.yaml:323:86");
     if (!t4) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:322:138", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:323:138", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:322:158", "rules/rotary.yaml:322:158");
+                   "rules/rotary.yaml:323:158", "rules/rotary.yaml:323:158");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:318:9",
-                     "rules/rotary.yaml:320:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:318:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:319:9",
                      "rules/rotary.yaml:321:17"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:318:9",
-                     "rules/rotary.yaml:322:15"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:319:9",
+                     "rules/rotary.yaml:322:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:319:9",
+                     "rules/rotary.yaml:323:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -7432,41 +7102,41 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
                             {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1, rules/rotary.yaml:323:9:
+  /// Variant 1, rules/rotary.yaml:324:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache),
   ///   tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:324:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:325:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:326:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:326:48", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:325:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:326:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:327:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:327:48", "pos")) return false;
     std::optional<onnx::TensorProto> t4 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:326:53");
+                     "rules/rotary.yaml:327:53");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:326:105");
+                     "rules/rotary.yaml:327:105");
     if (!t5) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:326:172", "rules/rotary.yaml:326:172");
+                   "rules/rotary.yaml:327:172", "rules/rotary.yaml:327:172");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:323:9",
-                     "rules/rotary.yaml:324:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:323:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:324:9",
                      "rules/rotary.yaml:325:17"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:323:9",
-                     "rules/rotary.yaml:326:15"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:324:9",
+                     "rules/rotary.yaml:326:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:324:9",
+                     "rules/rotary.yaml:327:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -7497,7 +7167,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
                                 root,
                                 95,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:293:5",
+                                "rules/rotary.yaml:294:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -7519,7 +7189,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:328
+// Generated from: rules/rotary.yaml:329
 // rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads
 // (before the permute), as 3-D RotaryEmbedding.
 //===----------------------------------------------------------------------===//
@@ -7529,7 +7199,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_interleaved_bsnh";
-    s.loc = "rules/rotary.yaml:328:5";
+    s.loc = "rules/rotary.yaml:329:5";
     s.root = 41;
     s.slot_names = {"x",  "e1",  "a1",        "x1",  "e2",  "a2",        "x2",  "st", "fc",
                     "fs", "rot", "cos_cache", "pos", "cos", "sin_cache", "sin", "y"};
@@ -7538,111 +7208,111 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:334:19";
+      e.loc = "rules/rotary.yaml:335:19";
       e.slot = 0;
     }
     {  // 1: 0
       gen::ExprSpec& e = s.exprs[1];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:334:22";
+      e.loc = "rules/rotary.yaml:335:22";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 2: e1
       gen::ExprSpec& e = s.exprs[2];
       e.label = "e1";
-      e.loc = "rules/rotary.yaml:334:25";
+      e.loc = "rules/rotary.yaml:335:25";
       e.slot = 1;
     }
     {  // 3: a1
       gen::ExprSpec& e = s.exprs[3];
       e.label = "a1";
-      e.loc = "rules/rotary.yaml:334:29";
+      e.loc = "rules/rotary.yaml:335:29";
       e.slot = 2;
     }
     {  // 4: 2
       gen::ExprSpec& e = s.exprs[4];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:334:33";
+      e.loc = "rules/rotary.yaml:335:33";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 5: Slice(x, 0, e1, a1, 2)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:334:13";
+      e.loc = "rules/rotary.yaml:335:13";
       e.slot = 3;
       e.num_inputs = 5;
     }
     {  // 6: 1
       gen::ExprSpec& e = s.exprs[6];
       e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:335:22";
+      e.loc = "rules/rotary.yaml:336:22";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 7: e2
       gen::ExprSpec& e = s.exprs[7];
       e.label = "e2";
-      e.loc = "rules/rotary.yaml:335:25";
+      e.loc = "rules/rotary.yaml:336:25";
       e.slot = 4;
     }
     {  // 8: a2
       gen::ExprSpec& e = s.exprs[8];
       e.label = "a2";
-      e.loc = "rules/rotary.yaml:335:29";
+      e.loc = "rules/rotary.yaml:336:29";
       e.slot = 5;
     }
     {  // 9: 2
       gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:335:33";
+      e.loc = "rules/rotary.yaml:336:33";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 10: Slice(x, 1, e2, a2, 2)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:335:13";
+      e.loc = "rules/rotary.yaml:336:13";
       e.slot = 6;
       e.num_inputs = 5;
     }
     {  // 11: Neg(x2)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Neg";
-      e.loc = "rules/rotary.yaml:336:30";
+      e.loc = "rules/rotary.yaml:337:30";
       e.num_inputs = 1;
     }
     {  // 12: -1
       gen::ExprSpec& e = s.exprs[12];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:336:39";
+      e.loc = "rules/rotary.yaml:337:39";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 13: Unsqueeze(Neg(x2), -1)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:336:20";
+      e.loc = "rules/rotary.yaml:337:20";
       e.num_inputs = 2;
     }
     {  // 14: -1
       gen::ExprSpec& e = s.exprs[14];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:336:58";
+      e.loc = "rules/rotary.yaml:337:58";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 15: Unsqueeze(x1, -1)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:336:44";
+      e.loc = "rules/rotary.yaml:337:44";
       e.num_inputs = 2;
     }
     {  // 16: Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)
       gen::ExprSpec& e = s.exprs[16];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:336:13";
+      e.loc = "rules/rotary.yaml:337:13";
       e.slot = 7;
       e.num_inputs = 2;
       {
@@ -7650,118 +7320,118 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:336:63";
+        a.loc = "rules/rotary.yaml:337:63";
       }
     }
     {  // 17: Shape(st)
       gen::ExprSpec& e = s.exprs[17];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:337:26";
+      e.loc = "rules/rotary.yaml:338:26";
       e.num_inputs = 1;
     }
     {  // 18: 0
       gen::ExprSpec& e = s.exprs[18];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:337:37";
+      e.loc = "rules/rotary.yaml:338:37";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 19: 3
       gen::ExprSpec& e = s.exprs[19];
       e.label = "constant 3";
-      e.loc = "rules/rotary.yaml:337:40";
+      e.loc = "rules/rotary.yaml:338:40";
       e.literal = gen::intLiteral(3);
       e.tolerance = 1e-06;
     }
     {  // 20: 0
       gen::ExprSpec& e = s.exprs[20];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:337:43";
+      e.loc = "rules/rotary.yaml:338:43";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 21: Slice(Shape(st), 0, 3, 0)
       gen::ExprSpec& e = s.exprs[21];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:337:20";
+      e.loc = "rules/rotary.yaml:338:20";
       e.num_inputs = 4;
     }
     {  // 22: -1
       gen::ExprSpec& e = s.exprs[22];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:337:47";
+      e.loc = "rules/rotary.yaml:338:47";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 23: Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)
       gen::ExprSpec& e = s.exprs[23];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:337:13";
+      e.loc = "rules/rotary.yaml:338:13";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:337:51";
+        a.loc = "rules/rotary.yaml:338:51";
       }
     }
     {  // 24: Shape(st, start=0, end=3)
       gen::ExprSpec& e = s.exprs[24];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:337:68";
+      e.loc = "rules/rotary.yaml:338:68";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:337:78";
+        a.loc = "rules/rotary.yaml:338:78";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/rotary.yaml:337:87";
+        a.loc = "rules/rotary.yaml:338:87";
       }
     }
     {  // 25: -1
       gen::ExprSpec& e = s.exprs[25];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:337:95";
+      e.loc = "rules/rotary.yaml:338:95";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 26: Concat(Shape(st, start=0, end=3), -1, axis=0)
       gen::ExprSpec& e = s.exprs[26];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:337:61";
+      e.loc = "rules/rotary.yaml:338:61";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:337:99";
+        a.loc = "rules/rotary.yaml:338:99";
       }
     }
     {  // 27: fc
       gen::ExprSpec& e = s.exprs[27];
       e.label = "fc";
-      e.loc = "rules/rotary.yaml:337:109";
+      e.loc = "rules/rotary.yaml:338:109";
       e.slot = 8;
     }
     {  // 28: Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
        // axis=0) | fc
       gen::ExprSpec& e = s.exprs[28];
       e.label = "fs";
-      e.loc = "rules/rotary.yaml:337:59";
+      e.loc = "rules/rotary.yaml:338:59";
       e.slot = 9;
     }
     {  // 29: Reshape(st, fs, allowzero=0)
       gen::ExprSpec& e = s.exprs[29];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:338:13";
+      e.loc = "rules/rotary.yaml:339:13";
       e.slot = 10;
       e.num_inputs = 2;
       {
@@ -7769,57 +7439,23 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:338:29";
+        a.loc = "rules/rotary.yaml:339:29";
       }
     }
     {  // 30: cos_cache
       gen::ExprSpec& e = s.exprs[30];
       e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:339:30";
+      e.loc = "rules/rotary.yaml:340:30";
       e.slot = 11;
     }
     {  // 31: pos
       gen::ExprSpec& e = s.exprs[31];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:339:41";
+      e.loc = "rules/rotary.yaml:340:41";
       e.slot = 12;
     }
     {  // 32: Gather(cos_cache, pos, axis=0)
       gen::ExprSpec& e = s.exprs[32];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:339:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:339:46";
-      }
-    }
-    {  // 33: 2
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:339:55";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 34: Unsqueeze(Gather(cos_cache, pos, axis=0), 2)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:339:13";
-      e.slot = 13;
-      e.num_inputs = 2;
-    }
-    {  // 35: sin_cache
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:340:30";
-      e.slot = 14;
-    }
-    {  // 36: Gather(sin_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[36];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:340:23";
       e.num_inputs = 2;
@@ -7832,43 +7468,77 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.loc = "rules/rotary.yaml:340:46";
       }
     }
+    {  // 33: 2
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:340:55";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 34: Unsqueeze(Gather(cos_cache, pos, axis=0), 2)
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:340:13";
+      e.slot = 13;
+      e.num_inputs = 2;
+    }
+    {  // 35: sin_cache
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "sin_cache";
+      e.loc = "rules/rotary.yaml:341:30";
+      e.slot = 14;
+    }
+    {  // 36: Gather(sin_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:341:23";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:341:46";
+      }
+    }
     {  // 37: 2
       gen::ExprSpec& e = s.exprs[37];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:340:55";
+      e.loc = "rules/rotary.yaml:341:55";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 38: Unsqueeze(Gather(sin_cache, pos, axis=0), 2)
       gen::ExprSpec& e = s.exprs[38];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:340:13";
+      e.loc = "rules/rotary.yaml:341:13";
       e.slot = 15;
       e.num_inputs = 2;
     }
     {  // 39: Mul(x, cos)
       gen::ExprSpec& e = s.exprs[39];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:341:17";
+      e.loc = "rules/rotary.yaml:342:17";
       e.num_inputs = 2;
     }
     {  // 40: Mul(rot, sin)
       gen::ExprSpec& e = s.exprs[40];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:341:30";
+      e.loc = "rules/rotary.yaml:342:30";
       e.num_inputs = 2;
     }
     {  // 41: Add(Mul(x, cos), Mul(rot, sin))
       gen::ExprSpec& e = s.exprs[41];
       e.label = "Add";
-      e.loc = "rules/rotary.yaml:341:13";
+      e.loc = "rules/rotary.yaml:342:13";
       e.slot = 16;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:343:20";
+      c.loc = "rules/rotary.yaml:344:20";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "S", "N", "H"};
@@ -7880,7 +7550,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:344:20";
+      c.loc = "rules/rotary.yaml:345:20";
       c.subject = "pos";
       c.slot = 12;
       c.dims = {"B", "S"};
@@ -7890,7 +7560,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:344:35";
+      c.loc = "rules/rotary.yaml:345:35";
       c.subject = "pos";
       c.slot = 12;
       c.strings = {"int64"};
@@ -7899,28 +7569,9 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:345:20";
+      c.loc = "rules/rotary.yaml:346:20";
       c.subject = "cos_cache";
       c.slot = 11;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:345:35";
-      c.native = "rotary_pairs_cache";
-      c.predicate = gen::nativePredicate("rotary_pairs_cache");
-      c.args = {"cos_cache"};
-      c.arg_slots = {11};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:346:20";
-      c.subject = "sin_cache";
-      c.slot = 14;
       c.dims = {"M", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
@@ -7931,13 +7582,32 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
       c.loc = "rules/rotary.yaml:346:35";
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
+      c.args = {"cos_cache"};
+      c.arg_slots = {11};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:347:20";
+      c.subject = "sin_cache";
+      c.slot = 14;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:347:35";
+      c.native = "rotary_pairs_cache";
+      c.predicate = gen::nativePredicate("rotary_pairs_cache");
       c.args = {"sin_cache"};
       c.arg_slots = {14};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:347:20";
+      c.loc = "rules/rotary.yaml:348:20";
       c.native = "flat_pairs_shape";
       c.predicate = gen::nativePredicate("flat_pairs_shape");
       c.args = {"fc", "x"};
@@ -7946,7 +7616,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:348:20";
+      c.loc = "rules/rotary.yaml:349:20";
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
       c.args = {"e1", "x"};
@@ -7955,7 +7625,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:349:20";
+      c.loc = "rules/rotary.yaml:350:20";
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
       c.args = {"e2", "x"};
@@ -7964,7 +7634,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:350:20";
+      c.loc = "rules/rotary.yaml:351:20";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a1", "x"};
@@ -7973,7 +7643,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:351:20";
+      c.loc = "rules/rotary.yaml:352:20";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a2", "x"};
@@ -8096,7 +7766,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
   // matchConstant25, matchFc, matchCosCache, matchPos, matchGather32, matchConstant33,
   // matchSinCache, matchGather36, matchConstant37.
 
-  /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:334:13)
+  /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:335:13)
   bool matchX1(ValueId v, gen::Next k) {
     if (seen(kX1)) return same(kX1, v) && k();
     if (!bind(kX1, v)) return false;
@@ -8111,7 +7781,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     });
   }
 
-  /// x2 = Slice(x, 1, e2, a2, 2)  (rules/rotary.yaml:335:13)
+  /// x2 = Slice(x, 1, e2, a2, 2)  (rules/rotary.yaml:336:13)
   bool matchX2(ValueId v, gen::Next k) {
     if (seen(kX2)) return same(kX2, v) && k();
     if (!bind(kX2, v)) return false;
@@ -8126,7 +7796,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     });
   }
 
-  /// Neg(x2)  (rules/rotary.yaml:336:30)
+  /// Neg(x2)  (rules/rotary.yaml:337:30)
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -8135,7 +7805,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchX2(input(n, 0), k);
   }
 
-  /// Unsqueeze(Neg(x2), -1)  (rules/rotary.yaml:336:20)
+  /// Unsqueeze(Neg(x2), -1)  (rules/rotary.yaml:337:20)
   bool matchUnsqueeze13(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze13)) return same(kUnsqueeze13, v) && k();
     if (!bind(kUnsqueeze13, v)) return false;
@@ -8144,7 +7814,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchNeg(input(n, 0), [&] { return matchConstant12(input(n, 1), k); });
   }
 
-  /// Unsqueeze(x1, -1)  (rules/rotary.yaml:336:44)
+  /// Unsqueeze(x1, -1)  (rules/rotary.yaml:337:44)
   bool matchUnsqueeze15(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze15)) return same(kUnsqueeze15, v) && k();
     if (!bind(kUnsqueeze15, v)) return false;
@@ -8153,7 +7823,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchX1(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
   }
 
-  /// st = Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)  (rules/rotary.yaml:336:13)
+  /// st = Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)  (rules/rotary.yaml:337:13)
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(kSt)) return same(kSt, v) && k();
     if (!bind(kSt, v)) return false;
@@ -8162,7 +7832,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchUnsqueeze13(input(n, 0), [&] { return matchUnsqueeze15(input(n, 1), k); });
   }
 
-  /// Shape(st)  (rules/rotary.yaml:337:26)
+  /// Shape(st)  (rules/rotary.yaml:338:26)
   bool matchShape17(ValueId v, gen::Next k) {
     if (seen(kShape17)) return same(kShape17, v) && k();
     if (!bind(kShape17, v)) return false;
@@ -8171,7 +7841,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchSt(input(n, 0), k);
   }
 
-  /// Slice(Shape(st), 0, 3, 0)  (rules/rotary.yaml:337:20)
+  /// Slice(Shape(st), 0, 3, 0)  (rules/rotary.yaml:338:20)
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(kSlice)) return same(kSlice, v) && k();
     if (!bind(kSlice, v)) return false;
@@ -8184,7 +7854,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     });
   }
 
-  /// Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)  (rules/rotary.yaml:337:13)
+  /// Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)  (rules/rotary.yaml:338:13)
   bool matchConcat23(ValueId v, gen::Next k) {
     if (seen(kConcat23)) return same(kConcat23, v) && k();
     if (!bind(kConcat23, v)) return false;
@@ -8193,7 +7863,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchSlice(input(n, 0), [&] { return matchConstant22(input(n, 1), k); });
   }
 
-  /// Shape(st, start=0, end=3)  (rules/rotary.yaml:337:68)
+  /// Shape(st, start=0, end=3)  (rules/rotary.yaml:338:68)
   bool matchShape24(ValueId v, gen::Next k) {
     if (seen(kShape24)) return same(kShape24, v) && k();
     if (!bind(kShape24, v)) return false;
@@ -8202,7 +7872,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchSt(input(n, 0), k);
   }
 
-  /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:337:61)
+  /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:338:61)
   bool matchConcat26(ValueId v, gen::Next k) {
     if (seen(kConcat26)) return same(kConcat26, v) && k();
     if (!bind(kConcat26, v)) return false;
@@ -8212,7 +7882,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
   }
 
   /// fs = Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
-  /// axis=0) | fc  (rules/rotary.yaml:337:59)
+  /// axis=0) | fc  (rules/rotary.yaml:338:59)
   bool matchFs(ValueId v, gen::Next k) {
     if (seen(kFs)) return same(kFs, v) && k();
     if (!bind(kFs, v)) return false;
@@ -8229,7 +7899,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return false;
   }
 
-  /// rot = Reshape(st, fs, allowzero=0)  (rules/rotary.yaml:338:13)
+  /// rot = Reshape(st, fs, allowzero=0)  (rules/rotary.yaml:339:13)
   bool matchRot(ValueId v, gen::Next k) {
     if (seen(kRot)) return same(kRot, v) && k();
     if (!bind(kRot, v)) return false;
@@ -8238,7 +7908,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchSt(input(n, 0), [&] { return matchFs(input(n, 1), k); });
   }
 
-  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), 2)  (rules/rotary.yaml:339:13)
+  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), 2)  (rules/rotary.yaml:340:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     if (!bind(kCos, v)) return false;
@@ -8247,7 +7917,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchGather32(input(n, 0), [&] { return matchConstant33(input(n, 1), k); });
   }
 
-  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), 2)  (rules/rotary.yaml:340:13)
+  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), 2)  (rules/rotary.yaml:341:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
@@ -8256,7 +7926,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchGather36(input(n, 0), [&] { return matchConstant37(input(n, 1), k); });
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:341:17)
+  /// Mul(x, cos)  (rules/rotary.yaml:342:17)
   bool matchMul39(ValueId v, gen::Next k) {
     if (seen(kMul39)) return same(kMul39, v) && k();
     if (!bind(kMul39, v)) return false;
@@ -8270,7 +7940,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchX(in1, [&] { return matchCos(in0, k); });
   }
 
-  /// Mul(rot, sin)  (rules/rotary.yaml:341:30)
+  /// Mul(rot, sin)  (rules/rotary.yaml:342:30)
   bool matchMul40(ValueId v, gen::Next k) {
     if (seen(kMul40)) return same(kMul40, v) && k();
     if (!bind(kMul40, v)) return false;
@@ -8284,7 +7954,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchRot(in1, [&] { return matchSin(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:341:13)
+  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:342:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -8300,7 +7970,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:353:9:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:354:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper,
@@ -8308,41 +7978,41 @@ class RotaryEmbeddingInterleavedBsnhMatch
   ///   num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:355:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:356:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:357:39", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:356:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:357:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:358:39", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::TensorProto> t5 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:357:70");
+                     "rules/rotary.yaml:358:70");
     if (!t5) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:357:122");
+                     "rules/rotary.yaml:358:122");
     if (!t6) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:357:174", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:358:174", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:357:194", "rules/rotary.yaml:357:194");
+                   "rules/rotary.yaml:358:194", "rules/rotary.yaml:358:194");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:358:26");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:359:26");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:353:9",
-                     "rules/rotary.yaml:355:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:353:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:354:9",
                      "rules/rotary.yaml:356:17"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:353:9",
-                     "rules/rotary.yaml:358:15"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:354:9",
+                     "rules/rotary.yaml:357:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:354:9",
+                     "rules/rotary.yaml:359:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8380,7 +8050,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
                             {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 
-  /// Variant 1, rules/rotary.yaml:359:9:
+  /// Variant 1, rules/rotary.yaml:360:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos,
@@ -8388,41 +8058,41 @@ class RotaryEmbeddingInterleavedBsnhMatch
   ///   interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:360:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:361:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:362:53", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:361:17", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:362:17", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:363:53", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:362:84", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:363:84", "pos")) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:362:89");
+                     "rules/rotary.yaml:363:89");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:362:141");
+                     "rules/rotary.yaml:363:141");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:362:208", "rules/rotary.yaml:362:208");
+                   "rules/rotary.yaml:363:208", "rules/rotary.yaml:363:208");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:363:26");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:364:26");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:359:9",
-                     "rules/rotary.yaml:360:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:359:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:360:9",
                      "rules/rotary.yaml:361:17"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:359:9",
-                     "rules/rotary.yaml:363:15"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:360:9",
+                     "rules/rotary.yaml:362:17"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:360:9",
+                     "rules/rotary.yaml:364:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8470,7 +8140,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
                      root,
                      95,
                      {"ort", "onnx"},
-                     "rules/rotary.yaml:328:5",
+                     "rules/rotary.yaml:329:5",
                      {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -8492,7 +8162,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:370
+// Generated from: rules/rotary.yaml:371
 // rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the
 // rest (Phi).
 //===----------------------------------------------------------------------===//
@@ -8502,7 +8172,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_partial";
-    s.loc = "rules/rotary.yaml:370:5";
+    s.loc = "rules/rotary.yaml:371:5";
     s.root = 15;
     s.slot_names = {"x", "d", "a1", "xr", "d2", "e2", "a2", "xp", "pos", "cos", "sin", "r", "y"};
     s.num_captures = 2;
@@ -8510,83 +8180,83 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:376:18";
+      e.loc = "rules/rotary.yaml:377:18";
       e.slot = 0;
     }
     {  // 1: 0
       gen::ExprSpec& e = s.exprs[1];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:376:21";
+      e.loc = "rules/rotary.yaml:377:21";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 2: d
       gen::ExprSpec& e = s.exprs[2];
       e.label = "d";
-      e.loc = "rules/rotary.yaml:376:24";
+      e.loc = "rules/rotary.yaml:377:24";
       e.slot = 1;
     }
     {  // 3: a1
       gen::ExprSpec& e = s.exprs[3];
       e.label = "a1";
-      e.loc = "rules/rotary.yaml:376:27";
+      e.loc = "rules/rotary.yaml:377:27";
       e.slot = 2;
     }
     {  // 4: Slice(x, 0, d, a1)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:376:12";
+      e.loc = "rules/rotary.yaml:377:12";
       e.slot = 3;
       e.num_inputs = 4;
     }
     {  // 5: d2
       gen::ExprSpec& e = s.exprs[5];
       e.label = "d2";
-      e.loc = "rules/rotary.yaml:377:21";
+      e.loc = "rules/rotary.yaml:378:21";
       e.slot = 4;
     }
     {  // 6: e2
       gen::ExprSpec& e = s.exprs[6];
       e.label = "e2";
-      e.loc = "rules/rotary.yaml:377:25";
+      e.loc = "rules/rotary.yaml:378:25";
       e.slot = 5;
     }
     {  // 7: a2
       gen::ExprSpec& e = s.exprs[7];
       e.label = "a2";
-      e.loc = "rules/rotary.yaml:377:29";
+      e.loc = "rules/rotary.yaml:378:29";
       e.slot = 6;
     }
     {  // 8: Slice(x, d2, e2, a2)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:377:12";
+      e.loc = "rules/rotary.yaml:378:12";
       e.slot = 7;
       e.num_inputs = 4;
     }
     {  // 9: pos
       gen::ExprSpec& e = s.exprs[9];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:378:46";
+      e.loc = "rules/rotary.yaml:379:46";
       e.slot = 8;
     }
     {  // 10: cos
       gen::ExprSpec& e = s.exprs[10];
       e.label = "cos";
-      e.loc = "rules/rotary.yaml:378:51";
+      e.loc = "rules/rotary.yaml:379:51";
       e.slot = 9;
     }
     {  // 11: sin
       gen::ExprSpec& e = s.exprs[11];
       e.label = "sin";
-      e.loc = "rules/rotary.yaml:378:56";
+      e.loc = "rules/rotary.yaml:379:56";
       e.slot = 10;
     }
     {  // 12: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
        // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:378:12";
+      e.loc = "rules/rotary.yaml:379:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -8595,14 +8265,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:378:61";
+        a.loc = "rules/rotary.yaml:379:61";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:378:86";
+        a.loc = "rules/rotary.yaml:379:86";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -8611,28 +8281,28 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.capture = 1;
         a.capture_name = "n";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:378:110";
+        a.loc = "rules/rotary.yaml:379:110";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "scale";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:378:132";
+        a.loc = "rules/rotary.yaml:379:132";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "is_packed_batching";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:378:143";
+        a.loc = "rules/rotary.yaml:379:143";
       }
     }
     {  // 13: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[13];
       e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:378:171";
+      e.loc = "rules/rotary.yaml:379:171";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -8641,14 +8311,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:378:206";
+        a.loc = "rules/rotary.yaml:379:206";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:378:231";
+        a.loc = "rules/rotary.yaml:379:231";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -8656,7 +8326,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.kind = gen::AttrSpec::Kind::kCapture;
         a.capture = 1;
         a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:378:255";
+        a.loc = "rules/rotary.yaml:379:255";
       }
     }
     {  // 14: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
@@ -8665,13 +8335,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[14];
       e.label = "r";
-      e.loc = "rules/rotary.yaml:378:169";
+      e.loc = "rules/rotary.yaml:379:169";
       e.slot = 11;
     }
     {  // 15: Concat(r, xp, axis=-1)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:379:12";
+      e.loc = "rules/rotary.yaml:380:12";
       e.slot = 12;
       e.num_inputs = 2;
       {
@@ -8679,13 +8349,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:379:26";
+        a.loc = "rules/rotary.yaml:380:26";
       }
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:381:13";
+      c.loc = "rules/rotary.yaml:382:13";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "N", "S", "H"};
@@ -8697,7 +8367,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:382:13";
+      c.loc = "rules/rotary.yaml:383:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d", "cos"};
@@ -8706,7 +8376,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:383:13";
+      c.loc = "rules/rotary.yaml:384:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d2", "cos"};
@@ -8715,7 +8385,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:384:13";
+      c.loc = "rules/rotary.yaml:385:13";
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
       c.args = {"e2", "x"};
@@ -8724,7 +8394,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:385:13";
+      c.loc = "rules/rotary.yaml:386:13";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a1", "x"};
@@ -8733,7 +8403,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:386:13";
+      c.loc = "rules/rotary.yaml:387:13";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a2", "x"};
@@ -8742,7 +8412,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:387:13";
+      c.loc = "rules/rotary.yaml:388:13";
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
       c.args = {"xr"};
@@ -8751,7 +8421,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:388:13";
+      c.loc = "rules/rotary.yaml:389:13";
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
       c.args = {"xp"};
@@ -8842,7 +8512,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-  /// (rules/rotary.yaml:378:12)
+  /// (rules/rotary.yaml:379:12)
   bool matchRotaryEmbedding12(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding12)) return same(kRotaryEmbedding12, v) && k();
     if (!bind(kRotaryEmbedding12, v)) return false;
@@ -8856,7 +8526,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:378:171)
+  /// num_heads=capture(n))  (rules/rotary.yaml:379:171)
   bool matchRotaryEmbedding13(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding13)) return same(kRotaryEmbedding13, v) && k();
     if (!bind(kRotaryEmbedding13, v)) return false;
@@ -8872,7 +8542,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:378:169)
+  /// num_heads=capture(n))  (rules/rotary.yaml:379:169)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -8886,7 +8556,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:379:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:380:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -8897,32 +8567,32 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:390:9:
+  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:391:9:
   ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:392:31", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:392:34", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:392:39", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:392:44", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:393:31", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:393:34", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:393:39", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:393:44", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:392:49", "rules/rotary.yaml:392:49");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:393:49", "rules/rotary.yaml:393:49");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:392:71", "rules/rotary.yaml:392:71");
+                   "rotary_embedding_dim", "rules/rotary.yaml:393:71", "rules/rotary.yaml:393:71");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:392:126", "rules/rotary.yaml:392:126");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:393:126", "rules/rotary.yaml:393:126");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:390:9",
-                     "rules/rotary.yaml:392:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:391:9",
+                     "rules/rotary.yaml:393:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8941,32 +8611,32 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:393:9:
+  /// Variant 1, rules/rotary.yaml:394:9:
   ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:394:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:394:48", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:394:53", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:394:58", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:395:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:395:48", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:395:53", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:395:58", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:394:63", "rules/rotary.yaml:394:63");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:395:63", "rules/rotary.yaml:395:63");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:394:85", "rules/rotary.yaml:394:85");
+                   "rotary_embedding_dim", "rules/rotary.yaml:395:85", "rules/rotary.yaml:395:85");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:394:140", "rules/rotary.yaml:394:140");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:395:140", "rules/rotary.yaml:395:140");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:393:9",
-                     "rules/rotary.yaml:394:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:394:9",
+                     "rules/rotary.yaml:395:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8994,7 +8664,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
                                 root,
                                 94,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:370:5",
+                                "rules/rotary.yaml:371:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -9016,7 +8686,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:396
+// Generated from: rules/rotary.yaml:397
 // rotary_embedding_partial_split (priority 94): A RotaryEmbedding of the first d dims of x, Concat
 // the rest, parts by one Split (Phi, dynamo).
 //===----------------------------------------------------------------------===//
@@ -9026,7 +8696,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_partial_split";
-    s.loc = "rules/rotary.yaml:396:5";
+    s.loc = "rules/rotary.yaml:397:5";
     s.root = 9;
     s.slot_names = {"x", "xr", "xp", "pos", "cos", "sin", "r", "y"};
     s.num_captures = 2;
@@ -9034,13 +8704,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:402:22";
+      e.loc = "rules/rotary.yaml:403:22";
       e.slot = 0;
     }
     {  // 1: Split(x, axis=-1)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Split";
-      e.loc = "rules/rotary.yaml:402:16";
+      e.loc = "rules/rotary.yaml:403:16";
       e.slot = 1;
       e.num_inputs = 1;
       e.other_outputs.push_back({1, 2, "xp"});
@@ -9050,32 +8720,32 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:402:25";
+        a.loc = "rules/rotary.yaml:403:25";
       }
     }
     {  // 2: pos
       gen::ExprSpec& e = s.exprs[2];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:403:46";
+      e.loc = "rules/rotary.yaml:404:46";
       e.slot = 3;
     }
     {  // 3: cos
       gen::ExprSpec& e = s.exprs[3];
       e.label = "cos";
-      e.loc = "rules/rotary.yaml:403:51";
+      e.loc = "rules/rotary.yaml:404:51";
       e.slot = 4;
     }
     {  // 4: sin
       gen::ExprSpec& e = s.exprs[4];
       e.label = "sin";
-      e.loc = "rules/rotary.yaml:403:56";
+      e.loc = "rules/rotary.yaml:404:56";
       e.slot = 5;
     }
     {  // 5: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
        // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:403:12";
+      e.loc = "rules/rotary.yaml:404:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9084,14 +8754,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:403:61";
+        a.loc = "rules/rotary.yaml:404:61";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:403:86";
+        a.loc = "rules/rotary.yaml:404:86";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9100,28 +8770,28 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
         a.capture = 1;
         a.capture_name = "n";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:403:110";
+        a.loc = "rules/rotary.yaml:404:110";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "scale";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:403:132";
+        a.loc = "rules/rotary.yaml:404:132";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "is_packed_batching";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:403:143";
+        a.loc = "rules/rotary.yaml:404:143";
       }
     }
     {  // 6: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[6];
       e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:403:171";
+      e.loc = "rules/rotary.yaml:404:171";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9130,14 +8800,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:403:206";
+        a.loc = "rules/rotary.yaml:404:206";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:403:231";
+        a.loc = "rules/rotary.yaml:404:231";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9145,7 +8815,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
         a.kind = gen::AttrSpec::Kind::kCapture;
         a.capture = 1;
         a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:403:255";
+        a.loc = "rules/rotary.yaml:404:255";
       }
     }
     {  // 7: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
@@ -9154,19 +8824,19 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[7];
       e.label = "r";
-      e.loc = "rules/rotary.yaml:403:169";
+      e.loc = "rules/rotary.yaml:404:169";
       e.slot = 6;
     }
     {  // 8: xp
       gen::ExprSpec& e = s.exprs[8];
       e.label = "xp";
-      e.loc = "rules/rotary.yaml:404:22";
+      e.loc = "rules/rotary.yaml:405:22";
       e.slot = 2;
     }
     {  // 9: Concat(r, xp, axis=-1)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:404:12";
+      e.loc = "rules/rotary.yaml:405:12";
       e.slot = 7;
       e.num_inputs = 2;
       {
@@ -9174,13 +8844,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:404:26";
+        a.loc = "rules/rotary.yaml:405:26";
       }
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:406:13";
+      c.loc = "rules/rotary.yaml:407:13";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "N", "S", "H"};
@@ -9192,7 +8862,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:407:13";
+      c.loc = "rules/rotary.yaml:408:13";
       c.native = "rotary_split";
       c.predicate = gen::nativePredicate("rotary_split");
       c.args = {"xr", "cos", "x"};
@@ -9271,7 +8941,7 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchPos, matchCos,
   // matchSin.
 
-  /// xr = Split(x, axis=-1)  (rules/rotary.yaml:402:16)
+  /// xr = Split(x, axis=-1)  (rules/rotary.yaml:403:16)
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -9282,7 +8952,7 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-  /// (rules/rotary.yaml:403:12)
+  /// (rules/rotary.yaml:404:12)
   bool matchRotaryEmbedding5(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding5)) return same(kRotaryEmbedding5, v) && k();
     if (!bind(kRotaryEmbedding5, v)) return false;
@@ -9296,7 +8966,7 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
   }
 
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:403:171)
+  /// num_heads=capture(n))  (rules/rotary.yaml:404:171)
   bool matchRotaryEmbedding6(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding6)) return same(kRotaryEmbedding6, v) && k();
     if (!bind(kRotaryEmbedding6, v)) return false;
@@ -9312,7 +8982,7 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
   /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:403:169)
+  /// num_heads=capture(n))  (rules/rotary.yaml:404:169)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -9326,13 +8996,13 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
     return false;
   }
 
-  /// xp  (rules/rotary.yaml:404:22)
+  /// xp  (rules/rotary.yaml:405:22)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     return bind(kXp, v) && k();
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:404:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:405:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -9343,32 +9013,32 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:409:9:
+  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:410:9:
   ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:411:31", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:411:34", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:411:39", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:411:44", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:412:31", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:412:34", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:412:39", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:412:44", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:411:49", "rules/rotary.yaml:411:49");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:412:49", "rules/rotary.yaml:412:49");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:411:71", "rules/rotary.yaml:411:71");
+                   "rotary_embedding_dim", "rules/rotary.yaml:412:71", "rules/rotary.yaml:412:71");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:411:126", "rules/rotary.yaml:411:126");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:412:126", "rules/rotary.yaml:412:126");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:409:9",
-                     "rules/rotary.yaml:411:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:410:9",
+                     "rules/rotary.yaml:412:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -9387,32 +9057,32 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:412:9:
+  /// Variant 1, rules/rotary.yaml:413:9:
   ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:413:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:413:48", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:413:53", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:413:58", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:414:45", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:414:48", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:414:53", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:414:58", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:413:63", "rules/rotary.yaml:413:63");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:414:63", "rules/rotary.yaml:414:63");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:413:85", "rules/rotary.yaml:413:85");
+                   "rotary_embedding_dim", "rules/rotary.yaml:414:85", "rules/rotary.yaml:414:85");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:413:140", "rules/rotary.yaml:413:140");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:414:140", "rules/rotary.yaml:414:140");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:412:9",
-                     "rules/rotary.yaml:413:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:413:9",
+                     "rules/rotary.yaml:414:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -9440,7 +9110,7 @@ class RotaryEmbeddingPartialSplitRule : public RewritePattern {
                                 root,
                                 94,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:396:5",
+                                "rules/rotary.yaml:397:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -9462,7 +9132,7 @@ class RotaryEmbeddingPartialSplitRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:421
+// Generated from: rules/rotary.yaml:422
 // rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the
 // rotated part as 3-D RotaryEmbedding, Concat the rest.
 //===----------------------------------------------------------------------===//
@@ -9472,7 +9142,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_partial_bsnh";
-    s.loc = "rules/rotary.yaml:421:5";
+    s.loc = "rules/rotary.yaml:422:5";
     s.root = 19;
     s.slot_names = {"x",  "d",  "a1",  "xr",  "d2",  "e2", "a2", "xp",
                     "f3", "x3", "pos", "cos", "sin", "r3", "r",  "y"};
@@ -9481,70 +9151,70 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:427:18";
+      e.loc = "rules/rotary.yaml:428:18";
       e.slot = 0;
     }
     {  // 1: 0
       gen::ExprSpec& e = s.exprs[1];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:427:21";
+      e.loc = "rules/rotary.yaml:428:21";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 2: d
       gen::ExprSpec& e = s.exprs[2];
       e.label = "d";
-      e.loc = "rules/rotary.yaml:427:24";
+      e.loc = "rules/rotary.yaml:428:24";
       e.slot = 1;
     }
     {  // 3: a1
       gen::ExprSpec& e = s.exprs[3];
       e.label = "a1";
-      e.loc = "rules/rotary.yaml:427:27";
+      e.loc = "rules/rotary.yaml:428:27";
       e.slot = 2;
     }
     {  // 4: Slice(x, 0, d, a1)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:427:12";
+      e.loc = "rules/rotary.yaml:428:12";
       e.slot = 3;
       e.num_inputs = 4;
     }
     {  // 5: d2
       gen::ExprSpec& e = s.exprs[5];
       e.label = "d2";
-      e.loc = "rules/rotary.yaml:428:21";
+      e.loc = "rules/rotary.yaml:429:21";
       e.slot = 4;
     }
     {  // 6: e2
       gen::ExprSpec& e = s.exprs[6];
       e.label = "e2";
-      e.loc = "rules/rotary.yaml:428:25";
+      e.loc = "rules/rotary.yaml:429:25";
       e.slot = 5;
     }
     {  // 7: a2
       gen::ExprSpec& e = s.exprs[7];
       e.label = "a2";
-      e.loc = "rules/rotary.yaml:428:29";
+      e.loc = "rules/rotary.yaml:429:29";
       e.slot = 6;
     }
     {  // 8: Slice(x, d2, e2, a2)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:428:12";
+      e.loc = "rules/rotary.yaml:429:12";
       e.slot = 7;
       e.num_inputs = 4;
     }
     {  // 9: f3
       gen::ExprSpec& e = s.exprs[9];
       e.label = "f3";
-      e.loc = "rules/rotary.yaml:429:24";
+      e.loc = "rules/rotary.yaml:430:24";
       e.slot = 8;
     }
     {  // 10: Reshape(xr, f3, allowzero=0)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:429:12";
+      e.loc = "rules/rotary.yaml:430:12";
       e.slot = 9;
       e.num_inputs = 2;
       {
@@ -9552,32 +9222,32 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:429:28";
+        a.loc = "rules/rotary.yaml:430:28";
       }
     }
     {  // 11: pos
       gen::ExprSpec& e = s.exprs[11];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:430:46";
+      e.loc = "rules/rotary.yaml:431:46";
       e.slot = 10;
     }
     {  // 12: cos
       gen::ExprSpec& e = s.exprs[12];
       e.label = "cos";
-      e.loc = "rules/rotary.yaml:430:51";
+      e.loc = "rules/rotary.yaml:431:51";
       e.slot = 11;
     }
     {  // 13: sin
       gen::ExprSpec& e = s.exprs[13];
       e.label = "sin";
-      e.loc = "rules/rotary.yaml:430:56";
+      e.loc = "rules/rotary.yaml:431:56";
       e.slot = 12;
     }
     {  // 14: com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
        // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:430:12";
+      e.loc = "rules/rotary.yaml:431:12";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9586,14 +9256,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:430:61";
+        a.loc = "rules/rotary.yaml:431:61";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:430:86";
+        a.loc = "rules/rotary.yaml:431:86";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9602,28 +9272,28 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.capture = 1;
         a.capture_name = "n";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:430:110";
+        a.loc = "rules/rotary.yaml:431:110";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "scale";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:430:132";
+        a.loc = "rules/rotary.yaml:431:132";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "is_packed_batching";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:430:143";
+        a.loc = "rules/rotary.yaml:431:143";
       }
     }
     {  // 15: RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[15];
       e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:430:171";
+      e.loc = "rules/rotary.yaml:431:171";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9632,14 +9302,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:430:206";
+        a.loc = "rules/rotary.yaml:431:206";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:430:231";
+        a.loc = "rules/rotary.yaml:431:231";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -9647,7 +9317,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.kind = gen::AttrSpec::Kind::kCapture;
         a.capture = 1;
         a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:430:255";
+        a.loc = "rules/rotary.yaml:431:255";
       }
     }
     {  // 16: com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
@@ -9656,18 +9326,18 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[16];
       e.label = "r3";
-      e.loc = "rules/rotary.yaml:430:169";
+      e.loc = "rules/rotary.yaml:431:169";
       e.slot = 13;
     }
     {  // 17: _
       gen::ExprSpec& e = s.exprs[17];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:431:24";
+      e.loc = "rules/rotary.yaml:432:24";
     }
     {  // 18: Reshape(r3, _, allowzero=0)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:431:12";
+      e.loc = "rules/rotary.yaml:432:12";
       e.slot = 14;
       e.num_inputs = 2;
       {
@@ -9675,13 +9345,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:431:27";
+        a.loc = "rules/rotary.yaml:432:27";
       }
     }
     {  // 19: Concat(r, xp, axis=-1)
       gen::ExprSpec& e = s.exprs[19];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:432:12";
+      e.loc = "rules/rotary.yaml:433:12";
       e.slot = 15;
       e.num_inputs = 2;
       {
@@ -9689,13 +9359,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:432:26";
+        a.loc = "rules/rotary.yaml:433:26";
       }
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:434:13";
+      c.loc = "rules/rotary.yaml:435:13";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "S", "N", "H"};
@@ -9707,7 +9377,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:435:13";
+      c.loc = "rules/rotary.yaml:436:13";
       c.subject = "f3";
       c.slot = 8;
       c.literal = gen::intsLiteral({0, 0, -1});
@@ -9716,7 +9386,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:436:13";
+      c.loc = "rules/rotary.yaml:437:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d", "cos"};
@@ -9725,7 +9395,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:437:13";
+      c.loc = "rules/rotary.yaml:438:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d2", "cos"};
@@ -9734,7 +9404,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:438:13";
+      c.loc = "rules/rotary.yaml:439:13";
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
       c.args = {"e2", "x"};
@@ -9743,7 +9413,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:439:13";
+      c.loc = "rules/rotary.yaml:440:13";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a1", "x"};
@@ -9752,7 +9422,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:440:13";
+      c.loc = "rules/rotary.yaml:441:13";
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
       c.args = {"a2", "x"};
@@ -9761,7 +9431,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:441:13";
+      c.loc = "rules/rotary.yaml:442:13";
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
       c.args = {"xr"};
@@ -9770,7 +9440,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:442:13";
+      c.loc = "rules/rotary.yaml:443:13";
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
       c.args = {"xp"};
@@ -9865,15 +9535,15 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant, matchD,
-  // matchA1, matchXr, matchD2, matchE2, matchA2, matchXp, matchPos, matchCos, matchSin.
+  // matchA1, matchXr, matchD2, matchE2, matchA2, matchXp, matchPos, matchCos, matchSin, matchAny.
 
-  /// f3  (rules/rotary.yaml:429:24)
+  /// f3  (rules/rotary.yaml:430:24)
   bool matchF3(ValueId v, gen::Next k) {
     if (seen(kF3)) return same(kF3, v) && k();
     return bind(kF3, v) && k();
   }
 
-  /// x3 = Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:429:12)
+  /// x3 = Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:430:12)
   bool matchX3(ValueId v, gen::Next k) {
     if (seen(kX3)) return same(kX3, v) && k();
     if (!bind(kX3, v)) return false;
@@ -9884,7 +9554,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-  /// (rules/rotary.yaml:430:12)
+  /// (rules/rotary.yaml:431:12)
   bool matchRotaryEmbedding14(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding14)) return same(kRotaryEmbedding14, v) && k();
     if (!bind(kRotaryEmbedding14, v)) return false;
@@ -9898,7 +9568,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:430:171)
+  /// num_heads=capture(n))  (rules/rotary.yaml:431:171)
   bool matchRotaryEmbedding15(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding15)) return same(kRotaryEmbedding15, v) && k();
     if (!bind(kRotaryEmbedding15, v)) return false;
@@ -9914,7 +9584,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   /// r3 = com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:430:169)
+  /// num_heads=capture(n))  (rules/rotary.yaml:431:169)
   bool matchR3(ValueId v, gen::Next k) {
     if (seen(kR3)) return same(kR3, v) && k();
     if (!bind(kR3, v)) return false;
@@ -9928,13 +9598,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return false;
   }
 
-  /// _  (rules/rotary.yaml:431:24)
-  bool matchAny(ValueId v, gen::Next k) {
-    if (seen(kAny)) return same(kAny, v) && k();
-    return bind(kAny, v) && k();
-  }
-
-  /// r = Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:431:12)
+  /// r = Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:432:12)
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -9943,7 +9607,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:432:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:433:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -9954,40 +9618,40 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:444:9:
+  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:445:9:
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos,
   ///   interleaved=attr(il), rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n)),
   ///   tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:446:40", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:447:40", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:446:71", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:446:76", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:446:81", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:447:71", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:447:76", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:447:81", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:446:86", "rules/rotary.yaml:446:86");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:447:86", "rules/rotary.yaml:447:86");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = attrHelper(
         gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"}, "rotary_embedding_dim",
-        "rules/rotary.yaml:446:108", "rules/rotary.yaml:446:108");
+        "rules/rotary.yaml:447:108", "rules/rotary.yaml:447:108");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:446:163", "rules/rotary.yaml:446:163");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:447:163", "rules/rotary.yaml:447:163");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:447:27");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:448:27");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:444:9",
-                     "rules/rotary.yaml:447:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:445:9",
+                     "rules/rotary.yaml:448:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -10022,40 +9686,40 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:448:9:
+  /// Variant 1, rules/rotary.yaml:449:9:
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n)),
   ///   tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:449:54", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:450:54", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:449:85", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:449:90", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:449:95", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:450:85", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:450:90", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:450:95", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:449:100", "rules/rotary.yaml:449:100");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:450:100", "rules/rotary.yaml:450:100");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 = attrHelper(
         gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"}, "rotary_embedding_dim",
-        "rules/rotary.yaml:449:122", "rules/rotary.yaml:449:122");
+        "rules/rotary.yaml:450:122", "rules/rotary.yaml:450:122");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:449:177", "rules/rotary.yaml:449:177");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:450:177", "rules/rotary.yaml:450:177");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:450:27");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:451:27");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:448:9",
-                     "rules/rotary.yaml:450:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:449:9",
+                     "rules/rotary.yaml:451:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -10100,7 +9764,7 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
                      root,
                      94,
                      {"ort", "onnx"},
-                     "rules/rotary.yaml:421:5",
+                     "rules/rotary.yaml:422:5",
                      {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 

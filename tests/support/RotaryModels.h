@@ -54,7 +54,13 @@ struct RotarySpec {
   bool computed = false;
   /// How the computed form reads B for the Expand: dynamo Shape(pos, start=0, end=1) or
   /// TorchScript Unsqueeze(Gather(Shape(pos), 0), 0).
-  enum class BatchDim { kShapeSlice, kGather } batch_dim = BatchDim::kShapeSlice;
+  /// kGatherExpandWhere: TorchScript's Gather form, with the shape as torch's `expand`
+  /// symbolic writes a size holding -1: Where(Equal(size, -1), ones, size) of [B, -1, 1].
+  enum class BatchDim {
+    kShapeSlice,
+    kGather,
+    kGatherExpandWhere
+  } batch_dim = BatchDim::kShapeSlice;
   bool freq_input = false;      ///< computed: inv_freq is a graph input, not a constant
   bool sin_other_freq = false;  ///< computed: sin from other frequencies than cos
   bool freq_other_pos = false;  ///< computed: the angles use pos2, the caller passes pos
@@ -146,7 +152,15 @@ inline std::string rotaryModel(const RotarySpec& s) {
                 ? "batch = Shape <start = 0, end = 1> (pos)\n"
                 : "pos_shape = Shape(pos)\nbatch_0 = Gather(pos_shape, batch_index)\n"
                   "batch = Unsqueeze(batch_0, axis0)\n";
-    body += "freq_shape = Concat <axis = 0> (batch, one, one)\n";
+    if (s.batch_dim == RotarySpec::BatchDim::kGatherExpandWhere) {
+      inits +=
+          ", int64[1] minus_one = {-1}, int64[3] minus_ones = {-1, -1, -1}"
+          ", int64[3] ones3 = {1, 1, 1}";
+      body += "size = Concat <axis = 0> (batch, minus_one, one)\n";
+      body += "size_neg = Equal(size, minus_ones)\nfreq_shape = Where(size_neg, ones3, size)\n";
+    } else {
+      body += "freq_shape = Concat <axis = 0> (batch, one, one)\n";
+    }
     body += freqs("inv_freq", s.freq_other_pos ? "pos2" : "pos", "freqs");
     // Cos/Sin, then the optional Mul(., attention_scaling) and Cast of transformers 4.45.
     auto table = [&](const std::string& op, const std::string& emb, const std::string& out) {

@@ -442,6 +442,19 @@ TEST(RotaryEmbeddingComputedRule, FusesTorchScriptBatchDimAndShapeBounds) {
   expectSameInOrt(rotaryModel(s), "", withMaxPositions());
 }
 
+TEST(RotaryEmbeddingComputedRule, FusesTorchScriptExpandOfMinusOne) {
+  // inv_freq[None, :, None].expand(B, -1, 1): torch writes the size's -1 through a Where.
+  // Whatever shape the Expand broadcasts to, the MatMul's values are inv_freq[i] * pos.
+  auto s = computed([](RotarySpec& s) {
+    s.batch_dim = RotarySpec::BatchDim::kGatherExpandWhere;
+    s.halves = Halves::kSliceShape;
+  });
+  EXPECT_EQ(fuse(rotaryModel(s), nullptr, nullptr, withMaxPositions()),
+            (Ops{kRotary[0], kRotary[0]}))
+      << "the size computation goes with the Expand";
+  expectSameInOrt(rotaryModel(s), "", withMaxPositions());
+}
+
 TEST(RotaryEmbeddingComputedRule, FusesOnlyQ) {
   auto s = computed([](RotarySpec& s) { s.with_k = false; });
   EXPECT_EQ(fuse(rotaryModel(s), nullptr, nullptr, withMaxPositions()), kRotary);
@@ -568,9 +581,14 @@ TEST(RotaryEmbeddingComputedRule, DoesNotFuseSinOfOtherFrequencies) {
                   kRotaryRules, withMaxPositions());
 }
 
-TEST(RotaryEmbeddingComputedRule, DoesNotFuseAnglesOfOtherPositions) {
-  expectUnchanged(rotaryModel(computed([](RotarySpec& s) { s.freq_other_pos = true; })),
-                  kRotaryRules, withMaxPositions());
+TEST(RotaryEmbeddingComputedRule, RotatesByThePositionsTheAnglesComeFrom) {
+  // The angles use pos2 (the Expand reads only pos's batch size): the RotaryEmbeddings
+  // take pos2, the position ids cos and sin were computed from.
+  onnx::ModelProto model;
+  const std::string text = rotaryModel(computed([](RotarySpec& s) { s.freq_other_pos = true; }));
+  EXPECT_EQ(fuse(text, &model, nullptr, withMaxPositions()), (Ops{kRotary[0], kRotary[0]}));
+  EXPECT_EQ(model.graph().node(0).input(1), "pos2");
+  expectSameInOrt(text, "", withMaxPositions());
 }
 
 TEST(RotaryEmbeddingComputedRule, DoesNotFuseTheWrongHalfNegated) {
