@@ -78,36 +78,23 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
       });
   }
   for (const auto& [from, to] : replacements) replaceValue(from, to);
-  // Erase in reverse topological order of the match: consumers before producers. A node
-  // still used (a value the rule chose to keep) stays.
+  // Erase what the replacement left without readers. The stack pops the match in reverse
+  // topological order (consumers before producers); a node still used (a value the rule
+  // chose to keep) stays.
   std::vector<NodeId> order = matched;
   std::sort(order.begin(), order.end(), [&](NodeId a, NodeId b) {
-    return std::make_pair(graph_.node(a).order(), a) > std::make_pair(graph_.node(b).order(), b);
+    return std::make_pair(graph_.node(a).order(), a) < std::make_pair(graph_.node(b).order(), b);
   });
-  // Producers feeding the match from outside: erasing the match may leave them unused.
-  std::vector<NodeId> feeders;
-  for (NodeId id : order)
-    for (ValueId in : graph_.node(id).inputs())
-      if (in != kNoId && graph_.value(in).producer() != kNoId)
-        feeders.push_back(graph_.value(in).producer());
-  bool erased_any = true;
-  while (erased_any) {
-    erased_any = false;
-    for (NodeId id : order)
-      if (graph_.node(id).live() && graph_.isDead(id)) {
-        eraseNode(id);
-        erased_any = true;
-      }
-  }
-  eraseNodesLeftDead(std::move(feeders));
+  eraseNodesLeftDead(std::move(order));
   return true;
 }
 
 void Rewriter::eraseNodesLeftDead(std::vector<NodeId> candidates) {
   // Depth-first from the candidates towards the inputs: a node the rewrite left without
-  // readers goes, and so may its own producers (the Shape/Gather/Concat computing a
-  // Reshape shape the match consumed). Nodes dead before the rewrite are never reached:
-  // only producers of erased nodes are candidates.
+  // readers goes, and so may its own producers, inside the match or outside it (the
+  // Shape/Gather/Concat computing a Reshape shape the match consumed). Nodes dead before
+  // the rewrite are never reached: beyond the candidates, only producers of erased nodes
+  // are visited.
   while (!candidates.empty()) {
     const NodeId id = candidates.back();
     candidates.pop_back();

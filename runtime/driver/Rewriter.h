@@ -71,7 +71,8 @@ class Rewriter {
 
  private:
   void reportFailure(const std::string& reason);
-  /// Erases each of `candidates` that has no reader left, then its producers likewise.
+  /// Erases each of `candidates` (popped from the back) that has no reader left, then its
+  /// producers likewise.
   void eraseNodesLeftDead(std::vector<NodeId> candidates);
 
   Model& model_;
