@@ -497,6 +497,27 @@ class ModelWriter {
     return b_.node("Reshape", {e, concat({b, b_.ints({s_.heads}), s, b_.ints({s_.head_dim})})});
   }
 
+  /// The self-attention of a LLaMA or Phi layer on its normed input n, up to the merge of
+  /// the heads: Q/K/V projections (with biases: Phi), RoPE of Q and K by the cos/sin
+  /// `tables` ([batch, seq, rot]; the layer's own, made here, when `per_layer`), repeat_kv
+  /// of K and V (nothing without grouped heads), and the core with HF's prepared
+  /// attention_mask or SDPA's is_causal mask.
+  std::string ropeSelfAttention(const std::string& n, bool bias, bool per_layer,
+                                std::pair<std::string, std::string>& tables) {
+    const int h = s_.hidden, qd = s_.heads * s_.head_dim, kvd = s_.kv_heads * s_.head_dim;
+    std::string q = splitHeads(linear(n, h, qd, bias, "q_proj"), s_.heads, {0, 2, 1, 3});
+    std::string k = splitHeads(linear(n, h, kvd, bias, "k_proj"), s_.kv_heads, {0, 2, 1, 3});
+    std::string v = splitHeads(linear(n, h, kvd, bias, "v_proj"), s_.kv_heads, {0, 2, 1, 3});
+    if (per_layer) tables = ropeTables();
+    std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
+    q = applyRope(q, cos, sin);
+    k = applyRope(k, cos, sin);
+    const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
+    std::string ctx =
+        attend(q, repeatKv(k), repeatKv(v), sdpa ? "" : "attention_mask", false, sdpa);
+    return mergeHeads(ctx, n);
+  }
+
   void enterLayer(int i, const std::string& name) {
     scope_ = name + "." + std::to_string(i);
     b_.setScope(scope_);
@@ -589,7 +610,7 @@ class ModelWriter {
   }
 
   std::string llama() {
-    const int h = s_.hidden, qd = s_.heads * s_.head_dim, kvd = s_.kv_heads * s_.head_dim;
+    const int h = s_.hidden, qd = s_.heads * s_.head_dim;
     enterModel("model");
     // HF >= 4.38 computes cos/sin once in LlamaModel; older layers each Gather their own.
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
@@ -599,17 +620,8 @@ class ModelWriter {
       enterLayer(i, "model.layers");
       std::string n = rmsNorm(x, "input_layernorm");
       enterScope(".self_attn");
-      std::string q = splitHeads(linear(n, h, qd, false, "q_proj"), s_.heads, {0, 2, 1, 3});
-      std::string k = splitHeads(linear(n, h, kvd, false, "k_proj"), s_.kv_heads, {0, 2, 1, 3});
-      std::string v = splitHeads(linear(n, h, kvd, false, "v_proj"), s_.kv_heads, {0, 2, 1, 3});
-      if (per_layer) tables = ropeTables();
-      std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
-      q = applyRope(q, cos, sin);
-      k = applyRope(k, cos, sin);
-      const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
-      std::string ctx =
-          attend(q, repeatKv(k), repeatKv(v), sdpa ? "" : "attention_mask", false, sdpa);
-      std::string o = linear(mergeHeads(ctx, n), qd, h, false, "o_proj");
+      std::string o =
+          linear(ropeSelfAttention(n, false, per_layer, tables), qd, h, false, "o_proj");
       enterLayer(i, "model.layers");
       std::string r = b_.node("Add", {x, o});
       std::string n2 = rmsNorm(r, "post_attention_layernorm");
@@ -635,16 +647,7 @@ class ModelWriter {
       enterLayer(i, "model.layers");
       std::string n = layerNorm(x, 1e-5f, "input_layernorm");
       enterScope(".self_attn");
-      std::string q = splitHeads(linear(n, h, h, true, "q_proj"), s_.heads, {0, 2, 1, 3});
-      std::string k = splitHeads(linear(n, h, h, true, "k_proj"), s_.heads, {0, 2, 1, 3});
-      std::string v = splitHeads(linear(n, h, h, true, "v_proj"), s_.heads, {0, 2, 1, 3});
-      if (per_layer) tables = ropeTables();
-      std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
-      q = applyRope(q, cos, sin);
-      k = applyRope(k, cos, sin);
-      const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
-      std::string ctx = attend(q, k, v, sdpa ? "" : "attention_mask", false, sdpa);
-      std::string a = linear(mergeHeads(ctx, n), h, h, true, "dense");
+      std::string a = linear(ropeSelfAttention(n, true, per_layer, tables), h, h, true, "dense");
       enterLayer(i, "model.layers");
       enterScope(".mlp");
       std::string ff = linear(geluNew(linear(n, h, s_.ffn, true, "fc1")), s_.ffn, h, true, "fc2");
