@@ -3774,10 +3774,10 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   // ---- Rewrite
 
   /// Variant 0 (when @causal_mask), rules/attention.yaml:81:9:
-  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), _, _,
-  ///   Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(x),
-  ///   tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
-  ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none,
+  ///   none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]),
+  ///   Slice(Shape(x), tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])),
+  ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:83:28", "x")) return false;
@@ -3890,9 +3890,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Variant 1 (when @causal), rules/attention.yaml:86:9:
-  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), _, _,
-  ///   Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]),
-  ///   tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none,
+  ///   none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(x),
+  ///   tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
   ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
@@ -3996,9 +3996,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Variant 2 (when @masked_fill), rules/attention.yaml:91:9:
-  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), _, _,
-  ///   Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]),
-  ///   tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none,
+  ///   none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(x),
+  ///   tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
   ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
@@ -4102,8 +4102,8 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Variant 3 (when @mask), rules/attention.yaml:96:9:
-  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), _, _,
-  ///   Expand(mask, Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]), tensor([2])),
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none,
+  ///   none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]), tensor([2])),
   ///   Slice(Shape(x), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
   bool rewrite3() {
@@ -6510,7 +6510,7 @@ class MultiHeadAttentionCausalSliceMatch
   // ---- Rewrite
 
   /// Variant 0 (when @causal_mask), rules/attention.yaml:145:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Add(Where(Slice(Slice(tril,
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(Slice(Slice(tril,
   ///   Sub(Slice(Shape(k), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2]))),
   ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([2]), tensor([1])), tensor([0]),
   ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([3]), tensor([1])), tensor(0.0), fill),
@@ -6669,7 +6669,7 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// Variant 1, rules/attention.yaml:154:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Where(Slice(Slice(tril,
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(Slice(Slice(tril,
   ///   Sub(Slice(Shape(k), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2]))),
   ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([2]), tensor([1])), tensor([0]),
   ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([3]), tensor([1])), tensor(0.0), fill),
@@ -9041,8 +9041,8 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 5 (when @causal_mask), rules/attention.yaml:217:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Add(Where(causal, tensor(0.0),
-  ///   fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])),
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal,
+  ///   tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])),
   ///   Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
   bool rewrite5() {
@@ -9167,8 +9167,8 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 6 (when @causal), rules/attention.yaml:224:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Where(causal, tensor(0.0), fill),
-  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(0.0),
+  ///   fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
   ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
   bool rewrite6() {
@@ -9283,9 +9283,9 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 7 (when @masked_fill), rules/attention.yaml:231:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(Where(masked, fill, tensor(0.0)),
-  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
-  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill,
+  ///   tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])),
+  ///   Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
   bool rewrite7() {
     // Everything that can still fail, before the graph changes.
@@ -9399,8 +9399,8 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 8 (when @mask), rules/attention.yaml:238:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, _, _, Expand(mask, Concat(tensor([1, 1]),
-  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1,
+  ///   1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
   ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite8() {
     // Everything that can still fail, before the graph changes.
@@ -13206,11 +13206,11 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
-  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
-  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
-  ///   to=6), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale), causal=1)
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
+  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
+  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
+  ///   tensor([2]))), to=6), num_heads=helper(attention_num_heads),
+  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:306:28", "q")) return false;
@@ -13400,13 +13400,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
-  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
-  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
-  ///   to=6), _, _, _, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]),
-  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])),
-  ///   axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale), causal=0)
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
+  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
+  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
+  ///   tensor([2]))), to=6), none, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask),
+  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q),
+  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
+  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:315:28", "q")) return false;
@@ -13644,13 +13644,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
-  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
-  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
-  ///   to=6), _, _, _, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]),
-  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])),
-  ///   axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale), causal=0)
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
+  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
+  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
+  ///   tensor([2]))), to=6), none, none, none, Expand(Where(causal, tensor(0.0), fill),
+  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q),
+  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
+  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:324:28", "q")) return false;
@@ -13878,13 +13878,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
-  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
-  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
-  ///   to=6), _, _, _, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]),
-  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])),
-  ///   axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale), causal=0)
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
+  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
+  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
+  ///   tensor([2]))), to=6), none, none, none, Expand(Where(masked, fill, tensor(0.0)),
+  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q),
+  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
+  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:333:28", "q")) return false;
@@ -14112,11 +14112,11 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
-  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
-  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
-  ///   to=6), _, _, _, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]),
-  ///   tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)),
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
+  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
+  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
+  ///   tensor([2]))), to=6), none, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q),
+  ///   tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)),
   ///   num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale), causal=0)
   bool rewrite4() {
@@ -14333,11 +14333,11 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
   ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, _,
-  ///   _, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q),
-  ///   tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))),
-  ///   to=6), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale), causal=0)
+  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
+  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
+  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
+  ///   tensor([2]))), to=6), num_heads=helper(attention_num_heads),
+  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:350:28", "q")) return false;
@@ -16336,7 +16336,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   /// Variant 0 (when opset in [14, -] @sdpa_causal), rules/attention.yaml:394:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, _, _, Expand(Where(Equal(Trilu(Expand(tensor(1.0),
+  ///   scale=attr(rs)), kh, vh, none, none, Expand(Where(Equal(Trilu(Expand(tensor(1.0),
   ///   Concat(Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]),
   ///   tensor([3])), axis=0)), upper=0), tensor(0.0)), fill, tensor(0.0)), Concat(tensor([1, 1]),
   ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])),
@@ -16531,7 +16531,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   /// Variant 1 (when @causal_mask), rules/attention.yaml:401:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, _, _, Expand(Add(Where(causal, tensor(0.0), fill), mask),
+  ///   scale=attr(rs)), kh, vh, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask),
   ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh),
   ///   tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads),
   ///   scale=helper(attention_scale))
@@ -16697,9 +16697,10 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   /// Variant 2 (when @causal), rules/attention.yaml:406:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, _, _, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1,
-  ///   1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])),
-  ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   scale=attr(rs)), kh, vh, none, none, Expand(Where(causal, tensor(0.0), fill),
+  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh),
+  ///   tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:408:63", "q")) return false;
@@ -16852,9 +16853,10 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   /// Variant 3 (when @masked_fill), rules/attention.yaml:411:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, _, _, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1,
-  ///   1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])),
-  ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   scale=attr(rs)), kh, vh, none, none, Expand(Where(masked, fill, tensor(0.0)),
+  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh),
+  ///   tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads),
+  ///   scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:413:63", "q")) return false;
@@ -17007,7 +17009,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   /// Variant 4 (when @mask), rules/attention.yaml:416:9:
   ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
   ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, _, _, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q),
+  ///   scale=attr(rs)), kh, vh, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q),
   ///   tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)),
   ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite4() {

@@ -262,6 +262,9 @@ class RuleEmitter {
         case ir::Expr::Kind::kConstant:
           b = "constant";
           break;
+        case ir::Expr::Kind::kNone:
+          b = "none";
+          break;
         case ir::Expr::Kind::kAlternatives:
           b = binds(e.name) ? e.name : "any_of";
           break;
@@ -350,6 +353,8 @@ class RuleEmitter {
         return binds(e.name) ? e.name : "_";
       case ir::Expr::Kind::kConstant:
         return e.literal.str();
+      case ir::Expr::Kind::kNone:
+        return "none";
       case ir::Expr::Kind::kAlternatives: {
         std::string out;
         for (size_t i = 0; i < e.inputs.size(); ++i)
@@ -360,6 +365,7 @@ class RuleEmitter {
         if (depth > 2) return opLabel(e.domain, e.op) + "(...)";
         std::vector<std::string> args;
         for (ExprId in : e.inputs) args.push_back(show(in, depth + 1));
+        if (!e.rest.empty()) args.push_back(e.rest + "...");
         for (const ir::AttrMatch& m : e.attrs)
           args.push_back(m.name + "=" +
                          (m.kind == ir::AttrMatch::Kind::kCapture ? "capture(" + m.capture + ")"
@@ -391,6 +397,8 @@ class RuleEmitter {
         return e.name.empty() ? "_" : e.name;
       case ir::Expr::Kind::kConstant:
         return "constant " + e.literal.str();
+      case ir::Expr::Kind::kNone:
+        return "none";
       case ir::Expr::Kind::kAlternatives:
         return e.name.empty() ? "alternatives" : e.name;
       case ir::Expr::Kind::kOp:
@@ -442,6 +450,13 @@ class RuleEmitter {
     if (e.kind == ir::Expr::Kind::kOp) {
       if (e.output != 0) os << "      e.output = " << e.output << ";\n";
       os << "      e.num_inputs = " << e.inputs.size() << ";\n";
+      if (!e.rest.empty()) os << "      e.variadic = true;  // " << e.rest << "...\n";
+      std::vector<std::string> none_inputs;
+      for (size_t i = 0; i < e.inputs.size(); ++i)
+        if (p_.exprs[e.inputs[i]].kind == ir::Expr::Kind::kNone)
+          none_inputs.push_back(std::to_string(i));
+      if (!none_inputs.empty())
+        os << "      e.none_inputs = {" << joinStrings(none_inputs) << "};\n";
       for (const auto& [output, name] : e.other_outputs)
         os << "      e.other_outputs.push_back({" << output << ", "
            << (binds(name) ? std::to_string(slots_.at(name)) : "gen::kNoSlot") << ", " << str(name)
@@ -483,8 +498,9 @@ class RuleEmitter {
   void emitConstraintSpec(std::ostream& os, const ir::Constraint& c,
                           std::vector<std::string>& symbols) const {
     using K = ir::Constraint::Kind;
-    static const char* const kKinds[] = {"kConstant", "kScalar", "kConstantEquals", "kRank",
-                                         "kElemType", "kShape",  "kConsumers",      "kNative"};
+    static const char* const kKinds[] = {"kConstant",  "kScalar",   "kConstantEquals",
+                                         "kRank",      "kElemType", "kShape",
+                                         "kConsumers", "kNative",   "kEquivalent"};
     os << "    {\n";
     os << "      gen::ConstraintSpec& c = s.constraints.emplace_back();\n";
     os << "      c.kind = gen::ConstraintSpec::Kind::" << kKinds[static_cast<int>(c.kind)] << ";\n";
@@ -507,6 +523,11 @@ class RuleEmitter {
     if (c.has_min) os << "      c.has_min = true;\n      c.min = " << num(c.min) << ";\n";
     if (c.has_max) os << "      c.has_max = true;\n      c.max = " << num(c.max) << ";\n";
     switch (c.kind) {
+      case K::kEquivalent:
+        if (c.args.size() != 1) error(c.loc, "equivalent names one other value");
+        os << "      c.args = {" << str(c.args[0]) << "};\n";
+        os << "      c.arg_slots = {" << boundSlot(c.args[0], c.loc, "equivalent names") << "};\n";
+        break;
       case K::kConstantEquals:
         os << "      c.literal = " << literalExpr(c.literal) << ";\n";
         os << "      c.tolerance = " << num(c.tolerance) << ";\n";
@@ -656,8 +677,15 @@ class RuleEmitter {
     const ir::Expr& e = p_.exprs[id];
     const std::string c = prefix + exprConst(id);
     os << "  bool " << matchFn(id) << "(ValueId v, gen::Next k) {\n";
+    if (e.kind == ir::Expr::Kind::kNone) {
+      os << "    return none(" << c << ", v) && k();\n";
+      os << "  }\n\n";
+      return;
+    }
     os << "    if (seen(" << c << ")) return same(" << c << ", v) && k();\n";
     switch (e.kind) {
+      case ir::Expr::Kind::kNone:
+        break;
       case ir::Expr::Kind::kCapture:
         os << "    return bind(" << c << ", v) && k();\n";
         break;
@@ -751,7 +779,9 @@ class RuleEmitter {
       case ir::TargetExpr::Kind::kRef:
         return te.name;
       case ir::TargetExpr::Kind::kNone:
-        return "_";
+        return "none";
+      case ir::TargetExpr::Kind::kRest:
+        return te.name + "...";
       case ir::TargetExpr::Kind::kTensor:
         return te.helper.empty() ? "tensor(" + te.literal.str() + ")"
                                  : "tensor(helper, " + te.helper + ")";
@@ -834,6 +864,30 @@ class RuleEmitter {
     os << "    if (!t" << i << ") return false;\n";
   }
 
+  /// `spec.inputs = {...}`, splicing each `rest...` as the matched node's further inputs.
+  void emitInputs(std::ostream& os, const ir::Target& t, const ir::TargetExpr& te,
+                  const std::string& spec) const {
+    std::vector<std::string> ins;
+    size_t i = 0;
+    for (; i < te.inputs.size() && t.exprs[te.inputs[i]].kind != ir::TargetExpr::Kind::kRest; ++i)
+      ins.push_back("v" + std::to_string(te.inputs[i]));
+    os << "    " << spec << ".inputs = {" << joinStrings(ins) << "};\n";
+    for (; i < te.inputs.size(); ++i) {
+      const ir::TargetExpr& in = t.exprs[te.inputs[i]];
+      if (in.kind != ir::TargetExpr::Kind::kRest) {
+        os << "    " << spec << ".inputs.push_back(v" << te.inputs[i] << ");\n";
+        continue;
+      }
+      ExprId rest = ir::kNoExpr;
+      for (ExprId id = 0; id < p_.exprs.size() && rest == ir::kNoExpr; ++id)
+        if (p_.exprs[id].kind == ir::Expr::Kind::kOp && p_.exprs[id].rest == in.name) rest = id;
+      if (rest == ir::kNoExpr || in.name == "_")
+        error(in.loc, "'" + in.name + "...' splices no rest of the match");
+      os << "    for (const ValueId in : rest(" << exprConst(rest) << ")) " << spec
+         << ".inputs.push_back(in);  // " << in.name << "...\n";
+    }
+  }
+
   void emitRewrite(std::ostream& os, size_t index) {
     const ir::Target& t = rule_.targets[index];
     const TargetOrder& to = targets_[index];
@@ -861,6 +915,7 @@ class RuleEmitter {
              << str(locOf(te.loc)) << ", " << str(te.name) << ")) return false;\n";
           break;
         case ir::TargetExpr::Kind::kNone:
+        case ir::TargetExpr::Kind::kRest:
           break;
         case ir::TargetExpr::Kind::kTensor: {
           if (te.helper.empty()) {
@@ -952,6 +1007,8 @@ class RuleEmitter {
         case ir::TargetExpr::Kind::kNone:
           os << "    const ValueId " << v << " = kNoId;\n";
           break;
+        case ir::TargetExpr::Kind::kRest:
+          break;  // spliced into the inputs of the node that reads it
         case ir::TargetExpr::Kind::kTensor:
           os << "    const ValueId " << v << " = rw_.addInitializer(std::move(*t" << i
              << "), ruleName());\n";
@@ -965,9 +1022,7 @@ class RuleEmitter {
           const std::string spec = "spec" + std::to_string(i);
           os << "    NodeSpec " << spec << ";\n";
           os << "    " << spec << ".op = " << opConst(te.domain, te.op) << ";\n";
-          std::vector<std::string> ins;
-          for (uint32_t in : te.inputs) ins.push_back("v" + std::to_string(in));
-          os << "    " << spec << ".inputs = {" << joinStrings(ins) << "};\n";
+          emitInputs(os, t, te, spec);
           if (to.num_outputs[i] != 1)
             os << "    " << spec << ".num_outputs = " << to.num_outputs[i] << ";\n";
           if (!to.omitted[i].empty()) {

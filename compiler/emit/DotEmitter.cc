@@ -52,6 +52,9 @@ std::string DotEmitter::emitPattern(const ir::Rule& rule) const {
       case ir::Expr::Kind::kAlternatives:
         out += node + " [shape=diamond, label=\"any of" + name + "\"];\n";
         break;
+      case ir::Expr::Kind::kNone:
+        out += node + " [shape=point];\n";
+        break;
       case ir::Expr::Kind::kOp: {
         std::string attrs;
         for (const ir::AttrMatch& a : e.attrs)
@@ -62,6 +65,10 @@ std::string DotEmitter::emitPattern(const ir::Rule& rule) const {
         out += node + " [shape=box" + std::string(e.optional ? ", style=dashed" : "") +
                (static_cast<ir::ExprId>(id) == p.root ? ", penwidth=2" : "") + ", label=\"" +
                escape(opLabel(e.domain, e.op)) + (e.optional ? "?" : "") + name + attrs + "\"];\n";
+        if (!e.rest.empty())
+          out += node + "_rest [shape=ellipse, style=dashed, label=\"" + escape(e.rest) +
+                 "...\"];\n" + node + "_rest -> " + node.substr(4) + " [label=\"" +
+                 std::to_string(e.inputs.size()) + "...\"];\n";
         break;
       }
     }
@@ -90,6 +97,9 @@ std::string DotEmitter::emitTarget(const ir::Rule& rule, size_t index) const {
         break;
       case ir::TargetExpr::Kind::kNone:
         out += node + " [shape=point];\n";
+        break;
+      case ir::TargetExpr::Kind::kRest:
+        out += node + " [shape=ellipse, style=dashed, label=\"" + escape(e.name) + "...\"];\n";
         break;
       case ir::TargetExpr::Kind::kTensor:
         out += node + " [shape=plaintext, label=\"" +

@@ -17,6 +17,9 @@
 //    tag is visible to target variants.
 //  - An optional op (`Cast?(x)`) matches the op, or else stands for its first
 //    input matched at the same value.
+//  - `none` as an input matches an omitted optional input.
+//  - `Op(a, b, rest...)` matches a node with two or more inputs and binds the inputs
+//    after b (zero or more) to `rest`; a rewrite splices them: `Op(c, rest...)`.
 //  - Attributes that later opsets moved to inputs (ReduceMean axes from 18,
 //    Squeeze/Unsqueeze axes from 13, Split split from 13, Slice starts/ends/
 //    axes/steps from 10) are written once as attributes; matchers read
@@ -88,6 +91,7 @@ struct Expr {
     kOp,            ///< a node of op `domain::op`; its output `output` is this value
     kConstant,      ///< a constant tensor equal to `literal` (within `tolerance`)
     kAlternatives,  ///< any of `inputs`, tried in order; `tags[i]` names alternative i
+    kNone,          ///< an omitted input (`none`): only as an input of an op
   };
   Kind kind = Kind::kCapture;
   /// kCapture: the capture's name. kOp / kAlternatives: the name bound to the value, or "".
@@ -102,6 +106,10 @@ struct Expr {
   bool commutative = false;  ///< binary op whose operands may match in either order
   /// kOp: further outputs of the same node bound to names (`a, b = Split(x)`): (index, name).
   std::vector<std::pair<uint32_t, std::string>> other_outputs;
+  /// kOp: `Op(a, rest...)`: the name bound to the node's inputs after `inputs` (zero or
+  /// more; "_" takes them without binding). Empty: the node has no further inputs.
+  std::string rest;
+  SourceLoc rest_loc;
   // kConstant
   Literal literal;
   double tolerance = 1e-6;  ///< absolute, for float literals
@@ -122,6 +130,8 @@ struct Constraint {
                       ///< appears in this rule) or "_" (any); the rank must match
     kConsumers,       ///< number of consumers in [min, max] (graph outputs count)
     kNative,          ///< a named C++ predicate (registered in the runtime) over `args`
+    kEquivalent,      ///< computed as `args[0]`: the same value, equal constants, or the same
+                      ///< ops with equal attributes on equivalent inputs
   };
   Kind kind = Kind::kConstant;
   std::string subject;  ///< the bound name constrained
@@ -134,7 +144,7 @@ struct Constraint {
   /// kShape: one entry per dim: "7" (static), "H" (symbol), "_" (any).
   std::vector<std::string> dims;
   std::string native;             ///< kNative: predicate name
-  std::vector<std::string> args;  ///< kNative: bound names passed to it
+  std::vector<std::string> args;  ///< kNative: bound names passed to it; kEquivalent: the other
   SourceLoc loc;
 };
 
@@ -170,9 +180,10 @@ struct TargetExpr {
     kOp,      ///< a new node; this value is its output `output`
     kTensor,  ///< a new constant: `literal` (shape `dims`, type `elem_type`) or a helper
     kNone,    ///< an omitted optional input
+    kRest,    ///< `rest...`: the inputs the match bound to rest, spliced into a node's inputs
   };
   Kind kind = Kind::kRef;
-  std::string name;  ///< kRef: the source name
+  std::string name;  ///< kRef: the source name; kRest: the rest's name
   std::string domain;
   std::string op;
   std::vector<uint32_t> inputs;  ///< indices into Target::exprs

@@ -56,9 +56,13 @@ class PatternPrinter {
       case Expr::Kind::kConstant:
         line += "const " + e.literal.str();
         break;
+      case Expr::Kind::kNone:
+        line += "none";
+        break;
       case Expr::Kind::kOp: {
         line += std::string(e.optional ? "optional " : "") + "op " + opName(e.domain, e.op) + "(";
         for (size_t i = 0; i < inputs.size(); ++i) line += (i ? ", " : "") + inputs[i];
+        if (!e.rest.empty()) line += std::string(inputs.empty() ? "" : ", ") + e.rest + "...";
         line += ")";
         if (e.output != 0) line += "." + std::to_string(e.output);
         if (!e.attrs.empty()) {
@@ -134,6 +138,8 @@ std::string constraintText(const Constraint& c) {
       return s + "consumers" + bounds();
     case Constraint::Kind::kNative:
       return s + "native " + c.native + join(c.args);
+    case Constraint::Kind::kEquivalent:
+      return s + "equivalent " + (c.args.empty() ? std::string("?") : c.args[0]);
   }
   return s + "?";
 }
@@ -183,6 +189,9 @@ void printTarget(const Target& t, const PrintOptions& o, std::string& out) {
         break;
       case TargetExpr::Kind::kNone:
         line += "none";
+        break;
+      case TargetExpr::Kind::kRest:
+        line += "rest " + e.name + "...";
         break;
       case TargetExpr::Kind::kTensor:
         if (!e.helper.empty()) {

@@ -243,6 +243,8 @@ class RuleChecker {
     used_.clear();
     used_attr_captures_.clear();
     reachable_.clear();
+    rests_.clear();
+    used_rests_.clear();
 
     if (rule.priority > kMaxRulePriority || rule.priority < -kMaxRulePriority)
       diag_.error(rule.loc, "priority " + std::to_string(rule.priority) + " is out of range [-" +
@@ -363,6 +365,25 @@ class RuleChecker {
       for (const std::string& tag : e.tags)
         if (!tag.empty()) alt_tags_.insert(tag);
     }
+    for (ExprId id : reachable_) {
+      const Expr& e = p.exprs[id];
+      if (e.rest.empty() || e.rest == "_") continue;
+      const SourceLoc& loc = locOr(e.rest_loc, locOr(e.loc, rule_->loc));
+      auto [it, inserted] = rests_.emplace(e.rest, loc);
+      if (!inserted) {
+        diag_.error(loc, quote(e.rest) + " is bound twice");
+        diag_.note(it->second, quote(e.rest) + " is first bound here");
+        ok = false;
+      } else if (value_names_.count(e.rest) || capture_refs_.count(e.rest)) {
+        diag_.error(loc, quote(e.rest) + " names a rest of inputs ('" + e.rest +
+                             "...') and a single value; use two names");
+        ok = false;
+      }
+    }
+    if (p.exprs[p.root].kind == Expr::Kind::kNone) {
+      diag_.error(locOr(p.exprs[p.root].loc, rule_->loc), "the root of a match cannot be 'none'");
+      ok = false;
+    }
     return ok;
   }
 
@@ -457,14 +478,34 @@ class RuleChecker {
     }
     e.commutative = catalog_.isCommutative(domain, e.op) && e.inputs.size() == 2;
 
-    // Inputs: the match is fine if some opset in range accepts the count.
+    // Inputs: the match is fine if some opset in range accepts the count (or, with a rest,
+    // the count plus some more).
     int n = static_cast<int>(e.inputs.size());
     bool fits = false;
     int most = 0, least = INT_MAX;
     for (const OpSignature* s : sigs) {
-      fits |= n >= s->min_inputs && n <= s->max_inputs;
+      fits |= (n >= s->min_inputs || !e.rest.empty()) && n <= s->max_inputs;
       most = std::max(most, s->max_inputs);
       least = std::min(least, s->min_inputs);
+    }
+    if (!e.rest.empty() && fits && n == most)
+      diag_.warning(locOr(e.rest_loc, loc), quote(e.rest + "...") + " is always empty: op " +
+                                                quote(name) + " takes at most " +
+                                                countText(most, "input"));
+    for (size_t k = 0; k < e.inputs.size(); ++k) {
+      const ExprId in = e.inputs[k];
+      if (in >= rule_->pattern.exprs.size() || rule_->pattern.exprs[in].kind != Expr::Kind::kNone)
+        continue;
+      bool optional_somewhere = false;
+      const OpParam* param = nullptr;
+      for (const OpSignature* s : sigs) {
+        param = s->inputAt(k);
+        optional_somewhere |= !param || param->optional;
+      }
+      if (!optional_somewhere)
+        diag_.error(locOr(rule_->pattern.exprs[in].loc, loc),
+                    "input " + std::to_string(k) + (param ? " (" + quote(param->name) + ")" : "") +
+                        " of op " + quote(name) + " is required; 'none' can never match it");
     }
     if (!fits) {
       if (n > most)
@@ -571,6 +612,8 @@ class RuleChecker {
         return x.name == y.name && x.name != "_";
       case Expr::Kind::kConstant:
         return x.literal == y.literal && x.tolerance == y.tolerance;
+      case Expr::Kind::kNone:
+        return true;
       case Expr::Kind::kAlternatives: {
         if (x.inputs.size() != y.inputs.size()) return false;
         for (size_t i = 0; i < x.inputs.size(); ++i)
@@ -580,7 +623,8 @@ class RuleChecker {
       case Expr::Kind::kOp: {
         if (OpCatalog::normalizeDomain(x.domain) != OpCatalog::normalizeDomain(y.domain) ||
             x.op != y.op || x.output != y.output || x.optional != y.optional ||
-            x.inputs.size() != y.inputs.size() || x.attrs.size() != y.attrs.size())
+            x.inputs.size() != y.inputs.size() || x.attrs.size() != y.attrs.size() ||
+            x.rest.empty() != y.rest.empty())
           return false;
         for (const AttrMatch& xa : x.attrs) {
           bool found = false;
@@ -629,10 +673,22 @@ class RuleChecker {
     };
     for (const ir::Constraint& c : p.constraints) {
       const SourceLoc& loc = locOr(c.loc, rule_->loc);
-      if (value_names_.count(c.subject))
+      if (rests_.count(c.subject))
+        diag_.error(loc, "constraint on " + quote(c.subject) +
+                             ", a rest of inputs: constraints apply to single values");
+      else if (value_names_.count(c.subject))
         used_.insert(c.subject);
       else
         unbound("constraint on", c.subject, loc);
+      if (c.kind == ir::Constraint::Kind::kEquivalent) {
+        const std::string& other = c.args.empty() ? std::string() : c.args[0];
+        if (value_names_.count(other))
+          used_.insert(other);
+        else
+          unbound("'equivalent' names", other, loc);
+        if (other == c.subject)
+          diag_.warning(loc, quote(c.subject) + " is always equivalent to itself");
+      }
       if (c.kind == ir::Constraint::Kind::kNative) {
         for (const std::string& arg : c.args) {
           if (value_names_.count(arg))
@@ -660,6 +716,11 @@ class RuleChecker {
                                                   " is never used; write '_' to match any "
                                                   "value without binding it");
     }
+    for (const auto& [name, loc] : rests_)
+      if (!used_rests_.count(name))
+        diag_.warning(loc, "rest " + quote(name) +
+                               " is never spliced: the rewrite drops those "
+                               "inputs; write '_...' to match them unbound");
     for (const auto& [name, capture] : attr_captures_) {
       if (used_attr_captures_.count(name)) continue;
       diag_.warning(locOr(capture.match->loc, rule_->loc), "attribute capture " + quote(name) +
@@ -755,6 +816,14 @@ class RuleChecker {
           break;
         case TargetExpr::Kind::kNone:
           break;
+        case TargetExpr::Kind::kRest:
+          if (rests_.count(e.name))
+            used_rests_.insert(e.name);
+          else
+            diag_.error(eloc, quote(e.name + "...") +
+                                  " splices a rest of inputs, but the match binds no rest " +
+                                  quote(e.name));
+          break;
         case TargetExpr::Kind::kOp:
           if (e.op.empty()) {
             checkSecondaryOutput(t, e, eloc);
@@ -775,7 +844,7 @@ class RuleChecker {
       if (!root_replacement)
         diag_.error(tloc, "the rewrite does not replace the match root " + quote(root.name));
       else if (root_replacement->second < t.exprs.size())
-        checkEndlessLoop(rule, t.exprs[root_replacement->second], tloc);
+        checkEndlessLoop(rule, t, t.exprs[root_replacement->second], tloc);
     }
   }
 
@@ -797,6 +866,11 @@ class RuleChecker {
 
   void checkRef(const Target& t, const TargetExpr& e,
                 const std::map<std::string, uint32_t>& defined, const SourceLoc& loc) {
+    if (rests_.count(e.name)) {
+      diag_.error(loc, quote(e.name) + " is a rest of inputs; write '" + e.name +
+                           "...' to splice it into a node's inputs");
+      return;
+    }
     if (value_names_.count(e.name)) {
       used_.insert(e.name);
       return;
@@ -833,6 +907,11 @@ class RuleChecker {
 
   void checkHelperArg(const std::string& arg, const std::map<std::string, uint32_t>& defined,
                       const SourceLoc& loc) {
+    if (rests_.count(arg)) {
+      diag_.error(loc,
+                  "helper argument " + quote(arg) + " is a rest of inputs; helpers take values");
+      return;
+    }
     if (value_names_.count(arg)) {
       used_.insert(arg);
       return;
@@ -892,8 +971,29 @@ class RuleChecker {
       return sigs.size() > 1 ? " at opset " + std::to_string(first_version[i]) : std::string();
     };
 
-    // Inputs, and 'none' only where an input is optional.
-    int n = static_cast<int>(e.inputs.size());
+    // Inputs, and 'none' only where an input is optional. A spliced rest counts as none:
+    // the count is checked without it (its inputs are the matched node's own).
+    int n = 0;
+    bool spliced = false;
+    for (uint32_t in : e.inputs) {
+      const bool rest = in < t.exprs.size() && t.exprs[in].kind == TargetExpr::Kind::kRest;
+      spliced |= rest;
+      n += rest ? 0 : 1;
+    }
+    if (spliced) {
+      for (size_t k = 0; k < e.inputs.size(); ++k) {
+        const bool last = k + 1 == e.inputs.size();
+        if (!last && e.inputs[k] < t.exprs.size() &&
+            t.exprs[e.inputs[k]].kind == TargetExpr::Kind::kRest)
+          for (const OpSignature* s : sigs)
+            if (s->max_inputs != kUnboundedArity) {
+              diag_.error(locOr(t.exprs[e.inputs[k]].loc, loc),
+                          "a rest spliced before other inputs of op " + quote(name) +
+                              ", which is not variadic, moves them to other positions");
+              break;
+            }
+      }
+    }
     for (size_t i = 0; i < sigs.size(); ++i) {
       const OpSignature* s = sigs[i];
       if (n > s->max_inputs) {
@@ -902,7 +1002,7 @@ class RuleChecker {
                              std::to_string(s->max_inputs));
         break;
       }
-      if (n < s->min_inputs) {
+      if (n < s->min_inputs && !spliced) {
         diag_.error(loc, "too few inputs for op " + quote(name) + at(i) + ": " + std::to_string(n) +
                              " given, it takes at least " + std::to_string(s->min_inputs));
         break;
@@ -1008,7 +1108,8 @@ class RuleChecker {
   }
 
   /// Reports a rewrite whose root the rule's own match would match again.
-  void checkEndlessLoop(const Rule& rule, const TargetExpr& produced, const SourceLoc& loc) {
+  void checkEndlessLoop(const Rule& rule, const Target& t, const TargetExpr& produced,
+                        const SourceLoc& loc) {
     const ir::Pattern& p = rule.pattern;
     const Expr& root = p.exprs[p.root];
     if (produced.kind == TargetExpr::Kind::kRef && produced.name == root.name) {
@@ -1018,9 +1119,20 @@ class RuleChecker {
     if (root.kind != Expr::Kind::kOp || root.optional || produced.kind != TargetExpr::Kind::kOp)
       return;
     if (OpCatalog::normalizeDomain(root.domain) != OpCatalog::normalizeDomain(produced.domain) ||
-        root.op != produced.op || root.output != produced.output ||
-        root.inputs.size() != produced.inputs.size())
+        root.op != produced.op || root.output != produced.output)
       return;
+    // Input counts: with `rest...` the root matches any node with its written inputs or more.
+    // Splicing the root's rest back with fewer written inputs shrinks the node each time.
+    size_t written = 0;
+    for (uint32_t in : produced.inputs) {
+      if (in >= t.exprs.size()) return;
+      const TargetExpr& x = t.exprs[in];
+      if (x.kind != TargetExpr::Kind::kRest)
+        ++written;
+      else if (x.name != root.rest)
+        return;  // another node's inputs: the count is not known
+    }
+    if (root.rest.empty() ? written != root.inputs.size() : written < root.inputs.size()) return;
     for (ExprId in : root.inputs)
       if (in >= p.exprs.size() || p.exprs[in].kind != Expr::Kind::kCapture) return;
     // Every attribute condition must hold for the produced node, as far as it is known.
@@ -1047,6 +1159,8 @@ class RuleChecker {
   const Rule* rule_ = nullptr;
   std::vector<ExprId> reachable_;                // pattern exprs reachable from the root
   std::set<std::string> value_names_;            // names the match binds to values
+  std::map<std::string, SourceLoc> rests_;       // `rest...` names -> where bound
+  std::set<std::string> used_rests_;             // rests the rewrites splice
   std::map<std::string, int> capture_refs_;      // capture name -> operand slots reading it
   std::map<std::string, ExprId> capture_first_;  // capture name -> its first expr
   std::map<std::string, AttrCapture> attr_captures_;

@@ -115,7 +115,7 @@ const std::vector<ExtraOp> kMicrosoftOps = {
 const std::set<std::string> kReservedNames = {
     // Rule.td defs
     "AnyOf", "Optional", "Results", "Range", "Capture", "Replace", "Always", "i", "f", "ints",
-    "floats", "strings", "value", "attr", "helper", "none", "tensor",
+    "floats", "strings", "value", "attr", "helper", "none", "tensor", "Rest",
     // fields of Rule (visible inside a rule's body)
     "rule_name", "priority", "tags", "doc", "requires", "match", "where", "rewrite", "variants",
     // TableGen keywords

@@ -8,7 +8,10 @@
 // The binding rules are docs/dsl.md's and Rule.td's: `(Op:$n ...)` binds n
 // wherever it is written; `$n` is that value, or else a capture (one expr per
 // name); `$_` is anonymous; the last match dag is the root. In a rewrite a name
-// the match binds is replaced, a new name is local to the rewrite.
+// the match binds is replaced, a new name is local to the rewrite. `none` is an
+// omitted input (of a matched op, or of a new node); `(Rest $r)`, the last input
+// of a matched op, binds its further inputs to the list r, which a rewrite
+// splices with `(Rest $r)` and nothing else may read.
 //
 //===----------------------------------------------------------------------===//
 #include "dsl/tablegen/RecordConverter.h"
@@ -325,10 +328,46 @@ std::string markerUsage(const std::string& kind) {
     return "it is a literal";
   if (kind == "value" || kind == "attr" || kind == "helper")
     return "it computes a rewrite attribute: (epsilon (value $eps))";
-  if (kind == "none" || kind == "tensor") return "it is an input of a new node in a rewrite";
+  if (kind == "none")
+    return "it is an omitted input: an input of an op in a match, (Op $a, none, $b), or of a new "
+           "node in a rewrite";
+  if (kind == "tensor") return "it is an input of a new node in a rewrite";
+  if (kind == "rest")
+    return "(Rest $rest) is the last input of an op in a match, (Concat $a, (Rest $rest)), and "
+           "splices those inputs into a new node in a rewrite, (Concat $m, (Rest $rest))";
   if (kind == "replace") return "Replace is a whole rewrite dag: (Replace $y, $x)";
   if (kind == "results") return "Results lists output names, then the op dag";
   return "it is not an op";
+}
+
+/// True for the bare record `none`.
+bool isNone(const Located& v) {
+  auto* def = dyn_cast_or_null<llvm::DefInit>(v.init);
+  return def && markerOf(def->getDef()) == "none";
+}
+
+/// True for a `(Rest ...)` dag.
+bool isRest(const Located& v) { return markerOf(operatorOf(v.init)) == "rest"; }
+
+/// The name of `(Rest $name)` ("_" for `(Rest $_)`), or nullopt after reporting a malformed
+/// one.
+std::optional<std::string> restName(Context& cx, const Located& d) {
+  constexpr const char* kUsage = "Rest takes one name: (Rest $rest), or (Rest $_) in a match";
+  if (!dagName(d).empty()) {
+    cx.error(d.loc, "(Rest ...) binds no name of its own: write (Rest $" + dagName(d) + ")");
+    return std::nullopt;
+  }
+  if (numArgs(d) != 1) {
+    cx.error(d.loc, kUsage);
+    return std::nullopt;
+  }
+  Located arg = cx.locator.arg(d, 0);
+  std::string name = argName(d, 0);
+  if (!isVariable(arg) || name.empty()) {
+    cx.error(arg.loc, kUsage);
+    return std::nullopt;
+  }
+  return name;
 }
 
 //===----------------------------------------------------------------------===//
@@ -580,6 +619,13 @@ class PatternBuilder {
     for (size_t i = 0; i < list->size(); ++i) {
       Located element = cx_.locator.element(match, i);
       bool root = i + 1 == list->size();
+      if (markerOf(operatorOf(element.init)) == "none") {  // `[none]` is a TableGen type error
+        cx_.error(element.loc, std::string(root ? "'none' cannot be the root of a match"
+                                                : "'none' cannot be an element of `match`") +
+                                   ": it matches an omitted input, written bare as an input of "
+                                   "an op: (Op $a, none, $b)");
+        continue;
+      }
       if (!isa<llvm::DagInit>(element.init)) {
         cx_.error(element.loc, root ? "the root (the last element of `match`) must be a dag"
                                     : "an element of `match` must be a dag");
@@ -601,8 +647,15 @@ class PatternBuilder {
     if (pattern_.root != ir::kNoExpr && cx_.diag.errorCount() == errors) checkReachable(top_level);
   }
 
-  /// Every name the match binds or captures (valid after build()).
+  /// Every name the match binds or captures (valid after build()); rests are not values
+  /// and are not among them.
   const std::set<std::string>& names() const { return names_; }
+  /// The names `(Rest $name)` binds (not "_").
+  std::set<std::string> rests() const {
+    std::set<std::string> out;
+    for (const auto& [name, loc] : rest_binders_) out.insert(name);
+    return out;
+  }
 
  private:
   // ---- Symbols -------------------------------------------------------------------------
@@ -663,21 +716,32 @@ class PatternBuilder {
     if (!isa_and_nonnull<llvm::DagInit>(v.init)) return;
     llvm::Record* op = operatorOf(v.init);
     if (isAttrName(op)) return;
+    std::string kind = markerOf(op);
+    if (kind == "rest") {  // (Rest $name): checked when its op is built
+      if (numArgs(v) != 1 || !isVariable(cx_.locator.arg(v, 0))) return;
+      std::string n = argName(v, 0);
+      if (n.empty() || n == "_") return;
+      if (!reportBoundTwice(n, v.loc)) rest_binders_.emplace(n, v.loc);
+      return;
+    }
     std::string name = bindingName(v);
     if (!name.empty()) {
       auto [it, inserted] = binders_.emplace(name, v);
       if (!inserted) {
         cx_.error(v.loc, "'" + name + "' is bound twice");
         cx_.note(it->second.loc, "first bound here");
+      } else {
+        reportBoundAsRest(name, v.loc);
       }
       names_.insert(name);
     }
-    std::string kind = markerOf(op);
     if (kind == "results")
       for (unsigned i = 1; i + 1 < numArgs(v); ++i)
         if (std::string n = argName(v, i); isVariable(cx_.locator.arg(v, i)) && n != "_") {
+          Located arg = cx_.locator.arg(v, i);
+          reportBoundAsRest(n, arg.loc);
+          output_binders_.emplace(n, arg.loc);
           names_.insert(n);
-          output_binders_.insert(n);
         }
     for (unsigned i = 0; i < numArgs(v); ++i) {
       Located arg = cx_.locator.arg(v, i);
@@ -688,6 +752,28 @@ class PatternBuilder {
         collectBindings(arg);
       }
     }
+  }
+
+  /// A rest named `name` at `loc`: reports it if the name is already bound (by a dag, an
+  /// output of Results or another Rest). True if it was.
+  bool reportBoundTwice(const std::string& name, const ir::SourceLoc& loc) {
+    const ir::SourceLoc* first = nullptr;
+    if (auto b = binders_.find(name); b != binders_.end()) first = &b->second.loc;
+    if (auto o = output_binders_.find(name); !first && o != output_binders_.end())
+      first = &o->second;
+    if (auto r = rest_binders_.find(name); !first && r != rest_binders_.end()) first = &r->second;
+    if (!first) return false;
+    cx_.error(loc, "'" + name + "' is bound twice");
+    cx_.note(*first, "first bound here");
+    return true;
+  }
+
+  /// A dag or a Results output binding `name` at `loc`, after a Rest bound it.
+  void reportBoundAsRest(const std::string& name, const ir::SourceLoc& loc) {
+    auto r = rest_binders_.find(name);
+    if (r == rest_binders_.end()) return;
+    cx_.error(loc, "'" + name + "' is bound twice");
+    cx_.note(r->second, "first bound here");
   }
 
   ir::ExprId add(ir::Expr e) {
@@ -711,8 +797,17 @@ class PatternBuilder {
 
   // ---- Values --------------------------------------------------------------------------
 
-  /// One argument in value position: `$x`, `$_`, a dag, or an int constant.
-  ir::ExprId value(const Located& v, const std::string& name) {
+  /// Where a value is written, for `none`.
+  enum class Slot {
+    kInput,               ///< an input of an op
+    kOptionalFirstInput,  ///< the first input of an optional op
+    kAlternative,         ///< an alternative of AnyOf
+  };
+
+  /// One argument in value position: `$x`, `$_`, a dag, an int constant, or (as an input
+  /// of an op) `none`.
+  ir::ExprId value(const Located& v, const std::string& name, Slot slot) {
+    if (isNone(v)) return none(v, name, slot);
     if (isVariable(v)) {
       if (name.empty()) {
         cx_.error(v.loc, "`?` is not a value: write $name, $_ or a dag");
@@ -724,6 +819,11 @@ class PatternBuilder {
         e.name = "_";
         e.loc = v.loc;
         return add(std::move(e));
+      }
+      if (rest_binders_.count(name) && !binders_.count(name) && !output_binders_.count(name)) {
+        cx_.error(v.loc, "'" + name + "' is a list of inputs, bound by (Rest $" + name +
+                             "); the match cannot read it as a value");
+        return ir::kNoExpr;
       }
       auto built = built_.find(name);
       if (built != built_.end()) return built->second;
@@ -759,6 +859,33 @@ class PatternBuilder {
     cx_.error(v.loc, "unsupported argument '" + (v.init ? v.init->getAsString() : "?") +
                          "': an input is $name, a dag or a number");
     return ir::kNoExpr;
+  }
+
+  /// `none`: an omitted input, as an input of an op only.
+  ir::ExprId none(const Located& v, const std::string& name, Slot slot) {
+    if (slot == Slot::kAlternative) {
+      cx_.error(v.loc,
+                "'none' cannot be an alternative of AnyOf: it matches an omitted input only as "
+                "an input of an op");
+      return ir::kNoExpr;
+    }
+    if (slot == Slot::kOptionalFirstInput) {
+      cx_.error(v.loc,
+                "'none' cannot be the first input of an optional op: when the op is absent, it "
+                "stands for its first input");
+      return ir::kNoExpr;
+    }
+    if (!name.empty()) {
+      cx_.error(v.loc,
+                "'none' binds no name: an omitted input has no value (write none, not "
+                "none:$" +
+                    name + ")");
+      return ir::kNoExpr;
+    }
+    ir::Expr e;
+    e.kind = ir::Expr::Kind::kNone;
+    e.loc = v.loc;
+    return add(std::move(e));
   }
 
   /// A constant input: 2, (i 2), (f 2), (f "0.5").
@@ -809,6 +936,10 @@ class PatternBuilder {
       if (!dagName(d).empty()) cx_.error(d.loc, "a constant binds no name");
       return constant(d);
     }
+    if (kind == "none") {
+      cx_.error(d.loc, "'none' is written bare, not as a dag: (Op $a, none, $b)");
+      return ir::kNoExpr;
+    }
     if (isAttrName(r)) {
       cx_.error(d.loc, "attribute '" + describe(*r) +
                            "' is not a value: attributes follow an "
@@ -846,10 +977,36 @@ class PatternBuilder {
         continue;
       }
       if (attributes) cx_.error(arg.loc, "an input after an attribute: an op's inputs come first");
-      ir::ExprId in = value(arg, argName(d, i));
+      if (isRest(arg)) {
+        restInput(d, i, e);
+        continue;
+      }
+      Slot slot = is_optional && i == 0 ? Slot::kOptionalFirstInput : Slot::kInput;
+      ir::ExprId in = value(arg, argName(d, i), slot);
       if (in != ir::kNoExpr) e.inputs.push_back(in);
     }
     return add(std::move(e));
+  }
+
+  /// `(Rest $name)`, argument `i` of op dag `d` (being built as `e`): the op's inputs after
+  /// the ones written.
+  void restInput(const Located& d, unsigned i, ir::Expr& e) {
+    Located arg = cx_.locator.arg(d, i);
+    auto name = restName(cx_, arg);
+    if (!name) return;
+    if (e.optional) {
+      cx_.error(arg.loc, "an optional op cannot take (Rest $" + *name +
+                             "): when the op is absent, it stands for its first input");
+      return;
+    }
+    for (unsigned j = i + 1; j < numArgs(d); ++j) {
+      if (isAttrName(operatorOf(cx_.locator.arg(d, j).init))) continue;
+      cx_.error(arg.loc, "(Rest $" + *name + ") must be the last input of " + e.op +
+                             ": it stands for the inputs after the ones written");
+      return;
+    }
+    e.rest = *name;
+    e.rest_loc = arg.loc;
   }
 
   /// `(axes (ints -1))`, `(to (AnyOf 1, 10))`, `(alpha (Range 0, 1))`, `(perm (Capture $p))`.
@@ -928,11 +1085,11 @@ class PatternBuilder {
           continue;
         }
         Located inner = cx_.locator.arg(arg, 0);
-        ir::ExprId id = value(inner, argName(arg, 0));
+        ir::ExprId id = value(inner, argName(arg, 0), Slot::kAlternative);
         if (id == ir::kNoExpr) continue;
         e.inputs.push_back(id);
       } else {
-        ir::ExprId id = value(arg, argName(d, i));
+        ir::ExprId id = value(arg, argName(d, i), Slot::kAlternative);
         if (id == ir::kNoExpr) continue;
         e.inputs.push_back(id);
       }
@@ -991,12 +1148,13 @@ class PatternBuilder {
   Context& cx_;
   ir::Pattern& pattern_;
   LiteralReader literals_;
-  std::map<std::string, Located> binders_;      ///< name -> the dag binding it
-  std::map<std::string, ir::ExprId> built_;     ///< bound names already built
-  std::set<std::string> building_;              ///< bound names being built (cycles)
-  std::set<std::string> output_binders_;        ///< names of Results outputs other than 0
-  std::set<std::string> outputs_built_;         ///< ... whose Results dag is built
-  std::map<std::string, ir::ExprId> captures_;  ///< capture name -> its one expr
+  std::map<std::string, Located> binders_;               ///< name -> the dag binding it
+  std::map<std::string, ir::ExprId> built_;              ///< bound names already built
+  std::set<std::string> building_;                       ///< bound names being built (cycles)
+  std::map<std::string, ir::SourceLoc> output_binders_;  ///< Results outputs other than 0
+  std::set<std::string> outputs_built_;                  ///< ... whose Results dag is built
+  std::map<std::string, ir::SourceLoc> rest_binders_;    ///< names bound by (Rest $name)
+  std::map<std::string, ir::ExprId> captures_;           ///< capture name -> its one expr
   std::set<std::string> names_;
 };
 
@@ -1007,8 +1165,13 @@ class PatternBuilder {
 /// Builds one Target from a located list of rewrite dags.
 class TargetBuilder {
  public:
-  TargetBuilder(Context& cx, const std::set<std::string>& match_names, ir::Target& target)
-      : cx_(cx), match_names_(match_names), target_(target), literals_(cx) {}
+  TargetBuilder(Context& cx, const std::set<std::string>& match_names,
+                const std::set<std::string>& match_rests, ir::Target& target)
+      : cx_(cx),
+        match_names_(match_names),
+        match_rests_(match_rests),
+        target_(target),
+        literals_(cx) {}
 
   void build(const Located& dags) {
     auto* list = dyn_cast_or_null<llvm::ListInit>(dags.init);
@@ -1059,6 +1222,11 @@ class TargetBuilder {
 
   /// `name` now means the value `id`: a replacement if the match binds it, else a local.
   void bind(const std::string& name, uint32_t id, const ir::SourceLoc& loc) {
+    if (match_rests_.count(name)) {
+      cx_.error(loc, "'" + name + "' is a list of inputs the match binds with (Rest $" + name +
+                         "); a rewrite cannot bind it");
+      return;
+    }
     if (match_names_.count(name)) {
       if (!replaced_.insert(name).second) {
         cx_.error(loc, "'" + name + "' is replaced twice in one rewrite");
@@ -1073,14 +1241,20 @@ class TargetBuilder {
     pending_.erase(name);
   }
 
-  /// An input of a new node: `$x`, `none`, an op dag, Results, tensor.
-  uint32_t value(const Located& v, const std::string& name) {
+  /// An input of a new node (`input`: `(Rest $r)` splices in place) or the new value of a
+  /// Replace: `$x`, `none`, an op dag, Results, tensor.
+  uint32_t value(const Located& v, const std::string& name, bool input) {
     constexpr uint32_t kBad = UINT32_MAX;
     if (isVariable(v)) {
       if (name.empty() || name == "_") {
         cx_.error(v.loc, name.empty() ? "`?` is not a value: write $name or a dag"
                                       : "`$_` is not a value in a rewrite: an omitted optional "
                                         "input is `none`");
+        return kBad;
+      }
+      if (match_rests_.count(name)) {
+        cx_.error(v.loc,
+                  "'" + name + "' is a list of inputs; write (Rest $" + name + ") to splice it");
         return kBad;
       }
       auto local = locals_.find(name);
@@ -1119,6 +1293,7 @@ class TargetBuilder {
     if (isa_and_nonnull<llvm::DagInit>(v.init)) {
       std::string kind = markerOf(operatorOf(v.init));
       if (kind == "results") return results(v);
+      if (kind == "rest" && input) return rest(v);
       if (kind == "replace") {
         cx_.error(v.loc, "Replace is a whole rewrite dag, not an input");
         return kBad;
@@ -1132,6 +1307,30 @@ class TargetBuilder {
     cx_.error(v.loc, "unsupported argument '" + (v.init ? v.init->getAsString() : "?") +
                          "': an input is $name, a dag, none or a tensor");
     return kBad;
+  }
+
+  /// `(Rest $name)` as an input of a new node: the inputs the match bound to name.
+  uint32_t rest(const Located& d) {
+    constexpr uint32_t kBad = UINT32_MAX;
+    auto name = restName(cx_, d);
+    if (!name) return kBad;
+    if (*name == "_") {
+      cx_.error(cx_.locator.arg(d, 0).loc,
+                "(Rest $_) splices nothing: name the rest in the match, (Rest $rest), and "
+                "splice that");
+      return kBad;
+    }
+    if (!match_rests_.count(*name)) {
+      cx_.error(cx_.locator.arg(d, 0).loc, "'" + *name + "' is not a rest of the match: (Rest $" +
+                                               *name + ") splices the inputs a match's (Rest $" +
+                                               *name + ") bound");
+      return kBad;
+    }
+    ir::TargetExpr e;
+    e.kind = ir::TargetExpr::Kind::kRest;
+    e.name = *name;
+    e.loc = d.loc;
+    return add(std::move(e));
   }
 
   /// An op dag or a tensor.
@@ -1189,7 +1388,7 @@ class TargetBuilder {
         continue;
       }
       if (attributes) cx_.error(arg.loc, "an input after an attribute: an op's inputs come first");
-      uint32_t in = value(arg, argName(d, i));
+      uint32_t in = value(arg, argName(d, i), /*input=*/true);
       if (in != UINT32_MAX) e.inputs.push_back(in);
     }
     return add(std::move(e));
@@ -1243,7 +1442,7 @@ class TargetBuilder {
       cx_.error(target.loc, "Replace names '" + name + "', which the match does not bind");
       return;
     }
-    uint32_t id = value(cx_.locator.arg(d, 1), argName(d, 1));
+    uint32_t id = value(cx_.locator.arg(d, 1), argName(d, 1), /*input=*/false);
     if (id != UINT32_MAX) bind(name, id, target.loc);
   }
 
@@ -1345,6 +1544,7 @@ class TargetBuilder {
 
   Context& cx_;
   const std::set<std::string>& match_names_;
+  const std::set<std::string>& match_rests_;  ///< names bound by (Rest $name) in the match
   ir::Target& target_;
   LiteralReader literals_;
   std::map<std::string, uint32_t> locals_;  ///< names bound so far in this rewrite
@@ -1379,6 +1579,7 @@ class RuleConverter {
     applicability(rule);
 
     std::set<std::string> names;
+    std::set<std::string> rests;
     if (!Fields::isSet(record_, "match")) {
       cx_.error(rule.loc, "rule '" + rule.name + "' has no match: set `let match = [...]`");
     } else {
@@ -1392,10 +1593,11 @@ class RuleConverter {
         PatternBuilder builder(cx_, rule.pattern);
         builder.build(match);
         names = builder.names();
+        rests = builder.rests();
       }
     }
-    constraints(rule, names);
-    targets(rule, names);
+    constraints(rule, names, rests);
+    targets(rule, names, rests);
     if (cx_.diag.errorCount() != errors) return std::nullopt;
     return rule;
   }
@@ -1419,19 +1621,21 @@ class RuleConverter {
   }
 
   /// `let where = [Scalar<"eps", "0", "1e-3">, ...]`.
-  void constraints(ir::Rule& rule, const std::set<std::string>& names) {
+  void constraints(ir::Rule& rule, const std::set<std::string>& names,
+                   const std::set<std::string>& rests) {
     Located list = cx_.locator.field(record_, "where");
     auto defs = cx_.fields.defs(record_, "where", list.loc);
     if (!defs) return;
     for (size_t i = 0; i < defs->size(); ++i) {
       Located element = cx_.locator.element(list, i);
-      if (auto c = constraint(*(*defs)[i], element.loc, names))
+      if (auto c = constraint(*(*defs)[i], element.loc, names, rests))
         rule.pattern.constraints.push_back(std::move(*c));
     }
   }
 
   std::optional<ir::Constraint> constraint(const llvm::Record& r, const ir::SourceLoc& loc,
-                                           const std::set<std::string>& names) {
+                                           const std::set<std::string>& names,
+                                           const std::set<std::string>& rests) {
     using K = ir::Constraint::Kind;
     Fields& f = cx_.fields;
     ir::Constraint c;
@@ -1513,8 +1717,26 @@ class RuleConverter {
       if (c.subject.empty()) c.subject = c.args.front();  // checked with the arguments
       if (c.native.empty()) cx_.error(loc, "Native needs the predicate's name");
       for (const std::string& arg : c.args)
-        if (!names.count(arg))
+        if (rests.count(arg))
+          cx_.error(loc, "Native argument '" + arg + "' is a list of inputs, bound by (Rest $" +
+                             arg + "), not a value");
+        else if (!names.count(arg))
           cx_.error(loc, "Native argument '" + arg + "' is not a name the match binds");
+    } else if (*kind == "equivalent") {
+      c.kind = K::kEquivalent;
+      auto other = f.str(r, "other_name", loc);
+      if (!other) return std::nullopt;
+      if (other->empty()) {
+        cx_.error(loc, "Equivalent needs the name of the other value: Equivalent<\"" + c.subject +
+                           "\", \"other\">");
+        return std::nullopt;
+      }
+      if (rests.count(*other))
+        cx_.error(loc, "Equivalent compares with '" + *other +
+                           "', a list of inputs bound by (Rest $" + *other + "), not a value");
+      else if (!names.empty() && !names.count(*other))
+        cx_.error(loc, "Equivalent compares with '" + *other + "', which the match does not bind");
+      c.args = {*other};
     } else {
       cx_.error(loc, "unknown constraint kind \"" + *kind + "\" of " + what);
       return std::nullopt;
@@ -1524,6 +1746,11 @@ class RuleConverter {
       return std::nullopt;
     }
     bool checked = c.kind == K::kNative && !c.args.empty() && c.subject == c.args.front();
+    if (!checked && rests.count(c.subject)) {
+      cx_.error(loc, what + " constrains '" + c.subject + "', a list of inputs bound by (Rest $" +
+                         c.subject + "); constraints name single values");
+      return std::nullopt;
+    }
     if (!checked && !names.empty() && !names.count(c.subject)) {
       cx_.error(loc, what + " constrains '" + c.subject + "', which the match does not bind");
       return std::nullopt;
@@ -1548,7 +1775,8 @@ class RuleConverter {
   }
 
   /// `let rewrite = [...]` or `let variants = [Variant<When<...>, [...]>, ...]`.
-  void targets(ir::Rule& rule, const std::set<std::string>& names) {
+  void targets(ir::Rule& rule, const std::set<std::string>& names,
+               const std::set<std::string>& rests) {
     Located rewrite = cx_.locator.field(record_, "rewrite");
     Located variants = cx_.locator.field(record_, "variants");
     auto* rewrite_list = dyn_cast_or_null<llvm::ListInit>(rewrite.init);
@@ -1568,7 +1796,7 @@ class RuleConverter {
     if (has_rewrite) {
       ir::Target target;
       target.loc = rewrite.loc;
-      TargetBuilder(cx_, names, target).build(rewrite);
+      TargetBuilder(cx_, names, rests, target).build(rewrite);
       rule.targets.push_back(std::move(target));
       return;
     }
@@ -1598,7 +1826,7 @@ class RuleConverter {
       }
       // Variant<When, dags>: the dags are written as the second template argument.
       Located located = cx_.locator.templateArg(element, 1, dags->getValue());
-      TargetBuilder(cx_, names, target).build(located);
+      TargetBuilder(cx_, names, rests, target).build(located);
       if (i + 1 < defs->size() && !target.when)
         cx_.warning(element.loc,
                     "an unconditional variant before the last hides the ones "

@@ -165,6 +165,8 @@ void io(S& s, ir::Expr& v) {
   io(s, v.optional);
   io(s, v.commutative);
   io(s, v.other_outputs);
+  io(s, v.rest);
+  io(s, v.rest_loc);
   io(s, v.literal);
   io(s, v.tolerance);
   io(s, v.tags);

@@ -53,6 +53,8 @@ struct Node {
   ir::Literal literal;  ///< kNumber, kString, kList
   std::string tag;      ///< `@tag` written after this node
   SourceLoc tag_loc;
+  bool splice = false;  ///< kName followed by `...`: a rest of inputs
+  SourceLoc splice_loc;
   SourceLoc loc;  ///< kAlternatives: the first '|'
 };
 
@@ -371,6 +373,12 @@ class Parser {
           return error(t, "inputs come before attributes");
         Node input;
         if (!parseExpr(input)) return false;
+        if (peek().kind == TokenKind::kEllipsis) {
+          if (input.kind != Node::Kind::kName)
+            return error(peek(), "'...' follows a name: 'rest...' is the rest of the inputs");
+          input.splice = true;
+          input.splice_loc = loc(take());
+        }
         out.children.push_back(std::move(input));
       }
       if (peek().kind == TokenKind::kComma) {
@@ -675,7 +683,8 @@ class PatternBuilder {
       id = add(std::move(e));
       return true;
     }
-    if (n.name == "none") return fail(n.loc, "'none' is only allowed in a rewrite");
+    if (n.name == "none")
+      return fail(n.loc, "'none' (an omitted input) can only be an input of an op");
     auto at = bound_at_.find(n.name);
     if (at != bound_at_.end()) {
       if (at->second == current_)
@@ -757,7 +766,34 @@ class PatternBuilder {
     e.optional = n.optional;
     e.loc = n.loc;
     bool ok = true;
-    for (const Node& child : n.children) {
+    for (size_t i = 0; i < n.children.size(); ++i) {
+      const Node& child = n.children[i];
+      if (child.splice) {
+        if (i + 1 != n.children.size())
+          ok = fail(child.splice_loc, "'" + child.name +
+                                          "...' must be the last input: it stands for every "
+                                          "input after the ones written");
+        else if (n.optional)
+          ok = fail(child.splice_loc,
+                    "an optional op ('" + n.name + "?') cannot take '" + child.name + "...'");
+        else if (child.name == "none")
+          ok = fail(child.loc, "'none...' is not a name; write 'rest...' or '_...'");
+        e.rest = child.name;
+        e.rest_loc = child.loc;
+        continue;
+      }
+      if (child.kind == Node::Kind::kName && child.name == "none" && child.tag.empty()) {
+        if (i == 0 && n.optional) {
+          ok = fail(child.loc, "an optional op ('" + n.name +
+                                   "?') stands for its first input, which cannot be 'none'");
+          continue;
+        }
+        ir::Expr none;
+        none.kind = ir::Expr::Kind::kNone;
+        none.loc = child.loc;
+        e.inputs.push_back(add(std::move(none)));
+        continue;
+      }
       ir::ExprId c = ir::kNoExpr;
       if (expr(child, false, c))
         e.inputs.push_back(c);
@@ -994,10 +1030,17 @@ class TargetBuilder {
     bool ok = true;
     for (const Node& child : n.children) {
       uint32_t c = 0;
-      if (expr(child, c))
+      if (child.splice) {
+        ir::TargetExpr rest;
+        rest.kind = ir::TargetExpr::Kind::kRest;
+        rest.name = child.name;
+        rest.loc = child.loc;
+        e.inputs.push_back(add(std::move(rest)));
+      } else if (expr(child, c)) {
         e.inputs.push_back(c);
-      else
+      } else {
         ok = false;
+      }
     }
     for (const AttrArg& a : n.attrs) {
       ir::TargetAttr t;
@@ -1017,6 +1060,8 @@ class TargetBuilder {
         "tensor takes a type, a value and optional dims: tensor(float, [1.0, 2.0], [2]), or "
         "tensor(helper, name, args...)";
     if (!n.attrs.empty()) return fail(n.attrs[0].loc, "tensor(...) takes no attributes");
+    for (const Node& child : n.children)
+      if (child.splice) return fail(child.splice_loc, "tensor(...) cannot take a rest of inputs");
     ir::TargetExpr e;
     e.kind = ir::TargetExpr::Kind::kTensor;
     e.loc = n.loc;

@@ -149,6 +149,10 @@ class Lexer {
       case '\'':
       case '"':
         return string(start);
+      case '.':
+        if (text_.compare(start, 3, "...") == 0)
+          return make(TokenKind::kEllipsis, start, start + 3);
+        break;
       default:
         break;
     }

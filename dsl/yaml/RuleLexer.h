@@ -55,6 +55,7 @@ enum class TokenKind {
   kPipe,      ///< |
   kAt,        ///< @
   kQuestion,  ///< ?
+  kEllipsis,  ///< ... (after a name: the rest of an op's inputs)
   kNewline,   ///< end of a line (statements end here unless inside parentheses)
   kEnd,       ///< end of the text
   kError,     ///< a character or literal that is not valid; text holds the message

@@ -122,8 +122,9 @@ const std::vector<std::string> kRuleKeys = {"rule",     "priority", "tags",  "do
 const std::vector<std::string> kRequireKeys = {"domain", "opset"};
 const std::vector<std::string> kVariantKeys = {"when", "do"};
 const std::vector<std::string> kWhenKeys = {"opset", "domain", "tags"};
-const std::vector<std::string> kConstraintKeys = {
-    "constant", "scalar", "equals", "tolerance", "rank", "dtype", "shape", "consumers", "native"};
+const std::vector<std::string> kConstraintKeys = {"constant", "scalar",    "equals", "tolerance",
+                                                  "rank",     "dtype",     "shape",  "consumers",
+                                                  "native",   "equivalent"};
 const std::vector<std::string> kOpKeys = {"op",    "since", "inputs",     "outputs",
                                           "attrs", "doc",   "commutative"};
 const std::vector<std::string> kAttrDeclKeys = {"type", "default", "required"};
@@ -811,6 +812,16 @@ class Reader {
         return false;
       }
       c.has_min = c.has_max = true;
+      return true;
+    }
+    if (e.key == "equivalent") {
+      c.kind = K::kEquivalent;
+      const std::string other = v.IsScalar() ? scalar(v) : "";
+      if (!yaml::isIdentifier(other) || other == "_") {
+        error(valueLoc(e), "'equivalent' takes the name of another matched value" + found);
+        return false;
+      }
+      c.args = {other};
       return true;
     }
     // native

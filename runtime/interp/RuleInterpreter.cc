@@ -118,6 +118,7 @@ class Matcher : public gen::Matcher {
           if (!requireBound(xp.slot, xp.loc.c_str(), te.name.c_str())) return false;
           break;
         case ir::TargetExpr::Kind::kNone:
+        case ir::TargetExpr::Kind::kRest:
           break;
         case ir::TargetExpr::Kind::kTensor:
           if (xp.helper) {
@@ -166,6 +167,7 @@ class Matcher : public gen::Matcher {
           is_.tvalues[i] = s_.slots[xp.slot];
           break;
         case ir::TargetExpr::Kind::kNone:
+        case ir::TargetExpr::Kind::kRest:
           break;
         case ir::TargetExpr::Kind::kTensor:
           is_.tvalues[i] = rw_.addInitializer(std::move(is_.ttensors[i]), rule);
@@ -178,7 +180,14 @@ class Matcher : public gen::Matcher {
           NodeSpec spec;
           spec.op = xp.op;
           spec.inputs.reserve(te.inputs.size());
-          for (uint32_t in : te.inputs) spec.inputs.push_back(is_.tvalues[in]);
+          for (uint32_t in : te.inputs) {
+            if (t.exprs[in].rest == kNoExpr) {
+              spec.inputs.push_back(is_.tvalues[in]);
+              continue;
+            }
+            const gen::ListRef<ValueId> spliced = rest(t.exprs[in].rest);
+            spec.inputs.insert(spec.inputs.end(), spliced.begin(), spliced.end());
+          }
           spec.num_outputs = xp.num_outputs;
           spec.omitted_outputs = xp.omitted;
           spec.attributes = std::move(is_.tattrs[i]);
@@ -216,6 +225,7 @@ class Matcher : public gen::Matcher {
     const ExprId id = goal.expr;
     const ValueId v = goal.value;
     const ir::Expr& e = *plan_.exprs[id].expr;
+    if (e.kind == ir::Expr::Kind::kNone) return none(id, v) && solve();
     if (seen(id)) return same(id, v) && solve();
     if (!bind(id, v)) return false;
     switch (e.kind) {
@@ -223,6 +233,8 @@ class Matcher : public gen::Matcher {
         return solve();
       case ir::Expr::Kind::kConstant:
         return constant(id, v) && solve();
+      case ir::Expr::Kind::kNone:
+        return false;  // handled above
       case ir::Expr::Kind::kAlternatives: {
         const size_t goals_mark = is_.goals.size();
         const uint32_t trail_mark = mark();

@@ -94,6 +94,10 @@ class PlanBuilder {
                              std::to_string(e.tags.size()) + " tags");
           ep.label = e.name.empty() ? "alternatives" : e.name;
           break;
+        case ir::Expr::Kind::kNone:
+          if (binds(e.name)) error(e.loc, "'none' cannot be bound to a name");
+          ep.label = "none";
+          break;
         case ir::Expr::Kind::kOp: {
           if (e.op.empty()) error(e.loc, "an op pattern without an op name");
           if (e.optional && e.inputs.empty()) error(e.loc, "optional " + e.op + " has no input");
@@ -157,6 +161,10 @@ class PlanBuilder {
       for (const std::string& a : c.args) cp.args.push_back(boundSlot(a, c.loc, "native reads"));
       return cp;
     }
+    if (c.kind == K::kEquivalent) {
+      if (c.args.size() != 1) error(c.loc, "equivalent names one other value");
+      cp.args.push_back(boundSlot(c.args[0], c.loc, "equivalent names"));
+    }
     cp.slot = boundSlot(c.subject, c.loc, "where names");
     switch (c.kind) {
       case K::kConstantEquals:
@@ -218,6 +226,14 @@ class PlanBuilder {
           break;
         case ir::TargetExpr::Kind::kNone:
           break;
+        case ir::TargetExpr::Kind::kRest: {
+          const auto& exprs = plan_.rule->pattern.exprs;
+          for (ExprId id = 0; id < exprs.size() && xp.rest == kNoExpr; ++id)
+            if (exprs[id].kind == ir::Expr::Kind::kOp && exprs[id].rest == te.name) xp.rest = id;
+          if (xp.rest == kNoExpr || te.name == "_")
+            error(te.loc, "'" + te.name + "...' splices no rest of the match");
+          break;
+        }
         case ir::TargetExpr::Kind::kTensor:
           if (!te.helper.empty()) {
             xp.helper = findTensorHelper(te.helper);
@@ -249,8 +265,12 @@ class PlanBuilder {
     std::set<std::string> replaced;
     for (const auto& [name, index] : t.replacements) {
       if (index >= t.exprs.size()) error(t.loc, "replacement of '" + name + "' has no target expr");
-      if (t.exprs[index].kind == ir::TargetExpr::Kind::kNone)
-        error(t.exprs[index].loc, "'" + name + "' cannot be replaced by none");
+      if (t.exprs[index].kind == ir::TargetExpr::Kind::kNone ||
+          t.exprs[index].kind == ir::TargetExpr::Kind::kRest)
+        error(
+            t.exprs[index].loc,
+            "'" + name + "' cannot be replaced by " +
+                (t.exprs[index].kind == ir::TargetExpr::Kind::kNone ? "none" : "a rest of inputs"));
       if (!replaced.insert(name).second) error(t.loc, "'" + name + "' is replaced twice");
       tp.replacements.emplace_back(boundSlot(name, t.loc, "the rewrite replaces"), index);
     }
@@ -382,6 +402,9 @@ class PlanBuilder {
       x.slot = ep.slot;
       x.output = e.output;
       x.num_inputs = static_cast<uint32_t>(e.inputs.size());
+      x.variadic = !e.rest.empty();
+      for (uint32_t i = 0; i < e.inputs.size(); ++i)
+        if (r.pattern.exprs[e.inputs[i]].kind == ir::Expr::Kind::kNone) x.none_inputs.push_back(i);
       for (const AttrPlan& ap : ep.attrs) {
         const ir::AttrMatch& m = *ap.match;
         gen::AttrSpec& a = x.attrs.emplace_back();

@@ -90,6 +90,7 @@ struct TargetExprPlan {
   const TensorHelper* helper = nullptr;
   std::vector<uint32_t> args;
   std::vector<const char*> arg_names;  ///< helper: the names of `args`, as written
+  ExprId rest = kNoExpr;               ///< kRest: the op expr whose rest it splices
   std::string loc;                     ///< resolved
 };
 

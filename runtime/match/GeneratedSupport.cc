@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "runtime/graph/OpId.h"
+#include "runtime/match/Equivalence.h"
 #include "runtime/match/MatchSupport.h"
 #include "runtime/match/Params.h"
 
@@ -406,7 +407,10 @@ NodeId Matcher::node(ExprId e, ValueId v, OpId op) {
   if (value.producerOutput() != x.output) return fail(FK::kWrongOutput, e, v, kNoId, n), kNoId;
   const size_t have = nd.inputs().size();
   for (uint32_t i = 0; i < x.num_inputs; ++i)
-    if (nd.input(i) == kNoId) return fail(FK::kOmittedInput, e, v, kNoId, n, i), kNoId;
+    if (nd.input(i) == kNoId &&
+        std::find(x.none_inputs.begin(), x.none_inputs.end(), i) == x.none_inputs.end())
+      return fail(FK::kOmittedInput, e, v, kNoId, n, i), kNoId;
+  if (x.variadic) return n;
   for (uint32_t i = x.num_inputs; i < have; ++i)
     if (nd.input(i) != kNoId &&
         !isParamInput(nd.domain(), nd.opType(), i, g_.opsetVersion(nd.domain())))
@@ -446,6 +450,20 @@ bool Matcher::constant(ExprId e, ValueId v) {
   const ExprSpec& x = spec_.exprs[e];
   if (!constantMatches(x.literal, x.tolerance, v, nullptr)) return fail(FK::kConstant, e, v);
   return true;
+}
+
+bool Matcher::none(ExprId e, ValueId v) {
+  if (v == kNoId) return true;
+  return fail(FK::kPresentInput, e, v);
+}
+
+ListRef<ValueId> Matcher::rest(ExprId e) const {
+  const NodeId n = s_.expr_node[e];
+  if (n == kNoId) return {};
+  const std::vector<ValueId>& inputs = g_.node(n).inputs();
+  const size_t from = spec_.exprs[e].num_inputs;
+  if (inputs.size() <= from) return {};
+  return {inputs.data() + from, inputs.size() - from};
 }
 
 bool Matcher::accept() {
@@ -520,6 +538,8 @@ std::string Matcher::describe() {
                std::to_string(x->num_inputs);
       return head + "input " + std::to_string(f.index) + " is omitted";
     }
+    case FK::kPresentInput:
+      return head + name(f.value) + " is an input here, expected an omitted one";
     case FK::kExtraInput:
       return head + "has " + std::to_string(g_.node(f.node).inputs().size()) +
              " inputs, the pattern expects " + std::to_string(x->num_inputs);
@@ -927,6 +947,14 @@ bool Matcher::checkConstraint(uint32_t index, std::string* why) {
       return no([&] {
         return vname() + " has " + std::to_string(count) + " consumers, expected " +
                rangeText(c, true);
+      });
+    }
+    case K::kEquivalent: {
+      const ValueId other = s_.slots[c.arg_slots[0]];
+      if (other == kNoId || equivalentValues(model_, g_, v, other)) return true;
+      return no([&] {
+        return vname() + " is not computed as " + quoted(g_.value(other).name()) + " (" +
+               c.args[0] + ") is";
       });
     }
     case K::kNative:

@@ -123,6 +123,10 @@ struct ExprSpec {
   uint32_t slot = kNoSlot;
   uint32_t output = 0;
   uint32_t num_inputs = 0;
+  /// `Op(a, rest...)`: the node may have inputs after the written ones (the rest).
+  bool variadic = false;
+  /// Written inputs that are `none`: these must be omitted, the others present.
+  std::vector<uint32_t> none_inputs;
   std::vector<AttrSpec> attrs;
   struct OtherOutput {
     uint32_t output = 0;
@@ -144,7 +148,8 @@ struct ConstraintSpec {
     kElemType,
     kShape,
     kConsumers,
-    kNative
+    kNative,
+    kEquivalent
   };
   Kind kind = Kind::kConstant;
   std::string subject;
@@ -165,9 +170,9 @@ struct ConstraintSpec {
     uint32_t symbol = 0;
   };
   std::vector<Dim> dim_plans;
-  std::string native;  ///< kNative: the predicate's name
-  std::vector<std::string> args;
-  std::vector<uint32_t> arg_slots;
+  std::string native;               ///< kNative: the predicate's name
+  std::vector<std::string> args;    ///< kNative: its arguments; kEquivalent: the other name
+  std::vector<uint32_t> arg_slots;  ///< the slots of `args`
   const NativePredicate* predicate = nullptr;
   std::string loc;
 };
@@ -223,6 +228,7 @@ struct Scratch {
       kWrongOp,
       kWrongOutput,
       kOmittedInput,
+      kPresentInput,
       kExtraInput,
       kAttr,
       kOtherOutputOmitted,
@@ -295,6 +301,10 @@ class Matcher {
   bool attrs(ExprId e, NodeId n, ValueId v);
   /// Expr `e` is a constant equal to its literal.
   bool constant(ExprId e, ValueId v);
+  /// Expr `e` is `none`: the input `v` must be omitted.
+  bool none(ExprId e, ValueId v);
+  /// The inputs of op expr `e`'s matched node after its written ones (`rest...`).
+  ListRef<ValueId> rest(ExprId e) const;
   /// Takes alternative `i` of alternatives expr `e`.
   void choose(ExprId e, uint32_t i);
   uint32_t mark() const { return static_cast<uint32_t>(s_.trail.size()); }

@@ -66,6 +66,14 @@ def Range : Marker<"range">;
 // `(perm (attr $p))`.
 def Capture : Marker<"capture">;
 
+// `(Concat $a, $b, (Rest $rest), (axis -1))`: the last input of a matched op
+// stands for its inputs after the ones written (zero or more), bound to the
+// list rest: this Concat has two or more inputs. `(Rest $_)` binds nothing.
+// Not on an optional op; the match reads a rest nowhere else and constraints
+// cannot name it. A rewrite splices the list into a new node's inputs, in
+// place: `(Concat:$y $m, (Rest $rest), (axis -1))`.
+def Rest : Marker<"rest">;
+
 // ---- Literals (match and rewrite) --------------------------------------------
 //
 // TableGen has no float literals, and a list cannot be a dag's first argument
@@ -98,6 +106,8 @@ def attr : Marker<"attr">;
 // names computes the attribute. `(tensor (helper "name", $a))` computes a tensor.
 def helper : Marker<"helper">;
 // `none`: an omitted optional input: `(MsAttention $x, $w, $b, none, none)`.
+// In a match, as an input of an op (not the first of an optional op), it
+// matches an omitted input: `(MsMultiHeadAttention $q, $k, $v, none, none, $b)`.
 def none : Marker<"none">;
 // `(tensor "int64", (ints 0, 0, -1))`, `(tensor "float", (f 1), [1])`: a new
 // constant of an element type, a value and optionally dims; or
@@ -174,6 +184,13 @@ class Consumers<string name, int min, int max = min>
     : Constraint<"consumers", name> {
   int min_consumers = min;
   int max_consumers = max;
+}
+
+// The value is computed as `other`: the same value, constants with equal type,
+// shape and contents, or outputs of the same op with equal attributes whose
+// inputs are equivalent in turn: `Equivalent<"mb", "ma">`.
+class Equivalent<string name, string other> : Constraint<"equivalent", name> {
+  string other_name = other;
 }
 
 // A C++ predicate registered under `predicate`, called with the bound values

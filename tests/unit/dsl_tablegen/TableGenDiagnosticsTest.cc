@@ -256,6 +256,190 @@ rule.td:3:17: note: first bound here
   let match = [(Neg:$d $x), (Abs:$d $x), (Add:$y $d, $d)];
                 ^
 )"},
+    {"NoneAsTheRootOfAMatch",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(none)];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:17: error: 'none' cannot be the root of a match: it matches an omitted input, written bare as an input of an op: (Op $a, none, $b)
+  let match = [(none)];
+                ^
+)"},
+    {"NoneBoundToAName",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Add:$y $x, none:$n)];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:28: error: 'none' binds no name: an omitted input has no value (write none, not none:$n)
+  let match = [(Add:$y $x, none:$n)];
+                           ^
+)"},
+    {"NoneAsAnAlternative",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Add:$y $x, (AnyOf none, $z))];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:35: error: 'none' cannot be an alternative of AnyOf: it matches an omitted input only as an input of an op
+  let match = [(Add:$y $x, (AnyOf none, $z))];
+                                  ^
+)"},
+    {"NoneAsTheFirstInputOfAnOptionalOp",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Neg:$y (Optional (Cast:$c none, (to 1))))];
+  let rewrite = [(Identity:$y $c)];
+}
+)",
+     R"(rule.td:3:43: error: 'none' cannot be the first input of an optional op: when the op is absent, it stands for its first input
+  let match = [(Neg:$y (Optional (Cast:$c none, (to 1))))];
+                                          ^
+)"},
+    {"RestNotTheLastInput",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y $a, (Rest $r), $b, (axis 0))];
+  let rewrite = [(Identity:$y $a)];
+}
+)",
+     R"(rule.td:3:32: error: (Rest $r) must be the last input of Concat: it stands for the inputs after the ones written
+  let match = [(Concat:$y $a, (Rest $r), $b, (axis 0))];
+                               ^
+)"},
+    {"RestOnAnOptionalOp",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Neg:$y (Optional (Concat:$c $a, (Rest $r), (axis 0))))];
+  let rewrite = [(Identity:$y $c)];
+}
+)",
+     R"(rule.td:3:50: error: an optional op cannot take (Rest $r): when the op is absent, it stands for its first input
+  let match = [(Neg:$y (Optional (Concat:$c $a, (Rest $r), (axis 0))))];
+                                                 ^
+)"},
+    {"RestWithTwoNames",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y $a, (Rest $r, $s), (axis 0))];
+  let rewrite = [(Identity:$y $a)];
+}
+)",
+     R"(rule.td:3:32: error: Rest takes one name: (Rest $rest), or (Rest $_) in a match
+  let match = [(Concat:$y $a, (Rest $r, $s), (axis 0))];
+                               ^
+)"},
+    {"RestWithoutAName",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y $a, (Rest), (axis 0))];
+  let rewrite = [(Identity:$y $a)];
+}
+)",
+     R"(rule.td:3:32: error: Rest takes one name: (Rest $rest), or (Rest $_) in a match
+  let match = [(Concat:$y $a, (Rest), (axis 0))];
+                               ^
+)"},
+    {"RestOfSomethingElseThanAName",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y $a, (Rest (Neg $b)), (axis 0))];
+  let rewrite = [(Identity:$y $a)];
+}
+)",
+     R"(rule.td:3:38: error: Rest takes one name: (Rest $rest), or (Rest $_) in a match
+  let match = [(Concat:$y $a, (Rest (Neg $b)), (axis 0))];
+                                     ^
+)"},
+    {"RestAlsoReadAsAValue",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y $r, (Rest $r), (axis 0))];
+  let rewrite = [(Identity:$y $y)];
+}
+)",
+     R"(rule.td:3:27: error: 'r' is a list of inputs, bound by (Rest $r); the match cannot read it as a value
+  let match = [(Concat:$y $r, (Rest $r), (axis 0))];
+                          ^
+)"},
+    {"RestAlsoBoundByADag",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Neg:$r $a), (Concat:$y $r, (Rest $r), (axis 0))];
+  let rewrite = [(Identity:$y $a)];
+}
+)",
+     R"(rule.td:3:45: error: 'r' is bound twice
+  let match = [(Neg:$r $a), (Concat:$y $r, (Rest $r), (axis 0))];
+                                            ^
+rule.td:3:17: note: first bound here
+  let match = [(Neg:$r $a), (Concat:$y $r, (Rest $r), (axis 0))];
+                ^
+)"},
+    {"RestBoundTwice",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y (Concat $a, (Rest $r), (axis 0)), (Rest $r), (axis 0))];
+  let rewrite = [(Identity:$y $a)];
+}
+)",
+     R"(rule.td:3:62: error: 'r' is bound twice
+  let match = [(Concat:$y (Concat $a, (Rest $r), (axis 0)), (Rest $r), (axis 0))];
+                                                             ^
+rule.td:3:40: note: first bound here
+  let match = [(Concat:$y (Concat $a, (Rest $r), (axis 0)), (Rest $r), (axis 0))];
+                                       ^
+)"},
+    {"ConstraintOnARest",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y $a, (Rest $r), (axis 0))];
+  let where = [Rank<"a", [1]>, Rank<"r", [1]>];
+  let rewrite = [(Identity:$y $a)];
+}
+)",
+     R"(rule.td:4:32: error: Rank constrains 'r', a list of inputs bound by (Rest $r); constraints name single values
+  let where = [Rank<"a", [1]>, Rank<"r", [1]>];
+                               ^
+)"},
+    {"SpliceOfANameThatIsNotARest",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y $a, $b, (axis 0))];
+  let rewrite = [(Concat:$y $a, (Rest $b), (axis 0))];
+}
+)",
+     R"(rule.td:4:39: error: 'b' is not a rest of the match: (Rest $b) splices the inputs a match's (Rest $b) bound
+  let rewrite = [(Concat:$y $a, (Rest $b), (axis 0))];
+                                      ^
+)"},
+    {"RestReadWithoutSplicing",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y $a, (Rest $r), (axis 0))];
+  let rewrite = [(Concat:$y $a, $r, (axis 0))];
+}
+)",
+     R"(rule.td:4:33: error: 'r' is a list of inputs; write (Rest $r) to splice it
+  let rewrite = [(Concat:$y $a, $r, (axis 0))];
+                                ^
+)"},
+    {"EquivalentToAnUnboundName",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Add:$y (Neg:$n $x), $x)];
+  let where = [Equivalent<"n", "m">];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:4:16: error: Equivalent compares with 'm', which the match does not bind
+  let where = [Equivalent<"n", "m">];
+               ^
+)"},
     {"MissingInclude",
      R"(include "onnx_rewrite/Rules.td"
 def R : Rule<"r">;

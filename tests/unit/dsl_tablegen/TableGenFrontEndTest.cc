@@ -497,6 +497,178 @@ def R : Rule<"r"> {
 )");
 }
 
+// ---- Omitted inputs, rests of inputs, equivalence ----------------------------------------
+
+/// "line:col" of a location.
+std::string lineCol(const ir::SourceLoc& loc) {
+  return std::to_string(loc.line) + ":" + std::to_string(loc.col);
+}
+
+TEST(TableGenOmittedInputs, NoneInAMatchIsAnOmittedInputOfItsOwn) {
+  TdParse p = parseClean(R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(MsMultiHeadAttention:$y $q, $k, $v, none, none, $b)];
+  let rewrite = [(MsMultiHeadAttention:$y $q, $k, $v, $b)];
+}
+)");
+  EXPECT_EQ(p.ir(), R"(rule r priority 0
+  match
+    %0 = capture q
+    %1 = capture k
+    %2 = capture v
+    %3 = none
+    %4 = none
+    %5 = capture b
+    %6 = op com.microsoft.MultiHeadAttention(%0, %1, %2, %3, %4, %5) -> y
+    root %6
+  rewrite
+    %0 = ref q
+    %1 = ref k
+    %2 = ref v
+    %3 = ref b
+    %4 = op com.microsoft.MultiHeadAttention(%0, %1, %2, %3)
+    replace y with %4
+)");
+  ASSERT_EQ(p.file.rules.size(), 1u);
+  const ir::Pattern& m = p.file.rules[0].pattern;
+  const ir::Expr& root = m.exprs[m.root];
+  ASSERT_EQ(root.inputs.size(), 6u);
+  EXPECT_TRUE(root.rest.empty());
+  for (size_t i : {3u, 4u}) {
+    const ir::Expr& none = m.exprs[root.inputs[i]];
+    EXPECT_EQ(none.kind, ir::Expr::Kind::kNone);
+    EXPECT_EQ(none.name, "");
+    EXPECT_TRUE(none.inputs.empty());
+  }
+  EXPECT_NE(root.inputs[3], root.inputs[4]);  // one expr per use, as YAML's
+  EXPECT_EQ(lineCol(m.exprs[root.inputs[3]].loc), "3:53");
+  EXPECT_EQ(lineCol(m.exprs[root.inputs[4]].loc), "3:59");
+}
+
+TEST(TableGenOmittedInputs, NoneMayFollowTheFirstInputOfAnOptionalOp) {
+  TdParse p = parseClean(R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Neg:$y (Optional (Clip:$c $x, none, $hi)))];
+  let rewrite = [(Identity:$y $c)];
+}
+)");
+  const ir::Pattern& m = p.file.rules.at(0).pattern;
+  const ir::Expr& clip = m.exprs[m.exprs[m.root].inputs.at(0)];
+  EXPECT_TRUE(clip.optional);
+  ASSERT_EQ(clip.inputs.size(), 3u);
+  EXPECT_EQ(m.exprs[clip.inputs[1]].kind, ir::Expr::Kind::kNone);
+}
+
+TEST(TableGenRests, RestBindsTheInputsAfterTheOnesWritten) {
+  TdParse p = parseClean(R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$y $a, $b, (Rest $rest), (axis -1))];
+  let rewrite = [(Concat:$y $b, (Rest $rest), $a, (axis -1))];
+}
+)");
+  EXPECT_EQ(p.ir(), R"(rule r priority 0
+  match
+    %0 = capture a
+    %1 = capture b
+    %2 = op Concat(%0, %1, rest...) {axis == -1} -> y
+    root %2
+  rewrite
+    %0 = ref b
+    %1 = rest rest...
+    %2 = ref a
+    %3 = op Concat(%0, %1, %2) {axis = -1}
+    replace y with %3
+)");
+  ASSERT_EQ(p.file.rules.size(), 1u);
+  const ir::Rule& rule = p.file.rules[0];
+  const ir::Expr& root = rule.pattern.exprs[rule.pattern.root];
+  EXPECT_EQ(root.kind, ir::Expr::Kind::kOp);
+  EXPECT_EQ(root.inputs.size(), 2u);
+  EXPECT_EQ(root.rest, "rest");
+  EXPECT_EQ(lineCol(root.rest_loc), "3:36");  // Rest
+  EXPECT_EQ(rule.pattern.exprs.size(), 3u);   // the rest is no expr
+  ASSERT_EQ(root.attrs.size(), 1u);
+  EXPECT_EQ(root.attrs[0].name, "axis");
+
+  const ir::Target& t = rule.targets.at(0);
+  const ir::TargetExpr& concat = t.exprs[t.replacements.at(0).second];
+  ASSERT_EQ(concat.inputs.size(), 3u);
+  const ir::TargetExpr& rest = t.exprs[concat.inputs[1]];
+  EXPECT_EQ(rest.kind, ir::TargetExpr::Kind::kRest);
+  EXPECT_EQ(rest.name, "rest");
+  EXPECT_TRUE(rest.inputs.empty());
+  EXPECT_EQ(lineCol(rest.loc), "4:34");  // Rest
+  EXPECT_EQ(t.exprs[concat.inputs[0]].name, "b");
+  EXPECT_EQ(t.exprs[concat.inputs[2]].name, "a");
+}
+
+TEST(TableGenRests, AnonymousRestAndRestAsTheOnlyInput) {
+  TdParse p = parseClean(R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Concat:$c (Rest $xs), (axis 0)), (Sum:$y $c, (Rest $_))];
+  let rewrite = [(Concat:$y (Rest $xs), (Rest $xs), (axis 0))];
+}
+)");
+  ASSERT_EQ(p.file.rules.size(), 1u);
+  const ir::Rule& rule = p.file.rules[0];
+  const ir::Expr& sum = rule.pattern.exprs[rule.pattern.root];
+  EXPECT_EQ(sum.rest, "_");
+  EXPECT_EQ(lineCol(sum.rest_loc), "3:63");
+  ASSERT_EQ(sum.inputs.size(), 1u);
+  const ir::Expr& concat = rule.pattern.exprs[sum.inputs[0]];
+  EXPECT_TRUE(concat.inputs.empty());
+  EXPECT_EQ(concat.rest, "xs");
+  EXPECT_EQ(lineCol(concat.rest_loc), "3:28");
+  // Spliced twice: one kRest expr per splice, as YAML's.
+  const ir::Target& t = rule.targets.at(0);
+  const ir::TargetExpr& out = t.exprs[t.replacements.at(0).second];
+  ASSERT_EQ(out.inputs.size(), 2u);
+  EXPECT_NE(out.inputs[0], out.inputs[1]);
+  for (uint32_t in : out.inputs) {
+    EXPECT_EQ(t.exprs[in].kind, ir::TargetExpr::Kind::kRest);
+    EXPECT_EQ(t.exprs[in].name, "xs");
+  }
+}
+
+TEST(TableGenRests, ARestInsideResultsAndAVariant) {
+  TdParse p = parseClean(R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Results $y, $s, (MsSkipLayerNormalization $x, $skip, (Rest $more)))];
+  let variants = [Variant<Always, [(Results $y, $_, $_, $s,
+                                   (MsSkipLayerNormalization $skip, $x, (Rest $more)))]>];
+}
+)");
+  ASSERT_EQ(p.file.rules.size(), 1u);
+  const ir::Rule& rule = p.file.rules[0];
+  EXPECT_EQ(rule.pattern.exprs[rule.pattern.root].rest, "more");
+  const ir::Target& t = rule.targets.at(0);
+  const ir::TargetExpr& node = t.exprs[t.replacements.at(0).second];
+  ASSERT_EQ(node.inputs.size(), 3u);
+  EXPECT_EQ(t.exprs[node.inputs[2]].kind, ir::TargetExpr::Kind::kRest);
+  EXPECT_EQ(lineCol(t.exprs[node.inputs[2]].loc), "5:74");
+}
+
+TEST(TableGenConstraints, EquivalentNamesTheOtherValue) {
+  TdParse p = parseClean(R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(MatMul:$ma $x, $w), (MatMul:$mb $x, $w2), (Add:$y $ma, $mb)];
+  let where = [Rank<"x", [3]>, Equivalent<"mb", "ma">];
+  let rewrite = [(Add:$y $ma, $ma)];
+}
+)");
+  EXPECT_NE(p.ir().find("  where\n    x: rank in [3]\n    mb: equivalent ma\n"), std::string::npos)
+      << p.ir();
+  const std::vector<ir::Constraint>& where = p.file.rules.at(0).pattern.constraints;
+  ASSERT_EQ(where.size(), 2u);
+  const ir::Constraint& c = where[1];
+  EXPECT_EQ(c.kind, ir::Constraint::Kind::kEquivalent);
+  EXPECT_EQ(c.subject, "mb");
+  EXPECT_EQ(c.args, std::vector<std::string>{"ma"});
+  EXPECT_EQ(c.native, "");
+  EXPECT_FALSE(c.has_min || c.has_max);
+  EXPECT_EQ(lineCol(c.loc), "4:32");  // Equivalent<
+}
+
 // ---- Op declarations ------------------------------------------------------------------
 
 TEST(TableGenOpDecls, DeclarationsKeepTheirSignature) {

@@ -159,6 +159,25 @@ TEST(MatchStatements, AQuestionMarkMakesAnOpOptional) {
             "    %2 = op Relu(%1) -> y\n    root %2\n");
 }
 
+TEST(MatchStatements, NoneMatchesAnOmittedInput) {
+  Parsed p = match("y = Clip(x, none, m)");
+  EXPECT_TRUE(p.ok) << ::testing::PrintToString(p.errors);
+  EXPECT_EQ(p.ir,
+            "    %0 = capture x\n    %1 = none\n    %2 = capture m\n"
+            "    %3 = op Clip(%0, %1, %2) -> y\n    root %3\n");
+}
+
+TEST(MatchStatements, ANameWithAnEllipsisIsTheRestOfTheInputs) {
+  Parsed p = match("y = Concat(a, b, rest..., axis=-1)");
+  EXPECT_TRUE(p.ok) << ::testing::PrintToString(p.errors);
+  EXPECT_EQ(p.ir,
+            "    %0 = capture a\n    %1 = capture b\n"
+            "    %2 = op Concat(%0, %1, rest...) {axis == -1} -> y\n    root %2\n");
+  EXPECT_EQ(p.pattern.exprs[2].rest, "rest");
+  EXPECT_EQ(p.pattern.exprs[2].rest_loc.col, 18u);
+  EXPECT_EQ(match("y = Concat(_..., axis=0)").pattern.exprs[0].rest, "_");
+}
+
 TEST(MatchStatements, ADottedOpNameIsDomainAndOp) {
   Parsed p = match("y = com.microsoft.Gelu(x)");
   ASSERT_TRUE(p.ok);
@@ -268,9 +287,24 @@ TEST(MatchMistakes, AnOptionalOpNeedsAnInput) {
       (std::vector<std::string>{"1:10: an optional op ('Cast?') needs an input to stand for"}));
 }
 
-TEST(MatchMistakes, NoneIsOnlyForRewrites) {
-  EXPECT_EQ(match("y = Clip(x, none, m)").errors,
-            (std::vector<std::string>{"1:13: 'none' is only allowed in a rewrite"}));
+TEST(MatchMistakes, NoneIsOnlyAnInputOfAnOp) {
+  EXPECT_EQ(
+      match("y = Relu(x) | none").errors,
+      (std::vector<std::string>{"1:15: 'none' (an omitted input) can only be an input of an op"}));
+  EXPECT_EQ(match("y = Neg(Cast?(none, to=1))").errors,
+            (std::vector<std::string>{"1:15: an optional op ('Cast?') stands for its first input, "
+                                      "which cannot be 'none'"}));
+}
+
+TEST(MatchMistakes, ARestIsTheLastInputOfAPlainOp) {
+  EXPECT_EQ(match("y = Concat(a, r..., b, axis=0)").errors,
+            (std::vector<std::string>{"1:16: 'r...' must be the last input: it stands for every "
+                                      "input after the ones written"}));
+  EXPECT_EQ(match("y = Neg(Concat?(a, r..., axis=0))").errors,
+            (std::vector<std::string>{"1:21: an optional op ('Concat?') cannot take 'r...'"}));
+  EXPECT_EQ(match("y = Concat(Neg(a)..., axis=0)").errors,
+            (std::vector<std::string>{
+                "1:18: '...' follows a name: 'rest...' is the rest of the inputs"}));
 }
 
 TEST(MatchMistakes, EachBadStatementIsReportedOnce) {
@@ -382,6 +416,16 @@ TEST(RewriteStatements, NoneLeavesAnOptionalInputEmpty) {
   EXPECT_EQ(p.ir,
             "    %0 = ref x\n    %1 = none\n    %2 = ref m\n    %3 = op Clip(%0, %1, %2)\n"
             "    replace y with %3\n");
+}
+
+TEST(RewriteStatements, ARestIsSplicedWhereItIsWritten) {
+  Parsed p = rewrite("y = Concat(m, rest..., x, axis=-1)", {"x", "m", "y"});
+  EXPECT_TRUE(p.ok) << ::testing::PrintToString(p.errors);
+  EXPECT_EQ(p.ir,
+            "    %0 = ref m\n    %1 = rest rest...\n    %2 = ref x\n"
+            "    %3 = op Concat(%0, %1, %2) {axis = -1}\n    replace y with %3\n");
+  EXPECT_EQ(rewrite("y = Neg(tensor(helper, h, r...))", {"y"}).errors,
+            (std::vector<std::string>{"1:28: tensor(...) cannot take a rest of inputs"}));
 }
 
 TEST(RewriteStatements, TensorsAreNewConstants) {

@@ -174,6 +174,93 @@ TEST(InterpConstraint, NativePredicatesRunByName) {
             "size is > 1)");
 }
 
+/// y = Add(a, b) where b is computed as a -> y = Mul(a, 2).
+Rule doubledRule() {
+  Rule r("doubled");
+  r.root(r.op("Add", {r.cap("a"), r.cap("b")}), "y");
+  r.equivalent("b", "a");
+  Target t = r.rewrite();
+  t.replace("y", t.op("Mul", {t.ref("a"), t.tensor("float", F(2.0))}));
+  return r;
+}
+
+/// y = Add(a, b) with a and b each sliced by `row` from their own table, `ta` and `tb`.
+std::string twoSlices(const std::string& ta, const std::string& tb, const std::string& rb = "r") {
+  return "<ir_version: 8, opset_import: [\"\" : 17]>\n"
+         "g (int64[1] r, int64[1] r2) => (float[1, 3] y) <float[2, 3] ta = {" +
+         ta + "}, float[2, 3] tb = {" + tb +
+         "}, int64[1] zero = {0}> {\n"
+         "  a = Slice(ta, r, r, zero)\n"  // never run: only how a and b are computed counts
+         "  b = Slice(tb, " +
+         rb + ", " + rb + ", zero)\n  y = Add(a, b)\n}\n";
+}
+
+TEST(InterpConstraint, EquivalentValuesAreComputedAlikeFromEqualConstants) {
+  EXPECT_EQ(runRules(twoSlices("1, 2, 3, 4, 5, 6", "1, 2, 3, 4, 5, 6"), doubledRule()).ops(),
+            (Ops{"Slice", "Mul"}))
+      << "equal tables sliced by the same input";
+  Outcome other_table = runRules(twoSlices("1, 2, 3, 4, 5, 6", "1, 2, 3, 4, 5, 7"), doubledRule());
+  EXPECT_EQ(other_table.ops(), (Ops{"Slice", "Slice", "Add"}));
+  EXPECT_EQ(other_table.reason(), "test.yaml:50:5: b: 'b' is not computed as 'a' (a) is");
+  Outcome other_input =
+      runRules(twoSlices("1, 2, 3, 4, 5, 6", "1, 2, 3, 4, 5, 6", "r2"), doubledRule());
+  EXPECT_EQ(other_input.ops(), (Ops{"Slice", "Slice", "Add"})) << "different graph inputs";
+  EXPECT_EQ(runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y) {
+  y = Add(x, x)
+}
+)",
+                     doubledRule())
+                .ops(),
+            Ops{"Mul"})
+      << "a value is equivalent to itself";
+}
+
+TEST(InterpConstraint, EquivalentNeedsEqualAttributesAndNoRandomness) {
+  Outcome attrs = runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3] x) => (float[2, 1] y) {
+  a = ReduceSum <keepdims = 1> (x)
+  b = ReduceMax <keepdims = 1> (x)
+  y = Add(a, b)
+}
+)",
+                           doubledRule());
+  EXPECT_EQ(attrs.ops(), (Ops{"ReduceSum", "ReduceMax", "Add"})) << "different ops";
+  Outcome keep = runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3] x) => (float[2, 3] y) {
+  a = Softmax <axis = 1> (x)
+  b = Softmax <axis = 0> (x)
+  y = Add(a, b)
+}
+)",
+                          doubledRule());
+  EXPECT_EQ(keep.ops(), (Ops{"Softmax", "Softmax", "Add"})) << "different attributes";
+  Outcome same = runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3] x) => (float[2, 3] y) {
+  a = Softmax <axis = 1> (x)
+  b = Softmax <axis = 1> (x)
+  y = Add(a, b)
+}
+)",
+                          doubledRule());
+  EXPECT_EQ(same.ops(), (Ops{"Softmax", "Mul"})) << "the same op and attributes on one input";
+  Outcome random = runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3] x) => (float[2, 3] y) {
+  a = RandomUniformLike <seed = 1.0> (x)
+  b = RandomUniformLike <seed = 1.0> (x)
+  y = Add(a, b)
+}
+)",
+                            doubledRule());
+  EXPECT_EQ(random.ops(), (Ops{"RandomUniformLike", "RandomUniformLike", "Add"}))
+      << "two draws are two values";
+}
+
 TEST(InterpConstraint, AConstraintOnANameOfAnUntakenAlternativeHolds) {
   // y = Sqrt(Pow(d, p) | Mul(d, d)) where p == 2: the Mul form binds no p.
   Rule r("sqrt_square");

@@ -421,6 +421,90 @@ g (float[2, 3] a, float[3, 4] b) => (float[2, 4] y) {
   EXPECT_EQ(without.ops(), Ops{"MatMul"});
 }
 
+// ---- none and rests of inputs --------------------------------------------------------------
+
+/// y = Clip(x, none, m) -> y = Min(x, m): Clip without a lower bound.
+Rule clipWithoutMinRule() {
+  Rule r("clip_max");
+  r.root(r.op("Clip", {r.cap("x"), r.none(), r.cap("m")}), "y");
+  Target t = r.rewrite();
+  t.replace("y", t.op("Min", {t.ref("x"), t.ref("m")}));
+  return r;
+}
+
+TEST(InterpMatch, NoneMatchesAnOmittedInputOnly) {
+  Outcome omitted = runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x, float m) => (float[2] y) {
+  y = Clip(x, , m)
+}
+)",
+                             clipWithoutMinRule());
+  EXPECT_EQ(omitted.ops(), Ops{"Min"});
+  Outcome given = runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x, float lo, float m) => (float[2] y) {
+  y = Clip(x, lo, m)
+}
+)",
+                           clipWithoutMinRule());
+  EXPECT_EQ(given.ops(), Ops{"Clip"});
+  EXPECT_EQ(given.reason(), "test.yaml:3:5: none: 'lo' is an input here, expected an omitted one");
+}
+
+/// y = Concat(Neg(a), Neg(b), rest..., axis=0) -> y = Concat(Neg(Add(a, b)), rest..., axis=0)
+/// (not an identity, but easy to recognise).
+Rule concatRestRule() {
+  Rule r("concat_rest");
+  ExprId na = r.op("Neg", {r.cap("a")});
+  ExprId nb = r.op("Neg", {r.cap("b")});
+  r.root(r.opRest("Concat", {na, nb}, "rest", {eq("axis", I(0))}), "y");
+  Target t = r.rewrite();
+  const uint32_t sum = t.op("Add", {t.ref("a"), t.ref("b")});
+  t.replace("y", t.op("Concat", {t.op("Neg", {sum}), t.rest("rest")}, {lit("axis", I(0))}));
+  return r;
+}
+
+TEST(InterpMatch, ARestTakesEveryFurtherInputAndTheRewriteSplicesIt) {
+  Outcome out = runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] a, float[2] b, float[2] c, float[2] d) => (float[8] y) {
+  na = Neg(a)
+  nb = Neg(b)
+  y = Concat <axis = 0> (na, nb, c, d)
+}
+)",
+                         concatRestRule());
+  EXPECT_EQ(out.ops(), (Ops{"Add", "Neg", "Concat"}));
+  const auto& concat = out.node(2);
+  ASSERT_EQ(concat.input_size(), 3);
+  EXPECT_EQ(concat.input(1), "c");
+  EXPECT_EQ(concat.input(2), "d");
+}
+
+TEST(InterpMatch, ARestMayBeEmptyButTheWrittenInputsMustBeThere) {
+  Outcome two = runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] a, float[2] b) => (float[4] y) {
+  na = Neg(a)
+  nb = Neg(b)
+  y = Concat <axis = 0> (na, nb)
+}
+)",
+                         concatRestRule());
+  EXPECT_EQ(two.ops(), (Ops{"Add", "Neg", "Concat"}));
+  EXPECT_EQ(two.node(2).input_size(), 1);
+  Outcome one = runRules(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] a) => (float[2] y) {
+  na = Neg(a)
+  y = Concat <axis = 0> (na)
+}
+)",
+                         concatRestRule());
+  EXPECT_EQ(one.ops(), (Ops{"Neg", "Concat"}));
+}
+
 TEST(InterpMatch, OtherOutputsOfAMatchedNodeBindNames) {
   // a, b = Split(x); y = Add(a, b) -> y = ReduceSum(x).
   Rule r("split_add");

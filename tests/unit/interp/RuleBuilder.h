@@ -155,6 +155,13 @@ class Target {
     e.kind = ir::TargetExpr::Kind::kNone;
     return add(std::move(e));
   }
+  /// `name...`: the inputs the match bound to rest `name`, spliced in place.
+  uint32_t rest(std::string name) {
+    ir::TargetExpr e;
+    e.kind = ir::TargetExpr::Kind::kRest;
+    e.name = std::move(name);
+    return add(std::move(e));
+  }
   /// A new node; this value is its output 0.
   uint32_t op(const std::string& qualified, std::vector<uint32_t> inputs,
               std::vector<ir::TargetAttr> attrs = {}) {
@@ -251,6 +258,19 @@ class Rule {
     e.attrs = std::move(attrs);
     return add(std::move(e));
   }
+  /// `none`: an omitted input.
+  ExprId none() {
+    ir::Expr e;
+    e.kind = ir::Expr::Kind::kNone;
+    return add(std::move(e));
+  }
+  /// `Op(inputs..., rest...)`.
+  ExprId opRest(const std::string& qualified, std::vector<ExprId> inputs, std::string rest,
+                std::vector<ir::AttrMatch> attrs = {}) {
+    ExprId id = op(qualified, std::move(inputs), std::move(attrs));
+    expr(id).rest = std::move(rest);
+    return id;
+  }
   /// `Op?(...)`.
   ExprId opt(const std::string& qualified, std::vector<ExprId> inputs,
              std::vector<ir::AttrMatch> attrs = {}) {
@@ -340,6 +360,11 @@ class Rule {
     c.min = lo;
     c.max = hi;
     c.has_min = c.has_max = true;
+    return c;
+  }
+  ir::Constraint& equivalent(std::string s, std::string other) {
+    ir::Constraint& c = where(ir::Constraint::Kind::kEquivalent, std::move(s));
+    c.args = {std::move(other)};
     return c;
   }
   ir::Constraint& native(std::string fn, std::vector<std::string> args) {

@@ -137,6 +137,14 @@ class TargetBuilder {
     e.loc = std::move(loc);
     return add(std::move(e));
   }
+  /// `name...`: the inputs a match bound to rest `name`, spliced in place.
+  uint32_t rest(std::string name, ir::SourceLoc loc = {}) {
+    ir::TargetExpr e;
+    e.kind = ir::TargetExpr::Kind::kRest;
+    e.name = std::move(name);
+    e.loc = std::move(loc);
+    return add(std::move(e));
+  }
   uint32_t tensorHelper(std::string helper, std::vector<std::string> args, ir::SourceLoc loc = {}) {
     ir::TargetExpr e;
     e.kind = ir::TargetExpr::Kind::kTensor;
@@ -232,6 +240,19 @@ class RuleBuilder {
     e.tags = std::move(tags);
     e.loc = std::move(loc);
     return add(std::move(e));
+  }
+  /// `none`: an omitted input.
+  ir::ExprId none(ir::SourceLoc loc = {}) {
+    ir::Expr e;
+    e.kind = ir::Expr::Kind::kNone;
+    e.loc = std::move(loc);
+    return add(std::move(e));
+  }
+  /// Op expr `id` takes `name...`: its node's further inputs.
+  ir::ExprId withRest(ir::ExprId id, std::string name, ir::SourceLoc loc = {}) {
+    expr(id).rest = std::move(name);
+    expr(id).rest_loc = std::move(loc);
+    return id;
   }
   ir::Expr& expr(ir::ExprId id) { return rule_.pattern.exprs[id]; }
 

@@ -950,6 +950,150 @@ TEST(RuleChecks, ReportsAWhenTagNoAlternativeCarries) {
 
 // ---- Error recovery ----------------------------------------------------------------------
 
+// ---- none and rests of inputs ----------------------------------------------------------
+
+// match: y = Concat(a, b, rest..., axis=-1)     Concat 5:11, a 5:18, b 5:21, rest 5:24
+// rewrite: y = Concat(Max(a, b), rest..., axis=-1)   7:11, Max 7:18 (a 7:22, b 7:25), rest 7:29
+RuleBuilder concatWithRest() {
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  ExprId concat = b.op("Concat", {b.capture("a", at(5, 18)), b.capture("b", at(5, 21))},
+                       {equals("axis", lint(-1), at(5, 32))}, at(5, 11));
+  b.root(b.withRest(concat, "rest", at(5, 24)), "y");
+  auto t = b.target(at(7, 5));
+  const uint32_t max = t.op("Max", {t.ref("a", at(7, 22)), t.ref("b", at(7, 25))}, {}, at(7, 18));
+  t.replace("y", t.op("Concat", {max, t.rest("rest", at(7, 29))},
+                      {tlit("axis", lint(-1), at(7, 40))}, at(7, 11)));
+  return b;
+}
+
+TEST(RuleChecks, AcceptsARestOfInputsSplicedIntoTheRewrite) {
+  RuleBuilder b = concatWithRest();
+  CheckResult r = check(b);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{});
+}
+
+TEST(RuleChecks, WarnsAboutARestTheRewriteDrops) {
+  // rewrite: y = Concat(Max(a, b), axis=-1)
+  RuleBuilder b = concatWithRest();
+  b.rule().targets[0].exprs[4].inputs = {2};
+  CheckResult r = check(b);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics,
+            Strings{"rule.yaml:5:24: warning: rest 'rest' is never spliced: the rewrite drops "
+                    "those inputs; write '_...' to match them unbound"});
+}
+
+TEST(RuleChecks, ReportsARestThatIsAlsoAValue) {
+  // match: y = Concat(a, rest, rest..., axis=-1)
+  RuleBuilder b = concatWithRest();
+  b.rule().pattern.exprs[1].name = "rest";
+  CheckResult r = check(b);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:5:24: error: 'rest' names a rest of inputs "
+                                   "('rest...') and a single value; use two names"});
+}
+
+TEST(RuleChecks, ReportsAConstraintOnARest) {
+  // where: { rest: { rank: 3 } }
+  RuleBuilder b = concatWithRest();
+  b.constraint(ir::Constraint::Kind::kRank, "rest", at(9, 13)).ints = {3};
+  CheckResult r = check(b);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:9:13: error: constraint on 'rest', a rest of "
+                                   "inputs: constraints apply to single values"});
+}
+
+TEST(RuleChecks, ReportsARestReadAsAValueOrSplicedWithoutBeingBound) {
+  // rewrite: y = Concat(Max(a, rest), other..., axis=-1)
+  RuleBuilder b = concatWithRest();
+  ir::Target& t = b.rule().targets[0];
+  t.exprs[1].name = "rest";
+  t.exprs[3].name = "other";
+  CheckResult r = check(b);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics,
+            (Strings{"rule.yaml:7:25: error: 'rest' is a rest of inputs; write 'rest...' to "
+                     "splice it into a node's inputs",
+                     "rule.yaml:7:29: error: 'other...' splices a rest of inputs, but the match "
+                     "binds no rest 'other'",
+                     "rule.yaml:5:21: warning: capture 'b' is never used; write '_' to match any "
+                     "value without binding it",
+                     "rule.yaml:5:24: warning: rest 'rest' is never spliced: the rewrite drops "
+                     "those inputs; write '_...' to match them unbound"}));
+}
+
+TEST(RuleChecks, ReportsARewriteThatKeepsAsManyInputsAsTheRestNeeds) {
+  // rewrite: y = Concat(Max(a, b), a, rest..., axis=-1): as many inputs as before, forever.
+  RuleBuilder b = concatWithRest();
+  ir::Target& t = b.rule().targets[0];
+  t.exprs[4].inputs = {2, 0, 3};
+  CheckResult r = check(b);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:7:5: error: the rewrite produces what the rule "
+                                   "matches: it would apply forever"});
+}
+
+TEST(RuleChecks, WarnsAboutARestOfAnOpThatTakesNoMoreInputs) {
+  // match: y = Sub(a, b, rest...)    rewrite: y = Neg(Sub(b, a, rest...))
+  RuleBuilder b("r");
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(
+      b.withRest(b.op("Sub", {b.capture("a", at(5, 15)), b.capture("b", at(5, 18))}, {}, at(5, 11)),
+                 "rest", at(5, 21)),
+      "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y",
+            t.op("Neg", {t.op("Sub", {t.ref("b"), t.ref("a"), t.rest("rest")})}, {}, at(7, 11)));
+  CheckResult r = check(b);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:5:21: warning: 'rest...' is always empty: op "
+                                   "'Sub' takes at most 2 inputs"});
+}
+
+TEST(RuleChecks, AcceptsNoneWhereAnInputIsOptional) {
+  // match: y = Clip(x, none, m)
+  RuleBuilder b = withRoot([](RuleBuilder& b) {
+    return b.op("Clip", {b.capture("x", at(5, 16)), b.none(at(5, 19)), b.capture("m", at(5, 25))},
+                {}, at(5, 11));
+  });
+  CheckResult r = check(b);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:5:25: warning: capture 'm' is never used; write "
+                                   "'_' to match any value without binding it"});
+}
+
+TEST(RuleChecks, ReportsNoneWhereAnInputIsRequired) {
+  // match: y = Sub(x, none)
+  RuleBuilder b = withRoot([](RuleBuilder& b) {
+    return b.op("Sub", {b.capture("x", at(5, 15)), b.none(at(5, 18))}, {}, at(5, 11));
+  });
+  CheckResult r = check(b);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:5:18: error: input 1 ('B') of op 'Sub' is "
+                                   "required; 'none' can never match it"});
+}
+
+TEST(RuleChecks, EquivalentNamesAnotherMatchedValue) {
+  // match: y = Add(Neg(a), Neg(b))   where: { b: { equivalent: c } } (c is never bound)
+  RuleBuilder b = withRoot([](RuleBuilder& b) {
+    return b.op("Add",
+                {b.op("Neg", {b.capture("a", at(5, 19))}, {}, at(5, 15), "x"),
+                 b.op("Neg", {b.capture("b", at(5, 27))}, {}, at(5, 23))},
+                {}, at(5, 11));
+  });
+  b.constraint(ir::Constraint::Kind::kEquivalent, "b", at(9, 10)).args = {"a"};
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+  b.rule().pattern.constraints[0].args = {"c"};
+  CheckResult r = check(b);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics,
+            (Strings{"rule.yaml:9:10: error: 'equivalent' names 'c', which the match does not bind",
+                     "rule.yaml:5:19: warning: capture 'a' is never used; write '_' to match any "
+                     "value without binding it"}));
+}
+
 TEST(RuleChecks, ReportsEveryProblemOfARule) {
   RuleBuilder b = withTarget(
       [](test::TargetBuilder& t) { return t.op("Relu", {t.ref("zz", at(7, 16))}, {}, at(7, 11)); });

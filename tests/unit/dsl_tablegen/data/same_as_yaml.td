@@ -114,3 +114,19 @@ def NamedAlternatives : Rule<"named_alternatives"> {
   let match = [(AnyOf:$v (Pow $x, (f 2)), (Mul $x, $x)), (Sqrt:$y $v)];
   let rewrite = [(Abs:$y $x)];
 }
+
+def OmittedInputs : Rule<"omitted_inputs"> {
+  let match = [(MsMultiHeadAttention:$y $q, $k, $v, none, none, $b)];
+  let rewrite = [(MsMultiHeadAttention:$y $q, $k, $v, $b)];
+}
+
+def RestOfInputs : Rule<"rest_of_inputs"> {
+  let match = [(Concat:$c $a, $b, (Rest $rest), (axis -1)), (Sum:$y $c, (Rest $_))];
+  let rewrite = [(Concat:$y $b, (Rest $rest), $a, (Rest $rest), (axis -1))];
+}
+
+def Equivalence : Rule<"equivalence"> {
+  let match = [(MatMul:$ma $x, $w), (MatMul:$mb $x, $w2), (Add:$y $ma, $mb)];
+  let where = [Rank<"x", [3]>, Equivalent<"mb", "ma">];
+  let rewrite = [(Add:$y $ma, $ma)];
+}
