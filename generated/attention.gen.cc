@@ -63,6 +63,21 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
  protected:
   using gen::Matcher::Matcher;
 
+  /// x
+  /// (rules/attention.yaml: packed_attention 47:23, attention_heads_merge 572:19,
+  /// attention_heads_merge_onnx 609:19, concat_single_input 647:18)
+  bool matchX(ValueId v, gen::Next k) {
+    if (seen(Ids::kX)) return same(Ids::kX, v) && k();
+    return bind(Ids::kX, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 50:196, attention_heads_merge_onnx 616:52)
+  bool matchAny31(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny31)) return same(Ids::kAny31, v) && k();
+    return bind(Ids::kAny31, v) && k();
+  }
+
   /// 0
   /// (rules/attention.yaml: packed_attention 53:46, group_query_attention 267:101)
   bool matchConstant36(ValueId v, gen::Next k) {
@@ -108,7 +123,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// c
   /// (rules/attention.yaml: packed_attention 59:32, multi_head_attention_causal_slice 123:32,
   /// multi_head_attention 178:32, group_query_attention 280:32, multi_head_attention_rotary 375:32,
-  /// attention_heads 441:32)
+  /// attention_heads 441:32, single_head_attention 509:31)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -117,7 +132,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// cq
   /// (rules/attention.yaml: packed_attention 59:77, multi_head_attention_causal_slice 123:77,
   /// multi_head_attention 178:77, group_query_attention 280:77, multi_head_attention_rotary 375:77,
-  /// attention_heads 441:77)
+  /// attention_heads 441:77, single_head_attention 509:74)
   bool matchCq(ValueId v, gen::Next k) {
     if (seen(Ids::kCq)) return same(Ids::kCq, v) && k();
     return bind(Ids::kCq, v) && k();
@@ -126,7 +141,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// ck
   /// (rules/attention.yaml: packed_attention 59:109, multi_head_attention_causal_slice 123:109,
   /// multi_head_attention 178:109, group_query_attention 280:109, multi_head_attention_rotary
-  /// 375:109, attention_heads 441:109)
+  /// 375:109, attention_heads 441:109, single_head_attention 509:104)
   bool matchCk(ValueId v, gen::Next k) {
     if (seen(Ids::kCk)) return same(Ids::kCk, v) && k();
     return bind(Ids::kCk, v) && k();
@@ -134,7 +149,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// causal
   /// (rules/attention.yaml: packed_attention 60:22, multi_head_attention 179:22,
-  /// group_query_attention 284:79, multi_head_attention_rotary 379:79, attention_heads 445:79)
+  /// group_query_attention 284:79, multi_head_attention_rotary 379:79, attention_heads 445:79,
+  /// single_head_attention 510:56)
   bool matchCausal(ValueId v, gen::Next k) {
     if (seen(Ids::kCausal)) return same(Ids::kCausal, v) && k();
     return bind(Ids::kCausal, v) && k();
@@ -143,7 +159,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// fill
   /// (rules/attention.yaml: packed_attention 60:33, multi_head_attention_causal_slice 128:33,
   /// multi_head_attention 179:33, group_query_attention 284:42, multi_head_attention_rotary 379:42,
-  /// attention_heads 445:42)
+  /// attention_heads 445:42, single_head_attention 510:26)
   bool matchFill(ValueId v, gen::Next k) {
     if (seen(Ids::kFill)) return same(Ids::kFill, v) && k();
     return bind(Ids::kFill, v) && k();
@@ -152,7 +168,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// mask
   /// (rules/attention.yaml: packed_attention 60:40, multi_head_attention_causal_slice 128:40,
   /// multi_head_attention 179:40, group_query_attention 284:97, multi_head_attention_rotary 379:97,
-  /// attention_heads 445:97)
+  /// attention_heads 445:97, single_head_attention 510:90)
   bool matchMask(ValueId v, gen::Next k) {
     if (seen(Ids::kMask)) return same(Ids::kMask, v) && k();
     return bind(Ids::kMask, v) && k();
@@ -160,7 +176,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// masked
   /// (rules/attention.yaml: packed_attention 60:100, multi_head_attention 179:100,
-  /// group_query_attention 284:157, multi_head_attention_rotary 379:157, attention_heads 445:157)
+  /// group_query_attention 284:157, multi_head_attention_rotary 379:157, attention_heads 445:157,
+  /// single_head_attention 510:18)
   bool matchMasked(ValueId v, gen::Next k) {
     if (seen(Ids::kMasked)) return same(Ids::kMasked, v) && k();
     return bind(Ids::kMasked, v) && k();
@@ -235,7 +252,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// q
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:42, multi_head_attention 169:42,
-  /// group_query_attention 264:42, multi_head_attention_rotary 371:42)
+  /// group_query_attention 264:42, multi_head_attention_rotary 371:42, single_head_attention
+  /// 509:23)
   bool matchQ(ValueId v, gen::Next k) {
     if (seen(Ids::kQ)) return same(Ids::kQ, v) && k();
     return bind(Ids::kQ, v) && k();
@@ -351,7 +369,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:108, multi_head_attention
-  /// 169:108, group_query_attention 264:108, multi_head_attention_rotary 371:108)
+  /// 169:108, group_query_attention 264:108, multi_head_attention_rotary 371:108,
+  /// attention_heads_merge 575:87, attention_heads_merge_onnx 612:72)
   bool matchAny12(ValueId v, gen::Next k) {
     if (seen(Ids::kAny12)) return same(Ids::kAny12, v) && k();
     return bind(Ids::kAny12, v) && k();
@@ -396,7 +415,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:180, multi_head_attention
-  /// 169:180, group_query_attention 264:180, multi_head_attention_rotary 371:180)
+  /// 169:180, group_query_attention 264:180, multi_head_attention_rotary 371:180,
+  /// attention_heads_merge_onnx 612:96)
   bool matchAny16(ValueId v, gen::Next k) {
     if (seen(Ids::kAny16)) return same(Ids::kAny16, v) && k();
     return bind(Ids::kAny16, v) && k();
@@ -404,7 +424,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:183, multi_head_attention
-  /// 169:183, group_query_attention 264:183, multi_head_attention_rotary 371:183)
+  /// 169:183, group_query_attention 264:183, multi_head_attention_rotary 371:183,
+  /// attention_heads_merge_onnx 612:99)
   bool matchAny17(ValueId v, gen::Next k) {
     if (seen(Ids::kAny17)) return same(Ids::kAny17, v) && k();
     return bind(Ids::kAny17, v) && k();
@@ -427,7 +448,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:196, multi_head_attention
-  /// 169:196, group_query_attention 264:196, multi_head_attention_rotary 371:196)
+  /// 169:196, group_query_attention 264:196, multi_head_attention_rotary 371:196,
+  /// attention_heads_merge 575:134)
   bool matchAny19(ValueId v, gen::Next k) {
     if (seen(Ids::kAny19)) return same(Ids::kAny19, v) && k();
     return bind(Ids::kAny19, v) && k();
@@ -466,7 +488,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// k
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:42, multi_head_attention 172:42,
-  /// group_query_attention 267:42)
+  /// group_query_attention 267:42, single_head_attention 508:22)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(Ids::kK)) return same(Ids::kK, v) && k();
     return bind(Ids::kK, v) && k();
@@ -563,7 +585,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:105, multi_head_attention
-  /// 172:105)
+  /// 172:105, attention_heads_merge_onnx 616:75)
   bool matchAny34(ValueId v, gen::Next k) {
     if (seen(Ids::kAny34)) return same(Ids::kAny34, v) && k();
     return bind(Ids::kAny34, v) && k();
@@ -571,7 +593,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:108, multi_head_attention
-  /// 172:108)
+  /// 172:108, attention_heads_merge 579:87)
   bool matchAny35(ValueId v, gen::Next k) {
     if (seen(Ids::kAny35)) return same(Ids::kAny35, v) && k();
     return bind(Ids::kAny35, v) && k();
@@ -647,7 +669,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:196, multi_head_attention
-  /// 172:196)
+  /// 172:196, attention_heads_merge 579:134)
   bool matchAny42(ValueId v, gen::Next k) {
     if (seen(Ids::kAny42)) return same(Ids::kAny42, v) && k();
     return bind(Ids::kAny42, v) && k();
@@ -731,7 +753,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// v
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:42, multi_head_attention 175:42,
-  /// group_query_attention 270:42)
+  /// group_query_attention 270:42, single_head_attention 511:48)
   bool matchV(ValueId v, gen::Next k) {
     if (seen(Ids::kV)) return same(Ids::kV, v) && k();
     return bind(Ids::kV, v) && k();
@@ -1104,6 +1126,14 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kConstant34, v) && constant(Ids::kConstant34, v) && k();
   }
 
+  /// _
+  /// (rules/attention.yaml: group_query_attention 267:105, attention_heads_merge 579:110,
+  /// attention_heads_merge_onnx 616:99)
+  bool matchAny38(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny38)) return same(Ids::kAny38, v) && k();
+    return bind(Ids::kAny38, v) && k();
+  }
+
   /// 0
   /// (rules/attention.yaml: group_query_attention 270:101, multi_head_attention_rotary 379:36)
   bool matchConstant60(ValueId v, gen::Next k) {
@@ -1165,6 +1195,150 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   bool matchConstant52(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant52)) return same(Ids::kConstant52, v) && k();
     return bind(Ids::kConstant52, v) && constant(Ids::kConstant52, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: attention_heads 439:49, attention_heads_merge_onnx 612:75)
+  bool matchAny13(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny13)) return same(Ids::kAny13, v) && k();
+    return bind(Ids::kAny13, v) && k();
+  }
+
+  /// wqa
+  /// (rules/attention.yaml: attention_heads_merge 572:22, attention_heads_merge_onnx 609:22)
+  bool matchWqa(ValueId v, gen::Next k) {
+    if (seen(Ids::kWqa)) return same(Ids::kWqa, v) && k();
+    return bind(Ids::kWqa, v) && k();
+  }
+
+  /// qa = MatMul(x, wqa)
+  /// (rules/attention.yaml: attention_heads_merge 572:12, attention_heads_merge_onnx 609:12)
+  bool matchQa(ValueId v, gen::Next k) {
+    if (seen(Ids::kQa)) return same(Ids::kQa, v) && k();
+    if (!bind(Ids::kQa, v)) return false;
+    const NodeId n = node(Ids::kQa, v, op::kMatMul);
+    if (n == kNoId || !attrs(Ids::kQa, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchWqa(input(n, 1), k); });
+  }
+
+  /// xk
+  /// (rules/attention.yaml: attention_heads_merge 573:19, attention_heads_merge_onnx 610:19)
+  bool matchXk(ValueId v, gen::Next k) {
+    if (seen(Ids::kXk)) return same(Ids::kXk, v) && k();
+    return bind(Ids::kXk, v) && k();
+  }
+
+  /// wka
+  /// (rules/attention.yaml: attention_heads_merge 573:23, attention_heads_merge_onnx 610:23)
+  bool matchWka(ValueId v, gen::Next k) {
+    if (seen(Ids::kWka)) return same(Ids::kWka, v) && k();
+    return bind(Ids::kWka, v) && k();
+  }
+
+  /// ka = MatMul(xk, wka)
+  /// (rules/attention.yaml: attention_heads_merge 573:12, attention_heads_merge_onnx 610:12)
+  bool matchKa(ValueId v, gen::Next k) {
+    if (seen(Ids::kKa)) return same(Ids::kKa, v) && k();
+    if (!bind(Ids::kKa, v)) return false;
+    const NodeId n = node(Ids::kKa, v, op::kMatMul);
+    if (n == kNoId || !attrs(Ids::kKa, n, v)) return false;
+    return matchXk(input(n, 0), [&] { return matchWka(input(n, 1), k); });
+  }
+
+  /// xv
+  /// (rules/attention.yaml: attention_heads_merge 574:19, attention_heads_merge_onnx 611:19)
+  bool matchXv(ValueId v, gen::Next k) {
+    if (seen(Ids::kXv)) return same(Ids::kXv, v) && k();
+    return bind(Ids::kXv, v) && k();
+  }
+
+  /// wva
+  /// (rules/attention.yaml: attention_heads_merge 574:23, attention_heads_merge_onnx 611:23)
+  bool matchWva(ValueId v, gen::Next k) {
+    if (seen(Ids::kWva)) return same(Ids::kWva, v) && k();
+    return bind(Ids::kWva, v) && k();
+  }
+
+  /// va = MatMul(xv, wva)
+  /// (rules/attention.yaml: attention_heads_merge 574:12, attention_heads_merge_onnx 611:12)
+  bool matchVa(ValueId v, gen::Next k) {
+    if (seen(Ids::kVa)) return same(Ids::kVa, v) && k();
+    if (!bind(Ids::kVa, v)) return false;
+    const NodeId n = node(Ids::kVa, v, op::kMatMul);
+    if (n == kNoId || !attrs(Ids::kVa, n, v)) return false;
+    return matchXv(input(n, 0), [&] { return matchWva(input(n, 1), k); });
+  }
+
+  /// ma
+  /// (rules/attention.yaml: attention_heads_merge 575:76, attention_heads_merge_onnx 612:41)
+  bool matchMa(ValueId v, gen::Next k) {
+    if (seen(Ids::kMa)) return same(Ids::kMa, v) && k();
+    return bind(Ids::kMa, v) && k();
+  }
+
+  /// wqb
+  /// (rules/attention.yaml: attention_heads_merge 576:22, attention_heads_merge_onnx 613:22)
+  bool matchWqb(ValueId v, gen::Next k) {
+    if (seen(Ids::kWqb)) return same(Ids::kWqb, v) && k();
+    return bind(Ids::kWqb, v) && k();
+  }
+
+  /// qb = MatMul(x, wqb)
+  /// (rules/attention.yaml: attention_heads_merge 576:12, attention_heads_merge_onnx 613:12)
+  bool matchQb(ValueId v, gen::Next k) {
+    if (seen(Ids::kQb)) return same(Ids::kQb, v) && k();
+    if (!bind(Ids::kQb, v)) return false;
+    const NodeId n = node(Ids::kQb, v, op::kMatMul);
+    if (n == kNoId || !attrs(Ids::kQb, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchWqb(input(n, 1), k); });
+  }
+
+  /// wkb
+  /// (rules/attention.yaml: attention_heads_merge 577:23, attention_heads_merge_onnx 614:23)
+  bool matchWkb(ValueId v, gen::Next k) {
+    if (seen(Ids::kWkb)) return same(Ids::kWkb, v) && k();
+    return bind(Ids::kWkb, v) && k();
+  }
+
+  /// kb = MatMul(xk, wkb)
+  /// (rules/attention.yaml: attention_heads_merge 577:12, attention_heads_merge_onnx 614:12)
+  bool matchKb(ValueId v, gen::Next k) {
+    if (seen(Ids::kKb)) return same(Ids::kKb, v) && k();
+    if (!bind(Ids::kKb, v)) return false;
+    const NodeId n = node(Ids::kKb, v, op::kMatMul);
+    if (n == kNoId || !attrs(Ids::kKb, n, v)) return false;
+    return matchXk(input(n, 0), [&] { return matchWkb(input(n, 1), k); });
+  }
+
+  /// wvb
+  /// (rules/attention.yaml: attention_heads_merge 578:23, attention_heads_merge_onnx 615:23)
+  bool matchWvb(ValueId v, gen::Next k) {
+    if (seen(Ids::kWvb)) return same(Ids::kWvb, v) && k();
+    return bind(Ids::kWvb, v) && k();
+  }
+
+  /// vb = MatMul(xv, wvb)
+  /// (rules/attention.yaml: attention_heads_merge 578:12, attention_heads_merge_onnx 615:12)
+  bool matchVb(ValueId v, gen::Next k) {
+    if (seen(Ids::kVb)) return same(Ids::kVb, v) && k();
+    if (!bind(Ids::kVb, v)) return false;
+    const NodeId n = node(Ids::kVb, v, op::kMatMul);
+    if (n == kNoId || !attrs(Ids::kVb, n, v)) return false;
+    return matchXv(input(n, 0), [&] { return matchWvb(input(n, 1), k); });
+  }
+
+  /// mb
+  /// (rules/attention.yaml: attention_heads_merge 579:76, attention_heads_merge_onnx 616:41)
+  bool matchMb(ValueId v, gen::Next k) {
+    if (seen(Ids::kMb)) return same(Ids::kMb, v) && k();
+    return bind(Ids::kMb, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: attention_heads_merge 579:107, attention_heads_merge_onnx 616:96)
+  bool matchAny37(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny37)) return same(Ids::kAny37, v) && k();
+    return bind(Ids::kAny37, v) && k();
   }
 };
 
@@ -2691,17 +2865,11 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchConstant36,
-  // matchConstant41, matchAny46, matchConstant63, matchAny70, matchAny78, matchC, matchCq, matchCk,
-  // matchCausal, matchFill, matchMask, matchMasked, matchConstant111, matchConstant113,
-  // matchAny115, matchShape116, matchConstant117, matchAny121, matchAny123, matchAny127,
-  // matchAny129.
-
-  /// x  (rules/attention.yaml:47:23)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(kX)) return same(kX, v) && k();
-    return bind(kX, v) && k();
-  }
+  // From AttentionSharedMatch (the same in other rules of this file): matchX, matchAny31,
+  // matchConstant36, matchConstant41, matchAny46, matchConstant63, matchAny70, matchAny78, matchC,
+  // matchCq, matchCk, matchCausal, matchFill, matchMask, matchMasked, matchConstant111,
+  // matchConstant113, matchAny115, matchShape116, matchConstant117, matchAny121, matchAny123,
+  // matchAny127, matchAny129.
 
   /// wq  (rules/attention.yaml:47:26)
   bool matchWq(ValueId v, gen::Next k) {
@@ -2954,12 +3122,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
         return matchAny28(input(n, 2), [&] { return matchAny29(input(n, 3), k); });
       });
     });
-  }
-
-  /// _  (rules/attention.yaml:50:196)
-  bool matchAny31(ValueId v, gen::Next k) {
-    if (seen(kAny31)) return same(kAny31, v) && k();
-    return bind(kAny31, v) && k();
   }
 
   /// qs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
@@ -11775,7 +11937,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
   // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
   // matchQr, matchTranspose22, matchPos, matchCos, matchSin, matchQh, matchK, matchConstant34,
-  // matchConstant36, matchAny39, matchAny46, matchV, matchConstant53, matchConstant58,
+  // matchConstant36, matchAny38, matchAny39, matchAny46, matchV, matchConstant53, matchConstant58,
   // matchConstant60, matchAny68, matchAny70, matchConstant82, matchConstant88, matchAny90,
   // matchAny92, matchAny94, matchAny98, matchConstant104, matchConstant111, matchConstant113,
   // matchConstant117, matchAny119, matchAny121, matchAny123, matchAny126, matchAny127, matchAny129,
@@ -11845,12 +12007,6 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     const NodeId n = node(kUnsqueeze37, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kUnsqueeze37, n, v)) return false;
     return matchGather35(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:267:105)
-  bool matchAny38(ValueId v, gen::Next k) {
-    if (seen(kAny38)) return same(kAny38, v) && k();
-    return bind(kAny38, v) && k();
   }
 
   /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
@@ -18013,8 +18169,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file): matchKh, matchConstant9,
-  // matchAny11, matchC, matchCq, matchCk, matchConstant34, matchConstant41, matchConstant45,
-  // matchFill, matchConstant52, matchCausal, matchMask, matchMasked.
+  // matchAny11, matchAny13, matchC, matchCq, matchCk, matchConstant34, matchConstant41,
+  // matchConstant45, matchFill, matchConstant52, matchCausal, matchMask, matchMasked.
 
   /// 2  (rules/attention.yaml:438:41)
   bool matchConstant1(ValueId v, gen::Next k) {
@@ -18097,12 +18253,6 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     const NodeId n = node(kExpand12, v, op::kExpand);
     if (n == kNoId || !attrs(kExpand12, n, v)) return false;
     return matchUnsqueeze10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:439:49)
-  bool matchAny13(ValueId v, gen::Next k) {
-    if (seen(kAny13)) return same(kAny13, v) && k();
-    return bind(kAny13, v) && k();
   }
 
   /// Reshape(Expand(Unsqueeze(vh, 2), _), _)  (rules/attention.yaml:439:12)
@@ -19075,6 +19225,3743 @@ class AttentionHeadsRule : public RewritePattern {
   mutable gen::Scratch scratch_;  // one attempt at a time
 };
 
+//===----------------------------------------------------------------------===//
+// Generated from: rules/attention.yaml:502
+// single_head_attention (priority 80): Scaled dot-product attention on 3-D Q, K, V (one head of a
+// per-head module export).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule single_head_attention for the shared checks and messages.
+const gen::RuleSpec& specSingleHeadAttention() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "single_head_attention";
+    s.loc = "rules/attention.yaml:502:5";
+    s.root = 28;
+    s.slot_names = {"k",      "kt",   "q",      "c",    "cq", "ck", "s",
+                    "masked", "fill", "causal", "mask", "m",  "v",  "y"};
+    s.num_captures = 0;
+    s.exprs.resize(29);
+    {  // 0: k
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "k";
+      e.loc = "rules/attention.yaml:508:22";
+      e.slot = 0;
+    }
+    {  // 1: Transpose(k, perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Transpose";
+      e.loc = "rules/attention.yaml:508:12";
+      e.slot = 1;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1}));
+        a.loc = "rules/attention.yaml:508:25";
+      }
+    }
+    {  // 2: q
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "q";
+      e.loc = "rules/attention.yaml:509:23";
+      e.slot = 2;
+    }
+    {  // 3: MatMul(q, kt)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:509:16";
+      e.num_inputs = 2;
+    }
+    {  // 4: c
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "c";
+      e.loc = "rules/attention.yaml:509:31";
+      e.slot = 3;
+    }
+    {  // 5: Div(MatMul(q, kt), c)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:509:12";
+      e.num_inputs = 2;
+    }
+    {  // 6: MatMul(q, kt)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:509:40";
+      e.num_inputs = 2;
+    }
+    {  // 7: Mul(MatMul(q, kt), c)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:509:36";
+      e.num_inputs = 2;
+    }
+    {  // 8: cq
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "cq";
+      e.loc = "rules/attention.yaml:509:74";
+      e.slot = 4;
+    }
+    {  // 9: Mul(q, cq)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:509:67";
+      e.num_inputs = 2;
+    }
+    {  // 10: Div(q, cq)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:509:80";
+      e.num_inputs = 2;
+    }
+    {  // 11: Mul(q, cq) | Div(q, cq) | q
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:509:78";
+    }
+    {  // 12: ck
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "ck";
+      e.loc = "rules/attention.yaml:509:104";
+      e.slot = 5;
+    }
+    {  // 13: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Mul";
+      e.loc = "rules/attention.yaml:509:96";
+      e.num_inputs = 2;
+    }
+    {  // 14: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Div";
+      e.loc = "rules/attention.yaml:509:110";
+      e.num_inputs = 2;
+    }
+    {  // 15: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "alternatives";
+      e.loc = "rules/attention.yaml:509:108";
+    }
+    {  // 16: MatMul((Mul(q, cq) | Div(q, cq) | q), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:509:60";
+      e.num_inputs = 2;
+    }
+    {  // 17: Div(MatMul(q, kt), c) | Mul(MatMul(q, kt), c) | MatMul((Mul(...) | Div(...) | q),
+       // (Mul(...) | Div(...) | kt))
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "s";
+      e.loc = "rules/attention.yaml:509:34";
+      e.slot = 6;
+    }
+    {  // 18: masked
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "masked";
+      e.loc = "rules/attention.yaml:510:18";
+      e.slot = 7;
+    }
+    {  // 19: fill
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "fill";
+      e.loc = "rules/attention.yaml:510:26";
+      e.slot = 8;
+    }
+    {  // 20: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:510:12";
+      e.num_inputs = 3;
+    }
+    {  // 21: causal
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "causal";
+      e.loc = "rules/attention.yaml:510:56";
+      e.slot = 9;
+    }
+    {  // 22: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Where";
+      e.loc = "rules/attention.yaml:510:50";
+      e.num_inputs = 3;
+    }
+    {  // 23: mask
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "mask";
+      e.loc = "rules/attention.yaml:510:90";
+      e.slot = 10;
+    }
+    {  // 24: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Add";
+      e.loc = "rules/attention.yaml:510:83";
+      e.num_inputs = 2;
+    }
+    {  // 25: Where(masked, fill, s) | Where(causal, s, fill) | Add(s, mask) | s
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "m";
+      e.loc = "rules/attention.yaml:510:48";
+      e.slot = 11;
+    }
+    {  // 26: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Softmax";
+      e.loc = "rules/attention.yaml:511:19";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(-1));
+        a.values.push_back(gen::intLiteral(2));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc = "rules/attention.yaml:511:30";
+      }
+    }
+    {  // 27: v
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "v";
+      e.loc = "rules/attention.yaml:511:48";
+      e.slot = 12;
+    }
+    {  // 28: MatMul(Softmax(m, axis=-1), v)
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:511:12";
+      e.slot = 13;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:513:17";
+      c.subject = "q";
+      c.slot = 2;
+      c.dims = {"B", "S", "D"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/attention.yaml:513:35";
+      c.subject = "q";
+      c.slot = 2;
+      c.strings = {"float"};
+      c.elem_types = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:514:17";
+      c.subject = "k";
+      c.slot = 0;
+      c.dims = {"B", "L", "D"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/attention.yaml:515:17";
+      c.subject = "v";
+      c.slot = 12;
+      c.dims = {"B", "L", "DV"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:516:17";
+      c.subject = "c";
+      c.slot = 3;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:517:17";
+      c.subject = "cq";
+      c.slot = 4;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:518:17";
+      c.subject = "ck";
+      c.slot = 5;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/attention.yaml:519:17";
+      c.subject = "fill";
+      c.slot = 8;
+      c.has_min = true;
+      c.min = -gen::kInfinity;
+      c.has_max = true;
+      c.max = -1e+04;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/attention.yaml:520:17";
+      c.subject = "masked";
+      c.slot = 7;
+      c.ints = {1, 2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/attention.yaml:521:17";
+      c.subject = "causal";
+      c.slot = 9;
+      c.ints = {1, 2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/attention.yaml:522:17";
+      c.subject = "mask";
+      c.slot = 10;
+      c.ints = {1, 2};
+    }
+    s.num_symbols = 5;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+      v.tags.push_back({{25, 0}});  // @masked_fill
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+      v.tags.push_back({{25, 1}});  // @causal
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+      v.tags.push_back({{25, 2}});  // @mask
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{25, 0}});  // @masked_fill
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{25, 1}});  // @causal
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{25, 2}});  // @mask
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule single_head_attention: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule single_head_attention (indices into its RuleSpec's exprs).
+struct SingleHeadAttentionIds {
+  enum : gen::ExprId {
+    kK = 0,
+    kKt = 1,
+    kQ = 2,
+    kMatMul3 = 3,
+    kC = 4,
+    kDiv5 = 5,
+    kMatMul6 = 6,
+    kMul7 = 7,
+    kCq = 8,
+    kMul9 = 9,
+    kDiv10 = 10,
+    kAnyOf11 = 11,
+    kCk = 12,
+    kMul13 = 13,
+    kDiv14 = 14,
+    kAnyOf15 = 15,
+    kMatMul16 = 16,
+    kS = 17,
+    kMasked = 18,
+    kFill = 19,
+    kWhere20 = 20,
+    kCausal = 21,
+    kWhere22 = 22,
+    kMask = 23,
+    kAdd = 24,
+    kM = 25,
+    kSoftmax = 26,
+    kV = 27,
+    kY = 28,
+  };
+};
+
+class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttentionIds> {
+ public:
+  SingleHeadAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<SingleHeadAttentionIds>(specSingleHeadAttention(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
+      case 4:
+        return rewrite4();
+      case 5:
+        return rewrite5();
+      case 6:
+        return rewrite6();
+      case 7:
+        return rewrite7();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotK = 0,
+    kSlotKt = 1,
+    kSlotQ = 2,
+    kSlotC = 3,
+    kSlotCq = 4,
+    kSlotCk = 5,
+    kSlotS = 6,
+    kSlotMasked = 7,
+    kSlotFill = 8,
+    kSlotCausal = 9,
+    kSlotMask = 10,
+    kSlotM = 11,
+    kSlotV = 12,
+    kSlotY = 13,
+  };
+
+  // ---- Match
+
+  // From AttentionSharedMatch (the same in other rules of this file): matchK, matchQ, matchC,
+  // matchCq, matchCk, matchMasked, matchFill, matchCausal, matchMask, matchV.
+
+  /// kt = Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:508:12)
+  bool matchKt(ValueId v, gen::Next k) {
+    if (seen(kKt)) return same(kKt, v) && k();
+    if (!bind(kKt, v)) return false;
+    const NodeId n = node(kKt, v, op::kTranspose);
+    if (n == kNoId || !attrs(kKt, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// MatMul(q, kt)  (rules/attention.yaml:509:16)
+  bool matchMatMul3(ValueId v, gen::Next k) {
+    if (seen(kMatMul3)) return same(kMatMul3, v) && k();
+    if (!bind(kMatMul3, v)) return false;
+    const NodeId n = node(kMatMul3, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul3, n, v)) return false;
+    return matchQ(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Div(MatMul(q, kt), c)  (rules/attention.yaml:509:12)
+  bool matchDiv5(ValueId v, gen::Next k) {
+    if (seen(kDiv5)) return same(kDiv5, v) && k();
+    if (!bind(kDiv5, v)) return false;
+    const NodeId n = node(kDiv5, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv5, n, v)) return false;
+    return matchMatMul3(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  }
+
+  /// MatMul(q, kt)  (rules/attention.yaml:509:40)
+  bool matchMatMul6(ValueId v, gen::Next k) {
+    if (seen(kMatMul6)) return same(kMatMul6, v) && k();
+    if (!bind(kMatMul6, v)) return false;
+    const NodeId n = node(kMatMul6, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul6, n, v)) return false;
+    return matchQ(input(n, 0), [&] { return matchKt(input(n, 1), k); });
+  }
+
+  /// Mul(MatMul(q, kt), c)  (rules/attention.yaml:509:36)
+  bool matchMul7(ValueId v, gen::Next k) {
+    if (seen(kMul7)) return same(kMul7, v) && k();
+    if (!bind(kMul7, v)) return false;
+    const NodeId n = node(kMul7, v, op::kMul);
+    if (n == kNoId || !attrs(kMul7, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul6(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul6(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// Mul(q, cq)  (rules/attention.yaml:509:67)
+  bool matchMul9(ValueId v, gen::Next k) {
+    if (seen(kMul9)) return same(kMul9, v) && k();
+    if (!bind(kMul9, v)) return false;
+    const NodeId n = node(kMul9, v, op::kMul);
+    if (n == kNoId || !attrs(kMul9, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchQ(in0, [&] { return matchCq(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchQ(in1, [&] { return matchCq(in0, k); });
+  }
+
+  /// Div(q, cq)  (rules/attention.yaml:509:80)
+  bool matchDiv10(ValueId v, gen::Next k) {
+    if (seen(kDiv10)) return same(kDiv10, v) && k();
+    if (!bind(kDiv10, v)) return false;
+    const NodeId n = node(kDiv10, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv10, n, v)) return false;
+    return matchQ(input(n, 0), [&] { return matchCq(input(n, 1), k); });
+  }
+
+  /// Mul(q, cq) | Div(q, cq) | q  (rules/attention.yaml:509:78)
+  bool matchAnyOf11(ValueId v, gen::Next k) {
+    if (seen(kAnyOf11)) return same(kAnyOf11, v) && k();
+    if (!bind(kAnyOf11, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf11, 0);
+    if (matchMul9(v, k)) return true;
+    undo(m);
+    choose(kAnyOf11, 1);
+    if (matchDiv10(v, k)) return true;
+    undo(m);
+    choose(kAnyOf11, 2);
+    if (matchQ(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Mul(kt, ck)  (rules/attention.yaml:509:96)
+  bool matchMul13(ValueId v, gen::Next k) {
+    if (seen(kMul13)) return same(kMul13, v) && k();
+    if (!bind(kMul13, v)) return false;
+    const NodeId n = node(kMul13, v, op::kMul);
+    if (n == kNoId || !attrs(kMul13, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchKt(in1, [&] { return matchCk(in0, k); });
+  }
+
+  /// Div(kt, ck)  (rules/attention.yaml:509:110)
+  bool matchDiv14(ValueId v, gen::Next k) {
+    if (seen(kDiv14)) return same(kDiv14, v) && k();
+    if (!bind(kDiv14, v)) return false;
+    const NodeId n = node(kDiv14, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv14, n, v)) return false;
+    return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
+  }
+
+  /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:509:108)
+  bool matchAnyOf15(ValueId v, gen::Next k) {
+    if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
+    if (!bind(kAnyOf15, v)) return false;
+    const uint32_t m = mark();
+    choose(kAnyOf15, 0);
+    if (matchMul13(v, k)) return true;
+    undo(m);
+    choose(kAnyOf15, 1);
+    if (matchDiv14(v, k)) return true;
+    undo(m);
+    choose(kAnyOf15, 2);
+    if (matchKt(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// MatMul((Mul(q, cq) | Div(q, cq) | q), (Mul(kt, ck) | Div(kt, ck) | kt))
+  /// (rules/attention.yaml:509:60)
+  bool matchMatMul16(ValueId v, gen::Next k) {
+    if (seen(kMatMul16)) return same(kMatMul16, v) && k();
+    if (!bind(kMatMul16, v)) return false;
+    const NodeId n = node(kMatMul16, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul16, n, v)) return false;
+    return matchAnyOf11(input(n, 0), [&] { return matchAnyOf15(input(n, 1), k); });
+  }
+
+  /// s = Div(MatMul(q, kt), c) | Mul(MatMul(q, kt), c) | MatMul((Mul(...) | Div(...) | q),
+  /// (Mul(...) | Div(...) | kt))  (rules/attention.yaml:509:34)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
+    const uint32_t m = mark();
+    choose(kS, 0);
+    if (matchDiv5(v, k)) return true;
+    undo(m);
+    choose(kS, 1);
+    if (matchMul7(v, k)) return true;
+    undo(m);
+    choose(kS, 2);
+    if (matchMatMul16(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Where(masked, fill, s)  (rules/attention.yaml:510:12)
+  bool matchWhere20(ValueId v, gen::Next k) {
+    if (seen(kWhere20)) return same(kWhere20, v) && k();
+    if (!bind(kWhere20, v)) return false;
+    const NodeId n = node(kWhere20, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere20, n, v)) return false;
+    return matchMasked(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+    });
+  }
+
+  /// Where(causal, s, fill)  (rules/attention.yaml:510:50)
+  bool matchWhere22(ValueId v, gen::Next k) {
+    if (seen(kWhere22)) return same(kWhere22, v) && k();
+    if (!bind(kWhere22, v)) return false;
+    const NodeId n = node(kWhere22, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere22, n, v)) return false;
+    return matchCausal(input(n, 0), [&] {
+      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:510:83)
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(kAdd)) return same(kAdd, v) && k();
+    if (!bind(kAdd, v)) return false;
+    const NodeId n = node(kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchS(in1, [&] { return matchMask(in0, k); });
+  }
+
+  /// m = Where(masked, fill, s) | Where(causal, s, fill) | Add(s, mask) | s
+  /// (rules/attention.yaml:510:48)
+  bool matchM(ValueId v, gen::Next k) {
+    if (seen(kM)) return same(kM, v) && k();
+    if (!bind(kM, v)) return false;
+    const uint32_t m = mark();
+    choose(kM, 0);  // @masked_fill
+    if (matchWhere20(v, k)) return true;
+    undo(m);
+    choose(kM, 1);  // @causal
+    if (matchWhere22(v, k)) return true;
+    undo(m);
+    choose(kM, 2);  // @mask
+    if (matchAdd(v, k)) return true;
+    undo(m);
+    choose(kM, 3);  // @plain
+    if (matchS(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:511:19)
+  bool matchSoftmax(ValueId v, gen::Next k) {
+    if (seen(kSoftmax)) return same(kSoftmax, v) && k();
+    if (!bind(kSoftmax, v)) return false;
+    const NodeId n = node(kSoftmax, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kSoftmax, n, v)) return false;
+    return matchM(input(n, 0), k);
+  }
+
+  /// y = MatMul(Softmax(m, axis=-1), v)  (rules/attention.yaml:511:12)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kMatMul);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchSoftmax(input(n, 0), [&] { return matchV(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when opset in [23, -] @masked_fill), rules/attention.yaml:524:9:
+  ///   y = Attention(q, k, v, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]),
+  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
+  ///   axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:528:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:528:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:529:31", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:529:47", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:529:55", "fill")) return false;
+    std::optional<onnx::TensorProto> t13 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t13) return false;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs15;
+    std::vector<onnx::AttributeProto> attrs16;
+    attrs16.push_back(gen::intAttribute("q_num_heads", 1));
+    attrs16.push_back(gen::intAttribute("kv_num_heads", 1));
+    std::optional<onnx::AttributeProto> a16_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:529:118", "rules/attention.yaml:529:118");
+    if (!a16_2) return false;
+    attrs16.push_back(std::move(*a16_2));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:524:9",
+                     "rules/attention.yaml:529:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v3 = slot(kSlotQ);
+    const ValueId v6 = slot(kSlotK);
+    const ValueId v10 = slot(kSlotV);
+    const ValueId v11 = slot(kSlotMasked);
+    const ValueId v12 = slot(kSlotFill);
+    const ValueId v13 = rw_.addInitializer(std::move(*t13), ruleName());
+    NodeSpec spec14;
+    spec14.op = op::kWhere;
+    spec14.inputs = {v11, v12, v13};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kShape;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v4, v0, v1};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v7, v0, v1};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kConcat;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kExpand;
+    spec15.inputs = {v14, v9};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kAttention;
+    spec16.inputs = {v3, v6, v10, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
+  }
+
+  /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:530:9:
+  ///   y = Attention(q, k, v, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]),
+  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
+  ///   axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:534:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:534:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:535:31", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:535:47", "causal")) return false;
+    std::optional<onnx::TensorProto> t12 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t12) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:535:75", "fill")) return false;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs15;
+    std::vector<onnx::AttributeProto> attrs16;
+    attrs16.push_back(gen::intAttribute("q_num_heads", 1));
+    attrs16.push_back(gen::intAttribute("kv_num_heads", 1));
+    std::optional<onnx::AttributeProto> a16_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:535:118", "rules/attention.yaml:535:118");
+    if (!a16_2) return false;
+    attrs16.push_back(std::move(*a16_2));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:530:9",
+                     "rules/attention.yaml:535:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v3 = slot(kSlotQ);
+    const ValueId v6 = slot(kSlotK);
+    const ValueId v10 = slot(kSlotV);
+    const ValueId v11 = slot(kSlotCausal);
+    const ValueId v12 = rw_.addInitializer(std::move(*t12), ruleName());
+    const ValueId v13 = slot(kSlotFill);
+    NodeSpec spec14;
+    spec14.op = op::kWhere;
+    spec14.inputs = {v11, v12, v13};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kShape;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v4, v0, v1};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v7, v0, v1};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kConcat;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kExpand;
+    spec15.inputs = {v14, v9};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kAttention;
+    spec16.inputs = {v3, v6, v10, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
+  }
+
+  /// Variant 2 (when opset in [23, -] @mask), rules/attention.yaml:536:9:
+  ///   y = Attention(q, k, v, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]),
+  ///   tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1,
+  ///   kv_num_heads=1, scale=helper(attention_scale))
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:540:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:540:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:541:31", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:541:41", "mask")) return false;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs12;
+    std::vector<onnx::AttributeProto> attrs13;
+    attrs13.push_back(gen::intAttribute("q_num_heads", 1));
+    attrs13.push_back(gen::intAttribute("kv_num_heads", 1));
+    std::optional<onnx::AttributeProto> a13_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:541:83", "rules/attention.yaml:541:83");
+    if (!a13_2) return false;
+    attrs13.push_back(std::move(*a13_2));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:536:9",
+                     "rules/attention.yaml:541:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v3 = slot(kSlotQ);
+    const ValueId v6 = slot(kSlotK);
+    const ValueId v10 = slot(kSlotV);
+    const ValueId v11 = slot(kSlotMask);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kShape;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v4, v0, v1};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v7, v0, v1};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kConcat;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec12;
+    spec12.op = op::kExpand;
+    spec12.inputs = {v11, v9};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    NodeSpec spec13;
+    spec13.op = op::kAttention;
+    spec13.inputs = {v3, v6, v10, v12};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
+  }
+
+  /// Variant 3 (when opset in [23, -]), rules/attention.yaml:542:9:
+  ///   y = Attention(q, k, v, q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:544:25", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:544:28", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:544:31", "v")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::intAttribute("q_num_heads", 1));
+    attrs3.push_back(gen::intAttribute("kv_num_heads", 1));
+    std::optional<onnx::AttributeProto> a3_2 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:544:65", "rules/attention.yaml:544:65");
+    if (!a3_2) return false;
+    attrs3.push_back(std::move(*a3_2));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:542:9",
+                     "rules/attention.yaml:544:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotQ);
+    const ValueId v1 = slot(kSlotK);
+    const ValueId v2 = slot(kSlotV);
+    NodeSpec spec3;
+    spec3.op = op::kAttention;
+    spec3.inputs = {v0, v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+  }
+
+  /// Variant 4 (when @masked_fill), rules/attention.yaml:545:9:
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill,
+  ///   tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])),
+  ///   Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1,
+  ///   scale=helper(attention_scale))
+  bool rewrite4() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:549:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:549:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:550:54", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:550:82", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:550:90", "fill")) return false;
+    std::optional<onnx::TensorProto> t15 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t15) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs17;
+    std::vector<onnx::AttributeProto> attrs18;
+    attrs18.push_back(gen::intAttribute("num_heads", 1));
+    std::optional<onnx::AttributeProto> a18_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:550:135", "rules/attention.yaml:550:135");
+    if (!a18_1) return false;
+    attrs18.push_back(std::move(*a18_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:545:9",
+                     "rules/attention.yaml:550:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v3 = slot(kSlotQ);
+    const ValueId v6 = slot(kSlotK);
+    const ValueId v10 = slot(kSlotV);
+    const ValueId v11 = kNoId;
+    const ValueId v12 = kNoId;
+    const ValueId v13 = slot(kSlotMasked);
+    const ValueId v14 = slot(kSlotFill);
+    const ValueId v15 = rw_.addInitializer(std::move(*t15), ruleName());
+    NodeSpec spec16;
+    spec16.op = op::kWhere;
+    spec16.inputs = {v13, v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kShape;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v4, v0, v1};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v7, v0, v1};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kConcat;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kExpand;
+    spec17.inputs = {v16, v9};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kComMicrosoftMultiHeadAttention;
+    spec18.inputs = {v3, v6, v10, v11, v12, v17};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v18}});
+  }
+
+  /// Variant 5 (when @causal), rules/attention.yaml:551:9:
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(0.0),
+  ///   fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
+  ///   tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
+  bool rewrite5() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:555:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:555:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:556:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:556:82", "causal")) return false;
+    std::optional<onnx::TensorProto> t14 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t14) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:556:110", "fill")) return false;
+    std::vector<onnx::AttributeProto> attrs16;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs17;
+    std::vector<onnx::AttributeProto> attrs18;
+    attrs18.push_back(gen::intAttribute("num_heads", 1));
+    std::optional<onnx::AttributeProto> a18_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:556:135", "rules/attention.yaml:556:135");
+    if (!a18_1) return false;
+    attrs18.push_back(std::move(*a18_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:551:9",
+                     "rules/attention.yaml:556:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v3 = slot(kSlotQ);
+    const ValueId v6 = slot(kSlotK);
+    const ValueId v10 = slot(kSlotV);
+    const ValueId v11 = kNoId;
+    const ValueId v12 = kNoId;
+    const ValueId v13 = slot(kSlotCausal);
+    const ValueId v14 = rw_.addInitializer(std::move(*t14), ruleName());
+    const ValueId v15 = slot(kSlotFill);
+    NodeSpec spec16;
+    spec16.op = op::kWhere;
+    spec16.inputs = {v13, v14, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kShape;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v4, v0, v1};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v7, v0, v1};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kConcat;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kExpand;
+    spec17.inputs = {v16, v9};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kComMicrosoftMultiHeadAttention;
+    spec18.inputs = {v3, v6, v10, v11, v12, v17};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v18}});
+  }
+
+  /// Variant 6 (when @mask), rules/attention.yaml:557:9:
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1,
+  ///   1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
+  ///   axis=0)), num_heads=1, scale=helper(attention_scale))
+  bool rewrite6() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:561:63", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:561:90", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:562:54", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:562:76", "mask")) return false;
+    std::optional<onnx::TensorProto> t2 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t2) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::vector<onnx::AttributeProto> attrs7;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs14;
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("num_heads", 1));
+    std::optional<onnx::AttributeProto> a15_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:562:100", "rules/attention.yaml:562:100");
+    if (!a15_1) return false;
+    attrs15.push_back(std::move(*a15_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:557:9",
+                     "rules/attention.yaml:562:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v3 = slot(kSlotQ);
+    const ValueId v6 = slot(kSlotK);
+    const ValueId v10 = slot(kSlotV);
+    const ValueId v11 = kNoId;
+    const ValueId v12 = kNoId;
+    const ValueId v13 = slot(kSlotMask);
+    const ValueId v2 = rw_.addInitializer(std::move(*t2), ruleName());
+    NodeSpec spec4;
+    spec4.op = op::kShape;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kSlice;
+    spec5.inputs = {v4, v0, v1};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec7;
+    spec7.op = op::kShape;
+    spec7.inputs = {v6};
+    spec7.attributes = std::move(attrs7);
+    spec7.created_by = ruleName();
+    const NodeId n7 = rw_.createNode(std::move(spec7));
+    const ValueId v7 = g_.node(n7).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kSlice;
+    spec8.inputs = {v7, v0, v1};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kConcat;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec14;
+    spec14.op = op::kExpand;
+    spec14.inputs = {v13, v9};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kComMicrosoftMultiHeadAttention;
+    spec15.inputs = {v3, v6, v10, v11, v12, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v15}});
+  }
+
+  /// Variant 7, rules/attention.yaml:563:9:
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, num_heads=1, scale=helper(attention_scale))
+  bool rewrite7() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQ, "rules/attention.yaml:564:48", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:564:51", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:564:54", "v")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::intAttribute("num_heads", 1));
+    std::optional<onnx::AttributeProto> a3_1 =
+        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
+                   "rules/attention.yaml:564:70", "rules/attention.yaml:564:70");
+    if (!a3_1) return false;
+    attrs3.push_back(std::move(*a3_1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:563:9",
+                     "rules/attention.yaml:564:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotQ);
+    const ValueId v1 = slot(kSlotK);
+    const ValueId v2 = slot(kSlotV);
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftMultiHeadAttention;
+    spec3.inputs = {v0, v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+  }
+};
+
+/// single_head_attention as a RewritePattern.
+class SingleHeadAttentionRule : public RewritePattern {
+ public:
+  SingleHeadAttentionRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                80,
+                                {"ort"},
+                                "rules/attention.yaml:502:5",
+                                {op::kShape, op::kSlice, op::kConcat, op::kWhere, op::kExpand,
+                                 op::kAttention, op::kComMicrosoftMultiHeadAttention}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    SingleHeadAttentionMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/attention.yaml:566
+// attention_heads_merge (priority 79): The first two inputs of a Concat, MultiHeadAttention ops on
+// projections of the same inputs with masks computed alike, as one op with the heads of both.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule attention_heads_merge for the shared checks and messages.
+const gen::RuleSpec& specAttentionHeadsMerge() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "attention_heads_merge";
+    s.loc = "rules/attention.yaml:566:5";
+    s.root = 49;
+    s.slot_names = {"x",  "wqa", "qa", "xk",  "wka", "ka",  "xv", "wva", "va", "ma",
+                    "ya", "wqb", "qb", "wkb", "kb",  "wvb", "vb", "mb",  "yb", "y"};
+    s.num_captures = 1;
+    s.exprs.resize(50);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/attention.yaml:572:19";
+      e.slot = 0;
+    }
+    {  // 1: wqa
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "wqa";
+      e.loc = "rules/attention.yaml:572:22";
+      e.slot = 1;
+    }
+    {  // 2: MatMul(x, wqa)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:572:12";
+      e.slot = 2;
+      e.num_inputs = 2;
+    }
+    {  // 3: xk
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "xk";
+      e.loc = "rules/attention.yaml:573:19";
+      e.slot = 3;
+    }
+    {  // 4: wka
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "wka";
+      e.loc = "rules/attention.yaml:573:23";
+      e.slot = 4;
+    }
+    {  // 5: MatMul(xk, wka)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:573:12";
+      e.slot = 5;
+      e.num_inputs = 2;
+    }
+    {  // 6: xv
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "xv";
+      e.loc = "rules/attention.yaml:574:19";
+      e.slot = 6;
+    }
+    {  // 7: wva
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "wva";
+      e.loc = "rules/attention.yaml:574:23";
+      e.slot = 7;
+    }
+    {  // 8: MatMul(xv, wva)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:574:12";
+      e.slot = 8;
+      e.num_inputs = 2;
+    }
+    {  // 9: none
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "none";
+      e.loc = "rules/attention.yaml:575:57";
+    }
+    {  // 10: none
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "none";
+      e.loc = "rules/attention.yaml:575:63";
+    }
+    {  // 11: ma
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "ma";
+      e.loc = "rules/attention.yaml:575:76";
+      e.slot = 9;
+    }
+    {  // 12: _
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:575:87";
+    }
+    {  // 13: Shape(qa)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:575:96";
+      e.num_inputs = 1;
+    }
+    {  // 14: _
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:575:107";
+    }
+    {  // 15: _
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:575:110";
+    }
+    {  // 16: Slice(Shape(qa), _, _)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:575:90";
+      e.num_inputs = 3;
+    }
+    {  // 17: Shape(ka)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:575:120";
+      e.num_inputs = 1;
+    }
+    {  // 18: _
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:575:131";
+    }
+    {  // 19: _
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:575:134";
+    }
+    {  // 20: Slice(Shape(ka), _, _)
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:575:114";
+      e.num_inputs = 3;
+    }
+    {  // 21: Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:575:80";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:575:138";
+      }
+    }
+    {  // 22: Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:575:69";
+      e.num_inputs = 2;
+    }
+    {  // 23: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, Expand(ma, Concat(_,
+       // Slice(...), Slice(...), axis=0)), scale=capture(sc), unidirectional=0)
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "com.microsoft.MultiHeadAttention";
+      e.loc = "rules/attention.yaml:575:12";
+      e.num_inputs = 6;
+      e.none_inputs = {3, 4};
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "sc";
+        a.loc = "rules/attention.yaml:575:148";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "unidirectional";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:575:167";
+      }
+    }
+    {  // 24: com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "com.microsoft.MultiHeadAttention";
+      e.loc = "rules/attention.yaml:575:195";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "sc";
+        a.loc = "rules/attention.yaml:575:240";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "unidirectional";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:575:259";
+      }
+    }
+    {  // 25: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, Expand(ma, Concat(...)),
+       // scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va,
+       // scale=capture(sc), unidirectional=0)
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "ya";
+      e.loc = "rules/attention.yaml:575:193";
+      e.slot = 10;
+    }
+    {  // 26: wqb
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "wqb";
+      e.loc = "rules/attention.yaml:576:22";
+      e.slot = 11;
+    }
+    {  // 27: MatMul(x, wqb)
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:576:12";
+      e.slot = 12;
+      e.num_inputs = 2;
+    }
+    {  // 28: wkb
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "wkb";
+      e.loc = "rules/attention.yaml:577:23";
+      e.slot = 13;
+    }
+    {  // 29: MatMul(xk, wkb)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:577:12";
+      e.slot = 14;
+      e.num_inputs = 2;
+    }
+    {  // 30: wvb
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "wvb";
+      e.loc = "rules/attention.yaml:578:23";
+      e.slot = 15;
+    }
+    {  // 31: MatMul(xv, wvb)
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:578:12";
+      e.slot = 16;
+      e.num_inputs = 2;
+    }
+    {  // 32: none
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "none";
+      e.loc = "rules/attention.yaml:579:57";
+    }
+    {  // 33: none
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "none";
+      e.loc = "rules/attention.yaml:579:63";
+    }
+    {  // 34: mb
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "mb";
+      e.loc = "rules/attention.yaml:579:76";
+      e.slot = 17;
+    }
+    {  // 35: _
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:579:87";
+    }
+    {  // 36: Shape(qb)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:579:96";
+      e.num_inputs = 1;
+    }
+    {  // 37: _
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:579:107";
+    }
+    {  // 38: _
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:579:110";
+    }
+    {  // 39: Slice(Shape(qb), _, _)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:579:90";
+      e.num_inputs = 3;
+    }
+    {  // 40: Shape(kb)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:579:120";
+      e.num_inputs = 1;
+    }
+    {  // 41: _
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:579:131";
+    }
+    {  // 42: _
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:579:134";
+    }
+    {  // 43: Slice(Shape(kb), _, _)
+      gen::ExprSpec& e = s.exprs[43];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:579:114";
+      e.num_inputs = 3;
+    }
+    {  // 44: Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
+      gen::ExprSpec& e = s.exprs[44];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:579:80";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:579:138";
+      }
+    }
+    {  // 45: Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+      gen::ExprSpec& e = s.exprs[45];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:579:69";
+      e.num_inputs = 2;
+    }
+    {  // 46: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, Expand(mb, Concat(_,
+       // Slice(...), Slice(...), axis=0)), scale=capture(sc), unidirectional=0)
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "com.microsoft.MultiHeadAttention";
+      e.loc = "rules/attention.yaml:579:12";
+      e.num_inputs = 6;
+      e.none_inputs = {3, 4};
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "sc";
+        a.loc = "rules/attention.yaml:579:148";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "unidirectional";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:579:167";
+      }
+    }
+    {  // 47: com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "com.microsoft.MultiHeadAttention";
+      e.loc = "rules/attention.yaml:579:197";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "sc";
+        a.loc = "rules/attention.yaml:579:242";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "unidirectional";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:579:261";
+      }
+    }
+    {  // 48: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, Expand(mb, Concat(...)),
+       // scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb,
+       // scale=capture(sc), unidirectional=0)
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "yb";
+      e.loc = "rules/attention.yaml:579:195";
+      e.slot = 18;
+    }
+    {  // 49: Concat(ya, yb, rest..., axis=-1)
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:580:12";
+      e.slot = 19;
+      e.num_inputs = 2;
+      e.variadic = true;  // rest...
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:580:36";
+      }
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/attention.yaml:582:14";
+      c.subject = "x";
+      c.slot = 0;
+      c.ints = {3};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/attention.yaml:583:14";
+      c.subject = "wqa";
+      c.slot = 1;
+      c.ints = {2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:583:23";
+      c.native = "stored_inline";
+      c.predicate = gen::nativePredicate("stored_inline");
+      c.args = {"wqa", "wka", "wva", "wqb", "wkb", "wvb"};
+      c.arg_slots = {1, 4, 7, 11, 13, 15};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:584:14";
+      c.native = "same_head_sizes";
+      c.predicate = gen::nativePredicate("same_head_sizes");
+      c.args = {"ya", "yb"};
+      c.arg_slots = {10, 18};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kEquivalent;
+      c.loc = "rules/attention.yaml:585:14";
+      c.subject = "mb";
+      c.slot = 17;
+      c.args = {"ma"};
+      c.arg_slots = {9};
+    }
+    s.num_symbols = 0;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{25, 0}});  // @masked
+      v.tags.push_back({{48, 0}});  // @masked_b
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{25, 1}});  // @plain
+      v.tags.push_back({{48, 1}});  // @plain_b
+    }
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule attention_heads_merge: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule attention_heads_merge (indices into its RuleSpec's exprs).
+struct AttentionHeadsMergeIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kWqa = 1,
+    kQa = 2,
+    kXk = 3,
+    kWka = 4,
+    kKa = 5,
+    kXv = 6,
+    kWva = 7,
+    kVa = 8,
+    kNone9 = 9,
+    kNone10 = 10,
+    kMa = 11,
+    kAny12 = 12,
+    kShape13 = 13,
+    kAny14 = 14,
+    kAny15 = 15,
+    kSlice16 = 16,
+    kShape17 = 17,
+    kAny18 = 18,
+    kAny19 = 19,
+    kSlice20 = 20,
+    kConcat21 = 21,
+    kExpand22 = 22,
+    kMultiHeadAttention23 = 23,
+    kMultiHeadAttention24 = 24,
+    kYa = 25,
+    kWqb = 26,
+    kQb = 27,
+    kWkb = 28,
+    kKb = 29,
+    kWvb = 30,
+    kVb = 31,
+    kNone32 = 32,
+    kNone33 = 33,
+    kMb = 34,
+    kAny35 = 35,
+    kShape36 = 36,
+    kAny37 = 37,
+    kAny38 = 38,
+    kSlice39 = 39,
+    kShape40 = 40,
+    kAny41 = 41,
+    kAny42 = 42,
+    kSlice43 = 43,
+    kConcat44 = 44,
+    kExpand45 = 45,
+    kMultiHeadAttention46 = 46,
+    kMultiHeadAttention47 = 47,
+    kYb = 48,
+    kY = 49,
+  };
+};
+
+class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMergeIds> {
+ public:
+  AttentionHeadsMergeMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<AttentionHeadsMergeIds>(specAttentionHeadsMerge(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotWqa = 1,
+    kSlotQa = 2,
+    kSlotXk = 3,
+    kSlotWka = 4,
+    kSlotKa = 5,
+    kSlotXv = 6,
+    kSlotWva = 7,
+    kSlotVa = 8,
+    kSlotMa = 9,
+    kSlotYa = 10,
+    kSlotWqb = 11,
+    kSlotQb = 12,
+    kSlotWkb = 13,
+    kSlotKb = 14,
+    kSlotWvb = 15,
+    kSlotVb = 16,
+    kSlotMb = 17,
+    kSlotYb = 18,
+    kSlotY = 19,
+  };
+
+  // ---- Match
+
+  // From AttentionSharedMatch (the same in other rules of this file): matchX, matchWqa, matchQa,
+  // matchXk, matchWka, matchKa, matchXv, matchWva, matchVa, matchMa, matchAny12, matchAny19,
+  // matchWqb, matchQb, matchWkb, matchKb, matchWvb, matchVb, matchMb, matchAny35, matchAny37,
+  // matchAny38, matchAny42.
+
+  /// none  (rules/attention.yaml:575:57)
+  bool matchNone9(ValueId v, gen::Next k) { return none(kNone9, v) && k(); }
+
+  /// none  (rules/attention.yaml:575:63)
+  bool matchNone10(ValueId v, gen::Next k) { return none(kNone10, v) && k(); }
+
+  /// Shape(qa)  (rules/attention.yaml:575:96)
+  bool matchShape13(ValueId v, gen::Next k) {
+    if (seen(kShape13)) return same(kShape13, v) && k();
+    if (!bind(kShape13, v)) return false;
+    const NodeId n = node(kShape13, v, op::kShape);
+    if (n == kNoId || !attrs(kShape13, n, v)) return false;
+    return matchQa(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:575:107)
+  bool matchAny14(ValueId v, gen::Next k) {
+    if (seen(kAny14)) return same(kAny14, v) && k();
+    return bind(kAny14, v) && k();
+  }
+
+  /// _  (rules/attention.yaml:575:110)
+  bool matchAny15(ValueId v, gen::Next k) {
+    if (seen(kAny15)) return same(kAny15, v) && k();
+    return bind(kAny15, v) && k();
+  }
+
+  /// Slice(Shape(qa), _, _)  (rules/attention.yaml:575:90)
+  bool matchSlice16(ValueId v, gen::Next k) {
+    if (seen(kSlice16)) return same(kSlice16, v) && k();
+    if (!bind(kSlice16, v)) return false;
+    const NodeId n = node(kSlice16, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice16, n, v)) return false;
+    return matchShape13(input(n, 0), [&] {
+      return matchAny14(input(n, 1), [&] { return matchAny15(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(ka)  (rules/attention.yaml:575:120)
+  bool matchShape17(ValueId v, gen::Next k) {
+    if (seen(kShape17)) return same(kShape17, v) && k();
+    if (!bind(kShape17, v)) return false;
+    const NodeId n = node(kShape17, v, op::kShape);
+    if (n == kNoId || !attrs(kShape17, n, v)) return false;
+    return matchKa(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:575:131)
+  bool matchAny18(ValueId v, gen::Next k) {
+    if (seen(kAny18)) return same(kAny18, v) && k();
+    return bind(kAny18, v) && k();
+  }
+
+  /// Slice(Shape(ka), _, _)  (rules/attention.yaml:575:114)
+  bool matchSlice20(ValueId v, gen::Next k) {
+    if (seen(kSlice20)) return same(kSlice20, v) && k();
+    if (!bind(kSlice20, v)) return false;
+    const NodeId n = node(kSlice20, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice20, n, v)) return false;
+    return matchShape17(input(n, 0), [&] {
+      return matchAny18(input(n, 1), [&] { return matchAny19(input(n, 2), k); });
+    });
+  }
+
+  /// Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
+  /// (rules/attention.yaml:575:80)
+  bool matchConcat21(ValueId v, gen::Next k) {
+    if (seen(kConcat21)) return same(kConcat21, v) && k();
+    if (!bind(kConcat21, v)) return false;
+    const NodeId n = node(kConcat21, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat21, n, v)) return false;
+    return matchAny12(input(n, 0), [&] {
+      return matchSlice16(input(n, 1), [&] { return matchSlice20(input(n, 2), k); });
+    });
+  }
+
+  /// Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+  /// (rules/attention.yaml:575:69)
+  bool matchExpand22(ValueId v, gen::Next k) {
+    if (seen(kExpand22)) return same(kExpand22, v) && k();
+    if (!bind(kExpand22, v)) return false;
+    const NodeId n = node(kExpand22, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand22, n, v)) return false;
+    return matchMa(input(n, 0), [&] { return matchConcat21(input(n, 1), k); });
+  }
+
+  /// com.microsoft.MultiHeadAttention(qa, ka, va, none, none, Expand(ma, Concat(_, Slice(...),
+  /// Slice(...), axis=0)), scale=capture(sc), unidirectional=0)  (rules/attention.yaml:575:12)
+  bool matchMultiHeadAttention23(ValueId v, gen::Next k) {
+    if (seen(kMultiHeadAttention23)) return same(kMultiHeadAttention23, v) && k();
+    if (!bind(kMultiHeadAttention23, v)) return false;
+    const NodeId n = node(kMultiHeadAttention23, v, op::kComMicrosoftMultiHeadAttention);
+    if (n == kNoId || !attrs(kMultiHeadAttention23, n, v)) return false;
+    return matchQa(input(n, 0), [&] {
+      return matchKa(input(n, 1), [&] {
+        return matchVa(input(n, 2), [&] {
+          return matchNone9(input(n, 3), [&] {
+            return matchNone10(input(n, 4), [&] { return matchExpand22(input(n, 5), k); });
+          });
+        });
+      });
+    });
+  }
+
+  /// com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0)
+  /// (rules/attention.yaml:575:195)
+  bool matchMultiHeadAttention24(ValueId v, gen::Next k) {
+    if (seen(kMultiHeadAttention24)) return same(kMultiHeadAttention24, v) && k();
+    if (!bind(kMultiHeadAttention24, v)) return false;
+    const NodeId n = node(kMultiHeadAttention24, v, op::kComMicrosoftMultiHeadAttention);
+    if (n == kNoId || !attrs(kMultiHeadAttention24, n, v)) return false;
+    return matchQa(input(n, 0),
+                   [&] { return matchKa(input(n, 1), [&] { return matchVa(input(n, 2), k); }); });
+  }
+
+  /// ya = com.microsoft.MultiHeadAttention(qa, ka, va, none, none, Expand(ma, Concat(...)),
+  /// scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va,
+  /// scale=capture(sc), unidirectional=0)  (rules/attention.yaml:575:193)
+  bool matchYa(ValueId v, gen::Next k) {
+    if (seen(kYa)) return same(kYa, v) && k();
+    if (!bind(kYa, v)) return false;
+    const uint32_t m = mark();
+    choose(kYa, 0);  // @masked
+    if (matchMultiHeadAttention23(v, k)) return true;
+    undo(m);
+    choose(kYa, 1);  // @plain
+    if (matchMultiHeadAttention24(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// none  (rules/attention.yaml:579:57)
+  bool matchNone32(ValueId v, gen::Next k) { return none(kNone32, v) && k(); }
+
+  /// none  (rules/attention.yaml:579:63)
+  bool matchNone33(ValueId v, gen::Next k) { return none(kNone33, v) && k(); }
+
+  /// Shape(qb)  (rules/attention.yaml:579:96)
+  bool matchShape36(ValueId v, gen::Next k) {
+    if (seen(kShape36)) return same(kShape36, v) && k();
+    if (!bind(kShape36, v)) return false;
+    const NodeId n = node(kShape36, v, op::kShape);
+    if (n == kNoId || !attrs(kShape36, n, v)) return false;
+    return matchQb(input(n, 0), k);
+  }
+
+  /// Slice(Shape(qb), _, _)  (rules/attention.yaml:579:90)
+  bool matchSlice39(ValueId v, gen::Next k) {
+    if (seen(kSlice39)) return same(kSlice39, v) && k();
+    if (!bind(kSlice39, v)) return false;
+    const NodeId n = node(kSlice39, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice39, n, v)) return false;
+    return matchShape36(input(n, 0), [&] {
+      return matchAny37(input(n, 1), [&] { return matchAny38(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(kb)  (rules/attention.yaml:579:120)
+  bool matchShape40(ValueId v, gen::Next k) {
+    if (seen(kShape40)) return same(kShape40, v) && k();
+    if (!bind(kShape40, v)) return false;
+    const NodeId n = node(kShape40, v, op::kShape);
+    if (n == kNoId || !attrs(kShape40, n, v)) return false;
+    return matchKb(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:579:131)
+  bool matchAny41(ValueId v, gen::Next k) {
+    if (seen(kAny41)) return same(kAny41, v) && k();
+    return bind(kAny41, v) && k();
+  }
+
+  /// Slice(Shape(kb), _, _)  (rules/attention.yaml:579:114)
+  bool matchSlice43(ValueId v, gen::Next k) {
+    if (seen(kSlice43)) return same(kSlice43, v) && k();
+    if (!bind(kSlice43, v)) return false;
+    const NodeId n = node(kSlice43, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice43, n, v)) return false;
+    return matchShape40(input(n, 0), [&] {
+      return matchAny41(input(n, 1), [&] { return matchAny42(input(n, 2), k); });
+    });
+  }
+
+  /// Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
+  /// (rules/attention.yaml:579:80)
+  bool matchConcat44(ValueId v, gen::Next k) {
+    if (seen(kConcat44)) return same(kConcat44, v) && k();
+    if (!bind(kConcat44, v)) return false;
+    const NodeId n = node(kConcat44, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat44, n, v)) return false;
+    return matchAny35(input(n, 0), [&] {
+      return matchSlice39(input(n, 1), [&] { return matchSlice43(input(n, 2), k); });
+    });
+  }
+
+  /// Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+  /// (rules/attention.yaml:579:69)
+  bool matchExpand45(ValueId v, gen::Next k) {
+    if (seen(kExpand45)) return same(kExpand45, v) && k();
+    if (!bind(kExpand45, v)) return false;
+    const NodeId n = node(kExpand45, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand45, n, v)) return false;
+    return matchMb(input(n, 0), [&] { return matchConcat44(input(n, 1), k); });
+  }
+
+  /// com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, Expand(mb, Concat(_, Slice(...),
+  /// Slice(...), axis=0)), scale=capture(sc), unidirectional=0)  (rules/attention.yaml:579:12)
+  bool matchMultiHeadAttention46(ValueId v, gen::Next k) {
+    if (seen(kMultiHeadAttention46)) return same(kMultiHeadAttention46, v) && k();
+    if (!bind(kMultiHeadAttention46, v)) return false;
+    const NodeId n = node(kMultiHeadAttention46, v, op::kComMicrosoftMultiHeadAttention);
+    if (n == kNoId || !attrs(kMultiHeadAttention46, n, v)) return false;
+    return matchQb(input(n, 0), [&] {
+      return matchKb(input(n, 1), [&] {
+        return matchVb(input(n, 2), [&] {
+          return matchNone32(input(n, 3), [&] {
+            return matchNone33(input(n, 4), [&] { return matchExpand45(input(n, 5), k); });
+          });
+        });
+      });
+    });
+  }
+
+  /// com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
+  /// (rules/attention.yaml:579:197)
+  bool matchMultiHeadAttention47(ValueId v, gen::Next k) {
+    if (seen(kMultiHeadAttention47)) return same(kMultiHeadAttention47, v) && k();
+    if (!bind(kMultiHeadAttention47, v)) return false;
+    const NodeId n = node(kMultiHeadAttention47, v, op::kComMicrosoftMultiHeadAttention);
+    if (n == kNoId || !attrs(kMultiHeadAttention47, n, v)) return false;
+    return matchQb(input(n, 0),
+                   [&] { return matchKb(input(n, 1), [&] { return matchVb(input(n, 2), k); }); });
+  }
+
+  /// yb = com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, Expand(mb, Concat(...)),
+  /// scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb,
+  /// scale=capture(sc), unidirectional=0)  (rules/attention.yaml:579:195)
+  bool matchYb(ValueId v, gen::Next k) {
+    if (seen(kYb)) return same(kYb, v) && k();
+    if (!bind(kYb, v)) return false;
+    const uint32_t m = mark();
+    choose(kYb, 0);  // @masked_b
+    if (matchMultiHeadAttention46(v, k)) return true;
+    undo(m);
+    choose(kYb, 1);  // @plain_b
+    if (matchMultiHeadAttention47(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// y = Concat(ya, yb, rest..., axis=-1)  (rules/attention.yaml:580:12)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kConcat);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchYa(input(n, 0), [&] { return matchYb(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @masked @masked_b), rules/attention.yaml:587:9:
+  ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)),
+  ///   MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)),
+  ///   none, none, Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper,
+  ///   concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper,
+  ///   concat_columns))), tensor([1]), tensor([2])), axis=0)), num_heads=helper(merged_heads),
+  ///   scale=attr(sc)), rest..., axis=-1)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/attention.yaml:589:22", "x")) return false;
+    std::optional<onnx::TensorProto> t1 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWqa, kSlotWqb}, {"wqa", "wqb"},
+                     "rules/attention.yaml:589:25");
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:590:22", "xk")) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWka, kSlotWkb}, {"wka", "wkb"},
+                     "rules/attention.yaml:590:26");
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:591:22", "xv")) return false;
+    std::optional<onnx::TensorProto> t7 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWva, kSlotWvb}, {"wva", "wvb"},
+                     "rules/attention.yaml:591:26");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    if (!requireBound(kSlotMa, "rules/attention.yaml:595:83", "ma")) return false;
+    std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t11) return false;
+    std::vector<onnx::AttributeProto> attrs12;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t9) return false;
+    std::optional<onnx::TensorProto> t10 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t10) return false;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::vector<onnx::AttributeProto> attrs15;
+    std::vector<onnx::AttributeProto> attrs16;
+    attrs16.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs20;
+    std::vector<onnx::AttributeProto> attrs21;
+    std::optional<onnx::AttributeProto> a21_0 =
+        attrHelper(gen::attributeHelper("merged_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
+                   "num_heads", "rules/attention.yaml:595:92", "rules/attention.yaml:595:92");
+    if (!a21_0) return false;
+    attrs21.push_back(std::move(*a21_0));
+    std::optional<onnx::AttributeProto> a21_1 =
+        captured(0, "scale", "sc", "rules/attention.yaml:595:132", "rules/attention.yaml:595:132");
+    if (!a21_1) return false;
+    attrs21.push_back(std::move(*a21_1));
+    std::vector<onnx::AttributeProto> attrs23;
+    attrs23.push_back(gen::intAttribute("axis", -1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:587:9",
+                     "rules/attention.yaml:595:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotXk);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kMatMul;
+    spec5.inputs = {v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = slot(kSlotXv);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kMatMul;
+    spec8.inputs = {v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v17 = kNoId;
+    const ValueId v18 = kNoId;
+    const ValueId v19 = slot(kSlotMa);
+    const ValueId v11 = rw_.addInitializer(std::move(*t11), ruleName());
+    NodeSpec spec12;
+    spec12.op = op::kShape;
+    spec12.inputs = {v2};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    const ValueId v10 = rw_.addInitializer(std::move(*t10), ruleName());
+    NodeSpec spec13;
+    spec13.op = op::kSlice;
+    spec13.inputs = {v12, v9, v10};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec14;
+    spec14.op = op::kShape;
+    spec14.inputs = {v5};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kSlice;
+    spec15.inputs = {v14, v9, v10};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kConcat;
+    spec16.inputs = {v11, v13, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec20;
+    spec20.op = op::kExpand;
+    spec20.inputs = {v19, v16};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kComMicrosoftMultiHeadAttention;
+    spec21.inputs = {v2, v5, v8, v17, v18, v20};
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kConcat;
+    spec23.inputs = {v21};
+    for (const ValueId in : rest(kY)) spec23.inputs.push_back(in);  // rest...
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v23}});
+  }
+
+  /// Variant 1 (when @plain @plain_b), rules/attention.yaml:596:9:
+  ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)),
+  ///   MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)),
+  ///   num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/attention.yaml:598:22", "x")) return false;
+    std::optional<onnx::TensorProto> t1 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWqa, kSlotWqb}, {"wqa", "wqb"},
+                     "rules/attention.yaml:598:25");
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:599:22", "xk")) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWka, kSlotWkb}, {"wka", "wkb"},
+                     "rules/attention.yaml:599:26");
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:600:22", "xv")) return false;
+    std::optional<onnx::TensorProto> t7 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWva, kSlotWvb}, {"wva", "wvb"},
+                     "rules/attention.yaml:600:26");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::optional<onnx::AttributeProto> a9_0 =
+        attrHelper(gen::attributeHelper("merged_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
+                   "num_heads", "rules/attention.yaml:601:64", "rules/attention.yaml:601:64");
+    if (!a9_0) return false;
+    attrs9.push_back(std::move(*a9_0));
+    std::optional<onnx::AttributeProto> a9_1 =
+        captured(0, "scale", "sc", "rules/attention.yaml:601:104", "rules/attention.yaml:601:104");
+    if (!a9_1) return false;
+    attrs9.push_back(std::move(*a9_1));
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("axis", -1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:596:9",
+                     "rules/attention.yaml:601:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotXk);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kMatMul;
+    spec5.inputs = {v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = slot(kSlotXv);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kMatMul;
+    spec8.inputs = {v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kComMicrosoftMultiHeadAttention;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kConcat;
+    spec11.inputs = {v9};
+    for (const ValueId in : rest(kY)) spec11.inputs.push_back(in);  // rest...
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
+  }
+};
+
+/// attention_heads_merge as a RewritePattern.
+class AttentionHeadsMergeRule : public RewritePattern {
+ public:
+  AttentionHeadsMergeRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                79,
+                                {"ort"},
+                                "rules/attention.yaml:566:5",
+                                {op::kMatMul, op::kShape, op::kSlice, op::kConcat, op::kExpand,
+                                 op::kComMicrosoftMultiHeadAttention}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, 22)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    AttentionHeadsMergeMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/attention.yaml:603
+// attention_heads_merge_onnx (priority 79): The first two inputs of a Concat, ONNX Attention ops on
+// projections of the same inputs with masks computed alike, as one op with the heads of both.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule attention_heads_merge_onnx for the shared checks and messages.
+const gen::RuleSpec& specAttentionHeadsMergeOnnx() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "attention_heads_merge_onnx";
+    s.loc = "rules/attention.yaml:603:5";
+    s.root = 45;
+    s.slot_names = {"x",  "wqa", "qa", "xk",  "wka", "ka",  "xv", "wva", "va", "ma",
+                    "ya", "wqb", "qb", "wkb", "kb",  "wvb", "vb", "mb",  "yb", "y"};
+    s.num_captures = 1;
+    s.exprs.resize(46);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/attention.yaml:609:19";
+      e.slot = 0;
+    }
+    {  // 1: wqa
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "wqa";
+      e.loc = "rules/attention.yaml:609:22";
+      e.slot = 1;
+    }
+    {  // 2: MatMul(x, wqa)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:609:12";
+      e.slot = 2;
+      e.num_inputs = 2;
+    }
+    {  // 3: xk
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "xk";
+      e.loc = "rules/attention.yaml:610:19";
+      e.slot = 3;
+    }
+    {  // 4: wka
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "wka";
+      e.loc = "rules/attention.yaml:610:23";
+      e.slot = 4;
+    }
+    {  // 5: MatMul(xk, wka)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:610:12";
+      e.slot = 5;
+      e.num_inputs = 2;
+    }
+    {  // 6: xv
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "xv";
+      e.loc = "rules/attention.yaml:611:19";
+      e.slot = 6;
+    }
+    {  // 7: wva
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "wva";
+      e.loc = "rules/attention.yaml:611:23";
+      e.slot = 7;
+    }
+    {  // 8: MatMul(xv, wva)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:611:12";
+      e.slot = 8;
+      e.num_inputs = 2;
+    }
+    {  // 9: ma
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "ma";
+      e.loc = "rules/attention.yaml:612:41";
+      e.slot = 9;
+    }
+    {  // 10: _
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:612:52";
+    }
+    {  // 11: Shape(qa)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:612:61";
+      e.num_inputs = 1;
+    }
+    {  // 12: _
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:612:72";
+    }
+    {  // 13: _
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:612:75";
+    }
+    {  // 14: Slice(Shape(qa), _, _)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:612:55";
+      e.num_inputs = 3;
+    }
+    {  // 15: Shape(ka)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:612:85";
+      e.num_inputs = 1;
+    }
+    {  // 16: _
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:612:96";
+    }
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:612:99";
+    }
+    {  // 18: Slice(Shape(ka), _, _)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:612:79";
+      e.num_inputs = 3;
+    }
+    {  // 19: Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:612:45";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:612:103";
+      }
+    }
+    {  // 20: Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:612:34";
+      e.num_inputs = 2;
+    }
+    {  // 21: Attention(qa, ka, va, Expand(ma, Concat(_, Slice(...), Slice(...), axis=0)),
+       // scale=capture(sc), is_causal=0, softcap=0.0)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Attention";
+      e.loc = "rules/attention.yaml:612:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "sc";
+        a.loc = "rules/attention.yaml:612:113";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_causal";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:612:132";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "softcap";
+        a.values.push_back(gen::floatLiteral(0.0));
+        a.default_value = gen::floatLiteral(0.0);
+        a.loc = "rules/attention.yaml:612:145";
+      }
+    }
+    {  // 22: Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Attention";
+      e.loc = "rules/attention.yaml:612:168";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "sc";
+        a.loc = "rules/attention.yaml:612:190";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_causal";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:612:209";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "softcap";
+        a.values.push_back(gen::floatLiteral(0.0));
+        a.default_value = gen::floatLiteral(0.0);
+        a.loc = "rules/attention.yaml:612:222";
+      }
+    }
+    {  // 23: Attention(qa, ka, va, Expand(ma, Concat(...)), scale=capture(sc), is_causal=0,
+       // softcap=0.0) | Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "ya";
+      e.loc = "rules/attention.yaml:612:166";
+      e.slot = 10;
+    }
+    {  // 24: wqb
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "wqb";
+      e.loc = "rules/attention.yaml:613:22";
+      e.slot = 11;
+    }
+    {  // 25: MatMul(x, wqb)
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:613:12";
+      e.slot = 12;
+      e.num_inputs = 2;
+    }
+    {  // 26: wkb
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "wkb";
+      e.loc = "rules/attention.yaml:614:23";
+      e.slot = 13;
+    }
+    {  // 27: MatMul(xk, wkb)
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:614:12";
+      e.slot = 14;
+      e.num_inputs = 2;
+    }
+    {  // 28: wvb
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "wvb";
+      e.loc = "rules/attention.yaml:615:23";
+      e.slot = 15;
+    }
+    {  // 29: MatMul(xv, wvb)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "MatMul";
+      e.loc = "rules/attention.yaml:615:12";
+      e.slot = 16;
+      e.num_inputs = 2;
+    }
+    {  // 30: mb
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "mb";
+      e.loc = "rules/attention.yaml:616:41";
+      e.slot = 17;
+    }
+    {  // 31: _
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:616:52";
+    }
+    {  // 32: Shape(qb)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:616:61";
+      e.num_inputs = 1;
+    }
+    {  // 33: _
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:616:72";
+    }
+    {  // 34: _
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:616:75";
+    }
+    {  // 35: Slice(Shape(qb), _, _)
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:616:55";
+      e.num_inputs = 3;
+    }
+    {  // 36: Shape(kb)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Shape";
+      e.loc = "rules/attention.yaml:616:85";
+      e.num_inputs = 1;
+    }
+    {  // 37: _
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:616:96";
+    }
+    {  // 38: _
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:616:99";
+    }
+    {  // 39: Slice(Shape(kb), _, _)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Slice";
+      e.loc = "rules/attention.yaml:616:79";
+      e.num_inputs = 3;
+    }
+    {  // 40: Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:616:45";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:616:103";
+      }
+    }
+    {  // 41: Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:616:34";
+      e.num_inputs = 2;
+    }
+    {  // 42: Attention(qb, kb, vb, Expand(mb, Concat(_, Slice(...), Slice(...), axis=0)),
+       // scale=capture(sc), is_causal=0, softcap=0.0)
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "Attention";
+      e.loc = "rules/attention.yaml:616:12";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "sc";
+        a.loc = "rules/attention.yaml:616:113";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_causal";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:616:132";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "softcap";
+        a.values.push_back(gen::floatLiteral(0.0));
+        a.default_value = gen::floatLiteral(0.0);
+        a.loc = "rules/attention.yaml:616:145";
+      }
+    }
+    {  // 43: Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+      gen::ExprSpec& e = s.exprs[43];
+      e.label = "Attention";
+      e.loc = "rules/attention.yaml:616:170";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "sc";
+        a.loc = "rules/attention.yaml:616:192";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_causal";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/attention.yaml:616:211";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "softcap";
+        a.values.push_back(gen::floatLiteral(0.0));
+        a.default_value = gen::floatLiteral(0.0);
+        a.loc = "rules/attention.yaml:616:224";
+      }
+    }
+    {  // 44: Attention(qb, kb, vb, Expand(mb, Concat(...)), scale=capture(sc), is_causal=0,
+       // softcap=0.0) | Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+      gen::ExprSpec& e = s.exprs[44];
+      e.label = "yb";
+      e.loc = "rules/attention.yaml:616:168";
+      e.slot = 18;
+    }
+    {  // 45: Concat(ya, yb, rest..., axis=-1)
+      gen::ExprSpec& e = s.exprs[45];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:617:12";
+      e.slot = 19;
+      e.num_inputs = 2;
+      e.variadic = true;  // rest...
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:617:36";
+      }
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/attention.yaml:619:14";
+      c.subject = "x";
+      c.slot = 0;
+      c.ints = {3};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/attention.yaml:620:14";
+      c.subject = "wqa";
+      c.slot = 1;
+      c.ints = {2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:620:23";
+      c.native = "stored_inline";
+      c.predicate = gen::nativePredicate("stored_inline");
+      c.args = {"wqa", "wka", "wva", "wqb", "wkb", "wvb"};
+      c.arg_slots = {1, 4, 7, 11, 13, 15};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/attention.yaml:621:14";
+      c.native = "same_head_sizes";
+      c.predicate = gen::nativePredicate("same_head_sizes");
+      c.args = {"ya", "yb"};
+      c.arg_slots = {10, 18};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kEquivalent;
+      c.loc = "rules/attention.yaml:622:14";
+      c.subject = "mb";
+      c.slot = 17;
+      c.args = {"ma"};
+      c.arg_slots = {9};
+    }
+    s.num_symbols = 0;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{23, 0}});  // @masked
+      v.tags.push_back({{44, 0}});  // @masked_b
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{23, 1}});  // @plain
+      v.tags.push_back({{44, 1}});  // @plain_b
+    }
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule attention_heads_merge_onnx: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule attention_heads_merge_onnx (indices into its RuleSpec's exprs).
+struct AttentionHeadsMergeOnnxIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kWqa = 1,
+    kQa = 2,
+    kXk = 3,
+    kWka = 4,
+    kKa = 5,
+    kXv = 6,
+    kWva = 7,
+    kVa = 8,
+    kMa = 9,
+    kAny10 = 10,
+    kShape11 = 11,
+    kAny12 = 12,
+    kAny13 = 13,
+    kSlice14 = 14,
+    kShape15 = 15,
+    kAny16 = 16,
+    kAny17 = 17,
+    kSlice18 = 18,
+    kConcat19 = 19,
+    kExpand20 = 20,
+    kAttention21 = 21,
+    kAttention22 = 22,
+    kYa = 23,
+    kWqb = 24,
+    kQb = 25,
+    kWkb = 26,
+    kKb = 27,
+    kWvb = 28,
+    kVb = 29,
+    kMb = 30,
+    kAny31 = 31,
+    kShape32 = 32,
+    kAny33 = 33,
+    kAny34 = 34,
+    kSlice35 = 35,
+    kShape36 = 36,
+    kAny37 = 37,
+    kAny38 = 38,
+    kSlice39 = 39,
+    kConcat40 = 40,
+    kExpand41 = 41,
+    kAttention42 = 42,
+    kAttention43 = 43,
+    kYb = 44,
+    kY = 45,
+  };
+};
+
+class AttentionHeadsMergeOnnxMatch : public AttentionSharedMatch<AttentionHeadsMergeOnnxIds> {
+ public:
+  AttentionHeadsMergeOnnxMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<AttentionHeadsMergeOnnxIds>(specAttentionHeadsMergeOnnx(), scratch,
+                                                         rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotWqa = 1,
+    kSlotQa = 2,
+    kSlotXk = 3,
+    kSlotWka = 4,
+    kSlotKa = 5,
+    kSlotXv = 6,
+    kSlotWva = 7,
+    kSlotVa = 8,
+    kSlotMa = 9,
+    kSlotYa = 10,
+    kSlotWqb = 11,
+    kSlotQb = 12,
+    kSlotWkb = 13,
+    kSlotKb = 14,
+    kSlotWvb = 15,
+    kSlotVb = 16,
+    kSlotMb = 17,
+    kSlotYb = 18,
+    kSlotY = 19,
+  };
+
+  // ---- Match
+
+  // From AttentionSharedMatch (the same in other rules of this file): matchX, matchWqa, matchQa,
+  // matchXk, matchWka, matchKa, matchXv, matchWva, matchVa, matchMa, matchAny12, matchAny13,
+  // matchAny16, matchAny17, matchWqb, matchQb, matchWkb, matchKb, matchWvb, matchVb, matchMb,
+  // matchAny31, matchAny34, matchAny37, matchAny38.
+
+  /// _  (rules/attention.yaml:612:52)
+  bool matchAny10(ValueId v, gen::Next k) {
+    if (seen(kAny10)) return same(kAny10, v) && k();
+    return bind(kAny10, v) && k();
+  }
+
+  /// Shape(qa)  (rules/attention.yaml:612:61)
+  bool matchShape11(ValueId v, gen::Next k) {
+    if (seen(kShape11)) return same(kShape11, v) && k();
+    if (!bind(kShape11, v)) return false;
+    const NodeId n = node(kShape11, v, op::kShape);
+    if (n == kNoId || !attrs(kShape11, n, v)) return false;
+    return matchQa(input(n, 0), k);
+  }
+
+  /// Slice(Shape(qa), _, _)  (rules/attention.yaml:612:55)
+  bool matchSlice14(ValueId v, gen::Next k) {
+    if (seen(kSlice14)) return same(kSlice14, v) && k();
+    if (!bind(kSlice14, v)) return false;
+    const NodeId n = node(kSlice14, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice14, n, v)) return false;
+    return matchShape11(input(n, 0), [&] {
+      return matchAny12(input(n, 1), [&] { return matchAny13(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(ka)  (rules/attention.yaml:612:85)
+  bool matchShape15(ValueId v, gen::Next k) {
+    if (seen(kShape15)) return same(kShape15, v) && k();
+    if (!bind(kShape15, v)) return false;
+    const NodeId n = node(kShape15, v, op::kShape);
+    if (n == kNoId || !attrs(kShape15, n, v)) return false;
+    return matchKa(input(n, 0), k);
+  }
+
+  /// Slice(Shape(ka), _, _)  (rules/attention.yaml:612:79)
+  bool matchSlice18(ValueId v, gen::Next k) {
+    if (seen(kSlice18)) return same(kSlice18, v) && k();
+    if (!bind(kSlice18, v)) return false;
+    const NodeId n = node(kSlice18, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice18, n, v)) return false;
+    return matchShape15(input(n, 0), [&] {
+      return matchAny16(input(n, 1), [&] { return matchAny17(input(n, 2), k); });
+    });
+  }
+
+  /// Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
+  /// (rules/attention.yaml:612:45)
+  bool matchConcat19(ValueId v, gen::Next k) {
+    if (seen(kConcat19)) return same(kConcat19, v) && k();
+    if (!bind(kConcat19, v)) return false;
+    const NodeId n = node(kConcat19, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat19, n, v)) return false;
+    return matchAny10(input(n, 0), [&] {
+      return matchSlice14(input(n, 1), [&] { return matchSlice18(input(n, 2), k); });
+    });
+  }
+
+  /// Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+  /// (rules/attention.yaml:612:34)
+  bool matchExpand20(ValueId v, gen::Next k) {
+    if (seen(kExpand20)) return same(kExpand20, v) && k();
+    if (!bind(kExpand20, v)) return false;
+    const NodeId n = node(kExpand20, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand20, n, v)) return false;
+    return matchMa(input(n, 0), [&] { return matchConcat19(input(n, 1), k); });
+  }
+
+  /// Attention(qa, ka, va, Expand(ma, Concat(_, Slice(...), Slice(...), axis=0)),
+  /// scale=capture(sc), is_causal=0, softcap=0.0)  (rules/attention.yaml:612:12)
+  bool matchAttention21(ValueId v, gen::Next k) {
+    if (seen(kAttention21)) return same(kAttention21, v) && k();
+    if (!bind(kAttention21, v)) return false;
+    const NodeId n = node(kAttention21, v, op::kAttention);
+    if (n == kNoId || !attrs(kAttention21, n, v)) return false;
+    return matchQa(input(n, 0), [&] {
+      return matchKa(input(n, 1), [&] {
+        return matchVa(input(n, 2), [&] { return matchExpand20(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// (rules/attention.yaml:612:168)
+  bool matchAttention22(ValueId v, gen::Next k) {
+    if (seen(kAttention22)) return same(kAttention22, v) && k();
+    if (!bind(kAttention22, v)) return false;
+    const NodeId n = node(kAttention22, v, op::kAttention);
+    if (n == kNoId || !attrs(kAttention22, n, v)) return false;
+    return matchQa(input(n, 0),
+                   [&] { return matchKa(input(n, 1), [&] { return matchVa(input(n, 2), k); }); });
+  }
+
+  /// ya = Attention(qa, ka, va, Expand(ma, Concat(...)), scale=capture(sc), is_causal=0,
+  /// softcap=0.0) | Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// (rules/attention.yaml:612:166)
+  bool matchYa(ValueId v, gen::Next k) {
+    if (seen(kYa)) return same(kYa, v) && k();
+    if (!bind(kYa, v)) return false;
+    const uint32_t m = mark();
+    choose(kYa, 0);  // @masked
+    if (matchAttention21(v, k)) return true;
+    undo(m);
+    choose(kYa, 1);  // @plain
+    if (matchAttention22(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(qb)  (rules/attention.yaml:616:61)
+  bool matchShape32(ValueId v, gen::Next k) {
+    if (seen(kShape32)) return same(kShape32, v) && k();
+    if (!bind(kShape32, v)) return false;
+    const NodeId n = node(kShape32, v, op::kShape);
+    if (n == kNoId || !attrs(kShape32, n, v)) return false;
+    return matchQb(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:616:72)
+  bool matchAny33(ValueId v, gen::Next k) {
+    if (seen(kAny33)) return same(kAny33, v) && k();
+    return bind(kAny33, v) && k();
+  }
+
+  /// Slice(Shape(qb), _, _)  (rules/attention.yaml:616:55)
+  bool matchSlice35(ValueId v, gen::Next k) {
+    if (seen(kSlice35)) return same(kSlice35, v) && k();
+    if (!bind(kSlice35, v)) return false;
+    const NodeId n = node(kSlice35, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice35, n, v)) return false;
+    return matchShape32(input(n, 0), [&] {
+      return matchAny33(input(n, 1), [&] { return matchAny34(input(n, 2), k); });
+    });
+  }
+
+  /// Shape(kb)  (rules/attention.yaml:616:85)
+  bool matchShape36(ValueId v, gen::Next k) {
+    if (seen(kShape36)) return same(kShape36, v) && k();
+    if (!bind(kShape36, v)) return false;
+    const NodeId n = node(kShape36, v, op::kShape);
+    if (n == kNoId || !attrs(kShape36, n, v)) return false;
+    return matchKb(input(n, 0), k);
+  }
+
+  /// Slice(Shape(kb), _, _)  (rules/attention.yaml:616:79)
+  bool matchSlice39(ValueId v, gen::Next k) {
+    if (seen(kSlice39)) return same(kSlice39, v) && k();
+    if (!bind(kSlice39, v)) return false;
+    const NodeId n = node(kSlice39, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice39, n, v)) return false;
+    return matchShape36(input(n, 0), [&] {
+      return matchAny37(input(n, 1), [&] { return matchAny38(input(n, 2), k); });
+    });
+  }
+
+  /// Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
+  /// (rules/attention.yaml:616:45)
+  bool matchConcat40(ValueId v, gen::Next k) {
+    if (seen(kConcat40)) return same(kConcat40, v) && k();
+    if (!bind(kConcat40, v)) return false;
+    const NodeId n = node(kConcat40, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat40, n, v)) return false;
+    return matchAny31(input(n, 0), [&] {
+      return matchSlice35(input(n, 1), [&] { return matchSlice39(input(n, 2), k); });
+    });
+  }
+
+  /// Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+  /// (rules/attention.yaml:616:34)
+  bool matchExpand41(ValueId v, gen::Next k) {
+    if (seen(kExpand41)) return same(kExpand41, v) && k();
+    if (!bind(kExpand41, v)) return false;
+    const NodeId n = node(kExpand41, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand41, n, v)) return false;
+    return matchMb(input(n, 0), [&] { return matchConcat40(input(n, 1), k); });
+  }
+
+  /// Attention(qb, kb, vb, Expand(mb, Concat(_, Slice(...), Slice(...), axis=0)),
+  /// scale=capture(sc), is_causal=0, softcap=0.0)  (rules/attention.yaml:616:12)
+  bool matchAttention42(ValueId v, gen::Next k) {
+    if (seen(kAttention42)) return same(kAttention42, v) && k();
+    if (!bind(kAttention42, v)) return false;
+    const NodeId n = node(kAttention42, v, op::kAttention);
+    if (n == kNoId || !attrs(kAttention42, n, v)) return false;
+    return matchQb(input(n, 0), [&] {
+      return matchKb(input(n, 1), [&] {
+        return matchVb(input(n, 2), [&] { return matchExpand41(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// (rules/attention.yaml:616:170)
+  bool matchAttention43(ValueId v, gen::Next k) {
+    if (seen(kAttention43)) return same(kAttention43, v) && k();
+    if (!bind(kAttention43, v)) return false;
+    const NodeId n = node(kAttention43, v, op::kAttention);
+    if (n == kNoId || !attrs(kAttention43, n, v)) return false;
+    return matchQb(input(n, 0),
+                   [&] { return matchKb(input(n, 1), [&] { return matchVb(input(n, 2), k); }); });
+  }
+
+  /// yb = Attention(qb, kb, vb, Expand(mb, Concat(...)), scale=capture(sc), is_causal=0,
+  /// softcap=0.0) | Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// (rules/attention.yaml:616:168)
+  bool matchYb(ValueId v, gen::Next k) {
+    if (seen(kYb)) return same(kYb, v) && k();
+    if (!bind(kYb, v)) return false;
+    const uint32_t m = mark();
+    choose(kYb, 0);  // @masked_b
+    if (matchAttention42(v, k)) return true;
+    undo(m);
+    choose(kYb, 1);  // @plain_b
+    if (matchAttention43(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// y = Concat(ya, yb, rest..., axis=-1)  (rules/attention.yaml:617:12)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kConcat);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchYa(input(n, 0), [&] { return matchYb(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @masked @masked_b), rules/attention.yaml:624:9:
+  ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper,
+  ///   concat_columns)), MatMul(xv, tensor(helper, concat_columns)), Expand(ma, Concat(tensor([1,
+  ///   1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])),
+  ///   Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])),
+  ///   axis=0)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads),
+  ///   scale=attr(sc)), rest..., axis=-1)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/attention.yaml:626:22", "x")) return false;
+    std::optional<onnx::TensorProto> t1 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWqa, kSlotWqb}, {"wqa", "wqb"},
+                     "rules/attention.yaml:626:25");
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:627:22", "xk")) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWka, kSlotWkb}, {"wka", "wkb"},
+                     "rules/attention.yaml:627:26");
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:628:22", "xv")) return false;
+    std::optional<onnx::TensorProto> t7 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWva, kSlotWvb}, {"wva", "wvb"},
+                     "rules/attention.yaml:628:26");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    if (!requireBound(kSlotMa, "rules/attention.yaml:632:48", "ma")) return false;
+    std::optional<onnx::TensorProto> t11 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t11) return false;
+    std::vector<onnx::AttributeProto> attrs12;
+    std::optional<onnx::TensorProto> t9 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t9) return false;
+    std::optional<onnx::TensorProto> t10 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t10) return false;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::vector<onnx::AttributeProto> attrs15;
+    std::vector<onnx::AttributeProto> attrs16;
+    attrs16.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    std::optional<onnx::AttributeProto> a19_0 =
+        attrHelper(gen::attributeHelper("merged_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
+                   "q_num_heads", "rules/attention.yaml:632:57", "rules/attention.yaml:632:57");
+    if (!a19_0) return false;
+    attrs19.push_back(std::move(*a19_0));
+    std::optional<onnx::AttributeProto> a19_1 =
+        attrHelper(gen::attributeHelper("merged_kv_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
+                   "kv_num_heads", "rules/attention.yaml:632:99", "rules/attention.yaml:632:99");
+    if (!a19_1) return false;
+    attrs19.push_back(std::move(*a19_1));
+    std::optional<onnx::AttributeProto> a19_2 =
+        captured(0, "scale", "sc", "rules/attention.yaml:632:145", "rules/attention.yaml:632:145");
+    if (!a19_2) return false;
+    attrs19.push_back(std::move(*a19_2));
+    std::vector<onnx::AttributeProto> attrs21;
+    attrs21.push_back(gen::intAttribute("axis", -1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:624:9",
+                     "rules/attention.yaml:632:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotXk);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kMatMul;
+    spec5.inputs = {v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = slot(kSlotXv);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kMatMul;
+    spec8.inputs = {v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v17 = slot(kSlotMa);
+    const ValueId v11 = rw_.addInitializer(std::move(*t11), ruleName());
+    NodeSpec spec12;
+    spec12.op = op::kShape;
+    spec12.inputs = {v2};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v9 = rw_.addInitializer(std::move(*t9), ruleName());
+    const ValueId v10 = rw_.addInitializer(std::move(*t10), ruleName());
+    NodeSpec spec13;
+    spec13.op = op::kSlice;
+    spec13.inputs = {v12, v9, v10};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec14;
+    spec14.op = op::kShape;
+    spec14.inputs = {v5};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kSlice;
+    spec15.inputs = {v14, v9, v10};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kConcat;
+    spec16.inputs = {v11, v13, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kExpand;
+    spec18.inputs = {v17, v16};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kAttention;
+    spec19.inputs = {v2, v5, v8, v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    NodeSpec spec21;
+    spec21.op = op::kConcat;
+    spec21.inputs = {v19};
+    for (const ValueId in : rest(kY)) spec21.inputs.push_back(in);  // rest...
+    spec21.attributes = std::move(attrs21);
+    spec21.created_by = ruleName();
+    const NodeId n21 = rw_.createNode(std::move(spec21));
+    const ValueId v21 = g_.node(n21).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v21}});
+  }
+
+  /// Variant 1 (when @plain @plain_b), rules/attention.yaml:633:9:
+  ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper,
+  ///   concat_columns)), MatMul(xv, tensor(helper, concat_columns)),
+  ///   q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)),
+  ///   rest..., axis=-1)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/attention.yaml:635:22", "x")) return false;
+    std::optional<onnx::TensorProto> t1 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWqa, kSlotWqb}, {"wqa", "wqb"},
+                     "rules/attention.yaml:635:25");
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:636:22", "xk")) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWka, kSlotWkb}, {"wka", "wkb"},
+                     "rules/attention.yaml:636:26");
+    if (!t4) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:637:22", "xv")) return false;
+    std::optional<onnx::TensorProto> t7 =
+        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWva, kSlotWvb}, {"wva", "wvb"},
+                     "rules/attention.yaml:637:26");
+    if (!t7) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::optional<onnx::AttributeProto> a9_0 =
+        attrHelper(gen::attributeHelper("merged_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
+                   "q_num_heads", "rules/attention.yaml:638:41", "rules/attention.yaml:638:41");
+    if (!a9_0) return false;
+    attrs9.push_back(std::move(*a9_0));
+    std::optional<onnx::AttributeProto> a9_1 =
+        attrHelper(gen::attributeHelper("merged_kv_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
+                   "kv_num_heads", "rules/attention.yaml:638:83", "rules/attention.yaml:638:83");
+    if (!a9_1) return false;
+    attrs9.push_back(std::move(*a9_1));
+    std::optional<onnx::AttributeProto> a9_2 =
+        captured(0, "scale", "sc", "rules/attention.yaml:638:129", "rules/attention.yaml:638:129");
+    if (!a9_2) return false;
+    attrs9.push_back(std::move(*a9_2));
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("axis", -1));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:633:9",
+                     "rules/attention.yaml:638:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotXk);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    NodeSpec spec5;
+    spec5.op = op::kMatMul;
+    spec5.inputs = {v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v6 = slot(kSlotXv);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    NodeSpec spec8;
+    spec8.op = op::kMatMul;
+    spec8.inputs = {v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kAttention;
+    spec9.inputs = {v2, v5, v8};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kConcat;
+    spec11.inputs = {v9};
+    for (const ValueId in : rest(kY)) spec11.inputs.push_back(in);  // rest...
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
+  }
+};
+
+/// attention_heads_merge_onnx as a RewritePattern.
+class AttentionHeadsMergeOnnxRule : public RewritePattern {
+ public:
+  AttentionHeadsMergeOnnxRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            79,
+            {"onnx"},
+            "rules/attention.yaml:603:5",
+            {op::kMatMul, op::kShape, op::kSlice, op::kConcat, op::kExpand, op::kAttention}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 23, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    AttentionHeadsMergeOnnxMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/attention.yaml:641
+// concat_single_input (priority 78): A Concat of one input (the last merge of per-head attention
+// leaves one) is its input.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule concat_single_input for the shared checks and messages.
+const gen::RuleSpec& specConcatSingleInput() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "concat_single_input";
+    s.loc = "rules/attention.yaml:641:5";
+    s.root = 1;
+    s.slot_names = {"x", "y"};
+    s.num_captures = 0;
+    s.exprs.resize(2);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/attention.yaml:647:18";
+      e.slot = 0;
+    }
+    {  // 1: Concat(x)
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Concat";
+      e.loc = "rules/attention.yaml:647:11";
+      e.slot = 1;
+      e.num_inputs = 1;
+    }
+    s.num_symbols = 0;
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule concat_single_input: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule concat_single_input (indices into its RuleSpec's exprs).
+struct ConcatSingleInputIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kY = 1,
+  };
+};
+
+class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds> {
+ public:
+  ConcatSingleInputMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<ConcatSingleInputIds>(specConcatSingleInput(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotY = 1,
+  };
+
+  // ---- Match
+
+  // From AttentionSharedMatch (the same in other rules of this file): matchX.
+
+  /// y = Concat(x)  (rules/attention.yaml:647:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kConcat);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/attention.yaml:648:5:
+  ///   y = x
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/attention.yaml:649:11", "x")) return false;
+    collectMatched();
+    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/attention.yaml:648:5",
+                     "rules/attention.yaml:649:11"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}});
+  }
+};
+
+/// concat_single_input as a RewritePattern.
+class ConcatSingleInputRule : public RewritePattern {
+ public:
+  ConcatSingleInputRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(
+            RuleInfo{std::move(name), root, 78, {"ort", "onnx"}, "rules/attention.yaml:641:5", {}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    ConcatSingleInputMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
 }  // namespace
 
 void populateAttention(RuleSet& rules) {
@@ -19086,6 +22973,11 @@ void populateAttention(RuleSet& rules) {
   rules.add(std::make_unique<MultiHeadAttentionRotaryRule>("multi_head_attention_rotary",
                                                            op::kReshape, 0));
   rules.add(std::make_unique<AttentionHeadsRule>("attention_heads", op::kMatMul, 0));
+  rules.add(std::make_unique<SingleHeadAttentionRule>("single_head_attention", op::kMatMul, 0));
+  rules.add(std::make_unique<AttentionHeadsMergeRule>("attention_heads_merge", op::kConcat, 0));
+  rules.add(
+      std::make_unique<AttentionHeadsMergeOnnxRule>("attention_heads_merge_onnx", op::kConcat, 0));
+  rules.add(std::make_unique<ConcatSingleInputRule>("concat_single_input", op::kConcat, 0));
 }
 
 }  // namespace onnx_rewrite

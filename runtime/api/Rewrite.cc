@@ -1,12 +1,14 @@
 //===- Rewrite.cc - the library entry point -------------------------------===//
 #include "runtime/api/Rewrite.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/graph/Model.h"
 #include "runtime/io/ShapeInference.h"
+#include "runtime/match/Params.h"
 
 namespace onnx_rewrite {
 
@@ -14,40 +16,99 @@ std::string Result::toJson() const {
   std::string out = stats.toJson();
   out.erase(out.find_last_not_of("}\n") + 1);  // reopen the object to append our fields
   out += ",\n  \"external_bytes_read\": " + std::to_string(external_bytes_read);
+  out += ",\n  \"inference_rounds\": " + std::to_string(inference_rounds);
   out += ",\n  \"notes\": [";
   for (size_t i = 0; i < notes.size(); ++i) out += (i ? ", " : "") + jsonQuote(notes[i]);
   out += "]\n}";
   return out;
 }
 
+namespace {
+
+/// ONNX's inference names the dims it cannot know unk__0, unk__1, ...
+bool unknownDim(const onnx::TensorShapeProto::Dimension& d) {
+  return !d.has_dim_value() &&
+         (!d.has_dim_param() || d.dim_param().empty() || d.dim_param().compare(0, 5, "unk__") == 0);
+}
+
+/// True when a node some rule created writes a value whose inferred shape lacks a dim:
+/// the inference before the fusion could not size it, and may once it knows the fused op.
+bool fusedOutputsLackShapes(Model& ir) {
+  for (Graph* g : ir.allGraphs())
+    for (NodeId id = 0; id < g->nodeCapacity(); ++id) {
+      const Node& n = g->node(id);
+      if (!n.live() || n.createdBy().empty()) continue;
+      for (ValueId out : n.outputs()) {
+        const onnx::TensorShapeProto* shape = out == kNoId ? nullptr : valueShape(*g, out);
+        if (shape && std::any_of(shape->dim().begin(), shape->dim().end(), unknownDim)) return true;
+      }
+    }
+  return false;
+}
+
+/// Adds the counters of `round` to `total` (the same rules in the same order).
+void accumulate(DriverStats& total, const DriverStats& round) {
+  total.converged = round.converged;
+  total.iterations += round.iterations;
+  total.rewrites += round.rewrites;
+  if (total.cap_hit.empty()) total.cap_hit = round.cap_hit;
+  total.nodes_after = round.nodes_after;
+  total.seconds += round.seconds;
+  for (size_t i = 0; i < total.rules.size() && i < round.rules.size(); ++i) {
+    total.rules[i].tried += round.rules[i].tried;
+    total.rules[i].matched += round.rules[i].matched;
+    total.rules[i].applied += round.rules[i].applied;
+    total.rules[i].seconds += round.rules[i].seconds;
+  }
+}
+
+}  // namespace
+
 Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& options) {
   if (options.max_positions < 0)
     throw std::invalid_argument("max_positions must be >= 0 (0: unknown), not " +
                                 std::to_string(options.max_positions));
+  if (options.max_inference_rounds < 1)
+    throw std::invalid_argument("max_inference_rounds must be >= 1, not " +
+                                std::to_string(options.max_inference_rounds));
   Result result;
   std::vector<const RewritePattern*> selected = selectRules(rules, options.filter);
-  std::unique_ptr<InferredShapes> shapes;
-  if (options.shape_inference) {
-    shapes = std::make_unique<InferredShapes>(model);
-    if (!shapes->note().empty()) result.notes.push_back(shapes->note());
-  }
-  try {
-    Model ir(model, options.base_dir);
-    ModelAssumptions assumptions;
-    assumptions.max_positions = options.max_positions;
-    ir.setAssumptions(assumptions);
-    DriverConfig config;
-    config.max_iterations = options.max_iterations;
-    config.max_rewrites = options.max_rewrites;
-    config.listener = options.listener;
-    result.stats = runDriver(ir, selected, config);
-    result.external_bytes_read = ir.externalBytesRead();
-    // Inferred types are undone while the IR still holds the nodes, then the nodes go back.
-    if (shapes) shapes->undo();
-    ir.finish();
-  } catch (...) {
-    if (shapes) shapes->undo();
-    throw;
+  for (int round = 0;; ++round) {
+    std::unique_ptr<InferredShapes> shapes;
+    if (options.shape_inference) {
+      shapes = std::make_unique<InferredShapes>(model, /*forget_unknown_dims=*/round > 0);
+      if (round == 0 && !shapes->note().empty()) result.notes.push_back(shapes->note());
+    }
+    bool again = false;
+    try {
+      Model ir(model, options.base_dir);
+      ModelAssumptions assumptions;
+      assumptions.max_positions = options.max_positions;
+      ir.setAssumptions(assumptions);
+      DriverConfig config;
+      config.max_iterations = options.max_iterations;
+      config.max_rewrites =
+          options.max_rewrites == DriverConfig::kNoLimit
+              ? DriverConfig::kNoLimit
+              : options.max_rewrites - static_cast<int64_t>(result.stats.rewrites);
+      config.listener = options.listener;
+      const DriverStats stats = runDriver(ir, selected, config);
+      if (round == 0)
+        result.stats = stats;
+      else
+        accumulate(result.stats, stats);
+      result.external_bytes_read += ir.externalBytesRead();
+      again = shapes && shapes->ran() && stats.rewrites > 0 && stats.cap_hit.empty() &&
+              round + 1 < options.max_inference_rounds && fusedOutputsLackShapes(ir);
+      // Inferred types are undone while the IR still holds the nodes, then the nodes go back.
+      if (shapes) shapes->undo();
+      ir.finish();
+    } catch (...) {
+      if (shapes) shapes->undo();
+      throw;
+    }
+    result.inference_rounds = round + 1;
+    if (!again) break;
   }
   if (!result.stats.cap_hit.empty()) result.notes.push_back(result.stats.cap_hit);
   return result;

@@ -37,6 +37,12 @@ struct Options {
   int64_t max_positions = 0;
   /// Told about every change and match failure (explain, tracing); may be null.
   RewriteListener* listener = nullptr;
+  /// With shape_inference: rounds of (infer, rewrite to a fixpoint). Another round runs
+  /// when the last one fused ops whose outputs inference could not size (ops ONNX 1.12's
+  /// schemas lack, or dims lost to run-time slicing): inferred again past the fused ops,
+  /// shapes reach the next layer, whose rules then apply. Per-head attention exports
+  /// need one round per layer.
+  int max_inference_rounds = 16;
 };
 
 /// What a rewrite did.
@@ -46,6 +52,8 @@ struct Result {
   std::vector<std::string> notes;
   /// Bytes of external tensor data read (0 unless a rule asked for a constant on disk).
   uint64_t external_bytes_read = 0;
+  /// Rounds of shape inference and rewriting run (see Options::max_inference_rounds).
+  int inference_rounds = 1;
   /// stats as JSON plus notes and external_bytes_read.
   std::string toJson() const;
 };

@@ -1,8 +1,10 @@
 //===- NewerOpsetSchemas.cc - shape inference for opsets ONNX 1.12 lacks --===//
 #include "runtime/io/NewerOpsetSchemas.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include <onnx/defs/shape_inference.h>
 #include <onnx/defs/tensor_proto_util.h>
@@ -49,6 +51,108 @@ void inferLikeInput0(onnx::InferenceContext& ctx) {
   if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
 }
 
+/// com.microsoft.Skip(Simplified)LayerNormalization: output 0 and the residual sum (output
+/// 3) have input 0's shape.
+void inferSkipLayerNorm(onnx::InferenceContext& ctx) {
+  for (size_t out : {size_t{0}, size_t{3}}) {
+    if (out >= ctx.getNumOutputs()) continue;
+    onnx::propagateElemTypeFromInputToOutput(ctx, 0, out);
+    if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, out);
+  }
+}
+
+/// Static dims of `shape` (-1 where unknown).
+std::vector<int64_t> dimsOf(const onnx::TensorShapeProto& shape) {
+  std::vector<int64_t> dims;
+  for (const auto& d : shape.dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  return dims;
+}
+
+/// Output 0 is [input0 dims but the last, `last`] (`last` < 0: unknown).
+void setLikeInput0WithLast(onnx::InferenceContext& ctx, int64_t last) {
+  const auto& in = ctx.getInputType(0)->tensor_type().shape();
+  auto* out = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  out->Clear();
+  for (int i = 0; i + 1 < in.dim_size(); ++i) *out->add_dim() = in.dim(i);
+  auto* d = out->add_dim();
+  if (last >= 0) d->set_dim_value(last);
+}
+
+/// com.microsoft.MultiHeadAttention: the output is [B, S, v hidden] for a 3-D query, with
+/// value [B, L, Dv] or heads [B, N, L, H] (then N * H).
+void inferMultiHeadAttention(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasInputShape(ctx, 0) || ctx.getNumInputs() < 3 || !ctx.getInputType(2) ||
+      !onnx::hasInputShape(ctx, 2))
+    return;
+  if (ctx.getInputType(0)->tensor_type().shape().dim_size() != 3) return;
+  const std::vector<int64_t> v = dimsOf(ctx.getInputType(2)->tensor_type().shape());
+  if (v.size() == 3) setLikeInput0WithLast(ctx, v[2]);
+  if (v.size() == 4) setLikeInput0WithLast(ctx, v[1] > 0 && v[3] > 0 ? v[1] * v[3] : -1);
+}
+
+/// ONNX Attention (opset 23): 3-D Q [B, S, Dq], V [B, L, Dv] give [B, S, q_num_heads * Dv /
+/// kv_num_heads]; 4-D Q [B, Nq, S, H], V [B, Nkv, L, Hv] give [B, Nq, S, Hv].
+void inferAttention(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasInputShape(ctx, 0) || !onnx::hasInputShape(ctx, 2)) return;
+  const auto& q = ctx.getInputType(0)->tensor_type().shape();
+  const std::vector<int64_t> v = dimsOf(ctx.getInputType(2)->tensor_type().shape());
+  if (q.dim_size() == 4 && v.size() == 4) {
+    setLikeInput0WithLast(ctx, v[3]);
+    return;
+  }
+  if (q.dim_size() != 3 || v.size() != 3) return;
+  const int64_t q_heads = onnx::getAttribute(ctx, "q_num_heads", 0);
+  const int64_t kv_heads = onnx::getAttribute(ctx, "kv_num_heads", 0);
+  const bool known = q_heads > 0 && kv_heads > 0 && v[2] > 0 && v[2] % kv_heads == 0;
+  setLikeInput0WithLast(ctx, known ? q_heads * (v[2] / kv_heads) : -1);
+}
+
+/// com.microsoft.Attention: [B, S, v hidden], the last of qkv_hidden_sizes or a third of
+/// the packed weights' columns.
+void inferPackedAttention(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasInputShape(ctx, 0) || !onnx::hasInputShape(ctx, 1)) return;
+  if (ctx.getInputType(0)->tensor_type().shape().dim_size() != 3) return;
+  const std::vector<int64_t> w = dimsOf(ctx.getInputType(1)->tensor_type().shape());
+  int64_t hidden = w.size() == 2 && w[1] > 0 && w[1] % 3 == 0 ? w[1] / 3 : -1;
+  if (const onnx::AttributeProto* sizes = ctx.getAttribute("qkv_hidden_sizes");
+      sizes && sizes->ints_size() == 3)
+    hidden = sizes->ints(2);
+  setLikeInput0WithLast(ctx, hidden);
+}
+
+/// Slice whose starts or ends are computed at run time: ONNX 1.12 gives up on the whole
+/// shape, but the rank never changes, nor do the dims of axes it does not slice.
+void inferSliceKeepingRank(const onnx::InferenceFunction& base, onnx::InferenceContext& ctx) {
+  base(ctx);
+  onnx::TypeProto_Tensor* out = ctx.getOutputType(0)->mutable_tensor_type();
+  if (out->has_shape() || !onnx::hasInputShape(ctx, 0)) return;
+  const auto& in = ctx.getInputType(0)->tensor_type().shape();
+  const int64_t rank = in.dim_size();
+  std::set<int64_t> sliced;
+  const onnx::TensorProto* axes = ctx.getNumInputs() > 3 ? ctx.getInputData(3) : nullptr;
+  if (axes && (axes->data_type() == onnx::TensorProto::INT64 ||
+               axes->data_type() == onnx::TensorProto::INT32)) {
+    const std::vector<int64_t> values = axes->data_type() == onnx::TensorProto::INT64
+                                            ? onnx::ParseData<int64_t>(axes)
+                                            : std::vector<int64_t>();
+    for (int64_t a : values) sliced.insert(a < 0 ? a + rank : a);
+    if (axes->data_type() == onnx::TensorProto::INT32)
+      for (int32_t a : onnx::ParseData<int32_t>(axes)) sliced.insert(a < 0 ? a + rank : a);
+  } else {
+    for (int64_t i = 0; i < rank; ++i) sliced.insert(i);  // axes unknown: any may be sliced
+  }
+  auto* shape = out->mutable_shape();
+  for (int64_t i = 0; i < rank; ++i) {
+    if (sliced.count(i))
+      shape->add_dim();
+    else
+      *shape->add_dim() = in.dim(static_cast<int>(i));
+  }
+}
+
 /// A copy of an older schema with a new version, optional extra inputs and inference.
 onnx::OpSchema derive(const onnx::OpSchema& base, int since, onnx::InferenceFunction fn) {
   onnx::OpSchema s = base;
@@ -60,9 +164,9 @@ onnx::OpSchema derive(const onnx::OpSchema& base, int since, onnx::InferenceFunc
 /// A minimal schema for an op ONNX 1.12 does not have: shape inference reads only the
 /// inference function and the input/output counts.
 onnx::OpSchema fresh(const char* name, int since, int min_inputs, int max_inputs, int outputs,
-                     onnx::InferenceFunction fn) {
+                     onnx::InferenceFunction fn, const char* domain = onnx::ONNX_DOMAIN) {
   onnx::OpSchema s;
-  s.SetName(name).SetDomain(onnx::ONNX_DOMAIN).SinceVersion(since);
+  s.SetName(name).SetDomain(domain).SinceVersion(since);
   for (int i = 0; i < max_inputs; ++i)
     s.Input(i, "in" + std::to_string(i), "", "T",
             i < min_inputs ? onnx::OpSchema::Single : onnx::OpSchema::Optional);
@@ -77,12 +181,18 @@ onnx::OpSchema fresh(const char* name, int since, int min_inputs, int max_inputs
 
 struct Tables {
   std::map<std::string, onnx::OpSchema> changed;  // Reduce* 18 and the new ops
+  /// Slice 10, 11 and 13 by since_version, keeping the rank when ONNX's inference cannot.
+  std::map<int, onnx::OpSchema> slices;
+  /// ONNX Runtime's ops that rules emit (com.microsoft, and SimplifiedLayerNormalization in
+  /// the ONNX domain), so shapes are inferred again past a fused op.
+  std::map<std::string, onnx::OpSchema> contrib;
+  onnx::OpSchema simplified_layer_norm;
+  onnx::OpSchema layer_norm_before_17;  ///< ONNX Runtime's, in the ONNX domain
   /// Ops whose output shapes after opset 17 depend on inputs or attributes the opset-17
   /// schema does not know: no schema, so their outputs stay untyped instead of wrong.
   std::set<std::string> unsafe = {
-      "Pad",       "Resize",        "AveragePool",  "GroupNormalization",
-      "Col2Im",    "CenterCropPad", "DeformConv",   "AffineGrid",
-      "Attention", "TensorScatter", "ImageDecoder", "DFT"};
+      "Pad",        "Resize",     "AveragePool",   "GroupNormalization", "Col2Im", "CenterCropPad",
+      "DeformConv", "AffineGrid", "TensorScatter", "ImageDecoder",       "DFT"};
 };
 
 const Tables& tables() {
@@ -102,6 +212,32 @@ const Tables& tables() {
     t.changed.emplace("Mish", fresh("Mish", 18, 1, 1, 1, inferLikeInput0));
     t.changed.emplace("RMSNormalization", fresh("RMSNormalization", 23, 2, 2, 1, inferLikeInput0));
     t.changed.emplace("RotaryEmbedding", fresh("RotaryEmbedding", 23, 3, 4, 1, inferLikeInput0));
+    t.changed.emplace("Attention", fresh("Attention", 23, 3, 7, 4, inferAttention));
+    for (int since : {10, 11, 13}) {
+      const onnx::OpSchema* base = onnx::OpSchemaRegistry::Schema("Slice", since, "");
+      if (!base || base->SinceVersion() != since) continue;
+      onnx::InferenceFunction fn = base->GetTypeAndShapeInferenceFunction();
+      t.slices.emplace(since, derive(*base, since, [fn](onnx::InferenceContext& ctx) {
+                         inferSliceKeepingRank(fn, ctx);
+                       }));
+    }
+    const char* ms = "com.microsoft";
+    auto contrib = [&](const char* name, int min_inputs, int max_inputs, int outputs,
+                       onnx::InferenceFunction fn) {
+      t.contrib.emplace(name, fresh(name, 1, min_inputs, max_inputs, outputs, fn, ms));
+    };
+    contrib("MultiHeadAttention", 1, 10, 4, inferMultiHeadAttention);
+    contrib("Attention", 2, 10, 4, inferPackedAttention);
+    contrib("GroupQueryAttention", 7, 16, 4, inferLikeInput0);
+    contrib("RotaryEmbedding", 4, 4, 1, inferLikeInput0);
+    contrib("SkipLayerNormalization", 3, 5, 4, inferSkipLayerNorm);
+    contrib("SkipSimplifiedLayerNormalization", 3, 4, 4, inferSkipLayerNorm);
+    contrib("Gelu", 1, 1, 1, inferLikeInput0);
+    contrib("FastGelu", 1, 2, 1, inferLikeInput0);
+    contrib("BiasGelu", 2, 2, 1, inferLikeInput0);
+    contrib("QuickGelu", 1, 1, 1, inferLikeInput0);
+    t.simplified_layer_norm = fresh("SimplifiedLayerNormalization", 1, 2, 2, 2, inferLikeInput0);
+    t.layer_norm_before_17 = fresh("LayerNormalization", 1, 2, 3, 3, inferLikeInput0);
     return t;
   }();
   return t;
@@ -115,9 +251,22 @@ const onnx::OpSchema* NewerOpsetSchemas::GetSchema(const std::string& key,
                                                    const int maxInclusiveVersion,
                                                    const std::string& domain) const {
   const bool onnx_domain = domain.empty() || domain == "ai.onnx";
+  const Tables& t = tables();
+  if (domain == "com.microsoft") {
+    auto it = t.contrib.find(key);
+    return it == t.contrib.end() ? nullptr : &it->second;
+  }
+  if (onnx_domain && key == "Slice") {
+    const onnx::OpSchema* base =
+        onnx::OpSchemaRegistry::Schema(key, std::min(maxInclusiveVersion, kNewestKnown), domain);
+    auto it = base ? t.slices.find(base->SinceVersion()) : t.slices.end();
+    return it == t.slices.end() ? base : &it->second;
+  }
+  if (onnx_domain && key == "SimplifiedLayerNormalization") return &t.simplified_layer_norm;
+  if (onnx_domain && key == "LayerNormalization" && maxInclusiveVersion < 17)
+    return &t.layer_norm_before_17;
   if (!onnx_domain || maxInclusiveVersion <= kNewestKnown)
     return onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
-  const Tables& t = tables();
   auto changed = t.changed.find(key);
   if (changed != t.changed.end())
     return maxInclusiveVersion >= changed->second.SinceVersion()

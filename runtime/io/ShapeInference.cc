@@ -48,7 +48,7 @@ std::string unsupportedOpsetReason(const onnx::ModelProto& model) {
   return {};
 }
 
-InferredShapes::InferredShapes(onnx::ModelProto& model) {
+InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims) {
   note_ = unsupportedOpsetReason(model);
   if (!note_.empty()) {
     note_ = "shape inference skipped: " + note_;
@@ -56,6 +56,14 @@ InferredShapes::InferredShapes(onnx::ModelProto& model) {
   }
   snapshot(*model.mutable_graph(), value_info_sizes_, types_);
   ran_ = true;
+  if (forget_unknown_dims) {
+    // Only value_info (intermediates): graph outputs keep what the model says of them.
+    for (onnx::ValueInfoProto& info : *model.mutable_graph()->mutable_value_info()) {
+      if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) continue;
+      for (auto& d : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+        if (d.has_dim_param() && d.dim_param().compare(0, 5, "unk__") == 0) d.clear_dim_param();
+    }
+  }
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
                                         /*data_prop=*/false);

@@ -23,8 +23,11 @@ namespace onnx_rewrite {
 /// What inference added, so it can be taken out again.
 class InferredShapes {
  public:
-  /// Runs inference on `model` in place, or explains in note() why it did not.
-  explicit InferredShapes(onnx::ModelProto& model);
+  /// Runs inference on `model` in place, or explains in note() why it did not. With
+  /// `forget_unknown_dims`, the dims an earlier inference could only name (ONNX calls them
+  /// unk__0, unk__1, ...) are cleared first, so what inference knows now replaces them:
+  /// ONNX keeps a dim a value_info already names over the one it infers.
+  explicit InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims = false);
   /// Removes the inferred value_info entries and restores every type inference refined.
   /// Call before the graph IR puts its nodes back (Model::finish). Idempotent.
   void undo();

@@ -316,6 +316,82 @@ std::optional<onnx::AttributeProto> attentionNumHeads(const MatchContext& ctx, V
   return a;
 }
 
+// ---- Merging attention ops (per-head exports) ---------------------------------------------
+
+/// What one attention op computes per head: its Q heads and K/V heads, and the static head
+/// sizes of its 3-D query, key and value. ONNX Attention names its head counts q_num_heads
+/// and kv_num_heads; com.microsoft.MultiHeadAttention has one num_heads for all three.
+struct AttentionHeads {
+  int64_t q_heads = 0, kv_heads = 0;
+  int64_t q_size = 0, k_size = 0, v_size = 0;
+};
+
+/// The static last dim of 3-D `v`: from its shape, or, for a projection a rewrite just
+/// made (no shape inferred yet), MatMul(x, w)'s constant 2-D w. 0 when unknown.
+int64_t projectedLastDim(const MatchContext& ctx, ValueId v) {
+  const std::optional<std::vector<int64_t>> dims = staticShape(ctx.graph, v);
+  if (dims && dims->size() == 3 && dims->back() > 0) return dims->back();
+  const Node* n = v == kNoId ? nullptr : ctx.graph.producerOf(v);
+  if (dims || !n || !n->live() || n->opType() != "MatMul" || !n->domain().empty()) return 0;
+  const std::optional<std::vector<int64_t>> w = constantShape(ctx.graph, n->input(1));
+  return w && w->size() == 2 && (*w)[1] > 0 ? (*w)[1] : 0;
+}
+
+std::optional<AttentionHeads> attentionHeadsOf(const MatchContext& ctx, ValueId y) {
+  const Node* n = y == kNoId ? nullptr : ctx.graph.producerOf(y);
+  if (!n || !n->live()) return std::nullopt;
+  const bool mha = n->domain() == "com.microsoft" && n->opType() == "MultiHeadAttention";
+  const bool onnx = n->domain().empty() && n->opType() == "Attention";
+  if (!mha && !onnx) return std::nullopt;
+  auto count = [&](const char* name) -> int64_t {
+    const onnx::AttributeProto* a = n->attribute(name);
+    return a && a->type() == onnx::AttributeProto::INT ? a->i() : 0;
+  };
+  AttentionHeads h;
+  h.q_heads = count(mha ? "num_heads" : "q_num_heads");
+  h.kv_heads = count(mha ? "num_heads" : "kv_num_heads");
+  if (h.q_heads <= 0 || h.kv_heads <= 0) return std::nullopt;
+  auto headSize = [&](size_t input, int64_t heads) -> int64_t {
+    const int64_t hidden = projectedLastDim(ctx, n->input(input));
+    return hidden > 0 && hidden % heads == 0 ? hidden / heads : 0;
+  };
+  h.q_size = headSize(0, h.q_heads);
+  h.k_size = headSize(1, h.kv_heads);
+  h.v_size = headSize(2, h.kv_heads);
+  if (h.q_size == 0 || h.k_size == 0 || h.v_size == 0) return std::nullopt;
+  return h;
+}
+
+/// same_head_sizes(ya, yb): two attention ops on 3-D Q, K, V whose heads have the same
+/// sizes, so one op with the heads of both (Q/K/V columns side by side) computes both.
+bool sameHeadSizes(const MatchContext& ctx, ValueArgs args) {
+  const auto a = attentionHeadsOf(ctx, args[0]);
+  const auto b = attentionHeadsOf(ctx, args[1]);
+  return a && b && a->q_size == b->q_size && a->k_size == b->k_size && a->v_size == b->v_size &&
+         a->q_heads * b->kv_heads == b->q_heads * a->kv_heads;
+}
+
+std::optional<onnx::AttributeProto> intAttribute(int64_t value) {
+  onnx::AttributeProto a;
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(value);
+  return a;
+}
+
+std::optional<onnx::AttributeProto> mergedHeads(const MatchContext& ctx, ValueArgs args) {
+  const auto a = attentionHeadsOf(ctx, args[0]);
+  const auto b = attentionHeadsOf(ctx, args[1]);
+  if (!a || !b) return std::nullopt;
+  return intAttribute(a->q_heads + b->q_heads);
+}
+
+std::optional<onnx::AttributeProto> mergedKvHeads(const MatchContext& ctx, ValueArgs args) {
+  const auto a = attentionHeadsOf(ctx, args[0]);
+  const auto b = attentionHeadsOf(ctx, args[1]);
+  if (!a || !b) return std::nullopt;
+  return intAttribute(a->kv_heads + b->kv_heads);
+}
+
 // ---- Tensor helpers: packed Q/K/V projections --------------------------------------------
 
 /// stored_inline(a, ...): every argument is a constant whose payload is in the model
@@ -353,9 +429,10 @@ std::optional<std::vector<TensorBytes>> readParts(const MatchContext& ctx, Value
   return parts;
 }
 
-/// qkv_weights(wq, wk, wv): [I, Dq + Dk + Dv], the columns of wq, then wk, then wv: one
-/// MatMul computing the three projections side by side, as Attention's `weights` wants.
-std::optional<onnx::TensorProto> qkvWeights(const MatchContext& ctx, ValueArgs args) {
+/// columns(w1, w2, ...): [I, D1 + D2 + ...], the columns of w1, then w2, ...: one MatMul
+/// computing the projections side by side (qkv_weights: Attention's packed `weights`;
+/// concat_columns: the Q, K or V projections of attention heads merged into one op).
+std::optional<onnx::TensorProto> columns(const MatchContext& ctx, ValueArgs args) {
   const auto parts = readParts(ctx, args, 2);
   if (!parts) return std::nullopt;
   const size_t element = elementSize(parts->front().data_type);
@@ -423,6 +500,9 @@ NativeFamily attentionNatives() {
       {"merges_heads_of", 3, &mergesHeadsOf,
        "y = Reshape(t, [B, S, N*Hv or -1]) merging the heads of vh = [B, N, L, Hv]; B, S are "
        "query q's first dims"},
+      {"same_head_sizes", 2, &sameHeadSizes,
+       "ya and yb are attention ops (MultiHeadAttention, Attention) on 3-D Q, K, V with static "
+       "last dims whose heads have equal sizes"},
       {"repeats_heads", 2, &repeatsHeads,
        "r is h = [B, G, L, H] or its repeat_kv Reshape(Expand(Unsqueeze(h, 2), [B, G, R, L, "
        "H]), [B, G*R, L, H]) (static G, R, H)"},
@@ -433,10 +513,17 @@ NativeFamily attentionNatives() {
        "the scores s"},
       {"attention_num_heads", 1, &attentionNumHeads,
        "INT: N of the head split r = Reshape(x, [_, _, N, H]) (see splits_heads)"},
+      {"merged_heads", 2, &mergedHeads,
+       "INT: the query heads of attention ops ya and yb together (num_heads or q_num_heads)"},
+      {"merged_kv_heads", 2, &mergedKvHeads,
+       "INT: the key/value heads of attention ops ya and yb together (num_heads or "
+       "kv_num_heads)"},
   };
   f.tensor_helpers = {
-      {"qkv_weights", 3, &qkvWeights,
+      {"qkv_weights", 3, &columns,
        "[I, Dq+Dk+Dv]: the columns of the constant 2-D weights wq, wk, wv side by side"},
+      {"concat_columns", kVariadic, &columns,
+       "[I, D1+D2+...]: the columns of constant 2-D weights with equal rows, side by side"},
       {"qkv_bias", 3, &qkvBias, "the constant 1-D biases bq, bk, bv one after the other"},
   };
   return f;

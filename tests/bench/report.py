@@ -305,8 +305,9 @@ def main():
     add("memory) or, where ONNX Runtime must load them, seeded random floats inline.")
     add("")
     add("The comparison with ONNX Runtime also uses `tests/support/gen_exporter_model --family F")
-    add("--exporter E --layers 12` (BERT and GPT-2 as the TorchScript exporter writes them, LLaMA")
-    add("and Phi as the dynamo exporter does; the family's default sizes, weights inline), named")
+    add("--exporter E --layers 12` (BERT, GPT-2 and `heads`, the per-head attention GPT of")
+    add("Karpathy's gpt.py, as the TorchScript exporter writes them, LLaMA and Phi as the dynamo")
+    add("exporter does; the family's default sizes, weights inline), named")
     add("`<family>_<exporter>_<layers>` below.")
     add("")
 

@@ -109,7 +109,7 @@ for n in "${ort_layers[@]}"; do
 done
 if [[ -n $exporter && -z ${QUICK:-} ]]; then
   # Models in the forms real exporters write (tests/support/gen_exporter_model).
-  for model in ${EXPORTER_MODELS:-bert:torchscript gpt2:torchscript llama:dynamo phi:dynamo}; do
+  for model in ${EXPORTER_MODELS:-bert:torchscript gpt2:torchscript heads:torchscript llama:dynamo phi:dynamo}; do
     family=${model%%:*} form=${model#*:}
     "$exporter" --family "$family" --exporter "$form" --layers "${EXPORTER_LAYERS:-12}" \
       -o "$results/.in.onnx" >&2 || { echo "gen_exporter_model: $model failed" >&2; continue; }

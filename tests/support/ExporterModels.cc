@@ -220,6 +220,8 @@ class ModelWriter {
         return llama();
       case ModelFamily::kPhi:
         return phi();
+      case ModelFamily::kHeads:
+        return heads();
     }
     throw std::invalid_argument("unknown model family");
   }
@@ -261,7 +263,7 @@ class ModelWriter {
   /// nn.Linear on a 3-D input with a pre-transposed weight [in, out] (the exporters fold
   /// the Transpose): TorchScript Add(bias, MatMul), dynamo Add(MatMul, bias).
   std::string linear(const std::string& x, int in, int out, bool bias, const std::string& name) {
-    b_.setScope(scope_ + "." + name);
+    b_.setScope(child(name));
     const float bound = 1.0f / std::sqrt(static_cast<float>(in));
     std::string w = b_.param("weight", {in, out}, bound);
     std::string y = b_.node("MatMul", {x, w});
@@ -275,7 +277,7 @@ class ModelWriter {
 
   /// GPT-2's Conv1D: x.view(-1, in), addmm(bias, x, weight) (Gemm), view(*lead, out).
   std::string conv1d(const std::string& x, int in, int out, const std::string& name) {
-    b_.setScope(scope_ + "." + name);
+    b_.setScope(child(name));
     const float bound = 1.0f / std::sqrt(static_cast<float>(in));
     std::string w = b_.param("weight", {in, out}, bound);
     std::string bias = b_.param("bias", {out}, bound);
@@ -305,7 +307,7 @@ class ModelWriter {
 
   /// nn.LayerNorm: LayerNormalization from opset 17 (both exporters), decomposed before.
   std::string layerNorm(const std::string& x, float eps, const std::string& name) {
-    b_.setScope(scope_ + "." + name);
+    b_.setScope(child(name));
     std::string gamma = b_.param("weight", {s_.hidden}, 0.2f, 1.0f);
     std::string beta = b_.param("bias", {s_.hidden}, 0.2f);
     std::string y;
@@ -327,7 +329,7 @@ class ModelWriter {
   /// keeps both Casts and writes rsqrt as Div(1, Sqrt); dynamo drops the no-op casts and
   /// writes rsqrt as Reciprocal(Sqrt).
   std::string rmsNorm(const std::string& x, const std::string& name) {
-    b_.setScope(scope_ + "." + name);
+    b_.setScope(child(name));
     std::string w = b_.param("weight", {s_.hidden}, 0.2f, 1.0f);
     std::string xf = ts_ ? b_.node("Cast", {x}, {attrInt("to", 1)}) : x;
     std::string var = reduceMean(b_.node("Pow", {xf, b_.scalar(2.0f)}));
@@ -497,6 +499,49 @@ class ModelWriter {
     return b_.node("Reshape", {e, concat({b, b_.ints({s_.heads}), s, b_.ints({s_.head_dim})})});
   }
 
+  /// Literals of a gpt.py Head's scores and mask, as dynamo's optimizer leaves them: deduped,
+  /// one set serves every head of a layer.
+  struct HeadLiterals {
+    std::string zero, one, scale, fzero, fill;
+  };
+
+  /// k.shape[-1]**-0.5: Python float arithmetic (double), then a float32 tensor.
+  float headScale() const {
+    return static_cast<float>(std::pow(static_cast<double>(s_.head_dim), -0.5));
+  }
+
+  HeadLiterals headLiterals() {
+    return {b_.ints({0}), b_.ints({1}), b_.scalar(headScale()), b_.scalar(0.0f),
+            b_.scalar(-std::numeric_limits<float>::infinity())};
+  }
+
+  /// gpt.py's Head on its input x: K/Q/V Linears without bias, q @ k^T * head_size**-0.5,
+  /// masked_fill(tril[:T, :T] == 0, -inf) with the head's own tril buffer, softmax, @ v.
+  /// `t` (T as a 1-D int64 tensor) and `shared` are dynamo's, made once per layer; without
+  /// them, TorchScript's per-head Shape/Gather/Unsqueeze and a Constant node per literal.
+  std::string head(const std::string& x, std::string t, const HeadLiterals* shared) {
+    const int p = s_.max_positions, hs = s_.head_dim;
+    auto zero = [&] { return shared ? shared->zero : b_.ints({0}); };
+    auto one = [&] { return shared ? shared->one : b_.ints({1}); };
+    if (t.empty()) t = dim(x, 1);  // B, T, C = x.shape comes first in forward
+    std::string k = linear(x, s_.hidden, hs, false, "key");
+    std::string q = linear(x, s_.hidden, hs, false, "query");
+    std::string scores = b_.node("MatMul", {q, transpose(k, {0, 2, 1})});
+    scores = b_.node("Mul", {scores, shared ? shared->scale : b_.scalar(headScale())});
+    std::vector<float> tril(static_cast<size_t>(p) * p);
+    for (int i = 0; i < p; ++i)
+      for (int j = 0; j <= i; ++j) tril[static_cast<size_t>(i) * p + j] = 1.0f;
+    std::string buf = b_.floatTensor(child("tril"), {p, p}, tril);
+    std::string rows = b_.node("Slice", {buf, zero(), t, zero(), one()});
+    std::string sq = b_.node("Slice", {rows, zero(), t, one(), one()});
+    std::string masked = b_.node("Equal", {sq, shared ? shared->fzero : b_.scalar(0.0f)});
+    const float inf = std::numeric_limits<float>::infinity();
+    scores = b_.node("Where", {masked, shared ? shared->fill : b_.scalar(-inf), scores});
+    std::string probs = b_.node("Softmax", {scores}, {attrInt("axis", -1)});
+    std::string v = linear(x, s_.hidden, hs, false, "value");
+    return b_.node("MatMul", {probs, v});
+  }
+
   /// The self-attention of a LLaMA or Phi layer on its normed input n, up to the merge of
   /// the heads: Q/K/V projections (with biases: Phi), RoPE of Q and K by the cos/sin
   /// `tables` ([batch, seq, rot]; the layer's own, made here, when `per_layer`), repeat_kv
@@ -516,6 +561,11 @@ class ModelWriter {
     std::string ctx =
         attend(q, repeatKv(k), repeatKv(v), sdpa ? "" : "attention_mask", false, sdpa);
     return mergeHeads(ctx, n);
+  }
+
+  /// The scope of a submodule; gpt.py's ln_f sits at the top, where the scope is empty.
+  std::string child(const std::string& name) const {
+    return scope_.empty() ? name : scope_ + "." + name;
   }
 
   void enterLayer(int i, const std::string& name) {
@@ -659,6 +709,44 @@ class ModelWriter {
     return layerNorm(x, 1e-5f, "final_layernorm");
   }
 
+  /// gpt.py: blocks of x + sa(ln1(x)), x + ffwd(ln2(x)), then ln_f. MultiHeadAttention is
+  /// cat([h(x) for h in heads], -1) then proj; FeedForward is net = Linear, ReLU, Linear.
+  std::string heads() {
+    const int h = s_.hidden;
+    std::string x = "hidden_states";
+    for (int i = 0; i < s_.layers; ++i) {
+      enterLayer(i, "blocks");
+      std::string n = layerNorm(x, 1e-5f, "ln1");
+      enterScope(".sa");
+      const std::string sa = scope_;
+      // dynamo reads T once (one sym_size) and shares it and the literals across heads.
+      std::string t;
+      HeadLiterals shared;
+      if (!ts_) {
+        t = dim(n, 1);
+        shared = headLiterals();
+      }
+      Names outs;
+      for (int j = 0; j < s_.heads; ++j) {
+        enterScope(".heads." + std::to_string(j));
+        outs.push_back(head(n, t, ts_ ? nullptr : &shared));
+        scope_ = sa;
+        b_.setScope(scope_);
+      }
+      std::string a = linear(concat(outs, -1), s_.heads * s_.head_dim, h, true, "proj");
+      enterLayer(i, "blocks");
+      std::string r = b_.node("Add", {x, a});
+      std::string n2 = layerNorm(r, 1e-5f, "ln2");
+      enterScope(".ffwd.net");
+      std::string f = linear(n2, h, s_.ffn, true, "0");
+      f = linear(b_.node("Relu", {f}), s_.ffn, h, true, "2");
+      enterLayer(i, "blocks");
+      x = b_.node("Add", {r, f});
+    }
+    enterModel("");
+    return layerNorm(x, 1e-5f, "ln_f");
+  }
+
   const ExporterModelSpec& s_;
   GraphBuilder b_;
   bool ts_;
@@ -692,7 +780,12 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (s.head_dim == 0) s.head_dim = s.hidden / s.heads;
   if (s.rotary_dim == 0) s.rotary_dim = s.family == ModelFamily::kPhi ? s.head_dim / 2 : s.head_dim;
   if (s.ffn == 0) s.ffn = (s.family == ModelFamily::kLlama ? 2 : 4) * s.hidden;
-  if (!s.causal_mask) s.causal_mask = ts ? CausalMask::kWhere : CausalMask::kAdd;
+  // gpt.py masks per head with its tril buffer in both exporters' forms; other masks would
+  // be another model, so a set one is rejected (as kSdpa is for bert and gpt2).
+  if (s.family == ModelFamily::kHeads && s.causal_mask && *s.causal_mask != CausalMask::kWhere)
+    throw std::invalid_argument("heads masks with its per-head tril buffer (where) only");
+  if (!s.causal_mask)
+    s.causal_mask = ts || s.family == ModelFamily::kHeads ? CausalMask::kWhere : CausalMask::kAdd;
   if (!s.rope_cache) s.rope_cache = ts ? RopeCache::kGather : RopeCache::kComputed;
   if (s.head_dim <= 0 || s.head_dim % 2 != 0)
     throw std::invalid_argument("head_dim must be positive and even");
@@ -711,7 +804,8 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   const bool decoder_with_rope = s.family == ModelFamily::kLlama || s.family == ModelFamily::kPhi;
   if (*s.causal_mask == CausalMask::kSdpa && !decoder_with_rope)
     throw std::invalid_argument("the SDPA is_causal form is built for llama and phi");
-  if (!ts && *s.causal_mask == CausalMask::kWhere && !decoder_with_rope)
+  if (!ts && *s.causal_mask == CausalMask::kWhere && !decoder_with_rope &&
+      s.family != ModelFamily::kHeads)
     throw std::invalid_argument("the per-layer Where mask is TorchScript's (eager attention)");
   return s;
 }
@@ -732,7 +826,7 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
            {"batch", "seq", std::to_string(s.hidden)});
   if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2) {
     addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
-  } else {
+  } else if (s.family != ModelFamily::kHeads) {  // heads: the tril buffers mask, no positions
     if (*s.causal_mask != CausalMask::kSdpa)
       addInput(g, "attention_mask", onnx::TensorProto::FLOAT, {"batch", "1", "seq", "seq"});
     addInput(g, "position_ids", onnx::TensorProto::INT64, {"batch", "seq"});
@@ -783,6 +877,9 @@ ExpectedFusions expectedFusions(const ExporterModelSpec& spec) {
     case ModelFamily::kPhi:  // one LN per layer (shared by attention and MLP) + final
       e.layer_norm = 1, e.skip_layer_norm = l, e.rotary = 2 * l, e.gelu = l;
       break;
+    case ModelFamily::kHeads:  // as gpt2, ReLU MLP; the heads merge into one attention
+      e.layer_norm = 1, e.skip_layer_norm = 2 * l;
+      break;
   }
   return e;
 }
@@ -797,6 +894,8 @@ const char* familyName(ModelFamily family) {
       return "llama";
     case ModelFamily::kPhi:
       return "phi";
+    case ModelFamily::kHeads:
+      return "heads";
   }
   return "?";
 }
@@ -806,8 +905,8 @@ const char* exporterName(Exporter exporter) {
 }
 
 bool parseFamily(const std::string& name, ModelFamily* family) {
-  for (ModelFamily f :
-       {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama, ModelFamily::kPhi})
+  for (ModelFamily f : {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama,
+                        ModelFamily::kPhi, ModelFamily::kHeads})
     if (name == familyName(f)) {
       *family = f;
       return true;
@@ -828,6 +927,7 @@ std::string oracleIntRanges(const ExporterModelSpec& spec) {
   const ExporterModelSpec s = resolved(spec);
   if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2)
     return "--int-range attention_mask=0:2";
+  if (s.family == ModelFamily::kHeads) return "";  // hidden_states is its only input
   return "--int-range position_ids=0:" + std::to_string(s.max_positions);
 }
 

@@ -19,6 +19,9 @@
 //   llama  RMSNorm, rotate_half RoPE, grouped KV heads (repeat_kv), SwiGLU MLP
 //   phi    LayerNorm, partial rotary (first rotary_dim dims), parallel attention
 //          and MLP, gelu_new
+//   heads  the GPT of Karpathy's "Let's build GPT" (gpt.py): pre-LN, attention as one
+//          module per head (own K/Q/V Linears and tril buffer, masked_fill -inf),
+//          heads concatenated then projected, ReLU MLP; no mask or position inputs
 // Value_info carries every intermediate shape with the symbolic dims batch and seq,
 // as the exporters leave it (ONNX shape inference with data propagation).
 //
@@ -33,11 +36,12 @@
 
 namespace onnx_rewrite::testing {
 
-enum class ModelFamily { kBert, kGpt2, kLlama, kPhi };
+enum class ModelFamily { kBert, kGpt2, kLlama, kPhi, kHeads };
 enum class Exporter { kTorchScript, kDynamo };
 
 /// How future positions are masked. GPT-2: kWhere or kAdd. LLaMA and Phi: kSdpa, or else
-/// the additive attention_mask input HF prepares once.
+/// the additive attention_mask input HF prepares once. heads: kWhere only (per head, in
+/// both exporters' forms).
 enum class CausalMask {
   kWhere,  ///< per layer: Where(Slice(tril buffer), scores, finfo.min) (eager attention)
   kAdd,    ///< once: an additive [batch, 1, seq, seq] mask, per layer Add (SDPA)
@@ -68,7 +72,7 @@ struct ExporterModelSpec {
   int ffn = 0;         ///< 0: 4 * hidden (llama: 2 * hidden, SwiGLU)
   int max_positions = 64;
   /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo. llama, phi: kSdpa or the
-  /// attention_mask input (any other value).
+  /// attention_mask input (any other value). heads: kWhere (unset or set).
   std::optional<CausalMask> causal_mask;
   /// llama and phi; unset: kGather for TorchScript, kComputed for dynamo.
   std::optional<RopeCache> rope_cache;
@@ -78,7 +82,7 @@ struct ExporterModelSpec {
 /// The spec with every default filled in; throws std::invalid_argument on bad sizes.
 ExporterModelSpec resolved(const ExporterModelSpec& spec);
 
-/// The model. Inputs: hidden_states float[batch, seq, hidden]; bert and gpt2 add
+/// The model. Inputs: hidden_states float[batch, seq, hidden] (heads: only it); bert and gpt2 add
 /// attention_mask int64[batch, seq] (1 keep, 0 pad); llama and phi add attention_mask
 /// float[batch, 1, seq, seq] (additive, causal and padding combined as HF prepares it
 /// once for all layers; not with CausalMask::kSdpa) and position_ids int64[batch, seq]. Output
@@ -97,7 +101,7 @@ struct ExpectedFusions {
 };
 ExpectedFusions expectedFusions(const ExporterModelSpec& spec);
 
-/// Names used on the command line and in test names: bert, gpt2, llama, phi;
+/// Names used on the command line and in test names: bert, gpt2, llama, phi, heads;
 /// torchscript, dynamo. parse* return false for an unknown name.
 const char* familyName(ModelFamily family);
 const char* exporterName(Exporter exporter);
@@ -105,7 +109,8 @@ bool parseFamily(const std::string& name, ModelFamily* family);
 bool parseExporter(const std::string& name, Exporter* exporter);
 
 /// compare.js options that keep the integer inputs valid: attention_mask in {0, 1},
-/// position_ids below max_positions ("--int-range NAME=LO:HI ...").
+/// position_ids below max_positions ("--int-range NAME=LO:HI ..."); "" for heads, which
+/// has no integer inputs.
 std::string oracleIntRanges(const ExporterModelSpec& spec);
 
 }  // namespace onnx_rewrite::testing

@@ -4,7 +4,8 @@
 //
 // Writes the model of tests/support/ExporterModels.h. --expected prints the fused-op
 // counts the shipped rules should reach (JSON) instead of, or besides, writing a model;
-// --oracle-args prints the compare.js options its integer inputs need.
+// --oracle-args prints the compare.js options its integer inputs need (an empty line for
+// heads, which has none).
 //
 //===----------------------------------------------------------------------===//
 #include <cstdlib>
@@ -20,7 +21,8 @@ namespace {
 using onnx_rewrite::testing::ExporterModelSpec;
 
 const char* kUsage =
-    "usage: gen_exporter_model --family bert|gpt2|llama|phi [--exporter torchscript|dynamo]\n"
+    "usage: gen_exporter_model --family bert|gpt2|llama|phi|heads\n"
+    "         [--exporter torchscript|dynamo]\n"
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa] [--rope-cache gather|computed]\n"

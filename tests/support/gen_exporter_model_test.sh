@@ -9,7 +9,7 @@ compare="$here/../oracle/compare.js"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for family in bert gpt2 llama phi; do
+for family in bert gpt2 llama phi heads; do
   for exporter in torchscript dynamo; do
     model="$tmp/${family}_$exporter.onnx"
     "$gen" --family "$family" --exporter "$exporter" --layers 2 -o "$model"
@@ -31,6 +31,7 @@ fails() {
   fi
 }
 fails --family gemma -o "$tmp/x.onnx"
+fails --family heads --causal-mask add -o "$tmp/x.onnx"
 fails --family llama --exporter torchscript --opset 18 -o "$tmp/x.onnx"
 fails --family bert --kv-heads 2 -o "$tmp/x.onnx"
 fails --family llama --layers two -o "$tmp/x.onnx"

@@ -89,6 +89,97 @@ g (float[B, 8] x) => (float[B, 10] y) <int64[2] pads = {1, 1}, int64[1] axes = {
   EXPECT_EQ(inferred(model, "p"), "untyped");
 }
 
+TEST(ShapeInference, KeepsTheRankOfASliceWithBoundsComputedAtRunTime) {
+  // tril[:T, :T] with T read from x: ONNX 1.12 gives up on the shape; the rank stays, and
+  // so do the dims of axes not sliced (ONNX names the unknown dims unk__N).
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[B, S, 8] x) => (bool[A, C] y)
+  <float[16, 16] tril = {1.0}, int64[1] zero = {0}, int64[1] one = {1}, float fzero = {0.0}> {
+  t = Shape <start = 1, end = 2> (x)
+  rows = Slice(tril, zero, t, zero, one)
+  both = Slice(rows, zero, t, one, one)
+  any = Slice(tril, zero, t)
+  e = Equal(both, fzero)
+  y = Not(e)
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_EQ(inferred(model, "rows"), "[unk__0, 16]");
+  EXPECT_EQ(inferred(model, "both"), "[unk__0, unk__1]");
+  EXPECT_EQ(inferred(model, "any"), "[unk__2, unk__3]") << "axes not given: any may be sliced";
+  EXPECT_EQ(inferred(model, "e"), "[unk__0, unk__1]");
+}
+
+TEST(ShapeInference, InfersTheOnnxRuntimeOpsRulesEmit) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[B, S, 16] q, float[B, L, 16] k, float[B, L, 8] v, float[B, 2, L, 4] vh,
+   float[B, S, 16] skip, float[16] gamma) => (float[B, S, 16] y) {
+  a = com.microsoft.MultiHeadAttention <num_heads = 2> (q, k, v)
+  b = com.microsoft.MultiHeadAttention <num_heads = 2> (q, k, vh)
+  n, mean, inv, sum = com.microsoft.SkipLayerNormalization (q, skip, gamma)
+  g1 = com.microsoft.QuickGelu(n)
+  y = Relu(g1)
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_EQ(inferred(model, "a"), "[B, S, 8]");
+  EXPECT_EQ(inferred(model, "b"), "[B, S, 8]");
+  EXPECT_EQ(inferred(model, "n"), "[B, S, 16]");
+  EXPECT_EQ(inferred(model, "sum"), "[B, S, 16]");
+  EXPECT_EQ(inferred(model, "g1"), "[B, S, 16]");
+}
+
+TEST(ShapeInference, InfersOnnxAttentionOnThreeAndFourDimensionalInputs) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 10, opset_import: ["" : 23]>
+g (float[B, S, 16] q, float[B, L, 8] k, float[B, L, 8] v, float[B, 4, S, 4] qh,
+   float[B, 2, L, 4] kh, float[B, 2, L, 6] vh) => (float[B, S, 16] y) {
+  a = Attention <q_num_heads = 4, kv_num_heads = 2> (q, k, v)
+  b = Attention (qh, kh, vh)
+  y = Relu(a)
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_EQ(inferred(model, "a"), "[B, S, 16]");
+  EXPECT_EQ(inferred(model, "b"), "[B, 4, S, 6]");
+}
+
+TEST(ShapeInference, CanForgetTheDimsAnEarlierInferenceCouldNotKnow) {
+  // A value_info from an earlier inference names an unknown dim unk__0; ONNX would keep it
+  // over the S it infers now.
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[B, S, 8] x) => (float[B, S, 8] y) {
+  r = Relu(x)
+  y = Neg(r)
+}
+)";
+  onnx::ModelProto model = parseModel(text);
+  onnx::ValueInfoProto* info = model.mutable_graph()->add_value_info();
+  info->set_name("r");
+  auto* shape = info->mutable_type()->mutable_tensor_type();
+  shape->set_elem_type(onnx::TensorProto::FLOAT);
+  for (const char* d : {"B", "unk__0", "8"}) {
+    auto* dim = shape->mutable_shape()->add_dim();
+    if (d[0] == '8')
+      dim->set_dim_value(8);
+    else
+      dim->set_dim_param(d);
+  }
+  const onnx::ModelProto given = model;
+  {
+    InferredShapes keep(model);
+    EXPECT_EQ(inferred(model, "r"), "[B, unk__0, 8]");
+    keep.undo();
+  }
+  InferredShapes forget(model, /*forget_unknown_dims=*/true);
+  EXPECT_EQ(inferred(model, "r"), "[B, S, 8]");
+  forget.undo();
+  EXPECT_EQ(model.SerializeAsString(), given.SerializeAsString()) << "undo restores the name";
+}
+
 TEST(ShapeInference, SkipsOpsetsNewerThanItKnows) {
   onnx::ModelProto model = parseModel(R"(
 <ir_version: 10, opset_import: ["" : 30]>

@@ -1,11 +1,11 @@
 //===- WholeModelTest.cc - the shipped rules on whole transformer models ---===//
 //
-// Every family of tests/support/ExporterModels.h (BERT, GPT-2, LLaMA, Phi) in the forms
-// of both torch.onnx exporters, fused with all shipped rules. Each model must first run
-// in ONNX Runtime as generated; after fusion it must hold exactly the fused ops the
-// model calls for (one attention op per layer, its norms, two RotaryEmbeddings per
-// layer in RoPE models, its Gelus) and compute the same outputs. The fusion checks are
-// one test per rule family, so a failure names the family that missed.
+// Every family of tests/support/ExporterModels.h (BERT, GPT-2, LLaMA, Phi, gpt.py's
+// per-head attention) in the forms of both torch.onnx exporters, fused with all shipped
+// rules. Each model must first run in ONNX Runtime as generated; after fusion it must hold
+// exactly the fused ops the model calls for (one attention op per layer, its norms, two
+// RotaryEmbeddings per layer in RoPE models, its Gelus) and compute the same outputs. The
+// fusion checks are one test per rule family, so a failure names the family that missed.
 //
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
@@ -47,15 +47,19 @@ WholeModelCase makeCase(ModelFamily family, Exporter exporter, const std::string
           s};
 }
 
+const ModelFamily kFamilies[] = {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama,
+                                 ModelFamily::kPhi, ModelFamily::kHeads};
+
 std::vector<WholeModelCase> wholeModelCases() {
   std::vector<WholeModelCase> cases;
-  for (ModelFamily f :
-       {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama, ModelFamily::kPhi})
+  for (ModelFamily f : kFamilies)
     for (Exporter e : {Exporter::kTorchScript, Exporter::kDynamo}) cases.push_back(makeCase(f, e));
   // TorchScript below opset 17 writes LayerNorm out (ReduceMean ... Add).
   cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_opset14",
                            [](ExporterModelSpec& s) { s.opset = 14; }));
   cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_opset14",
+                           [](ExporterModelSpec& s) { s.opset = 14; }));
+  cases.push_back(makeCase(ModelFamily::kHeads, Exporter::kTorchScript, "_opset14",
                            [](ExporterModelSpec& s) { s.opset = 14; }));
   // The SDPA-style additive causal mask in a TorchScript export.
   cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_add_mask",
@@ -87,6 +91,9 @@ std::vector<WholeModelCase> wholeModelCases() {
                            }));
   // Standard ONNX Attention, RMSNormalization and RotaryEmbedding exist from opset 23.
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_opset23",
+                           [](ExporterModelSpec& s) { s.opset = 23; }));
+  // Per-head attention where the standard Attention op exists as well.
+  cases.push_back(makeCase(ModelFamily::kHeads, Exporter::kDynamo, "_opset23",
                            [](ExporterModelSpec& s) { s.opset = 23; }));
   // BERT's GELU is the ONNX Gelu op from opset 20 in dynamo exports.
   cases.push_back(makeCase(ModelFamily::kBert, Exporter::kDynamo, "_opset20",
@@ -172,8 +179,7 @@ TEST_P(WholeModel, IsDeterministicForASeed) {
 // must compute the same function: a check on both forms' construction (eager attention vs
 // SDPA, Slice vs Split halves, cached vs computed cos/sin, Div(1, Sqrt) vs Reciprocal).
 TEST(WholeModelForms, TorchScriptAndDynamoComputeTheSame) {
-  for (ModelFamily f :
-       {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama, ModelFamily::kPhi}) {
+  for (ModelFamily f : kFamilies) {
     ExporterModelSpec ts, dynamo;
     ts.family = dynamo.family = f;
     dynamo.exporter = Exporter::kDynamo;
@@ -198,6 +204,11 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
   rejects([](ExporterModelSpec& s) { s.kv_heads = 3; });  // 4 heads in groups of 3
   rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kBert, s.kv_heads = 2; });
   rejects([](ExporterModelSpec& s) { s.rotary_dim = 3; });
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kHeads, s.exporter = Exporter::kDynamo;
+    s.causal_mask = CausalMask::kAdd;  // gpt.py masks per head
+  });
+  rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kHeads, s.head_dim = 6; });
   rejects([](ExporterModelSpec& s) {
     s.family = ModelFamily::kGpt2, s.exporter = Exporter::kDynamo;
     s.causal_mask = CausalMask::kWhere;  // eager attention is TorchScript's
@@ -253,6 +264,45 @@ TEST_P(WholeModel, FusedModelComputesTheSameInOrt) {
   testing::OracleVerdict v =
       testing::compareInOrt(before, after, kDims, testing::oracleIntRanges(spec()));
   EXPECT_TRUE(v.equal) << v.report;
+}
+
+// ---- inference rounds -------------------------------------------------------------------
+
+// Per-head attention slices its causal mask by a length read at run time, so inference loses
+// the sequence dim past each attention; once the heads are one MultiHeadAttention, inference
+// sizes its output and the next layer's residual Adds fuse into SkipLayerNormalization.
+TEST(InferenceRounds, InferShapesAgainPastFusedOpsUntilNothingNewFuses) {
+  ExporterModelSpec s;
+  s.family = ModelFamily::kHeads;
+  s.layers = 3;
+  const onnx::ModelProto model = testing::makeExporterModel(s);
+  onnx::ModelProto rounds = model;
+  const Result r = rewrite(rounds, testing::shippedRules());
+  EXPECT_EQ(r.inference_rounds, 2);
+  EXPECT_NE(r.toJson().find("\"inference_rounds\": 2"), std::string::npos);
+  const auto ops = testing::opTypes(rounds);
+  EXPECT_EQ(count(ops, {"com.microsoft::SkipLayerNormalization"}), 6)
+      << ::testing::PrintToString(ops);
+  EXPECT_EQ(count(ops, {"com.microsoft::MultiHeadAttention"}), 3) << ::testing::PrintToString(ops);
+
+  onnx::ModelProto one = model;
+  Options options;
+  options.max_inference_rounds = 1;
+  EXPECT_EQ(rewrite(one, testing::shippedRules(), options).inference_rounds, 1);
+  EXPECT_LT(count(testing::opTypes(one), {"com.microsoft::SkipLayerNormalization"}), 6)
+      << "without a second round the residuals past the first attention stay unfused";
+
+  onnx::ModelProto untouched = model;
+  options.max_inference_rounds = 0;
+  EXPECT_THROW(rewrite(untouched, testing::shippedRules(), options), std::invalid_argument);
+  EXPECT_EQ(untouched.SerializeAsString(), model.SerializeAsString());
+}
+
+TEST(InferenceRounds, OneRoundWhenFusedOpsKeepTheirShapes) {
+  ExporterModelSpec s;
+  s.family = ModelFamily::kBert;
+  onnx::ModelProto model = testing::makeExporterModel(s);
+  EXPECT_EQ(rewrite(model, testing::shippedRules()).inference_rounds, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Exporters, WholeModel, ::testing::ValuesIn(wholeModelCases()),
