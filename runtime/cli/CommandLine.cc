@@ -1,6 +1,7 @@
 //===- CommandLine.cc - onnx-rewrite's arguments --------------------------===//
 #include "runtime/cli/CommandLine.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace onnx_rewrite {
@@ -52,6 +53,10 @@ options:
   --stats FILE|-         write per-rule statistics as JSON to FILE or stdout
   --explain RULE         print, for each node RULE was tried on, why it did not apply
   --no-shape-inference   do not run ONNX shape inference before matching
+  --max-inference-rounds N
+                         rounds of shape inference and rewriting (default 16): another
+                         runs while fused ops' outputs were left unsized (per-head
+                         attention needs one per layer); 1 infers shapes once
   --list-rules           print the rules (name, priority, root op, tags) and exit
   -q, --quiet            print nothing but errors
   -h, --help             print this help
@@ -105,6 +110,9 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
       cl.max_rewrites = parseCount(arg, value(), 0);
     } else if (arg == "--max-positions") {
       cl.max_positions = parseCount(arg, value(), 1);
+    } else if (arg == "--max-inference-rounds") {
+      cl.max_inference_rounds =
+          static_cast<int>(std::min<int64_t>(parseCount(arg, value(), 1), 1 << 20));
     } else if (arg == "--list-rules") {
       flag();
       cl.list_rules = true;

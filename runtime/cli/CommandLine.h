@@ -25,7 +25,8 @@ struct CommandLine {
   std::string skip;
   int max_iterations = 10;
   int64_t max_rewrites = -1;
-  int64_t max_positions = 0;  ///< --max-positions N: position ids stay below N (0: unknown)
+  int64_t max_positions = 0;      ///< --max-positions N: position ids stay below N (0: unknown)
+  int max_inference_rounds = 16;  ///< --max-inference-rounds N (Options::max_inference_rounds)
   bool list_rules = false;
   bool quiet = false;
   bool in_place = false;

@@ -132,12 +132,16 @@ void printSummary(const CommandLine& cl, const Result& result, double load_s, do
                  static_cast<unsigned long long>(r.matched),
                  static_cast<unsigned long long>(r.tried), r.seconds * 1e3);
   }
+  const std::string rounds =
+      result.inference_rounds > 1
+          ? " (" + std::to_string(result.inference_rounds) + " rounds of shape inference)"
+          : "";
   std::fprintf(stderr,
-               "  nodes %llu -> %llu, %llu rewrites in %d sweep(s), %s\n"
+               "  nodes %llu -> %llu, %llu rewrites in %d sweep(s)%s, %s\n"
                "  load %.3f s, rewrite %.3f s, save %.3f s\n",
                static_cast<unsigned long long>(s.nodes_before),
                static_cast<unsigned long long>(s.nodes_after),
-               static_cast<unsigned long long>(s.rewrites), s.iterations,
+               static_cast<unsigned long long>(s.rewrites), s.iterations, rounds.c_str(),
                s.converged ? "converged" : "NOT converged", load_s, s.seconds, save_s);
   for (const std::string& note : result.notes) std::fprintf(stderr, "  note: %s\n", note.c_str());
 }
@@ -183,6 +187,7 @@ int run(const std::vector<std::string>& args) {
   options.max_iterations = cl.max_iterations;
   options.max_rewrites = cl.max_rewrites;
   options.max_positions = cl.max_positions;
+  options.max_inference_rounds = cl.max_inference_rounds;
   options.shape_inference = cl.shape_inference;
   options.base_dir = folderOf(cl.input);
   ExplainListener explain(cl.explain);

@@ -265,6 +265,25 @@ TEST_F(CliTest, BadMaxPositions) {
   }
 }
 
+TEST_F(CliTest, BadMaxInferenceRounds) {
+  for (const char* bad : {"0", "-1", "two"}) {
+    CommandResult r =
+        cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --max-inference-rounds " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(r.err, std::string("onnx-rewrite: error: --max-inference-rounds needs a whole "
+                                 "number >= 1, not '") +
+                         bad + "' (see --help)\n");
+    expectNoOutput();
+  }
+}
+
+TEST_F(CliTest, MaxInferenceRoundsIsReportedInTheStats) {
+  CommandResult r =
+      cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q --max-inference-rounds 1 --stats -");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"inference_rounds\": 1"), std::string::npos) << r.out;
+}
+
 TEST_F(CliTest, OptionWithoutValue) {
   CommandResult r = cli(shellQuote(in_) + " -o");
   EXPECT_EQ(r.exit_code, 2);
