@@ -266,6 +266,13 @@ inline std::string headsModel(const HeadsSpec& s) {
          inputs + ") => (" + outputs + ") <" + inits + "> {\n" + body + "}\n";
 }
 
+/// The default spec with `edit` applied: headsSpec([](HeadsSpec& s) { s.heads = 2; }).
+inline HeadsSpec headsSpec(void (*edit)(HeadsSpec&) = nullptr) {
+  HeadsSpec s;
+  if (edit) edit(s);
+  return s;
+}
+
 /// headsModel() parsed, with every fill (the values named *fill, initializers or Constant
 /// nodes) set to `s.fill`, which the text format cannot state when it is -inf.
 inline onnx::ModelProto parsedHeadsModel(const HeadsSpec& s) {

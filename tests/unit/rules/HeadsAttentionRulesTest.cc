@@ -25,6 +25,7 @@ namespace {
 
 using testing::attribute;
 using testing::HeadsSpec;
+using testing::headsSpec;
 using testing::parsedHeadsModel;
 using Ops = std::vector<std::string>;
 using Mask = HeadsSpec::Mask;
@@ -33,12 +34,6 @@ using ShapeChain = HeadsSpec::ShapeChain;
 using Scale = HeadsSpec::Scale;
 
 constexpr const char* kMha = "com.microsoft::MultiHeadAttention";
-
-HeadsSpec spec(void (*edit)(HeadsSpec&) = nullptr) {
-  HeadsSpec s;
-  if (edit) edit(s);
-  return s;
-}
 
 /// The model of `s` after the shipped rules, as the CLI runs them.
 onnx::ModelProto fused(const HeadsSpec& s) {
@@ -79,7 +74,7 @@ void expectSameInOrt(const HeadsSpec& s, const std::vector<std::string>& dims = 
 // ---- The per-head export of nanoGPT's lecture: one MultiHeadAttention ---------------------
 
 TEST(PerHeadAttention, MergesTheTorchScriptHeadsIntoOneMultiHeadAttention) {
-  const onnx::ModelProto model = fused(spec());
+  const onnx::ModelProto model = fused(headsSpec());
   const Ops ops = testing::opTypes(model);
   ASSERT_EQ(count(ops, kMha), 1u) << ::testing::PrintToString(ops);
   EXPECT_EQ(count(ops, "Softmax"), 0u);
@@ -95,11 +90,11 @@ TEST(PerHeadAttention, MergesTheTorchScriptHeadsIntoOneMultiHeadAttention) {
       EXPECT_EQ(w.dims(1), 16) << w.name();
     }
   }
-  expectSameInOrt(spec());
+  expectSameInOrt(headsSpec());
 }
 
 TEST(PerHeadAttention, MergesTheDynamoHeadsSharingOneShapeRead) {
-  const HeadsSpec s = spec([](HeadsSpec& x) {
+  const HeadsSpec s = headsSpec([](HeadsSpec& x) {
     x.opset = 18;
     x.shape_chain = ShapeChain::kSharedDynamo;
   });
@@ -140,7 +135,7 @@ TEST(PerHeadAttention, MergesEveryScaleForm) {
 }
 
 TEST(PerHeadAttention, FusesALoneHeadIntoAnOpOfOneHead) {
-  const HeadsSpec s = spec([](HeadsSpec& x) {
+  const HeadsSpec s = headsSpec([](HeadsSpec& x) {
     x.heads = 1;
     x.concat = false;
   });
@@ -151,7 +146,7 @@ TEST(PerHeadAttention, FusesALoneHeadIntoAnOpOfOneHead) {
 }
 
 TEST(PerHeadAttention, MergesTwoHeadsOfEight) {
-  const HeadsSpec s = spec([](HeadsSpec& x) {
+  const HeadsSpec s = headsSpec([](HeadsSpec& x) {
     x.heads = 2;
     x.head_size = 8;
   });
@@ -190,12 +185,12 @@ void expectLastHeadApart(const HeadsSpec& s,
 }
 
 TEST(PerHeadAttention, DoesNotMergeAHeadWithAnotherScale) {
-  expectLastHeadApart(spec([](HeadsSpec& x) { x.last_head_scale_differs = true; }));
+  expectLastHeadApart(headsSpec([](HeadsSpec& x) { x.last_head_scale_differs = true; }));
 }
 
 TEST(PerHeadAttention, DoesNotMergeAHeadWithAnotherMask) {
-  expectLastHeadApart(spec([](HeadsSpec& x) { x.last_head_mask_differs = true; }));
-  expectLastHeadApart(spec([](HeadsSpec& x) {
+  expectLastHeadApart(headsSpec([](HeadsSpec& x) { x.last_head_mask_differs = true; }));
+  expectLastHeadApart(headsSpec([](HeadsSpec& x) {
                         x.last_head_mask_differs = true;
                         x.mask_source = MaskSource::kConstant;
                       }),
@@ -203,30 +198,30 @@ TEST(PerHeadAttention, DoesNotMergeAHeadWithAnotherMask) {
 }
 
 TEST(PerHeadAttention, DoesNotMergeAHeadOfAnotherSize) {
-  expectLastHeadApart(spec([](HeadsSpec& x) { x.last_head_size_differs = true; }));
+  expectLastHeadApart(headsSpec([](HeadsSpec& x) { x.last_head_size_differs = true; }));
 }
 
 TEST(PerHeadAttention, DoesNotMergeAHeadProjectingAnotherInput) {
-  expectLastHeadApart(spec([](HeadsSpec& x) { x.last_head_reads_other_input = true; }));
+  expectLastHeadApart(headsSpec([](HeadsSpec& x) { x.last_head_reads_other_input = true; }));
 }
 
 TEST(PerHeadAttention, FusesHeadsWithWeightsFedAtRunTimeWithoutMergingThem) {
   // Weights that are graph inputs cannot be concatenated ahead of time.
-  const HeadsSpec s = spec([](HeadsSpec& x) { x.weights_are_inputs = true; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& x) { x.weights_are_inputs = true; });
   const Ops ops = testing::opTypes(fused(s));
   EXPECT_EQ(count(ops, kMha), 4u);
   expectSameInOrt(s);
 }
 
 TEST(PerHeadAttention, DoesNotMergeHeadsConcatenatedOnAnotherAxis) {
-  const HeadsSpec s = spec([](HeadsSpec& x) { x.concat_axis = 1; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& x) { x.concat_axis = 1; });
   const Ops ops = testing::opTypes(fused(s));
   EXPECT_EQ(count(ops, kMha), 4u) << "each head still fuses alone";
   expectSameInOrt(s);
 }
 
 TEST(PerHeadAttention, DoesNotFuseSoftmaxOverAnotherAxis) {
-  const HeadsSpec s = spec([](HeadsSpec& x) { x.softmax_axis = 1; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& x) { x.softmax_axis = 1; });
   const Ops ops = testing::opTypes(fused(s));
   EXPECT_EQ(count(ops, kMha), 1u);
   EXPECT_EQ(count(ops, "Softmax"), 1u);
@@ -234,7 +229,7 @@ TEST(PerHeadAttention, DoesNotFuseSoftmaxOverAnotherAxis) {
 }
 
 TEST(PerHeadAttention, DoesNotFuseScoresReadOutside) {
-  const HeadsSpec s = spec([](HeadsSpec& x) { x.scores_escape = true; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& x) { x.scores_escape = true; });
   const Ops ops = testing::opTypes(fused(s));
   EXPECT_EQ(count(ops, kMha), 1u);
   EXPECT_EQ(count(ops, "Softmax"), 1u);
@@ -242,7 +237,7 @@ TEST(PerHeadAttention, DoesNotFuseScoresReadOutside) {
 }
 
 TEST(PerHeadAttention, DoesNotFuseAKeyThatIsNotTransposed) {
-  const HeadsSpec s = spec([](HeadsSpec& x) { x.k_perm = "0, 1, 2"; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& x) { x.k_perm = "0, 1, 2"; });
   const Ops ops = testing::opTypes(fused(s));
   EXPECT_EQ(count(ops, kMha), 1u);
   EXPECT_EQ(count(ops, "Softmax"), 1u);

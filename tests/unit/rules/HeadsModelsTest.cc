@@ -23,18 +23,13 @@ namespace {
 
 using testing::headsModel;
 using testing::HeadsSpec;
+using testing::headsSpec;
 using testing::parsedHeadsModel;
 using Ops = std::vector<std::string>;
 using Mask = HeadsSpec::Mask;
 using MaskSource = HeadsSpec::MaskSource;
 using ShapeChain = HeadsSpec::ShapeChain;
 using Scale = HeadsSpec::Scale;
-
-HeadsSpec spec(void (*edit)(HeadsSpec&) = nullptr) {
-  HeadsSpec s;
-  if (edit) edit(s);
-  return s;
-}
 
 /// Parses, checks and runs the model of `s` in ONNX Runtime against itself: a model ORT
 /// cannot load or run fails here, not later in a rule test that uses it.
@@ -59,7 +54,7 @@ int64_t lastDim(const onnx::ModelProto& model, int i = 0) {
 // ---- the default: nanoGPT's Head modules, exported by TorchScript ---------------------------
 
 TEST(HeadsModels, ALoneHeadIsNanoGptsHeadForward) {
-  const onnx::ModelProto model = parsedHeadsModel(spec([](HeadsSpec& s) {
+  const onnx::ModelProto model = parsedHeadsModel(headsSpec([](HeadsSpec& s) {
     s.heads = 1;
     s.concat = false;
   }));
@@ -72,7 +67,7 @@ TEST(HeadsModels, ALoneHeadIsNanoGptsHeadForward) {
 }
 
 TEST(HeadsModels, DefaultConcatenatesFourHeadsOnTheLastAxis) {
-  const onnx::ModelProto model = parsedHeadsModel(spec());
+  const onnx::ModelProto model = parsedHeadsModel(headsSpec());
   const Ops ops = testing::opTypes(model);
   EXPECT_EQ(count(ops, "Softmax"), 4u);
   EXPECT_EQ(count(ops, "Shape"), 4u) << "each head reads the length itself";
@@ -82,7 +77,7 @@ TEST(HeadsModels, DefaultConcatenatesFourHeadsOnTheLastAxis) {
 }
 
 TEST(HeadsModels, FillIsMinusInfinity) {
-  const onnx::ModelProto model = parsedHeadsModel(spec());
+  const onnx::ModelProto model = parsedHeadsModel(headsSpec());
   int fills = 0;
   for (const auto& n : model.graph().node())
     if (n.op_type() == "Constant" && n.output(0).find("fill") != std::string::npos) {
@@ -93,21 +88,21 @@ TEST(HeadsModels, FillIsMinusInfinity) {
   EXPECT_EQ(fills, 4);
 }
 
-TEST(HeadsModels, DefaultIsValid) { expectValid(spec()); }
+TEST(HeadsModels, DefaultIsValid) { expectValid(headsSpec()); }
 
 TEST(HeadsModels, ALoneHeadIsValid) {
-  expectValid(spec([](HeadsSpec& s) {
+  expectValid(headsSpec([](HeadsSpec& s) {
     s.heads = 1;
     s.concat = false;
   }));
 }
 
 TEST(HeadsModels, OneHeadConcatenatedIsValid) {
-  expectValid(spec([](HeadsSpec& s) { s.heads = 1; }));
+  expectValid(headsSpec([](HeadsSpec& s) { s.heads = 1; }));
 }
 
 TEST(HeadsModels, OtherSizesAreValid) {
-  expectValid(spec([](HeadsSpec& s) {
+  expectValid(headsSpec([](HeadsSpec& s) {
     s.heads = 2;
     s.hidden = 8;
     s.head_size = 8;
@@ -135,17 +130,17 @@ TEST(HeadsModels, Opset23IsValid) {
 // ---- masks ----------------------------------------------------------------------------------
 
 TEST(HeadsModels, NoMaskIsValid) {
-  const HeadsSpec s = spec([](HeadsSpec& s) { s.mask = Mask::kNone; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& s) { s.mask = Mask::kNone; });
   EXPECT_EQ(count(testing::opTypes(parsedHeadsModel(s)), "Where"), 0u);
   expectValid(s);
 }
 
 TEST(HeadsModels, CausalWhereIsValid) {
-  expectValid(spec([](HeadsSpec& s) { s.mask = Mask::kCausalWhere; }));
+  expectValid(headsSpec([](HeadsSpec& s) { s.mask = Mask::kCausalWhere; }));
 }
 
 TEST(HeadsModels, AdditiveMaskIsValid) {
-  const HeadsSpec s = spec([](HeadsSpec& s) { s.mask = Mask::kAdd; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& s) { s.mask = Mask::kAdd; });
   EXPECT_EQ(count(testing::opTypes(parsedHeadsModel(s)), "Add"), 4u);
   expectValid(s);
 }
@@ -179,11 +174,11 @@ TEST(HeadsModels, SharedDynamoChainIsValid) {
 // ---- scales ---------------------------------------------------------------------------------
 
 TEST(HeadsModels, DivScaleIsValid) {
-  expectValid(spec([](HeadsSpec& s) { s.scale = Scale::kDiv; }));
+  expectValid(headsSpec([](HeadsSpec& s) { s.scale = Scale::kDiv; }));
 }
 
 TEST(HeadsModels, NoScaleIsValid) {
-  expectValid(spec([](HeadsSpec& s) { s.scale = Scale::kNone; }));
+  expectValid(headsSpec([](HeadsSpec& s) { s.scale = Scale::kNone; }));
 }
 
 TEST(HeadsModels, ScaledQAndKIsValid) {
@@ -220,40 +215,40 @@ TEST(HeadsModels, LastHeadMaskDiffersIsValid) {
 }
 
 TEST(HeadsModels, LastHeadSizeDiffersIsValid) {
-  const HeadsSpec s = spec([](HeadsSpec& s) { s.last_head_size_differs = true; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& s) { s.last_head_size_differs = true; });
   EXPECT_EQ(lastDim(parsedHeadsModel(s)), 14);
   expectValid(s);
 }
 
 TEST(HeadsModels, LastHeadReadingAnotherInputIsValid) {
-  const HeadsSpec s = spec([](HeadsSpec& s) { s.last_head_reads_other_input = true; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& s) { s.last_head_reads_other_input = true; });
   EXPECT_EQ(parsedHeadsModel(s).graph().input_size(), 2);
   expectValid(s);
 }
 
 TEST(HeadsModels, WeightsAsInputsAreValid) {
-  const HeadsSpec s = spec([](HeadsSpec& s) { s.weights_are_inputs = true; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& s) { s.weights_are_inputs = true; });
   EXPECT_EQ(parsedHeadsModel(s).graph().input_size(), 5);
   expectValid(s);
 }
 
 TEST(HeadsModels, ConcatAlongTheSequenceIsValid) {
-  expectValid(spec([](HeadsSpec& s) { s.concat_axis = 1; }));
+  expectValid(headsSpec([](HeadsSpec& s) { s.concat_axis = 1; }));
 }
 
 TEST(HeadsModels, SoftmaxOverTheQueriesIsValid) {
-  expectValid(spec([](HeadsSpec& s) { s.softmax_axis = 1; }));
+  expectValid(headsSpec([](HeadsSpec& s) { s.softmax_axis = 1; }));
 }
 
 TEST(HeadsModels, EscapingScoresAreValid) {
-  const HeadsSpec s = spec([](HeadsSpec& s) { s.scores_escape = true; });
+  const HeadsSpec s = headsSpec([](HeadsSpec& s) { s.scores_escape = true; });
   EXPECT_EQ(parsedHeadsModel(s).graph().output(1).name(), "h3_s2");
   expectValid(s);
 }
 
 TEST(HeadsModels, UntransposedKeyIsValidWhenTheSequenceIsAHead) {
   // K not transposed multiplies only when S == head_size.
-  expectValid(spec([](HeadsSpec& s) { s.k_perm = "0, 1, 2"; }), {"B=2", "S=4"});
+  expectValid(headsSpec([](HeadsSpec& s) { s.k_perm = "0, 1, 2"; }), {"B=2", "S=4"});
 }
 
 }  // namespace
