@@ -40,8 +40,9 @@ struct Options {
   /// With shape_inference: rounds of (infer, rewrite to a fixpoint). Another round runs
   /// when the last one fused ops whose outputs inference could not size (ops ONNX 1.12's
   /// schemas lack, or dims lost to run-time slicing): inferred again past the fused ops,
-  /// shapes reach the next layer, whose rules then apply. Per-head attention exports
-  /// need one round per layer.
+  /// shapes reach the values behind them, whose rules then apply. Per-head attention
+  /// exports take two rounds (the heads of every layer fuse in the first, the residual
+  /// norms they had hidden from inference in the second).
   int max_inference_rounds = 16;
 };
 

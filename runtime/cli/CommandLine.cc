@@ -56,7 +56,7 @@ options:
   --max-inference-rounds N
                          rounds of shape inference and rewriting (default 16): another
                          runs while fused ops' outputs were left unsized (per-head
-                         attention needs one per layer); 1 infers shapes once
+                         attention takes two); 1 infers shapes once
   --list-rules           print the rules (name, priority, root op, tags) and exit
   -q, --quiet            print nothing but errors
   -h, --help             print this help
