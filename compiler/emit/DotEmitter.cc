@@ -65,10 +65,13 @@ std::string DotEmitter::emitPattern(const ir::Rule& rule) const {
         out += node + " [shape=box" + std::string(e.optional ? ", style=dashed" : "") +
                (static_cast<ir::ExprId>(id) == p.root ? ", penwidth=2" : "") + ", label=\"" +
                escape(opLabel(e.domain, e.op)) + (e.optional ? "?" : "") + name + attrs + "\"];\n";
-        if (!e.rest.empty())
-          out += node + "_rest [shape=ellipse, style=dashed, label=\"" + escape(e.rest) +
-                 "...\"];\n" + node + "_rest -> " + node.substr(4) + " [label=\"" +
+        if (!e.rest.empty()) {
+          // `rest...`: a dashed node for the inputs after the written ones.
+          const std::string m = "m" + std::to_string(id);
+          out += "    " + m + "_rest [shape=ellipse, style=dashed, label=\"" + escape(e.rest) +
+                 "...\"];\n    " + m + "_rest -> " + m + " [label=\"" +
                  std::to_string(e.inputs.size()) + "...\"];\n";
+        }
         break;
       }
     }
