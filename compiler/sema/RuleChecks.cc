@@ -973,26 +973,22 @@ class RuleChecker {
 
     // Inputs, and 'none' only where an input is optional. A spliced rest counts as none:
     // the count is checked without it (its inputs are the matched node's own).
+    const bool variadic = std::all_of(sigs.begin(), sigs.end(), [](const OpSignature* s) {
+      return s->max_inputs == kUnboundedArity;
+    });
     int n = 0;
     bool spliced = false;
-    for (uint32_t in : e.inputs) {
-      const bool rest = in < t.exprs.size() && t.exprs[in].kind == TargetExpr::Kind::kRest;
-      spliced |= rest;
-      n += rest ? 0 : 1;
-    }
-    if (spliced) {
-      for (size_t k = 0; k < e.inputs.size(); ++k) {
-        const bool last = k + 1 == e.inputs.size();
-        if (!last && e.inputs[k] < t.exprs.size() &&
-            t.exprs[e.inputs[k]].kind == TargetExpr::Kind::kRest)
-          for (const OpSignature* s : sigs)
-            if (s->max_inputs != kUnboundedArity) {
-              diag_.error(locOr(t.exprs[e.inputs[k]].loc, loc),
-                          "a rest spliced before other inputs of op " + quote(name) +
-                              ", which is not variadic, moves them to other positions");
-              break;
-            }
+    for (size_t k = 0; k < e.inputs.size(); ++k) {
+      const uint32_t in = e.inputs[k];
+      if (in >= t.exprs.size() || t.exprs[in].kind != TargetExpr::Kind::kRest) {
+        ++n;
+        continue;
       }
+      spliced = true;
+      if (k + 1 < e.inputs.size() && !variadic)
+        diag_.error(locOr(t.exprs[in].loc, loc),
+                    "a rest spliced before other inputs of op " + quote(name) +
+                        ", which is not variadic, moves them to other positions");
     }
     for (size_t i = 0; i < sigs.size(); ++i) {
       const OpSignature* s = sigs[i];

@@ -25,12 +25,6 @@ std::string Result::toJson() const {
 
 namespace {
 
-/// ONNX's inference names the dims it cannot know unk__0, unk__1, ...
-bool unknownDim(const onnx::TensorShapeProto::Dimension& d) {
-  return !d.has_dim_value() &&
-         (!d.has_dim_param() || d.dim_param().empty() || d.dim_param().compare(0, 5, "unk__") == 0);
-}
-
 /// True when a node some rule created writes a value whose inferred shape lacks a dim:
 /// the inference before the fusion could not size it, and may once it knows the fused op.
 bool fusedOutputsLackShapes(Model& ir) {
@@ -40,7 +34,8 @@ bool fusedOutputsLackShapes(Model& ir) {
       if (!n.live() || n.createdBy().empty()) continue;
       for (ValueId out : n.outputs()) {
         const onnx::TensorShapeProto* shape = out == kNoId ? nullptr : valueShape(*g, out);
-        if (shape && std::any_of(shape->dim().begin(), shape->dim().end(), unknownDim)) return true;
+        if (shape && std::any_of(shape->dim().begin(), shape->dim().end(), isUnknownDim))
+          return true;
       }
     }
   return false;

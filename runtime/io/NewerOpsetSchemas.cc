@@ -45,20 +45,20 @@ void inferReduceWithAxesInput(onnx::InferenceContext& ctx) {
   }
 }
 
-/// Output 0 has input 0's type and shape (normalizations, rotary embedding, activations).
-void inferLikeInput0(onnx::InferenceContext& ctx) {
-  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
-  if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+/// Output `out` has input 0's type and shape.
+void likeInput0(onnx::InferenceContext& ctx, size_t out) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, out);
+  if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, out);
 }
+
+/// Output 0 has input 0's type and shape (normalizations, rotary embedding, activations).
+void inferLikeInput0(onnx::InferenceContext& ctx) { likeInput0(ctx, 0); }
 
 /// com.microsoft.Skip(Simplified)LayerNormalization: output 0 and the residual sum (output
 /// 3) have input 0's shape.
 void inferSkipLayerNorm(onnx::InferenceContext& ctx) {
-  for (size_t out : {size_t{0}, size_t{3}}) {
-    if (out >= ctx.getNumOutputs()) continue;
-    onnx::propagateElemTypeFromInputToOutput(ctx, 0, out);
-    if (onnx::hasInputShape(ctx, 0)) onnx::propagateShapeFromInputToOutput(ctx, 0, out);
-  }
+  for (size_t out : {size_t{0}, size_t{3}})
+    if (out < ctx.getNumOutputs()) likeInput0(ctx, out);
 }
 
 /// Static dims of `shape` (-1 where unknown).
@@ -133,14 +133,10 @@ void inferSliceKeepingRank(const onnx::InferenceFunction& base, onnx::InferenceC
   const int64_t rank = in.dim_size();
   std::set<int64_t> sliced;
   const onnx::TensorProto* axes = ctx.getNumInputs() > 3 ? ctx.getInputData(3) : nullptr;
-  if (axes && (axes->data_type() == onnx::TensorProto::INT64 ||
-               axes->data_type() == onnx::TensorProto::INT32)) {
-    const std::vector<int64_t> values = axes->data_type() == onnx::TensorProto::INT64
-                                            ? onnx::ParseData<int64_t>(axes)
-                                            : std::vector<int64_t>();
-    for (int64_t a : values) sliced.insert(a < 0 ? a + rank : a);
-    if (axes->data_type() == onnx::TensorProto::INT32)
-      for (int32_t a : onnx::ParseData<int32_t>(axes)) sliced.insert(a < 0 ? a + rank : a);
+  if (axes && axes->data_type() == onnx::TensorProto::INT64) {
+    for (int64_t a : onnx::ParseData<int64_t>(axes)) sliced.insert(a < 0 ? a + rank : a);
+  } else if (axes && axes->data_type() == onnx::TensorProto::INT32) {
+    for (int32_t a : onnx::ParseData<int32_t>(axes)) sliced.insert(a < 0 ? a + rank : a);
   } else {
     for (int64_t i = 0; i < rank; ++i) sliced.insert(i);  // axes unknown: any may be sliced
   }

@@ -32,6 +32,11 @@ void snapshot(onnx::GraphProto& g, std::vector<std::pair<onnx::GraphProto*, int>
 
 }  // namespace
 
+bool isUnknownDim(const onnx::TensorShapeProto::Dimension& dim) {
+  return !dim.has_dim_value() && (!dim.has_dim_param() || dim.dim_param().empty() ||
+                                  dim.dim_param().compare(0, 5, "unk__") == 0);
+}
+
 std::string unsupportedOpsetReason(const onnx::ModelProto& model) {
   const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   for (const onnx::OperatorSetIdProto& o : model.opset_import()) {
@@ -61,7 +66,7 @@ InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims
     for (onnx::ValueInfoProto& info : *model.mutable_graph()->mutable_value_info()) {
       if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) continue;
       for (auto& d : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
-        if (d.has_dim_param() && d.dim_param().compare(0, 5, "unk__") == 0) d.clear_dim_param();
+        if (d.has_dim_param() && isUnknownDim(d)) d.clear_dim_param();
     }
   }
   try {

@@ -46,6 +46,10 @@ class InferredShapes {
   std::string note_;
 };
 
+/// True for a dim inference could not size: no value, and no name or one of the names
+/// ONNX's inference makes up for such dims (unk__0, unk__1, ...).
+bool isUnknownDim(const onnx::TensorShapeProto::Dimension& dim);
+
 /// Why inference cannot serve `model` (e.g. "ai.onnx opset 30 is newer than 24, the
 /// newest whose shapes onnx-rewrite can infer"), or empty when it can.
 std::string unsupportedOpsetReason(const onnx::ModelProto& model);

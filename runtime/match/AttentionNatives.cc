@@ -307,13 +307,17 @@ std::optional<onnx::AttributeProto> attentionScale(const MatchContext& ctx, Valu
   return floatAttribute(*outer * *fq * *fk);
 }
 
+std::optional<onnx::AttributeProto> intAttribute(int64_t value) {
+  onnx::AttributeProto a;
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(value);
+  return a;
+}
+
 std::optional<onnx::AttributeProto> attentionNumHeads(const MatchContext& ctx, ValueArgs args) {
   int64_t heads = 0, head_size = 0;
   if (!headSplit(ctx, args[0], heads, head_size)) return std::nullopt;
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(heads);
-  return a;
+  return intAttribute(heads);
 }
 
 // ---- Merging attention ops (per-head exports) ---------------------------------------------
@@ -369,13 +373,6 @@ bool sameHeadSizes(const MatchContext& ctx, ValueArgs args) {
   const auto b = attentionHeadsOf(ctx, args[1]);
   return a && b && a->q_size == b->q_size && a->k_size == b->k_size && a->v_size == b->v_size &&
          a->q_heads * b->kv_heads == b->q_heads * a->kv_heads;
-}
-
-std::optional<onnx::AttributeProto> intAttribute(int64_t value) {
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(value);
-  return a;
 }
 
 std::optional<onnx::AttributeProto> mergedHeads(const MatchContext& ctx, ValueArgs args) {
