@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compiler/sema/ContribOps.h"
+#include "compiler/sema/ExpandFragments.h"
 #include "compiler/sema/RuleChecks.h"
 #include "dsl/tablegen/TableGenFrontEnd.h"
 #include "dsl/yaml/YamlFrontEnd.h"
@@ -65,7 +66,10 @@ bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions&
     }
     for (ir::Rule& r : one.rules) out.rules.push_back(std::move(r));
     for (ir::OpDecl& d : one.ops) out.ops.push_back(std::move(d));
+    for (ir::Fragment& f : one.fragments) out.fragments.push_back(std::move(f));
   }
+  // Fragments of every file serve the rules of every file.
+  if (ok) ok = expandFragments(out, diag);
   if (!ok || !options.check) return ok && !diag.hasErrors();
   std::vector<ir::OpDecl> decls = contribOpDecls();
   return checkRules(out, decls, diag) && !diag.hasErrors();

@@ -72,52 +72,39 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// _
-  /// (rules/attention.yaml: packed_attention 50:196, attention_heads_merge_onnx 616:52)
-  bool matchAny31(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny31)) return same(Ids::kAny31, v) && k();
-    return bind(Ids::kAny31, v) && k();
-  }
-
-  /// 0
-  /// (rules/attention.yaml: packed_attention 53:46, group_query_attention 267:101)
-  bool matchConstant36(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant36)) return same(Ids::kConstant36, v) && k();
-    return bind(Ids::kConstant36, v) && constant(Ids::kConstant36, v) && k();
-  }
-
-  /// 1
-  /// (rules/attention.yaml: packed_attention 53:89, attention_heads 443:33)
-  bool matchConstant41(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant41)) return same(Ids::kConstant41, v) && k();
-    return bind(Ids::kConstant41, v) && constant(Ids::kConstant41, v) && k();
+  /// (rules/attention.yaml: packed_attention 53:105, attention_heads_merge 579:131)
+  bool matchAny41(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny41)) return same(Ids::kAny41, v) && k();
+    return bind(Ids::kAny41, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: packed_attention 53:108, group_query_attention 267:196)
-  bool matchAny46(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny46)) return same(Ids::kAny46, v) && k();
-    return bind(Ids::kAny46, v) && k();
+  /// (rules/attention.yaml: packed_attention 53:108, group_query_attention 267:196,
+  /// attention_heads_merge 579:134)
+  bool matchAny42(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny42)) return same(Ids::kAny42, v) && k();
+    return bind(Ids::kAny42, v) && k();
   }
 
   /// 0
-  /// (rules/attention.yaml: packed_attention 56:58, multi_head_attention_rotary 379:48)
-  bool matchConstant63(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant63)) return same(Ids::kConstant63, v) && k();
-    return bind(Ids::kConstant63, v) && constant(Ids::kConstant63, v) && k();
+  /// (rules/attention.yaml: packed_attention 56:46, multi_head_attention_rotary 379:48)
+  bool matchConstant57(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant57)) return same(Ids::kConstant57, v) && k();
+    return bind(Ids::kConstant57, v) && constant(Ids::kConstant57, v) && k();
   }
 
   /// _
   /// (rules/attention.yaml: packed_attention 56:105, group_query_attention 270:196)
-  bool matchAny70(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny70)) return same(Ids::kAny70, v) && k();
-    return bind(Ids::kAny70, v) && k();
+  bool matchAny64(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny64)) return same(Ids::kAny64, v) && k();
+    return bind(Ids::kAny64, v) && k();
   }
 
   /// _
   /// (rules/attention.yaml: packed_attention 56:196, multi_head_attention_rotary 381:42)
-  bool matchAny78(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny78)) return same(Ids::kAny78, v) && k();
-    return bind(Ids::kAny78, v) && k();
+  bool matchAny72(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny72)) return same(Ids::kAny72, v) && k();
+    return bind(Ids::kAny72, v) && k();
   }
 
   /// c
@@ -183,71 +170,32 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kMasked, v) && k();
   }
 
-  /// 0
-  /// (rules/attention.yaml: packed_attention 62:46, multi_head_attention_causal_slice 127:35,
-  /// group_query_attention 277:40)
-  bool matchConstant111(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant111)) return same(Ids::kConstant111, v) && k();
-    return bind(Ids::kConstant111, v) && constant(Ids::kConstant111, v) && k();
-  }
-
-  /// 0
-  /// (rules/attention.yaml: packed_attention 62:58, group_query_attention 277:52)
-  bool matchConstant113(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant113)) return same(Ids::kConstant113, v) && k();
-    return bind(Ids::kConstant113, v) && constant(Ids::kConstant113, v) && k();
+  /// _
+  /// (rules/attention.yaml: packed_attention 62:42, multi_head_attention 181:105)
+  bool matchAny103(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny103)) return same(Ids::kAny103, v) && k();
+    return bind(Ids::kAny103, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: packed_attention 62:85, multi_head_attention 181:157)
+  /// (rules/attention.yaml: packed_attention 62:85, group_query_attention 278:59)
+  bool matchAny108(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny108)) return same(Ids::kAny108, v) && k();
+    return bind(Ids::kAny108, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: packed_attention 62:131, group_query_attention 278:101)
   bool matchAny115(ValueId v, gen::Next k) {
     if (seen(Ids::kAny115)) return same(Ids::kAny115, v) && k();
     return bind(Ids::kAny115, v) && k();
   }
 
-  /// Shape(_)
-  /// (rules/attention.yaml: packed_attention 62:79, multi_head_attention 181:151)
-  bool matchShape116(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape116)) return same(Ids::kShape116, v) && k();
-    if (!bind(Ids::kShape116, v)) return false;
-    const NodeId n = node(Ids::kShape116, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape116, n, v)) return false;
-    return matchAny115(input(n, 0), k);
-  }
-
-  /// 1
-  /// (rules/attention.yaml: packed_attention 62:89, group_query_attention 278:41)
-  bool matchConstant117(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant117)) return same(Ids::kConstant117, v) && k();
-    return bind(Ids::kConstant117, v) && constant(Ids::kConstant117, v) && k();
-  }
-
   /// _
-  /// (rules/attention.yaml: packed_attention 62:105, group_query_attention 278:66)
-  bool matchAny121(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny121)) return same(Ids::kAny121, v) && k();
-    return bind(Ids::kAny121, v) && k();
-  }
-
-  /// _
-  /// (rules/attention.yaml: packed_attention 62:131, group_query_attention 278:79)
-  bool matchAny123(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny123)) return same(Ids::kAny123, v) && k();
-    return bind(Ids::kAny123, v) && k();
-  }
-
-  /// _
-  /// (rules/attention.yaml: packed_attention 62:177, group_query_attention 278:101)
-  bool matchAny127(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny127)) return same(Ids::kAny127, v) && k();
-    return bind(Ids::kAny127, v) && k();
-  }
-
-  /// _
-  /// (rules/attention.yaml: packed_attention 62:190, group_query_attention 278:114)
-  bool matchAny129(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny129)) return same(Ids::kAny129, v) && k();
-    return bind(Ids::kAny129, v) && k();
+  /// (rules/attention.yaml: packed_attention 62:157, group_query_attention 278:114)
+  bool matchAny117(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny117)) return same(Ids::kAny117, v) && k();
+    return bind(Ids::kAny117, v) && k();
   }
 
   /// q
@@ -289,104 +237,88 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     return matchShape1(input(n, 0), [&] { return matchConstant2(input(n, 1), k); });
   }
 
-  /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:58, multi_head_attention 169:58,
-  /// group_query_attention 264:58, multi_head_attention_rotary 371:58)
-  bool matchConstant4(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant4)) return same(Ids::kConstant4, v) && k();
-    return bind(Ids::kConstant4, v) && constant(Ids::kConstant4, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
+  /// Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:19, multi_head_attention 169:19,
   /// group_query_attention 264:19, multi_head_attention_rotary 371:19)
-  bool matchUnsqueeze5(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze5)) return same(Ids::kUnsqueeze5, v) && k();
-    if (!bind(Ids::kUnsqueeze5, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze5, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze5, n, v)) return false;
-    return matchGather3(input(n, 0), [&] { return matchConstant4(input(n, 1), k); });
+  bool matchUnsqueeze4(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze4)) return same(Ids::kUnsqueeze4, v) && k();
+    if (!bind(Ids::kUnsqueeze4, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze4, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze4, n, v)) return false;
+    return matchGather3(input(n, 0), k);
   }
 
   /// Shape(q)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:79, multi_head_attention 169:79,
   /// group_query_attention 264:79, multi_head_attention_rotary 371:79)
-  bool matchShape6(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape6)) return same(Ids::kShape6, v) && k();
-    if (!bind(Ids::kShape6, v)) return false;
-    const NodeId n = node(Ids::kShape6, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape6, n, v)) return false;
+  bool matchShape5(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape5)) return same(Ids::kShape5, v) && k();
+    if (!bind(Ids::kShape5, v)) return false;
+    const NodeId n = node(Ids::kShape5, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape5, n, v)) return false;
     return matchQ(input(n, 0), k);
   }
 
   /// 1
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:89, multi_head_attention 169:89,
   /// group_query_attention 264:89, multi_head_attention_rotary 371:89)
-  bool matchConstant7(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant7)) return same(Ids::kConstant7, v) && k();
-    return bind(Ids::kConstant7, v) && constant(Ids::kConstant7, v) && k();
+  bool matchConstant6(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant6)) return same(Ids::kConstant6, v) && k();
+    return bind(Ids::kConstant6, v) && constant(Ids::kConstant6, v) && k();
   }
 
   /// Gather(Shape(q), 1, axis=0)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:72, multi_head_attention 169:72,
   /// group_query_attention 264:72, multi_head_attention_rotary 371:72)
-  bool matchGather8(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather8)) return same(Ids::kGather8, v) && k();
-    if (!bind(Ids::kGather8, v)) return false;
-    const NodeId n = node(Ids::kGather8, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather8, n, v)) return false;
-    return matchShape6(input(n, 0), [&] { return matchConstant7(input(n, 1), k); });
+  bool matchGather7(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather7)) return same(Ids::kGather7, v) && k();
+    if (!bind(Ids::kGather7, v)) return false;
+    const NodeId n = node(Ids::kGather7, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather7, n, v)) return false;
+    return matchShape5(input(n, 0), [&] { return matchConstant6(input(n, 1), k); });
   }
 
-  /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 114:101, multi_head_attention
-  /// 169:101, group_query_attention 264:101, multi_head_attention_rotary 371:101, attention_heads
-  /// 439:41)
-  bool matchConstant9(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant9)) return same(Ids::kConstant9, v) && k();
-    return bind(Ids::kConstant9, v) && constant(Ids::kConstant9, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
+  /// Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:62, multi_head_attention 169:62,
   /// group_query_attention 264:62, multi_head_attention_rotary 371:62)
-  bool matchUnsqueeze10(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze10)) return same(Ids::kUnsqueeze10, v) && k();
-    if (!bind(Ids::kUnsqueeze10, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze10, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze10, n, v)) return false;
-    return matchGather8(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
+  bool matchUnsqueeze8(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze8)) return same(Ids::kUnsqueeze8, v) && k();
+    if (!bind(Ids::kUnsqueeze8, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze8, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze8, n, v)) return false;
+    return matchGather7(input(n, 0), k);
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:105, multi_head_attention
   /// 169:105, group_query_attention 264:105, multi_head_attention_rotary 371:105, attention_heads
   /// 439:45)
-  bool matchAny11(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny11)) return same(Ids::kAny11, v) && k();
-    return bind(Ids::kAny11, v) && k();
+  bool matchAny9(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny9)) return same(Ids::kAny9, v) && k();
+    return bind(Ids::kAny9, v) && k();
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:108, multi_head_attention
   /// 169:108, group_query_attention 264:108, multi_head_attention_rotary 371:108,
-  /// attention_heads_merge 575:87, attention_heads_merge_onnx 612:72)
-  bool matchAny12(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny12)) return same(Ids::kAny12, v) && k();
-    return bind(Ids::kAny12, v) && k();
+  /// attention_heads_merge_onnx 612:52)
+  bool matchAny10(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny10)) return same(Ids::kAny10, v) && k();
+    return bind(Ids::kAny10, v) && k();
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 114:12,
-  /// multi_head_attention 169:12, group_query_attention 264:12, multi_head_attention_rotary 371:12)
-  bool matchConcat13(ValueId v, gen::Next k) {
-    if (seen(Ids::kConcat13)) return same(Ids::kConcat13, v) && k();
-    if (!bind(Ids::kConcat13, v)) return false;
-    const NodeId n = node(Ids::kConcat13, v, op::kConcat);
-    if (n == kNoId || !attrs(Ids::kConcat13, n, v)) return false;
-    return matchUnsqueeze5(input(n, 0), [&] {
-      return matchUnsqueeze10(input(n, 1), [&] {
-        return matchAny11(input(n, 2), [&] { return matchAny12(input(n, 3), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice
+  /// 114:12, multi_head_attention 169:12, group_query_attention 264:12, multi_head_attention_rotary
+  /// 371:12)
+  bool matchConcat11(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat11)) return same(Ids::kConcat11, v) && k();
+    if (!bind(Ids::kConcat11, v)) return false;
+    const NodeId n = node(Ids::kConcat11, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat11, n, v)) return false;
+    return matchUnsqueeze4(input(n, 0), [&] {
+      return matchUnsqueeze8(input(n, 1), [&] {
+        return matchAny9(input(n, 2), [&] { return matchAny10(input(n, 3), k); });
       });
     });
   }
@@ -394,54 +326,54 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// Shape(q, start=0, end=1)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:128, multi_head_attention
   /// 169:128, group_query_attention 264:128, multi_head_attention_rotary 371:128)
-  bool matchShape14(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape14)) return same(Ids::kShape14, v) && k();
-    if (!bind(Ids::kShape14, v)) return false;
-    const NodeId n = node(Ids::kShape14, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape14, n, v)) return false;
+  bool matchShape12(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape12)) return same(Ids::kShape12, v) && k();
+    if (!bind(Ids::kShape12, v)) return false;
+    const NodeId n = node(Ids::kShape12, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape12, n, v)) return false;
     return matchQ(input(n, 0), k);
   }
 
   /// Shape(q, start=1, end=2)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:154, multi_head_attention
   /// 169:154, group_query_attention 264:154, multi_head_attention_rotary 371:154)
-  bool matchShape15(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape15)) return same(Ids::kShape15, v) && k();
-    if (!bind(Ids::kShape15, v)) return false;
-    const NodeId n = node(Ids::kShape15, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape15, n, v)) return false;
+  bool matchShape13(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape13)) return same(Ids::kShape13, v) && k();
+    if (!bind(Ids::kShape13, v)) return false;
+    const NodeId n = node(Ids::kShape13, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape13, n, v)) return false;
     return matchQ(input(n, 0), k);
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:180, multi_head_attention
   /// 169:180, group_query_attention 264:180, multi_head_attention_rotary 371:180,
-  /// attention_heads_merge_onnx 612:96)
-  bool matchAny16(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny16)) return same(Ids::kAny16, v) && k();
-    return bind(Ids::kAny16, v) && k();
+  /// attention_heads_merge 575:107)
+  bool matchAny14(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny14)) return same(Ids::kAny14, v) && k();
+    return bind(Ids::kAny14, v) && k();
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:183, multi_head_attention
   /// 169:183, group_query_attention 264:183, multi_head_attention_rotary 371:183,
-  /// attention_heads_merge_onnx 612:99)
-  bool matchAny17(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny17)) return same(Ids::kAny17, v) && k();
-    return bind(Ids::kAny17, v) && k();
+  /// attention_heads_merge 575:110)
+  bool matchAny15(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny15)) return same(Ids::kAny15, v) && k();
+    return bind(Ids::kAny15, v) && k();
   }
 
   /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:121, multi_head_attention
   /// 169:121, group_query_attention 264:121, multi_head_attention_rotary 371:121)
-  bool matchConcat18(ValueId v, gen::Next k) {
-    if (seen(Ids::kConcat18)) return same(Ids::kConcat18, v) && k();
-    if (!bind(Ids::kConcat18, v)) return false;
-    const NodeId n = node(Ids::kConcat18, v, op::kConcat);
-    if (n == kNoId || !attrs(Ids::kConcat18, n, v)) return false;
-    return matchShape14(input(n, 0), [&] {
-      return matchShape15(input(n, 1), [&] {
-        return matchAny16(input(n, 2), [&] { return matchAny17(input(n, 3), k); });
+  bool matchConcat16(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat16)) return same(Ids::kConcat16, v) && k();
+    if (!bind(Ids::kConcat16, v)) return false;
+    const NodeId n = node(Ids::kConcat16, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat16, n, v)) return false;
+    return matchShape12(input(n, 0), [&] {
+      return matchShape13(input(n, 1), [&] {
+        return matchAny14(input(n, 2), [&] { return matchAny15(input(n, 3), k); });
       });
     });
   }
@@ -449,28 +381,25 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:196, multi_head_attention
   /// 169:196, group_query_attention 264:196, multi_head_attention_rotary 371:196,
-  /// attention_heads_merge 575:134)
-  bool matchAny19(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny19)) return same(Ids::kAny19, v) && k();
-    return bind(Ids::kAny19, v) && k();
+  /// attention_heads_merge_onnx 612:99)
+  bool matchAny17(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny17)) return same(Ids::kAny17, v) && k();
+    return bind(Ids::kAny17, v) && k();
   }
 
-  /// qs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+  /// qs = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _, axis=0)
+  /// | Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 114:119, multi_head_attention
   /// 169:119, group_query_attention 264:119, multi_head_attention_rotary 371:119)
   bool matchQs(ValueId v, gen::Next k) {
     if (seen(Ids::kQs)) return same(Ids::kQs, v) && k();
     if (!bind(Ids::kQs, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kQs, 0);
-    if (matchConcat13(v, k)) return true;
+    if (choose(Ids::kQs, 0) && matchConcat11(v, k)) return true;
     undo(m);
-    choose(Ids::kQs, 1);
-    if (matchConcat18(v, k)) return true;
+    if (choose(Ids::kQs, 1) && matchConcat16(v, k)) return true;
     undo(m);
-    choose(Ids::kQs, 2);
-    if (matchAny19(v, k)) return true;
+    if (choose(Ids::kQs, 2) && matchAny17(v, k)) return true;
     undo(m);
     return false;
   }
@@ -496,120 +425,109 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(k)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:36, multi_head_attention 172:36)
-  bool matchShape24(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape24)) return same(Ids::kShape24, v) && k();
-    if (!bind(Ids::kShape24, v)) return false;
-    const NodeId n = node(Ids::kShape24, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape24, n, v)) return false;
+  bool matchShape22(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape22)) return same(Ids::kShape22, v) && k();
+    if (!bind(Ids::kShape22, v)) return false;
+    const NodeId n = node(Ids::kShape22, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape22, n, v)) return false;
     return matchK(input(n, 0), k);
   }
 
   /// 0
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:46, multi_head_attention 172:46)
-  bool matchConstant25(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant25)) return same(Ids::kConstant25, v) && k();
-    return bind(Ids::kConstant25, v) && constant(Ids::kConstant25, v) && k();
+  bool matchConstant23(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant23)) return same(Ids::kConstant23, v) && k();
+    return bind(Ids::kConstant23, v) && constant(Ids::kConstant23, v) && k();
   }
 
   /// Gather(Shape(k), 0, axis=0)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:29, multi_head_attention 172:29)
-  bool matchGather26(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather26)) return same(Ids::kGather26, v) && k();
-    if (!bind(Ids::kGather26, v)) return false;
-    const NodeId n = node(Ids::kGather26, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather26, n, v)) return false;
-    return matchShape24(input(n, 0), [&] { return matchConstant25(input(n, 1), k); });
+  bool matchGather24(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather24)) return same(Ids::kGather24, v) && k();
+    if (!bind(Ids::kGather24, v)) return false;
+    const NodeId n = node(Ids::kGather24, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather24, n, v)) return false;
+    return matchShape22(input(n, 0), [&] { return matchConstant23(input(n, 1), k); });
   }
 
-  /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:58, multi_head_attention 172:58)
+  /// Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:19, multi_head_attention 172:19)
+  bool matchUnsqueeze25(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze25)) return same(Ids::kUnsqueeze25, v) && k();
+    if (!bind(Ids::kUnsqueeze25, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze25, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze25, n, v)) return false;
+    return matchGather24(input(n, 0), k);
+  }
+
+  /// Shape(k)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:79, multi_head_attention 172:79,
+  /// group_query_attention 267:36)
+  bool matchShape26(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape26)) return same(Ids::kShape26, v) && k();
+    if (!bind(Ids::kShape26, v)) return false;
+    const NodeId n = node(Ids::kShape26, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape26, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// 1
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:89, multi_head_attention 172:89,
+  /// group_query_attention 267:46)
   bool matchConstant27(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant27)) return same(Ids::kConstant27, v) && k();
     return bind(Ids::kConstant27, v) && constant(Ids::kConstant27, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:19, multi_head_attention 172:19)
-  bool matchUnsqueeze28(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze28)) return same(Ids::kUnsqueeze28, v) && k();
-    if (!bind(Ids::kUnsqueeze28, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze28, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze28, n, v)) return false;
-    return matchGather26(input(n, 0), [&] { return matchConstant27(input(n, 1), k); });
-  }
-
-  /// Shape(k)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:79, multi_head_attention 172:79)
-  bool matchShape29(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape29)) return same(Ids::kShape29, v) && k();
-    if (!bind(Ids::kShape29, v)) return false;
-    const NodeId n = node(Ids::kShape29, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape29, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
-  /// 1
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:89, multi_head_attention 172:89)
-  bool matchConstant30(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant30)) return same(Ids::kConstant30, v) && k();
-    return bind(Ids::kConstant30, v) && constant(Ids::kConstant30, v) && k();
-  }
-
   /// Gather(Shape(k), 1, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:72, multi_head_attention 172:72)
-  bool matchGather31(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather31)) return same(Ids::kGather31, v) && k();
-    if (!bind(Ids::kGather31, v)) return false;
-    const NodeId n = node(Ids::kGather31, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather31, n, v)) return false;
-    return matchShape29(input(n, 0), [&] { return matchConstant30(input(n, 1), k); });
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:72, multi_head_attention 172:72,
+  /// group_query_attention 267:29)
+  bool matchGather28(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather28)) return same(Ids::kGather28, v) && k();
+    if (!bind(Ids::kGather28, v)) return false;
+    const NodeId n = node(Ids::kGather28, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather28, n, v)) return false;
+    return matchShape26(input(n, 0), [&] { return matchConstant27(input(n, 1), k); });
   }
 
-  /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:101, multi_head_attention
-  /// 172:101)
-  bool matchConstant32(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant32)) return same(Ids::kConstant32, v) && k();
-    return bind(Ids::kConstant32, v) && constant(Ids::kConstant32, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:62, multi_head_attention 172:62)
-  bool matchUnsqueeze33(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze33)) return same(Ids::kUnsqueeze33, v) && k();
-    if (!bind(Ids::kUnsqueeze33, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze33, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze33, n, v)) return false;
-    return matchGather31(input(n, 0), [&] { return matchConstant32(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 117:62, multi_head_attention 172:62,
+  /// group_query_attention 267:19)
+  bool matchUnsqueeze29(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze29)) return same(Ids::kUnsqueeze29, v) && k();
+    if (!bind(Ids::kUnsqueeze29, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze29, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze29, n, v)) return false;
+    return matchGather28(input(n, 0), k);
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:105, multi_head_attention
-  /// 172:105, attention_heads_merge_onnx 616:75)
-  bool matchAny34(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny34)) return same(Ids::kAny34, v) && k();
-    return bind(Ids::kAny34, v) && k();
+  /// 172:105)
+  bool matchAny30(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny30)) return same(Ids::kAny30, v) && k();
+    return bind(Ids::kAny30, v) && k();
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:108, multi_head_attention
-  /// 172:108, attention_heads_merge 579:87)
-  bool matchAny35(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny35)) return same(Ids::kAny35, v) && k();
-    return bind(Ids::kAny35, v) && k();
+  /// 172:108, attention_heads_merge_onnx 616:52)
+  bool matchAny31(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny31)) return same(Ids::kAny31, v) && k();
+    return bind(Ids::kAny31, v) && k();
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 117:12,
-  /// multi_head_attention 172:12)
-  bool matchConcat36(ValueId v, gen::Next k) {
-    if (seen(Ids::kConcat36)) return same(Ids::kConcat36, v) && k();
-    if (!bind(Ids::kConcat36, v)) return false;
-    const NodeId n = node(Ids::kConcat36, v, op::kConcat);
-    if (n == kNoId || !attrs(Ids::kConcat36, n, v)) return false;
-    return matchUnsqueeze28(input(n, 0), [&] {
-      return matchUnsqueeze33(input(n, 1), [&] {
-        return matchAny34(input(n, 2), [&] { return matchAny35(input(n, 3), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice
+  /// 117:12, multi_head_attention 172:12)
+  bool matchConcat32(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat32)) return same(Ids::kConcat32, v) && k();
+    if (!bind(Ids::kConcat32, v)) return false;
+    const NodeId n = node(Ids::kConcat32, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat32, n, v)) return false;
+    return matchUnsqueeze25(input(n, 0), [&] {
+      return matchUnsqueeze29(input(n, 1), [&] {
+        return matchAny30(input(n, 2), [&] { return matchAny31(input(n, 3), k); });
       });
     });
   }
@@ -617,80 +535,77 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// Shape(k, start=0, end=1)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:128, multi_head_attention
   /// 172:128)
-  bool matchShape37(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape37)) return same(Ids::kShape37, v) && k();
-    if (!bind(Ids::kShape37, v)) return false;
-    const NodeId n = node(Ids::kShape37, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape37, n, v)) return false;
+  bool matchShape33(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape33)) return same(Ids::kShape33, v) && k();
+    if (!bind(Ids::kShape33, v)) return false;
+    const NodeId n = node(Ids::kShape33, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape33, n, v)) return false;
     return matchK(input(n, 0), k);
   }
 
   /// Shape(k, start=1, end=2)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:154, multi_head_attention
   /// 172:154)
-  bool matchShape38(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape38)) return same(Ids::kShape38, v) && k();
-    if (!bind(Ids::kShape38, v)) return false;
-    const NodeId n = node(Ids::kShape38, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape38, n, v)) return false;
+  bool matchShape34(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape34)) return same(Ids::kShape34, v) && k();
+    if (!bind(Ids::kShape34, v)) return false;
+    const NodeId n = node(Ids::kShape34, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape34, n, v)) return false;
     return matchK(input(n, 0), k);
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:180, multi_head_attention
-  /// 172:180, group_query_attention 267:108)
-  bool matchAny39(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny39)) return same(Ids::kAny39, v) && k();
-    return bind(Ids::kAny39, v) && k();
+  /// 172:180, group_query_attention 267:108, attention_heads_merge 579:87)
+  bool matchAny35(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny35)) return same(Ids::kAny35, v) && k();
+    return bind(Ids::kAny35, v) && k();
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:183, multi_head_attention
   /// 172:183)
-  bool matchAny40(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny40)) return same(Ids::kAny40, v) && k();
-    return bind(Ids::kAny40, v) && k();
+  bool matchAny36(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny36)) return same(Ids::kAny36, v) && k();
+    return bind(Ids::kAny36, v) && k();
   }
 
   /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:121, multi_head_attention
   /// 172:121)
-  bool matchConcat41(ValueId v, gen::Next k) {
-    if (seen(Ids::kConcat41)) return same(Ids::kConcat41, v) && k();
-    if (!bind(Ids::kConcat41, v)) return false;
-    const NodeId n = node(Ids::kConcat41, v, op::kConcat);
-    if (n == kNoId || !attrs(Ids::kConcat41, n, v)) return false;
-    return matchShape37(input(n, 0), [&] {
-      return matchShape38(input(n, 1), [&] {
-        return matchAny39(input(n, 2), [&] { return matchAny40(input(n, 3), k); });
+  bool matchConcat37(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat37)) return same(Ids::kConcat37, v) && k();
+    if (!bind(Ids::kConcat37, v)) return false;
+    const NodeId n = node(Ids::kConcat37, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat37, n, v)) return false;
+    return matchShape33(input(n, 0), [&] {
+      return matchShape34(input(n, 1), [&] {
+        return matchAny35(input(n, 2), [&] { return matchAny36(input(n, 3), k); });
       });
     });
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:196, multi_head_attention
-  /// 172:196, attention_heads_merge 579:134)
-  bool matchAny42(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny42)) return same(Ids::kAny42, v) && k();
-    return bind(Ids::kAny42, v) && k();
+  /// 172:196, attention_heads_merge 579:110, attention_heads_merge_onnx 616:99)
+  bool matchAny38(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny38)) return same(Ids::kAny38, v) && k();
+    return bind(Ids::kAny38, v) && k();
   }
 
-  /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+  /// ks = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _, axis=0)
+  /// | Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 117:119, multi_head_attention
   /// 172:119)
   bool matchKs(ValueId v, gen::Next k) {
     if (seen(Ids::kKs)) return same(Ids::kKs, v) && k();
     if (!bind(Ids::kKs, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kKs, 0);
-    if (matchConcat36(v, k)) return true;
+    if (choose(Ids::kKs, 0) && matchConcat32(v, k)) return true;
     undo(m);
-    choose(Ids::kKs, 1);
-    if (matchConcat41(v, k)) return true;
+    if (choose(Ids::kKs, 1) && matchConcat37(v, k)) return true;
     undo(m);
-    choose(Ids::kKs, 2);
-    if (matchAny42(v, k)) return true;
+    if (choose(Ids::kKs, 2) && matchAny38(v, k)) return true;
     undo(m);
     return false;
   }
@@ -707,32 +622,32 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// Transpose(kr, perm=[0, 2, 3, 1])
   /// (rules/attention.yaml: multi_head_attention_causal_slice 119:12, multi_head_attention 174:12)
-  bool matchTranspose45(ValueId v, gen::Next k) {
-    if (seen(Ids::kTranspose45)) return same(Ids::kTranspose45, v) && k();
-    if (!bind(Ids::kTranspose45, v)) return false;
-    const NodeId n = node(Ids::kTranspose45, v, op::kTranspose);
-    if (n == kNoId || !attrs(Ids::kTranspose45, n, v)) return false;
+  bool matchTranspose41(ValueId v, gen::Next k) {
+    if (seen(Ids::kTranspose41)) return same(Ids::kTranspose41, v) && k();
+    if (!bind(Ids::kTranspose41, v)) return false;
+    const NodeId n = node(Ids::kTranspose41, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTranspose41, n, v)) return false;
     return matchKr(input(n, 0), k);
   }
 
   /// Transpose(kr, perm=[0, 2, 1, 3])
   /// (rules/attention.yaml: multi_head_attention_causal_slice 119:57, multi_head_attention 174:57)
-  bool matchTranspose46(ValueId v, gen::Next k) {
-    if (seen(Ids::kTranspose46)) return same(Ids::kTranspose46, v) && k();
-    if (!bind(Ids::kTranspose46, v)) return false;
-    const NodeId n = node(Ids::kTranspose46, v, op::kTranspose);
-    if (n == kNoId || !attrs(Ids::kTranspose46, n, v)) return false;
+  bool matchTranspose42(ValueId v, gen::Next k) {
+    if (seen(Ids::kTranspose42)) return same(Ids::kTranspose42, v) && k();
+    if (!bind(Ids::kTranspose42, v)) return false;
+    const NodeId n = node(Ids::kTranspose42, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTranspose42, n, v)) return false;
     return matchKr(input(n, 0), k);
   }
 
   /// Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
   /// (rules/attention.yaml: multi_head_attention_causal_slice 119:47, multi_head_attention 174:47)
-  bool matchTranspose47(ValueId v, gen::Next k) {
-    if (seen(Ids::kTranspose47)) return same(Ids::kTranspose47, v) && k();
-    if (!bind(Ids::kTranspose47, v)) return false;
-    const NodeId n = node(Ids::kTranspose47, v, op::kTranspose);
-    if (n == kNoId || !attrs(Ids::kTranspose47, n, v)) return false;
-    return matchTranspose46(input(n, 0), k);
+  bool matchTranspose43(ValueId v, gen::Next k) {
+    if (seen(Ids::kTranspose43)) return same(Ids::kTranspose43, v) && k();
+    if (!bind(Ids::kTranspose43, v)) return false;
+    const NodeId n = node(Ids::kTranspose43, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTranspose43, n, v)) return false;
+    return matchTranspose42(input(n, 0), k);
   }
 
   /// kt = Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0,
@@ -742,11 +657,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     if (seen(Ids::kKt)) return same(Ids::kKt, v) && k();
     if (!bind(Ids::kKt, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kKt, 0);
-    if (matchTranspose45(v, k)) return true;
+    if (choose(Ids::kKt, 0) && matchTranspose41(v, k)) return true;
     undo(m);
-    choose(Ids::kKt, 1);
-    if (matchTranspose47(v, k)) return true;
+    if (choose(Ids::kKt, 1) && matchTranspose43(v, k)) return true;
     undo(m);
     return false;
   }
@@ -761,6 +674,43 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(v)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:36, multi_head_attention 175:36)
+  bool matchShape46(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape46)) return same(Ids::kShape46, v) && k();
+    if (!bind(Ids::kShape46, v)) return false;
+    const NodeId n = node(Ids::kShape46, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape46, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// 0
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:46, multi_head_attention 175:46)
+  bool matchConstant47(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant47)) return same(Ids::kConstant47, v) && k();
+    return bind(Ids::kConstant47, v) && constant(Ids::kConstant47, v) && k();
+  }
+
+  /// Gather(Shape(v), 0, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:29, multi_head_attention 175:29)
+  bool matchGather48(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather48)) return same(Ids::kGather48, v) && k();
+    if (!bind(Ids::kGather48, v)) return false;
+    const NodeId n = node(Ids::kGather48, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather48, n, v)) return false;
+    return matchShape46(input(n, 0), [&] { return matchConstant47(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:19, multi_head_attention 175:19)
+  bool matchUnsqueeze49(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze49)) return same(Ids::kUnsqueeze49, v) && k();
+    if (!bind(Ids::kUnsqueeze49, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze49, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze49, n, v)) return false;
+    return matchGather48(input(n, 0), k);
+  }
+
+  /// Shape(v)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:79, multi_head_attention 175:79)
   bool matchShape50(ValueId v, gen::Next k) {
     if (seen(Ids::kShape50)) return same(Ids::kShape50, v) && k();
     if (!bind(Ids::kShape50, v)) return false;
@@ -769,16 +719,15 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     return matchV(input(n, 0), k);
   }
 
-  /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:46, multi_head_attention 175:46,
-  /// multi_head_attention_rotary 377:29)
+  /// 1
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:89, multi_head_attention 175:89)
   bool matchConstant51(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant51)) return same(Ids::kConstant51, v) && k();
     return bind(Ids::kConstant51, v) && constant(Ids::kConstant51, v) && k();
   }
 
-  /// Gather(Shape(v), 0, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:29, multi_head_attention 175:29)
+  /// Gather(Shape(v), 1, axis=0)
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:72, multi_head_attention 175:72)
   bool matchGather52(ValueId v, gen::Next k) {
     if (seen(Ids::kGather52)) return same(Ids::kGather52, v) && k();
     if (!bind(Ids::kGather52, v)) return false;
@@ -787,97 +736,43 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     return matchShape50(input(n, 0), [&] { return matchConstant51(input(n, 1), k); });
   }
 
-  /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:58, multi_head_attention 175:58,
-  /// group_query_attention 270:46)
-  bool matchConstant53(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant53)) return same(Ids::kConstant53, v) && k();
-    return bind(Ids::kConstant53, v) && constant(Ids::kConstant53, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:19, multi_head_attention 175:19)
-  bool matchUnsqueeze54(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze54)) return same(Ids::kUnsqueeze54, v) && k();
-    if (!bind(Ids::kUnsqueeze54, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze54, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze54, n, v)) return false;
-    return matchGather52(input(n, 0), [&] { return matchConstant53(input(n, 1), k); });
-  }
-
-  /// Shape(v)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:79, multi_head_attention 175:79)
-  bool matchShape55(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape55)) return same(Ids::kShape55, v) && k();
-    if (!bind(Ids::kShape55, v)) return false;
-    const NodeId n = node(Ids::kShape55, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape55, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// 1
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:89, multi_head_attention 175:89,
-  /// multi_head_attention_rotary 378:26)
-  bool matchConstant56(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant56)) return same(Ids::kConstant56, v) && k();
-    return bind(Ids::kConstant56, v) && constant(Ids::kConstant56, v) && k();
-  }
-
-  /// Gather(Shape(v), 1, axis=0)
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:72, multi_head_attention 175:72)
-  bool matchGather57(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather57)) return same(Ids::kGather57, v) && k();
-    if (!bind(Ids::kGather57, v)) return false;
-    const NodeId n = node(Ids::kGather57, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather57, n, v)) return false;
-    return matchShape55(input(n, 0), [&] { return matchConstant56(input(n, 1), k); });
-  }
-
-  /// 0
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 120:101, multi_head_attention
-  /// 175:101, group_query_attention 270:89)
-  bool matchConstant58(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant58)) return same(Ids::kConstant58, v) && k();
-    return bind(Ids::kConstant58, v) && constant(Ids::kConstant58, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
+  /// Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:62, multi_head_attention 175:62)
-  bool matchUnsqueeze59(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze59)) return same(Ids::kUnsqueeze59, v) && k();
-    if (!bind(Ids::kUnsqueeze59, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze59, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze59, n, v)) return false;
-    return matchGather57(input(n, 0), [&] { return matchConstant58(input(n, 1), k); });
+  bool matchUnsqueeze53(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze53)) return same(Ids::kUnsqueeze53, v) && k();
+    if (!bind(Ids::kUnsqueeze53, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze53, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze53, n, v)) return false;
+    return matchGather52(input(n, 0), k);
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:105, multi_head_attention
   /// 175:105)
-  bool matchAny60(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny60)) return same(Ids::kAny60, v) && k();
-    return bind(Ids::kAny60, v) && k();
+  bool matchAny54(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny54)) return same(Ids::kAny54, v) && k();
+    return bind(Ids::kAny54, v) && k();
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:108, multi_head_attention
   /// 175:108)
-  bool matchAny61(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny61)) return same(Ids::kAny61, v) && k();
-    return bind(Ids::kAny61, v) && k();
+  bool matchAny55(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny55)) return same(Ids::kAny55, v) && k();
+    return bind(Ids::kAny55, v) && k();
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice 120:12,
-  /// multi_head_attention 175:12)
-  bool matchConcat62(ValueId v, gen::Next k) {
-    if (seen(Ids::kConcat62)) return same(Ids::kConcat62, v) && k();
-    if (!bind(Ids::kConcat62, v)) return false;
-    const NodeId n = node(Ids::kConcat62, v, op::kConcat);
-    if (n == kNoId || !attrs(Ids::kConcat62, n, v)) return false;
-    return matchUnsqueeze54(input(n, 0), [&] {
-      return matchUnsqueeze59(input(n, 1), [&] {
-        return matchAny60(input(n, 2), [&] { return matchAny61(input(n, 3), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, _, axis=0) (rules/attention.yaml: multi_head_attention_causal_slice
+  /// 120:12, multi_head_attention 175:12)
+  bool matchConcat56(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat56)) return same(Ids::kConcat56, v) && k();
+    if (!bind(Ids::kConcat56, v)) return false;
+    const NodeId n = node(Ids::kConcat56, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat56, n, v)) return false;
+    return matchUnsqueeze49(input(n, 0), [&] {
+      return matchUnsqueeze53(input(n, 1), [&] {
+        return matchAny54(input(n, 2), [&] { return matchAny55(input(n, 3), k); });
       });
     });
   }
@@ -885,52 +780,52 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// Shape(v, start=0, end=1)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:128, multi_head_attention
   /// 175:128)
-  bool matchShape63(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape63)) return same(Ids::kShape63, v) && k();
-    if (!bind(Ids::kShape63, v)) return false;
-    const NodeId n = node(Ids::kShape63, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape63, n, v)) return false;
+  bool matchShape57(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape57)) return same(Ids::kShape57, v) && k();
+    if (!bind(Ids::kShape57, v)) return false;
+    const NodeId n = node(Ids::kShape57, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape57, n, v)) return false;
     return matchV(input(n, 0), k);
   }
 
   /// Shape(v, start=1, end=2)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:154, multi_head_attention
   /// 175:154)
-  bool matchShape64(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape64)) return same(Ids::kShape64, v) && k();
-    if (!bind(Ids::kShape64, v)) return false;
-    const NodeId n = node(Ids::kShape64, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape64, n, v)) return false;
+  bool matchShape58(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape58)) return same(Ids::kShape58, v) && k();
+    if (!bind(Ids::kShape58, v)) return false;
+    const NodeId n = node(Ids::kShape58, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape58, n, v)) return false;
     return matchV(input(n, 0), k);
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:180, multi_head_attention
   /// 175:180)
-  bool matchAny65(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny65)) return same(Ids::kAny65, v) && k();
-    return bind(Ids::kAny65, v) && k();
+  bool matchAny59(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny59)) return same(Ids::kAny59, v) && k();
+    return bind(Ids::kAny59, v) && k();
   }
 
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:183, multi_head_attention
   /// 175:183)
-  bool matchAny66(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny66)) return same(Ids::kAny66, v) && k();
-    return bind(Ids::kAny66, v) && k();
+  bool matchAny60(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny60)) return same(Ids::kAny60, v) && k();
+    return bind(Ids::kAny60, v) && k();
   }
 
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:121, multi_head_attention
   /// 175:121)
-  bool matchConcat67(ValueId v, gen::Next k) {
-    if (seen(Ids::kConcat67)) return same(Ids::kConcat67, v) && k();
-    if (!bind(Ids::kConcat67, v)) return false;
-    const NodeId n = node(Ids::kConcat67, v, op::kConcat);
-    if (n == kNoId || !attrs(Ids::kConcat67, n, v)) return false;
-    return matchShape63(input(n, 0), [&] {
-      return matchShape64(input(n, 1), [&] {
-        return matchAny65(input(n, 2), [&] { return matchAny66(input(n, 3), k); });
+  bool matchConcat61(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat61)) return same(Ids::kConcat61, v) && k();
+    if (!bind(Ids::kConcat61, v)) return false;
+    const NodeId n = node(Ids::kConcat61, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat61, n, v)) return false;
+    return matchShape57(input(n, 0), [&] {
+      return matchShape58(input(n, 1), [&] {
+        return matchAny59(input(n, 2), [&] { return matchAny60(input(n, 3), k); });
       });
     });
   }
@@ -938,27 +833,24 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:196, multi_head_attention
   /// 175:196, group_query_attention 270:183)
-  bool matchAny68(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny68)) return same(Ids::kAny68, v) && k();
-    return bind(Ids::kAny68, v) && k();
+  bool matchAny62(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny62)) return same(Ids::kAny62, v) && k();
+    return bind(Ids::kAny62, v) && k();
   }
 
-  /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+  /// vs = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _, axis=0)
+  /// | Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
   /// (rules/attention.yaml: multi_head_attention_causal_slice 120:119, multi_head_attention
   /// 175:119)
   bool matchVs(ValueId v, gen::Next k) {
     if (seen(Ids::kVs)) return same(Ids::kVs, v) && k();
     if (!bind(Ids::kVs, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kVs, 0);
-    if (matchConcat62(v, k)) return true;
+    if (choose(Ids::kVs, 0) && matchConcat56(v, k)) return true;
     undo(m);
-    choose(Ids::kVs, 1);
-    if (matchConcat67(v, k)) return true;
+    if (choose(Ids::kVs, 1) && matchConcat61(v, k)) return true;
     undo(m);
-    choose(Ids::kVs, 2);
-    if (matchAny68(v, k)) return true;
+    if (choose(Ids::kVs, 2) && matchAny62(v, k)) return true;
     undo(m);
     return false;
   }
@@ -986,11 +878,11 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// Mul(kt, ck)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 123:101, multi_head_attention
   /// 178:101)
-  bool matchMul82(ValueId v, gen::Next k) {
-    if (seen(Ids::kMul82)) return same(Ids::kMul82, v) && k();
-    if (!bind(Ids::kMul82, v)) return false;
-    const NodeId n = node(Ids::kMul82, v, op::kMul);
-    if (n == kNoId || !attrs(Ids::kMul82, n, v)) return false;
+  bool matchMul76(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul76)) return same(Ids::kMul76, v) && k();
+    if (!bind(Ids::kMul76, v)) return false;
+    const NodeId n = node(Ids::kMul76, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul76, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
@@ -1002,83 +894,66 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// Div(kt, ck)
   /// (rules/attention.yaml: multi_head_attention_causal_slice 123:115, multi_head_attention
   /// 178:115)
-  bool matchDiv83(ValueId v, gen::Next k) {
-    if (seen(Ids::kDiv83)) return same(Ids::kDiv83, v) && k();
-    if (!bind(Ids::kDiv83, v)) return false;
-    const NodeId n = node(Ids::kDiv83, v, op::kDiv);
-    if (n == kNoId || !attrs(Ids::kDiv83, n, v)) return false;
+  bool matchDiv77(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv77)) return same(Ids::kDiv77, v) && k();
+    if (!bind(Ids::kDiv77, v)) return false;
+    const NodeId n = node(Ids::kDiv77, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv77, n, v)) return false;
     return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
   }
 
   /// Mul(kt, ck) | Div(kt, ck) | kt
   /// (rules/attention.yaml: multi_head_attention_causal_slice 123:113, multi_head_attention
   /// 178:113)
-  bool matchAnyOf84(ValueId v, gen::Next k) {
-    if (seen(Ids::kAnyOf84)) return same(Ids::kAnyOf84, v) && k();
-    if (!bind(Ids::kAnyOf84, v)) return false;
+  bool matchAnyOf78(ValueId v, gen::Next k) {
+    if (seen(Ids::kAnyOf78)) return same(Ids::kAnyOf78, v) && k();
+    if (!bind(Ids::kAnyOf78, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kAnyOf84, 0);
-    if (matchMul82(v, k)) return true;
+    if (choose(Ids::kAnyOf78, 0) && matchMul76(v, k)) return true;
     undo(m);
-    choose(Ids::kAnyOf84, 1);
-    if (matchDiv83(v, k)) return true;
+    if (choose(Ids::kAnyOf78, 1) && matchDiv77(v, k)) return true;
     undo(m);
-    choose(Ids::kAnyOf84, 2);
-    if (matchKt(v, k)) return true;
+    if (choose(Ids::kAnyOf78, 2) && matchKt(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// 2
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 124:40, group_query_attention 275:41,
-  /// multi_head_attention_rotary 381:101)
-  bool matchConstant88(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant88)) return same(Ids::kConstant88, v) && k();
-    return bind(Ids::kConstant88, v) && constant(Ids::kConstant88, v) && k();
-  }
-
-  /// 2
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 126:45, multi_head_attention 181:58)
-  bool matchConstant103(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant103)) return same(Ids::kConstant103, v) && k();
-    return bind(Ids::kConstant103, v) && constant(Ids::kConstant103, v) && k();
-  }
-
-  /// 1
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 126:48, group_query_attention 276:40)
-  bool matchConstant104(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant104)) return same(Ids::kConstant104, v) && k();
-    return bind(Ids::kConstant104, v) && constant(Ids::kConstant104, v) && k();
-  }
-
-  /// 2
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 126:82, multi_head_attention 181:89)
-  bool matchConstant107(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant107)) return same(Ids::kConstant107, v) && k();
-    return bind(Ids::kConstant107, v) && constant(Ids::kConstant107, v) && k();
+  /// (rules/attention.yaml: multi_head_attention_causal_slice 126:45, multi_head_attention 181:46,
+  /// group_query_attention 276:40)
+  bool matchConstant95(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant95)) return same(Ids::kConstant95, v) && k();
+    return bind(Ids::kConstant95, v) && constant(Ids::kConstant95, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_causal_slice 130:42, group_query_attention 278:94)
-  bool matchAny126(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny126)) return same(Ids::kAny126, v) && k();
-    return bind(Ids::kAny126, v) && k();
+  /// (rules/attention.yaml: multi_head_attention 181:157, group_query_attention 278:56)
+  bool matchAny107(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny107)) return same(Ids::kAny107, v) && k();
+    return bind(Ids::kAny107, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention 181:190, group_query_attention 278:56)
-  bool matchAny119(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny119)) return same(Ids::kAny119, v) && k();
-    return bind(Ids::kAny119, v) && k();
+  /// (rules/attention.yaml: multi_head_attention 181:177, group_query_attention 278:66)
+  bool matchAny109(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny109)) return same(Ids::kAny109, v) && k();
+    return bind(Ids::kAny109, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention 181:190, group_query_attention 278:79)
+  bool matchAny111(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny111)) return same(Ids::kAny111, v) && k();
+    return bind(Ids::kAny111, v) && k();
   }
 
   /// Transpose(qr, perm=[0, 2, 1, 3])
   /// (rules/attention.yaml: group_query_attention 266:42, multi_head_attention_rotary 373:42)
-  bool matchTranspose22(ValueId v, gen::Next k) {
-    if (seen(Ids::kTranspose22)) return same(Ids::kTranspose22, v) && k();
-    if (!bind(Ids::kTranspose22, v)) return false;
-    const NodeId n = node(Ids::kTranspose22, v, op::kTranspose);
-    if (n == kNoId || !attrs(Ids::kTranspose22, n, v)) return false;
+  bool matchTranspose20(ValueId v, gen::Next k) {
+    if (seen(Ids::kTranspose20)) return same(Ids::kTranspose20, v) && k();
+    if (!bind(Ids::kTranspose20, v)) return false;
+    const NodeId n = node(Ids::kTranspose20, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTranspose20, n, v)) return false;
     return matchQr(input(n, 0), k);
   }
 
@@ -1112,68 +987,32 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
     if (!bind(Ids::kQh, v)) return false;
     const NodeId n = node(Ids::kQh, v, op::kComMicrosoftRotaryEmbedding);
     if (n == kNoId || !attrs(Ids::kQh, n, v)) return false;
-    return matchTranspose22(input(n, 0), [&] {
+    return matchTranspose20(input(n, 0), [&] {
       return matchPos(input(n, 1), [&] {
         return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
       });
     });
   }
 
-  /// 1
-  /// (rules/attention.yaml: group_query_attention 267:89, attention_heads 442:29)
-  bool matchConstant34(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant34)) return same(Ids::kConstant34, v) && k();
-    return bind(Ids::kConstant34, v) && constant(Ids::kConstant34, v) && k();
+  /// _
+  /// (rules/attention.yaml: group_query_attention 267:105, attention_heads_merge_onnx 616:75)
+  bool matchAny34(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny34)) return same(Ids::kAny34, v) && k();
+    return bind(Ids::kAny34, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: group_query_attention 267:105, attention_heads_merge 579:110,
-  /// attention_heads_merge_onnx 616:99)
-  bool matchAny38(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny38)) return same(Ids::kAny38, v) && k();
-    return bind(Ids::kAny38, v) && k();
-  }
-
-  /// 0
-  /// (rules/attention.yaml: group_query_attention 270:101, multi_head_attention_rotary 379:36)
-  bool matchConstant60(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant60)) return same(Ids::kConstant60, v) && k();
-    return bind(Ids::kConstant60, v) && constant(Ids::kConstant60, v) && k();
-  }
-
-  /// 2
-  /// (rules/attention.yaml: group_query_attention 274:40, multi_head_attention_rotary 381:58)
-  bool matchConstant82(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant82)) return same(Ids::kConstant82, v) && k();
-    return bind(Ids::kConstant82, v) && constant(Ids::kConstant82, v) && k();
+  /// (rules/attention.yaml: group_query_attention 275:59, multi_head_attention_rotary 381:105)
+  bool matchAny82(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny82)) return same(Ids::kAny82, v) && k();
+    return bind(Ids::kAny82, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: group_query_attention 275:56, multi_head_attention_rotary 381:105)
-  bool matchAny90(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny90)) return same(Ids::kAny90, v) && k();
-    return bind(Ids::kAny90, v) && k();
-  }
-
-  /// _
-  /// (rules/attention.yaml: group_query_attention 275:66, multi_head_attention_rotary 381:131)
-  bool matchAny92(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny92)) return same(Ids::kAny92, v) && k();
-    return bind(Ids::kAny92, v) && k();
-  }
-
-  /// _
-  /// (rules/attention.yaml: group_query_attention 275:79, multi_head_attention_rotary 381:157)
-  bool matchAny94(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny94)) return same(Ids::kAny94, v) && k();
-    return bind(Ids::kAny94, v) && k();
-  }
-
-  /// _
-  /// (rules/attention.yaml: group_query_attention 275:101, multi_head_attention_rotary 381:190)
-  bool matchAny98(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny98)) return same(Ids::kAny98, v) && k();
-    return bind(Ids::kAny98, v) && k();
+  /// (rules/attention.yaml: group_query_attention 275:94, multi_head_attention_rotary 381:177)
+  bool matchAny88(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny88)) return same(Ids::kAny88, v) && k();
+    return bind(Ids::kAny88, v) && k();
   }
 
   /// kh
@@ -1181,27 +1020,6 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   bool matchKh(ValueId v, gen::Next k) {
     if (seen(Ids::kKh)) return same(Ids::kKh, v) && k();
     return bind(Ids::kKh, v) && k();
-  }
-
-  /// -2
-  /// (rules/attention.yaml: multi_head_attention_rotary 376:29, attention_heads 444:26)
-  bool matchConstant45(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant45)) return same(Ids::kConstant45, v) && k();
-    return bind(Ids::kConstant45, v) && constant(Ids::kConstant45, v) && k();
-  }
-
-  /// -1
-  /// (rules/attention.yaml: multi_head_attention_rotary 377:33, attention_heads 445:48)
-  bool matchConstant52(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant52)) return same(Ids::kConstant52, v) && k();
-    return bind(Ids::kConstant52, v) && constant(Ids::kConstant52, v) && k();
-  }
-
-  /// _
-  /// (rules/attention.yaml: attention_heads 439:49, attention_heads_merge_onnx 612:75)
-  bool matchAny13(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny13)) return same(Ids::kAny13, v) && k();
-    return bind(Ids::kAny13, v) && k();
   }
 
   /// wqa
@@ -1274,6 +1092,13 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   bool matchMa(ValueId v, gen::Next k) {
     if (seen(Ids::kMa)) return same(Ids::kMa, v) && k();
     return bind(Ids::kMa, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: attention_heads_merge 575:87, attention_heads_merge_onnx 612:72)
+  bool matchAny12(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny12)) return same(Ids::kAny12, v) && k();
+    return bind(Ids::kAny12, v) && k();
   }
 
   /// wqb
@@ -1354,12 +1179,12 @@ const gen::RuleSpec& specPackedAttention() {
     gen::RuleSpec s;
     s.name = "packed_attention";
     s.loc = "rules/attention.yaml:41:5";
-    s.root = 132;
+    s.root = 124;
     s.slot_names = {"x",  "wq",     "bq",   "q",    "wk",     "bk", "k",  "wv", "bv", "v",  "qs",
                     "qr", "qh",     "ks",   "kr",   "kt",     "vs", "vr", "vh", "c",  "cq", "ck",
                     "s",  "causal", "fill", "mask", "masked", "m",  "o",  "ys", "y"};
     s.num_captures = 0;
-    s.exprs.resize(133);
+    s.exprs.resize(125);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -1468,34 +1293,34 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:50:49";
       }
     }
-    {  // 16: 0
+    {  // 16: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       gen::ExprSpec& e = s.exprs[16];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:50:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 17: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[17];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:50:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:50:58";
+      }
     }
-    {  // 18: Shape(q)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 17: Shape(q)
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:50:79";
       e.num_inputs = 1;
     }
-    {  // 19: 1
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 18: 1
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:50:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 20: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 19: Gather(Shape(q), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:50:72";
       e.num_inputs = 2;
@@ -1508,32 +1333,32 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:50:92";
       }
     }
-    {  // 21: 0
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:50:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 22: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:50:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:50:101";
+      }
     }
-    {  // 23: _
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: _
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "_";
       e.loc = "rules/attention.yaml:50:105";
     }
-    {  // 24: _
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: _
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "_";
       e.loc = "rules/attention.yaml:50:108";
     }
-    {  // 25: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:50:12";
       e.num_inputs = 4;
@@ -1545,8 +1370,8 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:50:111";
       }
     }
-    {  // 26: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 24: Shape(q, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:50:128";
       e.num_inputs = 1;
@@ -1564,8 +1389,8 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:50:146";
       }
     }
-    {  // 27: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 25: Shape(q, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:50:154";
       e.num_inputs = 1;
@@ -1583,18 +1408,18 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:50:172";
       }
     }
-    {  // 28: _
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 26: _
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "_";
       e.loc = "rules/attention.yaml:50:180";
     }
-    {  // 29: _
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 27: _
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "_";
       e.loc = "rules/attention.yaml:50:183";
     }
-    {  // 30: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 28: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:50:121";
       e.num_inputs = 4;
@@ -1606,27 +1431,27 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:50:186";
       }
     }
-    {  // 31: _
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 29: _
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "_";
       e.loc = "rules/attention.yaml:50:196";
     }
-    {  // 32: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 30: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "qs";
       e.loc = "rules/attention.yaml:50:119";
       e.slot = 10;
     }
-    {  // 33: Reshape(q, qs)
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 31: Reshape(q, qs)
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:51:12";
       e.slot = 11;
       e.num_inputs = 2;
     }
-    {  // 34: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 32: Transpose(qr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:52:12";
       e.slot = 12;
@@ -1638,21 +1463,21 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:52:26";
       }
     }
-    {  // 35: Shape(k)
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 33: Shape(k)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:53:36";
       e.num_inputs = 1;
     }
-    {  // 36: 0
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 34: 0
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:53:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 37: Gather(Shape(k), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 35: Gather(Shape(k), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:53:29";
       e.num_inputs = 2;
@@ -1665,34 +1490,34 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:53:49";
       }
     }
-    {  // 38: 0
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:53:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 39: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 36: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:53:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:53:58";
+      }
     }
-    {  // 40: Shape(k)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 37: Shape(k)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:53:79";
       e.num_inputs = 1;
     }
-    {  // 41: 1
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 38: 1
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:53:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 42: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 39: Gather(Shape(k), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:53:72";
       e.num_inputs = 2;
@@ -1705,32 +1530,32 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:53:92";
       }
     }
-    {  // 43: 0
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:53:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 44: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[44];
+    {  // 40: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:53:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:53:101";
+      }
     }
-    {  // 45: _
-      gen::ExprSpec& e = s.exprs[45];
+    {  // 41: _
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "_";
       e.loc = "rules/attention.yaml:53:105";
     }
-    {  // 46: _
-      gen::ExprSpec& e = s.exprs[46];
+    {  // 42: _
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "_";
       e.loc = "rules/attention.yaml:53:108";
     }
-    {  // 47: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[47];
+    {  // 43: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:53:12";
       e.num_inputs = 4;
@@ -1742,8 +1567,8 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:53:111";
       }
     }
-    {  // 48: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[48];
+    {  // 44: Shape(k, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:53:128";
       e.num_inputs = 1;
@@ -1761,8 +1586,8 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:53:146";
       }
     }
-    {  // 49: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[49];
+    {  // 45: Shape(k, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:53:154";
       e.num_inputs = 1;
@@ -1780,18 +1605,18 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:53:172";
       }
     }
-    {  // 50: _
-      gen::ExprSpec& e = s.exprs[50];
+    {  // 46: _
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "_";
       e.loc = "rules/attention.yaml:53:180";
     }
-    {  // 51: _
-      gen::ExprSpec& e = s.exprs[51];
+    {  // 47: _
+      gen::ExprSpec& e = s.exprs[47];
       e.label = "_";
       e.loc = "rules/attention.yaml:53:183";
     }
-    {  // 52: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[52];
+    {  // 48: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[48];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:53:121";
       e.num_inputs = 4;
@@ -1803,27 +1628,27 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:53:186";
       }
     }
-    {  // 53: _
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 49: _
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "_";
       e.loc = "rules/attention.yaml:53:196";
     }
-    {  // 54: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 50: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "ks";
       e.loc = "rules/attention.yaml:53:119";
       e.slot = 13;
     }
-    {  // 55: Reshape(k, ks)
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 51: Reshape(k, ks)
+      gen::ExprSpec& e = s.exprs[51];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:54:12";
       e.slot = 14;
       e.num_inputs = 2;
     }
-    {  // 56: Transpose(kr, perm=[0, 2, 3, 1])
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 52: Transpose(kr, perm=[0, 2, 3, 1])
+      gen::ExprSpec& e = s.exprs[52];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:55:12";
       e.num_inputs = 1;
@@ -1834,8 +1659,8 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:55:26";
       }
     }
-    {  // 57: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 53: Transpose(kr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[53];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:55:57";
       e.num_inputs = 1;
@@ -1846,8 +1671,8 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:55:71";
       }
     }
-    {  // 58: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[58];
+    {  // 54: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[54];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:55:47";
       e.num_inputs = 1;
@@ -1858,28 +1683,28 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:55:91";
       }
     }
-    {  // 59: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
+    {  // 55: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
        // perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[59];
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "kt";
       e.loc = "rules/attention.yaml:55:45";
       e.slot = 15;
     }
-    {  // 60: Shape(v)
-      gen::ExprSpec& e = s.exprs[60];
+    {  // 56: Shape(v)
+      gen::ExprSpec& e = s.exprs[56];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:56:36";
       e.num_inputs = 1;
     }
-    {  // 61: 0
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 57: 0
+      gen::ExprSpec& e = s.exprs[57];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:56:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 62: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[62];
+    {  // 58: Gather(Shape(v), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[58];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:56:29";
       e.num_inputs = 2;
@@ -1892,34 +1717,34 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:56:49";
       }
     }
-    {  // 63: 0
-      gen::ExprSpec& e = s.exprs[63];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:56:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 64: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 59: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[59];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:56:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:56:58";
+      }
     }
-    {  // 65: Shape(v)
-      gen::ExprSpec& e = s.exprs[65];
+    {  // 60: Shape(v)
+      gen::ExprSpec& e = s.exprs[60];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:56:79";
       e.num_inputs = 1;
     }
-    {  // 66: 1
-      gen::ExprSpec& e = s.exprs[66];
+    {  // 61: 1
+      gen::ExprSpec& e = s.exprs[61];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:56:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 67: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[67];
+    {  // 62: Gather(Shape(v), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[62];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:56:72";
       e.num_inputs = 2;
@@ -1932,32 +1757,32 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:56:92";
       }
     }
-    {  // 68: 0
-      gen::ExprSpec& e = s.exprs[68];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:56:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 69: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[69];
+    {  // 63: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[63];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:56:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:56:101";
+      }
     }
-    {  // 70: _
-      gen::ExprSpec& e = s.exprs[70];
+    {  // 64: _
+      gen::ExprSpec& e = s.exprs[64];
       e.label = "_";
       e.loc = "rules/attention.yaml:56:105";
     }
-    {  // 71: _
-      gen::ExprSpec& e = s.exprs[71];
+    {  // 65: _
+      gen::ExprSpec& e = s.exprs[65];
       e.label = "_";
       e.loc = "rules/attention.yaml:56:108";
     }
-    {  // 72: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[72];
+    {  // 66: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[66];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:56:12";
       e.num_inputs = 4;
@@ -1969,8 +1794,8 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:56:111";
       }
     }
-    {  // 73: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[73];
+    {  // 67: Shape(v, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[67];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:56:128";
       e.num_inputs = 1;
@@ -1988,8 +1813,8 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:56:146";
       }
     }
-    {  // 74: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[74];
+    {  // 68: Shape(v, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[68];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:56:154";
       e.num_inputs = 1;
@@ -2007,18 +1832,18 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:56:172";
       }
     }
-    {  // 75: _
-      gen::ExprSpec& e = s.exprs[75];
+    {  // 69: _
+      gen::ExprSpec& e = s.exprs[69];
       e.label = "_";
       e.loc = "rules/attention.yaml:56:180";
     }
-    {  // 76: _
-      gen::ExprSpec& e = s.exprs[76];
+    {  // 70: _
+      gen::ExprSpec& e = s.exprs[70];
       e.label = "_";
       e.loc = "rules/attention.yaml:56:183";
     }
-    {  // 77: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[77];
+    {  // 71: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[71];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:56:121";
       e.num_inputs = 4;
@@ -2030,27 +1855,27 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:56:186";
       }
     }
-    {  // 78: _
-      gen::ExprSpec& e = s.exprs[78];
+    {  // 72: _
+      gen::ExprSpec& e = s.exprs[72];
       e.label = "_";
       e.loc = "rules/attention.yaml:56:196";
     }
-    {  // 79: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[79];
+    {  // 73: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[73];
       e.label = "vs";
       e.loc = "rules/attention.yaml:56:119";
       e.slot = 16;
     }
-    {  // 80: Reshape(v, vs)
-      gen::ExprSpec& e = s.exprs[80];
+    {  // 74: Reshape(v, vs)
+      gen::ExprSpec& e = s.exprs[74];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:57:12";
       e.slot = 17;
       e.num_inputs = 2;
     }
-    {  // 81: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[81];
+    {  // 75: Transpose(vr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[75];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:58:12";
       e.slot = 18;
@@ -2062,158 +1887,158 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:58:26";
       }
     }
-    {  // 82: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[82];
+    {  // 76: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[76];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:59:16";
       e.num_inputs = 2;
     }
-    {  // 83: c
-      gen::ExprSpec& e = s.exprs[83];
+    {  // 77: c
+      gen::ExprSpec& e = s.exprs[77];
       e.label = "c";
       e.loc = "rules/attention.yaml:59:32";
       e.slot = 19;
     }
-    {  // 84: Div(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[84];
+    {  // 78: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[78];
       e.label = "Div";
       e.loc = "rules/attention.yaml:59:12";
       e.num_inputs = 2;
     }
-    {  // 85: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[85];
+    {  // 79: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[79];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:59:41";
       e.num_inputs = 2;
     }
-    {  // 86: Mul(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[86];
+    {  // 80: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[80];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:59:37";
       e.num_inputs = 2;
     }
-    {  // 87: cq
-      gen::ExprSpec& e = s.exprs[87];
+    {  // 81: cq
+      gen::ExprSpec& e = s.exprs[81];
       e.label = "cq";
       e.loc = "rules/attention.yaml:59:77";
       e.slot = 20;
     }
-    {  // 88: Mul(qh, cq)
-      gen::ExprSpec& e = s.exprs[88];
+    {  // 82: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[82];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:59:69";
       e.num_inputs = 2;
     }
-    {  // 89: Div(qh, cq)
-      gen::ExprSpec& e = s.exprs[89];
+    {  // 83: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[83];
       e.label = "Div";
       e.loc = "rules/attention.yaml:59:83";
       e.num_inputs = 2;
     }
-    {  // 90: Mul(qh, cq) | Div(qh, cq) | qh
-      gen::ExprSpec& e = s.exprs[90];
+    {  // 84: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[84];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:59:81";
     }
-    {  // 91: ck
-      gen::ExprSpec& e = s.exprs[91];
+    {  // 85: ck
+      gen::ExprSpec& e = s.exprs[85];
       e.label = "ck";
       e.loc = "rules/attention.yaml:59:109";
       e.slot = 21;
     }
-    {  // 92: Mul(kt, ck)
-      gen::ExprSpec& e = s.exprs[92];
+    {  // 86: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[86];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:59:101";
       e.num_inputs = 2;
     }
-    {  // 93: Div(kt, ck)
-      gen::ExprSpec& e = s.exprs[93];
+    {  // 87: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[87];
       e.label = "Div";
       e.loc = "rules/attention.yaml:59:115";
       e.num_inputs = 2;
     }
-    {  // 94: Mul(kt, ck) | Div(kt, ck) | kt
-      gen::ExprSpec& e = s.exprs[94];
+    {  // 88: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[88];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:59:113";
     }
-    {  // 95: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-      gen::ExprSpec& e = s.exprs[95];
+    {  // 89: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[89];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:59:62";
       e.num_inputs = 2;
     }
-    {  // 96: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+    {  // 90: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
-      gen::ExprSpec& e = s.exprs[96];
+      gen::ExprSpec& e = s.exprs[90];
       e.label = "s";
       e.loc = "rules/attention.yaml:59:35";
       e.slot = 22;
     }
-    {  // 97: causal
-      gen::ExprSpec& e = s.exprs[97];
+    {  // 91: causal
+      gen::ExprSpec& e = s.exprs[91];
       e.label = "causal";
       e.loc = "rules/attention.yaml:60:22";
       e.slot = 23;
     }
-    {  // 98: fill
-      gen::ExprSpec& e = s.exprs[98];
+    {  // 92: fill
+      gen::ExprSpec& e = s.exprs[92];
       e.label = "fill";
       e.loc = "rules/attention.yaml:60:33";
       e.slot = 24;
     }
-    {  // 99: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[99];
+    {  // 93: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[93];
       e.label = "Where";
       e.loc = "rules/attention.yaml:60:16";
       e.num_inputs = 3;
     }
-    {  // 100: mask
-      gen::ExprSpec& e = s.exprs[100];
+    {  // 94: mask
+      gen::ExprSpec& e = s.exprs[94];
       e.label = "mask";
       e.loc = "rules/attention.yaml:60:40";
       e.slot = 25;
     }
-    {  // 101: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[101];
+    {  // 95: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[95];
       e.label = "Add";
       e.loc = "rules/attention.yaml:60:12";
       e.num_inputs = 2;
     }
-    {  // 102: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[102];
+    {  // 96: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[96];
       e.label = "Where";
       e.loc = "rules/attention.yaml:60:61";
       e.num_inputs = 3;
     }
-    {  // 103: masked
-      gen::ExprSpec& e = s.exprs[103];
+    {  // 97: masked
+      gen::ExprSpec& e = s.exprs[97];
       e.label = "masked";
       e.loc = "rules/attention.yaml:60:100";
       e.slot = 26;
     }
-    {  // 104: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[104];
+    {  // 98: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[98];
       e.label = "Where";
       e.loc = "rules/attention.yaml:60:94";
       e.num_inputs = 3;
     }
-    {  // 105: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[105];
+    {  // 99: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[99];
       e.label = "Add";
       e.loc = "rules/attention.yaml:60:132";
       e.num_inputs = 2;
     }
-    {  // 106: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(masked, fill, s) |
+    {  // 100: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(masked, fill, s) |
        // Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[106];
+      gen::ExprSpec& e = s.exprs[100];
       e.label = "m";
       e.loc = "rules/attention.yaml:60:59";
       e.slot = 27;
     }
-    {  // 107: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[107];
+    {  // 101: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[101];
       e.label = "Softmax";
       e.loc = "rules/attention.yaml:61:19";
       e.num_inputs = 1;
@@ -2228,33 +2053,33 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:61:30";
       }
     }
-    {  // 108: MatMul(Softmax(m, axis=-1), vh)
-      gen::ExprSpec& e = s.exprs[108];
+    {  // 102: MatMul(Softmax(m, axis=-1), vh)
+      gen::ExprSpec& e = s.exprs[102];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:61:12";
       e.slot = 28;
       e.num_inputs = 2;
     }
-    {  // 109: _
-      gen::ExprSpec& e = s.exprs[109];
+    {  // 103: _
+      gen::ExprSpec& e = s.exprs[103];
       e.label = "_";
       e.loc = "rules/attention.yaml:62:42";
     }
-    {  // 110: Shape(_)
-      gen::ExprSpec& e = s.exprs[110];
+    {  // 104: Shape(_)
+      gen::ExprSpec& e = s.exprs[104];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:62:36";
       e.num_inputs = 1;
     }
-    {  // 111: 0
-      gen::ExprSpec& e = s.exprs[111];
+    {  // 105: 0
+      gen::ExprSpec& e = s.exprs[105];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:62:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 112: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[112];
+    {  // 106: Gather(Shape(_), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[106];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:62:29";
       e.num_inputs = 2;
@@ -2267,39 +2092,39 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:62:49";
       }
     }
-    {  // 113: 0
-      gen::ExprSpec& e = s.exprs[113];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:62:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 114: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[114];
+    {  // 107: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[107];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:62:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:62:58";
+      }
     }
-    {  // 115: _
-      gen::ExprSpec& e = s.exprs[115];
+    {  // 108: _
+      gen::ExprSpec& e = s.exprs[108];
       e.label = "_";
       e.loc = "rules/attention.yaml:62:85";
     }
-    {  // 116: Shape(_)
-      gen::ExprSpec& e = s.exprs[116];
+    {  // 109: Shape(_)
+      gen::ExprSpec& e = s.exprs[109];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:62:79";
       e.num_inputs = 1;
     }
-    {  // 117: 1
-      gen::ExprSpec& e = s.exprs[117];
+    {  // 110: 1
+      gen::ExprSpec& e = s.exprs[110];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:62:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 118: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[118];
+    {  // 111: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[111];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:62:72";
       e.num_inputs = 2;
@@ -2312,27 +2137,27 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:62:92";
       }
     }
-    {  // 119: 0
-      gen::ExprSpec& e = s.exprs[119];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:62:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 120: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[120];
+    {  // 112: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[112];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:62:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:62:101";
+      }
     }
-    {  // 121: _
-      gen::ExprSpec& e = s.exprs[121];
+    {  // 113: _
+      gen::ExprSpec& e = s.exprs[113];
       e.label = "_";
       e.loc = "rules/attention.yaml:62:105";
     }
-    {  // 122: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, axis=0)
-      gen::ExprSpec& e = s.exprs[122];
+    {  // 114: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, axis=0)
+      gen::ExprSpec& e = s.exprs[114];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:62:12";
       e.num_inputs = 3;
@@ -2344,13 +2169,13 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:62:108";
       }
     }
-    {  // 123: _
-      gen::ExprSpec& e = s.exprs[123];
+    {  // 115: _
+      gen::ExprSpec& e = s.exprs[115];
       e.label = "_";
       e.loc = "rules/attention.yaml:62:131";
     }
-    {  // 124: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[124];
+    {  // 116: Shape(_, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[116];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:62:125";
       e.num_inputs = 1;
@@ -2368,13 +2193,13 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:62:143";
       }
     }
-    {  // 125: _
-      gen::ExprSpec& e = s.exprs[125];
+    {  // 117: _
+      gen::ExprSpec& e = s.exprs[117];
       e.label = "_";
       e.loc = "rules/attention.yaml:62:157";
     }
-    {  // 126: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[126];
+    {  // 118: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[118];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:62:151";
       e.num_inputs = 1;
@@ -2392,13 +2217,13 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:62:169";
       }
     }
-    {  // 127: _
-      gen::ExprSpec& e = s.exprs[127];
+    {  // 119: _
+      gen::ExprSpec& e = s.exprs[119];
       e.label = "_";
       e.loc = "rules/attention.yaml:62:177";
     }
-    {  // 128: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-      gen::ExprSpec& e = s.exprs[128];
+    {  // 120: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+      gen::ExprSpec& e = s.exprs[120];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:62:118";
       e.num_inputs = 3;
@@ -2410,20 +2235,20 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:62:180";
       }
     }
-    {  // 129: _
-      gen::ExprSpec& e = s.exprs[129];
+    {  // 121: _
+      gen::ExprSpec& e = s.exprs[121];
       e.label = "_";
       e.loc = "rules/attention.yaml:62:190";
     }
-    {  // 130: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
-       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[130];
+    {  // 122: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0)
+       // | Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[122];
       e.label = "ys";
       e.loc = "rules/attention.yaml:62:116";
       e.slot = 29;
     }
-    {  // 131: Transpose(o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[131];
+    {  // 123: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[123];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:63:20";
       e.num_inputs = 1;
@@ -2434,8 +2259,8 @@ const gen::RuleSpec& specPackedAttention() {
         a.loc = "rules/attention.yaml:63:33";
       }
     }
-    {  // 132: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
-      gen::ExprSpec& e = s.exprs[132];
+    {  // 124: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[124];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:63:12";
       e.slot = 30;
@@ -2634,22 +2459,22 @@ const gen::RuleSpec& specPackedAttention() {
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{106, 0}});  // @causal_mask
+      v.tags.push_back({{100, 0}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{106, 1}});  // @causal
+      v.tags.push_back({{100, 1}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{106, 2}});  // @masked_fill
+      v.tags.push_back({{100, 2}});  // @masked_fill
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{106, 3}});  // @mask
+      v.tags.push_back({{100, 3}});  // @mask
     }
     s.variants.emplace_back();  // always
     return s;
@@ -2679,123 +2504,115 @@ struct PackedAttentionIds {
     kShape13 = 13,
     kConstant14 = 14,
     kGather15 = 15,
-    kConstant16 = 16,
-    kUnsqueeze17 = 17,
-    kShape18 = 18,
-    kConstant19 = 19,
-    kGather20 = 20,
-    kConstant21 = 21,
-    kUnsqueeze22 = 22,
-    kAny23 = 23,
-    kAny24 = 24,
-    kConcat25 = 25,
-    kShape26 = 26,
-    kShape27 = 27,
-    kAny28 = 28,
+    kUnsqueeze16 = 16,
+    kShape17 = 17,
+    kConstant18 = 18,
+    kGather19 = 19,
+    kUnsqueeze20 = 20,
+    kAny21 = 21,
+    kAny22 = 22,
+    kConcat23 = 23,
+    kShape24 = 24,
+    kShape25 = 25,
+    kAny26 = 26,
+    kAny27 = 27,
+    kConcat28 = 28,
     kAny29 = 29,
-    kConcat30 = 30,
-    kAny31 = 31,
-    kQs = 32,
-    kQr = 33,
-    kQh = 34,
-    kShape35 = 35,
-    kConstant36 = 36,
-    kGather37 = 37,
+    kQs = 30,
+    kQr = 31,
+    kQh = 32,
+    kShape33 = 33,
+    kConstant34 = 34,
+    kGather35 = 35,
+    kUnsqueeze36 = 36,
+    kShape37 = 37,
     kConstant38 = 38,
-    kUnsqueeze39 = 39,
-    kShape40 = 40,
-    kConstant41 = 41,
-    kGather42 = 42,
-    kConstant43 = 43,
-    kUnsqueeze44 = 44,
-    kAny45 = 45,
+    kGather39 = 39,
+    kUnsqueeze40 = 40,
+    kAny41 = 41,
+    kAny42 = 42,
+    kConcat43 = 43,
+    kShape44 = 44,
+    kShape45 = 45,
     kAny46 = 46,
-    kConcat47 = 47,
-    kShape48 = 48,
-    kShape49 = 49,
-    kAny50 = 50,
-    kAny51 = 51,
-    kConcat52 = 52,
-    kAny53 = 53,
-    kKs = 54,
-    kKr = 55,
-    kTranspose56 = 56,
-    kTranspose57 = 57,
-    kTranspose58 = 58,
-    kKt = 59,
+    kAny47 = 47,
+    kConcat48 = 48,
+    kAny49 = 49,
+    kKs = 50,
+    kKr = 51,
+    kTranspose52 = 52,
+    kTranspose53 = 53,
+    kTranspose54 = 54,
+    kKt = 55,
+    kShape56 = 56,
+    kConstant57 = 57,
+    kGather58 = 58,
+    kUnsqueeze59 = 59,
     kShape60 = 60,
     kConstant61 = 61,
     kGather62 = 62,
-    kConstant63 = 63,
-    kUnsqueeze64 = 64,
-    kShape65 = 65,
-    kConstant66 = 66,
-    kGather67 = 67,
-    kConstant68 = 68,
-    kUnsqueeze69 = 69,
+    kUnsqueeze63 = 63,
+    kAny64 = 64,
+    kAny65 = 65,
+    kConcat66 = 66,
+    kShape67 = 67,
+    kShape68 = 68,
+    kAny69 = 69,
     kAny70 = 70,
-    kAny71 = 71,
-    kConcat72 = 72,
-    kShape73 = 73,
-    kShape74 = 74,
-    kAny75 = 75,
-    kAny76 = 76,
-    kConcat77 = 77,
-    kAny78 = 78,
-    kVs = 79,
-    kVr = 80,
-    kVh = 81,
-    kMatMul82 = 82,
-    kC = 83,
-    kDiv84 = 84,
-    kMatMul85 = 85,
+    kConcat71 = 71,
+    kAny72 = 72,
+    kVs = 73,
+    kVr = 74,
+    kVh = 75,
+    kMatMul76 = 76,
+    kC = 77,
+    kDiv78 = 78,
+    kMatMul79 = 79,
+    kMul80 = 80,
+    kCq = 81,
+    kMul82 = 82,
+    kDiv83 = 83,
+    kAnyOf84 = 84,
+    kCk = 85,
     kMul86 = 86,
-    kCq = 87,
-    kMul88 = 88,
-    kDiv89 = 89,
-    kAnyOf90 = 90,
-    kCk = 91,
-    kMul92 = 92,
-    kDiv93 = 93,
-    kAnyOf94 = 94,
-    kMatMul95 = 95,
-    kS = 96,
-    kCausal = 97,
-    kFill = 98,
-    kWhere99 = 99,
-    kMask = 100,
-    kAdd101 = 101,
-    kWhere102 = 102,
-    kMasked = 103,
-    kWhere104 = 104,
-    kAdd105 = 105,
-    kM = 106,
-    kSoftmax = 107,
-    kO = 108,
-    kAny109 = 109,
-    kShape110 = 110,
-    kConstant111 = 111,
-    kGather112 = 112,
-    kConstant113 = 113,
-    kUnsqueeze114 = 114,
+    kDiv87 = 87,
+    kAnyOf88 = 88,
+    kMatMul89 = 89,
+    kS = 90,
+    kCausal = 91,
+    kFill = 92,
+    kWhere93 = 93,
+    kMask = 94,
+    kAdd95 = 95,
+    kWhere96 = 96,
+    kMasked = 97,
+    kWhere98 = 98,
+    kAdd99 = 99,
+    kM = 100,
+    kSoftmax = 101,
+    kO = 102,
+    kAny103 = 103,
+    kShape104 = 104,
+    kConstant105 = 105,
+    kGather106 = 106,
+    kUnsqueeze107 = 107,
+    kAny108 = 108,
+    kShape109 = 109,
+    kConstant110 = 110,
+    kGather111 = 111,
+    kUnsqueeze112 = 112,
+    kAny113 = 113,
+    kConcat114 = 114,
     kAny115 = 115,
     kShape116 = 116,
-    kConstant117 = 117,
-    kGather118 = 118,
-    kConstant119 = 119,
-    kUnsqueeze120 = 120,
+    kAny117 = 117,
+    kShape118 = 118,
+    kAny119 = 119,
+    kConcat120 = 120,
     kAny121 = 121,
-    kConcat122 = 122,
-    kAny123 = 123,
-    kShape124 = 124,
-    kAny125 = 125,
-    kShape126 = 126,
-    kAny127 = 127,
-    kConcat128 = 128,
-    kAny129 = 129,
-    kYs = 130,
-    kTranspose131 = 131,
-    kY = 132,
+    kYs = 122,
+    kTranspose123 = 123,
+    kY = 124,
   };
 };
 
@@ -2865,11 +2682,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchX, matchAny31,
-  // matchConstant36, matchConstant41, matchAny46, matchConstant63, matchAny70, matchAny78, matchC,
-  // matchCq, matchCk, matchCausal, matchFill, matchMask, matchMasked, matchConstant111,
-  // matchConstant113, matchAny115, matchShape116, matchConstant117, matchAny121, matchAny123,
-  // matchAny127, matchAny129.
+  // From AttentionSharedMatch (the same in other rules of this file): matchX, matchAny41,
+  // matchAny42, matchConstant57, matchAny64, matchAny72, matchC, matchCq, matchCk, matchCausal,
+  // matchFill, matchMask, matchMasked, matchAny103, matchAny108, matchAny115, matchAny117.
 
   /// wq  (rules/attention.yaml:47:26)
   bool matchWq(ValueId v, gen::Next k) {
@@ -3000,145 +2815,136 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape13(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:50:58)
-  bool matchConstant16(ValueId v, gen::Next k) {
-    if (seen(kConstant16)) return same(kConstant16, v) && k();
-    return bind(kConstant16, v) && constant(kConstant16, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(q), 0, axis=0), 0)  (rules/attention.yaml:50:19)
-  bool matchUnsqueeze17(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze17)) return same(kUnsqueeze17, v) && k();
-    if (!bind(kUnsqueeze17, v)) return false;
-    const NodeId n = node(kUnsqueeze17, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze17, n, v)) return false;
-    return matchGather15(input(n, 0), [&] { return matchConstant16(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])  (rules/attention.yaml:50:19)
+  bool matchUnsqueeze16(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze16)) return same(kUnsqueeze16, v) && k();
+    if (!bind(kUnsqueeze16, v)) return false;
+    const NodeId n = node(kUnsqueeze16, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze16, n, v)) return false;
+    return matchGather15(input(n, 0), k);
   }
 
   /// Shape(q)  (rules/attention.yaml:50:79)
-  bool matchShape18(ValueId v, gen::Next k) {
-    if (seen(kShape18)) return same(kShape18, v) && k();
-    if (!bind(kShape18, v)) return false;
-    const NodeId n = node(kShape18, v, op::kShape);
-    if (n == kNoId || !attrs(kShape18, n, v)) return false;
+  bool matchShape17(ValueId v, gen::Next k) {
+    if (seen(kShape17)) return same(kShape17, v) && k();
+    if (!bind(kShape17, v)) return false;
+    const NodeId n = node(kShape17, v, op::kShape);
+    if (n == kNoId || !attrs(kShape17, n, v)) return false;
     return matchQ(input(n, 0), k);
   }
 
   /// 1  (rules/attention.yaml:50:89)
-  bool matchConstant19(ValueId v, gen::Next k) {
-    if (seen(kConstant19)) return same(kConstant19, v) && k();
-    return bind(kConstant19, v) && constant(kConstant19, v) && k();
+  bool matchConstant18(ValueId v, gen::Next k) {
+    if (seen(kConstant18)) return same(kConstant18, v) && k();
+    return bind(kConstant18, v) && constant(kConstant18, v) && k();
   }
 
   /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:50:72)
-  bool matchGather20(ValueId v, gen::Next k) {
-    if (seen(kGather20)) return same(kGather20, v) && k();
-    if (!bind(kGather20, v)) return false;
-    const NodeId n = node(kGather20, v, op::kGather);
-    if (n == kNoId || !attrs(kGather20, n, v)) return false;
-    return matchShape18(input(n, 0), [&] { return matchConstant19(input(n, 1), k); });
+  bool matchGather19(ValueId v, gen::Next k) {
+    if (seen(kGather19)) return same(kGather19, v) && k();
+    if (!bind(kGather19, v)) return false;
+    const NodeId n = node(kGather19, v, op::kGather);
+    if (n == kNoId || !attrs(kGather19, n, v)) return false;
+    return matchShape17(input(n, 0), [&] { return matchConstant18(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:50:101)
-  bool matchConstant21(ValueId v, gen::Next k) {
-    if (seen(kConstant21)) return same(kConstant21, v) && k();
-    return bind(kConstant21, v) && constant(kConstant21, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(q), 1, axis=0), 0)  (rules/attention.yaml:50:62)
-  bool matchUnsqueeze22(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze22)) return same(kUnsqueeze22, v) && k();
-    if (!bind(kUnsqueeze22, v)) return false;
-    const NodeId n = node(kUnsqueeze22, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze22, n, v)) return false;
-    return matchGather20(input(n, 0), [&] { return matchConstant21(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])  (rules/attention.yaml:50:62)
+  bool matchUnsqueeze20(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze20)) return same(kUnsqueeze20, v) && k();
+    if (!bind(kUnsqueeze20, v)) return false;
+    const NodeId n = node(kUnsqueeze20, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze20, n, v)) return false;
+    return matchGather19(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:50:105)
-  bool matchAny23(ValueId v, gen::Next k) {
-    if (seen(kAny23)) return same(kAny23, v) && k();
-    return bind(kAny23, v) && k();
+  bool matchAny21(ValueId v, gen::Next k) {
+    if (seen(kAny21)) return same(kAny21, v) && k();
+    return bind(kAny21, v) && k();
   }
 
   /// _  (rules/attention.yaml:50:108)
-  bool matchAny24(ValueId v, gen::Next k) {
-    if (seen(kAny24)) return same(kAny24, v) && k();
-    return bind(kAny24, v) && k();
+  bool matchAny22(ValueId v, gen::Next k) {
+    if (seen(kAny22)) return same(kAny22, v) && k();
+    return bind(kAny22, v) && k();
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:50:12)
-  bool matchConcat25(ValueId v, gen::Next k) {
-    if (seen(kConcat25)) return same(kConcat25, v) && k();
-    if (!bind(kConcat25, v)) return false;
-    const NodeId n = node(kConcat25, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat25, n, v)) return false;
-    return matchUnsqueeze17(input(n, 0), [&] {
-      return matchUnsqueeze22(input(n, 1), [&] {
-        return matchAny23(input(n, 2), [&] { return matchAny24(input(n, 3), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, _, axis=0)  (rules/attention.yaml:50:12)
+  bool matchConcat23(ValueId v, gen::Next k) {
+    if (seen(kConcat23)) return same(kConcat23, v) && k();
+    if (!bind(kConcat23, v)) return false;
+    const NodeId n = node(kConcat23, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat23, n, v)) return false;
+    return matchUnsqueeze16(input(n, 0), [&] {
+      return matchUnsqueeze20(input(n, 1), [&] {
+        return matchAny21(input(n, 2), [&] { return matchAny22(input(n, 3), k); });
       });
     });
   }
 
   /// Shape(q, start=0, end=1)  (rules/attention.yaml:50:128)
-  bool matchShape26(ValueId v, gen::Next k) {
-    if (seen(kShape26)) return same(kShape26, v) && k();
-    if (!bind(kShape26, v)) return false;
-    const NodeId n = node(kShape26, v, op::kShape);
-    if (n == kNoId || !attrs(kShape26, n, v)) return false;
+  bool matchShape24(ValueId v, gen::Next k) {
+    if (seen(kShape24)) return same(kShape24, v) && k();
+    if (!bind(kShape24, v)) return false;
+    const NodeId n = node(kShape24, v, op::kShape);
+    if (n == kNoId || !attrs(kShape24, n, v)) return false;
     return matchQ(input(n, 0), k);
   }
 
   /// Shape(q, start=1, end=2)  (rules/attention.yaml:50:154)
-  bool matchShape27(ValueId v, gen::Next k) {
-    if (seen(kShape27)) return same(kShape27, v) && k();
-    if (!bind(kShape27, v)) return false;
-    const NodeId n = node(kShape27, v, op::kShape);
-    if (n == kNoId || !attrs(kShape27, n, v)) return false;
+  bool matchShape25(ValueId v, gen::Next k) {
+    if (seen(kShape25)) return same(kShape25, v) && k();
+    if (!bind(kShape25, v)) return false;
+    const NodeId n = node(kShape25, v, op::kShape);
+    if (n == kNoId || !attrs(kShape25, n, v)) return false;
     return matchQ(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:50:180)
-  bool matchAny28(ValueId v, gen::Next k) {
-    if (seen(kAny28)) return same(kAny28, v) && k();
-    return bind(kAny28, v) && k();
+  bool matchAny26(ValueId v, gen::Next k) {
+    if (seen(kAny26)) return same(kAny26, v) && k();
+    return bind(kAny26, v) && k();
   }
 
   /// _  (rules/attention.yaml:50:183)
+  bool matchAny27(ValueId v, gen::Next k) {
+    if (seen(kAny27)) return same(kAny27, v) && k();
+    return bind(kAny27, v) && k();
+  }
+
+  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+  /// (rules/attention.yaml:50:121)
+  bool matchConcat28(ValueId v, gen::Next k) {
+    if (seen(kConcat28)) return same(kConcat28, v) && k();
+    if (!bind(kConcat28, v)) return false;
+    const NodeId n = node(kConcat28, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat28, n, v)) return false;
+    return matchShape24(input(n, 0), [&] {
+      return matchShape25(input(n, 1), [&] {
+        return matchAny26(input(n, 2), [&] { return matchAny27(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// _  (rules/attention.yaml:50:196)
   bool matchAny29(ValueId v, gen::Next k) {
     if (seen(kAny29)) return same(kAny29, v) && k();
     return bind(kAny29, v) && k();
   }
 
-  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-  /// (rules/attention.yaml:50:121)
-  bool matchConcat30(ValueId v, gen::Next k) {
-    if (seen(kConcat30)) return same(kConcat30, v) && k();
-    if (!bind(kConcat30, v)) return false;
-    const NodeId n = node(kConcat30, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat30, n, v)) return false;
-    return matchShape26(input(n, 0), [&] {
-      return matchShape27(input(n, 1), [&] {
-        return matchAny28(input(n, 2), [&] { return matchAny29(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// qs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+  /// qs = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _, axis=0)
+  /// | Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
   /// (rules/attention.yaml:50:119)
   bool matchQs(ValueId v, gen::Next k) {
     if (seen(kQs)) return same(kQs, v) && k();
     if (!bind(kQs, v)) return false;
     const uint32_t m = mark();
-    choose(kQs, 0);
-    if (matchConcat25(v, k)) return true;
+    if (choose(kQs, 0) && matchConcat23(v, k)) return true;
     undo(m);
-    choose(kQs, 1);
-    if (matchConcat30(v, k)) return true;
+    if (choose(kQs, 1) && matchConcat28(v, k)) return true;
     undo(m);
-    choose(kQs, 2);
-    if (matchAny31(v, k)) return true;
+    if (choose(kQs, 2) && matchAny29(v, k)) return true;
     undo(m);
     return false;
   }
@@ -3162,156 +2968,147 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Shape(k)  (rules/attention.yaml:53:36)
-  bool matchShape35(ValueId v, gen::Next k) {
-    if (seen(kShape35)) return same(kShape35, v) && k();
-    if (!bind(kShape35, v)) return false;
-    const NodeId n = node(kShape35, v, op::kShape);
-    if (n == kNoId || !attrs(kShape35, n, v)) return false;
+  bool matchShape33(ValueId v, gen::Next k) {
+    if (seen(kShape33)) return same(kShape33, v) && k();
+    if (!bind(kShape33, v)) return false;
+    const NodeId n = node(kShape33, v, op::kShape);
+    if (n == kNoId || !attrs(kShape33, n, v)) return false;
     return matchK(input(n, 0), k);
   }
 
-  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:53:29)
-  bool matchGather37(ValueId v, gen::Next k) {
-    if (seen(kGather37)) return same(kGather37, v) && k();
-    if (!bind(kGather37, v)) return false;
-    const NodeId n = node(kGather37, v, op::kGather);
-    if (n == kNoId || !attrs(kGather37, n, v)) return false;
-    return matchShape35(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
+  /// 0  (rules/attention.yaml:53:46)
+  bool matchConstant34(ValueId v, gen::Next k) {
+    if (seen(kConstant34)) return same(kConstant34, v) && k();
+    return bind(kConstant34, v) && constant(kConstant34, v) && k();
   }
 
-  /// 0  (rules/attention.yaml:53:58)
+  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:53:29)
+  bool matchGather35(ValueId v, gen::Next k) {
+    if (seen(kGather35)) return same(kGather35, v) && k();
+    if (!bind(kGather35, v)) return false;
+    const NodeId n = node(kGather35, v, op::kGather);
+    if (n == kNoId || !attrs(kGather35, n, v)) return false;
+    return matchShape33(input(n, 0), [&] { return matchConstant34(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])  (rules/attention.yaml:53:19)
+  bool matchUnsqueeze36(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze36)) return same(kUnsqueeze36, v) && k();
+    if (!bind(kUnsqueeze36, v)) return false;
+    const NodeId n = node(kUnsqueeze36, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze36, n, v)) return false;
+    return matchGather35(input(n, 0), k);
+  }
+
+  /// Shape(k)  (rules/attention.yaml:53:79)
+  bool matchShape37(ValueId v, gen::Next k) {
+    if (seen(kShape37)) return same(kShape37, v) && k();
+    if (!bind(kShape37, v)) return false;
+    const NodeId n = node(kShape37, v, op::kShape);
+    if (n == kNoId || !attrs(kShape37, n, v)) return false;
+    return matchK(input(n, 0), k);
+  }
+
+  /// 1  (rules/attention.yaml:53:89)
   bool matchConstant38(ValueId v, gen::Next k) {
     if (seen(kConstant38)) return same(kConstant38, v) && k();
     return bind(kConstant38, v) && constant(kConstant38, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)  (rules/attention.yaml:53:19)
-  bool matchUnsqueeze39(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze39)) return same(kUnsqueeze39, v) && k();
-    if (!bind(kUnsqueeze39, v)) return false;
-    const NodeId n = node(kUnsqueeze39, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze39, n, v)) return false;
-    return matchGather37(input(n, 0), [&] { return matchConstant38(input(n, 1), k); });
-  }
-
-  /// Shape(k)  (rules/attention.yaml:53:79)
-  bool matchShape40(ValueId v, gen::Next k) {
-    if (seen(kShape40)) return same(kShape40, v) && k();
-    if (!bind(kShape40, v)) return false;
-    const NodeId n = node(kShape40, v, op::kShape);
-    if (n == kNoId || !attrs(kShape40, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
   /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:53:72)
-  bool matchGather42(ValueId v, gen::Next k) {
-    if (seen(kGather42)) return same(kGather42, v) && k();
-    if (!bind(kGather42, v)) return false;
-    const NodeId n = node(kGather42, v, op::kGather);
-    if (n == kNoId || !attrs(kGather42, n, v)) return false;
-    return matchShape40(input(n, 0), [&] { return matchConstant41(input(n, 1), k); });
+  bool matchGather39(ValueId v, gen::Next k) {
+    if (seen(kGather39)) return same(kGather39, v) && k();
+    if (!bind(kGather39, v)) return false;
+    const NodeId n = node(kGather39, v, op::kGather);
+    if (n == kNoId || !attrs(kGather39, n, v)) return false;
+    return matchShape37(input(n, 0), [&] { return matchConstant38(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:53:101)
-  bool matchConstant43(ValueId v, gen::Next k) {
-    if (seen(kConstant43)) return same(kConstant43, v) && k();
-    return bind(kConstant43, v) && constant(kConstant43, v) && k();
+  /// Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])  (rules/attention.yaml:53:62)
+  bool matchUnsqueeze40(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze40)) return same(kUnsqueeze40, v) && k();
+    if (!bind(kUnsqueeze40, v)) return false;
+    const NodeId n = node(kUnsqueeze40, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze40, n, v)) return false;
+    return matchGather39(input(n, 0), k);
   }
 
-  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)  (rules/attention.yaml:53:62)
-  bool matchUnsqueeze44(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze44)) return same(kUnsqueeze44, v) && k();
-    if (!bind(kUnsqueeze44, v)) return false;
-    const NodeId n = node(kUnsqueeze44, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze44, n, v)) return false;
-    return matchGather42(input(n, 0), [&] { return matchConstant43(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:53:105)
-  bool matchAny45(ValueId v, gen::Next k) {
-    if (seen(kAny45)) return same(kAny45, v) && k();
-    return bind(kAny45, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:53:12)
-  bool matchConcat47(ValueId v, gen::Next k) {
-    if (seen(kConcat47)) return same(kConcat47, v) && k();
-    if (!bind(kConcat47, v)) return false;
-    const NodeId n = node(kConcat47, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat47, n, v)) return false;
-    return matchUnsqueeze39(input(n, 0), [&] {
-      return matchUnsqueeze44(input(n, 1), [&] {
-        return matchAny45(input(n, 2), [&] { return matchAny46(input(n, 3), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, _, axis=0)  (rules/attention.yaml:53:12)
+  bool matchConcat43(ValueId v, gen::Next k) {
+    if (seen(kConcat43)) return same(kConcat43, v) && k();
+    if (!bind(kConcat43, v)) return false;
+    const NodeId n = node(kConcat43, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat43, n, v)) return false;
+    return matchUnsqueeze36(input(n, 0), [&] {
+      return matchUnsqueeze40(input(n, 1), [&] {
+        return matchAny41(input(n, 2), [&] { return matchAny42(input(n, 3), k); });
       });
     });
   }
 
   /// Shape(k, start=0, end=1)  (rules/attention.yaml:53:128)
-  bool matchShape48(ValueId v, gen::Next k) {
-    if (seen(kShape48)) return same(kShape48, v) && k();
-    if (!bind(kShape48, v)) return false;
-    const NodeId n = node(kShape48, v, op::kShape);
-    if (n == kNoId || !attrs(kShape48, n, v)) return false;
+  bool matchShape44(ValueId v, gen::Next k) {
+    if (seen(kShape44)) return same(kShape44, v) && k();
+    if (!bind(kShape44, v)) return false;
+    const NodeId n = node(kShape44, v, op::kShape);
+    if (n == kNoId || !attrs(kShape44, n, v)) return false;
     return matchK(input(n, 0), k);
   }
 
   /// Shape(k, start=1, end=2)  (rules/attention.yaml:53:154)
-  bool matchShape49(ValueId v, gen::Next k) {
-    if (seen(kShape49)) return same(kShape49, v) && k();
-    if (!bind(kShape49, v)) return false;
-    const NodeId n = node(kShape49, v, op::kShape);
-    if (n == kNoId || !attrs(kShape49, n, v)) return false;
+  bool matchShape45(ValueId v, gen::Next k) {
+    if (seen(kShape45)) return same(kShape45, v) && k();
+    if (!bind(kShape45, v)) return false;
+    const NodeId n = node(kShape45, v, op::kShape);
+    if (n == kNoId || !attrs(kShape45, n, v)) return false;
     return matchK(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:53:180)
-  bool matchAny50(ValueId v, gen::Next k) {
-    if (seen(kAny50)) return same(kAny50, v) && k();
-    return bind(kAny50, v) && k();
+  bool matchAny46(ValueId v, gen::Next k) {
+    if (seen(kAny46)) return same(kAny46, v) && k();
+    return bind(kAny46, v) && k();
   }
 
   /// _  (rules/attention.yaml:53:183)
-  bool matchAny51(ValueId v, gen::Next k) {
-    if (seen(kAny51)) return same(kAny51, v) && k();
-    return bind(kAny51, v) && k();
+  bool matchAny47(ValueId v, gen::Next k) {
+    if (seen(kAny47)) return same(kAny47, v) && k();
+    return bind(kAny47, v) && k();
   }
 
   /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
   /// (rules/attention.yaml:53:121)
-  bool matchConcat52(ValueId v, gen::Next k) {
-    if (seen(kConcat52)) return same(kConcat52, v) && k();
-    if (!bind(kConcat52, v)) return false;
-    const NodeId n = node(kConcat52, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat52, n, v)) return false;
-    return matchShape48(input(n, 0), [&] {
-      return matchShape49(input(n, 1), [&] {
-        return matchAny50(input(n, 2), [&] { return matchAny51(input(n, 3), k); });
+  bool matchConcat48(ValueId v, gen::Next k) {
+    if (seen(kConcat48)) return same(kConcat48, v) && k();
+    if (!bind(kConcat48, v)) return false;
+    const NodeId n = node(kConcat48, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat48, n, v)) return false;
+    return matchShape44(input(n, 0), [&] {
+      return matchShape45(input(n, 1), [&] {
+        return matchAny46(input(n, 2), [&] { return matchAny47(input(n, 3), k); });
       });
     });
   }
 
   /// _  (rules/attention.yaml:53:196)
-  bool matchAny53(ValueId v, gen::Next k) {
-    if (seen(kAny53)) return same(kAny53, v) && k();
-    return bind(kAny53, v) && k();
+  bool matchAny49(ValueId v, gen::Next k) {
+    if (seen(kAny49)) return same(kAny49, v) && k();
+    return bind(kAny49, v) && k();
   }
 
-  /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+  /// ks = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _, axis=0)
+  /// | Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
   /// (rules/attention.yaml:53:119)
   bool matchKs(ValueId v, gen::Next k) {
     if (seen(kKs)) return same(kKs, v) && k();
     if (!bind(kKs, v)) return false;
     const uint32_t m = mark();
-    choose(kKs, 0);
-    if (matchConcat47(v, k)) return true;
+    if (choose(kKs, 0) && matchConcat43(v, k)) return true;
     undo(m);
-    choose(kKs, 1);
-    if (matchConcat52(v, k)) return true;
+    if (choose(kKs, 1) && matchConcat48(v, k)) return true;
     undo(m);
-    choose(kKs, 2);
-    if (matchAny53(v, k)) return true;
+    if (choose(kKs, 2) && matchAny49(v, k)) return true;
     undo(m);
     return false;
   }
@@ -3326,30 +3123,30 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Transpose(kr, perm=[0, 2, 3, 1])  (rules/attention.yaml:55:12)
-  bool matchTranspose56(ValueId v, gen::Next k) {
-    if (seen(kTranspose56)) return same(kTranspose56, v) && k();
-    if (!bind(kTranspose56, v)) return false;
-    const NodeId n = node(kTranspose56, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose56, n, v)) return false;
+  bool matchTranspose52(ValueId v, gen::Next k) {
+    if (seen(kTranspose52)) return same(kTranspose52, v) && k();
+    if (!bind(kTranspose52, v)) return false;
+    const NodeId n = node(kTranspose52, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose52, n, v)) return false;
     return matchKr(input(n, 0), k);
   }
 
   /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:55:57)
-  bool matchTranspose57(ValueId v, gen::Next k) {
-    if (seen(kTranspose57)) return same(kTranspose57, v) && k();
-    if (!bind(kTranspose57, v)) return false;
-    const NodeId n = node(kTranspose57, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose57, n, v)) return false;
+  bool matchTranspose53(ValueId v, gen::Next k) {
+    if (seen(kTranspose53)) return same(kTranspose53, v) && k();
+    if (!bind(kTranspose53, v)) return false;
+    const NodeId n = node(kTranspose53, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose53, n, v)) return false;
     return matchKr(input(n, 0), k);
   }
 
   /// Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])  (rules/attention.yaml:55:47)
-  bool matchTranspose58(ValueId v, gen::Next k) {
-    if (seen(kTranspose58)) return same(kTranspose58, v) && k();
-    if (!bind(kTranspose58, v)) return false;
-    const NodeId n = node(kTranspose58, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose58, n, v)) return false;
-    return matchTranspose57(input(n, 0), k);
+  bool matchTranspose54(ValueId v, gen::Next k) {
+    if (seen(kTranspose54)) return same(kTranspose54, v) && k();
+    if (!bind(kTranspose54, v)) return false;
+    const NodeId n = node(kTranspose54, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose54, n, v)) return false;
+    return matchTranspose53(input(n, 0), k);
   }
 
   /// kt = Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0,
@@ -3358,16 +3155,41 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     if (seen(kKt)) return same(kKt, v) && k();
     if (!bind(kKt, v)) return false;
     const uint32_t m = mark();
-    choose(kKt, 0);
-    if (matchTranspose56(v, k)) return true;
+    if (choose(kKt, 0) && matchTranspose52(v, k)) return true;
     undo(m);
-    choose(kKt, 1);
-    if (matchTranspose58(v, k)) return true;
+    if (choose(kKt, 1) && matchTranspose54(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Shape(v)  (rules/attention.yaml:56:36)
+  bool matchShape56(ValueId v, gen::Next k) {
+    if (seen(kShape56)) return same(kShape56, v) && k();
+    if (!bind(kShape56, v)) return false;
+    const NodeId n = node(kShape56, v, op::kShape);
+    if (n == kNoId || !attrs(kShape56, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:56:29)
+  bool matchGather58(ValueId v, gen::Next k) {
+    if (seen(kGather58)) return same(kGather58, v) && k();
+    if (!bind(kGather58, v)) return false;
+    const NodeId n = node(kGather58, v, op::kGather);
+    if (n == kNoId || !attrs(kGather58, n, v)) return false;
+    return matchShape56(input(n, 0), [&] { return matchConstant57(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])  (rules/attention.yaml:56:19)
+  bool matchUnsqueeze59(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze59)) return same(kUnsqueeze59, v) && k();
+    if (!bind(kUnsqueeze59, v)) return false;
+    const NodeId n = node(kUnsqueeze59, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze59, n, v)) return false;
+    return matchGather58(input(n, 0), k);
+  }
+
+  /// Shape(v)  (rules/attention.yaml:56:79)
   bool matchShape60(ValueId v, gen::Next k) {
     if (seen(kShape60)) return same(kShape60, v) && k();
     if (!bind(kShape60, v)) return false;
@@ -3376,13 +3198,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchV(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:56:46)
+  /// 1  (rules/attention.yaml:56:89)
   bool matchConstant61(ValueId v, gen::Next k) {
     if (seen(kConstant61)) return same(kConstant61, v) && k();
     return bind(kConstant61, v) && constant(kConstant61, v) && k();
   }
 
-  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:56:29)
+  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:56:72)
   bool matchGather62(ValueId v, gen::Next k) {
     if (seen(kGather62)) return same(kGather62, v) && k();
     if (!bind(kGather62, v)) return false;
@@ -3391,133 +3213,91 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchShape60(input(n, 0), [&] { return matchConstant61(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:56:19)
-  bool matchUnsqueeze64(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze64)) return same(kUnsqueeze64, v) && k();
-    if (!bind(kUnsqueeze64, v)) return false;
-    const NodeId n = node(kUnsqueeze64, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze64, n, v)) return false;
-    return matchGather62(input(n, 0), [&] { return matchConstant63(input(n, 1), k); });
-  }
-
-  /// Shape(v)  (rules/attention.yaml:56:79)
-  bool matchShape65(ValueId v, gen::Next k) {
-    if (seen(kShape65)) return same(kShape65, v) && k();
-    if (!bind(kShape65, v)) return false;
-    const NodeId n = node(kShape65, v, op::kShape);
-    if (n == kNoId || !attrs(kShape65, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// 1  (rules/attention.yaml:56:89)
-  bool matchConstant66(ValueId v, gen::Next k) {
-    if (seen(kConstant66)) return same(kConstant66, v) && k();
-    return bind(kConstant66, v) && constant(kConstant66, v) && k();
-  }
-
-  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:56:72)
-  bool matchGather67(ValueId v, gen::Next k) {
-    if (seen(kGather67)) return same(kGather67, v) && k();
-    if (!bind(kGather67, v)) return false;
-    const NodeId n = node(kGather67, v, op::kGather);
-    if (n == kNoId || !attrs(kGather67, n, v)) return false;
-    return matchShape65(input(n, 0), [&] { return matchConstant66(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:56:101)
-  bool matchConstant68(ValueId v, gen::Next k) {
-    if (seen(kConstant68)) return same(kConstant68, v) && k();
-    return bind(kConstant68, v) && constant(kConstant68, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)  (rules/attention.yaml:56:62)
-  bool matchUnsqueeze69(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze69)) return same(kUnsqueeze69, v) && k();
-    if (!bind(kUnsqueeze69, v)) return false;
-    const NodeId n = node(kUnsqueeze69, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze69, n, v)) return false;
-    return matchGather67(input(n, 0), [&] { return matchConstant68(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])  (rules/attention.yaml:56:62)
+  bool matchUnsqueeze63(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze63)) return same(kUnsqueeze63, v) && k();
+    if (!bind(kUnsqueeze63, v)) return false;
+    const NodeId n = node(kUnsqueeze63, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze63, n, v)) return false;
+    return matchGather62(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:56:108)
-  bool matchAny71(ValueId v, gen::Next k) {
-    if (seen(kAny71)) return same(kAny71, v) && k();
-    return bind(kAny71, v) && k();
+  bool matchAny65(ValueId v, gen::Next k) {
+    if (seen(kAny65)) return same(kAny65, v) && k();
+    return bind(kAny65, v) && k();
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:56:12)
-  bool matchConcat72(ValueId v, gen::Next k) {
-    if (seen(kConcat72)) return same(kConcat72, v) && k();
-    if (!bind(kConcat72, v)) return false;
-    const NodeId n = node(kConcat72, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat72, n, v)) return false;
-    return matchUnsqueeze64(input(n, 0), [&] {
-      return matchUnsqueeze69(input(n, 1), [&] {
-        return matchAny70(input(n, 2), [&] { return matchAny71(input(n, 3), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, _, axis=0)  (rules/attention.yaml:56:12)
+  bool matchConcat66(ValueId v, gen::Next k) {
+    if (seen(kConcat66)) return same(kConcat66, v) && k();
+    if (!bind(kConcat66, v)) return false;
+    const NodeId n = node(kConcat66, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat66, n, v)) return false;
+    return matchUnsqueeze59(input(n, 0), [&] {
+      return matchUnsqueeze63(input(n, 1), [&] {
+        return matchAny64(input(n, 2), [&] { return matchAny65(input(n, 3), k); });
       });
     });
   }
 
   /// Shape(v, start=0, end=1)  (rules/attention.yaml:56:128)
-  bool matchShape73(ValueId v, gen::Next k) {
-    if (seen(kShape73)) return same(kShape73, v) && k();
-    if (!bind(kShape73, v)) return false;
-    const NodeId n = node(kShape73, v, op::kShape);
-    if (n == kNoId || !attrs(kShape73, n, v)) return false;
+  bool matchShape67(ValueId v, gen::Next k) {
+    if (seen(kShape67)) return same(kShape67, v) && k();
+    if (!bind(kShape67, v)) return false;
+    const NodeId n = node(kShape67, v, op::kShape);
+    if (n == kNoId || !attrs(kShape67, n, v)) return false;
     return matchV(input(n, 0), k);
   }
 
   /// Shape(v, start=1, end=2)  (rules/attention.yaml:56:154)
-  bool matchShape74(ValueId v, gen::Next k) {
-    if (seen(kShape74)) return same(kShape74, v) && k();
-    if (!bind(kShape74, v)) return false;
-    const NodeId n = node(kShape74, v, op::kShape);
-    if (n == kNoId || !attrs(kShape74, n, v)) return false;
+  bool matchShape68(ValueId v, gen::Next k) {
+    if (seen(kShape68)) return same(kShape68, v) && k();
+    if (!bind(kShape68, v)) return false;
+    const NodeId n = node(kShape68, v, op::kShape);
+    if (n == kNoId || !attrs(kShape68, n, v)) return false;
     return matchV(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:56:180)
-  bool matchAny75(ValueId v, gen::Next k) {
-    if (seen(kAny75)) return same(kAny75, v) && k();
-    return bind(kAny75, v) && k();
+  bool matchAny69(ValueId v, gen::Next k) {
+    if (seen(kAny69)) return same(kAny69, v) && k();
+    return bind(kAny69, v) && k();
   }
 
   /// _  (rules/attention.yaml:56:183)
-  bool matchAny76(ValueId v, gen::Next k) {
-    if (seen(kAny76)) return same(kAny76, v) && k();
-    return bind(kAny76, v) && k();
+  bool matchAny70(ValueId v, gen::Next k) {
+    if (seen(kAny70)) return same(kAny70, v) && k();
+    return bind(kAny70, v) && k();
   }
 
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
   /// (rules/attention.yaml:56:121)
-  bool matchConcat77(ValueId v, gen::Next k) {
-    if (seen(kConcat77)) return same(kConcat77, v) && k();
-    if (!bind(kConcat77, v)) return false;
-    const NodeId n = node(kConcat77, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat77, n, v)) return false;
-    return matchShape73(input(n, 0), [&] {
-      return matchShape74(input(n, 1), [&] {
-        return matchAny75(input(n, 2), [&] { return matchAny76(input(n, 3), k); });
+  bool matchConcat71(ValueId v, gen::Next k) {
+    if (seen(kConcat71)) return same(kConcat71, v) && k();
+    if (!bind(kConcat71, v)) return false;
+    const NodeId n = node(kConcat71, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat71, n, v)) return false;
+    return matchShape67(input(n, 0), [&] {
+      return matchShape68(input(n, 1), [&] {
+        return matchAny69(input(n, 2), [&] { return matchAny70(input(n, 3), k); });
       });
     });
   }
 
-  /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+  /// vs = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _, axis=0)
+  /// | Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
   /// (rules/attention.yaml:56:119)
   bool matchVs(ValueId v, gen::Next k) {
     if (seen(kVs)) return same(kVs, v) && k();
     if (!bind(kVs, v)) return false;
     const uint32_t m = mark();
-    choose(kVs, 0);
-    if (matchConcat72(v, k)) return true;
+    if (choose(kVs, 0) && matchConcat66(v, k)) return true;
     undo(m);
-    choose(kVs, 1);
-    if (matchConcat77(v, k)) return true;
+    if (choose(kVs, 1) && matchConcat71(v, k)) return true;
     undo(m);
-    choose(kVs, 2);
-    if (matchAny78(v, k)) return true;
+    if (choose(kVs, 2) && matchAny72(v, k)) return true;
     undo(m);
     return false;
   }
@@ -3541,52 +3321,52 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:59:16)
-  bool matchMatMul82(ValueId v, gen::Next k) {
-    if (seen(kMatMul82)) return same(kMatMul82, v) && k();
-    if (!bind(kMatMul82, v)) return false;
-    const NodeId n = node(kMatMul82, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul82, n, v)) return false;
+  bool matchMatMul76(ValueId v, gen::Next k) {
+    if (seen(kMatMul76)) return same(kMatMul76, v) && k();
+    if (!bind(kMatMul76, v)) return false;
+    const NodeId n = node(kMatMul76, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul76, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:59:12)
-  bool matchDiv84(ValueId v, gen::Next k) {
-    if (seen(kDiv84)) return same(kDiv84, v) && k();
-    if (!bind(kDiv84, v)) return false;
-    const NodeId n = node(kDiv84, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv84, n, v)) return false;
-    return matchMatMul82(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  bool matchDiv78(ValueId v, gen::Next k) {
+    if (seen(kDiv78)) return same(kDiv78, v) && k();
+    if (!bind(kDiv78, v)) return false;
+    const NodeId n = node(kDiv78, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv78, n, v)) return false;
+    return matchMatMul76(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:59:41)
-  bool matchMatMul85(ValueId v, gen::Next k) {
-    if (seen(kMatMul85)) return same(kMatMul85, v) && k();
-    if (!bind(kMatMul85, v)) return false;
-    const NodeId n = node(kMatMul85, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul85, n, v)) return false;
+  bool matchMatMul79(ValueId v, gen::Next k) {
+    if (seen(kMatMul79)) return same(kMatMul79, v) && k();
+    if (!bind(kMatMul79, v)) return false;
+    const NodeId n = node(kMatMul79, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul79, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:59:37)
-  bool matchMul86(ValueId v, gen::Next k) {
-    if (seen(kMul86)) return same(kMul86, v) && k();
-    if (!bind(kMul86, v)) return false;
-    const NodeId n = node(kMul86, v, op::kMul);
-    if (n == kNoId || !attrs(kMul86, n, v)) return false;
+  bool matchMul80(ValueId v, gen::Next k) {
+    if (seen(kMul80)) return same(kMul80, v) && k();
+    if (!bind(kMul80, v)) return false;
+    const NodeId n = node(kMul80, v, op::kMul);
+    if (n == kNoId || !attrs(kMul80, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMatMul85(in0, [&] { return matchC(in1, k); })) return true;
+    if (matchMatMul79(in0, [&] { return matchC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMatMul85(in1, [&] { return matchC(in0, k); });
+    return matchMatMul79(in1, [&] { return matchC(in0, k); });
   }
 
   /// Mul(qh, cq)  (rules/attention.yaml:59:69)
-  bool matchMul88(ValueId v, gen::Next k) {
-    if (seen(kMul88)) return same(kMul88, v) && k();
-    if (!bind(kMul88, v)) return false;
-    const NodeId n = node(kMul88, v, op::kMul);
-    if (n == kNoId || !attrs(kMul88, n, v)) return false;
+  bool matchMul82(ValueId v, gen::Next k) {
+    if (seen(kMul82)) return same(kMul82, v) && k();
+    if (!bind(kMul82, v)) return false;
+    const NodeId n = node(kMul82, v, op::kMul);
+    if (n == kNoId || !attrs(kMul82, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
@@ -3596,37 +3376,34 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Div(qh, cq)  (rules/attention.yaml:59:83)
-  bool matchDiv89(ValueId v, gen::Next k) {
-    if (seen(kDiv89)) return same(kDiv89, v) && k();
-    if (!bind(kDiv89, v)) return false;
-    const NodeId n = node(kDiv89, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv89, n, v)) return false;
+  bool matchDiv83(ValueId v, gen::Next k) {
+    if (seen(kDiv83)) return same(kDiv83, v) && k();
+    if (!bind(kDiv83, v)) return false;
+    const NodeId n = node(kDiv83, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv83, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
   /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:59:81)
-  bool matchAnyOf90(ValueId v, gen::Next k) {
-    if (seen(kAnyOf90)) return same(kAnyOf90, v) && k();
-    if (!bind(kAnyOf90, v)) return false;
+  bool matchAnyOf84(ValueId v, gen::Next k) {
+    if (seen(kAnyOf84)) return same(kAnyOf84, v) && k();
+    if (!bind(kAnyOf84, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf90, 0);
-    if (matchMul88(v, k)) return true;
+    if (choose(kAnyOf84, 0) && matchMul82(v, k)) return true;
     undo(m);
-    choose(kAnyOf90, 1);
-    if (matchDiv89(v, k)) return true;
+    if (choose(kAnyOf84, 1) && matchDiv83(v, k)) return true;
     undo(m);
-    choose(kAnyOf90, 2);
-    if (matchQh(v, k)) return true;
+    if (choose(kAnyOf84, 2) && matchQh(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Mul(kt, ck)  (rules/attention.yaml:59:101)
-  bool matchMul92(ValueId v, gen::Next k) {
-    if (seen(kMul92)) return same(kMul92, v) && k();
-    if (!bind(kMul92, v)) return false;
-    const NodeId n = node(kMul92, v, op::kMul);
-    if (n == kNoId || !attrs(kMul92, n, v)) return false;
+  bool matchMul86(ValueId v, gen::Next k) {
+    if (seen(kMul86)) return same(kMul86, v) && k();
+    if (!bind(kMul86, v)) return false;
+    const NodeId n = node(kMul86, v, op::kMul);
+    if (n == kNoId || !attrs(kMul86, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
@@ -3636,39 +3413,36 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Div(kt, ck)  (rules/attention.yaml:59:115)
-  bool matchDiv93(ValueId v, gen::Next k) {
-    if (seen(kDiv93)) return same(kDiv93, v) && k();
-    if (!bind(kDiv93, v)) return false;
-    const NodeId n = node(kDiv93, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv93, n, v)) return false;
+  bool matchDiv87(ValueId v, gen::Next k) {
+    if (seen(kDiv87)) return same(kDiv87, v) && k();
+    if (!bind(kDiv87, v)) return false;
+    const NodeId n = node(kDiv87, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv87, n, v)) return false;
     return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
   }
 
   /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:59:113)
-  bool matchAnyOf94(ValueId v, gen::Next k) {
-    if (seen(kAnyOf94)) return same(kAnyOf94, v) && k();
-    if (!bind(kAnyOf94, v)) return false;
+  bool matchAnyOf88(ValueId v, gen::Next k) {
+    if (seen(kAnyOf88)) return same(kAnyOf88, v) && k();
+    if (!bind(kAnyOf88, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf94, 0);
-    if (matchMul92(v, k)) return true;
+    if (choose(kAnyOf88, 0) && matchMul86(v, k)) return true;
     undo(m);
-    choose(kAnyOf94, 1);
-    if (matchDiv93(v, k)) return true;
+    if (choose(kAnyOf88, 1) && matchDiv87(v, k)) return true;
     undo(m);
-    choose(kAnyOf94, 2);
-    if (matchKt(v, k)) return true;
+    if (choose(kAnyOf88, 2) && matchKt(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
   /// (rules/attention.yaml:59:62)
-  bool matchMatMul95(ValueId v, gen::Next k) {
-    if (seen(kMatMul95)) return same(kMatMul95, v) && k();
-    if (!bind(kMatMul95, v)) return false;
-    const NodeId n = node(kMatMul95, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul95, n, v)) return false;
-    return matchAnyOf90(input(n, 0), [&] { return matchAnyOf94(input(n, 1), k); });
+  bool matchMatMul89(ValueId v, gen::Next k) {
+    if (seen(kMatMul89)) return same(kMatMul89, v) && k();
+    if (!bind(kMatMul89, v)) return false;
+    const NodeId n = node(kMatMul89, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul89, n, v)) return false;
+    return matchAnyOf84(input(n, 0), [&] { return matchAnyOf88(input(n, 1), k); });
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
@@ -3677,71 +3451,68 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv84(v, k)) return true;
+    if (choose(kS, 0) && matchDiv78(v, k)) return true;
     undo(m);
-    choose(kS, 1);
-    if (matchMul86(v, k)) return true;
+    if (choose(kS, 1) && matchMul80(v, k)) return true;
     undo(m);
-    choose(kS, 2);
-    if (matchMatMul95(v, k)) return true;
+    if (choose(kS, 2) && matchMatMul89(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:60:16)
-  bool matchWhere99(ValueId v, gen::Next k) {
-    if (seen(kWhere99)) return same(kWhere99, v) && k();
-    if (!bind(kWhere99, v)) return false;
-    const NodeId n = node(kWhere99, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere99, n, v)) return false;
+  bool matchWhere93(ValueId v, gen::Next k) {
+    if (seen(kWhere93)) return same(kWhere93, v) && k();
+    if (!bind(kWhere93, v)) return false;
+    const NodeId n = node(kWhere93, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere93, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:60:12)
-  bool matchAdd101(ValueId v, gen::Next k) {
-    if (seen(kAdd101)) return same(kAdd101, v) && k();
-    if (!bind(kAdd101, v)) return false;
-    const NodeId n = node(kAdd101, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd101, n, v)) return false;
+  bool matchAdd95(ValueId v, gen::Next k) {
+    if (seen(kAdd95)) return same(kAdd95, v) && k();
+    if (!bind(kAdd95, v)) return false;
+    const NodeId n = node(kAdd95, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd95, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchWhere99(in0, [&] { return matchMask(in1, k); })) return true;
+    if (matchWhere93(in0, [&] { return matchMask(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchWhere99(in1, [&] { return matchMask(in0, k); });
+    return matchWhere93(in1, [&] { return matchMask(in0, k); });
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:60:61)
-  bool matchWhere102(ValueId v, gen::Next k) {
-    if (seen(kWhere102)) return same(kWhere102, v) && k();
-    if (!bind(kWhere102, v)) return false;
-    const NodeId n = node(kWhere102, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere102, n, v)) return false;
+  bool matchWhere96(ValueId v, gen::Next k) {
+    if (seen(kWhere96)) return same(kWhere96, v) && k();
+    if (!bind(kWhere96, v)) return false;
+    const NodeId n = node(kWhere96, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere96, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:60:94)
-  bool matchWhere104(ValueId v, gen::Next k) {
-    if (seen(kWhere104)) return same(kWhere104, v) && k();
-    if (!bind(kWhere104, v)) return false;
-    const NodeId n = node(kWhere104, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere104, n, v)) return false;
+  bool matchWhere98(ValueId v, gen::Next k) {
+    if (seen(kWhere98)) return same(kWhere98, v) && k();
+    if (!bind(kWhere98, v)) return false;
+    const NodeId n = node(kWhere98, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere98, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
       return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
     });
   }
 
   /// Add(s, mask)  (rules/attention.yaml:60:132)
-  bool matchAdd105(ValueId v, gen::Next k) {
-    if (seen(kAdd105)) return same(kAdd105, v) && k();
-    if (!bind(kAdd105, v)) return false;
-    const NodeId n = node(kAdd105, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd105, n, v)) return false;
+  bool matchAdd99(ValueId v, gen::Next k) {
+    if (seen(kAdd99)) return same(kAdd99, v) && k();
+    if (!bind(kAdd99, v)) return false;
+    const NodeId n = node(kAdd99, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd99, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -3756,20 +3527,15 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
-    choose(kM, 0);  // @causal_mask
-    if (matchAdd101(v, k)) return true;
+    if (choose(kM, 0) && matchAdd95(v, k)) return true;  // @causal_mask
     undo(m);
-    choose(kM, 1);  // @causal
-    if (matchWhere102(v, k)) return true;
+    if (choose(kM, 1) && matchWhere96(v, k)) return true;  // @causal
     undo(m);
-    choose(kM, 2);  // @masked_fill
-    if (matchWhere104(v, k)) return true;
+    if (choose(kM, 2) && matchWhere98(v, k)) return true;  // @masked_fill
     undo(m);
-    choose(kM, 3);  // @mask
-    if (matchAdd105(v, k)) return true;
+    if (choose(kM, 3) && matchAdd99(v, k)) return true;  // @mask
     undo(m);
-    choose(kM, 4);  // @plain
-    if (matchS(v, k)) return true;
+    if (choose(kM, 4) && matchS(v, k)) return true;  // @plain
     undo(m);
     return false;
   }
@@ -3792,135 +3558,154 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:62:42)
-  bool matchAny109(ValueId v, gen::Next k) {
-    if (seen(kAny109)) return same(kAny109, v) && k();
-    return bind(kAny109, v) && k();
+  /// Shape(_)  (rules/attention.yaml:62:36)
+  bool matchShape104(ValueId v, gen::Next k) {
+    if (seen(kShape104)) return same(kShape104, v) && k();
+    if (!bind(kShape104, v)) return false;
+    const NodeId n = node(kShape104, v, op::kShape);
+    if (n == kNoId || !attrs(kShape104, n, v)) return false;
+    return matchAny103(input(n, 0), k);
   }
 
-  /// Shape(_)  (rules/attention.yaml:62:36)
-  bool matchShape110(ValueId v, gen::Next k) {
-    if (seen(kShape110)) return same(kShape110, v) && k();
-    if (!bind(kShape110, v)) return false;
-    const NodeId n = node(kShape110, v, op::kShape);
-    if (n == kNoId || !attrs(kShape110, n, v)) return false;
-    return matchAny109(input(n, 0), k);
+  /// 0  (rules/attention.yaml:62:46)
+  bool matchConstant105(ValueId v, gen::Next k) {
+    if (seen(kConstant105)) return same(kConstant105, v) && k();
+    return bind(kConstant105, v) && constant(kConstant105, v) && k();
   }
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:62:29)
-  bool matchGather112(ValueId v, gen::Next k) {
-    if (seen(kGather112)) return same(kGather112, v) && k();
-    if (!bind(kGather112, v)) return false;
-    const NodeId n = node(kGather112, v, op::kGather);
-    if (n == kNoId || !attrs(kGather112, n, v)) return false;
-    return matchShape110(input(n, 0), [&] { return matchConstant111(input(n, 1), k); });
+  bool matchGather106(ValueId v, gen::Next k) {
+    if (seen(kGather106)) return same(kGather106, v) && k();
+    if (!bind(kGather106, v)) return false;
+    const NodeId n = node(kGather106, v, op::kGather);
+    if (n == kNoId || !attrs(kGather106, n, v)) return false;
+    return matchShape104(input(n, 0), [&] { return matchConstant105(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:62:19)
-  bool matchUnsqueeze114(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze114)) return same(kUnsqueeze114, v) && k();
-    if (!bind(kUnsqueeze114, v)) return false;
-    const NodeId n = node(kUnsqueeze114, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze114, n, v)) return false;
-    return matchGather112(input(n, 0), [&] { return matchConstant113(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:62:19)
+  bool matchUnsqueeze107(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze107)) return same(kUnsqueeze107, v) && k();
+    if (!bind(kUnsqueeze107, v)) return false;
+    const NodeId n = node(kUnsqueeze107, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze107, n, v)) return false;
+    return matchGather106(input(n, 0), k);
+  }
+
+  /// Shape(_)  (rules/attention.yaml:62:79)
+  bool matchShape109(ValueId v, gen::Next k) {
+    if (seen(kShape109)) return same(kShape109, v) && k();
+    if (!bind(kShape109, v)) return false;
+    const NodeId n = node(kShape109, v, op::kShape);
+    if (n == kNoId || !attrs(kShape109, n, v)) return false;
+    return matchAny108(input(n, 0), k);
+  }
+
+  /// 1  (rules/attention.yaml:62:89)
+  bool matchConstant110(ValueId v, gen::Next k) {
+    if (seen(kConstant110)) return same(kConstant110, v) && k();
+    return bind(kConstant110, v) && constant(kConstant110, v) && k();
   }
 
   /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:62:72)
-  bool matchGather118(ValueId v, gen::Next k) {
-    if (seen(kGather118)) return same(kGather118, v) && k();
-    if (!bind(kGather118, v)) return false;
-    const NodeId n = node(kGather118, v, op::kGather);
-    if (n == kNoId || !attrs(kGather118, n, v)) return false;
-    return matchShape116(input(n, 0), [&] { return matchConstant117(input(n, 1), k); });
+  bool matchGather111(ValueId v, gen::Next k) {
+    if (seen(kGather111)) return same(kGather111, v) && k();
+    if (!bind(kGather111, v)) return false;
+    const NodeId n = node(kGather111, v, op::kGather);
+    if (n == kNoId || !attrs(kGather111, n, v)) return false;
+    return matchShape109(input(n, 0), [&] { return matchConstant110(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:62:101)
-  bool matchConstant119(ValueId v, gen::Next k) {
-    if (seen(kConstant119)) return same(kConstant119, v) && k();
-    return bind(kConstant119, v) && constant(kConstant119, v) && k();
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:62:62)
+  bool matchUnsqueeze112(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze112)) return same(kUnsqueeze112, v) && k();
+    if (!bind(kUnsqueeze112, v)) return false;
+    const NodeId n = node(kUnsqueeze112, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze112, n, v)) return false;
+    return matchGather111(input(n, 0), k);
   }
 
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:62:62)
-  bool matchUnsqueeze120(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze120)) return same(kUnsqueeze120, v) && k();
-    if (!bind(kUnsqueeze120, v)) return false;
-    const NodeId n = node(kUnsqueeze120, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze120, n, v)) return false;
-    return matchGather118(input(n, 0), [&] { return matchConstant119(input(n, 1), k); });
+  /// _  (rules/attention.yaml:62:105)
+  bool matchAny113(ValueId v, gen::Next k) {
+    if (seen(kAny113)) return same(kAny113, v) && k();
+    return bind(kAny113, v) && k();
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:62:12)
-  bool matchConcat122(ValueId v, gen::Next k) {
-    if (seen(kConcat122)) return same(kConcat122, v) && k();
-    if (!bind(kConcat122, v)) return false;
-    const NodeId n = node(kConcat122, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat122, n, v)) return false;
-    return matchUnsqueeze114(input(n, 0), [&] {
-      return matchUnsqueeze120(input(n, 1), [&] { return matchAny121(input(n, 2), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, axis=0)  (rules/attention.yaml:62:12)
+  bool matchConcat114(ValueId v, gen::Next k) {
+    if (seen(kConcat114)) return same(kConcat114, v) && k();
+    if (!bind(kConcat114, v)) return false;
+    const NodeId n = node(kConcat114, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat114, n, v)) return false;
+    return matchUnsqueeze107(input(n, 0), [&] {
+      return matchUnsqueeze112(input(n, 1), [&] { return matchAny113(input(n, 2), k); });
     });
   }
 
   /// Shape(_, start=0, end=1)  (rules/attention.yaml:62:125)
-  bool matchShape124(ValueId v, gen::Next k) {
-    if (seen(kShape124)) return same(kShape124, v) && k();
-    if (!bind(kShape124, v)) return false;
-    const NodeId n = node(kShape124, v, op::kShape);
-    if (n == kNoId || !attrs(kShape124, n, v)) return false;
-    return matchAny123(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:62:157)
-  bool matchAny125(ValueId v, gen::Next k) {
-    if (seen(kAny125)) return same(kAny125, v) && k();
-    return bind(kAny125, v) && k();
+  bool matchShape116(ValueId v, gen::Next k) {
+    if (seen(kShape116)) return same(kShape116, v) && k();
+    if (!bind(kShape116, v)) return false;
+    const NodeId n = node(kShape116, v, op::kShape);
+    if (n == kNoId || !attrs(kShape116, n, v)) return false;
+    return matchAny115(input(n, 0), k);
   }
 
   /// Shape(_, start=1, end=2)  (rules/attention.yaml:62:151)
-  bool matchShape126(ValueId v, gen::Next k) {
-    if (seen(kShape126)) return same(kShape126, v) && k();
-    if (!bind(kShape126, v)) return false;
-    const NodeId n = node(kShape126, v, op::kShape);
-    if (n == kNoId || !attrs(kShape126, n, v)) return false;
-    return matchAny125(input(n, 0), k);
+  bool matchShape118(ValueId v, gen::Next k) {
+    if (seen(kShape118)) return same(kShape118, v) && k();
+    if (!bind(kShape118, v)) return false;
+    const NodeId n = node(kShape118, v, op::kShape);
+    if (n == kNoId || !attrs(kShape118, n, v)) return false;
+    return matchAny117(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:62:177)
+  bool matchAny119(ValueId v, gen::Next k) {
+    if (seen(kAny119)) return same(kAny119, v) && k();
+    return bind(kAny119, v) && k();
   }
 
   /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
   /// (rules/attention.yaml:62:118)
-  bool matchConcat128(ValueId v, gen::Next k) {
-    if (seen(kConcat128)) return same(kConcat128, v) && k();
-    if (!bind(kConcat128, v)) return false;
-    const NodeId n = node(kConcat128, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat128, n, v)) return false;
-    return matchShape124(input(n, 0), [&] {
-      return matchShape126(input(n, 1), [&] { return matchAny127(input(n, 2), k); });
+  bool matchConcat120(ValueId v, gen::Next k) {
+    if (seen(kConcat120)) return same(kConcat120, v) && k();
+    if (!bind(kConcat120, v)) return false;
+    const NodeId n = node(kConcat120, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat120, n, v)) return false;
+    return matchShape116(input(n, 0), [&] {
+      return matchShape118(input(n, 1), [&] { return matchAny119(input(n, 2), k); });
     });
   }
 
-  /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:62:116)
+  /// _  (rules/attention.yaml:62:190)
+  bool matchAny121(ValueId v, gen::Next k) {
+    if (seen(kAny121)) return same(kAny121, v) && k();
+    return bind(kAny121, v) && k();
+  }
+
+  /// ys = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0) |
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+  /// (rules/attention.yaml:62:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
     const uint32_t m = mark();
-    choose(kYs, 0);
-    if (matchConcat122(v, k)) return true;
+    if (choose(kYs, 0) && matchConcat114(v, k)) return true;
     undo(m);
-    choose(kYs, 1);
-    if (matchConcat128(v, k)) return true;
+    if (choose(kYs, 1) && matchConcat120(v, k)) return true;
     undo(m);
-    choose(kYs, 2);
-    if (matchAny129(v, k)) return true;
+    if (choose(kYs, 2) && matchAny121(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:63:20)
-  bool matchTranspose131(ValueId v, gen::Next k) {
-    if (seen(kTranspose131)) return same(kTranspose131, v) && k();
-    if (!bind(kTranspose131, v)) return false;
-    const NodeId n = node(kTranspose131, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose131, n, v)) return false;
+  bool matchTranspose123(ValueId v, gen::Next k) {
+    if (seen(kTranspose123)) return same(kTranspose123, v) && k();
+    if (!bind(kTranspose123, v)) return false;
+    const NodeId n = node(kTranspose123, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose123, n, v)) return false;
     return matchO(input(n, 0), k);
   }
 
@@ -3930,7 +3715,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kReshape);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchTranspose131(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+    return matchTranspose123(input(n, 0), [&] { return matchYs(input(n, 1), k); });
   }
 
   // ---- Rewrite
@@ -4444,12 +4229,12 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     gen::RuleSpec s;
     s.name = "multi_head_attention_causal_slice";
     s.loc = "rules/attention.yaml:108:5";
-    s.root = 149;
+    s.root = 139;
     s.slot_names = {"q",    "qs",   "qr",     "qh",   "k",    "ks", "kr", "kt", "v",
                     "vs",   "vr",   "vh",     "c",    "cq",   "ck", "s",  "kl", "ql",
                     "tril", "rows", "causal", "fill", "mask", "m",  "o",  "ys", "y"};
     s.num_captures = 0;
-    s.exprs.resize(150);
+    s.exprs.resize(140);
     {  // 0: q
       gen::ExprSpec& e = s.exprs[0];
       e.label = "q";
@@ -4483,34 +4268,34 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:49";
       }
     }
-    {  // 4: 0
+    {  // 4: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:114:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[5];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:114:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:114:58";
+      }
     }
-    {  // 6: Shape(q)
-      gen::ExprSpec& e = s.exprs[6];
+    {  // 5: Shape(q)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:114:79";
       e.num_inputs = 1;
     }
-    {  // 7: 1
-      gen::ExprSpec& e = s.exprs[7];
+    {  // 6: 1
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:114:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 8: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[8];
+    {  // 7: Gather(Shape(q), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:114:72";
       e.num_inputs = 2;
@@ -4523,32 +4308,32 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:92";
       }
     }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:114:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[10];
+    {  // 8: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:114:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:114:101";
+      }
     }
-    {  // 11: _
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 9: _
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:105";
     }
-    {  // 12: _
-      gen::ExprSpec& e = s.exprs[12];
+    {  // 10: _
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:108";
     }
-    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[13];
+    {  // 11: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:114:12";
       e.num_inputs = 4;
@@ -4560,8 +4345,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:111";
       }
     }
-    {  // 14: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 12: Shape(q, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:114:128";
       e.num_inputs = 1;
@@ -4579,8 +4364,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:146";
       }
     }
-    {  // 15: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 13: Shape(q, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:114:154";
       e.num_inputs = 1;
@@ -4598,18 +4383,18 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:172";
       }
     }
-    {  // 16: _
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 14: _
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:180";
     }
-    {  // 17: _
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 15: _
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:183";
     }
-    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 16: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:114:121";
       e.num_inputs = 4;
@@ -4621,27 +4406,27 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:114:186";
       }
     }
-    {  // 19: _
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "_";
       e.loc = "rules/attention.yaml:114:196";
     }
-    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 18: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "qs";
       e.loc = "rules/attention.yaml:114:119";
       e.slot = 1;
     }
-    {  // 21: Reshape(q, qs)
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 19: Reshape(q, qs)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:115:12";
       e.slot = 2;
       e.num_inputs = 2;
     }
-    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: Transpose(qr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:116:12";
       e.slot = 3;
@@ -4653,27 +4438,27 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:116:26";
       }
     }
-    {  // 23: k
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: k
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "k";
       e.loc = "rules/attention.yaml:117:42";
       e.slot = 4;
     }
-    {  // 24: Shape(k)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: Shape(k)
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:117:36";
       e.num_inputs = 1;
     }
-    {  // 25: 0
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: 0
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:117:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 26: Gather(Shape(k), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 24: Gather(Shape(k), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:117:29";
       e.num_inputs = 2;
@@ -4686,34 +4471,34 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:117:49";
       }
     }
-    {  // 27: 0
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:117:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 28: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 25: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:117:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:117:58";
+      }
     }
-    {  // 29: Shape(k)
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 26: Shape(k)
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:117:79";
       e.num_inputs = 1;
     }
-    {  // 30: 1
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 27: 1
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:117:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 31: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 28: Gather(Shape(k), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:117:72";
       e.num_inputs = 2;
@@ -4726,32 +4511,32 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:117:92";
       }
     }
-    {  // 32: 0
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:117:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 33: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 29: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:117:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:117:101";
+      }
     }
-    {  // 34: _
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 30: _
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "_";
       e.loc = "rules/attention.yaml:117:105";
     }
-    {  // 35: _
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 31: _
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "_";
       e.loc = "rules/attention.yaml:117:108";
     }
-    {  // 36: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 32: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:117:12";
       e.num_inputs = 4;
@@ -4763,8 +4548,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:117:111";
       }
     }
-    {  // 37: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 33: Shape(k, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:117:128";
       e.num_inputs = 1;
@@ -4782,8 +4567,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:117:146";
       }
     }
-    {  // 38: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 34: Shape(k, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:117:154";
       e.num_inputs = 1;
@@ -4801,18 +4586,18 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:117:172";
       }
     }
-    {  // 39: _
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 35: _
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "_";
       e.loc = "rules/attention.yaml:117:180";
     }
-    {  // 40: _
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 36: _
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "_";
       e.loc = "rules/attention.yaml:117:183";
     }
-    {  // 41: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 37: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:117:121";
       e.num_inputs = 4;
@@ -4824,27 +4609,27 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:117:186";
       }
     }
-    {  // 42: _
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 38: _
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "_";
       e.loc = "rules/attention.yaml:117:196";
     }
-    {  // 43: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[43];
+    {  // 39: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "ks";
       e.loc = "rules/attention.yaml:117:119";
       e.slot = 5;
     }
-    {  // 44: Reshape(k, ks)
-      gen::ExprSpec& e = s.exprs[44];
+    {  // 40: Reshape(k, ks)
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:118:12";
       e.slot = 6;
       e.num_inputs = 2;
     }
-    {  // 45: Transpose(kr, perm=[0, 2, 3, 1])
-      gen::ExprSpec& e = s.exprs[45];
+    {  // 41: Transpose(kr, perm=[0, 2, 3, 1])
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:119:12";
       e.num_inputs = 1;
@@ -4855,8 +4640,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:119:26";
       }
     }
-    {  // 46: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[46];
+    {  // 42: Transpose(kr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:119:57";
       e.num_inputs = 1;
@@ -4867,8 +4652,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:119:71";
       }
     }
-    {  // 47: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[47];
+    {  // 43: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:119:47";
       e.num_inputs = 1;
@@ -4879,34 +4664,34 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:119:91";
       }
     }
-    {  // 48: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
+    {  // 44: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
        // perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[48];
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "kt";
       e.loc = "rules/attention.yaml:119:45";
       e.slot = 7;
     }
-    {  // 49: v
-      gen::ExprSpec& e = s.exprs[49];
+    {  // 45: v
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "v";
       e.loc = "rules/attention.yaml:120:42";
       e.slot = 8;
     }
-    {  // 50: Shape(v)
-      gen::ExprSpec& e = s.exprs[50];
+    {  // 46: Shape(v)
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:120:36";
       e.num_inputs = 1;
     }
-    {  // 51: 0
-      gen::ExprSpec& e = s.exprs[51];
+    {  // 47: 0
+      gen::ExprSpec& e = s.exprs[47];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:120:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 52: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[52];
+    {  // 48: Gather(Shape(v), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[48];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:120:29";
       e.num_inputs = 2;
@@ -4919,34 +4704,34 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:120:49";
       }
     }
-    {  // 53: 0
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:120:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 54: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 49: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:120:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:120:58";
+      }
     }
-    {  // 55: Shape(v)
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 50: Shape(v)
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:120:79";
       e.num_inputs = 1;
     }
-    {  // 56: 1
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 51: 1
+      gen::ExprSpec& e = s.exprs[51];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:120:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 57: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 52: Gather(Shape(v), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[52];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:120:72";
       e.num_inputs = 2;
@@ -4959,32 +4744,32 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:120:92";
       }
     }
-    {  // 58: 0
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:120:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 59: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 53: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[53];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:120:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:120:101";
+      }
     }
-    {  // 60: _
-      gen::ExprSpec& e = s.exprs[60];
+    {  // 54: _
+      gen::ExprSpec& e = s.exprs[54];
       e.label = "_";
       e.loc = "rules/attention.yaml:120:105";
     }
-    {  // 61: _
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 55: _
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "_";
       e.loc = "rules/attention.yaml:120:108";
     }
-    {  // 62: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[62];
+    {  // 56: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[56];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:120:12";
       e.num_inputs = 4;
@@ -4996,8 +4781,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:120:111";
       }
     }
-    {  // 63: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 57: Shape(v, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[57];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:120:128";
       e.num_inputs = 1;
@@ -5015,8 +4800,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:120:146";
       }
     }
-    {  // 64: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 58: Shape(v, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[58];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:120:154";
       e.num_inputs = 1;
@@ -5034,18 +4819,18 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:120:172";
       }
     }
-    {  // 65: _
-      gen::ExprSpec& e = s.exprs[65];
+    {  // 59: _
+      gen::ExprSpec& e = s.exprs[59];
       e.label = "_";
       e.loc = "rules/attention.yaml:120:180";
     }
-    {  // 66: _
-      gen::ExprSpec& e = s.exprs[66];
+    {  // 60: _
+      gen::ExprSpec& e = s.exprs[60];
       e.label = "_";
       e.loc = "rules/attention.yaml:120:183";
     }
-    {  // 67: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[67];
+    {  // 61: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[61];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:120:121";
       e.num_inputs = 4;
@@ -5057,27 +4842,27 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:120:186";
       }
     }
-    {  // 68: _
-      gen::ExprSpec& e = s.exprs[68];
+    {  // 62: _
+      gen::ExprSpec& e = s.exprs[62];
       e.label = "_";
       e.loc = "rules/attention.yaml:120:196";
     }
-    {  // 69: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[69];
+    {  // 63: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[63];
       e.label = "vs";
       e.loc = "rules/attention.yaml:120:119";
       e.slot = 9;
     }
-    {  // 70: Reshape(v, vs)
-      gen::ExprSpec& e = s.exprs[70];
+    {  // 64: Reshape(v, vs)
+      gen::ExprSpec& e = s.exprs[64];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:121:12";
       e.slot = 10;
       e.num_inputs = 2;
     }
-    {  // 71: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[71];
+    {  // 65: Transpose(vr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[65];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:122:12";
       e.slot = 11;
@@ -5089,110 +4874,110 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:122:26";
       }
     }
-    {  // 72: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[72];
+    {  // 66: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[66];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:123:16";
       e.num_inputs = 2;
     }
-    {  // 73: c
-      gen::ExprSpec& e = s.exprs[73];
+    {  // 67: c
+      gen::ExprSpec& e = s.exprs[67];
       e.label = "c";
       e.loc = "rules/attention.yaml:123:32";
       e.slot = 12;
     }
-    {  // 74: Div(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[74];
+    {  // 68: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[68];
       e.label = "Div";
       e.loc = "rules/attention.yaml:123:12";
       e.num_inputs = 2;
     }
-    {  // 75: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[75];
+    {  // 69: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[69];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:123:41";
       e.num_inputs = 2;
     }
-    {  // 76: Mul(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[76];
+    {  // 70: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[70];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:123:37";
       e.num_inputs = 2;
     }
-    {  // 77: cq
-      gen::ExprSpec& e = s.exprs[77];
+    {  // 71: cq
+      gen::ExprSpec& e = s.exprs[71];
       e.label = "cq";
       e.loc = "rules/attention.yaml:123:77";
       e.slot = 13;
     }
-    {  // 78: Mul(qh, cq)
-      gen::ExprSpec& e = s.exprs[78];
+    {  // 72: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[72];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:123:69";
       e.num_inputs = 2;
     }
-    {  // 79: Div(qh, cq)
-      gen::ExprSpec& e = s.exprs[79];
+    {  // 73: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[73];
       e.label = "Div";
       e.loc = "rules/attention.yaml:123:83";
       e.num_inputs = 2;
     }
-    {  // 80: Mul(qh, cq) | Div(qh, cq) | qh
-      gen::ExprSpec& e = s.exprs[80];
+    {  // 74: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[74];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:123:81";
     }
-    {  // 81: ck
-      gen::ExprSpec& e = s.exprs[81];
+    {  // 75: ck
+      gen::ExprSpec& e = s.exprs[75];
       e.label = "ck";
       e.loc = "rules/attention.yaml:123:109";
       e.slot = 14;
     }
-    {  // 82: Mul(kt, ck)
-      gen::ExprSpec& e = s.exprs[82];
+    {  // 76: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[76];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:123:101";
       e.num_inputs = 2;
     }
-    {  // 83: Div(kt, ck)
-      gen::ExprSpec& e = s.exprs[83];
+    {  // 77: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[77];
       e.label = "Div";
       e.loc = "rules/attention.yaml:123:115";
       e.num_inputs = 2;
     }
-    {  // 84: Mul(kt, ck) | Div(kt, ck) | kt
-      gen::ExprSpec& e = s.exprs[84];
+    {  // 78: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[78];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:123:113";
     }
-    {  // 85: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-      gen::ExprSpec& e = s.exprs[85];
+    {  // 79: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[79];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:123:62";
       e.num_inputs = 2;
     }
-    {  // 86: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+    {  // 80: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
-      gen::ExprSpec& e = s.exprs[86];
+      gen::ExprSpec& e = s.exprs[80];
       e.label = "s";
       e.loc = "rules/attention.yaml:123:35";
       e.slot = 15;
     }
-    {  // 87: Shape(vh)
-      gen::ExprSpec& e = s.exprs[87];
+    {  // 81: Shape(vh)
+      gen::ExprSpec& e = s.exprs[81];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:124:29";
       e.num_inputs = 1;
     }
-    {  // 88: 2
-      gen::ExprSpec& e = s.exprs[88];
+    {  // 82: 2
+      gen::ExprSpec& e = s.exprs[82];
       e.label = "constant 2";
       e.loc = "rules/attention.yaml:124:40";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 89: Gather(Shape(vh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[89];
+    {  // 83: Gather(Shape(vh), 2, axis=0)
+      gen::ExprSpec& e = s.exprs[83];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:124:22";
       e.num_inputs = 2;
@@ -5205,21 +4990,21 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:124:43";
       }
     }
-    {  // 90: 0
-      gen::ExprSpec& e = s.exprs[90];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:124:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 91: Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[91];
+    {  // 84: Unsqueeze(Gather(Shape(vh), 2, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[84];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:124:12";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:124:52";
+      }
     }
-    {  // 92: Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[92];
+    {  // 85: Shape(vh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[85];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:124:57";
       e.num_inputs = 1;
@@ -5237,27 +5022,27 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:124:76";
       }
     }
-    {  // 93: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[93];
+    {  // 86: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[86];
       e.label = "kl";
       e.loc = "rules/attention.yaml:124:55";
       e.slot = 16;
     }
-    {  // 94: Shape(qh)
-      gen::ExprSpec& e = s.exprs[94];
+    {  // 87: Shape(qh)
+      gen::ExprSpec& e = s.exprs[87];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:125:29";
       e.num_inputs = 1;
     }
-    {  // 95: 2
-      gen::ExprSpec& e = s.exprs[95];
+    {  // 88: 2
+      gen::ExprSpec& e = s.exprs[88];
       e.label = "constant 2";
       e.loc = "rules/attention.yaml:125:40";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 96: Gather(Shape(qh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[96];
+    {  // 89: Gather(Shape(qh), 2, axis=0)
+      gen::ExprSpec& e = s.exprs[89];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:125:22";
       e.num_inputs = 2;
@@ -5270,21 +5055,21 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:125:43";
       }
     }
-    {  // 97: 0
-      gen::ExprSpec& e = s.exprs[97];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:125:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 98: Unsqueeze(Gather(Shape(qh), 2, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[98];
+    {  // 90: Unsqueeze(Gather(Shape(qh), 2, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[90];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:125:12";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:125:52";
+      }
     }
-    {  // 99: Shape(qh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[99];
+    {  // 91: Shape(qh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[91];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:125:57";
       e.num_inputs = 1;
@@ -5302,160 +5087,160 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:125:76";
       }
     }
-    {  // 100: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(qh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[100];
+    {  // 92: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(qh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[92];
       e.label = "ql";
       e.loc = "rules/attention.yaml:125:55";
       e.slot = 17;
     }
-    {  // 101: tril
-      gen::ExprSpec& e = s.exprs[101];
+    {  // 93: tril
+      gen::ExprSpec& e = s.exprs[93];
       e.label = "tril";
       e.loc = "rules/attention.yaml:126:22";
       e.slot = 18;
     }
-    {  // 102: Sub(kl, ql)
-      gen::ExprSpec& e = s.exprs[102];
+    {  // 94: Sub(kl, ql)
+      gen::ExprSpec& e = s.exprs[94];
       e.label = "Sub";
       e.loc = "rules/attention.yaml:126:28";
       e.num_inputs = 2;
     }
-    {  // 103: 2
-      gen::ExprSpec& e = s.exprs[103];
+    {  // 95: 2
+      gen::ExprSpec& e = s.exprs[95];
       e.label = "constant 2";
       e.loc = "rules/attention.yaml:126:45";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 104: 1
-      gen::ExprSpec& e = s.exprs[104];
+    {  // 96: 1
+      gen::ExprSpec& e = s.exprs[96];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:126:48";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 105: Slice(tril, Sub(kl, ql), kl, 2, 1)
-      gen::ExprSpec& e = s.exprs[105];
+    {  // 97: Slice(tril, Sub(kl, ql), kl, 2, 1)
+      gen::ExprSpec& e = s.exprs[97];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:126:16";
       e.num_inputs = 5;
     }
-    {  // 106: Sub(kl, ql)
-      gen::ExprSpec& e = s.exprs[106];
+    {  // 98: Sub(kl, ql)
+      gen::ExprSpec& e = s.exprs[98];
       e.label = "Sub";
       e.loc = "rules/attention.yaml:126:65";
       e.num_inputs = 2;
     }
-    {  // 107: 2
-      gen::ExprSpec& e = s.exprs[107];
+    {  // 99: 2
+      gen::ExprSpec& e = s.exprs[99];
       e.label = "constant 2";
       e.loc = "rules/attention.yaml:126:82";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 108: Slice(tril, Sub(kl, ql), kl, 2)
-      gen::ExprSpec& e = s.exprs[108];
+    {  // 100: Slice(tril, Sub(kl, ql), kl, 2)
+      gen::ExprSpec& e = s.exprs[100];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:126:53";
       e.num_inputs = 4;
     }
-    {  // 109: Slice(tril, Sub(kl, ql), kl, 2, 1) | Slice(tril, Sub(kl, ql), kl, 2)
-      gen::ExprSpec& e = s.exprs[109];
+    {  // 101: Slice(tril, Sub(kl, ql), kl, 2, 1) | Slice(tril, Sub(kl, ql), kl, 2)
+      gen::ExprSpec& e = s.exprs[101];
       e.label = "rows";
       e.loc = "rules/attention.yaml:126:51";
       e.slot = 19;
     }
-    {  // 110: 0
-      gen::ExprSpec& e = s.exprs[110];
+    {  // 102: 0
+      gen::ExprSpec& e = s.exprs[102];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:127:28";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 111: 3
-      gen::ExprSpec& e = s.exprs[111];
+    {  // 103: 3
+      gen::ExprSpec& e = s.exprs[103];
       e.label = "constant 3";
       e.loc = "rules/attention.yaml:127:35";
       e.literal = gen::intLiteral(3);
       e.tolerance = 1e-06;
     }
-    {  // 112: 1
-      gen::ExprSpec& e = s.exprs[112];
+    {  // 104: 1
+      gen::ExprSpec& e = s.exprs[104];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:127:38";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 113: Slice(rows, 0, kl, 3, 1)
-      gen::ExprSpec& e = s.exprs[113];
+    {  // 105: Slice(rows, 0, kl, 3, 1)
+      gen::ExprSpec& e = s.exprs[105];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:127:16";
       e.num_inputs = 5;
     }
-    {  // 114: 0
-      gen::ExprSpec& e = s.exprs[114];
+    {  // 106: 0
+      gen::ExprSpec& e = s.exprs[106];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:127:55";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 115: 3
-      gen::ExprSpec& e = s.exprs[115];
+    {  // 107: 3
+      gen::ExprSpec& e = s.exprs[107];
       e.label = "constant 3";
       e.loc = "rules/attention.yaml:127:62";
       e.literal = gen::intLiteral(3);
       e.tolerance = 1e-06;
     }
-    {  // 116: Slice(rows, 0, kl, 3)
-      gen::ExprSpec& e = s.exprs[116];
+    {  // 108: Slice(rows, 0, kl, 3)
+      gen::ExprSpec& e = s.exprs[108];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:127:43";
       e.num_inputs = 4;
     }
-    {  // 117: Slice(rows, 0, kl, 3, 1) | Slice(rows, 0, kl, 3)
-      gen::ExprSpec& e = s.exprs[117];
+    {  // 109: Slice(rows, 0, kl, 3, 1) | Slice(rows, 0, kl, 3)
+      gen::ExprSpec& e = s.exprs[109];
       e.label = "causal";
       e.loc = "rules/attention.yaml:127:41";
       e.slot = 20;
     }
-    {  // 118: fill
-      gen::ExprSpec& e = s.exprs[118];
+    {  // 110: fill
+      gen::ExprSpec& e = s.exprs[110];
       e.label = "fill";
       e.loc = "rules/attention.yaml:128:33";
       e.slot = 21;
     }
-    {  // 119: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[119];
+    {  // 111: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[111];
       e.label = "Where";
       e.loc = "rules/attention.yaml:128:16";
       e.num_inputs = 3;
     }
-    {  // 120: mask
-      gen::ExprSpec& e = s.exprs[120];
+    {  // 112: mask
+      gen::ExprSpec& e = s.exprs[112];
       e.label = "mask";
       e.loc = "rules/attention.yaml:128:40";
       e.slot = 22;
     }
-    {  // 121: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[121];
+    {  // 113: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[113];
       e.label = "Add";
       e.loc = "rules/attention.yaml:128:12";
       e.num_inputs = 2;
     }
-    {  // 122: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[122];
+    {  // 114: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[114];
       e.label = "Where";
       e.loc = "rules/attention.yaml:128:61";
       e.num_inputs = 3;
     }
-    {  // 123: Add(Where(causal, s, fill), mask) | Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[123];
+    {  // 115: Add(Where(causal, s, fill), mask) | Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[115];
       e.label = "m";
       e.loc = "rules/attention.yaml:128:59";
       e.slot = 23;
     }
-    {  // 124: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[124];
+    {  // 116: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[116];
       e.label = "Softmax";
       e.loc = "rules/attention.yaml:129:19";
       e.num_inputs = 1;
@@ -5470,33 +5255,33 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:129:30";
       }
     }
-    {  // 125: MatMul(Softmax(m, axis=-1), vh)
-      gen::ExprSpec& e = s.exprs[125];
+    {  // 117: MatMul(Softmax(m, axis=-1), vh)
+      gen::ExprSpec& e = s.exprs[117];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:129:12";
       e.slot = 24;
       e.num_inputs = 2;
     }
-    {  // 126: _
-      gen::ExprSpec& e = s.exprs[126];
+    {  // 118: _
+      gen::ExprSpec& e = s.exprs[118];
       e.label = "_";
       e.loc = "rules/attention.yaml:130:42";
     }
-    {  // 127: Shape(_)
-      gen::ExprSpec& e = s.exprs[127];
+    {  // 119: Shape(_)
+      gen::ExprSpec& e = s.exprs[119];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:130:36";
       e.num_inputs = 1;
     }
-    {  // 128: 0
-      gen::ExprSpec& e = s.exprs[128];
+    {  // 120: 0
+      gen::ExprSpec& e = s.exprs[120];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:130:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 129: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[129];
+    {  // 121: Gather(Shape(_), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[121];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:130:29";
       e.num_inputs = 2;
@@ -5509,39 +5294,39 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:130:49";
       }
     }
-    {  // 130: 0
-      gen::ExprSpec& e = s.exprs[130];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:130:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 131: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[131];
+    {  // 122: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[122];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:130:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:130:58";
+      }
     }
-    {  // 132: _
-      gen::ExprSpec& e = s.exprs[132];
+    {  // 123: _
+      gen::ExprSpec& e = s.exprs[123];
       e.label = "_";
       e.loc = "rules/attention.yaml:130:85";
     }
-    {  // 133: Shape(_)
-      gen::ExprSpec& e = s.exprs[133];
+    {  // 124: Shape(_)
+      gen::ExprSpec& e = s.exprs[124];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:130:79";
       e.num_inputs = 1;
     }
-    {  // 134: 1
-      gen::ExprSpec& e = s.exprs[134];
+    {  // 125: 1
+      gen::ExprSpec& e = s.exprs[125];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:130:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 135: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[135];
+    {  // 126: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[126];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:130:72";
       e.num_inputs = 2;
@@ -5554,27 +5339,27 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:130:92";
       }
     }
-    {  // 136: 0
-      gen::ExprSpec& e = s.exprs[136];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:130:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 137: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[137];
+    {  // 127: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[127];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:130:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:130:101";
+      }
     }
-    {  // 138: _
-      gen::ExprSpec& e = s.exprs[138];
+    {  // 128: _
+      gen::ExprSpec& e = s.exprs[128];
       e.label = "_";
       e.loc = "rules/attention.yaml:130:105";
     }
-    {  // 139: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, axis=0)
-      gen::ExprSpec& e = s.exprs[139];
+    {  // 129: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, axis=0)
+      gen::ExprSpec& e = s.exprs[129];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:130:12";
       e.num_inputs = 3;
@@ -5586,13 +5371,13 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:130:108";
       }
     }
-    {  // 140: _
-      gen::ExprSpec& e = s.exprs[140];
+    {  // 130: _
+      gen::ExprSpec& e = s.exprs[130];
       e.label = "_";
       e.loc = "rules/attention.yaml:130:131";
     }
-    {  // 141: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[141];
+    {  // 131: Shape(_, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[131];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:130:125";
       e.num_inputs = 1;
@@ -5610,13 +5395,13 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:130:143";
       }
     }
-    {  // 142: _
-      gen::ExprSpec& e = s.exprs[142];
+    {  // 132: _
+      gen::ExprSpec& e = s.exprs[132];
       e.label = "_";
       e.loc = "rules/attention.yaml:130:157";
     }
-    {  // 143: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[143];
+    {  // 133: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[133];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:130:151";
       e.num_inputs = 1;
@@ -5634,13 +5419,13 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:130:169";
       }
     }
-    {  // 144: _
-      gen::ExprSpec& e = s.exprs[144];
+    {  // 134: _
+      gen::ExprSpec& e = s.exprs[134];
       e.label = "_";
       e.loc = "rules/attention.yaml:130:177";
     }
-    {  // 145: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-      gen::ExprSpec& e = s.exprs[145];
+    {  // 135: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+      gen::ExprSpec& e = s.exprs[135];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:130:118";
       e.num_inputs = 3;
@@ -5652,20 +5437,20 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:130:180";
       }
     }
-    {  // 146: _
-      gen::ExprSpec& e = s.exprs[146];
+    {  // 136: _
+      gen::ExprSpec& e = s.exprs[136];
       e.label = "_";
       e.loc = "rules/attention.yaml:130:190";
     }
-    {  // 147: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
-       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[147];
+    {  // 137: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0)
+       // | Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[137];
       e.label = "ys";
       e.loc = "rules/attention.yaml:130:116";
       e.slot = 25;
     }
-    {  // 148: Transpose(o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[148];
+    {  // 138: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[138];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:131:20";
       e.num_inputs = 1;
@@ -5676,8 +5461,8 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
         a.loc = "rules/attention.yaml:131:33";
       }
     }
-    {  // 149: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
-      gen::ExprSpec& e = s.exprs[149];
+    {  // 139: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[139];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:131:12";
       e.slot = 26;
@@ -5797,7 +5582,7 @@ const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{123, 0}});  // @causal_mask
+      v.tags.push_back({{115, 0}});  // @causal_mask
     }
     s.variants.emplace_back();  // always
     return s;
@@ -5815,152 +5600,142 @@ struct MultiHeadAttentionCausalSliceIds {
     kShape1 = 1,
     kConstant2 = 2,
     kGather3 = 3,
-    kConstant4 = 4,
-    kUnsqueeze5 = 5,
-    kShape6 = 6,
-    kConstant7 = 7,
-    kGather8 = 8,
-    kConstant9 = 9,
-    kUnsqueeze10 = 10,
-    kAny11 = 11,
-    kAny12 = 12,
-    kConcat13 = 13,
-    kShape14 = 14,
-    kShape15 = 15,
-    kAny16 = 16,
+    kUnsqueeze4 = 4,
+    kShape5 = 5,
+    kConstant6 = 6,
+    kGather7 = 7,
+    kUnsqueeze8 = 8,
+    kAny9 = 9,
+    kAny10 = 10,
+    kConcat11 = 11,
+    kShape12 = 12,
+    kShape13 = 13,
+    kAny14 = 14,
+    kAny15 = 15,
+    kConcat16 = 16,
     kAny17 = 17,
-    kConcat18 = 18,
-    kAny19 = 19,
-    kQs = 20,
-    kQr = 21,
-    kQh = 22,
-    kK = 23,
-    kShape24 = 24,
-    kConstant25 = 25,
-    kGather26 = 26,
+    kQs = 18,
+    kQr = 19,
+    kQh = 20,
+    kK = 21,
+    kShape22 = 22,
+    kConstant23 = 23,
+    kGather24 = 24,
+    kUnsqueeze25 = 25,
+    kShape26 = 26,
     kConstant27 = 27,
-    kUnsqueeze28 = 28,
-    kShape29 = 29,
-    kConstant30 = 30,
-    kGather31 = 31,
-    kConstant32 = 32,
-    kUnsqueeze33 = 33,
-    kAny34 = 34,
+    kGather28 = 28,
+    kUnsqueeze29 = 29,
+    kAny30 = 30,
+    kAny31 = 31,
+    kConcat32 = 32,
+    kShape33 = 33,
+    kShape34 = 34,
     kAny35 = 35,
-    kConcat36 = 36,
-    kShape37 = 37,
-    kShape38 = 38,
-    kAny39 = 39,
-    kAny40 = 40,
-    kConcat41 = 41,
-    kAny42 = 42,
-    kKs = 43,
-    kKr = 44,
-    kTranspose45 = 45,
-    kTranspose46 = 46,
-    kTranspose47 = 47,
-    kKt = 48,
-    kV = 49,
+    kAny36 = 36,
+    kConcat37 = 37,
+    kAny38 = 38,
+    kKs = 39,
+    kKr = 40,
+    kTranspose41 = 41,
+    kTranspose42 = 42,
+    kTranspose43 = 43,
+    kKt = 44,
+    kV = 45,
+    kShape46 = 46,
+    kConstant47 = 47,
+    kGather48 = 48,
+    kUnsqueeze49 = 49,
     kShape50 = 50,
     kConstant51 = 51,
     kGather52 = 52,
-    kConstant53 = 53,
-    kUnsqueeze54 = 54,
-    kShape55 = 55,
-    kConstant56 = 56,
-    kGather57 = 57,
-    kConstant58 = 58,
-    kUnsqueeze59 = 59,
+    kUnsqueeze53 = 53,
+    kAny54 = 54,
+    kAny55 = 55,
+    kConcat56 = 56,
+    kShape57 = 57,
+    kShape58 = 58,
+    kAny59 = 59,
     kAny60 = 60,
-    kAny61 = 61,
-    kConcat62 = 62,
-    kShape63 = 63,
-    kShape64 = 64,
-    kAny65 = 65,
-    kAny66 = 66,
-    kConcat67 = 67,
-    kAny68 = 68,
-    kVs = 69,
-    kVr = 70,
-    kVh = 71,
-    kMatMul72 = 72,
-    kC = 73,
-    kDiv74 = 74,
-    kMatMul75 = 75,
+    kConcat61 = 61,
+    kAny62 = 62,
+    kVs = 63,
+    kVr = 64,
+    kVh = 65,
+    kMatMul66 = 66,
+    kC = 67,
+    kDiv68 = 68,
+    kMatMul69 = 69,
+    kMul70 = 70,
+    kCq = 71,
+    kMul72 = 72,
+    kDiv73 = 73,
+    kAnyOf74 = 74,
+    kCk = 75,
     kMul76 = 76,
-    kCq = 77,
-    kMul78 = 78,
-    kDiv79 = 79,
-    kAnyOf80 = 80,
-    kCk = 81,
-    kMul82 = 82,
-    kDiv83 = 83,
-    kAnyOf84 = 84,
-    kMatMul85 = 85,
-    kS = 86,
+    kDiv77 = 77,
+    kAnyOf78 = 78,
+    kMatMul79 = 79,
+    kS = 80,
+    kShape81 = 81,
+    kConstant82 = 82,
+    kGather83 = 83,
+    kUnsqueeze84 = 84,
+    kShape85 = 85,
+    kKl = 86,
     kShape87 = 87,
     kConstant88 = 88,
     kGather89 = 89,
-    kConstant90 = 90,
-    kUnsqueeze91 = 91,
-    kShape92 = 92,
-    kKl = 93,
-    kShape94 = 94,
+    kUnsqueeze90 = 90,
+    kShape91 = 91,
+    kQl = 92,
+    kTril = 93,
+    kSub94 = 94,
     kConstant95 = 95,
-    kGather96 = 96,
-    kConstant97 = 97,
-    kUnsqueeze98 = 98,
-    kShape99 = 99,
-    kQl = 100,
-    kTril = 101,
-    kSub102 = 102,
+    kConstant96 = 96,
+    kSlice97 = 97,
+    kSub98 = 98,
+    kConstant99 = 99,
+    kSlice100 = 100,
+    kRows = 101,
+    kConstant102 = 102,
     kConstant103 = 103,
     kConstant104 = 104,
     kSlice105 = 105,
-    kSub106 = 106,
+    kConstant106 = 106,
     kConstant107 = 107,
     kSlice108 = 108,
-    kRows = 109,
-    kConstant110 = 110,
-    kConstant111 = 111,
-    kConstant112 = 112,
-    kSlice113 = 113,
-    kConstant114 = 114,
-    kConstant115 = 115,
-    kSlice116 = 116,
-    kCausal = 117,
-    kFill = 118,
-    kWhere119 = 119,
-    kMask = 120,
-    kAdd = 121,
-    kWhere122 = 122,
-    kM = 123,
-    kSoftmax = 124,
-    kO = 125,
-    kAny126 = 126,
-    kShape127 = 127,
-    kConstant128 = 128,
-    kGather129 = 129,
-    kConstant130 = 130,
-    kUnsqueeze131 = 131,
+    kCausal = 109,
+    kFill = 110,
+    kWhere111 = 111,
+    kMask = 112,
+    kAdd = 113,
+    kWhere114 = 114,
+    kM = 115,
+    kSoftmax = 116,
+    kO = 117,
+    kAny118 = 118,
+    kShape119 = 119,
+    kConstant120 = 120,
+    kGather121 = 121,
+    kUnsqueeze122 = 122,
+    kAny123 = 123,
+    kShape124 = 124,
+    kConstant125 = 125,
+    kGather126 = 126,
+    kUnsqueeze127 = 127,
+    kAny128 = 128,
+    kConcat129 = 129,
+    kAny130 = 130,
+    kShape131 = 131,
     kAny132 = 132,
     kShape133 = 133,
-    kConstant134 = 134,
-    kGather135 = 135,
-    kConstant136 = 136,
-    kUnsqueeze137 = 137,
-    kAny138 = 138,
-    kConcat139 = 139,
-    kAny140 = 140,
-    kShape141 = 141,
-    kAny142 = 142,
-    kShape143 = 143,
-    kAny144 = 144,
-    kConcat145 = 145,
-    kAny146 = 146,
-    kYs = 147,
-    kTranspose148 = 148,
-    kY = 149,
+    kAny134 = 134,
+    kConcat135 = 135,
+    kAny136 = 136,
+    kYs = 137,
+    kTranspose138 = 138,
+    kY = 139,
   };
 };
 
@@ -6023,20 +5798,17 @@ class MultiHeadAttentionCausalSliceMatch
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchShape1,
-  // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
-  // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
-  // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
-  // matchQr, matchK, matchShape24, matchConstant25, matchGather26, matchConstant27,
-  // matchUnsqueeze28, matchShape29, matchConstant30, matchGather31, matchConstant32,
-  // matchUnsqueeze33, matchAny34, matchAny35, matchConcat36, matchShape37, matchShape38,
-  // matchAny39, matchAny40, matchConcat41, matchAny42, matchKs, matchKr, matchTranspose45,
-  // matchTranspose46, matchTranspose47, matchKt, matchV, matchShape50, matchConstant51,
-  // matchGather52, matchConstant53, matchUnsqueeze54, matchShape55, matchConstant56, matchGather57,
-  // matchConstant58, matchUnsqueeze59, matchAny60, matchAny61, matchConcat62, matchShape63,
-  // matchShape64, matchAny65, matchAny66, matchConcat67, matchAny68, matchVs, matchVr, matchVh,
-  // matchC, matchCq, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchConstant88,
-  // matchConstant103, matchConstant104, matchConstant107, matchConstant111, matchFill, matchMask,
-  // matchAny126.
+  // matchConstant2, matchGather3, matchUnsqueeze4, matchShape5, matchConstant6, matchGather7,
+  // matchUnsqueeze8, matchAny9, matchAny10, matchConcat11, matchShape12, matchShape13, matchAny14,
+  // matchAny15, matchConcat16, matchAny17, matchQs, matchQr, matchK, matchShape22, matchConstant23,
+  // matchGather24, matchUnsqueeze25, matchShape26, matchConstant27, matchGather28,
+  // matchUnsqueeze29, matchAny30, matchAny31, matchConcat32, matchShape33, matchShape34,
+  // matchAny35, matchAny36, matchConcat37, matchAny38, matchKs, matchKr, matchTranspose41,
+  // matchTranspose42, matchTranspose43, matchKt, matchV, matchShape46, matchConstant47,
+  // matchGather48, matchUnsqueeze49, matchShape50, matchConstant51, matchGather52,
+  // matchUnsqueeze53, matchAny54, matchAny55, matchConcat56, matchShape57, matchShape58,
+  // matchAny59, matchAny60, matchConcat61, matchAny62, matchVs, matchVr, matchVh, matchC, matchCq,
+  // matchCk, matchMul76, matchDiv77, matchAnyOf78, matchConstant95, matchFill, matchMask.
 
   /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:116:12)
   bool matchQh(ValueId v, gen::Next k) {
@@ -6048,52 +5820,52 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:123:16)
-  bool matchMatMul72(ValueId v, gen::Next k) {
-    if (seen(kMatMul72)) return same(kMatMul72, v) && k();
-    if (!bind(kMatMul72, v)) return false;
-    const NodeId n = node(kMatMul72, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul72, n, v)) return false;
+  bool matchMatMul66(ValueId v, gen::Next k) {
+    if (seen(kMatMul66)) return same(kMatMul66, v) && k();
+    if (!bind(kMatMul66, v)) return false;
+    const NodeId n = node(kMatMul66, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul66, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:123:12)
-  bool matchDiv74(ValueId v, gen::Next k) {
-    if (seen(kDiv74)) return same(kDiv74, v) && k();
-    if (!bind(kDiv74, v)) return false;
-    const NodeId n = node(kDiv74, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv74, n, v)) return false;
-    return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  bool matchDiv68(ValueId v, gen::Next k) {
+    if (seen(kDiv68)) return same(kDiv68, v) && k();
+    if (!bind(kDiv68, v)) return false;
+    const NodeId n = node(kDiv68, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv68, n, v)) return false;
+    return matchMatMul66(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:123:41)
-  bool matchMatMul75(ValueId v, gen::Next k) {
-    if (seen(kMatMul75)) return same(kMatMul75, v) && k();
-    if (!bind(kMatMul75, v)) return false;
-    const NodeId n = node(kMatMul75, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul75, n, v)) return false;
+  bool matchMatMul69(ValueId v, gen::Next k) {
+    if (seen(kMatMul69)) return same(kMatMul69, v) && k();
+    if (!bind(kMatMul69, v)) return false;
+    const NodeId n = node(kMatMul69, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul69, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:123:37)
-  bool matchMul76(ValueId v, gen::Next k) {
-    if (seen(kMul76)) return same(kMul76, v) && k();
-    if (!bind(kMul76, v)) return false;
-    const NodeId n = node(kMul76, v, op::kMul);
-    if (n == kNoId || !attrs(kMul76, n, v)) return false;
+  bool matchMul70(ValueId v, gen::Next k) {
+    if (seen(kMul70)) return same(kMul70, v) && k();
+    if (!bind(kMul70, v)) return false;
+    const NodeId n = node(kMul70, v, op::kMul);
+    if (n == kNoId || !attrs(kMul70, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMatMul75(in0, [&] { return matchC(in1, k); })) return true;
+    if (matchMatMul69(in0, [&] { return matchC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMatMul75(in1, [&] { return matchC(in0, k); });
+    return matchMatMul69(in1, [&] { return matchC(in0, k); });
   }
 
   /// Mul(qh, cq)  (rules/attention.yaml:123:69)
-  bool matchMul78(ValueId v, gen::Next k) {
-    if (seen(kMul78)) return same(kMul78, v) && k();
-    if (!bind(kMul78, v)) return false;
-    const NodeId n = node(kMul78, v, op::kMul);
-    if (n == kNoId || !attrs(kMul78, n, v)) return false;
+  bool matchMul72(ValueId v, gen::Next k) {
+    if (seen(kMul72)) return same(kMul72, v) && k();
+    if (!bind(kMul72, v)) return false;
+    const NodeId n = node(kMul72, v, op::kMul);
+    if (n == kNoId || !attrs(kMul72, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
@@ -6103,39 +5875,36 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// Div(qh, cq)  (rules/attention.yaml:123:83)
-  bool matchDiv79(ValueId v, gen::Next k) {
-    if (seen(kDiv79)) return same(kDiv79, v) && k();
-    if (!bind(kDiv79, v)) return false;
-    const NodeId n = node(kDiv79, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv79, n, v)) return false;
+  bool matchDiv73(ValueId v, gen::Next k) {
+    if (seen(kDiv73)) return same(kDiv73, v) && k();
+    if (!bind(kDiv73, v)) return false;
+    const NodeId n = node(kDiv73, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv73, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
   /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:123:81)
-  bool matchAnyOf80(ValueId v, gen::Next k) {
-    if (seen(kAnyOf80)) return same(kAnyOf80, v) && k();
-    if (!bind(kAnyOf80, v)) return false;
+  bool matchAnyOf74(ValueId v, gen::Next k) {
+    if (seen(kAnyOf74)) return same(kAnyOf74, v) && k();
+    if (!bind(kAnyOf74, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf80, 0);
-    if (matchMul78(v, k)) return true;
+    if (choose(kAnyOf74, 0) && matchMul72(v, k)) return true;
     undo(m);
-    choose(kAnyOf80, 1);
-    if (matchDiv79(v, k)) return true;
+    if (choose(kAnyOf74, 1) && matchDiv73(v, k)) return true;
     undo(m);
-    choose(kAnyOf80, 2);
-    if (matchQh(v, k)) return true;
+    if (choose(kAnyOf74, 2) && matchQh(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
   /// (rules/attention.yaml:123:62)
-  bool matchMatMul85(ValueId v, gen::Next k) {
-    if (seen(kMatMul85)) return same(kMatMul85, v) && k();
-    if (!bind(kMatMul85, v)) return false;
-    const NodeId n = node(kMatMul85, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul85, n, v)) return false;
-    return matchAnyOf80(input(n, 0), [&] { return matchAnyOf84(input(n, 1), k); });
+  bool matchMatMul79(ValueId v, gen::Next k) {
+    if (seen(kMatMul79)) return same(kMatMul79, v) && k();
+    if (!bind(kMatMul79, v)) return false;
+    const NodeId n = node(kMatMul79, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul79, n, v)) return false;
+    return matchAnyOf74(input(n, 0), [&] { return matchAnyOf78(input(n, 1), k); });
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
@@ -6144,28 +5913,86 @@ class MultiHeadAttentionCausalSliceMatch
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv74(v, k)) return true;
+    if (choose(kS, 0) && matchDiv68(v, k)) return true;
     undo(m);
-    choose(kS, 1);
-    if (matchMul76(v, k)) return true;
+    if (choose(kS, 1) && matchMul70(v, k)) return true;
     undo(m);
-    choose(kS, 2);
-    if (matchMatMul85(v, k)) return true;
+    if (choose(kS, 2) && matchMatMul79(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Shape(vh)  (rules/attention.yaml:124:29)
+  bool matchShape81(ValueId v, gen::Next k) {
+    if (seen(kShape81)) return same(kShape81, v) && k();
+    if (!bind(kShape81, v)) return false;
+    const NodeId n = node(kShape81, v, op::kShape);
+    if (n == kNoId || !attrs(kShape81, n, v)) return false;
+    return matchVh(input(n, 0), k);
+  }
+
+  /// 2  (rules/attention.yaml:124:40)
+  bool matchConstant82(ValueId v, gen::Next k) {
+    if (seen(kConstant82)) return same(kConstant82, v) && k();
+    return bind(kConstant82, v) && constant(kConstant82, v) && k();
+  }
+
+  /// Gather(Shape(vh), 2, axis=0)  (rules/attention.yaml:124:22)
+  bool matchGather83(ValueId v, gen::Next k) {
+    if (seen(kGather83)) return same(kGather83, v) && k();
+    if (!bind(kGather83, v)) return false;
+    const NodeId n = node(kGather83, v, op::kGather);
+    if (n == kNoId || !attrs(kGather83, n, v)) return false;
+    return matchShape81(input(n, 0), [&] { return matchConstant82(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(vh), 2, axis=0), axes=[0])  (rules/attention.yaml:124:12)
+  bool matchUnsqueeze84(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze84)) return same(kUnsqueeze84, v) && k();
+    if (!bind(kUnsqueeze84, v)) return false;
+    const NodeId n = node(kUnsqueeze84, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze84, n, v)) return false;
+    return matchGather83(input(n, 0), k);
+  }
+
+  /// Shape(vh, start=2, end=3)  (rules/attention.yaml:124:57)
+  bool matchShape85(ValueId v, gen::Next k) {
+    if (seen(kShape85)) return same(kShape85, v) && k();
+    if (!bind(kShape85, v)) return false;
+    const NodeId n = node(kShape85, v, op::kShape);
+    if (n == kNoId || !attrs(kShape85, n, v)) return false;
+    return matchVh(input(n, 0), k);
+  }
+
+  /// kl = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
+  /// (rules/attention.yaml:124:55)
+  bool matchKl(ValueId v, gen::Next k) {
+    if (seen(kKl)) return same(kKl, v) && k();
+    if (!bind(kKl, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kKl, 0) && matchUnsqueeze84(v, k)) return true;
+    undo(m);
+    if (choose(kKl, 1) && matchShape85(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(qh)  (rules/attention.yaml:125:29)
   bool matchShape87(ValueId v, gen::Next k) {
     if (seen(kShape87)) return same(kShape87, v) && k();
     if (!bind(kShape87, v)) return false;
     const NodeId n = node(kShape87, v, op::kShape);
     if (n == kNoId || !attrs(kShape87, n, v)) return false;
-    return matchVh(input(n, 0), k);
+    return matchQh(input(n, 0), k);
   }
 
-  /// Gather(Shape(vh), 2, axis=0)  (rules/attention.yaml:124:22)
+  /// 2  (rules/attention.yaml:125:40)
+  bool matchConstant88(ValueId v, gen::Next k) {
+    if (seen(kConstant88)) return same(kConstant88, v) && k();
+    return bind(kConstant88, v) && constant(kConstant88, v) && k();
+  }
+
+  /// Gather(Shape(qh), 2, axis=0)  (rules/attention.yaml:125:22)
   bool matchGather89(ValueId v, gen::Next k) {
     if (seen(kGather89)) return same(kGather89, v) && k();
     if (!bind(kGather89, v)) return false;
@@ -6174,104 +6001,33 @@ class MultiHeadAttentionCausalSliceMatch
     return matchShape87(input(n, 0), [&] { return matchConstant88(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:124:52)
-  bool matchConstant90(ValueId v, gen::Next k) {
-    if (seen(kConstant90)) return same(kConstant90, v) && k();
-    return bind(kConstant90, v) && constant(kConstant90, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)  (rules/attention.yaml:124:12)
-  bool matchUnsqueeze91(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze91)) return same(kUnsqueeze91, v) && k();
-    if (!bind(kUnsqueeze91, v)) return false;
-    const NodeId n = node(kUnsqueeze91, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze91, n, v)) return false;
-    return matchGather89(input(n, 0), [&] { return matchConstant90(input(n, 1), k); });
-  }
-
-  /// Shape(vh, start=2, end=3)  (rules/attention.yaml:124:57)
-  bool matchShape92(ValueId v, gen::Next k) {
-    if (seen(kShape92)) return same(kShape92, v) && k();
-    if (!bind(kShape92, v)) return false;
-    const NodeId n = node(kShape92, v, op::kShape);
-    if (n == kNoId || !attrs(kShape92, n, v)) return false;
-    return matchVh(input(n, 0), k);
-  }
-
-  /// kl = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
-  /// (rules/attention.yaml:124:55)
-  bool matchKl(ValueId v, gen::Next k) {
-    if (seen(kKl)) return same(kKl, v) && k();
-    if (!bind(kKl, v)) return false;
-    const uint32_t m = mark();
-    choose(kKl, 0);
-    if (matchUnsqueeze91(v, k)) return true;
-    undo(m);
-    choose(kKl, 1);
-    if (matchShape92(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// Shape(qh)  (rules/attention.yaml:125:29)
-  bool matchShape94(ValueId v, gen::Next k) {
-    if (seen(kShape94)) return same(kShape94, v) && k();
-    if (!bind(kShape94, v)) return false;
-    const NodeId n = node(kShape94, v, op::kShape);
-    if (n == kNoId || !attrs(kShape94, n, v)) return false;
-    return matchQh(input(n, 0), k);
-  }
-
-  /// 2  (rules/attention.yaml:125:40)
-  bool matchConstant95(ValueId v, gen::Next k) {
-    if (seen(kConstant95)) return same(kConstant95, v) && k();
-    return bind(kConstant95, v) && constant(kConstant95, v) && k();
-  }
-
-  /// Gather(Shape(qh), 2, axis=0)  (rules/attention.yaml:125:22)
-  bool matchGather96(ValueId v, gen::Next k) {
-    if (seen(kGather96)) return same(kGather96, v) && k();
-    if (!bind(kGather96, v)) return false;
-    const NodeId n = node(kGather96, v, op::kGather);
-    if (n == kNoId || !attrs(kGather96, n, v)) return false;
-    return matchShape94(input(n, 0), [&] { return matchConstant95(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:125:52)
-  bool matchConstant97(ValueId v, gen::Next k) {
-    if (seen(kConstant97)) return same(kConstant97, v) && k();
-    return bind(kConstant97, v) && constant(kConstant97, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(qh), 2, axis=0), 0)  (rules/attention.yaml:125:12)
-  bool matchUnsqueeze98(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze98)) return same(kUnsqueeze98, v) && k();
-    if (!bind(kUnsqueeze98, v)) return false;
-    const NodeId n = node(kUnsqueeze98, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze98, n, v)) return false;
-    return matchGather96(input(n, 0), [&] { return matchConstant97(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(qh), 2, axis=0), axes=[0])  (rules/attention.yaml:125:12)
+  bool matchUnsqueeze90(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze90)) return same(kUnsqueeze90, v) && k();
+    if (!bind(kUnsqueeze90, v)) return false;
+    const NodeId n = node(kUnsqueeze90, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze90, n, v)) return false;
+    return matchGather89(input(n, 0), k);
   }
 
   /// Shape(qh, start=2, end=3)  (rules/attention.yaml:125:57)
-  bool matchShape99(ValueId v, gen::Next k) {
-    if (seen(kShape99)) return same(kShape99, v) && k();
-    if (!bind(kShape99, v)) return false;
-    const NodeId n = node(kShape99, v, op::kShape);
-    if (n == kNoId || !attrs(kShape99, n, v)) return false;
+  bool matchShape91(ValueId v, gen::Next k) {
+    if (seen(kShape91)) return same(kShape91, v) && k();
+    if (!bind(kShape91, v)) return false;
+    const NodeId n = node(kShape91, v, op::kShape);
+    if (n == kNoId || !attrs(kShape91, n, v)) return false;
     return matchQh(input(n, 0), k);
   }
 
-  /// ql = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(qh, start=2, end=3)
+  /// ql = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(qh, start=2, end=3)
   /// (rules/attention.yaml:125:55)
   bool matchQl(ValueId v, gen::Next k) {
     if (seen(kQl)) return same(kQl, v) && k();
     if (!bind(kQl, v)) return false;
     const uint32_t m = mark();
-    choose(kQl, 0);
-    if (matchUnsqueeze98(v, k)) return true;
+    if (choose(kQl, 0) && matchUnsqueeze90(v, k)) return true;
     undo(m);
-    choose(kQl, 1);
-    if (matchShape99(v, k)) return true;
+    if (choose(kQl, 1) && matchShape91(v, k)) return true;
     undo(m);
     return false;
   }
@@ -6283,47 +6039,59 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// Sub(kl, ql)  (rules/attention.yaml:126:28)
-  bool matchSub102(ValueId v, gen::Next k) {
-    if (seen(kSub102)) return same(kSub102, v) && k();
-    if (!bind(kSub102, v)) return false;
-    const NodeId n = node(kSub102, v, op::kSub);
-    if (n == kNoId || !attrs(kSub102, n, v)) return false;
+  bool matchSub94(ValueId v, gen::Next k) {
+    if (seen(kSub94)) return same(kSub94, v) && k();
+    if (!bind(kSub94, v)) return false;
+    const NodeId n = node(kSub94, v, op::kSub);
+    if (n == kNoId || !attrs(kSub94, n, v)) return false;
     return matchKl(input(n, 0), [&] { return matchQl(input(n, 1), k); });
   }
 
+  /// 1  (rules/attention.yaml:126:48)
+  bool matchConstant96(ValueId v, gen::Next k) {
+    if (seen(kConstant96)) return same(kConstant96, v) && k();
+    return bind(kConstant96, v) && constant(kConstant96, v) && k();
+  }
+
   /// Slice(tril, Sub(kl, ql), kl, 2, 1)  (rules/attention.yaml:126:16)
-  bool matchSlice105(ValueId v, gen::Next k) {
-    if (seen(kSlice105)) return same(kSlice105, v) && k();
-    if (!bind(kSlice105, v)) return false;
-    const NodeId n = node(kSlice105, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice105, n, v)) return false;
+  bool matchSlice97(ValueId v, gen::Next k) {
+    if (seen(kSlice97)) return same(kSlice97, v) && k();
+    if (!bind(kSlice97, v)) return false;
+    const NodeId n = node(kSlice97, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice97, n, v)) return false;
     return matchTril(input(n, 0), [&] {
-      return matchSub102(input(n, 1), [&] {
+      return matchSub94(input(n, 1), [&] {
         return matchKl(input(n, 2), [&] {
-          return matchConstant103(input(n, 3), [&] { return matchConstant104(input(n, 4), k); });
+          return matchConstant95(input(n, 3), [&] { return matchConstant96(input(n, 4), k); });
         });
       });
     });
   }
 
   /// Sub(kl, ql)  (rules/attention.yaml:126:65)
-  bool matchSub106(ValueId v, gen::Next k) {
-    if (seen(kSub106)) return same(kSub106, v) && k();
-    if (!bind(kSub106, v)) return false;
-    const NodeId n = node(kSub106, v, op::kSub);
-    if (n == kNoId || !attrs(kSub106, n, v)) return false;
+  bool matchSub98(ValueId v, gen::Next k) {
+    if (seen(kSub98)) return same(kSub98, v) && k();
+    if (!bind(kSub98, v)) return false;
+    const NodeId n = node(kSub98, v, op::kSub);
+    if (n == kNoId || !attrs(kSub98, n, v)) return false;
     return matchKl(input(n, 0), [&] { return matchQl(input(n, 1), k); });
   }
 
+  /// 2  (rules/attention.yaml:126:82)
+  bool matchConstant99(ValueId v, gen::Next k) {
+    if (seen(kConstant99)) return same(kConstant99, v) && k();
+    return bind(kConstant99, v) && constant(kConstant99, v) && k();
+  }
+
   /// Slice(tril, Sub(kl, ql), kl, 2)  (rules/attention.yaml:126:53)
-  bool matchSlice108(ValueId v, gen::Next k) {
-    if (seen(kSlice108)) return same(kSlice108, v) && k();
-    if (!bind(kSlice108, v)) return false;
-    const NodeId n = node(kSlice108, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice108, n, v)) return false;
+  bool matchSlice100(ValueId v, gen::Next k) {
+    if (seen(kSlice100)) return same(kSlice100, v) && k();
+    if (!bind(kSlice100, v)) return false;
+    const NodeId n = node(kSlice100, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice100, n, v)) return false;
     return matchTril(input(n, 0), [&] {
-      return matchSub106(input(n, 1), [&] {
-        return matchKl(input(n, 2), [&] { return matchConstant107(input(n, 3), k); });
+      return matchSub98(input(n, 1), [&] {
+        return matchKl(input(n, 2), [&] { return matchConstant99(input(n, 3), k); });
       });
     });
   }
@@ -6334,63 +6102,67 @@ class MultiHeadAttentionCausalSliceMatch
     if (seen(kRows)) return same(kRows, v) && k();
     if (!bind(kRows, v)) return false;
     const uint32_t m = mark();
-    choose(kRows, 0);
-    if (matchSlice105(v, k)) return true;
+    if (choose(kRows, 0) && matchSlice97(v, k)) return true;
     undo(m);
-    choose(kRows, 1);
-    if (matchSlice108(v, k)) return true;
+    if (choose(kRows, 1) && matchSlice100(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// 0  (rules/attention.yaml:127:28)
-  bool matchConstant110(ValueId v, gen::Next k) {
-    if (seen(kConstant110)) return same(kConstant110, v) && k();
-    return bind(kConstant110, v) && constant(kConstant110, v) && k();
+  bool matchConstant102(ValueId v, gen::Next k) {
+    if (seen(kConstant102)) return same(kConstant102, v) && k();
+    return bind(kConstant102, v) && constant(kConstant102, v) && k();
+  }
+
+  /// 3  (rules/attention.yaml:127:35)
+  bool matchConstant103(ValueId v, gen::Next k) {
+    if (seen(kConstant103)) return same(kConstant103, v) && k();
+    return bind(kConstant103, v) && constant(kConstant103, v) && k();
   }
 
   /// 1  (rules/attention.yaml:127:38)
-  bool matchConstant112(ValueId v, gen::Next k) {
-    if (seen(kConstant112)) return same(kConstant112, v) && k();
-    return bind(kConstant112, v) && constant(kConstant112, v) && k();
+  bool matchConstant104(ValueId v, gen::Next k) {
+    if (seen(kConstant104)) return same(kConstant104, v) && k();
+    return bind(kConstant104, v) && constant(kConstant104, v) && k();
   }
 
   /// Slice(rows, 0, kl, 3, 1)  (rules/attention.yaml:127:16)
-  bool matchSlice113(ValueId v, gen::Next k) {
-    if (seen(kSlice113)) return same(kSlice113, v) && k();
-    if (!bind(kSlice113, v)) return false;
-    const NodeId n = node(kSlice113, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice113, n, v)) return false;
+  bool matchSlice105(ValueId v, gen::Next k) {
+    if (seen(kSlice105)) return same(kSlice105, v) && k();
+    if (!bind(kSlice105, v)) return false;
+    const NodeId n = node(kSlice105, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice105, n, v)) return false;
     return matchRows(input(n, 0), [&] {
-      return matchConstant110(input(n, 1), [&] {
+      return matchConstant102(input(n, 1), [&] {
         return matchKl(input(n, 2), [&] {
-          return matchConstant111(input(n, 3), [&] { return matchConstant112(input(n, 4), k); });
+          return matchConstant103(input(n, 3), [&] { return matchConstant104(input(n, 4), k); });
         });
       });
     });
   }
 
   /// 0  (rules/attention.yaml:127:55)
-  bool matchConstant114(ValueId v, gen::Next k) {
-    if (seen(kConstant114)) return same(kConstant114, v) && k();
-    return bind(kConstant114, v) && constant(kConstant114, v) && k();
+  bool matchConstant106(ValueId v, gen::Next k) {
+    if (seen(kConstant106)) return same(kConstant106, v) && k();
+    return bind(kConstant106, v) && constant(kConstant106, v) && k();
   }
 
   /// 3  (rules/attention.yaml:127:62)
-  bool matchConstant115(ValueId v, gen::Next k) {
-    if (seen(kConstant115)) return same(kConstant115, v) && k();
-    return bind(kConstant115, v) && constant(kConstant115, v) && k();
+  bool matchConstant107(ValueId v, gen::Next k) {
+    if (seen(kConstant107)) return same(kConstant107, v) && k();
+    return bind(kConstant107, v) && constant(kConstant107, v) && k();
   }
 
   /// Slice(rows, 0, kl, 3)  (rules/attention.yaml:127:43)
-  bool matchSlice116(ValueId v, gen::Next k) {
-    if (seen(kSlice116)) return same(kSlice116, v) && k();
-    if (!bind(kSlice116, v)) return false;
-    const NodeId n = node(kSlice116, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice116, n, v)) return false;
+  bool matchSlice108(ValueId v, gen::Next k) {
+    if (seen(kSlice108)) return same(kSlice108, v) && k();
+    if (!bind(kSlice108, v)) return false;
+    const NodeId n = node(kSlice108, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice108, n, v)) return false;
     return matchRows(input(n, 0), [&] {
-      return matchConstant114(input(n, 1), [&] {
-        return matchKl(input(n, 2), [&] { return matchConstant115(input(n, 3), k); });
+      return matchConstant106(input(n, 1), [&] {
+        return matchKl(input(n, 2), [&] { return matchConstant107(input(n, 3), k); });
       });
     });
   }
@@ -6400,21 +6172,19 @@ class MultiHeadAttentionCausalSliceMatch
     if (seen(kCausal)) return same(kCausal, v) && k();
     if (!bind(kCausal, v)) return false;
     const uint32_t m = mark();
-    choose(kCausal, 0);
-    if (matchSlice113(v, k)) return true;
+    if (choose(kCausal, 0) && matchSlice105(v, k)) return true;
     undo(m);
-    choose(kCausal, 1);
-    if (matchSlice116(v, k)) return true;
+    if (choose(kCausal, 1) && matchSlice108(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:128:16)
-  bool matchWhere119(ValueId v, gen::Next k) {
-    if (seen(kWhere119)) return same(kWhere119, v) && k();
-    if (!bind(kWhere119, v)) return false;
-    const NodeId n = node(kWhere119, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere119, n, v)) return false;
+  bool matchWhere111(ValueId v, gen::Next k) {
+    if (seen(kWhere111)) return same(kWhere111, v) && k();
+    if (!bind(kWhere111, v)) return false;
+    const NodeId n = node(kWhere111, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere111, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
@@ -6428,18 +6198,18 @@ class MultiHeadAttentionCausalSliceMatch
     if (n == kNoId || !attrs(kAdd, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchWhere119(in0, [&] { return matchMask(in1, k); })) return true;
+    if (matchWhere111(in0, [&] { return matchMask(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchWhere119(in1, [&] { return matchMask(in0, k); });
+    return matchWhere111(in1, [&] { return matchMask(in0, k); });
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:128:61)
-  bool matchWhere122(ValueId v, gen::Next k) {
-    if (seen(kWhere122)) return same(kWhere122, v) && k();
-    if (!bind(kWhere122, v)) return false;
-    const NodeId n = node(kWhere122, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere122, n, v)) return false;
+  bool matchWhere114(ValueId v, gen::Next k) {
+    if (seen(kWhere114)) return same(kWhere114, v) && k();
+    if (!bind(kWhere114, v)) return false;
+    const NodeId n = node(kWhere114, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere114, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
@@ -6450,11 +6220,9 @@ class MultiHeadAttentionCausalSliceMatch
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
-    choose(kM, 0);  // @causal_mask
-    if (matchAdd(v, k)) return true;
+    if (choose(kM, 0) && matchAdd(v, k)) return true;  // @causal_mask
     undo(m);
-    choose(kM, 1);  // @causal
-    if (matchWhere122(v, k)) return true;
+    if (choose(kM, 1) && matchWhere114(v, k)) return true;  // @causal
     undo(m);
     return false;
   }
@@ -6477,52 +6245,124 @@ class MultiHeadAttentionCausalSliceMatch
     return matchSoftmax(input(n, 0), [&] { return matchVh(input(n, 1), k); });
   }
 
+  /// _  (rules/attention.yaml:130:42)
+  bool matchAny118(ValueId v, gen::Next k) {
+    if (seen(kAny118)) return same(kAny118, v) && k();
+    return bind(kAny118, v) && k();
+  }
+
   /// Shape(_)  (rules/attention.yaml:130:36)
-  bool matchShape127(ValueId v, gen::Next k) {
-    if (seen(kShape127)) return same(kShape127, v) && k();
-    if (!bind(kShape127, v)) return false;
-    const NodeId n = node(kShape127, v, op::kShape);
-    if (n == kNoId || !attrs(kShape127, n, v)) return false;
-    return matchAny126(input(n, 0), k);
+  bool matchShape119(ValueId v, gen::Next k) {
+    if (seen(kShape119)) return same(kShape119, v) && k();
+    if (!bind(kShape119, v)) return false;
+    const NodeId n = node(kShape119, v, op::kShape);
+    if (n == kNoId || !attrs(kShape119, n, v)) return false;
+    return matchAny118(input(n, 0), k);
   }
 
   /// 0  (rules/attention.yaml:130:46)
-  bool matchConstant128(ValueId v, gen::Next k) {
-    if (seen(kConstant128)) return same(kConstant128, v) && k();
-    return bind(kConstant128, v) && constant(kConstant128, v) && k();
+  bool matchConstant120(ValueId v, gen::Next k) {
+    if (seen(kConstant120)) return same(kConstant120, v) && k();
+    return bind(kConstant120, v) && constant(kConstant120, v) && k();
   }
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:130:29)
-  bool matchGather129(ValueId v, gen::Next k) {
-    if (seen(kGather129)) return same(kGather129, v) && k();
-    if (!bind(kGather129, v)) return false;
-    const NodeId n = node(kGather129, v, op::kGather);
-    if (n == kNoId || !attrs(kGather129, n, v)) return false;
-    return matchShape127(input(n, 0), [&] { return matchConstant128(input(n, 1), k); });
+  bool matchGather121(ValueId v, gen::Next k) {
+    if (seen(kGather121)) return same(kGather121, v) && k();
+    if (!bind(kGather121, v)) return false;
+    const NodeId n = node(kGather121, v, op::kGather);
+    if (n == kNoId || !attrs(kGather121, n, v)) return false;
+    return matchShape119(input(n, 0), [&] { return matchConstant120(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:130:58)
-  bool matchConstant130(ValueId v, gen::Next k) {
-    if (seen(kConstant130)) return same(kConstant130, v) && k();
-    return bind(kConstant130, v) && constant(kConstant130, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:130:19)
-  bool matchUnsqueeze131(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze131)) return same(kUnsqueeze131, v) && k();
-    if (!bind(kUnsqueeze131, v)) return false;
-    const NodeId n = node(kUnsqueeze131, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze131, n, v)) return false;
-    return matchGather129(input(n, 0), [&] { return matchConstant130(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:130:19)
+  bool matchUnsqueeze122(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze122)) return same(kUnsqueeze122, v) && k();
+    if (!bind(kUnsqueeze122, v)) return false;
+    const NodeId n = node(kUnsqueeze122, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze122, n, v)) return false;
+    return matchGather121(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:130:85)
+  bool matchAny123(ValueId v, gen::Next k) {
+    if (seen(kAny123)) return same(kAny123, v) && k();
+    return bind(kAny123, v) && k();
+  }
+
+  /// Shape(_)  (rules/attention.yaml:130:79)
+  bool matchShape124(ValueId v, gen::Next k) {
+    if (seen(kShape124)) return same(kShape124, v) && k();
+    if (!bind(kShape124, v)) return false;
+    const NodeId n = node(kShape124, v, op::kShape);
+    if (n == kNoId || !attrs(kShape124, n, v)) return false;
+    return matchAny123(input(n, 0), k);
+  }
+
+  /// 1  (rules/attention.yaml:130:89)
+  bool matchConstant125(ValueId v, gen::Next k) {
+    if (seen(kConstant125)) return same(kConstant125, v) && k();
+    return bind(kConstant125, v) && constant(kConstant125, v) && k();
+  }
+
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:130:72)
+  bool matchGather126(ValueId v, gen::Next k) {
+    if (seen(kGather126)) return same(kGather126, v) && k();
+    if (!bind(kGather126, v)) return false;
+    const NodeId n = node(kGather126, v, op::kGather);
+    if (n == kNoId || !attrs(kGather126, n, v)) return false;
+    return matchShape124(input(n, 0), [&] { return matchConstant125(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:130:62)
+  bool matchUnsqueeze127(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze127)) return same(kUnsqueeze127, v) && k();
+    if (!bind(kUnsqueeze127, v)) return false;
+    const NodeId n = node(kUnsqueeze127, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze127, n, v)) return false;
+    return matchGather126(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:130:105)
+  bool matchAny128(ValueId v, gen::Next k) {
+    if (seen(kAny128)) return same(kAny128, v) && k();
+    return bind(kAny128, v) && k();
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, axis=0)  (rules/attention.yaml:130:12)
+  bool matchConcat129(ValueId v, gen::Next k) {
+    if (seen(kConcat129)) return same(kConcat129, v) && k();
+    if (!bind(kConcat129, v)) return false;
+    const NodeId n = node(kConcat129, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat129, n, v)) return false;
+    return matchUnsqueeze122(input(n, 0), [&] {
+      return matchUnsqueeze127(input(n, 1), [&] { return matchAny128(input(n, 2), k); });
+    });
+  }
+
+  /// _  (rules/attention.yaml:130:131)
+  bool matchAny130(ValueId v, gen::Next k) {
+    if (seen(kAny130)) return same(kAny130, v) && k();
+    return bind(kAny130, v) && k();
+  }
+
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:130:125)
+  bool matchShape131(ValueId v, gen::Next k) {
+    if (seen(kShape131)) return same(kShape131, v) && k();
+    if (!bind(kShape131, v)) return false;
+    const NodeId n = node(kShape131, v, op::kShape);
+    if (n == kNoId || !attrs(kShape131, n, v)) return false;
+    return matchAny130(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:130:157)
   bool matchAny132(ValueId v, gen::Next k) {
     if (seen(kAny132)) return same(kAny132, v) && k();
     return bind(kAny132, v) && k();
   }
 
-  /// Shape(_)  (rules/attention.yaml:130:79)
+  /// Shape(_, start=1, end=2)  (rules/attention.yaml:130:151)
   bool matchShape133(ValueId v, gen::Next k) {
     if (seen(kShape133)) return same(kShape133, v) && k();
     if (!bind(kShape133, v)) return false;
@@ -6531,132 +6371,52 @@ class MultiHeadAttentionCausalSliceMatch
     return matchAny132(input(n, 0), k);
   }
 
-  /// 1  (rules/attention.yaml:130:89)
-  bool matchConstant134(ValueId v, gen::Next k) {
-    if (seen(kConstant134)) return same(kConstant134, v) && k();
-    return bind(kConstant134, v) && constant(kConstant134, v) && k();
-  }
-
-  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:130:72)
-  bool matchGather135(ValueId v, gen::Next k) {
-    if (seen(kGather135)) return same(kGather135, v) && k();
-    if (!bind(kGather135, v)) return false;
-    const NodeId n = node(kGather135, v, op::kGather);
-    if (n == kNoId || !attrs(kGather135, n, v)) return false;
-    return matchShape133(input(n, 0), [&] { return matchConstant134(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:130:101)
-  bool matchConstant136(ValueId v, gen::Next k) {
-    if (seen(kConstant136)) return same(kConstant136, v) && k();
-    return bind(kConstant136, v) && constant(kConstant136, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:130:62)
-  bool matchUnsqueeze137(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze137)) return same(kUnsqueeze137, v) && k();
-    if (!bind(kUnsqueeze137, v)) return false;
-    const NodeId n = node(kUnsqueeze137, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze137, n, v)) return false;
-    return matchGather135(input(n, 0), [&] { return matchConstant136(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:130:105)
-  bool matchAny138(ValueId v, gen::Next k) {
-    if (seen(kAny138)) return same(kAny138, v) && k();
-    return bind(kAny138, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:130:12)
-  bool matchConcat139(ValueId v, gen::Next k) {
-    if (seen(kConcat139)) return same(kConcat139, v) && k();
-    if (!bind(kConcat139, v)) return false;
-    const NodeId n = node(kConcat139, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat139, n, v)) return false;
-    return matchUnsqueeze131(input(n, 0), [&] {
-      return matchUnsqueeze137(input(n, 1), [&] { return matchAny138(input(n, 2), k); });
-    });
-  }
-
-  /// _  (rules/attention.yaml:130:131)
-  bool matchAny140(ValueId v, gen::Next k) {
-    if (seen(kAny140)) return same(kAny140, v) && k();
-    return bind(kAny140, v) && k();
-  }
-
-  /// Shape(_, start=0, end=1)  (rules/attention.yaml:130:125)
-  bool matchShape141(ValueId v, gen::Next k) {
-    if (seen(kShape141)) return same(kShape141, v) && k();
-    if (!bind(kShape141, v)) return false;
-    const NodeId n = node(kShape141, v, op::kShape);
-    if (n == kNoId || !attrs(kShape141, n, v)) return false;
-    return matchAny140(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:130:157)
-  bool matchAny142(ValueId v, gen::Next k) {
-    if (seen(kAny142)) return same(kAny142, v) && k();
-    return bind(kAny142, v) && k();
-  }
-
-  /// Shape(_, start=1, end=2)  (rules/attention.yaml:130:151)
-  bool matchShape143(ValueId v, gen::Next k) {
-    if (seen(kShape143)) return same(kShape143, v) && k();
-    if (!bind(kShape143, v)) return false;
-    const NodeId n = node(kShape143, v, op::kShape);
-    if (n == kNoId || !attrs(kShape143, n, v)) return false;
-    return matchAny142(input(n, 0), k);
-  }
-
   /// _  (rules/attention.yaml:130:177)
-  bool matchAny144(ValueId v, gen::Next k) {
-    if (seen(kAny144)) return same(kAny144, v) && k();
-    return bind(kAny144, v) && k();
+  bool matchAny134(ValueId v, gen::Next k) {
+    if (seen(kAny134)) return same(kAny134, v) && k();
+    return bind(kAny134, v) && k();
   }
 
   /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
   /// (rules/attention.yaml:130:118)
-  bool matchConcat145(ValueId v, gen::Next k) {
-    if (seen(kConcat145)) return same(kConcat145, v) && k();
-    if (!bind(kConcat145, v)) return false;
-    const NodeId n = node(kConcat145, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat145, n, v)) return false;
-    return matchShape141(input(n, 0), [&] {
-      return matchShape143(input(n, 1), [&] { return matchAny144(input(n, 2), k); });
+  bool matchConcat135(ValueId v, gen::Next k) {
+    if (seen(kConcat135)) return same(kConcat135, v) && k();
+    if (!bind(kConcat135, v)) return false;
+    const NodeId n = node(kConcat135, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat135, n, v)) return false;
+    return matchShape131(input(n, 0), [&] {
+      return matchShape133(input(n, 1), [&] { return matchAny134(input(n, 2), k); });
     });
   }
 
   /// _  (rules/attention.yaml:130:190)
-  bool matchAny146(ValueId v, gen::Next k) {
-    if (seen(kAny146)) return same(kAny146, v) && k();
-    return bind(kAny146, v) && k();
+  bool matchAny136(ValueId v, gen::Next k) {
+    if (seen(kAny136)) return same(kAny136, v) && k();
+    return bind(kAny136, v) && k();
   }
 
-  /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:130:116)
+  /// ys = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0) |
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+  /// (rules/attention.yaml:130:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
     const uint32_t m = mark();
-    choose(kYs, 0);
-    if (matchConcat139(v, k)) return true;
+    if (choose(kYs, 0) && matchConcat129(v, k)) return true;
     undo(m);
-    choose(kYs, 1);
-    if (matchConcat145(v, k)) return true;
+    if (choose(kYs, 1) && matchConcat135(v, k)) return true;
     undo(m);
-    choose(kYs, 2);
-    if (matchAny146(v, k)) return true;
+    if (choose(kYs, 2) && matchAny136(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:131:20)
-  bool matchTranspose148(ValueId v, gen::Next k) {
-    if (seen(kTranspose148)) return same(kTranspose148, v) && k();
-    if (!bind(kTranspose148, v)) return false;
-    const NodeId n = node(kTranspose148, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose148, n, v)) return false;
+  bool matchTranspose138(ValueId v, gen::Next k) {
+    if (seen(kTranspose138)) return same(kTranspose138, v) && k();
+    if (!bind(kTranspose138, v)) return false;
+    const NodeId n = node(kTranspose138, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose138, n, v)) return false;
     return matchO(input(n, 0), k);
   }
 
@@ -6666,7 +6426,7 @@ class MultiHeadAttentionCausalSliceMatch
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kReshape);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchTranspose148(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+    return matchTranspose138(input(n, 0), [&] { return matchYs(input(n, 1), k); });
   }
 
   // ---- Rewrite
@@ -7022,12 +6782,12 @@ const gen::RuleSpec& specMultiHeadAttention() {
     gen::RuleSpec s;
     s.name = "multi_head_attention";
     s.loc = "rules/attention.yaml:163:5";
-    s.root = 122;
+    s.root = 114;
     s.slot_names = {"q",      "qs",   "qr",   "qh",     "k", "ks", "kr", "kt",
                     "v",      "vs",   "vr",   "vh",     "c", "cq", "ck", "s",
                     "causal", "fill", "mask", "masked", "m", "o",  "ys", "y"};
     s.num_captures = 0;
-    s.exprs.resize(123);
+    s.exprs.resize(115);
     {  // 0: q
       gen::ExprSpec& e = s.exprs[0];
       e.label = "q";
@@ -7061,34 +6821,34 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:49";
       }
     }
-    {  // 4: 0
+    {  // 4: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:169:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[5];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:169:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:169:58";
+      }
     }
-    {  // 6: Shape(q)
-      gen::ExprSpec& e = s.exprs[6];
+    {  // 5: Shape(q)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:169:79";
       e.num_inputs = 1;
     }
-    {  // 7: 1
-      gen::ExprSpec& e = s.exprs[7];
+    {  // 6: 1
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:169:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 8: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[8];
+    {  // 7: Gather(Shape(q), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:169:72";
       e.num_inputs = 2;
@@ -7101,32 +6861,32 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:92";
       }
     }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:169:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[10];
+    {  // 8: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:169:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:169:101";
+      }
     }
-    {  // 11: _
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 9: _
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:105";
     }
-    {  // 12: _
-      gen::ExprSpec& e = s.exprs[12];
+    {  // 10: _
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:108";
     }
-    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[13];
+    {  // 11: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:169:12";
       e.num_inputs = 4;
@@ -7138,8 +6898,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:111";
       }
     }
-    {  // 14: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 12: Shape(q, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:169:128";
       e.num_inputs = 1;
@@ -7157,8 +6917,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:146";
       }
     }
-    {  // 15: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 13: Shape(q, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:169:154";
       e.num_inputs = 1;
@@ -7176,18 +6936,18 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:172";
       }
     }
-    {  // 16: _
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 14: _
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:180";
     }
-    {  // 17: _
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 15: _
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:183";
     }
-    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 16: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:169:121";
       e.num_inputs = 4;
@@ -7199,27 +6959,27 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:169:186";
       }
     }
-    {  // 19: _
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "_";
       e.loc = "rules/attention.yaml:169:196";
     }
-    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 18: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "qs";
       e.loc = "rules/attention.yaml:169:119";
       e.slot = 1;
     }
-    {  // 21: Reshape(q, qs)
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 19: Reshape(q, qs)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:170:12";
       e.slot = 2;
       e.num_inputs = 2;
     }
-    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: Transpose(qr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:171:12";
       e.slot = 3;
@@ -7231,27 +6991,27 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:171:26";
       }
     }
-    {  // 23: k
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: k
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "k";
       e.loc = "rules/attention.yaml:172:42";
       e.slot = 4;
     }
-    {  // 24: Shape(k)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: Shape(k)
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:172:36";
       e.num_inputs = 1;
     }
-    {  // 25: 0
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: 0
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:172:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 26: Gather(Shape(k), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 24: Gather(Shape(k), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:172:29";
       e.num_inputs = 2;
@@ -7264,34 +7024,34 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:172:49";
       }
     }
-    {  // 27: 0
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:172:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 28: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 25: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:172:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:172:58";
+      }
     }
-    {  // 29: Shape(k)
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 26: Shape(k)
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:172:79";
       e.num_inputs = 1;
     }
-    {  // 30: 1
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 27: 1
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:172:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 31: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 28: Gather(Shape(k), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:172:72";
       e.num_inputs = 2;
@@ -7304,32 +7064,32 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:172:92";
       }
     }
-    {  // 32: 0
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:172:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 33: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 29: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:172:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:172:101";
+      }
     }
-    {  // 34: _
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 30: _
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "_";
       e.loc = "rules/attention.yaml:172:105";
     }
-    {  // 35: _
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 31: _
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "_";
       e.loc = "rules/attention.yaml:172:108";
     }
-    {  // 36: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 32: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:172:12";
       e.num_inputs = 4;
@@ -7341,8 +7101,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:172:111";
       }
     }
-    {  // 37: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 33: Shape(k, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:172:128";
       e.num_inputs = 1;
@@ -7360,8 +7120,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:172:146";
       }
     }
-    {  // 38: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 34: Shape(k, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:172:154";
       e.num_inputs = 1;
@@ -7379,18 +7139,18 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:172:172";
       }
     }
-    {  // 39: _
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 35: _
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "_";
       e.loc = "rules/attention.yaml:172:180";
     }
-    {  // 40: _
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 36: _
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "_";
       e.loc = "rules/attention.yaml:172:183";
     }
-    {  // 41: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 37: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:172:121";
       e.num_inputs = 4;
@@ -7402,27 +7162,27 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:172:186";
       }
     }
-    {  // 42: _
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 38: _
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "_";
       e.loc = "rules/attention.yaml:172:196";
     }
-    {  // 43: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[43];
+    {  // 39: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "ks";
       e.loc = "rules/attention.yaml:172:119";
       e.slot = 5;
     }
-    {  // 44: Reshape(k, ks)
-      gen::ExprSpec& e = s.exprs[44];
+    {  // 40: Reshape(k, ks)
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:173:12";
       e.slot = 6;
       e.num_inputs = 2;
     }
-    {  // 45: Transpose(kr, perm=[0, 2, 3, 1])
-      gen::ExprSpec& e = s.exprs[45];
+    {  // 41: Transpose(kr, perm=[0, 2, 3, 1])
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:174:12";
       e.num_inputs = 1;
@@ -7433,8 +7193,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:174:26";
       }
     }
-    {  // 46: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[46];
+    {  // 42: Transpose(kr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:174:57";
       e.num_inputs = 1;
@@ -7445,8 +7205,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:174:71";
       }
     }
-    {  // 47: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[47];
+    {  // 43: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:174:47";
       e.num_inputs = 1;
@@ -7457,34 +7217,34 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:174:91";
       }
     }
-    {  // 48: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
+    {  // 44: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
        // perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[48];
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "kt";
       e.loc = "rules/attention.yaml:174:45";
       e.slot = 7;
     }
-    {  // 49: v
-      gen::ExprSpec& e = s.exprs[49];
+    {  // 45: v
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "v";
       e.loc = "rules/attention.yaml:175:42";
       e.slot = 8;
     }
-    {  // 50: Shape(v)
-      gen::ExprSpec& e = s.exprs[50];
+    {  // 46: Shape(v)
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:175:36";
       e.num_inputs = 1;
     }
-    {  // 51: 0
-      gen::ExprSpec& e = s.exprs[51];
+    {  // 47: 0
+      gen::ExprSpec& e = s.exprs[47];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:175:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 52: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[52];
+    {  // 48: Gather(Shape(v), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[48];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:175:29";
       e.num_inputs = 2;
@@ -7497,34 +7257,34 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:175:49";
       }
     }
-    {  // 53: 0
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:175:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 54: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 49: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:175:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:175:58";
+      }
     }
-    {  // 55: Shape(v)
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 50: Shape(v)
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:175:79";
       e.num_inputs = 1;
     }
-    {  // 56: 1
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 51: 1
+      gen::ExprSpec& e = s.exprs[51];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:175:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 57: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 52: Gather(Shape(v), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[52];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:175:72";
       e.num_inputs = 2;
@@ -7537,32 +7297,32 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:175:92";
       }
     }
-    {  // 58: 0
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:175:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 59: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 53: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[53];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:175:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:175:101";
+      }
     }
-    {  // 60: _
-      gen::ExprSpec& e = s.exprs[60];
+    {  // 54: _
+      gen::ExprSpec& e = s.exprs[54];
       e.label = "_";
       e.loc = "rules/attention.yaml:175:105";
     }
-    {  // 61: _
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 55: _
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "_";
       e.loc = "rules/attention.yaml:175:108";
     }
-    {  // 62: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[62];
+    {  // 56: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[56];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:175:12";
       e.num_inputs = 4;
@@ -7574,8 +7334,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:175:111";
       }
     }
-    {  // 63: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 57: Shape(v, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[57];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:175:128";
       e.num_inputs = 1;
@@ -7593,8 +7353,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:175:146";
       }
     }
-    {  // 64: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 58: Shape(v, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[58];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:175:154";
       e.num_inputs = 1;
@@ -7612,18 +7372,18 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:175:172";
       }
     }
-    {  // 65: _
-      gen::ExprSpec& e = s.exprs[65];
+    {  // 59: _
+      gen::ExprSpec& e = s.exprs[59];
       e.label = "_";
       e.loc = "rules/attention.yaml:175:180";
     }
-    {  // 66: _
-      gen::ExprSpec& e = s.exprs[66];
+    {  // 60: _
+      gen::ExprSpec& e = s.exprs[60];
       e.label = "_";
       e.loc = "rules/attention.yaml:175:183";
     }
-    {  // 67: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[67];
+    {  // 61: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[61];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:175:121";
       e.num_inputs = 4;
@@ -7635,27 +7395,27 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:175:186";
       }
     }
-    {  // 68: _
-      gen::ExprSpec& e = s.exprs[68];
+    {  // 62: _
+      gen::ExprSpec& e = s.exprs[62];
       e.label = "_";
       e.loc = "rules/attention.yaml:175:196";
     }
-    {  // 69: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[69];
+    {  // 63: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[63];
       e.label = "vs";
       e.loc = "rules/attention.yaml:175:119";
       e.slot = 9;
     }
-    {  // 70: Reshape(v, vs)
-      gen::ExprSpec& e = s.exprs[70];
+    {  // 64: Reshape(v, vs)
+      gen::ExprSpec& e = s.exprs[64];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:176:12";
       e.slot = 10;
       e.num_inputs = 2;
     }
-    {  // 71: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[71];
+    {  // 65: Transpose(vr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[65];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:177:12";
       e.slot = 11;
@@ -7667,158 +7427,158 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:177:26";
       }
     }
-    {  // 72: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[72];
+    {  // 66: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[66];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:178:16";
       e.num_inputs = 2;
     }
-    {  // 73: c
-      gen::ExprSpec& e = s.exprs[73];
+    {  // 67: c
+      gen::ExprSpec& e = s.exprs[67];
       e.label = "c";
       e.loc = "rules/attention.yaml:178:32";
       e.slot = 12;
     }
-    {  // 74: Div(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[74];
+    {  // 68: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[68];
       e.label = "Div";
       e.loc = "rules/attention.yaml:178:12";
       e.num_inputs = 2;
     }
-    {  // 75: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[75];
+    {  // 69: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[69];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:178:41";
       e.num_inputs = 2;
     }
-    {  // 76: Mul(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[76];
+    {  // 70: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[70];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:178:37";
       e.num_inputs = 2;
     }
-    {  // 77: cq
-      gen::ExprSpec& e = s.exprs[77];
+    {  // 71: cq
+      gen::ExprSpec& e = s.exprs[71];
       e.label = "cq";
       e.loc = "rules/attention.yaml:178:77";
       e.slot = 13;
     }
-    {  // 78: Mul(qh, cq)
-      gen::ExprSpec& e = s.exprs[78];
+    {  // 72: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[72];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:178:69";
       e.num_inputs = 2;
     }
-    {  // 79: Div(qh, cq)
-      gen::ExprSpec& e = s.exprs[79];
+    {  // 73: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[73];
       e.label = "Div";
       e.loc = "rules/attention.yaml:178:83";
       e.num_inputs = 2;
     }
-    {  // 80: Mul(qh, cq) | Div(qh, cq) | qh
-      gen::ExprSpec& e = s.exprs[80];
+    {  // 74: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[74];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:178:81";
     }
-    {  // 81: ck
-      gen::ExprSpec& e = s.exprs[81];
+    {  // 75: ck
+      gen::ExprSpec& e = s.exprs[75];
       e.label = "ck";
       e.loc = "rules/attention.yaml:178:109";
       e.slot = 14;
     }
-    {  // 82: Mul(kt, ck)
-      gen::ExprSpec& e = s.exprs[82];
+    {  // 76: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[76];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:178:101";
       e.num_inputs = 2;
     }
-    {  // 83: Div(kt, ck)
-      gen::ExprSpec& e = s.exprs[83];
+    {  // 77: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[77];
       e.label = "Div";
       e.loc = "rules/attention.yaml:178:115";
       e.num_inputs = 2;
     }
-    {  // 84: Mul(kt, ck) | Div(kt, ck) | kt
-      gen::ExprSpec& e = s.exprs[84];
+    {  // 78: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[78];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:178:113";
     }
-    {  // 85: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-      gen::ExprSpec& e = s.exprs[85];
+    {  // 79: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[79];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:178:62";
       e.num_inputs = 2;
     }
-    {  // 86: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+    {  // 80: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
-      gen::ExprSpec& e = s.exprs[86];
+      gen::ExprSpec& e = s.exprs[80];
       e.label = "s";
       e.loc = "rules/attention.yaml:178:35";
       e.slot = 15;
     }
-    {  // 87: causal
-      gen::ExprSpec& e = s.exprs[87];
+    {  // 81: causal
+      gen::ExprSpec& e = s.exprs[81];
       e.label = "causal";
       e.loc = "rules/attention.yaml:179:22";
       e.slot = 16;
     }
-    {  // 88: fill
-      gen::ExprSpec& e = s.exprs[88];
+    {  // 82: fill
+      gen::ExprSpec& e = s.exprs[82];
       e.label = "fill";
       e.loc = "rules/attention.yaml:179:33";
       e.slot = 17;
     }
-    {  // 89: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[89];
+    {  // 83: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[83];
       e.label = "Where";
       e.loc = "rules/attention.yaml:179:16";
       e.num_inputs = 3;
     }
-    {  // 90: mask
-      gen::ExprSpec& e = s.exprs[90];
+    {  // 84: mask
+      gen::ExprSpec& e = s.exprs[84];
       e.label = "mask";
       e.loc = "rules/attention.yaml:179:40";
       e.slot = 18;
     }
-    {  // 91: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[91];
+    {  // 85: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[85];
       e.label = "Add";
       e.loc = "rules/attention.yaml:179:12";
       e.num_inputs = 2;
     }
-    {  // 92: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[92];
+    {  // 86: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[86];
       e.label = "Where";
       e.loc = "rules/attention.yaml:179:61";
       e.num_inputs = 3;
     }
-    {  // 93: masked
-      gen::ExprSpec& e = s.exprs[93];
+    {  // 87: masked
+      gen::ExprSpec& e = s.exprs[87];
       e.label = "masked";
       e.loc = "rules/attention.yaml:179:100";
       e.slot = 19;
     }
-    {  // 94: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[94];
+    {  // 88: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[88];
       e.label = "Where";
       e.loc = "rules/attention.yaml:179:94";
       e.num_inputs = 3;
     }
-    {  // 95: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[95];
+    {  // 89: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[89];
       e.label = "Add";
       e.loc = "rules/attention.yaml:179:132";
       e.num_inputs = 2;
     }
-    {  // 96: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(masked, fill, s) |
+    {  // 90: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(masked, fill, s) |
        // Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[96];
+      gen::ExprSpec& e = s.exprs[90];
       e.label = "m";
       e.loc = "rules/attention.yaml:179:59";
       e.slot = 20;
     }
-    {  // 97: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[97];
+    {  // 91: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[91];
       e.label = "Softmax";
       e.loc = "rules/attention.yaml:180:19";
       e.num_inputs = 1;
@@ -7833,33 +7593,33 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:180:30";
       }
     }
-    {  // 98: MatMul(Softmax(m, axis=-1), vh)
-      gen::ExprSpec& e = s.exprs[98];
+    {  // 92: MatMul(Softmax(m, axis=-1), vh)
+      gen::ExprSpec& e = s.exprs[92];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:180:12";
       e.slot = 21;
       e.num_inputs = 2;
     }
-    {  // 99: _
-      gen::ExprSpec& e = s.exprs[99];
+    {  // 93: _
+      gen::ExprSpec& e = s.exprs[93];
       e.label = "_";
       e.loc = "rules/attention.yaml:181:42";
     }
-    {  // 100: Shape(_)
-      gen::ExprSpec& e = s.exprs[100];
+    {  // 94: Shape(_)
+      gen::ExprSpec& e = s.exprs[94];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:181:36";
       e.num_inputs = 1;
     }
-    {  // 101: 0
-      gen::ExprSpec& e = s.exprs[101];
+    {  // 95: 0
+      gen::ExprSpec& e = s.exprs[95];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:181:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 102: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[102];
+    {  // 96: Gather(Shape(_), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[96];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:181:29";
       e.num_inputs = 2;
@@ -7872,39 +7632,39 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:181:49";
       }
     }
-    {  // 103: 0
-      gen::ExprSpec& e = s.exprs[103];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:181:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 104: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[104];
+    {  // 97: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[97];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:181:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:181:58";
+      }
     }
-    {  // 105: _
-      gen::ExprSpec& e = s.exprs[105];
+    {  // 98: _
+      gen::ExprSpec& e = s.exprs[98];
       e.label = "_";
       e.loc = "rules/attention.yaml:181:85";
     }
-    {  // 106: Shape(_)
-      gen::ExprSpec& e = s.exprs[106];
+    {  // 99: Shape(_)
+      gen::ExprSpec& e = s.exprs[99];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:181:79";
       e.num_inputs = 1;
     }
-    {  // 107: 1
-      gen::ExprSpec& e = s.exprs[107];
+    {  // 100: 1
+      gen::ExprSpec& e = s.exprs[100];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:181:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 108: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[108];
+    {  // 101: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[101];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:181:72";
       e.num_inputs = 2;
@@ -7917,27 +7677,27 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:181:92";
       }
     }
-    {  // 109: 0
-      gen::ExprSpec& e = s.exprs[109];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:181:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 110: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[110];
+    {  // 102: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[102];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:181:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:181:101";
+      }
     }
-    {  // 111: _
-      gen::ExprSpec& e = s.exprs[111];
+    {  // 103: _
+      gen::ExprSpec& e = s.exprs[103];
       e.label = "_";
       e.loc = "rules/attention.yaml:181:105";
     }
-    {  // 112: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, axis=0)
-      gen::ExprSpec& e = s.exprs[112];
+    {  // 104: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, axis=0)
+      gen::ExprSpec& e = s.exprs[104];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:181:12";
       e.num_inputs = 3;
@@ -7949,13 +7709,13 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:181:108";
       }
     }
-    {  // 113: _
-      gen::ExprSpec& e = s.exprs[113];
+    {  // 105: _
+      gen::ExprSpec& e = s.exprs[105];
       e.label = "_";
       e.loc = "rules/attention.yaml:181:131";
     }
-    {  // 114: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[114];
+    {  // 106: Shape(_, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[106];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:181:125";
       e.num_inputs = 1;
@@ -7973,13 +7733,13 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:181:143";
       }
     }
-    {  // 115: _
-      gen::ExprSpec& e = s.exprs[115];
+    {  // 107: _
+      gen::ExprSpec& e = s.exprs[107];
       e.label = "_";
       e.loc = "rules/attention.yaml:181:157";
     }
-    {  // 116: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[116];
+    {  // 108: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[108];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:181:151";
       e.num_inputs = 1;
@@ -7997,13 +7757,13 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:181:169";
       }
     }
-    {  // 117: _
-      gen::ExprSpec& e = s.exprs[117];
+    {  // 109: _
+      gen::ExprSpec& e = s.exprs[109];
       e.label = "_";
       e.loc = "rules/attention.yaml:181:177";
     }
-    {  // 118: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-      gen::ExprSpec& e = s.exprs[118];
+    {  // 110: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+      gen::ExprSpec& e = s.exprs[110];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:181:118";
       e.num_inputs = 3;
@@ -8015,20 +7775,20 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:181:180";
       }
     }
-    {  // 119: _
-      gen::ExprSpec& e = s.exprs[119];
+    {  // 111: _
+      gen::ExprSpec& e = s.exprs[111];
       e.label = "_";
       e.loc = "rules/attention.yaml:181:190";
     }
-    {  // 120: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
-       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[120];
+    {  // 112: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0)
+       // | Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[112];
       e.label = "ys";
       e.loc = "rules/attention.yaml:181:116";
       e.slot = 22;
     }
-    {  // 121: Transpose(o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[121];
+    {  // 113: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[113];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:182:20";
       e.num_inputs = 1;
@@ -8039,8 +7799,8 @@ const gen::RuleSpec& specMultiHeadAttention() {
         a.loc = "rules/attention.yaml:182:33";
       }
     }
-    {  // 122: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
-      gen::ExprSpec& e = s.exprs[122];
+    {  // 114: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[114];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:182:12";
       e.slot = 23;
@@ -8161,25 +7921,25 @@ const gen::RuleSpec& specMultiHeadAttention() {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 23;
-      v.tags.push_back({{96, 0}});  // @causal_mask
+      v.tags.push_back({{90, 0}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 23;
-      v.tags.push_back({{96, 1}});  // @causal
+      v.tags.push_back({{90, 1}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 23;
-      v.tags.push_back({{96, 2}});  // @masked_fill
+      v.tags.push_back({{90, 2}});  // @masked_fill
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 23;
-      v.tags.push_back({{96, 3}});  // @mask
+      v.tags.push_back({{90, 3}});  // @mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
@@ -8189,22 +7949,22 @@ const gen::RuleSpec& specMultiHeadAttention() {
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{96, 0}});  // @causal_mask
+      v.tags.push_back({{90, 0}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{96, 1}});  // @causal
+      v.tags.push_back({{90, 1}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{96, 2}});  // @masked_fill
+      v.tags.push_back({{90, 2}});  // @masked_fill
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{96, 3}});  // @mask
+      v.tags.push_back({{90, 3}});  // @mask
     }
     s.variants.emplace_back();  // always
     return s;
@@ -8222,125 +7982,117 @@ struct MultiHeadAttentionIds {
     kShape1 = 1,
     kConstant2 = 2,
     kGather3 = 3,
-    kConstant4 = 4,
-    kUnsqueeze5 = 5,
-    kShape6 = 6,
-    kConstant7 = 7,
-    kGather8 = 8,
-    kConstant9 = 9,
-    kUnsqueeze10 = 10,
-    kAny11 = 11,
-    kAny12 = 12,
-    kConcat13 = 13,
-    kShape14 = 14,
-    kShape15 = 15,
-    kAny16 = 16,
+    kUnsqueeze4 = 4,
+    kShape5 = 5,
+    kConstant6 = 6,
+    kGather7 = 7,
+    kUnsqueeze8 = 8,
+    kAny9 = 9,
+    kAny10 = 10,
+    kConcat11 = 11,
+    kShape12 = 12,
+    kShape13 = 13,
+    kAny14 = 14,
+    kAny15 = 15,
+    kConcat16 = 16,
     kAny17 = 17,
-    kConcat18 = 18,
-    kAny19 = 19,
-    kQs = 20,
-    kQr = 21,
-    kQh = 22,
-    kK = 23,
-    kShape24 = 24,
-    kConstant25 = 25,
-    kGather26 = 26,
+    kQs = 18,
+    kQr = 19,
+    kQh = 20,
+    kK = 21,
+    kShape22 = 22,
+    kConstant23 = 23,
+    kGather24 = 24,
+    kUnsqueeze25 = 25,
+    kShape26 = 26,
     kConstant27 = 27,
-    kUnsqueeze28 = 28,
-    kShape29 = 29,
-    kConstant30 = 30,
-    kGather31 = 31,
-    kConstant32 = 32,
-    kUnsqueeze33 = 33,
-    kAny34 = 34,
+    kGather28 = 28,
+    kUnsqueeze29 = 29,
+    kAny30 = 30,
+    kAny31 = 31,
+    kConcat32 = 32,
+    kShape33 = 33,
+    kShape34 = 34,
     kAny35 = 35,
-    kConcat36 = 36,
-    kShape37 = 37,
-    kShape38 = 38,
-    kAny39 = 39,
-    kAny40 = 40,
-    kConcat41 = 41,
-    kAny42 = 42,
-    kKs = 43,
-    kKr = 44,
-    kTranspose45 = 45,
-    kTranspose46 = 46,
-    kTranspose47 = 47,
-    kKt = 48,
-    kV = 49,
+    kAny36 = 36,
+    kConcat37 = 37,
+    kAny38 = 38,
+    kKs = 39,
+    kKr = 40,
+    kTranspose41 = 41,
+    kTranspose42 = 42,
+    kTranspose43 = 43,
+    kKt = 44,
+    kV = 45,
+    kShape46 = 46,
+    kConstant47 = 47,
+    kGather48 = 48,
+    kUnsqueeze49 = 49,
     kShape50 = 50,
     kConstant51 = 51,
     kGather52 = 52,
-    kConstant53 = 53,
-    kUnsqueeze54 = 54,
-    kShape55 = 55,
-    kConstant56 = 56,
-    kGather57 = 57,
-    kConstant58 = 58,
-    kUnsqueeze59 = 59,
+    kUnsqueeze53 = 53,
+    kAny54 = 54,
+    kAny55 = 55,
+    kConcat56 = 56,
+    kShape57 = 57,
+    kShape58 = 58,
+    kAny59 = 59,
     kAny60 = 60,
-    kAny61 = 61,
-    kConcat62 = 62,
-    kShape63 = 63,
-    kShape64 = 64,
-    kAny65 = 65,
-    kAny66 = 66,
-    kConcat67 = 67,
-    kAny68 = 68,
-    kVs = 69,
-    kVr = 70,
-    kVh = 71,
-    kMatMul72 = 72,
-    kC = 73,
-    kDiv74 = 74,
-    kMatMul75 = 75,
+    kConcat61 = 61,
+    kAny62 = 62,
+    kVs = 63,
+    kVr = 64,
+    kVh = 65,
+    kMatMul66 = 66,
+    kC = 67,
+    kDiv68 = 68,
+    kMatMul69 = 69,
+    kMul70 = 70,
+    kCq = 71,
+    kMul72 = 72,
+    kDiv73 = 73,
+    kAnyOf74 = 74,
+    kCk = 75,
     kMul76 = 76,
-    kCq = 77,
-    kMul78 = 78,
-    kDiv79 = 79,
-    kAnyOf80 = 80,
-    kCk = 81,
-    kMul82 = 82,
-    kDiv83 = 83,
-    kAnyOf84 = 84,
-    kMatMul85 = 85,
-    kS = 86,
-    kCausal = 87,
-    kFill = 88,
-    kWhere89 = 89,
-    kMask = 90,
-    kAdd91 = 91,
-    kWhere92 = 92,
-    kMasked = 93,
-    kWhere94 = 94,
-    kAdd95 = 95,
-    kM = 96,
-    kSoftmax = 97,
-    kO = 98,
-    kAny99 = 99,
-    kShape100 = 100,
-    kConstant101 = 101,
-    kGather102 = 102,
-    kConstant103 = 103,
-    kUnsqueeze104 = 104,
+    kDiv77 = 77,
+    kAnyOf78 = 78,
+    kMatMul79 = 79,
+    kS = 80,
+    kCausal = 81,
+    kFill = 82,
+    kWhere83 = 83,
+    kMask = 84,
+    kAdd85 = 85,
+    kWhere86 = 86,
+    kMasked = 87,
+    kWhere88 = 88,
+    kAdd89 = 89,
+    kM = 90,
+    kSoftmax = 91,
+    kO = 92,
+    kAny93 = 93,
+    kShape94 = 94,
+    kConstant95 = 95,
+    kGather96 = 96,
+    kUnsqueeze97 = 97,
+    kAny98 = 98,
+    kShape99 = 99,
+    kConstant100 = 100,
+    kGather101 = 101,
+    kUnsqueeze102 = 102,
+    kAny103 = 103,
+    kConcat104 = 104,
     kAny105 = 105,
     kShape106 = 106,
-    kConstant107 = 107,
-    kGather108 = 108,
-    kConstant109 = 109,
-    kUnsqueeze110 = 110,
+    kAny107 = 107,
+    kShape108 = 108,
+    kAny109 = 109,
+    kConcat110 = 110,
     kAny111 = 111,
-    kConcat112 = 112,
-    kAny113 = 113,
-    kShape114 = 114,
-    kAny115 = 115,
-    kShape116 = 116,
-    kAny117 = 117,
-    kConcat118 = 118,
-    kAny119 = 119,
-    kYs = 120,
-    kTranspose121 = 121,
-    kY = 122,
+    kYs = 112,
+    kTranspose113 = 113,
+    kY = 114,
   };
 };
 
@@ -8414,20 +8166,18 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchShape1,
-  // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
-  // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
-  // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
-  // matchQr, matchK, matchShape24, matchConstant25, matchGather26, matchConstant27,
-  // matchUnsqueeze28, matchShape29, matchConstant30, matchGather31, matchConstant32,
-  // matchUnsqueeze33, matchAny34, matchAny35, matchConcat36, matchShape37, matchShape38,
-  // matchAny39, matchAny40, matchConcat41, matchAny42, matchKs, matchKr, matchTranspose45,
-  // matchTranspose46, matchTranspose47, matchKt, matchV, matchShape50, matchConstant51,
-  // matchGather52, matchConstant53, matchUnsqueeze54, matchShape55, matchConstant56, matchGather57,
-  // matchConstant58, matchUnsqueeze59, matchAny60, matchAny61, matchConcat62, matchShape63,
-  // matchShape64, matchAny65, matchAny66, matchConcat67, matchAny68, matchVs, matchVr, matchVh,
-  // matchC, matchCq, matchCk, matchMul82, matchDiv83, matchAnyOf84, matchCausal, matchFill,
-  // matchMask, matchMasked, matchConstant103, matchConstant107, matchAny115, matchShape116,
-  // matchAny119.
+  // matchConstant2, matchGather3, matchUnsqueeze4, matchShape5, matchConstant6, matchGather7,
+  // matchUnsqueeze8, matchAny9, matchAny10, matchConcat11, matchShape12, matchShape13, matchAny14,
+  // matchAny15, matchConcat16, matchAny17, matchQs, matchQr, matchK, matchShape22, matchConstant23,
+  // matchGather24, matchUnsqueeze25, matchShape26, matchConstant27, matchGather28,
+  // matchUnsqueeze29, matchAny30, matchAny31, matchConcat32, matchShape33, matchShape34,
+  // matchAny35, matchAny36, matchConcat37, matchAny38, matchKs, matchKr, matchTranspose41,
+  // matchTranspose42, matchTranspose43, matchKt, matchV, matchShape46, matchConstant47,
+  // matchGather48, matchUnsqueeze49, matchShape50, matchConstant51, matchGather52,
+  // matchUnsqueeze53, matchAny54, matchAny55, matchConcat56, matchShape57, matchShape58,
+  // matchAny59, matchAny60, matchConcat61, matchAny62, matchVs, matchVr, matchVh, matchC, matchCq,
+  // matchCk, matchMul76, matchDiv77, matchAnyOf78, matchCausal, matchFill, matchMask, matchMasked,
+  // matchConstant95, matchAny103, matchAny107, matchAny109, matchAny111.
 
   /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:171:12)
   bool matchQh(ValueId v, gen::Next k) {
@@ -8439,52 +8189,52 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:178:16)
-  bool matchMatMul72(ValueId v, gen::Next k) {
-    if (seen(kMatMul72)) return same(kMatMul72, v) && k();
-    if (!bind(kMatMul72, v)) return false;
-    const NodeId n = node(kMatMul72, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul72, n, v)) return false;
+  bool matchMatMul66(ValueId v, gen::Next k) {
+    if (seen(kMatMul66)) return same(kMatMul66, v) && k();
+    if (!bind(kMatMul66, v)) return false;
+    const NodeId n = node(kMatMul66, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul66, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:178:12)
-  bool matchDiv74(ValueId v, gen::Next k) {
-    if (seen(kDiv74)) return same(kDiv74, v) && k();
-    if (!bind(kDiv74, v)) return false;
-    const NodeId n = node(kDiv74, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv74, n, v)) return false;
-    return matchMatMul72(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  bool matchDiv68(ValueId v, gen::Next k) {
+    if (seen(kDiv68)) return same(kDiv68, v) && k();
+    if (!bind(kDiv68, v)) return false;
+    const NodeId n = node(kDiv68, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv68, n, v)) return false;
+    return matchMatMul66(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:178:41)
-  bool matchMatMul75(ValueId v, gen::Next k) {
-    if (seen(kMatMul75)) return same(kMatMul75, v) && k();
-    if (!bind(kMatMul75, v)) return false;
-    const NodeId n = node(kMatMul75, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul75, n, v)) return false;
+  bool matchMatMul69(ValueId v, gen::Next k) {
+    if (seen(kMatMul69)) return same(kMatMul69, v) && k();
+    if (!bind(kMatMul69, v)) return false;
+    const NodeId n = node(kMatMul69, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul69, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:178:37)
-  bool matchMul76(ValueId v, gen::Next k) {
-    if (seen(kMul76)) return same(kMul76, v) && k();
-    if (!bind(kMul76, v)) return false;
-    const NodeId n = node(kMul76, v, op::kMul);
-    if (n == kNoId || !attrs(kMul76, n, v)) return false;
+  bool matchMul70(ValueId v, gen::Next k) {
+    if (seen(kMul70)) return same(kMul70, v) && k();
+    if (!bind(kMul70, v)) return false;
+    const NodeId n = node(kMul70, v, op::kMul);
+    if (n == kNoId || !attrs(kMul70, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMatMul75(in0, [&] { return matchC(in1, k); })) return true;
+    if (matchMatMul69(in0, [&] { return matchC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMatMul75(in1, [&] { return matchC(in0, k); });
+    return matchMatMul69(in1, [&] { return matchC(in0, k); });
   }
 
   /// Mul(qh, cq)  (rules/attention.yaml:178:69)
-  bool matchMul78(ValueId v, gen::Next k) {
-    if (seen(kMul78)) return same(kMul78, v) && k();
-    if (!bind(kMul78, v)) return false;
-    const NodeId n = node(kMul78, v, op::kMul);
-    if (n == kNoId || !attrs(kMul78, n, v)) return false;
+  bool matchMul72(ValueId v, gen::Next k) {
+    if (seen(kMul72)) return same(kMul72, v) && k();
+    if (!bind(kMul72, v)) return false;
+    const NodeId n = node(kMul72, v, op::kMul);
+    if (n == kNoId || !attrs(kMul72, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
@@ -8494,39 +8244,36 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Div(qh, cq)  (rules/attention.yaml:178:83)
-  bool matchDiv79(ValueId v, gen::Next k) {
-    if (seen(kDiv79)) return same(kDiv79, v) && k();
-    if (!bind(kDiv79, v)) return false;
-    const NodeId n = node(kDiv79, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv79, n, v)) return false;
+  bool matchDiv73(ValueId v, gen::Next k) {
+    if (seen(kDiv73)) return same(kDiv73, v) && k();
+    if (!bind(kDiv73, v)) return false;
+    const NodeId n = node(kDiv73, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv73, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
   /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:178:81)
-  bool matchAnyOf80(ValueId v, gen::Next k) {
-    if (seen(kAnyOf80)) return same(kAnyOf80, v) && k();
-    if (!bind(kAnyOf80, v)) return false;
+  bool matchAnyOf74(ValueId v, gen::Next k) {
+    if (seen(kAnyOf74)) return same(kAnyOf74, v) && k();
+    if (!bind(kAnyOf74, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf80, 0);
-    if (matchMul78(v, k)) return true;
+    if (choose(kAnyOf74, 0) && matchMul72(v, k)) return true;
     undo(m);
-    choose(kAnyOf80, 1);
-    if (matchDiv79(v, k)) return true;
+    if (choose(kAnyOf74, 1) && matchDiv73(v, k)) return true;
     undo(m);
-    choose(kAnyOf80, 2);
-    if (matchQh(v, k)) return true;
+    if (choose(kAnyOf74, 2) && matchQh(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
   /// (rules/attention.yaml:178:62)
-  bool matchMatMul85(ValueId v, gen::Next k) {
-    if (seen(kMatMul85)) return same(kMatMul85, v) && k();
-    if (!bind(kMatMul85, v)) return false;
-    const NodeId n = node(kMatMul85, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul85, n, v)) return false;
-    return matchAnyOf80(input(n, 0), [&] { return matchAnyOf84(input(n, 1), k); });
+  bool matchMatMul79(ValueId v, gen::Next k) {
+    if (seen(kMatMul79)) return same(kMatMul79, v) && k();
+    if (!bind(kMatMul79, v)) return false;
+    const NodeId n = node(kMatMul79, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul79, n, v)) return false;
+    return matchAnyOf74(input(n, 0), [&] { return matchAnyOf78(input(n, 1), k); });
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
@@ -8535,71 +8282,68 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv74(v, k)) return true;
+    if (choose(kS, 0) && matchDiv68(v, k)) return true;
     undo(m);
-    choose(kS, 1);
-    if (matchMul76(v, k)) return true;
+    if (choose(kS, 1) && matchMul70(v, k)) return true;
     undo(m);
-    choose(kS, 2);
-    if (matchMatMul85(v, k)) return true;
+    if (choose(kS, 2) && matchMatMul79(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:179:16)
-  bool matchWhere89(ValueId v, gen::Next k) {
-    if (seen(kWhere89)) return same(kWhere89, v) && k();
-    if (!bind(kWhere89, v)) return false;
-    const NodeId n = node(kWhere89, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere89, n, v)) return false;
+  bool matchWhere83(ValueId v, gen::Next k) {
+    if (seen(kWhere83)) return same(kWhere83, v) && k();
+    if (!bind(kWhere83, v)) return false;
+    const NodeId n = node(kWhere83, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere83, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:179:12)
-  bool matchAdd91(ValueId v, gen::Next k) {
-    if (seen(kAdd91)) return same(kAdd91, v) && k();
-    if (!bind(kAdd91, v)) return false;
-    const NodeId n = node(kAdd91, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd91, n, v)) return false;
+  bool matchAdd85(ValueId v, gen::Next k) {
+    if (seen(kAdd85)) return same(kAdd85, v) && k();
+    if (!bind(kAdd85, v)) return false;
+    const NodeId n = node(kAdd85, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd85, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchWhere89(in0, [&] { return matchMask(in1, k); })) return true;
+    if (matchWhere83(in0, [&] { return matchMask(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchWhere89(in1, [&] { return matchMask(in0, k); });
+    return matchWhere83(in1, [&] { return matchMask(in0, k); });
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:179:61)
-  bool matchWhere92(ValueId v, gen::Next k) {
-    if (seen(kWhere92)) return same(kWhere92, v) && k();
-    if (!bind(kWhere92, v)) return false;
-    const NodeId n = node(kWhere92, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere92, n, v)) return false;
+  bool matchWhere86(ValueId v, gen::Next k) {
+    if (seen(kWhere86)) return same(kWhere86, v) && k();
+    if (!bind(kWhere86, v)) return false;
+    const NodeId n = node(kWhere86, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere86, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:179:94)
-  bool matchWhere94(ValueId v, gen::Next k) {
-    if (seen(kWhere94)) return same(kWhere94, v) && k();
-    if (!bind(kWhere94, v)) return false;
-    const NodeId n = node(kWhere94, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere94, n, v)) return false;
+  bool matchWhere88(ValueId v, gen::Next k) {
+    if (seen(kWhere88)) return same(kWhere88, v) && k();
+    if (!bind(kWhere88, v)) return false;
+    const NodeId n = node(kWhere88, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere88, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
       return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
     });
   }
 
   /// Add(s, mask)  (rules/attention.yaml:179:132)
-  bool matchAdd95(ValueId v, gen::Next k) {
-    if (seen(kAdd95)) return same(kAdd95, v) && k();
-    if (!bind(kAdd95, v)) return false;
-    const NodeId n = node(kAdd95, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd95, n, v)) return false;
+  bool matchAdd89(ValueId v, gen::Next k) {
+    if (seen(kAdd89)) return same(kAdd89, v) && k();
+    if (!bind(kAdd89, v)) return false;
+    const NodeId n = node(kAdd89, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd89, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -8614,20 +8358,15 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
-    choose(kM, 0);  // @causal_mask
-    if (matchAdd91(v, k)) return true;
+    if (choose(kM, 0) && matchAdd85(v, k)) return true;  // @causal_mask
     undo(m);
-    choose(kM, 1);  // @causal
-    if (matchWhere92(v, k)) return true;
+    if (choose(kM, 1) && matchWhere86(v, k)) return true;  // @causal
     undo(m);
-    choose(kM, 2);  // @masked_fill
-    if (matchWhere94(v, k)) return true;
+    if (choose(kM, 2) && matchWhere88(v, k)) return true;  // @masked_fill
     undo(m);
-    choose(kM, 3);  // @mask
-    if (matchAdd95(v, k)) return true;
+    if (choose(kM, 3) && matchAdd89(v, k)) return true;  // @mask
     undo(m);
-    choose(kM, 4);  // @plain
-    if (matchS(v, k)) return true;
+    if (choose(kM, 4) && matchS(v, k)) return true;  // @plain
     undo(m);
     return false;
   }
@@ -8651,51 +8390,96 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// _  (rules/attention.yaml:181:42)
-  bool matchAny99(ValueId v, gen::Next k) {
-    if (seen(kAny99)) return same(kAny99, v) && k();
-    return bind(kAny99, v) && k();
+  bool matchAny93(ValueId v, gen::Next k) {
+    if (seen(kAny93)) return same(kAny93, v) && k();
+    return bind(kAny93, v) && k();
   }
 
   /// Shape(_)  (rules/attention.yaml:181:36)
-  bool matchShape100(ValueId v, gen::Next k) {
-    if (seen(kShape100)) return same(kShape100, v) && k();
-    if (!bind(kShape100, v)) return false;
-    const NodeId n = node(kShape100, v, op::kShape);
-    if (n == kNoId || !attrs(kShape100, n, v)) return false;
-    return matchAny99(input(n, 0), k);
-  }
-
-  /// 0  (rules/attention.yaml:181:46)
-  bool matchConstant101(ValueId v, gen::Next k) {
-    if (seen(kConstant101)) return same(kConstant101, v) && k();
-    return bind(kConstant101, v) && constant(kConstant101, v) && k();
+  bool matchShape94(ValueId v, gen::Next k) {
+    if (seen(kShape94)) return same(kShape94, v) && k();
+    if (!bind(kShape94, v)) return false;
+    const NodeId n = node(kShape94, v, op::kShape);
+    if (n == kNoId || !attrs(kShape94, n, v)) return false;
+    return matchAny93(input(n, 0), k);
   }
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:181:29)
-  bool matchGather102(ValueId v, gen::Next k) {
-    if (seen(kGather102)) return same(kGather102, v) && k();
-    if (!bind(kGather102, v)) return false;
-    const NodeId n = node(kGather102, v, op::kGather);
-    if (n == kNoId || !attrs(kGather102, n, v)) return false;
-    return matchShape100(input(n, 0), [&] { return matchConstant101(input(n, 1), k); });
+  bool matchGather96(ValueId v, gen::Next k) {
+    if (seen(kGather96)) return same(kGather96, v) && k();
+    if (!bind(kGather96, v)) return false;
+    const NodeId n = node(kGather96, v, op::kGather);
+    if (n == kNoId || !attrs(kGather96, n, v)) return false;
+    return matchShape94(input(n, 0), [&] { return matchConstant95(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:181:19)
-  bool matchUnsqueeze104(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze104)) return same(kUnsqueeze104, v) && k();
-    if (!bind(kUnsqueeze104, v)) return false;
-    const NodeId n = node(kUnsqueeze104, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze104, n, v)) return false;
-    return matchGather102(input(n, 0), [&] { return matchConstant103(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:181:19)
+  bool matchUnsqueeze97(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze97)) return same(kUnsqueeze97, v) && k();
+    if (!bind(kUnsqueeze97, v)) return false;
+    const NodeId n = node(kUnsqueeze97, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze97, n, v)) return false;
+    return matchGather96(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:181:85)
+  bool matchAny98(ValueId v, gen::Next k) {
+    if (seen(kAny98)) return same(kAny98, v) && k();
+    return bind(kAny98, v) && k();
+  }
+
+  /// Shape(_)  (rules/attention.yaml:181:79)
+  bool matchShape99(ValueId v, gen::Next k) {
+    if (seen(kShape99)) return same(kShape99, v) && k();
+    if (!bind(kShape99, v)) return false;
+    const NodeId n = node(kShape99, v, op::kShape);
+    if (n == kNoId || !attrs(kShape99, n, v)) return false;
+    return matchAny98(input(n, 0), k);
+  }
+
+  /// 1  (rules/attention.yaml:181:89)
+  bool matchConstant100(ValueId v, gen::Next k) {
+    if (seen(kConstant100)) return same(kConstant100, v) && k();
+    return bind(kConstant100, v) && constant(kConstant100, v) && k();
+  }
+
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:181:72)
+  bool matchGather101(ValueId v, gen::Next k) {
+    if (seen(kGather101)) return same(kGather101, v) && k();
+    if (!bind(kGather101, v)) return false;
+    const NodeId n = node(kGather101, v, op::kGather);
+    if (n == kNoId || !attrs(kGather101, n, v)) return false;
+    return matchShape99(input(n, 0), [&] { return matchConstant100(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:181:62)
+  bool matchUnsqueeze102(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze102)) return same(kUnsqueeze102, v) && k();
+    if (!bind(kUnsqueeze102, v)) return false;
+    const NodeId n = node(kUnsqueeze102, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze102, n, v)) return false;
+    return matchGather101(input(n, 0), k);
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, axis=0)  (rules/attention.yaml:181:12)
+  bool matchConcat104(ValueId v, gen::Next k) {
+    if (seen(kConcat104)) return same(kConcat104, v) && k();
+    if (!bind(kConcat104, v)) return false;
+    const NodeId n = node(kConcat104, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat104, n, v)) return false;
+    return matchUnsqueeze97(input(n, 0), [&] {
+      return matchUnsqueeze102(input(n, 1), [&] { return matchAny103(input(n, 2), k); });
+    });
+  }
+
+  /// _  (rules/attention.yaml:181:131)
   bool matchAny105(ValueId v, gen::Next k) {
     if (seen(kAny105)) return same(kAny105, v) && k();
     return bind(kAny105, v) && k();
   }
 
-  /// Shape(_)  (rules/attention.yaml:181:79)
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:181:125)
   bool matchShape106(ValueId v, gen::Next k) {
     if (seen(kShape106)) return same(kShape106, v) && k();
     if (!bind(kShape106, v)) return false;
@@ -8704,105 +8488,49 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchAny105(input(n, 0), k);
   }
 
-  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:181:72)
-  bool matchGather108(ValueId v, gen::Next k) {
-    if (seen(kGather108)) return same(kGather108, v) && k();
-    if (!bind(kGather108, v)) return false;
-    const NodeId n = node(kGather108, v, op::kGather);
-    if (n == kNoId || !attrs(kGather108, n, v)) return false;
-    return matchShape106(input(n, 0), [&] { return matchConstant107(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:181:101)
-  bool matchConstant109(ValueId v, gen::Next k) {
-    if (seen(kConstant109)) return same(kConstant109, v) && k();
-    return bind(kConstant109, v) && constant(kConstant109, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:181:62)
-  bool matchUnsqueeze110(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze110)) return same(kUnsqueeze110, v) && k();
-    if (!bind(kUnsqueeze110, v)) return false;
-    const NodeId n = node(kUnsqueeze110, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze110, n, v)) return false;
-    return matchGather108(input(n, 0), [&] { return matchConstant109(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:181:105)
-  bool matchAny111(ValueId v, gen::Next k) {
-    if (seen(kAny111)) return same(kAny111, v) && k();
-    return bind(kAny111, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:181:12)
-  bool matchConcat112(ValueId v, gen::Next k) {
-    if (seen(kConcat112)) return same(kConcat112, v) && k();
-    if (!bind(kConcat112, v)) return false;
-    const NodeId n = node(kConcat112, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat112, n, v)) return false;
-    return matchUnsqueeze104(input(n, 0), [&] {
-      return matchUnsqueeze110(input(n, 1), [&] { return matchAny111(input(n, 2), k); });
-    });
-  }
-
-  /// _  (rules/attention.yaml:181:131)
-  bool matchAny113(ValueId v, gen::Next k) {
-    if (seen(kAny113)) return same(kAny113, v) && k();
-    return bind(kAny113, v) && k();
-  }
-
-  /// Shape(_, start=0, end=1)  (rules/attention.yaml:181:125)
-  bool matchShape114(ValueId v, gen::Next k) {
-    if (seen(kShape114)) return same(kShape114, v) && k();
-    if (!bind(kShape114, v)) return false;
-    const NodeId n = node(kShape114, v, op::kShape);
-    if (n == kNoId || !attrs(kShape114, n, v)) return false;
-    return matchAny113(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:181:177)
-  bool matchAny117(ValueId v, gen::Next k) {
-    if (seen(kAny117)) return same(kAny117, v) && k();
-    return bind(kAny117, v) && k();
+  /// Shape(_, start=1, end=2)  (rules/attention.yaml:181:151)
+  bool matchShape108(ValueId v, gen::Next k) {
+    if (seen(kShape108)) return same(kShape108, v) && k();
+    if (!bind(kShape108, v)) return false;
+    const NodeId n = node(kShape108, v, op::kShape);
+    if (n == kNoId || !attrs(kShape108, n, v)) return false;
+    return matchAny107(input(n, 0), k);
   }
 
   /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
   /// (rules/attention.yaml:181:118)
-  bool matchConcat118(ValueId v, gen::Next k) {
-    if (seen(kConcat118)) return same(kConcat118, v) && k();
-    if (!bind(kConcat118, v)) return false;
-    const NodeId n = node(kConcat118, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat118, n, v)) return false;
-    return matchShape114(input(n, 0), [&] {
-      return matchShape116(input(n, 1), [&] { return matchAny117(input(n, 2), k); });
+  bool matchConcat110(ValueId v, gen::Next k) {
+    if (seen(kConcat110)) return same(kConcat110, v) && k();
+    if (!bind(kConcat110, v)) return false;
+    const NodeId n = node(kConcat110, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat110, n, v)) return false;
+    return matchShape106(input(n, 0), [&] {
+      return matchShape108(input(n, 1), [&] { return matchAny109(input(n, 2), k); });
     });
   }
 
-  /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:181:116)
+  /// ys = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0) |
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+  /// (rules/attention.yaml:181:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
     const uint32_t m = mark();
-    choose(kYs, 0);
-    if (matchConcat112(v, k)) return true;
+    if (choose(kYs, 0) && matchConcat104(v, k)) return true;
     undo(m);
-    choose(kYs, 1);
-    if (matchConcat118(v, k)) return true;
+    if (choose(kYs, 1) && matchConcat110(v, k)) return true;
     undo(m);
-    choose(kYs, 2);
-    if (matchAny119(v, k)) return true;
+    if (choose(kYs, 2) && matchAny111(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:182:20)
-  bool matchTranspose121(ValueId v, gen::Next k) {
-    if (seen(kTranspose121)) return same(kTranspose121, v) && k();
-    if (!bind(kTranspose121, v)) return false;
-    const NodeId n = node(kTranspose121, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose121, n, v)) return false;
+  bool matchTranspose113(ValueId v, gen::Next k) {
+    if (seen(kTranspose113)) return same(kTranspose113, v) && k();
+    if (!bind(kTranspose113, v)) return false;
+    const NodeId n = node(kTranspose113, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose113, n, v)) return false;
     return matchO(input(n, 0), k);
   }
 
@@ -8812,7 +8540,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kReshape);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchTranspose121(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+    return matchTranspose113(input(n, 0), [&] { return matchYs(input(n, 1), k); });
   }
 
   // ---- Rewrite
@@ -9744,13 +9472,13 @@ const gen::RuleSpec& specGroupQueryAttention() {
     gen::RuleSpec s;
     s.name = "group_query_attention";
     s.loc = "rules/attention.yaml:258:5";
-    s.root = 204;
+    s.root = 186;
     s.slot_names = {"q",      "qs",   "qr",     "pos", "cos", "sin", "qh", "k",  "ks",  "kr",
                     "kh",     "v",    "vs",     "vr",  "vh",  "kb",  "kn", "kx", "vb",  "vn",
                     "vx",     "kt",   "c",      "cq",  "ck",  "s",   "ql", "kl", "tri", "fill",
                     "causal", "mask", "masked", "m",   "o",   "ys",  "y"};
     s.num_captures = 3;
-    s.exprs.resize(205);
+    s.exprs.resize(187);
     {  // 0: q
       gen::ExprSpec& e = s.exprs[0];
       e.label = "q";
@@ -9784,34 +9512,34 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:264:49";
       }
     }
-    {  // 4: 0
+    {  // 4: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:264:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[5];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:264:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:264:58";
+      }
     }
-    {  // 6: Shape(q)
-      gen::ExprSpec& e = s.exprs[6];
+    {  // 5: Shape(q)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:264:79";
       e.num_inputs = 1;
     }
-    {  // 7: 1
-      gen::ExprSpec& e = s.exprs[7];
+    {  // 6: 1
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:264:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 8: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[8];
+    {  // 7: Gather(Shape(q), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:264:72";
       e.num_inputs = 2;
@@ -9824,32 +9552,32 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:264:92";
       }
     }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:264:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[10];
+    {  // 8: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:264:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:264:101";
+      }
     }
-    {  // 11: _
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 9: _
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "_";
       e.loc = "rules/attention.yaml:264:105";
     }
-    {  // 12: _
-      gen::ExprSpec& e = s.exprs[12];
+    {  // 10: _
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "_";
       e.loc = "rules/attention.yaml:264:108";
     }
-    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[13];
+    {  // 11: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:264:12";
       e.num_inputs = 4;
@@ -9861,8 +9589,8 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:264:111";
       }
     }
-    {  // 14: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 12: Shape(q, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:264:128";
       e.num_inputs = 1;
@@ -9880,8 +9608,8 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:264:146";
       }
     }
-    {  // 15: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 13: Shape(q, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:264:154";
       e.num_inputs = 1;
@@ -9899,18 +9627,18 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:264:172";
       }
     }
-    {  // 16: _
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 14: _
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "_";
       e.loc = "rules/attention.yaml:264:180";
     }
-    {  // 17: _
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 15: _
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "_";
       e.loc = "rules/attention.yaml:264:183";
     }
-    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 16: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:264:121";
       e.num_inputs = 4;
@@ -9922,27 +9650,27 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:264:186";
       }
     }
-    {  // 19: _
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "_";
       e.loc = "rules/attention.yaml:264:196";
     }
-    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 18: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "qs";
       e.loc = "rules/attention.yaml:264:119";
       e.slot = 1;
     }
-    {  // 21: Reshape(q, qs)
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 19: Reshape(q, qs)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:265:12";
       e.slot = 2;
       e.num_inputs = 2;
     }
-    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: Transpose(qr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:266:42";
       e.num_inputs = 1;
@@ -9953,28 +9681,28 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:266:56";
       }
     }
-    {  // 23: pos
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: pos
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "pos";
       e.loc = "rules/attention.yaml:266:76";
       e.slot = 3;
     }
-    {  // 24: cos
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: cos
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "cos";
       e.loc = "rules/attention.yaml:266:81";
       e.slot = 4;
     }
-    {  // 25: sin
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: sin
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "sin";
       e.loc = "rules/attention.yaml:266:86";
       e.slot = 5;
     }
-    {  // 26: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
+    {  // 24: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
        // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
        // is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[26];
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "com.microsoft.RotaryEmbedding";
       e.loc = "rules/attention.yaml:266:12";
       e.slot = 6;
@@ -10014,27 +9742,27 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:266:169";
       }
     }
-    {  // 27: k
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 25: k
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "k";
       e.loc = "rules/attention.yaml:267:42";
       e.slot = 7;
     }
-    {  // 28: Shape(k)
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 26: Shape(k)
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:267:36";
       e.num_inputs = 1;
     }
-    {  // 29: 0
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 27: 0
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:267:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 30: Gather(Shape(k), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 28: Gather(Shape(k), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:267:29";
       e.num_inputs = 2;
@@ -10047,34 +9775,34 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:267:49";
       }
     }
-    {  // 31: 0
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:267:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 32: Unsqueeze(Gather(Shape(k), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 29: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:267:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:267:58";
+      }
     }
-    {  // 33: Shape(k)
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 30: Shape(k)
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:267:79";
       e.num_inputs = 1;
     }
-    {  // 34: 1
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 31: 1
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:267:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 35: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 32: Gather(Shape(k), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:267:72";
       e.num_inputs = 2;
@@ -10087,32 +9815,32 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:267:92";
       }
     }
-    {  // 36: 0
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:267:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 37: Unsqueeze(Gather(Shape(k), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 33: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:267:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:267:101";
+      }
     }
-    {  // 38: _
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 34: _
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "_";
       e.loc = "rules/attention.yaml:267:105";
     }
-    {  // 39: _
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 35: _
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "_";
       e.loc = "rules/attention.yaml:267:108";
     }
-    {  // 40: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 36: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:267:12";
       e.num_inputs = 4;
@@ -10124,8 +9852,8 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:267:111";
       }
     }
-    {  // 41: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 37: Shape(k, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:267:128";
       e.num_inputs = 1;
@@ -10143,8 +9871,8 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:267:146";
       }
     }
-    {  // 42: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 38: Shape(k, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:267:154";
       e.num_inputs = 1;
@@ -10162,18 +9890,18 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:267:172";
       }
     }
-    {  // 43: _
-      gen::ExprSpec& e = s.exprs[43];
+    {  // 39: _
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "_";
       e.loc = "rules/attention.yaml:267:180";
     }
-    {  // 44: _
-      gen::ExprSpec& e = s.exprs[44];
+    {  // 40: _
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "_";
       e.loc = "rules/attention.yaml:267:183";
     }
-    {  // 45: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[45];
+    {  // 41: Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:267:121";
       e.num_inputs = 4;
@@ -10185,27 +9913,27 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:267:186";
       }
     }
-    {  // 46: _
-      gen::ExprSpec& e = s.exprs[46];
+    {  // 42: _
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "_";
       e.loc = "rules/attention.yaml:267:196";
     }
-    {  // 47: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[47];
+    {  // 43: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "ks";
       e.loc = "rules/attention.yaml:267:119";
       e.slot = 8;
     }
-    {  // 48: Reshape(k, ks)
-      gen::ExprSpec& e = s.exprs[48];
+    {  // 44: Reshape(k, ks)
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:268:12";
       e.slot = 9;
       e.num_inputs = 2;
     }
-    {  // 49: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[49];
+    {  // 45: Transpose(kr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:269:42";
       e.num_inputs = 1;
@@ -10216,10 +9944,10 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:269:56";
       }
     }
-    {  // 50: com.microsoft.RotaryEmbedding(Transpose(kr, perm=[0, 2, 1, 3]), pos, cos, sin,
+    {  // 46: com.microsoft.RotaryEmbedding(Transpose(kr, perm=[0, 2, 1, 3]), pos, cos, sin,
        // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
        // is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[50];
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "com.microsoft.RotaryEmbedding";
       e.loc = "rules/attention.yaml:269:12";
       e.slot = 10;
@@ -10259,27 +9987,27 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:269:169";
       }
     }
-    {  // 51: v
-      gen::ExprSpec& e = s.exprs[51];
+    {  // 47: v
+      gen::ExprSpec& e = s.exprs[47];
       e.label = "v";
       e.loc = "rules/attention.yaml:270:42";
       e.slot = 11;
     }
-    {  // 52: Shape(v)
-      gen::ExprSpec& e = s.exprs[52];
+    {  // 48: Shape(v)
+      gen::ExprSpec& e = s.exprs[48];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:270:36";
       e.num_inputs = 1;
     }
-    {  // 53: 0
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 49: 0
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:270:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 54: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 50: Gather(Shape(v), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:270:29";
       e.num_inputs = 2;
@@ -10292,34 +10020,34 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:270:49";
       }
     }
-    {  // 55: 0
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:270:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 56: Unsqueeze(Gather(Shape(v), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 51: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[51];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:270:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:270:58";
+      }
     }
-    {  // 57: Shape(v)
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 52: Shape(v)
+      gen::ExprSpec& e = s.exprs[52];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:270:79";
       e.num_inputs = 1;
     }
-    {  // 58: 1
-      gen::ExprSpec& e = s.exprs[58];
+    {  // 53: 1
+      gen::ExprSpec& e = s.exprs[53];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:270:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 59: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 54: Gather(Shape(v), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[54];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:270:72";
       e.num_inputs = 2;
@@ -10332,32 +10060,32 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:270:92";
       }
     }
-    {  // 60: 0
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:270:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 61: Unsqueeze(Gather(Shape(v), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 55: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:270:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:270:101";
+      }
     }
-    {  // 62: _
-      gen::ExprSpec& e = s.exprs[62];
+    {  // 56: _
+      gen::ExprSpec& e = s.exprs[56];
       e.label = "_";
       e.loc = "rules/attention.yaml:270:105";
     }
-    {  // 63: _
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 57: _
+      gen::ExprSpec& e = s.exprs[57];
       e.label = "_";
       e.loc = "rules/attention.yaml:270:108";
     }
-    {  // 64: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 58: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[58];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:270:12";
       e.num_inputs = 4;
@@ -10369,8 +10097,8 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:270:111";
       }
     }
-    {  // 65: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[65];
+    {  // 59: Shape(v, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[59];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:270:128";
       e.num_inputs = 1;
@@ -10388,8 +10116,8 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:270:146";
       }
     }
-    {  // 66: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[66];
+    {  // 60: Shape(v, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[60];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:270:154";
       e.num_inputs = 1;
@@ -10407,18 +10135,18 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:270:172";
       }
     }
-    {  // 67: _
-      gen::ExprSpec& e = s.exprs[67];
+    {  // 61: _
+      gen::ExprSpec& e = s.exprs[61];
       e.label = "_";
       e.loc = "rules/attention.yaml:270:180";
     }
-    {  // 68: _
-      gen::ExprSpec& e = s.exprs[68];
+    {  // 62: _
+      gen::ExprSpec& e = s.exprs[62];
       e.label = "_";
       e.loc = "rules/attention.yaml:270:183";
     }
-    {  // 69: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[69];
+    {  // 63: Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[63];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:270:121";
       e.num_inputs = 4;
@@ -10430,27 +10158,27 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:270:186";
       }
     }
-    {  // 70: _
-      gen::ExprSpec& e = s.exprs[70];
+    {  // 64: _
+      gen::ExprSpec& e = s.exprs[64];
       e.label = "_";
       e.loc = "rules/attention.yaml:270:196";
     }
-    {  // 71: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[71];
+    {  // 65: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[65];
       e.label = "vs";
       e.loc = "rules/attention.yaml:270:119";
       e.slot = 12;
     }
-    {  // 72: Reshape(v, vs)
-      gen::ExprSpec& e = s.exprs[72];
+    {  // 66: Reshape(v, vs)
+      gen::ExprSpec& e = s.exprs[66];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:271:12";
       e.slot = 13;
       e.num_inputs = 2;
     }
-    {  // 73: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[73];
+    {  // 67: Transpose(vr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[67];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:272:12";
       e.slot = 14;
@@ -10462,21 +10190,21 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:272:26";
       }
     }
-    {  // 74: Shape(kh)
-      gen::ExprSpec& e = s.exprs[74];
+    {  // 68: Shape(kh)
+      gen::ExprSpec& e = s.exprs[68];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:273:29";
       e.num_inputs = 1;
     }
-    {  // 75: 0
-      gen::ExprSpec& e = s.exprs[75];
+    {  // 69: 0
+      gen::ExprSpec& e = s.exprs[69];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:273:40";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 76: Gather(Shape(kh), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[76];
+    {  // 70: Gather(Shape(kh), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[70];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:273:22";
       e.num_inputs = 2;
@@ -10489,21 +10217,21 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:273:43";
       }
     }
-    {  // 77: 0
-      gen::ExprSpec& e = s.exprs[77];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:273:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 78: Unsqueeze(Gather(Shape(kh), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[78];
+    {  // 71: Unsqueeze(Gather(Shape(kh), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[71];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:273:12";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:273:52";
+      }
     }
-    {  // 79: Shape(kh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[79];
+    {  // 72: Shape(kh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[72];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:273:57";
       e.num_inputs = 1;
@@ -10521,27 +10249,27 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:273:76";
       }
     }
-    {  // 80: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(kh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[80];
+    {  // 73: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(kh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[73];
       e.label = "kb";
       e.loc = "rules/attention.yaml:273:55";
       e.slot = 15;
     }
-    {  // 81: Shape(kh)
-      gen::ExprSpec& e = s.exprs[81];
+    {  // 74: Shape(kh)
+      gen::ExprSpec& e = s.exprs[74];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:274:29";
       e.num_inputs = 1;
     }
-    {  // 82: 2
-      gen::ExprSpec& e = s.exprs[82];
+    {  // 75: 2
+      gen::ExprSpec& e = s.exprs[75];
       e.label = "constant 2";
       e.loc = "rules/attention.yaml:274:40";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 83: Gather(Shape(kh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[83];
+    {  // 76: Gather(Shape(kh), 2, axis=0)
+      gen::ExprSpec& e = s.exprs[76];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:274:22";
       e.num_inputs = 2;
@@ -10554,21 +10282,21 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:274:43";
       }
     }
-    {  // 84: 0
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:274:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 85: Unsqueeze(Gather(Shape(kh), 2, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[85];
+    {  // 77: Unsqueeze(Gather(Shape(kh), 2, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[77];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:274:12";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:274:52";
+      }
     }
-    {  // 86: Shape(kh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[86];
+    {  // 78: Shape(kh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[78];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:274:57";
       e.num_inputs = 1;
@@ -10586,42 +10314,42 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:274:76";
       }
     }
-    {  // 87: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(kh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[87];
+    {  // 79: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(kh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[79];
       e.label = "kn";
       e.loc = "rules/attention.yaml:274:55";
       e.slot = 16;
     }
-    {  // 88: 2
-      gen::ExprSpec& e = s.exprs[88];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:275:41";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 89: Unsqueeze(kh, 2)
-      gen::ExprSpec& e = s.exprs[89];
+    {  // 80: Unsqueeze(kh, axes=[2])
+      gen::ExprSpec& e = s.exprs[80];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:275:27";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({2}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:275:41";
+      }
     }
-    {  // 90: _
-      gen::ExprSpec& e = s.exprs[90];
+    {  // 81: _
+      gen::ExprSpec& e = s.exprs[81];
       e.label = "_";
       e.loc = "rules/attention.yaml:275:56";
     }
-    {  // 91: _
-      gen::ExprSpec& e = s.exprs[91];
+    {  // 82: _
+      gen::ExprSpec& e = s.exprs[82];
       e.label = "_";
       e.loc = "rules/attention.yaml:275:59";
     }
-    {  // 92: _
-      gen::ExprSpec& e = s.exprs[92];
+    {  // 83: _
+      gen::ExprSpec& e = s.exprs[83];
       e.label = "_";
       e.loc = "rules/attention.yaml:275:66";
     }
-    {  // 93: Concat(kb, _, _, kn, _, axis=0)
-      gen::ExprSpec& e = s.exprs[93];
+    {  // 84: Concat(kb, _, _, kn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[84];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:275:45";
       e.num_inputs = 5;
@@ -10633,34 +10361,34 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:275:69";
       }
     }
-    {  // 94: _
-      gen::ExprSpec& e = s.exprs[94];
+    {  // 85: _
+      gen::ExprSpec& e = s.exprs[85];
       e.label = "_";
       e.loc = "rules/attention.yaml:275:79";
     }
-    {  // 95: Concat(kb, _, _, kn, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[95];
+    {  // 86: Concat(kb, _, _, kn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[86];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:275:77";
     }
-    {  // 96: Expand(Unsqueeze(kh, 2), (Concat(kb, _, _, kn, _, axis=0) | _))
-      gen::ExprSpec& e = s.exprs[96];
+    {  // 87: Expand(Unsqueeze(kh, axes=[2]), (Concat(kb, _, _, kn, _, axis=0) | _))
+      gen::ExprSpec& e = s.exprs[87];
       e.label = "Expand";
       e.loc = "rules/attention.yaml:275:20";
       e.num_inputs = 2;
     }
-    {  // 97: _
-      gen::ExprSpec& e = s.exprs[97];
+    {  // 88: _
+      gen::ExprSpec& e = s.exprs[88];
       e.label = "_";
       e.loc = "rules/attention.yaml:275:94";
     }
-    {  // 98: _
-      gen::ExprSpec& e = s.exprs[98];
+    {  // 89: _
+      gen::ExprSpec& e = s.exprs[89];
       e.label = "_";
       e.loc = "rules/attention.yaml:275:101";
     }
-    {  // 99: Concat(kb, _, kn, _, axis=0)
-      gen::ExprSpec& e = s.exprs[99];
+    {  // 90: Concat(kb, _, kn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[90];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:275:83";
       e.num_inputs = 4;
@@ -10672,39 +10400,39 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:275:104";
       }
     }
-    {  // 100: _
-      gen::ExprSpec& e = s.exprs[100];
+    {  // 91: _
+      gen::ExprSpec& e = s.exprs[91];
       e.label = "_";
       e.loc = "rules/attention.yaml:275:114";
     }
-    {  // 101: Concat(kb, _, kn, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[101];
+    {  // 92: Concat(kb, _, kn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[92];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:275:112";
     }
-    {  // 102: Reshape(Expand(Unsqueeze(kh, 2), (Concat(...) | _)), (Concat(kb, _, kn, _, axis=0) |
-       // _))
-      gen::ExprSpec& e = s.exprs[102];
+    {  // 93: Reshape(Expand(Unsqueeze(kh, axes=[2]), (Concat(...) | _)), (Concat(kb, _, kn, _,
+       // axis=0) | _))
+      gen::ExprSpec& e = s.exprs[93];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:275:12";
       e.slot = 17;
       e.num_inputs = 2;
     }
-    {  // 103: Shape(vh)
-      gen::ExprSpec& e = s.exprs[103];
+    {  // 94: Shape(vh)
+      gen::ExprSpec& e = s.exprs[94];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:276:29";
       e.num_inputs = 1;
     }
-    {  // 104: 0
-      gen::ExprSpec& e = s.exprs[104];
+    {  // 95: 0
+      gen::ExprSpec& e = s.exprs[95];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:276:40";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 105: Gather(Shape(vh), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[105];
+    {  // 96: Gather(Shape(vh), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[96];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:276:22";
       e.num_inputs = 2;
@@ -10717,21 +10445,21 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:276:43";
       }
     }
-    {  // 106: 0
-      gen::ExprSpec& e = s.exprs[106];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:276:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 107: Unsqueeze(Gather(Shape(vh), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[107];
+    {  // 97: Unsqueeze(Gather(Shape(vh), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[97];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:276:12";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:276:52";
+      }
     }
-    {  // 108: Shape(vh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[108];
+    {  // 98: Shape(vh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[98];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:276:57";
       e.num_inputs = 1;
@@ -10749,27 +10477,27 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:276:76";
       }
     }
-    {  // 109: Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(vh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[109];
+    {  // 99: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(vh, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[99];
       e.label = "vb";
       e.loc = "rules/attention.yaml:276:55";
       e.slot = 18;
     }
-    {  // 110: Shape(vh)
-      gen::ExprSpec& e = s.exprs[110];
+    {  // 100: Shape(vh)
+      gen::ExprSpec& e = s.exprs[100];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:277:29";
       e.num_inputs = 1;
     }
-    {  // 111: 2
-      gen::ExprSpec& e = s.exprs[111];
+    {  // 101: 2
+      gen::ExprSpec& e = s.exprs[101];
       e.label = "constant 2";
       e.loc = "rules/attention.yaml:277:40";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 112: Gather(Shape(vh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[112];
+    {  // 102: Gather(Shape(vh), 2, axis=0)
+      gen::ExprSpec& e = s.exprs[102];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:277:22";
       e.num_inputs = 2;
@@ -10782,21 +10510,21 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:277:43";
       }
     }
-    {  // 113: 0
-      gen::ExprSpec& e = s.exprs[113];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:277:52";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 114: Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[114];
+    {  // 103: Unsqueeze(Gather(Shape(vh), 2, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[103];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:277:12";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:277:52";
+      }
     }
-    {  // 115: Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[115];
+    {  // 104: Shape(vh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[104];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:277:57";
       e.num_inputs = 1;
@@ -10814,42 +10542,42 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:277:76";
       }
     }
-    {  // 116: Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[116];
+    {  // 105: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
+      gen::ExprSpec& e = s.exprs[105];
       e.label = "vn";
       e.loc = "rules/attention.yaml:277:55";
       e.slot = 19;
     }
-    {  // 117: 2
-      gen::ExprSpec& e = s.exprs[117];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:278:41";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 118: Unsqueeze(vh, 2)
-      gen::ExprSpec& e = s.exprs[118];
+    {  // 106: Unsqueeze(vh, axes=[2])
+      gen::ExprSpec& e = s.exprs[106];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:278:27";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({2}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:278:41";
+      }
     }
-    {  // 119: _
-      gen::ExprSpec& e = s.exprs[119];
+    {  // 107: _
+      gen::ExprSpec& e = s.exprs[107];
       e.label = "_";
       e.loc = "rules/attention.yaml:278:56";
     }
-    {  // 120: _
-      gen::ExprSpec& e = s.exprs[120];
+    {  // 108: _
+      gen::ExprSpec& e = s.exprs[108];
       e.label = "_";
       e.loc = "rules/attention.yaml:278:59";
     }
-    {  // 121: _
-      gen::ExprSpec& e = s.exprs[121];
+    {  // 109: _
+      gen::ExprSpec& e = s.exprs[109];
       e.label = "_";
       e.loc = "rules/attention.yaml:278:66";
     }
-    {  // 122: Concat(vb, _, _, vn, _, axis=0)
-      gen::ExprSpec& e = s.exprs[122];
+    {  // 110: Concat(vb, _, _, vn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[110];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:278:45";
       e.num_inputs = 5;
@@ -10861,34 +10589,34 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:278:69";
       }
     }
-    {  // 123: _
-      gen::ExprSpec& e = s.exprs[123];
+    {  // 111: _
+      gen::ExprSpec& e = s.exprs[111];
       e.label = "_";
       e.loc = "rules/attention.yaml:278:79";
     }
-    {  // 124: Concat(vb, _, _, vn, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[124];
+    {  // 112: Concat(vb, _, _, vn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[112];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:278:77";
     }
-    {  // 125: Expand(Unsqueeze(vh, 2), (Concat(vb, _, _, vn, _, axis=0) | _))
-      gen::ExprSpec& e = s.exprs[125];
+    {  // 113: Expand(Unsqueeze(vh, axes=[2]), (Concat(vb, _, _, vn, _, axis=0) | _))
+      gen::ExprSpec& e = s.exprs[113];
       e.label = "Expand";
       e.loc = "rules/attention.yaml:278:20";
       e.num_inputs = 2;
     }
-    {  // 126: _
-      gen::ExprSpec& e = s.exprs[126];
+    {  // 114: _
+      gen::ExprSpec& e = s.exprs[114];
       e.label = "_";
       e.loc = "rules/attention.yaml:278:94";
     }
-    {  // 127: _
-      gen::ExprSpec& e = s.exprs[127];
+    {  // 115: _
+      gen::ExprSpec& e = s.exprs[115];
       e.label = "_";
       e.loc = "rules/attention.yaml:278:101";
     }
-    {  // 128: Concat(vb, _, vn, _, axis=0)
-      gen::ExprSpec& e = s.exprs[128];
+    {  // 116: Concat(vb, _, vn, _, axis=0)
+      gen::ExprSpec& e = s.exprs[116];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:278:83";
       e.num_inputs = 4;
@@ -10900,26 +10628,26 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:278:104";
       }
     }
-    {  // 129: _
-      gen::ExprSpec& e = s.exprs[129];
+    {  // 117: _
+      gen::ExprSpec& e = s.exprs[117];
       e.label = "_";
       e.loc = "rules/attention.yaml:278:114";
     }
-    {  // 130: Concat(vb, _, vn, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[130];
+    {  // 118: Concat(vb, _, vn, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[118];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:278:112";
     }
-    {  // 131: Reshape(Expand(Unsqueeze(vh, 2), (Concat(...) | _)), (Concat(vb, _, vn, _, axis=0) |
-       // _))
-      gen::ExprSpec& e = s.exprs[131];
+    {  // 119: Reshape(Expand(Unsqueeze(vh, axes=[2]), (Concat(...) | _)), (Concat(vb, _, vn, _,
+       // axis=0) | _))
+      gen::ExprSpec& e = s.exprs[119];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:278:12";
       e.slot = 20;
       e.num_inputs = 2;
     }
-    {  // 132: Transpose(kx, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[132];
+    {  // 120: Transpose(kx, perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[120];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:279:12";
       e.slot = 21;
@@ -10931,123 +10659,121 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:279:26";
       }
     }
-    {  // 133: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[133];
+    {  // 121: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[121];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:280:16";
       e.num_inputs = 2;
     }
-    {  // 134: c
-      gen::ExprSpec& e = s.exprs[134];
+    {  // 122: c
+      gen::ExprSpec& e = s.exprs[122];
       e.label = "c";
       e.loc = "rules/attention.yaml:280:32";
       e.slot = 22;
     }
-    {  // 135: Div(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[135];
+    {  // 123: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[123];
       e.label = "Div";
       e.loc = "rules/attention.yaml:280:12";
       e.num_inputs = 2;
     }
-    {  // 136: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[136];
+    {  // 124: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[124];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:280:41";
       e.num_inputs = 2;
     }
-    {  // 137: Mul(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[137];
+    {  // 125: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[125];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:280:37";
       e.num_inputs = 2;
     }
-    {  // 138: cq
-      gen::ExprSpec& e = s.exprs[138];
+    {  // 126: cq
+      gen::ExprSpec& e = s.exprs[126];
       e.label = "cq";
       e.loc = "rules/attention.yaml:280:77";
       e.slot = 23;
     }
-    {  // 139: Mul(qh, cq)
-      gen::ExprSpec& e = s.exprs[139];
+    {  // 127: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[127];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:280:69";
       e.num_inputs = 2;
     }
-    {  // 140: Div(qh, cq)
-      gen::ExprSpec& e = s.exprs[140];
+    {  // 128: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[128];
       e.label = "Div";
       e.loc = "rules/attention.yaml:280:83";
       e.num_inputs = 2;
     }
-    {  // 141: Mul(qh, cq) | Div(qh, cq) | qh
-      gen::ExprSpec& e = s.exprs[141];
+    {  // 129: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[129];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:280:81";
     }
-    {  // 142: ck
-      gen::ExprSpec& e = s.exprs[142];
+    {  // 130: ck
+      gen::ExprSpec& e = s.exprs[130];
       e.label = "ck";
       e.loc = "rules/attention.yaml:280:109";
       e.slot = 24;
     }
-    {  // 143: Mul(kt, ck)
-      gen::ExprSpec& e = s.exprs[143];
+    {  // 131: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[131];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:280:101";
       e.num_inputs = 2;
     }
-    {  // 144: Div(kt, ck)
-      gen::ExprSpec& e = s.exprs[144];
+    {  // 132: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[132];
       e.label = "Div";
       e.loc = "rules/attention.yaml:280:115";
       e.num_inputs = 2;
     }
-    {  // 145: Mul(kt, ck) | Div(kt, ck) | kt
-      gen::ExprSpec& e = s.exprs[145];
+    {  // 133: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[133];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:280:113";
     }
-    {  // 146: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-      gen::ExprSpec& e = s.exprs[146];
+    {  // 134: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[134];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:280:62";
       e.num_inputs = 2;
     }
-    {  // 147: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+    {  // 135: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
-      gen::ExprSpec& e = s.exprs[147];
+      gen::ExprSpec& e = s.exprs[135];
       e.label = "s";
       e.loc = "rules/attention.yaml:280:35";
       e.slot = 25;
     }
-    {  // 148: Shape(qh)
-      gen::ExprSpec& e = s.exprs[148];
+    {  // 136: Shape(qh)
+      gen::ExprSpec& e = s.exprs[136];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:281:18";
       e.num_inputs = 1;
     }
-    {  // 149: -2
-      gen::ExprSpec& e = s.exprs[149];
-      e.label = "constant -2";
-      e.loc = "rules/attention.yaml:281:29";
-      e.literal = gen::intLiteral(-2);
-      e.tolerance = 1e-06;
-    }
-    {  // 150: -1
-      gen::ExprSpec& e = s.exprs[150];
-      e.label = "constant -1";
-      e.loc = "rules/attention.yaml:281:33";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 151: Slice(Shape(qh), -2, -1)
-      gen::ExprSpec& e = s.exprs[151];
+    {  // 137: Slice(Shape(qh), starts=[-2], ends=[-1])
+      gen::ExprSpec& e = s.exprs[137];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:281:12";
-      e.num_inputs = 3;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({-2}));
+        a.loc = "rules/attention.yaml:281:29";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.loc = "rules/attention.yaml:281:33";
+      }
     }
-    {  // 152: Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[152];
+    {  // 138: Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[138];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:281:39";
       e.num_inputs = 1;
@@ -11065,40 +10791,38 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:281:59";
       }
     }
-    {  // 153: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[153];
+    {  // 139: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[139];
       e.label = "ql";
       e.loc = "rules/attention.yaml:281:37";
       e.slot = 26;
     }
-    {  // 154: Shape(kx)
-      gen::ExprSpec& e = s.exprs[154];
+    {  // 140: Shape(kx)
+      gen::ExprSpec& e = s.exprs[140];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:282:18";
       e.num_inputs = 1;
     }
-    {  // 155: -2
-      gen::ExprSpec& e = s.exprs[155];
-      e.label = "constant -2";
-      e.loc = "rules/attention.yaml:282:29";
-      e.literal = gen::intLiteral(-2);
-      e.tolerance = 1e-06;
-    }
-    {  // 156: -1
-      gen::ExprSpec& e = s.exprs[156];
-      e.label = "constant -1";
-      e.loc = "rules/attention.yaml:282:33";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 157: Slice(Shape(kx), -2, -1)
-      gen::ExprSpec& e = s.exprs[157];
+    {  // 141: Slice(Shape(kx), starts=[-2], ends=[-1])
+      gen::ExprSpec& e = s.exprs[141];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:282:12";
-      e.num_inputs = 3;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({-2}));
+        a.loc = "rules/attention.yaml:282:29";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.loc = "rules/attention.yaml:282:33";
+      }
     }
-    {  // 158: Shape(kx, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[158];
+    {  // 142: Shape(kx, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[142];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:282:39";
       e.num_inputs = 1;
@@ -11116,21 +10840,21 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:282:59";
       }
     }
-    {  // 159: Slice(Shape(kx), -2, -1) | Shape(kx, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[159];
+    {  // 143: Slice(Shape(kx), starts=[-2], ends=[-1]) | Shape(kx, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[143];
       e.label = "kl";
       e.loc = "rules/attention.yaml:282:37";
       e.slot = 27;
     }
-    {  // 160: 1.0
-      gen::ExprSpec& e = s.exprs[160];
+    {  // 144: 1.0
+      gen::ExprSpec& e = s.exprs[144];
       e.label = "constant 1.0";
       e.loc = "rules/attention.yaml:283:26";
       e.literal = gen::floatLiteral(1.0);
       e.tolerance = 1e-06;
     }
-    {  // 161: Concat(ql, kl, axis=0)
-      gen::ExprSpec& e = s.exprs[161];
+    {  // 145: Concat(ql, kl, axis=0)
+      gen::ExprSpec& e = s.exprs[145];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:283:31";
       e.num_inputs = 2;
@@ -11142,14 +10866,14 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:283:46";
       }
     }
-    {  // 162: Expand(1.0, Concat(ql, kl, axis=0))
-      gen::ExprSpec& e = s.exprs[162];
+    {  // 146: Expand(1.0, Concat(ql, kl, axis=0))
+      gen::ExprSpec& e = s.exprs[146];
       e.label = "Expand";
       e.loc = "rules/attention.yaml:283:19";
       e.num_inputs = 2;
     }
-    {  // 163: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
-      gen::ExprSpec& e = s.exprs[163];
+    {  // 147: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
+      gen::ExprSpec& e = s.exprs[147];
       e.label = "Trilu";
       e.loc = "rules/attention.yaml:283:13";
       e.slot = 28;
@@ -11162,101 +10886,101 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:283:56";
       }
     }
-    {  // 164: 0.0
-      gen::ExprSpec& e = s.exprs[164];
+    {  // 148: 0.0
+      gen::ExprSpec& e = s.exprs[148];
       e.label = "constant 0.0";
       e.loc = "rules/attention.yaml:284:36";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
-    {  // 165: Equal(tri, 0.0)
-      gen::ExprSpec& e = s.exprs[165];
+    {  // 149: Equal(tri, 0.0)
+      gen::ExprSpec& e = s.exprs[149];
       e.label = "Equal";
       e.loc = "rules/attention.yaml:284:25";
       e.num_inputs = 2;
     }
-    {  // 166: fill
-      gen::ExprSpec& e = s.exprs[166];
+    {  // 150: fill
+      gen::ExprSpec& e = s.exprs[150];
       e.label = "fill";
       e.loc = "rules/attention.yaml:284:42";
       e.slot = 29;
     }
-    {  // 167: 0.0
-      gen::ExprSpec& e = s.exprs[167];
+    {  // 151: 0.0
+      gen::ExprSpec& e = s.exprs[151];
       e.label = "constant 0.0";
       e.loc = "rules/attention.yaml:284:48";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
-    {  // 168: Where(Equal(tri, 0.0), fill, 0.0)
-      gen::ExprSpec& e = s.exprs[168];
+    {  // 152: Where(Equal(tri, 0.0), fill, 0.0)
+      gen::ExprSpec& e = s.exprs[152];
       e.label = "Where";
       e.loc = "rules/attention.yaml:284:19";
       e.num_inputs = 3;
     }
-    {  // 169: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
-      gen::ExprSpec& e = s.exprs[169];
+    {  // 153: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
+      gen::ExprSpec& e = s.exprs[153];
       e.label = "Add";
       e.loc = "rules/attention.yaml:284:12";
       e.num_inputs = 2;
     }
-    {  // 170: causal
-      gen::ExprSpec& e = s.exprs[170];
+    {  // 154: causal
+      gen::ExprSpec& e = s.exprs[154];
       e.label = "causal";
       e.loc = "rules/attention.yaml:284:79";
       e.slot = 30;
     }
-    {  // 171: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[171];
+    {  // 155: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[155];
       e.label = "Where";
       e.loc = "rules/attention.yaml:284:73";
       e.num_inputs = 3;
     }
-    {  // 172: mask
-      gen::ExprSpec& e = s.exprs[172];
+    {  // 156: mask
+      gen::ExprSpec& e = s.exprs[156];
       e.label = "mask";
       e.loc = "rules/attention.yaml:284:97";
       e.slot = 31;
     }
-    {  // 173: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[173];
+    {  // 157: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[157];
       e.label = "Add";
       e.loc = "rules/attention.yaml:284:69";
       e.num_inputs = 2;
     }
-    {  // 174: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[174];
+    {  // 158: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[158];
       e.label = "Where";
       e.loc = "rules/attention.yaml:284:118";
       e.num_inputs = 3;
     }
-    {  // 175: masked
-      gen::ExprSpec& e = s.exprs[175];
+    {  // 159: masked
+      gen::ExprSpec& e = s.exprs[159];
       e.label = "masked";
       e.loc = "rules/attention.yaml:284:157";
       e.slot = 32;
     }
-    {  // 176: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[176];
+    {  // 160: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[160];
       e.label = "Where";
       e.loc = "rules/attention.yaml:284:151";
       e.num_inputs = 3;
     }
-    {  // 177: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[177];
+    {  // 161: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[161];
       e.label = "Add";
       e.loc = "rules/attention.yaml:284:189";
       e.num_inputs = 2;
     }
-    {  // 178: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
+    {  // 162: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
        // Where(causal, s, fill) | Where(masked, fill, s) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[178];
+      gen::ExprSpec& e = s.exprs[162];
       e.label = "m";
       e.loc = "rules/attention.yaml:284:67";
       e.slot = 33;
     }
-    {  // 179: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[179];
+    {  // 163: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[163];
       e.label = "Softmax";
       e.loc = "rules/attention.yaml:285:19";
       e.num_inputs = 1;
@@ -11271,33 +10995,33 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:285:30";
       }
     }
-    {  // 180: MatMul(Softmax(m, axis=-1), vx)
-      gen::ExprSpec& e = s.exprs[180];
+    {  // 164: MatMul(Softmax(m, axis=-1), vx)
+      gen::ExprSpec& e = s.exprs[164];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:285:12";
       e.slot = 34;
       e.num_inputs = 2;
     }
-    {  // 181: _
-      gen::ExprSpec& e = s.exprs[181];
+    {  // 165: _
+      gen::ExprSpec& e = s.exprs[165];
       e.label = "_";
       e.loc = "rules/attention.yaml:286:42";
     }
-    {  // 182: Shape(_)
-      gen::ExprSpec& e = s.exprs[182];
+    {  // 166: Shape(_)
+      gen::ExprSpec& e = s.exprs[166];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:286:36";
       e.num_inputs = 1;
     }
-    {  // 183: 0
-      gen::ExprSpec& e = s.exprs[183];
+    {  // 167: 0
+      gen::ExprSpec& e = s.exprs[167];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:286:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 184: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[184];
+    {  // 168: Gather(Shape(_), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[168];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:286:29";
       e.num_inputs = 2;
@@ -11310,39 +11034,39 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:286:49";
       }
     }
-    {  // 185: 0
-      gen::ExprSpec& e = s.exprs[185];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:286:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 186: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[186];
+    {  // 169: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[169];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:286:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:286:58";
+      }
     }
-    {  // 187: _
-      gen::ExprSpec& e = s.exprs[187];
+    {  // 170: _
+      gen::ExprSpec& e = s.exprs[170];
       e.label = "_";
       e.loc = "rules/attention.yaml:286:85";
     }
-    {  // 188: Shape(_)
-      gen::ExprSpec& e = s.exprs[188];
+    {  // 171: Shape(_)
+      gen::ExprSpec& e = s.exprs[171];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:286:79";
       e.num_inputs = 1;
     }
-    {  // 189: 1
-      gen::ExprSpec& e = s.exprs[189];
+    {  // 172: 1
+      gen::ExprSpec& e = s.exprs[172];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:286:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 190: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[190];
+    {  // 173: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[173];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:286:72";
       e.num_inputs = 2;
@@ -11355,27 +11079,27 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:286:92";
       }
     }
-    {  // 191: 0
-      gen::ExprSpec& e = s.exprs[191];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:286:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 192: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[192];
+    {  // 174: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[174];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:286:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:286:101";
+      }
     }
-    {  // 193: _
-      gen::ExprSpec& e = s.exprs[193];
+    {  // 175: _
+      gen::ExprSpec& e = s.exprs[175];
       e.label = "_";
       e.loc = "rules/attention.yaml:286:105";
     }
-    {  // 194: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, axis=0)
-      gen::ExprSpec& e = s.exprs[194];
+    {  // 176: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, axis=0)
+      gen::ExprSpec& e = s.exprs[176];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:286:12";
       e.num_inputs = 3;
@@ -11387,13 +11111,13 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:286:108";
       }
     }
-    {  // 195: _
-      gen::ExprSpec& e = s.exprs[195];
+    {  // 177: _
+      gen::ExprSpec& e = s.exprs[177];
       e.label = "_";
       e.loc = "rules/attention.yaml:286:131";
     }
-    {  // 196: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[196];
+    {  // 178: Shape(_, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[178];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:286:125";
       e.num_inputs = 1;
@@ -11411,13 +11135,13 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:286:143";
       }
     }
-    {  // 197: _
-      gen::ExprSpec& e = s.exprs[197];
+    {  // 179: _
+      gen::ExprSpec& e = s.exprs[179];
       e.label = "_";
       e.loc = "rules/attention.yaml:286:157";
     }
-    {  // 198: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[198];
+    {  // 180: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[180];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:286:151";
       e.num_inputs = 1;
@@ -11435,13 +11159,13 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:286:169";
       }
     }
-    {  // 199: _
-      gen::ExprSpec& e = s.exprs[199];
+    {  // 181: _
+      gen::ExprSpec& e = s.exprs[181];
       e.label = "_";
       e.loc = "rules/attention.yaml:286:177";
     }
-    {  // 200: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-      gen::ExprSpec& e = s.exprs[200];
+    {  // 182: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+      gen::ExprSpec& e = s.exprs[182];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:286:118";
       e.num_inputs = 3;
@@ -11453,20 +11177,20 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:286:180";
       }
     }
-    {  // 201: _
-      gen::ExprSpec& e = s.exprs[201];
+    {  // 183: _
+      gen::ExprSpec& e = s.exprs[183];
       e.label = "_";
       e.loc = "rules/attention.yaml:286:190";
     }
-    {  // 202: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
-       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[202];
+    {  // 184: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0)
+       // | Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[184];
       e.label = "ys";
       e.loc = "rules/attention.yaml:286:116";
       e.slot = 35;
     }
-    {  // 203: Transpose(o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[203];
+    {  // 185: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[185];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:287:20";
       e.num_inputs = 1;
@@ -11477,8 +11201,8 @@ const gen::RuleSpec& specGroupQueryAttention() {
         a.loc = "rules/attention.yaml:287:33";
       }
     }
-    {  // 204: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
-      gen::ExprSpec& e = s.exprs[204];
+    {  // 186: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[186];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:287:12";
       e.slot = 36;
@@ -11616,27 +11340,27 @@ const gen::RuleSpec& specGroupQueryAttention() {
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{178, 0}});  // @sdpa_causal
+      v.tags.push_back({{162, 0}});  // @sdpa_causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{178, 1}});  // @causal_mask
+      v.tags.push_back({{162, 1}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{178, 2}});  // @causal
+      v.tags.push_back({{162, 2}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{178, 3}});  // @masked_fill
+      v.tags.push_back({{162, 3}});  // @masked_fill
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{178, 4}});  // @mask
+      v.tags.push_back({{162, 4}});  // @mask
     }
     s.variants.emplace_back();  // always
     return s;
@@ -11654,207 +11378,189 @@ struct GroupQueryAttentionIds {
     kShape1 = 1,
     kConstant2 = 2,
     kGather3 = 3,
-    kConstant4 = 4,
-    kUnsqueeze5 = 5,
-    kShape6 = 6,
-    kConstant7 = 7,
-    kGather8 = 8,
-    kConstant9 = 9,
-    kUnsqueeze10 = 10,
-    kAny11 = 11,
-    kAny12 = 12,
-    kConcat13 = 13,
-    kShape14 = 14,
-    kShape15 = 15,
-    kAny16 = 16,
+    kUnsqueeze4 = 4,
+    kShape5 = 5,
+    kConstant6 = 6,
+    kGather7 = 7,
+    kUnsqueeze8 = 8,
+    kAny9 = 9,
+    kAny10 = 10,
+    kConcat11 = 11,
+    kShape12 = 12,
+    kShape13 = 13,
+    kAny14 = 14,
+    kAny15 = 15,
+    kConcat16 = 16,
     kAny17 = 17,
-    kConcat18 = 18,
-    kAny19 = 19,
-    kQs = 20,
-    kQr = 21,
-    kTranspose22 = 22,
-    kPos = 23,
-    kCos = 24,
-    kSin = 25,
-    kQh = 26,
-    kK = 27,
-    kShape28 = 28,
-    kConstant29 = 29,
-    kGather30 = 30,
+    kQs = 18,
+    kQr = 19,
+    kTranspose20 = 20,
+    kPos = 21,
+    kCos = 22,
+    kSin = 23,
+    kQh = 24,
+    kK = 25,
+    kShape26 = 26,
+    kConstant27 = 27,
+    kGather28 = 28,
+    kUnsqueeze29 = 29,
+    kShape30 = 30,
     kConstant31 = 31,
-    kUnsqueeze32 = 32,
-    kShape33 = 33,
-    kConstant34 = 34,
-    kGather35 = 35,
-    kConstant36 = 36,
-    kUnsqueeze37 = 37,
-    kAny38 = 38,
+    kGather32 = 32,
+    kUnsqueeze33 = 33,
+    kAny34 = 34,
+    kAny35 = 35,
+    kConcat36 = 36,
+    kShape37 = 37,
+    kShape38 = 38,
     kAny39 = 39,
-    kConcat40 = 40,
-    kShape41 = 41,
-    kShape42 = 42,
-    kAny43 = 43,
-    kAny44 = 44,
-    kConcat45 = 45,
-    kAny46 = 46,
-    kKs = 47,
-    kKr = 48,
-    kTranspose49 = 49,
-    kKh = 50,
-    kV = 51,
+    kAny40 = 40,
+    kConcat41 = 41,
+    kAny42 = 42,
+    kKs = 43,
+    kKr = 44,
+    kTranspose45 = 45,
+    kKh = 46,
+    kV = 47,
+    kShape48 = 48,
+    kConstant49 = 49,
+    kGather50 = 50,
+    kUnsqueeze51 = 51,
     kShape52 = 52,
     kConstant53 = 53,
     kGather54 = 54,
-    kConstant55 = 55,
-    kUnsqueeze56 = 56,
-    kShape57 = 57,
-    kConstant58 = 58,
-    kGather59 = 59,
-    kConstant60 = 60,
-    kUnsqueeze61 = 61,
+    kUnsqueeze55 = 55,
+    kAny56 = 56,
+    kAny57 = 57,
+    kConcat58 = 58,
+    kShape59 = 59,
+    kShape60 = 60,
+    kAny61 = 61,
     kAny62 = 62,
-    kAny63 = 63,
-    kConcat64 = 64,
-    kShape65 = 65,
-    kShape66 = 66,
-    kAny67 = 67,
-    kAny68 = 68,
-    kConcat69 = 69,
-    kAny70 = 70,
-    kVs = 71,
-    kVr = 72,
-    kVh = 73,
+    kConcat63 = 63,
+    kAny64 = 64,
+    kVs = 65,
+    kVr = 66,
+    kVh = 67,
+    kShape68 = 68,
+    kConstant69 = 69,
+    kGather70 = 70,
+    kUnsqueeze71 = 71,
+    kShape72 = 72,
+    kKb = 73,
     kShape74 = 74,
     kConstant75 = 75,
     kGather76 = 76,
-    kConstant77 = 77,
-    kUnsqueeze78 = 78,
-    kShape79 = 79,
-    kKb = 80,
-    kShape81 = 81,
-    kConstant82 = 82,
-    kGather83 = 83,
-    kConstant84 = 84,
-    kUnsqueeze85 = 85,
-    kShape86 = 86,
-    kKn = 87,
-    kConstant88 = 88,
-    kUnsqueeze89 = 89,
-    kAny90 = 90,
+    kUnsqueeze77 = 77,
+    kShape78 = 78,
+    kKn = 79,
+    kUnsqueeze80 = 80,
+    kAny81 = 81,
+    kAny82 = 82,
+    kAny83 = 83,
+    kConcat84 = 84,
+    kAny85 = 85,
+    kAnyOf86 = 86,
+    kExpand87 = 87,
+    kAny88 = 88,
+    kAny89 = 89,
+    kConcat90 = 90,
     kAny91 = 91,
-    kAny92 = 92,
-    kConcat93 = 93,
-    kAny94 = 94,
-    kAnyOf95 = 95,
-    kExpand96 = 96,
-    kAny97 = 97,
-    kAny98 = 98,
-    kConcat99 = 99,
-    kAny100 = 100,
-    kAnyOf101 = 101,
-    kKx = 102,
-    kShape103 = 103,
-    kConstant104 = 104,
-    kGather105 = 105,
-    kConstant106 = 106,
-    kUnsqueeze107 = 107,
-    kShape108 = 108,
-    kVb = 109,
-    kShape110 = 110,
-    kConstant111 = 111,
-    kGather112 = 112,
-    kConstant113 = 113,
-    kUnsqueeze114 = 114,
-    kShape115 = 115,
-    kVn = 116,
-    kConstant117 = 117,
-    kUnsqueeze118 = 118,
-    kAny119 = 119,
-    kAny120 = 120,
-    kAny121 = 121,
-    kConcat122 = 122,
-    kAny123 = 123,
-    kAnyOf124 = 124,
-    kExpand125 = 125,
-    kAny126 = 126,
-    kAny127 = 127,
-    kConcat128 = 128,
-    kAny129 = 129,
-    kAnyOf130 = 130,
-    kVx = 131,
-    kKt = 132,
-    kMatMul133 = 133,
-    kC = 134,
-    kDiv135 = 135,
-    kMatMul136 = 136,
-    kMul137 = 137,
-    kCq = 138,
-    kMul139 = 139,
-    kDiv140 = 140,
-    kAnyOf141 = 141,
-    kCk = 142,
-    kMul143 = 143,
-    kDiv144 = 144,
-    kAnyOf145 = 145,
-    kMatMul146 = 146,
-    kS = 147,
-    kShape148 = 148,
-    kConstant149 = 149,
-    kConstant150 = 150,
-    kSlice151 = 151,
-    kShape152 = 152,
-    kQl = 153,
-    kShape154 = 154,
-    kConstant155 = 155,
-    kConstant156 = 156,
-    kSlice157 = 157,
-    kShape158 = 158,
-    kKl = 159,
-    kConstant160 = 160,
-    kConcat161 = 161,
-    kExpand162 = 162,
-    kTri = 163,
-    kConstant164 = 164,
-    kEqual = 165,
-    kFill = 166,
+    kAnyOf92 = 92,
+    kKx = 93,
+    kShape94 = 94,
+    kConstant95 = 95,
+    kGather96 = 96,
+    kUnsqueeze97 = 97,
+    kShape98 = 98,
+    kVb = 99,
+    kShape100 = 100,
+    kConstant101 = 101,
+    kGather102 = 102,
+    kUnsqueeze103 = 103,
+    kShape104 = 104,
+    kVn = 105,
+    kUnsqueeze106 = 106,
+    kAny107 = 107,
+    kAny108 = 108,
+    kAny109 = 109,
+    kConcat110 = 110,
+    kAny111 = 111,
+    kAnyOf112 = 112,
+    kExpand113 = 113,
+    kAny114 = 114,
+    kAny115 = 115,
+    kConcat116 = 116,
+    kAny117 = 117,
+    kAnyOf118 = 118,
+    kVx = 119,
+    kKt = 120,
+    kMatMul121 = 121,
+    kC = 122,
+    kDiv123 = 123,
+    kMatMul124 = 124,
+    kMul125 = 125,
+    kCq = 126,
+    kMul127 = 127,
+    kDiv128 = 128,
+    kAnyOf129 = 129,
+    kCk = 130,
+    kMul131 = 131,
+    kDiv132 = 132,
+    kAnyOf133 = 133,
+    kMatMul134 = 134,
+    kS = 135,
+    kShape136 = 136,
+    kSlice137 = 137,
+    kShape138 = 138,
+    kQl = 139,
+    kShape140 = 140,
+    kSlice141 = 141,
+    kShape142 = 142,
+    kKl = 143,
+    kConstant144 = 144,
+    kConcat145 = 145,
+    kExpand146 = 146,
+    kTri = 147,
+    kConstant148 = 148,
+    kEqual = 149,
+    kFill = 150,
+    kConstant151 = 151,
+    kWhere152 = 152,
+    kAdd153 = 153,
+    kCausal = 154,
+    kWhere155 = 155,
+    kMask = 156,
+    kAdd157 = 157,
+    kWhere158 = 158,
+    kMasked = 159,
+    kWhere160 = 160,
+    kAdd161 = 161,
+    kM = 162,
+    kSoftmax = 163,
+    kO = 164,
+    kAny165 = 165,
+    kShape166 = 166,
     kConstant167 = 167,
-    kWhere168 = 168,
-    kAdd169 = 169,
-    kCausal = 170,
-    kWhere171 = 171,
-    kMask = 172,
-    kAdd173 = 173,
-    kWhere174 = 174,
-    kMasked = 175,
-    kWhere176 = 176,
-    kAdd177 = 177,
-    kM = 178,
-    kSoftmax = 179,
-    kO = 180,
+    kGather168 = 168,
+    kUnsqueeze169 = 169,
+    kAny170 = 170,
+    kShape171 = 171,
+    kConstant172 = 172,
+    kGather173 = 173,
+    kUnsqueeze174 = 174,
+    kAny175 = 175,
+    kConcat176 = 176,
+    kAny177 = 177,
+    kShape178 = 178,
+    kAny179 = 179,
+    kShape180 = 180,
     kAny181 = 181,
-    kShape182 = 182,
-    kConstant183 = 183,
-    kGather184 = 184,
-    kConstant185 = 185,
-    kUnsqueeze186 = 186,
-    kAny187 = 187,
-    kShape188 = 188,
-    kConstant189 = 189,
-    kGather190 = 190,
-    kConstant191 = 191,
-    kUnsqueeze192 = 192,
-    kAny193 = 193,
-    kConcat194 = 194,
-    kAny195 = 195,
-    kShape196 = 196,
-    kAny197 = 197,
-    kShape198 = 198,
-    kAny199 = 199,
-    kConcat200 = 200,
-    kAny201 = 201,
-    kYs = 202,
-    kTranspose203 = 203,
-    kY = 204,
+    kConcat182 = 182,
+    kAny183 = 183,
+    kYs = 184,
+    kTranspose185 = 185,
+    kY = 186,
   };
 };
 
@@ -11933,155 +11639,117 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchShape1,
-  // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
-  // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
-  // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
-  // matchQr, matchTranspose22, matchPos, matchCos, matchSin, matchQh, matchK, matchConstant34,
-  // matchConstant36, matchAny38, matchAny39, matchAny46, matchV, matchConstant53, matchConstant58,
-  // matchConstant60, matchAny68, matchAny70, matchConstant82, matchConstant88, matchAny90,
-  // matchAny92, matchAny94, matchAny98, matchConstant104, matchConstant111, matchConstant113,
-  // matchConstant117, matchAny119, matchAny121, matchAny123, matchAny126, matchAny127, matchAny129,
+  // matchConstant2, matchGather3, matchUnsqueeze4, matchShape5, matchConstant6, matchGather7,
+  // matchUnsqueeze8, matchAny9, matchAny10, matchConcat11, matchShape12, matchShape13, matchAny14,
+  // matchAny15, matchConcat16, matchAny17, matchQs, matchQr, matchTranspose20, matchPos, matchCos,
+  // matchSin, matchQh, matchK, matchShape26, matchConstant27, matchGather28, matchUnsqueeze29,
+  // matchAny34, matchAny35, matchAny42, matchV, matchAny62, matchAny64, matchAny82, matchAny88,
+  // matchConstant95, matchAny107, matchAny108, matchAny109, matchAny111, matchAny115, matchAny117,
   // matchC, matchCq, matchCk, matchFill, matchCausal, matchMask, matchMasked.
 
-  /// Shape(k)  (rules/attention.yaml:267:36)
-  bool matchShape28(ValueId v, gen::Next k) {
-    if (seen(kShape28)) return same(kShape28, v) && k();
-    if (!bind(kShape28, v)) return false;
-    const NodeId n = node(kShape28, v, op::kShape);
-    if (n == kNoId || !attrs(kShape28, n, v)) return false;
+  /// Shape(k)  (rules/attention.yaml:267:79)
+  bool matchShape30(ValueId v, gen::Next k) {
+    if (seen(kShape30)) return same(kShape30, v) && k();
+    if (!bind(kShape30, v)) return false;
+    const NodeId n = node(kShape30, v, op::kShape);
+    if (n == kNoId || !attrs(kShape30, n, v)) return false;
     return matchK(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:267:46)
-  bool matchConstant29(ValueId v, gen::Next k) {
-    if (seen(kConstant29)) return same(kConstant29, v) && k();
-    return bind(kConstant29, v) && constant(kConstant29, v) && k();
-  }
-
-  /// Gather(Shape(k), 0, axis=0)  (rules/attention.yaml:267:29)
-  bool matchGather30(ValueId v, gen::Next k) {
-    if (seen(kGather30)) return same(kGather30, v) && k();
-    if (!bind(kGather30, v)) return false;
-    const NodeId n = node(kGather30, v, op::kGather);
-    if (n == kNoId || !attrs(kGather30, n, v)) return false;
-    return matchShape28(input(n, 0), [&] { return matchConstant29(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:267:58)
+  /// 1  (rules/attention.yaml:267:89)
   bool matchConstant31(ValueId v, gen::Next k) {
     if (seen(kConstant31)) return same(kConstant31, v) && k();
     return bind(kConstant31, v) && constant(kConstant31, v) && k();
   }
 
-  /// Unsqueeze(Gather(Shape(k), 0, axis=0), 0)  (rules/attention.yaml:267:19)
-  bool matchUnsqueeze32(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze32)) return same(kUnsqueeze32, v) && k();
-    if (!bind(kUnsqueeze32, v)) return false;
-    const NodeId n = node(kUnsqueeze32, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze32, n, v)) return false;
-    return matchGather30(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
-  }
-
-  /// Shape(k)  (rules/attention.yaml:267:79)
-  bool matchShape33(ValueId v, gen::Next k) {
-    if (seen(kShape33)) return same(kShape33, v) && k();
-    if (!bind(kShape33, v)) return false;
-    const NodeId n = node(kShape33, v, op::kShape);
-    if (n == kNoId || !attrs(kShape33, n, v)) return false;
-    return matchK(input(n, 0), k);
-  }
-
   /// Gather(Shape(k), 1, axis=0)  (rules/attention.yaml:267:72)
-  bool matchGather35(ValueId v, gen::Next k) {
-    if (seen(kGather35)) return same(kGather35, v) && k();
-    if (!bind(kGather35, v)) return false;
-    const NodeId n = node(kGather35, v, op::kGather);
-    if (n == kNoId || !attrs(kGather35, n, v)) return false;
-    return matchShape33(input(n, 0), [&] { return matchConstant34(input(n, 1), k); });
+  bool matchGather32(ValueId v, gen::Next k) {
+    if (seen(kGather32)) return same(kGather32, v) && k();
+    if (!bind(kGather32, v)) return false;
+    const NodeId n = node(kGather32, v, op::kGather);
+    if (n == kNoId || !attrs(kGather32, n, v)) return false;
+    return matchShape30(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(k), 1, axis=0), 0)  (rules/attention.yaml:267:62)
-  bool matchUnsqueeze37(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze37)) return same(kUnsqueeze37, v) && k();
-    if (!bind(kUnsqueeze37, v)) return false;
-    const NodeId n = node(kUnsqueeze37, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze37, n, v)) return false;
-    return matchGather35(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])  (rules/attention.yaml:267:62)
+  bool matchUnsqueeze33(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze33)) return same(kUnsqueeze33, v) && k();
+    if (!bind(kUnsqueeze33, v)) return false;
+    const NodeId n = node(kUnsqueeze33, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze33, n, v)) return false;
+    return matchGather32(input(n, 0), k);
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:267:12)
-  bool matchConcat40(ValueId v, gen::Next k) {
-    if (seen(kConcat40)) return same(kConcat40, v) && k();
-    if (!bind(kConcat40, v)) return false;
-    const NodeId n = node(kConcat40, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat40, n, v)) return false;
-    return matchUnsqueeze32(input(n, 0), [&] {
-      return matchUnsqueeze37(input(n, 1), [&] {
-        return matchAny38(input(n, 2), [&] { return matchAny39(input(n, 3), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, _, axis=0)  (rules/attention.yaml:267:12)
+  bool matchConcat36(ValueId v, gen::Next k) {
+    if (seen(kConcat36)) return same(kConcat36, v) && k();
+    if (!bind(kConcat36, v)) return false;
+    const NodeId n = node(kConcat36, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat36, n, v)) return false;
+    return matchUnsqueeze29(input(n, 0), [&] {
+      return matchUnsqueeze33(input(n, 1), [&] {
+        return matchAny34(input(n, 2), [&] { return matchAny35(input(n, 3), k); });
       });
     });
   }
 
   /// Shape(k, start=0, end=1)  (rules/attention.yaml:267:128)
-  bool matchShape41(ValueId v, gen::Next k) {
-    if (seen(kShape41)) return same(kShape41, v) && k();
-    if (!bind(kShape41, v)) return false;
-    const NodeId n = node(kShape41, v, op::kShape);
-    if (n == kNoId || !attrs(kShape41, n, v)) return false;
+  bool matchShape37(ValueId v, gen::Next k) {
+    if (seen(kShape37)) return same(kShape37, v) && k();
+    if (!bind(kShape37, v)) return false;
+    const NodeId n = node(kShape37, v, op::kShape);
+    if (n == kNoId || !attrs(kShape37, n, v)) return false;
     return matchK(input(n, 0), k);
   }
 
   /// Shape(k, start=1, end=2)  (rules/attention.yaml:267:154)
-  bool matchShape42(ValueId v, gen::Next k) {
-    if (seen(kShape42)) return same(kShape42, v) && k();
-    if (!bind(kShape42, v)) return false;
-    const NodeId n = node(kShape42, v, op::kShape);
-    if (n == kNoId || !attrs(kShape42, n, v)) return false;
+  bool matchShape38(ValueId v, gen::Next k) {
+    if (seen(kShape38)) return same(kShape38, v) && k();
+    if (!bind(kShape38, v)) return false;
+    const NodeId n = node(kShape38, v, op::kShape);
+    if (n == kNoId || !attrs(kShape38, n, v)) return false;
     return matchK(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:267:180)
-  bool matchAny43(ValueId v, gen::Next k) {
-    if (seen(kAny43)) return same(kAny43, v) && k();
-    return bind(kAny43, v) && k();
+  bool matchAny39(ValueId v, gen::Next k) {
+    if (seen(kAny39)) return same(kAny39, v) && k();
+    return bind(kAny39, v) && k();
   }
 
   /// _  (rules/attention.yaml:267:183)
-  bool matchAny44(ValueId v, gen::Next k) {
-    if (seen(kAny44)) return same(kAny44, v) && k();
-    return bind(kAny44, v) && k();
+  bool matchAny40(ValueId v, gen::Next k) {
+    if (seen(kAny40)) return same(kAny40, v) && k();
+    return bind(kAny40, v) && k();
   }
 
   /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0)
   /// (rules/attention.yaml:267:121)
-  bool matchConcat45(ValueId v, gen::Next k) {
-    if (seen(kConcat45)) return same(kConcat45, v) && k();
-    if (!bind(kConcat45, v)) return false;
-    const NodeId n = node(kConcat45, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat45, n, v)) return false;
-    return matchShape41(input(n, 0), [&] {
-      return matchShape42(input(n, 1), [&] {
-        return matchAny43(input(n, 2), [&] { return matchAny44(input(n, 3), k); });
+  bool matchConcat41(ValueId v, gen::Next k) {
+    if (seen(kConcat41)) return same(kConcat41, v) && k();
+    if (!bind(kConcat41, v)) return false;
+    const NodeId n = node(kConcat41, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat41, n, v)) return false;
+    return matchShape37(input(n, 0), [&] {
+      return matchShape38(input(n, 1), [&] {
+        return matchAny39(input(n, 2), [&] { return matchAny40(input(n, 3), k); });
       });
     });
   }
 
-  /// ks = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
+  /// ks = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _, axis=0)
+  /// | Concat(Shape(k, start=0, end=1), Shape(k, start=1, end=2), _, _, axis=0) | _
   /// (rules/attention.yaml:267:119)
   bool matchKs(ValueId v, gen::Next k) {
     if (seen(kKs)) return same(kKs, v) && k();
     if (!bind(kKs, v)) return false;
     const uint32_t m = mark();
-    choose(kKs, 0);
-    if (matchConcat40(v, k)) return true;
+    if (choose(kKs, 0) && matchConcat36(v, k)) return true;
     undo(m);
-    choose(kKs, 1);
-    if (matchConcat45(v, k)) return true;
+    if (choose(kKs, 1) && matchConcat41(v, k)) return true;
     undo(m);
-    choose(kKs, 2);
-    if (matchAny46(v, k)) return true;
+    if (choose(kKs, 2) && matchAny42(v, k)) return true;
     undo(m);
     return false;
   }
@@ -12096,11 +11764,11 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Transpose(kr, perm=[0, 2, 1, 3])  (rules/attention.yaml:269:42)
-  bool matchTranspose49(ValueId v, gen::Next k) {
-    if (seen(kTranspose49)) return same(kTranspose49, v) && k();
-    if (!bind(kTranspose49, v)) return false;
-    const NodeId n = node(kTranspose49, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose49, n, v)) return false;
+  bool matchTranspose45(ValueId v, gen::Next k) {
+    if (seen(kTranspose45)) return same(kTranspose45, v) && k();
+    if (!bind(kTranspose45, v)) return false;
+    const NodeId n = node(kTranspose45, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose45, n, v)) return false;
     return matchKr(input(n, 0), k);
   }
 
@@ -12112,7 +11780,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (!bind(kKh, v)) return false;
     const NodeId n = node(kKh, v, op::kComMicrosoftRotaryEmbedding);
     if (n == kNoId || !attrs(kKh, n, v)) return false;
-    return matchTranspose49(input(n, 0), [&] {
+    return matchTranspose45(input(n, 0), [&] {
       return matchPos(input(n, 1), [&] {
         return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
       });
@@ -12120,6 +11788,39 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Shape(v)  (rules/attention.yaml:270:36)
+  bool matchShape48(ValueId v, gen::Next k) {
+    if (seen(kShape48)) return same(kShape48, v) && k();
+    if (!bind(kShape48, v)) return false;
+    const NodeId n = node(kShape48, v, op::kShape);
+    if (n == kNoId || !attrs(kShape48, n, v)) return false;
+    return matchV(input(n, 0), k);
+  }
+
+  /// 0  (rules/attention.yaml:270:46)
+  bool matchConstant49(ValueId v, gen::Next k) {
+    if (seen(kConstant49)) return same(kConstant49, v) && k();
+    return bind(kConstant49, v) && constant(kConstant49, v) && k();
+  }
+
+  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:270:29)
+  bool matchGather50(ValueId v, gen::Next k) {
+    if (seen(kGather50)) return same(kGather50, v) && k();
+    if (!bind(kGather50, v)) return false;
+    const NodeId n = node(kGather50, v, op::kGather);
+    if (n == kNoId || !attrs(kGather50, n, v)) return false;
+    return matchShape48(input(n, 0), [&] { return matchConstant49(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])  (rules/attention.yaml:270:19)
+  bool matchUnsqueeze51(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze51)) return same(kUnsqueeze51, v) && k();
+    if (!bind(kUnsqueeze51, v)) return false;
+    const NodeId n = node(kUnsqueeze51, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze51, n, v)) return false;
+    return matchGather50(input(n, 0), k);
+  }
+
+  /// Shape(v)  (rules/attention.yaml:270:79)
   bool matchShape52(ValueId v, gen::Next k) {
     if (seen(kShape52)) return same(kShape52, v) && k();
     if (!bind(kShape52, v)) return false;
@@ -12128,7 +11829,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchV(input(n, 0), k);
   }
 
-  /// Gather(Shape(v), 0, axis=0)  (rules/attention.yaml:270:29)
+  /// 1  (rules/attention.yaml:270:89)
+  bool matchConstant53(ValueId v, gen::Next k) {
+    if (seen(kConstant53)) return same(kConstant53, v) && k();
+    return bind(kConstant53, v) && constant(kConstant53, v) && k();
+  }
+
+  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:270:72)
   bool matchGather54(ValueId v, gen::Next k) {
     if (seen(kGather54)) return same(kGather54, v) && k();
     if (!bind(kGather54, v)) return false;
@@ -12137,127 +11844,91 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape52(input(n, 0), [&] { return matchConstant53(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:270:58)
-  bool matchConstant55(ValueId v, gen::Next k) {
-    if (seen(kConstant55)) return same(kConstant55, v) && k();
-    return bind(kConstant55, v) && constant(kConstant55, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(v), 0, axis=0), 0)  (rules/attention.yaml:270:19)
-  bool matchUnsqueeze56(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze56)) return same(kUnsqueeze56, v) && k();
-    if (!bind(kUnsqueeze56, v)) return false;
-    const NodeId n = node(kUnsqueeze56, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze56, n, v)) return false;
-    return matchGather54(input(n, 0), [&] { return matchConstant55(input(n, 1), k); });
-  }
-
-  /// Shape(v)  (rules/attention.yaml:270:79)
-  bool matchShape57(ValueId v, gen::Next k) {
-    if (seen(kShape57)) return same(kShape57, v) && k();
-    if (!bind(kShape57, v)) return false;
-    const NodeId n = node(kShape57, v, op::kShape);
-    if (n == kNoId || !attrs(kShape57, n, v)) return false;
-    return matchV(input(n, 0), k);
-  }
-
-  /// Gather(Shape(v), 1, axis=0)  (rules/attention.yaml:270:72)
-  bool matchGather59(ValueId v, gen::Next k) {
-    if (seen(kGather59)) return same(kGather59, v) && k();
-    if (!bind(kGather59, v)) return false;
-    const NodeId n = node(kGather59, v, op::kGather);
-    if (n == kNoId || !attrs(kGather59, n, v)) return false;
-    return matchShape57(input(n, 0), [&] { return matchConstant58(input(n, 1), k); });
-  }
-
-  /// Unsqueeze(Gather(Shape(v), 1, axis=0), 0)  (rules/attention.yaml:270:62)
-  bool matchUnsqueeze61(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze61)) return same(kUnsqueeze61, v) && k();
-    if (!bind(kUnsqueeze61, v)) return false;
-    const NodeId n = node(kUnsqueeze61, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze61, n, v)) return false;
-    return matchGather59(input(n, 0), [&] { return matchConstant60(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])  (rules/attention.yaml:270:62)
+  bool matchUnsqueeze55(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze55)) return same(kUnsqueeze55, v) && k();
+    if (!bind(kUnsqueeze55, v)) return false;
+    const NodeId n = node(kUnsqueeze55, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze55, n, v)) return false;
+    return matchGather54(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:270:105)
-  bool matchAny62(ValueId v, gen::Next k) {
-    if (seen(kAny62)) return same(kAny62, v) && k();
-    return bind(kAny62, v) && k();
+  bool matchAny56(ValueId v, gen::Next k) {
+    if (seen(kAny56)) return same(kAny56, v) && k();
+    return bind(kAny56, v) && k();
   }
 
   /// _  (rules/attention.yaml:270:108)
-  bool matchAny63(ValueId v, gen::Next k) {
-    if (seen(kAny63)) return same(kAny63, v) && k();
-    return bind(kAny63, v) && k();
+  bool matchAny57(ValueId v, gen::Next k) {
+    if (seen(kAny57)) return same(kAny57, v) && k();
+    return bind(kAny57, v) && k();
   }
 
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, _, axis=0)  (rules/attention.yaml:270:12)
-  bool matchConcat64(ValueId v, gen::Next k) {
-    if (seen(kConcat64)) return same(kConcat64, v) && k();
-    if (!bind(kConcat64, v)) return false;
-    const NodeId n = node(kConcat64, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat64, n, v)) return false;
-    return matchUnsqueeze56(input(n, 0), [&] {
-      return matchUnsqueeze61(input(n, 1), [&] {
-        return matchAny62(input(n, 2), [&] { return matchAny63(input(n, 3), k); });
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, _, axis=0)  (rules/attention.yaml:270:12)
+  bool matchConcat58(ValueId v, gen::Next k) {
+    if (seen(kConcat58)) return same(kConcat58, v) && k();
+    if (!bind(kConcat58, v)) return false;
+    const NodeId n = node(kConcat58, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat58, n, v)) return false;
+    return matchUnsqueeze51(input(n, 0), [&] {
+      return matchUnsqueeze55(input(n, 1), [&] {
+        return matchAny56(input(n, 2), [&] { return matchAny57(input(n, 3), k); });
       });
     });
   }
 
   /// Shape(v, start=0, end=1)  (rules/attention.yaml:270:128)
-  bool matchShape65(ValueId v, gen::Next k) {
-    if (seen(kShape65)) return same(kShape65, v) && k();
-    if (!bind(kShape65, v)) return false;
-    const NodeId n = node(kShape65, v, op::kShape);
-    if (n == kNoId || !attrs(kShape65, n, v)) return false;
+  bool matchShape59(ValueId v, gen::Next k) {
+    if (seen(kShape59)) return same(kShape59, v) && k();
+    if (!bind(kShape59, v)) return false;
+    const NodeId n = node(kShape59, v, op::kShape);
+    if (n == kNoId || !attrs(kShape59, n, v)) return false;
     return matchV(input(n, 0), k);
   }
 
   /// Shape(v, start=1, end=2)  (rules/attention.yaml:270:154)
-  bool matchShape66(ValueId v, gen::Next k) {
-    if (seen(kShape66)) return same(kShape66, v) && k();
-    if (!bind(kShape66, v)) return false;
-    const NodeId n = node(kShape66, v, op::kShape);
-    if (n == kNoId || !attrs(kShape66, n, v)) return false;
+  bool matchShape60(ValueId v, gen::Next k) {
+    if (seen(kShape60)) return same(kShape60, v) && k();
+    if (!bind(kShape60, v)) return false;
+    const NodeId n = node(kShape60, v, op::kShape);
+    if (n == kNoId || !attrs(kShape60, n, v)) return false;
     return matchV(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:270:180)
-  bool matchAny67(ValueId v, gen::Next k) {
-    if (seen(kAny67)) return same(kAny67, v) && k();
-    return bind(kAny67, v) && k();
+  bool matchAny61(ValueId v, gen::Next k) {
+    if (seen(kAny61)) return same(kAny61, v) && k();
+    return bind(kAny61, v) && k();
   }
 
   /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0)
   /// (rules/attention.yaml:270:121)
-  bool matchConcat69(ValueId v, gen::Next k) {
-    if (seen(kConcat69)) return same(kConcat69, v) && k();
-    if (!bind(kConcat69, v)) return false;
-    const NodeId n = node(kConcat69, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat69, n, v)) return false;
-    return matchShape65(input(n, 0), [&] {
-      return matchShape66(input(n, 1), [&] {
-        return matchAny67(input(n, 2), [&] { return matchAny68(input(n, 3), k); });
+  bool matchConcat63(ValueId v, gen::Next k) {
+    if (seen(kConcat63)) return same(kConcat63, v) && k();
+    if (!bind(kConcat63, v)) return false;
+    const NodeId n = node(kConcat63, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat63, n, v)) return false;
+    return matchShape59(input(n, 0), [&] {
+      return matchShape60(input(n, 1), [&] {
+        return matchAny61(input(n, 2), [&] { return matchAny62(input(n, 3), k); });
       });
     });
   }
 
-  /// vs = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-  /// Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
+  /// vs = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _, axis=0)
+  /// | Concat(Shape(v, start=0, end=1), Shape(v, start=1, end=2), _, _, axis=0) | _
   /// (rules/attention.yaml:270:119)
   bool matchVs(ValueId v, gen::Next k) {
     if (seen(kVs)) return same(kVs, v) && k();
     if (!bind(kVs, v)) return false;
     const uint32_t m = mark();
-    choose(kVs, 0);
-    if (matchConcat64(v, k)) return true;
+    if (choose(kVs, 0) && matchConcat58(v, k)) return true;
     undo(m);
-    choose(kVs, 1);
-    if (matchConcat69(v, k)) return true;
+    if (choose(kVs, 1) && matchConcat63(v, k)) return true;
     undo(m);
-    choose(kVs, 2);
-    if (matchAny70(v, k)) return true;
+    if (choose(kVs, 2) && matchAny64(v, k)) return true;
     undo(m);
     return false;
   }
@@ -12281,6 +11952,61 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Shape(kh)  (rules/attention.yaml:273:29)
+  bool matchShape68(ValueId v, gen::Next k) {
+    if (seen(kShape68)) return same(kShape68, v) && k();
+    if (!bind(kShape68, v)) return false;
+    const NodeId n = node(kShape68, v, op::kShape);
+    if (n == kNoId || !attrs(kShape68, n, v)) return false;
+    return matchKh(input(n, 0), k);
+  }
+
+  /// 0  (rules/attention.yaml:273:40)
+  bool matchConstant69(ValueId v, gen::Next k) {
+    if (seen(kConstant69)) return same(kConstant69, v) && k();
+    return bind(kConstant69, v) && constant(kConstant69, v) && k();
+  }
+
+  /// Gather(Shape(kh), 0, axis=0)  (rules/attention.yaml:273:22)
+  bool matchGather70(ValueId v, gen::Next k) {
+    if (seen(kGather70)) return same(kGather70, v) && k();
+    if (!bind(kGather70, v)) return false;
+    const NodeId n = node(kGather70, v, op::kGather);
+    if (n == kNoId || !attrs(kGather70, n, v)) return false;
+    return matchShape68(input(n, 0), [&] { return matchConstant69(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(kh), 0, axis=0), axes=[0])  (rules/attention.yaml:273:12)
+  bool matchUnsqueeze71(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze71)) return same(kUnsqueeze71, v) && k();
+    if (!bind(kUnsqueeze71, v)) return false;
+    const NodeId n = node(kUnsqueeze71, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze71, n, v)) return false;
+    return matchGather70(input(n, 0), k);
+  }
+
+  /// Shape(kh, start=0, end=1)  (rules/attention.yaml:273:57)
+  bool matchShape72(ValueId v, gen::Next k) {
+    if (seen(kShape72)) return same(kShape72, v) && k();
+    if (!bind(kShape72, v)) return false;
+    const NodeId n = node(kShape72, v, op::kShape);
+    if (n == kNoId || !attrs(kShape72, n, v)) return false;
+    return matchKh(input(n, 0), k);
+  }
+
+  /// kb = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(kh, start=0, end=1)
+  /// (rules/attention.yaml:273:55)
+  bool matchKb(ValueId v, gen::Next k) {
+    if (seen(kKb)) return same(kKb, v) && k();
+    if (!bind(kKb, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kKb, 0) && matchUnsqueeze71(v, k)) return true;
+    undo(m);
+    if (choose(kKb, 1) && matchShape72(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(kh)  (rules/attention.yaml:274:29)
   bool matchShape74(ValueId v, gen::Next k) {
     if (seen(kShape74)) return same(kShape74, v) && k();
     if (!bind(kShape74, v)) return false;
@@ -12289,13 +12015,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKh(input(n, 0), k);
   }
 
-  /// 0  (rules/attention.yaml:273:40)
+  /// 2  (rules/attention.yaml:274:40)
   bool matchConstant75(ValueId v, gen::Next k) {
     if (seen(kConstant75)) return same(kConstant75, v) && k();
     return bind(kConstant75, v) && constant(kConstant75, v) && k();
   }
 
-  /// Gather(Shape(kh), 0, axis=0)  (rules/attention.yaml:273:22)
+  /// Gather(Shape(kh), 2, axis=0)  (rules/attention.yaml:274:22)
   bool matchGather76(ValueId v, gen::Next k) {
     if (seen(kGather76)) return same(kGather76, v) && k();
     if (!bind(kGather76, v)) return false;
@@ -12304,400 +12030,337 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchShape74(input(n, 0), [&] { return matchConstant75(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:273:52)
-  bool matchConstant77(ValueId v, gen::Next k) {
-    if (seen(kConstant77)) return same(kConstant77, v) && k();
-    return bind(kConstant77, v) && constant(kConstant77, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(kh), 0, axis=0), 0)  (rules/attention.yaml:273:12)
-  bool matchUnsqueeze78(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze78)) return same(kUnsqueeze78, v) && k();
-    if (!bind(kUnsqueeze78, v)) return false;
-    const NodeId n = node(kUnsqueeze78, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze78, n, v)) return false;
-    return matchGather76(input(n, 0), [&] { return matchConstant77(input(n, 1), k); });
-  }
-
-  /// Shape(kh, start=0, end=1)  (rules/attention.yaml:273:57)
-  bool matchShape79(ValueId v, gen::Next k) {
-    if (seen(kShape79)) return same(kShape79, v) && k();
-    if (!bind(kShape79, v)) return false;
-    const NodeId n = node(kShape79, v, op::kShape);
-    if (n == kNoId || !attrs(kShape79, n, v)) return false;
-    return matchKh(input(n, 0), k);
-  }
-
-  /// kb = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(kh, start=0, end=1)
-  /// (rules/attention.yaml:273:55)
-  bool matchKb(ValueId v, gen::Next k) {
-    if (seen(kKb)) return same(kKb, v) && k();
-    if (!bind(kKb, v)) return false;
-    const uint32_t m = mark();
-    choose(kKb, 0);
-    if (matchUnsqueeze78(v, k)) return true;
-    undo(m);
-    choose(kKb, 1);
-    if (matchShape79(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// Shape(kh)  (rules/attention.yaml:274:29)
-  bool matchShape81(ValueId v, gen::Next k) {
-    if (seen(kShape81)) return same(kShape81, v) && k();
-    if (!bind(kShape81, v)) return false;
-    const NodeId n = node(kShape81, v, op::kShape);
-    if (n == kNoId || !attrs(kShape81, n, v)) return false;
-    return matchKh(input(n, 0), k);
-  }
-
-  /// Gather(Shape(kh), 2, axis=0)  (rules/attention.yaml:274:22)
-  bool matchGather83(ValueId v, gen::Next k) {
-    if (seen(kGather83)) return same(kGather83, v) && k();
-    if (!bind(kGather83, v)) return false;
-    const NodeId n = node(kGather83, v, op::kGather);
-    if (n == kNoId || !attrs(kGather83, n, v)) return false;
-    return matchShape81(input(n, 0), [&] { return matchConstant82(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:274:52)
-  bool matchConstant84(ValueId v, gen::Next k) {
-    if (seen(kConstant84)) return same(kConstant84, v) && k();
-    return bind(kConstant84, v) && constant(kConstant84, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(kh), 2, axis=0), 0)  (rules/attention.yaml:274:12)
-  bool matchUnsqueeze85(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze85)) return same(kUnsqueeze85, v) && k();
-    if (!bind(kUnsqueeze85, v)) return false;
-    const NodeId n = node(kUnsqueeze85, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze85, n, v)) return false;
-    return matchGather83(input(n, 0), [&] { return matchConstant84(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(kh), 2, axis=0), axes=[0])  (rules/attention.yaml:274:12)
+  bool matchUnsqueeze77(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze77)) return same(kUnsqueeze77, v) && k();
+    if (!bind(kUnsqueeze77, v)) return false;
+    const NodeId n = node(kUnsqueeze77, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze77, n, v)) return false;
+    return matchGather76(input(n, 0), k);
   }
 
   /// Shape(kh, start=2, end=3)  (rules/attention.yaml:274:57)
-  bool matchShape86(ValueId v, gen::Next k) {
-    if (seen(kShape86)) return same(kShape86, v) && k();
-    if (!bind(kShape86, v)) return false;
-    const NodeId n = node(kShape86, v, op::kShape);
-    if (n == kNoId || !attrs(kShape86, n, v)) return false;
+  bool matchShape78(ValueId v, gen::Next k) {
+    if (seen(kShape78)) return same(kShape78, v) && k();
+    if (!bind(kShape78, v)) return false;
+    const NodeId n = node(kShape78, v, op::kShape);
+    if (n == kNoId || !attrs(kShape78, n, v)) return false;
     return matchKh(input(n, 0), k);
   }
 
-  /// kn = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(kh, start=2, end=3)
+  /// kn = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(kh, start=2, end=3)
   /// (rules/attention.yaml:274:55)
   bool matchKn(ValueId v, gen::Next k) {
     if (seen(kKn)) return same(kKn, v) && k();
     if (!bind(kKn, v)) return false;
     const uint32_t m = mark();
-    choose(kKn, 0);
-    if (matchUnsqueeze85(v, k)) return true;
+    if (choose(kKn, 0) && matchUnsqueeze77(v, k)) return true;
     undo(m);
-    choose(kKn, 1);
-    if (matchShape86(v, k)) return true;
+    if (choose(kKn, 1) && matchShape78(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Unsqueeze(kh, 2)  (rules/attention.yaml:275:27)
-  bool matchUnsqueeze89(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze89)) return same(kUnsqueeze89, v) && k();
-    if (!bind(kUnsqueeze89, v)) return false;
-    const NodeId n = node(kUnsqueeze89, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze89, n, v)) return false;
-    return matchKh(input(n, 0), [&] { return matchConstant88(input(n, 1), k); });
+  /// Unsqueeze(kh, axes=[2])  (rules/attention.yaml:275:27)
+  bool matchUnsqueeze80(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze80)) return same(kUnsqueeze80, v) && k();
+    if (!bind(kUnsqueeze80, v)) return false;
+    const NodeId n = node(kUnsqueeze80, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze80, n, v)) return false;
+    return matchKh(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:275:59)
-  bool matchAny91(ValueId v, gen::Next k) {
-    if (seen(kAny91)) return same(kAny91, v) && k();
-    return bind(kAny91, v) && k();
+  /// _  (rules/attention.yaml:275:56)
+  bool matchAny81(ValueId v, gen::Next k) {
+    if (seen(kAny81)) return same(kAny81, v) && k();
+    return bind(kAny81, v) && k();
+  }
+
+  /// _  (rules/attention.yaml:275:66)
+  bool matchAny83(ValueId v, gen::Next k) {
+    if (seen(kAny83)) return same(kAny83, v) && k();
+    return bind(kAny83, v) && k();
   }
 
   /// Concat(kb, _, _, kn, _, axis=0)  (rules/attention.yaml:275:45)
-  bool matchConcat93(ValueId v, gen::Next k) {
-    if (seen(kConcat93)) return same(kConcat93, v) && k();
-    if (!bind(kConcat93, v)) return false;
-    const NodeId n = node(kConcat93, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat93, n, v)) return false;
+  bool matchConcat84(ValueId v, gen::Next k) {
+    if (seen(kConcat84)) return same(kConcat84, v) && k();
+    if (!bind(kConcat84, v)) return false;
+    const NodeId n = node(kConcat84, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat84, n, v)) return false;
     return matchKb(input(n, 0), [&] {
-      return matchAny90(input(n, 1), [&] {
-        return matchAny91(input(n, 2), [&] {
-          return matchKn(input(n, 3), [&] { return matchAny92(input(n, 4), k); });
+      return matchAny81(input(n, 1), [&] {
+        return matchAny82(input(n, 2), [&] {
+          return matchKn(input(n, 3), [&] { return matchAny83(input(n, 4), k); });
         });
       });
     });
   }
 
+  /// _  (rules/attention.yaml:275:79)
+  bool matchAny85(ValueId v, gen::Next k) {
+    if (seen(kAny85)) return same(kAny85, v) && k();
+    return bind(kAny85, v) && k();
+  }
+
   /// Concat(kb, _, _, kn, _, axis=0) | _  (rules/attention.yaml:275:77)
-  bool matchAnyOf95(ValueId v, gen::Next k) {
-    if (seen(kAnyOf95)) return same(kAnyOf95, v) && k();
-    if (!bind(kAnyOf95, v)) return false;
+  bool matchAnyOf86(ValueId v, gen::Next k) {
+    if (seen(kAnyOf86)) return same(kAnyOf86, v) && k();
+    if (!bind(kAnyOf86, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf95, 0);
-    if (matchConcat93(v, k)) return true;
+    if (choose(kAnyOf86, 0) && matchConcat84(v, k)) return true;
     undo(m);
-    choose(kAnyOf95, 1);
-    if (matchAny94(v, k)) return true;
+    if (choose(kAnyOf86, 1) && matchAny85(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Expand(Unsqueeze(kh, 2), (Concat(kb, _, _, kn, _, axis=0) | _))  (rules/attention.yaml:275:20)
-  bool matchExpand96(ValueId v, gen::Next k) {
-    if (seen(kExpand96)) return same(kExpand96, v) && k();
-    if (!bind(kExpand96, v)) return false;
-    const NodeId n = node(kExpand96, v, op::kExpand);
-    if (n == kNoId || !attrs(kExpand96, n, v)) return false;
-    return matchUnsqueeze89(input(n, 0), [&] { return matchAnyOf95(input(n, 1), k); });
+  /// Expand(Unsqueeze(kh, axes=[2]), (Concat(kb, _, _, kn, _, axis=0) | _))
+  /// (rules/attention.yaml:275:20)
+  bool matchExpand87(ValueId v, gen::Next k) {
+    if (seen(kExpand87)) return same(kExpand87, v) && k();
+    if (!bind(kExpand87, v)) return false;
+    const NodeId n = node(kExpand87, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand87, n, v)) return false;
+    return matchUnsqueeze80(input(n, 0), [&] { return matchAnyOf86(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:275:94)
-  bool matchAny97(ValueId v, gen::Next k) {
-    if (seen(kAny97)) return same(kAny97, v) && k();
-    return bind(kAny97, v) && k();
+  /// _  (rules/attention.yaml:275:101)
+  bool matchAny89(ValueId v, gen::Next k) {
+    if (seen(kAny89)) return same(kAny89, v) && k();
+    return bind(kAny89, v) && k();
   }
 
   /// Concat(kb, _, kn, _, axis=0)  (rules/attention.yaml:275:83)
-  bool matchConcat99(ValueId v, gen::Next k) {
-    if (seen(kConcat99)) return same(kConcat99, v) && k();
-    if (!bind(kConcat99, v)) return false;
-    const NodeId n = node(kConcat99, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat99, n, v)) return false;
+  bool matchConcat90(ValueId v, gen::Next k) {
+    if (seen(kConcat90)) return same(kConcat90, v) && k();
+    if (!bind(kConcat90, v)) return false;
+    const NodeId n = node(kConcat90, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat90, n, v)) return false;
     return matchKb(input(n, 0), [&] {
-      return matchAny97(input(n, 1), [&] {
-        return matchKn(input(n, 2), [&] { return matchAny98(input(n, 3), k); });
+      return matchAny88(input(n, 1), [&] {
+        return matchKn(input(n, 2), [&] { return matchAny89(input(n, 3), k); });
       });
     });
   }
 
   /// _  (rules/attention.yaml:275:114)
-  bool matchAny100(ValueId v, gen::Next k) {
-    if (seen(kAny100)) return same(kAny100, v) && k();
-    return bind(kAny100, v) && k();
+  bool matchAny91(ValueId v, gen::Next k) {
+    if (seen(kAny91)) return same(kAny91, v) && k();
+    return bind(kAny91, v) && k();
   }
 
   /// Concat(kb, _, kn, _, axis=0) | _  (rules/attention.yaml:275:112)
-  bool matchAnyOf101(ValueId v, gen::Next k) {
-    if (seen(kAnyOf101)) return same(kAnyOf101, v) && k();
-    if (!bind(kAnyOf101, v)) return false;
+  bool matchAnyOf92(ValueId v, gen::Next k) {
+    if (seen(kAnyOf92)) return same(kAnyOf92, v) && k();
+    if (!bind(kAnyOf92, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf101, 0);
-    if (matchConcat99(v, k)) return true;
+    if (choose(kAnyOf92, 0) && matchConcat90(v, k)) return true;
     undo(m);
-    choose(kAnyOf101, 1);
-    if (matchAny100(v, k)) return true;
+    if (choose(kAnyOf92, 1) && matchAny91(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// kx = Reshape(Expand(Unsqueeze(kh, 2), (Concat(...) | _)), (Concat(kb, _, kn, _, axis=0) | _))
-  /// (rules/attention.yaml:275:12)
+  /// kx = Reshape(Expand(Unsqueeze(kh, axes=[2]), (Concat(...) | _)), (Concat(kb, _, kn, _, axis=0)
+  /// | _))  (rules/attention.yaml:275:12)
   bool matchKx(ValueId v, gen::Next k) {
     if (seen(kKx)) return same(kKx, v) && k();
     if (!bind(kKx, v)) return false;
     const NodeId n = node(kKx, v, op::kReshape);
     if (n == kNoId || !attrs(kKx, n, v)) return false;
-    return matchExpand96(input(n, 0), [&] { return matchAnyOf101(input(n, 1), k); });
+    return matchExpand87(input(n, 0), [&] { return matchAnyOf92(input(n, 1), k); });
   }
 
   /// Shape(vh)  (rules/attention.yaml:276:29)
-  bool matchShape103(ValueId v, gen::Next k) {
-    if (seen(kShape103)) return same(kShape103, v) && k();
-    if (!bind(kShape103, v)) return false;
-    const NodeId n = node(kShape103, v, op::kShape);
-    if (n == kNoId || !attrs(kShape103, n, v)) return false;
+  bool matchShape94(ValueId v, gen::Next k) {
+    if (seen(kShape94)) return same(kShape94, v) && k();
+    if (!bind(kShape94, v)) return false;
+    const NodeId n = node(kShape94, v, op::kShape);
+    if (n == kNoId || !attrs(kShape94, n, v)) return false;
     return matchVh(input(n, 0), k);
   }
 
   /// Gather(Shape(vh), 0, axis=0)  (rules/attention.yaml:276:22)
-  bool matchGather105(ValueId v, gen::Next k) {
-    if (seen(kGather105)) return same(kGather105, v) && k();
-    if (!bind(kGather105, v)) return false;
-    const NodeId n = node(kGather105, v, op::kGather);
-    if (n == kNoId || !attrs(kGather105, n, v)) return false;
-    return matchShape103(input(n, 0), [&] { return matchConstant104(input(n, 1), k); });
+  bool matchGather96(ValueId v, gen::Next k) {
+    if (seen(kGather96)) return same(kGather96, v) && k();
+    if (!bind(kGather96, v)) return false;
+    const NodeId n = node(kGather96, v, op::kGather);
+    if (n == kNoId || !attrs(kGather96, n, v)) return false;
+    return matchShape94(input(n, 0), [&] { return matchConstant95(input(n, 1), k); });
   }
 
-  /// 0  (rules/attention.yaml:276:52)
-  bool matchConstant106(ValueId v, gen::Next k) {
-    if (seen(kConstant106)) return same(kConstant106, v) && k();
-    return bind(kConstant106, v) && constant(kConstant106, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(vh), 0, axis=0), 0)  (rules/attention.yaml:276:12)
-  bool matchUnsqueeze107(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze107)) return same(kUnsqueeze107, v) && k();
-    if (!bind(kUnsqueeze107, v)) return false;
-    const NodeId n = node(kUnsqueeze107, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze107, n, v)) return false;
-    return matchGather105(input(n, 0), [&] { return matchConstant106(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(vh), 0, axis=0), axes=[0])  (rules/attention.yaml:276:12)
+  bool matchUnsqueeze97(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze97)) return same(kUnsqueeze97, v) && k();
+    if (!bind(kUnsqueeze97, v)) return false;
+    const NodeId n = node(kUnsqueeze97, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze97, n, v)) return false;
+    return matchGather96(input(n, 0), k);
   }
 
   /// Shape(vh, start=0, end=1)  (rules/attention.yaml:276:57)
-  bool matchShape108(ValueId v, gen::Next k) {
-    if (seen(kShape108)) return same(kShape108, v) && k();
-    if (!bind(kShape108, v)) return false;
-    const NodeId n = node(kShape108, v, op::kShape);
-    if (n == kNoId || !attrs(kShape108, n, v)) return false;
+  bool matchShape98(ValueId v, gen::Next k) {
+    if (seen(kShape98)) return same(kShape98, v) && k();
+    if (!bind(kShape98, v)) return false;
+    const NodeId n = node(kShape98, v, op::kShape);
+    if (n == kNoId || !attrs(kShape98, n, v)) return false;
     return matchVh(input(n, 0), k);
   }
 
-  /// vb = Unsqueeze(Gather(Shape(...), 0, axis=0), 0) | Shape(vh, start=0, end=1)
+  /// vb = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(vh, start=0, end=1)
   /// (rules/attention.yaml:276:55)
   bool matchVb(ValueId v, gen::Next k) {
     if (seen(kVb)) return same(kVb, v) && k();
     if (!bind(kVb, v)) return false;
     const uint32_t m = mark();
-    choose(kVb, 0);
-    if (matchUnsqueeze107(v, k)) return true;
+    if (choose(kVb, 0) && matchUnsqueeze97(v, k)) return true;
     undo(m);
-    choose(kVb, 1);
-    if (matchShape108(v, k)) return true;
+    if (choose(kVb, 1) && matchShape98(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Shape(vh)  (rules/attention.yaml:277:29)
-  bool matchShape110(ValueId v, gen::Next k) {
-    if (seen(kShape110)) return same(kShape110, v) && k();
-    if (!bind(kShape110, v)) return false;
-    const NodeId n = node(kShape110, v, op::kShape);
-    if (n == kNoId || !attrs(kShape110, n, v)) return false;
+  bool matchShape100(ValueId v, gen::Next k) {
+    if (seen(kShape100)) return same(kShape100, v) && k();
+    if (!bind(kShape100, v)) return false;
+    const NodeId n = node(kShape100, v, op::kShape);
+    if (n == kNoId || !attrs(kShape100, n, v)) return false;
     return matchVh(input(n, 0), k);
+  }
+
+  /// 2  (rules/attention.yaml:277:40)
+  bool matchConstant101(ValueId v, gen::Next k) {
+    if (seen(kConstant101)) return same(kConstant101, v) && k();
+    return bind(kConstant101, v) && constant(kConstant101, v) && k();
   }
 
   /// Gather(Shape(vh), 2, axis=0)  (rules/attention.yaml:277:22)
-  bool matchGather112(ValueId v, gen::Next k) {
-    if (seen(kGather112)) return same(kGather112, v) && k();
-    if (!bind(kGather112, v)) return false;
-    const NodeId n = node(kGather112, v, op::kGather);
-    if (n == kNoId || !attrs(kGather112, n, v)) return false;
-    return matchShape110(input(n, 0), [&] { return matchConstant111(input(n, 1), k); });
+  bool matchGather102(ValueId v, gen::Next k) {
+    if (seen(kGather102)) return same(kGather102, v) && k();
+    if (!bind(kGather102, v)) return false;
+    const NodeId n = node(kGather102, v, op::kGather);
+    if (n == kNoId || !attrs(kGather102, n, v)) return false;
+    return matchShape100(input(n, 0), [&] { return matchConstant101(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(vh), 2, axis=0), 0)  (rules/attention.yaml:277:12)
-  bool matchUnsqueeze114(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze114)) return same(kUnsqueeze114, v) && k();
-    if (!bind(kUnsqueeze114, v)) return false;
-    const NodeId n = node(kUnsqueeze114, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze114, n, v)) return false;
-    return matchGather112(input(n, 0), [&] { return matchConstant113(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(vh), 2, axis=0), axes=[0])  (rules/attention.yaml:277:12)
+  bool matchUnsqueeze103(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze103)) return same(kUnsqueeze103, v) && k();
+    if (!bind(kUnsqueeze103, v)) return false;
+    const NodeId n = node(kUnsqueeze103, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze103, n, v)) return false;
+    return matchGather102(input(n, 0), k);
   }
 
   /// Shape(vh, start=2, end=3)  (rules/attention.yaml:277:57)
-  bool matchShape115(ValueId v, gen::Next k) {
-    if (seen(kShape115)) return same(kShape115, v) && k();
-    if (!bind(kShape115, v)) return false;
-    const NodeId n = node(kShape115, v, op::kShape);
-    if (n == kNoId || !attrs(kShape115, n, v)) return false;
+  bool matchShape104(ValueId v, gen::Next k) {
+    if (seen(kShape104)) return same(kShape104, v) && k();
+    if (!bind(kShape104, v)) return false;
+    const NodeId n = node(kShape104, v, op::kShape);
+    if (n == kNoId || !attrs(kShape104, n, v)) return false;
     return matchVh(input(n, 0), k);
   }
 
-  /// vn = Unsqueeze(Gather(Shape(...), 2, axis=0), 0) | Shape(vh, start=2, end=3)
+  /// vn = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
   /// (rules/attention.yaml:277:55)
   bool matchVn(ValueId v, gen::Next k) {
     if (seen(kVn)) return same(kVn, v) && k();
     if (!bind(kVn, v)) return false;
     const uint32_t m = mark();
-    choose(kVn, 0);
-    if (matchUnsqueeze114(v, k)) return true;
+    if (choose(kVn, 0) && matchUnsqueeze103(v, k)) return true;
     undo(m);
-    choose(kVn, 1);
-    if (matchShape115(v, k)) return true;
+    if (choose(kVn, 1) && matchShape104(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Unsqueeze(vh, 2)  (rules/attention.yaml:278:27)
-  bool matchUnsqueeze118(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze118)) return same(kUnsqueeze118, v) && k();
-    if (!bind(kUnsqueeze118, v)) return false;
-    const NodeId n = node(kUnsqueeze118, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze118, n, v)) return false;
-    return matchVh(input(n, 0), [&] { return matchConstant117(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:278:59)
-  bool matchAny120(ValueId v, gen::Next k) {
-    if (seen(kAny120)) return same(kAny120, v) && k();
-    return bind(kAny120, v) && k();
+  /// Unsqueeze(vh, axes=[2])  (rules/attention.yaml:278:27)
+  bool matchUnsqueeze106(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze106)) return same(kUnsqueeze106, v) && k();
+    if (!bind(kUnsqueeze106, v)) return false;
+    const NodeId n = node(kUnsqueeze106, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze106, n, v)) return false;
+    return matchVh(input(n, 0), k);
   }
 
   /// Concat(vb, _, _, vn, _, axis=0)  (rules/attention.yaml:278:45)
-  bool matchConcat122(ValueId v, gen::Next k) {
-    if (seen(kConcat122)) return same(kConcat122, v) && k();
-    if (!bind(kConcat122, v)) return false;
-    const NodeId n = node(kConcat122, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat122, n, v)) return false;
+  bool matchConcat110(ValueId v, gen::Next k) {
+    if (seen(kConcat110)) return same(kConcat110, v) && k();
+    if (!bind(kConcat110, v)) return false;
+    const NodeId n = node(kConcat110, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat110, n, v)) return false;
     return matchVb(input(n, 0), [&] {
-      return matchAny119(input(n, 1), [&] {
-        return matchAny120(input(n, 2), [&] {
-          return matchVn(input(n, 3), [&] { return matchAny121(input(n, 4), k); });
+      return matchAny107(input(n, 1), [&] {
+        return matchAny108(input(n, 2), [&] {
+          return matchVn(input(n, 3), [&] { return matchAny109(input(n, 4), k); });
         });
       });
     });
   }
 
   /// Concat(vb, _, _, vn, _, axis=0) | _  (rules/attention.yaml:278:77)
-  bool matchAnyOf124(ValueId v, gen::Next k) {
-    if (seen(kAnyOf124)) return same(kAnyOf124, v) && k();
-    if (!bind(kAnyOf124, v)) return false;
+  bool matchAnyOf112(ValueId v, gen::Next k) {
+    if (seen(kAnyOf112)) return same(kAnyOf112, v) && k();
+    if (!bind(kAnyOf112, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf124, 0);
-    if (matchConcat122(v, k)) return true;
+    if (choose(kAnyOf112, 0) && matchConcat110(v, k)) return true;
     undo(m);
-    choose(kAnyOf124, 1);
-    if (matchAny123(v, k)) return true;
+    if (choose(kAnyOf112, 1) && matchAny111(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Expand(Unsqueeze(vh, 2), (Concat(vb, _, _, vn, _, axis=0) | _))  (rules/attention.yaml:278:20)
-  bool matchExpand125(ValueId v, gen::Next k) {
-    if (seen(kExpand125)) return same(kExpand125, v) && k();
-    if (!bind(kExpand125, v)) return false;
-    const NodeId n = node(kExpand125, v, op::kExpand);
-    if (n == kNoId || !attrs(kExpand125, n, v)) return false;
-    return matchUnsqueeze118(input(n, 0), [&] { return matchAnyOf124(input(n, 1), k); });
+  /// Expand(Unsqueeze(vh, axes=[2]), (Concat(vb, _, _, vn, _, axis=0) | _))
+  /// (rules/attention.yaml:278:20)
+  bool matchExpand113(ValueId v, gen::Next k) {
+    if (seen(kExpand113)) return same(kExpand113, v) && k();
+    if (!bind(kExpand113, v)) return false;
+    const NodeId n = node(kExpand113, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand113, n, v)) return false;
+    return matchUnsqueeze106(input(n, 0), [&] { return matchAnyOf112(input(n, 1), k); });
+  }
+
+  /// _  (rules/attention.yaml:278:94)
+  bool matchAny114(ValueId v, gen::Next k) {
+    if (seen(kAny114)) return same(kAny114, v) && k();
+    return bind(kAny114, v) && k();
   }
 
   /// Concat(vb, _, vn, _, axis=0)  (rules/attention.yaml:278:83)
-  bool matchConcat128(ValueId v, gen::Next k) {
-    if (seen(kConcat128)) return same(kConcat128, v) && k();
-    if (!bind(kConcat128, v)) return false;
-    const NodeId n = node(kConcat128, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat128, n, v)) return false;
+  bool matchConcat116(ValueId v, gen::Next k) {
+    if (seen(kConcat116)) return same(kConcat116, v) && k();
+    if (!bind(kConcat116, v)) return false;
+    const NodeId n = node(kConcat116, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat116, n, v)) return false;
     return matchVb(input(n, 0), [&] {
-      return matchAny126(input(n, 1), [&] {
-        return matchVn(input(n, 2), [&] { return matchAny127(input(n, 3), k); });
+      return matchAny114(input(n, 1), [&] {
+        return matchVn(input(n, 2), [&] { return matchAny115(input(n, 3), k); });
       });
     });
   }
 
   /// Concat(vb, _, vn, _, axis=0) | _  (rules/attention.yaml:278:112)
-  bool matchAnyOf130(ValueId v, gen::Next k) {
-    if (seen(kAnyOf130)) return same(kAnyOf130, v) && k();
-    if (!bind(kAnyOf130, v)) return false;
+  bool matchAnyOf118(ValueId v, gen::Next k) {
+    if (seen(kAnyOf118)) return same(kAnyOf118, v) && k();
+    if (!bind(kAnyOf118, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf130, 0);
-    if (matchConcat128(v, k)) return true;
+    if (choose(kAnyOf118, 0) && matchConcat116(v, k)) return true;
     undo(m);
-    choose(kAnyOf130, 1);
-    if (matchAny129(v, k)) return true;
+    if (choose(kAnyOf118, 1) && matchAny117(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// vx = Reshape(Expand(Unsqueeze(vh, 2), (Concat(...) | _)), (Concat(vb, _, vn, _, axis=0) | _))
-  /// (rules/attention.yaml:278:12)
+  /// vx = Reshape(Expand(Unsqueeze(vh, axes=[2]), (Concat(...) | _)), (Concat(vb, _, vn, _, axis=0)
+  /// | _))  (rules/attention.yaml:278:12)
   bool matchVx(ValueId v, gen::Next k) {
     if (seen(kVx)) return same(kVx, v) && k();
     if (!bind(kVx, v)) return false;
     const NodeId n = node(kVx, v, op::kReshape);
     if (n == kNoId || !attrs(kVx, n, v)) return false;
-    return matchExpand125(input(n, 0), [&] { return matchAnyOf130(input(n, 1), k); });
+    return matchExpand113(input(n, 0), [&] { return matchAnyOf118(input(n, 1), k); });
   }
 
   /// kt = Transpose(kx, perm=[0, 1, 3, 2])  (rules/attention.yaml:279:12)
@@ -12710,52 +12373,52 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:280:16)
-  bool matchMatMul133(ValueId v, gen::Next k) {
-    if (seen(kMatMul133)) return same(kMatMul133, v) && k();
-    if (!bind(kMatMul133, v)) return false;
-    const NodeId n = node(kMatMul133, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul133, n, v)) return false;
+  bool matchMatMul121(ValueId v, gen::Next k) {
+    if (seen(kMatMul121)) return same(kMatMul121, v) && k();
+    if (!bind(kMatMul121, v)) return false;
+    const NodeId n = node(kMatMul121, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul121, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:280:12)
-  bool matchDiv135(ValueId v, gen::Next k) {
-    if (seen(kDiv135)) return same(kDiv135, v) && k();
-    if (!bind(kDiv135, v)) return false;
-    const NodeId n = node(kDiv135, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv135, n, v)) return false;
-    return matchMatMul133(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  bool matchDiv123(ValueId v, gen::Next k) {
+    if (seen(kDiv123)) return same(kDiv123, v) && k();
+    if (!bind(kDiv123, v)) return false;
+    const NodeId n = node(kDiv123, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv123, n, v)) return false;
+    return matchMatMul121(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:280:41)
-  bool matchMatMul136(ValueId v, gen::Next k) {
-    if (seen(kMatMul136)) return same(kMatMul136, v) && k();
-    if (!bind(kMatMul136, v)) return false;
-    const NodeId n = node(kMatMul136, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul136, n, v)) return false;
+  bool matchMatMul124(ValueId v, gen::Next k) {
+    if (seen(kMatMul124)) return same(kMatMul124, v) && k();
+    if (!bind(kMatMul124, v)) return false;
+    const NodeId n = node(kMatMul124, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul124, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:280:37)
-  bool matchMul137(ValueId v, gen::Next k) {
-    if (seen(kMul137)) return same(kMul137, v) && k();
-    if (!bind(kMul137, v)) return false;
-    const NodeId n = node(kMul137, v, op::kMul);
-    if (n == kNoId || !attrs(kMul137, n, v)) return false;
+  bool matchMul125(ValueId v, gen::Next k) {
+    if (seen(kMul125)) return same(kMul125, v) && k();
+    if (!bind(kMul125, v)) return false;
+    const NodeId n = node(kMul125, v, op::kMul);
+    if (n == kNoId || !attrs(kMul125, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMatMul136(in0, [&] { return matchC(in1, k); })) return true;
+    if (matchMatMul124(in0, [&] { return matchC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMatMul136(in1, [&] { return matchC(in0, k); });
+    return matchMatMul124(in1, [&] { return matchC(in0, k); });
   }
 
   /// Mul(qh, cq)  (rules/attention.yaml:280:69)
-  bool matchMul139(ValueId v, gen::Next k) {
-    if (seen(kMul139)) return same(kMul139, v) && k();
-    if (!bind(kMul139, v)) return false;
-    const NodeId n = node(kMul139, v, op::kMul);
-    if (n == kNoId || !attrs(kMul139, n, v)) return false;
+  bool matchMul127(ValueId v, gen::Next k) {
+    if (seen(kMul127)) return same(kMul127, v) && k();
+    if (!bind(kMul127, v)) return false;
+    const NodeId n = node(kMul127, v, op::kMul);
+    if (n == kNoId || !attrs(kMul127, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
@@ -12765,37 +12428,34 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Div(qh, cq)  (rules/attention.yaml:280:83)
-  bool matchDiv140(ValueId v, gen::Next k) {
-    if (seen(kDiv140)) return same(kDiv140, v) && k();
-    if (!bind(kDiv140, v)) return false;
-    const NodeId n = node(kDiv140, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv140, n, v)) return false;
+  bool matchDiv128(ValueId v, gen::Next k) {
+    if (seen(kDiv128)) return same(kDiv128, v) && k();
+    if (!bind(kDiv128, v)) return false;
+    const NodeId n = node(kDiv128, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv128, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
   /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:280:81)
-  bool matchAnyOf141(ValueId v, gen::Next k) {
-    if (seen(kAnyOf141)) return same(kAnyOf141, v) && k();
-    if (!bind(kAnyOf141, v)) return false;
+  bool matchAnyOf129(ValueId v, gen::Next k) {
+    if (seen(kAnyOf129)) return same(kAnyOf129, v) && k();
+    if (!bind(kAnyOf129, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf141, 0);
-    if (matchMul139(v, k)) return true;
+    if (choose(kAnyOf129, 0) && matchMul127(v, k)) return true;
     undo(m);
-    choose(kAnyOf141, 1);
-    if (matchDiv140(v, k)) return true;
+    if (choose(kAnyOf129, 1) && matchDiv128(v, k)) return true;
     undo(m);
-    choose(kAnyOf141, 2);
-    if (matchQh(v, k)) return true;
+    if (choose(kAnyOf129, 2) && matchQh(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Mul(kt, ck)  (rules/attention.yaml:280:101)
-  bool matchMul143(ValueId v, gen::Next k) {
-    if (seen(kMul143)) return same(kMul143, v) && k();
-    if (!bind(kMul143, v)) return false;
-    const NodeId n = node(kMul143, v, op::kMul);
-    if (n == kNoId || !attrs(kMul143, n, v)) return false;
+  bool matchMul131(ValueId v, gen::Next k) {
+    if (seen(kMul131)) return same(kMul131, v) && k();
+    if (!bind(kMul131, v)) return false;
+    const NodeId n = node(kMul131, v, op::kMul);
+    if (n == kNoId || !attrs(kMul131, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
@@ -12805,39 +12465,36 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Div(kt, ck)  (rules/attention.yaml:280:115)
-  bool matchDiv144(ValueId v, gen::Next k) {
-    if (seen(kDiv144)) return same(kDiv144, v) && k();
-    if (!bind(kDiv144, v)) return false;
-    const NodeId n = node(kDiv144, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv144, n, v)) return false;
+  bool matchDiv132(ValueId v, gen::Next k) {
+    if (seen(kDiv132)) return same(kDiv132, v) && k();
+    if (!bind(kDiv132, v)) return false;
+    const NodeId n = node(kDiv132, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv132, n, v)) return false;
     return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
   }
 
   /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:280:113)
-  bool matchAnyOf145(ValueId v, gen::Next k) {
-    if (seen(kAnyOf145)) return same(kAnyOf145, v) && k();
-    if (!bind(kAnyOf145, v)) return false;
+  bool matchAnyOf133(ValueId v, gen::Next k) {
+    if (seen(kAnyOf133)) return same(kAnyOf133, v) && k();
+    if (!bind(kAnyOf133, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf145, 0);
-    if (matchMul143(v, k)) return true;
+    if (choose(kAnyOf133, 0) && matchMul131(v, k)) return true;
     undo(m);
-    choose(kAnyOf145, 1);
-    if (matchDiv144(v, k)) return true;
+    if (choose(kAnyOf133, 1) && matchDiv132(v, k)) return true;
     undo(m);
-    choose(kAnyOf145, 2);
-    if (matchKt(v, k)) return true;
+    if (choose(kAnyOf133, 2) && matchKt(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
   /// (rules/attention.yaml:280:62)
-  bool matchMatMul146(ValueId v, gen::Next k) {
-    if (seen(kMatMul146)) return same(kMatMul146, v) && k();
-    if (!bind(kMatMul146, v)) return false;
-    const NodeId n = node(kMatMul146, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul146, n, v)) return false;
-    return matchAnyOf141(input(n, 0), [&] { return matchAnyOf145(input(n, 1), k); });
+  bool matchMatMul134(ValueId v, gen::Next k) {
+    if (seen(kMatMul134)) return same(kMatMul134, v) && k();
+    if (!bind(kMatMul134, v)) return false;
+    const NodeId n = node(kMatMul134, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul134, n, v)) return false;
+    return matchAnyOf129(input(n, 0), [&] { return matchAnyOf133(input(n, 1), k); });
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
@@ -12846,150 +12503,117 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv135(v, k)) return true;
+    if (choose(kS, 0) && matchDiv123(v, k)) return true;
     undo(m);
-    choose(kS, 1);
-    if (matchMul137(v, k)) return true;
+    if (choose(kS, 1) && matchMul125(v, k)) return true;
     undo(m);
-    choose(kS, 2);
-    if (matchMatMul146(v, k)) return true;
+    if (choose(kS, 2) && matchMatMul134(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Shape(qh)  (rules/attention.yaml:281:18)
-  bool matchShape148(ValueId v, gen::Next k) {
-    if (seen(kShape148)) return same(kShape148, v) && k();
-    if (!bind(kShape148, v)) return false;
-    const NodeId n = node(kShape148, v, op::kShape);
-    if (n == kNoId || !attrs(kShape148, n, v)) return false;
+  bool matchShape136(ValueId v, gen::Next k) {
+    if (seen(kShape136)) return same(kShape136, v) && k();
+    if (!bind(kShape136, v)) return false;
+    const NodeId n = node(kShape136, v, op::kShape);
+    if (n == kNoId || !attrs(kShape136, n, v)) return false;
     return matchQh(input(n, 0), k);
   }
 
-  /// -2  (rules/attention.yaml:281:29)
-  bool matchConstant149(ValueId v, gen::Next k) {
-    if (seen(kConstant149)) return same(kConstant149, v) && k();
-    return bind(kConstant149, v) && constant(kConstant149, v) && k();
-  }
-
-  /// -1  (rules/attention.yaml:281:33)
-  bool matchConstant150(ValueId v, gen::Next k) {
-    if (seen(kConstant150)) return same(kConstant150, v) && k();
-    return bind(kConstant150, v) && constant(kConstant150, v) && k();
-  }
-
-  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:281:12)
-  bool matchSlice151(ValueId v, gen::Next k) {
-    if (seen(kSlice151)) return same(kSlice151, v) && k();
-    if (!bind(kSlice151, v)) return false;
-    const NodeId n = node(kSlice151, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice151, n, v)) return false;
-    return matchShape148(input(n, 0), [&] {
-      return matchConstant149(input(n, 1), [&] { return matchConstant150(input(n, 2), k); });
-    });
+  /// Slice(Shape(qh), starts=[-2], ends=[-1])  (rules/attention.yaml:281:12)
+  bool matchSlice137(ValueId v, gen::Next k) {
+    if (seen(kSlice137)) return same(kSlice137, v) && k();
+    if (!bind(kSlice137, v)) return false;
+    const NodeId n = node(kSlice137, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice137, n, v)) return false;
+    return matchShape136(input(n, 0), k);
   }
 
   /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:281:39)
-  bool matchShape152(ValueId v, gen::Next k) {
-    if (seen(kShape152)) return same(kShape152, v) && k();
-    if (!bind(kShape152, v)) return false;
-    const NodeId n = node(kShape152, v, op::kShape);
-    if (n == kNoId || !attrs(kShape152, n, v)) return false;
+  bool matchShape138(ValueId v, gen::Next k) {
+    if (seen(kShape138)) return same(kShape138, v) && k();
+    if (!bind(kShape138, v)) return false;
+    const NodeId n = node(kShape138, v, op::kShape);
+    if (n == kNoId || !attrs(kShape138, n, v)) return false;
     return matchQh(input(n, 0), k);
   }
 
-  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:281:37)
+  /// ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+  /// (rules/attention.yaml:281:37)
   bool matchQl(ValueId v, gen::Next k) {
     if (seen(kQl)) return same(kQl, v) && k();
     if (!bind(kQl, v)) return false;
     const uint32_t m = mark();
-    choose(kQl, 0);
-    if (matchSlice151(v, k)) return true;
+    if (choose(kQl, 0) && matchSlice137(v, k)) return true;
     undo(m);
-    choose(kQl, 1);
-    if (matchShape152(v, k)) return true;
+    if (choose(kQl, 1) && matchShape138(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Shape(kx)  (rules/attention.yaml:282:18)
-  bool matchShape154(ValueId v, gen::Next k) {
-    if (seen(kShape154)) return same(kShape154, v) && k();
-    if (!bind(kShape154, v)) return false;
-    const NodeId n = node(kShape154, v, op::kShape);
-    if (n == kNoId || !attrs(kShape154, n, v)) return false;
+  bool matchShape140(ValueId v, gen::Next k) {
+    if (seen(kShape140)) return same(kShape140, v) && k();
+    if (!bind(kShape140, v)) return false;
+    const NodeId n = node(kShape140, v, op::kShape);
+    if (n == kNoId || !attrs(kShape140, n, v)) return false;
     return matchKx(input(n, 0), k);
   }
 
-  /// -2  (rules/attention.yaml:282:29)
-  bool matchConstant155(ValueId v, gen::Next k) {
-    if (seen(kConstant155)) return same(kConstant155, v) && k();
-    return bind(kConstant155, v) && constant(kConstant155, v) && k();
-  }
-
-  /// -1  (rules/attention.yaml:282:33)
-  bool matchConstant156(ValueId v, gen::Next k) {
-    if (seen(kConstant156)) return same(kConstant156, v) && k();
-    return bind(kConstant156, v) && constant(kConstant156, v) && k();
-  }
-
-  /// Slice(Shape(kx), -2, -1)  (rules/attention.yaml:282:12)
-  bool matchSlice157(ValueId v, gen::Next k) {
-    if (seen(kSlice157)) return same(kSlice157, v) && k();
-    if (!bind(kSlice157, v)) return false;
-    const NodeId n = node(kSlice157, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice157, n, v)) return false;
-    return matchShape154(input(n, 0), [&] {
-      return matchConstant155(input(n, 1), [&] { return matchConstant156(input(n, 2), k); });
-    });
+  /// Slice(Shape(kx), starts=[-2], ends=[-1])  (rules/attention.yaml:282:12)
+  bool matchSlice141(ValueId v, gen::Next k) {
+    if (seen(kSlice141)) return same(kSlice141, v) && k();
+    if (!bind(kSlice141, v)) return false;
+    const NodeId n = node(kSlice141, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice141, n, v)) return false;
+    return matchShape140(input(n, 0), k);
   }
 
   /// Shape(kx, start=-2, end=-1)  (rules/attention.yaml:282:39)
-  bool matchShape158(ValueId v, gen::Next k) {
-    if (seen(kShape158)) return same(kShape158, v) && k();
-    if (!bind(kShape158, v)) return false;
-    const NodeId n = node(kShape158, v, op::kShape);
-    if (n == kNoId || !attrs(kShape158, n, v)) return false;
+  bool matchShape142(ValueId v, gen::Next k) {
+    if (seen(kShape142)) return same(kShape142, v) && k();
+    if (!bind(kShape142, v)) return false;
+    const NodeId n = node(kShape142, v, op::kShape);
+    if (n == kNoId || !attrs(kShape142, n, v)) return false;
     return matchKx(input(n, 0), k);
   }
 
-  /// kl = Slice(Shape(kx), -2, -1) | Shape(kx, start=-2, end=-1)  (rules/attention.yaml:282:37)
+  /// kl = Slice(Shape(kx), starts=[-2], ends=[-1]) | Shape(kx, start=-2, end=-1)
+  /// (rules/attention.yaml:282:37)
   bool matchKl(ValueId v, gen::Next k) {
     if (seen(kKl)) return same(kKl, v) && k();
     if (!bind(kKl, v)) return false;
     const uint32_t m = mark();
-    choose(kKl, 0);
-    if (matchSlice157(v, k)) return true;
+    if (choose(kKl, 0) && matchSlice141(v, k)) return true;
     undo(m);
-    choose(kKl, 1);
-    if (matchShape158(v, k)) return true;
+    if (choose(kKl, 1) && matchShape142(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// 1.0  (rules/attention.yaml:283:26)
-  bool matchConstant160(ValueId v, gen::Next k) {
-    if (seen(kConstant160)) return same(kConstant160, v) && k();
-    return bind(kConstant160, v) && constant(kConstant160, v) && k();
+  bool matchConstant144(ValueId v, gen::Next k) {
+    if (seen(kConstant144)) return same(kConstant144, v) && k();
+    return bind(kConstant144, v) && constant(kConstant144, v) && k();
   }
 
   /// Concat(ql, kl, axis=0)  (rules/attention.yaml:283:31)
-  bool matchConcat161(ValueId v, gen::Next k) {
-    if (seen(kConcat161)) return same(kConcat161, v) && k();
-    if (!bind(kConcat161, v)) return false;
-    const NodeId n = node(kConcat161, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat161, n, v)) return false;
+  bool matchConcat145(ValueId v, gen::Next k) {
+    if (seen(kConcat145)) return same(kConcat145, v) && k();
+    if (!bind(kConcat145, v)) return false;
+    const NodeId n = node(kConcat145, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat145, n, v)) return false;
     return matchQl(input(n, 0), [&] { return matchKl(input(n, 1), k); });
   }
 
   /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:283:19)
-  bool matchExpand162(ValueId v, gen::Next k) {
-    if (seen(kExpand162)) return same(kExpand162, v) && k();
-    if (!bind(kExpand162, v)) return false;
-    const NodeId n = node(kExpand162, v, op::kExpand);
-    if (n == kNoId || !attrs(kExpand162, n, v)) return false;
-    return matchConstant160(input(n, 0), [&] { return matchConcat161(input(n, 1), k); });
+  bool matchExpand146(ValueId v, gen::Next k) {
+    if (seen(kExpand146)) return same(kExpand146, v) && k();
+    if (!bind(kExpand146, v)) return false;
+    const NodeId n = node(kExpand146, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand146, n, v)) return false;
+    return matchConstant144(input(n, 0), [&] { return matchConcat145(input(n, 1), k); });
   }
 
   /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:283:13)
@@ -12998,13 +12622,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (!bind(kTri, v)) return false;
     const NodeId n = node(kTri, v, op::kTrilu);
     if (n == kNoId || !attrs(kTri, n, v)) return false;
-    return matchExpand162(input(n, 0), k);
+    return matchExpand146(input(n, 0), k);
   }
 
   /// 0.0  (rules/attention.yaml:284:36)
-  bool matchConstant164(ValueId v, gen::Next k) {
-    if (seen(kConstant164)) return same(kConstant164, v) && k();
-    return bind(kConstant164, v) && constant(kConstant164, v) && k();
+  bool matchConstant148(ValueId v, gen::Next k) {
+    if (seen(kConstant148)) return same(kConstant148, v) && k();
+    return bind(kConstant148, v) && constant(kConstant148, v) && k();
   }
 
   /// Equal(tri, 0.0)  (rules/attention.yaml:284:25)
@@ -13015,96 +12639,96 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (n == kNoId || !attrs(kEqual, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchTri(in0, [&] { return matchConstant164(in1, k); })) return true;
+    if (matchTri(in0, [&] { return matchConstant148(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchTri(in1, [&] { return matchConstant164(in0, k); });
+    return matchTri(in1, [&] { return matchConstant148(in0, k); });
   }
 
   /// 0.0  (rules/attention.yaml:284:48)
-  bool matchConstant167(ValueId v, gen::Next k) {
-    if (seen(kConstant167)) return same(kConstant167, v) && k();
-    return bind(kConstant167, v) && constant(kConstant167, v) && k();
+  bool matchConstant151(ValueId v, gen::Next k) {
+    if (seen(kConstant151)) return same(kConstant151, v) && k();
+    return bind(kConstant151, v) && constant(kConstant151, v) && k();
   }
 
   /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:284:19)
-  bool matchWhere168(ValueId v, gen::Next k) {
-    if (seen(kWhere168)) return same(kWhere168, v) && k();
-    if (!bind(kWhere168, v)) return false;
-    const NodeId n = node(kWhere168, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere168, n, v)) return false;
+  bool matchWhere152(ValueId v, gen::Next k) {
+    if (seen(kWhere152)) return same(kWhere152, v) && k();
+    if (!bind(kWhere152, v)) return false;
+    const NodeId n = node(kWhere152, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere152, n, v)) return false;
     return matchEqual(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchConstant167(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] { return matchConstant151(input(n, 2), k); });
     });
   }
 
   /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:284:12)
-  bool matchAdd169(ValueId v, gen::Next k) {
-    if (seen(kAdd169)) return same(kAdd169, v) && k();
-    if (!bind(kAdd169, v)) return false;
-    const NodeId n = node(kAdd169, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd169, n, v)) return false;
+  bool matchAdd153(ValueId v, gen::Next k) {
+    if (seen(kAdd153)) return same(kAdd153, v) && k();
+    if (!bind(kAdd153, v)) return false;
+    const NodeId n = node(kAdd153, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd153, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchS(in0, [&] { return matchWhere168(in1, k); })) return true;
+    if (matchS(in0, [&] { return matchWhere152(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchS(in1, [&] { return matchWhere168(in0, k); });
+    return matchS(in1, [&] { return matchWhere152(in0, k); });
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:284:73)
-  bool matchWhere171(ValueId v, gen::Next k) {
-    if (seen(kWhere171)) return same(kWhere171, v) && k();
-    if (!bind(kWhere171, v)) return false;
-    const NodeId n = node(kWhere171, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere171, n, v)) return false;
+  bool matchWhere155(ValueId v, gen::Next k) {
+    if (seen(kWhere155)) return same(kWhere155, v) && k();
+    if (!bind(kWhere155, v)) return false;
+    const NodeId n = node(kWhere155, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere155, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:284:69)
-  bool matchAdd173(ValueId v, gen::Next k) {
-    if (seen(kAdd173)) return same(kAdd173, v) && k();
-    if (!bind(kAdd173, v)) return false;
-    const NodeId n = node(kAdd173, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd173, n, v)) return false;
+  bool matchAdd157(ValueId v, gen::Next k) {
+    if (seen(kAdd157)) return same(kAdd157, v) && k();
+    if (!bind(kAdd157, v)) return false;
+    const NodeId n = node(kAdd157, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd157, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchWhere171(in0, [&] { return matchMask(in1, k); })) return true;
+    if (matchWhere155(in0, [&] { return matchMask(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchWhere171(in1, [&] { return matchMask(in0, k); });
+    return matchWhere155(in1, [&] { return matchMask(in0, k); });
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:284:118)
-  bool matchWhere174(ValueId v, gen::Next k) {
-    if (seen(kWhere174)) return same(kWhere174, v) && k();
-    if (!bind(kWhere174, v)) return false;
-    const NodeId n = node(kWhere174, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere174, n, v)) return false;
+  bool matchWhere158(ValueId v, gen::Next k) {
+    if (seen(kWhere158)) return same(kWhere158, v) && k();
+    if (!bind(kWhere158, v)) return false;
+    const NodeId n = node(kWhere158, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere158, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:284:151)
-  bool matchWhere176(ValueId v, gen::Next k) {
-    if (seen(kWhere176)) return same(kWhere176, v) && k();
-    if (!bind(kWhere176, v)) return false;
-    const NodeId n = node(kWhere176, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere176, n, v)) return false;
+  bool matchWhere160(ValueId v, gen::Next k) {
+    if (seen(kWhere160)) return same(kWhere160, v) && k();
+    if (!bind(kWhere160, v)) return false;
+    const NodeId n = node(kWhere160, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere160, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
       return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
     });
   }
 
   /// Add(s, mask)  (rules/attention.yaml:284:189)
-  bool matchAdd177(ValueId v, gen::Next k) {
-    if (seen(kAdd177)) return same(kAdd177, v) && k();
-    if (!bind(kAdd177, v)) return false;
-    const NodeId n = node(kAdd177, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd177, n, v)) return false;
+  bool matchAdd161(ValueId v, gen::Next k) {
+    if (seen(kAdd161)) return same(kAdd161, v) && k();
+    if (!bind(kAdd161, v)) return false;
+    const NodeId n = node(kAdd161, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd161, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -13119,23 +12743,17 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
-    choose(kM, 0);  // @sdpa_causal
-    if (matchAdd169(v, k)) return true;
+    if (choose(kM, 0) && matchAdd153(v, k)) return true;  // @sdpa_causal
     undo(m);
-    choose(kM, 1);  // @causal_mask
-    if (matchAdd173(v, k)) return true;
+    if (choose(kM, 1) && matchAdd157(v, k)) return true;  // @causal_mask
     undo(m);
-    choose(kM, 2);  // @causal
-    if (matchWhere174(v, k)) return true;
+    if (choose(kM, 2) && matchWhere158(v, k)) return true;  // @causal
     undo(m);
-    choose(kM, 3);  // @masked_fill
-    if (matchWhere176(v, k)) return true;
+    if (choose(kM, 3) && matchWhere160(v, k)) return true;  // @masked_fill
     undo(m);
-    choose(kM, 4);  // @mask
-    if (matchAdd177(v, k)) return true;
+    if (choose(kM, 4) && matchAdd161(v, k)) return true;  // @mask
     undo(m);
-    choose(kM, 5);  // @plain
-    if (matchS(v, k)) return true;
+    if (choose(kM, 5) && matchS(v, k)) return true;  // @plain
     undo(m);
     return false;
   }
@@ -13159,191 +12777,177 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// _  (rules/attention.yaml:286:42)
+  bool matchAny165(ValueId v, gen::Next k) {
+    if (seen(kAny165)) return same(kAny165, v) && k();
+    return bind(kAny165, v) && k();
+  }
+
+  /// Shape(_)  (rules/attention.yaml:286:36)
+  bool matchShape166(ValueId v, gen::Next k) {
+    if (seen(kShape166)) return same(kShape166, v) && k();
+    if (!bind(kShape166, v)) return false;
+    const NodeId n = node(kShape166, v, op::kShape);
+    if (n == kNoId || !attrs(kShape166, n, v)) return false;
+    return matchAny165(input(n, 0), k);
+  }
+
+  /// 0  (rules/attention.yaml:286:46)
+  bool matchConstant167(ValueId v, gen::Next k) {
+    if (seen(kConstant167)) return same(kConstant167, v) && k();
+    return bind(kConstant167, v) && constant(kConstant167, v) && k();
+  }
+
+  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:286:29)
+  bool matchGather168(ValueId v, gen::Next k) {
+    if (seen(kGather168)) return same(kGather168, v) && k();
+    if (!bind(kGather168, v)) return false;
+    const NodeId n = node(kGather168, v, op::kGather);
+    if (n == kNoId || !attrs(kGather168, n, v)) return false;
+    return matchShape166(input(n, 0), [&] { return matchConstant167(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:286:19)
+  bool matchUnsqueeze169(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze169)) return same(kUnsqueeze169, v) && k();
+    if (!bind(kUnsqueeze169, v)) return false;
+    const NodeId n = node(kUnsqueeze169, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze169, n, v)) return false;
+    return matchGather168(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:286:85)
+  bool matchAny170(ValueId v, gen::Next k) {
+    if (seen(kAny170)) return same(kAny170, v) && k();
+    return bind(kAny170, v) && k();
+  }
+
+  /// Shape(_)  (rules/attention.yaml:286:79)
+  bool matchShape171(ValueId v, gen::Next k) {
+    if (seen(kShape171)) return same(kShape171, v) && k();
+    if (!bind(kShape171, v)) return false;
+    const NodeId n = node(kShape171, v, op::kShape);
+    if (n == kNoId || !attrs(kShape171, n, v)) return false;
+    return matchAny170(input(n, 0), k);
+  }
+
+  /// 1  (rules/attention.yaml:286:89)
+  bool matchConstant172(ValueId v, gen::Next k) {
+    if (seen(kConstant172)) return same(kConstant172, v) && k();
+    return bind(kConstant172, v) && constant(kConstant172, v) && k();
+  }
+
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:286:72)
+  bool matchGather173(ValueId v, gen::Next k) {
+    if (seen(kGather173)) return same(kGather173, v) && k();
+    if (!bind(kGather173, v)) return false;
+    const NodeId n = node(kGather173, v, op::kGather);
+    if (n == kNoId || !attrs(kGather173, n, v)) return false;
+    return matchShape171(input(n, 0), [&] { return matchConstant172(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:286:62)
+  bool matchUnsqueeze174(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze174)) return same(kUnsqueeze174, v) && k();
+    if (!bind(kUnsqueeze174, v)) return false;
+    const NodeId n = node(kUnsqueeze174, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze174, n, v)) return false;
+    return matchGather173(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:286:105)
+  bool matchAny175(ValueId v, gen::Next k) {
+    if (seen(kAny175)) return same(kAny175, v) && k();
+    return bind(kAny175, v) && k();
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, axis=0)  (rules/attention.yaml:286:12)
+  bool matchConcat176(ValueId v, gen::Next k) {
+    if (seen(kConcat176)) return same(kConcat176, v) && k();
+    if (!bind(kConcat176, v)) return false;
+    const NodeId n = node(kConcat176, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat176, n, v)) return false;
+    return matchUnsqueeze169(input(n, 0), [&] {
+      return matchUnsqueeze174(input(n, 1), [&] { return matchAny175(input(n, 2), k); });
+    });
+  }
+
+  /// _  (rules/attention.yaml:286:131)
+  bool matchAny177(ValueId v, gen::Next k) {
+    if (seen(kAny177)) return same(kAny177, v) && k();
+    return bind(kAny177, v) && k();
+  }
+
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:286:125)
+  bool matchShape178(ValueId v, gen::Next k) {
+    if (seen(kShape178)) return same(kShape178, v) && k();
+    if (!bind(kShape178, v)) return false;
+    const NodeId n = node(kShape178, v, op::kShape);
+    if (n == kNoId || !attrs(kShape178, n, v)) return false;
+    return matchAny177(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:286:157)
+  bool matchAny179(ValueId v, gen::Next k) {
+    if (seen(kAny179)) return same(kAny179, v) && k();
+    return bind(kAny179, v) && k();
+  }
+
+  /// Shape(_, start=1, end=2)  (rules/attention.yaml:286:151)
+  bool matchShape180(ValueId v, gen::Next k) {
+    if (seen(kShape180)) return same(kShape180, v) && k();
+    if (!bind(kShape180, v)) return false;
+    const NodeId n = node(kShape180, v, op::kShape);
+    if (n == kNoId || !attrs(kShape180, n, v)) return false;
+    return matchAny179(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:286:177)
   bool matchAny181(ValueId v, gen::Next k) {
     if (seen(kAny181)) return same(kAny181, v) && k();
     return bind(kAny181, v) && k();
   }
 
-  /// Shape(_)  (rules/attention.yaml:286:36)
-  bool matchShape182(ValueId v, gen::Next k) {
-    if (seen(kShape182)) return same(kShape182, v) && k();
-    if (!bind(kShape182, v)) return false;
-    const NodeId n = node(kShape182, v, op::kShape);
-    if (n == kNoId || !attrs(kShape182, n, v)) return false;
-    return matchAny181(input(n, 0), k);
-  }
-
-  /// 0  (rules/attention.yaml:286:46)
-  bool matchConstant183(ValueId v, gen::Next k) {
-    if (seen(kConstant183)) return same(kConstant183, v) && k();
-    return bind(kConstant183, v) && constant(kConstant183, v) && k();
-  }
-
-  /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:286:29)
-  bool matchGather184(ValueId v, gen::Next k) {
-    if (seen(kGather184)) return same(kGather184, v) && k();
-    if (!bind(kGather184, v)) return false;
-    const NodeId n = node(kGather184, v, op::kGather);
-    if (n == kNoId || !attrs(kGather184, n, v)) return false;
-    return matchShape182(input(n, 0), [&] { return matchConstant183(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:286:58)
-  bool matchConstant185(ValueId v, gen::Next k) {
-    if (seen(kConstant185)) return same(kConstant185, v) && k();
-    return bind(kConstant185, v) && constant(kConstant185, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:286:19)
-  bool matchUnsqueeze186(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze186)) return same(kUnsqueeze186, v) && k();
-    if (!bind(kUnsqueeze186, v)) return false;
-    const NodeId n = node(kUnsqueeze186, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze186, n, v)) return false;
-    return matchGather184(input(n, 0), [&] { return matchConstant185(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:286:85)
-  bool matchAny187(ValueId v, gen::Next k) {
-    if (seen(kAny187)) return same(kAny187, v) && k();
-    return bind(kAny187, v) && k();
-  }
-
-  /// Shape(_)  (rules/attention.yaml:286:79)
-  bool matchShape188(ValueId v, gen::Next k) {
-    if (seen(kShape188)) return same(kShape188, v) && k();
-    if (!bind(kShape188, v)) return false;
-    const NodeId n = node(kShape188, v, op::kShape);
-    if (n == kNoId || !attrs(kShape188, n, v)) return false;
-    return matchAny187(input(n, 0), k);
-  }
-
-  /// 1  (rules/attention.yaml:286:89)
-  bool matchConstant189(ValueId v, gen::Next k) {
-    if (seen(kConstant189)) return same(kConstant189, v) && k();
-    return bind(kConstant189, v) && constant(kConstant189, v) && k();
-  }
-
-  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:286:72)
-  bool matchGather190(ValueId v, gen::Next k) {
-    if (seen(kGather190)) return same(kGather190, v) && k();
-    if (!bind(kGather190, v)) return false;
-    const NodeId n = node(kGather190, v, op::kGather);
-    if (n == kNoId || !attrs(kGather190, n, v)) return false;
-    return matchShape188(input(n, 0), [&] { return matchConstant189(input(n, 1), k); });
-  }
-
-  /// 0  (rules/attention.yaml:286:101)
-  bool matchConstant191(ValueId v, gen::Next k) {
-    if (seen(kConstant191)) return same(kConstant191, v) && k();
-    return bind(kConstant191, v) && constant(kConstant191, v) && k();
-  }
-
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:286:62)
-  bool matchUnsqueeze192(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze192)) return same(kUnsqueeze192, v) && k();
-    if (!bind(kUnsqueeze192, v)) return false;
-    const NodeId n = node(kUnsqueeze192, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze192, n, v)) return false;
-    return matchGather190(input(n, 0), [&] { return matchConstant191(input(n, 1), k); });
-  }
-
-  /// _  (rules/attention.yaml:286:105)
-  bool matchAny193(ValueId v, gen::Next k) {
-    if (seen(kAny193)) return same(kAny193, v) && k();
-    return bind(kAny193, v) && k();
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:286:12)
-  bool matchConcat194(ValueId v, gen::Next k) {
-    if (seen(kConcat194)) return same(kConcat194, v) && k();
-    if (!bind(kConcat194, v)) return false;
-    const NodeId n = node(kConcat194, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat194, n, v)) return false;
-    return matchUnsqueeze186(input(n, 0), [&] {
-      return matchUnsqueeze192(input(n, 1), [&] { return matchAny193(input(n, 2), k); });
-    });
-  }
-
-  /// _  (rules/attention.yaml:286:131)
-  bool matchAny195(ValueId v, gen::Next k) {
-    if (seen(kAny195)) return same(kAny195, v) && k();
-    return bind(kAny195, v) && k();
-  }
-
-  /// Shape(_, start=0, end=1)  (rules/attention.yaml:286:125)
-  bool matchShape196(ValueId v, gen::Next k) {
-    if (seen(kShape196)) return same(kShape196, v) && k();
-    if (!bind(kShape196, v)) return false;
-    const NodeId n = node(kShape196, v, op::kShape);
-    if (n == kNoId || !attrs(kShape196, n, v)) return false;
-    return matchAny195(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:286:157)
-  bool matchAny197(ValueId v, gen::Next k) {
-    if (seen(kAny197)) return same(kAny197, v) && k();
-    return bind(kAny197, v) && k();
-  }
-
-  /// Shape(_, start=1, end=2)  (rules/attention.yaml:286:151)
-  bool matchShape198(ValueId v, gen::Next k) {
-    if (seen(kShape198)) return same(kShape198, v) && k();
-    if (!bind(kShape198, v)) return false;
-    const NodeId n = node(kShape198, v, op::kShape);
-    if (n == kNoId || !attrs(kShape198, n, v)) return false;
-    return matchAny197(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:286:177)
-  bool matchAny199(ValueId v, gen::Next k) {
-    if (seen(kAny199)) return same(kAny199, v) && k();
-    return bind(kAny199, v) && k();
-  }
-
   /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
   /// (rules/attention.yaml:286:118)
-  bool matchConcat200(ValueId v, gen::Next k) {
-    if (seen(kConcat200)) return same(kConcat200, v) && k();
-    if (!bind(kConcat200, v)) return false;
-    const NodeId n = node(kConcat200, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat200, n, v)) return false;
-    return matchShape196(input(n, 0), [&] {
-      return matchShape198(input(n, 1), [&] { return matchAny199(input(n, 2), k); });
+  bool matchConcat182(ValueId v, gen::Next k) {
+    if (seen(kConcat182)) return same(kConcat182, v) && k();
+    if (!bind(kConcat182, v)) return false;
+    const NodeId n = node(kConcat182, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat182, n, v)) return false;
+    return matchShape178(input(n, 0), [&] {
+      return matchShape180(input(n, 1), [&] { return matchAny181(input(n, 2), k); });
     });
   }
 
   /// _  (rules/attention.yaml:286:190)
-  bool matchAny201(ValueId v, gen::Next k) {
-    if (seen(kAny201)) return same(kAny201, v) && k();
-    return bind(kAny201, v) && k();
+  bool matchAny183(ValueId v, gen::Next k) {
+    if (seen(kAny183)) return same(kAny183, v) && k();
+    return bind(kAny183, v) && k();
   }
 
-  /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:286:116)
+  /// ys = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0) |
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+  /// (rules/attention.yaml:286:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
     const uint32_t m = mark();
-    choose(kYs, 0);
-    if (matchConcat194(v, k)) return true;
+    if (choose(kYs, 0) && matchConcat176(v, k)) return true;
     undo(m);
-    choose(kYs, 1);
-    if (matchConcat200(v, k)) return true;
+    if (choose(kYs, 1) && matchConcat182(v, k)) return true;
     undo(m);
-    choose(kYs, 2);
-    if (matchAny201(v, k)) return true;
+    if (choose(kYs, 2) && matchAny183(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:287:20)
-  bool matchTranspose203(ValueId v, gen::Next k) {
-    if (seen(kTranspose203)) return same(kTranspose203, v) && k();
-    if (!bind(kTranspose203, v)) return false;
-    const NodeId n = node(kTranspose203, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose203, n, v)) return false;
+  bool matchTranspose185(ValueId v, gen::Next k) {
+    if (seen(kTranspose185)) return same(kTranspose185, v) && k();
+    if (!bind(kTranspose185, v)) return false;
+    const NodeId n = node(kTranspose185, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose185, n, v)) return false;
     return matchO(input(n, 0), k);
   }
 
@@ -13353,7 +12957,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kReshape);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchTranspose203(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+    return matchTranspose185(input(n, 0), [&] { return matchYs(input(n, 1), k); });
   }
 
   // ---- Rewrite
@@ -14724,12 +14328,12 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
     gen::RuleSpec s;
     s.name = "multi_head_attention_rotary";
     s.loc = "rules/attention.yaml:365:5";
-    s.root = 101;
+    s.root = 93;
     s.slot_names = {"q",    "qs",     "qr", "pos", "cos", "sin", "qh",  "kh",   "kt",
                     "c",    "cq",     "ck", "s",   "ql",  "kl",  "tri", "fill", "causal",
                     "mask", "masked", "m",  "vh",  "o",   "ys",  "y"};
     s.num_captures = 3;
-    s.exprs.resize(102);
+    s.exprs.resize(94);
     {  // 0: q
       gen::ExprSpec& e = s.exprs[0];
       e.label = "q";
@@ -14763,34 +14367,34 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:371:49";
       }
     }
-    {  // 4: 0
+    {  // 4: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:371:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Unsqueeze(Gather(Shape(q), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[5];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:371:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:371:58";
+      }
     }
-    {  // 6: Shape(q)
-      gen::ExprSpec& e = s.exprs[6];
+    {  // 5: Shape(q)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:371:79";
       e.num_inputs = 1;
     }
-    {  // 7: 1
-      gen::ExprSpec& e = s.exprs[7];
+    {  // 6: 1
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:371:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 8: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[8];
+    {  // 7: Gather(Shape(q), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:371:72";
       e.num_inputs = 2;
@@ -14803,32 +14407,32 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:371:92";
       }
     }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:371:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(Gather(Shape(q), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[10];
+    {  // 8: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:371:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:371:101";
+      }
     }
-    {  // 11: _
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 9: _
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "_";
       e.loc = "rules/attention.yaml:371:105";
     }
-    {  // 12: _
-      gen::ExprSpec& e = s.exprs[12];
+    {  // 10: _
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "_";
       e.loc = "rules/attention.yaml:371:108";
     }
-    {  // 13: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[13];
+    {  // 11: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:371:12";
       e.num_inputs = 4;
@@ -14840,8 +14444,8 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:371:111";
       }
     }
-    {  // 14: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 12: Shape(q, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:371:128";
       e.num_inputs = 1;
@@ -14859,8 +14463,8 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:371:146";
       }
     }
-    {  // 15: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 13: Shape(q, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:371:154";
       e.num_inputs = 1;
@@ -14878,18 +14482,18 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:371:172";
       }
     }
-    {  // 16: _
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 14: _
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "_";
       e.loc = "rules/attention.yaml:371:180";
     }
-    {  // 17: _
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 15: _
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "_";
       e.loc = "rules/attention.yaml:371:183";
     }
-    {  // 18: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 16: Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:371:121";
       e.num_inputs = 4;
@@ -14901,27 +14505,27 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:371:186";
       }
     }
-    {  // 19: _
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 17: _
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "_";
       e.loc = "rules/attention.yaml:371:196";
     }
-    {  // 20: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, _, axis=0) |
-       // Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 18: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, _,
+       // axis=0) | Concat(Shape(q, start=0, end=1), Shape(q, start=1, end=2), _, _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "qs";
       e.loc = "rules/attention.yaml:371:119";
       e.slot = 1;
     }
-    {  // 21: Reshape(q, qs)
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 19: Reshape(q, qs)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:372:12";
       e.slot = 2;
       e.num_inputs = 2;
     }
-    {  // 22: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: Transpose(qr, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:373:42";
       e.num_inputs = 1;
@@ -14932,28 +14536,28 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:373:56";
       }
     }
-    {  // 23: pos
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: pos
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "pos";
       e.loc = "rules/attention.yaml:373:76";
       e.slot = 3;
     }
-    {  // 24: cos
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: cos
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "cos";
       e.loc = "rules/attention.yaml:373:81";
       e.slot = 4;
     }
-    {  // 25: sin
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: sin
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "sin";
       e.loc = "rules/attention.yaml:373:86";
       e.slot = 5;
     }
-    {  // 26: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
+    {  // 24: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
        // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
        // is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[26];
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "com.microsoft.RotaryEmbedding";
       e.loc = "rules/attention.yaml:373:12";
       e.slot = 6;
@@ -14993,14 +14597,14 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:373:169";
       }
     }
-    {  // 27: kh
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 25: kh
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "kh";
       e.loc = "rules/attention.yaml:374:22";
       e.slot = 7;
     }
-    {  // 28: Transpose(kh, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 26: Transpose(kh, perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:374:12";
       e.slot = 8;
@@ -15012,123 +14616,121 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:374:26";
       }
     }
-    {  // 29: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 27: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:375:16";
       e.num_inputs = 2;
     }
-    {  // 30: c
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 28: c
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "c";
       e.loc = "rules/attention.yaml:375:32";
       e.slot = 9;
     }
-    {  // 31: Div(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 29: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "Div";
       e.loc = "rules/attention.yaml:375:12";
       e.num_inputs = 2;
     }
-    {  // 32: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 30: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:375:41";
       e.num_inputs = 2;
     }
-    {  // 33: Mul(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 31: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:375:37";
       e.num_inputs = 2;
     }
-    {  // 34: cq
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 32: cq
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "cq";
       e.loc = "rules/attention.yaml:375:77";
       e.slot = 10;
     }
-    {  // 35: Mul(qh, cq)
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 33: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:375:69";
       e.num_inputs = 2;
     }
-    {  // 36: Div(qh, cq)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 34: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Div";
       e.loc = "rules/attention.yaml:375:83";
       e.num_inputs = 2;
     }
-    {  // 37: Mul(qh, cq) | Div(qh, cq) | qh
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 35: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:375:81";
     }
-    {  // 38: ck
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 36: ck
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "ck";
       e.loc = "rules/attention.yaml:375:109";
       e.slot = 11;
     }
-    {  // 39: Mul(kt, ck)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 37: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:375:101";
       e.num_inputs = 2;
     }
-    {  // 40: Div(kt, ck)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 38: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "Div";
       e.loc = "rules/attention.yaml:375:115";
       e.num_inputs = 2;
     }
-    {  // 41: Mul(kt, ck) | Div(kt, ck) | kt
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 39: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:375:113";
     }
-    {  // 42: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 40: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:375:62";
       e.num_inputs = 2;
     }
-    {  // 43: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+    {  // 41: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
-      gen::ExprSpec& e = s.exprs[43];
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "s";
       e.loc = "rules/attention.yaml:375:35";
       e.slot = 12;
     }
-    {  // 44: Shape(qh)
-      gen::ExprSpec& e = s.exprs[44];
+    {  // 42: Shape(qh)
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:376:18";
       e.num_inputs = 1;
     }
-    {  // 45: -2
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "constant -2";
-      e.loc = "rules/attention.yaml:376:29";
-      e.literal = gen::intLiteral(-2);
-      e.tolerance = 1e-06;
-    }
-    {  // 46: -1
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "constant -1";
-      e.loc = "rules/attention.yaml:376:33";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 47: Slice(Shape(qh), -2, -1)
-      gen::ExprSpec& e = s.exprs[47];
+    {  // 43: Slice(Shape(qh), starts=[-2], ends=[-1])
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:376:12";
-      e.num_inputs = 3;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({-2}));
+        a.loc = "rules/attention.yaml:376:29";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.loc = "rules/attention.yaml:376:33";
+      }
     }
-    {  // 48: Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[48];
+    {  // 44: Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:376:39";
       e.num_inputs = 1;
@@ -15146,40 +14748,38 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:376:59";
       }
     }
-    {  // 49: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[49];
+    {  // 45: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "ql";
       e.loc = "rules/attention.yaml:376:37";
       e.slot = 13;
     }
-    {  // 50: Shape(kh)
-      gen::ExprSpec& e = s.exprs[50];
+    {  // 46: Shape(kh)
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:377:18";
       e.num_inputs = 1;
     }
-    {  // 51: -2
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "constant -2";
-      e.loc = "rules/attention.yaml:377:29";
-      e.literal = gen::intLiteral(-2);
-      e.tolerance = 1e-06;
-    }
-    {  // 52: -1
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "constant -1";
-      e.loc = "rules/attention.yaml:377:33";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 53: Slice(Shape(kh), -2, -1)
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 47: Slice(Shape(kh), starts=[-2], ends=[-1])
+      gen::ExprSpec& e = s.exprs[47];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:377:12";
-      e.num_inputs = 3;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({-2}));
+        a.loc = "rules/attention.yaml:377:29";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.loc = "rules/attention.yaml:377:33";
+      }
     }
-    {  // 54: Shape(kh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 48: Shape(kh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[48];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:377:39";
       e.num_inputs = 1;
@@ -15197,21 +14797,21 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:377:59";
       }
     }
-    {  // 55: Slice(Shape(kh), -2, -1) | Shape(kh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 49: Slice(Shape(kh), starts=[-2], ends=[-1]) | Shape(kh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "kl";
       e.loc = "rules/attention.yaml:377:37";
       e.slot = 14;
     }
-    {  // 56: 1.0
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 50: 1.0
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "constant 1.0";
       e.loc = "rules/attention.yaml:378:26";
       e.literal = gen::floatLiteral(1.0);
       e.tolerance = 1e-06;
     }
-    {  // 57: Concat(ql, kl, axis=0)
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 51: Concat(ql, kl, axis=0)
+      gen::ExprSpec& e = s.exprs[51];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:378:31";
       e.num_inputs = 2;
@@ -15223,14 +14823,14 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:378:46";
       }
     }
-    {  // 58: Expand(1.0, Concat(ql, kl, axis=0))
-      gen::ExprSpec& e = s.exprs[58];
+    {  // 52: Expand(1.0, Concat(ql, kl, axis=0))
+      gen::ExprSpec& e = s.exprs[52];
       e.label = "Expand";
       e.loc = "rules/attention.yaml:378:19";
       e.num_inputs = 2;
     }
-    {  // 59: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 53: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
+      gen::ExprSpec& e = s.exprs[53];
       e.label = "Trilu";
       e.loc = "rules/attention.yaml:378:13";
       e.slot = 15;
@@ -15243,101 +14843,101 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:378:56";
       }
     }
-    {  // 60: 0.0
-      gen::ExprSpec& e = s.exprs[60];
+    {  // 54: 0.0
+      gen::ExprSpec& e = s.exprs[54];
       e.label = "constant 0.0";
       e.loc = "rules/attention.yaml:379:36";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
-    {  // 61: Equal(tri, 0.0)
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 55: Equal(tri, 0.0)
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "Equal";
       e.loc = "rules/attention.yaml:379:25";
       e.num_inputs = 2;
     }
-    {  // 62: fill
-      gen::ExprSpec& e = s.exprs[62];
+    {  // 56: fill
+      gen::ExprSpec& e = s.exprs[56];
       e.label = "fill";
       e.loc = "rules/attention.yaml:379:42";
       e.slot = 16;
     }
-    {  // 63: 0.0
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 57: 0.0
+      gen::ExprSpec& e = s.exprs[57];
       e.label = "constant 0.0";
       e.loc = "rules/attention.yaml:379:48";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
-    {  // 64: Where(Equal(tri, 0.0), fill, 0.0)
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 58: Where(Equal(tri, 0.0), fill, 0.0)
+      gen::ExprSpec& e = s.exprs[58];
       e.label = "Where";
       e.loc = "rules/attention.yaml:379:19";
       e.num_inputs = 3;
     }
-    {  // 65: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
-      gen::ExprSpec& e = s.exprs[65];
+    {  // 59: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
+      gen::ExprSpec& e = s.exprs[59];
       e.label = "Add";
       e.loc = "rules/attention.yaml:379:12";
       e.num_inputs = 2;
     }
-    {  // 66: causal
-      gen::ExprSpec& e = s.exprs[66];
+    {  // 60: causal
+      gen::ExprSpec& e = s.exprs[60];
       e.label = "causal";
       e.loc = "rules/attention.yaml:379:79";
       e.slot = 17;
     }
-    {  // 67: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[67];
+    {  // 61: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[61];
       e.label = "Where";
       e.loc = "rules/attention.yaml:379:73";
       e.num_inputs = 3;
     }
-    {  // 68: mask
-      gen::ExprSpec& e = s.exprs[68];
+    {  // 62: mask
+      gen::ExprSpec& e = s.exprs[62];
       e.label = "mask";
       e.loc = "rules/attention.yaml:379:97";
       e.slot = 18;
     }
-    {  // 69: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[69];
+    {  // 63: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[63];
       e.label = "Add";
       e.loc = "rules/attention.yaml:379:69";
       e.num_inputs = 2;
     }
-    {  // 70: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[70];
+    {  // 64: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[64];
       e.label = "Where";
       e.loc = "rules/attention.yaml:379:118";
       e.num_inputs = 3;
     }
-    {  // 71: masked
-      gen::ExprSpec& e = s.exprs[71];
+    {  // 65: masked
+      gen::ExprSpec& e = s.exprs[65];
       e.label = "masked";
       e.loc = "rules/attention.yaml:379:157";
       e.slot = 19;
     }
-    {  // 72: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[72];
+    {  // 66: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[66];
       e.label = "Where";
       e.loc = "rules/attention.yaml:379:151";
       e.num_inputs = 3;
     }
-    {  // 73: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[73];
+    {  // 67: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[67];
       e.label = "Add";
       e.loc = "rules/attention.yaml:379:189";
       e.num_inputs = 2;
     }
-    {  // 74: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
+    {  // 68: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
        // Where(causal, s, fill) | Where(masked, fill, s) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[74];
+      gen::ExprSpec& e = s.exprs[68];
       e.label = "m";
       e.loc = "rules/attention.yaml:379:67";
       e.slot = 20;
     }
-    {  // 75: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[75];
+    {  // 69: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[69];
       e.label = "Softmax";
       e.loc = "rules/attention.yaml:380:19";
       e.num_inputs = 1;
@@ -15352,39 +14952,39 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:380:30";
       }
     }
-    {  // 76: vh
-      gen::ExprSpec& e = s.exprs[76];
+    {  // 70: vh
+      gen::ExprSpec& e = s.exprs[70];
       e.label = "vh";
       e.loc = "rules/attention.yaml:380:48";
       e.slot = 21;
     }
-    {  // 77: MatMul(Softmax(m, axis=-1), vh)
-      gen::ExprSpec& e = s.exprs[77];
+    {  // 71: MatMul(Softmax(m, axis=-1), vh)
+      gen::ExprSpec& e = s.exprs[71];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:380:12";
       e.slot = 22;
       e.num_inputs = 2;
     }
-    {  // 78: _
-      gen::ExprSpec& e = s.exprs[78];
+    {  // 72: _
+      gen::ExprSpec& e = s.exprs[72];
       e.label = "_";
       e.loc = "rules/attention.yaml:381:42";
     }
-    {  // 79: Shape(_)
-      gen::ExprSpec& e = s.exprs[79];
+    {  // 73: Shape(_)
+      gen::ExprSpec& e = s.exprs[73];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:381:36";
       e.num_inputs = 1;
     }
-    {  // 80: 0
-      gen::ExprSpec& e = s.exprs[80];
+    {  // 74: 0
+      gen::ExprSpec& e = s.exprs[74];
       e.label = "constant 0";
       e.loc = "rules/attention.yaml:381:46";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 81: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[81];
+    {  // 75: Gather(Shape(_), 0, axis=0)
+      gen::ExprSpec& e = s.exprs[75];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:381:29";
       e.num_inputs = 2;
@@ -15397,39 +14997,39 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:381:49";
       }
     }
-    {  // 82: 0
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:381:58";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 83: Unsqueeze(Gather(Shape(_), 0, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[83];
+    {  // 76: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[76];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:381:19";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:381:58";
+      }
     }
-    {  // 84: _
-      gen::ExprSpec& e = s.exprs[84];
+    {  // 77: _
+      gen::ExprSpec& e = s.exprs[77];
       e.label = "_";
       e.loc = "rules/attention.yaml:381:85";
     }
-    {  // 85: Shape(_)
-      gen::ExprSpec& e = s.exprs[85];
+    {  // 78: Shape(_)
+      gen::ExprSpec& e = s.exprs[78];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:381:79";
       e.num_inputs = 1;
     }
-    {  // 86: 1
-      gen::ExprSpec& e = s.exprs[86];
+    {  // 79: 1
+      gen::ExprSpec& e = s.exprs[79];
       e.label = "constant 1";
       e.loc = "rules/attention.yaml:381:89";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
-    {  // 87: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[87];
+    {  // 80: Gather(Shape(_), 1, axis=0)
+      gen::ExprSpec& e = s.exprs[80];
       e.label = "Gather";
       e.loc = "rules/attention.yaml:381:72";
       e.num_inputs = 2;
@@ -15442,27 +15042,27 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:381:92";
       }
     }
-    {  // 88: 0
-      gen::ExprSpec& e = s.exprs[88];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:381:101";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 89: Unsqueeze(Gather(Shape(_), 1, axis=0), 0)
-      gen::ExprSpec& e = s.exprs[89];
+    {  // 81: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      gen::ExprSpec& e = s.exprs[81];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:381:62";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:381:101";
+      }
     }
-    {  // 90: _
-      gen::ExprSpec& e = s.exprs[90];
+    {  // 82: _
+      gen::ExprSpec& e = s.exprs[82];
       e.label = "_";
       e.loc = "rules/attention.yaml:381:105";
     }
-    {  // 91: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1,
-       // axis=0), 0), _, axis=0)
-      gen::ExprSpec& e = s.exprs[91];
+    {  // 83: Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]),
+       // Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]), _, axis=0)
+      gen::ExprSpec& e = s.exprs[83];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:381:12";
       e.num_inputs = 3;
@@ -15474,13 +15074,13 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:381:108";
       }
     }
-    {  // 92: _
-      gen::ExprSpec& e = s.exprs[92];
+    {  // 84: _
+      gen::ExprSpec& e = s.exprs[84];
       e.label = "_";
       e.loc = "rules/attention.yaml:381:131";
     }
-    {  // 93: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[93];
+    {  // 85: Shape(_, start=0, end=1)
+      gen::ExprSpec& e = s.exprs[85];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:381:125";
       e.num_inputs = 1;
@@ -15498,13 +15098,13 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:381:143";
       }
     }
-    {  // 94: _
-      gen::ExprSpec& e = s.exprs[94];
+    {  // 86: _
+      gen::ExprSpec& e = s.exprs[86];
       e.label = "_";
       e.loc = "rules/attention.yaml:381:157";
     }
-    {  // 95: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[95];
+    {  // 87: Shape(_, start=1, end=2)
+      gen::ExprSpec& e = s.exprs[87];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:381:151";
       e.num_inputs = 1;
@@ -15522,13 +15122,13 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:381:169";
       }
     }
-    {  // 96: _
-      gen::ExprSpec& e = s.exprs[96];
+    {  // 88: _
+      gen::ExprSpec& e = s.exprs[88];
       e.label = "_";
       e.loc = "rules/attention.yaml:381:177";
     }
-    {  // 97: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
-      gen::ExprSpec& e = s.exprs[97];
+    {  // 89: Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
+      gen::ExprSpec& e = s.exprs[89];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:381:118";
       e.num_inputs = 3;
@@ -15540,20 +15140,20 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:381:180";
       }
     }
-    {  // 98: _
-      gen::ExprSpec& e = s.exprs[98];
+    {  // 90: _
+      gen::ExprSpec& e = s.exprs[90];
       e.label = "_";
       e.loc = "rules/attention.yaml:381:190";
     }
-    {  // 99: Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) |
-       // Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[99];
+    {  // 91: Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0)
+       // | Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+      gen::ExprSpec& e = s.exprs[91];
       e.label = "ys";
       e.loc = "rules/attention.yaml:381:116";
       e.slot = 23;
     }
-    {  // 100: Transpose(o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[100];
+    {  // 92: Transpose(o, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[92];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:382:20";
       e.num_inputs = 1;
@@ -15564,8 +15164,8 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
         a.loc = "rules/attention.yaml:382:33";
       }
     }
-    {  // 101: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
-      gen::ExprSpec& e = s.exprs[101];
+    {  // 93: Reshape(Transpose(o, perm=[0, 2, 1, 3]), ys)
+      gen::ExprSpec& e = s.exprs[93];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:382:12";
       e.slot = 24;
@@ -15688,32 +15288,32 @@ const gen::RuleSpec& specMultiHeadAttentionRotary() {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 14;
-      v.tags.push_back({{74, 0}});  // @sdpa_causal
+      v.tags.push_back({{68, 0}});  // @sdpa_causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{74, 1}});  // @causal_mask
+      v.tags.push_back({{68, 1}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{74, 2}});  // @causal
+      v.tags.push_back({{68, 2}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{74, 3}});  // @masked_fill
+      v.tags.push_back({{68, 3}});  // @masked_fill
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{74, 4}});  // @mask
+      v.tags.push_back({{68, 4}});  // @mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{74, 5}});  // @plain
+      v.tags.push_back({{68, 5}});  // @plain
     }
     return s;
   }();
@@ -15730,104 +15330,96 @@ struct MultiHeadAttentionRotaryIds {
     kShape1 = 1,
     kConstant2 = 2,
     kGather3 = 3,
-    kConstant4 = 4,
-    kUnsqueeze5 = 5,
-    kShape6 = 6,
-    kConstant7 = 7,
-    kGather8 = 8,
-    kConstant9 = 9,
-    kUnsqueeze10 = 10,
-    kAny11 = 11,
-    kAny12 = 12,
-    kConcat13 = 13,
-    kShape14 = 14,
-    kShape15 = 15,
-    kAny16 = 16,
+    kUnsqueeze4 = 4,
+    kShape5 = 5,
+    kConstant6 = 6,
+    kGather7 = 7,
+    kUnsqueeze8 = 8,
+    kAny9 = 9,
+    kAny10 = 10,
+    kConcat11 = 11,
+    kShape12 = 12,
+    kShape13 = 13,
+    kAny14 = 14,
+    kAny15 = 15,
+    kConcat16 = 16,
     kAny17 = 17,
-    kConcat18 = 18,
-    kAny19 = 19,
-    kQs = 20,
-    kQr = 21,
-    kTranspose22 = 22,
-    kPos = 23,
-    kCos = 24,
-    kSin = 25,
-    kQh = 26,
-    kKh = 27,
-    kKt = 28,
-    kMatMul29 = 29,
-    kC = 30,
-    kDiv31 = 31,
-    kMatMul32 = 32,
+    kQs = 18,
+    kQr = 19,
+    kTranspose20 = 20,
+    kPos = 21,
+    kCos = 22,
+    kSin = 23,
+    kQh = 24,
+    kKh = 25,
+    kKt = 26,
+    kMatMul27 = 27,
+    kC = 28,
+    kDiv29 = 29,
+    kMatMul30 = 30,
+    kMul31 = 31,
+    kCq = 32,
     kMul33 = 33,
-    kCq = 34,
-    kMul35 = 35,
-    kDiv36 = 36,
-    kAnyOf37 = 37,
-    kCk = 38,
-    kMul39 = 39,
-    kDiv40 = 40,
-    kAnyOf41 = 41,
-    kMatMul42 = 42,
-    kS = 43,
+    kDiv34 = 34,
+    kAnyOf35 = 35,
+    kCk = 36,
+    kMul37 = 37,
+    kDiv38 = 38,
+    kAnyOf39 = 39,
+    kMatMul40 = 40,
+    kS = 41,
+    kShape42 = 42,
+    kSlice43 = 43,
     kShape44 = 44,
-    kConstant45 = 45,
-    kConstant46 = 46,
+    kQl = 45,
+    kShape46 = 46,
     kSlice47 = 47,
     kShape48 = 48,
-    kQl = 49,
-    kShape50 = 50,
-    kConstant51 = 51,
-    kConstant52 = 52,
-    kSlice53 = 53,
-    kShape54 = 54,
-    kKl = 55,
-    kConstant56 = 56,
-    kConcat57 = 57,
-    kExpand = 58,
-    kTri = 59,
-    kConstant60 = 60,
-    kEqual = 61,
-    kFill = 62,
-    kConstant63 = 63,
+    kKl = 49,
+    kConstant50 = 50,
+    kConcat51 = 51,
+    kExpand = 52,
+    kTri = 53,
+    kConstant54 = 54,
+    kEqual = 55,
+    kFill = 56,
+    kConstant57 = 57,
+    kWhere58 = 58,
+    kAdd59 = 59,
+    kCausal = 60,
+    kWhere61 = 61,
+    kMask = 62,
+    kAdd63 = 63,
     kWhere64 = 64,
-    kAdd65 = 65,
-    kCausal = 66,
-    kWhere67 = 67,
-    kMask = 68,
-    kAdd69 = 69,
-    kWhere70 = 70,
-    kMasked = 71,
-    kWhere72 = 72,
-    kAdd73 = 73,
-    kM = 74,
-    kSoftmax = 75,
-    kVh = 76,
-    kO = 77,
-    kAny78 = 78,
-    kShape79 = 79,
-    kConstant80 = 80,
-    kGather81 = 81,
-    kConstant82 = 82,
-    kUnsqueeze83 = 83,
+    kMasked = 65,
+    kWhere66 = 66,
+    kAdd67 = 67,
+    kM = 68,
+    kSoftmax = 69,
+    kVh = 70,
+    kO = 71,
+    kAny72 = 72,
+    kShape73 = 73,
+    kConstant74 = 74,
+    kGather75 = 75,
+    kUnsqueeze76 = 76,
+    kAny77 = 77,
+    kShape78 = 78,
+    kConstant79 = 79,
+    kGather80 = 80,
+    kUnsqueeze81 = 81,
+    kAny82 = 82,
+    kConcat83 = 83,
     kAny84 = 84,
     kShape85 = 85,
-    kConstant86 = 86,
-    kGather87 = 87,
-    kConstant88 = 88,
-    kUnsqueeze89 = 89,
+    kAny86 = 86,
+    kShape87 = 87,
+    kAny88 = 88,
+    kConcat89 = 89,
     kAny90 = 90,
-    kConcat91 = 91,
-    kAny92 = 92,
-    kShape93 = 93,
-    kAny94 = 94,
-    kShape95 = 95,
-    kAny96 = 96,
-    kConcat97 = 97,
-    kAny98 = 98,
-    kYs = 99,
-    kTranspose100 = 100,
-    kY = 101,
+    kYs = 91,
+    kTranspose92 = 92,
+    kY = 93,
   };
 };
 
@@ -15895,13 +15487,11 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchShape1,
-  // matchConstant2, matchGather3, matchConstant4, matchUnsqueeze5, matchShape6, matchConstant7,
-  // matchGather8, matchConstant9, matchUnsqueeze10, matchAny11, matchAny12, matchConcat13,
-  // matchShape14, matchShape15, matchAny16, matchAny17, matchConcat18, matchAny19, matchQs,
-  // matchQr, matchTranspose22, matchPos, matchCos, matchSin, matchQh, matchKh, matchC, matchCq,
-  // matchCk, matchConstant45, matchConstant51, matchConstant52, matchConstant56, matchConstant60,
-  // matchFill, matchConstant63, matchCausal, matchMask, matchMasked, matchAny78, matchConstant82,
-  // matchConstant88, matchAny90, matchAny92, matchAny94, matchAny98.
+  // matchConstant2, matchGather3, matchUnsqueeze4, matchShape5, matchConstant6, matchGather7,
+  // matchUnsqueeze8, matchAny9, matchAny10, matchConcat11, matchShape12, matchShape13, matchAny14,
+  // matchAny15, matchConcat16, matchAny17, matchQs, matchQr, matchTranspose20, matchPos, matchCos,
+  // matchSin, matchQh, matchKh, matchC, matchCq, matchCk, matchFill, matchConstant57, matchCausal,
+  // matchMask, matchMasked, matchAny72, matchAny82, matchAny88.
 
   /// kt = Transpose(kh, perm=[0, 1, 3, 2])  (rules/attention.yaml:374:12)
   bool matchKt(ValueId v, gen::Next k) {
@@ -15913,52 +15503,52 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:375:16)
-  bool matchMatMul29(ValueId v, gen::Next k) {
-    if (seen(kMatMul29)) return same(kMatMul29, v) && k();
-    if (!bind(kMatMul29, v)) return false;
-    const NodeId n = node(kMatMul29, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul29, n, v)) return false;
+  bool matchMatMul27(ValueId v, gen::Next k) {
+    if (seen(kMatMul27)) return same(kMatMul27, v) && k();
+    if (!bind(kMatMul27, v)) return false;
+    const NodeId n = node(kMatMul27, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul27, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:375:12)
-  bool matchDiv31(ValueId v, gen::Next k) {
-    if (seen(kDiv31)) return same(kDiv31, v) && k();
-    if (!bind(kDiv31, v)) return false;
-    const NodeId n = node(kDiv31, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv31, n, v)) return false;
-    return matchMatMul29(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  bool matchDiv29(ValueId v, gen::Next k) {
+    if (seen(kDiv29)) return same(kDiv29, v) && k();
+    if (!bind(kDiv29, v)) return false;
+    const NodeId n = node(kDiv29, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv29, n, v)) return false;
+    return matchMatMul27(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:375:41)
-  bool matchMatMul32(ValueId v, gen::Next k) {
-    if (seen(kMatMul32)) return same(kMatMul32, v) && k();
-    if (!bind(kMatMul32, v)) return false;
-    const NodeId n = node(kMatMul32, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul32, n, v)) return false;
+  bool matchMatMul30(ValueId v, gen::Next k) {
+    if (seen(kMatMul30)) return same(kMatMul30, v) && k();
+    if (!bind(kMatMul30, v)) return false;
+    const NodeId n = node(kMatMul30, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul30, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:375:37)
+  bool matchMul31(ValueId v, gen::Next k) {
+    if (seen(kMul31)) return same(kMul31, v) && k();
+    if (!bind(kMul31, v)) return false;
+    const NodeId n = node(kMul31, v, op::kMul);
+    if (n == kNoId || !attrs(kMul31, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul30(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul30(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// Mul(qh, cq)  (rules/attention.yaml:375:69)
   bool matchMul33(ValueId v, gen::Next k) {
     if (seen(kMul33)) return same(kMul33, v) && k();
     if (!bind(kMul33, v)) return false;
     const NodeId n = node(kMul33, v, op::kMul);
     if (n == kNoId || !attrs(kMul33, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMatMul32(in0, [&] { return matchC(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMatMul32(in1, [&] { return matchC(in0, k); });
-  }
-
-  /// Mul(qh, cq)  (rules/attention.yaml:375:69)
-  bool matchMul35(ValueId v, gen::Next k) {
-    if (seen(kMul35)) return same(kMul35, v) && k();
-    if (!bind(kMul35, v)) return false;
-    const NodeId n = node(kMul35, v, op::kMul);
-    if (n == kNoId || !attrs(kMul35, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
@@ -15968,37 +15558,34 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Div(qh, cq)  (rules/attention.yaml:375:83)
-  bool matchDiv36(ValueId v, gen::Next k) {
-    if (seen(kDiv36)) return same(kDiv36, v) && k();
-    if (!bind(kDiv36, v)) return false;
-    const NodeId n = node(kDiv36, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv36, n, v)) return false;
+  bool matchDiv34(ValueId v, gen::Next k) {
+    if (seen(kDiv34)) return same(kDiv34, v) && k();
+    if (!bind(kDiv34, v)) return false;
+    const NodeId n = node(kDiv34, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv34, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
   /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:375:81)
-  bool matchAnyOf37(ValueId v, gen::Next k) {
-    if (seen(kAnyOf37)) return same(kAnyOf37, v) && k();
-    if (!bind(kAnyOf37, v)) return false;
+  bool matchAnyOf35(ValueId v, gen::Next k) {
+    if (seen(kAnyOf35)) return same(kAnyOf35, v) && k();
+    if (!bind(kAnyOf35, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf37, 0);
-    if (matchMul35(v, k)) return true;
+    if (choose(kAnyOf35, 0) && matchMul33(v, k)) return true;
     undo(m);
-    choose(kAnyOf37, 1);
-    if (matchDiv36(v, k)) return true;
+    if (choose(kAnyOf35, 1) && matchDiv34(v, k)) return true;
     undo(m);
-    choose(kAnyOf37, 2);
-    if (matchQh(v, k)) return true;
+    if (choose(kAnyOf35, 2) && matchQh(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Mul(kt, ck)  (rules/attention.yaml:375:101)
-  bool matchMul39(ValueId v, gen::Next k) {
-    if (seen(kMul39)) return same(kMul39, v) && k();
-    if (!bind(kMul39, v)) return false;
-    const NodeId n = node(kMul39, v, op::kMul);
-    if (n == kNoId || !attrs(kMul39, n, v)) return false;
+  bool matchMul37(ValueId v, gen::Next k) {
+    if (seen(kMul37)) return same(kMul37, v) && k();
+    if (!bind(kMul37, v)) return false;
+    const NodeId n = node(kMul37, v, op::kMul);
+    if (n == kNoId || !attrs(kMul37, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
@@ -16008,39 +15595,36 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Div(kt, ck)  (rules/attention.yaml:375:115)
-  bool matchDiv40(ValueId v, gen::Next k) {
-    if (seen(kDiv40)) return same(kDiv40, v) && k();
-    if (!bind(kDiv40, v)) return false;
-    const NodeId n = node(kDiv40, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv40, n, v)) return false;
+  bool matchDiv38(ValueId v, gen::Next k) {
+    if (seen(kDiv38)) return same(kDiv38, v) && k();
+    if (!bind(kDiv38, v)) return false;
+    const NodeId n = node(kDiv38, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv38, n, v)) return false;
     return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
   }
 
   /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:375:113)
-  bool matchAnyOf41(ValueId v, gen::Next k) {
-    if (seen(kAnyOf41)) return same(kAnyOf41, v) && k();
-    if (!bind(kAnyOf41, v)) return false;
+  bool matchAnyOf39(ValueId v, gen::Next k) {
+    if (seen(kAnyOf39)) return same(kAnyOf39, v) && k();
+    if (!bind(kAnyOf39, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf41, 0);
-    if (matchMul39(v, k)) return true;
+    if (choose(kAnyOf39, 0) && matchMul37(v, k)) return true;
     undo(m);
-    choose(kAnyOf41, 1);
-    if (matchDiv40(v, k)) return true;
+    if (choose(kAnyOf39, 1) && matchDiv38(v, k)) return true;
     undo(m);
-    choose(kAnyOf41, 2);
-    if (matchKt(v, k)) return true;
+    if (choose(kAnyOf39, 2) && matchKt(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
   /// (rules/attention.yaml:375:62)
-  bool matchMatMul42(ValueId v, gen::Next k) {
-    if (seen(kMatMul42)) return same(kMatMul42, v) && k();
-    if (!bind(kMatMul42, v)) return false;
-    const NodeId n = node(kMatMul42, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul42, n, v)) return false;
-    return matchAnyOf37(input(n, 0), [&] { return matchAnyOf41(input(n, 1), k); });
+  bool matchMatMul40(ValueId v, gen::Next k) {
+    if (seen(kMatMul40)) return same(kMatMul40, v) && k();
+    if (!bind(kMatMul40, v)) return false;
+    const NodeId n = node(kMatMul40, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul40, n, v)) return false;
+    return matchAnyOf35(input(n, 0), [&] { return matchAnyOf39(input(n, 1), k); });
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
@@ -16049,19 +15633,34 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv31(v, k)) return true;
+    if (choose(kS, 0) && matchDiv29(v, k)) return true;
     undo(m);
-    choose(kS, 1);
-    if (matchMul33(v, k)) return true;
+    if (choose(kS, 1) && matchMul31(v, k)) return true;
     undo(m);
-    choose(kS, 2);
-    if (matchMatMul42(v, k)) return true;
+    if (choose(kS, 2) && matchMatMul40(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Shape(qh)  (rules/attention.yaml:376:18)
+  bool matchShape42(ValueId v, gen::Next k) {
+    if (seen(kShape42)) return same(kShape42, v) && k();
+    if (!bind(kShape42, v)) return false;
+    const NodeId n = node(kShape42, v, op::kShape);
+    if (n == kNoId || !attrs(kShape42, n, v)) return false;
+    return matchQh(input(n, 0), k);
+  }
+
+  /// Slice(Shape(qh), starts=[-2], ends=[-1])  (rules/attention.yaml:376:12)
+  bool matchSlice43(ValueId v, gen::Next k) {
+    if (seen(kSlice43)) return same(kSlice43, v) && k();
+    if (!bind(kSlice43, v)) return false;
+    const NodeId n = node(kSlice43, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice43, n, v)) return false;
+    return matchShape42(input(n, 0), k);
+  }
+
+  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:376:39)
   bool matchShape44(ValueId v, gen::Next k) {
     if (seen(kShape44)) return same(kShape44, v) && k();
     if (!bind(kShape44, v)) return false;
@@ -16070,95 +15669,71 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQh(input(n, 0), k);
   }
 
-  /// -1  (rules/attention.yaml:376:33)
-  bool matchConstant46(ValueId v, gen::Next k) {
-    if (seen(kConstant46)) return same(kConstant46, v) && k();
-    return bind(kConstant46, v) && constant(kConstant46, v) && k();
-  }
-
-  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:376:12)
-  bool matchSlice47(ValueId v, gen::Next k) {
-    if (seen(kSlice47)) return same(kSlice47, v) && k();
-    if (!bind(kSlice47, v)) return false;
-    const NodeId n = node(kSlice47, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice47, n, v)) return false;
-    return matchShape44(input(n, 0), [&] {
-      return matchConstant45(input(n, 1), [&] { return matchConstant46(input(n, 2), k); });
-    });
-  }
-
-  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:376:39)
-  bool matchShape48(ValueId v, gen::Next k) {
-    if (seen(kShape48)) return same(kShape48, v) && k();
-    if (!bind(kShape48, v)) return false;
-    const NodeId n = node(kShape48, v, op::kShape);
-    if (n == kNoId || !attrs(kShape48, n, v)) return false;
-    return matchQh(input(n, 0), k);
-  }
-
-  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:376:37)
+  /// ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+  /// (rules/attention.yaml:376:37)
   bool matchQl(ValueId v, gen::Next k) {
     if (seen(kQl)) return same(kQl, v) && k();
     if (!bind(kQl, v)) return false;
     const uint32_t m = mark();
-    choose(kQl, 0);
-    if (matchSlice47(v, k)) return true;
+    if (choose(kQl, 0) && matchSlice43(v, k)) return true;
     undo(m);
-    choose(kQl, 1);
-    if (matchShape48(v, k)) return true;
+    if (choose(kQl, 1) && matchShape44(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Shape(kh)  (rules/attention.yaml:377:18)
-  bool matchShape50(ValueId v, gen::Next k) {
-    if (seen(kShape50)) return same(kShape50, v) && k();
-    if (!bind(kShape50, v)) return false;
-    const NodeId n = node(kShape50, v, op::kShape);
-    if (n == kNoId || !attrs(kShape50, n, v)) return false;
+  bool matchShape46(ValueId v, gen::Next k) {
+    if (seen(kShape46)) return same(kShape46, v) && k();
+    if (!bind(kShape46, v)) return false;
+    const NodeId n = node(kShape46, v, op::kShape);
+    if (n == kNoId || !attrs(kShape46, n, v)) return false;
     return matchKh(input(n, 0), k);
   }
 
-  /// Slice(Shape(kh), -2, -1)  (rules/attention.yaml:377:12)
-  bool matchSlice53(ValueId v, gen::Next k) {
-    if (seen(kSlice53)) return same(kSlice53, v) && k();
-    if (!bind(kSlice53, v)) return false;
-    const NodeId n = node(kSlice53, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice53, n, v)) return false;
-    return matchShape50(input(n, 0), [&] {
-      return matchConstant51(input(n, 1), [&] { return matchConstant52(input(n, 2), k); });
-    });
+  /// Slice(Shape(kh), starts=[-2], ends=[-1])  (rules/attention.yaml:377:12)
+  bool matchSlice47(ValueId v, gen::Next k) {
+    if (seen(kSlice47)) return same(kSlice47, v) && k();
+    if (!bind(kSlice47, v)) return false;
+    const NodeId n = node(kSlice47, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice47, n, v)) return false;
+    return matchShape46(input(n, 0), k);
   }
 
   /// Shape(kh, start=-2, end=-1)  (rules/attention.yaml:377:39)
-  bool matchShape54(ValueId v, gen::Next k) {
-    if (seen(kShape54)) return same(kShape54, v) && k();
-    if (!bind(kShape54, v)) return false;
-    const NodeId n = node(kShape54, v, op::kShape);
-    if (n == kNoId || !attrs(kShape54, n, v)) return false;
+  bool matchShape48(ValueId v, gen::Next k) {
+    if (seen(kShape48)) return same(kShape48, v) && k();
+    if (!bind(kShape48, v)) return false;
+    const NodeId n = node(kShape48, v, op::kShape);
+    if (n == kNoId || !attrs(kShape48, n, v)) return false;
     return matchKh(input(n, 0), k);
   }
 
-  /// kl = Slice(Shape(kh), -2, -1) | Shape(kh, start=-2, end=-1)  (rules/attention.yaml:377:37)
+  /// kl = Slice(Shape(kh), starts=[-2], ends=[-1]) | Shape(kh, start=-2, end=-1)
+  /// (rules/attention.yaml:377:37)
   bool matchKl(ValueId v, gen::Next k) {
     if (seen(kKl)) return same(kKl, v) && k();
     if (!bind(kKl, v)) return false;
     const uint32_t m = mark();
-    choose(kKl, 0);
-    if (matchSlice53(v, k)) return true;
+    if (choose(kKl, 0) && matchSlice47(v, k)) return true;
     undo(m);
-    choose(kKl, 1);
-    if (matchShape54(v, k)) return true;
+    if (choose(kKl, 1) && matchShape48(v, k)) return true;
     undo(m);
     return false;
   }
 
+  /// 1.0  (rules/attention.yaml:378:26)
+  bool matchConstant50(ValueId v, gen::Next k) {
+    if (seen(kConstant50)) return same(kConstant50, v) && k();
+    return bind(kConstant50, v) && constant(kConstant50, v) && k();
+  }
+
   /// Concat(ql, kl, axis=0)  (rules/attention.yaml:378:31)
-  bool matchConcat57(ValueId v, gen::Next k) {
-    if (seen(kConcat57)) return same(kConcat57, v) && k();
-    if (!bind(kConcat57, v)) return false;
-    const NodeId n = node(kConcat57, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat57, n, v)) return false;
+  bool matchConcat51(ValueId v, gen::Next k) {
+    if (seen(kConcat51)) return same(kConcat51, v) && k();
+    if (!bind(kConcat51, v)) return false;
+    const NodeId n = node(kConcat51, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat51, n, v)) return false;
     return matchQl(input(n, 0), [&] { return matchKl(input(n, 1), k); });
   }
 
@@ -16168,7 +15743,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (!bind(kExpand, v)) return false;
     const NodeId n = node(kExpand, v, op::kExpand);
     if (n == kNoId || !attrs(kExpand, n, v)) return false;
-    return matchConstant56(input(n, 0), [&] { return matchConcat57(input(n, 1), k); });
+    return matchConstant50(input(n, 0), [&] { return matchConcat51(input(n, 1), k); });
   }
 
   /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:378:13)
@@ -16180,6 +15755,12 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchExpand(input(n, 0), k);
   }
 
+  /// 0.0  (rules/attention.yaml:379:36)
+  bool matchConstant54(ValueId v, gen::Next k) {
+    if (seen(kConstant54)) return same(kConstant54, v) && k();
+    return bind(kConstant54, v) && constant(kConstant54, v) && k();
+  }
+
   /// Equal(tri, 0.0)  (rules/attention.yaml:379:25)
   bool matchEqual(ValueId v, gen::Next k) {
     if (seen(kEqual)) return same(kEqual, v) && k();
@@ -16188,90 +15769,90 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (n == kNoId || !attrs(kEqual, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchTri(in0, [&] { return matchConstant60(in1, k); })) return true;
+    if (matchTri(in0, [&] { return matchConstant54(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchTri(in1, [&] { return matchConstant60(in0, k); });
+    return matchTri(in1, [&] { return matchConstant54(in0, k); });
   }
 
   /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:379:19)
-  bool matchWhere64(ValueId v, gen::Next k) {
-    if (seen(kWhere64)) return same(kWhere64, v) && k();
-    if (!bind(kWhere64, v)) return false;
-    const NodeId n = node(kWhere64, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere64, n, v)) return false;
+  bool matchWhere58(ValueId v, gen::Next k) {
+    if (seen(kWhere58)) return same(kWhere58, v) && k();
+    if (!bind(kWhere58, v)) return false;
+    const NodeId n = node(kWhere58, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere58, n, v)) return false;
     return matchEqual(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchConstant63(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] { return matchConstant57(input(n, 2), k); });
     });
   }
 
   /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:379:12)
-  bool matchAdd65(ValueId v, gen::Next k) {
-    if (seen(kAdd65)) return same(kAdd65, v) && k();
-    if (!bind(kAdd65, v)) return false;
-    const NodeId n = node(kAdd65, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd65, n, v)) return false;
+  bool matchAdd59(ValueId v, gen::Next k) {
+    if (seen(kAdd59)) return same(kAdd59, v) && k();
+    if (!bind(kAdd59, v)) return false;
+    const NodeId n = node(kAdd59, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd59, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchS(in0, [&] { return matchWhere64(in1, k); })) return true;
+    if (matchS(in0, [&] { return matchWhere58(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchS(in1, [&] { return matchWhere64(in0, k); });
+    return matchS(in1, [&] { return matchWhere58(in0, k); });
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:379:73)
-  bool matchWhere67(ValueId v, gen::Next k) {
-    if (seen(kWhere67)) return same(kWhere67, v) && k();
-    if (!bind(kWhere67, v)) return false;
-    const NodeId n = node(kWhere67, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere67, n, v)) return false;
+  bool matchWhere61(ValueId v, gen::Next k) {
+    if (seen(kWhere61)) return same(kWhere61, v) && k();
+    if (!bind(kWhere61, v)) return false;
+    const NodeId n = node(kWhere61, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere61, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:379:69)
-  bool matchAdd69(ValueId v, gen::Next k) {
-    if (seen(kAdd69)) return same(kAdd69, v) && k();
-    if (!bind(kAdd69, v)) return false;
-    const NodeId n = node(kAdd69, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd69, n, v)) return false;
+  bool matchAdd63(ValueId v, gen::Next k) {
+    if (seen(kAdd63)) return same(kAdd63, v) && k();
+    if (!bind(kAdd63, v)) return false;
+    const NodeId n = node(kAdd63, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd63, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchWhere67(in0, [&] { return matchMask(in1, k); })) return true;
+    if (matchWhere61(in0, [&] { return matchMask(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchWhere67(in1, [&] { return matchMask(in0, k); });
+    return matchWhere61(in1, [&] { return matchMask(in0, k); });
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:379:118)
-  bool matchWhere70(ValueId v, gen::Next k) {
-    if (seen(kWhere70)) return same(kWhere70, v) && k();
-    if (!bind(kWhere70, v)) return false;
-    const NodeId n = node(kWhere70, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere70, n, v)) return false;
+  bool matchWhere64(ValueId v, gen::Next k) {
+    if (seen(kWhere64)) return same(kWhere64, v) && k();
+    if (!bind(kWhere64, v)) return false;
+    const NodeId n = node(kWhere64, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere64, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:379:151)
-  bool matchWhere72(ValueId v, gen::Next k) {
-    if (seen(kWhere72)) return same(kWhere72, v) && k();
-    if (!bind(kWhere72, v)) return false;
-    const NodeId n = node(kWhere72, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere72, n, v)) return false;
+  bool matchWhere66(ValueId v, gen::Next k) {
+    if (seen(kWhere66)) return same(kWhere66, v) && k();
+    if (!bind(kWhere66, v)) return false;
+    const NodeId n = node(kWhere66, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere66, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
       return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
     });
   }
 
   /// Add(s, mask)  (rules/attention.yaml:379:189)
-  bool matchAdd73(ValueId v, gen::Next k) {
-    if (seen(kAdd73)) return same(kAdd73, v) && k();
-    if (!bind(kAdd73, v)) return false;
-    const NodeId n = node(kAdd73, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd73, n, v)) return false;
+  bool matchAdd67(ValueId v, gen::Next k) {
+    if (seen(kAdd67)) return same(kAdd67, v) && k();
+    if (!bind(kAdd67, v)) return false;
+    const NodeId n = node(kAdd67, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd67, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -16286,23 +15867,17 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
-    choose(kM, 0);  // @sdpa_causal
-    if (matchAdd65(v, k)) return true;
+    if (choose(kM, 0) && matchAdd59(v, k)) return true;  // @sdpa_causal
     undo(m);
-    choose(kM, 1);  // @causal_mask
-    if (matchAdd69(v, k)) return true;
+    if (choose(kM, 1) && matchAdd63(v, k)) return true;  // @causal_mask
     undo(m);
-    choose(kM, 2);  // @causal
-    if (matchWhere70(v, k)) return true;
+    if (choose(kM, 2) && matchWhere64(v, k)) return true;  // @causal
     undo(m);
-    choose(kM, 3);  // @masked_fill
-    if (matchWhere72(v, k)) return true;
+    if (choose(kM, 3) && matchWhere66(v, k)) return true;  // @masked_fill
     undo(m);
-    choose(kM, 4);  // @mask
-    if (matchAdd73(v, k)) return true;
+    if (choose(kM, 4) && matchAdd67(v, k)) return true;  // @mask
     undo(m);
-    choose(kM, 5);  // @plain
-    if (matchS(v, k)) return true;
+    if (choose(kM, 5) && matchS(v, k)) return true;  // @plain
     undo(m);
     return false;
   }
@@ -16332,45 +15907,96 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Shape(_)  (rules/attention.yaml:381:36)
-  bool matchShape79(ValueId v, gen::Next k) {
-    if (seen(kShape79)) return same(kShape79, v) && k();
-    if (!bind(kShape79, v)) return false;
-    const NodeId n = node(kShape79, v, op::kShape);
-    if (n == kNoId || !attrs(kShape79, n, v)) return false;
-    return matchAny78(input(n, 0), k);
+  bool matchShape73(ValueId v, gen::Next k) {
+    if (seen(kShape73)) return same(kShape73, v) && k();
+    if (!bind(kShape73, v)) return false;
+    const NodeId n = node(kShape73, v, op::kShape);
+    if (n == kNoId || !attrs(kShape73, n, v)) return false;
+    return matchAny72(input(n, 0), k);
   }
 
   /// 0  (rules/attention.yaml:381:46)
-  bool matchConstant80(ValueId v, gen::Next k) {
-    if (seen(kConstant80)) return same(kConstant80, v) && k();
-    return bind(kConstant80, v) && constant(kConstant80, v) && k();
+  bool matchConstant74(ValueId v, gen::Next k) {
+    if (seen(kConstant74)) return same(kConstant74, v) && k();
+    return bind(kConstant74, v) && constant(kConstant74, v) && k();
   }
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:381:29)
-  bool matchGather81(ValueId v, gen::Next k) {
-    if (seen(kGather81)) return same(kGather81, v) && k();
-    if (!bind(kGather81, v)) return false;
-    const NodeId n = node(kGather81, v, op::kGather);
-    if (n == kNoId || !attrs(kGather81, n, v)) return false;
-    return matchShape79(input(n, 0), [&] { return matchConstant80(input(n, 1), k); });
+  bool matchGather75(ValueId v, gen::Next k) {
+    if (seen(kGather75)) return same(kGather75, v) && k();
+    if (!bind(kGather75, v)) return false;
+    const NodeId n = node(kGather75, v, op::kGather);
+    if (n == kNoId || !attrs(kGather75, n, v)) return false;
+    return matchShape73(input(n, 0), [&] { return matchConstant74(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(Shape(_), 0, axis=0), 0)  (rules/attention.yaml:381:19)
-  bool matchUnsqueeze83(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze83)) return same(kUnsqueeze83, v) && k();
-    if (!bind(kUnsqueeze83, v)) return false;
-    const NodeId n = node(kUnsqueeze83, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze83, n, v)) return false;
-    return matchGather81(input(n, 0), [&] { return matchConstant82(input(n, 1), k); });
+  /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:381:19)
+  bool matchUnsqueeze76(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze76)) return same(kUnsqueeze76, v) && k();
+    if (!bind(kUnsqueeze76, v)) return false;
+    const NodeId n = node(kUnsqueeze76, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze76, n, v)) return false;
+    return matchGather75(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:381:85)
+  bool matchAny77(ValueId v, gen::Next k) {
+    if (seen(kAny77)) return same(kAny77, v) && k();
+    return bind(kAny77, v) && k();
+  }
+
+  /// Shape(_)  (rules/attention.yaml:381:79)
+  bool matchShape78(ValueId v, gen::Next k) {
+    if (seen(kShape78)) return same(kShape78, v) && k();
+    if (!bind(kShape78, v)) return false;
+    const NodeId n = node(kShape78, v, op::kShape);
+    if (n == kNoId || !attrs(kShape78, n, v)) return false;
+    return matchAny77(input(n, 0), k);
+  }
+
+  /// 1  (rules/attention.yaml:381:89)
+  bool matchConstant79(ValueId v, gen::Next k) {
+    if (seen(kConstant79)) return same(kConstant79, v) && k();
+    return bind(kConstant79, v) && constant(kConstant79, v) && k();
+  }
+
+  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:381:72)
+  bool matchGather80(ValueId v, gen::Next k) {
+    if (seen(kGather80)) return same(kGather80, v) && k();
+    if (!bind(kGather80, v)) return false;
+    const NodeId n = node(kGather80, v, op::kGather);
+    if (n == kNoId || !attrs(kGather80, n, v)) return false;
+    return matchShape78(input(n, 0), [&] { return matchConstant79(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:381:62)
+  bool matchUnsqueeze81(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze81)) return same(kUnsqueeze81, v) && k();
+    if (!bind(kUnsqueeze81, v)) return false;
+    const NodeId n = node(kUnsqueeze81, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze81, n, v)) return false;
+    return matchGather80(input(n, 0), k);
+  }
+
+  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]), Unsqueeze(Gather(Shape(...), 1,
+  /// axis=0), axes=[0]), _, axis=0)  (rules/attention.yaml:381:12)
+  bool matchConcat83(ValueId v, gen::Next k) {
+    if (seen(kConcat83)) return same(kConcat83, v) && k();
+    if (!bind(kConcat83, v)) return false;
+    const NodeId n = node(kConcat83, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat83, n, v)) return false;
+    return matchUnsqueeze76(input(n, 0), [&] {
+      return matchUnsqueeze81(input(n, 1), [&] { return matchAny82(input(n, 2), k); });
+    });
+  }
+
+  /// _  (rules/attention.yaml:381:131)
   bool matchAny84(ValueId v, gen::Next k) {
     if (seen(kAny84)) return same(kAny84, v) && k();
     return bind(kAny84, v) && k();
   }
 
-  /// Shape(_)  (rules/attention.yaml:381:79)
+  /// Shape(_, start=0, end=1)  (rules/attention.yaml:381:125)
   bool matchShape85(ValueId v, gen::Next k) {
     if (seen(kShape85)) return same(kShape85, v) && k();
     if (!bind(kShape85, v)) return false;
@@ -16379,102 +16005,61 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchAny84(input(n, 0), k);
   }
 
-  /// 1  (rules/attention.yaml:381:89)
-  bool matchConstant86(ValueId v, gen::Next k) {
-    if (seen(kConstant86)) return same(kConstant86, v) && k();
-    return bind(kConstant86, v) && constant(kConstant86, v) && k();
-  }
-
-  /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:381:72)
-  bool matchGather87(ValueId v, gen::Next k) {
-    if (seen(kGather87)) return same(kGather87, v) && k();
-    if (!bind(kGather87, v)) return false;
-    const NodeId n = node(kGather87, v, op::kGather);
-    if (n == kNoId || !attrs(kGather87, n, v)) return false;
-    return matchShape85(input(n, 0), [&] { return matchConstant86(input(n, 1), k); });
-  }
-
-  /// Unsqueeze(Gather(Shape(_), 1, axis=0), 0)  (rules/attention.yaml:381:62)
-  bool matchUnsqueeze89(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze89)) return same(kUnsqueeze89, v) && k();
-    if (!bind(kUnsqueeze89, v)) return false;
-    const NodeId n = node(kUnsqueeze89, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze89, n, v)) return false;
-    return matchGather87(input(n, 0), [&] { return matchConstant88(input(n, 1), k); });
-  }
-
-  /// Concat(Unsqueeze(Gather(Shape(...), 0, axis=0), 0), Unsqueeze(Gather(Shape(...), 1, axis=0),
-  /// 0), _, axis=0)  (rules/attention.yaml:381:12)
-  bool matchConcat91(ValueId v, gen::Next k) {
-    if (seen(kConcat91)) return same(kConcat91, v) && k();
-    if (!bind(kConcat91, v)) return false;
-    const NodeId n = node(kConcat91, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat91, n, v)) return false;
-    return matchUnsqueeze83(input(n, 0), [&] {
-      return matchUnsqueeze89(input(n, 1), [&] { return matchAny90(input(n, 2), k); });
-    });
-  }
-
-  /// Shape(_, start=0, end=1)  (rules/attention.yaml:381:125)
-  bool matchShape93(ValueId v, gen::Next k) {
-    if (seen(kShape93)) return same(kShape93, v) && k();
-    if (!bind(kShape93, v)) return false;
-    const NodeId n = node(kShape93, v, op::kShape);
-    if (n == kNoId || !attrs(kShape93, n, v)) return false;
-    return matchAny92(input(n, 0), k);
+  /// _  (rules/attention.yaml:381:157)
+  bool matchAny86(ValueId v, gen::Next k) {
+    if (seen(kAny86)) return same(kAny86, v) && k();
+    return bind(kAny86, v) && k();
   }
 
   /// Shape(_, start=1, end=2)  (rules/attention.yaml:381:151)
-  bool matchShape95(ValueId v, gen::Next k) {
-    if (seen(kShape95)) return same(kShape95, v) && k();
-    if (!bind(kShape95, v)) return false;
-    const NodeId n = node(kShape95, v, op::kShape);
-    if (n == kNoId || !attrs(kShape95, n, v)) return false;
-    return matchAny94(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:381:177)
-  bool matchAny96(ValueId v, gen::Next k) {
-    if (seen(kAny96)) return same(kAny96, v) && k();
-    return bind(kAny96, v) && k();
+  bool matchShape87(ValueId v, gen::Next k) {
+    if (seen(kShape87)) return same(kShape87, v) && k();
+    if (!bind(kShape87, v)) return false;
+    const NodeId n = node(kShape87, v, op::kShape);
+    if (n == kNoId || !attrs(kShape87, n, v)) return false;
+    return matchAny86(input(n, 0), k);
   }
 
   /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0)
   /// (rules/attention.yaml:381:118)
-  bool matchConcat97(ValueId v, gen::Next k) {
-    if (seen(kConcat97)) return same(kConcat97, v) && k();
-    if (!bind(kConcat97, v)) return false;
-    const NodeId n = node(kConcat97, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat97, n, v)) return false;
-    return matchShape93(input(n, 0), [&] {
-      return matchShape95(input(n, 1), [&] { return matchAny96(input(n, 2), k); });
+  bool matchConcat89(ValueId v, gen::Next k) {
+    if (seen(kConcat89)) return same(kConcat89, v) && k();
+    if (!bind(kConcat89, v)) return false;
+    const NodeId n = node(kConcat89, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat89, n, v)) return false;
+    return matchShape85(input(n, 0), [&] {
+      return matchShape87(input(n, 1), [&] { return matchAny88(input(n, 2), k); });
     });
   }
 
-  /// ys = Concat(Unsqueeze(Gather(...), 0), Unsqueeze(Gather(...), 0), _, axis=0) | Concat(Shape(_,
-  /// start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _  (rules/attention.yaml:381:116)
+  /// _  (rules/attention.yaml:381:190)
+  bool matchAny90(ValueId v, gen::Next k) {
+    if (seen(kAny90)) return same(kAny90, v) && k();
+    return bind(kAny90, v) && k();
+  }
+
+  /// ys = Concat(Unsqueeze(Gather(...), axes=[0]), Unsqueeze(Gather(...), axes=[0]), _, axis=0) |
+  /// Concat(Shape(_, start=0, end=1), Shape(_, start=1, end=2), _, axis=0) | _
+  /// (rules/attention.yaml:381:116)
   bool matchYs(ValueId v, gen::Next k) {
     if (seen(kYs)) return same(kYs, v) && k();
     if (!bind(kYs, v)) return false;
     const uint32_t m = mark();
-    choose(kYs, 0);
-    if (matchConcat91(v, k)) return true;
+    if (choose(kYs, 0) && matchConcat83(v, k)) return true;
     undo(m);
-    choose(kYs, 1);
-    if (matchConcat97(v, k)) return true;
+    if (choose(kYs, 1) && matchConcat89(v, k)) return true;
     undo(m);
-    choose(kYs, 2);
-    if (matchAny98(v, k)) return true;
+    if (choose(kYs, 2) && matchAny90(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Transpose(o, perm=[0, 2, 1, 3])  (rules/attention.yaml:382:20)
-  bool matchTranspose100(ValueId v, gen::Next k) {
-    if (seen(kTranspose100)) return same(kTranspose100, v) && k();
-    if (!bind(kTranspose100, v)) return false;
-    const NodeId n = node(kTranspose100, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTranspose100, n, v)) return false;
+  bool matchTranspose92(ValueId v, gen::Next k) {
+    if (seen(kTranspose92)) return same(kTranspose92, v) && k();
+    if (!bind(kTranspose92, v)) return false;
+    const NodeId n = node(kTranspose92, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose92, n, v)) return false;
     return matchO(input(n, 0), k);
   }
 
@@ -16484,7 +16069,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kReshape);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchTranspose100(input(n, 0), [&] { return matchYs(input(n, 1), k); });
+    return matchTranspose92(input(n, 0), [&] { return matchYs(input(n, 1), k); });
   }
 
   // ---- Rewrite
@@ -17421,107 +17006,107 @@ const gen::RuleSpec& specAttentionHeads() {
     gen::RuleSpec s;
     s.name = "attention_heads";
     s.loc = "rules/attention.yaml:432:5";
-    s.root = 65;
+    s.root = 59;
     s.slot_names = {"kh", "kr", "vh",  "vr",   "kt",     "qh",   "c",      "cq", "ck", "s",
                     "ql", "kl", "tri", "fill", "causal", "mask", "masked", "m",  "o"};
     s.num_captures = 0;
-    s.exprs.resize(66);
+    s.exprs.resize(60);
     {  // 0: kh
       gen::ExprSpec& e = s.exprs[0];
       e.label = "kh";
       e.loc = "rules/attention.yaml:438:37";
       e.slot = 0;
     }
-    {  // 1: 2
+    {  // 1: Unsqueeze(kh, axes=[2])
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:438:41";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 2: Unsqueeze(kh, 2)
-      gen::ExprSpec& e = s.exprs[2];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:438:27";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({2}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:438:41";
+      }
     }
-    {  // 3: _
-      gen::ExprSpec& e = s.exprs[3];
+    {  // 2: _
+      gen::ExprSpec& e = s.exprs[2];
       e.label = "_";
       e.loc = "rules/attention.yaml:438:45";
     }
-    {  // 4: Expand(Unsqueeze(kh, 2), _)
-      gen::ExprSpec& e = s.exprs[4];
+    {  // 3: Expand(Unsqueeze(kh, axes=[2]), _)
+      gen::ExprSpec& e = s.exprs[3];
       e.label = "Expand";
       e.loc = "rules/attention.yaml:438:20";
       e.num_inputs = 2;
     }
-    {  // 5: _
-      gen::ExprSpec& e = s.exprs[5];
+    {  // 4: _
+      gen::ExprSpec& e = s.exprs[4];
       e.label = "_";
       e.loc = "rules/attention.yaml:438:49";
     }
-    {  // 6: Reshape(Expand(Unsqueeze(kh, 2), _), _)
-      gen::ExprSpec& e = s.exprs[6];
+    {  // 5: Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:438:12";
       e.num_inputs = 2;
     }
-    {  // 7: Reshape(Expand(Unsqueeze(...), _), _) | kh
-      gen::ExprSpec& e = s.exprs[7];
+    {  // 6: Reshape(Expand(Unsqueeze(...), _), _) | kh
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "kr";
       e.loc = "rules/attention.yaml:438:52";
       e.slot = 1;
     }
-    {  // 8: vh
-      gen::ExprSpec& e = s.exprs[8];
+    {  // 7: vh
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "vh";
       e.loc = "rules/attention.yaml:439:37";
       e.slot = 2;
     }
-    {  // 9: 2
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:439:41";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(vh, 2)
-      gen::ExprSpec& e = s.exprs[10];
+    {  // 8: Unsqueeze(vh, axes=[2])
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "Unsqueeze";
       e.loc = "rules/attention.yaml:439:27";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({2}));
+        a.axes = true;
+        a.loc = "rules/attention.yaml:439:41";
+      }
+    }
+    {  // 9: _
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "_";
+      e.loc = "rules/attention.yaml:439:45";
+    }
+    {  // 10: Expand(Unsqueeze(vh, axes=[2]), _)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Expand";
+      e.loc = "rules/attention.yaml:439:20";
       e.num_inputs = 2;
     }
     {  // 11: _
       gen::ExprSpec& e = s.exprs[11];
       e.label = "_";
-      e.loc = "rules/attention.yaml:439:45";
-    }
-    {  // 12: Expand(Unsqueeze(vh, 2), _)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:439:20";
-      e.num_inputs = 2;
-    }
-    {  // 13: _
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "_";
       e.loc = "rules/attention.yaml:439:49";
     }
-    {  // 14: Reshape(Expand(Unsqueeze(vh, 2), _), _)
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 12: Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "Reshape";
       e.loc = "rules/attention.yaml:439:12";
       e.num_inputs = 2;
     }
-    {  // 15: Reshape(Expand(Unsqueeze(...), _), _) | vh
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 13: Reshape(Expand(Unsqueeze(...), _), _) | vh
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "vr";
       e.loc = "rules/attention.yaml:439:52";
       e.slot = 3;
     }
-    {  // 16: Transpose(kr, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 14: Transpose(kr, perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Transpose";
       e.loc = "rules/attention.yaml:440:12";
       e.slot = 4;
@@ -17533,129 +17118,127 @@ const gen::RuleSpec& specAttentionHeads() {
         a.loc = "rules/attention.yaml:440:26";
       }
     }
-    {  // 17: qh
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 15: qh
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "qh";
       e.loc = "rules/attention.yaml:441:23";
       e.slot = 5;
     }
-    {  // 18: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 16: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:441:16";
       e.num_inputs = 2;
     }
-    {  // 19: c
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 17: c
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "c";
       e.loc = "rules/attention.yaml:441:32";
       e.slot = 6;
     }
-    {  // 20: Div(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 18: Div(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "Div";
       e.loc = "rules/attention.yaml:441:12";
       e.num_inputs = 2;
     }
-    {  // 21: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 19: MatMul(qh, kt)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:441:41";
       e.num_inputs = 2;
     }
-    {  // 22: Mul(MatMul(qh, kt), c)
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: Mul(MatMul(qh, kt), c)
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:441:37";
       e.num_inputs = 2;
     }
-    {  // 23: cq
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: cq
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "cq";
       e.loc = "rules/attention.yaml:441:77";
       e.slot = 7;
     }
-    {  // 24: Mul(qh, cq)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: Mul(qh, cq)
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:441:69";
       e.num_inputs = 2;
     }
-    {  // 25: Div(qh, cq)
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: Div(qh, cq)
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "Div";
       e.loc = "rules/attention.yaml:441:83";
       e.num_inputs = 2;
     }
-    {  // 26: Mul(qh, cq) | Div(qh, cq) | qh
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 24: Mul(qh, cq) | Div(qh, cq) | qh
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:441:81";
     }
-    {  // 27: ck
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 25: ck
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "ck";
       e.loc = "rules/attention.yaml:441:109";
       e.slot = 8;
     }
-    {  // 28: Mul(kt, ck)
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 26: Mul(kt, ck)
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "Mul";
       e.loc = "rules/attention.yaml:441:101";
       e.num_inputs = 2;
     }
-    {  // 29: Div(kt, ck)
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 27: Div(kt, ck)
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "Div";
       e.loc = "rules/attention.yaml:441:115";
       e.num_inputs = 2;
     }
-    {  // 30: Mul(kt, ck) | Div(kt, ck) | kt
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 28: Mul(kt, ck) | Div(kt, ck) | kt
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "alternatives";
       e.loc = "rules/attention.yaml:441:113";
     }
-    {  // 31: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 29: MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:441:62";
       e.num_inputs = 2;
     }
-    {  // 32: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
+    {  // 30: Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
        // (Mul(...) | Div(...) | kt))
-      gen::ExprSpec& e = s.exprs[32];
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "s";
       e.loc = "rules/attention.yaml:441:35";
       e.slot = 9;
     }
-    {  // 33: Shape(qh)
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 31: Shape(qh)
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:442:18";
       e.num_inputs = 1;
     }
-    {  // 34: -2
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "constant -2";
-      e.loc = "rules/attention.yaml:442:29";
-      e.literal = gen::intLiteral(-2);
-      e.tolerance = 1e-06;
-    }
-    {  // 35: -1
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "constant -1";
-      e.loc = "rules/attention.yaml:442:33";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 36: Slice(Shape(qh), -2, -1)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 32: Slice(Shape(qh), starts=[-2], ends=[-1])
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:442:12";
-      e.num_inputs = 3;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({-2}));
+        a.loc = "rules/attention.yaml:442:29";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.loc = "rules/attention.yaml:442:33";
+      }
     }
-    {  // 37: Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 33: Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:442:39";
       e.num_inputs = 1;
@@ -17673,40 +17256,38 @@ const gen::RuleSpec& specAttentionHeads() {
         a.loc = "rules/attention.yaml:442:59";
       }
     }
-    {  // 38: Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 34: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "ql";
       e.loc = "rules/attention.yaml:442:37";
       e.slot = 10;
     }
-    {  // 39: Shape(kr)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 35: Shape(kr)
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:443:18";
       e.num_inputs = 1;
     }
-    {  // 40: -2
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "constant -2";
-      e.loc = "rules/attention.yaml:443:29";
-      e.literal = gen::intLiteral(-2);
-      e.tolerance = 1e-06;
-    }
-    {  // 41: -1
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "constant -1";
-      e.loc = "rules/attention.yaml:443:33";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 42: Slice(Shape(kr), -2, -1)
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 36: Slice(Shape(kr), starts=[-2], ends=[-1])
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "Slice";
       e.loc = "rules/attention.yaml:443:12";
-      e.num_inputs = 3;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({-2}));
+        a.loc = "rules/attention.yaml:443:29";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.loc = "rules/attention.yaml:443:33";
+      }
     }
-    {  // 43: Shape(kr, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[43];
+    {  // 37: Shape(kr, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Shape";
       e.loc = "rules/attention.yaml:443:39";
       e.num_inputs = 1;
@@ -17724,21 +17305,21 @@ const gen::RuleSpec& specAttentionHeads() {
         a.loc = "rules/attention.yaml:443:59";
       }
     }
-    {  // 44: Slice(Shape(kr), -2, -1) | Shape(kr, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[44];
+    {  // 38: Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1)
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "kl";
       e.loc = "rules/attention.yaml:443:37";
       e.slot = 11;
     }
-    {  // 45: 1.0
-      gen::ExprSpec& e = s.exprs[45];
+    {  // 39: 1.0
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "constant 1.0";
       e.loc = "rules/attention.yaml:444:26";
       e.literal = gen::floatLiteral(1.0);
       e.tolerance = 1e-06;
     }
-    {  // 46: Concat(ql, kl, axis=0)
-      gen::ExprSpec& e = s.exprs[46];
+    {  // 40: Concat(ql, kl, axis=0)
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "Concat";
       e.loc = "rules/attention.yaml:444:31";
       e.num_inputs = 2;
@@ -17750,14 +17331,14 @@ const gen::RuleSpec& specAttentionHeads() {
         a.loc = "rules/attention.yaml:444:46";
       }
     }
-    {  // 47: Expand(1.0, Concat(ql, kl, axis=0))
-      gen::ExprSpec& e = s.exprs[47];
+    {  // 41: Expand(1.0, Concat(ql, kl, axis=0))
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "Expand";
       e.loc = "rules/attention.yaml:444:19";
       e.num_inputs = 2;
     }
-    {  // 48: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
-      gen::ExprSpec& e = s.exprs[48];
+    {  // 42: Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "Trilu";
       e.loc = "rules/attention.yaml:444:13";
       e.slot = 12;
@@ -17770,101 +17351,101 @@ const gen::RuleSpec& specAttentionHeads() {
         a.loc = "rules/attention.yaml:444:56";
       }
     }
-    {  // 49: 0.0
-      gen::ExprSpec& e = s.exprs[49];
+    {  // 43: 0.0
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "constant 0.0";
       e.loc = "rules/attention.yaml:445:36";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
-    {  // 50: Equal(tri, 0.0)
-      gen::ExprSpec& e = s.exprs[50];
+    {  // 44: Equal(tri, 0.0)
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "Equal";
       e.loc = "rules/attention.yaml:445:25";
       e.num_inputs = 2;
     }
-    {  // 51: fill
-      gen::ExprSpec& e = s.exprs[51];
+    {  // 45: fill
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "fill";
       e.loc = "rules/attention.yaml:445:42";
       e.slot = 13;
     }
-    {  // 52: 0.0
-      gen::ExprSpec& e = s.exprs[52];
+    {  // 46: 0.0
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "constant 0.0";
       e.loc = "rules/attention.yaml:445:48";
       e.literal = gen::floatLiteral(0.0);
       e.tolerance = 1e-06;
     }
-    {  // 53: Where(Equal(tri, 0.0), fill, 0.0)
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 47: Where(Equal(tri, 0.0), fill, 0.0)
+      gen::ExprSpec& e = s.exprs[47];
       e.label = "Where";
       e.loc = "rules/attention.yaml:445:19";
       e.num_inputs = 3;
     }
-    {  // 54: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 48: Add(s, Where(Equal(tri, 0.0), fill, 0.0))
+      gen::ExprSpec& e = s.exprs[48];
       e.label = "Add";
       e.loc = "rules/attention.yaml:445:12";
       e.num_inputs = 2;
     }
-    {  // 55: causal
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 49: causal
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "causal";
       e.loc = "rules/attention.yaml:445:79";
       e.slot = 14;
     }
-    {  // 56: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 50: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "Where";
       e.loc = "rules/attention.yaml:445:73";
       e.num_inputs = 3;
     }
-    {  // 57: mask
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 51: mask
+      gen::ExprSpec& e = s.exprs[51];
       e.label = "mask";
       e.loc = "rules/attention.yaml:445:97";
       e.slot = 15;
     }
-    {  // 58: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[58];
+    {  // 52: Add(Where(causal, s, fill), mask)
+      gen::ExprSpec& e = s.exprs[52];
       e.label = "Add";
       e.loc = "rules/attention.yaml:445:69";
       e.num_inputs = 2;
     }
-    {  // 59: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 53: Where(causal, s, fill)
+      gen::ExprSpec& e = s.exprs[53];
       e.label = "Where";
       e.loc = "rules/attention.yaml:445:118";
       e.num_inputs = 3;
     }
-    {  // 60: masked
-      gen::ExprSpec& e = s.exprs[60];
+    {  // 54: masked
+      gen::ExprSpec& e = s.exprs[54];
       e.label = "masked";
       e.loc = "rules/attention.yaml:445:157";
       e.slot = 16;
     }
-    {  // 61: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 55: Where(masked, fill, s)
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "Where";
       e.loc = "rules/attention.yaml:445:151";
       e.num_inputs = 3;
     }
-    {  // 62: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[62];
+    {  // 56: Add(s, mask)
+      gen::ExprSpec& e = s.exprs[56];
       e.label = "Add";
       e.loc = "rules/attention.yaml:445:189";
       e.num_inputs = 2;
     }
-    {  // 63: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
+    {  // 57: Add(s, Where(Equal(...), fill, 0.0)) | Add(Where(causal, s, fill), mask) |
        // Where(causal, s, fill) | Where(masked, fill, s) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[63];
+      gen::ExprSpec& e = s.exprs[57];
       e.label = "m";
       e.loc = "rules/attention.yaml:445:67";
       e.slot = 17;
     }
-    {  // 64: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 58: Softmax(m, axis=-1)
+      gen::ExprSpec& e = s.exprs[58];
       e.label = "Softmax";
       e.loc = "rules/attention.yaml:446:19";
       e.num_inputs = 1;
@@ -17879,8 +17460,8 @@ const gen::RuleSpec& specAttentionHeads() {
         a.loc = "rules/attention.yaml:446:30";
       }
     }
-    {  // 65: MatMul(Softmax(m, axis=-1), vr)
-      gen::ExprSpec& e = s.exprs[65];
+    {  // 59: MatMul(Softmax(m, axis=-1), vr)
+      gen::ExprSpec& e = s.exprs[59];
       e.label = "MatMul";
       e.loc = "rules/attention.yaml:446:12";
       e.slot = 18;
@@ -18009,27 +17590,27 @@ const gen::RuleSpec& specAttentionHeads() {
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{63, 0}});  // @sdpa_causal
+      v.tags.push_back({{57, 0}});  // @sdpa_causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{63, 1}});  // @causal_mask
+      v.tags.push_back({{57, 1}});  // @causal_mask
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{63, 2}});  // @causal
+      v.tags.push_back({{57, 2}});  // @causal
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{63, 3}});  // @masked_fill
+      v.tags.push_back({{57, 3}});  // @masked_fill
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{63, 4}});  // @mask
+      v.tags.push_back({{57, 4}});  // @mask
     }
     s.variants.emplace_back();  // always
     return s;
@@ -18044,71 +17625,65 @@ const gen::RuleSpec& specAttentionHeads() {
 struct AttentionHeadsIds {
   enum : gen::ExprId {
     kKh = 0,
-    kConstant1 = 1,
-    kUnsqueeze2 = 2,
-    kAny3 = 3,
-    kExpand4 = 4,
-    kAny5 = 5,
-    kReshape6 = 6,
-    kKr = 7,
-    kVh = 8,
-    kConstant9 = 9,
-    kUnsqueeze10 = 10,
+    kUnsqueeze1 = 1,
+    kAny2 = 2,
+    kExpand3 = 3,
+    kAny4 = 4,
+    kReshape5 = 5,
+    kKr = 6,
+    kVh = 7,
+    kUnsqueeze8 = 8,
+    kAny9 = 9,
+    kExpand10 = 10,
     kAny11 = 11,
-    kExpand12 = 12,
-    kAny13 = 13,
-    kReshape14 = 14,
-    kVr = 15,
-    kKt = 16,
-    kQh = 17,
-    kMatMul18 = 18,
-    kC = 19,
-    kDiv20 = 20,
-    kMatMul21 = 21,
+    kReshape12 = 12,
+    kVr = 13,
+    kKt = 14,
+    kQh = 15,
+    kMatMul16 = 16,
+    kC = 17,
+    kDiv18 = 18,
+    kMatMul19 = 19,
+    kMul20 = 20,
+    kCq = 21,
     kMul22 = 22,
-    kCq = 23,
-    kMul24 = 24,
-    kDiv25 = 25,
-    kAnyOf26 = 26,
-    kCk = 27,
-    kMul28 = 28,
-    kDiv29 = 29,
-    kAnyOf30 = 30,
-    kMatMul31 = 31,
-    kS = 32,
+    kDiv23 = 23,
+    kAnyOf24 = 24,
+    kCk = 25,
+    kMul26 = 26,
+    kDiv27 = 27,
+    kAnyOf28 = 28,
+    kMatMul29 = 29,
+    kS = 30,
+    kShape31 = 31,
+    kSlice32 = 32,
     kShape33 = 33,
-    kConstant34 = 34,
-    kConstant35 = 35,
+    kQl = 34,
+    kShape35 = 35,
     kSlice36 = 36,
     kShape37 = 37,
-    kQl = 38,
-    kShape39 = 39,
-    kConstant40 = 40,
-    kConstant41 = 41,
-    kSlice42 = 42,
-    kShape43 = 43,
-    kKl = 44,
-    kConstant45 = 45,
-    kConcat = 46,
-    kExpand47 = 47,
-    kTri = 48,
-    kConstant49 = 49,
-    kEqual = 50,
-    kFill = 51,
-    kConstant52 = 52,
+    kKl = 38,
+    kConstant39 = 39,
+    kConcat = 40,
+    kExpand41 = 41,
+    kTri = 42,
+    kConstant43 = 43,
+    kEqual = 44,
+    kFill = 45,
+    kConstant46 = 46,
+    kWhere47 = 47,
+    kAdd48 = 48,
+    kCausal = 49,
+    kWhere50 = 50,
+    kMask = 51,
+    kAdd52 = 52,
     kWhere53 = 53,
-    kAdd54 = 54,
-    kCausal = 55,
-    kWhere56 = 56,
-    kMask = 57,
-    kAdd58 = 58,
-    kWhere59 = 59,
-    kMasked = 60,
-    kWhere61 = 61,
-    kAdd62 = 62,
-    kM = 63,
-    kSoftmax = 64,
-    kO = 65,
+    kMasked = 54,
+    kWhere55 = 55,
+    kAdd56 = 56,
+    kM = 57,
+    kSoftmax = 58,
+    kO = 59,
   };
 };
 
@@ -18168,53 +17743,46 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchKh, matchConstant9,
-  // matchAny11, matchAny13, matchC, matchCq, matchCk, matchConstant34, matchConstant41,
-  // matchConstant45, matchFill, matchConstant52, matchCausal, matchMask, matchMasked.
+  // From AttentionSharedMatch (the same in other rules of this file): matchKh, matchAny9, matchC,
+  // matchCq, matchCk, matchFill, matchCausal, matchMask, matchMasked.
 
-  /// 2  (rules/attention.yaml:438:41)
-  bool matchConstant1(ValueId v, gen::Next k) {
-    if (seen(kConstant1)) return same(kConstant1, v) && k();
-    return bind(kConstant1, v) && constant(kConstant1, v) && k();
-  }
-
-  /// Unsqueeze(kh, 2)  (rules/attention.yaml:438:27)
-  bool matchUnsqueeze2(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze2)) return same(kUnsqueeze2, v) && k();
-    if (!bind(kUnsqueeze2, v)) return false;
-    const NodeId n = node(kUnsqueeze2, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze2, n, v)) return false;
-    return matchKh(input(n, 0), [&] { return matchConstant1(input(n, 1), k); });
+  /// Unsqueeze(kh, axes=[2])  (rules/attention.yaml:438:27)
+  bool matchUnsqueeze1(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze1)) return same(kUnsqueeze1, v) && k();
+    if (!bind(kUnsqueeze1, v)) return false;
+    const NodeId n = node(kUnsqueeze1, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze1, n, v)) return false;
+    return matchKh(input(n, 0), k);
   }
 
   /// _  (rules/attention.yaml:438:45)
-  bool matchAny3(ValueId v, gen::Next k) {
-    if (seen(kAny3)) return same(kAny3, v) && k();
-    return bind(kAny3, v) && k();
+  bool matchAny2(ValueId v, gen::Next k) {
+    if (seen(kAny2)) return same(kAny2, v) && k();
+    return bind(kAny2, v) && k();
   }
 
-  /// Expand(Unsqueeze(kh, 2), _)  (rules/attention.yaml:438:20)
-  bool matchExpand4(ValueId v, gen::Next k) {
-    if (seen(kExpand4)) return same(kExpand4, v) && k();
-    if (!bind(kExpand4, v)) return false;
-    const NodeId n = node(kExpand4, v, op::kExpand);
-    if (n == kNoId || !attrs(kExpand4, n, v)) return false;
-    return matchUnsqueeze2(input(n, 0), [&] { return matchAny3(input(n, 1), k); });
+  /// Expand(Unsqueeze(kh, axes=[2]), _)  (rules/attention.yaml:438:20)
+  bool matchExpand3(ValueId v, gen::Next k) {
+    if (seen(kExpand3)) return same(kExpand3, v) && k();
+    if (!bind(kExpand3, v)) return false;
+    const NodeId n = node(kExpand3, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand3, n, v)) return false;
+    return matchUnsqueeze1(input(n, 0), [&] { return matchAny2(input(n, 1), k); });
   }
 
   /// _  (rules/attention.yaml:438:49)
-  bool matchAny5(ValueId v, gen::Next k) {
-    if (seen(kAny5)) return same(kAny5, v) && k();
-    return bind(kAny5, v) && k();
+  bool matchAny4(ValueId v, gen::Next k) {
+    if (seen(kAny4)) return same(kAny4, v) && k();
+    return bind(kAny4, v) && k();
   }
 
-  /// Reshape(Expand(Unsqueeze(kh, 2), _), _)  (rules/attention.yaml:438:12)
-  bool matchReshape6(ValueId v, gen::Next k) {
-    if (seen(kReshape6)) return same(kReshape6, v) && k();
-    if (!bind(kReshape6, v)) return false;
-    const NodeId n = node(kReshape6, v, op::kReshape);
-    if (n == kNoId || !attrs(kReshape6, n, v)) return false;
-    return matchExpand4(input(n, 0), [&] { return matchAny5(input(n, 1), k); });
+  /// Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)  (rules/attention.yaml:438:12)
+  bool matchReshape5(ValueId v, gen::Next k) {
+    if (seen(kReshape5)) return same(kReshape5, v) && k();
+    if (!bind(kReshape5, v)) return false;
+    const NodeId n = node(kReshape5, v, op::kReshape);
+    if (n == kNoId || !attrs(kReshape5, n, v)) return false;
+    return matchExpand3(input(n, 0), [&] { return matchAny4(input(n, 1), k); });
   }
 
   /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:438:52)
@@ -18222,11 +17790,9 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
     const uint32_t m = mark();
-    choose(kKr, 0);
-    if (matchReshape6(v, k)) return true;
+    if (choose(kKr, 0) && matchReshape5(v, k)) return true;
     undo(m);
-    choose(kKr, 1);
-    if (matchKh(v, k)) return true;
+    if (choose(kKr, 1) && matchKh(v, k)) return true;
     undo(m);
     return false;
   }
@@ -18237,31 +17803,37 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return bind(kVh, v) && k();
   }
 
-  /// Unsqueeze(vh, 2)  (rules/attention.yaml:439:27)
-  bool matchUnsqueeze10(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze10)) return same(kUnsqueeze10, v) && k();
-    if (!bind(kUnsqueeze10, v)) return false;
-    const NodeId n = node(kUnsqueeze10, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze10, n, v)) return false;
-    return matchVh(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
+  /// Unsqueeze(vh, axes=[2])  (rules/attention.yaml:439:27)
+  bool matchUnsqueeze8(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze8)) return same(kUnsqueeze8, v) && k();
+    if (!bind(kUnsqueeze8, v)) return false;
+    const NodeId n = node(kUnsqueeze8, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze8, n, v)) return false;
+    return matchVh(input(n, 0), k);
   }
 
-  /// Expand(Unsqueeze(vh, 2), _)  (rules/attention.yaml:439:20)
-  bool matchExpand12(ValueId v, gen::Next k) {
-    if (seen(kExpand12)) return same(kExpand12, v) && k();
-    if (!bind(kExpand12, v)) return false;
-    const NodeId n = node(kExpand12, v, op::kExpand);
-    if (n == kNoId || !attrs(kExpand12, n, v)) return false;
-    return matchUnsqueeze10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
+  /// Expand(Unsqueeze(vh, axes=[2]), _)  (rules/attention.yaml:439:20)
+  bool matchExpand10(ValueId v, gen::Next k) {
+    if (seen(kExpand10)) return same(kExpand10, v) && k();
+    if (!bind(kExpand10, v)) return false;
+    const NodeId n = node(kExpand10, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand10, n, v)) return false;
+    return matchUnsqueeze8(input(n, 0), [&] { return matchAny9(input(n, 1), k); });
   }
 
-  /// Reshape(Expand(Unsqueeze(vh, 2), _), _)  (rules/attention.yaml:439:12)
-  bool matchReshape14(ValueId v, gen::Next k) {
-    if (seen(kReshape14)) return same(kReshape14, v) && k();
-    if (!bind(kReshape14, v)) return false;
-    const NodeId n = node(kReshape14, v, op::kReshape);
-    if (n == kNoId || !attrs(kReshape14, n, v)) return false;
-    return matchExpand12(input(n, 0), [&] { return matchAny13(input(n, 1), k); });
+  /// _  (rules/attention.yaml:439:49)
+  bool matchAny11(ValueId v, gen::Next k) {
+    if (seen(kAny11)) return same(kAny11, v) && k();
+    return bind(kAny11, v) && k();
+  }
+
+  /// Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)  (rules/attention.yaml:439:12)
+  bool matchReshape12(ValueId v, gen::Next k) {
+    if (seen(kReshape12)) return same(kReshape12, v) && k();
+    if (!bind(kReshape12, v)) return false;
+    const NodeId n = node(kReshape12, v, op::kReshape);
+    if (n == kNoId || !attrs(kReshape12, n, v)) return false;
+    return matchExpand10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
   /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:439:52)
@@ -18269,11 +17841,9 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
     const uint32_t m = mark();
-    choose(kVr, 0);
-    if (matchReshape14(v, k)) return true;
+    if (choose(kVr, 0) && matchReshape12(v, k)) return true;
     undo(m);
-    choose(kVr, 1);
-    if (matchVh(v, k)) return true;
+    if (choose(kVr, 1) && matchVh(v, k)) return true;
     undo(m);
     return false;
   }
@@ -18294,52 +17864,52 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:441:16)
-  bool matchMatMul18(ValueId v, gen::Next k) {
-    if (seen(kMatMul18)) return same(kMatMul18, v) && k();
-    if (!bind(kMatMul18, v)) return false;
-    const NodeId n = node(kMatMul18, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul18, n, v)) return false;
+  bool matchMatMul16(ValueId v, gen::Next k) {
+    if (seen(kMatMul16)) return same(kMatMul16, v) && k();
+    if (!bind(kMatMul16, v)) return false;
+    const NodeId n = node(kMatMul16, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul16, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Div(MatMul(qh, kt), c)  (rules/attention.yaml:441:12)
-  bool matchDiv20(ValueId v, gen::Next k) {
-    if (seen(kDiv20)) return same(kDiv20, v) && k();
-    if (!bind(kDiv20, v)) return false;
-    const NodeId n = node(kDiv20, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv20, n, v)) return false;
-    return matchMatMul18(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  bool matchDiv18(ValueId v, gen::Next k) {
+    if (seen(kDiv18)) return same(kDiv18, v) && k();
+    if (!bind(kDiv18, v)) return false;
+    const NodeId n = node(kDiv18, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv18, n, v)) return false;
+    return matchMatMul16(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
   /// MatMul(qh, kt)  (rules/attention.yaml:441:41)
-  bool matchMatMul21(ValueId v, gen::Next k) {
-    if (seen(kMatMul21)) return same(kMatMul21, v) && k();
-    if (!bind(kMatMul21, v)) return false;
-    const NodeId n = node(kMatMul21, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul21, n, v)) return false;
+  bool matchMatMul19(ValueId v, gen::Next k) {
+    if (seen(kMatMul19)) return same(kMatMul19, v) && k();
+    if (!bind(kMatMul19, v)) return false;
+    const NodeId n = node(kMatMul19, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul19, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchKt(input(n, 1), k); });
   }
 
   /// Mul(MatMul(qh, kt), c)  (rules/attention.yaml:441:37)
+  bool matchMul20(ValueId v, gen::Next k) {
+    if (seen(kMul20)) return same(kMul20, v) && k();
+    if (!bind(kMul20, v)) return false;
+    const NodeId n = node(kMul20, v, op::kMul);
+    if (n == kNoId || !attrs(kMul20, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMatMul19(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMatMul19(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// Mul(qh, cq)  (rules/attention.yaml:441:69)
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(kMul22)) return same(kMul22, v) && k();
     if (!bind(kMul22, v)) return false;
     const NodeId n = node(kMul22, v, op::kMul);
     if (n == kNoId || !attrs(kMul22, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMatMul21(in0, [&] { return matchC(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMatMul21(in1, [&] { return matchC(in0, k); });
-  }
-
-  /// Mul(qh, cq)  (rules/attention.yaml:441:69)
-  bool matchMul24(ValueId v, gen::Next k) {
-    if (seen(kMul24)) return same(kMul24, v) && k();
-    if (!bind(kMul24, v)) return false;
-    const NodeId n = node(kMul24, v, op::kMul);
-    if (n == kNoId || !attrs(kMul24, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchQh(in0, [&] { return matchCq(in1, k); })) return true;
@@ -18349,37 +17919,34 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Div(qh, cq)  (rules/attention.yaml:441:83)
-  bool matchDiv25(ValueId v, gen::Next k) {
-    if (seen(kDiv25)) return same(kDiv25, v) && k();
-    if (!bind(kDiv25, v)) return false;
-    const NodeId n = node(kDiv25, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv25, n, v)) return false;
+  bool matchDiv23(ValueId v, gen::Next k) {
+    if (seen(kDiv23)) return same(kDiv23, v) && k();
+    if (!bind(kDiv23, v)) return false;
+    const NodeId n = node(kDiv23, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv23, n, v)) return false;
     return matchQh(input(n, 0), [&] { return matchCq(input(n, 1), k); });
   }
 
   /// Mul(qh, cq) | Div(qh, cq) | qh  (rules/attention.yaml:441:81)
-  bool matchAnyOf26(ValueId v, gen::Next k) {
-    if (seen(kAnyOf26)) return same(kAnyOf26, v) && k();
-    if (!bind(kAnyOf26, v)) return false;
+  bool matchAnyOf24(ValueId v, gen::Next k) {
+    if (seen(kAnyOf24)) return same(kAnyOf24, v) && k();
+    if (!bind(kAnyOf24, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf26, 0);
-    if (matchMul24(v, k)) return true;
+    if (choose(kAnyOf24, 0) && matchMul22(v, k)) return true;
     undo(m);
-    choose(kAnyOf26, 1);
-    if (matchDiv25(v, k)) return true;
+    if (choose(kAnyOf24, 1) && matchDiv23(v, k)) return true;
     undo(m);
-    choose(kAnyOf26, 2);
-    if (matchQh(v, k)) return true;
+    if (choose(kAnyOf24, 2) && matchQh(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Mul(kt, ck)  (rules/attention.yaml:441:101)
-  bool matchMul28(ValueId v, gen::Next k) {
-    if (seen(kMul28)) return same(kMul28, v) && k();
-    if (!bind(kMul28, v)) return false;
-    const NodeId n = node(kMul28, v, op::kMul);
-    if (n == kNoId || !attrs(kMul28, n, v)) return false;
+  bool matchMul26(ValueId v, gen::Next k) {
+    if (seen(kMul26)) return same(kMul26, v) && k();
+    if (!bind(kMul26, v)) return false;
+    const NodeId n = node(kMul26, v, op::kMul);
+    if (n == kNoId || !attrs(kMul26, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchKt(in0, [&] { return matchCk(in1, k); })) return true;
@@ -18389,39 +17956,36 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Div(kt, ck)  (rules/attention.yaml:441:115)
-  bool matchDiv29(ValueId v, gen::Next k) {
-    if (seen(kDiv29)) return same(kDiv29, v) && k();
-    if (!bind(kDiv29, v)) return false;
-    const NodeId n = node(kDiv29, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv29, n, v)) return false;
+  bool matchDiv27(ValueId v, gen::Next k) {
+    if (seen(kDiv27)) return same(kDiv27, v) && k();
+    if (!bind(kDiv27, v)) return false;
+    const NodeId n = node(kDiv27, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv27, n, v)) return false;
     return matchKt(input(n, 0), [&] { return matchCk(input(n, 1), k); });
   }
 
   /// Mul(kt, ck) | Div(kt, ck) | kt  (rules/attention.yaml:441:113)
-  bool matchAnyOf30(ValueId v, gen::Next k) {
-    if (seen(kAnyOf30)) return same(kAnyOf30, v) && k();
-    if (!bind(kAnyOf30, v)) return false;
+  bool matchAnyOf28(ValueId v, gen::Next k) {
+    if (seen(kAnyOf28)) return same(kAnyOf28, v) && k();
+    if (!bind(kAnyOf28, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf30, 0);
-    if (matchMul28(v, k)) return true;
+    if (choose(kAnyOf28, 0) && matchMul26(v, k)) return true;
     undo(m);
-    choose(kAnyOf30, 1);
-    if (matchDiv29(v, k)) return true;
+    if (choose(kAnyOf28, 1) && matchDiv27(v, k)) return true;
     undo(m);
-    choose(kAnyOf30, 2);
-    if (matchKt(v, k)) return true;
+    if (choose(kAnyOf28, 2) && matchKt(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// MatMul((Mul(qh, cq) | Div(qh, cq) | qh), (Mul(kt, ck) | Div(kt, ck) | kt))
   /// (rules/attention.yaml:441:62)
-  bool matchMatMul31(ValueId v, gen::Next k) {
-    if (seen(kMatMul31)) return same(kMatMul31, v) && k();
-    if (!bind(kMatMul31, v)) return false;
-    const NodeId n = node(kMatMul31, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul31, n, v)) return false;
-    return matchAnyOf26(input(n, 0), [&] { return matchAnyOf30(input(n, 1), k); });
+  bool matchMatMul29(ValueId v, gen::Next k) {
+    if (seen(kMatMul29)) return same(kMatMul29, v) && k();
+    if (!bind(kMatMul29, v)) return false;
+    const NodeId n = node(kMatMul29, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul29, n, v)) return false;
+    return matchAnyOf24(input(n, 0), [&] { return matchAnyOf28(input(n, 1), k); });
   }
 
   /// s = Div(MatMul(qh, kt), c) | Mul(MatMul(qh, kt), c) | MatMul((Mul(...) | Div(...) | qh),
@@ -18430,19 +17994,34 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv20(v, k)) return true;
+    if (choose(kS, 0) && matchDiv18(v, k)) return true;
     undo(m);
-    choose(kS, 1);
-    if (matchMul22(v, k)) return true;
+    if (choose(kS, 1) && matchMul20(v, k)) return true;
     undo(m);
-    choose(kS, 2);
-    if (matchMatMul31(v, k)) return true;
+    if (choose(kS, 2) && matchMatMul29(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Shape(qh)  (rules/attention.yaml:442:18)
+  bool matchShape31(ValueId v, gen::Next k) {
+    if (seen(kShape31)) return same(kShape31, v) && k();
+    if (!bind(kShape31, v)) return false;
+    const NodeId n = node(kShape31, v, op::kShape);
+    if (n == kNoId || !attrs(kShape31, n, v)) return false;
+    return matchQh(input(n, 0), k);
+  }
+
+  /// Slice(Shape(qh), starts=[-2], ends=[-1])  (rules/attention.yaml:442:12)
+  bool matchSlice32(ValueId v, gen::Next k) {
+    if (seen(kSlice32)) return same(kSlice32, v) && k();
+    if (!bind(kSlice32, v)) return false;
+    const NodeId n = node(kSlice32, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice32, n, v)) return false;
+    return matchShape31(input(n, 0), k);
+  }
+
+  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:442:39)
   bool matchShape33(ValueId v, gen::Next k) {
     if (seen(kShape33)) return same(kShape33, v) && k();
     if (!bind(kShape33, v)) return false;
@@ -18451,93 +18030,63 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), k);
   }
 
-  /// -1  (rules/attention.yaml:442:33)
-  bool matchConstant35(ValueId v, gen::Next k) {
-    if (seen(kConstant35)) return same(kConstant35, v) && k();
-    return bind(kConstant35, v) && constant(kConstant35, v) && k();
-  }
-
-  /// Slice(Shape(qh), -2, -1)  (rules/attention.yaml:442:12)
-  bool matchSlice36(ValueId v, gen::Next k) {
-    if (seen(kSlice36)) return same(kSlice36, v) && k();
-    if (!bind(kSlice36, v)) return false;
-    const NodeId n = node(kSlice36, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice36, n, v)) return false;
-    return matchShape33(input(n, 0), [&] {
-      return matchConstant34(input(n, 1), [&] { return matchConstant35(input(n, 2), k); });
-    });
-  }
-
-  /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:442:39)
-  bool matchShape37(ValueId v, gen::Next k) {
-    if (seen(kShape37)) return same(kShape37, v) && k();
-    if (!bind(kShape37, v)) return false;
-    const NodeId n = node(kShape37, v, op::kShape);
-    if (n == kNoId || !attrs(kShape37, n, v)) return false;
-    return matchQh(input(n, 0), k);
-  }
-
-  /// ql = Slice(Shape(qh), -2, -1) | Shape(qh, start=-2, end=-1)  (rules/attention.yaml:442:37)
+  /// ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+  /// (rules/attention.yaml:442:37)
   bool matchQl(ValueId v, gen::Next k) {
     if (seen(kQl)) return same(kQl, v) && k();
     if (!bind(kQl, v)) return false;
     const uint32_t m = mark();
-    choose(kQl, 0);
-    if (matchSlice36(v, k)) return true;
+    if (choose(kQl, 0) && matchSlice32(v, k)) return true;
     undo(m);
-    choose(kQl, 1);
-    if (matchShape37(v, k)) return true;
+    if (choose(kQl, 1) && matchShape33(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Shape(kr)  (rules/attention.yaml:443:18)
-  bool matchShape39(ValueId v, gen::Next k) {
-    if (seen(kShape39)) return same(kShape39, v) && k();
-    if (!bind(kShape39, v)) return false;
-    const NodeId n = node(kShape39, v, op::kShape);
-    if (n == kNoId || !attrs(kShape39, n, v)) return false;
+  bool matchShape35(ValueId v, gen::Next k) {
+    if (seen(kShape35)) return same(kShape35, v) && k();
+    if (!bind(kShape35, v)) return false;
+    const NodeId n = node(kShape35, v, op::kShape);
+    if (n == kNoId || !attrs(kShape35, n, v)) return false;
     return matchKr(input(n, 0), k);
   }
 
-  /// -2  (rules/attention.yaml:443:29)
-  bool matchConstant40(ValueId v, gen::Next k) {
-    if (seen(kConstant40)) return same(kConstant40, v) && k();
-    return bind(kConstant40, v) && constant(kConstant40, v) && k();
-  }
-
-  /// Slice(Shape(kr), -2, -1)  (rules/attention.yaml:443:12)
-  bool matchSlice42(ValueId v, gen::Next k) {
-    if (seen(kSlice42)) return same(kSlice42, v) && k();
-    if (!bind(kSlice42, v)) return false;
-    const NodeId n = node(kSlice42, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice42, n, v)) return false;
-    return matchShape39(input(n, 0), [&] {
-      return matchConstant40(input(n, 1), [&] { return matchConstant41(input(n, 2), k); });
-    });
+  /// Slice(Shape(kr), starts=[-2], ends=[-1])  (rules/attention.yaml:443:12)
+  bool matchSlice36(ValueId v, gen::Next k) {
+    if (seen(kSlice36)) return same(kSlice36, v) && k();
+    if (!bind(kSlice36, v)) return false;
+    const NodeId n = node(kSlice36, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice36, n, v)) return false;
+    return matchShape35(input(n, 0), k);
   }
 
   /// Shape(kr, start=-2, end=-1)  (rules/attention.yaml:443:39)
-  bool matchShape43(ValueId v, gen::Next k) {
-    if (seen(kShape43)) return same(kShape43, v) && k();
-    if (!bind(kShape43, v)) return false;
-    const NodeId n = node(kShape43, v, op::kShape);
-    if (n == kNoId || !attrs(kShape43, n, v)) return false;
+  bool matchShape37(ValueId v, gen::Next k) {
+    if (seen(kShape37)) return same(kShape37, v) && k();
+    if (!bind(kShape37, v)) return false;
+    const NodeId n = node(kShape37, v, op::kShape);
+    if (n == kNoId || !attrs(kShape37, n, v)) return false;
     return matchKr(input(n, 0), k);
   }
 
-  /// kl = Slice(Shape(kr), -2, -1) | Shape(kr, start=-2, end=-1)  (rules/attention.yaml:443:37)
+  /// kl = Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1)
+  /// (rules/attention.yaml:443:37)
   bool matchKl(ValueId v, gen::Next k) {
     if (seen(kKl)) return same(kKl, v) && k();
     if (!bind(kKl, v)) return false;
     const uint32_t m = mark();
-    choose(kKl, 0);
-    if (matchSlice42(v, k)) return true;
+    if (choose(kKl, 0) && matchSlice36(v, k)) return true;
     undo(m);
-    choose(kKl, 1);
-    if (matchShape43(v, k)) return true;
+    if (choose(kKl, 1) && matchShape37(v, k)) return true;
     undo(m);
     return false;
+  }
+
+  /// 1.0  (rules/attention.yaml:444:26)
+  bool matchConstant39(ValueId v, gen::Next k) {
+    if (seen(kConstant39)) return same(kConstant39, v) && k();
+    return bind(kConstant39, v) && constant(kConstant39, v) && k();
   }
 
   /// Concat(ql, kl, axis=0)  (rules/attention.yaml:444:31)
@@ -18550,12 +18099,12 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Expand(1.0, Concat(ql, kl, axis=0))  (rules/attention.yaml:444:19)
-  bool matchExpand47(ValueId v, gen::Next k) {
-    if (seen(kExpand47)) return same(kExpand47, v) && k();
-    if (!bind(kExpand47, v)) return false;
-    const NodeId n = node(kExpand47, v, op::kExpand);
-    if (n == kNoId || !attrs(kExpand47, n, v)) return false;
-    return matchConstant45(input(n, 0), [&] { return matchConcat(input(n, 1), k); });
+  bool matchExpand41(ValueId v, gen::Next k) {
+    if (seen(kExpand41)) return same(kExpand41, v) && k();
+    if (!bind(kExpand41, v)) return false;
+    const NodeId n = node(kExpand41, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand41, n, v)) return false;
+    return matchConstant39(input(n, 0), [&] { return matchConcat(input(n, 1), k); });
   }
 
   /// tri = Trilu(Expand(1.0, Concat(ql, kl, axis=0)), upper=0)  (rules/attention.yaml:444:13)
@@ -18564,13 +18113,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (!bind(kTri, v)) return false;
     const NodeId n = node(kTri, v, op::kTrilu);
     if (n == kNoId || !attrs(kTri, n, v)) return false;
-    return matchExpand47(input(n, 0), k);
+    return matchExpand41(input(n, 0), k);
   }
 
   /// 0.0  (rules/attention.yaml:445:36)
-  bool matchConstant49(ValueId v, gen::Next k) {
-    if (seen(kConstant49)) return same(kConstant49, v) && k();
-    return bind(kConstant49, v) && constant(kConstant49, v) && k();
+  bool matchConstant43(ValueId v, gen::Next k) {
+    if (seen(kConstant43)) return same(kConstant43, v) && k();
+    return bind(kConstant43, v) && constant(kConstant43, v) && k();
   }
 
   /// Equal(tri, 0.0)  (rules/attention.yaml:445:25)
@@ -18581,90 +18130,96 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (n == kNoId || !attrs(kEqual, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchTri(in0, [&] { return matchConstant49(in1, k); })) return true;
+    if (matchTri(in0, [&] { return matchConstant43(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchTri(in1, [&] { return matchConstant49(in0, k); });
+    return matchTri(in1, [&] { return matchConstant43(in0, k); });
+  }
+
+  /// 0.0  (rules/attention.yaml:445:48)
+  bool matchConstant46(ValueId v, gen::Next k) {
+    if (seen(kConstant46)) return same(kConstant46, v) && k();
+    return bind(kConstant46, v) && constant(kConstant46, v) && k();
   }
 
   /// Where(Equal(tri, 0.0), fill, 0.0)  (rules/attention.yaml:445:19)
-  bool matchWhere53(ValueId v, gen::Next k) {
-    if (seen(kWhere53)) return same(kWhere53, v) && k();
-    if (!bind(kWhere53, v)) return false;
-    const NodeId n = node(kWhere53, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere53, n, v)) return false;
+  bool matchWhere47(ValueId v, gen::Next k) {
+    if (seen(kWhere47)) return same(kWhere47, v) && k();
+    if (!bind(kWhere47, v)) return false;
+    const NodeId n = node(kWhere47, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere47, n, v)) return false;
     return matchEqual(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchConstant52(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] { return matchConstant46(input(n, 2), k); });
     });
   }
 
   /// Add(s, Where(Equal(tri, 0.0), fill, 0.0))  (rules/attention.yaml:445:12)
-  bool matchAdd54(ValueId v, gen::Next k) {
-    if (seen(kAdd54)) return same(kAdd54, v) && k();
-    if (!bind(kAdd54, v)) return false;
-    const NodeId n = node(kAdd54, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd54, n, v)) return false;
+  bool matchAdd48(ValueId v, gen::Next k) {
+    if (seen(kAdd48)) return same(kAdd48, v) && k();
+    if (!bind(kAdd48, v)) return false;
+    const NodeId n = node(kAdd48, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd48, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchS(in0, [&] { return matchWhere53(in1, k); })) return true;
+    if (matchS(in0, [&] { return matchWhere47(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchS(in1, [&] { return matchWhere53(in0, k); });
+    return matchS(in1, [&] { return matchWhere47(in0, k); });
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:445:73)
-  bool matchWhere56(ValueId v, gen::Next k) {
-    if (seen(kWhere56)) return same(kWhere56, v) && k();
-    if (!bind(kWhere56, v)) return false;
-    const NodeId n = node(kWhere56, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere56, n, v)) return false;
+  bool matchWhere50(ValueId v, gen::Next k) {
+    if (seen(kWhere50)) return same(kWhere50, v) && k();
+    if (!bind(kWhere50, v)) return false;
+    const NodeId n = node(kWhere50, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere50, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:445:69)
-  bool matchAdd58(ValueId v, gen::Next k) {
-    if (seen(kAdd58)) return same(kAdd58, v) && k();
-    if (!bind(kAdd58, v)) return false;
-    const NodeId n = node(kAdd58, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd58, n, v)) return false;
+  bool matchAdd52(ValueId v, gen::Next k) {
+    if (seen(kAdd52)) return same(kAdd52, v) && k();
+    if (!bind(kAdd52, v)) return false;
+    const NodeId n = node(kAdd52, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd52, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchWhere56(in0, [&] { return matchMask(in1, k); })) return true;
+    if (matchWhere50(in0, [&] { return matchMask(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchWhere56(in1, [&] { return matchMask(in0, k); });
+    return matchWhere50(in1, [&] { return matchMask(in0, k); });
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:445:118)
-  bool matchWhere59(ValueId v, gen::Next k) {
-    if (seen(kWhere59)) return same(kWhere59, v) && k();
-    if (!bind(kWhere59, v)) return false;
-    const NodeId n = node(kWhere59, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere59, n, v)) return false;
+  bool matchWhere53(ValueId v, gen::Next k) {
+    if (seen(kWhere53)) return same(kWhere53, v) && k();
+    if (!bind(kWhere53, v)) return false;
+    const NodeId n = node(kWhere53, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere53, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
       return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
     });
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:445:151)
-  bool matchWhere61(ValueId v, gen::Next k) {
-    if (seen(kWhere61)) return same(kWhere61, v) && k();
-    if (!bind(kWhere61, v)) return false;
-    const NodeId n = node(kWhere61, v, op::kWhere);
-    if (n == kNoId || !attrs(kWhere61, n, v)) return false;
+  bool matchWhere55(ValueId v, gen::Next k) {
+    if (seen(kWhere55)) return same(kWhere55, v) && k();
+    if (!bind(kWhere55, v)) return false;
+    const NodeId n = node(kWhere55, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere55, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
       return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
     });
   }
 
   /// Add(s, mask)  (rules/attention.yaml:445:189)
-  bool matchAdd62(ValueId v, gen::Next k) {
-    if (seen(kAdd62)) return same(kAdd62, v) && k();
-    if (!bind(kAdd62, v)) return false;
-    const NodeId n = node(kAdd62, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd62, n, v)) return false;
+  bool matchAdd56(ValueId v, gen::Next k) {
+    if (seen(kAdd56)) return same(kAdd56, v) && k();
+    if (!bind(kAdd56, v)) return false;
+    const NodeId n = node(kAdd56, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd56, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
@@ -18679,23 +18234,17 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
-    choose(kM, 0);  // @sdpa_causal
-    if (matchAdd54(v, k)) return true;
+    if (choose(kM, 0) && matchAdd48(v, k)) return true;  // @sdpa_causal
     undo(m);
-    choose(kM, 1);  // @causal_mask
-    if (matchAdd58(v, k)) return true;
+    if (choose(kM, 1) && matchAdd52(v, k)) return true;  // @causal_mask
     undo(m);
-    choose(kM, 2);  // @causal
-    if (matchWhere59(v, k)) return true;
+    if (choose(kM, 2) && matchWhere53(v, k)) return true;  // @causal
     undo(m);
-    choose(kM, 3);  // @masked_fill
-    if (matchWhere61(v, k)) return true;
+    if (choose(kM, 3) && matchWhere55(v, k)) return true;  // @masked_fill
     undo(m);
-    choose(kM, 4);  // @mask
-    if (matchAdd62(v, k)) return true;
+    if (choose(kM, 4) && matchAdd56(v, k)) return true;  // @mask
     undo(m);
-    choose(kM, 5);  // @plain
-    if (matchS(v, k)) return true;
+    if (choose(kM, 5) && matchS(v, k)) return true;  // @plain
     undo(m);
     return false;
   }
@@ -19750,14 +19299,11 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     if (seen(kAnyOf11)) return same(kAnyOf11, v) && k();
     if (!bind(kAnyOf11, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf11, 0);
-    if (matchMul9(v, k)) return true;
+    if (choose(kAnyOf11, 0) && matchMul9(v, k)) return true;
     undo(m);
-    choose(kAnyOf11, 1);
-    if (matchDiv10(v, k)) return true;
+    if (choose(kAnyOf11, 1) && matchDiv10(v, k)) return true;
     undo(m);
-    choose(kAnyOf11, 2);
-    if (matchQ(v, k)) return true;
+    if (choose(kAnyOf11, 2) && matchQ(v, k)) return true;
     undo(m);
     return false;
   }
@@ -19790,14 +19336,11 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
     if (!bind(kAnyOf15, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf15, 0);
-    if (matchMul13(v, k)) return true;
+    if (choose(kAnyOf15, 0) && matchMul13(v, k)) return true;
     undo(m);
-    choose(kAnyOf15, 1);
-    if (matchDiv14(v, k)) return true;
+    if (choose(kAnyOf15, 1) && matchDiv14(v, k)) return true;
     undo(m);
-    choose(kAnyOf15, 2);
-    if (matchKt(v, k)) return true;
+    if (choose(kAnyOf15, 2) && matchKt(v, k)) return true;
     undo(m);
     return false;
   }
@@ -19818,14 +19361,11 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv5(v, k)) return true;
+    if (choose(kS, 0) && matchDiv5(v, k)) return true;
     undo(m);
-    choose(kS, 1);
-    if (matchMul7(v, k)) return true;
+    if (choose(kS, 1) && matchMul7(v, k)) return true;
     undo(m);
-    choose(kS, 2);
-    if (matchMatMul16(v, k)) return true;
+    if (choose(kS, 2) && matchMatMul16(v, k)) return true;
     undo(m);
     return false;
   }
@@ -19872,17 +19412,13 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
-    choose(kM, 0);  // @masked_fill
-    if (matchWhere20(v, k)) return true;
+    if (choose(kM, 0) && matchWhere20(v, k)) return true;  // @masked_fill
     undo(m);
-    choose(kM, 1);  // @causal
-    if (matchWhere22(v, k)) return true;
+    if (choose(kM, 1) && matchWhere22(v, k)) return true;  // @causal
     undo(m);
-    choose(kM, 2);  // @mask
-    if (matchAdd(v, k)) return true;
+    if (choose(kM, 2) && matchAdd(v, k)) return true;  // @mask
     undo(m);
-    choose(kM, 3);  // @plain
-    if (matchS(v, k)) return true;
+    if (choose(kM, 3) && matchS(v, k)) return true;  // @plain
     undo(m);
     return false;
   }
@@ -21215,9 +20751,9 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file): matchX, matchWqa, matchQa,
-  // matchXk, matchWka, matchKa, matchXv, matchWva, matchVa, matchMa, matchAny12, matchAny19,
-  // matchWqb, matchQb, matchWkb, matchKb, matchWvb, matchVb, matchMb, matchAny35, matchAny37,
-  // matchAny38, matchAny42.
+  // matchXk, matchWka, matchKa, matchXv, matchWva, matchVa, matchMa, matchAny12, matchAny14,
+  // matchAny15, matchWqb, matchQb, matchWkb, matchKb, matchWvb, matchVb, matchMb, matchAny35,
+  // matchAny37, matchAny38, matchAny41, matchAny42.
 
   /// none  (rules/attention.yaml:575:57)
   bool matchNone9(ValueId v, gen::Next k) { return none(kNone9, v) && k(); }
@@ -21232,18 +20768,6 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kShape13, v, op::kShape);
     if (n == kNoId || !attrs(kShape13, n, v)) return false;
     return matchQa(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:575:107)
-  bool matchAny14(ValueId v, gen::Next k) {
-    if (seen(kAny14)) return same(kAny14, v) && k();
-    return bind(kAny14, v) && k();
-  }
-
-  /// _  (rules/attention.yaml:575:110)
-  bool matchAny15(ValueId v, gen::Next k) {
-    if (seen(kAny15)) return same(kAny15, v) && k();
-    return bind(kAny15, v) && k();
   }
 
   /// Slice(Shape(qa), _, _)  (rules/attention.yaml:575:90)
@@ -21270,6 +20794,12 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   bool matchAny18(ValueId v, gen::Next k) {
     if (seen(kAny18)) return same(kAny18, v) && k();
     return bind(kAny18, v) && k();
+  }
+
+  /// _  (rules/attention.yaml:575:134)
+  bool matchAny19(ValueId v, gen::Next k) {
+    if (seen(kAny19)) return same(kAny19, v) && k();
+    return bind(kAny19, v) && k();
   }
 
   /// Slice(Shape(ka), _, _)  (rules/attention.yaml:575:114)
@@ -21341,11 +20871,9 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     if (seen(kYa)) return same(kYa, v) && k();
     if (!bind(kYa, v)) return false;
     const uint32_t m = mark();
-    choose(kYa, 0);  // @masked
-    if (matchMultiHeadAttention23(v, k)) return true;
+    if (choose(kYa, 0) && matchMultiHeadAttention23(v, k)) return true;  // @masked
     undo(m);
-    choose(kYa, 1);  // @plain
-    if (matchMultiHeadAttention24(v, k)) return true;
+    if (choose(kYa, 1) && matchMultiHeadAttention24(v, k)) return true;  // @plain
     undo(m);
     return false;
   }
@@ -21383,12 +20911,6 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kShape40, v, op::kShape);
     if (n == kNoId || !attrs(kShape40, n, v)) return false;
     return matchKb(input(n, 0), k);
-  }
-
-  /// _  (rules/attention.yaml:579:131)
-  bool matchAny41(ValueId v, gen::Next k) {
-    if (seen(kAny41)) return same(kAny41, v) && k();
-    return bind(kAny41, v) && k();
   }
 
   /// Slice(Shape(kb), _, _)  (rules/attention.yaml:579:114)
@@ -21460,11 +20982,9 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     if (seen(kYb)) return same(kYb, v) && k();
     if (!bind(kYb, v)) return false;
     const uint32_t m = mark();
-    choose(kYb, 0);  // @masked_b
-    if (matchMultiHeadAttention46(v, k)) return true;
+    if (choose(kYb, 0) && matchMultiHeadAttention46(v, k)) return true;  // @masked_b
     undo(m);
-    choose(kYb, 1);  // @plain_b
-    if (matchMultiHeadAttention47(v, k)) return true;
+    if (choose(kYb, 1) && matchMultiHeadAttention47(v, k)) return true;  // @plain_b
     undo(m);
     return false;
   }
@@ -22323,15 +21843,9 @@ class AttentionHeadsMergeOnnxMatch : public AttentionSharedMatch<AttentionHeadsM
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file): matchX, matchWqa, matchQa,
-  // matchXk, matchWka, matchKa, matchXv, matchWva, matchVa, matchMa, matchAny12, matchAny13,
-  // matchAny16, matchAny17, matchWqb, matchQb, matchWkb, matchKb, matchWvb, matchVb, matchMb,
-  // matchAny31, matchAny34, matchAny37, matchAny38.
-
-  /// _  (rules/attention.yaml:612:52)
-  bool matchAny10(ValueId v, gen::Next k) {
-    if (seen(kAny10)) return same(kAny10, v) && k();
-    return bind(kAny10, v) && k();
-  }
+  // matchXk, matchWka, matchKa, matchXv, matchWva, matchVa, matchMa, matchAny10, matchAny12,
+  // matchAny17, matchWqb, matchQb, matchWkb, matchKb, matchWvb, matchVb, matchMb, matchAny31,
+  // matchAny34, matchAny37, matchAny38.
 
   /// Shape(qa)  (rules/attention.yaml:612:61)
   bool matchShape11(ValueId v, gen::Next k) {
@@ -22340,6 +21854,12 @@ class AttentionHeadsMergeOnnxMatch : public AttentionSharedMatch<AttentionHeadsM
     const NodeId n = node(kShape11, v, op::kShape);
     if (n == kNoId || !attrs(kShape11, n, v)) return false;
     return matchQa(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:612:75)
+  bool matchAny13(ValueId v, gen::Next k) {
+    if (seen(kAny13)) return same(kAny13, v) && k();
+    return bind(kAny13, v) && k();
   }
 
   /// Slice(Shape(qa), _, _)  (rules/attention.yaml:612:55)
@@ -22360,6 +21880,12 @@ class AttentionHeadsMergeOnnxMatch : public AttentionSharedMatch<AttentionHeadsM
     const NodeId n = node(kShape15, v, op::kShape);
     if (n == kNoId || !attrs(kShape15, n, v)) return false;
     return matchKa(input(n, 0), k);
+  }
+
+  /// _  (rules/attention.yaml:612:96)
+  bool matchAny16(ValueId v, gen::Next k) {
+    if (seen(kAny16)) return same(kAny16, v) && k();
+    return bind(kAny16, v) && k();
   }
 
   /// Slice(Shape(ka), _, _)  (rules/attention.yaml:612:79)
@@ -22427,11 +21953,9 @@ class AttentionHeadsMergeOnnxMatch : public AttentionSharedMatch<AttentionHeadsM
     if (seen(kYa)) return same(kYa, v) && k();
     if (!bind(kYa, v)) return false;
     const uint32_t m = mark();
-    choose(kYa, 0);  // @masked
-    if (matchAttention21(v, k)) return true;
+    if (choose(kYa, 0) && matchAttention21(v, k)) return true;  // @masked
     undo(m);
-    choose(kYa, 1);  // @plain
-    if (matchAttention22(v, k)) return true;
+    if (choose(kYa, 1) && matchAttention22(v, k)) return true;  // @plain
     undo(m);
     return false;
   }
@@ -22536,11 +22060,9 @@ class AttentionHeadsMergeOnnxMatch : public AttentionSharedMatch<AttentionHeadsM
     if (seen(kYb)) return same(kYb, v) && k();
     if (!bind(kYb, v)) return false;
     const uint32_t m = mark();
-    choose(kYb, 0);  // @masked_b
-    if (matchAttention42(v, k)) return true;
+    if (choose(kYb, 0) && matchAttention42(v, k)) return true;  // @masked_b
     undo(m);
-    choose(kYb, 1);  // @plain_b
-    if (matchAttention43(v, k)) return true;
+    if (choose(kYb, 1) && matchAttention43(v, k)) return true;  // @plain_b
     undo(m);
     return false;
   }

@@ -396,11 +396,9 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    choose(kS, 0);
-    if (matchDiv(v, k)) return true;
+    if (choose(kS, 0) && matchDiv(v, k)) return true;
     undo(m);
-    choose(kS, 1);
-    if (matchMul4(v, k)) return true;
+    if (choose(kS, 1) && matchMul4(v, k)) return true;
     undo(m);
     return false;
   }
@@ -517,14 +515,11 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
-    choose(kY, 0);
-    if (matchMul11(v, k)) return true;
+    if (choose(kY, 0) && matchMul11(v, k)) return true;
     undo(m);
-    choose(kY, 1);
-    if (matchMul13(v, k)) return true;
+    if (choose(kY, 1) && matchMul13(v, k)) return true;
     undo(m);
-    choose(kY, 2);
-    if (matchMul15(v, k)) return true;
+    if (choose(kY, 2) && matchMul15(v, k)) return true;
     undo(m);
     return false;
   }
@@ -1064,11 +1059,9 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     if (seen(kCube)) return same(kCube, v) && k();
     if (!bind(kCube, v)) return false;
     const uint32_t m = mark();
-    choose(kCube, 0);
-    if (matchPow(v, k)) return true;
+    if (choose(kCube, 0) && matchPow(v, k)) return true;
     undo(m);
-    choose(kCube, 1);
-    if (matchMul4(v, k)) return true;
+    if (choose(kCube, 1) && matchMul4(v, k)) return true;
     undo(m);
     return false;
   }
@@ -1187,14 +1180,11 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     if (seen(kK)) return same(kK, v) && k();
     if (!bind(kK, v)) return false;
     const uint32_t m = mark();
-    choose(kK, 0);
-    if (matchSqrt12(v, k)) return true;
+    if (choose(kK, 0) && matchSqrt12(v, k)) return true;
     undo(m);
-    choose(kK, 1);
-    if (matchSqrt17(v, k)) return true;
+    if (choose(kK, 1) && matchSqrt17(v, k)) return true;
     undo(m);
-    choose(kK, 2);
-    if (matchBeta(v, k)) return true;
+    if (choose(kK, 2) && matchBeta(v, k)) return true;
     undo(m);
     return false;
   }
@@ -1294,11 +1284,9 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     if (seen(kArg)) return same(kArg, v) && k();
     if (!bind(kArg, v)) return false;
     const uint32_t m = mark();
-    choose(kArg, 0);
-    if (matchMul20(v, k)) return true;
+    if (choose(kArg, 0) && matchMul20(v, k)) return true;
     undo(m);
-    choose(kArg, 1);
-    if (matchMul26(v, k)) return true;
+    if (choose(kArg, 1) && matchMul26(v, k)) return true;
     undo(m);
     return false;
   }
@@ -1415,14 +1403,11 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
-    choose(kY, 0);
-    if (matchMul33(v, k)) return true;
+    if (choose(kY, 0) && matchMul33(v, k)) return true;
     undo(m);
-    choose(kY, 1);
-    if (matchMul35(v, k)) return true;
+    if (choose(kY, 1) && matchMul35(v, k)) return true;
     undo(m);
-    choose(kY, 2);
-    if (matchMul37(v, k)) return true;
+    if (choose(kY, 2) && matchMul37(v, k)) return true;
     undo(m);
     return false;
   }
@@ -2475,14 +2460,11 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
-    choose(kY, 0);  // @trans_ab
-    if (matchMatMul4(v, k)) return true;
+    if (choose(kY, 0) && matchMatMul4(v, k)) return true;  // @trans_ab
     undo(m);
-    choose(kY, 1);  // @trans_a
-    if (matchMatMul5(v, k)) return true;
+    if (choose(kY, 1) && matchMatMul5(v, k)) return true;  // @trans_a
     undo(m);
-    choose(kY, 2);  // @trans_b
-    if (matchMatMul6(v, k)) return true;
+    if (choose(kY, 2) && matchMatMul6(v, k)) return true;  // @trans_b
     undo(m);
     return false;
   }
@@ -2849,11 +2831,9 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
-    choose(kM, 0);  // @plain
-    if (matchMatMul(v, k)) return true;
+    if (choose(kM, 0) && matchMatMul(v, k)) return true;  // @plain
     undo(m);
-    choose(kM, 1);  // @fused
-    if (matchFusedMatMul(v, k)) return true;
+    if (choose(kM, 1) && matchFusedMatMul(v, k)) return true;  // @fused
     undo(m);
     return false;
   }
@@ -2886,11 +2866,9 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
-    choose(kY, 0);  // @mul
-    if (matchMul(v, k)) return true;
+    if (choose(kY, 0) && matchMul(v, k)) return true;  // @mul
     undo(m);
-    choose(kY, 1);  // @div
-    if (matchDiv(v, k)) return true;
+    if (choose(kY, 1) && matchDiv(v, k)) return true;  // @div
     undo(m);
     return false;
   }
@@ -3403,11 +3381,9 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     if (seen(kSa)) return same(kSa, v) && k();
     if (!bind(kSa, v)) return false;
     const uint32_t m = mark();
-    choose(kSa, 0);  // @mul
-    if (matchMul2(v, k)) return true;
+    if (choose(kSa, 0) && matchMul2(v, k)) return true;  // @mul
     undo(m);
-    choose(kSa, 1);  // @div
-    if (matchDiv3(v, k)) return true;
+    if (choose(kSa, 1) && matchDiv3(v, k)) return true;  // @div
     undo(m);
     return false;
   }
@@ -3440,11 +3416,9 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     if (seen(kSb)) return same(kSb, v) && k();
     if (!bind(kSb, v)) return false;
     const uint32_t m = mark();
-    choose(kSb, 0);  // @mul
-    if (matchMul6(v, k)) return true;
+    if (choose(kSb, 0) && matchMul6(v, k)) return true;  // @mul
     undo(m);
-    choose(kSb, 1);  // @div
-    if (matchDiv7(v, k)) return true;
+    if (choose(kSb, 1) && matchDiv7(v, k)) return true;  // @div
     undo(m);
     return false;
   }
@@ -3495,17 +3469,13 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
-    choose(kY, 0);  // @plain
-    if (matchMatMul9(v, k)) return true;
+    if (choose(kY, 0) && matchMatMul9(v, k)) return true;  // @plain
     undo(m);
-    choose(kY, 1);  // @plain
-    if (matchMatMul10(v, k)) return true;
+    if (choose(kY, 1) && matchMatMul10(v, k)) return true;  // @plain
     undo(m);
-    choose(kY, 2);  // @fused
-    if (matchFusedMatMul11(v, k)) return true;
+    if (choose(kY, 2) && matchFusedMatMul11(v, k)) return true;  // @fused
     undo(m);
-    choose(kY, 3);  // @fused
-    if (matchFusedMatMul12(v, k)) return true;
+    if (choose(kY, 3) && matchFusedMatMul12(v, k)) return true;  // @fused
     undo(m);
     return false;
   }

@@ -120,11 +120,9 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (seen(Ids::kAnyOf6)) return same(Ids::kAnyOf6, v) && k();
     if (!bind(Ids::kAnyOf6, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kAnyOf6, 0);
-    if (matchPow(v, k)) return true;
+    if (choose(Ids::kAnyOf6, 0) && matchPow(v, k)) return true;
     undo(m);
-    choose(Ids::kAnyOf6, 1);
-    if (matchMul5(v, k)) return true;
+    if (choose(Ids::kAnyOf6, 1) && matchMul5(v, k)) return true;
     undo(m);
     return false;
   }
@@ -213,11 +211,9 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (seen(Ids::kAnyOf14)) return same(Ids::kAnyOf14, v) && k();
     if (!bind(Ids::kAnyOf14, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kAnyOf14, 0);
-    if (matchDiv(v, k)) return true;
+    if (choose(Ids::kAnyOf14, 0) && matchDiv(v, k)) return true;
     undo(m);
-    choose(Ids::kAnyOf14, 1);
-    if (matchMul13(v, k)) return true;
+    if (choose(Ids::kAnyOf14, 1) && matchMul13(v, k)) return true;
     undo(m);
     return false;
   }
@@ -992,11 +988,9 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     if (seen(kAnyOf7)) return same(kAnyOf7, v) && k();
     if (!bind(kAnyOf7, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf7, 0);
-    if (matchPow(v, k)) return true;
+    if (choose(kAnyOf7, 0) && matchPow(v, k)) return true;
     undo(m);
-    choose(kAnyOf7, 1);
-    if (matchMul6(v, k)) return true;
+    if (choose(kAnyOf7, 1) && matchMul6(v, k)) return true;
     undo(m);
     return false;
   }
@@ -1071,11 +1065,9 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
     if (!bind(kAnyOf15, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf15, 0);
-    if (matchDiv(v, k)) return true;
+    if (choose(kAnyOf15, 0) && matchDiv(v, k)) return true;
     undo(m);
-    choose(kAnyOf15, 1);
-    if (matchMul14(v, k)) return true;
+    if (choose(kAnyOf15, 1) && matchMul14(v, k)) return true;
     undo(m);
     return false;
   }
@@ -1728,11 +1720,9 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     if (seen(kAnyOf)) return same(kAnyOf, v) && k();
     if (!bind(kAnyOf, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf, 0);
-    if (matchPow(v, k)) return true;
+    if (choose(kAnyOf, 0) && matchPow(v, k)) return true;
     undo(m);
-    choose(kAnyOf, 1);
-    if (matchMul5(v, k)) return true;
+    if (choose(kAnyOf, 1) && matchMul5(v, k)) return true;
     undo(m);
     return false;
   }
@@ -1807,11 +1797,9 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
-    choose(kY, 0);
-    if (matchDiv(v, k)) return true;
+    if (choose(kY, 0) && matchDiv(v, k)) return true;
     undo(m);
-    choose(kY, 1);
-    if (matchMul13(v, k)) return true;
+    if (choose(kY, 1) && matchMul13(v, k)) return true;
     undo(m);
     return false;
   }

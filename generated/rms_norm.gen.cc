@@ -120,11 +120,9 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kY, 0);
-    if (matchSimplifiedLayerNormalization(v, k)) return true;
+    if (choose(Ids::kY, 0) && matchSimplifiedLayerNormalization(v, k)) return true;
     undo(m);
-    choose(Ids::kY, 1);
-    if (matchRMSNormalization(v, k)) return true;
+    if (choose(Ids::kY, 1) && matchRMSNormalization(v, k)) return true;
     undo(m);
     return false;
   }
@@ -456,11 +454,9 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     if (seen(kAnyOf5)) return same(kAnyOf5, v) && k();
     if (!bind(kAnyOf5, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf5, 0);
-    if (matchPow(v, k)) return true;
+    if (choose(kAnyOf5, 0) && matchPow(v, k)) return true;
     undo(m);
-    choose(kAnyOf5, 1);
-    if (matchMul4(v, k)) return true;
+    if (choose(kAnyOf5, 1) && matchMul4(v, k)) return true;
     undo(m);
     return false;
   }
@@ -569,14 +565,11 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     if (seen(kAnyOf16)) return same(kAnyOf16, v) && k();
     if (!bind(kAnyOf16, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf16, 0);
-    if (matchMul11(v, k)) return true;
+    if (choose(kAnyOf16, 0) && matchMul11(v, k)) return true;
     undo(m);
-    choose(kAnyOf16, 1);
-    if (matchDiv12(v, k)) return true;
+    if (choose(kAnyOf16, 1) && matchDiv12(v, k)) return true;
     undo(m);
-    choose(kAnyOf16, 2);
-    if (matchMul15(v, k)) return true;
+    if (choose(kAnyOf16, 2) && matchMul15(v, k)) return true;
     undo(m);
     return false;
   }

@@ -120,24 +120,15 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return matchGather3(input(n, 0), [&] { return matchConstant4(input(n, 1), k); });
   }
 
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding 31:53, rotary_embedding_split 76:31, rotary_embedding_3d
-  /// 110:53, rotary_embedding_3d_split 155:31, rotary_embedding_computed 203:53,
-  /// rotary_embedding_interleaved 301:22, rotary_embedding_interleaved_bsnh 336:22)
-  bool matchConstant6(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant6)) return same(Ids::kConstant6, v) && k();
-    return bind(Ids::kConstant6, v) && constant(Ids::kConstant6, v) && k();
-  }
-
-  /// Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)
+  /// Unsqueeze(Div(Gather(Shape(...), i1), 2), axes=[0])
   /// (rules/rotary.yaml: rotary_embedding 31:13, rotary_embedding_3d 110:13,
   /// rotary_embedding_computed 203:13)
-  bool matchUnsqueeze7(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze7)) return same(Ids::kUnsqueeze7, v) && k();
-    if (!bind(Ids::kUnsqueeze7, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze7, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze7, n, v)) return false;
-    return matchDiv5(input(n, 0), [&] { return matchConstant6(input(n, 1), k); });
+  bool matchUnsqueeze6(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze6)) return same(Ids::kUnsqueeze6, v) && k();
+    if (!bind(Ids::kUnsqueeze6, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze6, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze6, n, v)) return false;
+    return matchDiv5(input(n, 0), k);
   }
 
   /// c1
@@ -148,28 +139,27 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kC1, v) && k();
   }
 
-  /// h1 = Unsqueeze(Div(Gather(...), 2), 0) | c1
+  /// h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | c1
   /// (rules/rotary.yaml: rotary_embedding 31:56, rotary_embedding_3d 110:56,
   /// rotary_embedding_computed 203:56)
   bool matchH1(ValueId v, gen::Next k) {
     if (seen(Ids::kH1)) return same(Ids::kH1, v) && k();
     if (!bind(Ids::kH1, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kH1, 0);
-    if (matchUnsqueeze7(v, k)) return true;
+    if (choose(Ids::kH1, 0) && matchUnsqueeze6(v, k)) return true;
     undo(m);
-    choose(Ids::kH1, 1);
-    if (matchC1(v, k)) return true;
+    if (choose(Ids::kH1, 1) && matchC1(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 32:22, rotary_embedding_split 76:75, rotary_embedding_3d
-  /// 111:22, rotary_embedding_computed 204:22)
-  bool matchConstant10(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant10)) return same(Ids::kConstant10, v) && k();
-    return bind(Ids::kConstant10, v) && constant(Ids::kConstant10, v) && k();
+  /// (rules/rotary.yaml: rotary_embedding 32:22, rotary_embedding_3d 111:22,
+  /// rotary_embedding_computed 204:22, rotary_embedding_interleaved 301:33,
+  /// rotary_embedding_interleaved_bsnh 336:33)
+  bool matchConstant9(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant9)) return same(Ids::kConstant9, v) && k();
+    return bind(Ids::kConstant9, v) && constant(Ids::kConstant9, v) && k();
   }
 
   /// a1
@@ -191,7 +181,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     const NodeId n = node(Ids::kX1, v, op::kSlice);
     if (n == kNoId || !attrs(Ids::kX1, n, v)) return false;
     return matchX(input(n, 0), [&] {
-      return matchConstant10(input(n, 1), [&] {
+      return matchConstant9(input(n, 1), [&] {
         return matchH1(input(n, 2), [&] { return matchA1(input(n, 3), k); });
       });
     });
@@ -200,11 +190,11 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Shape(x)
   /// (rules/rotary.yaml: rotary_embedding 33:34, rotary_embedding_3d 112:34,
   /// rotary_embedding_computed 205:34)
-  bool matchShape13(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape13)) return same(Ids::kShape13, v) && k();
-    if (!bind(Ids::kShape13, v)) return false;
-    const NodeId n = node(Ids::kShape13, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape13, n, v)) return false;
+  bool matchShape12(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape12)) return same(Ids::kShape12, v) && k();
+    if (!bind(Ids::kShape12, v)) return false;
+    const NodeId n = node(Ids::kShape12, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape12, n, v)) return false;
     return matchX(input(n, 0), k);
   }
 
@@ -219,51 +209,42 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Gather(Shape(x), i2)
   /// (rules/rotary.yaml: rotary_embedding 33:27, rotary_embedding_3d 112:27,
   /// rotary_embedding_computed 205:27)
-  bool matchGather15(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather15)) return same(Ids::kGather15, v) && k();
-    if (!bind(Ids::kGather15, v)) return false;
-    const NodeId n = node(Ids::kGather15, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather15, n, v)) return false;
-    return matchShape13(input(n, 0), [&] { return matchI2(input(n, 1), k); });
+  bool matchGather14(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather14)) return same(Ids::kGather14, v) && k();
+    if (!bind(Ids::kGather14, v)) return false;
+    const NodeId n = node(Ids::kGather14, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather14, n, v)) return false;
+    return matchShape12(input(n, 0), [&] { return matchI2(input(n, 1), k); });
   }
 
   /// 2
-  /// (rules/rotary.yaml: rotary_embedding 33:49, rotary_embedding_split 76:89, rotary_embedding_3d
-  /// 112:49, rotary_embedding_computed 205:49)
-  bool matchConstant16(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant16)) return same(Ids::kConstant16, v) && k();
-    return bind(Ids::kConstant16, v) && constant(Ids::kConstant16, v) && k();
+  /// (rules/rotary.yaml: rotary_embedding 33:49, rotary_embedding_3d 112:49,
+  /// rotary_embedding_computed 205:49)
+  bool matchConstant15(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
+    return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
   }
 
   /// Div(Gather(Shape(x), i2), 2)
   /// (rules/rotary.yaml: rotary_embedding 33:23, rotary_embedding_3d 112:23,
   /// rotary_embedding_computed 205:23)
-  bool matchDiv17(ValueId v, gen::Next k) {
-    if (seen(Ids::kDiv17)) return same(Ids::kDiv17, v) && k();
-    if (!bind(Ids::kDiv17, v)) return false;
-    const NodeId n = node(Ids::kDiv17, v, op::kDiv);
-    if (n == kNoId || !attrs(Ids::kDiv17, n, v)) return false;
-    return matchGather15(input(n, 0), [&] { return matchConstant16(input(n, 1), k); });
+  bool matchDiv16(ValueId v, gen::Next k) {
+    if (seen(Ids::kDiv16)) return same(Ids::kDiv16, v) && k();
+    if (!bind(Ids::kDiv16, v)) return false;
+    const NodeId n = node(Ids::kDiv16, v, op::kDiv);
+    if (n == kNoId || !attrs(Ids::kDiv16, n, v)) return false;
+    return matchGather14(input(n, 0), [&] { return matchConstant15(input(n, 1), k); });
   }
 
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding 33:53, rotary_embedding_3d 112:53,
-  /// rotary_embedding_computed 205:53, rotary_embedding_interleaved 303:37,
-  /// rotary_embedding_interleaved_bsnh 338:37)
-  bool matchConstant18(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant18)) return same(Ids::kConstant18, v) && k();
-    return bind(Ids::kConstant18, v) && constant(Ids::kConstant18, v) && k();
-  }
-
-  /// Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)
+  /// Unsqueeze(Div(Gather(Shape(...), i2), 2), axes=[0])
   /// (rules/rotary.yaml: rotary_embedding 33:13, rotary_embedding_3d 112:13,
   /// rotary_embedding_computed 205:13)
-  bool matchUnsqueeze19(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze19)) return same(Ids::kUnsqueeze19, v) && k();
-    if (!bind(Ids::kUnsqueeze19, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze19, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze19, n, v)) return false;
-    return matchDiv17(input(n, 0), [&] { return matchConstant18(input(n, 1), k); });
+  bool matchUnsqueeze17(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze17)) return same(Ids::kUnsqueeze17, v) && k();
+    if (!bind(Ids::kUnsqueeze17, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze17, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze17, n, v)) return false;
+    return matchDiv16(input(n, 0), k);
   }
 
   /// c2
@@ -274,18 +255,16 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kC2, v) && k();
   }
 
-  /// h2 = Unsqueeze(Div(Gather(...), 2), 0) | c2
+  /// h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | c2
   /// (rules/rotary.yaml: rotary_embedding 33:56, rotary_embedding_3d 112:56,
   /// rotary_embedding_computed 205:56)
   bool matchH2(ValueId v, gen::Next k) {
     if (seen(Ids::kH2)) return same(Ids::kH2, v) && k();
     if (!bind(Ids::kH2, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kH2, 0);
-    if (matchUnsqueeze19(v, k)) return true;
+    if (choose(Ids::kH2, 0) && matchUnsqueeze17(v, k)) return true;
     undo(m);
-    choose(Ids::kH2, 1);
-    if (matchC2(v, k)) return true;
+    if (choose(Ids::kH2, 1) && matchC2(v, k)) return true;
     undo(m);
     return false;
   }
@@ -356,33 +335,24 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 36:31, rotary_embedding_split 77:85, rotary_embedding_3d
-  /// 115:31)
-  bool matchConstant28(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
-    return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
+  /// (rules/rotary.yaml: rotary_embedding 36:31, rotary_embedding_3d 115:31)
+  bool matchConstant26(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant26)) return same(Ids::kConstant26, v) && k();
+    return bind(Ids::kConstant26, v) && constant(Ids::kConstant26, v) && k();
   }
 
   /// _
   /// (rules/rotary.yaml: rotary_embedding 36:34, rotary_embedding_3d 115:34)
-  bool matchAny29(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny29)) return same(Ids::kAny29, v) && k();
-    return bind(Ids::kAny29, v) && k();
+  bool matchAny27(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny27)) return same(Ids::kAny27, v) && k();
+    return bind(Ids::kAny27, v) && k();
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 36:37, rotary_embedding_split 77:89, rotary_embedding_3d
-  /// 115:37)
-  bool matchConstant30(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant30)) return same(Ids::kConstant30, v) && k();
-    return bind(Ids::kConstant30, v) && constant(Ids::kConstant30, v) && k();
-  }
-
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding 36:89, rotary_embedding_split 79:48)
-  bool matchConstant38(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant38)) return same(Ids::kConstant38, v) && k();
-    return bind(Ids::kConstant38, v) && constant(Ids::kConstant38, v) && k();
+  /// (rules/rotary.yaml: rotary_embedding 36:37, rotary_embedding_3d 115:37)
+  bool matchConstant28(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
+    return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
   }
 
   /// sin_cache
@@ -405,6 +375,14 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kPos, v) && k();
   }
 
+  /// 0
+  /// (rules/rotary.yaml: rotary_embedding_split 76:31, rotary_embedding_3d_split 155:31,
+  /// rotary_embedding_interleaved 301:22, rotary_embedding_interleaved_bsnh 336:22)
+  bool matchConstant6(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant6)) return same(Ids::kConstant6, v) && k();
+    return bind(Ids::kConstant6, v) && constant(Ids::kConstant6, v) && k();
+  }
+
   /// _
   /// (rules/rotary.yaml: rotary_embedding_split 76:34, rotary_embedding_3d_split 155:34)
   bool matchAny7(ValueId v, gen::Next k) {
@@ -419,51 +397,12 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kConstant8, v) && constant(Ids::kConstant8, v) && k();
   }
 
-  /// 2
-  /// (rules/rotary.yaml: rotary_embedding_split 76:81, rotary_embedding_interleaved 302:39,
-  /// rotary_embedding_interleaved_bsnh 337:39)
-  bool matchConstant12(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
-    return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
-  }
-
-  /// 1
-  /// (rules/rotary.yaml: rotary_embedding_split 76:85, rotary_embedding_interleaved 302:58,
-  /// rotary_embedding_interleaved_bsnh 337:58)
-  bool matchConstant14(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant14)) return same(Ids::kConstant14, v) && k();
-    return bind(Ids::kConstant14, v) && constant(Ids::kConstant14, v) && k();
-  }
-
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding_split 77:31, rotary_embedding_interleaved 303:43,
-  /// rotary_embedding_interleaved_bsnh 338:43)
+  /// (rules/rotary.yaml: rotary_embedding_split 77:37, rotary_embedding_interleaved 303:95,
+  /// rotary_embedding_interleaved_bsnh 338:95)
   bool matchConstant20(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
     return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
-  }
-
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding_split 77:37, rotary_embedding_interleaved 303:47,
-  /// rotary_embedding_interleaved_bsnh 338:47)
-  bool matchConstant22(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant22)) return same(Ids::kConstant22, v) && k();
-    return bind(Ids::kConstant22, v) && constant(Ids::kConstant22, v) && k();
-  }
-
-  /// 1
-  /// (rules/rotary.yaml: rotary_embedding_split 78:48, rotary_embedding_3d 116:37)
-  bool matchConstant35(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant35)) return same(Ids::kConstant35, v) && k();
-    return bind(Ids::kConstant35, v) && constant(Ids::kConstant35, v) && k();
-  }
-
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding_3d 116:31, rotary_embedding_interleaved 305:55,
-  /// rotary_embedding_interleaved_bsnh 340:55)
-  bool matchConstant33(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant33)) return same(Ids::kConstant33, v) && k();
-    return bind(Ids::kConstant33, v) && constant(Ids::kConstant33, v) && k();
   }
 
   /// inv_freq
@@ -505,14 +444,6 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kOneS, v) && k();
   }
 
-  /// 1
-  /// (rules/rotary.yaml: rotary_embedding_computed_split 255:54, rotary_embedding_interleaved
-  /// 301:33, rotary_embedding_interleaved_bsnh 336:33)
-  bool matchConstant9(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant9)) return same(Ids::kConstant9, v) && k();
-    return bind(Ids::kConstant9, v) && constant(Ids::kConstant9, v) && k();
-  }
-
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_interleaved 300:22, rotary_embedding_interleaved_bsnh
   /// 335:22)
@@ -529,20 +460,12 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kE1, v) && k();
   }
 
-  /// 3
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 303:40, rotary_embedding_interleaved_bsnh
-  /// 338:40)
-  bool matchConstant19(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant19)) return same(Ids::kConstant19, v) && k();
-    return bind(Ids::kConstant19, v) && constant(Ids::kConstant19, v) && k();
-  }
-
   /// -1
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 303:95, rotary_embedding_interleaved_bsnh
-  /// 338:95)
-  bool matchConstant25(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant25)) return same(Ids::kConstant25, v) && k();
-    return bind(Ids::kConstant25, v) && constant(Ids::kConstant25, v) && k();
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 303:47, rotary_embedding_interleaved_bsnh
+  /// 338:47)
+  bool matchConstant17(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant17)) return same(Ids::kConstant17, v) && k();
+    return bind(Ids::kConstant17, v) && constant(Ids::kConstant17, v) && k();
   }
 
   /// fc
@@ -556,31 +479,23 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// Gather(cos_cache, pos, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 305:23, rotary_embedding_interleaved_bsnh
   /// 340:23)
-  bool matchGather32(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather32)) return same(Ids::kGather32, v) && k();
-    if (!bind(Ids::kGather32, v)) return false;
-    const NodeId n = node(Ids::kGather32, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather32, n, v)) return false;
+  bool matchGather27(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather27)) return same(Ids::kGather27, v) && k();
+    if (!bind(Ids::kGather27, v)) return false;
+    const NodeId n = node(Ids::kGather27, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather27, n, v)) return false;
     return matchCosCache(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
   /// Gather(sin_cache, pos, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 306:23, rotary_embedding_interleaved_bsnh
   /// 341:23)
-  bool matchGather36(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather36)) return same(Ids::kGather36, v) && k();
-    if (!bind(Ids::kGather36, v)) return false;
-    const NodeId n = node(Ids::kGather36, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather36, n, v)) return false;
+  bool matchGather30(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather30)) return same(Ids::kGather30, v) && k();
+    if (!bind(Ids::kGather30, v)) return false;
+    const NodeId n = node(Ids::kGather30, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather30, n, v)) return false;
     return matchSinCache(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// 1
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 306:55, rotary_embedding_interleaved_bsnh
-  /// 341:55)
-  bool matchConstant37(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant37)) return same(Ids::kConstant37, v) && k();
-    return bind(Ids::kConstant37, v) && constant(Ids::kConstant37, v) && k();
   }
 
   /// 0
@@ -660,12 +575,12 @@ const gen::RuleSpec& specRotaryEmbedding() {
     gen::RuleSpec s;
     s.name = "rotary_embedding";
     s.loc = "rules/rotary.yaml:25:5";
-    s.root = 64;
+    s.root = 56;
     s.slot_names = {"x",  "i1",        "c1", "h1",  "a1",  "x1",  "i2",
                     "c2", "h2",        "e2", "a2",  "x2",  "rot", "cos_cache",
                     "cc", "sin_cache", "sc", "pos", "cos", "sin", "y"};
     s.num_captures = 0;
-    s.exprs.resize(65);
+    s.exprs.resize(57);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -703,134 +618,134 @@ const gen::RuleSpec& specRotaryEmbedding() {
       e.loc = "rules/rotary.yaml:31:23";
       e.num_inputs = 2;
     }
-    {  // 6: 0
+    {  // 6: Unsqueeze(Div(Gather(Shape(...), i1), 2), axes=[0])
       gen::ExprSpec& e = s.exprs[6];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:31:53";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 7: Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)
-      gen::ExprSpec& e = s.exprs[7];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:31:13";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:31:53";
+      }
     }
-    {  // 8: c1
-      gen::ExprSpec& e = s.exprs[8];
+    {  // 7: c1
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "c1";
       e.loc = "rules/rotary.yaml:31:58";
       e.slot = 2;
     }
-    {  // 9: Unsqueeze(Div(Gather(...), 2), 0) | c1
-      gen::ExprSpec& e = s.exprs[9];
+    {  // 8: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c1
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "h1";
       e.loc = "rules/rotary.yaml:31:56";
       e.slot = 3;
     }
-    {  // 10: 0
-      gen::ExprSpec& e = s.exprs[10];
+    {  // 9: 0
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:32:22";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 11: a1
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 10: a1
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "a1";
       e.loc = "rules/rotary.yaml:32:29";
       e.slot = 4;
     }
-    {  // 12: Slice(x, 0, h1, a1)
-      gen::ExprSpec& e = s.exprs[12];
+    {  // 11: Slice(x, 0, h1, a1)
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:32:13";
       e.slot = 5;
       e.num_inputs = 4;
     }
-    {  // 13: Shape(x)
-      gen::ExprSpec& e = s.exprs[13];
+    {  // 12: Shape(x)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "Shape";
       e.loc = "rules/rotary.yaml:33:34";
       e.num_inputs = 1;
     }
-    {  // 14: i2
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 13: i2
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "i2";
       e.loc = "rules/rotary.yaml:33:44";
       e.slot = 6;
     }
-    {  // 15: Gather(Shape(x), i2)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 14: Gather(Shape(x), i2)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:33:27";
       e.num_inputs = 2;
     }
-    {  // 16: 2
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 15: 2
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "constant 2";
       e.loc = "rules/rotary.yaml:33:49";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 17: Div(Gather(Shape(x), i2), 2)
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 16: Div(Gather(Shape(x), i2), 2)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Div";
       e.loc = "rules/rotary.yaml:33:23";
       e.num_inputs = 2;
     }
-    {  // 18: 0
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:33:53";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 19: Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 17: Unsqueeze(Div(Gather(Shape(...), i2), 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:33:13";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:33:53";
+      }
     }
-    {  // 20: c2
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 18: c2
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "c2";
       e.loc = "rules/rotary.yaml:33:58";
       e.slot = 7;
     }
-    {  // 21: Unsqueeze(Div(Gather(...), 2), 0) | c2
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 19: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c2
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "h2";
       e.loc = "rules/rotary.yaml:33:56";
       e.slot = 8;
     }
-    {  // 22: e2
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: e2
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "e2";
       e.loc = "rules/rotary.yaml:34:26";
       e.slot = 9;
     }
-    {  // 23: a2
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: a2
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "a2";
       e.loc = "rules/rotary.yaml:34:30";
       e.slot = 10;
     }
-    {  // 24: Slice(x, h2, e2, a2)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: Slice(x, h2, e2, a2)
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:34:13";
       e.slot = 11;
       e.num_inputs = 4;
     }
-    {  // 25: Neg(x2)
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: Neg(x2)
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "Neg";
       e.loc = "rules/rotary.yaml:35:20";
       e.num_inputs = 1;
     }
-    {  // 26: Concat(Neg(x2), x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 24: Concat(Neg(x2), x1, axis=-1)
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:35:13";
       e.slot = 12;
@@ -843,190 +758,190 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.loc = "rules/rotary.yaml:35:33";
       }
     }
-    {  // 27: cos_cache
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 25: cos_cache
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "cos_cache";
       e.loc = "rules/rotary.yaml:36:20";
       e.slot = 13;
     }
-    {  // 28: 0
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 26: 0
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:36:31";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 29: _
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 27: _
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "_";
       e.loc = "rules/rotary.yaml:36:34";
     }
-    {  // 30: 0
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 28: 0
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:36:37";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 31: Slice?(cos_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 29: Slice?(cos_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:36:13";
       e.num_inputs = 4;
     }
-    {  // 32: 0
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 30: 0
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:36:75";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 33: _
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 31: _
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "_";
       e.loc = "rules/rotary.yaml:36:78";
     }
-    {  // 34: 2
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 32: 2
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "constant 2";
       e.loc = "rules/rotary.yaml:36:81";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 35: Slice(cos_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 33: Slice(cos_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:36:58";
       e.num_inputs = 4;
     }
-    {  // 36: 1
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:36:85";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 37: Squeeze(Slice(cos_cache, 0, _, 2), 1)
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 34: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Squeeze";
       e.loc = "rules/rotary.yaml:36:50";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:36:85";
+      }
     }
-    {  // 38: 0
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:36:89";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 39: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), 1), 0)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 35: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "Squeeze";
       e.loc = "rules/rotary.yaml:36:42";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:36:89";
+      }
     }
-    {  // 40: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 36: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "cc";
       e.loc = "rules/rotary.yaml:36:40";
       e.slot = 14;
     }
-    {  // 41: sin_cache
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 37: sin_cache
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "sin_cache";
       e.loc = "rules/rotary.yaml:37:20";
       e.slot = 15;
     }
+    {  // 38: 0
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:37:31";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 39: _
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:37:34";
+    }
+    {  // 40: 0
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:37:37";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 41: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:37:13";
+      e.num_inputs = 4;
+    }
     {  // 42: 0
       gen::ExprSpec& e = s.exprs[42];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:37:31";
+      e.loc = "rules/rotary.yaml:37:75";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 43: _
       gen::ExprSpec& e = s.exprs[43];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:37:34";
-    }
-    {  // 44: 0
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:37:37";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 45: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:37:13";
-      e.num_inputs = 4;
-    }
-    {  // 46: 0
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:37:75";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 47: _
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "_";
       e.loc = "rules/rotary.yaml:37:78";
     }
-    {  // 48: 2
-      gen::ExprSpec& e = s.exprs[48];
+    {  // 44: 2
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "constant 2";
       e.loc = "rules/rotary.yaml:37:81";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 49: Slice(sin_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[49];
+    {  // 45: Slice(sin_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:37:58";
       e.num_inputs = 4;
     }
-    {  // 50: 1
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:37:85";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 51: Squeeze(Slice(sin_cache, 0, _, 2), 1)
-      gen::ExprSpec& e = s.exprs[51];
+    {  // 46: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "Squeeze";
       e.loc = "rules/rotary.yaml:37:50";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:37:85";
+      }
     }
-    {  // 52: 0
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:37:89";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 53: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), 1), 0)
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 47: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[47];
       e.label = "Squeeze";
       e.loc = "rules/rotary.yaml:37:42";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:37:89";
+      }
     }
-    {  // 54: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 48: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[48];
       e.label = "sc";
       e.loc = "rules/rotary.yaml:37:40";
       e.slot = 16;
     }
-    {  // 55: pos
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 49: pos
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "pos";
       e.loc = "rules/rotary.yaml:38:34";
       e.slot = 17;
     }
-    {  // 56: Gather(cc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 50: Gather(cc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:38:23";
       e.num_inputs = 2;
@@ -1039,22 +954,22 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.loc = "rules/rotary.yaml:38:39";
       }
     }
-    {  // 57: 1
-      gen::ExprSpec& e = s.exprs[57];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:38:48";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 58: Unsqueeze(Gather(cc, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[58];
+    {  // 51: Unsqueeze(Gather(cc, pos, axis=0), axes=[1])
+      gen::ExprSpec& e = s.exprs[51];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:38:13";
       e.slot = 18;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:38:48";
+      }
     }
-    {  // 59: Gather(sc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 52: Gather(sc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[52];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:39:23";
       e.num_inputs = 2;
@@ -1067,34 +982,34 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.loc = "rules/rotary.yaml:39:39";
       }
     }
-    {  // 60: 1
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:39:48";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 61: Unsqueeze(Gather(sc, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 53: Unsqueeze(Gather(sc, pos, axis=0), axes=[1])
+      gen::ExprSpec& e = s.exprs[53];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:39:13";
       e.slot = 19;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:39:48";
+      }
     }
-    {  // 62: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[62];
+    {  // 54: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[54];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:40:17";
       e.num_inputs = 2;
     }
-    {  // 63: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 55: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[55];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:40:30";
       e.num_inputs = 2;
     }
-    {  // 64: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 56: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[56];
       e.label = "Add";
       e.loc = "rules/rotary.yaml:40:13";
       e.slot = 20;
@@ -1272,65 +1187,57 @@ struct RotaryEmbeddingIds {
     kGather3 = 3,
     kConstant4 = 4,
     kDiv5 = 5,
-    kConstant6 = 6,
-    kUnsqueeze7 = 7,
-    kC1 = 8,
-    kH1 = 9,
-    kConstant10 = 10,
-    kA1 = 11,
-    kX1 = 12,
-    kShape13 = 13,
-    kI2 = 14,
-    kGather15 = 15,
-    kConstant16 = 16,
-    kDiv17 = 17,
-    kConstant18 = 18,
-    kUnsqueeze19 = 19,
-    kC2 = 20,
-    kH2 = 21,
-    kE2 = 22,
-    kA2 = 23,
-    kX2 = 24,
-    kNeg = 25,
-    kRot = 26,
-    kCosCache = 27,
+    kUnsqueeze6 = 6,
+    kC1 = 7,
+    kH1 = 8,
+    kConstant9 = 9,
+    kA1 = 10,
+    kX1 = 11,
+    kShape12 = 12,
+    kI2 = 13,
+    kGather14 = 14,
+    kConstant15 = 15,
+    kDiv16 = 16,
+    kUnsqueeze17 = 17,
+    kC2 = 18,
+    kH2 = 19,
+    kE2 = 20,
+    kA2 = 21,
+    kX2 = 22,
+    kNeg = 23,
+    kRot = 24,
+    kCosCache = 25,
+    kConstant26 = 26,
+    kAny27 = 27,
     kConstant28 = 28,
-    kAny29 = 29,
+    kSlice29 = 29,
     kConstant30 = 30,
-    kSlice31 = 31,
+    kAny31 = 31,
     kConstant32 = 32,
-    kAny33 = 33,
-    kConstant34 = 34,
-    kSlice35 = 35,
-    kConstant36 = 36,
-    kSqueeze37 = 37,
+    kSlice33 = 33,
+    kSqueeze34 = 34,
+    kSqueeze35 = 35,
+    kCc = 36,
+    kSinCache = 37,
     kConstant38 = 38,
-    kSqueeze39 = 39,
-    kCc = 40,
-    kSinCache = 41,
+    kAny39 = 39,
+    kConstant40 = 40,
+    kSlice41 = 41,
     kConstant42 = 42,
     kAny43 = 43,
     kConstant44 = 44,
     kSlice45 = 45,
-    kConstant46 = 46,
-    kAny47 = 47,
-    kConstant48 = 48,
-    kSlice49 = 49,
-    kConstant50 = 50,
-    kSqueeze51 = 51,
-    kConstant52 = 52,
-    kSqueeze53 = 53,
-    kSc = 54,
-    kPos = 55,
-    kGather56 = 56,
-    kConstant57 = 57,
-    kCos = 58,
-    kGather59 = 59,
-    kConstant60 = 60,
-    kSin = 61,
-    kMul62 = 62,
-    kMul63 = 63,
-    kY = 64,
+    kSqueeze46 = 46,
+    kSqueeze47 = 47,
+    kSc = 48,
+    kPos = 49,
+    kGather50 = 50,
+    kCos = 51,
+    kGather52 = 52,
+    kSin = 53,
+    kMul54 = 54,
+    kMul55 = 55,
+    kY = 56,
   };
 };
 
@@ -1385,22 +1292,21 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchShape1, matchI1,
-  // matchGather3, matchConstant4, matchDiv5, matchConstant6, matchUnsqueeze7, matchC1, matchH1,
-  // matchConstant10, matchA1, matchX1, matchShape13, matchI2, matchGather15, matchConstant16,
-  // matchDiv17, matchConstant18, matchUnsqueeze19, matchC2, matchH2, matchE2, matchA2, matchX2,
-  // matchNeg, matchRot, matchCosCache, matchConstant28, matchAny29, matchConstant30,
-  // matchConstant38, matchSinCache, matchPos.
+  // matchGather3, matchConstant4, matchDiv5, matchUnsqueeze6, matchC1, matchH1, matchConstant9,
+  // matchA1, matchX1, matchShape12, matchI2, matchGather14, matchConstant15, matchDiv16,
+  // matchUnsqueeze17, matchC2, matchH2, matchE2, matchA2, matchX2, matchNeg, matchRot,
+  // matchCosCache, matchConstant26, matchAny27, matchConstant28, matchSinCache, matchPos.
 
   /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:36:13)
-  bool matchSlice31(ValueId v, gen::Next k) {
-    if (seen(kSlice31)) return same(kSlice31, v) && k();
-    if (!bind(kSlice31, v)) return false;
+  bool matchSlice29(ValueId v, gen::Next k) {
+    if (seen(kSlice29)) return same(kSlice29, v) && k();
+    if (!bind(kSlice29, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kSlice31, v, op::kSlice);
-      if (n == kNoId || !attrs(kSlice31, n, v)) return false;
+      const NodeId n = node(kSlice29, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice29, n, v)) return false;
       return matchCosCache(input(n, 0), [&] {
-        return matchConstant28(input(n, 1), [&] {
-          return matchAny29(input(n, 2), [&] { return matchConstant30(input(n, 3), k); });
+        return matchConstant26(input(n, 1), [&] {
+          return matchAny27(input(n, 2), [&] { return matchConstant28(input(n, 3), k); });
         });
       });
     };
@@ -1411,102 +1317,95 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// 0  (rules/rotary.yaml:36:75)
+  bool matchConstant30(ValueId v, gen::Next k) {
+    if (seen(kConstant30)) return same(kConstant30, v) && k();
+    return bind(kConstant30, v) && constant(kConstant30, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:36:78)
+  bool matchAny31(ValueId v, gen::Next k) {
+    if (seen(kAny31)) return same(kAny31, v) && k();
+    return bind(kAny31, v) && k();
+  }
+
+  /// 2  (rules/rotary.yaml:36:81)
   bool matchConstant32(ValueId v, gen::Next k) {
     if (seen(kConstant32)) return same(kConstant32, v) && k();
     return bind(kConstant32, v) && constant(kConstant32, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:36:78)
-  bool matchAny33(ValueId v, gen::Next k) {
-    if (seen(kAny33)) return same(kAny33, v) && k();
-    return bind(kAny33, v) && k();
-  }
-
-  /// 2  (rules/rotary.yaml:36:81)
-  bool matchConstant34(ValueId v, gen::Next k) {
-    if (seen(kConstant34)) return same(kConstant34, v) && k();
-    return bind(kConstant34, v) && constant(kConstant34, v) && k();
-  }
-
   /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:36:58)
-  bool matchSlice35(ValueId v, gen::Next k) {
-    if (seen(kSlice35)) return same(kSlice35, v) && k();
-    if (!bind(kSlice35, v)) return false;
-    const NodeId n = node(kSlice35, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice35, n, v)) return false;
+  bool matchSlice33(ValueId v, gen::Next k) {
+    if (seen(kSlice33)) return same(kSlice33, v) && k();
+    if (!bind(kSlice33, v)) return false;
+    const NodeId n = node(kSlice33, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice33, n, v)) return false;
     return matchCosCache(input(n, 0), [&] {
-      return matchConstant32(input(n, 1), [&] {
-        return matchAny33(input(n, 2), [&] { return matchConstant34(input(n, 3), k); });
+      return matchConstant30(input(n, 1), [&] {
+        return matchAny31(input(n, 2), [&] { return matchConstant32(input(n, 3), k); });
       });
     });
   }
 
-  /// 1  (rules/rotary.yaml:36:85)
-  bool matchConstant36(ValueId v, gen::Next k) {
-    if (seen(kConstant36)) return same(kConstant36, v) && k();
-    return bind(kConstant36, v) && constant(kConstant36, v) && k();
+  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:36:50)
+  bool matchSqueeze34(ValueId v, gen::Next k) {
+    if (seen(kSqueeze34)) return same(kSqueeze34, v) && k();
+    if (!bind(kSqueeze34, v)) return false;
+    const NodeId n = node(kSqueeze34, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze34, n, v)) return false;
+    return matchSlice33(input(n, 0), k);
   }
 
-  /// Squeeze(Slice(cos_cache, 0, _, 2), 1)  (rules/rotary.yaml:36:50)
-  bool matchSqueeze37(ValueId v, gen::Next k) {
-    if (seen(kSqueeze37)) return same(kSqueeze37, v) && k();
-    if (!bind(kSqueeze37, v)) return false;
-    const NodeId n = node(kSqueeze37, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze37, n, v)) return false;
-    return matchSlice35(input(n, 0), [&] { return matchConstant36(input(n, 1), k); });
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:36:42)
+  bool matchSqueeze35(ValueId v, gen::Next k) {
+    if (seen(kSqueeze35)) return same(kSqueeze35, v) && k();
+    if (!bind(kSqueeze35, v)) return false;
+    const NodeId n = node(kSqueeze35, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze35, n, v)) return false;
+    return matchSqueeze34(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), 1), 0)  (rules/rotary.yaml:36:42)
-  bool matchSqueeze39(ValueId v, gen::Next k) {
-    if (seen(kSqueeze39)) return same(kSqueeze39, v) && k();
-    if (!bind(kSqueeze39, v)) return false;
-    const NodeId n = node(kSqueeze39, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze39, n, v)) return false;
-    return matchSqueeze37(input(n, 0), [&] { return matchConstant38(input(n, 1), k); });
-  }
-
-  /// cc = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0) (rules/rotary.yaml:36:40)
+  /// cc = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+  /// (rules/rotary.yaml:36:40)
   bool matchCc(ValueId v, gen::Next k) {
     if (seen(kCc)) return same(kCc, v) && k();
     if (!bind(kCc, v)) return false;
     const uint32_t m = mark();
-    choose(kCc, 0);
-    if (matchSlice31(v, k)) return true;
+    if (choose(kCc, 0) && matchSlice29(v, k)) return true;
     undo(m);
-    choose(kCc, 1);
-    if (matchSqueeze39(v, k)) return true;
+    if (choose(kCc, 1) && matchSqueeze35(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// 0  (rules/rotary.yaml:37:31)
-  bool matchConstant42(ValueId v, gen::Next k) {
-    if (seen(kConstant42)) return same(kConstant42, v) && k();
-    return bind(kConstant42, v) && constant(kConstant42, v) && k();
+  bool matchConstant38(ValueId v, gen::Next k) {
+    if (seen(kConstant38)) return same(kConstant38, v) && k();
+    return bind(kConstant38, v) && constant(kConstant38, v) && k();
   }
 
   /// _  (rules/rotary.yaml:37:34)
-  bool matchAny43(ValueId v, gen::Next k) {
-    if (seen(kAny43)) return same(kAny43, v) && k();
-    return bind(kAny43, v) && k();
+  bool matchAny39(ValueId v, gen::Next k) {
+    if (seen(kAny39)) return same(kAny39, v) && k();
+    return bind(kAny39, v) && k();
   }
 
   /// 0  (rules/rotary.yaml:37:37)
-  bool matchConstant44(ValueId v, gen::Next k) {
-    if (seen(kConstant44)) return same(kConstant44, v) && k();
-    return bind(kConstant44, v) && constant(kConstant44, v) && k();
+  bool matchConstant40(ValueId v, gen::Next k) {
+    if (seen(kConstant40)) return same(kConstant40, v) && k();
+    return bind(kConstant40, v) && constant(kConstant40, v) && k();
   }
 
   /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:37:13)
-  bool matchSlice45(ValueId v, gen::Next k) {
-    if (seen(kSlice45)) return same(kSlice45, v) && k();
-    if (!bind(kSlice45, v)) return false;
+  bool matchSlice41(ValueId v, gen::Next k) {
+    if (seen(kSlice41)) return same(kSlice41, v) && k();
+    if (!bind(kSlice41, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kSlice45, v, op::kSlice);
-      if (n == kNoId || !attrs(kSlice45, n, v)) return false;
+      const NodeId n = node(kSlice41, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice41, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
-        return matchConstant42(input(n, 1), [&] {
-          return matchAny43(input(n, 2), [&] { return matchConstant44(input(n, 3), k); });
+        return matchConstant38(input(n, 1), [&] {
+          return matchAny39(input(n, 2), [&] { return matchConstant40(input(n, 3), k); });
         });
       });
     };
@@ -1517,134 +1416,109 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// 0  (rules/rotary.yaml:37:75)
-  bool matchConstant46(ValueId v, gen::Next k) {
-    if (seen(kConstant46)) return same(kConstant46, v) && k();
-    return bind(kConstant46, v) && constant(kConstant46, v) && k();
+  bool matchConstant42(ValueId v, gen::Next k) {
+    if (seen(kConstant42)) return same(kConstant42, v) && k();
+    return bind(kConstant42, v) && constant(kConstant42, v) && k();
   }
 
   /// _  (rules/rotary.yaml:37:78)
-  bool matchAny47(ValueId v, gen::Next k) {
-    if (seen(kAny47)) return same(kAny47, v) && k();
-    return bind(kAny47, v) && k();
+  bool matchAny43(ValueId v, gen::Next k) {
+    if (seen(kAny43)) return same(kAny43, v) && k();
+    return bind(kAny43, v) && k();
   }
 
   /// 2  (rules/rotary.yaml:37:81)
-  bool matchConstant48(ValueId v, gen::Next k) {
-    if (seen(kConstant48)) return same(kConstant48, v) && k();
-    return bind(kConstant48, v) && constant(kConstant48, v) && k();
+  bool matchConstant44(ValueId v, gen::Next k) {
+    if (seen(kConstant44)) return same(kConstant44, v) && k();
+    return bind(kConstant44, v) && constant(kConstant44, v) && k();
   }
 
   /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:37:58)
-  bool matchSlice49(ValueId v, gen::Next k) {
-    if (seen(kSlice49)) return same(kSlice49, v) && k();
-    if (!bind(kSlice49, v)) return false;
-    const NodeId n = node(kSlice49, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice49, n, v)) return false;
+  bool matchSlice45(ValueId v, gen::Next k) {
+    if (seen(kSlice45)) return same(kSlice45, v) && k();
+    if (!bind(kSlice45, v)) return false;
+    const NodeId n = node(kSlice45, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice45, n, v)) return false;
     return matchSinCache(input(n, 0), [&] {
-      return matchConstant46(input(n, 1), [&] {
-        return matchAny47(input(n, 2), [&] { return matchConstant48(input(n, 3), k); });
+      return matchConstant42(input(n, 1), [&] {
+        return matchAny43(input(n, 2), [&] { return matchConstant44(input(n, 3), k); });
       });
     });
   }
 
-  /// 1  (rules/rotary.yaml:37:85)
-  bool matchConstant50(ValueId v, gen::Next k) {
-    if (seen(kConstant50)) return same(kConstant50, v) && k();
-    return bind(kConstant50, v) && constant(kConstant50, v) && k();
+  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:37:50)
+  bool matchSqueeze46(ValueId v, gen::Next k) {
+    if (seen(kSqueeze46)) return same(kSqueeze46, v) && k();
+    if (!bind(kSqueeze46, v)) return false;
+    const NodeId n = node(kSqueeze46, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze46, n, v)) return false;
+    return matchSlice45(input(n, 0), k);
   }
 
-  /// Squeeze(Slice(sin_cache, 0, _, 2), 1)  (rules/rotary.yaml:37:50)
-  bool matchSqueeze51(ValueId v, gen::Next k) {
-    if (seen(kSqueeze51)) return same(kSqueeze51, v) && k();
-    if (!bind(kSqueeze51, v)) return false;
-    const NodeId n = node(kSqueeze51, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze51, n, v)) return false;
-    return matchSlice49(input(n, 0), [&] { return matchConstant50(input(n, 1), k); });
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:37:42)
+  bool matchSqueeze47(ValueId v, gen::Next k) {
+    if (seen(kSqueeze47)) return same(kSqueeze47, v) && k();
+    if (!bind(kSqueeze47, v)) return false;
+    const NodeId n = node(kSqueeze47, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze47, n, v)) return false;
+    return matchSqueeze46(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:37:89)
-  bool matchConstant52(ValueId v, gen::Next k) {
-    if (seen(kConstant52)) return same(kConstant52, v) && k();
-    return bind(kConstant52, v) && constant(kConstant52, v) && k();
-  }
-
-  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), 1), 0)  (rules/rotary.yaml:37:42)
-  bool matchSqueeze53(ValueId v, gen::Next k) {
-    if (seen(kSqueeze53)) return same(kSqueeze53, v) && k();
-    if (!bind(kSqueeze53, v)) return false;
-    const NodeId n = node(kSqueeze53, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze53, n, v)) return false;
-    return matchSqueeze51(input(n, 0), [&] { return matchConstant52(input(n, 1), k); });
-  }
-
-  /// sc = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0) (rules/rotary.yaml:37:40)
+  /// sc = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+  /// (rules/rotary.yaml:37:40)
   bool matchSc(ValueId v, gen::Next k) {
     if (seen(kSc)) return same(kSc, v) && k();
     if (!bind(kSc, v)) return false;
     const uint32_t m = mark();
-    choose(kSc, 0);
-    if (matchSlice45(v, k)) return true;
+    if (choose(kSc, 0) && matchSlice41(v, k)) return true;
     undo(m);
-    choose(kSc, 1);
-    if (matchSqueeze53(v, k)) return true;
+    if (choose(kSc, 1) && matchSqueeze47(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Gather(cc, pos, axis=0)  (rules/rotary.yaml:38:23)
-  bool matchGather56(ValueId v, gen::Next k) {
-    if (seen(kGather56)) return same(kGather56, v) && k();
-    if (!bind(kGather56, v)) return false;
-    const NodeId n = node(kGather56, v, op::kGather);
-    if (n == kNoId || !attrs(kGather56, n, v)) return false;
+  bool matchGather50(ValueId v, gen::Next k) {
+    if (seen(kGather50)) return same(kGather50, v) && k();
+    if (!bind(kGather50, v)) return false;
+    const NodeId n = node(kGather50, v, op::kGather);
+    if (n == kNoId || !attrs(kGather50, n, v)) return false;
     return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// 1  (rules/rotary.yaml:38:48)
-  bool matchConstant57(ValueId v, gen::Next k) {
-    if (seen(kConstant57)) return same(kConstant57, v) && k();
-    return bind(kConstant57, v) && constant(kConstant57, v) && k();
-  }
-
-  /// cos = Unsqueeze(Gather(cc, pos, axis=0), 1)  (rules/rotary.yaml:38:13)
+  /// cos = Unsqueeze(Gather(cc, pos, axis=0), axes=[1])  (rules/rotary.yaml:38:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     if (!bind(kCos, v)) return false;
     const NodeId n = node(kCos, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather56(input(n, 0), [&] { return matchConstant57(input(n, 1), k); });
+    return matchGather50(input(n, 0), k);
   }
 
   /// Gather(sc, pos, axis=0)  (rules/rotary.yaml:39:23)
-  bool matchGather59(ValueId v, gen::Next k) {
-    if (seen(kGather59)) return same(kGather59, v) && k();
-    if (!bind(kGather59, v)) return false;
-    const NodeId n = node(kGather59, v, op::kGather);
-    if (n == kNoId || !attrs(kGather59, n, v)) return false;
+  bool matchGather52(ValueId v, gen::Next k) {
+    if (seen(kGather52)) return same(kGather52, v) && k();
+    if (!bind(kGather52, v)) return false;
+    const NodeId n = node(kGather52, v, op::kGather);
+    if (n == kNoId || !attrs(kGather52, n, v)) return false;
     return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// 1  (rules/rotary.yaml:39:48)
-  bool matchConstant60(ValueId v, gen::Next k) {
-    if (seen(kConstant60)) return same(kConstant60, v) && k();
-    return bind(kConstant60, v) && constant(kConstant60, v) && k();
-  }
-
-  /// sin = Unsqueeze(Gather(sc, pos, axis=0), 1)  (rules/rotary.yaml:39:13)
+  /// sin = Unsqueeze(Gather(sc, pos, axis=0), axes=[1])  (rules/rotary.yaml:39:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
     const NodeId n = node(kSin, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather59(input(n, 0), [&] { return matchConstant60(input(n, 1), k); });
+    return matchGather52(input(n, 0), k);
   }
 
   /// Mul(x, cos)  (rules/rotary.yaml:40:17)
-  bool matchMul62(ValueId v, gen::Next k) {
-    if (seen(kMul62)) return same(kMul62, v) && k();
-    if (!bind(kMul62, v)) return false;
-    const NodeId n = node(kMul62, v, op::kMul);
-    if (n == kNoId || !attrs(kMul62, n, v)) return false;
+  bool matchMul54(ValueId v, gen::Next k) {
+    if (seen(kMul54)) return same(kMul54, v) && k();
+    if (!bind(kMul54, v)) return false;
+    const NodeId n = node(kMul54, v, op::kMul);
+    if (n == kNoId || !attrs(kMul54, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
@@ -1654,11 +1528,11 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Mul(rot, sin)  (rules/rotary.yaml:40:30)
-  bool matchMul63(ValueId v, gen::Next k) {
-    if (seen(kMul63)) return same(kMul63, v) && k();
-    if (!bind(kMul63, v)) return false;
-    const NodeId n = node(kMul63, v, op::kMul);
-    if (n == kNoId || !attrs(kMul63, n, v)) return false;
+  bool matchMul55(ValueId v, gen::Next k) {
+    if (seen(kMul55)) return same(kMul55, v) && k();
+    if (!bind(kMul55, v)) return false;
+    const NodeId n = node(kMul55, v, op::kMul);
+    if (n == kNoId || !attrs(kMul55, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
@@ -1675,10 +1549,10 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul62(in0, [&] { return matchMul63(in1, k); })) return true;
+    if (matchMul54(in0, [&] { return matchMul55(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul62(in1, [&] { return matchMul63(in0, k); });
+    return matchMul54(in1, [&] { return matchMul55(in0, k); });
   }
 
   // ---- Rewrite
@@ -1837,11 +1711,11 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
     gen::RuleSpec s;
     s.name = "rotary_embedding_split";
     s.loc = "rules/rotary.yaml:68:5";
-    s.root = 42;
+    s.root = 36;
     s.slot_names = {"x",         "x1", "x2",  "rot", "cos_cache", "cc",
                     "sin_cache", "sc", "pos", "cos", "sin",       "y"};
     s.num_captures = 0;
-    s.exprs.resize(43);
+    s.exprs.resize(37);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -1946,134 +1820,134 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
       e.loc = "rules/rotary.yaml:76:58";
       e.num_inputs = 4;
     }
-    {  // 14: 1
+    {  // 14: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
       gen::ExprSpec& e = s.exprs[14];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:76:85";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 15: Squeeze(Slice(cos_cache, 0, _, 2), 1)
-      gen::ExprSpec& e = s.exprs[15];
       e.label = "Squeeze";
       e.loc = "rules/rotary.yaml:76:50";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:76:85";
+      }
     }
-    {  // 16: 0
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:76:89";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 17: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), 1), 0)
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 15: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "Squeeze";
       e.loc = "rules/rotary.yaml:76:42";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:76:89";
+      }
     }
-    {  // 18: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 16: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "cc";
       e.loc = "rules/rotary.yaml:76:40";
       e.slot = 5;
     }
-    {  // 19: sin_cache
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 17: sin_cache
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "sin_cache";
       e.loc = "rules/rotary.yaml:77:20";
       e.slot = 6;
     }
-    {  // 20: 0
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 18: 0
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:77:31";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 21: _
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 19: _
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "_";
       e.loc = "rules/rotary.yaml:77:34";
     }
-    {  // 22: 0
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: 0
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:77:37";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 23: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:77:13";
       e.num_inputs = 4;
     }
-    {  // 24: 0
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: 0
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:77:75";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 25: _
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: _
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "_";
       e.loc = "rules/rotary.yaml:77:78";
     }
-    {  // 26: 2
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 24: 2
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "constant 2";
       e.loc = "rules/rotary.yaml:77:81";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 27: Slice(sin_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 25: Slice(sin_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:77:58";
       e.num_inputs = 4;
     }
-    {  // 28: 1
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:77:85";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 29: Squeeze(Slice(sin_cache, 0, _, 2), 1)
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 26: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "Squeeze";
       e.loc = "rules/rotary.yaml:77:50";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:77:85";
+      }
     }
-    {  // 30: 0
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:77:89";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 31: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), 1), 0)
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 27: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "Squeeze";
       e.loc = "rules/rotary.yaml:77:42";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:77:89";
+      }
     }
-    {  // 32: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0)
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 28: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "sc";
       e.loc = "rules/rotary.yaml:77:40";
       e.slot = 7;
     }
-    {  // 33: pos
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 29: pos
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "pos";
       e.loc = "rules/rotary.yaml:78:34";
       e.slot = 8;
     }
-    {  // 34: Gather(cc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 30: Gather(cc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:78:23";
       e.num_inputs = 2;
@@ -2086,22 +1960,22 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
         a.loc = "rules/rotary.yaml:78:39";
       }
     }
-    {  // 35: 1
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:78:48";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 36: Unsqueeze(Gather(cc, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 31: Unsqueeze(Gather(cc, pos, axis=0), axes=[1])
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:78:13";
       e.slot = 9;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:78:48";
+      }
     }
-    {  // 37: Gather(sc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 32: Gather(sc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:79:23";
       e.num_inputs = 2;
@@ -2114,34 +1988,34 @@ const gen::RuleSpec& specRotaryEmbeddingSplit() {
         a.loc = "rules/rotary.yaml:79:39";
       }
     }
-    {  // 38: 1
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:79:48";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 39: Unsqueeze(Gather(sc, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 33: Unsqueeze(Gather(sc, pos, axis=0), axes=[1])
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:79:13";
       e.slot = 10;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:79:48";
+      }
     }
-    {  // 40: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 34: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:80:17";
       e.num_inputs = 2;
     }
-    {  // 41: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 35: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:80:30";
       e.num_inputs = 2;
     }
-    {  // 42: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 36: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "Add";
       e.loc = "rules/rotary.yaml:80:13";
       e.slot = 11;
@@ -2255,35 +2129,29 @@ struct RotaryEmbeddingSplitIds {
     kAny11 = 11,
     kConstant12 = 12,
     kSlice13 = 13,
-    kConstant14 = 14,
+    kSqueeze14 = 14,
     kSqueeze15 = 15,
-    kConstant16 = 16,
-    kSqueeze17 = 17,
-    kCc = 18,
-    kSinCache = 19,
+    kCc = 16,
+    kSinCache = 17,
+    kConstant18 = 18,
+    kAny19 = 19,
     kConstant20 = 20,
-    kAny21 = 21,
+    kSlice21 = 21,
     kConstant22 = 22,
-    kSlice23 = 23,
+    kAny23 = 23,
     kConstant24 = 24,
-    kAny25 = 25,
-    kConstant26 = 26,
-    kSlice27 = 27,
-    kConstant28 = 28,
-    kSqueeze29 = 29,
-    kConstant30 = 30,
-    kSqueeze31 = 31,
-    kSc = 32,
-    kPos = 33,
-    kGather34 = 34,
-    kConstant35 = 35,
-    kCos = 36,
-    kGather37 = 37,
-    kConstant38 = 38,
-    kSin = 39,
-    kMul40 = 40,
-    kMul41 = 41,
-    kY = 42,
+    kSlice25 = 25,
+    kSqueeze26 = 26,
+    kSqueeze27 = 27,
+    kSc = 28,
+    kPos = 29,
+    kGather30 = 30,
+    kCos = 31,
+    kGather32 = 32,
+    kSin = 33,
+    kMul34 = 34,
+    kMul35 = 35,
+    kY = 36,
   };
 };
 
@@ -2329,9 +2197,7 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchCosCache,
-  // matchConstant6, matchAny7, matchConstant8, matchConstant10, matchConstant12, matchConstant14,
-  // matchConstant16, matchSinCache, matchConstant20, matchConstant22, matchConstant28,
-  // matchConstant30, matchPos, matchConstant35, matchConstant38.
+  // matchConstant6, matchAny7, matchConstant8, matchSinCache, matchConstant20, matchPos.
 
   /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:74:16)
   bool matchX1(ValueId v, gen::Next k) {
@@ -2385,10 +2251,22 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
     return matchCosCache(v, k);  // absent: Slice stands for its input
   }
 
+  /// 0  (rules/rotary.yaml:76:75)
+  bool matchConstant10(ValueId v, gen::Next k) {
+    if (seen(kConstant10)) return same(kConstant10, v) && k();
+    return bind(kConstant10, v) && constant(kConstant10, v) && k();
+  }
+
   /// _  (rules/rotary.yaml:76:78)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(kAny11)) return same(kAny11, v) && k();
     return bind(kAny11, v) && k();
+  }
+
+  /// 2  (rules/rotary.yaml:76:81)
+  bool matchConstant12(ValueId v, gen::Next k) {
+    if (seen(kConstant12)) return same(kConstant12, v) && k();
+    return bind(kConstant12, v) && constant(kConstant12, v) && k();
   }
 
   /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:76:58)
@@ -2404,54 +2282,59 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
     });
   }
 
-  /// Squeeze(Slice(cos_cache, 0, _, 2), 1)  (rules/rotary.yaml:76:50)
+  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:76:50)
+  bool matchSqueeze14(ValueId v, gen::Next k) {
+    if (seen(kSqueeze14)) return same(kSqueeze14, v) && k();
+    if (!bind(kSqueeze14, v)) return false;
+    const NodeId n = node(kSqueeze14, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze14, n, v)) return false;
+    return matchSlice13(input(n, 0), k);
+  }
+
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:76:42)
   bool matchSqueeze15(ValueId v, gen::Next k) {
     if (seen(kSqueeze15)) return same(kSqueeze15, v) && k();
     if (!bind(kSqueeze15, v)) return false;
     const NodeId n = node(kSqueeze15, v, op::kSqueeze);
     if (n == kNoId || !attrs(kSqueeze15, n, v)) return false;
-    return matchSlice13(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
+    return matchSqueeze14(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), 1), 0)  (rules/rotary.yaml:76:42)
-  bool matchSqueeze17(ValueId v, gen::Next k) {
-    if (seen(kSqueeze17)) return same(kSqueeze17, v) && k();
-    if (!bind(kSqueeze17, v)) return false;
-    const NodeId n = node(kSqueeze17, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze17, n, v)) return false;
-    return matchSqueeze15(input(n, 0), [&] { return matchConstant16(input(n, 1), k); });
-  }
-
-  /// cc = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0) (rules/rotary.yaml:76:40)
+  /// cc = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+  /// (rules/rotary.yaml:76:40)
   bool matchCc(ValueId v, gen::Next k) {
     if (seen(kCc)) return same(kCc, v) && k();
     if (!bind(kCc, v)) return false;
     const uint32_t m = mark();
-    choose(kCc, 0);
-    if (matchSlice9(v, k)) return true;
+    if (choose(kCc, 0) && matchSlice9(v, k)) return true;
     undo(m);
-    choose(kCc, 1);
-    if (matchSqueeze17(v, k)) return true;
+    if (choose(kCc, 1) && matchSqueeze15(v, k)) return true;
     undo(m);
     return false;
   }
 
+  /// 0  (rules/rotary.yaml:77:31)
+  bool matchConstant18(ValueId v, gen::Next k) {
+    if (seen(kConstant18)) return same(kConstant18, v) && k();
+    return bind(kConstant18, v) && constant(kConstant18, v) && k();
+  }
+
   /// _  (rules/rotary.yaml:77:34)
-  bool matchAny21(ValueId v, gen::Next k) {
-    if (seen(kAny21)) return same(kAny21, v) && k();
-    return bind(kAny21, v) && k();
+  bool matchAny19(ValueId v, gen::Next k) {
+    if (seen(kAny19)) return same(kAny19, v) && k();
+    return bind(kAny19, v) && k();
   }
 
   /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:77:13)
-  bool matchSlice23(ValueId v, gen::Next k) {
-    if (seen(kSlice23)) return same(kSlice23, v) && k();
-    if (!bind(kSlice23, v)) return false;
+  bool matchSlice21(ValueId v, gen::Next k) {
+    if (seen(kSlice21)) return same(kSlice21, v) && k();
+    if (!bind(kSlice21, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kSlice23, v, op::kSlice);
-      if (n == kNoId || !attrs(kSlice23, n, v)) return false;
+      const NodeId n = node(kSlice21, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice21, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
-        return matchConstant20(input(n, 1), [&] {
-          return matchAny21(input(n, 2), [&] { return matchConstant22(input(n, 3), k); });
+        return matchConstant18(input(n, 1), [&] {
+          return matchAny19(input(n, 2), [&] { return matchConstant20(input(n, 3), k); });
         });
       });
     };
@@ -2462,110 +2345,109 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
   }
 
   /// 0  (rules/rotary.yaml:77:75)
+  bool matchConstant22(ValueId v, gen::Next k) {
+    if (seen(kConstant22)) return same(kConstant22, v) && k();
+    return bind(kConstant22, v) && constant(kConstant22, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:77:78)
+  bool matchAny23(ValueId v, gen::Next k) {
+    if (seen(kAny23)) return same(kAny23, v) && k();
+    return bind(kAny23, v) && k();
+  }
+
+  /// 2  (rules/rotary.yaml:77:81)
   bool matchConstant24(ValueId v, gen::Next k) {
     if (seen(kConstant24)) return same(kConstant24, v) && k();
     return bind(kConstant24, v) && constant(kConstant24, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:77:78)
-  bool matchAny25(ValueId v, gen::Next k) {
-    if (seen(kAny25)) return same(kAny25, v) && k();
-    return bind(kAny25, v) && k();
-  }
-
-  /// 2  (rules/rotary.yaml:77:81)
-  bool matchConstant26(ValueId v, gen::Next k) {
-    if (seen(kConstant26)) return same(kConstant26, v) && k();
-    return bind(kConstant26, v) && constant(kConstant26, v) && k();
-  }
-
   /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:77:58)
-  bool matchSlice27(ValueId v, gen::Next k) {
-    if (seen(kSlice27)) return same(kSlice27, v) && k();
-    if (!bind(kSlice27, v)) return false;
-    const NodeId n = node(kSlice27, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice27, n, v)) return false;
+  bool matchSlice25(ValueId v, gen::Next k) {
+    if (seen(kSlice25)) return same(kSlice25, v) && k();
+    if (!bind(kSlice25, v)) return false;
+    const NodeId n = node(kSlice25, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice25, n, v)) return false;
     return matchSinCache(input(n, 0), [&] {
-      return matchConstant24(input(n, 1), [&] {
-        return matchAny25(input(n, 2), [&] { return matchConstant26(input(n, 3), k); });
+      return matchConstant22(input(n, 1), [&] {
+        return matchAny23(input(n, 2), [&] { return matchConstant24(input(n, 3), k); });
       });
     });
   }
 
-  /// Squeeze(Slice(sin_cache, 0, _, 2), 1)  (rules/rotary.yaml:77:50)
-  bool matchSqueeze29(ValueId v, gen::Next k) {
-    if (seen(kSqueeze29)) return same(kSqueeze29, v) && k();
-    if (!bind(kSqueeze29, v)) return false;
-    const NodeId n = node(kSqueeze29, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze29, n, v)) return false;
-    return matchSlice27(input(n, 0), [&] { return matchConstant28(input(n, 1), k); });
+  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:77:50)
+  bool matchSqueeze26(ValueId v, gen::Next k) {
+    if (seen(kSqueeze26)) return same(kSqueeze26, v) && k();
+    if (!bind(kSqueeze26, v)) return false;
+    const NodeId n = node(kSqueeze26, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze26, n, v)) return false;
+    return matchSlice25(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), 1), 0)  (rules/rotary.yaml:77:42)
-  bool matchSqueeze31(ValueId v, gen::Next k) {
-    if (seen(kSqueeze31)) return same(kSqueeze31, v) && k();
-    if (!bind(kSqueeze31, v)) return false;
-    const NodeId n = node(kSqueeze31, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze31, n, v)) return false;
-    return matchSqueeze29(input(n, 0), [&] { return matchConstant30(input(n, 1), k); });
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:77:42)
+  bool matchSqueeze27(ValueId v, gen::Next k) {
+    if (seen(kSqueeze27)) return same(kSqueeze27, v) && k();
+    if (!bind(kSqueeze27, v)) return false;
+    const NodeId n = node(kSqueeze27, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze27, n, v)) return false;
+    return matchSqueeze26(input(n, 0), k);
   }
 
-  /// sc = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), 1), 0) (rules/rotary.yaml:77:40)
+  /// sc = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+  /// (rules/rotary.yaml:77:40)
   bool matchSc(ValueId v, gen::Next k) {
     if (seen(kSc)) return same(kSc, v) && k();
     if (!bind(kSc, v)) return false;
     const uint32_t m = mark();
-    choose(kSc, 0);
-    if (matchSlice23(v, k)) return true;
+    if (choose(kSc, 0) && matchSlice21(v, k)) return true;
     undo(m);
-    choose(kSc, 1);
-    if (matchSqueeze31(v, k)) return true;
+    if (choose(kSc, 1) && matchSqueeze27(v, k)) return true;
     undo(m);
     return false;
   }
 
   /// Gather(cc, pos, axis=0)  (rules/rotary.yaml:78:23)
-  bool matchGather34(ValueId v, gen::Next k) {
-    if (seen(kGather34)) return same(kGather34, v) && k();
-    if (!bind(kGather34, v)) return false;
-    const NodeId n = node(kGather34, v, op::kGather);
-    if (n == kNoId || !attrs(kGather34, n, v)) return false;
+  bool matchGather30(ValueId v, gen::Next k) {
+    if (seen(kGather30)) return same(kGather30, v) && k();
+    if (!bind(kGather30, v)) return false;
+    const NodeId n = node(kGather30, v, op::kGather);
+    if (n == kNoId || !attrs(kGather30, n, v)) return false;
     return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// cos = Unsqueeze(Gather(cc, pos, axis=0), 1)  (rules/rotary.yaml:78:13)
+  /// cos = Unsqueeze(Gather(cc, pos, axis=0), axes=[1])  (rules/rotary.yaml:78:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     if (!bind(kCos, v)) return false;
     const NodeId n = node(kCos, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather34(input(n, 0), [&] { return matchConstant35(input(n, 1), k); });
+    return matchGather30(input(n, 0), k);
   }
 
   /// Gather(sc, pos, axis=0)  (rules/rotary.yaml:79:23)
-  bool matchGather37(ValueId v, gen::Next k) {
-    if (seen(kGather37)) return same(kGather37, v) && k();
-    if (!bind(kGather37, v)) return false;
-    const NodeId n = node(kGather37, v, op::kGather);
-    if (n == kNoId || !attrs(kGather37, n, v)) return false;
+  bool matchGather32(ValueId v, gen::Next k) {
+    if (seen(kGather32)) return same(kGather32, v) && k();
+    if (!bind(kGather32, v)) return false;
+    const NodeId n = node(kGather32, v, op::kGather);
+    if (n == kNoId || !attrs(kGather32, n, v)) return false;
     return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// sin = Unsqueeze(Gather(sc, pos, axis=0), 1)  (rules/rotary.yaml:79:13)
+  /// sin = Unsqueeze(Gather(sc, pos, axis=0), axes=[1])  (rules/rotary.yaml:79:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
     const NodeId n = node(kSin, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather37(input(n, 0), [&] { return matchConstant38(input(n, 1), k); });
+    return matchGather32(input(n, 0), k);
   }
 
   /// Mul(x, cos)  (rules/rotary.yaml:80:17)
-  bool matchMul40(ValueId v, gen::Next k) {
-    if (seen(kMul40)) return same(kMul40, v) && k();
-    if (!bind(kMul40, v)) return false;
-    const NodeId n = node(kMul40, v, op::kMul);
-    if (n == kNoId || !attrs(kMul40, n, v)) return false;
+  bool matchMul34(ValueId v, gen::Next k) {
+    if (seen(kMul34)) return same(kMul34, v) && k();
+    if (!bind(kMul34, v)) return false;
+    const NodeId n = node(kMul34, v, op::kMul);
+    if (n == kNoId || !attrs(kMul34, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
@@ -2575,11 +2457,11 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
   }
 
   /// Mul(rot, sin)  (rules/rotary.yaml:80:30)
-  bool matchMul41(ValueId v, gen::Next k) {
-    if (seen(kMul41)) return same(kMul41, v) && k();
-    if (!bind(kMul41, v)) return false;
-    const NodeId n = node(kMul41, v, op::kMul);
-    if (n == kNoId || !attrs(kMul41, n, v)) return false;
+  bool matchMul35(ValueId v, gen::Next k) {
+    if (seen(kMul35)) return same(kMul35, v) && k();
+    if (!bind(kMul35, v)) return false;
+    const NodeId n = node(kMul35, v, op::kMul);
+    if (n == kNoId || !attrs(kMul35, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
@@ -2596,10 +2478,10 @@ class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitI
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul40(in0, [&] { return matchMul41(in1, k); })) return true;
+    if (matchMul34(in0, [&] { return matchMul35(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul40(in1, [&] { return matchMul41(in0, k); });
+    return matchMul34(in1, [&] { return matchMul35(in0, k); });
   }
 
   // ---- Rewrite
@@ -2758,12 +2640,12 @@ const gen::RuleSpec& specRotaryEmbedding3d() {
     gen::RuleSpec s;
     s.name = "rotary_embedding_3d";
     s.loc = "rules/rotary.yaml:104:5";
-    s.root = 42;
+    s.root = 40;
     s.slot_names = {"x",  "i1",        "c1", "h1",  "a1",  "x1",  "i2",
                     "c2", "h2",        "e2", "a2",  "x2",  "rot", "cos_cache",
                     "cc", "sin_cache", "sc", "pos", "cos", "sin", "y"};
     s.num_captures = 0;
-    s.exprs.resize(43);
+    s.exprs.resize(41);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -2801,134 +2683,134 @@ const gen::RuleSpec& specRotaryEmbedding3d() {
       e.loc = "rules/rotary.yaml:110:23";
       e.num_inputs = 2;
     }
-    {  // 6: 0
+    {  // 6: Unsqueeze(Div(Gather(Shape(...), i1), 2), axes=[0])
       gen::ExprSpec& e = s.exprs[6];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:110:53";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 7: Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)
-      gen::ExprSpec& e = s.exprs[7];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:110:13";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:110:53";
+      }
     }
-    {  // 8: c1
-      gen::ExprSpec& e = s.exprs[8];
+    {  // 7: c1
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "c1";
       e.loc = "rules/rotary.yaml:110:58";
       e.slot = 2;
     }
-    {  // 9: Unsqueeze(Div(Gather(...), 2), 0) | c1
-      gen::ExprSpec& e = s.exprs[9];
+    {  // 8: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c1
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "h1";
       e.loc = "rules/rotary.yaml:110:56";
       e.slot = 3;
     }
-    {  // 10: 0
-      gen::ExprSpec& e = s.exprs[10];
+    {  // 9: 0
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:111:22";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 11: a1
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 10: a1
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "a1";
       e.loc = "rules/rotary.yaml:111:29";
       e.slot = 4;
     }
-    {  // 12: Slice(x, 0, h1, a1)
-      gen::ExprSpec& e = s.exprs[12];
+    {  // 11: Slice(x, 0, h1, a1)
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:111:13";
       e.slot = 5;
       e.num_inputs = 4;
     }
-    {  // 13: Shape(x)
-      gen::ExprSpec& e = s.exprs[13];
+    {  // 12: Shape(x)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "Shape";
       e.loc = "rules/rotary.yaml:112:34";
       e.num_inputs = 1;
     }
-    {  // 14: i2
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 13: i2
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "i2";
       e.loc = "rules/rotary.yaml:112:44";
       e.slot = 6;
     }
-    {  // 15: Gather(Shape(x), i2)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 14: Gather(Shape(x), i2)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:112:27";
       e.num_inputs = 2;
     }
-    {  // 16: 2
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 15: 2
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "constant 2";
       e.loc = "rules/rotary.yaml:112:49";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 17: Div(Gather(Shape(x), i2), 2)
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 16: Div(Gather(Shape(x), i2), 2)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Div";
       e.loc = "rules/rotary.yaml:112:23";
       e.num_inputs = 2;
     }
-    {  // 18: 0
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:112:53";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 19: Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 17: Unsqueeze(Div(Gather(Shape(...), i2), 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:112:13";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:112:53";
+      }
     }
-    {  // 20: c2
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 18: c2
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "c2";
       e.loc = "rules/rotary.yaml:112:58";
       e.slot = 7;
     }
-    {  // 21: Unsqueeze(Div(Gather(...), 2), 0) | c2
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 19: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c2
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "h2";
       e.loc = "rules/rotary.yaml:112:56";
       e.slot = 8;
     }
-    {  // 22: e2
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: e2
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "e2";
       e.loc = "rules/rotary.yaml:113:26";
       e.slot = 9;
     }
-    {  // 23: a2
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: a2
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "a2";
       e.loc = "rules/rotary.yaml:113:30";
       e.slot = 10;
     }
-    {  // 24: Slice(x, h2, e2, a2)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: Slice(x, h2, e2, a2)
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:113:13";
       e.slot = 11;
       e.num_inputs = 4;
     }
-    {  // 25: Neg(x2)
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: Neg(x2)
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "Neg";
       e.loc = "rules/rotary.yaml:114:20";
       e.num_inputs = 1;
     }
-    {  // 26: Concat(Neg(x2), x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 24: Concat(Neg(x2), x1, axis=-1)
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:114:13";
       e.slot = 12;
@@ -2941,78 +2823,78 @@ const gen::RuleSpec& specRotaryEmbedding3d() {
         a.loc = "rules/rotary.yaml:114:33";
       }
     }
-    {  // 27: cos_cache
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 25: cos_cache
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "cos_cache";
       e.loc = "rules/rotary.yaml:115:20";
       e.slot = 13;
     }
-    {  // 28: 0
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 26: 0
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:115:31";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 29: _
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 27: _
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "_";
       e.loc = "rules/rotary.yaml:115:34";
     }
-    {  // 30: 0
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 28: 0
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:115:37";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 31: Slice?(cos_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 29: Slice?(cos_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:115:13";
       e.slot = 14;
       e.num_inputs = 4;
     }
-    {  // 32: sin_cache
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 30: sin_cache
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "sin_cache";
       e.loc = "rules/rotary.yaml:116:20";
       e.slot = 15;
     }
-    {  // 33: 0
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 31: 0
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:116:31";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 34: _
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 32: _
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "_";
       e.loc = "rules/rotary.yaml:116:34";
     }
-    {  // 35: 0
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 33: 0
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:116:37";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 36: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 34: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:116:13";
       e.slot = 16;
       e.num_inputs = 4;
     }
-    {  // 37: pos
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 35: pos
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "pos";
       e.loc = "rules/rotary.yaml:117:24";
       e.slot = 17;
     }
-    {  // 38: Gather(cc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 36: Gather(cc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:117:13";
       e.slot = 18;
@@ -3026,8 +2908,8 @@ const gen::RuleSpec& specRotaryEmbedding3d() {
         a.loc = "rules/rotary.yaml:117:29";
       }
     }
-    {  // 39: Gather(sc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 37: Gather(sc, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:118:13";
       e.slot = 19;
@@ -3041,20 +2923,20 @@ const gen::RuleSpec& specRotaryEmbedding3d() {
         a.loc = "rules/rotary.yaml:118:29";
       }
     }
-    {  // 40: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 38: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:119:17";
       e.num_inputs = 2;
     }
-    {  // 41: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 39: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:119:30";
       e.num_inputs = 2;
     }
-    {  // 42: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 40: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "Add";
       e.loc = "rules/rotary.yaml:119:13";
       e.slot = 20;
@@ -3251,43 +3133,41 @@ struct RotaryEmbedding3dIds {
     kGather3 = 3,
     kConstant4 = 4,
     kDiv5 = 5,
-    kConstant6 = 6,
-    kUnsqueeze7 = 7,
-    kC1 = 8,
-    kH1 = 9,
-    kConstant10 = 10,
-    kA1 = 11,
-    kX1 = 12,
-    kShape13 = 13,
-    kI2 = 14,
-    kGather15 = 15,
-    kConstant16 = 16,
-    kDiv17 = 17,
-    kConstant18 = 18,
-    kUnsqueeze19 = 19,
-    kC2 = 20,
-    kH2 = 21,
-    kE2 = 22,
-    kA2 = 23,
-    kX2 = 24,
-    kNeg = 25,
-    kRot = 26,
-    kCosCache = 27,
+    kUnsqueeze6 = 6,
+    kC1 = 7,
+    kH1 = 8,
+    kConstant9 = 9,
+    kA1 = 10,
+    kX1 = 11,
+    kShape12 = 12,
+    kI2 = 13,
+    kGather14 = 14,
+    kConstant15 = 15,
+    kDiv16 = 16,
+    kUnsqueeze17 = 17,
+    kC2 = 18,
+    kH2 = 19,
+    kE2 = 20,
+    kA2 = 21,
+    kX2 = 22,
+    kNeg = 23,
+    kRot = 24,
+    kCosCache = 25,
+    kConstant26 = 26,
+    kAny27 = 27,
     kConstant28 = 28,
-    kAny29 = 29,
-    kConstant30 = 30,
-    kCc = 31,
-    kSinCache = 32,
+    kCc = 29,
+    kSinCache = 30,
+    kConstant31 = 31,
+    kAny32 = 32,
     kConstant33 = 33,
-    kAny34 = 34,
-    kConstant35 = 35,
-    kSc = 36,
-    kPos = 37,
-    kCos = 38,
-    kSin = 39,
-    kMul40 = 40,
-    kMul41 = 41,
-    kY = 42,
+    kSc = 34,
+    kPos = 35,
+    kCos = 36,
+    kSin = 37,
+    kMul38 = 38,
+    kMul39 = 39,
+    kY = 40,
   };
 };
 
@@ -3342,11 +3222,10 @@ class RotaryEmbedding3dMatch : public RotarySharedMatch<RotaryEmbedding3dIds> {
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchShape1, matchI1,
-  // matchGather3, matchConstant4, matchDiv5, matchConstant6, matchUnsqueeze7, matchC1, matchH1,
-  // matchConstant10, matchA1, matchX1, matchShape13, matchI2, matchGather15, matchConstant16,
-  // matchDiv17, matchConstant18, matchUnsqueeze19, matchC2, matchH2, matchE2, matchA2, matchX2,
-  // matchNeg, matchRot, matchCosCache, matchConstant28, matchAny29, matchConstant30, matchSinCache,
-  // matchConstant33, matchConstant35, matchPos.
+  // matchGather3, matchConstant4, matchDiv5, matchUnsqueeze6, matchC1, matchH1, matchConstant9,
+  // matchA1, matchX1, matchShape12, matchI2, matchGather14, matchConstant15, matchDiv16,
+  // matchUnsqueeze17, matchC2, matchH2, matchE2, matchA2, matchX2, matchNeg, matchRot,
+  // matchCosCache, matchConstant26, matchAny27, matchConstant28, matchSinCache, matchPos.
 
   /// cc = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:115:13)
   bool matchCc(ValueId v, gen::Next k) {
@@ -3356,8 +3235,8 @@ class RotaryEmbedding3dMatch : public RotarySharedMatch<RotaryEmbedding3dIds> {
       const NodeId n = node(kCc, v, op::kSlice);
       if (n == kNoId || !attrs(kCc, n, v)) return false;
       return matchCosCache(input(n, 0), [&] {
-        return matchConstant28(input(n, 1), [&] {
-          return matchAny29(input(n, 2), [&] { return matchConstant30(input(n, 3), k); });
+        return matchConstant26(input(n, 1), [&] {
+          return matchAny27(input(n, 2), [&] { return matchConstant28(input(n, 3), k); });
         });
       });
     };
@@ -3367,10 +3246,22 @@ class RotaryEmbedding3dMatch : public RotarySharedMatch<RotaryEmbedding3dIds> {
     return matchCosCache(v, k);  // absent: Slice stands for its input
   }
 
+  /// 0  (rules/rotary.yaml:116:31)
+  bool matchConstant31(ValueId v, gen::Next k) {
+    if (seen(kConstant31)) return same(kConstant31, v) && k();
+    return bind(kConstant31, v) && constant(kConstant31, v) && k();
+  }
+
   /// _  (rules/rotary.yaml:116:34)
-  bool matchAny34(ValueId v, gen::Next k) {
-    if (seen(kAny34)) return same(kAny34, v) && k();
-    return bind(kAny34, v) && k();
+  bool matchAny32(ValueId v, gen::Next k) {
+    if (seen(kAny32)) return same(kAny32, v) && k();
+    return bind(kAny32, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:116:37)
+  bool matchConstant33(ValueId v, gen::Next k) {
+    if (seen(kConstant33)) return same(kConstant33, v) && k();
+    return bind(kConstant33, v) && constant(kConstant33, v) && k();
   }
 
   /// sc = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:116:13)
@@ -3381,8 +3272,8 @@ class RotaryEmbedding3dMatch : public RotarySharedMatch<RotaryEmbedding3dIds> {
       const NodeId n = node(kSc, v, op::kSlice);
       if (n == kNoId || !attrs(kSc, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
-        return matchConstant33(input(n, 1), [&] {
-          return matchAny34(input(n, 2), [&] { return matchConstant35(input(n, 3), k); });
+        return matchConstant31(input(n, 1), [&] {
+          return matchAny32(input(n, 2), [&] { return matchConstant33(input(n, 3), k); });
         });
       });
     };
@@ -3411,11 +3302,11 @@ class RotaryEmbedding3dMatch : public RotarySharedMatch<RotaryEmbedding3dIds> {
   }
 
   /// Mul(x, cos)  (rules/rotary.yaml:119:17)
-  bool matchMul40(ValueId v, gen::Next k) {
-    if (seen(kMul40)) return same(kMul40, v) && k();
-    if (!bind(kMul40, v)) return false;
-    const NodeId n = node(kMul40, v, op::kMul);
-    if (n == kNoId || !attrs(kMul40, n, v)) return false;
+  bool matchMul38(ValueId v, gen::Next k) {
+    if (seen(kMul38)) return same(kMul38, v) && k();
+    if (!bind(kMul38, v)) return false;
+    const NodeId n = node(kMul38, v, op::kMul);
+    if (n == kNoId || !attrs(kMul38, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
@@ -3425,11 +3316,11 @@ class RotaryEmbedding3dMatch : public RotarySharedMatch<RotaryEmbedding3dIds> {
   }
 
   /// Mul(rot, sin)  (rules/rotary.yaml:119:30)
-  bool matchMul41(ValueId v, gen::Next k) {
-    if (seen(kMul41)) return same(kMul41, v) && k();
-    if (!bind(kMul41, v)) return false;
-    const NodeId n = node(kMul41, v, op::kMul);
-    if (n == kNoId || !attrs(kMul41, n, v)) return false;
+  bool matchMul39(ValueId v, gen::Next k) {
+    if (seen(kMul39)) return same(kMul39, v) && k();
+    if (!bind(kMul39, v)) return false;
+    const NodeId n = node(kMul39, v, op::kMul);
+    if (n == kNoId || !attrs(kMul39, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
@@ -3446,10 +3337,10 @@ class RotaryEmbedding3dMatch : public RotarySharedMatch<RotaryEmbedding3dIds> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul40(in0, [&] { return matchMul41(in1, k); })) return true;
+    if (matchMul38(in0, [&] { return matchMul39(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul40(in1, [&] { return matchMul41(in0, k); });
+    return matchMul38(in1, [&] { return matchMul39(in0, k); });
   }
 
   // ---- Rewrite
@@ -4250,12 +4141,12 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     gen::RuleSpec s;
     s.name = "rotary_embedding_computed";
     s.loc = "rules/rotary.yaml:197:5";
-    s.root = 55;
+    s.root = 50;
     s.slot_names = {"x",     "i1", "c1",    "h1",  "a1",       "x1",  "i2",  "c2", "h2",
                     "e2",    "a2", "x2",    "rot", "inv_freq", "fx",  "pos", "fr", "emb",
                     "one_c", "ct", "one_s", "st",  "cos",      "sin", "y"};
     s.num_captures = 0;
-    s.exprs.resize(56);
+    s.exprs.resize(51);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -4293,134 +4184,134 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
       e.loc = "rules/rotary.yaml:203:23";
       e.num_inputs = 2;
     }
-    {  // 6: 0
+    {  // 6: Unsqueeze(Div(Gather(Shape(...), i1), 2), axes=[0])
       gen::ExprSpec& e = s.exprs[6];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:203:53";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 7: Unsqueeze(Div(Gather(Shape(...), i1), 2), 0)
-      gen::ExprSpec& e = s.exprs[7];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:203:13";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:203:53";
+      }
     }
-    {  // 8: c1
-      gen::ExprSpec& e = s.exprs[8];
+    {  // 7: c1
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "c1";
       e.loc = "rules/rotary.yaml:203:58";
       e.slot = 2;
     }
-    {  // 9: Unsqueeze(Div(Gather(...), 2), 0) | c1
-      gen::ExprSpec& e = s.exprs[9];
+    {  // 8: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c1
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "h1";
       e.loc = "rules/rotary.yaml:203:56";
       e.slot = 3;
     }
-    {  // 10: 0
-      gen::ExprSpec& e = s.exprs[10];
+    {  // 9: 0
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 0";
       e.loc = "rules/rotary.yaml:204:22";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 11: a1
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 10: a1
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "a1";
       e.loc = "rules/rotary.yaml:204:29";
       e.slot = 4;
     }
-    {  // 12: Slice(x, 0, h1, a1)
-      gen::ExprSpec& e = s.exprs[12];
+    {  // 11: Slice(x, 0, h1, a1)
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:204:13";
       e.slot = 5;
       e.num_inputs = 4;
     }
-    {  // 13: Shape(x)
-      gen::ExprSpec& e = s.exprs[13];
+    {  // 12: Shape(x)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "Shape";
       e.loc = "rules/rotary.yaml:205:34";
       e.num_inputs = 1;
     }
-    {  // 14: i2
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 13: i2
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "i2";
       e.loc = "rules/rotary.yaml:205:44";
       e.slot = 6;
     }
-    {  // 15: Gather(Shape(x), i2)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 14: Gather(Shape(x), i2)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:205:27";
       e.num_inputs = 2;
     }
-    {  // 16: 2
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 15: 2
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "constant 2";
       e.loc = "rules/rotary.yaml:205:49";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 17: Div(Gather(Shape(x), i2), 2)
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 16: Div(Gather(Shape(x), i2), 2)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Div";
       e.loc = "rules/rotary.yaml:205:23";
       e.num_inputs = 2;
     }
-    {  // 18: 0
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:205:53";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 19: Unsqueeze(Div(Gather(Shape(...), i2), 2), 0)
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 17: Unsqueeze(Div(Gather(Shape(...), i2), 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:205:13";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:205:53";
+      }
     }
-    {  // 20: c2
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 18: c2
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "c2";
       e.loc = "rules/rotary.yaml:205:58";
       e.slot = 7;
     }
-    {  // 21: Unsqueeze(Div(Gather(...), 2), 0) | c2
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 19: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c2
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "h2";
       e.loc = "rules/rotary.yaml:205:56";
       e.slot = 8;
     }
-    {  // 22: e2
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 20: e2
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "e2";
       e.loc = "rules/rotary.yaml:206:26";
       e.slot = 9;
     }
-    {  // 23: a2
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 21: a2
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "a2";
       e.loc = "rules/rotary.yaml:206:30";
       e.slot = 10;
     }
-    {  // 24: Slice(x, h2, e2, a2)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 22: Slice(x, h2, e2, a2)
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:206:13";
       e.slot = 11;
       e.num_inputs = 4;
     }
-    {  // 25: Neg(x2)
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 23: Neg(x2)
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "Neg";
       e.loc = "rules/rotary.yaml:207:20";
       e.num_inputs = 1;
     }
-    {  // 26: Concat(Neg(x2), x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 24: Concat(Neg(x2), x1, axis=-1)
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:207:13";
       e.slot = 12;
@@ -4433,45 +4324,45 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.loc = "rules/rotary.yaml:207:33";
       }
     }
-    {  // 27: inv_freq
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 25: inv_freq
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "inv_freq";
       e.loc = "rules/rotary.yaml:208:20";
       e.slot = 13;
     }
-    {  // 28: _
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 26: _
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "_";
       e.loc = "rules/rotary.yaml:208:30";
     }
-    {  // 29: Expand(inv_freq, _)
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 27: Expand(inv_freq, _)
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "Expand";
       e.loc = "rules/rotary.yaml:208:13";
       e.slot = 14;
       e.num_inputs = 2;
     }
-    {  // 30: pos
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 28: pos
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "pos";
       e.loc = "rules/rotary.yaml:209:49";
       e.slot = 15;
     }
-    {  // 31: 1
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:209:54";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 32: Unsqueeze(pos, 1)
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 29: Unsqueeze(pos, axes=[1])
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:209:39";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:209:54";
+      }
     }
-    {  // 33: Cast(Unsqueeze(pos, 1), to=1)
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 30: Cast(Unsqueeze(pos, axes=[1]), to=1)
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "Cast";
       e.loc = "rules/rotary.yaml:209:34";
       e.num_inputs = 1;
@@ -4482,14 +4373,14 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.loc = "rules/rotary.yaml:209:58";
       }
     }
-    {  // 34: MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 31: MatMul(fx, Cast(Unsqueeze(pos, axes=[1]), to=1))
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "MatMul";
       e.loc = "rules/rotary.yaml:209:23";
       e.num_inputs = 2;
     }
-    {  // 35: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 32: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Transpose";
       e.loc = "rules/rotary.yaml:209:13";
       e.slot = 16;
@@ -4501,8 +4392,8 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.loc = "rules/rotary.yaml:209:66";
       }
     }
-    {  // 36: Concat(fr, fr, axis=-1)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 33: Concat(fr, fr, axis=-1)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:210:13";
       e.slot = 17;
@@ -4515,37 +4406,37 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.loc = "rules/rotary.yaml:210:28";
       }
     }
-    {  // 37: Cos(emb)
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 34: Cos(emb)
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Cos";
       e.loc = "rules/rotary.yaml:211:23";
       e.num_inputs = 1;
     }
-    {  // 38: one_c
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 35: one_c
+      gen::ExprSpec& e = s.exprs[35];
       e.label = "one_c";
       e.loc = "rules/rotary.yaml:211:33";
       e.slot = 18;
     }
-    {  // 39: Mul(Cos(emb), one_c)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 36: Mul(Cos(emb), one_c)
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:211:19";
       e.num_inputs = 2;
     }
-    {  // 40: Cos(emb)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 37: Cos(emb)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Cos";
       e.loc = "rules/rotary.yaml:211:42";
       e.num_inputs = 1;
     }
-    {  // 41: Mul(Cos(emb), one_c) | Cos(emb)
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 38: Mul(Cos(emb), one_c) | Cos(emb)
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "alternatives";
       e.loc = "rules/rotary.yaml:211:40";
     }
-    {  // 42: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[42];
+    {  // 39: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "Cast";
       e.loc = "rules/rotary.yaml:211:13";
       e.slot = 19;
@@ -4559,37 +4450,37 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.loc = "rules/rotary.yaml:211:52";
       }
     }
-    {  // 43: Sin(emb)
-      gen::ExprSpec& e = s.exprs[43];
+    {  // 40: Sin(emb)
+      gen::ExprSpec& e = s.exprs[40];
       e.label = "Sin";
       e.loc = "rules/rotary.yaml:212:23";
       e.num_inputs = 1;
     }
-    {  // 44: one_s
-      gen::ExprSpec& e = s.exprs[44];
+    {  // 41: one_s
+      gen::ExprSpec& e = s.exprs[41];
       e.label = "one_s";
       e.loc = "rules/rotary.yaml:212:33";
       e.slot = 20;
     }
-    {  // 45: Mul(Sin(emb), one_s)
-      gen::ExprSpec& e = s.exprs[45];
+    {  // 42: Mul(Sin(emb), one_s)
+      gen::ExprSpec& e = s.exprs[42];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:212:19";
       e.num_inputs = 2;
     }
-    {  // 46: Sin(emb)
-      gen::ExprSpec& e = s.exprs[46];
+    {  // 43: Sin(emb)
+      gen::ExprSpec& e = s.exprs[43];
       e.label = "Sin";
       e.loc = "rules/rotary.yaml:212:42";
       e.num_inputs = 1;
     }
-    {  // 47: Mul(Sin(emb), one_s) | Sin(emb)
-      gen::ExprSpec& e = s.exprs[47];
+    {  // 44: Mul(Sin(emb), one_s) | Sin(emb)
+      gen::ExprSpec& e = s.exprs[44];
       e.label = "alternatives";
       e.loc = "rules/rotary.yaml:212:40";
     }
-    {  // 48: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[48];
+    {  // 45: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[45];
       e.label = "Cast";
       e.loc = "rules/rotary.yaml:212:13";
       e.slot = 21;
@@ -4603,48 +4494,48 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.loc = "rules/rotary.yaml:212:52";
       }
     }
-    {  // 49: 1
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:213:27";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 50: Unsqueeze(ct, 1)
-      gen::ExprSpec& e = s.exprs[50];
+    {  // 46: Unsqueeze(ct, axes=[1])
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:213:13";
       e.slot = 22;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:213:27";
+      }
     }
-    {  // 51: 1
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:214:27";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 52: Unsqueeze(st, 1)
-      gen::ExprSpec& e = s.exprs[52];
+    {  // 47: Unsqueeze(st, axes=[1])
+      gen::ExprSpec& e = s.exprs[47];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:214:13";
       e.slot = 23;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:214:27";
+      }
     }
-    {  // 53: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 48: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[48];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:215:17";
       e.num_inputs = 2;
     }
-    {  // 54: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 49: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:215:30";
       e.num_inputs = 2;
     }
-    {  // 55: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 50: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[50];
       e.label = "Add";
       e.loc = "rules/rotary.yaml:215:13";
       e.slot = 24;
@@ -4822,56 +4713,51 @@ struct RotaryEmbeddingComputedIds {
     kGather3 = 3,
     kConstant4 = 4,
     kDiv5 = 5,
-    kConstant6 = 6,
-    kUnsqueeze7 = 7,
-    kC1 = 8,
-    kH1 = 9,
-    kConstant10 = 10,
-    kA1 = 11,
-    kX1 = 12,
-    kShape13 = 13,
-    kI2 = 14,
-    kGather15 = 15,
-    kConstant16 = 16,
-    kDiv17 = 17,
-    kConstant18 = 18,
-    kUnsqueeze19 = 19,
-    kC2 = 20,
-    kH2 = 21,
-    kE2 = 22,
-    kA2 = 23,
-    kX2 = 24,
-    kNeg = 25,
-    kRot = 26,
-    kInvFreq = 27,
-    kAny = 28,
-    kFx = 29,
-    kPos = 30,
-    kConstant31 = 31,
-    kUnsqueeze32 = 32,
-    kCast = 33,
-    kMatMul = 34,
-    kFr = 35,
-    kEmb = 36,
+    kUnsqueeze6 = 6,
+    kC1 = 7,
+    kH1 = 8,
+    kConstant9 = 9,
+    kA1 = 10,
+    kX1 = 11,
+    kShape12 = 12,
+    kI2 = 13,
+    kGather14 = 14,
+    kConstant15 = 15,
+    kDiv16 = 16,
+    kUnsqueeze17 = 17,
+    kC2 = 18,
+    kH2 = 19,
+    kE2 = 20,
+    kA2 = 21,
+    kX2 = 22,
+    kNeg = 23,
+    kRot = 24,
+    kInvFreq = 25,
+    kAny = 26,
+    kFx = 27,
+    kPos = 28,
+    kUnsqueeze29 = 29,
+    kCast = 30,
+    kMatMul = 31,
+    kFr = 32,
+    kEmb = 33,
+    kCos34 = 34,
+    kOneC = 35,
+    kMul36 = 36,
     kCos37 = 37,
-    kOneC = 38,
-    kMul39 = 39,
-    kCos40 = 40,
-    kAnyOf41 = 41,
-    kCt = 42,
+    kAnyOf38 = 38,
+    kCt = 39,
+    kSin40 = 40,
+    kOneS = 41,
+    kMul42 = 42,
     kSin43 = 43,
-    kOneS = 44,
-    kMul45 = 45,
-    kSin46 = 46,
-    kAnyOf47 = 47,
-    kSt = 48,
-    kConstant49 = 49,
-    kCos50 = 50,
-    kConstant51 = 51,
-    kSin52 = 52,
-    kMul53 = 53,
-    kMul54 = 54,
-    kY = 55,
+    kAnyOf44 = 44,
+    kSt = 45,
+    kCos46 = 46,
+    kSin47 = 47,
+    kMul48 = 48,
+    kMul49 = 49,
+    kY = 50,
   };
 };
 
@@ -4930,36 +4816,30 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchShape1, matchI1,
-  // matchGather3, matchConstant4, matchDiv5, matchConstant6, matchUnsqueeze7, matchC1, matchH1,
-  // matchConstant10, matchA1, matchX1, matchShape13, matchI2, matchGather15, matchConstant16,
-  // matchDiv17, matchConstant18, matchUnsqueeze19, matchC2, matchH2, matchE2, matchA2, matchX2,
-  // matchNeg, matchRot, matchInvFreq, matchAny, matchFx, matchPos, matchOneC, matchOneS.
+  // matchGather3, matchConstant4, matchDiv5, matchUnsqueeze6, matchC1, matchH1, matchConstant9,
+  // matchA1, matchX1, matchShape12, matchI2, matchGather14, matchConstant15, matchDiv16,
+  // matchUnsqueeze17, matchC2, matchH2, matchE2, matchA2, matchX2, matchNeg, matchRot,
+  // matchInvFreq, matchAny, matchFx, matchPos, matchOneC, matchOneS.
 
-  /// 1  (rules/rotary.yaml:209:54)
-  bool matchConstant31(ValueId v, gen::Next k) {
-    if (seen(kConstant31)) return same(kConstant31, v) && k();
-    return bind(kConstant31, v) && constant(kConstant31, v) && k();
+  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:209:39)
+  bool matchUnsqueeze29(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze29)) return same(kUnsqueeze29, v) && k();
+    if (!bind(kUnsqueeze29, v)) return false;
+    const NodeId n = node(kUnsqueeze29, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze29, n, v)) return false;
+    return matchPos(input(n, 0), k);
   }
 
-  /// Unsqueeze(pos, 1)  (rules/rotary.yaml:209:39)
-  bool matchUnsqueeze32(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze32)) return same(kUnsqueeze32, v) && k();
-    if (!bind(kUnsqueeze32, v)) return false;
-    const NodeId n = node(kUnsqueeze32, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze32, n, v)) return false;
-    return matchPos(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
-  }
-
-  /// Cast(Unsqueeze(pos, 1), to=1)  (rules/rotary.yaml:209:34)
+  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:209:34)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
     const NodeId n = node(kCast, v, op::kCast);
     if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchUnsqueeze32(input(n, 0), k);
+    return matchUnsqueeze29(input(n, 0), k);
   }
 
-  /// MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))  (rules/rotary.yaml:209:23)
+  /// MatMul(fx, Cast(Unsqueeze(pos, axes=[1]), to=1))  (rules/rotary.yaml:209:23)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -4988,6 +4868,29 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Cos(emb)  (rules/rotary.yaml:211:23)
+  bool matchCos34(ValueId v, gen::Next k) {
+    if (seen(kCos34)) return same(kCos34, v) && k();
+    if (!bind(kCos34, v)) return false;
+    const NodeId n = node(kCos34, v, op::kCos);
+    if (n == kNoId || !attrs(kCos34, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:211:19)
+  bool matchMul36(ValueId v, gen::Next k) {
+    if (seen(kMul36)) return same(kMul36, v) && k();
+    if (!bind(kMul36, v)) return false;
+    const NodeId n = node(kMul36, v, op::kMul);
+    if (n == kNoId || !attrs(kMul36, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchCos34(in0, [&] { return matchOneC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchCos34(in1, [&] { return matchOneC(in0, k); });
+  }
+
+  /// Cos(emb)  (rules/rotary.yaml:211:42)
   bool matchCos37(ValueId v, gen::Next k) {
     if (seen(kCos37)) return same(kCos37, v) && k();
     if (!bind(kCos37, v)) return false;
@@ -4996,39 +4899,14 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:211:19)
-  bool matchMul39(ValueId v, gen::Next k) {
-    if (seen(kMul39)) return same(kMul39, v) && k();
-    if (!bind(kMul39, v)) return false;
-    const NodeId n = node(kMul39, v, op::kMul);
-    if (n == kNoId || !attrs(kMul39, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchCos37(in0, [&] { return matchOneC(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchCos37(in1, [&] { return matchOneC(in0, k); });
-  }
-
-  /// Cos(emb)  (rules/rotary.yaml:211:42)
-  bool matchCos40(ValueId v, gen::Next k) {
-    if (seen(kCos40)) return same(kCos40, v) && k();
-    if (!bind(kCos40, v)) return false;
-    const NodeId n = node(kCos40, v, op::kCos);
-    if (n == kNoId || !attrs(kCos40, n, v)) return false;
-    return matchEmb(input(n, 0), k);
-  }
-
   /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:211:40)
-  bool matchAnyOf41(ValueId v, gen::Next k) {
-    if (seen(kAnyOf41)) return same(kAnyOf41, v) && k();
-    if (!bind(kAnyOf41, v)) return false;
+  bool matchAnyOf38(ValueId v, gen::Next k) {
+    if (seen(kAnyOf38)) return same(kAnyOf38, v) && k();
+    if (!bind(kAnyOf38, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf41, 0);
-    if (matchMul39(v, k)) return true;
+    if (choose(kAnyOf38, 0) && matchMul36(v, k)) return true;
     undo(m);
-    choose(kAnyOf41, 1);
-    if (matchCos40(v, k)) return true;
+    if (choose(kAnyOf38, 1) && matchCos37(v, k)) return true;
     undo(m);
     return false;
   }
@@ -5040,15 +4918,38 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     auto present = [&] {
       const NodeId n = node(kCt, v, op::kCast);
       if (n == kNoId || !attrs(kCt, n, v)) return false;
-      return matchAnyOf41(input(n, 0), k);
+      return matchAnyOf38(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf41(v, k);  // absent: Cast stands for its input
+    return matchAnyOf38(v, k);  // absent: Cast stands for its input
   }
 
   /// Sin(emb)  (rules/rotary.yaml:212:23)
+  bool matchSin40(ValueId v, gen::Next k) {
+    if (seen(kSin40)) return same(kSin40, v) && k();
+    if (!bind(kSin40, v)) return false;
+    const NodeId n = node(kSin40, v, op::kSin);
+    if (n == kNoId || !attrs(kSin40, n, v)) return false;
+    return matchEmb(input(n, 0), k);
+  }
+
+  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:212:19)
+  bool matchMul42(ValueId v, gen::Next k) {
+    if (seen(kMul42)) return same(kMul42, v) && k();
+    if (!bind(kMul42, v)) return false;
+    const NodeId n = node(kMul42, v, op::kMul);
+    if (n == kNoId || !attrs(kMul42, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchSin40(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchSin40(in1, [&] { return matchOneS(in0, k); });
+  }
+
+  /// Sin(emb)  (rules/rotary.yaml:212:42)
   bool matchSin43(ValueId v, gen::Next k) {
     if (seen(kSin43)) return same(kSin43, v) && k();
     if (!bind(kSin43, v)) return false;
@@ -5057,39 +4958,14 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:212:19)
-  bool matchMul45(ValueId v, gen::Next k) {
-    if (seen(kMul45)) return same(kMul45, v) && k();
-    if (!bind(kMul45, v)) return false;
-    const NodeId n = node(kMul45, v, op::kMul);
-    if (n == kNoId || !attrs(kMul45, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchSin43(in0, [&] { return matchOneS(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchSin43(in1, [&] { return matchOneS(in0, k); });
-  }
-
-  /// Sin(emb)  (rules/rotary.yaml:212:42)
-  bool matchSin46(ValueId v, gen::Next k) {
-    if (seen(kSin46)) return same(kSin46, v) && k();
-    if (!bind(kSin46, v)) return false;
-    const NodeId n = node(kSin46, v, op::kSin);
-    if (n == kNoId || !attrs(kSin46, n, v)) return false;
-    return matchEmb(input(n, 0), k);
-  }
-
   /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:212:40)
-  bool matchAnyOf47(ValueId v, gen::Next k) {
-    if (seen(kAnyOf47)) return same(kAnyOf47, v) && k();
-    if (!bind(kAnyOf47, v)) return false;
+  bool matchAnyOf44(ValueId v, gen::Next k) {
+    if (seen(kAnyOf44)) return same(kAnyOf44, v) && k();
+    if (!bind(kAnyOf44, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf47, 0);
-    if (matchMul45(v, k)) return true;
+    if (choose(kAnyOf44, 0) && matchMul42(v, k)) return true;
     undo(m);
-    choose(kAnyOf47, 1);
-    if (matchSin46(v, k)) return true;
+    if (choose(kAnyOf44, 1) && matchSin43(v, k)) return true;
     undo(m);
     return false;
   }
@@ -5101,70 +4977,58 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     auto present = [&] {
       const NodeId n = node(kSt, v, op::kCast);
       if (n == kNoId || !attrs(kSt, n, v)) return false;
-      return matchAnyOf47(input(n, 0), k);
+      return matchAnyOf44(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf47(v, k);  // absent: Cast stands for its input
+    return matchAnyOf44(v, k);  // absent: Cast stands for its input
   }
 
-  /// 1  (rules/rotary.yaml:213:27)
-  bool matchConstant49(ValueId v, gen::Next k) {
-    if (seen(kConstant49)) return same(kConstant49, v) && k();
-    return bind(kConstant49, v) && constant(kConstant49, v) && k();
+  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:213:13)
+  bool matchCos46(ValueId v, gen::Next k) {
+    if (seen(kCos46)) return same(kCos46, v) && k();
+    if (!bind(kCos46, v)) return false;
+    const NodeId n = node(kCos46, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos46, n, v)) return false;
+    return matchCt(input(n, 0), k);
   }
 
-  /// cos = Unsqueeze(ct, 1)  (rules/rotary.yaml:213:13)
-  bool matchCos50(ValueId v, gen::Next k) {
-    if (seen(kCos50)) return same(kCos50, v) && k();
-    if (!bind(kCos50, v)) return false;
-    const NodeId n = node(kCos50, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos50, n, v)) return false;
-    return matchCt(input(n, 0), [&] { return matchConstant49(input(n, 1), k); });
-  }
-
-  /// 1  (rules/rotary.yaml:214:27)
-  bool matchConstant51(ValueId v, gen::Next k) {
-    if (seen(kConstant51)) return same(kConstant51, v) && k();
-    return bind(kConstant51, v) && constant(kConstant51, v) && k();
-  }
-
-  /// sin = Unsqueeze(st, 1)  (rules/rotary.yaml:214:13)
-  bool matchSin52(ValueId v, gen::Next k) {
-    if (seen(kSin52)) return same(kSin52, v) && k();
-    if (!bind(kSin52, v)) return false;
-    const NodeId n = node(kSin52, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin52, n, v)) return false;
-    return matchSt(input(n, 0), [&] { return matchConstant51(input(n, 1), k); });
+  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:214:13)
+  bool matchSin47(ValueId v, gen::Next k) {
+    if (seen(kSin47)) return same(kSin47, v) && k();
+    if (!bind(kSin47, v)) return false;
+    const NodeId n = node(kSin47, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin47, n, v)) return false;
+    return matchSt(input(n, 0), k);
   }
 
   /// Mul(x, cos)  (rules/rotary.yaml:215:17)
-  bool matchMul53(ValueId v, gen::Next k) {
-    if (seen(kMul53)) return same(kMul53, v) && k();
-    if (!bind(kMul53, v)) return false;
-    const NodeId n = node(kMul53, v, op::kMul);
-    if (n == kNoId || !attrs(kMul53, n, v)) return false;
+  bool matchMul48(ValueId v, gen::Next k) {
+    if (seen(kMul48)) return same(kMul48, v) && k();
+    if (!bind(kMul48, v)) return false;
+    const NodeId n = node(kMul48, v, op::kMul);
+    if (n == kNoId || !attrs(kMul48, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos50(in1, k); })) return true;
+    if (matchX(in0, [&] { return matchCos46(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos50(in0, k); });
+    return matchX(in1, [&] { return matchCos46(in0, k); });
   }
 
   /// Mul(rot, sin)  (rules/rotary.yaml:215:30)
-  bool matchMul54(ValueId v, gen::Next k) {
-    if (seen(kMul54)) return same(kMul54, v) && k();
-    if (!bind(kMul54, v)) return false;
-    const NodeId n = node(kMul54, v, op::kMul);
-    if (n == kNoId || !attrs(kMul54, n, v)) return false;
+  bool matchMul49(ValueId v, gen::Next k) {
+    if (seen(kMul49)) return same(kMul49, v) && k();
+    if (!bind(kMul49, v)) return false;
+    const NodeId n = node(kMul49, v, op::kMul);
+    if (n == kNoId || !attrs(kMul49, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin52(in1, k); })) return true;
+    if (matchRot(in0, [&] { return matchSin47(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin52(in0, k); });
+    return matchRot(in1, [&] { return matchSin47(in0, k); });
   }
 
   /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:215:13)
@@ -5175,10 +5039,10 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul53(in0, [&] { return matchMul54(in1, k); })) return true;
+    if (matchMul48(in0, [&] { return matchMul49(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul53(in1, [&] { return matchMul54(in0, k); });
+    return matchMul48(in1, [&] { return matchMul49(in0, k); });
   }
 
   // ---- Rewrite
@@ -5367,11 +5231,11 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
     gen::RuleSpec s;
     s.name = "rotary_embedding_computed_split";
     s.loc = "rules/rotary.yaml:246:5";
-    s.root = 33;
+    s.root = 30;
     s.slot_names = {"x",   "x1",    "x2", "rot",   "inv_freq", "fx",  "pos", "fr",
                     "emb", "one_c", "ct", "one_s", "st",       "cos", "sin", "y"};
     s.num_captures = 0;
-    s.exprs.resize(34);
+    s.exprs.resize(31);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -5444,21 +5308,21 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
       e.loc = "rules/rotary.yaml:255:49";
       e.slot = 6;
     }
-    {  // 9: 1
+    {  // 9: Unsqueeze(pos, axes=[1])
       gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:255:54";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(pos, 1)
-      gen::ExprSpec& e = s.exprs[10];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:255:39";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:255:54";
+      }
     }
-    {  // 11: Cast(Unsqueeze(pos, 1), to=1)
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 10: Cast(Unsqueeze(pos, axes=[1]), to=1)
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "Cast";
       e.loc = "rules/rotary.yaml:255:34";
       e.num_inputs = 1;
@@ -5469,14 +5333,14 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
         a.loc = "rules/rotary.yaml:255:58";
       }
     }
-    {  // 12: MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))
-      gen::ExprSpec& e = s.exprs[12];
+    {  // 11: MatMul(fx, Cast(Unsqueeze(pos, axes=[1]), to=1))
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "MatMul";
       e.loc = "rules/rotary.yaml:255:23";
       e.num_inputs = 2;
     }
-    {  // 13: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[13];
+    {  // 12: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "Transpose";
       e.loc = "rules/rotary.yaml:255:13";
       e.slot = 7;
@@ -5488,8 +5352,8 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
         a.loc = "rules/rotary.yaml:255:66";
       }
     }
-    {  // 14: Concat(fr, fr, axis=-1)
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 13: Concat(fr, fr, axis=-1)
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:256:13";
       e.slot = 8;
@@ -5502,37 +5366,37 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
         a.loc = "rules/rotary.yaml:256:28";
       }
     }
-    {  // 15: Cos(emb)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 14: Cos(emb)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Cos";
       e.loc = "rules/rotary.yaml:257:23";
       e.num_inputs = 1;
     }
-    {  // 16: one_c
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 15: one_c
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "one_c";
       e.loc = "rules/rotary.yaml:257:33";
       e.slot = 9;
     }
-    {  // 17: Mul(Cos(emb), one_c)
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 16: Mul(Cos(emb), one_c)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:257:19";
       e.num_inputs = 2;
     }
-    {  // 18: Cos(emb)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 17: Cos(emb)
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "Cos";
       e.loc = "rules/rotary.yaml:257:42";
       e.num_inputs = 1;
     }
-    {  // 19: Mul(Cos(emb), one_c) | Cos(emb)
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 18: Mul(Cos(emb), one_c) | Cos(emb)
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "alternatives";
       e.loc = "rules/rotary.yaml:257:40";
     }
-    {  // 20: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[20];
+    {  // 19: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "Cast";
       e.loc = "rules/rotary.yaml:257:13";
       e.slot = 10;
@@ -5546,37 +5410,37 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
         a.loc = "rules/rotary.yaml:257:52";
       }
     }
-    {  // 21: Sin(emb)
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 20: Sin(emb)
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "Sin";
       e.loc = "rules/rotary.yaml:258:23";
       e.num_inputs = 1;
     }
-    {  // 22: one_s
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 21: one_s
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "one_s";
       e.loc = "rules/rotary.yaml:258:33";
       e.slot = 11;
     }
-    {  // 23: Mul(Sin(emb), one_s)
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 22: Mul(Sin(emb), one_s)
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:258:19";
       e.num_inputs = 2;
     }
-    {  // 24: Sin(emb)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 23: Sin(emb)
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "Sin";
       e.loc = "rules/rotary.yaml:258:42";
       e.num_inputs = 1;
     }
-    {  // 25: Mul(Sin(emb), one_s) | Sin(emb)
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 24: Mul(Sin(emb), one_s) | Sin(emb)
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "alternatives";
       e.loc = "rules/rotary.yaml:258:40";
     }
-    {  // 26: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 25: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "Cast";
       e.loc = "rules/rotary.yaml:258:13";
       e.slot = 12;
@@ -5590,48 +5454,48 @@ const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
         a.loc = "rules/rotary.yaml:258:52";
       }
     }
-    {  // 27: 1
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:259:27";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 28: Unsqueeze(ct, 1)
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 26: Unsqueeze(ct, axes=[1])
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:259:13";
       e.slot = 13;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:259:27";
+      }
     }
-    {  // 29: 1
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:260:27";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 30: Unsqueeze(st, 1)
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 27: Unsqueeze(st, axes=[1])
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:260:13";
       e.slot = 14;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:260:27";
+      }
     }
-    {  // 31: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 28: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:261:17";
       e.num_inputs = 2;
     }
-    {  // 32: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 29: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:261:30";
       e.num_inputs = 2;
     }
-    {  // 33: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 30: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "Add";
       e.loc = "rules/rotary.yaml:261:13";
       e.slot = 15;
@@ -5740,31 +5604,28 @@ struct RotaryEmbeddingComputedSplitIds {
     kAny = 6,
     kFx = 7,
     kPos = 8,
-    kConstant9 = 9,
-    kUnsqueeze = 10,
-    kCast = 11,
-    kMatMul = 12,
-    kFr = 13,
-    kEmb = 14,
-    kCos15 = 15,
-    kOneC = 16,
-    kMul17 = 17,
-    kCos18 = 18,
-    kAnyOf19 = 19,
-    kCt = 20,
-    kSin21 = 21,
-    kOneS = 22,
-    kMul23 = 23,
-    kSin24 = 24,
-    kAnyOf25 = 25,
-    kSt = 26,
-    kConstant27 = 27,
-    kCos28 = 28,
-    kConstant29 = 29,
-    kSin30 = 30,
-    kMul31 = 31,
-    kMul32 = 32,
-    kY = 33,
+    kUnsqueeze = 9,
+    kCast = 10,
+    kMatMul = 11,
+    kFr = 12,
+    kEmb = 13,
+    kCos14 = 14,
+    kOneC = 15,
+    kMul16 = 16,
+    kCos17 = 17,
+    kAnyOf18 = 18,
+    kCt = 19,
+    kSin20 = 20,
+    kOneS = 21,
+    kMul22 = 22,
+    kSin23 = 23,
+    kAnyOf24 = 24,
+    kSt = 25,
+    kCos26 = 26,
+    kSin27 = 27,
+    kMul28 = 28,
+    kMul29 = 29,
+    kY = 30,
   };
 };
 
@@ -5816,7 +5677,7 @@ class RotaryEmbeddingComputedSplitMatch
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchInvFreq, matchAny,
-  // matchFx, matchPos, matchConstant9, matchOneC, matchOneS.
+  // matchFx, matchPos, matchOneC, matchOneS.
 
   /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:252:16)
   bool matchX1(ValueId v, gen::Next k) {
@@ -5851,16 +5712,16 @@ class RotaryEmbeddingComputedSplitMatch
     return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
   }
 
-  /// Unsqueeze(pos, 1)  (rules/rotary.yaml:255:39)
+  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:255:39)
   bool matchUnsqueeze(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze)) return same(kUnsqueeze, v) && k();
     if (!bind(kUnsqueeze, v)) return false;
     const NodeId n = node(kUnsqueeze, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kUnsqueeze, n, v)) return false;
-    return matchPos(input(n, 0), [&] { return matchConstant9(input(n, 1), k); });
+    return matchPos(input(n, 0), k);
   }
 
-  /// Cast(Unsqueeze(pos, 1), to=1)  (rules/rotary.yaml:255:34)
+  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:255:34)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -5869,7 +5730,7 @@ class RotaryEmbeddingComputedSplitMatch
     return matchUnsqueeze(input(n, 0), k);
   }
 
-  /// MatMul(fx, Cast(Unsqueeze(pos, 1), to=1))  (rules/rotary.yaml:255:23)
+  /// MatMul(fx, Cast(Unsqueeze(pos, axes=[1]), to=1))  (rules/rotary.yaml:255:23)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -5898,47 +5759,45 @@ class RotaryEmbeddingComputedSplitMatch
   }
 
   /// Cos(emb)  (rules/rotary.yaml:257:23)
-  bool matchCos15(ValueId v, gen::Next k) {
-    if (seen(kCos15)) return same(kCos15, v) && k();
-    if (!bind(kCos15, v)) return false;
-    const NodeId n = node(kCos15, v, op::kCos);
-    if (n == kNoId || !attrs(kCos15, n, v)) return false;
+  bool matchCos14(ValueId v, gen::Next k) {
+    if (seen(kCos14)) return same(kCos14, v) && k();
+    if (!bind(kCos14, v)) return false;
+    const NodeId n = node(kCos14, v, op::kCos);
+    if (n == kNoId || !attrs(kCos14, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
   /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:257:19)
-  bool matchMul17(ValueId v, gen::Next k) {
-    if (seen(kMul17)) return same(kMul17, v) && k();
-    if (!bind(kMul17, v)) return false;
-    const NodeId n = node(kMul17, v, op::kMul);
-    if (n == kNoId || !attrs(kMul17, n, v)) return false;
+  bool matchMul16(ValueId v, gen::Next k) {
+    if (seen(kMul16)) return same(kMul16, v) && k();
+    if (!bind(kMul16, v)) return false;
+    const NodeId n = node(kMul16, v, op::kMul);
+    if (n == kNoId || !attrs(kMul16, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchCos15(in0, [&] { return matchOneC(in1, k); })) return true;
+    if (matchCos14(in0, [&] { return matchOneC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchCos15(in1, [&] { return matchOneC(in0, k); });
+    return matchCos14(in1, [&] { return matchOneC(in0, k); });
   }
 
   /// Cos(emb)  (rules/rotary.yaml:257:42)
-  bool matchCos18(ValueId v, gen::Next k) {
-    if (seen(kCos18)) return same(kCos18, v) && k();
-    if (!bind(kCos18, v)) return false;
-    const NodeId n = node(kCos18, v, op::kCos);
-    if (n == kNoId || !attrs(kCos18, n, v)) return false;
+  bool matchCos17(ValueId v, gen::Next k) {
+    if (seen(kCos17)) return same(kCos17, v) && k();
+    if (!bind(kCos17, v)) return false;
+    const NodeId n = node(kCos17, v, op::kCos);
+    if (n == kNoId || !attrs(kCos17, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
   /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:257:40)
-  bool matchAnyOf19(ValueId v, gen::Next k) {
-    if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
-    if (!bind(kAnyOf19, v)) return false;
+  bool matchAnyOf18(ValueId v, gen::Next k) {
+    if (seen(kAnyOf18)) return same(kAnyOf18, v) && k();
+    if (!bind(kAnyOf18, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf19, 0);
-    if (matchMul17(v, k)) return true;
+    if (choose(kAnyOf18, 0) && matchMul16(v, k)) return true;
     undo(m);
-    choose(kAnyOf19, 1);
-    if (matchCos18(v, k)) return true;
+    if (choose(kAnyOf18, 1) && matchCos17(v, k)) return true;
     undo(m);
     return false;
   }
@@ -5950,56 +5809,54 @@ class RotaryEmbeddingComputedSplitMatch
     auto present = [&] {
       const NodeId n = node(kCt, v, op::kCast);
       if (n == kNoId || !attrs(kCt, n, v)) return false;
-      return matchAnyOf19(input(n, 0), k);
+      return matchAnyOf18(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf19(v, k);  // absent: Cast stands for its input
+    return matchAnyOf18(v, k);  // absent: Cast stands for its input
   }
 
   /// Sin(emb)  (rules/rotary.yaml:258:23)
-  bool matchSin21(ValueId v, gen::Next k) {
-    if (seen(kSin21)) return same(kSin21, v) && k();
-    if (!bind(kSin21, v)) return false;
-    const NodeId n = node(kSin21, v, op::kSin);
-    if (n == kNoId || !attrs(kSin21, n, v)) return false;
+  bool matchSin20(ValueId v, gen::Next k) {
+    if (seen(kSin20)) return same(kSin20, v) && k();
+    if (!bind(kSin20, v)) return false;
+    const NodeId n = node(kSin20, v, op::kSin);
+    if (n == kNoId || !attrs(kSin20, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
   /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:258:19)
-  bool matchMul23(ValueId v, gen::Next k) {
-    if (seen(kMul23)) return same(kMul23, v) && k();
-    if (!bind(kMul23, v)) return false;
-    const NodeId n = node(kMul23, v, op::kMul);
-    if (n == kNoId || !attrs(kMul23, n, v)) return false;
+  bool matchMul22(ValueId v, gen::Next k) {
+    if (seen(kMul22)) return same(kMul22, v) && k();
+    if (!bind(kMul22, v)) return false;
+    const NodeId n = node(kMul22, v, op::kMul);
+    if (n == kNoId || !attrs(kMul22, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchSin21(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (matchSin20(in0, [&] { return matchOneS(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchSin21(in1, [&] { return matchOneS(in0, k); });
+    return matchSin20(in1, [&] { return matchOneS(in0, k); });
   }
 
   /// Sin(emb)  (rules/rotary.yaml:258:42)
-  bool matchSin24(ValueId v, gen::Next k) {
-    if (seen(kSin24)) return same(kSin24, v) && k();
-    if (!bind(kSin24, v)) return false;
-    const NodeId n = node(kSin24, v, op::kSin);
-    if (n == kNoId || !attrs(kSin24, n, v)) return false;
+  bool matchSin23(ValueId v, gen::Next k) {
+    if (seen(kSin23)) return same(kSin23, v) && k();
+    if (!bind(kSin23, v)) return false;
+    const NodeId n = node(kSin23, v, op::kSin);
+    if (n == kNoId || !attrs(kSin23, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
   /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:258:40)
-  bool matchAnyOf25(ValueId v, gen::Next k) {
-    if (seen(kAnyOf25)) return same(kAnyOf25, v) && k();
-    if (!bind(kAnyOf25, v)) return false;
+  bool matchAnyOf24(ValueId v, gen::Next k) {
+    if (seen(kAnyOf24)) return same(kAnyOf24, v) && k();
+    if (!bind(kAnyOf24, v)) return false;
     const uint32_t m = mark();
-    choose(kAnyOf25, 0);
-    if (matchMul23(v, k)) return true;
+    if (choose(kAnyOf24, 0) && matchMul22(v, k)) return true;
     undo(m);
-    choose(kAnyOf25, 1);
-    if (matchSin24(v, k)) return true;
+    if (choose(kAnyOf24, 1) && matchSin23(v, k)) return true;
     undo(m);
     return false;
   }
@@ -6011,70 +5868,58 @@ class RotaryEmbeddingComputedSplitMatch
     auto present = [&] {
       const NodeId n = node(kSt, v, op::kCast);
       if (n == kNoId || !attrs(kSt, n, v)) return false;
-      return matchAnyOf25(input(n, 0), k);
+      return matchAnyOf24(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf25(v, k);  // absent: Cast stands for its input
+    return matchAnyOf24(v, k);  // absent: Cast stands for its input
   }
 
-  /// 1  (rules/rotary.yaml:259:27)
-  bool matchConstant27(ValueId v, gen::Next k) {
-    if (seen(kConstant27)) return same(kConstant27, v) && k();
-    return bind(kConstant27, v) && constant(kConstant27, v) && k();
+  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:259:13)
+  bool matchCos26(ValueId v, gen::Next k) {
+    if (seen(kCos26)) return same(kCos26, v) && k();
+    if (!bind(kCos26, v)) return false;
+    const NodeId n = node(kCos26, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos26, n, v)) return false;
+    return matchCt(input(n, 0), k);
   }
 
-  /// cos = Unsqueeze(ct, 1)  (rules/rotary.yaml:259:13)
-  bool matchCos28(ValueId v, gen::Next k) {
-    if (seen(kCos28)) return same(kCos28, v) && k();
-    if (!bind(kCos28, v)) return false;
-    const NodeId n = node(kCos28, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos28, n, v)) return false;
-    return matchCt(input(n, 0), [&] { return matchConstant27(input(n, 1), k); });
-  }
-
-  /// 1  (rules/rotary.yaml:260:27)
-  bool matchConstant29(ValueId v, gen::Next k) {
-    if (seen(kConstant29)) return same(kConstant29, v) && k();
-    return bind(kConstant29, v) && constant(kConstant29, v) && k();
-  }
-
-  /// sin = Unsqueeze(st, 1)  (rules/rotary.yaml:260:13)
-  bool matchSin30(ValueId v, gen::Next k) {
-    if (seen(kSin30)) return same(kSin30, v) && k();
-    if (!bind(kSin30, v)) return false;
-    const NodeId n = node(kSin30, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin30, n, v)) return false;
-    return matchSt(input(n, 0), [&] { return matchConstant29(input(n, 1), k); });
+  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:260:13)
+  bool matchSin27(ValueId v, gen::Next k) {
+    if (seen(kSin27)) return same(kSin27, v) && k();
+    if (!bind(kSin27, v)) return false;
+    const NodeId n = node(kSin27, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin27, n, v)) return false;
+    return matchSt(input(n, 0), k);
   }
 
   /// Mul(x, cos)  (rules/rotary.yaml:261:17)
-  bool matchMul31(ValueId v, gen::Next k) {
-    if (seen(kMul31)) return same(kMul31, v) && k();
-    if (!bind(kMul31, v)) return false;
-    const NodeId n = node(kMul31, v, op::kMul);
-    if (n == kNoId || !attrs(kMul31, n, v)) return false;
+  bool matchMul28(ValueId v, gen::Next k) {
+    if (seen(kMul28)) return same(kMul28, v) && k();
+    if (!bind(kMul28, v)) return false;
+    const NodeId n = node(kMul28, v, op::kMul);
+    if (n == kNoId || !attrs(kMul28, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos28(in1, k); })) return true;
+    if (matchX(in0, [&] { return matchCos26(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos28(in0, k); });
+    return matchX(in1, [&] { return matchCos26(in0, k); });
   }
 
   /// Mul(rot, sin)  (rules/rotary.yaml:261:30)
-  bool matchMul32(ValueId v, gen::Next k) {
-    if (seen(kMul32)) return same(kMul32, v) && k();
-    if (!bind(kMul32, v)) return false;
-    const NodeId n = node(kMul32, v, op::kMul);
-    if (n == kNoId || !attrs(kMul32, n, v)) return false;
+  bool matchMul29(ValueId v, gen::Next k) {
+    if (seen(kMul29)) return same(kMul29, v) && k();
+    if (!bind(kMul29, v)) return false;
+    const NodeId n = node(kMul29, v, op::kMul);
+    if (n == kNoId || !attrs(kMul29, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin30(in1, k); })) return true;
+    if (matchRot(in0, [&] { return matchSin27(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin30(in0, k); });
+    return matchRot(in1, [&] { return matchSin27(in0, k); });
   }
 
   /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:261:13)
@@ -6085,10 +5930,10 @@ class RotaryEmbeddingComputedSplitMatch
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul31(in0, [&] { return matchMul32(in1, k); })) return true;
+    if (matchMul28(in0, [&] { return matchMul29(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul31(in1, [&] { return matchMul32(in0, k); });
+    return matchMul28(in1, [&] { return matchMul29(in0, k); });
   }
 
   // ---- Rewrite
@@ -6277,11 +6122,11 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     gen::RuleSpec s;
     s.name = "rotary_embedding_interleaved";
     s.loc = "rules/rotary.yaml:294:5";
-    s.root = 41;
+    s.root = 34;
     s.slot_names = {"x",  "e1",  "a1",        "x1",  "e2",  "a2",        "x2",  "st", "fc",
                     "fs", "rot", "cos_cache", "pos", "cos", "sin_cache", "sin", "y"};
     s.num_captures = 0;
-    s.exprs.resize(42);
+    s.exprs.resize(35);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -6360,34 +6205,34 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
       e.loc = "rules/rotary.yaml:302:30";
       e.num_inputs = 1;
     }
-    {  // 12: -1
+    {  // 12: Unsqueeze(Neg(x2), axes=[-1])
       gen::ExprSpec& e = s.exprs[12];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:302:39";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 13: Unsqueeze(Neg(x2), -1)
-      gen::ExprSpec& e = s.exprs[13];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:302:20";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:302:39";
+      }
     }
-    {  // 14: -1
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:302:58";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 15: Unsqueeze(x1, -1)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 13: Unsqueeze(x1, axes=[-1])
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:302:44";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:302:58";
+      }
     }
-    {  // 16: Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 14: Concat(Unsqueeze(Neg(x2), axes=[-1]), Unsqueeze(x1, axes=[-1]), axis=-1)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:302:13";
       e.slot = 7;
@@ -6400,48 +6245,46 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.loc = "rules/rotary.yaml:302:63";
       }
     }
-    {  // 17: Shape(st)
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 15: Shape(st)
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "Shape";
       e.loc = "rules/rotary.yaml:303:26";
       e.num_inputs = 1;
     }
-    {  // 18: 0
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:303:37";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 19: 3
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "constant 3";
-      e.loc = "rules/rotary.yaml:303:40";
-      e.literal = gen::intLiteral(3);
-      e.tolerance = 1e-06;
-    }
-    {  // 20: 0
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:303:43";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 21: Slice(Shape(st), 0, 3, 0)
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 16: Slice(Shape(st), starts=[0], ends=[3], axes=[0])
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:303:20";
-      e.num_inputs = 4;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.loc = "rules/rotary.yaml:303:37";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({3}));
+        a.loc = "rules/rotary.yaml:303:40";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:303:43";
+      }
     }
-    {  // 22: -1
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 17: -1
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "constant -1";
       e.loc = "rules/rotary.yaml:303:47";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
-    {  // 23: Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 18: Concat(Slice(Shape(st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:303:13";
       e.num_inputs = 2;
@@ -6453,8 +6296,8 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.loc = "rules/rotary.yaml:303:51";
       }
     }
-    {  // 24: Shape(st, start=0, end=3)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 19: Shape(st, start=0, end=3)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "Shape";
       e.loc = "rules/rotary.yaml:303:68";
       e.num_inputs = 1;
@@ -6472,15 +6315,15 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.loc = "rules/rotary.yaml:303:87";
       }
     }
-    {  // 25: -1
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 20: -1
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "constant -1";
       e.loc = "rules/rotary.yaml:303:95";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
-    {  // 26: Concat(Shape(st, start=0, end=3), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 21: Concat(Shape(st, start=0, end=3), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:303:61";
       e.num_inputs = 2;
@@ -6492,21 +6335,21 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.loc = "rules/rotary.yaml:303:99";
       }
     }
-    {  // 27: fc
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 22: fc
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "fc";
       e.loc = "rules/rotary.yaml:303:109";
       e.slot = 8;
     }
-    {  // 28: Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
-       // axis=0) | fc
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 23: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
+       // Concat(Shape(st, start=0, end=3), -1, axis=0) | fc
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "fs";
       e.loc = "rules/rotary.yaml:303:59";
       e.slot = 9;
     }
-    {  // 29: Reshape(st, fs, allowzero=0)
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 24: Reshape(st, fs, allowzero=0)
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "Reshape";
       e.loc = "rules/rotary.yaml:304:13";
       e.slot = 10;
@@ -6519,20 +6362,20 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.loc = "rules/rotary.yaml:304:29";
       }
     }
-    {  // 30: cos_cache
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 25: cos_cache
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "cos_cache";
       e.loc = "rules/rotary.yaml:305:30";
       e.slot = 11;
     }
-    {  // 31: pos
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 26: pos
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "pos";
       e.loc = "rules/rotary.yaml:305:41";
       e.slot = 12;
     }
-    {  // 32: Gather(cos_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 27: Gather(cos_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:305:23";
       e.num_inputs = 2;
@@ -6545,28 +6388,28 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.loc = "rules/rotary.yaml:305:46";
       }
     }
-    {  // 33: 1
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:305:55";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 34: Unsqueeze(Gather(cos_cache, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 28: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:305:13";
       e.slot = 13;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:305:55";
+      }
     }
-    {  // 35: sin_cache
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 29: sin_cache
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "sin_cache";
       e.loc = "rules/rotary.yaml:306:30";
       e.slot = 14;
     }
-    {  // 36: Gather(sin_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 30: Gather(sin_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:306:23";
       e.num_inputs = 2;
@@ -6579,34 +6422,34 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.loc = "rules/rotary.yaml:306:46";
       }
     }
-    {  // 37: 1
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:306:55";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 38: Unsqueeze(Gather(sin_cache, pos, axis=0), 1)
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 31: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:306:13";
       e.slot = 15;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:306:55";
+      }
     }
-    {  // 39: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 32: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:307:17";
       e.num_inputs = 2;
     }
-    {  // 40: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 33: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:307:30";
       e.num_inputs = 2;
     }
-    {  // 41: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 34: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Add";
       e.loc = "rules/rotary.yaml:307:13";
       e.slot = 16;
@@ -6756,36 +6599,29 @@ struct RotaryEmbeddingInterleavedIds {
     kConstant9 = 9,
     kX2 = 10,
     kNeg = 11,
-    kConstant12 = 12,
+    kUnsqueeze12 = 12,
     kUnsqueeze13 = 13,
-    kConstant14 = 14,
-    kUnsqueeze15 = 15,
-    kSt = 16,
-    kShape17 = 17,
-    kConstant18 = 18,
-    kConstant19 = 19,
+    kSt = 14,
+    kShape15 = 15,
+    kSlice = 16,
+    kConstant17 = 17,
+    kConcat18 = 18,
+    kShape19 = 19,
     kConstant20 = 20,
-    kSlice = 21,
-    kConstant22 = 22,
-    kConcat23 = 23,
-    kShape24 = 24,
-    kConstant25 = 25,
-    kConcat26 = 26,
-    kFc = 27,
-    kFs = 28,
-    kRot = 29,
-    kCosCache = 30,
-    kPos = 31,
-    kGather32 = 32,
-    kConstant33 = 33,
-    kCos = 34,
-    kSinCache = 35,
-    kGather36 = 36,
-    kConstant37 = 37,
-    kSin = 38,
-    kMul39 = 39,
-    kMul40 = 40,
-    kY = 41,
+    kConcat21 = 21,
+    kFc = 22,
+    kFs = 23,
+    kRot = 24,
+    kCosCache = 25,
+    kPos = 26,
+    kGather27 = 27,
+    kCos = 28,
+    kSinCache = 29,
+    kGather30 = 30,
+    kSin = 31,
+    kMul32 = 32,
+    kMul33 = 33,
+    kY = 34,
   };
 };
 
@@ -6837,10 +6673,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant1, matchE1,
-  // matchA1, matchConstant4, matchConstant6, matchE2, matchA2, matchConstant9, matchConstant12,
-  // matchConstant14, matchConstant18, matchConstant19, matchConstant20, matchConstant22,
-  // matchConstant25, matchFc, matchCosCache, matchPos, matchGather32, matchConstant33,
-  // matchSinCache, matchGather36, matchConstant37.
+  // matchA1, matchConstant4, matchConstant6, matchE2, matchA2, matchConstant9, matchConstant17,
+  // matchConstant20, matchFc, matchCosCache, matchPos, matchGather27, matchSinCache, matchGather30.
 
   /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:300:13)
   bool matchX1(ValueId v, gen::Next k) {
@@ -6881,96 +6715,91 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchX2(input(n, 0), k);
   }
 
-  /// Unsqueeze(Neg(x2), -1)  (rules/rotary.yaml:302:20)
+  /// Unsqueeze(Neg(x2), axes=[-1])  (rules/rotary.yaml:302:20)
+  bool matchUnsqueeze12(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze12)) return same(kUnsqueeze12, v) && k();
+    if (!bind(kUnsqueeze12, v)) return false;
+    const NodeId n = node(kUnsqueeze12, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze12, n, v)) return false;
+    return matchNeg(input(n, 0), k);
+  }
+
+  /// Unsqueeze(x1, axes=[-1])  (rules/rotary.yaml:302:44)
   bool matchUnsqueeze13(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze13)) return same(kUnsqueeze13, v) && k();
     if (!bind(kUnsqueeze13, v)) return false;
     const NodeId n = node(kUnsqueeze13, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kUnsqueeze13, n, v)) return false;
-    return matchNeg(input(n, 0), [&] { return matchConstant12(input(n, 1), k); });
+    return matchX1(input(n, 0), k);
   }
 
-  /// Unsqueeze(x1, -1)  (rules/rotary.yaml:302:44)
-  bool matchUnsqueeze15(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze15)) return same(kUnsqueeze15, v) && k();
-    if (!bind(kUnsqueeze15, v)) return false;
-    const NodeId n = node(kUnsqueeze15, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze15, n, v)) return false;
-    return matchX1(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
-  }
-
-  /// st = Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)  (rules/rotary.yaml:302:13)
+  /// st = Concat(Unsqueeze(Neg(x2), axes=[-1]), Unsqueeze(x1, axes=[-1]), axis=-1)
+  /// (rules/rotary.yaml:302:13)
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(kSt)) return same(kSt, v) && k();
     if (!bind(kSt, v)) return false;
     const NodeId n = node(kSt, v, op::kConcat);
     if (n == kNoId || !attrs(kSt, n, v)) return false;
-    return matchUnsqueeze13(input(n, 0), [&] { return matchUnsqueeze15(input(n, 1), k); });
+    return matchUnsqueeze12(input(n, 0), [&] { return matchUnsqueeze13(input(n, 1), k); });
   }
 
   /// Shape(st)  (rules/rotary.yaml:303:26)
-  bool matchShape17(ValueId v, gen::Next k) {
-    if (seen(kShape17)) return same(kShape17, v) && k();
-    if (!bind(kShape17, v)) return false;
-    const NodeId n = node(kShape17, v, op::kShape);
-    if (n == kNoId || !attrs(kShape17, n, v)) return false;
+  bool matchShape15(ValueId v, gen::Next k) {
+    if (seen(kShape15)) return same(kShape15, v) && k();
+    if (!bind(kShape15, v)) return false;
+    const NodeId n = node(kShape15, v, op::kShape);
+    if (n == kNoId || !attrs(kShape15, n, v)) return false;
     return matchSt(input(n, 0), k);
   }
 
-  /// Slice(Shape(st), 0, 3, 0)  (rules/rotary.yaml:303:20)
+  /// Slice(Shape(st), starts=[0], ends=[3], axes=[0])  (rules/rotary.yaml:303:20)
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(kSlice)) return same(kSlice, v) && k();
     if (!bind(kSlice, v)) return false;
     const NodeId n = node(kSlice, v, op::kSlice);
     if (n == kNoId || !attrs(kSlice, n, v)) return false;
-    return matchShape17(input(n, 0), [&] {
-      return matchConstant18(input(n, 1), [&] {
-        return matchConstant19(input(n, 2), [&] { return matchConstant20(input(n, 3), k); });
-      });
-    });
+    return matchShape15(input(n, 0), k);
   }
 
-  /// Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)  (rules/rotary.yaml:303:13)
-  bool matchConcat23(ValueId v, gen::Next k) {
-    if (seen(kConcat23)) return same(kConcat23, v) && k();
-    if (!bind(kConcat23, v)) return false;
-    const NodeId n = node(kConcat23, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat23, n, v)) return false;
-    return matchSlice(input(n, 0), [&] { return matchConstant22(input(n, 1), k); });
+  /// Concat(Slice(Shape(st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
+  /// (rules/rotary.yaml:303:13)
+  bool matchConcat18(ValueId v, gen::Next k) {
+    if (seen(kConcat18)) return same(kConcat18, v) && k();
+    if (!bind(kConcat18, v)) return false;
+    const NodeId n = node(kConcat18, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat18, n, v)) return false;
+    return matchSlice(input(n, 0), [&] { return matchConstant17(input(n, 1), k); });
   }
 
   /// Shape(st, start=0, end=3)  (rules/rotary.yaml:303:68)
-  bool matchShape24(ValueId v, gen::Next k) {
-    if (seen(kShape24)) return same(kShape24, v) && k();
-    if (!bind(kShape24, v)) return false;
-    const NodeId n = node(kShape24, v, op::kShape);
-    if (n == kNoId || !attrs(kShape24, n, v)) return false;
+  bool matchShape19(ValueId v, gen::Next k) {
+    if (seen(kShape19)) return same(kShape19, v) && k();
+    if (!bind(kShape19, v)) return false;
+    const NodeId n = node(kShape19, v, op::kShape);
+    if (n == kNoId || !attrs(kShape19, n, v)) return false;
     return matchSt(input(n, 0), k);
   }
 
   /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:303:61)
-  bool matchConcat26(ValueId v, gen::Next k) {
-    if (seen(kConcat26)) return same(kConcat26, v) && k();
-    if (!bind(kConcat26, v)) return false;
-    const NodeId n = node(kConcat26, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat26, n, v)) return false;
-    return matchShape24(input(n, 0), [&] { return matchConstant25(input(n, 1), k); });
+  bool matchConcat21(ValueId v, gen::Next k) {
+    if (seen(kConcat21)) return same(kConcat21, v) && k();
+    if (!bind(kConcat21, v)) return false;
+    const NodeId n = node(kConcat21, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat21, n, v)) return false;
+    return matchShape19(input(n, 0), [&] { return matchConstant20(input(n, 1), k); });
   }
 
-  /// fs = Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
-  /// axis=0) | fc  (rules/rotary.yaml:303:59)
+  /// fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(st,
+  /// start=0, end=3), -1, axis=0) | fc  (rules/rotary.yaml:303:59)
   bool matchFs(ValueId v, gen::Next k) {
     if (seen(kFs)) return same(kFs, v) && k();
     if (!bind(kFs, v)) return false;
     const uint32_t m = mark();
-    choose(kFs, 0);
-    if (matchConcat23(v, k)) return true;
+    if (choose(kFs, 0) && matchConcat18(v, k)) return true;
     undo(m);
-    choose(kFs, 1);
-    if (matchConcat26(v, k)) return true;
+    if (choose(kFs, 1) && matchConcat21(v, k)) return true;
     undo(m);
-    choose(kFs, 2);
-    if (matchFc(v, k)) return true;
+    if (choose(kFs, 2) && matchFc(v, k)) return true;
     undo(m);
     return false;
   }
@@ -6984,30 +6813,30 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     return matchSt(input(n, 0), [&] { return matchFs(input(n, 1), k); });
   }
 
-  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), 1)  (rules/rotary.yaml:305:13)
+  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])  (rules/rotary.yaml:305:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     if (!bind(kCos, v)) return false;
     const NodeId n = node(kCos, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather32(input(n, 0), [&] { return matchConstant33(input(n, 1), k); });
+    return matchGather27(input(n, 0), k);
   }
 
-  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), 1)  (rules/rotary.yaml:306:13)
+  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])  (rules/rotary.yaml:306:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
     const NodeId n = node(kSin, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather36(input(n, 0), [&] { return matchConstant37(input(n, 1), k); });
+    return matchGather30(input(n, 0), k);
   }
 
   /// Mul(x, cos)  (rules/rotary.yaml:307:17)
-  bool matchMul39(ValueId v, gen::Next k) {
-    if (seen(kMul39)) return same(kMul39, v) && k();
-    if (!bind(kMul39, v)) return false;
-    const NodeId n = node(kMul39, v, op::kMul);
-    if (n == kNoId || !attrs(kMul39, n, v)) return false;
+  bool matchMul32(ValueId v, gen::Next k) {
+    if (seen(kMul32)) return same(kMul32, v) && k();
+    if (!bind(kMul32, v)) return false;
+    const NodeId n = node(kMul32, v, op::kMul);
+    if (n == kNoId || !attrs(kMul32, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
@@ -7017,11 +6846,11 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// Mul(rot, sin)  (rules/rotary.yaml:307:30)
-  bool matchMul40(ValueId v, gen::Next k) {
-    if (seen(kMul40)) return same(kMul40, v) && k();
-    if (!bind(kMul40, v)) return false;
-    const NodeId n = node(kMul40, v, op::kMul);
-    if (n == kNoId || !attrs(kMul40, n, v)) return false;
+  bool matchMul33(ValueId v, gen::Next k) {
+    if (seen(kMul33)) return same(kMul33, v) && k();
+    if (!bind(kMul33, v)) return false;
+    const NodeId n = node(kMul33, v, op::kMul);
+    if (n == kNoId || !attrs(kMul33, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
@@ -7038,10 +6867,10 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul39(in0, [&] { return matchMul40(in1, k); })) return true;
+    if (matchMul32(in0, [&] { return matchMul33(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul39(in1, [&] { return matchMul40(in0, k); });
+    return matchMul32(in1, [&] { return matchMul33(in0, k); });
   }
 
   // ---- Rewrite
@@ -7200,11 +7029,11 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     gen::RuleSpec s;
     s.name = "rotary_embedding_interleaved_bsnh";
     s.loc = "rules/rotary.yaml:329:5";
-    s.root = 41;
+    s.root = 34;
     s.slot_names = {"x",  "e1",  "a1",        "x1",  "e2",  "a2",        "x2",  "st", "fc",
                     "fs", "rot", "cos_cache", "pos", "cos", "sin_cache", "sin", "y"};
     s.num_captures = 0;
-    s.exprs.resize(42);
+    s.exprs.resize(35);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
@@ -7283,34 +7112,34 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
       e.loc = "rules/rotary.yaml:337:30";
       e.num_inputs = 1;
     }
-    {  // 12: -1
+    {  // 12: Unsqueeze(Neg(x2), axes=[-1])
       gen::ExprSpec& e = s.exprs[12];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:337:39";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 13: Unsqueeze(Neg(x2), -1)
-      gen::ExprSpec& e = s.exprs[13];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:337:20";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:337:39";
+      }
     }
-    {  // 14: -1
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:337:58";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 15: Unsqueeze(x1, -1)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 13: Unsqueeze(x1, axes=[-1])
+      gen::ExprSpec& e = s.exprs[13];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:337:44";
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:337:58";
+      }
     }
-    {  // 16: Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)
-      gen::ExprSpec& e = s.exprs[16];
+    {  // 14: Concat(Unsqueeze(Neg(x2), axes=[-1]), Unsqueeze(x1, axes=[-1]), axis=-1)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:337:13";
       e.slot = 7;
@@ -7323,48 +7152,46 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.loc = "rules/rotary.yaml:337:63";
       }
     }
-    {  // 17: Shape(st)
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 15: Shape(st)
+      gen::ExprSpec& e = s.exprs[15];
       e.label = "Shape";
       e.loc = "rules/rotary.yaml:338:26";
       e.num_inputs = 1;
     }
-    {  // 18: 0
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:338:37";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 19: 3
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "constant 3";
-      e.loc = "rules/rotary.yaml:338:40";
-      e.literal = gen::intLiteral(3);
-      e.tolerance = 1e-06;
-    }
-    {  // 20: 0
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:338:43";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 21: Slice(Shape(st), 0, 3, 0)
-      gen::ExprSpec& e = s.exprs[21];
+    {  // 16: Slice(Shape(st), starts=[0], ends=[3], axes=[0])
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "Slice";
       e.loc = "rules/rotary.yaml:338:20";
-      e.num_inputs = 4;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.loc = "rules/rotary.yaml:338:37";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({3}));
+        a.loc = "rules/rotary.yaml:338:40";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:338:43";
+      }
     }
-    {  // 22: -1
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 17: -1
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "constant -1";
       e.loc = "rules/rotary.yaml:338:47";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
-    {  // 23: Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[23];
+    {  // 18: Concat(Slice(Shape(st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[18];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:338:13";
       e.num_inputs = 2;
@@ -7376,8 +7203,8 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.loc = "rules/rotary.yaml:338:51";
       }
     }
-    {  // 24: Shape(st, start=0, end=3)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 19: Shape(st, start=0, end=3)
+      gen::ExprSpec& e = s.exprs[19];
       e.label = "Shape";
       e.loc = "rules/rotary.yaml:338:68";
       e.num_inputs = 1;
@@ -7395,15 +7222,15 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.loc = "rules/rotary.yaml:338:87";
       }
     }
-    {  // 25: -1
-      gen::ExprSpec& e = s.exprs[25];
+    {  // 20: -1
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "constant -1";
       e.loc = "rules/rotary.yaml:338:95";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
-    {  // 26: Concat(Shape(st, start=0, end=3), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 21: Concat(Shape(st, start=0, end=3), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "Concat";
       e.loc = "rules/rotary.yaml:338:61";
       e.num_inputs = 2;
@@ -7415,21 +7242,21 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.loc = "rules/rotary.yaml:338:99";
       }
     }
-    {  // 27: fc
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 22: fc
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "fc";
       e.loc = "rules/rotary.yaml:338:109";
       e.slot = 8;
     }
-    {  // 28: Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
-       // axis=0) | fc
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 23: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
+       // Concat(Shape(st, start=0, end=3), -1, axis=0) | fc
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "fs";
       e.loc = "rules/rotary.yaml:338:59";
       e.slot = 9;
     }
-    {  // 29: Reshape(st, fs, allowzero=0)
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 24: Reshape(st, fs, allowzero=0)
+      gen::ExprSpec& e = s.exprs[24];
       e.label = "Reshape";
       e.loc = "rules/rotary.yaml:339:13";
       e.slot = 10;
@@ -7442,20 +7269,20 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.loc = "rules/rotary.yaml:339:29";
       }
     }
-    {  // 30: cos_cache
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 25: cos_cache
+      gen::ExprSpec& e = s.exprs[25];
       e.label = "cos_cache";
       e.loc = "rules/rotary.yaml:340:30";
       e.slot = 11;
     }
-    {  // 31: pos
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 26: pos
+      gen::ExprSpec& e = s.exprs[26];
       e.label = "pos";
       e.loc = "rules/rotary.yaml:340:41";
       e.slot = 12;
     }
-    {  // 32: Gather(cos_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 27: Gather(cos_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[27];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:340:23";
       e.num_inputs = 2;
@@ -7468,28 +7295,28 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.loc = "rules/rotary.yaml:340:46";
       }
     }
-    {  // 33: 2
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:340:55";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 34: Unsqueeze(Gather(cos_cache, pos, axis=0), 2)
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 28: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
+      gen::ExprSpec& e = s.exprs[28];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:340:13";
       e.slot = 13;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({2}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:340:55";
+      }
     }
-    {  // 35: sin_cache
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 29: sin_cache
+      gen::ExprSpec& e = s.exprs[29];
       e.label = "sin_cache";
       e.loc = "rules/rotary.yaml:341:30";
       e.slot = 14;
     }
-    {  // 36: Gather(sin_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[36];
+    {  // 30: Gather(sin_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[30];
       e.label = "Gather";
       e.loc = "rules/rotary.yaml:341:23";
       e.num_inputs = 2;
@@ -7502,34 +7329,34 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.loc = "rules/rotary.yaml:341:46";
       }
     }
-    {  // 37: 2
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:341:55";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 38: Unsqueeze(Gather(sin_cache, pos, axis=0), 2)
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 31: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
+      gen::ExprSpec& e = s.exprs[31];
       e.label = "Unsqueeze";
       e.loc = "rules/rotary.yaml:341:13";
       e.slot = 15;
-      e.num_inputs = 2;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({2}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:341:55";
+      }
     }
-    {  // 39: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[39];
+    {  // 32: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[32];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:342:17";
       e.num_inputs = 2;
     }
-    {  // 40: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[40];
+    {  // 33: Mul(rot, sin)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Mul";
       e.loc = "rules/rotary.yaml:342:30";
       e.num_inputs = 2;
     }
-    {  // 41: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[41];
+    {  // 34: Add(Mul(x, cos), Mul(rot, sin))
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Add";
       e.loc = "rules/rotary.yaml:342:13";
       e.slot = 16;
@@ -7679,36 +7506,29 @@ struct RotaryEmbeddingInterleavedBsnhIds {
     kConstant9 = 9,
     kX2 = 10,
     kNeg = 11,
-    kConstant12 = 12,
+    kUnsqueeze12 = 12,
     kUnsqueeze13 = 13,
-    kConstant14 = 14,
-    kUnsqueeze15 = 15,
-    kSt = 16,
-    kShape17 = 17,
-    kConstant18 = 18,
-    kConstant19 = 19,
+    kSt = 14,
+    kShape15 = 15,
+    kSlice = 16,
+    kConstant17 = 17,
+    kConcat18 = 18,
+    kShape19 = 19,
     kConstant20 = 20,
-    kSlice = 21,
-    kConstant22 = 22,
-    kConcat23 = 23,
-    kShape24 = 24,
-    kConstant25 = 25,
-    kConcat26 = 26,
-    kFc = 27,
-    kFs = 28,
-    kRot = 29,
-    kCosCache = 30,
-    kPos = 31,
-    kGather32 = 32,
-    kConstant33 = 33,
-    kCos = 34,
-    kSinCache = 35,
-    kGather36 = 36,
-    kConstant37 = 37,
-    kSin = 38,
-    kMul39 = 39,
-    kMul40 = 40,
-    kY = 41,
+    kConcat21 = 21,
+    kFc = 22,
+    kFs = 23,
+    kRot = 24,
+    kCosCache = 25,
+    kPos = 26,
+    kGather27 = 27,
+    kCos = 28,
+    kSinCache = 29,
+    kGather30 = 30,
+    kSin = 31,
+    kMul32 = 32,
+    kMul33 = 33,
+    kY = 34,
   };
 };
 
@@ -7761,10 +7581,8 @@ class RotaryEmbeddingInterleavedBsnhMatch
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant1, matchE1,
-  // matchA1, matchConstant4, matchConstant6, matchE2, matchA2, matchConstant9, matchConstant12,
-  // matchConstant14, matchConstant18, matchConstant19, matchConstant20, matchConstant22,
-  // matchConstant25, matchFc, matchCosCache, matchPos, matchGather32, matchConstant33,
-  // matchSinCache, matchGather36, matchConstant37.
+  // matchA1, matchConstant4, matchConstant6, matchE2, matchA2, matchConstant9, matchConstant17,
+  // matchConstant20, matchFc, matchCosCache, matchPos, matchGather27, matchSinCache, matchGather30.
 
   /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:335:13)
   bool matchX1(ValueId v, gen::Next k) {
@@ -7805,96 +7623,91 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchX2(input(n, 0), k);
   }
 
-  /// Unsqueeze(Neg(x2), -1)  (rules/rotary.yaml:337:20)
+  /// Unsqueeze(Neg(x2), axes=[-1])  (rules/rotary.yaml:337:20)
+  bool matchUnsqueeze12(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze12)) return same(kUnsqueeze12, v) && k();
+    if (!bind(kUnsqueeze12, v)) return false;
+    const NodeId n = node(kUnsqueeze12, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze12, n, v)) return false;
+    return matchNeg(input(n, 0), k);
+  }
+
+  /// Unsqueeze(x1, axes=[-1])  (rules/rotary.yaml:337:44)
   bool matchUnsqueeze13(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze13)) return same(kUnsqueeze13, v) && k();
     if (!bind(kUnsqueeze13, v)) return false;
     const NodeId n = node(kUnsqueeze13, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kUnsqueeze13, n, v)) return false;
-    return matchNeg(input(n, 0), [&] { return matchConstant12(input(n, 1), k); });
+    return matchX1(input(n, 0), k);
   }
 
-  /// Unsqueeze(x1, -1)  (rules/rotary.yaml:337:44)
-  bool matchUnsqueeze15(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze15)) return same(kUnsqueeze15, v) && k();
-    if (!bind(kUnsqueeze15, v)) return false;
-    const NodeId n = node(kUnsqueeze15, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze15, n, v)) return false;
-    return matchX1(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
-  }
-
-  /// st = Concat(Unsqueeze(Neg(x2), -1), Unsqueeze(x1, -1), axis=-1)  (rules/rotary.yaml:337:13)
+  /// st = Concat(Unsqueeze(Neg(x2), axes=[-1]), Unsqueeze(x1, axes=[-1]), axis=-1)
+  /// (rules/rotary.yaml:337:13)
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(kSt)) return same(kSt, v) && k();
     if (!bind(kSt, v)) return false;
     const NodeId n = node(kSt, v, op::kConcat);
     if (n == kNoId || !attrs(kSt, n, v)) return false;
-    return matchUnsqueeze13(input(n, 0), [&] { return matchUnsqueeze15(input(n, 1), k); });
+    return matchUnsqueeze12(input(n, 0), [&] { return matchUnsqueeze13(input(n, 1), k); });
   }
 
   /// Shape(st)  (rules/rotary.yaml:338:26)
-  bool matchShape17(ValueId v, gen::Next k) {
-    if (seen(kShape17)) return same(kShape17, v) && k();
-    if (!bind(kShape17, v)) return false;
-    const NodeId n = node(kShape17, v, op::kShape);
-    if (n == kNoId || !attrs(kShape17, n, v)) return false;
+  bool matchShape15(ValueId v, gen::Next k) {
+    if (seen(kShape15)) return same(kShape15, v) && k();
+    if (!bind(kShape15, v)) return false;
+    const NodeId n = node(kShape15, v, op::kShape);
+    if (n == kNoId || !attrs(kShape15, n, v)) return false;
     return matchSt(input(n, 0), k);
   }
 
-  /// Slice(Shape(st), 0, 3, 0)  (rules/rotary.yaml:338:20)
+  /// Slice(Shape(st), starts=[0], ends=[3], axes=[0])  (rules/rotary.yaml:338:20)
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(kSlice)) return same(kSlice, v) && k();
     if (!bind(kSlice, v)) return false;
     const NodeId n = node(kSlice, v, op::kSlice);
     if (n == kNoId || !attrs(kSlice, n, v)) return false;
-    return matchShape17(input(n, 0), [&] {
-      return matchConstant18(input(n, 1), [&] {
-        return matchConstant19(input(n, 2), [&] { return matchConstant20(input(n, 3), k); });
-      });
-    });
+    return matchShape15(input(n, 0), k);
   }
 
-  /// Concat(Slice(Shape(st), 0, 3, 0), -1, axis=0)  (rules/rotary.yaml:338:13)
-  bool matchConcat23(ValueId v, gen::Next k) {
-    if (seen(kConcat23)) return same(kConcat23, v) && k();
-    if (!bind(kConcat23, v)) return false;
-    const NodeId n = node(kConcat23, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat23, n, v)) return false;
-    return matchSlice(input(n, 0), [&] { return matchConstant22(input(n, 1), k); });
+  /// Concat(Slice(Shape(st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
+  /// (rules/rotary.yaml:338:13)
+  bool matchConcat18(ValueId v, gen::Next k) {
+    if (seen(kConcat18)) return same(kConcat18, v) && k();
+    if (!bind(kConcat18, v)) return false;
+    const NodeId n = node(kConcat18, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat18, n, v)) return false;
+    return matchSlice(input(n, 0), [&] { return matchConstant17(input(n, 1), k); });
   }
 
   /// Shape(st, start=0, end=3)  (rules/rotary.yaml:338:68)
-  bool matchShape24(ValueId v, gen::Next k) {
-    if (seen(kShape24)) return same(kShape24, v) && k();
-    if (!bind(kShape24, v)) return false;
-    const NodeId n = node(kShape24, v, op::kShape);
-    if (n == kNoId || !attrs(kShape24, n, v)) return false;
+  bool matchShape19(ValueId v, gen::Next k) {
+    if (seen(kShape19)) return same(kShape19, v) && k();
+    if (!bind(kShape19, v)) return false;
+    const NodeId n = node(kShape19, v, op::kShape);
+    if (n == kNoId || !attrs(kShape19, n, v)) return false;
     return matchSt(input(n, 0), k);
   }
 
   /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:338:61)
-  bool matchConcat26(ValueId v, gen::Next k) {
-    if (seen(kConcat26)) return same(kConcat26, v) && k();
-    if (!bind(kConcat26, v)) return false;
-    const NodeId n = node(kConcat26, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat26, n, v)) return false;
-    return matchShape24(input(n, 0), [&] { return matchConstant25(input(n, 1), k); });
+  bool matchConcat21(ValueId v, gen::Next k) {
+    if (seen(kConcat21)) return same(kConcat21, v) && k();
+    if (!bind(kConcat21, v)) return false;
+    const NodeId n = node(kConcat21, v, op::kConcat);
+    if (n == kNoId || !attrs(kConcat21, n, v)) return false;
+    return matchShape19(input(n, 0), [&] { return matchConstant20(input(n, 1), k); });
   }
 
-  /// fs = Concat(Slice(Shape(...), 0, 3, 0), -1, axis=0) | Concat(Shape(st, start=0, end=3), -1,
-  /// axis=0) | fc  (rules/rotary.yaml:338:59)
+  /// fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(st,
+  /// start=0, end=3), -1, axis=0) | fc  (rules/rotary.yaml:338:59)
   bool matchFs(ValueId v, gen::Next k) {
     if (seen(kFs)) return same(kFs, v) && k();
     if (!bind(kFs, v)) return false;
     const uint32_t m = mark();
-    choose(kFs, 0);
-    if (matchConcat23(v, k)) return true;
+    if (choose(kFs, 0) && matchConcat18(v, k)) return true;
     undo(m);
-    choose(kFs, 1);
-    if (matchConcat26(v, k)) return true;
+    if (choose(kFs, 1) && matchConcat21(v, k)) return true;
     undo(m);
-    choose(kFs, 2);
-    if (matchFc(v, k)) return true;
+    if (choose(kFs, 2) && matchFc(v, k)) return true;
     undo(m);
     return false;
   }
@@ -7908,30 +7721,30 @@ class RotaryEmbeddingInterleavedBsnhMatch
     return matchSt(input(n, 0), [&] { return matchFs(input(n, 1), k); });
   }
 
-  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), 2)  (rules/rotary.yaml:340:13)
+  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])  (rules/rotary.yaml:340:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     if (!bind(kCos, v)) return false;
     const NodeId n = node(kCos, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather32(input(n, 0), [&] { return matchConstant33(input(n, 1), k); });
+    return matchGather27(input(n, 0), k);
   }
 
-  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), 2)  (rules/rotary.yaml:341:13)
+  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])  (rules/rotary.yaml:341:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
     const NodeId n = node(kSin, v, op::kUnsqueeze);
     if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather36(input(n, 0), [&] { return matchConstant37(input(n, 1), k); });
+    return matchGather30(input(n, 0), k);
   }
 
   /// Mul(x, cos)  (rules/rotary.yaml:342:17)
-  bool matchMul39(ValueId v, gen::Next k) {
-    if (seen(kMul39)) return same(kMul39, v) && k();
-    if (!bind(kMul39, v)) return false;
-    const NodeId n = node(kMul39, v, op::kMul);
-    if (n == kNoId || !attrs(kMul39, n, v)) return false;
+  bool matchMul32(ValueId v, gen::Next k) {
+    if (seen(kMul32)) return same(kMul32, v) && k();
+    if (!bind(kMul32, v)) return false;
+    const NodeId n = node(kMul32, v, op::kMul);
+    if (n == kNoId || !attrs(kMul32, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
@@ -7941,11 +7754,11 @@ class RotaryEmbeddingInterleavedBsnhMatch
   }
 
   /// Mul(rot, sin)  (rules/rotary.yaml:342:30)
-  bool matchMul40(ValueId v, gen::Next k) {
-    if (seen(kMul40)) return same(kMul40, v) && k();
-    if (!bind(kMul40, v)) return false;
-    const NodeId n = node(kMul40, v, op::kMul);
-    if (n == kNoId || !attrs(kMul40, n, v)) return false;
+  bool matchMul33(ValueId v, gen::Next k) {
+    if (seen(kMul33)) return same(kMul33, v) && k();
+    if (!bind(kMul33, v)) return false;
+    const NodeId n = node(kMul33, v, op::kMul);
+    if (n == kNoId || !attrs(kMul33, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
@@ -7962,10 +7775,10 @@ class RotaryEmbeddingInterleavedBsnhMatch
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul39(in0, [&] { return matchMul40(in1, k); })) return true;
+    if (matchMul32(in0, [&] { return matchMul33(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul39(in1, [&] { return matchMul40(in0, k); });
+    return matchMul32(in1, [&] { return matchMul33(in0, k); });
   }
 
   // ---- Rewrite
@@ -8547,11 +8360,9 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
     const uint32_t m = mark();
-    choose(kR, 0);  // @ms
-    if (matchRotaryEmbedding12(v, k)) return true;
+    if (choose(kR, 0) && matchRotaryEmbedding12(v, k)) return true;  // @ms
     undo(m);
-    choose(kR, 1);  // @onnx
-    if (matchRotaryEmbedding13(v, k)) return true;
+    if (choose(kR, 1) && matchRotaryEmbedding13(v, k)) return true;  // @onnx
     undo(m);
     return false;
   }
@@ -8987,11 +8798,9 @@ class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddin
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
     const uint32_t m = mark();
-    choose(kR, 0);  // @ms
-    if (matchRotaryEmbedding5(v, k)) return true;
+    if (choose(kR, 0) && matchRotaryEmbedding5(v, k)) return true;  // @ms
     undo(m);
-    choose(kR, 1);  // @onnx
-    if (matchRotaryEmbedding6(v, k)) return true;
+    if (choose(kR, 1) && matchRotaryEmbedding6(v, k)) return true;  // @onnx
     undo(m);
     return false;
   }
@@ -9589,11 +9398,9 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     if (seen(kR3)) return same(kR3, v) && k();
     if (!bind(kR3, v)) return false;
     const uint32_t m = mark();
-    choose(kR3, 0);  // @ms
-    if (matchRotaryEmbedding14(v, k)) return true;
+    if (choose(kR3, 0) && matchRotaryEmbedding14(v, k)) return true;  // @ms
     undo(m);
-    choose(kR3, 1);  // @onnx
-    if (matchRotaryEmbedding15(v, k)) return true;
+    if (choose(kR3, 1) && matchRotaryEmbedding15(v, k)) return true;  // @onnx
     undo(m);
     return false;
   }

@@ -145,14 +145,11 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     if (!bind(Ids::kS, v)) return false;
     const uint32_t m = mark();
-    choose(Ids::kS, 0);  // @before
-    if (matchAdd4(v, k)) return true;
+    if (choose(Ids::kS, 0) && matchAdd4(v, k)) return true;  // @before
     undo(m);
-    choose(Ids::kS, 1);  // @after
-    if (matchAdd6(v, k)) return true;
+    if (choose(Ids::kS, 1) && matchAdd6(v, k)) return true;  // @after
     undo(m);
-    choose(Ids::kS, 2);  // @plain
-    if (matchAdd7(v, k)) return true;
+    if (choose(Ids::kS, 2) && matchAdd7(v, k)) return true;  // @plain
     undo(m);
     return false;
   }

@@ -198,7 +198,7 @@ class RuleEmitter {
 
   /// RuleInterpreter's locOf: the location, or the rule's when unknown.
   std::string locOf(const ir::SourceLoc& loc) const {
-    return (loc.known() || !loc.file.empty() ? loc : rule_.loc).str();
+    return (loc.known() || !loc.file.empty() ? loc : rule_.loc).trace();
   }
   std::string locOf(const ir::SourceLoc& loc, const ir::SourceLoc& fallback) const {
     return locOf(loc.known() ? loc : fallback);
@@ -457,6 +457,16 @@ class RuleEmitter {
           none_inputs.push_back(std::to_string(i));
       if (!none_inputs.empty())
         os << "      e.none_inputs = {" << joinStrings(none_inputs) << "};\n";
+    }
+    if (e.kind == ir::Expr::Kind::kAlternatives && e.group != ir::kNoGroup) {
+      std::vector<std::string> peers;
+      for (ExprId peer = 0; peer < p_.exprs.size(); ++peer)
+        if (peer != id && p_.exprs[peer].kind == ir::Expr::Kind::kAlternatives &&
+            p_.exprs[peer].group == e.group)
+          peers.push_back(std::to_string(peer));
+      os << "      e.peers = {" << joinStrings(peers) << "};  // one tuple\n";
+    }
+    if (e.kind == ir::Expr::Kind::kOp) {
       for (const auto& [output, name] : e.other_outputs)
         os << "      e.other_outputs.push_back({" << output << ", "
            << (binds(name) ? std::to_string(slots_.at(name)) : "gen::kNoSlot") << ", " << str(name)
@@ -482,11 +492,17 @@ class RuleEmitter {
             if (binds(m.capture)) os << "        a.capture = " << captures_.at(m.capture) << ";\n";
             os << "        a.capture_name = " << str(m.capture) << ";\n";
             break;
+          case ir::AttrMatch::Kind::kParam:
+            error(m.loc, "attribute parameter " + m.capture + " outside a fragment");
+            break;
         }
         for (const ir::Literal& v : m.values)
           os << "        a.values.push_back(" << literalExpr(v) << ");\n";
         if (m.default_value)
           os << "        a.default_value = " << literalExpr(*m.default_value) << ";\n";
+        for (const auto& [until, value] : m.older_defaults)
+          os << "        a.older_defaults.emplace_back(" << until << ", " << literalExpr(value)
+             << ");  // up to opset " << until << "\n";
         if (m.name == "axes" || m.name == "axis") os << "        a.axes = true;\n";
         os << "        a.loc = " << str(locOf(m.loc, e.loc)) << ";\n";
         os << "      }\n";
@@ -696,10 +712,10 @@ class RuleEmitter {
         os << "    if (!bind(" << c << ", v)) return false;\n";
         os << "    const uint32_t m = mark();\n";
         for (uint32_t i = 0; i < e.inputs.size(); ++i) {
-          os << "    choose(" << c << ", " << i << ");";
+          os << "    if (choose(" << c << ", " << i << ") && " << matchFn(e.inputs[i])
+             << "(v, k)) return true;";
           if (i < e.tags.size() && !e.tags[i].empty()) os << "  // @" << e.tags[i];
           os << "\n";
-          os << "    if (" << matchFn(e.inputs[i]) << "(v, k)) return true;\n";
           os << "    undo(m);\n";
         }
         os << "    return false;\n";
@@ -802,6 +818,9 @@ class RuleEmitter {
               break;
             case ir::TargetAttr::Kind::kHelper:
               args.push_back(a.name + "=helper(" + a.ref + ")");
+              break;
+            case ir::TargetAttr::Kind::kParam:
+              args.push_back(a.name + "=" + a.ref);
               break;
           }
         }
@@ -972,6 +991,9 @@ class RuleEmitter {
                    << ", " << loc << ", " << unbound << ");\n";
                 break;
               }
+              case ir::TargetAttr::Kind::kParam:
+                error(a.loc, "attribute parameter " + a.ref + " outside a fragment");
+                continue;
             }
             os << "    if (!" << var << ") return false;\n";
             os << "    attrs" << i << ".push_back(std::move(*" << var << "));\n";

@@ -1,6 +1,7 @@
 //===- RuleIR.cc - small helpers of the Rule IR ---------------------------===//
 #include "compiler/ir/RuleIR.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace onnx_rewrite::ir {
@@ -9,6 +10,13 @@ std::string SourceLoc::str() const {
   if (file.empty() && !known()) return "<unknown>";
   if (!known()) return file;
   return file + ":" + std::to_string(line) + ":" + std::to_string(col);
+}
+
+std::string SourceLoc::trace() const {
+  std::string out = str();
+  for (const FragmentUse* use = via.get(); use; use = use->at.via.get())
+    out += " (in " + use->fragment + " at " + use->at.str() + ")";
+  return out;
 }
 
 namespace {
@@ -53,6 +61,30 @@ std::string Literal::str() const {
 
 bool operator==(const Literal& a, const Literal& b) {
   return a.kind == b.kind && a.ints == b.ints && a.floats == b.floats && a.strings == b.strings;
+}
+
+void compactPattern(Pattern& p) {
+  std::vector<bool> reached(p.exprs.size(), false);
+  std::vector<ExprId> stack = {p.root};
+  while (!stack.empty()) {
+    const ExprId id = stack.back();
+    stack.pop_back();
+    if (id >= reached.size() || reached[id]) continue;
+    reached[id] = true;
+    for (ExprId in : p.exprs[id].inputs) stack.push_back(in);
+  }
+  if (std::all_of(reached.begin(), reached.end(), [](bool r) { return r; })) return;
+  std::vector<ExprId> renumber(p.exprs.size(), kNoExpr);
+  std::vector<Expr> kept;
+  for (ExprId id = 0; id < p.exprs.size(); ++id) {
+    if (!reached[id]) continue;
+    renumber[id] = static_cast<ExprId>(kept.size());
+    kept.push_back(std::move(p.exprs[id]));
+  }
+  for (Expr& e : kept)
+    for (ExprId& in : e.inputs) in = renumber[in];
+  p.root = renumber[p.root];
+  p.exprs = std::move(kept);
 }
 
 }  // namespace onnx_rewrite::ir

@@ -29,20 +29,40 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace onnx_rewrite::ir {
 
+struct FragmentUse;
+
 /// Where something was written: file, 1-based line and column (0 = unknown).
 struct SourceLoc {
+  SourceLoc(std::string file_ = {}, uint32_t line_ = 0, uint32_t col_ = 0)  // NOLINT: braces
+      : file(std::move(file_)), line(line_), col(col_) {}
   std::string file;
   uint32_t line = 0;
   uint32_t col = 0;
+  /// A piece written in a fragment and expanded into a rule: where the fragment was used
+  /// (that use's own `via` leads further out, for fragments used in fragments). Null for a
+  /// piece written in the rule itself.
+  std::shared_ptr<const FragmentUse> via;
   bool known() const { return line != 0; }
   /// "file:line:col" (or "file" / "<unknown>").
   std::string str() const;
+  /// str(), then for a piece from a fragment " (in head_split at rules/a.yaml:40:10)", once
+  /// per fragment it was expanded through, innermost first: how explain and generated
+  /// code name a place.
+  std::string trace() const;
+};
+
+/// One expansion of a fragment: its name and where it was used.
+struct FragmentUse {
+  std::string fragment;
+  SourceLoc at;
 };
 
 /// A literal value: a number, a string, or a list of them.
@@ -69,19 +89,26 @@ struct AttrMatch {
     kOneOf,    ///< equals one of `values`
     kRange,    ///< numeric, within [min, max]
     kCapture,  ///< any value, bound to `capture` for the target (attr(name))
+    kParam,    ///< in a fragment: the condition the use passes for parameter `capture`
   };
   std::string name;
   Kind kind = Kind::kEquals;
   std::vector<Literal> values;
   double min = 0, max = 0;
   std::string capture;
-  /// The value an absent attribute has, from the op's schema (filled by the checks).
+  /// The value an absent attribute has, from the op's schema at the newest opset the rule
+  /// covers (filled by the checks).
   std::optional<Literal> default_value;
+  /// Where older opsets of the rule's range default otherwise (Softmax's axis is 1 up to
+  /// opset 12): (last opset, default) pairs, oldest first (filled by the checks).
+  std::vector<std::pair<int64_t, Literal>> older_defaults;
   SourceLoc loc;
 };
 
 using ExprId = uint32_t;
 inline constexpr ExprId kNoExpr = UINT32_MAX;
+/// Expr::group of alternatives that are not part of a tuple.
+inline constexpr uint32_t kNoGroup = UINT32_MAX;
 
 /// One node of a pattern DAG. Exprs live in Pattern::exprs and refer to each other by id;
 /// an expr used twice (a shared name) appears twice in some `inputs` list.
@@ -115,6 +142,9 @@ struct Expr {
   double tolerance = 1e-6;  ///< absolute, for float literals
   // kAlternatives
   std::vector<std::string> tags;
+  /// A tuple alternative (`a, b = Split(x) | (Slice(x, ..), Slice(x, ..))`) is one
+  /// alternatives expr per name; they share a group, and all of them take the same index.
+  uint32_t group = kNoGroup;
   SourceLoc loc;
 };
 
@@ -164,6 +194,7 @@ struct TargetAttr {
     kCaptured,  ///< `attr(c)`: the source attribute captured as c
     kValueOf,   ///< `value(eps)`: the scalar value of constant eps (float or int)
     kHelper,    ///< `helper(name, args...)`: a native function computing the attribute
+    kParam,     ///< in a fragment: the attribute its use passes for parameter `ref`
   };
   std::string name;
   Kind kind = Kind::kLiteral;
@@ -262,10 +293,47 @@ struct OpDecl {
   SourceLoc loc;
 };
 
+/// Drops the exprs the root no longer reaches (after a pass rewired some) and renumbers the
+/// rest, keeping their order.
+void compactPattern(Pattern& p);
+
+/// A named, parameterized piece of a match or of a rewrite, used like an op by rules (and
+/// other fragments) of any loaded file: `qr = head_split(q)`. Expansion
+/// (compiler/ir/ExpandFragments.h) copies it into each use, so rules built with fragments
+/// are plain Rule IR afterwards.
+struct Fragment {
+  struct Param {
+    std::string name;
+    /// Passed as `name=...` at the use: an attribute condition (match) or an attribute value
+    /// (rewrite) the body writes as `attr=name`. Otherwise a value, passed by position.
+    bool attribute = false;
+    /// An attribute parameter's value when the use passes none; absent: the body's attribute
+    /// is left out (no condition in a match, the op's default in a rewrite).
+    std::optional<Literal> default_value;
+    SourceLoc loc;
+  };
+  std::string name;  ///< snake_case, unique among the fragments loaded together
+  std::vector<Param> params;
+  /// The values a use stands for: one name (the usual case) or several
+  /// (`qr, qh = head_split(q)`). Names of the body.
+  std::vector<std::string> results;
+  std::string doc;
+  /// A match fragment: value parameters are the kCapture exprs named after them;
+  /// `result_exprs[i]` is the expr of results[i]. Constraints are the fragment's `where`.
+  bool is_match = true;
+  Pattern match;
+  std::vector<ExprId> result_exprs;
+  /// A rewrite fragment: variants (tried as a rule's variants are, by `when`); value
+  /// parameters are kRef exprs; `replacements` map each result name to its expr.
+  std::vector<Target> rewrite;
+  SourceLoc loc;
+};
+
 /// Everything read from one or more rule files.
 struct RuleFile {
   std::vector<Rule> rules;
   std::vector<OpDecl> ops;
+  std::vector<Fragment> fragments;
 };
 
 }  // namespace onnx_rewrite::ir

@@ -9,7 +9,7 @@ namespace onnx_rewrite::ir {
 namespace {
 
 std::string at(const SourceLoc& loc, const PrintOptions& o) {
-  return o.locations && loc.known() ? "  @ " + loc.str() : "";
+  return o.locations && loc.known() ? "  @ " + loc.trace() : "";
 }
 
 std::string opName(const std::string& domain, const std::string& op) {
@@ -30,6 +30,8 @@ std::string attrMatchText(const AttrMatch& a) {
              Literal{Literal::Kind::kFloat, {}, {a.max}, {}}.str() + "]";
     case AttrMatch::Kind::kCapture:
       return a.name + " -> capture " + a.capture;
+    case AttrMatch::Kind::kParam:
+      return a.name + " == parameter " + a.capture;
   }
   return "?";
 }
@@ -71,6 +73,8 @@ class PatternPrinter {
             line += (i ? ", " : "") + attrMatchText(e.attrs[i]);
             if (e.attrs[i].default_value)
               line += " (default " + e.attrs[i].default_value->str() + ")";
+            for (const auto& [until, value] : e.attrs[i].older_defaults)
+              line += " (default " + value.str() + " up to opset " + std::to_string(until) + ")";
           }
           line += "}";
         }
@@ -87,6 +91,11 @@ class PatternPrinter {
           if (i < e.tags.size() && !e.tags[i].empty()) line += " @" + e.tags[i];
         }
         line += ")";
+        if (e.group != ir::kNoGroup) {
+          // Numbered as first printed, so both front ends print the same text.
+          auto [it, added] = groups_.emplace(e.group, groups_.size());
+          line += " tuple " + std::to_string(it->second);
+        }
         if (!e.name.empty()) line += " -> " + e.name;
         break;
       }
@@ -100,6 +109,7 @@ class PatternPrinter {
   const PrintOptions& o_;
   std::string& out_;
   std::map<ExprId, std::string> numbers_;
+  std::map<uint32_t, size_t> groups_;
 };
 
 std::string constraintText(const Constraint& c) {
@@ -157,6 +167,8 @@ std::string targetAttrText(const TargetAttr& a) {
       for (size_t i = 0; i < a.args.size(); ++i) s += (i ? ", " : "") + a.args[i];
       return s + ")";
     }
+    case TargetAttr::Kind::kParam:
+      return a.name + " = parameter " + a.ref;
   }
   return "?";
 }

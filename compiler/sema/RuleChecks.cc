@@ -119,6 +119,7 @@ bool satisfies(const AttrMatch& m, const Literal& v) {
     case AttrMatch::Kind::kRange:
       return isNumeric(v) && numberOf(v) >= m.min && numberOf(v) <= m.max;
     case AttrMatch::Kind::kCapture:
+    case AttrMatch::Kind::kParam:  // only in fragments, expanded before the checks
       return true;
   }
   return false;
@@ -262,6 +263,11 @@ class RuleChecker {
       diag_.error(rule.loc, "rule " + quote(rule.name) + " has no match");
       return;
     }
+    // Moved parameters written as constant inputs become attribute conditions first.
+    bool moved = false;
+    for (Expr& e : rule.pattern.exprs)
+      if (e.kind == Expr::Kind::kOp) moved |= movedParamsToAttrs(e);
+    if (moved) ir::compactPattern(rule.pattern);
     if (!collectPattern(rule.pattern)) return;
     for (ExprId id : reachable_) {
       Expr& e = rule.pattern.exprs[id];
@@ -462,6 +468,43 @@ class RuleChecker {
            (suggestion.empty() ? "" : "; did you mean " + quote(suggestion) + "?");
   }
 
+  /// `Unsqueeze(g, 1)`, `Slice(x, 0, 4, -1)`: moved parameters written as constant inputs
+  /// become the attribute conditions they are (`axes=[1]`), which match both forms a node
+  /// may have. Inputs that are names stay inputs: only nodes with them match.
+  bool movedParamsToAttrs(Expr& e) {
+    const ir::Pattern& p = rule_->pattern;
+    size_t first = e.inputs.size();
+    for (uint32_t k = 1; k < e.inputs.size(); ++k)
+      if (findOpsetFormAtInput(e.domain, e.op, k)) {
+        first = k;
+        break;
+      }
+    if (first == e.inputs.size()) return false;
+    for (size_t k = first; k < e.inputs.size(); ++k) {
+      if (e.inputs[k] >= p.exprs.size()) return false;
+      const Expr& in = p.exprs[e.inputs[k]];
+      if (in.kind != Expr::Kind::kConstant || !findOpsetFormAtInput(e.domain, e.op, k))
+        return false;
+      if (in.literal.kind != Literal::Kind::kInt && in.literal.kind != Literal::Kind::kInts)
+        return false;
+    }
+    for (size_t k = first; k < e.inputs.size(); ++k) {
+      const Expr& in = p.exprs[e.inputs[k]];
+      const OpsetForm* form = findOpsetFormAtInput(e.domain, e.op, static_cast<uint32_t>(k));
+      AttrMatch m;
+      m.name = std::string(form->attr);
+      m.kind = AttrMatch::Kind::kEquals;
+      Literal value;
+      value.kind = Literal::Kind::kInts;
+      value.ints = in.literal.ints;
+      m.values = {value};
+      m.loc = in.loc;
+      e.attrs.push_back(std::move(m));
+    }
+    e.inputs.resize(first);
+    return true;
+  }
+
   void checkPatternOp(Expr& e) {
     const SourceLoc& loc = locOr(e.loc, rule_->loc);
     if (!checkOpKnown(e.domain, e.op, loc)) return;
@@ -480,11 +523,18 @@ class RuleChecker {
 
     // Inputs: the match is fine if some opset in range accepts the count (or, with a rest,
     // the count plus some more).
+    // A moved parameter written as an attribute counts as its input where it is one.
     int n = static_cast<int>(e.inputs.size());
     bool fits = false;
     int most = 0, least = INT_MAX;
     for (const OpSignature* s : sigs) {
-      fits |= (n >= s->min_inputs || !e.rest.empty()) && n <= s->max_inputs;
+      int count = n;
+      for (const AttrMatch& a : e.attrs) {
+        const OpsetForm* form = findOpsetForm(domain, e.op, a.name);
+        if (form && s->since_version >= form->since_version)
+          count = std::max(count, static_cast<int>(form->input_index) + 1);
+      }
+      fits |= (count >= s->min_inputs || !e.rest.empty()) && count <= s->max_inputs;
       most = std::max(most, s->max_inputs);
       least = std::min(least, s->min_inputs);
     }
@@ -557,6 +607,14 @@ class RuleChecker {
           break;
         }
       }
+      // An older signature of the range defaulting otherwise (Softmax's axis 1 up to 12)
+      // is matched with its own default at those opsets.
+      a.older_defaults.clear();
+      for (size_t i = 0; i + 1 < sigs.size() && a.default_value; ++i) {
+        const OpAttr* attr = sigs[i]->findAttr(a.name);
+        if (attr && attr->default_value && !(*attr->default_value == *a.default_value))
+          a.older_defaults.emplace_back(sigs[i + 1]->since_version - 1, *attr->default_value);
+      }
     }
   }
 
@@ -581,6 +639,7 @@ class RuleChecker {
           diag_.error(loc, prefix() + ", which a numeric range cannot match");
         return;
       case AttrMatch::Kind::kCapture:
+      case AttrMatch::Kind::kParam:
         return;
     }
   }
@@ -644,17 +703,36 @@ class RuleChecker {
   }
 
   void checkAlternatives(const ir::Pattern& p, const Expr& e) {
+    // A tuple's alternative is taken by all its members at once: it is shadowed only when it
+    // is for every member. The first member reports it.
+    std::vector<const Expr*> members = {&e};
+    if (e.group != ir::kNoGroup) {
+      members.clear();
+      for (const Expr& other : p.exprs)
+        if (other.kind == Expr::Kind::kAlternatives && other.group == e.group)
+          members.push_back(&other);
+      if (members.empty() || members[0] != &e) return;
+    }
+    auto shadowed = [&](size_t j, size_t i, bool anything) {
+      for (const Expr* m : members) {
+        if (j >= m->inputs.size() || i >= m->inputs.size()) return false;
+        if (anything ? !matchesAnything(p, m->inputs[j])
+                     : !sameStructure(p, m->inputs[j], m->inputs[i]))
+          return false;
+      }
+      return true;
+    };
     for (size_t i = 1; i < e.inputs.size(); ++i) {
       if (e.inputs[i] >= p.exprs.size()) continue;
       const SourceLoc& loc = locOr(p.exprs[e.inputs[i]].loc, locOr(e.loc, rule_->loc));
       for (size_t j = 0; j < i; ++j) {
-        if (matchesAnything(p, e.inputs[j])) {
+        if (shadowed(j, i, true)) {
           diag_.error(loc, "alternative " + std::to_string(i + 1) +
                                " can never be reached: alternative " + std::to_string(j + 1) +
                                " matches any value");
           break;
         }
-        if (sameStructure(p, e.inputs[j], e.inputs[i])) {
+        if (shadowed(j, i, false)) {
           diag_.error(loc, "alternative " + std::to_string(i + 1) +
                                " can never be reached: it is the same as alternative " +
                                std::to_string(j + 1));
@@ -941,6 +1019,9 @@ class RuleChecker {
       case TargetAttr::Kind::kHelper:
         for (const std::string& arg : a.args) checkHelperArg(arg, defined, loc);
         return;
+      case TargetAttr::Kind::kParam:
+        diag_.error(loc, "attribute parameter " + quote(a.ref) + " outside a fragment");
+        return;
     }
   }
 
@@ -990,19 +1071,62 @@ class RuleChecker {
                     "a rest spliced before other inputs of op " + quote(name) +
                         ", which is not variadic, moves them to other positions");
     }
+    // A parameter later opsets moved to an input may be written either way; the node is
+    // built in the form of the model's opset (runtime/driver/OpsetFormOfNode.h). At each
+    // opset the inputs counted are the written ones, less those that are attributes there,
+    // plus the attributes that are inputs there.
+    auto inputsAt = [&](int64_t version) {
+      int count = n;
+      for (uint32_t k = 1; k < e.inputs.size(); ++k) {
+        const OpsetForm* form = findOpsetFormAtInput(domain, e.op, k);
+        if (form && version < form->since_version) count = std::min<int>(count, k);
+      }
+      for (const TargetAttr& a : e.attrs) {
+        const OpsetForm* form = findOpsetForm(domain, e.op, a.name);
+        if (form && version >= form->since_version)
+          count = std::max<int>(count, static_cast<int>(form->input_index) + 1);
+      }
+      return count;
+    };
     for (size_t i = 0; i < sigs.size(); ++i) {
       const OpSignature* s = sigs[i];
-      if (n > s->max_inputs) {
+      const int count = inputsAt(first_version[i]);
+      if (count > s->max_inputs) {
         diag_.error(loc, "too many inputs for op " + quote(name) + at(i) + ": " +
-                             std::to_string(n) + " given, it takes at most " +
+                             std::to_string(count) + " given, it takes at most " +
                              std::to_string(s->max_inputs));
         break;
       }
-      if (n < s->min_inputs && !spliced) {
-        diag_.error(loc, "too few inputs for op " + quote(name) + at(i) + ": " + std::to_string(n) +
-                             " given, it takes at least " + std::to_string(s->min_inputs));
+      if (count < s->min_inputs && !spliced) {
+        diag_.error(loc, "too few inputs for op " + quote(name) + at(i) + ": " +
+                             std::to_string(count) + " given, it takes at least " +
+                             std::to_string(s->min_inputs));
         break;
       }
+    }
+    // An input written where some opset of the range takes an attribute must be a tensor
+    // literal, which the node then carries as that attribute.
+    for (uint32_t k = 1; k < e.inputs.size(); ++k) {
+      const OpsetForm* form = findOpsetFormAtInput(domain, e.op, k);
+      if (!form || r.lo >= form->since_version || e.inputs[k] >= t.exprs.size()) continue;
+      const TargetExpr& in = t.exprs[e.inputs[k]];
+      if (in.kind == TargetExpr::Kind::kNone) continue;
+      const bool literal = in.kind == TargetExpr::Kind::kTensor && in.helper.empty() &&
+                           (in.elem_type == "int64" || in.elem_type == "int32");
+      if (!literal) {
+        diag_.error(locOr(in.loc, loc), "input " + std::to_string(k) + " of op " + quote(name) +
+                                            " is attribute " + quote(std::string(form->attr)) +
+                                            " at opset " + std::to_string(r.lo) +
+                                            ", which this rewrite must support; write it as " +
+                                            "an integer tensor literal or as the attribute");
+        continue;
+      }
+      const bool unit = std::all_of(in.literal.ints.begin(), in.literal.ints.end(),
+                                    [](int64_t v) { return v == 1; });
+      if (form->attr == "steps" && !unit)
+        diag_.error(locOr(in.loc, loc),
+                    "op " + quote(name) + " has no steps other than 1 at opset " +
+                        std::to_string(r.lo) + ", which this rewrite must support");
     }
     for (size_t k = 0; k < e.inputs.size(); ++k) {
       if (e.inputs[k] >= t.exprs.size() || t.exprs[e.inputs[k]].kind != TargetExpr::Kind::kNone)
@@ -1040,18 +1164,19 @@ class RuleChecker {
         diag_.error(aloc, "attribute " + quote(a.name) + " is given twice");
         continue;
       }
+      // A moved parameter is checked as an attribute where it is one; where it is an input,
+      // the node gets it as one.
       const OpsetForm* form = findOpsetForm(domain, e.op, a.name);
-      if (form && r.hi >= form->since_version) {
-        diag_.error(aloc, "attribute " + quote(a.name) + " of op " + quote(name) + " is input " +
-                              std::to_string(form->input_index) + " from opset " +
-                              std::to_string(form->since_version) +
-                              ", which this rewrite must support; pass it as an input");
+      if (form && a.kind == TargetAttr::Kind::kLiteral &&
+          a.literal.kind != ir::Literal::Kind::kInt && a.literal.kind != ir::Literal::Kind::kInts) {
+        diag_.error(aloc,
+                    "attribute " + quote(a.name) + " of op " + quote(name) + " takes integers");
         continue;
       }
       bool missing_everywhere = true;
       size_t missing_at = sigs.size();
       for (size_t i = 0; i < sigs.size(); ++i) {
-        if (sigs[i]->findAttr(a.name))
+        if (sigs[i]->findAttr(a.name) || (form && first_version[i] >= form->since_version))
           missing_everywhere = false;
         else if (missing_at == sigs.size())
           missing_at = i;
@@ -1070,9 +1195,13 @@ class RuleChecker {
     }
     std::set<std::string> reported;
     for (const OpSignature* s : sigs)
-      for (const OpAttr& attr : s->attrs)
+      for (const OpAttr& attr : s->attrs) {
+        // A moved parameter written as its input is the attribute where the opset wants one.
+        const OpsetForm* form = findOpsetForm(domain, e.op, attr.name);
+        if (form && e.inputs.size() > form->input_index) continue;
         if (attr.required && !given.count(attr.name) && reported.insert(attr.name).second)
           diag_.error(loc, "op " + quote(name) + " requires attribute " + quote(attr.name));
+      }
   }
 
   void checkTargetAttrType(const TargetAttr& a, const std::string& type, const std::string& op,
@@ -1099,6 +1228,7 @@ class RuleChecker {
         return;
       }
       case TargetAttr::Kind::kHelper:
+      case TargetAttr::Kind::kParam:
         return;
     }
   }

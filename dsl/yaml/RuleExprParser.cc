@@ -43,19 +43,19 @@ struct AttrArg {
 
 /// An expression as written.
 struct Node {
-  enum class Kind { kName, kNumber, kString, kList, kCall, kAlternatives };
+  enum class Kind { kName, kNumber, kString, kList, kCall, kAlternatives, kTuple };
   Kind kind = Kind::kName;
   std::string name;  ///< kName: the name; kCall: the op as spelled (com.microsoft.Gelu)
   std::string domain, op;
   bool optional = false;
-  std::vector<Node> children;  ///< kCall: inputs; kAlternatives: the alternatives
+  std::vector<Node> children;  ///< kCall: inputs; kAlternatives: the alternatives; kTuple: items
   std::vector<AttrArg> attrs;
   ir::Literal literal;  ///< kNumber, kString, kList
   std::string tag;      ///< `@tag` written after this node
   SourceLoc tag_loc;
   bool splice = false;  ///< kName followed by `...`: a rest of inputs
   SourceLoc splice_loc;
-  SourceLoc loc;  ///< kAlternatives: the first '|'
+  SourceLoc loc;  ///< kAlternatives: the first '|'; kTuple: its '('
 };
 
 /// `names = value`.
@@ -124,6 +124,63 @@ class Parser {
     skipNewlines();
     if (peek().kind != TokenKind::kEnd)
       return error(peek(), "unexpected " + describeToken(peek()) + " after '" + name + "(...)'");
+    return true;
+  }
+
+  /// Reads a fragment's signature, `name(a, b, attr=default, attr2=_)`, and nothing else.
+  bool parseSignature(ir::Fragment& out) {
+    skipNewlines();
+    const Token& t = peek();
+    if (t.kind != TokenKind::kName || !isIdentifier(t.text))
+      return error(t, "expected a fragment signature such as 'head_split(t)'");
+    out.name = t.text;
+    out.loc = loc(t);
+    take();
+    if (peek().kind != TokenKind::kLParen)
+      return error(peek(),
+                   "expected '(' after '" + out.name + "': a fragment lists its parameters");
+    const Token open = take();
+    ++depth_;
+    bool seen_attr = false;
+    while (peek().kind != TokenKind::kRParen) {
+      const Token& p = peek();
+      if (p.kind != TokenKind::kName || !isIdentifier(p.text) || p.text == "_")
+        return error(p, "expected a parameter name");
+      ir::Fragment::Param param;
+      param.name = p.text;
+      param.loc = loc(p);
+      take();
+      for (const ir::Fragment::Param& q : out.params)
+        if (q.name == param.name) return error(p, "parameter '" + param.name + "' is listed twice");
+      if (peek().kind == TokenKind::kEquals) {
+        take();
+        param.attribute = true;
+        const Token& d = peek();
+        if (d.kind == TokenKind::kName && d.text == "_") {
+          take();
+        } else {
+          AttrValue value;
+          if (!parseAttrValue(value, param.name)) return false;
+          if (value.kind != AttrValue::Kind::kLiteral)
+            return error(d, "an attribute parameter's default is a literal or '_' (none)");
+          param.default_value = value.literal;
+        }
+        seen_attr = true;
+      } else if (seen_attr) {
+        return error(p, "value parameters come before attribute parameters ('name=default')");
+      }
+      out.params.push_back(std::move(param));
+      if (peek().kind == TokenKind::kComma) {
+        take();
+        continue;
+      }
+      if (peek().kind != TokenKind::kRParen) return missingClose(open);
+    }
+    take();
+    --depth_;
+    skipNewlines();
+    if (peek().kind != TokenKind::kEnd)
+      return error(peek(), "unexpected " + describeToken(peek()) + " after the signature");
     return true;
   }
 
@@ -315,6 +372,21 @@ class Parser {
         const Token open = take();
         ++depth_;
         if (!parseExpr(out)) return false;
+        if (peek().kind == TokenKind::kComma) {
+          // `(a, b)`: a tuple, one value per name of a statement binding several.
+          Node tuple;
+          tuple.kind = Node::Kind::kTuple;
+          tuple.loc = loc(open);
+          tuple.children.push_back(std::move(out));
+          while (peek().kind == TokenKind::kComma) {
+            take();
+            if (peek().kind == TokenKind::kRParen) break;  // a trailing comma
+            Node item;
+            if (!parseExpr(item)) return false;
+            tuple.children.push_back(std::move(item));
+          }
+          out = std::move(tuple);
+        }
         if (peek().kind != TokenKind::kRParen) return missingClose(open);
         --depth_;
         take();
@@ -579,28 +651,51 @@ bool collectBoundNames(const std::vector<Statement>& statements, const char* con
 
 class PatternBuilder {
  public:
-  PatternBuilder(DiagnosticEngine& diag, const DeclaredOutputs& declared, ir::Pattern& out)
-      : diag_(diag), declared_(declared), out_(out) {}
+  /// `attr_params`: in a fragment's body, the attribute parameters an attribute may name.
+  PatternBuilder(DiagnosticEngine& diag, const DeclaredOutputs& declared, ir::Pattern& out,
+                 const std::set<std::string>& attr_params = {})
+      : diag_(diag), declared_(declared), out_(out), attr_params_(attr_params) {}
 
-  bool build(const std::vector<Statement>& statements) {
+  /// Builds every statement. The root is the last statement's value; `results` (a
+  /// fragment's) are further values every statement may be read by instead.
+  bool build(const std::vector<Statement>& statements,
+             const std::vector<std::string>& results = {}) {
     bool ok = collectBoundNames(statements, "", diag_, bound_at_);
     for (current_ = 0; current_ < statements.size(); ++current_) {
       const Statement& s = statements[current_];
-      ir::ExprId id = ir::kNoExpr;
-      const bool built = expr(s.value, false, id) && bind(s, id);
-      ok &= built;
-      for (size_t k = 0; k < s.names.size(); ++k) {
-        const std::string& name = s.names[k].first;
-        if (name == "_" || bound_.count(name)) continue;  // twice: already reported
-        // Output 0 is the node itself; a later output is a capture made at its first use.
-        // kNoExpr without `secondary_` marks a name whose statement failed.
-        bound_[name] = k == 0 && built ? id : ir::kNoExpr;
-        if (k > 0 && built) secondary_.insert(name);
+      std::vector<ir::ExprId> ids;
+      bool built = false;
+      if (isTupleStatement(s)) {
+        built = tuple(s, ids);
+        for (size_t k = 0; k < s.names.size(); ++k) {
+          const std::string& name = s.names[k].first;
+          if (name == "_" || bound_.count(name)) continue;
+          bound_[name] = built ? ids[k] : ir::kNoExpr;
+        }
+      } else {
+        ir::ExprId id = ir::kNoExpr;
+        built = expr(s.value, false, id) && bind(s, id);
+        ids = {id};
+        for (size_t k = 0; k < s.names.size(); ++k) {
+          const std::string& name = s.names[k].first;
+          if (name == "_" || bound_.count(name)) continue;  // twice: already reported
+          // Output 0 is the node itself; a later output is a capture made at its first use.
+          // kNoExpr without `secondary_` marks a name whose statement failed.
+          bound_[name] = k == 0 && built ? id : ir::kNoExpr;
+          if (k > 0 && built) secondary_.insert(name);
+        }
       }
-      if (current_ + 1 == statements.size()) out_.root = built ? id : ir::kNoExpr;
-      statement_ids_.push_back(built ? id : ir::kNoExpr);
+      ok &= built;
+      if (current_ + 1 == statements.size()) out_.root = built ? ids[0] : ir::kNoExpr;
+      statement_ids_.push_back(built ? ids : std::vector<ir::ExprId>{});
     }
-    return ok && checkReachable(statements);
+    return ok && checkReachable(statements, results);
+  }
+
+  /// The expr bound to `name` by a statement, or kNoExpr.
+  ir::ExprId boundExpr(const std::string& name) const {
+    auto it = bound_.find(name);
+    return it == bound_.end() ? ir::kNoExpr : it->second;
   }
 
  private:
@@ -616,9 +711,11 @@ class PatternBuilder {
 
   /// Reports statements whose value the root never reads: they would never be matched.
   /// (Reading a secondary output does not connect a node: it is a capture.)
-  bool checkReachable(const std::vector<Statement>& statements) {
+  bool checkReachable(const std::vector<Statement>& statements,
+                      const std::vector<std::string>& results) {
     std::vector<bool> reached(out_.exprs.size(), false);
     std::vector<ir::ExprId> stack = {out_.root};
+    for (const std::string& r : results) stack.push_back(boundExpr(r));
     while (!stack.empty()) {
       const ir::ExprId id = stack.back();
       stack.pop_back();
@@ -628,8 +725,13 @@ class PatternBuilder {
     }
     bool ok = true;
     for (size_t i = 0; i + 1 < statements.size(); ++i) {
-      const ir::ExprId id = statement_ids_[i];
-      if (id == ir::kNoExpr || reached[id]) continue;
+      const std::vector<ir::ExprId>& ids = statement_ids_[i];
+      if (ids.empty() || std::any_of(ids.begin(), ids.end(), [&](ir::ExprId id) {
+            return id != ir::kNoExpr && reached[id];
+          }))
+        continue;
+      const ir::ExprId id = ids[0];
+      if (id == ir::kNoExpr) continue;
       const Statement& s = statements[i];
       diag_.error(s.names[0].second,
                   "this statement's value is not read by the root of the match (the last "
@@ -641,6 +743,95 @@ class PatternBuilder {
       ok = false;
     }
     return ok;
+  }
+
+  /// `a, b = X | (Y, Z)` or `a, b = (Y, Z)`: several names, each alternative a tuple of
+  /// values or an op whose outputs they are.
+  static bool isTupleStatement(const Statement& s) {
+    if (s.names.size() < 2) return false;
+    if (s.value.kind == Node::Kind::kTuple) return true;
+    if (s.value.kind != Node::Kind::kAlternatives) return false;
+    return std::any_of(s.value.children.begin(), s.value.children.end(),
+                       [](const Node& c) { return c.kind == Node::Kind::kTuple; });
+  }
+
+  /// Builds a tuple statement: one alternatives expr per name, all in one group (they take
+  /// the same alternative). An op alternative gives output k to name k: its outputs after
+  /// the first are bound to names of their own ("b.1": b of alternative 1) read there.
+  bool tuple(const Statement& s, std::vector<ir::ExprId>& ids) {
+    const size_t k = s.names.size();
+    std::vector<const Node*> alternatives;
+    if (s.value.kind == Node::Kind::kTuple)
+      alternatives.push_back(&s.value);
+    else
+      for (const Node& c : s.value.children) alternatives.push_back(&c);
+    const uint32_t group = next_group_++;
+    std::vector<ir::Expr> members(k);
+    for (size_t i = 0; i < k; ++i) {
+      members[i].kind = ir::Expr::Kind::kAlternatives;
+      members[i].loc = s.value.loc;
+      members[i].group = group;
+      if (s.names[i].first != "_") members[i].name = s.names[i].first;
+    }
+    bool ok = true;
+    for (size_t j = 0; j < alternatives.size(); ++j) {
+      const Node& a = *alternatives[j];
+      if (a.kind == Node::Kind::kTuple) {
+        if (a.children.size() != k) {
+          ok = fail(a.loc, "this tuple has " + std::to_string(a.children.size()) +
+                               " values, but the statement binds " + std::to_string(k) + " names");
+          continue;
+        }
+        for (size_t i = 0; i < k; ++i) {
+          ir::ExprId c = ir::kNoExpr;
+          if (!expr(a.children[i], false, c)) {
+            ok = false;
+            continue;
+          }
+          members[i].inputs.push_back(c);
+          members[i].tags.push_back(a.tag);
+        }
+        continue;
+      }
+      if (a.kind != Node::Kind::kCall || a.optional) {
+        ok = fail(a.loc,
+                  "an alternative of a statement binding several names is a tuple '(a, b)' "
+                  "or an op whose outputs they are");
+        continue;
+      }
+      Statement one;
+      one.names = s.names;
+      one.value = a;
+      if (!checkDeclaredOutputs(one, declared_, diag_)) {
+        ok = false;
+        continue;
+      }
+      ir::ExprId c = ir::kNoExpr;
+      if (!call(a, c)) {
+        ok = false;
+        continue;
+      }
+      members[0].inputs.push_back(c);
+      members[0].tags.push_back(a.tag);
+      for (size_t i = 1; i < k; ++i) {
+        ir::Expr out;
+        out.kind = ir::Expr::Kind::kCapture;
+        out.name = (s.names[i].first == "_" ? std::string("_") : s.names[i].first) + "." +
+                   std::to_string(j);
+        out.loc = s.names[i].second;
+        out_.exprs[c].other_outputs.emplace_back(static_cast<uint32_t>(i), out.name);
+        members[i].inputs.push_back(add(std::move(out)));
+        members[i].tags.push_back(a.tag);
+      }
+    }
+    if (!ok) return false;
+    for (size_t i = 0; i < k; ++i) {
+      if (std::all_of(members[i].tags.begin(), members[i].tags.end(),
+                      [](const std::string& t) { return t.empty(); }))
+        members[i].tags.clear();
+      ids.push_back(add(std::move(members[i])));
+    }
+    return true;
   }
 
   /// Names a statement's value (or its outputs) after its right-hand side was built.
@@ -731,6 +922,10 @@ class PatternBuilder {
         return fail(n.loc, "a string is not a value; strings are attribute values");
       case Node::Kind::kList:
         return fail(n.loc, "a list is not a value; lists are attribute values");
+      case Node::Kind::kTuple:
+        return fail(n.loc,
+                    "a tuple '(a, b)' is the value, or an alternative, of a statement "
+                    "binding as many names: 'a, b = Split(x) | (Slice(..), Slice(..))'");
       case Node::Kind::kAlternatives: {
         ir::Expr e;
         e.kind = ir::Expr::Kind::kAlternatives;
@@ -824,6 +1019,11 @@ class PatternBuilder {
         m.values = {v.literal};
         return true;
       case AttrValue::Kind::kName:
+        if (attr_params_.count(v.name)) {
+          m.kind = ir::AttrMatch::Kind::kParam;
+          m.capture = v.name;
+          return true;
+        }
         return fail(v.loc, "attribute '" + a.name +
                                "' needs a literal, any(...), range(lo, hi) "
                                "or capture(name); quote strings: '" +
@@ -874,11 +1074,14 @@ class PatternBuilder {
   DiagnosticEngine& diag_;
   const DeclaredOutputs& declared_;
   ir::Pattern& out_;
+  const std::set<std::string>& attr_params_;
   std::map<std::string, size_t> bound_at_;   ///< left-hand name -> its statement
   std::map<std::string, ir::ExprId> bound_;  ///< names of finished statements
   std::set<std::string> secondary_;          ///< names of outputs other than 0
   std::map<std::string, ir::ExprId> captures_;
-  std::vector<ir::ExprId> statement_ids_;  ///< each statement's value (kNoExpr if it failed)
+  /// Each statement's values (one per name of a tuple statement; none if it failed).
+  std::vector<std::vector<ir::ExprId>> statement_ids_;
+  uint32_t next_group_ = 0;
   size_t current_ = 0;
 };
 
@@ -892,9 +1095,15 @@ bool isFloatType(const std::string& t) {
 
 class TargetBuilder {
  public:
+  /// `attr_params`: in a fragment's body, the attribute parameters an attribute may name.
   TargetBuilder(DiagnosticEngine& diag, const DeclaredOutputs& declared,
-                const std::set<std::string>& match_names, ir::Target& out)
-      : diag_(diag), declared_(declared), match_names_(match_names), out_(out) {}
+                const std::set<std::string>& match_names, ir::Target& out,
+                const std::set<std::string>& attr_params = {})
+      : diag_(diag),
+        declared_(declared),
+        match_names_(match_names),
+        out_(out),
+        attr_params_(attr_params) {}
 
   bool build(const std::vector<Statement>& statements) {
     bool ok = collectBoundNames(statements, " in this rewrite", diag_, bound_at_);
@@ -1012,6 +1221,8 @@ class TargetBuilder {
                                n.literal.str() + ")");
       case Node::Kind::kAlternatives:
         return fail(n.loc, "alternatives ('|') are only allowed in a match");
+      case Node::Kind::kTuple:
+        return fail(n.loc, "tuples '(a, b)' are only allowed in a match");
       case Node::Kind::kCall:
         if (n.optional)
           return fail(n.loc, "optional ops ('" + n.name + "?') are only allowed in a match");
@@ -1124,6 +1335,11 @@ class TargetBuilder {
         t.literal = v.literal;
         return true;
       case AttrValue::Kind::kName:
+        if (attr_params_.count(v.name)) {
+          t.kind = ir::TargetAttr::Kind::kParam;
+          t.ref = v.name;
+          return true;
+        }
         return fail(v.loc, "attribute '" + a.name +
                                "' needs a literal, value(name), attr(name) or "
                                "helper(name, ...); quote strings: '" +
@@ -1165,6 +1381,7 @@ class TargetBuilder {
   const DeclaredOutputs& declared_;
   const std::set<std::string>& match_names_;
   ir::Target& out_;
+  const std::set<std::string>& attr_params_;
   std::map<std::string, size_t> bound_at_;  ///< left-hand name -> its statement
   std::map<std::string, uint32_t> bound_;   ///< names bound by finished statements
   std::map<std::string, uint32_t> refs_;    ///< one kRef per source name
@@ -1215,14 +1432,102 @@ std::set<std::string> patternValueNames(const ir::Pattern& pattern) {
 
 bool parseRewrite(const std::string& text, const TextLocator& locator,
                   const std::set<std::string>& match_names, DiagnosticEngine& diag, ir::Target& out,
-                  const DeclaredOutputs& declared) {
+                  const DeclaredOutputs& declared, const RewriteOptions& options) {
   std::vector<Statement> statements;
-  if (!Parser(text, locator, diag).parseStatements(statements)) return false;
-  if (statements.empty()) {
+  bool ok = true;
+  if (options.let_text) {
+    // The rule's `let:` runs first; a syntax error there is reported once per variant
+    // only if the caller parses it again, so callers check the block once beforehand.
+    ok &= Parser(*options.let_text, *options.let_locator, diag).parseStatements(statements);
+  }
+  const size_t lets = statements.size();
+  ok &= Parser(text, locator, diag).parseStatements(statements);
+  if (!ok) return false;
+  if (statements.size() == lets) {
     diag.error(locator.at(0), "the rewrite has no statements");
     return false;
   }
-  return TargetBuilder(diag, declared, match_names, out).build(statements);
+  for (const auto& [name, loc] : options.keep) {
+    if (!match_names.count(name)) {
+      diag.error(loc, "'keep' names values of the match; '" + name + "' is not one");
+      return false;
+    }
+    Statement keep;
+    keep.names = {{name, loc}};
+    keep.value.kind = Node::Kind::kName;
+    keep.value.name = name;
+    keep.value.loc = loc;
+    statements.insert(statements.begin() + lets, std::move(keep));
+  }
+  std::set<std::string> replaced = match_names;
+  if (options.results) {
+    if (options.results->empty()) {
+      const std::string& last = statements.back().names[0].first;
+      if (last == "_") {
+        diag.error(statements.back().names[0].second,
+                   "a fragment's last statement names its result; '_' names nothing");
+        return false;
+      }
+      options.results->push_back(last);
+    }
+    replaced.insert(options.results->begin(), options.results->end());
+  }
+  return TargetBuilder(diag, declared, replaced, out, options.attr_params).build(statements);
+}
+
+bool checkStatements(const std::string& text, const TextLocator& locator, DiagnosticEngine& diag) {
+  std::vector<Statement> statements;
+  return Parser(text, locator, diag).parseStatements(statements);
+}
+
+bool parseFragmentMatch(const std::string& text, const TextLocator& locator, DiagnosticEngine& diag,
+                        ir::Fragment& out, const DeclaredOutputs& declared) {
+  std::vector<Statement> statements;
+  if (!Parser(text, locator, diag).parseStatements(statements)) return false;
+  if (statements.empty()) {
+    diag.error(locator.at(0), "the fragment's match has no statements");
+    return false;
+  }
+  std::set<std::string> attr_params;
+  for (const ir::Fragment::Param& p : out.params) {
+    if (p.attribute) {
+      attr_params.insert(p.name);
+      continue;
+    }
+    for (const Statement& s : statements)
+      for (const auto& [name, loc] : s.names)
+        if (name == p.name) {
+          diag.error(loc, "'" + name + "' is a parameter of fragment '" + out.name +
+                              "'; the uses pass its value, the body cannot bind it");
+          return false;
+        }
+  }
+  if (out.results.empty()) {
+    const std::string& last = statements.back().names[0].first;
+    if (last == "_") {
+      diag.error(statements.back().names[0].second,
+                 "a fragment's last statement names its result; '_' names nothing");
+      return false;
+    }
+    out.results.push_back(last);
+  }
+  PatternBuilder builder(diag, declared, out.match, attr_params);
+  if (!builder.build(statements, out.results)) return false;
+  for (const std::string& r : out.results) {
+    const ir::ExprId id = builder.boundExpr(r);
+    if (id == ir::kNoExpr) {
+      diag.error(out.loc, "fragment '" + out.name + "' returns '" + r +
+                              "', which no statement of its match binds to a value");
+      return false;
+    }
+    out.result_exprs.push_back(id);
+  }
+  return true;
+}
+
+bool parseSignature(const std::string& text, const TextLocator& locator, DiagnosticEngine& diag,
+                    ir::Fragment& out) {
+  return Parser(text, locator, diag).parseSignature(out);
 }
 
 bool parseNativeCall(const std::string& text, const TextLocator& locator, DiagnosticEngine& diag,

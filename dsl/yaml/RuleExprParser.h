@@ -59,12 +59,41 @@ bool parseMatch(const std::string& text, const TextLocator& locator, DiagnosticE
 /// The value names a pattern binds: statement names (every output) and captures, not `_`.
 std::set<std::string> patternValueNames(const ir::Pattern& pattern);
 
+/// What a rewrite is built with besides its own statements.
+struct RewriteOptions {
+  /// A rule's `let:` block: statements every variant runs first (null: none).
+  const std::string* let_text = nullptr;
+  const TextLocator* let_locator = nullptr;
+  /// A rule's `keep: [cos, sin]`: values of the match re-exported unchanged (`cos = cos`).
+  std::vector<std::pair<std::string, ir::SourceLoc>> keep;
+  /// A fragment's body: the attribute parameters an attribute may name (`interleaved=il`).
+  std::set<std::string> attr_params;
+  /// A fragment's body: its results, which become `out.replacements`; when empty, filled
+  /// with the first name of the last statement.
+  std::vector<std::string>* results = nullptr;
+};
+
 /// Parses the statements of a `rewrite:` block (or one variant's `do:`) into `out.exprs`
 /// and `out.replacements`; `match_names` are the pattern's value names. `out.when` and
 /// `out.loc` are left alone. Returns false if an error was reported.
 bool parseRewrite(const std::string& text, const TextLocator& locator,
                   const std::set<std::string>& match_names, DiagnosticEngine& diag, ir::Target& out,
-                  const DeclaredOutputs& declared = {});
+                  const DeclaredOutputs& declared = {}, const RewriteOptions& options = {});
+
+/// Reports the syntax errors of a block of statements (a `let:` before it is used).
+bool checkStatements(const std::string& text, const TextLocator& locator, DiagnosticEngine& diag);
+
+/// Parses `head_split(t, axis=_)`, a fragment's signature, into out.name, out.params and
+/// out.loc.
+bool parseSignature(const std::string& text, const TextLocator& locator, DiagnosticEngine& diag,
+                    ir::Fragment& out);
+
+/// Parses a match fragment's statements into out.match and out.result_exprs (out.params
+/// and, if given, out.results must be set; out.results is filled with the last statement's
+/// first name otherwise). Value parameters become captures; a name the body never binds is
+/// a capture of its own for each use.
+bool parseFragmentMatch(const std::string& text, const TextLocator& locator, DiagnosticEngine& diag,
+                        ir::Fragment& out, const DeclaredOutputs& declared = {});
 
 /// Parses `name(a, b)`, the form of a `native:` constraint. Returns false on an error.
 bool parseNativeCall(const std::string& text, const TextLocator& locator, DiagnosticEngine& diag,

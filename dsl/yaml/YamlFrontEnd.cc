@@ -20,6 +20,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -116,9 +117,11 @@ std::string hideQuestionMarks(std::string text, char stand_in) {
   return text;
 }
 
-const std::vector<std::string> kTopKeys = {"rules", "ops"};
-const std::vector<std::string> kRuleKeys = {"rule",     "priority", "tags",  "doc",
-                                            "requires", "match",    "where", "rewrite"};
+const std::vector<std::string> kTopKeys = {"rules", "ops", "fragments"};
+const std::vector<std::string> kRuleKeys = {"rule",  "priority", "tags", "doc",  "requires",
+                                            "match", "where",    "let",  "keep", "rewrite"};
+const std::vector<std::string> kFragmentKeys = {"fragment", "doc",   "returns",
+                                                "match",    "where", "rewrite"};
 const std::vector<std::string> kRequireKeys = {"domain", "opset"};
 const std::vector<std::string> kVariantKeys = {"when", "do"};
 const std::vector<std::string> kWhenKeys = {"opset", "domain", "tags"};
@@ -186,11 +189,13 @@ class Reader {
     std::vector<Entry> fields = entries(top, kTopKeys, "key", " at the top level");
     const Entry* rules = find(fields, "rules");
     const Entry* ops = find(fields, "ops");
-    if (!rules && !ops) {
+    const Entry* fragments = find(fields, "fragments");
+    if (!rules && !ops && !fragments) {
       error(top, "the rule file has no 'rules:' list");
       return;
     }
     if (ops) readOps(*ops, out);
+    if (fragments) readFragments(*fragments, out);
     if (rules) {
       if (rules->value.IsSequence()) {
         for (const YAML::Node& rule : rules->value) readRule(rule, out);
@@ -533,12 +538,102 @@ class Reader {
                        declared_);
     }
     if (const Entry* e = find(fields, "where")) readWhere(*e, rule.pattern);
+    yaml::RewriteOptions options;
+    std::string let_text;
+    std::optional<TextLocator> let_locator;
+    if (const Entry* e = find(fields, "let")) {
+      if (statements(*e)) {
+        let_text = scalar(e->value);
+        let_locator.emplace(scalarLocator(e->value));
+        // Syntax errors once here, not once per variant.
+        if (yaml::checkStatements(let_text, *let_locator, diag_)) {
+          options.let_text = &let_text;
+          options.let_locator = &*let_locator;
+        }
+      }
+    }
+    if (const Entry* e = find(fields, "keep")) {
+      std::vector<std::string> names;
+      if (readNames(*e, names))
+        for (const std::string& n : names) options.keep.emplace_back(n, valueLoc(*e));
+    }
     if (const Entry* e = find(fields, "rewrite")) {
-      readRewrite(*e, yaml::patternValueNames(rule.pattern), rule);
+      readRewrite(*e, yaml::patternValueNames(rule.pattern), options, rule.targets);
     } else {
       error(node, what + " has no 'rewrite'");
     }
     if (diag_.errorCount() == errors) out.rules.push_back(std::move(rule));
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Fragments
+  //===--------------------------------------------------------------------===//
+
+  void readFragments(const Entry& e, ir::RuleFile& out) {
+    if (e.value.IsNull()) return;
+    if (!e.value.IsSequence()) {
+      error(valueLoc(e), "'fragments' must be a list of fragments, found " + describe(e.value));
+      return;
+    }
+    for (const YAML::Node& node : e.value) readFragment(node, out);
+  }
+
+  void readFragment(const YAML::Node& node, ir::RuleFile& out) {
+    const unsigned errors = diag_.errorCount();
+    if (!node.IsMap()) {
+      error(node,
+            "a fragment is a mapping with 'fragment: name(params)' and a 'match:' or a "
+            "'rewrite:', found " +
+                describe(node));
+      return;
+    }
+    std::vector<Entry> fields = entries(node, kFragmentKeys, "key", " in a fragment");
+    ir::Fragment fragment;
+    const Entry* sig = find(fields, "fragment");
+    if (!sig) {
+      error(node, "a fragment needs a signature: 'fragment: head_split(t)'");
+      return;
+    }
+    std::string text;
+    if (!readString(*sig, text) ||
+        !yaml::parseSignature(text, scalarLocator(sig->value), diag_, fragment))
+      return;
+    if (!isSnakeCase(fragment.name)) {
+      error(fragment.loc, "fragment name '" + fragment.name +
+                              "' is not snake_case (lowercase letters, digits and '_'), so it "
+                              "could be taken for an op");
+      return;
+    }
+    if (const Entry* d = find(fields, "doc")) readString(*d, fragment.doc);
+    if (const Entry* r = find(fields, "returns")) readNames(*r, fragment.results);
+    const Entry* match = find(fields, "match");
+    const Entry* rewrite = find(fields, "rewrite");
+    if (match && rewrite) {
+      error(rewrite->key_node, "a fragment is a piece of a match or of a rewrite, not both");
+      return;
+    }
+    if (!match && !rewrite) {
+      error(node, "fragment '" + fragment.name + "' needs a 'match:' or a 'rewrite:'");
+      return;
+    }
+    if (match) {
+      fragment.is_match = true;
+      if (statements(*match))
+        yaml::parseFragmentMatch(scalar(match->value), scalarLocator(match->value), diag_, fragment,
+                                 declared_);
+      if (const Entry* w = find(fields, "where")) readWhere(*w, fragment.match);
+    } else {
+      fragment.is_match = false;
+      if (const Entry* w = find(fields, "where"))
+        error(w->key_node, "'where' constrains a match; a rewrite fragment has none");
+      yaml::RewriteOptions options;
+      for (const ir::Fragment::Param& p : fragment.params)
+        if (p.attribute) options.attr_params.insert(p.name);
+      options.results = &fragment.results;
+      std::set<std::string> none;
+      readRewrite(*rewrite, none, options, fragment.rewrite);
+    }
+    if (diag_.errorCount() == errors) out.fragments.push_back(std::move(fragment));
   }
 
   /// True if `e` holds statements (a non-empty scalar); reports it otherwise.
@@ -578,14 +673,15 @@ class Reader {
     }
   }
 
-  void readRewrite(const Entry& e, const std::set<std::string>& match_names, ir::Rule& rule) {
+  void readRewrite(const Entry& e, const std::set<std::string>& match_names,
+                   const yaml::RewriteOptions& options, std::vector<ir::Target>& targets) {
     if (e.value.IsScalar() || e.value.IsNull()) {
       if (!statements(e)) return;
       ir::Target target;
       target.loc = loc(e.key_node);
       yaml::parseRewrite(scalar(e.value), scalarLocator(e.value), match_names, diag_, target,
-                         declared_);
-      rule.targets.push_back(std::move(target));
+                         declared_, options);
+      targets.push_back(std::move(target));
       return;
     }
     if (!e.value.IsSequence()) {
@@ -612,9 +708,9 @@ class Reader {
         error(item, "a rewrite variant needs 'do:' with its statements");
       } else if (statements(*d)) {
         yaml::parseRewrite(scalar(d->value), scalarLocator(d->value), match_names, diag_, target,
-                           declared_);
+                           declared_, options);
       }
-      rule.targets.push_back(std::move(target));
+      targets.push_back(std::move(target));
     }
   }
 

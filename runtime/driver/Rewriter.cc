@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "runtime/driver/OpsetFormOfNode.h"
 #include "runtime/driver/RewritePattern.h"
 #include "runtime/match/Escape.h"
 
@@ -31,6 +32,7 @@ bool Rewriter::checkReplaceable(const std::vector<NodeId>& matched,
 NodeId Rewriter::createNode(NodeSpec spec) {
   if (spec.created_by.empty() && rule_) spec.created_by = rule_->name();
   if (spec.order == 0 && root_ != kNoId) spec.order = graph_.node(root_).order();
+  toOpsetForm(model_, graph_, *this, spec);
   NodeId id = graph_.addNode(std::move(spec));
   if (listener_) listener_->onNodeInserted(graph_, id);
   return id;

@@ -55,6 +55,8 @@ class Rewriter {
   // ---- Rewrite -------------------------------------------------------------------
 
   /// Adds a node; created_by and order default to the current rule and the root's place.
+  /// Parameters later opsets moved to inputs (Unsqueeze's axes, ...) are put in the form
+  /// the model's opset takes, whichever way the rule wrote them (OpsetFormOfNode.h).
   NodeId createNode(NodeSpec spec);
   /// Adds a constant. A tensor equal to one added before in this graph (name aside) reuses
   /// that initializer: the half caches of Q's and K's rotary, made from one cache, are one

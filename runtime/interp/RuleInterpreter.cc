@@ -239,7 +239,7 @@ class Matcher : public gen::Matcher {
         const size_t goals_mark = is_.goals.size();
         const uint32_t trail_mark = mark();
         for (uint32_t i = 0; i < e.inputs.size(); ++i) {
-          choose(id, i);
+          if (!choose(id, i)) continue;
           is_.goals.push_back({e.inputs[i], v});
           if (solve()) return true;
           is_.goals.resize(goals_mark);
@@ -296,6 +296,8 @@ class Matcher : public gen::Matcher {
       case ir::TargetAttr::Kind::kHelper:
         return attrHelperArgs(ap.helper, list(ap.args), list(ap.arg_names), a.name.c_str(), loc,
                               loc);
+      case ir::TargetAttr::Kind::kParam:  // expanded before plans are built
+        break;
     }
     return std::nullopt;
   }

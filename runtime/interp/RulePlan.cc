@@ -319,6 +319,9 @@ class PlanBuilder {
           ap.arg_names.push_back(arg.c_str());
         }
         break;
+      case ir::TargetAttr::Kind::kParam:
+        error(loc, "attribute parameter " + a.ref + " outside a fragment");
+        break;
     }
     return ap;
   }
@@ -414,6 +417,8 @@ class PlanBuilder {
         a.min = m.min;
         a.max = m.max;
         if (m.default_value) a.default_value = genLiteral(*m.default_value);
+        for (const auto& [until, value] : m.older_defaults)
+          a.older_defaults.emplace_back(until, genLiteral(value));
         a.axes = ap.axes;
         a.capture = ap.capture;
         a.capture_name = m.capture;
@@ -424,6 +429,12 @@ class PlanBuilder {
           x.other_outputs.push_back({output, binds(name) ? slots_.at(name) : gen::kNoSlot, name});
       x.literal = genLiteral(e.literal);
       x.tolerance = e.tolerance;
+      if (e.kind == ir::Expr::Kind::kAlternatives && e.group != ir::kNoGroup)
+        for (ExprId peer = 0; peer < r.pattern.exprs.size(); ++peer)
+          if (peer != static_cast<ExprId>(spec.exprs.size() - 1) &&
+              r.pattern.exprs[peer].kind == ir::Expr::Kind::kAlternatives &&
+              r.pattern.exprs[peer].group == e.group)
+            x.peers.push_back(peer);
     }
     for (const ConstraintPlan& cp : plan_.constraints) {
       const ir::Constraint& c = *cp.c;
@@ -474,7 +485,7 @@ Plan buildPlan(std::shared_ptr<const ir::Rule> rule) {
 }
 
 std::string locOf(const ir::Rule& rule, const ir::SourceLoc& loc) {
-  return (loc.known() || !loc.file.empty() ? loc : rule.loc).str();
+  return (loc.known() || !loc.file.empty() ? loc : rule.loc).trace();
 }
 
 gen::Literal genLiteral(const ir::Literal& l) {

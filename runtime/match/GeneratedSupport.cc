@@ -392,9 +392,12 @@ bool Matcher::bind(ExprId e, ValueId v) {
   return slot == kNoSlot || bindSlot(slot, v, e);
 }
 
-void Matcher::choose(ExprId e, uint32_t i) {
+bool Matcher::choose(ExprId e, uint32_t i) {
+  for (ExprId peer : spec_.exprs[e].peers)
+    if (s_.alt[peer] >= 0 && s_.alt[peer] != static_cast<int32_t>(i)) return false;
   s_.alt[e] = static_cast<int32_t>(i);
   s_.trail.push_back({TK::kAlt, e});
+  return true;
 }
 
 NodeId Matcher::node(ExprId e, ValueId v, OpId op) {
@@ -731,15 +734,26 @@ bool Matcher::equalsLiteral(const Actual& a, const Literal& lit, bool axes, int6
   return false;
 }
 
+const Literal* Matcher::defaultOf(const AttrSpec& m, NodeId n) const {
+  if (!m.older_defaults.empty()) {
+    const int64_t opset = g_.opsetVersion(g_.node(n).op().domain());
+    for (const auto& [until, value] : m.older_defaults)
+      if (opset >= 0 && opset <= until) return &value;
+  }
+  return m.default_value ? &*m.default_value : nullptr;
+}
+
 bool Matcher::matchAttr(const AttrSpec& m, NodeId n, std::string* why) {
   const ParamRef ref = findParam(g_, n, m.name);
   Actual a;
   switch (ref.kind) {
-    case ParamRef::Kind::kAbsent:
-      if (!m.default_value)
+    case ParamRef::Kind::kAbsent: {
+      const Literal* d = defaultOf(m, n);
+      if (!d)
         return reject(why, [&] { return "attribute " + m.name + " is absent and has no default"; });
-      loadLiteral(a, *m.default_value);
+      loadLiteral(a, *d);
       break;
+    }
     case ParamRef::Kind::kAttribute:
       loadAttribute(a, *ref.attribute);
       break;
@@ -819,8 +833,9 @@ std::optional<onnx::AttributeProto> Matcher::materialize(const Scratch::Capture&
       return a;
     }
     case ParamRef::Kind::kAbsent:
-      if (!c.spec->default_value) return std::nullopt;
-      return literalAttribute(*c.spec->default_value, c.spec->name);
+      const Literal* d = defaultOf(*c.spec, c.node);
+      if (!d) return std::nullopt;
+      return literalAttribute(*d, c.spec->name);
   }
   return std::nullopt;
 }

@@ -110,6 +110,8 @@ struct AttrSpec {
   std::vector<Literal> values;
   double min = 0, max = 0;
   std::optional<Literal> default_value;
+  /// (last opset, default) pairs, oldest first, where older opsets default otherwise.
+  std::vector<std::pair<int64_t, Literal>> older_defaults;
   bool axes = false;           ///< "axes"/"axis": compared after normalising by rank
   uint32_t capture = kNoSlot;  ///< kCapture: the attribute-capture slot
   std::string capture_name;
@@ -136,6 +138,9 @@ struct ExprSpec {
   std::vector<OtherOutput> other_outputs;
   Literal literal;  ///< kConstant
   double tolerance = 1e-6;
+  /// Alternatives of one tuple (`a, b = X | (Y, Z)`): the other members, which must take
+  /// the same alternative.
+  std::vector<ExprId> peers;
 };
 
 /// A `where` constraint (ir::Constraint).
@@ -305,8 +310,9 @@ class Matcher {
   bool none(ExprId e, ValueId v);
   /// The inputs of op expr `e`'s matched node after its written ones (`rest...`).
   ListRef<ValueId> rest(ExprId e) const;
-  /// Takes alternative `i` of alternatives expr `e`.
-  void choose(ExprId e, uint32_t i);
+  /// Takes alternative `i` of alternatives expr `e`; false (taking nothing) when a peer of
+  /// its tuple took another.
+  bool choose(ExprId e, uint32_t i);
   uint32_t mark() const { return static_cast<uint32_t>(s_.trail.size()); }
   void undo(uint32_t mark);
   ValueId input(NodeId n, uint32_t i) const { return g_.node(n).input(i); }
@@ -366,6 +372,8 @@ class Matcher {
   bool whenHolds(const VariantSpec& v) const;
   bool unbound(const char* loc, const std::string& name);
   bool matchAttr(const AttrSpec& a, NodeId n, std::string* why);
+  /// The value attribute `a` has on node `n` when absent, at the graph's opset.
+  const Literal* defaultOf(const AttrSpec& a, NodeId n) const;
   bool sameCapture(const Scratch::Capture& a, const Scratch::Capture& b);
   std::optional<onnx::AttributeProto> materialize(const Scratch::Capture& c);
   bool constantMatches(const Literal& lit, double tolerance, ValueId v, std::string* why);

@@ -105,24 +105,62 @@ g (float[2] a, float[2] b) => (float[2] y) {
             "test.yaml:5:5: LeakyRelu: attribute alpha differs from the one captured as s earlier");
 }
 
-TEST(InterpTarget, ACapturedMovedParameterBecomesAnIntsAttribute) {
+TEST(InterpTarget, ACapturedMovedParameterIsBuiltInTheModelsForm) {
   Rule r("capture_axes");
   r.root(r.op("ReduceMean", {r.cap("x")}, {capture("axes", "ax")}), "m");
   Target t = r.rewrite();
   t.replace("m", t.op("ReduceMax", {t.ref("x")}, {attrOf("axes", "ax")}));
-  Outcome out = runRules(R"(
+  // Opset 18: axes are an input, read from the matched node's input and passed on as one.
+  Outcome input = runRules(R"(
 <ir_version: 8, opset_import: ["" : 18]>
 g (float[2, 3, 4] x) => (float[2, 3, 1] m) <int64[1] axes = {-1}> {
   m = ReduceMean(x, axes)
 }
 )",
-                         r);
-  ASSERT_EQ(out.ops(), Ops{"ReduceMax"});
-  const onnx::AttributeProto* axes = attribute(out.node(0), "axes");
+                           r);
+  ASSERT_EQ(input.ops(), Ops{"ReduceMax"});
+  EXPECT_EQ(attribute(input.node(0), "axes"), nullptr);
+  const onnx::GraphProto& g = input.model.graph();
+  ASSERT_EQ(g.initializer_size(), 1);
+  EXPECT_EQ(std::vector<int64_t>(g.initializer(0).int64_data().begin(),
+                                 g.initializer(0).int64_data().end()),
+            std::vector<int64_t>{-1});
+  // Opset 13: an INTS attribute.
+  Outcome attr = runRules(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3, 4] x) => (float[2, 3, 1] m) {
+  m = ReduceMean<axes = [-1]>(x)
+}
+)",
+                          r);
+  ASSERT_EQ(attr.ops(), Ops{"ReduceMax"});
+  const onnx::AttributeProto* axes = attribute(attr.node(0), "axes");
   ASSERT_NE(axes, nullptr);
   EXPECT_EQ(axes->type(), onnx::AttributeProto::INTS);
   EXPECT_EQ(std::vector<int64_t>(axes->ints().begin(), axes->ints().end()),
             std::vector<int64_t>{-1});
+}
+
+TEST(InterpTarget, AConstantParameterInputBecomesTheAttributeOlderOpsetsTake) {
+  // Unsqueeze(x, tensor(int64, [0])) at opset 11: axes=[0].
+  Rule r("unsqueeze_literal");
+  r.root(r.op("Relu", {r.cap("x")}), "y");
+  Target t = r.rewrite();
+  t.replace("y", t.op("Unsqueeze", {t.ref("x"), t.tensor("int64", Is({0}))}));
+  Outcome out = runRules(R"(
+<ir_version: 7, opset_import: ["" : 11]>
+g (float[3] x) => (float[1, 3] y) {
+  y = Relu(x)
+}
+)",
+                         r);
+  ASSERT_EQ(out.ops(), Ops{"Unsqueeze"});
+  EXPECT_EQ(out.node(0).input_size(), 1);
+  const onnx::AttributeProto* axes = attribute(out.node(0), "axes");
+  ASSERT_NE(axes, nullptr);
+  EXPECT_EQ(std::vector<int64_t>(axes->ints().begin(), axes->ints().end()),
+            std::vector<int64_t>{0});
+  EXPECT_EQ(out.model.graph().initializer_size(), 0) << "the literal is not left behind";
 }
 
 TEST(InterpTarget, ValueOfAConstantIsAFloatOrIntAttribute) {

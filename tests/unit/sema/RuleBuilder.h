@@ -145,6 +145,15 @@ class TargetBuilder {
     e.loc = std::move(loc);
     return add(std::move(e));
   }
+  /// `tensor(type, literal)`: a new constant.
+  uint32_t tensor(std::string elem_type, ir::Literal literal, ir::SourceLoc loc = {}) {
+    ir::TargetExpr e;
+    e.kind = ir::TargetExpr::Kind::kTensor;
+    e.elem_type = std::move(elem_type);
+    e.literal = std::move(literal);
+    e.loc = std::move(loc);
+    return add(std::move(e));
+  }
   uint32_t tensorHelper(std::string helper, std::vector<std::string> args, ir::SourceLoc loc = {}) {
     ir::TargetExpr e;
     e.kind = ir::TargetExpr::Kind::kTensor;

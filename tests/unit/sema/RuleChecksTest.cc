@@ -299,14 +299,38 @@ TEST(RuleChecks, ReportsAnAttributeGivenTwice) {
             Strings{"rule.yaml:5:37: error: attribute 'keepdims' is given twice"});
 }
 
-TEST(RuleChecks, ReportsARewriteAttributeThatIsAnInputAtSomeRequiredOpset) {
+TEST(RuleChecks, AcceptsARewriteAttributeThatIsAnInputAtSomeOpsets) {
   // requires >=13   rewrite: y = ReduceMean(x, axes=[-1])
+  // From opset 18 the node is built with axes as input 1 (runtime/driver/OpsetFormOfNode).
   RuleBuilder b = withTarget([](test::TargetBuilder& t) {
     return t.op("ReduceMean", {t.ref("x")}, {tlit("axes", lints({-1}), at(7, 28))}, at(7, 11));
   });
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, AcceptsARewriteInputThatIsAnAttributeAtSomeOpsetsWhenItIsALiteral) {
+  // requires >=9   rewrite: y = Unsqueeze(x, tensor(int64, [0]))
+  RuleBuilder b = withTarget(
+      [](test::TargetBuilder& t) {
+        return t.op("Unsqueeze", {t.ref("x"), t.tensor("int64", lints({0}), at(7, 25))}, {},
+                    at(7, 11));
+      },
+      9);
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, ReportsARewriteInputThatIsAnAttributeAtSomeOpsetsWhenItIsComputed) {
+  // requires >=9   rewrite: y = Unsqueeze(x, Shape(x))
+  RuleBuilder b = withTarget(
+      [](test::TargetBuilder& t) {
+        return t.op("Unsqueeze", {t.ref("x"), t.op("Shape", {t.ref("x")}, {}, at(7, 25))}, {},
+                    at(7, 11));
+      },
+      9);
   EXPECT_EQ(check(b).diagnostics,
-            Strings{"rule.yaml:7:28: error: attribute 'axes' of op 'ReduceMean' is input 1 from "
-                    "opset 18, which this rewrite must support; pass it as an input"});
+            Strings{"rule.yaml:7:25: error: input 1 of op 'Unsqueeze' is attribute 'axes' at "
+                    "opset 9, which this rewrite must support; write it as an integer tensor "
+                    "literal or as the attribute"});
 }
 
 TEST(RuleChecks, AcceptsARewriteAttributeBeforeItMoved) {
