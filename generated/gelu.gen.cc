@@ -28,6 +28,7 @@ using To = gen::Matcher::To;
 // Ops the rules match or create, interned once.
 namespace op {
 const OpId kAdd = OpId::get("", "Add");
+const OpId kCast = OpId::get("", "Cast");
 const OpId kCastLike = OpId::get("", "CastLike");
 const OpId kComMicrosoftBiasGelu = OpId::get("com.microsoft", "BiasGelu");
 const OpId kComMicrosoftFastGelu = OpId::get("com.microsoft", "FastGelu");
@@ -57,67 +58,45 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/gelu.yaml: gelu_erf 45:15, fast_gelu 67:19, quick_gelu 93:15, silu 107:15, bias_gelu
-  /// 118:34, fast_gelu_bias 131:38)
+  /// (rules/gelu.yaml: gelu_erf 61:15, fast_gelu 82:19, quick_gelu 106:15, silu 118:15, bias_gelu
+  /// 129:35)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// one
-  /// (rules/gelu.yaml: gelu_erf 46:23, fast_gelu 71:30)
+  /// (rules/gelu.yaml: gelu_erf 62:23, fast_gelu 86:30)
   bool matchOne(ValueId v, gen::Next k) {
     if (seen(Ids::kOne)) return same(Ids::kOne, v) && k();
     return bind(Ids::kOne, v) && k();
   }
 
   /// half
-  /// (rules/gelu.yaml: gelu_erf 47:26, fast_gelu 72:30)
+  /// (rules/gelu.yaml: gelu_erf 63:26, fast_gelu 87:30)
   bool matchHalf(ValueId v, gen::Next k) {
     if (seen(Ids::kHalf)) return same(Ids::kHalf, v) && k();
     return bind(Ids::kHalf, v) && k();
   }
 
-  /// bias
-  /// (rules/gelu.yaml: bias_gelu 118:37, fast_gelu_bias 131:41)
-  bool matchBias(ValueId v, gen::Next k) {
-    if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
-    return bind(Ids::kBias, v) && k();
-  }
-
-  /// Add(x, bias)
-  /// (rules/gelu.yaml: bias_gelu 118:30, fast_gelu_bias 131:34)
-  bool matchAdd(ValueId v, gen::Next k) {
-    if (seen(Ids::kAdd)) return same(Ids::kAdd, v) && k();
-    if (!bind(Ids::kAdd, v)) return false;
-    const NodeId n = node(Ids::kAdd, v, op::kAdd);
-    if (n == kNoId || !attrs(Ids::kAdd, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchBias(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchBias(in0, k); });
-  }
-
   /// a
-  /// (rules/gelu.yaml: fused_matmul 147:22, fused_matmul_scale 171:18, fused_matmul_input_scale
-  /// 196:16)
+  /// (rules/gelu.yaml: transpose_cast_matmul 149:22, fused_matmul 164:22, fused_matmul_scale
+  /// 186:18, fused_matmul_input_scale 201:16)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
   /// b
-  /// (rules/gelu.yaml: fused_matmul 148:22, fused_matmul_scale 171:21, fused_matmul_input_scale
-  /// 197:16)
+  /// (rules/gelu.yaml: transpose_cast_matmul 151:22, fused_matmul 165:22, fused_matmul_scale
+  /// 186:21, fused_matmul_input_scale 202:16)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
   }
 
   /// c
-  /// (rules/gelu.yaml: fused_matmul_scale 172:18, fused_matmul_input_scale 196:19)
+  /// (rules/gelu.yaml: fused_matmul_scale 187:18, fused_matmul_input_scale 201:19)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -125,7 +104,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:39
+// Generated from: rules/gelu.yaml:56
 // gelu_erf (priority 50): x * 0.5 * (1 + Erf(x / sqrt 2)) in every association torch.onnx and HF
 // emit.
 //===----------------------------------------------------------------------===//
@@ -135,7 +114,7 @@ const gen::RuleSpec& specGeluErf() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "gelu_erf";
-    s.loc = "rules/gelu.yaml:39:5";
+    s.loc = "rules/gelu.yaml:56:5";
     s.root = 16;
     s.slot_names = {"x", "sqrt2", "rsqrt2", "s", "one", "p", "half", "y"};
     s.num_captures = 0;
@@ -143,110 +122,110 @@ const gen::RuleSpec& specGeluErf() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:45:15";
+      e.loc = "rules/gelu.yaml:61:15";
       e.slot = 0;
     }
     {  // 1: sqrt2
       gen::ExprSpec& e = s.exprs[1];
       e.label = "sqrt2";
-      e.loc = "rules/gelu.yaml:45:18";
+      e.loc = "rules/gelu.yaml:61:18";
       e.slot = 1;
     }
     {  // 2: Div(x, sqrt2)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:45:11";
+      e.loc = "rules/gelu.yaml:61:11";
       e.num_inputs = 2;
     }
     {  // 3: rsqrt2
       gen::ExprSpec& e = s.exprs[3];
       e.label = "rsqrt2";
-      e.loc = "rules/gelu.yaml:45:34";
+      e.loc = "rules/gelu.yaml:61:34";
       e.slot = 2;
     }
     {  // 4: Mul(x, rsqrt2)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:45:27";
+      e.loc = "rules/gelu.yaml:61:27";
       e.num_inputs = 2;
     }
     {  // 5: Div(x, sqrt2) | Mul(x, rsqrt2)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "s";
-      e.loc = "rules/gelu.yaml:45:25";
+      e.loc = "rules/gelu.yaml:61:25";
       e.slot = 3;
     }
     {  // 6: Erf(s)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Erf";
-      e.loc = "rules/gelu.yaml:46:15";
+      e.loc = "rules/gelu.yaml:62:15";
       e.num_inputs = 1;
     }
     {  // 7: one
       gen::ExprSpec& e = s.exprs[7];
       e.label = "one";
-      e.loc = "rules/gelu.yaml:46:23";
+      e.loc = "rules/gelu.yaml:62:23";
       e.slot = 4;
     }
     {  // 8: Add(Erf(s), one)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:46:11";
+      e.loc = "rules/gelu.yaml:62:11";
       e.slot = 5;
       e.num_inputs = 2;
     }
     {  // 9: Mul(x, p)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:47:15";
+      e.loc = "rules/gelu.yaml:63:15";
       e.num_inputs = 2;
     }
     {  // 10: half
       gen::ExprSpec& e = s.exprs[10];
       e.label = "half";
-      e.loc = "rules/gelu.yaml:47:26";
+      e.loc = "rules/gelu.yaml:63:26";
       e.slot = 6;
     }
     {  // 11: Mul(Mul(x, p), half)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:47:11";
+      e.loc = "rules/gelu.yaml:63:11";
       e.num_inputs = 2;
     }
     {  // 12: Mul(x, half)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:47:38";
+      e.loc = "rules/gelu.yaml:63:38";
       e.num_inputs = 2;
     }
     {  // 13: Mul(Mul(x, half), p)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:47:34";
+      e.loc = "rules/gelu.yaml:63:34";
       e.num_inputs = 2;
     }
     {  // 14: Mul(p, half)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:47:64";
+      e.loc = "rules/gelu.yaml:63:64";
       e.num_inputs = 2;
     }
     {  // 15: Mul(x, Mul(p, half))
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:47:57";
+      e.loc = "rules/gelu.yaml:63:57";
       e.num_inputs = 2;
     }
     {  // 16: Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half))
       gen::ExprSpec& e = s.exprs[16];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:47:32";
+      e.loc = "rules/gelu.yaml:63:32";
       e.slot = 7;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:49:17";
+      c.loc = "rules/gelu.yaml:65:17";
       c.subject = "sqrt2";
       c.slot = 1;
       c.literal = gen::floatLiteral(1.4142135);
@@ -255,7 +234,7 @@ const gen::RuleSpec& specGeluErf() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:50:17";
+      c.loc = "rules/gelu.yaml:66:17";
       c.subject = "rsqrt2";
       c.slot = 2;
       c.literal = gen::floatLiteral(0.70710678);
@@ -264,7 +243,7 @@ const gen::RuleSpec& specGeluErf() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:51:17";
+      c.loc = "rules/gelu.yaml:67:17";
       c.subject = "one";
       c.slot = 4;
       c.literal = gen::floatLiteral(1.0);
@@ -273,7 +252,7 @@ const gen::RuleSpec& specGeluErf() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:52:17";
+      c.loc = "rules/gelu.yaml:68:17";
       c.subject = "half";
       c.slot = 6;
       c.literal = gen::floatLiteral(0.5);
@@ -356,13 +335,13 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchX, matchOne, matchHalf.
 
-  /// sqrt2  (rules/gelu.yaml:45:18)
+  /// sqrt2  (rules/gelu.yaml:61:18)
   bool matchSqrt2(ValueId v, gen::Next k) {
     if (seen(kSqrt2)) return same(kSqrt2, v) && k();
     return bind(kSqrt2, v) && k();
   }
 
-  /// Div(x, sqrt2)  (rules/gelu.yaml:45:11)
+  /// Div(x, sqrt2)  (rules/gelu.yaml:61:11)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -371,13 +350,13 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(input(n, 0), [&] { return matchSqrt2(input(n, 1), k); });
   }
 
-  /// rsqrt2  (rules/gelu.yaml:45:34)
+  /// rsqrt2  (rules/gelu.yaml:61:34)
   bool matchRsqrt2(ValueId v, gen::Next k) {
     if (seen(kRsqrt2)) return same(kRsqrt2, v) && k();
     return bind(kRsqrt2, v) && k();
   }
 
-  /// Mul(x, rsqrt2)  (rules/gelu.yaml:45:27)
+  /// Mul(x, rsqrt2)  (rules/gelu.yaml:61:27)
   bool matchMul4(ValueId v, gen::Next k) {
     if (seen(kMul4)) return same(kMul4, v) && k();
     if (!bind(kMul4, v)) return false;
@@ -391,7 +370,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchRsqrt2(in0, k); });
   }
 
-  /// s = Div(x, sqrt2) | Mul(x, rsqrt2)  (rules/gelu.yaml:45:25)
+  /// s = Div(x, sqrt2) | Mul(x, rsqrt2)  (rules/gelu.yaml:61:25)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -403,7 +382,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return false;
   }
 
-  /// Erf(s)  (rules/gelu.yaml:46:15)
+  /// Erf(s)  (rules/gelu.yaml:62:15)
   bool matchErf(ValueId v, gen::Next k) {
     if (seen(kErf)) return same(kErf, v) && k();
     if (!bind(kErf, v)) return false;
@@ -412,7 +391,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchS(input(n, 0), k);
   }
 
-  /// p = Add(Erf(s), one)  (rules/gelu.yaml:46:11)
+  /// p = Add(Erf(s), one)  (rules/gelu.yaml:62:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -426,7 +405,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchErf(in1, [&] { return matchOne(in0, k); });
   }
 
-  /// Mul(x, p)  (rules/gelu.yaml:47:15)
+  /// Mul(x, p)  (rules/gelu.yaml:63:15)
   bool matchMul9(ValueId v, gen::Next k) {
     if (seen(kMul9)) return same(kMul9, v) && k();
     if (!bind(kMul9, v)) return false;
@@ -440,7 +419,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchP(in0, k); });
   }
 
-  /// Mul(Mul(x, p), half)  (rules/gelu.yaml:47:11)
+  /// Mul(Mul(x, p), half)  (rules/gelu.yaml:63:11)
   bool matchMul11(ValueId v, gen::Next k) {
     if (seen(kMul11)) return same(kMul11, v) && k();
     if (!bind(kMul11, v)) return false;
@@ -454,7 +433,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchMul9(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, half)  (rules/gelu.yaml:47:38)
+  /// Mul(x, half)  (rules/gelu.yaml:63:38)
   bool matchMul12(ValueId v, gen::Next k) {
     if (seen(kMul12)) return same(kMul12, v) && k();
     if (!bind(kMul12, v)) return false;
@@ -468,7 +447,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(Mul(x, half), p)  (rules/gelu.yaml:47:34)
+  /// Mul(Mul(x, half), p)  (rules/gelu.yaml:63:34)
   bool matchMul13(ValueId v, gen::Next k) {
     if (seen(kMul13)) return same(kMul13, v) && k();
     if (!bind(kMul13, v)) return false;
@@ -482,7 +461,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchMul12(in1, [&] { return matchP(in0, k); });
   }
 
-  /// Mul(p, half)  (rules/gelu.yaml:47:64)
+  /// Mul(p, half)  (rules/gelu.yaml:63:64)
   bool matchMul14(ValueId v, gen::Next k) {
     if (seen(kMul14)) return same(kMul14, v) && k();
     if (!bind(kMul14, v)) return false;
@@ -496,7 +475,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchP(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, Mul(p, half))  (rules/gelu.yaml:47:57)
+  /// Mul(x, Mul(p, half))  (rules/gelu.yaml:63:57)
   bool matchMul15(ValueId v, gen::Next k) {
     if (seen(kMul15)) return same(kMul15, v) && k();
     if (!bind(kMul15, v)) return false;
@@ -510,7 +489,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchMul14(in0, k); });
   }
 
-  /// y = Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half)) (rules/gelu.yaml:47:32)
+  /// y = Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half)) (rules/gelu.yaml:63:32)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -526,16 +505,16 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:54:9:
+  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:70:9:
   ///   y = Gelu(x, approximate='none')
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:56:20", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:72:20", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "none"));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:54:9",
-                     "rules/gelu.yaml:56:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:70:9",
+                     "rules/gelu.yaml:72:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -551,15 +530,15 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
   }
 
-  /// Variant 1, rules/gelu.yaml:57:9:
+  /// Variant 1, rules/gelu.yaml:73:9:
   ///   y = com.microsoft.Gelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:58:34", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:74:34", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:57:9",
-                     "rules/gelu.yaml:58:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:73:9",
+                     "rules/gelu.yaml:74:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -584,7 +563,7 @@ class GeluErfRule : public RewritePattern {
                                 root,
                                 50,
                                 {"ort", "onnx"},
-                                "rules/gelu.yaml:39:5",
+                                "rules/gelu.yaml:56:5",
                                 {op::kGelu, op::kComMicrosoftGelu}}),
         root_output_(root_output) {}
 
@@ -606,7 +585,7 @@ class GeluErfRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:61
+// Generated from: rules/gelu.yaml:77
 // fast_gelu (priority 50): 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) as HF, GPT-2 and
 // torch.onnx write it.
 //===----------------------------------------------------------------------===//
@@ -616,7 +595,7 @@ const gen::RuleSpec& specFastGelu() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fast_gelu";
-    s.loc = "rules/gelu.yaml:61:5";
+    s.loc = "rules/gelu.yaml:77:5";
     s.root = 38;
     s.slot_names = {"x",         "cube", "kappa", "inner", "beta", "k",
                     "one_inner", "arg",  "one",   "t",     "half", "y"};
@@ -625,248 +604,248 @@ const gen::RuleSpec& specFastGelu() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:67:19";
+      e.loc = "rules/gelu.yaml:82:19";
       e.slot = 0;
     }
     {  // 1: 3.0
       gen::ExprSpec& e = s.exprs[1];
       e.label = "constant 3.0";
-      e.loc = "rules/gelu.yaml:67:22";
+      e.loc = "rules/gelu.yaml:82:22";
       e.literal = gen::floatLiteral(3.0);
       e.tolerance = 1e-06;
     }
     {  // 2: Pow(x, 3.0)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Pow";
-      e.loc = "rules/gelu.yaml:67:15";
+      e.loc = "rules/gelu.yaml:82:15";
       e.num_inputs = 2;
     }
     {  // 3: Mul(x, x)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:67:36";
+      e.loc = "rules/gelu.yaml:82:36";
       e.num_inputs = 2;
     }
     {  // 4: Mul(x, Mul(x, x))
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:67:29";
+      e.loc = "rules/gelu.yaml:82:29";
       e.num_inputs = 2;
     }
     {  // 5: Pow(x, 3.0) | Mul(x, Mul(x, x))
       gen::ExprSpec& e = s.exprs[5];
       e.label = "cube";
-      e.loc = "rules/gelu.yaml:67:27";
+      e.loc = "rules/gelu.yaml:82:27";
       e.slot = 1;
     }
     {  // 6: kappa
       gen::ExprSpec& e = s.exprs[6];
       e.label = "kappa";
-      e.loc = "rules/gelu.yaml:68:32";
+      e.loc = "rules/gelu.yaml:83:32";
       e.slot = 2;
     }
     {  // 7: Mul(cube, kappa)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:68:22";
+      e.loc = "rules/gelu.yaml:83:22";
       e.num_inputs = 2;
     }
     {  // 8: Add(x, Mul(cube, kappa))
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:68:15";
+      e.loc = "rules/gelu.yaml:83:15";
       e.slot = 3;
       e.num_inputs = 2;
     }
     {  // 9: 2.0
       gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 2.0";
-      e.loc = "rules/gelu.yaml:69:24";
+      e.loc = "rules/gelu.yaml:84:24";
       e.literal = gen::floatLiteral(2.0);
       e.tolerance = 1e-06;
     }
     {  // 10: 3.1415927
       gen::ExprSpec& e = s.exprs[10];
       e.label = "constant 3.1415927";
-      e.loc = "rules/gelu.yaml:69:29";
+      e.loc = "rules/gelu.yaml:84:29";
       e.literal = gen::floatLiteral(3.1415927);
       e.tolerance = 1e-06;
     }
     {  // 11: Div(2.0, 3.1415927)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:69:20";
+      e.loc = "rules/gelu.yaml:84:20";
       e.num_inputs = 2;
     }
     {  // 12: Sqrt(Div(2.0, 3.1415927))
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Sqrt";
-      e.loc = "rules/gelu.yaml:69:15";
+      e.loc = "rules/gelu.yaml:84:15";
       e.num_inputs = 1;
     }
     {  // 13: 2.0
       gen::ExprSpec& e = s.exprs[13];
       e.label = "constant 2.0";
-      e.loc = "rules/gelu.yaml:69:61";
+      e.loc = "rules/gelu.yaml:84:61";
       e.literal = gen::floatLiteral(2.0);
       e.tolerance = 1e-06;
     }
     {  // 14: 3.1415927
       gen::ExprSpec& e = s.exprs[14];
       e.label = "constant 3.1415927";
-      e.loc = "rules/gelu.yaml:69:66";
+      e.loc = "rules/gelu.yaml:84:66";
       e.literal = gen::floatLiteral(3.1415927);
       e.tolerance = 1e-06;
     }
     {  // 15: Div(2.0, 3.1415927)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:69:57";
+      e.loc = "rules/gelu.yaml:84:57";
       e.num_inputs = 2;
     }
     {  // 16: CastLike(Div(2.0, 3.1415927), x)
       gen::ExprSpec& e = s.exprs[16];
       e.label = "CastLike";
-      e.loc = "rules/gelu.yaml:69:48";
+      e.loc = "rules/gelu.yaml:84:48";
       e.num_inputs = 2;
     }
     {  // 17: Sqrt(CastLike(Div(2.0, 3.1415927), x))
       gen::ExprSpec& e = s.exprs[17];
       e.label = "Sqrt";
-      e.loc = "rules/gelu.yaml:69:43";
+      e.loc = "rules/gelu.yaml:84:43";
       e.num_inputs = 1;
     }
     {  // 18: beta
       gen::ExprSpec& e = s.exprs[18];
       e.label = "beta";
-      e.loc = "rules/gelu.yaml:69:84";
+      e.loc = "rules/gelu.yaml:84:84";
       e.slot = 4;
     }
     {  // 19: Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta
       gen::ExprSpec& e = s.exprs[19];
       e.label = "k";
-      e.loc = "rules/gelu.yaml:69:41";
+      e.loc = "rules/gelu.yaml:84:41";
       e.slot = 5;
     }
     {  // 20: Mul(inner, k)
       gen::ExprSpec& e = s.exprs[20];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:70:15";
+      e.loc = "rules/gelu.yaml:85:15";
       e.num_inputs = 2;
     }
     {  // 21: Mul(x, beta)
       gen::ExprSpec& e = s.exprs[21];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:70:35";
+      e.loc = "rules/gelu.yaml:85:35";
       e.num_inputs = 2;
     }
     {  // 22: Mul(x, kappa)
       gen::ExprSpec& e = s.exprs[22];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:70:57";
+      e.loc = "rules/gelu.yaml:85:57";
       e.num_inputs = 2;
     }
     {  // 23: Mul(Mul(x, kappa), x)
       gen::ExprSpec& e = s.exprs[23];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:70:53";
+      e.loc = "rules/gelu.yaml:85:53";
       e.num_inputs = 2;
     }
     {  // 24: one_inner
       gen::ExprSpec& e = s.exprs[24];
       e.label = "one_inner";
-      e.loc = "rules/gelu.yaml:70:76";
+      e.loc = "rules/gelu.yaml:85:76";
       e.slot = 6;
     }
     {  // 25: Add(Mul(Mul(x, kappa), x), one_inner)
       gen::ExprSpec& e = s.exprs[25];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:70:49";
+      e.loc = "rules/gelu.yaml:85:49";
       e.num_inputs = 2;
     }
     {  // 26: Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))
       gen::ExprSpec& e = s.exprs[26];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:70:31";
+      e.loc = "rules/gelu.yaml:85:31";
       e.num_inputs = 2;
     }
     {  // 27: Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))
       gen::ExprSpec& e = s.exprs[27];
       e.label = "arg";
-      e.loc = "rules/gelu.yaml:70:29";
+      e.loc = "rules/gelu.yaml:85:29";
       e.slot = 7;
     }
     {  // 28: Tanh(arg)
       gen::ExprSpec& e = s.exprs[28];
       e.label = "Tanh";
-      e.loc = "rules/gelu.yaml:71:19";
+      e.loc = "rules/gelu.yaml:86:19";
       e.num_inputs = 1;
     }
     {  // 29: one
       gen::ExprSpec& e = s.exprs[29];
       e.label = "one";
-      e.loc = "rules/gelu.yaml:71:30";
+      e.loc = "rules/gelu.yaml:86:30";
       e.slot = 8;
     }
     {  // 30: Add(Tanh(arg), one)
       gen::ExprSpec& e = s.exprs[30];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:71:15";
+      e.loc = "rules/gelu.yaml:86:15";
       e.slot = 9;
       e.num_inputs = 2;
     }
     {  // 31: Mul(x, t)
       gen::ExprSpec& e = s.exprs[31];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:72:19";
+      e.loc = "rules/gelu.yaml:87:19";
       e.num_inputs = 2;
     }
     {  // 32: half
       gen::ExprSpec& e = s.exprs[32];
       e.label = "half";
-      e.loc = "rules/gelu.yaml:72:30";
+      e.loc = "rules/gelu.yaml:87:30";
       e.slot = 10;
     }
     {  // 33: Mul(Mul(x, t), half)
       gen::ExprSpec& e = s.exprs[33];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:72:15";
+      e.loc = "rules/gelu.yaml:87:15";
       e.num_inputs = 2;
     }
     {  // 34: Mul(x, half)
       gen::ExprSpec& e = s.exprs[34];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:72:42";
+      e.loc = "rules/gelu.yaml:87:42";
       e.num_inputs = 2;
     }
     {  // 35: Mul(Mul(x, half), t)
       gen::ExprSpec& e = s.exprs[35];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:72:38";
+      e.loc = "rules/gelu.yaml:87:38";
       e.num_inputs = 2;
     }
     {  // 36: Mul(t, half)
       gen::ExprSpec& e = s.exprs[36];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:72:68";
+      e.loc = "rules/gelu.yaml:87:68";
       e.num_inputs = 2;
     }
     {  // 37: Mul(x, Mul(t, half))
       gen::ExprSpec& e = s.exprs[37];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:72:61";
+      e.loc = "rules/gelu.yaml:87:61";
       e.num_inputs = 2;
     }
     {  // 38: Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half))
       gen::ExprSpec& e = s.exprs[38];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:72:36";
+      e.loc = "rules/gelu.yaml:87:36";
       e.slot = 11;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:74:16";
+      c.loc = "rules/gelu.yaml:89:16";
       c.subject = "kappa";
       c.slot = 2;
       c.literal = gen::floatLiteral(0.044715);
@@ -875,7 +854,7 @@ const gen::RuleSpec& specFastGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:75:16";
+      c.loc = "rules/gelu.yaml:90:16";
       c.subject = "beta";
       c.slot = 4;
       c.literal = gen::floatLiteral(0.7978845608);
@@ -884,7 +863,7 @@ const gen::RuleSpec& specFastGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:76:16";
+      c.loc = "rules/gelu.yaml:91:16";
       c.subject = "one";
       c.slot = 8;
       c.literal = gen::floatLiteral(1.0);
@@ -893,7 +872,7 @@ const gen::RuleSpec& specFastGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:77:20";
+      c.loc = "rules/gelu.yaml:92:20";
       c.subject = "one_inner";
       c.slot = 6;
       c.literal = gen::floatLiteral(1.0);
@@ -902,7 +881,7 @@ const gen::RuleSpec& specFastGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:78:16";
+      c.loc = "rules/gelu.yaml:93:16";
       c.subject = "half";
       c.slot = 10;
       c.literal = gen::floatLiteral(0.5);
@@ -1011,13 +990,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchX, matchOne, matchHalf.
 
-  /// 3.0  (rules/gelu.yaml:67:22)
+  /// 3.0  (rules/gelu.yaml:82:22)
   bool matchConstant1(ValueId v, gen::Next k) {
     if (seen(kConstant1)) return same(kConstant1, v) && k();
     return bind(kConstant1, v) && constant(kConstant1, v) && k();
   }
 
-  /// Pow(x, 3.0)  (rules/gelu.yaml:67:15)
+  /// Pow(x, 3.0)  (rules/gelu.yaml:82:15)
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
@@ -1026,7 +1005,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(input(n, 0), [&] { return matchConstant1(input(n, 1), k); });
   }
 
-  /// Mul(x, x)  (rules/gelu.yaml:67:36)
+  /// Mul(x, x)  (rules/gelu.yaml:82:36)
   bool matchMul3(ValueId v, gen::Next k) {
     if (seen(kMul3)) return same(kMul3, v) && k();
     if (!bind(kMul3, v)) return false;
@@ -1040,7 +1019,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchX(in0, k); });
   }
 
-  /// Mul(x, Mul(x, x))  (rules/gelu.yaml:67:29)
+  /// Mul(x, Mul(x, x))  (rules/gelu.yaml:82:29)
   bool matchMul4(ValueId v, gen::Next k) {
     if (seen(kMul4)) return same(kMul4, v) && k();
     if (!bind(kMul4, v)) return false;
@@ -1054,7 +1033,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul3(in0, k); });
   }
 
-  /// cube = Pow(x, 3.0) | Mul(x, Mul(x, x))  (rules/gelu.yaml:67:27)
+  /// cube = Pow(x, 3.0) | Mul(x, Mul(x, x))  (rules/gelu.yaml:82:27)
   bool matchCube(ValueId v, gen::Next k) {
     if (seen(kCube)) return same(kCube, v) && k();
     if (!bind(kCube, v)) return false;
@@ -1066,13 +1045,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// kappa  (rules/gelu.yaml:68:32)
+  /// kappa  (rules/gelu.yaml:83:32)
   bool matchKappa(ValueId v, gen::Next k) {
     if (seen(kKappa)) return same(kKappa, v) && k();
     return bind(kKappa, v) && k();
   }
 
-  /// Mul(cube, kappa)  (rules/gelu.yaml:68:22)
+  /// Mul(cube, kappa)  (rules/gelu.yaml:83:22)
   bool matchMul7(ValueId v, gen::Next k) {
     if (seen(kMul7)) return same(kMul7, v) && k();
     if (!bind(kMul7, v)) return false;
@@ -1086,7 +1065,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchCube(in1, [&] { return matchKappa(in0, k); });
   }
 
-  /// inner = Add(x, Mul(cube, kappa))  (rules/gelu.yaml:68:15)
+  /// inner = Add(x, Mul(cube, kappa))  (rules/gelu.yaml:83:15)
   bool matchInner(ValueId v, gen::Next k) {
     if (seen(kInner)) return same(kInner, v) && k();
     if (!bind(kInner, v)) return false;
@@ -1100,19 +1079,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul7(in0, k); });
   }
 
-  /// 2.0  (rules/gelu.yaml:69:24)
+  /// 2.0  (rules/gelu.yaml:84:24)
   bool matchConstant9(ValueId v, gen::Next k) {
     if (seen(kConstant9)) return same(kConstant9, v) && k();
     return bind(kConstant9, v) && constant(kConstant9, v) && k();
   }
 
-  /// 3.1415927  (rules/gelu.yaml:69:29)
+  /// 3.1415927  (rules/gelu.yaml:84:29)
   bool matchConstant10(ValueId v, gen::Next k) {
     if (seen(kConstant10)) return same(kConstant10, v) && k();
     return bind(kConstant10, v) && constant(kConstant10, v) && k();
   }
 
-  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:69:20)
+  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:84:20)
   bool matchDiv11(ValueId v, gen::Next k) {
     if (seen(kDiv11)) return same(kDiv11, v) && k();
     if (!bind(kDiv11, v)) return false;
@@ -1121,7 +1100,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchConstant9(input(n, 0), [&] { return matchConstant10(input(n, 1), k); });
   }
 
-  /// Sqrt(Div(2.0, 3.1415927))  (rules/gelu.yaml:69:15)
+  /// Sqrt(Div(2.0, 3.1415927))  (rules/gelu.yaml:84:15)
   bool matchSqrt12(ValueId v, gen::Next k) {
     if (seen(kSqrt12)) return same(kSqrt12, v) && k();
     if (!bind(kSqrt12, v)) return false;
@@ -1130,19 +1109,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchDiv11(input(n, 0), k);
   }
 
-  /// 2.0  (rules/gelu.yaml:69:61)
+  /// 2.0  (rules/gelu.yaml:84:61)
   bool matchConstant13(ValueId v, gen::Next k) {
     if (seen(kConstant13)) return same(kConstant13, v) && k();
     return bind(kConstant13, v) && constant(kConstant13, v) && k();
   }
 
-  /// 3.1415927  (rules/gelu.yaml:69:66)
+  /// 3.1415927  (rules/gelu.yaml:84:66)
   bool matchConstant14(ValueId v, gen::Next k) {
     if (seen(kConstant14)) return same(kConstant14, v) && k();
     return bind(kConstant14, v) && constant(kConstant14, v) && k();
   }
 
-  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:69:57)
+  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:84:57)
   bool matchDiv15(ValueId v, gen::Next k) {
     if (seen(kDiv15)) return same(kDiv15, v) && k();
     if (!bind(kDiv15, v)) return false;
@@ -1151,7 +1130,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchConstant13(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
   }
 
-  /// CastLike(Div(2.0, 3.1415927), x)  (rules/gelu.yaml:69:48)
+  /// CastLike(Div(2.0, 3.1415927), x)  (rules/gelu.yaml:84:48)
   bool matchCastLike(ValueId v, gen::Next k) {
     if (seen(kCastLike)) return same(kCastLike, v) && k();
     if (!bind(kCastLike, v)) return false;
@@ -1160,7 +1139,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchDiv15(input(n, 0), [&] { return matchX(input(n, 1), k); });
   }
 
-  /// Sqrt(CastLike(Div(2.0, 3.1415927), x))  (rules/gelu.yaml:69:43)
+  /// Sqrt(CastLike(Div(2.0, 3.1415927), x))  (rules/gelu.yaml:84:43)
   bool matchSqrt17(ValueId v, gen::Next k) {
     if (seen(kSqrt17)) return same(kSqrt17, v) && k();
     if (!bind(kSqrt17, v)) return false;
@@ -1169,13 +1148,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchCastLike(input(n, 0), k);
   }
 
-  /// beta  (rules/gelu.yaml:69:84)
+  /// beta  (rules/gelu.yaml:84:84)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(kBeta)) return same(kBeta, v) && k();
     return bind(kBeta, v) && k();
   }
 
-  /// k = Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta  (rules/gelu.yaml:69:41)
+  /// k = Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta  (rules/gelu.yaml:84:41)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(kK)) return same(kK, v) && k();
     if (!bind(kK, v)) return false;
@@ -1189,7 +1168,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// Mul(inner, k)  (rules/gelu.yaml:70:15)
+  /// Mul(inner, k)  (rules/gelu.yaml:85:15)
   bool matchMul20(ValueId v, gen::Next k) {
     if (seen(kMul20)) return same(kMul20, v) && k();
     if (!bind(kMul20, v)) return false;
@@ -1203,7 +1182,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchInner(in1, [&] { return matchK(in0, k); });
   }
 
-  /// Mul(x, beta)  (rules/gelu.yaml:70:35)
+  /// Mul(x, beta)  (rules/gelu.yaml:85:35)
   bool matchMul21(ValueId v, gen::Next k) {
     if (seen(kMul21)) return same(kMul21, v) && k();
     if (!bind(kMul21, v)) return false;
@@ -1217,7 +1196,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchBeta(in0, k); });
   }
 
-  /// Mul(x, kappa)  (rules/gelu.yaml:70:57)
+  /// Mul(x, kappa)  (rules/gelu.yaml:85:57)
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(kMul22)) return same(kMul22, v) && k();
     if (!bind(kMul22, v)) return false;
@@ -1231,7 +1210,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchKappa(in0, k); });
   }
 
-  /// Mul(Mul(x, kappa), x)  (rules/gelu.yaml:70:53)
+  /// Mul(Mul(x, kappa), x)  (rules/gelu.yaml:85:53)
   bool matchMul23(ValueId v, gen::Next k) {
     if (seen(kMul23)) return same(kMul23, v) && k();
     if (!bind(kMul23, v)) return false;
@@ -1245,13 +1224,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul22(in1, [&] { return matchX(in0, k); });
   }
 
-  /// one_inner  (rules/gelu.yaml:70:76)
+  /// one_inner  (rules/gelu.yaml:85:76)
   bool matchOneInner(ValueId v, gen::Next k) {
     if (seen(kOneInner)) return same(kOneInner, v) && k();
     return bind(kOneInner, v) && k();
   }
 
-  /// Add(Mul(Mul(x, kappa), x), one_inner)  (rules/gelu.yaml:70:49)
+  /// Add(Mul(Mul(x, kappa), x), one_inner)  (rules/gelu.yaml:85:49)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -1265,7 +1244,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul23(in1, [&] { return matchOneInner(in0, k); });
   }
 
-  /// Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))  (rules/gelu.yaml:70:31)
+  /// Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))  (rules/gelu.yaml:85:31)
   bool matchMul26(ValueId v, gen::Next k) {
     if (seen(kMul26)) return same(kMul26, v) && k();
     if (!bind(kMul26, v)) return false;
@@ -1279,7 +1258,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul21(in1, [&] { return matchAdd(in0, k); });
   }
 
-  /// arg = Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))  (rules/gelu.yaml:70:29)
+  /// arg = Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))  (rules/gelu.yaml:85:29)
   bool matchArg(ValueId v, gen::Next k) {
     if (seen(kArg)) return same(kArg, v) && k();
     if (!bind(kArg, v)) return false;
@@ -1291,7 +1270,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// Tanh(arg)  (rules/gelu.yaml:71:19)
+  /// Tanh(arg)  (rules/gelu.yaml:86:19)
   bool matchTanh(ValueId v, gen::Next k) {
     if (seen(kTanh)) return same(kTanh, v) && k();
     if (!bind(kTanh, v)) return false;
@@ -1300,7 +1279,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchArg(input(n, 0), k);
   }
 
-  /// t = Add(Tanh(arg), one)  (rules/gelu.yaml:71:15)
+  /// t = Add(Tanh(arg), one)  (rules/gelu.yaml:86:15)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -1314,7 +1293,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchTanh(in1, [&] { return matchOne(in0, k); });
   }
 
-  /// Mul(x, t)  (rules/gelu.yaml:72:19)
+  /// Mul(x, t)  (rules/gelu.yaml:87:19)
   bool matchMul31(ValueId v, gen::Next k) {
     if (seen(kMul31)) return same(kMul31, v) && k();
     if (!bind(kMul31, v)) return false;
@@ -1328,7 +1307,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchT(in0, k); });
   }
 
-  /// Mul(Mul(x, t), half)  (rules/gelu.yaml:72:15)
+  /// Mul(Mul(x, t), half)  (rules/gelu.yaml:87:15)
   bool matchMul33(ValueId v, gen::Next k) {
     if (seen(kMul33)) return same(kMul33, v) && k();
     if (!bind(kMul33, v)) return false;
@@ -1342,7 +1321,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul31(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, half)  (rules/gelu.yaml:72:42)
+  /// Mul(x, half)  (rules/gelu.yaml:87:42)
   bool matchMul34(ValueId v, gen::Next k) {
     if (seen(kMul34)) return same(kMul34, v) && k();
     if (!bind(kMul34, v)) return false;
@@ -1356,7 +1335,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(Mul(x, half), t)  (rules/gelu.yaml:72:38)
+  /// Mul(Mul(x, half), t)  (rules/gelu.yaml:87:38)
   bool matchMul35(ValueId v, gen::Next k) {
     if (seen(kMul35)) return same(kMul35, v) && k();
     if (!bind(kMul35, v)) return false;
@@ -1370,7 +1349,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul34(in1, [&] { return matchT(in0, k); });
   }
 
-  /// Mul(t, half)  (rules/gelu.yaml:72:68)
+  /// Mul(t, half)  (rules/gelu.yaml:87:68)
   bool matchMul36(ValueId v, gen::Next k) {
     if (seen(kMul36)) return same(kMul36, v) && k();
     if (!bind(kMul36, v)) return false;
@@ -1384,7 +1363,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchT(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, Mul(t, half))  (rules/gelu.yaml:72:61)
+  /// Mul(x, Mul(t, half))  (rules/gelu.yaml:87:61)
   bool matchMul37(ValueId v, gen::Next k) {
     if (seen(kMul37)) return same(kMul37, v) && k();
     if (!bind(kMul37, v)) return false;
@@ -1398,7 +1377,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul36(in0, k); });
   }
 
-  /// y = Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half)) (rules/gelu.yaml:72:36)
+  /// y = Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half)) (rules/gelu.yaml:87:36)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1414,16 +1393,16 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:80:9:
+  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:95:9:
   ///   y = Gelu(x, approximate='tanh')
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:82:20", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:97:20", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "tanh"));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:80:9",
-                     "rules/gelu.yaml:82:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:95:9",
+                     "rules/gelu.yaml:97:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1439,15 +1418,15 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
   }
 
-  /// Variant 1, rules/gelu.yaml:83:9:
+  /// Variant 1, rules/gelu.yaml:98:9:
   ///   y = com.microsoft.FastGelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:84:38", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:99:38", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:83:9",
-                     "rules/gelu.yaml:84:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:98:9",
+                     "rules/gelu.yaml:99:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1472,7 +1451,7 @@ class FastGeluRule : public RewritePattern {
                                 root,
                                 50,
                                 {"ort", "onnx"},
-                                "rules/gelu.yaml:61:5",
+                                "rules/gelu.yaml:77:5",
                                 {op::kGelu, op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
@@ -1494,7 +1473,7 @@ class FastGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:87
+// Generated from: rules/gelu.yaml:102
 // quick_gelu (priority 50): x * Sigmoid(alpha * x), alpha a scalar constant (1.702 in CLIP).
 //===----------------------------------------------------------------------===//
 
@@ -1503,7 +1482,7 @@ const gen::RuleSpec& specQuickGelu() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "quick_gelu";
-    s.loc = "rules/gelu.yaml:87:5";
+    s.loc = "rules/gelu.yaml:102:5";
     s.root = 4;
     s.slot_names = {"x", "alpha", "y"};
     s.num_captures = 0;
@@ -1511,45 +1490,45 @@ const gen::RuleSpec& specQuickGelu() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:93:15";
+      e.loc = "rules/gelu.yaml:106:15";
       e.slot = 0;
     }
     {  // 1: alpha
       gen::ExprSpec& e = s.exprs[1];
       e.label = "alpha";
-      e.loc = "rules/gelu.yaml:93:33";
+      e.loc = "rules/gelu.yaml:106:33";
       e.slot = 1;
     }
     {  // 2: Mul(x, alpha)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:93:26";
+      e.loc = "rules/gelu.yaml:106:26";
       e.num_inputs = 2;
     }
     {  // 3: Sigmoid(Mul(x, alpha))
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Sigmoid";
-      e.loc = "rules/gelu.yaml:93:18";
+      e.loc = "rules/gelu.yaml:106:18";
       e.num_inputs = 1;
     }
     {  // 4: Mul(x, Sigmoid(Mul(x, alpha)))
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:93:11";
+      e.loc = "rules/gelu.yaml:106:11";
       e.slot = 2;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:95:16";
+      c.loc = "rules/gelu.yaml:108:16";
       c.subject = "alpha";
       c.slot = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:95:30";
+      c.loc = "rules/gelu.yaml:108:30";
       c.subject = "alpha";
       c.slot = 1;
       c.ints = {0, 1};
@@ -1601,13 +1580,13 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchX.
 
-  /// alpha  (rules/gelu.yaml:93:33)
+  /// alpha  (rules/gelu.yaml:106:33)
   bool matchAlpha(ValueId v, gen::Next k) {
     if (seen(kAlpha)) return same(kAlpha, v) && k();
     return bind(kAlpha, v) && k();
   }
 
-  /// Mul(x, alpha)  (rules/gelu.yaml:93:26)
+  /// Mul(x, alpha)  (rules/gelu.yaml:106:26)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -1621,7 +1600,7 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
     return matchX(in1, [&] { return matchAlpha(in0, k); });
   }
 
-  /// Sigmoid(Mul(x, alpha))  (rules/gelu.yaml:93:18)
+  /// Sigmoid(Mul(x, alpha))  (rules/gelu.yaml:106:18)
   bool matchSigmoid(ValueId v, gen::Next k) {
     if (seen(kSigmoid)) return same(kSigmoid, v) && k();
     if (!bind(kSigmoid, v)) return false;
@@ -1630,7 +1609,7 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
     return matchMul(input(n, 0), k);
   }
 
-  /// y = Mul(x, Sigmoid(Mul(x, alpha)))  (rules/gelu.yaml:93:11)
+  /// y = Mul(x, Sigmoid(Mul(x, alpha)))  (rules/gelu.yaml:106:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1646,19 +1625,19 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:96:5:
+  /// Variant 0, rules/gelu.yaml:109:5:
   ///   y = com.microsoft.QuickGelu(x, alpha=value(alpha))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:97:35", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:110:35", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     std::optional<onnx::AttributeProto> a1_0 =
-        valueOf(kSlotAlpha, "alpha", "alpha", "rules/gelu.yaml:97:38", "rules/gelu.yaml:97:38");
+        valueOf(kSlotAlpha, "alpha", "alpha", "rules/gelu.yaml:110:38", "rules/gelu.yaml:110:38");
     if (!a1_0) return false;
     attrs1.push_back(std::move(*a1_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:96:5",
-                     "rules/gelu.yaml:97:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:109:5",
+                     "rules/gelu.yaml:110:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1683,7 +1662,7 @@ class QuickGeluRule : public RewritePattern {
                                 root,
                                 50,
                                 {"ort"},
-                                "rules/gelu.yaml:87:5",
+                                "rules/gelu.yaml:102:5",
                                 {op::kComMicrosoftQuickGelu}}),
         root_output_(root_output) {}
 
@@ -1705,7 +1684,7 @@ class QuickGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:101
+// Generated from: rules/gelu.yaml:114
 // silu (priority 50): x * Sigmoid(x) (SiLU), which is QuickGelu with alpha 1.
 //===----------------------------------------------------------------------===//
 
@@ -1714,7 +1693,7 @@ const gen::RuleSpec& specSilu() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "silu";
-    s.loc = "rules/gelu.yaml:101:5";
+    s.loc = "rules/gelu.yaml:114:5";
     s.root = 2;
     s.slot_names = {"x", "y"};
     s.num_captures = 0;
@@ -1722,19 +1701,19 @@ const gen::RuleSpec& specSilu() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:107:15";
+      e.loc = "rules/gelu.yaml:118:15";
       e.slot = 0;
     }
     {  // 1: Sigmoid(x)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Sigmoid";
-      e.loc = "rules/gelu.yaml:107:18";
+      e.loc = "rules/gelu.yaml:118:18";
       e.num_inputs = 1;
     }
     {  // 2: Mul(x, Sigmoid(x))
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:107:11";
+      e.loc = "rules/gelu.yaml:118:11";
       e.slot = 1;
       e.num_inputs = 2;
     }
@@ -1782,7 +1761,7 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchX.
 
-  /// Sigmoid(x)  (rules/gelu.yaml:107:18)
+  /// Sigmoid(x)  (rules/gelu.yaml:118:18)
   bool matchSigmoid(ValueId v, gen::Next k) {
     if (seen(kSigmoid)) return same(kSigmoid, v) && k();
     if (!bind(kSigmoid, v)) return false;
@@ -1791,7 +1770,7 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// y = Mul(x, Sigmoid(x))  (rules/gelu.yaml:107:11)
+  /// y = Mul(x, Sigmoid(x))  (rules/gelu.yaml:118:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1807,16 +1786,16 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:108:5:
+  /// Variant 0, rules/gelu.yaml:119:5:
   ///   y = com.microsoft.QuickGelu(x, alpha=1.0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:109:35", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:120:35", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::floatAttribute("alpha", 1.0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:108:5",
-                     "rules/gelu.yaml:109:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:119:5",
+                     "rules/gelu.yaml:120:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1841,7 +1820,7 @@ class SiluRule : public RewritePattern {
                                 root,
                                 50,
                                 {"ort"},
-                                "rules/gelu.yaml:101:5",
+                                "rules/gelu.yaml:114:5",
                                 {op::kComMicrosoftQuickGelu}}),
         root_output_(root_output) {}
 
@@ -1863,8 +1842,9 @@ class SiluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:112
-// bias_gelu (priority 40): Gelu of x plus a 1-D constant bias along x's static last axis.
+// Generated from: rules/gelu.yaml:125
+// bias_gelu (priority 40): Gelu (into BiasGelu) or its tanh form (into FastGelu) of x plus a 1-D
+// bias along x's static last axis.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule bias_gelu for the shared checks and messages.
@@ -1872,47 +1852,96 @@ const gen::RuleSpec& specBiasGelu() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "bias_gelu";
-    s.loc = "rules/gelu.yaml:112:5";
-    s.root = 3;
+    s.loc = "rules/gelu.yaml:125:5";
+    s.root = 10;
     s.slot_names = {"x", "bias", "y"};
     s.num_captures = 0;
-    s.exprs.resize(4);
+    s.exprs.resize(11);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/gelu.yaml:118:34";
+      e.loc = "rules/gelu.yaml:129:35";
       e.slot = 0;
     }
     {  // 1: bias
       gen::ExprSpec& e = s.exprs[1];
       e.label = "bias";
-      e.loc = "rules/gelu.yaml:118:37";
+      e.loc = "rules/gelu.yaml:129:38";
       e.slot = 1;
     }
     {  // 2: Add(x, bias)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Add";
-      e.loc = "rules/gelu.yaml:118:30";
+      e.loc = "rules/gelu.yaml:129:31";
       e.num_inputs = 2;
     }
     {  // 3: com.microsoft.Gelu(Add(x, bias))
       gen::ExprSpec& e = s.exprs[3];
       e.label = "com.microsoft.Gelu";
-      e.loc = "rules/gelu.yaml:118:11";
-      e.slot = 2;
+      e.loc = "rules/gelu.yaml:129:12";
       e.num_inputs = 1;
     }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/gelu.yaml:120:15";
-      c.subject = "bias";
-      c.slot = 1;
+    {  // 4: Add(x, bias)
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "Add";
+      e.loc = "rules/gelu.yaml:129:57";
+      e.num_inputs = 2;
+    }
+    {  // 5: Gelu(Add(x, bias), approximate='none')
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Gelu";
+      e.loc = "rules/gelu.yaml:129:52";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "approximate";
+        a.values.push_back(gen::stringLiteral("none"));
+        a.default_value = gen::stringLiteral("none");
+        a.loc = "rules/gelu.yaml:129:71";
+      }
+    }
+    {  // 6: Add(x, bias)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Add";
+      e.loc = "rules/gelu.yaml:130:37";
+      e.num_inputs = 2;
+    }
+    {  // 7: com.microsoft.FastGelu(Add(x, bias))
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "com.microsoft.FastGelu";
+      e.loc = "rules/gelu.yaml:130:14";
+      e.num_inputs = 1;
+    }
+    {  // 8: Add(x, bias)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Add";
+      e.loc = "rules/gelu.yaml:131:19";
+      e.num_inputs = 2;
+    }
+    {  // 9: Gelu(Add(x, bias), approximate='tanh')
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Gelu";
+      e.loc = "rules/gelu.yaml:131:14";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "approximate";
+        a.values.push_back(gen::stringLiteral("tanh"));
+        a.default_value = gen::stringLiteral("none");
+        a.loc = "rules/gelu.yaml:131:33";
+      }
+    }
+    {  // 10: com.microsoft.Gelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='none') |
+       // com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh')
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "y";
+      e.loc = "rules/gelu.yaml:129:50";
+      e.slot = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:120:31";
+      c.loc = "rules/gelu.yaml:133:15";
       c.subject = "bias";
       c.slot = 1;
       c.ints = {1};
@@ -1920,7 +1949,7 @@ const gen::RuleSpec& specBiasGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:120:40";
+      c.loc = "rules/gelu.yaml:133:24";
       c.native = "last_dim_of";
       c.predicate = gen::nativePredicate("last_dim_of");
       c.args = {"bias", "x"};
@@ -1929,13 +1958,18 @@ const gen::RuleSpec& specBiasGelu() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:121:15";
+      c.loc = "rules/gelu.yaml:134:15";
       c.native = "static_last_dim";
       c.predicate = gen::nativePredicate("static_last_dim");
       c.args = {"x"};
       c.arg_slots = {0};
     }
     s.num_symbols = 0;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{10, 0}, {10, 1}});  // @erf
+    }
     s.variants.emplace_back();  // always
     return s;
   }();
@@ -1950,8 +1984,15 @@ struct BiasGeluIds {
   enum : gen::ExprId {
     kX = 0,
     kBias = 1,
-    kAdd = 2,
-    kY = 3,
+    kAdd2 = 2,
+    kGelu3 = 3,
+    kAdd4 = 4,
+    kGelu5 = 5,
+    kAdd6 = 6,
+    kFastGelu = 7,
+    kAdd8 = 8,
+    kGelu9 = 9,
+    kY = 10,
   };
 };
 
@@ -1968,7 +2009,15 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
 
  private:
   enum : uint32_t {
@@ -1979,29 +2028,136 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchX, matchBias, matchAdd.
+  // From GeluSharedMatch (the same in other rules of this file): matchX.
 
-  /// y = com.microsoft.Gelu(Add(x, bias))  (rules/gelu.yaml:118:11)
+  /// bias  (rules/gelu.yaml:129:38)
+  bool matchBias(ValueId v, gen::Next k) {
+    if (seen(kBias)) return same(kBias, v) && k();
+    return bind(kBias, v) && k();
+  }
+
+  /// Add(x, bias)  (rules/gelu.yaml:129:31)
+  bool matchAdd2(ValueId v, gen::Next k) {
+    if (seen(kAdd2)) return same(kAdd2, v) && k();
+    if (!bind(kAdd2, v)) return false;
+    const NodeId n = node(kAdd2, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd2, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// com.microsoft.Gelu(Add(x, bias))  (rules/gelu.yaml:129:12)
+  bool matchGelu3(ValueId v, gen::Next k) {
+    if (seen(kGelu3)) return same(kGelu3, v) && k();
+    if (!bind(kGelu3, v)) return false;
+    const NodeId n = node(kGelu3, v, op::kComMicrosoftGelu);
+    if (n == kNoId || !attrs(kGelu3, n, v)) return false;
+    return matchAdd2(input(n, 0), k);
+  }
+
+  /// Add(x, bias)  (rules/gelu.yaml:129:57)
+  bool matchAdd4(ValueId v, gen::Next k) {
+    if (seen(kAdd4)) return same(kAdd4, v) && k();
+    if (!bind(kAdd4, v)) return false;
+    const NodeId n = node(kAdd4, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd4, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// Gelu(Add(x, bias), approximate='none')  (rules/gelu.yaml:129:52)
+  bool matchGelu5(ValueId v, gen::Next k) {
+    if (seen(kGelu5)) return same(kGelu5, v) && k();
+    if (!bind(kGelu5, v)) return false;
+    const NodeId n = node(kGelu5, v, op::kGelu);
+    if (n == kNoId || !attrs(kGelu5, n, v)) return false;
+    return matchAdd4(input(n, 0), k);
+  }
+
+  /// Add(x, bias)  (rules/gelu.yaml:130:37)
+  bool matchAdd6(ValueId v, gen::Next k) {
+    if (seen(kAdd6)) return same(kAdd6, v) && k();
+    if (!bind(kAdd6, v)) return false;
+    const NodeId n = node(kAdd6, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd6, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// com.microsoft.FastGelu(Add(x, bias))  (rules/gelu.yaml:130:14)
+  bool matchFastGelu(ValueId v, gen::Next k) {
+    if (seen(kFastGelu)) return same(kFastGelu, v) && k();
+    if (!bind(kFastGelu, v)) return false;
+    const NodeId n = node(kFastGelu, v, op::kComMicrosoftFastGelu);
+    if (n == kNoId || !attrs(kFastGelu, n, v)) return false;
+    return matchAdd6(input(n, 0), k);
+  }
+
+  /// Add(x, bias)  (rules/gelu.yaml:131:19)
+  bool matchAdd8(ValueId v, gen::Next k) {
+    if (seen(kAdd8)) return same(kAdd8, v) && k();
+    if (!bind(kAdd8, v)) return false;
+    const NodeId n = node(kAdd8, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd8, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// Gelu(Add(x, bias), approximate='tanh')  (rules/gelu.yaml:131:14)
+  bool matchGelu9(ValueId v, gen::Next k) {
+    if (seen(kGelu9)) return same(kGelu9, v) && k();
+    if (!bind(kGelu9, v)) return false;
+    const NodeId n = node(kGelu9, v, op::kGelu);
+    if (n == kNoId || !attrs(kGelu9, n, v)) return false;
+    return matchAdd8(input(n, 0), k);
+  }
+
+  /// y = com.microsoft.Gelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='none') |
+  /// com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh')
+  /// (rules/gelu.yaml:129:50)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kComMicrosoftGelu);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchAdd(input(n, 0), k);
+    const uint32_t m = mark();
+    if (choose(kY, 0) && matchGelu3(v, k)) return true;  // @erf
+    undo(m);
+    if (choose(kY, 1) && matchGelu5(v, k)) return true;  // @erf
+    undo(m);
+    if (choose(kY, 2) && matchFastGelu(v, k)) return true;  // @tanh
+    undo(m);
+    if (choose(kY, 3) && matchGelu9(v, k)) return true;  // @tanh
+    undo(m);
+    return false;
   }
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:122:5:
+  /// Variant 0 (when @erf), rules/gelu.yaml:136:9:
   ///   y = com.microsoft.BiasGelu(x, bias)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:123:34", "x")) return false;
-    if (!requireBound(kSlotBias, "rules/gelu.yaml:123:37", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:137:40", "x")) return false;
+    if (!requireBound(kSlotBias, "rules/gelu.yaml:137:43", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:122:5",
-                     "rules/gelu.yaml:123:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:136:9",
+                     "rules/gelu.yaml:137:17"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2017,9 +2173,35 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     const ValueId v2 = g_.node(n2).output(0);
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
+
+  /// Variant 1, rules/gelu.yaml:138:9:
+  ///   y = com.microsoft.FastGelu(x, bias)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/gelu.yaml:138:40", "x")) return false;
+    if (!requireBound(kSlotBias, "rules/gelu.yaml:138:43", "bias")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:138:9",
+                     "rules/gelu.yaml:138:17"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotBias);
+    NodeSpec spec2;
+    spec2.op = op::kComMicrosoftFastGelu;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+  }
 };
 
-/// bias_gelu as a RewritePattern.
+/// bias_gelu as a RewritePattern (one per root op).
 class BiasGeluRule : public RewritePattern {
  public:
   BiasGeluRule(std::string name, OpId root, uint32_t root_output)
@@ -2027,8 +2209,8 @@ class BiasGeluRule : public RewritePattern {
                                 root,
                                 40,
                                 {"ort"},
-                                "rules/gelu.yaml:112:5",
-                                {op::kComMicrosoftBiasGelu}}),
+                                "rules/gelu.yaml:125:5",
+                                {op::kComMicrosoftBiasGelu, op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -2049,102 +2231,113 @@ class BiasGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:125
-// fast_gelu_bias (priority 40): FastGelu of x plus a 1-D constant bias along x's static last axis.
+// Generated from: rules/gelu.yaml:145
+// transpose_cast_matmul (priority 21): MatMul of Cast(Transpose(a)) as MatMul of
+// Transpose(Cast(a)), so the Transpose can fold.
 //===----------------------------------------------------------------------===//
 
-/// Static data of rule fast_gelu_bias for the shared checks and messages.
-const gen::RuleSpec& specFastGeluBias() {
+/// Static data of rule transpose_cast_matmul for the shared checks and messages.
+const gen::RuleSpec& specTransposeCastMatmul() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
-    s.name = "fast_gelu_bias";
-    s.loc = "rules/gelu.yaml:125:5";
-    s.root = 3;
-    s.slot_names = {"x", "bias", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(4);
-    {  // 0: x
+    s.name = "transpose_cast_matmul";
+    s.loc = "rules/gelu.yaml:145:5";
+    s.root = 6;
+    s.slot_names = {"a", "tr", "c", "b", "y"};
+    s.num_captures = 2;
+    s.exprs.resize(7);
+    {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/gelu.yaml:131:38";
+      e.label = "a";
+      e.loc = "rules/gelu.yaml:149:22";
       e.slot = 0;
     }
-    {  // 1: bias
+    {  // 1: Transpose(a, perm=capture(p))
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "bias";
-      e.loc = "rules/gelu.yaml:131:41";
+      e.label = "Transpose";
+      e.loc = "rules/gelu.yaml:149:12";
       e.slot = 1;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "p";
+        a.loc = "rules/gelu.yaml:149:25";
+      }
     }
-    {  // 2: Add(x, bias)
+    {  // 2: Cast(tr, to=capture(t))
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "Add";
-      e.loc = "rules/gelu.yaml:131:34";
-      e.num_inputs = 2;
-    }
-    {  // 3: com.microsoft.FastGelu(Add(x, bias))
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "com.microsoft.FastGelu";
-      e.loc = "rules/gelu.yaml:131:11";
+      e.label = "Cast";
+      e.loc = "rules/gelu.yaml:150:12";
       e.slot = 2;
       e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "t";
+        a.loc = "rules/gelu.yaml:150:21";
+      }
     }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/gelu.yaml:133:15";
-      c.subject = "bias";
-      c.slot = 1;
+    {  // 3: b
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "b";
+      e.loc = "rules/gelu.yaml:151:22";
+      e.slot = 3;
     }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:133:31";
-      c.subject = "bias";
-      c.slot = 1;
-      c.ints = {1};
+    {  // 4: MatMul(c, b)
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "MatMul";
+      e.loc = "rules/gelu.yaml:151:12";
+      e.num_inputs = 2;
     }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:133:40";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"bias", "x"};
-      c.arg_slots = {1, 0};
+    {  // 5: MatMul(b, c)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "MatMul";
+      e.loc = "rules/gelu.yaml:151:33";
+      e.num_inputs = 2;
     }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:134:15";
-      c.native = "static_last_dim";
-      c.predicate = gen::nativePredicate("static_last_dim");
-      c.args = {"x"};
-      c.arg_slots = {0};
+    {  // 6: MatMul(c, b) | MatMul(b, c)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "y";
+      e.loc = "rules/gelu.yaml:151:31";
+      e.slot = 4;
     }
     s.num_symbols = 0;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{6, 0}});  // @left
+    }
     s.variants.emplace_back();  // always
     return s;
   }();
   return spec;
 }
 
-/// The search of rule fast_gelu_bias: one function per pattern expr, each matching its
+/// The search of rule transpose_cast_matmul: one function per pattern expr, each matching its
 /// value and then the rest of the search (`k`); choice points try their options in
 /// order and undo what a failed option bound.
-/// Expr ids of rule fast_gelu_bias (indices into its RuleSpec's exprs).
-struct FastGeluBiasIds {
+/// Expr ids of rule transpose_cast_matmul (indices into its RuleSpec's exprs).
+struct TransposeCastMatmulIds {
   enum : gen::ExprId {
-    kX = 0,
-    kBias = 1,
-    kAdd = 2,
-    kY = 3,
+    kA = 0,
+    kTr = 1,
+    kC = 2,
+    kB = 3,
+    kMatMul4 = 4,
+    kMatMul5 = 5,
+    kY = 6,
   };
 };
 
-class FastGeluBiasMatch : public GeluSharedMatch<FastGeluBiasIds> {
+class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> {
  public:
-  FastGeluBiasMatch(gen::Scratch& scratch, Rewriter& rw)
-      : GeluSharedMatch<FastGeluBiasIds>(specFastGeluBias(), scratch, rw) {}
+  TransposeCastMatmulMatch(gen::Scratch& scratch, Rewriter& rw)
+      : GeluSharedMatch<TransposeCastMatmulIds>(specTransposeCastMatmul(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -2154,67 +2347,200 @@ class FastGeluBiasMatch : public GeluSharedMatch<FastGeluBiasIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
 
  private:
   enum : uint32_t {
-    kSlotX = 0,
-    kSlotBias = 1,
-    kSlotY = 2,
+    kSlotA = 0,
+    kSlotTr = 1,
+    kSlotC = 2,
+    kSlotB = 3,
+    kSlotY = 4,
   };
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchX, matchBias, matchAdd.
+  // From GeluSharedMatch (the same in other rules of this file): matchA, matchB.
 
-  /// y = com.microsoft.FastGelu(Add(x, bias))  (rules/gelu.yaml:131:11)
+  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:149:12)
+  bool matchTr(ValueId v, gen::Next k) {
+    if (seen(kTr)) return same(kTr, v) && k();
+    if (!bind(kTr, v)) return false;
+    const NodeId n = node(kTr, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTr, n, v)) return false;
+    return matchA(input(n, 0), k);
+  }
+
+  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:150:12)
+  bool matchC(ValueId v, gen::Next k) {
+    if (seen(kC)) return same(kC, v) && k();
+    if (!bind(kC, v)) return false;
+    const NodeId n = node(kC, v, op::kCast);
+    if (n == kNoId || !attrs(kC, n, v)) return false;
+    return matchTr(input(n, 0), k);
+  }
+
+  /// MatMul(c, b)  (rules/gelu.yaml:151:12)
+  bool matchMatMul4(ValueId v, gen::Next k) {
+    if (seen(kMatMul4)) return same(kMatMul4, v) && k();
+    if (!bind(kMatMul4, v)) return false;
+    const NodeId n = node(kMatMul4, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul4, n, v)) return false;
+    return matchC(input(n, 0), [&] { return matchB(input(n, 1), k); });
+  }
+
+  /// MatMul(b, c)  (rules/gelu.yaml:151:33)
+  bool matchMatMul5(ValueId v, gen::Next k) {
+    if (seen(kMatMul5)) return same(kMatMul5, v) && k();
+    if (!bind(kMatMul5, v)) return false;
+    const NodeId n = node(kMatMul5, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul5, n, v)) return false;
+    return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  }
+
+  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:151:31)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kComMicrosoftFastGelu);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchAdd(input(n, 0), k);
+    const uint32_t m = mark();
+    if (choose(kY, 0) && matchMatMul4(v, k)) return true;  // @left
+    undo(m);
+    if (choose(kY, 1) && matchMatMul5(v, k)) return true;  // @right
+    undo(m);
+    return false;
   }
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:135:5:
-  ///   y = com.microsoft.FastGelu(x, bias)
+  /// Variant 0 (when @left), rules/gelu.yaml:154:9:
+  ///   tr = tr
+  ///   y = MatMul(Transpose(Cast(a, to=attr(t)), perm=attr(p)), b)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:136:34", "x")) return false;
-    if (!requireBound(kSlotBias, "rules/gelu.yaml:136:37", "bias")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:152:11", "tr")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:156:37", "a")) return false;
     std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::AttributeProto> a2_0 =
+        captured(1, "to", "t", "rules/gelu.yaml:156:40", "rules/gelu.yaml:156:40");
+    if (!a2_0) return false;
+    attrs2.push_back(std::move(*a2_0));
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 =
+        captured(0, "perm", "p", "rules/gelu.yaml:156:53", "rules/gelu.yaml:156:53");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    if (!requireBound(kSlotB, "rules/gelu.yaml:156:68", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:135:5",
-                     "rules/gelu.yaml:136:11"))
+    if (!replaceable(kSlotTr, To::kRef, kSlotTr, "rules/gelu.yaml:154:9", "rules/gelu.yaml:152:11"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:154:9",
+                     "rules/gelu.yaml:156:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotX);
-    const ValueId v1 = slot(kSlotBias);
+    const ValueId v0 = slot(kSlotTr);
+    const ValueId v1 = slot(kSlotA);
     NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFastGelu;
-    spec2.inputs = {v0, v1};
+    spec2.op = op::kCast;
+    spec2.inputs = {v1};
     spec2.attributes = std::move(attrs2);
     spec2.created_by = ruleName();
     const NodeId n2 = rw_.createNode(std::move(spec2));
     const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    NodeSpec spec3;
+    spec3.op = op::kTranspose;
+    spec3.inputs = {v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    const ValueId v4 = slot(kSlotB);
+    NodeSpec spec5;
+    spec5.op = op::kMatMul;
+    spec5.inputs = {v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+
+  /// Variant 1, rules/gelu.yaml:157:9:
+  ///   tr = tr
+  ///   y = MatMul(b, Transpose(Cast(a, to=attr(t)), perm=attr(p)))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:152:11", "tr")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:158:22", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:158:40", "a")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 =
+        captured(1, "to", "t", "rules/gelu.yaml:158:43", "rules/gelu.yaml:158:43");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 =
+        captured(0, "perm", "p", "rules/gelu.yaml:158:56", "rules/gelu.yaml:158:56");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    std::vector<onnx::AttributeProto> attrs5;
+    collectMatched();
+    if (!replaceable(kSlotTr, To::kRef, kSlotTr, "rules/gelu.yaml:157:9", "rules/gelu.yaml:152:11"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:157:9",
+                     "rules/gelu.yaml:158:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotTr);
+    const ValueId v1 = slot(kSlotB);
+    const ValueId v2 = slot(kSlotA);
+    NodeSpec spec3;
+    spec3.op = op::kCast;
+    spec3.inputs = {v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    NodeSpec spec4;
+    spec4.op = op::kTranspose;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    NodeSpec spec5;
+    spec5.op = op::kMatMul;
+    spec5.inputs = {v1, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 };
 
-/// fast_gelu_bias as a RewritePattern.
-class FastGeluBiasRule : public RewritePattern {
+/// transpose_cast_matmul as a RewritePattern.
+class TransposeCastMatmulRule : public RewritePattern {
  public:
-  FastGeluBiasRule(std::string name, OpId root, uint32_t root_output)
+  TransposeCastMatmulRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{std::move(name),
                                 root,
-                                40,
+                                21,
                                 {"ort"},
-                                "rules/gelu.yaml:125:5",
-                                {op::kComMicrosoftFastGelu}}),
+                                "rules/gelu.yaml:145:5",
+                                {op::kCast, op::kTranspose, op::kMatMul}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -2223,7 +2549,7 @@ class FastGeluBiasRule : public RewritePattern {
   }
 
   bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    FastGeluBiasMatch m(scratch_, rw);
+    TransposeCastMatmulMatch m(scratch_, rw);
     if (!m.run(rw.graph().node(root).output(root_output_)))
       return rw.notifyMatchFailure([&] { return m.describe(); });
     return m.rewrite();
@@ -2235,7 +2561,7 @@ class FastGeluBiasRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:141
+// Generated from: rules/gelu.yaml:160
 // fused_matmul (priority 20): MatMul of a transposed A and/or B (last two axes swapped) as one
 // FusedMatMul.
 //===----------------------------------------------------------------------===//
@@ -2245,7 +2571,7 @@ const gen::RuleSpec& specFusedMatmul() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fused_matmul";
-    s.loc = "rules/gelu.yaml:141:5";
+    s.loc = "rules/gelu.yaml:160:5";
     s.root = 7;
     s.slot_names = {"a", "ta", "b", "tb", "y"};
     s.num_captures = 0;
@@ -2253,13 +2579,13 @@ const gen::RuleSpec& specFusedMatmul() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:147:22";
+      e.loc = "rules/gelu.yaml:164:22";
       e.slot = 0;
     }
     {  // 1: Transpose(a, perm=[1, 0])
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:147:12";
+      e.loc = "rules/gelu.yaml:164:12";
       e.slot = 1;
       e.num_inputs = 1;
       {
@@ -2270,19 +2596,19 @@ const gen::RuleSpec& specFusedMatmul() {
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
         a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
         a.values.push_back(gen::intsLiteral({0, 1, 2, 4, 3}));
-        a.loc = "rules/gelu.yaml:147:25";
+        a.loc = "rules/gelu.yaml:164:25";
       }
     }
     {  // 2: b
       gen::ExprSpec& e = s.exprs[2];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:148:22";
+      e.loc = "rules/gelu.yaml:165:22";
       e.slot = 2;
     }
     {  // 3: Transpose(b, perm=[1, 0])
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:148:12";
+      e.loc = "rules/gelu.yaml:165:12";
       e.slot = 3;
       e.num_inputs = 1;
       {
@@ -2293,50 +2619,50 @@ const gen::RuleSpec& specFusedMatmul() {
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
         a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
         a.values.push_back(gen::intsLiteral({0, 1, 2, 4, 3}));
-        a.loc = "rules/gelu.yaml:148:25";
+        a.loc = "rules/gelu.yaml:165:25";
       }
     }
     {  // 4: MatMul(ta, tb)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:149:12";
+      e.loc = "rules/gelu.yaml:166:12";
       e.num_inputs = 2;
     }
     {  // 5: MatMul(ta, b)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:149:39";
+      e.loc = "rules/gelu.yaml:166:39";
       e.num_inputs = 2;
     }
     {  // 6: MatMul(a, tb)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:149:64";
+      e.loc = "rules/gelu.yaml:166:64";
       e.num_inputs = 2;
     }
     {  // 7: MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:149:37";
+      e.loc = "rules/gelu.yaml:166:37";
       e.slot = 4;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:151:12";
+      c.loc = "rules/gelu.yaml:168:12";
       c.subject = "a";
       c.slot = 0;
-      c.strings = {"float"};
-      c.elem_types = {1};
+      c.strings = {"float", "float16", "double"};
+      c.elem_types = {1, 10, 11};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:152:12";
+      c.loc = "rules/gelu.yaml:169:12";
       c.subject = "b";
       c.slot = 2;
-      c.strings = {"float"};
-      c.elem_types = {1};
+      c.strings = {"float", "float16", "double"};
+      c.elem_types = {1, 10, 11};
     }
     s.num_symbols = 0;
     {
@@ -2410,7 +2736,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchB.
 
-  /// ta = Transpose(a, perm=[1, 0])  (rules/gelu.yaml:147:12)
+  /// ta = Transpose(a, perm=[1, 0])  (rules/gelu.yaml:164:12)
   bool matchTa(ValueId v, gen::Next k) {
     if (seen(kTa)) return same(kTa, v) && k();
     if (!bind(kTa, v)) return false;
@@ -2419,7 +2745,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchA(input(n, 0), k);
   }
 
-  /// tb = Transpose(b, perm=[1, 0])  (rules/gelu.yaml:148:12)
+  /// tb = Transpose(b, perm=[1, 0])  (rules/gelu.yaml:165:12)
   bool matchTb(ValueId v, gen::Next k) {
     if (seen(kTb)) return same(kTb, v) && k();
     if (!bind(kTb, v)) return false;
@@ -2428,7 +2754,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchB(input(n, 0), k);
   }
 
-  /// MatMul(ta, tb)  (rules/gelu.yaml:149:12)
+  /// MatMul(ta, tb)  (rules/gelu.yaml:166:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -2437,7 +2763,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// MatMul(ta, b)  (rules/gelu.yaml:149:39)
+  /// MatMul(ta, b)  (rules/gelu.yaml:166:39)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2446,7 +2772,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, tb)  (rules/gelu.yaml:149:64)
+  /// MatMul(a, tb)  (rules/gelu.yaml:166:64)
   bool matchMatMul6(ValueId v, gen::Next k) {
     if (seen(kMatMul6)) return same(kMatMul6, v) && k();
     if (!bind(kMatMul6, v)) return false;
@@ -2455,7 +2781,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchA(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:149:37)
+  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:166:37)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2471,19 +2797,19 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @trans_ab), rules/gelu.yaml:154:9:
+  /// Variant 0 (when @trans_ab), rules/gelu.yaml:171:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=1, transB=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:156:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:156:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:173:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:173:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     attrs2.push_back(gen::intAttribute("transA", 1));
     attrs2.push_back(gen::intAttribute("transB", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:154:9",
-                     "rules/gelu.yaml:156:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:171:9",
+                     "rules/gelu.yaml:173:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2500,19 +2826,19 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1 (when @trans_a), rules/gelu.yaml:157:9:
+  /// Variant 1 (when @trans_a), rules/gelu.yaml:174:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=1, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:159:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:159:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:176:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:176:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     attrs2.push_back(gen::intAttribute("transA", 1));
     attrs2.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:157:9",
-                     "rules/gelu.yaml:159:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:174:9",
+                     "rules/gelu.yaml:176:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2529,19 +2855,19 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 2, rules/gelu.yaml:160:9:
+  /// Variant 2, rules/gelu.yaml:177:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=0, transB=1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:161:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:161:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:178:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:178:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     attrs2.push_back(gen::intAttribute("transA", 0));
     attrs2.push_back(gen::intAttribute("transB", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:160:9",
-                     "rules/gelu.yaml:161:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:177:9",
+                     "rules/gelu.yaml:178:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2567,7 +2893,7 @@ class FusedMatmulRule : public RewritePattern {
                                 root,
                                 20,
                                 {"ort"},
-                                "rules/gelu.yaml:141:5",
+                                "rules/gelu.yaml:160:5",
                                 {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2589,7 +2915,7 @@ class FusedMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:165
+// Generated from: rules/gelu.yaml:182
 // fused_matmul_scale (priority 19): MatMul or FusedMatMul (alpha 1) times or over a scalar
 // constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
@@ -2599,41 +2925,42 @@ const gen::RuleSpec& specFusedMatmulScale() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fused_matmul_scale";
-    s.loc = "rules/gelu.yaml:165:5";
+    s.loc = "rules/gelu.yaml:182:5";
     s.root = 8;
-    s.slot_names = {"a", "b", "m", "c", "y"};
+    s.slot_names = {"a", "b", "unscaled_fused_matmul.1.y", "m", "c", "y"};
     s.num_captures = 2;
     s.exprs.resize(9);
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:171:18";
+      e.loc = "rules/gelu.yaml:186:18";
       e.slot = 0;
     }
     {  // 1: b
       gen::ExprSpec& e = s.exprs[1];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:171:21";
+      e.loc = "rules/gelu.yaml:186:21";
       e.slot = 1;
     }
     {  // 2: MatMul(a, b)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:171:11";
+      e.loc = "rules/gelu.yaml:186:11";
       e.num_inputs = 2;
     }
     {  // 3: com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:171:33";
+      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:186:33)";
+      e.slot = 2;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:171:65";
+        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:186:33)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -2642,7 +2969,7 @@ const gen::RuleSpec& specFusedMatmulScale() {
         a.capture = 0;
         a.capture_name = "ta";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:171:76";
+        a.loc = "rules/gelu.yaml:186:61";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -2651,76 +2978,75 @@ const gen::RuleSpec& specFusedMatmulScale() {
         a.capture = 1;
         a.capture_name = "tb";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:171:96";
+        a.loc = "rules/gelu.yaml:186:77";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:171:116";
+        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:186:33)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:171:131";
+        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:186:33)";
       }
     }
-    {  // 4: MatMul(a, b) | com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta),
-       // transB=capture(tb), transBatchA=0, transBatchB=0)
+    {  // 4: MatMul(a, b) | unscaled_fused_matmul.1.y
       gen::ExprSpec& e = s.exprs[4];
       e.label = "m";
-      e.loc = "rules/gelu.yaml:171:31";
-      e.slot = 2;
+      e.loc = "rules/gelu.yaml:186:31";
+      e.slot = 3;
     }
     {  // 5: c
       gen::ExprSpec& e = s.exprs[5];
       e.label = "c";
-      e.loc = "rules/gelu.yaml:172:18";
-      e.slot = 3;
+      e.loc = "rules/gelu.yaml:187:18";
+      e.slot = 4;
     }
     {  // 6: Mul(m, c)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:172:11";
+      e.loc = "rules/gelu.yaml:187:11";
       e.num_inputs = 2;
     }
     {  // 7: Div(m, c)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:172:28";
+      e.loc = "rules/gelu.yaml:187:28";
       e.num_inputs = 2;
     }
     {  // 8: Mul(m, c) | Div(m, c)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:172:26";
-      e.slot = 4;
+      e.loc = "rules/gelu.yaml:187:26";
+      e.slot = 5;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:174:12";
+      c.loc = "rules/gelu.yaml:189:12";
       c.subject = "a";
       c.slot = 0;
-      c.strings = {"float"};
-      c.elem_types = {1};
+      c.strings = {"float", "double"};
+      c.elem_types = {1, 11};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:175:12";
+      c.loc = "rules/gelu.yaml:190:12";
       c.subject = "c";
-      c.slot = 3;
+      c.slot = 4;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:175:26";
+      c.loc = "rules/gelu.yaml:190:26";
       c.subject = "c";
-      c.slot = 3;
+      c.slot = 4;
       c.ints = {0, 1};
     }
     s.num_symbols = 0;
@@ -2739,10 +3065,13 @@ const gen::RuleSpec& specFusedMatmulScale() {
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{4, 1}});  // @fused
       v.tags.push_back({{8, 0}});  // @mul
     }
-    s.variants.emplace_back();  // always
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{8, 1}});  // @div
+    }
     return s;
   }();
   return spec;
@@ -2757,7 +3086,7 @@ struct FusedMatmulScaleIds {
     kA = 0,
     kB = 1,
     kMatMul = 2,
-    kFusedMatMul = 3,
+    kUnscaledFusedMatmul1Y = 3,
     kM = 4,
     kC = 5,
     kMul = 6,
@@ -2797,16 +3126,17 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   enum : uint32_t {
     kSlotA = 0,
     kSlotB = 1,
-    kSlotM = 2,
-    kSlotC = 3,
-    kSlotY = 4,
+    kSlotUnscaledFusedMatmul1Y = 2,
+    kSlotM = 3,
+    kSlotC = 4,
+    kSlotY = 5,
   };
 
   // ---- Match
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchB, matchC.
 
-  /// MatMul(a, b)  (rules/gelu.yaml:171:11)
+  /// MatMul(a, b)  (rules/gelu.yaml:186:11)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -2815,30 +3145,30 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchA(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:171:33)
-  bool matchFusedMatMul(ValueId v, gen::Next k) {
-    if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
-    if (!bind(kFusedMatMul, v)) return false;
-    const NodeId n = node(kFusedMatMul, v, op::kComMicrosoftFusedMatMul);
-    if (n == kNoId || !attrs(kFusedMatMul, n, v)) return false;
+  /// unscaled_fused_matmul.1.y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta),
+  /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
+  /// unscaled_fused_matmul at rules/gelu.yaml:186:33))
+  bool matchUnscaledFusedMatmul1Y(ValueId v, gen::Next k) {
+    if (seen(kUnscaledFusedMatmul1Y)) return same(kUnscaledFusedMatmul1Y, v) && k();
+    if (!bind(kUnscaledFusedMatmul1Y, v)) return false;
+    const NodeId n = node(kUnscaledFusedMatmul1Y, v, op::kComMicrosoftFusedMatMul);
+    if (n == kNoId || !attrs(kUnscaledFusedMatmul1Y, n, v)) return false;
     return matchA(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// m = MatMul(a, b) | com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta),
-  /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:171:31)
+  /// m = MatMul(a, b) | unscaled_fused_matmul.1.y  (rules/gelu.yaml:186:31)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
     if (choose(kM, 0) && matchMatMul(v, k)) return true;  // @plain
     undo(m);
-    if (choose(kM, 1) && matchFusedMatMul(v, k)) return true;  // @fused
+    if (choose(kM, 1) && matchUnscaledFusedMatmul1Y(v, k)) return true;  // @fused
     undo(m);
     return false;
   }
 
-  /// Mul(m, c)  (rules/gelu.yaml:172:11)
+  /// Mul(m, c)  (rules/gelu.yaml:187:11)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -2852,7 +3182,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(m, c)  (rules/gelu.yaml:172:28)
+  /// Div(m, c)  (rules/gelu.yaml:187:28)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -2861,7 +3191,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:172:26)
+  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:187:26)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2875,147 +3205,151 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:177:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:192:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:179:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:179:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 =
-        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:179:47", "rules/gelu.yaml:179:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    attrs2.push_back(gen::intAttribute("transA", 0));
-    attrs2.push_back(gen::intAttribute("transB", 0));
+    if (!requireBound(kSlotA, "rules/gelu.yaml:193:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:193:34", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 = valueOf(
+        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:193:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:193:17)");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    attrs3.push_back(gen::intAttribute("transA", 0));
+    attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:177:9",
-                     "rules/gelu.yaml:179:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:192:9",
+                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:193:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v0, v1};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:180:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:192:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:182:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:182:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 =
+    if (!requireBound(kSlotA, "rules/gelu.yaml:193:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:193:34", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:182:47", "rules/gelu.yaml:182:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    attrs2.push_back(gen::intAttribute("transA", 0));
-    attrs2.push_back(gen::intAttribute("transB", 0));
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:193:17)",
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:193:17)");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    attrs3.push_back(gen::intAttribute("transA", 0));
+    attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:180:9",
-                     "rules/gelu.yaml:182:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:192:9",
+                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:193:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v0, v1};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 2 (when @fused @mul), rules/gelu.yaml:183:9:
+  /// Variant 2 (when @mul), rules/gelu.yaml:194:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:185:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:185:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 =
-        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:185:47", "rules/gelu.yaml:185:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    std::optional<onnx::AttributeProto> a2_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:185:63", "rules/gelu.yaml:185:63");
-    if (!a2_1) return false;
-    attrs2.push_back(std::move(*a2_1));
-    std::optional<onnx::AttributeProto> a2_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:185:80", "rules/gelu.yaml:185:80");
-    if (!a2_2) return false;
-    attrs2.push_back(std::move(*a2_2));
+    if (!requireBound(kSlotA, "rules/gelu.yaml:194:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:194:34", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 = valueOf(
+        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:194:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:194:17)");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    std::optional<onnx::AttributeProto> a3_1 =
+        captured(0, "transA", "ta", "rules/gelu.yaml:194:40", "rules/gelu.yaml:194:40");
+    if (!a3_1) return false;
+    attrs3.push_back(std::move(*a3_1));
+    std::optional<onnx::AttributeProto> a3_2 =
+        captured(1, "transB", "tb", "rules/gelu.yaml:194:53", "rules/gelu.yaml:194:53");
+    if (!a3_2) return false;
+    attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:183:9",
-                     "rules/gelu.yaml:185:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:194:9",
+                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:194:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v0, v1};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 3, rules/gelu.yaml:186:9:
+  /// Variant 3 (when @div), rules/gelu.yaml:194:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta),
   ///   transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:187:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:187:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 =
+    if (!requireBound(kSlotA, "rules/gelu.yaml:194:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:194:34", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:187:47", "rules/gelu.yaml:187:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    std::optional<onnx::AttributeProto> a2_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:187:79", "rules/gelu.yaml:187:79");
-    if (!a2_1) return false;
-    attrs2.push_back(std::move(*a2_1));
-    std::optional<onnx::AttributeProto> a2_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:187:96", "rules/gelu.yaml:187:96");
-    if (!a2_2) return false;
-    attrs2.push_back(std::move(*a2_2));
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:194:17)",
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:194:17)");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    std::optional<onnx::AttributeProto> a3_1 =
+        captured(0, "transA", "ta", "rules/gelu.yaml:194:40", "rules/gelu.yaml:194:40");
+    if (!a3_1) return false;
+    attrs3.push_back(std::move(*a3_1));
+    std::optional<onnx::AttributeProto> a3_2 =
+        captured(1, "transB", "tb", "rules/gelu.yaml:194:53", "rules/gelu.yaml:194:53");
+    if (!a3_2) return false;
+    attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:186:9",
-                     "rules/gelu.yaml:187:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:194:9",
+                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:194:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v0, v1};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 };
 
@@ -3027,7 +3361,7 @@ class FusedMatmulScaleRule : public RewritePattern {
                                 root,
                                 19,
                                 {"ort"},
-                                "rules/gelu.yaml:165:5",
+                                "rules/gelu.yaml:182:5",
                                 {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3049,7 +3383,7 @@ class FusedMatmulScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:190
+// Generated from: rules/gelu.yaml:197
 // fused_matmul_input_scale (priority 19): MatMul or FusedMatMul (alpha 1) of an input times or over
 // a scalar constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
@@ -3059,89 +3393,91 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fused_matmul_input_scale";
-    s.loc = "rules/gelu.yaml:190:5";
+    s.loc = "rules/gelu.yaml:197:5";
     s.root = 13;
-    s.slot_names = {"a", "c", "sa", "b", "sb", "y"};
+    s.slot_names = {
+        "a", "c", "sa", "b", "sb", "unscaled_fused_matmul.1.y", "unscaled_fused_matmul.2.y", "y"};
     s.num_captures = 2;
     s.exprs.resize(14);
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:196:16";
+      e.loc = "rules/gelu.yaml:201:16";
       e.slot = 0;
     }
     {  // 1: c
       gen::ExprSpec& e = s.exprs[1];
       e.label = "c";
-      e.loc = "rules/gelu.yaml:196:19";
+      e.loc = "rules/gelu.yaml:201:19";
       e.slot = 1;
     }
     {  // 2: Mul(a, c)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:196:12";
+      e.loc = "rules/gelu.yaml:201:12";
       e.num_inputs = 2;
     }
     {  // 3: Div(a, c)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:196:29";
+      e.loc = "rules/gelu.yaml:201:29";
       e.num_inputs = 2;
     }
     {  // 4: Mul(a, c) | Div(a, c)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "sa";
-      e.loc = "rules/gelu.yaml:196:27";
+      e.loc = "rules/gelu.yaml:201:27";
       e.slot = 2;
     }
     {  // 5: b
       gen::ExprSpec& e = s.exprs[5];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:197:16";
+      e.loc = "rules/gelu.yaml:202:16";
       e.slot = 3;
     }
     {  // 6: Mul(b, c)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:197:12";
+      e.loc = "rules/gelu.yaml:202:12";
       e.num_inputs = 2;
     }
     {  // 7: Div(b, c)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:197:29";
+      e.loc = "rules/gelu.yaml:202:29";
       e.num_inputs = 2;
     }
     {  // 8: Mul(b, c) | Div(b, c)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "sb";
-      e.loc = "rules/gelu.yaml:197:27";
+      e.loc = "rules/gelu.yaml:202:27";
       e.slot = 4;
     }
     {  // 9: MatMul(sa, b)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:198:12";
+      e.loc = "rules/gelu.yaml:203:13";
       e.num_inputs = 2;
     }
     {  // 10: MatMul(a, sb)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:198:35";
+      e.loc = "rules/gelu.yaml:203:36";
       e.num_inputs = 2;
     }
     {  // 11: com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:198:58";
+      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:204:15)";
+      e.slot = 5;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:198:91";
+        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:204:15)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3150,7 +3486,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 0;
         a.capture_name = "ta";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:198:102";
+        a.loc = "rules/gelu.yaml:204:44";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3159,35 +3495,36 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 1;
         a.capture_name = "tb";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:198:122";
+        a.loc = "rules/gelu.yaml:204:60";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:198:142";
+        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:204:15)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:198:157";
+        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:204:15)";
       }
     }
     {  // 12: com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb),
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:198:181";
+      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:205:15)";
+      e.slot = 6;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:198:214";
+        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:205:15)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3196,7 +3533,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 0;
         a.capture_name = "ta";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:198:225";
+        a.loc = "rules/gelu.yaml:205:44";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3205,61 +3542,58 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 1;
         a.capture_name = "tb";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:198:245";
+        a.loc = "rules/gelu.yaml:205:60";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:198:265";
+        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:205:15)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:198:280";
+        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:205:15)";
       }
     }
-    {  // 13: MatMul(sa, b) | MatMul(a, sb) | com.microsoft.FusedMatMul(sa, b, alpha=1.0,
-       // transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0) |
-       // com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb),
-       // transBatchA=0, transBatchB=0)
+    {  // 13: MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y
       gen::ExprSpec& e = s.exprs[13];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:198:33";
-      e.slot = 5;
+      e.loc = "rules/gelu.yaml:203:34";
+      e.slot = 7;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:200:12";
+      c.loc = "rules/gelu.yaml:207:12";
       c.subject = "a";
       c.slot = 0;
-      c.strings = {"float"};
-      c.elem_types = {1};
+      c.strings = {"float", "double"};
+      c.elem_types = {1, 11};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:201:12";
+      c.loc = "rules/gelu.yaml:208:12";
       c.subject = "b";
       c.slot = 3;
-      c.strings = {"float"};
-      c.elem_types = {1};
+      c.strings = {"float", "double"};
+      c.elem_types = {1, 11};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:202:12";
+      c.loc = "rules/gelu.yaml:209:12";
       c.subject = "c";
       c.slot = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:202:26";
+      c.loc = "rules/gelu.yaml:209:26";
       c.subject = "c";
       c.slot = 1;
       c.ints = {0, 1};
@@ -3280,10 +3614,13 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{13, 2}, {13, 3}});  // @fused
-      v.tags.push_back({{4, 0}, {8, 0}});    // @mul
+      v.tags.push_back({{4, 0}, {8, 0}});  // @mul
     }
-    s.variants.emplace_back();  // always
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{4, 1}, {8, 1}});  // @div
+    }
     return s;
   }();
   return spec;
@@ -3306,8 +3643,8 @@ struct FusedMatmulInputScaleIds {
     kSb = 8,
     kMatMul9 = 9,
     kMatMul10 = 10,
-    kFusedMatMul11 = 11,
-    kFusedMatMul12 = 12,
+    kUnscaledFusedMatmul1Y = 11,
+    kUnscaledFusedMatmul2Y = 12,
     kY = 13,
   };
 };
@@ -3346,14 +3683,16 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     kSlotSa = 2,
     kSlotB = 3,
     kSlotSb = 4,
-    kSlotY = 5,
+    kSlotUnscaledFusedMatmul1Y = 5,
+    kSlotUnscaledFusedMatmul2Y = 6,
+    kSlotY = 7,
   };
 
   // ---- Match
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchC, matchB.
 
-  /// Mul(a, c)  (rules/gelu.yaml:196:12)
+  /// Mul(a, c)  (rules/gelu.yaml:201:12)
   bool matchMul2(ValueId v, gen::Next k) {
     if (seen(kMul2)) return same(kMul2, v) && k();
     if (!bind(kMul2, v)) return false;
@@ -3367,7 +3706,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(a, c)  (rules/gelu.yaml:196:29)
+  /// Div(a, c)  (rules/gelu.yaml:201:29)
   bool matchDiv3(ValueId v, gen::Next k) {
     if (seen(kDiv3)) return same(kDiv3, v) && k();
     if (!bind(kDiv3, v)) return false;
@@ -3376,7 +3715,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:196:27)
+  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:201:27)
   bool matchSa(ValueId v, gen::Next k) {
     if (seen(kSa)) return same(kSa, v) && k();
     if (!bind(kSa, v)) return false;
@@ -3388,7 +3727,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// Mul(b, c)  (rules/gelu.yaml:197:12)
+  /// Mul(b, c)  (rules/gelu.yaml:202:12)
   bool matchMul6(ValueId v, gen::Next k) {
     if (seen(kMul6)) return same(kMul6, v) && k();
     if (!bind(kMul6, v)) return false;
@@ -3402,7 +3741,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(b, c)  (rules/gelu.yaml:197:29)
+  /// Div(b, c)  (rules/gelu.yaml:202:29)
   bool matchDiv7(ValueId v, gen::Next k) {
     if (seen(kDiv7)) return same(kDiv7, v) && k();
     if (!bind(kDiv7, v)) return false;
@@ -3411,7 +3750,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:197:27)
+  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:202:27)
   bool matchSb(ValueId v, gen::Next k) {
     if (seen(kSb)) return same(kSb, v) && k();
     if (!bind(kSb, v)) return false;
@@ -3423,7 +3762,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// MatMul(sa, b)  (rules/gelu.yaml:198:12)
+  /// MatMul(sa, b)  (rules/gelu.yaml:203:13)
   bool matchMatMul9(ValueId v, gen::Next k) {
     if (seen(kMatMul9)) return same(kMatMul9, v) && k();
     if (!bind(kMatMul9, v)) return false;
@@ -3432,7 +3771,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchSa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, sb)  (rules/gelu.yaml:198:35)
+  /// MatMul(a, sb)  (rules/gelu.yaml:203:36)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(kMatMul10)) return same(kMatMul10, v) && k();
     if (!bind(kMatMul10, v)) return false;
@@ -3441,30 +3780,30 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(input(n, 0), [&] { return matchSb(input(n, 1), k); });
   }
 
-  /// com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:198:58)
-  bool matchFusedMatMul11(ValueId v, gen::Next k) {
-    if (seen(kFusedMatMul11)) return same(kFusedMatMul11, v) && k();
-    if (!bind(kFusedMatMul11, v)) return false;
-    const NodeId n = node(kFusedMatMul11, v, op::kComMicrosoftFusedMatMul);
-    if (n == kNoId || !attrs(kFusedMatMul11, n, v)) return false;
+  /// unscaled_fused_matmul.1.y = com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta),
+  /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
+  /// unscaled_fused_matmul at rules/gelu.yaml:204:15))
+  bool matchUnscaledFusedMatmul1Y(ValueId v, gen::Next k) {
+    if (seen(kUnscaledFusedMatmul1Y)) return same(kUnscaledFusedMatmul1Y, v) && k();
+    if (!bind(kUnscaledFusedMatmul1Y, v)) return false;
+    const NodeId n = node(kUnscaledFusedMatmul1Y, v, op::kComMicrosoftFusedMatMul);
+    if (n == kNoId || !attrs(kUnscaledFusedMatmul1Y, n, v)) return false;
     return matchSa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:198:181)
-  bool matchFusedMatMul12(ValueId v, gen::Next k) {
-    if (seen(kFusedMatMul12)) return same(kFusedMatMul12, v) && k();
-    if (!bind(kFusedMatMul12, v)) return false;
-    const NodeId n = node(kFusedMatMul12, v, op::kComMicrosoftFusedMatMul);
-    if (n == kNoId || !attrs(kFusedMatMul12, n, v)) return false;
+  /// unscaled_fused_matmul.2.y = com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta),
+  /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
+  /// unscaled_fused_matmul at rules/gelu.yaml:205:15))
+  bool matchUnscaledFusedMatmul2Y(ValueId v, gen::Next k) {
+    if (seen(kUnscaledFusedMatmul2Y)) return same(kUnscaledFusedMatmul2Y, v) && k();
+    if (!bind(kUnscaledFusedMatmul2Y, v)) return false;
+    const NodeId n = node(kUnscaledFusedMatmul2Y, v, op::kComMicrosoftFusedMatMul);
+    if (n == kNoId || !attrs(kUnscaledFusedMatmul2Y, n, v)) return false;
     return matchA(input(n, 0), [&] { return matchSb(input(n, 1), k); });
   }
 
-  /// y = MatMul(sa, b) | MatMul(a, sb) | com.microsoft.FusedMatMul(sa, b, alpha=1.0,
-  /// transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0) |
-  /// com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=0, transBatchB=0)  (rules/gelu.yaml:198:33)
+  /// y = MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y
+  /// (rules/gelu.yaml:203:34)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3473,156 +3812,160 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     undo(m);
     if (choose(kY, 1) && matchMatMul10(v, k)) return true;  // @plain
     undo(m);
-    if (choose(kY, 2) && matchFusedMatMul11(v, k)) return true;  // @fused
+    if (choose(kY, 2) && matchUnscaledFusedMatmul1Y(v, k)) return true;  // @fused
     undo(m);
-    if (choose(kY, 3) && matchFusedMatMul12(v, k)) return true;  // @fused
+    if (choose(kY, 3) && matchUnscaledFusedMatmul2Y(v, k)) return true;  // @fused
     undo(m);
     return false;
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:204:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:211:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:206:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:206:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 =
-        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:206:47", "rules/gelu.yaml:206:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    attrs2.push_back(gen::intAttribute("transA", 0));
-    attrs2.push_back(gen::intAttribute("transB", 0));
+    if (!requireBound(kSlotA, "rules/gelu.yaml:212:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:212:34", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 = valueOf(
+        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:212:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:212:17)");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    attrs3.push_back(gen::intAttribute("transA", 0));
+    attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:204:9",
-                     "rules/gelu.yaml:206:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:211:9",
+                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:212:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v0, v1};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:207:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:211:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:209:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:209:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 =
+    if (!requireBound(kSlotA, "rules/gelu.yaml:212:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:212:34", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:209:47", "rules/gelu.yaml:209:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    attrs2.push_back(gen::intAttribute("transA", 0));
-    attrs2.push_back(gen::intAttribute("transB", 0));
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:212:17)",
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:212:17)");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    attrs3.push_back(gen::intAttribute("transA", 0));
+    attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:207:9",
-                     "rules/gelu.yaml:209:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:211:9",
+                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:212:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v0, v1};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 2 (when @fused @mul), rules/gelu.yaml:210:9:
+  /// Variant 2 (when @mul), rules/gelu.yaml:213:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:212:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:212:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 =
-        valueOf(kSlotC, "alpha", "c", "rules/gelu.yaml:212:47", "rules/gelu.yaml:212:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    std::optional<onnx::AttributeProto> a2_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:212:63", "rules/gelu.yaml:212:63");
-    if (!a2_1) return false;
-    attrs2.push_back(std::move(*a2_1));
-    std::optional<onnx::AttributeProto> a2_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:212:80", "rules/gelu.yaml:212:80");
-    if (!a2_2) return false;
-    attrs2.push_back(std::move(*a2_2));
+    if (!requireBound(kSlotA, "rules/gelu.yaml:213:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:213:34", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 = valueOf(
+        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:213:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:213:17)");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    std::optional<onnx::AttributeProto> a3_1 =
+        captured(0, "transA", "ta", "rules/gelu.yaml:213:40", "rules/gelu.yaml:213:40");
+    if (!a3_1) return false;
+    attrs3.push_back(std::move(*a3_1));
+    std::optional<onnx::AttributeProto> a3_2 =
+        captured(1, "transB", "tb", "rules/gelu.yaml:213:53", "rules/gelu.yaml:213:53");
+    if (!a3_2) return false;
+    attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:210:9",
-                     "rules/gelu.yaml:212:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:213:9",
+                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:213:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v0, v1};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 3, rules/gelu.yaml:213:9:
+  /// Variant 3 (when @div), rules/gelu.yaml:213:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta),
   ///   transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:214:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:214:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 =
+    if (!requireBound(kSlotA, "rules/gelu.yaml:213:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:213:34", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:214:47", "rules/gelu.yaml:214:47");
-    if (!a2_0) return false;
-    attrs2.push_back(std::move(*a2_0));
-    std::optional<onnx::AttributeProto> a2_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:214:79", "rules/gelu.yaml:214:79");
-    if (!a2_1) return false;
-    attrs2.push_back(std::move(*a2_1));
-    std::optional<onnx::AttributeProto> a2_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:214:96", "rules/gelu.yaml:214:96");
-    if (!a2_2) return false;
-    attrs2.push_back(std::move(*a2_2));
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:213:17)",
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:213:17)");
+    if (!a3_0) return false;
+    attrs3.push_back(std::move(*a3_0));
+    std::optional<onnx::AttributeProto> a3_1 =
+        captured(0, "transA", "ta", "rules/gelu.yaml:213:40", "rules/gelu.yaml:213:40");
+    if (!a3_1) return false;
+    attrs3.push_back(std::move(*a3_1));
+    std::optional<onnx::AttributeProto> a3_2 =
+        captured(1, "transB", "tb", "rules/gelu.yaml:213:53", "rules/gelu.yaml:213:53");
+    if (!a3_2) return false;
+    attrs3.push_back(std::move(*a3_2));
     collectMatched();
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:213:9",
-                     "rules/gelu.yaml:214:15"))
+                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:213:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v0, v1};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 };
 
@@ -3634,7 +3977,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
                                 root,
                                 19,
                                 {"ort"},
-                                "rules/gelu.yaml:190:5",
+                                "rules/gelu.yaml:197:5",
                                 {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3662,8 +4005,12 @@ void populateGelu(RuleSet& rules) {
   rules.add(std::make_unique<FastGeluRule>("fast_gelu", op::kMul, 0));
   rules.add(std::make_unique<QuickGeluRule>("quick_gelu", op::kMul, 0));
   rules.add(std::make_unique<SiluRule>("silu", op::kMul, 0));
-  rules.add(std::make_unique<BiasGeluRule>("bias_gelu", op::kComMicrosoftGelu, 0));
-  rules.add(std::make_unique<FastGeluBiasRule>("fast_gelu_bias", op::kComMicrosoftFastGelu, 0));
+  rules.add(
+      std::make_unique<BiasGeluRule>("bias_gelu/com.microsoft::Gelu", op::kComMicrosoftGelu, 0));
+  rules.add(std::make_unique<BiasGeluRule>("bias_gelu/Gelu", op::kGelu, 0));
+  rules.add(std::make_unique<BiasGeluRule>("bias_gelu/com.microsoft::FastGelu",
+                                           op::kComMicrosoftFastGelu, 0));
+  rules.add(std::make_unique<TransposeCastMatmulRule>("transpose_cast_matmul", op::kMatMul, 0));
   rules.add(std::make_unique<FusedMatmulRule>("fused_matmul", op::kMatMul, 0));
   rules.add(std::make_unique<FusedMatmulScaleRule>("fused_matmul_scale/Mul", op::kMul, 0));
   rules.add(std::make_unique<FusedMatmulScaleRule>("fused_matmul_scale/Div", op::kDiv, 0));

@@ -50,191 +50,76 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/layer_norm.yaml: layer_norm 28:25, layer_norm_fp16 46:19, layer_norm_no_bias 67:25,
-  /// layer_norm_no_affine 84:25)
+  /// (rules/layer_norm.yaml: layer_norm 45:32, layer_norm_fp16 58:37, layer_norm_no_bias 71:32,
+  /// layer_norm_no_affine 83:32)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
-  /// mean = ReduceMean(x, axes=[-1], keepdims=1)
-  /// (rules/layer_norm.yaml: layer_norm 28:14, layer_norm_no_bias 67:14, layer_norm_no_affine
-  /// 84:14)
-  bool matchMean(ValueId v, gen::Next k) {
-    if (seen(Ids::kMean)) return same(Ids::kMean, v) && k();
-    if (!bind(Ids::kMean, v)) return false;
-    const NodeId n = node(Ids::kMean, v, op::kReduceMean);
-    if (n == kNoId || !attrs(Ids::kMean, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// d = Sub(x, mean)
-  /// (rules/layer_norm.yaml: layer_norm 29:14, layer_norm_no_bias 68:14, layer_norm_no_affine
-  /// 85:14)
-  bool matchD(ValueId v, gen::Next k) {
-    if (seen(Ids::kD)) return same(Ids::kD, v) && k();
-    if (!bind(Ids::kD, v)) return false;
-    const NodeId n = node(Ids::kD, v, op::kSub);
-    if (n == kNoId || !attrs(Ids::kD, n, v)) return false;
-    return matchX(input(n, 0), [&] { return matchMean(input(n, 1), k); });
-  }
-
-  /// 2.0
-  /// (rules/layer_norm.yaml: layer_norm 30:32, layer_norm_fp16 49:32, layer_norm_no_bias 69:32,
-  /// layer_norm_no_affine 86:32)
-  bool matchConstant(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
-    return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
-  }
-
-  /// Pow(d, 2.0)
-  /// (rules/layer_norm.yaml: layer_norm 30:25, layer_norm_no_bias 69:25, layer_norm_no_affine
-  /// 86:25)
-  bool matchPow(ValueId v, gen::Next k) {
-    if (seen(Ids::kPow)) return same(Ids::kPow, v) && k();
-    if (!bind(Ids::kPow, v)) return false;
-    const NodeId n = node(Ids::kPow, v, op::kPow);
-    if (n == kNoId || !attrs(Ids::kPow, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchConstant(input(n, 1), k); });
-  }
-
-  /// Mul(d, d)
-  /// (rules/layer_norm.yaml: layer_norm 30:39, layer_norm_no_bias 69:39, layer_norm_no_affine
-  /// 86:39)
-  bool matchMul5(ValueId v, gen::Next k) {
-    if (seen(Ids::kMul5)) return same(Ids::kMul5, v) && k();
-    if (!bind(Ids::kMul5, v)) return false;
-    const NodeId n = node(Ids::kMul5, v, op::kMul);
-    if (n == kNoId || !attrs(Ids::kMul5, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchD(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchD(in0, k); });
-  }
-
-  /// Pow(d, 2.0) | Mul(d, d)
-  /// (rules/layer_norm.yaml: layer_norm 30:37, layer_norm_no_bias 69:37)
-  bool matchAnyOf6(ValueId v, gen::Next k) {
-    if (seen(Ids::kAnyOf6)) return same(Ids::kAnyOf6, v) && k();
-    if (!bind(Ids::kAnyOf6, v)) return false;
-    const uint32_t m = mark();
-    if (choose(Ids::kAnyOf6, 0) && matchPow(v, k)) return true;
-    undo(m);
-    if (choose(Ids::kAnyOf6, 1) && matchMul5(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// var = ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
-  /// (rules/layer_norm.yaml: layer_norm 30:14, layer_norm_no_bias 69:14)
-  bool matchVar(ValueId v, gen::Next k) {
-    if (seen(Ids::kVar)) return same(Ids::kVar, v) && k();
-    if (!bind(Ids::kVar, v)) return false;
-    const NodeId n = node(Ids::kVar, v, op::kReduceMean);
-    if (n == kNoId || !attrs(Ids::kVar, n, v)) return false;
-    return matchAnyOf6(input(n, 0), k);
-  }
-
-  /// eps
-  /// (rules/layer_norm.yaml: layer_norm 31:28, layer_norm_fp16 50:28, layer_norm_no_bias 70:28,
-  /// layer_norm_no_affine 87:28)
-  bool matchEps(ValueId v, gen::Next k) {
-    if (seen(Ids::kEps)) return same(Ids::kEps, v) && k();
-    return bind(Ids::kEps, v) && k();
-  }
-
-  /// Add(var, eps)
-  /// (rules/layer_norm.yaml: layer_norm 31:19, layer_norm_no_bias 70:19)
-  bool matchAdd(ValueId v, gen::Next k) {
-    if (seen(Ids::kAdd)) return same(Ids::kAdd, v) && k();
-    if (!bind(Ids::kAdd, v)) return false;
-    const NodeId n = node(Ids::kAdd, v, op::kAdd);
-    if (n == kNoId || !attrs(Ids::kAdd, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchVar(in0, [&] { return matchEps(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchVar(in1, [&] { return matchEps(in0, k); });
-  }
-
-  /// std = Sqrt(Add(var, eps))
-  /// (rules/layer_norm.yaml: layer_norm 31:14, layer_norm_no_bias 70:14)
-  bool matchStd(ValueId v, gen::Next k) {
-    if (seen(Ids::kStd)) return same(Ids::kStd, v) && k();
-    if (!bind(Ids::kStd, v)) return false;
-    const NodeId n = node(Ids::kStd, v, op::kSqrt);
-    if (n == kNoId || !attrs(Ids::kStd, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Div(d, std)
-  /// (rules/layer_norm.yaml: layer_norm 32:22, layer_norm_no_bias 71:18)
-  bool matchDiv(ValueId v, gen::Next k) {
-    if (seen(Ids::kDiv)) return same(Ids::kDiv, v) && k();
-    if (!bind(Ids::kDiv, v)) return false;
-    const NodeId n = node(Ids::kDiv, v, op::kDiv);
-    if (n == kNoId || !attrs(Ids::kDiv, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchStd(input(n, 1), k); });
-  }
-
-  /// Reciprocal(std)
-  /// (rules/layer_norm.yaml: layer_norm 32:43, layer_norm_no_bias 71:39)
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(Ids::kReciprocal)) return same(Ids::kReciprocal, v) && k();
-    if (!bind(Ids::kReciprocal, v)) return false;
-    const NodeId n = node(Ids::kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(Ids::kReciprocal, n, v)) return false;
-    return matchStd(input(n, 0), k);
-  }
-
-  /// Mul(d, Reciprocal(std))
-  /// (rules/layer_norm.yaml: layer_norm 32:36, layer_norm_no_bias 71:32)
-  bool matchMul13(ValueId v, gen::Next k) {
-    if (seen(Ids::kMul13)) return same(Ids::kMul13, v) && k();
-    if (!bind(Ids::kMul13, v)) return false;
-    const NodeId n = node(Ids::kMul13, v, op::kMul);
-    if (n == kNoId || !attrs(Ids::kMul13, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchReciprocal(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
-  /// Div(d, std) | Mul(d, Reciprocal(std))
-  /// (rules/layer_norm.yaml: layer_norm 32:34, layer_norm_no_bias 71:30)
-  bool matchAnyOf14(ValueId v, gen::Next k) {
-    if (seen(Ids::kAnyOf14)) return same(Ids::kAnyOf14, v) && k();
-    if (!bind(Ids::kAnyOf14, v)) return false;
-    const uint32_t m = mark();
-    if (choose(Ids::kAnyOf14, 0) && matchDiv(v, k)) return true;
-    undo(m);
-    if (choose(Ids::kAnyOf14, 1) && matchMul13(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
   /// scale
-  /// (rules/layer_norm.yaml: layer_norm 32:61, layer_norm_fp16 52:25, layer_norm_no_bias 71:57)
+  /// (rules/layer_norm.yaml: layer_norm 46:22, layer_norm_fp16 59:35, layer_norm_no_bias 72:18)
   bool matchScale(ValueId v, gen::Next k) {
     if (seen(Ids::kScale)) return same(Ids::kScale, v) && k();
     return bind(Ids::kScale, v) && k();
   }
 
   /// bias
-  /// (rules/layer_norm.yaml: layer_norm 32:69, layer_norm_fp16 52:33)
+  /// (rules/layer_norm.yaml: layer_norm 46:30, layer_norm_fp16 59:43)
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
     return bind(Ids::kBias, v) && k();
   }
+
+  /// layer_norm_core.1.mean = ReduceMean(x, axes=[-1], keepdims=1)
+  /// (rules/layer_norm.yaml: layer_norm 31:14 (in layer_norm_core at rules/layer_norm.yaml:45:16),
+  /// layer_norm_no_bias 31:14 (in layer_norm_core at rules/layer_norm.yaml:71:16),
+  /// layer_norm_no_affine 31:14 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchLayerNormCore1Mean(ValueId v, gen::Next k) {
+    if (seen(Ids::kLayerNormCore1Mean)) return same(Ids::kLayerNormCore1Mean, v) && k();
+    if (!bind(Ids::kLayerNormCore1Mean, v)) return false;
+    const NodeId n = node(Ids::kLayerNormCore1Mean, v, op::kReduceMean);
+    if (n == kNoId || !attrs(Ids::kLayerNormCore1Mean, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean)
+  /// (rules/layer_norm.yaml: layer_norm 32:14 (in layer_norm_core at rules/layer_norm.yaml:45:16),
+  /// layer_norm_no_bias 32:14 (in layer_norm_core at rules/layer_norm.yaml:71:16),
+  /// layer_norm_no_affine 32:14 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchLayerNormCore1D(ValueId v, gen::Next k) {
+    if (seen(Ids::kLayerNormCore1D)) return same(Ids::kLayerNormCore1D, v) && k();
+    if (!bind(Ids::kLayerNormCore1D, v)) return false;
+    const NodeId n = node(Ids::kLayerNormCore1D, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kLayerNormCore1D, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean)
+  /// (rules/layer_norm.yaml: layer_norm 33:14 (in layer_norm_core at rules/layer_norm.yaml:45:16),
+  /// layer_norm_no_bias 33:14 (in layer_norm_core at rules/layer_norm.yaml:71:16),
+  /// layer_norm_no_affine 33:14 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
+    if (seen(Ids::kLayerNormCore1D2)) return same(Ids::kLayerNormCore1D2, v) && k();
+    if (!bind(Ids::kLayerNormCore1D2, v)) return false;
+    const NodeId n = node(Ids::kLayerNormCore1D2, v, op::kSub);
+    if (n == kNoId || !attrs(Ids::kLayerNormCore1D2, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// eps
+  /// (rules/layer_norm.yaml: layer_norm 35:28 (in layer_norm_core at rules/layer_norm.yaml:45:16),
+  /// layer_norm_fp16 35:28 (in layer_norm_core at rules/layer_norm.yaml:58:16), layer_norm_no_bias
+  /// 35:28 (in layer_norm_core at rules/layer_norm.yaml:71:16), layer_norm_no_affine 35:28 (in
+  /// layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchEps(ValueId v, gen::Next k) {
+    if (seen(Ids::kEps)) return same(Ids::kEps, v) && k();
+    return bind(Ids::kEps, v) && k();
+  }
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:22
+// Generated from: rules/layer_norm.yaml:41
 // layer_norm (priority 130): Full LayerNorm with scale and bias.
 //===----------------------------------------------------------------------===//
 
@@ -243,201 +128,250 @@ const gen::RuleSpec& specLayerNorm() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "layer_norm";
-    s.loc = "rules/layer_norm.yaml:22:5";
-    s.root = 18;
-    s.slot_names = {"x", "mean", "d", "var", "eps", "std", "scale", "bias", "y"};
+    s.loc = "rules/layer_norm.yaml:41:5";
+    s.root = 5;
+    s.slot_names = {"x",
+                    "n",
+                    "scale",
+                    "bias",
+                    "y",
+                    "layer_norm_core.1.mean",
+                    "layer_norm_core.1.d",
+                    "layer_norm_core.1.d2",
+                    "layer_norm_core.1.var",
+                    "eps",
+                    "layer_norm_core.1.std"};
     s.num_captures = 0;
-    s.exprs.resize(19);
+    s.exprs.resize(23);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/layer_norm.yaml:28:25";
+      e.loc = "rules/layer_norm.yaml:45:32";
       e.slot = 0;
     }
-    {  // 1: ReduceMean(x, axes=[-1], keepdims=1)
+    {  // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
+       // Reciprocal(layer_norm_core.1.std))
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:28:14";
+      e.label = "n";
+      e.loc = "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
       e.slot = 1;
+    }
+    {  // 2: scale
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "scale";
+      e.loc = "rules/layer_norm.yaml:46:22";
+      e.slot = 2;
+    }
+    {  // 3: Mul(n, scale)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:46:15";
+      e.num_inputs = 2;
+    }
+    {  // 4: bias
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "bias";
+      e.loc = "rules/layer_norm.yaml:46:30";
+      e.slot = 3;
+    }
+    {  // 5: Add(Mul(n, scale), bias)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Add";
+      e.loc = "rules/layer_norm.yaml:46:11";
+      e.slot = 4;
+      e.num_inputs = 2;
+    }
+    {  // 6: ReduceMean(x, axes=[-1], keepdims=1)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "ReduceMean";
+      e.loc = "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.slot = 5;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/layer_norm.yaml:28:28";
+        a.loc = "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "keepdims";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:28:39";
+        a.loc = "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
       }
     }
-    {  // 2: Sub(x, mean)
-      gen::ExprSpec& e = s.exprs[2];
+    {  // 7: Sub(x, layer_norm_core.1.mean)
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:29:14";
-      e.slot = 2;
+      e.loc = "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.slot = 6;
       e.num_inputs = 2;
     }
-    {  // 3: 2.0
-      gen::ExprSpec& e = s.exprs[3];
+    {  // 8: Sub(x, layer_norm_core.1.mean)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Sub";
+      e.loc = "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.slot = 7;
+      e.num_inputs = 2;
+    }
+    {  // 9: 2.0
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:30:32";
+      e.loc = "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
       e.literal = gen::floatLiteral(2.0);
       e.tolerance = 1e-06;
     }
-    {  // 4: Pow(d, 2.0)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Pow";
-      e.loc = "rules/layer_norm.yaml:30:25";
-      e.num_inputs = 2;
+    {  // 10: 2.0
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "constant 2.0";
+      e.loc = "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.literal = gen::floatLiteral(2.0);
+      e.tolerance = 1e-06;
     }
-    {  // 5: Mul(d, d)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:30:39";
-      e.num_inputs = 2;
+    {  // 11: Cast(2.0)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Cast";
+      e.loc = "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.num_inputs = 1;
     }
-    {  // 6: Pow(d, 2.0) | Mul(d, d)
-      gen::ExprSpec& e = s.exprs[6];
+    {  // 12: 2.0 | Cast(2.0)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:30:37";
+      e.loc = "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
     }
-    {  // 7: ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[7];
+    {  // 13: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Pow";
+      e.loc = "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.num_inputs = 2;
+    }
+    {  // 14: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.num_inputs = 2;
+    }
+    {  // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
+       // layer_norm_core.1.d)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "alternatives";
+      e.loc = "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+    }
+    {  // 16: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
+       // layer_norm_core.1.d)), axes=[-1], keepdims=1)
+      gen::ExprSpec& e = s.exprs[16];
       e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:30:14";
-      e.slot = 3;
+      e.loc = "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.slot = 8;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/layer_norm.yaml:30:50";
+        a.loc = "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "keepdims";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:30:61";
+        a.loc = "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
       }
     }
-    {  // 8: eps
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "eps";
-      e.loc = "rules/layer_norm.yaml:31:28";
-      e.slot = 4;
-    }
-    {  // 9: Add(var, eps)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:31:19";
-      e.num_inputs = 2;
-    }
-    {  // 10: Sqrt(Add(var, eps))
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Sqrt";
-      e.loc = "rules/layer_norm.yaml:31:14";
-      e.slot = 5;
-      e.num_inputs = 1;
-    }
-    {  // 11: Div(d, std)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Div";
-      e.loc = "rules/layer_norm.yaml:32:22";
-      e.num_inputs = 2;
-    }
-    {  // 12: Reciprocal(std)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Reciprocal";
-      e.loc = "rules/layer_norm.yaml:32:43";
-      e.num_inputs = 1;
-    }
-    {  // 13: Mul(d, Reciprocal(std))
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:32:36";
-      e.num_inputs = 2;
-    }
-    {  // 14: Div(d, std) | Mul(d, Reciprocal(std))
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:32:34";
-    }
-    {  // 15: scale
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "scale";
-      e.loc = "rules/layer_norm.yaml:32:61";
-      e.slot = 6;
-    }
-    {  // 16: Mul((Div(d, std) | Mul(d, Reciprocal(...))), scale)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:32:18";
-      e.num_inputs = 2;
-    }
-    {  // 17: bias
+    {  // 17: eps
       gen::ExprSpec& e = s.exprs[17];
-      e.label = "bias";
-      e.loc = "rules/layer_norm.yaml:32:69";
-      e.slot = 7;
+      e.label = "eps";
+      e.loc = "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.slot = 9;
     }
-    {  // 18: Add(Mul((Div(...) | Mul(...)), scale), bias)
+    {  // 18: Add(layer_norm_core.1.var, eps)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:32:14";
-      e.slot = 8;
+      e.loc = "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
       e.num_inputs = 2;
+    }
+    {  // 19: Sqrt(Add(layer_norm_core.1.var, eps))
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "Sqrt";
+      e.loc = "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.slot = 10;
+      e.num_inputs = 1;
+    }
+    {  // 20: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "Div";
+      e.loc = "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.num_inputs = 2;
+    }
+    {  // 21: Reciprocal(layer_norm_core.1.std)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Reciprocal";
+      e.loc = "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.num_inputs = 1;
+    }
+    {  // 22: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/layer_norm.yaml:48:16";
+      c.subject = "scale";
+      c.slot = 2;
+      c.ints = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/layer_norm.yaml:48:25";
+      c.native = "last_dim_of";
+      c.predicate = gen::nativePredicate("last_dim_of");
+      c.args = {"scale", "x"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/layer_norm.yaml:49:16";
+      c.subject = "bias";
+      c.slot = 3;
+      c.ints = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/layer_norm.yaml:49:25";
+      c.native = "last_dim_of";
+      c.predicate = gen::nativePredicate("last_dim_of");
+      c.args = {"bias", "x"};
+      c.arg_slots = {3, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/layer_norm.yaml:50:16";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"x", "scale", "bias"};
+      c.arg_slots = {0, 2, 3};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/layer_norm.yaml:34:16";
+      c.loc = "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
+      c.guard_slot = 1;  // n
       c.subject = "eps";
-      c.slot = 4;
+      c.slot = 9;
       c.has_min = true;
       c.min = 0.0;
       c.has_max = true;
       c.max = 0.001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/layer_norm.yaml:35:16";
-      c.subject = "scale";
-      c.slot = 6;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:35:25";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"scale", "x"};
-      c.arg_slots = {6, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/layer_norm.yaml:36:16";
-      c.subject = "bias";
-      c.slot = 7;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:36:25";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"bias", "x"};
-      c.arg_slots = {7, 0};
     }
     s.num_symbols = 0;
     s.variants.emplace_back();  // always
@@ -453,24 +387,28 @@ const gen::RuleSpec& specLayerNorm() {
 struct LayerNormIds {
   enum : gen::ExprId {
     kX = 0,
-    kMean = 1,
-    kD = 2,
-    kConstant = 3,
-    kPow = 4,
-    kMul5 = 5,
-    kAnyOf6 = 6,
-    kVar = 7,
-    kEps = 8,
-    kAdd = 9,
-    kStd = 10,
-    kDiv = 11,
-    kReciprocal = 12,
-    kMul13 = 13,
-    kAnyOf14 = 14,
-    kScale = 15,
-    kMul16 = 16,
-    kBias = 17,
-    kY = 18,
+    kN = 1,
+    kScale = 2,
+    kMul3 = 3,
+    kBias = 4,
+    kY = 5,
+    kLayerNormCore1Mean = 6,
+    kLayerNormCore1D = 7,
+    kLayerNormCore1D2 = 8,
+    kConstant9 = 9,
+    kConstant10 = 10,
+    kCast = 11,
+    kAnyOf12 = 12,
+    kPow = 13,
+    kMul14 = 14,
+    kAnyOf15 = 15,
+    kLayerNormCore1Var = 16,
+    kEps = 17,
+    kAdd = 18,
+    kLayerNormCore1Std = 19,
+    kDiv = 20,
+    kReciprocal = 21,
+    kMul22 = 22,
   };
 };
 
@@ -492,37 +430,52 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotMean = 1,
-    kSlotD = 2,
-    kSlotVar = 3,
-    kSlotEps = 4,
-    kSlotStd = 5,
-    kSlotScale = 6,
-    kSlotBias = 7,
-    kSlotY = 8,
+    kSlotN = 1,
+    kSlotScale = 2,
+    kSlotBias = 3,
+    kSlotY = 4,
+    kSlotLayerNormCore1Mean = 5,
+    kSlotLayerNormCore1D = 6,
+    kSlotLayerNormCore1D2 = 7,
+    kSlotLayerNormCore1Var = 8,
+    kSlotEps = 9,
+    kSlotLayerNormCore1Std = 10,
   };
 
   // ---- Match
 
-  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchMean, matchD,
-  // matchConstant, matchPow, matchMul5, matchAnyOf6, matchVar, matchEps, matchAdd, matchStd,
-  // matchDiv, matchReciprocal, matchMul13, matchAnyOf14, matchScale, matchBias.
+  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchScale,
+  // matchBias, matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2, matchEps.
 
-  /// Mul((Div(d, std) | Mul(d, Reciprocal(...))), scale)  (rules/layer_norm.yaml:32:18)
-  bool matchMul16(ValueId v, gen::Next k) {
-    if (seen(kMul16)) return same(kMul16, v) && k();
-    if (!bind(kMul16, v)) return false;
-    const NodeId n = node(kMul16, v, op::kMul);
-    if (n == kNoId || !attrs(kMul16, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+  /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:45:16))
+  bool matchN(ValueId v, gen::Next k) {
+    if (seen(kN)) return same(kN, v) && k();
+    if (!bind(kN, v)) return false;
     const uint32_t m = mark();
-    if (matchAnyOf14(in0, [&] { return matchScale(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchAnyOf14(in1, [&] { return matchScale(in0, k); });
+    if (choose(kN, 0) && matchDiv(v, k)) return true;
+    undo(m);
+    if (choose(kN, 1) && matchMul22(v, k)) return true;
+    undo(m);
+    return false;
   }
 
-  /// y = Add(Mul((Div(...) | Mul(...)), scale), bias)  (rules/layer_norm.yaml:32:14)
+  /// Mul(n, scale)  (rules/layer_norm.yaml:46:15)
+  bool matchMul3(ValueId v, gen::Next k) {
+    if (seen(kMul3)) return same(kMul3, v) && k();
+    if (!bind(kMul3, v)) return false;
+    const NodeId n = node(kMul3, v, op::kMul);
+    if (n == kNoId || !attrs(kMul3, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchN(in0, [&] { return matchScale(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchN(in1, [&] { return matchScale(in0, k); });
+  }
+
+  /// y = Add(Mul(n, scale), bias)  (rules/layer_norm.yaml:46:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -530,30 +483,174 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul16(in0, [&] { return matchBias(in1, k); })) return true;
+    if (matchMul3(in0, [&] { return matchBias(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul16(in1, [&] { return matchBias(in0, k); });
+    return matchMul3(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:45:16))
+  bool matchConstant9(ValueId v, gen::Next k) {
+    if (seen(kConstant9)) return same(kConstant9, v) && k();
+    return bind(kConstant9, v) && constant(kConstant9, v) && k();
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:45:16))
+  bool matchConstant10(ValueId v, gen::Next k) {
+    if (seen(kConstant10)) return same(kConstant10, v) && k();
+    return bind(kConstant10, v) && constant(kConstant10, v) && k();
+  }
+
+  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:45:16))
+  bool matchCast(ValueId v, gen::Next k) {
+    if (seen(kCast)) return same(kCast, v) && k();
+    if (!bind(kCast, v)) return false;
+    const NodeId n = node(kCast, v, op::kCast);
+    if (n == kNoId || !attrs(kCast, n, v)) return false;
+    return matchConstant10(input(n, 0), k);
+  }
+
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:45:16))
+  bool matchAnyOf12(ValueId v, gen::Next k) {
+    if (seen(kAnyOf12)) return same(kAnyOf12, v) && k();
+    if (!bind(kAnyOf12, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf12, 0) && matchConstant9(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf12, 1) && matchCast(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:45:16))
+  bool matchPow(ValueId v, gen::Next k) {
+    if (seen(kPow)) return same(kPow, v) && k();
+    if (!bind(kPow, v)) return false;
+    const NodeId n = node(kPow, v, op::kPow);
+    if (n == kNoId || !attrs(kPow, n, v)) return false;
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf12(input(n, 1), k); });
+  }
+
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:45:16))
+  bool matchMul14(ValueId v, gen::Next k) {
+    if (seen(kMul14)) return same(kMul14, v) && k();
+    if (!bind(kMul14, v)) return false;
+    const NodeId n = node(kMul14, v, op::kMul);
+    if (n == kNoId || !attrs(kMul14, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D(in1, [&] { return matchLayerNormCore1D(in0, k); });
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:45:16))
+  bool matchAnyOf15(ValueId v, gen::Next k) {
+    if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
+    if (!bind(kAnyOf15, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf15, 0) && matchPow(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf15, 1) && matchMul14(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:45:16))
+  bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
+    if (!bind(kLayerNormCore1Var, v)) return false;
+    const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
+    if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
+    return matchAnyOf15(input(n, 0), k);
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
+  /// rules/layer_norm.yaml:45:16))
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(kAdd)) return same(kAdd, v) && k();
+    if (!bind(kAdd, v)) return false;
+    const NodeId n = node(kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1Var(in0, [&] { return matchEps(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
+  }
+
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:45:16))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:45:16))
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchLayerNormCore1D2(input(n, 0),
+                                 [&] { return matchLayerNormCore1Std(input(n, 1), k); });
+  }
+
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:45:16))
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
+    if (!bind(kReciprocal, v)) return false;
+    const NodeId n = node(kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
+    return matchLayerNormCore1Std(input(n, 0), k);
+  }
+
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:45:16))
+  bool matchMul22(ValueId v, gen::Next k) {
+    if (seen(kMul22)) return same(kMul22, v) && k();
+    if (!bind(kMul22, v)) return false;
+    const NodeId n = node(kMul22, v, op::kMul);
+    if (n == kNoId || !attrs(kMul22, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:37:5:
+  /// Variant 0, rules/layer_norm.yaml:51:5:
   ///   y = LayerNormalization(x, scale, bias, axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:38:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:38:33", "scale")) return false;
-    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:38:40", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:52:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:52:33", "scale")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:52:40", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
-        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:38:55", "rules/layer_norm.yaml:38:55");
+        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:52:55", "rules/layer_norm.yaml:52:55");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:37:5",
-                     "rules/layer_norm.yaml:38:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:51:5",
+                     "rules/layer_norm.yaml:52:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -580,12 +677,12 @@ class LayerNormRule : public RewritePattern {
                                 root,
                                 130,
                                 {"ort", "onnx"},
-                                "rules/layer_norm.yaml:22:5",
+                                "rules/layer_norm.yaml:41:5",
                                 {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -602,7 +699,7 @@ class LayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:40
+// Generated from: rules/layer_norm.yaml:54
 // layer_norm_fp16 (priority 130): LayerNorm of an fp16 model, statistics computed in float between
 // two Casts.
 //===----------------------------------------------------------------------===//
@@ -612,187 +709,224 @@ const gen::RuleSpec& specLayerNormFp16() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "layer_norm_fp16";
-    s.loc = "rules/layer_norm.yaml:40:5";
-    s.root = 20;
-    s.slot_names = {"x", "xf", "mean", "d", "var", "eps", "std", "n", "scale", "bias", "y"};
+    s.loc = "rules/layer_norm.yaml:54:5";
+    s.root = 7;
+    s.slot_names = {"x",
+                    "n",
+                    "scale",
+                    "bias",
+                    "y",
+                    "layer_norm_core.1.mean",
+                    "layer_norm_core.1.d",
+                    "layer_norm_core.1.d2",
+                    "layer_norm_core.1.var",
+                    "eps",
+                    "layer_norm_core.1.std"};
     s.num_captures = 0;
-    s.exprs.resize(21);
+    s.exprs.resize(25);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/layer_norm.yaml:46:19";
+      e.loc = "rules/layer_norm.yaml:58:37";
       e.slot = 0;
     }
     {  // 1: Cast(x, to=1)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Cast";
-      e.loc = "rules/layer_norm.yaml:46:14";
-      e.slot = 1;
+      e.loc = "rules/layer_norm.yaml:58:32";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "to";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/layer_norm.yaml:46:22";
+        a.loc = "rules/layer_norm.yaml:58:40";
       }
     }
-    {  // 2: ReduceMean(xf, axes=[-1], keepdims=1)
+    {  // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
+       // Reciprocal(layer_norm_core.1.std))
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:47:14";
-      e.slot = 2;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:47:29";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:47:40";
-      }
+      e.label = "n";
+      e.loc = "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.slot = 1;
     }
-    {  // 3: Sub(xf, mean)
+    {  // 3: Cast(n, to=10)
       gen::ExprSpec& e = s.exprs[3];
-      e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:48:14";
-      e.slot = 3;
-      e.num_inputs = 2;
-    }
-    {  // 4: 2.0
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:49:32";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Pow(d, 2.0)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Pow";
-      e.loc = "rules/layer_norm.yaml:49:25";
-      e.num_inputs = 2;
-    }
-    {  // 6: Mul(d, d)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:49:39";
-      e.num_inputs = 2;
-    }
-    {  // 7: Pow(d, 2.0) | Mul(d, d)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:49:37";
-    }
-    {  // 8: ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:49:14";
-      e.slot = 4;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:49:50";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:49:61";
-      }
-    }
-    {  // 9: eps
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "eps";
-      e.loc = "rules/layer_norm.yaml:50:28";
-      e.slot = 5;
-    }
-    {  // 10: Add(var, eps)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:50:19";
-      e.num_inputs = 2;
-    }
-    {  // 11: Sqrt(Add(var, eps))
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Sqrt";
-      e.loc = "rules/layer_norm.yaml:50:14";
-      e.slot = 6;
-      e.num_inputs = 1;
-    }
-    {  // 12: Div(d, std)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Div";
-      e.loc = "rules/layer_norm.yaml:51:19";
-      e.num_inputs = 2;
-    }
-    {  // 13: Reciprocal(std)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Reciprocal";
-      e.loc = "rules/layer_norm.yaml:51:40";
-      e.num_inputs = 1;
-    }
-    {  // 14: Mul(d, Reciprocal(std))
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:51:33";
-      e.num_inputs = 2;
-    }
-    {  // 15: Div(d, std) | Mul(d, Reciprocal(std))
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:51:31";
-    }
-    {  // 16: Cast((Div(d, std) | Mul(d, Reciprocal(...))), to=10)
-      gen::ExprSpec& e = s.exprs[16];
       e.label = "Cast";
-      e.loc = "rules/layer_norm.yaml:51:14";
-      e.slot = 7;
+      e.loc = "rules/layer_norm.yaml:59:19";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "to";
         a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/layer_norm.yaml:51:58";
+        a.loc = "rules/layer_norm.yaml:59:27";
       }
     }
-    {  // 17: scale
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 4: scale
+      gen::ExprSpec& e = s.exprs[4];
       e.label = "scale";
-      e.loc = "rules/layer_norm.yaml:52:25";
-      e.slot = 8;
+      e.loc = "rules/layer_norm.yaml:59:35";
+      e.slot = 2;
     }
-    {  // 18: Mul(n, scale)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 5: Mul(Cast(n, to=10), scale)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:52:18";
+      e.loc = "rules/layer_norm.yaml:59:15";
       e.num_inputs = 2;
     }
-    {  // 19: bias
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 6: bias
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "bias";
-      e.loc = "rules/layer_norm.yaml:52:33";
+      e.loc = "rules/layer_norm.yaml:59:43";
+      e.slot = 3;
+    }
+    {  // 7: Add(Mul(Cast(n, to=10), scale), bias)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "Add";
+      e.loc = "rules/layer_norm.yaml:59:11";
+      e.slot = 4;
+      e.num_inputs = 2;
+    }
+    {  // 8: ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "ReduceMean";
+      e.loc = "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.slot = 5;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.axes = true;
+        a.loc = "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "keepdims";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(1);
+        a.loc = "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      }
+    }
+    {  // 9: Sub(Cast(x, to=1), layer_norm_core.1.mean)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Sub";
+      e.loc = "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.slot = 6;
+      e.num_inputs = 2;
+    }
+    {  // 10: Sub(Cast(x, to=1), layer_norm_core.1.mean)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Sub";
+      e.loc = "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.slot = 7;
+      e.num_inputs = 2;
+    }
+    {  // 11: 2.0
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "constant 2.0";
+      e.loc = "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.literal = gen::floatLiteral(2.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 12: 2.0
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "constant 2.0";
+      e.loc = "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.literal = gen::floatLiteral(2.0);
+      e.tolerance = 1e-06;
+    }
+    {  // 13: Cast(2.0)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Cast";
+      e.loc = "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.num_inputs = 1;
+    }
+    {  // 14: 2.0 | Cast(2.0)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "alternatives";
+      e.loc = "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+    }
+    {  // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Pow";
+      e.loc = "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.num_inputs = 2;
+    }
+    {  // 16: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.num_inputs = 2;
+    }
+    {  // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
+       // layer_norm_core.1.d)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "alternatives";
+      e.loc = "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+    }
+    {  // 18: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
+       // layer_norm_core.1.d)), axes=[-1], keepdims=1)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "ReduceMean";
+      e.loc = "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.slot = 8;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.axes = true;
+        a.loc = "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "keepdims";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(1);
+        a.loc = "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      }
+    }
+    {  // 19: eps
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "eps";
+      e.loc = "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
       e.slot = 9;
     }
-    {  // 20: Add(Mul(n, scale), bias)
+    {  // 20: Add(layer_norm_core.1.var, eps)
       gen::ExprSpec& e = s.exprs[20];
       e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:52:14";
+      e.loc = "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.num_inputs = 2;
+    }
+    {  // 21: Sqrt(Add(layer_norm_core.1.var, eps))
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Sqrt";
+      e.loc = "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
       e.slot = 10;
+      e.num_inputs = 1;
+    }
+    {  // 22: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Div";
+      e.loc = "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.num_inputs = 2;
+    }
+    {  // 23: Reciprocal(layer_norm_core.1.std)
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "Reciprocal";
+      e.loc = "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      e.num_inputs = 1;
+    }
+    {  // 24: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/layer_norm.yaml:54:16";
+      c.loc = "rules/layer_norm.yaml:61:16";
       c.subject = "x";
       c.slot = 0;
       c.strings = {"float16"};
@@ -800,66 +934,67 @@ const gen::RuleSpec& specLayerNormFp16() {
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/layer_norm.yaml:62:16";
+      c.subject = "scale";
+      c.slot = 2;
+      c.ints = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/layer_norm.yaml:62:25";
+      c.subject = "scale";
+      c.slot = 2;
+      c.strings = {"float16"};
+      c.elem_types = {10};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/layer_norm.yaml:62:41";
+      c.native = "last_dim_of";
+      c.predicate = gen::nativePredicate("last_dim_of");
+      c.args = {"scale", "x"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/layer_norm.yaml:63:16";
+      c.subject = "bias";
+      c.slot = 3;
+      c.ints = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/layer_norm.yaml:63:25";
+      c.subject = "bias";
+      c.slot = 3;
+      c.strings = {"float16"};
+      c.elem_types = {10};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/layer_norm.yaml:63:41";
+      c.native = "last_dim_of";
+      c.predicate = gen::nativePredicate("last_dim_of");
+      c.args = {"bias", "x"};
+      c.arg_slots = {3, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/layer_norm.yaml:55:16";
+      c.loc = "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
+      c.guard_slot = 1;  // n
       c.subject = "eps";
-      c.slot = 5;
+      c.slot = 9;
       c.has_min = true;
       c.min = 0.0;
       c.has_max = true;
       c.max = 0.001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/layer_norm.yaml:56:16";
-      c.subject = "scale";
-      c.slot = 8;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/layer_norm.yaml:56:25";
-      c.subject = "scale";
-      c.slot = 8;
-      c.strings = {"float16"};
-      c.elem_types = {10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:56:41";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"scale", "x"};
-      c.arg_slots = {8, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/layer_norm.yaml:57:16";
-      c.subject = "bias";
-      c.slot = 9;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/layer_norm.yaml:57:25";
-      c.subject = "bias";
-      c.slot = 9;
-      c.strings = {"float16"};
-      c.elem_types = {10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:57:41";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"bias", "x"};
-      c.arg_slots = {9, 0};
     }
     s.num_symbols = 0;
     s.variants.emplace_back();  // always
@@ -875,26 +1010,30 @@ const gen::RuleSpec& specLayerNormFp16() {
 struct LayerNormFp16Ids {
   enum : gen::ExprId {
     kX = 0,
-    kXf = 1,
-    kMean = 2,
-    kD = 3,
-    kConstant = 4,
-    kPow = 5,
-    kMul6 = 6,
-    kAnyOf7 = 7,
-    kVar = 8,
-    kEps = 9,
-    kAdd = 10,
-    kStd = 11,
-    kDiv = 12,
-    kReciprocal = 13,
-    kMul14 = 14,
-    kAnyOf15 = 15,
-    kN = 16,
-    kScale = 17,
-    kMul18 = 18,
-    kBias = 19,
-    kY = 20,
+    kCast1 = 1,
+    kN = 2,
+    kCast3 = 3,
+    kScale = 4,
+    kMul5 = 5,
+    kBias = 6,
+    kY = 7,
+    kLayerNormCore1Mean = 8,
+    kLayerNormCore1D = 9,
+    kLayerNormCore1D2 = 10,
+    kConstant11 = 11,
+    kConstant12 = 12,
+    kCast13 = 13,
+    kAnyOf14 = 14,
+    kPow = 15,
+    kMul16 = 16,
+    kAnyOf17 = 17,
+    kLayerNormCore1Var = 18,
+    kEps = 19,
+    kAdd = 20,
+    kLayerNormCore1Std = 21,
+    kDiv = 22,
+    kReciprocal = 23,
+    kMul24 = 24,
   };
 };
 
@@ -916,186 +1055,70 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotXf = 1,
-    kSlotMean = 2,
-    kSlotD = 3,
-    kSlotVar = 4,
-    kSlotEps = 5,
-    kSlotStd = 6,
-    kSlotN = 7,
-    kSlotScale = 8,
-    kSlotBias = 9,
-    kSlotY = 10,
+    kSlotN = 1,
+    kSlotScale = 2,
+    kSlotBias = 3,
+    kSlotY = 4,
+    kSlotLayerNormCore1Mean = 5,
+    kSlotLayerNormCore1D = 6,
+    kSlotLayerNormCore1D2 = 7,
+    kSlotLayerNormCore1Var = 8,
+    kSlotEps = 9,
+    kSlotLayerNormCore1Std = 10,
   };
 
   // ---- Match
 
-  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchConstant,
-  // matchEps, matchScale, matchBias.
+  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchScale,
+  // matchBias, matchEps.
 
-  /// xf = Cast(x, to=1)  (rules/layer_norm.yaml:46:14)
-  bool matchXf(ValueId v, gen::Next k) {
-    if (seen(kXf)) return same(kXf, v) && k();
-    if (!bind(kXf, v)) return false;
-    const NodeId n = node(kXf, v, op::kCast);
-    if (n == kNoId || !attrs(kXf, n, v)) return false;
+  /// Cast(x, to=1)  (rules/layer_norm.yaml:58:32)
+  bool matchCast1(ValueId v, gen::Next k) {
+    if (seen(kCast1)) return same(kCast1, v) && k();
+    if (!bind(kCast1, v)) return false;
+    const NodeId n = node(kCast1, v, op::kCast);
+    if (n == kNoId || !attrs(kCast1, n, v)) return false;
     return matchX(input(n, 0), k);
   }
 
-  /// mean = ReduceMean(xf, axes=[-1], keepdims=1)  (rules/layer_norm.yaml:47:14)
-  bool matchMean(ValueId v, gen::Next k) {
-    if (seen(kMean)) return same(kMean, v) && k();
-    if (!bind(kMean, v)) return false;
-    const NodeId n = node(kMean, v, op::kReduceMean);
-    if (n == kNoId || !attrs(kMean, n, v)) return false;
-    return matchXf(input(n, 0), k);
-  }
-
-  /// d = Sub(xf, mean)  (rules/layer_norm.yaml:48:14)
-  bool matchD(ValueId v, gen::Next k) {
-    if (seen(kD)) return same(kD, v) && k();
-    if (!bind(kD, v)) return false;
-    const NodeId n = node(kD, v, op::kSub);
-    if (n == kNoId || !attrs(kD, n, v)) return false;
-    return matchXf(input(n, 0), [&] { return matchMean(input(n, 1), k); });
-  }
-
-  /// Pow(d, 2.0)  (rules/layer_norm.yaml:49:25)
-  bool matchPow(ValueId v, gen::Next k) {
-    if (seen(kPow)) return same(kPow, v) && k();
-    if (!bind(kPow, v)) return false;
-    const NodeId n = node(kPow, v, op::kPow);
-    if (n == kNoId || !attrs(kPow, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchConstant(input(n, 1), k); });
-  }
-
-  /// Mul(d, d)  (rules/layer_norm.yaml:49:39)
-  bool matchMul6(ValueId v, gen::Next k) {
-    if (seen(kMul6)) return same(kMul6, v) && k();
-    if (!bind(kMul6, v)) return false;
-    const NodeId n = node(kMul6, v, op::kMul);
-    if (n == kNoId || !attrs(kMul6, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchD(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchD(in0, k); });
-  }
-
-  /// Pow(d, 2.0) | Mul(d, d)  (rules/layer_norm.yaml:49:37)
-  bool matchAnyOf7(ValueId v, gen::Next k) {
-    if (seen(kAnyOf7)) return same(kAnyOf7, v) && k();
-    if (!bind(kAnyOf7, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kAnyOf7, 0) && matchPow(v, k)) return true;
-    undo(m);
-    if (choose(kAnyOf7, 1) && matchMul6(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// var = ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
-  /// (rules/layer_norm.yaml:49:14)
-  bool matchVar(ValueId v, gen::Next k) {
-    if (seen(kVar)) return same(kVar, v) && k();
-    if (!bind(kVar, v)) return false;
-    const NodeId n = node(kVar, v, op::kReduceMean);
-    if (n == kNoId || !attrs(kVar, n, v)) return false;
-    return matchAnyOf7(input(n, 0), k);
-  }
-
-  /// Add(var, eps)  (rules/layer_norm.yaml:50:19)
-  bool matchAdd(ValueId v, gen::Next k) {
-    if (seen(kAdd)) return same(kAdd, v) && k();
-    if (!bind(kAdd, v)) return false;
-    const NodeId n = node(kAdd, v, op::kAdd);
-    if (n == kNoId || !attrs(kAdd, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchVar(in0, [&] { return matchEps(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchVar(in1, [&] { return matchEps(in0, k); });
-  }
-
-  /// std = Sqrt(Add(var, eps))  (rules/layer_norm.yaml:50:14)
-  bool matchStd(ValueId v, gen::Next k) {
-    if (seen(kStd)) return same(kStd, v) && k();
-    if (!bind(kStd, v)) return false;
-    const NodeId n = node(kStd, v, op::kSqrt);
-    if (n == kNoId || !attrs(kStd, n, v)) return false;
-    return matchAdd(input(n, 0), k);
-  }
-
-  /// Div(d, std)  (rules/layer_norm.yaml:51:19)
-  bool matchDiv(ValueId v, gen::Next k) {
-    if (seen(kDiv)) return same(kDiv, v) && k();
-    if (!bind(kDiv, v)) return false;
-    const NodeId n = node(kDiv, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchStd(input(n, 1), k); });
-  }
-
-  /// Reciprocal(std)  (rules/layer_norm.yaml:51:40)
-  bool matchReciprocal(ValueId v, gen::Next k) {
-    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
-    if (!bind(kReciprocal, v)) return false;
-    const NodeId n = node(kReciprocal, v, op::kReciprocal);
-    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchStd(input(n, 0), k);
-  }
-
-  /// Mul(d, Reciprocal(std))  (rules/layer_norm.yaml:51:33)
-  bool matchMul14(ValueId v, gen::Next k) {
-    if (seen(kMul14)) return same(kMul14, v) && k();
-    if (!bind(kMul14, v)) return false;
-    const NodeId n = node(kMul14, v, op::kMul);
-    if (n == kNoId || !attrs(kMul14, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchReciprocal(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
-  /// Div(d, std) | Mul(d, Reciprocal(std))  (rules/layer_norm.yaml:51:31)
-  bool matchAnyOf15(ValueId v, gen::Next k) {
-    if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
-    if (!bind(kAnyOf15, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kAnyOf15, 0) && matchDiv(v, k)) return true;
-    undo(m);
-    if (choose(kAnyOf15, 1) && matchMul14(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// n = Cast((Div(d, std) | Mul(d, Reciprocal(...))), to=10)  (rules/layer_norm.yaml:51:14)
+  /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
   bool matchN(ValueId v, gen::Next k) {
     if (seen(kN)) return same(kN, v) && k();
     if (!bind(kN, v)) return false;
-    const NodeId n = node(kN, v, op::kCast);
-    if (n == kNoId || !attrs(kN, n, v)) return false;
-    return matchAnyOf15(input(n, 0), k);
+    const uint32_t m = mark();
+    if (choose(kN, 0) && matchDiv(v, k)) return true;
+    undo(m);
+    if (choose(kN, 1) && matchMul24(v, k)) return true;
+    undo(m);
+    return false;
   }
 
-  /// Mul(n, scale)  (rules/layer_norm.yaml:52:18)
-  bool matchMul18(ValueId v, gen::Next k) {
-    if (seen(kMul18)) return same(kMul18, v) && k();
-    if (!bind(kMul18, v)) return false;
-    const NodeId n = node(kMul18, v, op::kMul);
-    if (n == kNoId || !attrs(kMul18, n, v)) return false;
+  /// Cast(n, to=10)  (rules/layer_norm.yaml:59:19)
+  bool matchCast3(ValueId v, gen::Next k) {
+    if (seen(kCast3)) return same(kCast3, v) && k();
+    if (!bind(kCast3, v)) return false;
+    const NodeId n = node(kCast3, v, op::kCast);
+    if (n == kNoId || !attrs(kCast3, n, v)) return false;
+    return matchN(input(n, 0), k);
+  }
+
+  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:59:15)
+  bool matchMul5(ValueId v, gen::Next k) {
+    if (seen(kMul5)) return same(kMul5, v) && k();
+    if (!bind(kMul5, v)) return false;
+    const NodeId n = node(kMul5, v, op::kMul);
+    if (n == kNoId || !attrs(kMul5, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchN(in0, [&] { return matchScale(in1, k); })) return true;
+    if (matchCast3(in0, [&] { return matchScale(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchN(in1, [&] { return matchScale(in0, k); });
+    return matchCast3(in1, [&] { return matchScale(in0, k); });
   }
 
-  /// y = Add(Mul(n, scale), bias)  (rules/layer_norm.yaml:52:14)
+  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:59:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1103,31 +1126,205 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul18(in0, [&] { return matchBias(in1, k); })) return true;
+    if (matchMul5(in0, [&] { return matchBias(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul18(in1, [&] { return matchBias(in0, k); });
+    return matchMul5(in1, [&] { return matchBias(in0, k); });
+  }
+
+  /// layer_norm_core.1.mean = ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1)
+  /// (rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchLayerNormCore1Mean(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Mean)) return same(kLayerNormCore1Mean, v) && k();
+    if (!bind(kLayerNormCore1Mean, v)) return false;
+    const NodeId n = node(kLayerNormCore1Mean, v, op::kReduceMean);
+    if (n == kNoId || !attrs(kLayerNormCore1Mean, n, v)) return false;
+    return matchCast1(input(n, 0), k);
+  }
+
+  /// layer_norm_core.1.d = Sub(Cast(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:32:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchLayerNormCore1D(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
+    if (!bind(kLayerNormCore1D, v)) return false;
+    const NodeId n = node(kLayerNormCore1D, v, op::kSub);
+    if (n == kNoId || !attrs(kLayerNormCore1D, n, v)) return false;
+    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// layer_norm_core.1.d2 = Sub(Cast(x, to=1), layer_norm_core.1.mean) (rules/layer_norm.yaml:33:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
+    if (!bind(kLayerNormCore1D2, v)) return false;
+    const NodeId n = node(kLayerNormCore1D2, v, op::kSub);
+    if (n == kNoId || !attrs(kLayerNormCore1D2, n, v)) return false;
+    return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchConstant11(ValueId v, gen::Next k) {
+    if (seen(kConstant11)) return same(kConstant11, v) && k();
+    return bind(kConstant11, v) && constant(kConstant11, v) && k();
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchConstant12(ValueId v, gen::Next k) {
+    if (seen(kConstant12)) return same(kConstant12, v) && k();
+    return bind(kConstant12, v) && constant(kConstant12, v) && k();
+  }
+
+  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchCast13(ValueId v, gen::Next k) {
+    if (seen(kCast13)) return same(kCast13, v) && k();
+    if (!bind(kCast13, v)) return false;
+    const NodeId n = node(kCast13, v, op::kCast);
+    if (n == kNoId || !attrs(kCast13, n, v)) return false;
+    return matchConstant12(input(n, 0), k);
+  }
+
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
+  bool matchAnyOf14(ValueId v, gen::Next k) {
+    if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
+    if (!bind(kAnyOf14, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf14, 0) && matchConstant11(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf14, 1) && matchCast13(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:58:16))
+  bool matchPow(ValueId v, gen::Next k) {
+    if (seen(kPow)) return same(kPow, v) && k();
+    if (!bind(kPow, v)) return false;
+    const NodeId n = node(kPow, v, op::kPow);
+    if (n == kNoId || !attrs(kPow, n, v)) return false;
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf14(input(n, 1), k); });
+  }
+
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchMul16(ValueId v, gen::Next k) {
+    if (seen(kMul16)) return same(kMul16, v) && k();
+    if (!bind(kMul16, v)) return false;
+    const NodeId n = node(kMul16, v, op::kMul);
+    if (n == kNoId || !attrs(kMul16, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D(in1, [&] { return matchLayerNormCore1D(in0, k); });
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchAnyOf17(ValueId v, gen::Next k) {
+    if (seen(kAnyOf17)) return same(kAnyOf17, v) && k();
+    if (!bind(kAnyOf17, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf17, 0) && matchPow(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf17, 1) && matchMul16(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
+    if (!bind(kLayerNormCore1Var, v)) return false;
+    const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
+    if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
+    return matchAnyOf17(input(n, 0), k);
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(kAdd)) return same(kAdd, v) && k();
+    if (!bind(kAdd, v)) return false;
+    const NodeId n = node(kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1Var(in0, [&] { return matchEps(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
+  }
+
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchLayerNormCore1D2(input(n, 0),
+                                 [&] { return matchLayerNormCore1Std(input(n, 1), k); });
+  }
+
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:58:16))
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
+    if (!bind(kReciprocal, v)) return false;
+    const NodeId n = node(kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
+    return matchLayerNormCore1Std(input(n, 0), k);
+  }
+
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:58:16))
+  bool matchMul24(ValueId v, gen::Next k) {
+    if (seen(kMul24)) return same(kMul24, v) && k();
+    if (!bind(kMul24, v)) return false;
+    const NodeId n = node(kMul24, v, op::kMul);
+    if (n == kNoId || !attrs(kMul24, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:58:5:
+  /// Variant 0, rules/layer_norm.yaml:64:5:
   ///   y = LayerNormalization(x, scale, bias, axis=-1, epsilon=value(eps), stash_type=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:59:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:59:33", "scale")) return false;
-    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:59:40", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:65:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:65:33", "scale")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:65:40", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
-        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:59:55", "rules/layer_norm.yaml:59:55");
+        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:65:55", "rules/layer_norm.yaml:65:55");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     attrs3.push_back(gen::intAttribute("stash_type", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:58:5",
-                     "rules/layer_norm.yaml:59:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:64:5",
+                     "rules/layer_norm.yaml:65:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1154,12 +1351,12 @@ class LayerNormFp16Rule : public RewritePattern {
                                 root,
                                 130,
                                 {"ort", "onnx"},
-                                "rules/layer_norm.yaml:40:5",
+                                "rules/layer_norm.yaml:54:5",
                                 {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -1176,7 +1373,7 @@ class LayerNormFp16Rule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:61
+// Generated from: rules/layer_norm.yaml:67
 // layer_norm_no_bias (priority 120): LayerNorm with a scale but no bias.
 //===----------------------------------------------------------------------===//
 
@@ -1185,162 +1382,189 @@ const gen::RuleSpec& specLayerNormNoBias() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "layer_norm_no_bias";
-    s.loc = "rules/layer_norm.yaml:61:5";
-    s.root = 16;
-    s.slot_names = {"x", "mean", "d", "var", "eps", "std", "scale", "y"};
+    s.loc = "rules/layer_norm.yaml:67:5";
+    s.root = 3;
+    s.slot_names = {"x",
+                    "n",
+                    "scale",
+                    "y",
+                    "layer_norm_core.1.mean",
+                    "layer_norm_core.1.d",
+                    "layer_norm_core.1.d2",
+                    "layer_norm_core.1.var",
+                    "eps",
+                    "layer_norm_core.1.std"};
     s.num_captures = 0;
-    s.exprs.resize(17);
+    s.exprs.resize(21);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/layer_norm.yaml:67:25";
+      e.loc = "rules/layer_norm.yaml:71:32";
       e.slot = 0;
     }
-    {  // 1: ReduceMean(x, axes=[-1], keepdims=1)
+    {  // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
+       // Reciprocal(layer_norm_core.1.std))
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:67:14";
+      e.label = "n";
+      e.loc = "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
       e.slot = 1;
+    }
+    {  // 2: scale
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "scale";
+      e.loc = "rules/layer_norm.yaml:72:18";
+      e.slot = 2;
+    }
+    {  // 3: Mul(n, scale)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:72:11";
+      e.slot = 3;
+      e.num_inputs = 2;
+    }
+    {  // 4: ReduceMean(x, axes=[-1], keepdims=1)
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "ReduceMean";
+      e.loc = "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.slot = 4;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/layer_norm.yaml:67:28";
+        a.loc = "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "keepdims";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:67:39";
+        a.loc = "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
       }
     }
-    {  // 2: Sub(x, mean)
-      gen::ExprSpec& e = s.exprs[2];
+    {  // 5: Sub(x, layer_norm_core.1.mean)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:68:14";
-      e.slot = 2;
+      e.loc = "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.slot = 5;
       e.num_inputs = 2;
     }
-    {  // 3: 2.0
-      gen::ExprSpec& e = s.exprs[3];
+    {  // 6: Sub(x, layer_norm_core.1.mean)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Sub";
+      e.loc = "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.slot = 6;
+      e.num_inputs = 2;
+    }
+    {  // 7: 2.0
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:69:32";
+      e.loc = "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
       e.literal = gen::floatLiteral(2.0);
       e.tolerance = 1e-06;
     }
-    {  // 4: Pow(d, 2.0)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Pow";
-      e.loc = "rules/layer_norm.yaml:69:25";
-      e.num_inputs = 2;
+    {  // 8: 2.0
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "constant 2.0";
+      e.loc = "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.literal = gen::floatLiteral(2.0);
+      e.tolerance = 1e-06;
     }
-    {  // 5: Mul(d, d)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:69:39";
-      e.num_inputs = 2;
+    {  // 9: Cast(2.0)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Cast";
+      e.loc = "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.num_inputs = 1;
     }
-    {  // 6: Pow(d, 2.0) | Mul(d, d)
-      gen::ExprSpec& e = s.exprs[6];
+    {  // 10: 2.0 | Cast(2.0)
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:69:37";
+      e.loc = "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
     }
-    {  // 7: ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[7];
+    {  // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Pow";
+      e.loc = "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.num_inputs = 2;
+    }
+    {  // 12: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.num_inputs = 2;
+    }
+    {  // 13: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
+       // layer_norm_core.1.d)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "alternatives";
+      e.loc = "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+    }
+    {  // 14: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
+       // layer_norm_core.1.d)), axes=[-1], keepdims=1)
+      gen::ExprSpec& e = s.exprs[14];
       e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:69:14";
-      e.slot = 3;
+      e.loc = "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.slot = 7;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/layer_norm.yaml:69:50";
+        a.loc = "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "keepdims";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:69:61";
+        a.loc = "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
       }
     }
-    {  // 8: eps
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "eps";
-      e.loc = "rules/layer_norm.yaml:70:28";
-      e.slot = 4;
-    }
-    {  // 9: Add(var, eps)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:70:19";
-      e.num_inputs = 2;
-    }
-    {  // 10: Sqrt(Add(var, eps))
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Sqrt";
-      e.loc = "rules/layer_norm.yaml:70:14";
-      e.slot = 5;
-      e.num_inputs = 1;
-    }
-    {  // 11: Div(d, std)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Div";
-      e.loc = "rules/layer_norm.yaml:71:18";
-      e.num_inputs = 2;
-    }
-    {  // 12: Reciprocal(std)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Reciprocal";
-      e.loc = "rules/layer_norm.yaml:71:39";
-      e.num_inputs = 1;
-    }
-    {  // 13: Mul(d, Reciprocal(std))
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:71:32";
-      e.num_inputs = 2;
-    }
-    {  // 14: Div(d, std) | Mul(d, Reciprocal(std))
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:71:30";
-    }
-    {  // 15: scale
+    {  // 15: eps
       gen::ExprSpec& e = s.exprs[15];
-      e.label = "scale";
-      e.loc = "rules/layer_norm.yaml:71:57";
-      e.slot = 6;
+      e.label = "eps";
+      e.loc = "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.slot = 8;
     }
-    {  // 16: Mul((Div(d, std) | Mul(d, Reciprocal(...))), scale)
+    {  // 16: Add(layer_norm_core.1.var, eps)
       gen::ExprSpec& e = s.exprs[16];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:71:14";
-      e.slot = 7;
+      e.label = "Add";
+      e.loc = "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
       e.num_inputs = 2;
     }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/layer_norm.yaml:73:16";
-      c.subject = "eps";
-      c.slot = 4;
-      c.has_min = true;
-      c.min = 0.0;
-      c.has_max = true;
-      c.max = 0.001;
+    {  // 17: Sqrt(Add(layer_norm_core.1.var, eps))
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Sqrt";
+      e.loc = "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.slot = 9;
+      e.num_inputs = 1;
+    }
+    {  // 18: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Div";
+      e.loc = "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.num_inputs = 2;
+    }
+    {  // 19: Reciprocal(layer_norm_core.1.std)
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "Reciprocal";
+      e.loc = "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.num_inputs = 1;
+    }
+    {  // 20: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
       c.loc = "rules/layer_norm.yaml:74:16";
       c.subject = "scale";
-      c.slot = 6;
+      c.slot = 2;
       c.ints = {1};
     }
     {
@@ -1350,7 +1574,28 @@ const gen::RuleSpec& specLayerNormNoBias() {
       c.native = "last_dim_of";
       c.predicate = gen::nativePredicate("last_dim_of");
       c.args = {"scale", "x"};
-      c.arg_slots = {6, 0};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/layer_norm.yaml:75:16";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"x", "scale"};
+      c.arg_slots = {0, 2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
+      c.guard_slot = 1;  // n
+      c.subject = "eps";
+      c.slot = 8;
+      c.has_min = true;
+      c.min = 0.0;
+      c.has_max = true;
+      c.max = 0.001;
     }
     s.num_symbols = 0;
     s.variants.emplace_back();  // always
@@ -1366,22 +1611,26 @@ const gen::RuleSpec& specLayerNormNoBias() {
 struct LayerNormNoBiasIds {
   enum : gen::ExprId {
     kX = 0,
-    kMean = 1,
-    kD = 2,
-    kConstant = 3,
-    kPow = 4,
-    kMul5 = 5,
-    kAnyOf6 = 6,
-    kVar = 7,
-    kEps = 8,
-    kAdd = 9,
-    kStd = 10,
-    kDiv = 11,
-    kReciprocal = 12,
-    kMul13 = 13,
-    kAnyOf14 = 14,
-    kScale = 15,
-    kY = 16,
+    kN = 1,
+    kScale = 2,
+    kY = 3,
+    kLayerNormCore1Mean = 4,
+    kLayerNormCore1D = 5,
+    kLayerNormCore1D2 = 6,
+    kConstant7 = 7,
+    kConstant8 = 8,
+    kCast = 9,
+    kAnyOf10 = 10,
+    kPow = 11,
+    kMul12 = 12,
+    kAnyOf13 = 13,
+    kLayerNormCore1Var = 14,
+    kEps = 15,
+    kAdd = 16,
+    kLayerNormCore1Std = 17,
+    kDiv = 18,
+    kReciprocal = 19,
+    kMul20 = 20,
   };
 };
 
@@ -1403,22 +1652,37 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotMean = 1,
-    kSlotD = 2,
-    kSlotVar = 3,
-    kSlotEps = 4,
-    kSlotStd = 5,
-    kSlotScale = 6,
-    kSlotY = 7,
+    kSlotN = 1,
+    kSlotScale = 2,
+    kSlotY = 3,
+    kSlotLayerNormCore1Mean = 4,
+    kSlotLayerNormCore1D = 5,
+    kSlotLayerNormCore1D2 = 6,
+    kSlotLayerNormCore1Var = 7,
+    kSlotEps = 8,
+    kSlotLayerNormCore1Std = 9,
   };
 
   // ---- Match
 
-  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchMean, matchD,
-  // matchConstant, matchPow, matchMul5, matchAnyOf6, matchVar, matchEps, matchAdd, matchStd,
-  // matchDiv, matchReciprocal, matchMul13, matchAnyOf14, matchScale.
+  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchScale,
+  // matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2, matchEps.
 
-  /// y = Mul((Div(d, std) | Mul(d, Reciprocal(...))), scale)  (rules/layer_norm.yaml:71:14)
+  /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:71:16))
+  bool matchN(ValueId v, gen::Next k) {
+    if (seen(kN)) return same(kN, v) && k();
+    if (!bind(kN, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kN, 0) && matchDiv(v, k)) return true;
+    undo(m);
+    if (choose(kN, 1) && matchMul20(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// y = Mul(n, scale)  (rules/layer_norm.yaml:72:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1426,29 +1690,173 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchAnyOf14(in0, [&] { return matchScale(in1, k); })) return true;
+    if (matchN(in0, [&] { return matchScale(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchAnyOf14(in1, [&] { return matchScale(in0, k); });
+    return matchN(in1, [&] { return matchScale(in0, k); });
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  bool matchConstant7(ValueId v, gen::Next k) {
+    if (seen(kConstant7)) return same(kConstant7, v) && k();
+    return bind(kConstant7, v) && constant(kConstant7, v) && k();
+  }
+
+  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  bool matchConstant8(ValueId v, gen::Next k) {
+    if (seen(kConstant8)) return same(kConstant8, v) && k();
+    return bind(kConstant8, v) && constant(kConstant8, v) && k();
+  }
+
+  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  bool matchCast(ValueId v, gen::Next k) {
+    if (seen(kCast)) return same(kCast, v) && k();
+    if (!bind(kCast, v)) return false;
+    const NodeId n = node(kCast, v, op::kCast);
+    if (n == kNoId || !attrs(kCast, n, v)) return false;
+    return matchConstant8(input(n, 0), k);
+  }
+
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:71:16))
+  bool matchAnyOf10(ValueId v, gen::Next k) {
+    if (seen(kAnyOf10)) return same(kAnyOf10, v) && k();
+    if (!bind(kAnyOf10, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf10, 0) && matchConstant7(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf10, 1) && matchCast(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:71:16))
+  bool matchPow(ValueId v, gen::Next k) {
+    if (seen(kPow)) return same(kPow, v) && k();
+    if (!bind(kPow, v)) return false;
+    const NodeId n = node(kPow, v, op::kPow);
+    if (n == kNoId || !attrs(kPow, n, v)) return false;
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf10(input(n, 1), k); });
+  }
+
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:71:16))
+  bool matchMul12(ValueId v, gen::Next k) {
+    if (seen(kMul12)) return same(kMul12, v) && k();
+    if (!bind(kMul12, v)) return false;
+    const NodeId n = node(kMul12, v, op::kMul);
+    if (n == kNoId || !attrs(kMul12, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D(in1, [&] { return matchLayerNormCore1D(in0, k); });
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  bool matchAnyOf13(ValueId v, gen::Next k) {
+    if (seen(kAnyOf13)) return same(kAnyOf13, v) && k();
+    if (!bind(kAnyOf13, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf13, 0) && matchPow(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf13, 1) && matchMul12(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
+    if (!bind(kLayerNormCore1Var, v)) return false;
+    const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
+    if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
+    return matchAnyOf13(input(n, 0), k);
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
+  /// rules/layer_norm.yaml:71:16))
+  bool matchAdd(ValueId v, gen::Next k) {
+    if (seen(kAdd)) return same(kAdd, v) && k();
+    if (!bind(kAdd, v)) return false;
+    const NodeId n = node(kAdd, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1Var(in0, [&] { return matchEps(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
+  }
+
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
+    return matchAdd(input(n, 0), k);
+  }
+
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:71:16))
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchLayerNormCore1D2(input(n, 0),
+                                 [&] { return matchLayerNormCore1Std(input(n, 1), k); });
+  }
+
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:71:16))
+  bool matchReciprocal(ValueId v, gen::Next k) {
+    if (seen(kReciprocal)) return same(kReciprocal, v) && k();
+    if (!bind(kReciprocal, v)) return false;
+    const NodeId n = node(kReciprocal, v, op::kReciprocal);
+    if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
+    return matchLayerNormCore1Std(input(n, 0), k);
+  }
+
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:71:16))
+  bool matchMul20(ValueId v, gen::Next k) {
+    if (seen(kMul20)) return same(kMul20, v) && k();
+    if (!bind(kMul20, v)) return false;
+    const NodeId n = node(kMul20, v, op::kMul);
+    if (n == kNoId || !attrs(kMul20, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:75:5:
+  /// Variant 0, rules/layer_norm.yaml:76:5:
   ///   y = LayerNormalization(x, scale, axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:76:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:76:33", "scale")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:77:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:77:33", "scale")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 = valueOf(
-        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:76:49", "rules/layer_norm.yaml:76:49");
+        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:77:49", "rules/layer_norm.yaml:77:49");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:75:5",
-                     "rules/layer_norm.yaml:76:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:76:5",
+                     "rules/layer_norm.yaml:77:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1474,12 +1882,12 @@ class LayerNormNoBiasRule : public RewritePattern {
                                 root,
                                 120,
                                 {"ort", "onnx"},
-                                "rules/layer_norm.yaml:61:5",
+                                "rules/layer_norm.yaml:67:5",
                                 {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -1496,7 +1904,7 @@ class LayerNormNoBiasRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:78
+// Generated from: rules/layer_norm.yaml:79
 // layer_norm_no_affine (priority 110): LayerNorm without scale or bias; the scale becomes a
 // constant of ones.
 //===----------------------------------------------------------------------===//
@@ -1506,152 +1914,188 @@ const gen::RuleSpec& specLayerNormNoAffine() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "layer_norm_no_affine";
-    s.loc = "rules/layer_norm.yaml:78:5";
-    s.root = 14;
-    s.slot_names = {"x", "mean", "d", "var", "eps", "std", "y"};
+    s.loc = "rules/layer_norm.yaml:79:5";
+    s.root = 1;
+    s.slot_names = {"x",
+                    "y",
+                    "layer_norm_core.1.mean",
+                    "layer_norm_core.1.d",
+                    "layer_norm_core.1.d2",
+                    "layer_norm_core.1.var",
+                    "eps",
+                    "layer_norm_core.1.std"};
     s.num_captures = 0;
-    s.exprs.resize(15);
+    s.exprs.resize(19);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/layer_norm.yaml:84:25";
+      e.loc = "rules/layer_norm.yaml:83:32";
       e.slot = 0;
     }
-    {  // 1: ReduceMean(x, axes=[-1], keepdims=1)
+    {  // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
+       // Reciprocal(layer_norm_core.1.std))
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:84:14";
+      e.label = "y";
+      e.loc = "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
       e.slot = 1;
+    }
+    {  // 2: ReduceMean(x, axes=[-1], keepdims=1)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "ReduceMean";
+      e.loc = "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.slot = 2;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/layer_norm.yaml:84:28";
+        a.loc = "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "keepdims";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:84:39";
+        a.loc = "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
       }
     }
-    {  // 2: Sub(x, mean)
-      gen::ExprSpec& e = s.exprs[2];
+    {  // 3: Sub(x, layer_norm_core.1.mean)
+      gen::ExprSpec& e = s.exprs[3];
       e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:85:14";
-      e.slot = 2;
+      e.loc = "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.slot = 3;
       e.num_inputs = 2;
     }
-    {  // 3: 2.0
-      gen::ExprSpec& e = s.exprs[3];
+    {  // 4: Sub(x, layer_norm_core.1.mean)
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "Sub";
+      e.loc = "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.slot = 4;
+      e.num_inputs = 2;
+    }
+    {  // 5: 2.0
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:86:32";
+      e.loc = "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
       e.literal = gen::floatLiteral(2.0);
       e.tolerance = 1e-06;
     }
-    {  // 4: Pow(d, 2.0)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Pow";
-      e.loc = "rules/layer_norm.yaml:86:25";
-      e.num_inputs = 2;
-    }
-    {  // 5: Mul(d, d)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:86:39";
-      e.num_inputs = 2;
-    }
-    {  // 6: Pow(d, 2.0) | Mul(d, d)
+    {  // 6: 2.0
       gen::ExprSpec& e = s.exprs[6];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:86:37";
+      e.label = "constant 2.0";
+      e.loc = "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.literal = gen::floatLiteral(2.0);
+      e.tolerance = 1e-06;
     }
-    {  // 7: ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
+    {  // 7: Cast(2.0)
       gen::ExprSpec& e = s.exprs[7];
+      e.label = "Cast";
+      e.loc = "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.num_inputs = 1;
+    }
+    {  // 8: 2.0 | Cast(2.0)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "alternatives";
+      e.loc = "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+    }
+    {  // 9: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Pow";
+      e.loc = "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.num_inputs = 2;
+    }
+    {  // 10: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.num_inputs = 2;
+    }
+    {  // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
+       // layer_norm_core.1.d)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "alternatives";
+      e.loc = "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+    }
+    {  // 12: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
+       // layer_norm_core.1.d)), axes=[-1], keepdims=1)
+      gen::ExprSpec& e = s.exprs[12];
       e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:86:14";
-      e.slot = 3;
+      e.loc = "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.slot = 5;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/layer_norm.yaml:86:50";
+        a.loc = "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "keepdims";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:86:61";
+        a.loc = "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
       }
     }
-    {  // 8: eps
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "eps";
-      e.loc = "rules/layer_norm.yaml:87:28";
-      e.slot = 4;
-    }
-    {  // 9: Add(var, eps)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:87:19";
-      e.num_inputs = 2;
-    }
-    {  // 10: Sqrt(Add(var, eps))
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Sqrt";
-      e.loc = "rules/layer_norm.yaml:87:14";
-      e.slot = 5;
-      e.num_inputs = 1;
-    }
-    {  // 11: Div(d, std)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Div";
-      e.loc = "rules/layer_norm.yaml:88:14";
-      e.num_inputs = 2;
-    }
-    {  // 12: Reciprocal(std)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Reciprocal";
-      e.loc = "rules/layer_norm.yaml:88:35";
-      e.num_inputs = 1;
-    }
-    {  // 13: Mul(d, Reciprocal(std))
+    {  // 13: eps
       gen::ExprSpec& e = s.exprs[13];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:88:28";
-      e.num_inputs = 2;
-    }
-    {  // 14: Div(d, std) | Mul(d, Reciprocal(std))
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "y";
-      e.loc = "rules/layer_norm.yaml:88:26";
+      e.label = "eps";
+      e.loc = "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
       e.slot = 6;
     }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/layer_norm.yaml:90:14";
-      c.subject = "eps";
-      c.slot = 4;
-      c.has_min = true;
-      c.min = 0.0;
-      c.has_max = true;
-      c.max = 0.001;
+    {  // 14: Add(layer_norm_core.1.var, eps)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Add";
+      e.loc = "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.num_inputs = 2;
+    }
+    {  // 15: Sqrt(Add(layer_norm_core.1.var, eps))
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Sqrt";
+      e.loc = "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.slot = 7;
+      e.num_inputs = 1;
+    }
+    {  // 16: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Div";
+      e.loc = "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.num_inputs = 2;
+    }
+    {  // 17: Reciprocal(layer_norm_core.1.std)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Reciprocal";
+      e.loc = "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.num_inputs = 1;
+    }
+    {  // 18: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Mul";
+      e.loc = "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:91:14";
+      c.loc = "rules/layer_norm.yaml:85:12";
       c.native = "static_last_dim";
       c.predicate = gen::nativePredicate("static_last_dim");
       c.args = {"x"};
       c.arg_slots = {0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kScalar;
+      c.loc = "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
+      c.guard_slot = 1;  // y
+      c.subject = "eps";
+      c.slot = 6;
+      c.has_min = true;
+      c.min = 0.0;
+      c.has_max = true;
+      c.max = 0.001;
     }
     s.num_symbols = 0;
     s.variants.emplace_back();  // always
@@ -1667,20 +2111,24 @@ const gen::RuleSpec& specLayerNormNoAffine() {
 struct LayerNormNoAffineIds {
   enum : gen::ExprId {
     kX = 0,
-    kMean = 1,
-    kD = 2,
-    kConstant = 3,
-    kPow = 4,
-    kMul5 = 5,
-    kAnyOf = 6,
-    kVar = 7,
-    kEps = 8,
-    kAdd = 9,
-    kStd = 10,
-    kDiv = 11,
-    kReciprocal = 12,
-    kMul13 = 13,
-    kY = 14,
+    kY = 1,
+    kLayerNormCore1Mean = 2,
+    kLayerNormCore1D = 3,
+    kLayerNormCore1D2 = 4,
+    kConstant5 = 5,
+    kConstant6 = 6,
+    kCast = 7,
+    kAnyOf8 = 8,
+    kPow = 9,
+    kMul10 = 10,
+    kAnyOf11 = 11,
+    kLayerNormCore1Var = 12,
+    kEps = 13,
+    kAdd = 14,
+    kLayerNormCore1Std = 15,
+    kDiv = 16,
+    kReciprocal = 17,
+    kMul18 = 18,
   };
 };
 
@@ -1702,42 +2150,119 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotMean = 1,
-    kSlotD = 2,
-    kSlotVar = 3,
-    kSlotEps = 4,
-    kSlotStd = 5,
-    kSlotY = 6,
+    kSlotY = 1,
+    kSlotLayerNormCore1Mean = 2,
+    kSlotLayerNormCore1D = 3,
+    kSlotLayerNormCore1D2 = 4,
+    kSlotLayerNormCore1Var = 5,
+    kSlotEps = 6,
+    kSlotLayerNormCore1Std = 7,
   };
 
   // ---- Match
 
-  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchMean, matchD,
-  // matchConstant, matchPow, matchMul5, matchEps.
+  // From LayerNormSharedMatch (the same in other rules of this file): matchX,
+  // matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2, matchEps.
 
-  /// Pow(d, 2.0) | Mul(d, d)  (rules/layer_norm.yaml:86:37)
-  bool matchAnyOf(ValueId v, gen::Next k) {
-    if (seen(kAnyOf)) return same(kAnyOf, v) && k();
-    if (!bind(kAnyOf, v)) return false;
+  /// y = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
+  /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
+  /// rules/layer_norm.yaml:83:16))
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf, 0) && matchPow(v, k)) return true;
+    if (choose(kY, 0) && matchDiv(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf, 1) && matchMul5(v, k)) return true;
+    if (choose(kY, 1) && matchMul18(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// var = ReduceMean((Pow(d, 2.0) | Mul(d, d)), axes=[-1], keepdims=1)
-  /// (rules/layer_norm.yaml:86:14)
-  bool matchVar(ValueId v, gen::Next k) {
-    if (seen(kVar)) return same(kVar, v) && k();
-    if (!bind(kVar, v)) return false;
-    const NodeId n = node(kVar, v, op::kReduceMean);
-    if (n == kNoId || !attrs(kVar, n, v)) return false;
-    return matchAnyOf(input(n, 0), k);
+  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchConstant5(ValueId v, gen::Next k) {
+    if (seen(kConstant5)) return same(kConstant5, v) && k();
+    return bind(kConstant5, v) && constant(kConstant5, v) && k();
   }
 
-  /// Add(var, eps)  (rules/layer_norm.yaml:87:19)
+  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchConstant6(ValueId v, gen::Next k) {
+    if (seen(kConstant6)) return same(kConstant6, v) && k();
+    return bind(kConstant6, v) && constant(kConstant6, v) && k();
+  }
+
+  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchCast(ValueId v, gen::Next k) {
+    if (seen(kCast)) return same(kCast, v) && k();
+    if (!bind(kCast, v)) return false;
+    const NodeId n = node(kCast, v, op::kCast);
+    if (n == kNoId || !attrs(kCast, n, v)) return false;
+    return matchConstant6(input(n, 0), k);
+  }
+
+  /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
+  /// rules/layer_norm.yaml:83:16))
+  bool matchAnyOf8(ValueId v, gen::Next k) {
+    if (seen(kAnyOf8)) return same(kAnyOf8, v) && k();
+    if (!bind(kAnyOf8, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf8, 0) && matchConstant5(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf8, 1) && matchCast(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
+  /// at rules/layer_norm.yaml:83:16))
+  bool matchPow(ValueId v, gen::Next k) {
+    if (seen(kPow)) return same(kPow, v) && k();
+    if (!bind(kPow, v)) return false;
+    const NodeId n = node(kPow, v, op::kPow);
+    if (n == kNoId || !attrs(kPow, n, v)) return false;
+    return matchLayerNormCore1D(input(n, 0), [&] { return matchAnyOf8(input(n, 1), k); });
+  }
+
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
+  /// layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchMul10(ValueId v, gen::Next k) {
+    if (seen(kMul10)) return same(kMul10, v) && k();
+    if (!bind(kMul10, v)) return false;
+    const NodeId n = node(kMul10, v, op::kMul);
+    if (n == kNoId || !attrs(kMul10, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchLayerNormCore1D(in0, [&] { return matchLayerNormCore1D(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchLayerNormCore1D(in1, [&] { return matchLayerNormCore1D(in0, k); });
+  }
+
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchAnyOf11(ValueId v, gen::Next k) {
+    if (seen(kAnyOf11)) return same(kAnyOf11, v) && k();
+    if (!bind(kAnyOf11, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf11, 0) && matchPow(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf11, 1) && matchMul10(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
+    if (!bind(kLayerNormCore1Var, v)) return false;
+    const NodeId n = node(kLayerNormCore1Var, v, op::kReduceMean);
+    if (n == kNoId || !attrs(kLayerNormCore1Var, n, v)) return false;
+    return matchAnyOf11(input(n, 0), k);
+  }
+
+  /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
+  /// rules/layer_norm.yaml:83:16))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -1745,84 +2270,77 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     if (n == kNoId || !attrs(kAdd, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchVar(in0, [&] { return matchEps(in1, k); })) return true;
+    if (matchLayerNormCore1Var(in0, [&] { return matchEps(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchVar(in1, [&] { return matchEps(in0, k); });
+    return matchLayerNormCore1Var(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// std = Sqrt(Add(var, eps))  (rules/layer_norm.yaml:87:14)
-  bool matchStd(ValueId v, gen::Next k) {
-    if (seen(kStd)) return same(kStd, v) && k();
-    if (!bind(kStd, v)) return false;
-    const NodeId n = node(kStd, v, op::kSqrt);
-    if (n == kNoId || !attrs(kStd, n, v)) return false;
+  /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
+  /// (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
+    if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
+    if (!bind(kLayerNormCore1Std, v)) return false;
+    const NodeId n = node(kLayerNormCore1Std, v, op::kSqrt);
+    if (n == kNoId || !attrs(kLayerNormCore1Std, n, v)) return false;
     return matchAdd(input(n, 0), k);
   }
 
-  /// Div(d, std)  (rules/layer_norm.yaml:88:14)
+  /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
+  /// layer_norm_core at rules/layer_norm.yaml:83:16))
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
     const NodeId n = node(kDiv, v, op::kDiv);
     if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchD(input(n, 0), [&] { return matchStd(input(n, 1), k); });
+    return matchLayerNormCore1D2(input(n, 0),
+                                 [&] { return matchLayerNormCore1Std(input(n, 1), k); });
   }
 
-  /// Reciprocal(std)  (rules/layer_norm.yaml:88:35)
+  /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
+  /// rules/layer_norm.yaml:83:16))
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
     const NodeId n = node(kReciprocal, v, op::kReciprocal);
     if (n == kNoId || !attrs(kReciprocal, n, v)) return false;
-    return matchStd(input(n, 0), k);
+    return matchLayerNormCore1Std(input(n, 0), k);
   }
 
-  /// Mul(d, Reciprocal(std))  (rules/layer_norm.yaml:88:28)
-  bool matchMul13(ValueId v, gen::Next k) {
-    if (seen(kMul13)) return same(kMul13, v) && k();
-    if (!bind(kMul13, v)) return false;
-    const NodeId n = node(kMul13, v, op::kMul);
-    if (n == kNoId || !attrs(kMul13, n, v)) return false;
+  /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
+  /// layer_norm_core at rules/layer_norm.yaml:83:16))
+  bool matchMul18(ValueId v, gen::Next k) {
+    if (seen(kMul18)) return same(kMul18, v) && k();
+    if (!bind(kMul18, v)) return false;
+    const NodeId n = node(kMul18, v, op::kMul);
+    if (n == kNoId || !attrs(kMul18, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchD(in0, [&] { return matchReciprocal(in1, k); })) return true;
+    if (matchLayerNormCore1D2(in0, [&] { return matchReciprocal(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchD(in1, [&] { return matchReciprocal(in0, k); });
-  }
-
-  /// y = Div(d, std) | Mul(d, Reciprocal(std))  (rules/layer_norm.yaml:88:26)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kY, 0) && matchDiv(v, k)) return true;
-    undo(m);
-    if (choose(kY, 1) && matchMul13(v, k)) return true;
-    undo(m);
-    return false;
+    return matchLayerNormCore1D2(in1, [&] { return matchReciprocal(in0, k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:92:5:
+  /// Variant 0, rules/layer_norm.yaml:86:5:
   ///   y = LayerNormalization(x, tensor(helper, ones_of_last_dim), axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:93:30", "x")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:87:30", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
-        gen::tensorHelper("ones_of_last_dim"), {kSlotX}, {"x"}, "rules/layer_norm.yaml:93:33");
+        gen::tensorHelper("ones_of_last_dim"), {kSlotX}, {"x"}, "rules/layer_norm.yaml:87:33");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 = valueOf(
-        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:93:79", "rules/layer_norm.yaml:93:79");
+        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:87:79", "rules/layer_norm.yaml:87:79");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:92:5",
-                     "rules/layer_norm.yaml:93:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:86:5",
+                     "rules/layer_norm.yaml:87:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1848,12 +2366,12 @@ class LayerNormNoAffineRule : public RewritePattern {
                                 root,
                                 110,
                                 {"ort", "onnx"},
-                                "rules/layer_norm.yaml:78:5",
+                                "rules/layer_norm.yaml:79:5",
                                 {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 

@@ -53,7 +53,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// a
   /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:13, skip_simplified_layer_norm
-  /// 62:13)
+  /// 46:13)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
@@ -61,14 +61,14 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// skip
   /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:17, skip_simplified_layer_norm
-  /// 62:17)
+  /// 46:17)
   bool matchSkip(ValueId v, gen::Next k) {
     if (seen(Ids::kSkip)) return same(Ids::kSkip, v) && k();
     return bind(Ids::kSkip, v) && k();
   }
 
   /// s = Add(a, skip)
-  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:6, skip_simplified_layer_norm 62:6)
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 46:6, skip_simplified_layer_norm 46:6)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     if (!bind(Ids::kS, v)) return false;
@@ -84,7 +84,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// gamma
   /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 47:49, skip_simplified_layer_norm
-  /// 63:49)
+  /// 47:49)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
@@ -92,7 +92,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
   /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 47:16, skip_simplified_layer_norm
-  /// 63:16)
+  /// 47:16)
   bool matchSimplifiedLayerNormalization(ValueId v, gen::Next k) {
     if (seen(Ids::kSimplifiedLayerNormalization))
       return same(Ids::kSimplifiedLayerNormalization, v) && k();
@@ -104,7 +104,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
   /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 48:16, skip_simplified_layer_norm
-  /// 64:16)
+  /// 48:16)
   bool matchRMSNormalization(ValueId v, gen::Next k) {
     if (seen(Ids::kRMSNormalization)) return same(Ids::kRMSNormalization, v) && k();
     if (!bind(Ids::kRMSNormalization, v)) return false;
@@ -115,7 +115,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// y = SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
   /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps)) (rules/rms_norm.td:
-  /// skip_simplified_layer_norm_residual 47:6, skip_simplified_layer_norm 63:6)
+  /// skip_simplified_layer_norm_residual 47:6, skip_simplified_layer_norm 47:6)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -129,7 +129,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rms_norm.td:14
+// Generated from: rules/rms_norm.td:15
 // simplified_layer_norm (priority 100): RMSNorm (LLaMA, T5) with its optional fp32 Cast sandwich.
 //===----------------------------------------------------------------------===//
 
@@ -138,7 +138,7 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "simplified_layer_norm";
-    s.loc = "rules/rms_norm.td:14:5";
+    s.loc = "rules/rms_norm.td:15:5";
     s.root = 19;
     s.slot_names = {"x", "xf", "var", "eps", "std", "h", "weight", "y"};
     s.num_captures = 0;
@@ -146,50 +146,50 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rms_norm.td:20:25";
+      e.loc = "rules/rms_norm.td:21:25";
       e.slot = 0;
     }
     {  // 1: Cast?(x, to=1)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Cast";
-      e.loc = "rules/rms_norm.td:20:16";
+      e.loc = "rules/rms_norm.td:21:16";
       e.slot = 1;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "to";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rms_norm.td:20:30";
+        a.loc = "rules/rms_norm.td:21:30";
       }
     }
     {  // 2: 2.0
       gen::ExprSpec& e = s.exprs[2];
       e.label = "constant 2.0";
-      e.loc = "rules/rms_norm.td:21:40";
+      e.loc = "rules/rms_norm.td:22:40";
       e.literal = gen::floatLiteral(2.0);
       e.tolerance = 1e-06;
     }
     {  // 3: Pow(xf, 2.0)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Pow";
-      e.loc = "rules/rms_norm.td:21:30";
+      e.loc = "rules/rms_norm.td:22:30";
       e.num_inputs = 2;
     }
     {  // 4: Mul(xf, xf)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Mul";
-      e.loc = "rules/rms_norm.td:21:48";
+      e.loc = "rules/rms_norm.td:22:48";
       e.num_inputs = 2;
     }
     {  // 5: Pow(xf, 2.0) | Mul(xf, xf)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "alternatives";
-      e.loc = "rules/rms_norm.td:21:23";
+      e.loc = "rules/rms_norm.td:22:23";
     }
     {  // 6: ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "ReduceMean";
-      e.loc = "rules/rms_norm.td:21:6";
+      e.loc = "rules/rms_norm.td:22:6";
       e.slot = 2;
       e.num_inputs = 1;
       {
@@ -197,101 +197,101 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/rms_norm.td:21:65";
+        a.loc = "rules/rms_norm.td:22:65";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "keepdims";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/rms_norm.td:21:83";
+        a.loc = "rules/rms_norm.td:22:83";
       }
     }
     {  // 7: eps
       gen::ExprSpec& e = s.exprs[7];
       e.label = "eps";
-      e.loc = "rules/rms_norm.td:22:27";
+      e.loc = "rules/rms_norm.td:23:27";
       e.slot = 3;
     }
     {  // 8: Add(var, eps)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Add";
-      e.loc = "rules/rms_norm.td:22:17";
+      e.loc = "rules/rms_norm.td:23:17";
       e.num_inputs = 2;
     }
     {  // 9: Sqrt(Add(var, eps))
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Sqrt";
-      e.loc = "rules/rms_norm.td:22:6";
+      e.loc = "rules/rms_norm.td:23:6";
       e.slot = 4;
       e.num_inputs = 1;
     }
     {  // 10: Reciprocal(std)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Reciprocal";
-      e.loc = "rules/rms_norm.td:23:42";
+      e.loc = "rules/rms_norm.td:24:42";
       e.num_inputs = 1;
     }
     {  // 11: Mul(xf, Reciprocal(std))
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Mul";
-      e.loc = "rules/rms_norm.td:23:32";
+      e.loc = "rules/rms_norm.td:24:32";
       e.num_inputs = 2;
     }
     {  // 12: Div(xf, std)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Div";
-      e.loc = "rules/rms_norm.td:23:62";
+      e.loc = "rules/rms_norm.td:24:62";
       e.num_inputs = 2;
     }
     {  // 13: 1.0
       gen::ExprSpec& e = s.exprs[13];
       e.label = "constant 1.0";
-      e.loc = "rules/rms_norm.td:24:47";
+      e.loc = "rules/rms_norm.td:25:47";
       e.literal = gen::floatLiteral(1.0);
       e.tolerance = 1e-06;
     }
     {  // 14: Div(1.0, std)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Div";
-      e.loc = "rules/rms_norm.td:24:42";
+      e.loc = "rules/rms_norm.td:25:42";
       e.num_inputs = 2;
     }
     {  // 15: Mul(xf, Div(1.0, std))
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Mul";
-      e.loc = "rules/rms_norm.td:24:32";
+      e.loc = "rules/rms_norm.td:25:32";
       e.num_inputs = 2;
     }
     {  // 16: Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
       gen::ExprSpec& e = s.exprs[16];
       e.label = "alternatives";
-      e.loc = "rules/rms_norm.td:23:25";
+      e.loc = "rules/rms_norm.td:24:25";
     }
     {  // 17: Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
       gen::ExprSpec& e = s.exprs[17];
       e.label = "Cast";
-      e.loc = "rules/rms_norm.td:23:16";
+      e.loc = "rules/rms_norm.td:24:16";
       e.slot = 5;
       e.num_inputs = 1;
     }
     {  // 18: weight
       gen::ExprSpec& e = s.exprs[18];
       e.label = "weight";
-      e.loc = "rules/rms_norm.td:25:17";
+      e.loc = "rules/rms_norm.td:26:17";
       e.slot = 6;
     }
     {  // 19: Mul(h, weight)
       gen::ExprSpec& e = s.exprs[19];
       e.label = "Mul";
-      e.loc = "rules/rms_norm.td:25:6";
+      e.loc = "rules/rms_norm.td:26:6";
       e.slot = 7;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/rms_norm.td:27:16";
+      c.loc = "rules/rms_norm.td:28:16";
       c.subject = "eps";
       c.slot = 3;
       c.has_min = true;
@@ -302,7 +302,7 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/rms_norm.td:27:44";
+      c.loc = "rules/rms_norm.td:28:44";
       c.subject = "weight";
       c.slot = 6;
       c.ints = {1};
@@ -310,7 +310,7 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rms_norm.td:28:16";
+      c.loc = "rules/rms_norm.td:29:16";
       c.subject = "weight";
       c.slot = 6;
       c.strings = {"float", "float16", "bfloat16"};
@@ -319,7 +319,7 @@ const gen::RuleSpec& specSimplifiedLayerNorm() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rms_norm.td:29:16";
+      c.loc = "rules/rms_norm.td:30:16";
       c.native = "last_dim_of";
       c.predicate = gen::nativePredicate("last_dim_of");
       c.args = {"weight", "x"};
@@ -399,13 +399,13 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
 
   // ---- Match
 
-  /// x  (rules/rms_norm.td:20:25)
+  /// x  (rules/rms_norm.td:21:25)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(kX)) return same(kX, v) && k();
     return bind(kX, v) && k();
   }
 
-  /// xf = Cast?(x, to=1)  (rules/rms_norm.td:20:16)
+  /// xf = Cast?(x, to=1)  (rules/rms_norm.td:21:16)
   bool matchXf(ValueId v, gen::Next k) {
     if (seen(kXf)) return same(kXf, v) && k();
     if (!bind(kXf, v)) return false;
@@ -420,13 +420,13 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchX(v, k);  // absent: Cast stands for its input
   }
 
-  /// 2.0  (rules/rms_norm.td:21:40)
+  /// 2.0  (rules/rms_norm.td:22:40)
   bool matchConstant2(ValueId v, gen::Next k) {
     if (seen(kConstant2)) return same(kConstant2, v) && k();
     return bind(kConstant2, v) && constant(kConstant2, v) && k();
   }
 
-  /// Pow(xf, 2.0)  (rules/rms_norm.td:21:30)
+  /// Pow(xf, 2.0)  (rules/rms_norm.td:22:30)
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
@@ -435,7 +435,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchXf(input(n, 0), [&] { return matchConstant2(input(n, 1), k); });
   }
 
-  /// Mul(xf, xf)  (rules/rms_norm.td:21:48)
+  /// Mul(xf, xf)  (rules/rms_norm.td:22:48)
   bool matchMul4(ValueId v, gen::Next k) {
     if (seen(kMul4)) return same(kMul4, v) && k();
     if (!bind(kMul4, v)) return false;
@@ -449,7 +449,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchXf(in1, [&] { return matchXf(in0, k); });
   }
 
-  /// Pow(xf, 2.0) | Mul(xf, xf)  (rules/rms_norm.td:21:23)
+  /// Pow(xf, 2.0) | Mul(xf, xf)  (rules/rms_norm.td:22:23)
   bool matchAnyOf5(ValueId v, gen::Next k) {
     if (seen(kAnyOf5)) return same(kAnyOf5, v) && k();
     if (!bind(kAnyOf5, v)) return false;
@@ -461,7 +461,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return false;
   }
 
-  /// var = ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1) (rules/rms_norm.td:21:6)
+  /// var = ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1) (rules/rms_norm.td:22:6)
   bool matchVar(ValueId v, gen::Next k) {
     if (seen(kVar)) return same(kVar, v) && k();
     if (!bind(kVar, v)) return false;
@@ -470,13 +470,13 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchAnyOf5(input(n, 0), k);
   }
 
-  /// eps  (rules/rms_norm.td:22:27)
+  /// eps  (rules/rms_norm.td:23:27)
   bool matchEps(ValueId v, gen::Next k) {
     if (seen(kEps)) return same(kEps, v) && k();
     return bind(kEps, v) && k();
   }
 
-  /// Add(var, eps)  (rules/rms_norm.td:22:17)
+  /// Add(var, eps)  (rules/rms_norm.td:23:17)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -490,7 +490,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchVar(in1, [&] { return matchEps(in0, k); });
   }
 
-  /// std = Sqrt(Add(var, eps))  (rules/rms_norm.td:22:6)
+  /// std = Sqrt(Add(var, eps))  (rules/rms_norm.td:23:6)
   bool matchStd(ValueId v, gen::Next k) {
     if (seen(kStd)) return same(kStd, v) && k();
     if (!bind(kStd, v)) return false;
@@ -499,7 +499,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchAdd(input(n, 0), k);
   }
 
-  /// Reciprocal(std)  (rules/rms_norm.td:23:42)
+  /// Reciprocal(std)  (rules/rms_norm.td:24:42)
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -508,7 +508,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchStd(input(n, 0), k);
   }
 
-  /// Mul(xf, Reciprocal(std))  (rules/rms_norm.td:23:32)
+  /// Mul(xf, Reciprocal(std))  (rules/rms_norm.td:24:32)
   bool matchMul11(ValueId v, gen::Next k) {
     if (seen(kMul11)) return same(kMul11, v) && k();
     if (!bind(kMul11, v)) return false;
@@ -522,7 +522,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchXf(in1, [&] { return matchReciprocal(in0, k); });
   }
 
-  /// Div(xf, std)  (rules/rms_norm.td:23:62)
+  /// Div(xf, std)  (rules/rms_norm.td:24:62)
   bool matchDiv12(ValueId v, gen::Next k) {
     if (seen(kDiv12)) return same(kDiv12, v) && k();
     if (!bind(kDiv12, v)) return false;
@@ -531,13 +531,13 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchXf(input(n, 0), [&] { return matchStd(input(n, 1), k); });
   }
 
-  /// 1.0  (rules/rms_norm.td:24:47)
+  /// 1.0  (rules/rms_norm.td:25:47)
   bool matchConstant13(ValueId v, gen::Next k) {
     if (seen(kConstant13)) return same(kConstant13, v) && k();
     return bind(kConstant13, v) && constant(kConstant13, v) && k();
   }
 
-  /// Div(1.0, std)  (rules/rms_norm.td:24:42)
+  /// Div(1.0, std)  (rules/rms_norm.td:25:42)
   bool matchDiv14(ValueId v, gen::Next k) {
     if (seen(kDiv14)) return same(kDiv14, v) && k();
     if (!bind(kDiv14, v)) return false;
@@ -546,7 +546,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchConstant13(input(n, 0), [&] { return matchStd(input(n, 1), k); });
   }
 
-  /// Mul(xf, Div(1.0, std))  (rules/rms_norm.td:24:32)
+  /// Mul(xf, Div(1.0, std))  (rules/rms_norm.td:25:32)
   bool matchMul15(ValueId v, gen::Next k) {
     if (seen(kMul15)) return same(kMul15, v) && k();
     if (!bind(kMul15, v)) return false;
@@ -560,7 +560,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchXf(in1, [&] { return matchDiv14(in0, k); });
   }
 
-  /// Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))  (rules/rms_norm.td:23:25)
+  /// Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))  (rules/rms_norm.td:24:25)
   bool matchAnyOf16(ValueId v, gen::Next k) {
     if (seen(kAnyOf16)) return same(kAnyOf16, v) && k();
     if (!bind(kAnyOf16, v)) return false;
@@ -575,7 +575,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
   }
 
   /// h = Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
-  /// (rules/rms_norm.td:23:16)
+  /// (rules/rms_norm.td:24:16)
   bool matchH(ValueId v, gen::Next k) {
     if (seen(kH)) return same(kH, v) && k();
     if (!bind(kH, v)) return false;
@@ -590,13 +590,13 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return matchAnyOf16(v, k);  // absent: Cast stands for its input
   }
 
-  /// weight  (rules/rms_norm.td:25:17)
+  /// weight  (rules/rms_norm.td:26:17)
   bool matchWeight(ValueId v, gen::Next k) {
     if (seen(kWeight)) return same(kWeight, v) && k();
     return bind(kWeight, v) && k();
   }
 
-  /// y = Mul(h, weight)  (rules/rms_norm.td:25:6)
+  /// y = Mul(h, weight)  (rules/rms_norm.td:26:6)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -612,22 +612,22 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rms_norm.td:31:5:
+  /// Variant 0 (when opset in [23, -]), rules/rms_norm.td:32:5:
   ///   y = RMSNormalization(x, weight, axis=-1, epsilon=value(eps), stash_type=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rms_norm.td:31:49", "x")) return false;
-    if (!requireBound(kSlotWeight, "rules/rms_norm.td:31:53", "weight")) return false;
+    if (!requireBound(kSlotX, "rules/rms_norm.td:32:49", "x")) return false;
+    if (!requireBound(kSlotWeight, "rules/rms_norm.td:32:53", "weight")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 =
-        valueOf(kSlotEps, "epsilon", "eps", "rules/rms_norm.td:31:74", "rules/rms_norm.td:31:74");
+        valueOf(kSlotEps, "epsilon", "eps", "rules/rms_norm.td:32:74", "rules/rms_norm.td:32:74");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     attrs2.push_back(gen::intAttribute("stash_type", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:31:5",
-                     "rules/rms_norm.td:31:29"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:32:5",
+                     "rules/rms_norm.td:32:29"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -644,22 +644,22 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1, rules/rms_norm.td:33:5:
+  /// Variant 1, rules/rms_norm.td:34:5:
   ///   y = SimplifiedLayerNormalization(x, weight, axis=-1, epsilon=value(eps), stash_type=1)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rms_norm.td:33:55", "x")) return false;
-    if (!requireBound(kSlotWeight, "rules/rms_norm.td:33:59", "weight")) return false;
+    if (!requireBound(kSlotX, "rules/rms_norm.td:34:55", "x")) return false;
+    if (!requireBound(kSlotWeight, "rules/rms_norm.td:34:59", "weight")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 =
-        valueOf(kSlotEps, "epsilon", "eps", "rules/rms_norm.td:34:54", "rules/rms_norm.td:34:54");
+        valueOf(kSlotEps, "epsilon", "eps", "rules/rms_norm.td:35:54", "rules/rms_norm.td:35:54");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     attrs2.push_back(gen::intAttribute("stash_type", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:33:5",
-                     "rules/rms_norm.td:33:23"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:34:5",
+                     "rules/rms_norm.td:34:23"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -685,12 +685,12 @@ class SimplifiedLayerNormRule : public RewritePattern {
                                 root,
                                 100,
                                 {"ort", "onnx"},
-                                "rules/rms_norm.td:14:5",
+                                "rules/rms_norm.td:15:5",
                                 {op::kRMSNormalization, op::kSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -707,7 +707,7 @@ class SimplifiedLayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rms_norm.td:40
+// Generated from: rules/rms_norm.td:54
 // skip_simplified_layer_norm_residual (priority 61): Add + RMSNorm whose sum is also read
 // elsewhere.
 //===----------------------------------------------------------------------===//
@@ -717,7 +717,7 @@ const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "skip_simplified_layer_norm_residual";
-    s.loc = "rules/rms_norm.td:40:5";
+    s.loc = "rules/rms_norm.td:54:5";
     s.root = 6;
     s.slot_names = {"a", "skip", "s", "gamma", "y"};
     s.num_captures = 1;
@@ -803,7 +803,7 @@ const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc = "rules/rms_norm.td:50:16";
+      c.loc = "rules/rms_norm.td:57:7";
       c.subject = "s";
       c.slot = 2;
       c.has_min = true;
@@ -814,7 +814,7 @@ const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:50:44";
+      c.loc = "rules/rms_norm.td:57:7";
       c.subject = "a";
       c.slot = 0;
       c.dims = {"B", "S", "H"};
@@ -825,7 +825,7 @@ const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:51:16";
+      c.loc = "rules/rms_norm.td:57:7";
       c.subject = "skip";
       c.slot = 1;
       c.dims = {"B", "S", "H"};
@@ -836,11 +836,20 @@ const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:51:48";
+      c.loc = "rules/rms_norm.td:57:7";
       c.subject = "gamma";
       c.slot = 3;
       c.dims = {"H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rms_norm.td:57:7";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"a", "skip", "gamma"};
+      c.arg_slots = {0, 1, 3};
     }
     s.num_symbols = 3;
     s.variants.emplace_back();  // always
@@ -898,25 +907,25 @@ class SkipSimplifiedLayerNormResidualMatch
 
   // ---- Rewrite
 
-  /// Variant 0, rules/rms_norm.td:52:7:
+  /// Variant 0, rules/rms_norm.td:58:7:
   ///   y = com.microsoft.SkipSimplifiedLayerNormalization(a, skip, gamma, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/rms_norm.td:53:55", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/rms_norm.td:53:59", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/rms_norm.td:53:66", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/rms_norm.td:59:55", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/rms_norm.td:59:59", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/rms_norm.td:59:66", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
-        captured(0, "epsilon", "eps", "rules/rms_norm.td:53:75", "rules/rms_norm.td:53:75");
+        captured(0, "epsilon", "eps", "rules/rms_norm.td:59:75", "rules/rms_norm.td:59:75");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:52:7",
-                     "rules/rms_norm.td:53:20"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:58:7",
+                     "rules/rms_norm.td:59:20"))
       return false;
-    if (!replaceable(kSlotS, To::kOp, gen::kNoSlot, "rules/rms_norm.td:52:7",
-                     "rules/rms_norm.td:52:39"))
+    if (!replaceable(kSlotS, To::kOp, gen::kNoSlot, "rules/rms_norm.td:58:7",
+                     "rules/rms_norm.td:58:39"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -946,12 +955,12 @@ class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
                                 root,
                                 61,
                                 {"ort"},
-                                "rules/rms_norm.td:40:5",
+                                "rules/rms_norm.td:54:5",
                                 {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -968,7 +977,7 @@ class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rms_norm.td:56
+// Generated from: rules/rms_norm.td:62
 // skip_simplified_layer_norm (priority 60): Add + RMSNorm.
 //===----------------------------------------------------------------------===//
 
@@ -977,7 +986,7 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "skip_simplified_layer_norm";
-    s.loc = "rules/rms_norm.td:56:5";
+    s.loc = "rules/rms_norm.td:62:5";
     s.root = 6;
     s.slot_names = {"a", "skip", "s", "gamma", "y"};
     s.num_captures = 1;
@@ -985,32 +994,32 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/rms_norm.td:62:13";
+      e.loc = "rules/rms_norm.td:46:13";
       e.slot = 0;
     }
     {  // 1: skip
       gen::ExprSpec& e = s.exprs[1];
       e.label = "skip";
-      e.loc = "rules/rms_norm.td:62:17";
+      e.loc = "rules/rms_norm.td:46:17";
       e.slot = 1;
     }
     {  // 2: Add(a, skip)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Add";
-      e.loc = "rules/rms_norm.td:62:6";
+      e.loc = "rules/rms_norm.td:46:6";
       e.slot = 2;
       e.num_inputs = 2;
     }
     {  // 3: gamma
       gen::ExprSpec& e = s.exprs[3];
       e.label = "gamma";
-      e.loc = "rules/rms_norm.td:63:49";
+      e.loc = "rules/rms_norm.td:47:49";
       e.slot = 3;
     }
     {  // 4: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
       gen::ExprSpec& e = s.exprs[4];
       e.label = "SimplifiedLayerNormalization";
-      e.loc = "rules/rms_norm.td:63:16";
+      e.loc = "rules/rms_norm.td:47:16";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1018,7 +1027,7 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
-        a.loc = "rules/rms_norm.td:63:58";
+        a.loc = "rules/rms_norm.td:47:58";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1027,13 +1036,13 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/rms_norm.td:63:69";
+        a.loc = "rules/rms_norm.td:47:69";
       }
     }
     {  // 5: RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
       gen::ExprSpec& e = s.exprs[5];
       e.label = "RMSNormalization";
-      e.loc = "rules/rms_norm.td:64:16";
+      e.loc = "rules/rms_norm.td:48:16";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1041,7 +1050,7 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
-        a.loc = "rules/rms_norm.td:64:46";
+        a.loc = "rules/rms_norm.td:48:46";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1050,20 +1059,20 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/rms_norm.td:64:57";
+        a.loc = "rules/rms_norm.td:48:57";
       }
     }
     {  // 6: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
        // RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
       gen::ExprSpec& e = s.exprs[6];
       e.label = "y";
-      e.loc = "rules/rms_norm.td:63:6";
+      e.loc = "rules/rms_norm.td:47:6";
       e.slot = 4;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:66:16";
+      c.loc = "rules/rms_norm.td:65:7";
       c.subject = "a";
       c.slot = 0;
       c.dims = {"B", "S", "H"};
@@ -1074,7 +1083,7 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:66:45";
+      c.loc = "rules/rms_norm.td:65:7";
       c.subject = "skip";
       c.slot = 1;
       c.dims = {"B", "S", "H"};
@@ -1085,11 +1094,20 @@ const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:67:16";
+      c.loc = "rules/rms_norm.td:65:7";
       c.subject = "gamma";
       c.slot = 3;
       c.dims = {"H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rms_norm.td:65:7";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"a", "skip", "gamma"};
+      c.arg_slots = {0, 1, 3};
     }
     s.num_symbols = 3;
     s.variants.emplace_back();  // always
@@ -1146,21 +1164,21 @@ class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLay
 
   // ---- Rewrite
 
-  /// Variant 0, rules/rms_norm.td:68:7:
+  /// Variant 0, rules/rms_norm.td:66:7:
   ///   y = com.microsoft.SkipSimplifiedLayerNormalization(a, skip, gamma, epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/rms_norm.td:68:57", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/rms_norm.td:68:61", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/rms_norm.td:68:68", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/rms_norm.td:66:57", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/rms_norm.td:66:61", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/rms_norm.td:66:68", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
-        captured(0, "epsilon", "eps", "rules/rms_norm.td:69:57", "rules/rms_norm.td:69:57");
+        captured(0, "epsilon", "eps", "rules/rms_norm.td:67:57", "rules/rms_norm.td:67:57");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:68:7",
-                     "rules/rms_norm.td:68:19"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:66:7",
+                     "rules/rms_norm.td:66:19"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1187,12 +1205,12 @@ class SkipSimplifiedLayerNormRule : public RewritePattern {
                                 root,
                                 60,
                                 {"ort"},
-                                "rules/rms_norm.td:56:5",
+                                "rules/rms_norm.td:62:5",
                                 {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 

@@ -59,514 +59,548 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
  protected:
   using gen::Matcher::Matcher;
 
-  /// x
-  /// (rules/rotary.yaml: rotary_embedding 31:40, rotary_embedding_split 74:22, rotary_embedding_3d
-  /// 110:40, rotary_embedding_3d_split 153:22, rotary_embedding_computed 203:40,
-  /// rotary_embedding_computed_split 252:22, rotary_embedding_interleaved 300:19,
-  /// rotary_embedding_interleaved_bsnh 335:19, rotary_embedding_partial 377:18,
-  /// rotary_embedding_partial_split 403:22, rotary_embedding_partial_bsnh 428:18)
-  bool matchX(ValueId v, gen::Next k) {
-    if (seen(Ids::kX)) return same(Ids::kX, v) && k();
-    return bind(Ids::kX, v) && k();
-  }
-
-  /// Shape(x)
-  /// (rules/rotary.yaml: rotary_embedding 31:34, rotary_embedding_3d 110:34,
-  /// rotary_embedding_computed 203:34)
-  bool matchShape1(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape1)) return same(Ids::kShape1, v) && k();
-    if (!bind(Ids::kShape1, v)) return false;
-    const NodeId n = node(Ids::kShape1, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape1, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// i1
-  /// (rules/rotary.yaml: rotary_embedding 31:44, rotary_embedding_3d 110:44,
-  /// rotary_embedding_computed 203:44)
-  bool matchI1(ValueId v, gen::Next k) {
-    if (seen(Ids::kI1)) return same(Ids::kI1, v) && k();
-    return bind(Ids::kI1, v) && k();
-  }
-
-  /// Gather(Shape(x), i1)
-  /// (rules/rotary.yaml: rotary_embedding 31:27, rotary_embedding_3d 110:27,
-  /// rotary_embedding_computed 203:27)
-  bool matchGather3(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather3)) return same(Ids::kGather3, v) && k();
-    if (!bind(Ids::kGather3, v)) return false;
-    const NodeId n = node(Ids::kGather3, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather3, n, v)) return false;
-    return matchShape1(input(n, 0), [&] { return matchI1(input(n, 1), k); });
-  }
-
-  /// 2
-  /// (rules/rotary.yaml: rotary_embedding 31:49, rotary_embedding_3d 110:49,
-  /// rotary_embedding_computed 203:49, rotary_embedding_interleaved 300:33,
-  /// rotary_embedding_interleaved_bsnh 335:33)
-  bool matchConstant4(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant4)) return same(Ids::kConstant4, v) && k();
-    return bind(Ids::kConstant4, v) && constant(Ids::kConstant4, v) && k();
-  }
-
-  /// Div(Gather(Shape(x), i1), 2)
-  /// (rules/rotary.yaml: rotary_embedding 31:23, rotary_embedding_3d 110:23,
-  /// rotary_embedding_computed 203:23)
-  bool matchDiv5(ValueId v, gen::Next k) {
-    if (seen(Ids::kDiv5)) return same(Ids::kDiv5, v) && k();
-    if (!bind(Ids::kDiv5, v)) return false;
-    const NodeId n = node(Ids::kDiv5, v, op::kDiv);
-    if (n == kNoId || !attrs(Ids::kDiv5, n, v)) return false;
-    return matchGather3(input(n, 0), [&] { return matchConstant4(input(n, 1), k); });
-  }
-
-  /// Unsqueeze(Div(Gather(Shape(...), i1), 2), axes=[0])
-  /// (rules/rotary.yaml: rotary_embedding 31:13, rotary_embedding_3d 110:13,
-  /// rotary_embedding_computed 203:13)
-  bool matchUnsqueeze6(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze6)) return same(Ids::kUnsqueeze6, v) && k();
-    if (!bind(Ids::kUnsqueeze6, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze6, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze6, n, v)) return false;
-    return matchDiv5(input(n, 0), k);
-  }
-
-  /// c1
-  /// (rules/rotary.yaml: rotary_embedding 31:58, rotary_embedding_3d 110:58,
-  /// rotary_embedding_computed 203:58)
-  bool matchC1(ValueId v, gen::Next k) {
-    if (seen(Ids::kC1)) return same(Ids::kC1, v) && k();
-    return bind(Ids::kC1, v) && k();
-  }
-
-  /// h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | c1
-  /// (rules/rotary.yaml: rotary_embedding 31:56, rotary_embedding_3d 110:56,
-  /// rotary_embedding_computed 203:56)
-  bool matchH1(ValueId v, gen::Next k) {
-    if (seen(Ids::kH1)) return same(Ids::kH1, v) && k();
-    if (!bind(Ids::kH1, v)) return false;
-    const uint32_t m = mark();
-    if (choose(Ids::kH1, 0) && matchUnsqueeze6(v, k)) return true;
-    undo(m);
-    if (choose(Ids::kH1, 1) && matchC1(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding 32:22, rotary_embedding_3d 111:22,
-  /// rotary_embedding_computed 204:22, rotary_embedding_interleaved 301:33,
-  /// rotary_embedding_interleaved_bsnh 336:33)
-  bool matchConstant9(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant9)) return same(Ids::kConstant9, v) && k();
-    return bind(Ids::kConstant9, v) && constant(Ids::kConstant9, v) && k();
-  }
-
-  /// a1
-  /// (rules/rotary.yaml: rotary_embedding 32:29, rotary_embedding_3d 111:29,
-  /// rotary_embedding_computed 204:29, rotary_embedding_interleaved 300:29,
-  /// rotary_embedding_interleaved_bsnh 335:29, rotary_embedding_partial 377:27,
-  /// rotary_embedding_partial_bsnh 428:27)
-  bool matchA1(ValueId v, gen::Next k) {
-    if (seen(Ids::kA1)) return same(Ids::kA1, v) && k();
-    return bind(Ids::kA1, v) && k();
-  }
-
-  /// x1 = Slice(x, 0, h1, a1)
-  /// (rules/rotary.yaml: rotary_embedding 32:13, rotary_embedding_3d 111:13,
-  /// rotary_embedding_computed 204:13)
-  bool matchX1(ValueId v, gen::Next k) {
-    if (seen(Ids::kX1)) return same(Ids::kX1, v) && k();
-    if (!bind(Ids::kX1, v)) return false;
-    const NodeId n = node(Ids::kX1, v, op::kSlice);
-    if (n == kNoId || !attrs(Ids::kX1, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchConstant9(input(n, 1), [&] {
-        return matchH1(input(n, 2), [&] { return matchA1(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Shape(x)
-  /// (rules/rotary.yaml: rotary_embedding 33:34, rotary_embedding_3d 112:34,
-  /// rotary_embedding_computed 205:34)
-  bool matchShape12(ValueId v, gen::Next k) {
-    if (seen(Ids::kShape12)) return same(Ids::kShape12, v) && k();
-    if (!bind(Ids::kShape12, v)) return false;
-    const NodeId n = node(Ids::kShape12, v, op::kShape);
-    if (n == kNoId || !attrs(Ids::kShape12, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// i2
-  /// (rules/rotary.yaml: rotary_embedding 33:44, rotary_embedding_3d 112:44,
-  /// rotary_embedding_computed 205:44)
-  bool matchI2(ValueId v, gen::Next k) {
-    if (seen(Ids::kI2)) return same(Ids::kI2, v) && k();
-    return bind(Ids::kI2, v) && k();
-  }
-
-  /// Gather(Shape(x), i2)
-  /// (rules/rotary.yaml: rotary_embedding 33:27, rotary_embedding_3d 112:27,
-  /// rotary_embedding_computed 205:27)
-  bool matchGather14(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather14)) return same(Ids::kGather14, v) && k();
-    if (!bind(Ids::kGather14, v)) return false;
-    const NodeId n = node(Ids::kGather14, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather14, n, v)) return false;
-    return matchShape12(input(n, 0), [&] { return matchI2(input(n, 1), k); });
-  }
-
-  /// 2
-  /// (rules/rotary.yaml: rotary_embedding 33:49, rotary_embedding_3d 112:49,
-  /// rotary_embedding_computed 205:49)
-  bool matchConstant15(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
-    return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
-  }
-
-  /// Div(Gather(Shape(x), i2), 2)
-  /// (rules/rotary.yaml: rotary_embedding 33:23, rotary_embedding_3d 112:23,
-  /// rotary_embedding_computed 205:23)
-  bool matchDiv16(ValueId v, gen::Next k) {
-    if (seen(Ids::kDiv16)) return same(Ids::kDiv16, v) && k();
-    if (!bind(Ids::kDiv16, v)) return false;
-    const NodeId n = node(Ids::kDiv16, v, op::kDiv);
-    if (n == kNoId || !attrs(Ids::kDiv16, n, v)) return false;
-    return matchGather14(input(n, 0), [&] { return matchConstant15(input(n, 1), k); });
-  }
-
-  /// Unsqueeze(Div(Gather(Shape(...), i2), 2), axes=[0])
-  /// (rules/rotary.yaml: rotary_embedding 33:13, rotary_embedding_3d 112:13,
-  /// rotary_embedding_computed 205:13)
-  bool matchUnsqueeze17(ValueId v, gen::Next k) {
-    if (seen(Ids::kUnsqueeze17)) return same(Ids::kUnsqueeze17, v) && k();
-    if (!bind(Ids::kUnsqueeze17, v)) return false;
-    const NodeId n = node(Ids::kUnsqueeze17, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(Ids::kUnsqueeze17, n, v)) return false;
-    return matchDiv16(input(n, 0), k);
-  }
-
-  /// c2
-  /// (rules/rotary.yaml: rotary_embedding 33:58, rotary_embedding_3d 112:58,
-  /// rotary_embedding_computed 205:58)
-  bool matchC2(ValueId v, gen::Next k) {
-    if (seen(Ids::kC2)) return same(Ids::kC2, v) && k();
-    return bind(Ids::kC2, v) && k();
-  }
-
-  /// h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | c2
-  /// (rules/rotary.yaml: rotary_embedding 33:56, rotary_embedding_3d 112:56,
-  /// rotary_embedding_computed 205:56)
-  bool matchH2(ValueId v, gen::Next k) {
-    if (seen(Ids::kH2)) return same(Ids::kH2, v) && k();
-    if (!bind(Ids::kH2, v)) return false;
-    const uint32_t m = mark();
-    if (choose(Ids::kH2, 0) && matchUnsqueeze17(v, k)) return true;
-    undo(m);
-    if (choose(Ids::kH2, 1) && matchC2(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// e2
-  /// (rules/rotary.yaml: rotary_embedding 34:26, rotary_embedding_3d 113:26,
-  /// rotary_embedding_computed 206:26, rotary_embedding_interleaved 301:25,
-  /// rotary_embedding_interleaved_bsnh 336:25, rotary_embedding_partial 378:25,
-  /// rotary_embedding_partial_bsnh 429:25)
-  bool matchE2(ValueId v, gen::Next k) {
-    if (seen(Ids::kE2)) return same(Ids::kE2, v) && k();
-    return bind(Ids::kE2, v) && k();
-  }
-
-  /// a2
-  /// (rules/rotary.yaml: rotary_embedding 34:30, rotary_embedding_3d 113:30,
-  /// rotary_embedding_computed 206:30, rotary_embedding_interleaved 301:29,
-  /// rotary_embedding_interleaved_bsnh 336:29, rotary_embedding_partial 378:29,
-  /// rotary_embedding_partial_bsnh 429:29)
-  bool matchA2(ValueId v, gen::Next k) {
-    if (seen(Ids::kA2)) return same(Ids::kA2, v) && k();
-    return bind(Ids::kA2, v) && k();
-  }
-
-  /// x2 = Slice(x, h2, e2, a2)
-  /// (rules/rotary.yaml: rotary_embedding 34:13, rotary_embedding_3d 113:13,
-  /// rotary_embedding_computed 206:13)
-  bool matchX2(ValueId v, gen::Next k) {
-    if (seen(Ids::kX2)) return same(Ids::kX2, v) && k();
-    if (!bind(Ids::kX2, v)) return false;
-    const NodeId n = node(Ids::kX2, v, op::kSlice);
-    if (n == kNoId || !attrs(Ids::kX2, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchH2(input(n, 1),
-                     [&] { return matchE2(input(n, 2), [&] { return matchA2(input(n, 3), k); }); });
-    });
-  }
-
-  /// Neg(x2)
-  /// (rules/rotary.yaml: rotary_embedding 35:20, rotary_embedding_3d 114:20,
-  /// rotary_embedding_computed 207:20)
-  bool matchNeg(ValueId v, gen::Next k) {
-    if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
-    if (!bind(Ids::kNeg, v)) return false;
-    const NodeId n = node(Ids::kNeg, v, op::kNeg);
-    if (n == kNoId || !attrs(Ids::kNeg, n, v)) return false;
-    return matchX2(input(n, 0), k);
-  }
-
-  /// rot = Concat(Neg(x2), x1, axis=-1)
-  /// (rules/rotary.yaml: rotary_embedding 35:13, rotary_embedding_3d 114:13,
-  /// rotary_embedding_computed 207:13)
-  bool matchRot(ValueId v, gen::Next k) {
-    if (seen(Ids::kRot)) return same(Ids::kRot, v) && k();
-    if (!bind(Ids::kRot, v)) return false;
-    const NodeId n = node(Ids::kRot, v, op::kConcat);
-    if (n == kNoId || !attrs(Ids::kRot, n, v)) return false;
-    return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
-  }
-
   /// cos_cache
-  /// (rules/rotary.yaml: rotary_embedding 36:20, rotary_embedding_split 76:20, rotary_embedding_3d
-  /// 115:20, rotary_embedding_3d_split 155:20, rotary_embedding_interleaved 305:30,
-  /// rotary_embedding_interleaved_bsnh 340:30)
+  /// (rules/rotary.yaml: rotary_embedding 128:48, rotary_embedding_interleaved 200:30,
+  /// rotary_embedding_interleaved_bsnh 216:30)
   bool matchCosCache(ValueId v, gen::Next k) {
     if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
     return bind(Ids::kCosCache, v) && k();
   }
 
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding 36:31, rotary_embedding_3d 115:31)
-  bool matchConstant26(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant26)) return same(Ids::kConstant26, v) && k();
-    return bind(Ids::kConstant26, v) && constant(Ids::kConstant26, v) && k();
-  }
-
-  /// _
-  /// (rules/rotary.yaml: rotary_embedding 36:34, rotary_embedding_3d 115:34)
-  bool matchAny27(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny27)) return same(Ids::kAny27, v) && k();
-    return bind(Ids::kAny27, v) && k();
-  }
-
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding 36:37, rotary_embedding_3d 115:37)
-  bool matchConstant28(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
-    return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
-  }
-
-  /// sin_cache
-  /// (rules/rotary.yaml: rotary_embedding 37:20, rotary_embedding_split 77:20, rotary_embedding_3d
-  /// 116:20, rotary_embedding_3d_split 156:20, rotary_embedding_interleaved 306:30,
-  /// rotary_embedding_interleaved_bsnh 341:30)
-  bool matchSinCache(ValueId v, gen::Next k) {
-    if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
-    return bind(Ids::kSinCache, v) && k();
-  }
-
   /// pos
-  /// (rules/rotary.yaml: rotary_embedding 38:34, rotary_embedding_split 78:34, rotary_embedding_3d
-  /// 117:24, rotary_embedding_3d_split 157:24, rotary_embedding_computed 209:49,
-  /// rotary_embedding_computed_split 255:49, rotary_embedding_interleaved 305:41,
-  /// rotary_embedding_interleaved_bsnh 340:41, rotary_embedding_partial 379:46,
-  /// rotary_embedding_partial_split 404:46, rotary_embedding_partial_bsnh 431:46)
+  /// (rules/rotary.yaml: rotary_embedding 128:60, rotary_embedding_computed 167:66,
+  /// rotary_embedding_interleaved 200:41, rotary_embedding_interleaved_bsnh 216:41,
+  /// rotary_embedding_partial 42:45 (in rotary_op at rules/rotary.yaml:243:26),
+  /// rotary_embedding_partial_bsnh 42:45 (in rotary_op at rules/rotary.yaml:265:27))
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding_split 76:31, rotary_embedding_3d_split 155:31,
-  /// rotary_embedding_interleaved 301:22, rotary_embedding_interleaved_bsnh 336:22)
-  bool matchConstant6(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant6)) return same(Ids::kConstant6, v) && k();
-    return bind(Ids::kConstant6, v) && constant(Ids::kConstant6, v) && k();
+  /// sin_cache
+  /// (rules/rotary.yaml: rotary_embedding 129:48, rotary_embedding_interleaved 201:30,
+  /// rotary_embedding_interleaved_bsnh 217:30)
+  bool matchSinCache(ValueId v, gen::Next k) {
+    if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
+    return bind(Ids::kSinCache, v) && k();
   }
 
-  /// _
-  /// (rules/rotary.yaml: rotary_embedding_split 76:34, rotary_embedding_3d_split 155:34)
-  bool matchAny7(ValueId v, gen::Next k) {
-    if (seen(Ids::kAny7)) return same(Ids::kAny7, v) && k();
-    return bind(Ids::kAny7, v) && k();
-  }
-
-  /// 0
-  /// (rules/rotary.yaml: rotary_embedding_split 76:37, rotary_embedding_3d_split 155:37)
-  bool matchConstant8(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant8)) return same(Ids::kConstant8, v) && k();
-    return bind(Ids::kConstant8, v) && constant(Ids::kConstant8, v) && k();
+  /// x
+  /// (rules/rotary.yaml: rotary_embedding 132:21, rotary_embedding_computed 173:21,
+  /// rotary_embedding_interleaved 202:21, rotary_embedding_interleaved_bsnh 218:21,
+  /// rotary_embedding_partial 240:38, rotary_embedding_partial_bsnh 264:38)
+  bool matchX(ValueId v, gen::Next k) {
+    if (seen(Ids::kX)) return same(Ids::kX, v) && k();
+    return bind(Ids::kX, v) && k();
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding_split 77:37, rotary_embedding_interleaved 303:95,
-  /// rotary_embedding_interleaved_bsnh 338:95)
+  /// (rules/rotary.yaml: rotary_embedding 105:25 (in cache_rows at rules/rotary.yaml:128:37),
+  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:202:34),
+  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:218:34))
   bool matchConstant20(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
     return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
   }
 
-  /// inv_freq
-  /// (rules/rotary.yaml: rotary_embedding_computed 208:20, rotary_embedding_computed_split 254:20)
-  bool matchInvFreq(ValueId v, gen::Next k) {
-    if (seen(Ids::kInvFreq)) return same(Ids::kInvFreq, v) && k();
-    return bind(Ids::kInvFreq, v) && k();
+  /// rotate_half.1.i1
+  /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:132:34),
+  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1I1(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotateHalf1I1)) return same(Ids::kRotateHalf1I1, v) && k();
+    return bind(Ids::kRotateHalf1I1, v) && k();
+  }
+
+  /// rotate_half.1.c1
+  /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:132:34),
+  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1C1(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotateHalf1C1)) return same(Ids::kRotateHalf1C1, v) && k();
+    return bind(Ids::kRotateHalf1C1, v) && k();
+  }
+
+  /// rotate_half.1.i2
+  /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:132:34),
+  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1I2(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotateHalf1I2)) return same(Ids::kRotateHalf1I2, v) && k();
+    return bind(Ids::kRotateHalf1I2, v) && k();
+  }
+
+  /// rotate_half.1.c2
+  /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:132:34),
+  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1C2(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotateHalf1C2)) return same(Ids::kRotateHalf1C2, v) && k();
+    return bind(Ids::kRotateHalf1C2, v) && k();
+  }
+
+  /// rotate_half.1.a1
+  /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:132:34),
+  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1A1(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotateHalf1A1)) return same(Ids::kRotateHalf1A1, v) && k();
+    return bind(Ids::kRotateHalf1A1, v) && k();
+  }
+
+  /// rotate_half.1.e2
+  /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:132:34),
+  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1E2(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotateHalf1E2)) return same(Ids::kRotateHalf1E2, v) && k();
+    return bind(Ids::kRotateHalf1E2, v) && k();
+  }
+
+  /// rotate_half.1.a2
+  /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:132:34),
+  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1A2(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotateHalf1A2)) return same(Ids::kRotateHalf1A2, v) && k();
+    return bind(Ids::kRotateHalf1A2, v) && k();
+  }
+
+  /// rotate_half.1.p1 = Split(x, axis=-1)
+  /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:132:34),
+  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1P1(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotateHalf1P1)) return same(Ids::kRotateHalf1P1, v) && k();
+    if (!bind(Ids::kRotateHalf1P1, v)) return false;
+    const NodeId n = node(Ids::kRotateHalf1P1, v, op::kSplit);
+    if (n == kNoId || !attrs(Ids::kRotateHalf1P1, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// rotate_half.1.p2
+  /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:132:34),
+  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1P2(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotateHalf1P2)) return same(Ids::kRotateHalf1P2, v) && k();
+    return bind(Ids::kRotateHalf1P2, v) && k();
   }
 
   /// _
-  /// (rules/rotary.yaml: rotary_embedding_computed 208:30, rotary_embedding_computed_split 254:30,
-  /// rotary_embedding_partial_bsnh 432:24)
+  /// (rules/rotary.yaml: rotary_embedding_computed 167:47, rotary_embedding_partial_bsnh 266:31)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
   }
 
-  /// fx = Expand(inv_freq, _)
-  /// (rules/rotary.yaml: rotary_embedding_computed 208:13, rotary_embedding_computed_split 254:13)
-  bool matchFx(ValueId v, gen::Next k) {
-    if (seen(Ids::kFx)) return same(Ids::kFx, v) && k();
-    if (!bind(Ids::kFx, v)) return false;
-    const NodeId n = node(Ids::kFx, v, op::kExpand);
-    if (n == kNoId || !attrs(Ids::kFx, n, v)) return false;
-    return matchInvFreq(input(n, 0), [&] { return matchAny(input(n, 1), k); });
+  /// 2
+  /// (rules/rotary.yaml: rotary_embedding_computed 50:49 (in rotate_half at
+  /// rules/rotary.yaml:173:34), rotary_embedding_interleaved 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchConstant31(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant31)) return same(Ids::kConstant31, v) && k();
+    return bind(Ids::kConstant31, v) && constant(Ids::kConstant31, v) && k();
   }
 
-  /// one_c
-  /// (rules/rotary.yaml: rotary_embedding_computed 211:33, rotary_embedding_computed_split 257:33)
-  bool matchOneC(ValueId v, gen::Next k) {
-    if (seen(Ids::kOneC)) return same(Ids::kOneC, v) && k();
-    return bind(Ids::kOneC, v) && k();
+  /// Gather(cos_cache, pos, axis=0)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 200:23, rotary_embedding_interleaved_bsnh
+  /// 216:23)
+  bool matchGather2(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather2)) return same(Ids::kGather2, v) && k();
+    if (!bind(Ids::kGather2, v)) return false;
+    const NodeId n = node(Ids::kGather2, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather2, n, v)) return false;
+    return matchCosCache(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// one_s
-  /// (rules/rotary.yaml: rotary_embedding_computed 212:33, rotary_embedding_computed_split 258:33)
-  bool matchOneS(ValueId v, gen::Next k) {
-    if (seen(Ids::kOneS)) return same(Ids::kOneS, v) && k();
-    return bind(Ids::kOneS, v) && k();
+  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 200:13, rotary_embedding_interleaved_bsnh
+  /// 216:13)
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
+    if (!bind(Ids::kCos, v)) return false;
+    const NodeId n = node(Ids::kCos, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kCos, n, v)) return false;
+    return matchGather2(input(n, 0), k);
+  }
+
+  /// Gather(sin_cache, pos, axis=0)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 201:23, rotary_embedding_interleaved_bsnh
+  /// 217:23)
+  bool matchGather5(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather5)) return same(Ids::kGather5, v) && k();
+    if (!bind(Ids::kGather5, v)) return false;
+    const NodeId n = node(Ids::kGather5, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather5, n, v)) return false;
+    return matchSinCache(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 201:13, rotary_embedding_interleaved_bsnh
+  /// 217:13)
+  bool matchSin(ValueId v, gen::Next k) {
+    if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
+    if (!bind(Ids::kSin, v)) return false;
+    const NodeId n = node(Ids::kSin, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kSin, n, v)) return false;
+    return matchGather5(input(n, 0), k);
+  }
+
+  /// Mul(x, cos)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 202:17, rotary_embedding_interleaved_bsnh
+  /// 218:17)
+  bool matchMul8(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul8)) return same(Ids::kMul8, v) && k();
+    if (!bind(Ids::kMul8, v)) return false;
+    const NodeId n = node(Ids::kMul8, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul8, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchX(in1, [&] { return matchCos(in0, k); });
+  }
+
+  /// rotate_pairs.1.rot = Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 79:13 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchRotatePairs1Rot(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1Rot)) return same(Ids::kRotatePairs1Rot, v) && k();
+    if (!bind(Ids::kRotatePairs1Rot, v)) return false;
+    const NodeId n = node(Ids::kRotatePairs1Rot, v, op::kReshape);
+    if (n == kNoId || !attrs(Ids::kRotatePairs1Rot, n, v)) return false;
+    return matchRotatePairs1St(input(n, 0), [&] { return matchRotatePairs1Fs(input(n, 1), k); });
+  }
+
+  /// Mul(rotate_pairs.1.rot, sin)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 202:30, rotary_embedding_interleaved_bsnh
+  /// 218:30)
+  bool matchMul10(ValueId v, gen::Next k) {
+    if (seen(Ids::kMul10)) return same(Ids::kMul10, v) && k();
+    if (!bind(Ids::kMul10, v)) return false;
+    const NodeId n = node(Ids::kMul10, v, op::kMul);
+    if (n == kNoId || !attrs(Ids::kMul10, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchRotatePairs1Rot(in0, [&] { return matchSin(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchRotatePairs1Rot(in1, [&] { return matchSin(in0, k); });
+  }
+
+  /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 202:13, rotary_embedding_interleaved_bsnh
+  /// 218:13)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(Ids::kY)) return same(Ids::kY, v) && k();
+    if (!bind(Ids::kY, v)) return false;
+    const NodeId n = node(Ids::kY, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kY, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchMul8(in0, [&] { return matchMul10(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchMul8(in1, [&] { return matchMul10(in0, k); });
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 300:22, rotary_embedding_interleaved_bsnh
-  /// 335:22)
-  bool matchConstant1(ValueId v, gen::Next k) {
-    if (seen(Ids::kConstant1)) return same(Ids::kConstant1, v) && k();
-    return bind(Ids::kConstant1, v) && constant(Ids::kConstant1, v) && k();
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 74:22 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchConstant12(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
+    return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
   }
 
-  /// e1
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 300:25, rotary_embedding_interleaved_bsnh
-  /// 335:25)
-  bool matchE1(ValueId v, gen::Next k) {
-    if (seen(Ids::kE1)) return same(Ids::kE1, v) && k();
-    return bind(Ids::kE1, v) && k();
+  /// rotate_pairs.1.e1
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 74:25 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchRotatePairs1E1(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1E1)) return same(Ids::kRotatePairs1E1, v) && k();
+    return bind(Ids::kRotatePairs1E1, v) && k();
   }
 
-  /// -1
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 303:47, rotary_embedding_interleaved_bsnh
-  /// 338:47)
+  /// rotate_pairs.1.a1
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 74:29 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchRotatePairs1A1(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1A1)) return same(Ids::kRotatePairs1A1, v) && k();
+    return bind(Ids::kRotatePairs1A1, v) && k();
+  }
+
+  /// 2
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 74:33 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchConstant15(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
+    return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
+  }
+
+  /// rotate_pairs.1.x1 = Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 74:13 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchRotatePairs1X1(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1X1)) return same(Ids::kRotatePairs1X1, v) && k();
+    if (!bind(Ids::kRotatePairs1X1, v)) return false;
+    const NodeId n = node(Ids::kRotatePairs1X1, v, op::kSlice);
+    if (n == kNoId || !attrs(Ids::kRotatePairs1X1, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant12(input(n, 1), [&] {
+        return matchRotatePairs1E1(input(n, 2), [&] {
+          return matchRotatePairs1A1(input(n, 3), [&] { return matchConstant15(input(n, 4), k); });
+        });
+      });
+    });
+  }
+
+  /// 1
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 75:22 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
   bool matchConstant17(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant17)) return same(Ids::kConstant17, v) && k();
     return bind(Ids::kConstant17, v) && constant(Ids::kConstant17, v) && k();
   }
 
-  /// fc
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 303:109, rotary_embedding_interleaved_bsnh
-  /// 338:109)
-  bool matchFc(ValueId v, gen::Next k) {
-    if (seen(Ids::kFc)) return same(Ids::kFc, v) && k();
-    return bind(Ids::kFc, v) && k();
+  /// rotate_pairs.1.e2
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 75:25 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchRotatePairs1E2(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1E2)) return same(Ids::kRotatePairs1E2, v) && k();
+    return bind(Ids::kRotatePairs1E2, v) && k();
   }
 
-  /// Gather(cos_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 305:23, rotary_embedding_interleaved_bsnh
-  /// 340:23)
-  bool matchGather27(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather27)) return same(Ids::kGather27, v) && k();
-    if (!bind(Ids::kGather27, v)) return false;
-    const NodeId n = node(Ids::kGather27, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather27, n, v)) return false;
-    return matchCosCache(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  /// rotate_pairs.1.a2
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 75:29 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchRotatePairs1A2(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1A2)) return same(Ids::kRotatePairs1A2, v) && k();
+    return bind(Ids::kRotatePairs1A2, v) && k();
   }
 
-  /// Gather(sin_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 306:23, rotary_embedding_interleaved_bsnh
-  /// 341:23)
-  bool matchGather30(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather30)) return same(Ids::kGather30, v) && k();
-    if (!bind(Ids::kGather30, v)) return false;
-    const NodeId n = node(Ids::kGather30, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather30, n, v)) return false;
-    return matchSinCache(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  /// rotate_pairs.1.x2 = Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 75:13 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchRotatePairs1X2(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1X2)) return same(Ids::kRotatePairs1X2, v) && k();
+    if (!bind(Ids::kRotatePairs1X2, v)) return false;
+    const NodeId n = node(Ids::kRotatePairs1X2, v, op::kSlice);
+    if (n == kNoId || !attrs(Ids::kRotatePairs1X2, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant17(input(n, 1), [&] {
+        return matchRotatePairs1E2(input(n, 2), [&] {
+          return matchRotatePairs1A2(input(n, 3), [&] { return matchConstant20(input(n, 4), k); });
+        });
+      });
+    });
+  }
+
+  /// Neg(rotate_pairs.1.x2)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 76:30 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchNeg(ValueId v, gen::Next k) {
+    if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
+    if (!bind(Ids::kNeg, v)) return false;
+    const NodeId n = node(Ids::kNeg, v, op::kNeg);
+    if (n == kNoId || !attrs(Ids::kNeg, n, v)) return false;
+    return matchRotatePairs1X2(input(n, 0), k);
+  }
+
+  /// Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 76:20 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchUnsqueeze23(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze23)) return same(Ids::kUnsqueeze23, v) && k();
+    if (!bind(Ids::kUnsqueeze23, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze23, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze23, n, v)) return false;
+    return matchNeg(input(n, 0), k);
+  }
+
+  /// Unsqueeze(rotate_pairs.1.x1, axes=[-1])
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 76:44 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchUnsqueeze24(ValueId v, gen::Next k) {
+    if (seen(Ids::kUnsqueeze24)) return same(Ids::kUnsqueeze24, v) && k();
+    if (!bind(Ids::kUnsqueeze24, v)) return false;
+    const NodeId n = node(Ids::kUnsqueeze24, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(Ids::kUnsqueeze24, n, v)) return false;
+    return matchRotatePairs1X1(input(n, 0), k);
+  }
+
+  /// rotate_pairs.1.st = Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]),
+  /// Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1) (rules/rotary.yaml:
+  /// rotary_embedding_interleaved 76:13 (in rotate_pairs at rules/rotary.yaml:202:34),
+  /// rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at rules/rotary.yaml:218:34))
+  bool matchRotatePairs1St(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1St)) return same(Ids::kRotatePairs1St, v) && k();
+    if (!bind(Ids::kRotatePairs1St, v)) return false;
+    const NodeId n = node(Ids::kRotatePairs1St, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kRotatePairs1St, n, v)) return false;
+    return matchUnsqueeze23(input(n, 0), [&] { return matchUnsqueeze24(input(n, 1), k); });
+  }
+
+  /// Shape(rotate_pairs.1.st)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 77:27 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchShape26(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape26)) return same(Ids::kShape26, v) && k();
+    if (!bind(Ids::kShape26, v)) return false;
+    const NodeId n = node(Ids::kShape26, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape26, n, v)) return false;
+    return matchRotatePairs1St(input(n, 0), k);
+  }
+
+  /// Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 77:21 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchSlice(ValueId v, gen::Next k) {
+    if (seen(Ids::kSlice)) return same(Ids::kSlice, v) && k();
+    if (!bind(Ids::kSlice, v)) return false;
+    const NodeId n = node(Ids::kSlice, v, op::kSlice);
+    if (n == kNoId || !attrs(Ids::kSlice, n, v)) return false;
+    return matchShape26(input(n, 0), k);
+  }
+
+  /// -1
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 77:48 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchConstant28(ValueId v, gen::Next k) {
+    if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
+    return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
+  }
+
+  /// Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 77:14 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchConcat29(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat29)) return same(Ids::kConcat29, v) && k();
+    if (!bind(Ids::kConcat29, v)) return false;
+    const NodeId n = node(Ids::kConcat29, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat29, n, v)) return false;
+    return matchSlice(input(n, 0), [&] { return matchConstant28(input(n, 1), k); });
+  }
+
+  /// Shape(rotate_pairs.1.st, start=0, end=3)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 77:69 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchShape30(ValueId v, gen::Next k) {
+    if (seen(Ids::kShape30)) return same(Ids::kShape30, v) && k();
+    if (!bind(Ids::kShape30, v)) return false;
+    const NodeId n = node(Ids::kShape30, v, op::kShape);
+    if (n == kNoId || !attrs(Ids::kShape30, n, v)) return false;
+    return matchRotatePairs1St(input(n, 0), k);
+  }
+
+  /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 77:62 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchConcat32(ValueId v, gen::Next k) {
+    if (seen(Ids::kConcat32)) return same(Ids::kConcat32, v) && k();
+    if (!bind(Ids::kConcat32, v)) return false;
+    const NodeId n = node(Ids::kConcat32, v, op::kConcat);
+    if (n == kNoId || !attrs(Ids::kConcat32, n, v)) return false;
+    return matchShape30(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
+  }
+
+  /// rotate_pairs.1.fc
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 78:16 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchRotatePairs1Fc(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1Fc)) return same(Ids::kRotatePairs1Fc, v) && k();
+    return bind(Ids::kRotatePairs1Fc, v) && k();
+  }
+
+  /// rotate_pairs.1.fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
+  /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 77:60 (in rotate_pairs at
+  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
+  /// rules/rotary.yaml:218:34))
+  bool matchRotatePairs1Fs(ValueId v, gen::Next k) {
+    if (seen(Ids::kRotatePairs1Fs)) return same(Ids::kRotatePairs1Fs, v) && k();
+    if (!bind(Ids::kRotatePairs1Fs, v)) return false;
+    const uint32_t m = mark();
+    if (choose(Ids::kRotatePairs1Fs, 0) && matchConcat29(v, k)) return true;
+    undo(m);
+    if (choose(Ids::kRotatePairs1Fs, 1) && matchConcat32(v, k)) return true;
+    undo(m);
+    if (choose(Ids::kRotatePairs1Fs, 2) && matchRotatePairs1Fc(v, k)) return true;
+    undo(m);
+    return false;
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding_partial 377:21, rotary_embedding_partial_bsnh 428:21)
+  /// (rules/rotary.yaml: rotary_embedding_partial 93:21 (in first_and_rest at
+  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
+  /// rules/rotary.yaml:264:23))
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
     return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
   }
 
   /// d
-  /// (rules/rotary.yaml: rotary_embedding_partial 377:24, rotary_embedding_partial_bsnh 428:24)
+  /// (rules/rotary.yaml: rotary_embedding_partial 93:24 (in first_and_rest at
+  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
+  /// rules/rotary.yaml:264:23))
   bool matchD(ValueId v, gen::Next k) {
     if (seen(Ids::kD)) return same(Ids::kD, v) && k();
     return bind(Ids::kD, v) && k();
   }
 
-  /// xr = Slice(x, 0, d, a1)
-  /// (rules/rotary.yaml: rotary_embedding_partial 377:12, rotary_embedding_partial_bsnh 428:12)
-  bool matchXr(ValueId v, gen::Next k) {
-    if (seen(Ids::kXr)) return same(Ids::kXr, v) && k();
-    if (!bind(Ids::kXr, v)) return false;
-    const NodeId n = node(Ids::kXr, v, op::kSlice);
-    if (n == kNoId || !attrs(Ids::kXr, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchConstant(input(n, 1), [&] {
-        return matchD(input(n, 2), [&] { return matchA1(input(n, 3), k); });
-      });
-    });
+  /// first_and_rest.1.a1
+  /// (rules/rotary.yaml: rotary_embedding_partial 93:27 (in first_and_rest at
+  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
+  /// rules/rotary.yaml:264:23))
+  bool matchFirstAndRest1A1(ValueId v, gen::Next k) {
+    if (seen(Ids::kFirstAndRest1A1)) return same(Ids::kFirstAndRest1A1, v) && k();
+    return bind(Ids::kFirstAndRest1A1, v) && k();
   }
 
   /// d2
-  /// (rules/rotary.yaml: rotary_embedding_partial 378:21, rotary_embedding_partial_bsnh 429:21)
+  /// (rules/rotary.yaml: rotary_embedding_partial 94:21 (in first_and_rest at
+  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
+  /// rules/rotary.yaml:264:23))
   bool matchD2(ValueId v, gen::Next k) {
     if (seen(Ids::kD2)) return same(Ids::kD2, v) && k();
     return bind(Ids::kD2, v) && k();
   }
 
-  /// xp = Slice(x, d2, e2, a2)
-  /// (rules/rotary.yaml: rotary_embedding_partial 378:12, rotary_embedding_partial_bsnh 429:12)
-  bool matchXp(ValueId v, gen::Next k) {
-    if (seen(Ids::kXp)) return same(Ids::kXp, v) && k();
-    if (!bind(Ids::kXp, v)) return false;
-    const NodeId n = node(Ids::kXp, v, op::kSlice);
-    if (n == kNoId || !attrs(Ids::kXp, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchD2(input(n, 1),
-                     [&] { return matchE2(input(n, 2), [&] { return matchA2(input(n, 3), k); }); });
-    });
+  /// first_and_rest.1.e2
+  /// (rules/rotary.yaml: rotary_embedding_partial 94:25 (in first_and_rest at
+  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
+  /// rules/rotary.yaml:264:23))
+  bool matchFirstAndRest1E2(ValueId v, gen::Next k) {
+    if (seen(Ids::kFirstAndRest1E2)) return same(Ids::kFirstAndRest1E2, v) && k();
+    return bind(Ids::kFirstAndRest1E2, v) && k();
   }
 
-  /// cos
-  /// (rules/rotary.yaml: rotary_embedding_partial 379:51, rotary_embedding_partial_split 404:51,
-  /// rotary_embedding_partial_bsnh 431:51)
-  bool matchCos(ValueId v, gen::Next k) {
-    if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
-    return bind(Ids::kCos, v) && k();
-  }
-
-  /// sin
-  /// (rules/rotary.yaml: rotary_embedding_partial 379:56, rotary_embedding_partial_split 404:56,
-  /// rotary_embedding_partial_bsnh 431:56)
-  bool matchSin(ValueId v, gen::Next k) {
-    if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
-    return bind(Ids::kSin, v) && k();
+  /// first_and_rest.1.a2
+  /// (rules/rotary.yaml: rotary_embedding_partial 94:29 (in first_and_rest at
+  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
+  /// rules/rotary.yaml:264:23))
+  bool matchFirstAndRest1A2(ValueId v, gen::Next k) {
+    if (seen(Ids::kFirstAndRest1A2)) return same(Ids::kFirstAndRest1A2, v) && k();
+    return bind(Ids::kFirstAndRest1A2, v) && k();
   }
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:25
-// rotary_embedding (priority 95): Hugging Face rotate-half RoPE on [B, N, S, H] with halves taken
-// by Slice.
+// Generated from: rules/rotary.yaml:124
+// rotary_embedding (priority 95): Hugging Face rotate-half RoPE on [B, N, S, H] heads or a 3-D [B,
+// S, H] x.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule rotary_embedding for the shared checks and messages.
@@ -574,596 +608,841 @@ const gen::RuleSpec& specRotaryEmbedding() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding";
-    s.loc = "rules/rotary.yaml:25:5";
-    s.root = 56;
-    s.slot_names = {"x",  "i1",        "c1", "h1",  "a1",  "x1",  "i2",
-                    "c2", "h2",        "e2", "a2",  "x2",  "rot", "cos_cache",
-                    "cc", "sin_cache", "sc", "pos", "cos", "sin", "y"};
+    s.loc = "rules/rotary.yaml:124:5";
+    s.root = 19;
+    s.slot_names = {"cos_cache",
+                    "cache_rows.1.c",
+                    "pos",
+                    "sin_cache",
+                    "cache_rows.2.c",
+                    "flat_cache_rows.1.c",
+                    "flat_cache_rows.2.c",
+                    "cos",
+                    "sin",
+                    "x",
+                    "rotate_half.1.rot",
+                    "y",
+                    "rotate_half.1.i1",
+                    "rotate_half.1.c1",
+                    "rotate_half.1.h1",
+                    "rotate_half.1.i2",
+                    "rotate_half.1.c2",
+                    "rotate_half.1.h2",
+                    "rotate_half.1.a1",
+                    "rotate_half.1.s1",
+                    "rotate_half.1.e2",
+                    "rotate_half.1.a2",
+                    "rotate_half.1.s2",
+                    "rotate_half.1.p1",
+                    "rotate_half.1.p2",
+                    "rotate_half.1.x1",
+                    "rotate_half.1.x2"};
     s.num_captures = 0;
-    s.exprs.resize(57);
-    {  // 0: x
+    s.exprs.resize(73);
+    {  // 0: cos_cache
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:31:40";
+      e.label = "cos_cache";
+      e.loc = "rules/rotary.yaml:128:48";
       e.slot = 0;
     }
-    {  // 1: Shape(x)
+    {  // 1: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:31:34";
-      e.num_inputs = 1;
-    }
-    {  // 2: i1
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "i1";
-      e.loc = "rules/rotary.yaml:31:44";
+      e.label = "cache_rows.1.c";
+      e.loc = "rules/rotary.yaml:105:34 (in cache_rows at rules/rotary.yaml:128:37)";
       e.slot = 1;
     }
-    {  // 3: Gather(Shape(x), i1)
+    {  // 2: pos
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:128:60";
+      e.slot = 2;
+    }
+    {  // 3: Gather(cache_rows.1.c, pos, axis=0)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:31:27";
+      e.loc = "rules/rotary.yaml:128:30";
       e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:128:65";
+      }
     }
-    {  // 4: 2
+    {  // 4: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:31:49";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Div(Gather(Shape(x), i1), 2)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:31:23";
-      e.num_inputs = 2;
-    }
-    {  // 6: Unsqueeze(Div(Gather(Shape(...), i1), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[6];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:31:13";
+      e.loc = "rules/rotary.yaml:128:20";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
+        a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:31:53";
+        a.loc = "rules/rotary.yaml:128:74";
       }
     }
-    {  // 7: c1
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "c1";
-      e.loc = "rules/rotary.yaml:31:58";
-      e.slot = 2;
-    }
-    {  // 8: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c1
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "h1";
-      e.loc = "rules/rotary.yaml:31:56";
+    {  // 5: sin_cache
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "sin_cache";
+      e.loc = "rules/rotary.yaml:129:48";
       e.slot = 3;
     }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:32:22";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: a1
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "a1";
-      e.loc = "rules/rotary.yaml:32:29";
+    {  // 6: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "cache_rows.2.c";
+      e.loc = "rules/rotary.yaml:105:34 (in cache_rows at rules/rotary.yaml:129:37)";
       e.slot = 4;
     }
-    {  // 11: Slice(x, 0, h1, a1)
-      gen::ExprSpec& e = s.exprs[11];
+    {  // 7: Gather(cache_rows.2.c, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:129:30";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:129:65";
+      }
+    }
+    {  // 8: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:129:20";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:129:74";
+      }
+    }
+    {  // 9: Slice?(cos_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:32:13";
+      e.loc = "rules/rotary.yaml:113:11 (in flat_cache_rows at rules/rotary.yaml:130:29)";
       e.slot = 5;
       e.num_inputs = 4;
     }
-    {  // 12: Shape(x)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:33:34";
-      e.num_inputs = 1;
-    }
-    {  // 13: i2
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "i2";
-      e.loc = "rules/rotary.yaml:33:44";
-      e.slot = 6;
-    }
-    {  // 14: Gather(Shape(x), i2)
-      gen::ExprSpec& e = s.exprs[14];
+    {  // 10: Gather(flat_cache_rows.1.c, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:33:27";
+      e.loc = "rules/rotary.yaml:130:22";
       e.num_inputs = 2;
-    }
-    {  // 15: 2
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:33:49";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 16: Div(Gather(Shape(x), i2), 2)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:33:23";
-      e.num_inputs = 2;
-    }
-    {  // 17: Unsqueeze(Div(Gather(Shape(...), i2), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:33:13";
-      e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:33:53";
+        a.loc = "rules/rotary.yaml:130:62";
       }
     }
-    {  // 18: c2
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "c2";
-      e.loc = "rules/rotary.yaml:33:58";
-      e.slot = 7;
-    }
-    {  // 19: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c2
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "h2";
-      e.loc = "rules/rotary.yaml:33:56";
-      e.slot = 8;
-    }
-    {  // 20: e2
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "e2";
-      e.loc = "rules/rotary.yaml:34:26";
-      e.slot = 9;
-    }
-    {  // 21: a2
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "a2";
-      e.loc = "rules/rotary.yaml:34:30";
-      e.slot = 10;
-    }
-    {  // 22: Slice(x, h2, e2, a2)
-      gen::ExprSpec& e = s.exprs[22];
+    {  // 11: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[11];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:34:13";
-      e.slot = 11;
+      e.loc = "rules/rotary.yaml:113:11 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      e.slot = 6;
       e.num_inputs = 4;
     }
-    {  // 23: Neg(x2)
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:35:20";
-      e.num_inputs = 1;
+    {  // 12: Gather(flat_cache_rows.2.c, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:131:22";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:131:62";
+      }
     }
-    {  // 24: Concat(Neg(x2), x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 13: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c,
+       // pos, axis=0)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "cos";
+      e.loc = "rules/rotary.yaml:130:19";
+      e.slot = 7;
+      e.peers = {14};  // one tuple
+    }
+    {  // 14: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.2.c,
+       // pos, axis=0)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "sin";
+      e.loc = "rules/rotary.yaml:130:19";
+      e.slot = 8;
+      e.peers = {13};  // one tuple
+    }
+    {  // 15: x
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:132:21";
+      e.slot = 9;
+    }
+    {  // 16: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:132:17";
+      e.num_inputs = 2;
+    }
+    {  // 17: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+      gen::ExprSpec& e = s.exprs[17];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:35:13";
-      e.slot = 12;
+      e.loc = "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 10;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:35:33";
+        a.loc = "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:132:34)";
       }
     }
-    {  // 25: cos_cache
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:36:20";
-      e.slot = 13;
+    {  // 18: Mul(rotate_half.1.rot, sin)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:132:30";
+      e.num_inputs = 2;
     }
-    {  // 26: 0
-      gen::ExprSpec& e = s.exprs[26];
+    {  // 19: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:132:13";
+      e.slot = 11;
+      e.num_inputs = 2;
+    }
+    {  // 20: 0
+      gen::ExprSpec& e = s.exprs[20];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:36:31";
+      e.loc = "rules/rotary.yaml:105:25 (in cache_rows at rules/rotary.yaml:128:37)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 27: _
-      gen::ExprSpec& e = s.exprs[27];
+    {  // 21: _
+      gen::ExprSpec& e = s.exprs[21];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:36:34";
+      e.loc = "rules/rotary.yaml:105:28 (in cache_rows at rules/rotary.yaml:128:37)";
     }
-    {  // 28: 0
-      gen::ExprSpec& e = s.exprs[28];
+    {  // 22: 0
+      gen::ExprSpec& e = s.exprs[22];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:36:37";
+      e.loc = "rules/rotary.yaml:105:31 (in cache_rows at rules/rotary.yaml:128:37)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 29: Slice?(cos_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[29];
+    {  // 23: Slice?(cos_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[23];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:36:13";
+      e.loc = "rules/rotary.yaml:105:11 (in cache_rows at rules/rotary.yaml:128:37)";
       e.num_inputs = 4;
+    }
+    {  // 24: 0
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:105:65 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 25: _
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:105:68 (in cache_rows at rules/rotary.yaml:128:37)";
+    }
+    {  // 26: 2
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:105:71 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 27: Slice(cos_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:105:52 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.num_inputs = 4;
+    }
+    {  // 28: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:105:44 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:105:75 (in cache_rows at rules/rotary.yaml:128:37)";
+      }
+    }
+    {  // 29: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:105:36 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:105:79 (in cache_rows at rules/rotary.yaml:128:37)";
+      }
     }
     {  // 30: 0
       gen::ExprSpec& e = s.exprs[30];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:36:75";
+      e.loc = "rules/rotary.yaml:105:25 (in cache_rows at rules/rotary.yaml:129:37)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 31: _
       gen::ExprSpec& e = s.exprs[31];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:36:78";
+      e.loc = "rules/rotary.yaml:105:28 (in cache_rows at rules/rotary.yaml:129:37)";
     }
-    {  // 32: 2
+    {  // 32: 0
       gen::ExprSpec& e = s.exprs[32];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:105:31 (in cache_rows at rules/rotary.yaml:129:37)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 33: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:105:11 (in cache_rows at rules/rotary.yaml:129:37)";
+      e.num_inputs = 4;
+    }
+    {  // 34: 0
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:105:65 (in cache_rows at rules/rotary.yaml:129:37)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 35: _
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:105:68 (in cache_rows at rules/rotary.yaml:129:37)";
+    }
+    {  // 36: 2
+      gen::ExprSpec& e = s.exprs[36];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:36:81";
+      e.loc = "rules/rotary.yaml:105:71 (in cache_rows at rules/rotary.yaml:129:37)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 33: Slice(cos_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 37: Slice(sin_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[37];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:36:58";
+      e.loc = "rules/rotary.yaml:105:52 (in cache_rows at rules/rotary.yaml:129:37)";
       e.num_inputs = 4;
     }
-    {  // 34: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 38: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
+      gen::ExprSpec& e = s.exprs[38];
       e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:36:50";
+      e.loc = "rules/rotary.yaml:105:44 (in cache_rows at rules/rotary.yaml:129:37)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:36:85";
+        a.loc = "rules/rotary.yaml:105:75 (in cache_rows at rules/rotary.yaml:129:37)";
       }
     }
-    {  // 35: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 39: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
+      gen::ExprSpec& e = s.exprs[39];
       e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:36:42";
+      e.loc = "rules/rotary.yaml:105:36 (in cache_rows at rules/rotary.yaml:129:37)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:36:89";
+        a.loc = "rules/rotary.yaml:105:79 (in cache_rows at rules/rotary.yaml:129:37)";
       }
-    }
-    {  // 36: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "cc";
-      e.loc = "rules/rotary.yaml:36:40";
-      e.slot = 14;
-    }
-    {  // 37: sin_cache
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:37:20";
-      e.slot = 15;
-    }
-    {  // 38: 0
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:37:31";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 39: _
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:37:34";
     }
     {  // 40: 0
       gen::ExprSpec& e = s.exprs[40];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:37:37";
+      e.loc = "rules/rotary.yaml:113:25 (in flat_cache_rows at rules/rotary.yaml:130:29)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 41: Slice?(sin_cache, 0, _, 0)
+    {  // 41: _
       gen::ExprSpec& e = s.exprs[41];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:37:13";
-      e.num_inputs = 4;
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:113:28 (in flat_cache_rows at rules/rotary.yaml:130:29)";
     }
     {  // 42: 0
       gen::ExprSpec& e = s.exprs[42];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:37:75";
+      e.loc = "rules/rotary.yaml:113:31 (in flat_cache_rows at rules/rotary.yaml:130:29)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 43: _
+    {  // 43: 0
       gen::ExprSpec& e = s.exprs[43];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:37:78";
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:113:25 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
     }
-    {  // 44: 2
+    {  // 44: _
       gen::ExprSpec& e = s.exprs[44];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:113:28 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+    }
+    {  // 45: 0
+      gen::ExprSpec& e = s.exprs[45];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:113:31 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 46: Shape(x)
+      gen::ExprSpec& e = s.exprs[46];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.num_inputs = 1;
+    }
+    {  // 47: rotate_half.1.i1
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "rotate_half.1.i1";
+      e.loc = "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 12;
+    }
+    {  // 48: Gather(Shape(x), rotate_half.1.i1)
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.num_inputs = 2;
+    }
+    {  // 49: 2
+      gen::ExprSpec& e = s.exprs[49];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:37:81";
+      e.loc = "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:132:34)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 45: Slice(sin_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:37:58";
-      e.num_inputs = 4;
+    {  // 50: Div(Gather(Shape(x), rotate_half.1.i1), 2)
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "Div";
+      e.loc = "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.num_inputs = 2;
     }
-    {  // 46: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:37:50";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:37:85";
-      }
-    }
-    {  // 47: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:37:42";
+    {  // 51: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:132:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:37:89";
+        a.loc = "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:132:34)";
       }
     }
-    {  // 48: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "sc";
-      e.loc = "rules/rotary.yaml:37:40";
+    {  // 52: rotate_half.1.c1
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "rotate_half.1.c1";
+      e.loc = "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 13;
+    }
+    {  // 53: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "rotate_half.1.h1";
+      e.loc = "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 14;
+    }
+    {  // 54: Shape(x)
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.num_inputs = 1;
+    }
+    {  // 55: rotate_half.1.i2
+      gen::ExprSpec& e = s.exprs[55];
+      e.label = "rotate_half.1.i2";
+      e.loc = "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 15;
+    }
+    {  // 56: Gather(Shape(x), rotate_half.1.i2)
+      gen::ExprSpec& e = s.exprs[56];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.num_inputs = 2;
+    }
+    {  // 57: 2
+      gen::ExprSpec& e = s.exprs[57];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 58: Div(Gather(Shape(x), rotate_half.1.i2), 2)
+      gen::ExprSpec& e = s.exprs[58];
+      e.label = "Div";
+      e.loc = "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.num_inputs = 2;
+    }
+    {  // 59: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[59];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:132:34)";
+      }
+    }
+    {  // 60: rotate_half.1.c2
+      gen::ExprSpec& e = s.exprs[60];
+      e.label = "rotate_half.1.c2";
+      e.loc = "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:132:34)";
       e.slot = 16;
     }
-    {  // 49: pos
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:38:34";
+    {  // 61: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+      gen::ExprSpec& e = s.exprs[61];
+      e.label = "rotate_half.1.h2";
+      e.loc = "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:132:34)";
       e.slot = 17;
     }
-    {  // 50: Gather(cc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:38:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:38:39";
-      }
+    {  // 62: 0
+      gen::ExprSpec& e = s.exprs[62];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
     }
-    {  // 51: Unsqueeze(Gather(cc, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:38:13";
+    {  // 63: rotate_half.1.a1
+      gen::ExprSpec& e = s.exprs[63];
+      e.label = "rotate_half.1.a1";
+      e.loc = "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:132:34)";
       e.slot = 18;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:38:48";
-      }
     }
-    {  // 52: Gather(sc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:39:23";
-      e.num_inputs = 2;
+    {  // 64: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
+      gen::ExprSpec& e = s.exprs[64];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 19;
+      e.num_inputs = 4;
+    }
+    {  // 65: rotate_half.1.e2
+      gen::ExprSpec& e = s.exprs[65];
+      e.label = "rotate_half.1.e2";
+      e.loc = "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 20;
+    }
+    {  // 66: rotate_half.1.a2
+      gen::ExprSpec& e = s.exprs[66];
+      e.label = "rotate_half.1.a2";
+      e.loc = "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 21;
+    }
+    {  // 67: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+      gen::ExprSpec& e = s.exprs[67];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 22;
+      e.num_inputs = 4;
+    }
+    {  // 68: Split(x, axis=-1)
+      gen::ExprSpec& e = s.exprs[68];
+      e.label = "Split";
+      e.loc = "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 23;
+      e.num_inputs = 1;
+      e.other_outputs.push_back({1, 24, "rotate_half.1.p2"});
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
+        a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:39:39";
+        a.loc = "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:132:34)";
       }
     }
-    {  // 53: Unsqueeze(Gather(sc, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:39:13";
-      e.slot = 19;
+    {  // 69: rotate_half.1.p2
+      gen::ExprSpec& e = s.exprs[69];
+      e.label = "rotate_half.1.p2";
+      e.loc = "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 24;
+    }
+    {  // 70: rotate_half.1.s1 | rotate_half.1.p1
+      gen::ExprSpec& e = s.exprs[70];
+      e.label = "rotate_half.1.x1";
+      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 25;
+      e.peers = {71};  // one tuple
+    }
+    {  // 71: rotate_half.1.s2 | rotate_half.1.p2
+      gen::ExprSpec& e = s.exprs[71];
+      e.label = "rotate_half.1.x2";
+      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.slot = 26;
+      e.peers = {70};  // one tuple
+    }
+    {  // 72: Neg(rotate_half.1.x2)
+      gen::ExprSpec& e = s.exprs[72];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:132:34)";
       e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:39:48";
-      }
-    }
-    {  // 54: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:40:17";
-      e.num_inputs = 2;
-    }
-    {  // 55: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:40:30";
-      e.num_inputs = 2;
-    }
-    {  // 56: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[56];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:40:13";
-      e.slot = 20;
-      e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:42:20";
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/rotary.yaml:134:14";
       c.subject = "x";
-      c.slot = 0;
-      c.dims = {"B", "N", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:43:20";
-      c.subject = "pos";
-      c.slot = 17;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.slot = 9;
+      c.ints = {3, 4};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:43:35";
+      c.loc = "rules/rotary.yaml:135:14";
       c.subject = "pos";
-      c.slot = 17;
+      c.slot = 2;
       c.strings = {"int64"};
       c.elem_types = {7};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:44:20";
+      c.loc = "rules/rotary.yaml:135:28";
+      c.native = "positions_of";
+      c.predicate = gen::nativePredicate("positions_of");
+      c.args = {"pos", "x"};
+      c.arg_slots = {2, 9};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:107:16 (in cache_rows at rules/rotary.yaml:128:37)";
+      c.guard_slot = 1;  // cache_rows.1.c
       c.native = "rotary_cache_rows";
       c.predicate = gen::nativePredicate("rotary_cache_rows");
-      c.args = {"cos_cache", "cc"};
-      c.arg_slots = {13, 14};
+      c.args = {"cos_cache", "cache_rows.1.c"};
+      c.arg_slots = {0, 1};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:45:20";
-      c.native = "rotary_cache_rows";
-      c.predicate = gen::nativePredicate("rotary_cache_rows");
-      c.args = {"sin_cache", "sc"};
-      c.arg_slots = {15, 16};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:46:20";
-      c.native = "half_last_dim";
-      c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"c1", "x"};
-      c.arg_slots = {2, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:47:20";
-      c.native = "half_last_dim";
-      c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"c2", "x"};
-      c.arg_slots = {7, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:48:20";
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"i1", "x"};
-      c.arg_slots = {1, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:49:20";
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"i2", "x"};
-      c.arg_slots = {6, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:50:20";
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a1", "x"};
-      c.arg_slots = {4, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:51:20";
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a2", "x"};
-      c.arg_slots = {10, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:52:20";
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"e2", "x"};
-      c.arg_slots = {9, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:53:20";
+      c.loc = "rules/rotary.yaml:108:16 (in cache_rows at rules/rotary.yaml:128:37)";
+      c.guard_slot = 1;  // cache_rows.1.c
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"x1"};
+      c.args = {"cache_rows.1.c"};
+      c.arg_slots = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:107:16 (in cache_rows at rules/rotary.yaml:129:37)";
+      c.guard_slot = 4;  // cache_rows.2.c
+      c.native = "rotary_cache_rows";
+      c.predicate = gen::nativePredicate("rotary_cache_rows");
+      c.args = {"sin_cache", "cache_rows.2.c"};
+      c.arg_slots = {3, 4};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:108:16 (in cache_rows at rules/rotary.yaml:129:37)";
+      c.guard_slot = 4;  // cache_rows.2.c
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"cache_rows.2.c"};
+      c.arg_slots = {4};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:115:16 (in flat_cache_rows at rules/rotary.yaml:130:29)";
+      c.guard_slot = 5;  // flat_cache_rows.1.c
+      c.subject = "cos_cache";
+      c.slot = 0;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:115:31 (in flat_cache_rows at rules/rotary.yaml:130:29)";
+      c.guard_slot = 5;  // flat_cache_rows.1.c
+      c.native = "rotary_cache";
+      c.predicate = gen::nativePredicate("rotary_cache");
+      c.args = {"cos_cache"};
+      c.arg_slots = {0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:116:16 (in flat_cache_rows at rules/rotary.yaml:130:29)";
+      c.guard_slot = 5;  // flat_cache_rows.1.c
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"flat_cache_rows.1.c"};
       c.arg_slots = {5};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:54:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"x2"};
-      c.arg_slots = {11};
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/rotary.yaml:115:16 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      c.guard_slot = 6;  // flat_cache_rows.2.c
+      c.subject = "sin_cache";
+      c.slot = 3;
+      c.dims = {"M", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:55:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"cc"};
-      c.arg_slots = {14};
+      c.loc = "rules/rotary.yaml:115:31 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      c.guard_slot = 6;  // flat_cache_rows.2.c
+      c.native = "rotary_cache";
+      c.predicate = gen::nativePredicate("rotary_cache");
+      c.args = {"sin_cache"};
+      c.arg_slots = {3};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:56:20";
+      c.loc = "rules/rotary.yaml:116:16 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      c.guard_slot = 6;  // flat_cache_rows.2.c
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"sc"};
-      c.arg_slots = {16};
+      c.args = {"flat_cache_rows.2.c"};
+      c.arg_slots = {6};
     }
-    s.num_symbols = 4;
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "half_last_dim";
+      c.predicate = gen::nativePredicate("half_last_dim");
+      c.args = {"rotate_half.1.c1", "x"};
+      c.arg_slots = {13, 9};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "half_last_dim";
+      c.predicate = gen::nativePredicate("half_last_dim");
+      c.args = {"rotate_half.1.c2", "x"};
+      c.arg_slots = {16, 9};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"rotate_half.1.i1", "x"};
+      c.arg_slots = {12, 9};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"rotate_half.1.i2", "x"};
+      c.arg_slots = {15, 9};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"rotate_half.1.a1", "x"};
+      c.arg_slots = {18, 9};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"rotate_half.1.a2", "x"};
+      c.arg_slots = {21, 9};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "slice_to_end";
+      c.predicate = gen::nativePredicate("slice_to_end");
+      c.args = {"rotate_half.1.e2", "x"};
+      c.arg_slots = {20, 9};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"rotate_half.1.s1"};
+      c.arg_slots = {19};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"rotate_half.1.s2"};
+      c.arg_slots = {22};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.guard_slot = 10;  // rotate_half.1.rot
+      c.native = "split_halves";
+      c.predicate = gen::nativePredicate("split_halves");
+      c.args = {"rotate_half.1.p1", "x"};
+      c.arg_slots = {23, 9};
+    }
+    s.num_symbols = 2;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.min_opset = 23;
+      v.tags.push_back({{13, 0}, {14, 0}});  // @heads
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{13, 0}, {14, 0}});  // @heads
+    }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
@@ -1181,63 +1460,79 @@ const gen::RuleSpec& specRotaryEmbedding() {
 /// Expr ids of rule rotary_embedding (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingIds {
   enum : gen::ExprId {
-    kX = 0,
-    kShape1 = 1,
-    kI1 = 2,
+    kCosCache = 0,
+    kCacheRows1C = 1,
+    kPos = 2,
     kGather3 = 3,
-    kConstant4 = 4,
-    kDiv5 = 5,
-    kUnsqueeze6 = 6,
-    kC1 = 7,
-    kH1 = 8,
-    kConstant9 = 9,
-    kA1 = 10,
-    kX1 = 11,
-    kShape12 = 12,
-    kI2 = 13,
-    kGather14 = 14,
-    kConstant15 = 15,
-    kDiv16 = 16,
-    kUnsqueeze17 = 17,
-    kC2 = 18,
-    kH2 = 19,
-    kE2 = 20,
-    kA2 = 21,
-    kX2 = 22,
-    kNeg = 23,
-    kRot = 24,
-    kCosCache = 25,
+    kUnsqueeze4 = 4,
+    kSinCache = 5,
+    kCacheRows2C = 6,
+    kGather7 = 7,
+    kUnsqueeze8 = 8,
+    kFlatCacheRows1C = 9,
+    kGather10 = 10,
+    kFlatCacheRows2C = 11,
+    kGather12 = 12,
+    kCos = 13,
+    kSin = 14,
+    kX = 15,
+    kMul16 = 16,
+    kRotateHalf1Rot = 17,
+    kMul18 = 18,
+    kY = 19,
+    kConstant20 = 20,
+    kAny21 = 21,
+    kConstant22 = 22,
+    kSlice23 = 23,
+    kConstant24 = 24,
+    kAny25 = 25,
     kConstant26 = 26,
-    kAny27 = 27,
-    kConstant28 = 28,
-    kSlice29 = 29,
+    kSlice27 = 27,
+    kSqueeze28 = 28,
+    kSqueeze29 = 29,
     kConstant30 = 30,
     kAny31 = 31,
     kConstant32 = 32,
     kSlice33 = 33,
-    kSqueeze34 = 34,
-    kSqueeze35 = 35,
-    kCc = 36,
-    kSinCache = 37,
-    kConstant38 = 38,
-    kAny39 = 39,
+    kConstant34 = 34,
+    kAny35 = 35,
+    kConstant36 = 36,
+    kSlice37 = 37,
+    kSqueeze38 = 38,
+    kSqueeze39 = 39,
     kConstant40 = 40,
-    kSlice41 = 41,
+    kAny41 = 41,
     kConstant42 = 42,
-    kAny43 = 43,
-    kConstant44 = 44,
-    kSlice45 = 45,
-    kSqueeze46 = 46,
-    kSqueeze47 = 47,
-    kSc = 48,
-    kPos = 49,
-    kGather50 = 50,
-    kCos = 51,
-    kGather52 = 52,
-    kSin = 53,
-    kMul54 = 54,
-    kMul55 = 55,
-    kY = 56,
+    kConstant43 = 43,
+    kAny44 = 44,
+    kConstant45 = 45,
+    kShape46 = 46,
+    kRotateHalf1I1 = 47,
+    kGather48 = 48,
+    kConstant49 = 49,
+    kDiv50 = 50,
+    kUnsqueeze51 = 51,
+    kRotateHalf1C1 = 52,
+    kRotateHalf1H1 = 53,
+    kShape54 = 54,
+    kRotateHalf1I2 = 55,
+    kGather56 = 56,
+    kConstant57 = 57,
+    kDiv58 = 58,
+    kUnsqueeze59 = 59,
+    kRotateHalf1C2 = 60,
+    kRotateHalf1H2 = 61,
+    kConstant62 = 62,
+    kRotateHalf1A1 = 63,
+    kRotateHalf1S1 = 64,
+    kRotateHalf1E2 = 65,
+    kRotateHalf1A2 = 66,
+    kRotateHalf1S2 = 67,
+    kRotateHalf1P1 = 68,
+    kRotateHalf1P2 = 69,
+    kRotateHalf1X1 = 70,
+    kRotateHalf1X2 = 71,
+    kNeg = 72,
   };
 };
 
@@ -1260,53 +1555,125 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
         return rewrite0();
       case 1:
         return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
     }
     return false;
   }
 
  private:
   enum : uint32_t {
-    kSlotX = 0,
-    kSlotI1 = 1,
-    kSlotC1 = 2,
-    kSlotH1 = 3,
-    kSlotA1 = 4,
-    kSlotX1 = 5,
-    kSlotI2 = 6,
-    kSlotC2 = 7,
-    kSlotH2 = 8,
-    kSlotE2 = 9,
-    kSlotA2 = 10,
-    kSlotX2 = 11,
-    kSlotRot = 12,
-    kSlotCosCache = 13,
-    kSlotCc = 14,
-    kSlotSinCache = 15,
-    kSlotSc = 16,
-    kSlotPos = 17,
-    kSlotCos = 18,
-    kSlotSin = 19,
-    kSlotY = 20,
+    kSlotCosCache = 0,
+    kSlotCacheRows1C = 1,
+    kSlotPos = 2,
+    kSlotSinCache = 3,
+    kSlotCacheRows2C = 4,
+    kSlotFlatCacheRows1C = 5,
+    kSlotFlatCacheRows2C = 6,
+    kSlotCos = 7,
+    kSlotSin = 8,
+    kSlotX = 9,
+    kSlotRotateHalf1Rot = 10,
+    kSlotY = 11,
+    kSlotRotateHalf1I1 = 12,
+    kSlotRotateHalf1C1 = 13,
+    kSlotRotateHalf1H1 = 14,
+    kSlotRotateHalf1I2 = 15,
+    kSlotRotateHalf1C2 = 16,
+    kSlotRotateHalf1H2 = 17,
+    kSlotRotateHalf1A1 = 18,
+    kSlotRotateHalf1S1 = 19,
+    kSlotRotateHalf1E2 = 20,
+    kSlotRotateHalf1A2 = 21,
+    kSlotRotateHalf1S2 = 22,
+    kSlotRotateHalf1P1 = 23,
+    kSlotRotateHalf1P2 = 24,
+    kSlotRotateHalf1X1 = 25,
+    kSlotRotateHalf1X2 = 26,
   };
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchShape1, matchI1,
-  // matchGather3, matchConstant4, matchDiv5, matchUnsqueeze6, matchC1, matchH1, matchConstant9,
-  // matchA1, matchX1, matchShape12, matchI2, matchGather14, matchConstant15, matchDiv16,
-  // matchUnsqueeze17, matchC2, matchH2, matchE2, matchA2, matchX2, matchNeg, matchRot,
-  // matchCosCache, matchConstant26, matchAny27, matchConstant28, matchSinCache, matchPos.
+  // From RotarySharedMatch (the same in other rules of this file): matchCosCache, matchPos,
+  // matchSinCache, matchX, matchConstant20, matchRotateHalf1I1, matchRotateHalf1C1,
+  // matchRotateHalf1I2, matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2,
+  // matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
 
-  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:36:13)
-  bool matchSlice29(ValueId v, gen::Next k) {
-    if (seen(kSlice29)) return same(kSlice29, v) && k();
-    if (!bind(kSlice29, v)) return false;
+  /// cache_rows.1.c = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+  /// (rules/rotary.yaml:105:34 (in cache_rows at rules/rotary.yaml:128:37))
+  bool matchCacheRows1C(ValueId v, gen::Next k) {
+    if (seen(kCacheRows1C)) return same(kCacheRows1C, v) && k();
+    if (!bind(kCacheRows1C, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kCacheRows1C, 0) && matchSlice23(v, k)) return true;
+    undo(m);
+    if (choose(kCacheRows1C, 1) && matchSqueeze29(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Gather(cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:128:30)
+  bool matchGather3(ValueId v, gen::Next k) {
+    if (seen(kGather3)) return same(kGather3, v) && k();
+    if (!bind(kGather3, v)) return false;
+    const NodeId n = node(kGather3, v, op::kGather);
+    if (n == kNoId || !attrs(kGather3, n, v)) return false;
+    return matchCacheRows1C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:128:20)
+  bool matchUnsqueeze4(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze4)) return same(kUnsqueeze4, v) && k();
+    if (!bind(kUnsqueeze4, v)) return false;
+    const NodeId n = node(kUnsqueeze4, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze4, n, v)) return false;
+    return matchGather3(input(n, 0), k);
+  }
+
+  /// cache_rows.2.c = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+  /// (rules/rotary.yaml:105:34 (in cache_rows at rules/rotary.yaml:129:37))
+  bool matchCacheRows2C(ValueId v, gen::Next k) {
+    if (seen(kCacheRows2C)) return same(kCacheRows2C, v) && k();
+    if (!bind(kCacheRows2C, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kCacheRows2C, 0) && matchSlice33(v, k)) return true;
+    undo(m);
+    if (choose(kCacheRows2C, 1) && matchSqueeze39(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Gather(cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:129:30)
+  bool matchGather7(ValueId v, gen::Next k) {
+    if (seen(kGather7)) return same(kGather7, v) && k();
+    if (!bind(kGather7, v)) return false;
+    const NodeId n = node(kGather7, v, op::kGather);
+    if (n == kNoId || !attrs(kGather7, n, v)) return false;
+    return matchCacheRows2C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:129:20)
+  bool matchUnsqueeze8(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze8)) return same(kUnsqueeze8, v) && k();
+    if (!bind(kUnsqueeze8, v)) return false;
+    const NodeId n = node(kUnsqueeze8, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze8, n, v)) return false;
+    return matchGather7(input(n, 0), k);
+  }
+
+  /// flat_cache_rows.1.c = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:113:11 (in
+  /// flat_cache_rows at rules/rotary.yaml:130:29))
+  bool matchFlatCacheRows1C(ValueId v, gen::Next k) {
+    if (seen(kFlatCacheRows1C)) return same(kFlatCacheRows1C, v) && k();
+    if (!bind(kFlatCacheRows1C, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kSlice29, v, op::kSlice);
-      if (n == kNoId || !attrs(kSlice29, n, v)) return false;
+      const NodeId n = node(kFlatCacheRows1C, v, op::kSlice);
+      if (n == kNoId || !attrs(kFlatCacheRows1C, n, v)) return false;
       return matchCosCache(input(n, 0), [&] {
-        return matchConstant26(input(n, 1), [&] {
-          return matchAny27(input(n, 2), [&] { return matchConstant28(input(n, 3), k); });
+        return matchConstant40(input(n, 1), [&] {
+          return matchAny41(input(n, 2), [&] { return matchConstant42(input(n, 3), k); });
         });
       });
     };
@@ -1316,96 +1683,26 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCosCache(v, k);  // absent: Slice stands for its input
   }
 
-  /// 0  (rules/rotary.yaml:36:75)
-  bool matchConstant30(ValueId v, gen::Next k) {
-    if (seen(kConstant30)) return same(kConstant30, v) && k();
-    return bind(kConstant30, v) && constant(kConstant30, v) && k();
+  /// Gather(flat_cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:130:22)
+  bool matchGather10(ValueId v, gen::Next k) {
+    if (seen(kGather10)) return same(kGather10, v) && k();
+    if (!bind(kGather10, v)) return false;
+    const NodeId n = node(kGather10, v, op::kGather);
+    if (n == kNoId || !attrs(kGather10, n, v)) return false;
+    return matchFlatCacheRows1C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// _  (rules/rotary.yaml:36:78)
-  bool matchAny31(ValueId v, gen::Next k) {
-    if (seen(kAny31)) return same(kAny31, v) && k();
-    return bind(kAny31, v) && k();
-  }
-
-  /// 2  (rules/rotary.yaml:36:81)
-  bool matchConstant32(ValueId v, gen::Next k) {
-    if (seen(kConstant32)) return same(kConstant32, v) && k();
-    return bind(kConstant32, v) && constant(kConstant32, v) && k();
-  }
-
-  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:36:58)
-  bool matchSlice33(ValueId v, gen::Next k) {
-    if (seen(kSlice33)) return same(kSlice33, v) && k();
-    if (!bind(kSlice33, v)) return false;
-    const NodeId n = node(kSlice33, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice33, n, v)) return false;
-    return matchCosCache(input(n, 0), [&] {
-      return matchConstant30(input(n, 1), [&] {
-        return matchAny31(input(n, 2), [&] { return matchConstant32(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:36:50)
-  bool matchSqueeze34(ValueId v, gen::Next k) {
-    if (seen(kSqueeze34)) return same(kSqueeze34, v) && k();
-    if (!bind(kSqueeze34, v)) return false;
-    const NodeId n = node(kSqueeze34, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze34, n, v)) return false;
-    return matchSlice33(input(n, 0), k);
-  }
-
-  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:36:42)
-  bool matchSqueeze35(ValueId v, gen::Next k) {
-    if (seen(kSqueeze35)) return same(kSqueeze35, v) && k();
-    if (!bind(kSqueeze35, v)) return false;
-    const NodeId n = node(kSqueeze35, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze35, n, v)) return false;
-    return matchSqueeze34(input(n, 0), k);
-  }
-
-  /// cc = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// (rules/rotary.yaml:36:40)
-  bool matchCc(ValueId v, gen::Next k) {
-    if (seen(kCc)) return same(kCc, v) && k();
-    if (!bind(kCc, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kCc, 0) && matchSlice29(v, k)) return true;
-    undo(m);
-    if (choose(kCc, 1) && matchSqueeze35(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// 0  (rules/rotary.yaml:37:31)
-  bool matchConstant38(ValueId v, gen::Next k) {
-    if (seen(kConstant38)) return same(kConstant38, v) && k();
-    return bind(kConstant38, v) && constant(kConstant38, v) && k();
-  }
-
-  /// _  (rules/rotary.yaml:37:34)
-  bool matchAny39(ValueId v, gen::Next k) {
-    if (seen(kAny39)) return same(kAny39, v) && k();
-    return bind(kAny39, v) && k();
-  }
-
-  /// 0  (rules/rotary.yaml:37:37)
-  bool matchConstant40(ValueId v, gen::Next k) {
-    if (seen(kConstant40)) return same(kConstant40, v) && k();
-    return bind(kConstant40, v) && constant(kConstant40, v) && k();
-  }
-
-  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:37:13)
-  bool matchSlice41(ValueId v, gen::Next k) {
-    if (seen(kSlice41)) return same(kSlice41, v) && k();
-    if (!bind(kSlice41, v)) return false;
+  /// flat_cache_rows.2.c = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:113:11 (in
+  /// flat_cache_rows at rules/rotary.yaml:131:29))
+  bool matchFlatCacheRows2C(ValueId v, gen::Next k) {
+    if (seen(kFlatCacheRows2C)) return same(kFlatCacheRows2C, v) && k();
+    if (!bind(kFlatCacheRows2C, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kSlice41, v, op::kSlice);
-      if (n == kNoId || !attrs(kSlice41, n, v)) return false;
+      const NodeId n = node(kFlatCacheRows2C, v, op::kSlice);
+      if (n == kNoId || !attrs(kFlatCacheRows2C, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
-        return matchConstant38(input(n, 1), [&] {
-          return matchAny39(input(n, 2), [&] { return matchConstant40(input(n, 3), k); });
+        return matchConstant43(input(n, 1), [&] {
+          return matchAny44(input(n, 2), [&] { return matchConstant45(input(n, 3), k); });
         });
       });
     };
@@ -1415,110 +1712,47 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSinCache(v, k);  // absent: Slice stands for its input
   }
 
-  /// 0  (rules/rotary.yaml:37:75)
-  bool matchConstant42(ValueId v, gen::Next k) {
-    if (seen(kConstant42)) return same(kConstant42, v) && k();
-    return bind(kConstant42, v) && constant(kConstant42, v) && k();
+  /// Gather(flat_cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:131:22)
+  bool matchGather12(ValueId v, gen::Next k) {
+    if (seen(kGather12)) return same(kGather12, v) && k();
+    if (!bind(kGather12, v)) return false;
+    const NodeId n = node(kGather12, v, op::kGather);
+    if (n == kNoId || !attrs(kGather12, n, v)) return false;
+    return matchFlatCacheRows2C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// _  (rules/rotary.yaml:37:78)
-  bool matchAny43(ValueId v, gen::Next k) {
-    if (seen(kAny43)) return same(kAny43, v) && k();
-    return bind(kAny43, v) && k();
-  }
-
-  /// 2  (rules/rotary.yaml:37:81)
-  bool matchConstant44(ValueId v, gen::Next k) {
-    if (seen(kConstant44)) return same(kConstant44, v) && k();
-    return bind(kConstant44, v) && constant(kConstant44, v) && k();
-  }
-
-  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:37:58)
-  bool matchSlice45(ValueId v, gen::Next k) {
-    if (seen(kSlice45)) return same(kSlice45, v) && k();
-    if (!bind(kSlice45, v)) return false;
-    const NodeId n = node(kSlice45, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice45, n, v)) return false;
-    return matchSinCache(input(n, 0), [&] {
-      return matchConstant42(input(n, 1), [&] {
-        return matchAny43(input(n, 2), [&] { return matchConstant44(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:37:50)
-  bool matchSqueeze46(ValueId v, gen::Next k) {
-    if (seen(kSqueeze46)) return same(kSqueeze46, v) && k();
-    if (!bind(kSqueeze46, v)) return false;
-    const NodeId n = node(kSqueeze46, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze46, n, v)) return false;
-    return matchSlice45(input(n, 0), k);
-  }
-
-  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:37:42)
-  bool matchSqueeze47(ValueId v, gen::Next k) {
-    if (seen(kSqueeze47)) return same(kSqueeze47, v) && k();
-    if (!bind(kSqueeze47, v)) return false;
-    const NodeId n = node(kSqueeze47, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze47, n, v)) return false;
-    return matchSqueeze46(input(n, 0), k);
-  }
-
-  /// sc = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// (rules/rotary.yaml:37:40)
-  bool matchSc(ValueId v, gen::Next k) {
-    if (seen(kSc)) return same(kSc, v) && k();
-    if (!bind(kSc, v)) return false;
+  /// cos = Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c,
+  /// pos, axis=0)  (rules/rotary.yaml:130:19)
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(kCos)) return same(kCos, v) && k();
+    if (!bind(kCos, v)) return false;
     const uint32_t m = mark();
-    if (choose(kSc, 0) && matchSlice41(v, k)) return true;
+    if (choose(kCos, 0) && matchUnsqueeze4(v, k)) return true;  // @heads
     undo(m);
-    if (choose(kSc, 1) && matchSqueeze47(v, k)) return true;
+    if (choose(kCos, 1) && matchGather10(v, k)) return true;  // @one_head
     undo(m);
     return false;
   }
 
-  /// Gather(cc, pos, axis=0)  (rules/rotary.yaml:38:23)
-  bool matchGather50(ValueId v, gen::Next k) {
-    if (seen(kGather50)) return same(kGather50, v) && k();
-    if (!bind(kGather50, v)) return false;
-    const NodeId n = node(kGather50, v, op::kGather);
-    if (n == kNoId || !attrs(kGather50, n, v)) return false;
-    return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// cos = Unsqueeze(Gather(cc, pos, axis=0), axes=[1])  (rules/rotary.yaml:38:13)
-  bool matchCos(ValueId v, gen::Next k) {
-    if (seen(kCos)) return same(kCos, v) && k();
-    if (!bind(kCos, v)) return false;
-    const NodeId n = node(kCos, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather50(input(n, 0), k);
-  }
-
-  /// Gather(sc, pos, axis=0)  (rules/rotary.yaml:39:23)
-  bool matchGather52(ValueId v, gen::Next k) {
-    if (seen(kGather52)) return same(kGather52, v) && k();
-    if (!bind(kGather52, v)) return false;
-    const NodeId n = node(kGather52, v, op::kGather);
-    if (n == kNoId || !attrs(kGather52, n, v)) return false;
-    return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// sin = Unsqueeze(Gather(sc, pos, axis=0), axes=[1])  (rules/rotary.yaml:39:13)
+  /// sin = Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.2.c,
+  /// pos, axis=0)  (rules/rotary.yaml:130:19)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
-    const NodeId n = node(kSin, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather52(input(n, 0), k);
+    const uint32_t m = mark();
+    if (choose(kSin, 0) && matchUnsqueeze8(v, k)) return true;  // @heads
+    undo(m);
+    if (choose(kSin, 1) && matchGather12(v, k)) return true;  // @one_head
+    undo(m);
+    return false;
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:40:17)
-  bool matchMul54(ValueId v, gen::Next k) {
-    if (seen(kMul54)) return same(kMul54, v) && k();
-    if (!bind(kMul54, v)) return false;
-    const NodeId n = node(kMul54, v, op::kMul);
-    if (n == kNoId || !attrs(kMul54, n, v)) return false;
+  /// Mul(x, cos)  (rules/rotary.yaml:132:17)
+  bool matchMul16(ValueId v, gen::Next k) {
+    if (seen(kMul16)) return same(kMul16, v) && k();
+    if (!bind(kMul16, v)) return false;
+    const NodeId n = node(kMul16, v, op::kMul);
+    if (n == kNoId || !attrs(kMul16, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
@@ -1527,21 +1761,31 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchX(in1, [&] { return matchCos(in0, k); });
   }
 
-  /// Mul(rot, sin)  (rules/rotary.yaml:40:30)
-  bool matchMul55(ValueId v, gen::Next k) {
-    if (seen(kMul55)) return same(kMul55, v) && k();
-    if (!bind(kMul55, v)) return false;
-    const NodeId n = node(kMul55, v, op::kMul);
-    if (n == kNoId || !attrs(kMul55, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin(in0, k); });
+  /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
+    if (!bind(kRotateHalf1Rot, v)) return false;
+    const NodeId n = node(kRotateHalf1Rot, v, op::kConcat);
+    if (n == kNoId || !attrs(kRotateHalf1Rot, n, v)) return false;
+    return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:40:13)
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:132:30)
+  bool matchMul18(ValueId v, gen::Next k) {
+    if (seen(kMul18)) return same(kMul18, v) && k();
+    if (!bind(kMul18, v)) return false;
+    const NodeId n = node(kMul18, v, op::kMul);
+    if (n == kNoId || !attrs(kMul18, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchRotateHalf1Rot(in0, [&] { return matchSin(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchRotateHalf1Rot(in1, [&] { return matchSin(in0, k); });
+  }
+
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:132:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1549,124 +1793,623 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul54(in0, [&] { return matchMul55(in1, k); })) return true;
+    if (matchMul16(in0, [&] { return matchMul18(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul54(in1, [&] { return matchMul55(in0, k); });
+    return matchMul16(in1, [&] { return matchMul18(in0, k); });
+  }
+
+  /// _  (rules/rotary.yaml:105:28 (in cache_rows at rules/rotary.yaml:128:37))
+  bool matchAny21(ValueId v, gen::Next k) {
+    if (seen(kAny21)) return same(kAny21, v) && k();
+    return bind(kAny21, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:105:31 (in cache_rows at rules/rotary.yaml:128:37))
+  bool matchConstant22(ValueId v, gen::Next k) {
+    if (seen(kConstant22)) return same(kConstant22, v) && k();
+    return bind(kConstant22, v) && constant(kConstant22, v) && k();
+  }
+
+  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:105:11 (in cache_rows at
+  /// rules/rotary.yaml:128:37))
+  bool matchSlice23(ValueId v, gen::Next k) {
+    if (seen(kSlice23)) return same(kSlice23, v) && k();
+    if (!bind(kSlice23, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kSlice23, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice23, n, v)) return false;
+      return matchCosCache(input(n, 0), [&] {
+        return matchConstant20(input(n, 1), [&] {
+          return matchAny21(input(n, 2), [&] { return matchConstant22(input(n, 3), k); });
+        });
+      });
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchCosCache(v, k);  // absent: Slice stands for its input
+  }
+
+  /// 0  (rules/rotary.yaml:105:65 (in cache_rows at rules/rotary.yaml:128:37))
+  bool matchConstant24(ValueId v, gen::Next k) {
+    if (seen(kConstant24)) return same(kConstant24, v) && k();
+    return bind(kConstant24, v) && constant(kConstant24, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:105:68 (in cache_rows at rules/rotary.yaml:128:37))
+  bool matchAny25(ValueId v, gen::Next k) {
+    if (seen(kAny25)) return same(kAny25, v) && k();
+    return bind(kAny25, v) && k();
+  }
+
+  /// 2  (rules/rotary.yaml:105:71 (in cache_rows at rules/rotary.yaml:128:37))
+  bool matchConstant26(ValueId v, gen::Next k) {
+    if (seen(kConstant26)) return same(kConstant26, v) && k();
+    return bind(kConstant26, v) && constant(kConstant26, v) && k();
+  }
+
+  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:105:52 (in cache_rows at
+  /// rules/rotary.yaml:128:37))
+  bool matchSlice27(ValueId v, gen::Next k) {
+    if (seen(kSlice27)) return same(kSlice27, v) && k();
+    if (!bind(kSlice27, v)) return false;
+    const NodeId n = node(kSlice27, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice27, n, v)) return false;
+    return matchCosCache(input(n, 0), [&] {
+      return matchConstant24(input(n, 1), [&] {
+        return matchAny25(input(n, 2), [&] { return matchConstant26(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:105:44 (in cache_rows at
+  /// rules/rotary.yaml:128:37))
+  bool matchSqueeze28(ValueId v, gen::Next k) {
+    if (seen(kSqueeze28)) return same(kSqueeze28, v) && k();
+    if (!bind(kSqueeze28, v)) return false;
+    const NodeId n = node(kSqueeze28, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze28, n, v)) return false;
+    return matchSlice27(input(n, 0), k);
+  }
+
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:105:36 (in
+  /// cache_rows at rules/rotary.yaml:128:37))
+  bool matchSqueeze29(ValueId v, gen::Next k) {
+    if (seen(kSqueeze29)) return same(kSqueeze29, v) && k();
+    if (!bind(kSqueeze29, v)) return false;
+    const NodeId n = node(kSqueeze29, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze29, n, v)) return false;
+    return matchSqueeze28(input(n, 0), k);
+  }
+
+  /// 0  (rules/rotary.yaml:105:25 (in cache_rows at rules/rotary.yaml:129:37))
+  bool matchConstant30(ValueId v, gen::Next k) {
+    if (seen(kConstant30)) return same(kConstant30, v) && k();
+    return bind(kConstant30, v) && constant(kConstant30, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:105:28 (in cache_rows at rules/rotary.yaml:129:37))
+  bool matchAny31(ValueId v, gen::Next k) {
+    if (seen(kAny31)) return same(kAny31, v) && k();
+    return bind(kAny31, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:105:31 (in cache_rows at rules/rotary.yaml:129:37))
+  bool matchConstant32(ValueId v, gen::Next k) {
+    if (seen(kConstant32)) return same(kConstant32, v) && k();
+    return bind(kConstant32, v) && constant(kConstant32, v) && k();
+  }
+
+  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:105:11 (in cache_rows at
+  /// rules/rotary.yaml:129:37))
+  bool matchSlice33(ValueId v, gen::Next k) {
+    if (seen(kSlice33)) return same(kSlice33, v) && k();
+    if (!bind(kSlice33, v)) return false;
+    auto present = [&] {
+      const NodeId n = node(kSlice33, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice33, n, v)) return false;
+      return matchSinCache(input(n, 0), [&] {
+        return matchConstant30(input(n, 1), [&] {
+          return matchAny31(input(n, 2), [&] { return matchConstant32(input(n, 3), k); });
+        });
+      });
+    };
+    const uint32_t m = mark();
+    if (present()) return true;
+    undo(m);
+    return matchSinCache(v, k);  // absent: Slice stands for its input
+  }
+
+  /// 0  (rules/rotary.yaml:105:65 (in cache_rows at rules/rotary.yaml:129:37))
+  bool matchConstant34(ValueId v, gen::Next k) {
+    if (seen(kConstant34)) return same(kConstant34, v) && k();
+    return bind(kConstant34, v) && constant(kConstant34, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:105:68 (in cache_rows at rules/rotary.yaml:129:37))
+  bool matchAny35(ValueId v, gen::Next k) {
+    if (seen(kAny35)) return same(kAny35, v) && k();
+    return bind(kAny35, v) && k();
+  }
+
+  /// 2  (rules/rotary.yaml:105:71 (in cache_rows at rules/rotary.yaml:129:37))
+  bool matchConstant36(ValueId v, gen::Next k) {
+    if (seen(kConstant36)) return same(kConstant36, v) && k();
+    return bind(kConstant36, v) && constant(kConstant36, v) && k();
+  }
+
+  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:105:52 (in cache_rows at
+  /// rules/rotary.yaml:129:37))
+  bool matchSlice37(ValueId v, gen::Next k) {
+    if (seen(kSlice37)) return same(kSlice37, v) && k();
+    if (!bind(kSlice37, v)) return false;
+    const NodeId n = node(kSlice37, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice37, n, v)) return false;
+    return matchSinCache(input(n, 0), [&] {
+      return matchConstant34(input(n, 1), [&] {
+        return matchAny35(input(n, 2), [&] { return matchConstant36(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:105:44 (in cache_rows at
+  /// rules/rotary.yaml:129:37))
+  bool matchSqueeze38(ValueId v, gen::Next k) {
+    if (seen(kSqueeze38)) return same(kSqueeze38, v) && k();
+    if (!bind(kSqueeze38, v)) return false;
+    const NodeId n = node(kSqueeze38, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze38, n, v)) return false;
+    return matchSlice37(input(n, 0), k);
+  }
+
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:105:36 (in
+  /// cache_rows at rules/rotary.yaml:129:37))
+  bool matchSqueeze39(ValueId v, gen::Next k) {
+    if (seen(kSqueeze39)) return same(kSqueeze39, v) && k();
+    if (!bind(kSqueeze39, v)) return false;
+    const NodeId n = node(kSqueeze39, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze39, n, v)) return false;
+    return matchSqueeze38(input(n, 0), k);
+  }
+
+  /// 0  (rules/rotary.yaml:113:25 (in flat_cache_rows at rules/rotary.yaml:130:29))
+  bool matchConstant40(ValueId v, gen::Next k) {
+    if (seen(kConstant40)) return same(kConstant40, v) && k();
+    return bind(kConstant40, v) && constant(kConstant40, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:113:28 (in flat_cache_rows at rules/rotary.yaml:130:29))
+  bool matchAny41(ValueId v, gen::Next k) {
+    if (seen(kAny41)) return same(kAny41, v) && k();
+    return bind(kAny41, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:113:31 (in flat_cache_rows at rules/rotary.yaml:130:29))
+  bool matchConstant42(ValueId v, gen::Next k) {
+    if (seen(kConstant42)) return same(kConstant42, v) && k();
+    return bind(kConstant42, v) && constant(kConstant42, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:113:25 (in flat_cache_rows at rules/rotary.yaml:131:29))
+  bool matchConstant43(ValueId v, gen::Next k) {
+    if (seen(kConstant43)) return same(kConstant43, v) && k();
+    return bind(kConstant43, v) && constant(kConstant43, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:113:28 (in flat_cache_rows at rules/rotary.yaml:131:29))
+  bool matchAny44(ValueId v, gen::Next k) {
+    if (seen(kAny44)) return same(kAny44, v) && k();
+    return bind(kAny44, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:113:31 (in flat_cache_rows at rules/rotary.yaml:131:29))
+  bool matchConstant45(ValueId v, gen::Next k) {
+    if (seen(kConstant45)) return same(kConstant45, v) && k();
+    return bind(kConstant45, v) && constant(kConstant45, v) && k();
+  }
+
+  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchShape46(ValueId v, gen::Next k) {
+    if (seen(kShape46)) return same(kShape46, v) && k();
+    if (!bind(kShape46, v)) return false;
+    const NodeId n = node(kShape46, v, op::kShape);
+    if (n == kNoId || !attrs(kShape46, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
+  /// rules/rotary.yaml:132:34))
+  bool matchGather48(ValueId v, gen::Next k) {
+    if (seen(kGather48)) return same(kGather48, v) && k();
+    if (!bind(kGather48, v)) return false;
+    const NodeId n = node(kGather48, v, op::kGather);
+    if (n == kNoId || !attrs(kGather48, n, v)) return false;
+    return matchShape46(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
+  }
+
+  /// 2  (rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchConstant49(ValueId v, gen::Next k) {
+    if (seen(kConstant49)) return same(kConstant49, v) && k();
+    return bind(kConstant49, v) && constant(kConstant49, v) && k();
+  }
+
+  /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
+  /// rules/rotary.yaml:132:34))
+  bool matchDiv50(ValueId v, gen::Next k) {
+    if (seen(kDiv50)) return same(kDiv50, v) && k();
+    if (!bind(kDiv50, v)) return false;
+    const NodeId n = node(kDiv50, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv50, n, v)) return false;
+    return matchGather48(input(n, 0), [&] { return matchConstant49(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
+  /// (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchUnsqueeze51(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze51)) return same(kUnsqueeze51, v) && k();
+    if (!bind(kUnsqueeze51, v)) return false;
+    const NodeId n = node(kUnsqueeze51, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze51, n, v)) return false;
+    return matchDiv50(input(n, 0), k);
+  }
+
+  /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchRotateHalf1H1(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
+    if (!bind(kRotateHalf1H1, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kRotateHalf1H1, 0) && matchUnsqueeze51(v, k)) return true;
+    undo(m);
+    if (choose(kRotateHalf1H1, 1) && matchRotateHalf1C1(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchShape54(ValueId v, gen::Next k) {
+    if (seen(kShape54)) return same(kShape54, v) && k();
+    if (!bind(kShape54, v)) return false;
+    const NodeId n = node(kShape54, v, op::kShape);
+    if (n == kNoId || !attrs(kShape54, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
+  /// rules/rotary.yaml:132:34))
+  bool matchGather56(ValueId v, gen::Next k) {
+    if (seen(kGather56)) return same(kGather56, v) && k();
+    if (!bind(kGather56, v)) return false;
+    const NodeId n = node(kGather56, v, op::kGather);
+    if (n == kNoId || !attrs(kGather56, n, v)) return false;
+    return matchShape54(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
+  }
+
+  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchConstant57(ValueId v, gen::Next k) {
+    if (seen(kConstant57)) return same(kConstant57, v) && k();
+    return bind(kConstant57, v) && constant(kConstant57, v) && k();
+  }
+
+  /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
+  /// rules/rotary.yaml:132:34))
+  bool matchDiv58(ValueId v, gen::Next k) {
+    if (seen(kDiv58)) return same(kDiv58, v) && k();
+    if (!bind(kDiv58, v)) return false;
+    const NodeId n = node(kDiv58, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv58, n, v)) return false;
+    return matchGather56(input(n, 0), [&] { return matchConstant57(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
+  /// (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchUnsqueeze59(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze59)) return same(kUnsqueeze59, v) && k();
+    if (!bind(kUnsqueeze59, v)) return false;
+    const NodeId n = node(kUnsqueeze59, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze59, n, v)) return false;
+    return matchDiv58(input(n, 0), k);
+  }
+
+  /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchRotateHalf1H2(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
+    if (!bind(kRotateHalf1H2, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kRotateHalf1H2, 0) && matchUnsqueeze59(v, k)) return true;
+    undo(m);
+    if (choose(kRotateHalf1H2, 1) && matchRotateHalf1C2(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchConstant62(ValueId v, gen::Next k) {
+    if (seen(kConstant62)) return same(kConstant62, v) && k();
+    return bind(kConstant62, v) && constant(kConstant62, v) && k();
+  }
+
+  /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)  (rules/rotary.yaml:52:13
+  /// (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchRotateHalf1S1(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1S1)) return same(kRotateHalf1S1, v) && k();
+    if (!bind(kRotateHalf1S1, v)) return false;
+    const NodeId n = node(kRotateHalf1S1, v, op::kSlice);
+    if (n == kNoId || !attrs(kRotateHalf1S1, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant62(input(n, 1), [&] {
+        return matchRotateHalf1H1(input(n, 2), [&] { return matchRotateHalf1A1(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchRotateHalf1S2(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
+    if (!bind(kRotateHalf1S2, v)) return false;
+    const NodeId n = node(kRotateHalf1S2, v, op::kSlice);
+    if (n == kNoId || !attrs(kRotateHalf1S2, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchRotateHalf1H2(input(n, 1), [&] {
+        return matchRotateHalf1E2(input(n, 2), [&] { return matchRotateHalf1A2(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1  (rules/rotary.yaml:55:25 (in
+  /// rotate_half at rules/rotary.yaml:132:34))
+  bool matchRotateHalf1X1(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1X1)) return same(kRotateHalf1X1, v) && k();
+    if (!bind(kRotateHalf1X1, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kRotateHalf1X1, 0) && matchRotateHalf1S1(v, k)) return true;
+    undo(m);
+    if (choose(kRotateHalf1X1, 1) && matchRotateHalf1P1(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2  (rules/rotary.yaml:55:25 (in
+  /// rotate_half at rules/rotary.yaml:132:34))
+  bool matchRotateHalf1X2(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1X2)) return same(kRotateHalf1X2, v) && k();
+    if (!bind(kRotateHalf1X2, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kRotateHalf1X2, 0) && matchRotateHalf1S2(v, k)) return true;
+    undo(m);
+    if (choose(kRotateHalf1X2, 1) && matchRotateHalf1P2(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:132:34))
+  bool matchNeg(ValueId v, gen::Next k) {
+    if (seen(kNeg)) return same(kNeg, v) && k();
+    if (!bind(kNeg, v)) return false;
+    const NodeId n = node(kNeg, v, op::kNeg);
+    if (n == kNoId || !attrs(kNeg, n, v)) return false;
+    return matchRotateHalf1X2(input(n, 0), k);
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:58:9:
-  ///   cos = cos
+  /// Variant 0 (when opset in [23, -] @heads), rules/rotary.yaml:141:9:
   ///   sin = sin
+  ///   cos = cos
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
   ///   pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:60:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:61:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:62:31", "x")) return false;
-    std::optional<onnx::TensorProto> t3 =
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:142:24", "x")) return false;
+    std::optional<onnx::TensorProto> t0 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:62:34");
-    if (!t3) return false;
-    std::optional<onnx::TensorProto> t4 =
+                     "rules/rotary.yaml:138:12");
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:62:80");
-    if (!t4) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:62:126", "pos")) return false;
+                     "rules/rotary.yaml:139:12");
+    if (!t1) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:142:27", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:62:146", "rules/rotary.yaml:62:146");
+                   "rules/rotary.yaml:142:40", "rules/rotary.yaml:142:40");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:58:9",
-                     "rules/rotary.yaml:60:17"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:141:9",
+                     "rules/rotary.yaml:136:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:58:9",
-                     "rules/rotary.yaml:61:17"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:141:9",
+                     "rules/rotary.yaml:136:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:58:9",
-                     "rules/rotary.yaml:62:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:141:9",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:142:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotX);
-    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
-    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v2 = slot(kSlotSin);
+    const ValueId v3 = slot(kSlotCos);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
     const ValueId v5 = slot(kSlotPos);
     NodeSpec spec6;
     spec6.op = op::kRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
+    spec6.inputs = {v4, v0, v1, v5};
     spec6.attributes = std::move(attrs6);
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
     const ValueId v6 = g_.node(n6).output(0);
     return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+                            {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1, rules/rotary.yaml:63:9:
-  ///   cos = cos
+  /// Variant 1 (when @heads), rules/rotary.yaml:141:9:
   ///   sin = sin
+  ///   cos = cos
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
   ///   rotary_half_cache), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:64:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:65:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:66:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:66:48", "pos")) return false;
-    std::optional<onnx::TensorProto> t4 =
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:142:24", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:142:27", "pos")) return false;
+    std::optional<onnx::TensorProto> t0 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:66:53");
-    if (!t4) return false;
-    std::optional<onnx::TensorProto> t5 =
+                     "rules/rotary.yaml:138:12");
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:66:99");
-    if (!t5) return false;
+                     "rules/rotary.yaml:139:12");
+    if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:66:160", "rules/rotary.yaml:66:160");
+                   "rules/rotary.yaml:142:40", "rules/rotary.yaml:142:40");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:63:9",
-                     "rules/rotary.yaml:64:17"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:141:9",
+                     "rules/rotary.yaml:136:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:63:9",
-                     "rules/rotary.yaml:65:17"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:141:9",
+                     "rules/rotary.yaml:136:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:63:9",
-                     "rules/rotary.yaml:66:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:141:9",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:142:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotX);
-    const ValueId v3 = slot(kSlotPos);
-    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
-    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    const ValueId v2 = slot(kSlotSin);
+    const ValueId v3 = slot(kSlotCos);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v5 = slot(kSlotPos);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
     NodeSpec spec6;
     spec6.op = op::kComMicrosoftRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
+    spec6.inputs = {v4, v5, v0, v1};
     spec6.attributes = std::move(attrs6);
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
     const ValueId v6 = g_.node(n6).output(0);
     return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+                            {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
+  }
+
+  /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:143:9:
+  ///   sin = sin
+  ///   cos = cos
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
+  ///   pos, interleaved=0, num_heads=1)
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:143:24", "x")) return false;
+    std::optional<onnx::TensorProto> t0 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:138:12");
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:139:12");
+    if (!t1) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:143:27", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 0));
+    attrs6.push_back(gen::intAttribute("num_heads", 1));
+    collectMatched();
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:143:9",
+                     "rules/rotary.yaml:136:11"))
+      return false;
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:143:9",
+                     "rules/rotary.yaml:136:11"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:143:9",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:143:17)"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v2 = slot(kSlotSin);
+    const ValueId v3 = slot(kSlotCos);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    const ValueId v5 = slot(kSlotPos);
+    NodeSpec spec6;
+    spec6.op = op::kRotaryEmbedding;
+    spec6.inputs = {v4, v0, v1, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
+  }
+
+  /// Variant 3, rules/rotary.yaml:143:9:
+  ///   sin = sin
+  ///   cos = cos
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
+  ///   rotary_half_cache), interleaved=0, num_heads=1)
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:143:24", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:143:27", "pos")) return false;
+    std::optional<onnx::TensorProto> t0 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:138:12");
+    if (!t0) return false;
+    std::optional<onnx::TensorProto> t1 =
+        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:139:12");
+    if (!t1) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    attrs6.push_back(gen::intAttribute("interleaved", 0));
+    attrs6.push_back(gen::intAttribute("num_heads", 1));
+    collectMatched();
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:143:9",
+                     "rules/rotary.yaml:136:11"))
+      return false;
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:143:9",
+                     "rules/rotary.yaml:136:11"))
+      return false;
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:143:9",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:143:17)"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v2 = slot(kSlotSin);
+    const ValueId v3 = slot(kSlotCos);
+    const ValueId v4 = slot(kSlotX);
+    const ValueId v5 = slot(kSlotPos);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
+    NodeSpec spec6;
+    spec6.op = op::kComMicrosoftRotaryEmbedding;
+    spec6.inputs = {v4, v5, v0, v1};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched,
+                            {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 };
 
@@ -1678,12 +2421,12 @@ class RotaryEmbeddingRule : public RewritePattern {
                                 root,
                                 95,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:25:5",
+                                "rules/rotary.yaml:124:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -1700,2439 +2443,9 @@ class RotaryEmbeddingRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:68
-// rotary_embedding_split (priority 95): Hugging Face rotate-half RoPE on [B, N, S, H] with halves
-// taken by one Split.
-//===----------------------------------------------------------------------===//
-
-/// Static data of rule rotary_embedding_split for the shared checks and messages.
-const gen::RuleSpec& specRotaryEmbeddingSplit() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_split";
-    s.loc = "rules/rotary.yaml:68:5";
-    s.root = 36;
-    s.slot_names = {"x",         "x1", "x2",  "rot", "cos_cache", "cc",
-                    "sin_cache", "sc", "pos", "cos", "sin",       "y"};
-    s.num_captures = 0;
-    s.exprs.resize(37);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:74:22";
-      e.slot = 0;
-    }
-    {  // 1: Split(x, axis=-1)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Split";
-      e.loc = "rules/rotary.yaml:74:16";
-      e.slot = 1;
-      e.num_inputs = 1;
-      e.other_outputs.push_back({1, 2, "x2"});
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:74:25";
-      }
-    }
-    {  // 2: x2
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "x2";
-      e.loc = "rules/rotary.yaml:75:24";
-      e.slot = 2;
-    }
-    {  // 3: Neg(x2)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:75:20";
-      e.num_inputs = 1;
-    }
-    {  // 4: Concat(Neg(x2), x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:75:13";
-      e.slot = 3;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:75:33";
-      }
-    }
-    {  // 5: cos_cache
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:76:20";
-      e.slot = 4;
-    }
-    {  // 6: 0
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:76:31";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 7: _
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:76:34";
-    }
-    {  // 8: 0
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:76:37";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 9: Slice?(cos_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:76:13";
-      e.num_inputs = 4;
-    }
-    {  // 10: 0
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:76:75";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 11: _
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:76:78";
-    }
-    {  // 12: 2
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:76:81";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 13: Slice(cos_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:76:58";
-      e.num_inputs = 4;
-    }
-    {  // 14: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:76:50";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:76:85";
-      }
-    }
-    {  // 15: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:76:42";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:76:89";
-      }
-    }
-    {  // 16: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "cc";
-      e.loc = "rules/rotary.yaml:76:40";
-      e.slot = 5;
-    }
-    {  // 17: sin_cache
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:77:20";
-      e.slot = 6;
-    }
-    {  // 18: 0
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:77:31";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 19: _
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:77:34";
-    }
-    {  // 20: 0
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:77:37";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 21: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:77:13";
-      e.num_inputs = 4;
-    }
-    {  // 22: 0
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:77:75";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 23: _
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:77:78";
-    }
-    {  // 24: 2
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:77:81";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 25: Slice(sin_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:77:58";
-      e.num_inputs = 4;
-    }
-    {  // 26: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:77:50";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:77:85";
-      }
-    }
-    {  // 27: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:77:42";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:77:89";
-      }
-    }
-    {  // 28: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "sc";
-      e.loc = "rules/rotary.yaml:77:40";
-      e.slot = 7;
-    }
-    {  // 29: pos
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:78:34";
-      e.slot = 8;
-    }
-    {  // 30: Gather(cc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:78:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:78:39";
-      }
-    }
-    {  // 31: Unsqueeze(Gather(cc, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:78:13";
-      e.slot = 9;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:78:48";
-      }
-    }
-    {  // 32: Gather(sc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:79:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:79:39";
-      }
-    }
-    {  // 33: Unsqueeze(Gather(sc, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:79:13";
-      e.slot = 10;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:79:48";
-      }
-    }
-    {  // 34: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:80:17";
-      e.num_inputs = 2;
-    }
-    {  // 35: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:80:30";
-      e.num_inputs = 2;
-    }
-    {  // 36: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:80:13";
-      e.slot = 11;
-      e.num_inputs = 2;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:82:20";
-      c.subject = "x";
-      c.slot = 0;
-      c.dims = {"B", "N", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:83:20";
-      c.subject = "pos";
-      c.slot = 8;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:83:35";
-      c.subject = "pos";
-      c.slot = 8;
-      c.strings = {"int64"};
-      c.elem_types = {7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:84:20";
-      c.native = "rotary_cache_rows";
-      c.predicate = gen::nativePredicate("rotary_cache_rows");
-      c.args = {"cos_cache", "cc"};
-      c.arg_slots = {4, 5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:85:20";
-      c.native = "rotary_cache_rows";
-      c.predicate = gen::nativePredicate("rotary_cache_rows");
-      c.args = {"sin_cache", "sc"};
-      c.arg_slots = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:86:20";
-      c.native = "split_halves";
-      c.predicate = gen::nativePredicate("split_halves");
-      c.args = {"x1", "x"};
-      c.arg_slots = {1, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:87:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"cc"};
-      c.arg_slots = {5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:88:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"sc"};
-      c.arg_slots = {7};
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
-  return spec;
-}
-
-/// The search of rule rotary_embedding_split: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
-/// Expr ids of rule rotary_embedding_split (indices into its RuleSpec's exprs).
-struct RotaryEmbeddingSplitIds {
-  enum : gen::ExprId {
-    kX = 0,
-    kX1 = 1,
-    kX2 = 2,
-    kNeg = 3,
-    kRot = 4,
-    kCosCache = 5,
-    kConstant6 = 6,
-    kAny7 = 7,
-    kConstant8 = 8,
-    kSlice9 = 9,
-    kConstant10 = 10,
-    kAny11 = 11,
-    kConstant12 = 12,
-    kSlice13 = 13,
-    kSqueeze14 = 14,
-    kSqueeze15 = 15,
-    kCc = 16,
-    kSinCache = 17,
-    kConstant18 = 18,
-    kAny19 = 19,
-    kConstant20 = 20,
-    kSlice21 = 21,
-    kConstant22 = 22,
-    kAny23 = 23,
-    kConstant24 = 24,
-    kSlice25 = 25,
-    kSqueeze26 = 26,
-    kSqueeze27 = 27,
-    kSc = 28,
-    kPos = 29,
-    kGather30 = 30,
-    kCos = 31,
-    kGather32 = 32,
-    kSin = 33,
-    kMul34 = 34,
-    kMul35 = 35,
-    kY = 36,
-  };
-};
-
-class RotaryEmbeddingSplitMatch : public RotarySharedMatch<RotaryEmbeddingSplitIds> {
- public:
-  RotaryEmbeddingSplitMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RotarySharedMatch<RotaryEmbeddingSplitIds>(specRotaryEmbeddingSplit(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
-  enum : uint32_t {
-    kSlotX = 0,
-    kSlotX1 = 1,
-    kSlotX2 = 2,
-    kSlotRot = 3,
-    kSlotCosCache = 4,
-    kSlotCc = 5,
-    kSlotSinCache = 6,
-    kSlotSc = 7,
-    kSlotPos = 8,
-    kSlotCos = 9,
-    kSlotSin = 10,
-    kSlotY = 11,
-  };
-
-  // ---- Match
-
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchCosCache,
-  // matchConstant6, matchAny7, matchConstant8, matchSinCache, matchConstant20, matchPos.
-
-  /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:74:16)
-  bool matchX1(ValueId v, gen::Next k) {
-    if (seen(kX1)) return same(kX1, v) && k();
-    if (!bind(kX1, v)) return false;
-    const NodeId n = node(kX1, v, op::kSplit);
-    if (n == kNoId || !attrs(kX1, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// x2  (rules/rotary.yaml:75:24)
-  bool matchX2(ValueId v, gen::Next k) {
-    if (seen(kX2)) return same(kX2, v) && k();
-    return bind(kX2, v) && k();
-  }
-
-  /// Neg(x2)  (rules/rotary.yaml:75:20)
-  bool matchNeg(ValueId v, gen::Next k) {
-    if (seen(kNeg)) return same(kNeg, v) && k();
-    if (!bind(kNeg, v)) return false;
-    const NodeId n = node(kNeg, v, op::kNeg);
-    if (n == kNoId || !attrs(kNeg, n, v)) return false;
-    return matchX2(input(n, 0), k);
-  }
-
-  /// rot = Concat(Neg(x2), x1, axis=-1)  (rules/rotary.yaml:75:13)
-  bool matchRot(ValueId v, gen::Next k) {
-    if (seen(kRot)) return same(kRot, v) && k();
-    if (!bind(kRot, v)) return false;
-    const NodeId n = node(kRot, v, op::kConcat);
-    if (n == kNoId || !attrs(kRot, n, v)) return false;
-    return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
-  }
-
-  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:76:13)
-  bool matchSlice9(ValueId v, gen::Next k) {
-    if (seen(kSlice9)) return same(kSlice9, v) && k();
-    if (!bind(kSlice9, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kSlice9, v, op::kSlice);
-      if (n == kNoId || !attrs(kSlice9, n, v)) return false;
-      return matchCosCache(input(n, 0), [&] {
-        return matchConstant6(input(n, 1), [&] {
-          return matchAny7(input(n, 2), [&] { return matchConstant8(input(n, 3), k); });
-        });
-      });
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchCosCache(v, k);  // absent: Slice stands for its input
-  }
-
-  /// 0  (rules/rotary.yaml:76:75)
-  bool matchConstant10(ValueId v, gen::Next k) {
-    if (seen(kConstant10)) return same(kConstant10, v) && k();
-    return bind(kConstant10, v) && constant(kConstant10, v) && k();
-  }
-
-  /// _  (rules/rotary.yaml:76:78)
-  bool matchAny11(ValueId v, gen::Next k) {
-    if (seen(kAny11)) return same(kAny11, v) && k();
-    return bind(kAny11, v) && k();
-  }
-
-  /// 2  (rules/rotary.yaml:76:81)
-  bool matchConstant12(ValueId v, gen::Next k) {
-    if (seen(kConstant12)) return same(kConstant12, v) && k();
-    return bind(kConstant12, v) && constant(kConstant12, v) && k();
-  }
-
-  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:76:58)
-  bool matchSlice13(ValueId v, gen::Next k) {
-    if (seen(kSlice13)) return same(kSlice13, v) && k();
-    if (!bind(kSlice13, v)) return false;
-    const NodeId n = node(kSlice13, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice13, n, v)) return false;
-    return matchCosCache(input(n, 0), [&] {
-      return matchConstant10(input(n, 1), [&] {
-        return matchAny11(input(n, 2), [&] { return matchConstant12(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:76:50)
-  bool matchSqueeze14(ValueId v, gen::Next k) {
-    if (seen(kSqueeze14)) return same(kSqueeze14, v) && k();
-    if (!bind(kSqueeze14, v)) return false;
-    const NodeId n = node(kSqueeze14, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze14, n, v)) return false;
-    return matchSlice13(input(n, 0), k);
-  }
-
-  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:76:42)
-  bool matchSqueeze15(ValueId v, gen::Next k) {
-    if (seen(kSqueeze15)) return same(kSqueeze15, v) && k();
-    if (!bind(kSqueeze15, v)) return false;
-    const NodeId n = node(kSqueeze15, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze15, n, v)) return false;
-    return matchSqueeze14(input(n, 0), k);
-  }
-
-  /// cc = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// (rules/rotary.yaml:76:40)
-  bool matchCc(ValueId v, gen::Next k) {
-    if (seen(kCc)) return same(kCc, v) && k();
-    if (!bind(kCc, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kCc, 0) && matchSlice9(v, k)) return true;
-    undo(m);
-    if (choose(kCc, 1) && matchSqueeze15(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// 0  (rules/rotary.yaml:77:31)
-  bool matchConstant18(ValueId v, gen::Next k) {
-    if (seen(kConstant18)) return same(kConstant18, v) && k();
-    return bind(kConstant18, v) && constant(kConstant18, v) && k();
-  }
-
-  /// _  (rules/rotary.yaml:77:34)
-  bool matchAny19(ValueId v, gen::Next k) {
-    if (seen(kAny19)) return same(kAny19, v) && k();
-    return bind(kAny19, v) && k();
-  }
-
-  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:77:13)
-  bool matchSlice21(ValueId v, gen::Next k) {
-    if (seen(kSlice21)) return same(kSlice21, v) && k();
-    if (!bind(kSlice21, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kSlice21, v, op::kSlice);
-      if (n == kNoId || !attrs(kSlice21, n, v)) return false;
-      return matchSinCache(input(n, 0), [&] {
-        return matchConstant18(input(n, 1), [&] {
-          return matchAny19(input(n, 2), [&] { return matchConstant20(input(n, 3), k); });
-        });
-      });
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchSinCache(v, k);  // absent: Slice stands for its input
-  }
-
-  /// 0  (rules/rotary.yaml:77:75)
-  bool matchConstant22(ValueId v, gen::Next k) {
-    if (seen(kConstant22)) return same(kConstant22, v) && k();
-    return bind(kConstant22, v) && constant(kConstant22, v) && k();
-  }
-
-  /// _  (rules/rotary.yaml:77:78)
-  bool matchAny23(ValueId v, gen::Next k) {
-    if (seen(kAny23)) return same(kAny23, v) && k();
-    return bind(kAny23, v) && k();
-  }
-
-  /// 2  (rules/rotary.yaml:77:81)
-  bool matchConstant24(ValueId v, gen::Next k) {
-    if (seen(kConstant24)) return same(kConstant24, v) && k();
-    return bind(kConstant24, v) && constant(kConstant24, v) && k();
-  }
-
-  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:77:58)
-  bool matchSlice25(ValueId v, gen::Next k) {
-    if (seen(kSlice25)) return same(kSlice25, v) && k();
-    if (!bind(kSlice25, v)) return false;
-    const NodeId n = node(kSlice25, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice25, n, v)) return false;
-    return matchSinCache(input(n, 0), [&] {
-      return matchConstant22(input(n, 1), [&] {
-        return matchAny23(input(n, 2), [&] { return matchConstant24(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:77:50)
-  bool matchSqueeze26(ValueId v, gen::Next k) {
-    if (seen(kSqueeze26)) return same(kSqueeze26, v) && k();
-    if (!bind(kSqueeze26, v)) return false;
-    const NodeId n = node(kSqueeze26, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze26, n, v)) return false;
-    return matchSlice25(input(n, 0), k);
-  }
-
-  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:77:42)
-  bool matchSqueeze27(ValueId v, gen::Next k) {
-    if (seen(kSqueeze27)) return same(kSqueeze27, v) && k();
-    if (!bind(kSqueeze27, v)) return false;
-    const NodeId n = node(kSqueeze27, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze27, n, v)) return false;
-    return matchSqueeze26(input(n, 0), k);
-  }
-
-  /// sc = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// (rules/rotary.yaml:77:40)
-  bool matchSc(ValueId v, gen::Next k) {
-    if (seen(kSc)) return same(kSc, v) && k();
-    if (!bind(kSc, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kSc, 0) && matchSlice21(v, k)) return true;
-    undo(m);
-    if (choose(kSc, 1) && matchSqueeze27(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// Gather(cc, pos, axis=0)  (rules/rotary.yaml:78:23)
-  bool matchGather30(ValueId v, gen::Next k) {
-    if (seen(kGather30)) return same(kGather30, v) && k();
-    if (!bind(kGather30, v)) return false;
-    const NodeId n = node(kGather30, v, op::kGather);
-    if (n == kNoId || !attrs(kGather30, n, v)) return false;
-    return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// cos = Unsqueeze(Gather(cc, pos, axis=0), axes=[1])  (rules/rotary.yaml:78:13)
-  bool matchCos(ValueId v, gen::Next k) {
-    if (seen(kCos)) return same(kCos, v) && k();
-    if (!bind(kCos, v)) return false;
-    const NodeId n = node(kCos, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather30(input(n, 0), k);
-  }
-
-  /// Gather(sc, pos, axis=0)  (rules/rotary.yaml:79:23)
-  bool matchGather32(ValueId v, gen::Next k) {
-    if (seen(kGather32)) return same(kGather32, v) && k();
-    if (!bind(kGather32, v)) return false;
-    const NodeId n = node(kGather32, v, op::kGather);
-    if (n == kNoId || !attrs(kGather32, n, v)) return false;
-    return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// sin = Unsqueeze(Gather(sc, pos, axis=0), axes=[1])  (rules/rotary.yaml:79:13)
-  bool matchSin(ValueId v, gen::Next k) {
-    if (seen(kSin)) return same(kSin, v) && k();
-    if (!bind(kSin, v)) return false;
-    const NodeId n = node(kSin, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather32(input(n, 0), k);
-  }
-
-  /// Mul(x, cos)  (rules/rotary.yaml:80:17)
-  bool matchMul34(ValueId v, gen::Next k) {
-    if (seen(kMul34)) return same(kMul34, v) && k();
-    if (!bind(kMul34, v)) return false;
-    const NodeId n = node(kMul34, v, op::kMul);
-    if (n == kNoId || !attrs(kMul34, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos(in0, k); });
-  }
-
-  /// Mul(rot, sin)  (rules/rotary.yaml:80:30)
-  bool matchMul35(ValueId v, gen::Next k) {
-    if (seen(kMul35)) return same(kMul35, v) && k();
-    if (!bind(kMul35, v)) return false;
-    const NodeId n = node(kMul35, v, op::kMul);
-    if (n == kNoId || !attrs(kMul35, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin(in0, k); });
-  }
-
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:80:13)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kAdd);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMul34(in0, [&] { return matchMul35(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMul34(in1, [&] { return matchMul35(in0, k); });
-  }
-
-  // ---- Rewrite
-
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:90:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
-  ///   pos, interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:92:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:93:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:94:31", "x")) return false;
-    std::optional<onnx::TensorProto> t3 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:94:34");
-    if (!t3) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:94:80");
-    if (!t4) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:94:126", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs6;
-    attrs6.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a6_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:94:146", "rules/rotary.yaml:94:146");
-    if (!a6_1) return false;
-    attrs6.push_back(std::move(*a6_1));
-    collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:90:9",
-                     "rules/rotary.yaml:92:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:90:9",
-                     "rules/rotary.yaml:93:17"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:90:9",
-                     "rules/rotary.yaml:94:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotX);
-    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
-    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
-    const ValueId v5 = slot(kSlotPos);
-    NodeSpec spec6;
-    spec6.op = op::kRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
-    spec6.attributes = std::move(attrs6);
-    spec6.created_by = ruleName();
-    const NodeId n6 = rw_.createNode(std::move(spec6));
-    const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
-  }
-
-  /// Variant 1, rules/rotary.yaml:95:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
-  ///   rotary_half_cache), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:96:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:97:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:98:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:98:48", "pos")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:98:53");
-    if (!t4) return false;
-    std::optional<onnx::TensorProto> t5 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:98:99");
-    if (!t5) return false;
-    std::vector<onnx::AttributeProto> attrs6;
-    attrs6.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a6_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:98:160", "rules/rotary.yaml:98:160");
-    if (!a6_1) return false;
-    attrs6.push_back(std::move(*a6_1));
-    collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:95:9",
-                     "rules/rotary.yaml:96:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:95:9",
-                     "rules/rotary.yaml:97:17"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:95:9",
-                     "rules/rotary.yaml:98:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotX);
-    const ValueId v3 = slot(kSlotPos);
-    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
-    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
-    NodeSpec spec6;
-    spec6.op = op::kComMicrosoftRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
-    spec6.attributes = std::move(attrs6);
-    spec6.created_by = ruleName();
-    const NodeId n6 = rw_.createNode(std::move(spec6));
-    const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
-  }
-};
-
-/// rotary_embedding_split as a RewritePattern.
-class RotaryEmbeddingSplitRule : public RewritePattern {
- public:
-  RotaryEmbeddingSplitRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                95,
-                                {"ort", "onnx"},
-                                "rules/rotary.yaml:68:5",
-                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
-        root_output_(root_output) {}
-
-  bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
-    return true;
-  }
-
-  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    RotaryEmbeddingSplitMatch m(scratch_, rw);
-    if (!m.run(rw.graph().node(root).output(root_output_)))
-      return rw.notifyMatchFailure([&] { return m.describe(); });
-    return m.rewrite();
-  }
-
- private:
-  uint32_t root_output_;
-  mutable gen::Scratch scratch_;  // one attempt at a time
-};
-
-//===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:104
-// rotary_embedding_3d (priority 95): Hugging Face rotate-half RoPE on a 3-D [B, S, H] x (one head),
-// halves by Slice.
-//===----------------------------------------------------------------------===//
-
-/// Static data of rule rotary_embedding_3d for the shared checks and messages.
-const gen::RuleSpec& specRotaryEmbedding3d() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_3d";
-    s.loc = "rules/rotary.yaml:104:5";
-    s.root = 40;
-    s.slot_names = {"x",  "i1",        "c1", "h1",  "a1",  "x1",  "i2",
-                    "c2", "h2",        "e2", "a2",  "x2",  "rot", "cos_cache",
-                    "cc", "sin_cache", "sc", "pos", "cos", "sin", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(41);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:110:40";
-      e.slot = 0;
-    }
-    {  // 1: Shape(x)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:110:34";
-      e.num_inputs = 1;
-    }
-    {  // 2: i1
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "i1";
-      e.loc = "rules/rotary.yaml:110:44";
-      e.slot = 1;
-    }
-    {  // 3: Gather(Shape(x), i1)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:110:27";
-      e.num_inputs = 2;
-    }
-    {  // 4: 2
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:110:49";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Div(Gather(Shape(x), i1), 2)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:110:23";
-      e.num_inputs = 2;
-    }
-    {  // 6: Unsqueeze(Div(Gather(Shape(...), i1), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:110:13";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:110:53";
-      }
-    }
-    {  // 7: c1
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "c1";
-      e.loc = "rules/rotary.yaml:110:58";
-      e.slot = 2;
-    }
-    {  // 8: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c1
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "h1";
-      e.loc = "rules/rotary.yaml:110:56";
-      e.slot = 3;
-    }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:111:22";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: a1
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "a1";
-      e.loc = "rules/rotary.yaml:111:29";
-      e.slot = 4;
-    }
-    {  // 11: Slice(x, 0, h1, a1)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:111:13";
-      e.slot = 5;
-      e.num_inputs = 4;
-    }
-    {  // 12: Shape(x)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:112:34";
-      e.num_inputs = 1;
-    }
-    {  // 13: i2
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "i2";
-      e.loc = "rules/rotary.yaml:112:44";
-      e.slot = 6;
-    }
-    {  // 14: Gather(Shape(x), i2)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:112:27";
-      e.num_inputs = 2;
-    }
-    {  // 15: 2
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:112:49";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 16: Div(Gather(Shape(x), i2), 2)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:112:23";
-      e.num_inputs = 2;
-    }
-    {  // 17: Unsqueeze(Div(Gather(Shape(...), i2), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:112:13";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:112:53";
-      }
-    }
-    {  // 18: c2
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "c2";
-      e.loc = "rules/rotary.yaml:112:58";
-      e.slot = 7;
-    }
-    {  // 19: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c2
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "h2";
-      e.loc = "rules/rotary.yaml:112:56";
-      e.slot = 8;
-    }
-    {  // 20: e2
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "e2";
-      e.loc = "rules/rotary.yaml:113:26";
-      e.slot = 9;
-    }
-    {  // 21: a2
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "a2";
-      e.loc = "rules/rotary.yaml:113:30";
-      e.slot = 10;
-    }
-    {  // 22: Slice(x, h2, e2, a2)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:113:13";
-      e.slot = 11;
-      e.num_inputs = 4;
-    }
-    {  // 23: Neg(x2)
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:114:20";
-      e.num_inputs = 1;
-    }
-    {  // 24: Concat(Neg(x2), x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:114:13";
-      e.slot = 12;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:114:33";
-      }
-    }
-    {  // 25: cos_cache
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:115:20";
-      e.slot = 13;
-    }
-    {  // 26: 0
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:115:31";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 27: _
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:115:34";
-    }
-    {  // 28: 0
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:115:37";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 29: Slice?(cos_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:115:13";
-      e.slot = 14;
-      e.num_inputs = 4;
-    }
-    {  // 30: sin_cache
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:116:20";
-      e.slot = 15;
-    }
-    {  // 31: 0
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:116:31";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 32: _
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:116:34";
-    }
-    {  // 33: 0
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:116:37";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 34: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:116:13";
-      e.slot = 16;
-      e.num_inputs = 4;
-    }
-    {  // 35: pos
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:117:24";
-      e.slot = 17;
-    }
-    {  // 36: Gather(cc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:117:13";
-      e.slot = 18;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:117:29";
-      }
-    }
-    {  // 37: Gather(sc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:118:13";
-      e.slot = 19;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:118:29";
-      }
-    }
-    {  // 38: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:119:17";
-      e.num_inputs = 2;
-    }
-    {  // 39: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:119:30";
-      e.num_inputs = 2;
-    }
-    {  // 40: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:119:13";
-      e.slot = 20;
-      e.num_inputs = 2;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:121:20";
-      c.subject = "x";
-      c.slot = 0;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:122:20";
-      c.subject = "pos";
-      c.slot = 17;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:122:35";
-      c.subject = "pos";
-      c.slot = 17;
-      c.strings = {"int64"};
-      c.elem_types = {7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:123:20";
-      c.subject = "cos_cache";
-      c.slot = 13;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:123:35";
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"cos_cache"};
-      c.arg_slots = {13};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:124:20";
-      c.subject = "sin_cache";
-      c.slot = 15;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:124:35";
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"sin_cache"};
-      c.arg_slots = {15};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:125:20";
-      c.native = "half_last_dim";
-      c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"c1", "x"};
-      c.arg_slots = {2, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:126:20";
-      c.native = "half_last_dim";
-      c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"c2", "x"};
-      c.arg_slots = {7, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:127:20";
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"i1", "x"};
-      c.arg_slots = {1, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:128:20";
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"i2", "x"};
-      c.arg_slots = {6, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:129:20";
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a1", "x"};
-      c.arg_slots = {4, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:130:20";
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a2", "x"};
-      c.arg_slots = {10, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:131:20";
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"e2", "x"};
-      c.arg_slots = {9, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:132:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"x1"};
-      c.arg_slots = {5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:133:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"x2"};
-      c.arg_slots = {11};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:134:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"cc"};
-      c.arg_slots = {14};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:135:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"sc"};
-      c.arg_slots = {16};
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
-  return spec;
-}
-
-/// The search of rule rotary_embedding_3d: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
-/// Expr ids of rule rotary_embedding_3d (indices into its RuleSpec's exprs).
-struct RotaryEmbedding3dIds {
-  enum : gen::ExprId {
-    kX = 0,
-    kShape1 = 1,
-    kI1 = 2,
-    kGather3 = 3,
-    kConstant4 = 4,
-    kDiv5 = 5,
-    kUnsqueeze6 = 6,
-    kC1 = 7,
-    kH1 = 8,
-    kConstant9 = 9,
-    kA1 = 10,
-    kX1 = 11,
-    kShape12 = 12,
-    kI2 = 13,
-    kGather14 = 14,
-    kConstant15 = 15,
-    kDiv16 = 16,
-    kUnsqueeze17 = 17,
-    kC2 = 18,
-    kH2 = 19,
-    kE2 = 20,
-    kA2 = 21,
-    kX2 = 22,
-    kNeg = 23,
-    kRot = 24,
-    kCosCache = 25,
-    kConstant26 = 26,
-    kAny27 = 27,
-    kConstant28 = 28,
-    kCc = 29,
-    kSinCache = 30,
-    kConstant31 = 31,
-    kAny32 = 32,
-    kConstant33 = 33,
-    kSc = 34,
-    kPos = 35,
-    kCos = 36,
-    kSin = 37,
-    kMul38 = 38,
-    kMul39 = 39,
-    kY = 40,
-  };
-};
-
-class RotaryEmbedding3dMatch : public RotarySharedMatch<RotaryEmbedding3dIds> {
- public:
-  RotaryEmbedding3dMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RotarySharedMatch<RotaryEmbedding3dIds>(specRotaryEmbedding3d(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
-  enum : uint32_t {
-    kSlotX = 0,
-    kSlotI1 = 1,
-    kSlotC1 = 2,
-    kSlotH1 = 3,
-    kSlotA1 = 4,
-    kSlotX1 = 5,
-    kSlotI2 = 6,
-    kSlotC2 = 7,
-    kSlotH2 = 8,
-    kSlotE2 = 9,
-    kSlotA2 = 10,
-    kSlotX2 = 11,
-    kSlotRot = 12,
-    kSlotCosCache = 13,
-    kSlotCc = 14,
-    kSlotSinCache = 15,
-    kSlotSc = 16,
-    kSlotPos = 17,
-    kSlotCos = 18,
-    kSlotSin = 19,
-    kSlotY = 20,
-  };
-
-  // ---- Match
-
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchShape1, matchI1,
-  // matchGather3, matchConstant4, matchDiv5, matchUnsqueeze6, matchC1, matchH1, matchConstant9,
-  // matchA1, matchX1, matchShape12, matchI2, matchGather14, matchConstant15, matchDiv16,
-  // matchUnsqueeze17, matchC2, matchH2, matchE2, matchA2, matchX2, matchNeg, matchRot,
-  // matchCosCache, matchConstant26, matchAny27, matchConstant28, matchSinCache, matchPos.
-
-  /// cc = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:115:13)
-  bool matchCc(ValueId v, gen::Next k) {
-    if (seen(kCc)) return same(kCc, v) && k();
-    if (!bind(kCc, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kCc, v, op::kSlice);
-      if (n == kNoId || !attrs(kCc, n, v)) return false;
-      return matchCosCache(input(n, 0), [&] {
-        return matchConstant26(input(n, 1), [&] {
-          return matchAny27(input(n, 2), [&] { return matchConstant28(input(n, 3), k); });
-        });
-      });
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchCosCache(v, k);  // absent: Slice stands for its input
-  }
-
-  /// 0  (rules/rotary.yaml:116:31)
-  bool matchConstant31(ValueId v, gen::Next k) {
-    if (seen(kConstant31)) return same(kConstant31, v) && k();
-    return bind(kConstant31, v) && constant(kConstant31, v) && k();
-  }
-
-  /// _  (rules/rotary.yaml:116:34)
-  bool matchAny32(ValueId v, gen::Next k) {
-    if (seen(kAny32)) return same(kAny32, v) && k();
-    return bind(kAny32, v) && k();
-  }
-
-  /// 0  (rules/rotary.yaml:116:37)
-  bool matchConstant33(ValueId v, gen::Next k) {
-    if (seen(kConstant33)) return same(kConstant33, v) && k();
-    return bind(kConstant33, v) && constant(kConstant33, v) && k();
-  }
-
-  /// sc = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:116:13)
-  bool matchSc(ValueId v, gen::Next k) {
-    if (seen(kSc)) return same(kSc, v) && k();
-    if (!bind(kSc, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kSc, v, op::kSlice);
-      if (n == kNoId || !attrs(kSc, n, v)) return false;
-      return matchSinCache(input(n, 0), [&] {
-        return matchConstant31(input(n, 1), [&] {
-          return matchAny32(input(n, 2), [&] { return matchConstant33(input(n, 3), k); });
-        });
-      });
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchSinCache(v, k);  // absent: Slice stands for its input
-  }
-
-  /// cos = Gather(cc, pos, axis=0)  (rules/rotary.yaml:117:13)
-  bool matchCos(ValueId v, gen::Next k) {
-    if (seen(kCos)) return same(kCos, v) && k();
-    if (!bind(kCos, v)) return false;
-    const NodeId n = node(kCos, v, op::kGather);
-    if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// sin = Gather(sc, pos, axis=0)  (rules/rotary.yaml:118:13)
-  bool matchSin(ValueId v, gen::Next k) {
-    if (seen(kSin)) return same(kSin, v) && k();
-    if (!bind(kSin, v)) return false;
-    const NodeId n = node(kSin, v, op::kGather);
-    if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// Mul(x, cos)  (rules/rotary.yaml:119:17)
-  bool matchMul38(ValueId v, gen::Next k) {
-    if (seen(kMul38)) return same(kMul38, v) && k();
-    if (!bind(kMul38, v)) return false;
-    const NodeId n = node(kMul38, v, op::kMul);
-    if (n == kNoId || !attrs(kMul38, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos(in0, k); });
-  }
-
-  /// Mul(rot, sin)  (rules/rotary.yaml:119:30)
-  bool matchMul39(ValueId v, gen::Next k) {
-    if (seen(kMul39)) return same(kMul39, v) && k();
-    if (!bind(kMul39, v)) return false;
-    const NodeId n = node(kMul39, v, op::kMul);
-    if (n == kNoId || !attrs(kMul39, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin(in0, k); });
-  }
-
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:119:13)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kAdd);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMul38(in0, [&] { return matchMul39(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMul38(in1, [&] { return matchMul39(in0, k); });
-  }
-
-  // ---- Rewrite
-
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:137:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
-  ///   pos, interleaved=0, num_heads=1)
-  bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:140:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:141:31", "x")) return false;
-    std::optional<onnx::TensorProto> t3 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:141:34");
-    if (!t3) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:141:80");
-    if (!t4) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:141:126", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs6;
-    attrs6.push_back(gen::intAttribute("interleaved", 0));
-    attrs6.push_back(gen::intAttribute("num_heads", 1));
-    collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:137:9",
-                     "rules/rotary.yaml:139:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:137:9",
-                     "rules/rotary.yaml:140:17"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:137:9",
-                     "rules/rotary.yaml:141:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotX);
-    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
-    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
-    const ValueId v5 = slot(kSlotPos);
-    NodeSpec spec6;
-    spec6.op = op::kRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
-    spec6.attributes = std::move(attrs6);
-    spec6.created_by = ruleName();
-    const NodeId n6 = rw_.createNode(std::move(spec6));
-    const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
-  }
-
-  /// Variant 1, rules/rotary.yaml:142:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
-  ///   rotary_half_cache), interleaved=0, num_heads=1)
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:143:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:144:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:145:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:145:48", "pos")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:145:53");
-    if (!t4) return false;
-    std::optional<onnx::TensorProto> t5 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:145:99");
-    if (!t5) return false;
-    std::vector<onnx::AttributeProto> attrs6;
-    attrs6.push_back(gen::intAttribute("interleaved", 0));
-    attrs6.push_back(gen::intAttribute("num_heads", 1));
-    collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:142:9",
-                     "rules/rotary.yaml:143:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:142:9",
-                     "rules/rotary.yaml:144:17"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:142:9",
-                     "rules/rotary.yaml:145:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotX);
-    const ValueId v3 = slot(kSlotPos);
-    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
-    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
-    NodeSpec spec6;
-    spec6.op = op::kComMicrosoftRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
-    spec6.attributes = std::move(attrs6);
-    spec6.created_by = ruleName();
-    const NodeId n6 = rw_.createNode(std::move(spec6));
-    const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
-  }
-};
-
-/// rotary_embedding_3d as a RewritePattern.
-class RotaryEmbedding3dRule : public RewritePattern {
- public:
-  RotaryEmbedding3dRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                95,
-                                {"ort", "onnx"},
-                                "rules/rotary.yaml:104:5",
-                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
-        root_output_(root_output) {}
-
-  bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
-    return true;
-  }
-
-  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    RotaryEmbedding3dMatch m(scratch_, rw);
-    if (!m.run(rw.graph().node(root).output(root_output_)))
-      return rw.notifyMatchFailure([&] { return m.describe(); });
-    return m.rewrite();
-  }
-
- private:
-  uint32_t root_output_;
-  mutable gen::Scratch scratch_;  // one attempt at a time
-};
-
-//===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:147
-// rotary_embedding_3d_split (priority 95): Hugging Face rotate-half RoPE on a 3-D [B, S, H] x (one
-// head), halves by one Split.
-//===----------------------------------------------------------------------===//
-
-/// Static data of rule rotary_embedding_3d_split for the shared checks and messages.
-const gen::RuleSpec& specRotaryEmbedding3dSplit() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_3d_split";
-    s.loc = "rules/rotary.yaml:147:5";
-    s.root = 20;
-    s.slot_names = {"x",         "x1", "x2",  "rot", "cos_cache", "cc",
-                    "sin_cache", "sc", "pos", "cos", "sin",       "y"};
-    s.num_captures = 0;
-    s.exprs.resize(21);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:153:22";
-      e.slot = 0;
-    }
-    {  // 1: Split(x, axis=-1)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Split";
-      e.loc = "rules/rotary.yaml:153:16";
-      e.slot = 1;
-      e.num_inputs = 1;
-      e.other_outputs.push_back({1, 2, "x2"});
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:153:25";
-      }
-    }
-    {  // 2: x2
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "x2";
-      e.loc = "rules/rotary.yaml:154:24";
-      e.slot = 2;
-    }
-    {  // 3: Neg(x2)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:154:20";
-      e.num_inputs = 1;
-    }
-    {  // 4: Concat(Neg(x2), x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:154:13";
-      e.slot = 3;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:154:33";
-      }
-    }
-    {  // 5: cos_cache
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:155:20";
-      e.slot = 4;
-    }
-    {  // 6: 0
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:155:31";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 7: _
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:155:34";
-    }
-    {  // 8: 0
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:155:37";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 9: Slice?(cos_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:155:13";
-      e.slot = 5;
-      e.num_inputs = 4;
-    }
-    {  // 10: sin_cache
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:156:20";
-      e.slot = 6;
-    }
-    {  // 11: 0
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:156:31";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 12: _
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:156:34";
-    }
-    {  // 13: 0
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:156:37";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 14: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:156:13";
-      e.slot = 7;
-      e.num_inputs = 4;
-    }
-    {  // 15: pos
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:157:24";
-      e.slot = 8;
-    }
-    {  // 16: Gather(cc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:157:13";
-      e.slot = 9;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:157:29";
-      }
-    }
-    {  // 17: Gather(sc, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:158:13";
-      e.slot = 10;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:158:29";
-      }
-    }
-    {  // 18: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:159:17";
-      e.num_inputs = 2;
-    }
-    {  // 19: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:159:30";
-      e.num_inputs = 2;
-    }
-    {  // 20: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:159:13";
-      e.slot = 11;
-      e.num_inputs = 2;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:161:20";
-      c.subject = "x";
-      c.slot = 0;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:162:20";
-      c.subject = "pos";
-      c.slot = 8;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:162:35";
-      c.subject = "pos";
-      c.slot = 8;
-      c.strings = {"int64"};
-      c.elem_types = {7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:163:20";
-      c.subject = "cos_cache";
-      c.slot = 4;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:163:35";
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"cos_cache"};
-      c.arg_slots = {4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:164:20";
-      c.subject = "sin_cache";
-      c.slot = 6;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:164:35";
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"sin_cache"};
-      c.arg_slots = {6};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:165:20";
-      c.native = "split_halves";
-      c.predicate = gen::nativePredicate("split_halves");
-      c.args = {"x1", "x"};
-      c.arg_slots = {1, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:166:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"cc"};
-      c.arg_slots = {5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:167:20";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"sc"};
-      c.arg_slots = {7};
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
-  return spec;
-}
-
-/// The search of rule rotary_embedding_3d_split: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
-/// Expr ids of rule rotary_embedding_3d_split (indices into its RuleSpec's exprs).
-struct RotaryEmbedding3dSplitIds {
-  enum : gen::ExprId {
-    kX = 0,
-    kX1 = 1,
-    kX2 = 2,
-    kNeg = 3,
-    kRot = 4,
-    kCosCache = 5,
-    kConstant6 = 6,
-    kAny7 = 7,
-    kConstant8 = 8,
-    kCc = 9,
-    kSinCache = 10,
-    kConstant11 = 11,
-    kAny12 = 12,
-    kConstant13 = 13,
-    kSc = 14,
-    kPos = 15,
-    kCos = 16,
-    kSin = 17,
-    kMul18 = 18,
-    kMul19 = 19,
-    kY = 20,
-  };
-};
-
-class RotaryEmbedding3dSplitMatch : public RotarySharedMatch<RotaryEmbedding3dSplitIds> {
- public:
-  RotaryEmbedding3dSplitMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RotarySharedMatch<RotaryEmbedding3dSplitIds>(specRotaryEmbedding3dSplit(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
-  enum : uint32_t {
-    kSlotX = 0,
-    kSlotX1 = 1,
-    kSlotX2 = 2,
-    kSlotRot = 3,
-    kSlotCosCache = 4,
-    kSlotCc = 5,
-    kSlotSinCache = 6,
-    kSlotSc = 7,
-    kSlotPos = 8,
-    kSlotCos = 9,
-    kSlotSin = 10,
-    kSlotY = 11,
-  };
-
-  // ---- Match
-
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchCosCache,
-  // matchConstant6, matchAny7, matchConstant8, matchSinCache, matchPos.
-
-  /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:153:16)
-  bool matchX1(ValueId v, gen::Next k) {
-    if (seen(kX1)) return same(kX1, v) && k();
-    if (!bind(kX1, v)) return false;
-    const NodeId n = node(kX1, v, op::kSplit);
-    if (n == kNoId || !attrs(kX1, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// x2  (rules/rotary.yaml:154:24)
-  bool matchX2(ValueId v, gen::Next k) {
-    if (seen(kX2)) return same(kX2, v) && k();
-    return bind(kX2, v) && k();
-  }
-
-  /// Neg(x2)  (rules/rotary.yaml:154:20)
-  bool matchNeg(ValueId v, gen::Next k) {
-    if (seen(kNeg)) return same(kNeg, v) && k();
-    if (!bind(kNeg, v)) return false;
-    const NodeId n = node(kNeg, v, op::kNeg);
-    if (n == kNoId || !attrs(kNeg, n, v)) return false;
-    return matchX2(input(n, 0), k);
-  }
-
-  /// rot = Concat(Neg(x2), x1, axis=-1)  (rules/rotary.yaml:154:13)
-  bool matchRot(ValueId v, gen::Next k) {
-    if (seen(kRot)) return same(kRot, v) && k();
-    if (!bind(kRot, v)) return false;
-    const NodeId n = node(kRot, v, op::kConcat);
-    if (n == kNoId || !attrs(kRot, n, v)) return false;
-    return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
-  }
-
-  /// cc = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:155:13)
-  bool matchCc(ValueId v, gen::Next k) {
-    if (seen(kCc)) return same(kCc, v) && k();
-    if (!bind(kCc, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kCc, v, op::kSlice);
-      if (n == kNoId || !attrs(kCc, n, v)) return false;
-      return matchCosCache(input(n, 0), [&] {
-        return matchConstant6(input(n, 1), [&] {
-          return matchAny7(input(n, 2), [&] { return matchConstant8(input(n, 3), k); });
-        });
-      });
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchCosCache(v, k);  // absent: Slice stands for its input
-  }
-
-  /// 0  (rules/rotary.yaml:156:31)
-  bool matchConstant11(ValueId v, gen::Next k) {
-    if (seen(kConstant11)) return same(kConstant11, v) && k();
-    return bind(kConstant11, v) && constant(kConstant11, v) && k();
-  }
-
-  /// _  (rules/rotary.yaml:156:34)
-  bool matchAny12(ValueId v, gen::Next k) {
-    if (seen(kAny12)) return same(kAny12, v) && k();
-    return bind(kAny12, v) && k();
-  }
-
-  /// 0  (rules/rotary.yaml:156:37)
-  bool matchConstant13(ValueId v, gen::Next k) {
-    if (seen(kConstant13)) return same(kConstant13, v) && k();
-    return bind(kConstant13, v) && constant(kConstant13, v) && k();
-  }
-
-  /// sc = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:156:13)
-  bool matchSc(ValueId v, gen::Next k) {
-    if (seen(kSc)) return same(kSc, v) && k();
-    if (!bind(kSc, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kSc, v, op::kSlice);
-      if (n == kNoId || !attrs(kSc, n, v)) return false;
-      return matchSinCache(input(n, 0), [&] {
-        return matchConstant11(input(n, 1), [&] {
-          return matchAny12(input(n, 2), [&] { return matchConstant13(input(n, 3), k); });
-        });
-      });
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchSinCache(v, k);  // absent: Slice stands for its input
-  }
-
-  /// cos = Gather(cc, pos, axis=0)  (rules/rotary.yaml:157:13)
-  bool matchCos(ValueId v, gen::Next k) {
-    if (seen(kCos)) return same(kCos, v) && k();
-    if (!bind(kCos, v)) return false;
-    const NodeId n = node(kCos, v, op::kGather);
-    if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchCc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// sin = Gather(sc, pos, axis=0)  (rules/rotary.yaml:158:13)
-  bool matchSin(ValueId v, gen::Next k) {
-    if (seen(kSin)) return same(kSin, v) && k();
-    if (!bind(kSin, v)) return false;
-    const NodeId n = node(kSin, v, op::kGather);
-    if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchSc(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// Mul(x, cos)  (rules/rotary.yaml:159:17)
-  bool matchMul18(ValueId v, gen::Next k) {
-    if (seen(kMul18)) return same(kMul18, v) && k();
-    if (!bind(kMul18, v)) return false;
-    const NodeId n = node(kMul18, v, op::kMul);
-    if (n == kNoId || !attrs(kMul18, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos(in0, k); });
-  }
-
-  /// Mul(rot, sin)  (rules/rotary.yaml:159:30)
-  bool matchMul19(ValueId v, gen::Next k) {
-    if (seen(kMul19)) return same(kMul19, v) && k();
-    if (!bind(kMul19, v)) return false;
-    const NodeId n = node(kMul19, v, op::kMul);
-    if (n == kNoId || !attrs(kMul19, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin(in0, k); });
-  }
-
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:159:13)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kAdd);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMul18(in0, [&] { return matchMul19(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMul18(in1, [&] { return matchMul19(in0, k); });
-  }
-
-  // ---- Rewrite
-
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:169:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
-  ///   pos, interleaved=0, num_heads=1)
-  bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:171:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:172:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:173:31", "x")) return false;
-    std::optional<onnx::TensorProto> t3 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:173:34");
-    if (!t3) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:173:80");
-    if (!t4) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:173:126", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs6;
-    attrs6.push_back(gen::intAttribute("interleaved", 0));
-    attrs6.push_back(gen::intAttribute("num_heads", 1));
-    collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:169:9",
-                     "rules/rotary.yaml:171:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:169:9",
-                     "rules/rotary.yaml:172:17"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:169:9",
-                     "rules/rotary.yaml:173:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotX);
-    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
-    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
-    const ValueId v5 = slot(kSlotPos);
-    NodeSpec spec6;
-    spec6.op = op::kRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
-    spec6.attributes = std::move(attrs6);
-    spec6.created_by = ruleName();
-    const NodeId n6 = rw_.createNode(std::move(spec6));
-    const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
-  }
-
-  /// Variant 1, rules/rotary.yaml:174:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
-  ///   rotary_half_cache), interleaved=0, num_heads=1)
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:175:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:176:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:177:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:177:48", "pos")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:177:53");
-    if (!t4) return false;
-    std::optional<onnx::TensorProto> t5 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:177:99");
-    if (!t5) return false;
-    std::vector<onnx::AttributeProto> attrs6;
-    attrs6.push_back(gen::intAttribute("interleaved", 0));
-    attrs6.push_back(gen::intAttribute("num_heads", 1));
-    collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:174:9",
-                     "rules/rotary.yaml:175:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:174:9",
-                     "rules/rotary.yaml:176:17"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:174:9",
-                     "rules/rotary.yaml:177:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotX);
-    const ValueId v3 = slot(kSlotPos);
-    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
-    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
-    NodeSpec spec6;
-    spec6.op = op::kComMicrosoftRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
-    spec6.attributes = std::move(attrs6);
-    spec6.created_by = ruleName();
-    const NodeId n6 = rw_.createNode(std::move(spec6));
-    const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
-  }
-};
-
-/// rotary_embedding_3d_split as a RewritePattern.
-class RotaryEmbedding3dSplitRule : public RewritePattern {
- public:
-  RotaryEmbedding3dSplitRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                95,
-                                {"ort", "onnx"},
-                                "rules/rotary.yaml:147:5",
-                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
-        root_output_(root_output) {}
-
-  bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
-    return true;
-  }
-
-  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    RotaryEmbedding3dSplitMatch m(scratch_, rw);
-    if (!m.run(rw.graph().node(root).output(root_output_)))
-      return rw.notifyMatchFailure([&] { return m.describe(); });
-    return m.rewrite();
-  }
-
- private:
-  uint32_t root_output_;
-  mutable gen::Scratch scratch_;  // one attempt at a time
-};
-
-//===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:197
-// rotary_embedding_computed (priority 95): HF rotate-half RoPE (halves by Slice) with cos/sin
-// computed from inv_freq and position_ids; needs --max-positions.
+// Generated from: rules/rotary.yaml:163
+// rotary_embedding_computed (priority 95): HF rotate-half RoPE with cos/sin computed from inv_freq
+// and position_ids; needs --max-positions.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule rotary_embedding_computed for the shared checks and messages.
@@ -4140,422 +2453,482 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_computed";
-    s.loc = "rules/rotary.yaml:197:5";
-    s.root = 50;
-    s.slot_names = {"x",     "i1", "c1",    "h1",  "a1",       "x1",  "i2",  "c2", "h2",
-                    "e2",    "a2", "x2",    "rot", "inv_freq", "fx",  "pos", "fr", "emb",
-                    "one_c", "ct", "one_s", "st",  "cos",      "sin", "y"};
+    s.loc = "rules/rotary.yaml:163:5";
+    s.root = 27;
+    s.slot_names = {"inv_freq",
+                    "pos",
+                    "fr",
+                    "emb",
+                    "one_c",
+                    "ct",
+                    "one_s",
+                    "st",
+                    "cos",
+                    "sin",
+                    "x",
+                    "rotate_half.1.rot",
+                    "y",
+                    "rotate_half.1.i1",
+                    "rotate_half.1.c1",
+                    "rotate_half.1.h1",
+                    "rotate_half.1.i2",
+                    "rotate_half.1.c2",
+                    "rotate_half.1.h2",
+                    "rotate_half.1.a1",
+                    "rotate_half.1.s1",
+                    "rotate_half.1.e2",
+                    "rotate_half.1.a2",
+                    "rotate_half.1.s2",
+                    "rotate_half.1.p1",
+                    "rotate_half.1.p2",
+                    "rotate_half.1.x1",
+                    "rotate_half.1.x2"};
     s.num_captures = 0;
-    s.exprs.resize(51);
-    {  // 0: x
+    s.exprs.resize(55);
+    {  // 0: inv_freq
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:203:40";
+      e.label = "inv_freq";
+      e.loc = "rules/rotary.yaml:167:37";
       e.slot = 0;
     }
-    {  // 1: Shape(x)
+    {  // 1: _
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:203:34";
-      e.num_inputs = 1;
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:167:47";
     }
-    {  // 2: i1
+    {  // 2: Expand(inv_freq, _)
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "i1";
-      e.loc = "rules/rotary.yaml:203:44";
+      e.label = "Expand";
+      e.loc = "rules/rotary.yaml:167:30";
+      e.num_inputs = 2;
+    }
+    {  // 3: pos
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:167:66";
       e.slot = 1;
     }
-    {  // 3: Gather(Shape(x), i1)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:203:27";
-      e.num_inputs = 2;
-    }
-    {  // 4: 2
+    {  // 4: Unsqueeze(pos, axes=[1])
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:203:49";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Div(Gather(Shape(x), i1), 2)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:203:23";
-      e.num_inputs = 2;
-    }
-    {  // 6: Unsqueeze(Div(Gather(Shape(...), i1), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[6];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:203:13";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:203:53";
-      }
-    }
-    {  // 7: c1
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "c1";
-      e.loc = "rules/rotary.yaml:203:58";
-      e.slot = 2;
-    }
-    {  // 8: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c1
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "h1";
-      e.loc = "rules/rotary.yaml:203:56";
-      e.slot = 3;
-    }
-    {  // 9: 0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:204:22";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: a1
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "a1";
-      e.loc = "rules/rotary.yaml:204:29";
-      e.slot = 4;
-    }
-    {  // 11: Slice(x, 0, h1, a1)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:204:13";
-      e.slot = 5;
-      e.num_inputs = 4;
-    }
-    {  // 12: Shape(x)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:205:34";
-      e.num_inputs = 1;
-    }
-    {  // 13: i2
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "i2";
-      e.loc = "rules/rotary.yaml:205:44";
-      e.slot = 6;
-    }
-    {  // 14: Gather(Shape(x), i2)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:205:27";
-      e.num_inputs = 2;
-    }
-    {  // 15: 2
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:205:49";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 16: Div(Gather(Shape(x), i2), 2)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:205:23";
-      e.num_inputs = 2;
-    }
-    {  // 17: Unsqueeze(Div(Gather(Shape(...), i2), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:205:13";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:205:53";
-      }
-    }
-    {  // 18: c2
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "c2";
-      e.loc = "rules/rotary.yaml:205:58";
-      e.slot = 7;
-    }
-    {  // 19: Unsqueeze(Div(Gather(...), 2), axes=[0]) | c2
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "h2";
-      e.loc = "rules/rotary.yaml:205:56";
-      e.slot = 8;
-    }
-    {  // 20: e2
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "e2";
-      e.loc = "rules/rotary.yaml:206:26";
-      e.slot = 9;
-    }
-    {  // 21: a2
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "a2";
-      e.loc = "rules/rotary.yaml:206:30";
-      e.slot = 10;
-    }
-    {  // 22: Slice(x, h2, e2, a2)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:206:13";
-      e.slot = 11;
-      e.num_inputs = 4;
-    }
-    {  // 23: Neg(x2)
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:207:20";
-      e.num_inputs = 1;
-    }
-    {  // 24: Concat(Neg(x2), x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:207:13";
-      e.slot = 12;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:207:33";
-      }
-    }
-    {  // 25: inv_freq
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "inv_freq";
-      e.loc = "rules/rotary.yaml:208:20";
-      e.slot = 13;
-    }
-    {  // 26: _
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:208:30";
-    }
-    {  // 27: Expand(inv_freq, _)
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Expand";
-      e.loc = "rules/rotary.yaml:208:13";
-      e.slot = 14;
-      e.num_inputs = 2;
-    }
-    {  // 28: pos
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:209:49";
-      e.slot = 15;
-    }
-    {  // 29: Unsqueeze(pos, axes=[1])
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:209:39";
+      e.loc = "rules/rotary.yaml:167:56";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:209:54";
+        a.loc = "rules/rotary.yaml:167:71";
       }
     }
-    {  // 30: Cast(Unsqueeze(pos, axes=[1]), to=1)
-      gen::ExprSpec& e = s.exprs[30];
+    {  // 5: Cast(Unsqueeze(pos, axes=[1]), to=1)
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "Cast";
-      e.loc = "rules/rotary.yaml:209:34";
+      e.loc = "rules/rotary.yaml:167:51";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "to";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rotary.yaml:209:58";
+        a.loc = "rules/rotary.yaml:167:75";
       }
     }
-    {  // 31: MatMul(fx, Cast(Unsqueeze(pos, axes=[1]), to=1))
-      gen::ExprSpec& e = s.exprs[31];
+    {  // 6: MatMul(Expand(inv_freq, _), Cast(Unsqueeze(pos, axes=[1]), to=1))
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "MatMul";
-      e.loc = "rules/rotary.yaml:209:23";
+      e.loc = "rules/rotary.yaml:167:23";
       e.num_inputs = 2;
     }
-    {  // 32: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[32];
+    {  // 7: Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "Transpose";
-      e.loc = "rules/rotary.yaml:209:13";
-      e.slot = 16;
+      e.loc = "rules/rotary.yaml:167:13";
+      e.slot = 2;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/rotary.yaml:209:66";
+        a.loc = "rules/rotary.yaml:167:83";
       }
     }
-    {  // 33: Concat(fr, fr, axis=-1)
-      gen::ExprSpec& e = s.exprs[33];
+    {  // 8: Concat(fr, fr, axis=-1)
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:210:13";
-      e.slot = 17;
+      e.loc = "rules/rotary.yaml:168:13";
+      e.slot = 3;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:210:28";
+        a.loc = "rules/rotary.yaml:168:28";
       }
     }
-    {  // 34: Cos(emb)
-      gen::ExprSpec& e = s.exprs[34];
+    {  // 9: Cos(emb)
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "Cos";
-      e.loc = "rules/rotary.yaml:211:23";
+      e.loc = "rules/rotary.yaml:169:23";
       e.num_inputs = 1;
     }
-    {  // 35: one_c
-      gen::ExprSpec& e = s.exprs[35];
+    {  // 10: one_c
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "one_c";
-      e.loc = "rules/rotary.yaml:211:33";
+      e.loc = "rules/rotary.yaml:169:33";
+      e.slot = 4;
+    }
+    {  // 11: Mul(Cos(emb), one_c)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:169:19";
+      e.num_inputs = 2;
+    }
+    {  // 12: Cos(emb)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Cos";
+      e.loc = "rules/rotary.yaml:169:42";
+      e.num_inputs = 1;
+    }
+    {  // 13: Mul(Cos(emb), one_c) | Cos(emb)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "alternatives";
+      e.loc = "rules/rotary.yaml:169:40";
+    }
+    {  // 14: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Cast";
+      e.loc = "rules/rotary.yaml:169:13";
+      e.slot = 5;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(1));
+        a.values.push_back(gen::intLiteral(10));
+        a.loc = "rules/rotary.yaml:169:52";
+      }
+    }
+    {  // 15: Sin(emb)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "Sin";
+      e.loc = "rules/rotary.yaml:170:23";
+      e.num_inputs = 1;
+    }
+    {  // 16: one_s
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "one_s";
+      e.loc = "rules/rotary.yaml:170:33";
+      e.slot = 6;
+    }
+    {  // 17: Mul(Sin(emb), one_s)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:170:19";
+      e.num_inputs = 2;
+    }
+    {  // 18: Sin(emb)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "Sin";
+      e.loc = "rules/rotary.yaml:170:42";
+      e.num_inputs = 1;
+    }
+    {  // 19: Mul(Sin(emb), one_s) | Sin(emb)
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "alternatives";
+      e.loc = "rules/rotary.yaml:170:40";
+    }
+    {  // 20: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "Cast";
+      e.loc = "rules/rotary.yaml:170:13";
+      e.slot = 7;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.kind = gen::AttrSpec::Kind::kOneOf;
+        a.values.push_back(gen::intLiteral(1));
+        a.values.push_back(gen::intLiteral(10));
+        a.loc = "rules/rotary.yaml:170:52";
+      }
+    }
+    {  // 21: Unsqueeze(ct, axes=[1])
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:171:13";
+      e.slot = 8;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:171:27";
+      }
+    }
+    {  // 22: Unsqueeze(st, axes=[1])
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:172:13";
+      e.slot = 9;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:172:27";
+      }
+    }
+    {  // 23: x
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:173:21";
+      e.slot = 10;
+    }
+    {  // 24: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:173:17";
+      e.num_inputs = 2;
+    }
+    {  // 25: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 11;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:173:34)";
+      }
+    }
+    {  // 26: Mul(rotate_half.1.rot, sin)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:173:30";
+      e.num_inputs = 2;
+    }
+    {  // 27: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:173:13";
+      e.slot = 12;
+      e.num_inputs = 2;
+    }
+    {  // 28: Shape(x)
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.num_inputs = 1;
+    }
+    {  // 29: rotate_half.1.i1
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "rotate_half.1.i1";
+      e.loc = "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 13;
+    }
+    {  // 30: Gather(Shape(x), rotate_half.1.i1)
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.num_inputs = 2;
+    }
+    {  // 31: 2
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 32: Div(Gather(Shape(x), rotate_half.1.i1), 2)
+      gen::ExprSpec& e = s.exprs[32];
+      e.label = "Div";
+      e.loc = "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.num_inputs = 2;
+    }
+    {  // 33: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[33];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:173:34)";
+      }
+    }
+    {  // 34: rotate_half.1.c1
+      gen::ExprSpec& e = s.exprs[34];
+      e.label = "rotate_half.1.c1";
+      e.loc = "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 14;
+    }
+    {  // 35: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "rotate_half.1.h1";
+      e.loc = "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 15;
+    }
+    {  // 36: Shape(x)
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.num_inputs = 1;
+    }
+    {  // 37: rotate_half.1.i2
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "rotate_half.1.i2";
+      e.loc = "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 16;
+    }
+    {  // 38: Gather(Shape(x), rotate_half.1.i2)
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.num_inputs = 2;
+    }
+    {  // 39: 2
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 40: Div(Gather(Shape(x), rotate_half.1.i2), 2)
+      gen::ExprSpec& e = s.exprs[40];
+      e.label = "Div";
+      e.loc = "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.num_inputs = 2;
+    }
+    {  // 41: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[41];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:173:34)";
+      }
+    }
+    {  // 42: rotate_half.1.c2
+      gen::ExprSpec& e = s.exprs[42];
+      e.label = "rotate_half.1.c2";
+      e.loc = "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 17;
+    }
+    {  // 43: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+      gen::ExprSpec& e = s.exprs[43];
+      e.label = "rotate_half.1.h2";
+      e.loc = "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:173:34)";
       e.slot = 18;
     }
-    {  // 36: Mul(Cos(emb), one_c)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:211:19";
-      e.num_inputs = 2;
-    }
-    {  // 37: Cos(emb)
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Cos";
-      e.loc = "rules/rotary.yaml:211:42";
-      e.num_inputs = 1;
-    }
-    {  // 38: Mul(Cos(emb), one_c) | Cos(emb)
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:211:40";
-    }
-    {  // 39: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Cast";
-      e.loc = "rules/rotary.yaml:211:13";
-      e.slot = 19;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(1));
-        a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:211:52";
-      }
-    }
-    {  // 40: Sin(emb)
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "Sin";
-      e.loc = "rules/rotary.yaml:212:23";
-      e.num_inputs = 1;
-    }
-    {  // 41: one_s
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "one_s";
-      e.loc = "rules/rotary.yaml:212:33";
-      e.slot = 20;
-    }
-    {  // 42: Mul(Sin(emb), one_s)
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:212:19";
-      e.num_inputs = 2;
-    }
-    {  // 43: Sin(emb)
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "Sin";
-      e.loc = "rules/rotary.yaml:212:42";
-      e.num_inputs = 1;
-    }
-    {  // 44: Mul(Sin(emb), one_s) | Sin(emb)
+    {  // 44: 0
       gen::ExprSpec& e = s.exprs[44];
-      e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:212:40";
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
     }
-    {  // 45: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+    {  // 45: rotate_half.1.a1
       gen::ExprSpec& e = s.exprs[45];
-      e.label = "Cast";
-      e.loc = "rules/rotary.yaml:212:13";
-      e.slot = 21;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(1));
-        a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:212:52";
-      }
+      e.label = "rotate_half.1.a1";
+      e.loc = "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 19;
     }
-    {  // 46: Unsqueeze(ct, axes=[1])
+    {  // 46: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
       gen::ExprSpec& e = s.exprs[46];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:213:13";
-      e.slot = 22;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:213:27";
-      }
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 20;
+      e.num_inputs = 4;
     }
-    {  // 47: Unsqueeze(st, axes=[1])
+    {  // 47: rotate_half.1.e2
       gen::ExprSpec& e = s.exprs[47];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:214:13";
+      e.label = "rotate_half.1.e2";
+      e.loc = "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 21;
+    }
+    {  // 48: rotate_half.1.a2
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "rotate_half.1.a2";
+      e.loc = "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 22;
+    }
+    {  // 49: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:173:34)";
       e.slot = 23;
+      e.num_inputs = 4;
+    }
+    {  // 50: Split(x, axis=-1)
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "Split";
+      e.loc = "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 24;
       e.num_inputs = 1;
+      e.other_outputs.push_back({1, 25, "rotate_half.1.p2"});
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:214:27";
+        a.loc = "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:173:34)";
       }
     }
-    {  // 48: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:215:17";
-      e.num_inputs = 2;
+    {  // 51: rotate_half.1.p2
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "rotate_half.1.p2";
+      e.loc = "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 25;
     }
-    {  // 49: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:215:30";
-      e.num_inputs = 2;
+    {  // 52: rotate_half.1.s1 | rotate_half.1.p1
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "rotate_half.1.x1";
+      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 26;
+      e.peers = {53};  // one tuple
     }
-    {  // 50: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:215:13";
-      e.slot = 24;
-      e.num_inputs = 2;
+    {  // 53: rotate_half.1.s2 | rotate_half.1.p2
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "rotate_half.1.x2";
+      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.slot = 27;
+      e.peers = {52};  // one tuple
+    }
+    {  // 54: Neg(rotate_half.1.x2)
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.num_inputs = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:217:20";
+      c.loc = "rules/rotary.yaml:175:19";
       c.native = "max_positions_known";
       c.predicate = gen::nativePredicate("max_positions_known");
       c.args = {"pos"};
-      c.arg_slots = {15};
+      c.arg_slots = {1};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:217:56";
+      c.loc = "rules/rotary.yaml:175:55";
       c.subject = "pos";
-      c.slot = 15;
+      c.slot = 1;
       c.dims = {"B", "S"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
@@ -4563,18 +2936,18 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:217:71";
+      c.loc = "rules/rotary.yaml:175:70";
       c.subject = "pos";
-      c.slot = 15;
+      c.slot = 1;
       c.strings = {"int64"};
       c.elem_types = {7};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:218:20";
+      c.loc = "rules/rotary.yaml:176:19";
       c.subject = "x";
-      c.slot = 0;
+      c.slot = 10;
       c.dims = {"B", "N", "S", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
@@ -4584,110 +2957,129 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:219:20";
+      c.loc = "rules/rotary.yaml:177:19";
       c.native = "rotary_inv_freq";
       c.predicate = gen::nativePredicate("rotary_inv_freq");
       c.args = {"inv_freq", "x"};
-      c.arg_slots = {13, 0};
+      c.arg_slots = {0, 10};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:220:20";
+      c.loc = "rules/rotary.yaml:178:19";
       c.subject = "one_c";
-      c.slot = 18;
+      c.slot = 4;
       c.literal = gen::floatLiteral(1.0);
       c.tolerance = 1e-06;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:221:20";
+      c.loc = "rules/rotary.yaml:179:19";
       c.subject = "one_s";
-      c.slot = 20;
+      c.slot = 6;
       c.literal = gen::floatLiteral(1.0);
       c.tolerance = 1e-06;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:222:20";
+      c.loc = "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "half_last_dim";
       c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"c1", "x"};
-      c.arg_slots = {2, 0};
+      c.args = {"rotate_half.1.c1", "x"};
+      c.arg_slots = {14, 10};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:223:20";
+      c.loc = "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "half_last_dim";
       c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"c2", "x"};
-      c.arg_slots = {7, 0};
+      c.args = {"rotate_half.1.c2", "x"};
+      c.arg_slots = {17, 10};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:224:20";
+      c.loc = "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"i1", "x"};
-      c.arg_slots = {1, 0};
+      c.args = {"rotate_half.1.i1", "x"};
+      c.arg_slots = {13, 10};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:225:20";
+      c.loc = "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"i2", "x"};
-      c.arg_slots = {6, 0};
+      c.args = {"rotate_half.1.i2", "x"};
+      c.arg_slots = {16, 10};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:226:20";
+      c.loc = "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a1", "x"};
-      c.arg_slots = {4, 0};
+      c.args = {"rotate_half.1.a1", "x"};
+      c.arg_slots = {19, 10};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:227:20";
+      c.loc = "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a2", "x"};
-      c.arg_slots = {10, 0};
+      c.args = {"rotate_half.1.a2", "x"};
+      c.arg_slots = {22, 10};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:228:20";
+      c.loc = "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"e2", "x"};
-      c.arg_slots = {9, 0};
+      c.args = {"rotate_half.1.e2", "x"};
+      c.arg_slots = {21, 10};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:229:20";
+      c.loc = "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"x1"};
-      c.arg_slots = {5};
+      c.args = {"rotate_half.1.s1"};
+      c.arg_slots = {20};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:230:20";
+      c.loc = "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"x2"};
-      c.arg_slots = {11};
+      c.args = {"rotate_half.1.s2"};
+      c.arg_slots = {23};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.guard_slot = 11;  // rotate_half.1.rot
+      c.native = "split_halves";
+      c.predicate = gen::nativePredicate("split_halves");
+      c.args = {"rotate_half.1.p1", "x"};
+      c.arg_slots = {24, 10};
     }
     s.num_symbols = 4;
     {
@@ -4707,57 +3099,61 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
 /// Expr ids of rule rotary_embedding_computed (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingComputedIds {
   enum : gen::ExprId {
-    kX = 0,
-    kShape1 = 1,
-    kI1 = 2,
-    kGather3 = 3,
-    kConstant4 = 4,
-    kDiv5 = 5,
-    kUnsqueeze6 = 6,
-    kC1 = 7,
-    kH1 = 8,
-    kConstant9 = 9,
-    kA1 = 10,
-    kX1 = 11,
-    kShape12 = 12,
-    kI2 = 13,
-    kGather14 = 14,
-    kConstant15 = 15,
-    kDiv16 = 16,
-    kUnsqueeze17 = 17,
-    kC2 = 18,
-    kH2 = 19,
-    kE2 = 20,
-    kA2 = 21,
-    kX2 = 22,
-    kNeg = 23,
-    kRot = 24,
-    kInvFreq = 25,
-    kAny = 26,
-    kFx = 27,
-    kPos = 28,
-    kUnsqueeze29 = 29,
-    kCast = 30,
-    kMatMul = 31,
-    kFr = 32,
-    kEmb = 33,
-    kCos34 = 34,
-    kOneC = 35,
-    kMul36 = 36,
-    kCos37 = 37,
-    kAnyOf38 = 38,
-    kCt = 39,
-    kSin40 = 40,
-    kOneS = 41,
-    kMul42 = 42,
-    kSin43 = 43,
-    kAnyOf44 = 44,
-    kSt = 45,
-    kCos46 = 46,
-    kSin47 = 47,
-    kMul48 = 48,
-    kMul49 = 49,
-    kY = 50,
+    kInvFreq = 0,
+    kAny = 1,
+    kExpand = 2,
+    kPos = 3,
+    kUnsqueeze4 = 4,
+    kCast = 5,
+    kMatMul = 6,
+    kFr = 7,
+    kEmb = 8,
+    kCos9 = 9,
+    kOneC = 10,
+    kMul11 = 11,
+    kCos12 = 12,
+    kAnyOf13 = 13,
+    kCt = 14,
+    kSin15 = 15,
+    kOneS = 16,
+    kMul17 = 17,
+    kSin18 = 18,
+    kAnyOf19 = 19,
+    kSt = 20,
+    kCos21 = 21,
+    kSin22 = 22,
+    kX = 23,
+    kMul24 = 24,
+    kRotateHalf1Rot = 25,
+    kMul26 = 26,
+    kY = 27,
+    kShape28 = 28,
+    kRotateHalf1I1 = 29,
+    kGather30 = 30,
+    kConstant31 = 31,
+    kDiv32 = 32,
+    kUnsqueeze33 = 33,
+    kRotateHalf1C1 = 34,
+    kRotateHalf1H1 = 35,
+    kShape36 = 36,
+    kRotateHalf1I2 = 37,
+    kGather38 = 38,
+    kConstant39 = 39,
+    kDiv40 = 40,
+    kUnsqueeze41 = 41,
+    kRotateHalf1C2 = 42,
+    kRotateHalf1H2 = 43,
+    kConstant44 = 44,
+    kRotateHalf1A1 = 45,
+    kRotateHalf1S1 = 46,
+    kRotateHalf1E2 = 47,
+    kRotateHalf1A2 = 48,
+    kRotateHalf1S2 = 49,
+    kRotateHalf1P1 = 50,
+    kRotateHalf1P2 = 51,
+    kRotateHalf1X1 = 52,
+    kRotateHalf1X2 = 53,
+    kNeg = 54,
   };
 };
 
@@ -4786,70 +3182,87 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
 
  private:
   enum : uint32_t {
-    kSlotX = 0,
-    kSlotI1 = 1,
-    kSlotC1 = 2,
-    kSlotH1 = 3,
-    kSlotA1 = 4,
-    kSlotX1 = 5,
-    kSlotI2 = 6,
-    kSlotC2 = 7,
-    kSlotH2 = 8,
-    kSlotE2 = 9,
-    kSlotA2 = 10,
-    kSlotX2 = 11,
-    kSlotRot = 12,
-    kSlotInvFreq = 13,
-    kSlotFx = 14,
-    kSlotPos = 15,
-    kSlotFr = 16,
-    kSlotEmb = 17,
-    kSlotOneC = 18,
-    kSlotCt = 19,
-    kSlotOneS = 20,
-    kSlotSt = 21,
-    kSlotCos = 22,
-    kSlotSin = 23,
-    kSlotY = 24,
+    kSlotInvFreq = 0,
+    kSlotPos = 1,
+    kSlotFr = 2,
+    kSlotEmb = 3,
+    kSlotOneC = 4,
+    kSlotCt = 5,
+    kSlotOneS = 6,
+    kSlotSt = 7,
+    kSlotCos = 8,
+    kSlotSin = 9,
+    kSlotX = 10,
+    kSlotRotateHalf1Rot = 11,
+    kSlotY = 12,
+    kSlotRotateHalf1I1 = 13,
+    kSlotRotateHalf1C1 = 14,
+    kSlotRotateHalf1H1 = 15,
+    kSlotRotateHalf1I2 = 16,
+    kSlotRotateHalf1C2 = 17,
+    kSlotRotateHalf1H2 = 18,
+    kSlotRotateHalf1A1 = 19,
+    kSlotRotateHalf1S1 = 20,
+    kSlotRotateHalf1E2 = 21,
+    kSlotRotateHalf1A2 = 22,
+    kSlotRotateHalf1S2 = 23,
+    kSlotRotateHalf1P1 = 24,
+    kSlotRotateHalf1P2 = 25,
+    kSlotRotateHalf1X1 = 26,
+    kSlotRotateHalf1X2 = 27,
   };
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchShape1, matchI1,
-  // matchGather3, matchConstant4, matchDiv5, matchUnsqueeze6, matchC1, matchH1, matchConstant9,
-  // matchA1, matchX1, matchShape12, matchI2, matchGather14, matchConstant15, matchDiv16,
-  // matchUnsqueeze17, matchC2, matchH2, matchE2, matchA2, matchX2, matchNeg, matchRot,
-  // matchInvFreq, matchAny, matchFx, matchPos, matchOneC, matchOneS.
+  // From RotarySharedMatch (the same in other rules of this file): matchAny, matchPos, matchX,
+  // matchRotateHalf1I1, matchConstant31, matchRotateHalf1C1, matchRotateHalf1I2,
+  // matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2, matchRotateHalf1A2,
+  // matchRotateHalf1P1, matchRotateHalf1P2.
 
-  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:209:39)
-  bool matchUnsqueeze29(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze29)) return same(kUnsqueeze29, v) && k();
-    if (!bind(kUnsqueeze29, v)) return false;
-    const NodeId n = node(kUnsqueeze29, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze29, n, v)) return false;
+  /// inv_freq  (rules/rotary.yaml:167:37)
+  bool matchInvFreq(ValueId v, gen::Next k) {
+    if (seen(kInvFreq)) return same(kInvFreq, v) && k();
+    return bind(kInvFreq, v) && k();
+  }
+
+  /// Expand(inv_freq, _)  (rules/rotary.yaml:167:30)
+  bool matchExpand(ValueId v, gen::Next k) {
+    if (seen(kExpand)) return same(kExpand, v) && k();
+    if (!bind(kExpand, v)) return false;
+    const NodeId n = node(kExpand, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand, n, v)) return false;
+    return matchInvFreq(input(n, 0), [&] { return matchAny(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:167:56)
+  bool matchUnsqueeze4(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze4)) return same(kUnsqueeze4, v) && k();
+    if (!bind(kUnsqueeze4, v)) return false;
+    const NodeId n = node(kUnsqueeze4, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze4, n, v)) return false;
     return matchPos(input(n, 0), k);
   }
 
-  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:209:34)
+  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:167:51)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
     const NodeId n = node(kCast, v, op::kCast);
     if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchUnsqueeze29(input(n, 0), k);
+    return matchUnsqueeze4(input(n, 0), k);
   }
 
-  /// MatMul(fx, Cast(Unsqueeze(pos, axes=[1]), to=1))  (rules/rotary.yaml:209:23)
+  /// MatMul(Expand(inv_freq, _), Cast(Unsqueeze(pos, axes=[1]), to=1))  (rules/rotary.yaml:167:23)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
     const NodeId n = node(kMatMul, v, op::kMatMul);
     if (n == kNoId || !attrs(kMatMul, n, v)) return false;
-    return matchFx(input(n, 0), [&] { return matchCast(input(n, 1), k); });
+    return matchExpand(input(n, 0), [&] { return matchCast(input(n, 1), k); });
   }
 
-  /// fr = Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-  /// (rules/rotary.yaml:209:13)
+  /// fr = Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+  /// (rules/rotary.yaml:167:13)
   bool matchFr(ValueId v, gen::Next k) {
     if (seen(kFr)) return same(kFr, v) && k();
     if (!bind(kFr, v)) return false;
@@ -4858,7 +3271,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchMatMul(input(n, 0), k);
   }
 
-  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:210:13)
+  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:168:13)
   bool matchEmb(ValueId v, gen::Next k) {
     if (seen(kEmb)) return same(kEmb, v) && k();
     if (!bind(kEmb, v)) return false;
@@ -4867,171 +3280,193 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:211:23)
-  bool matchCos34(ValueId v, gen::Next k) {
-    if (seen(kCos34)) return same(kCos34, v) && k();
-    if (!bind(kCos34, v)) return false;
-    const NodeId n = node(kCos34, v, op::kCos);
-    if (n == kNoId || !attrs(kCos34, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:169:23)
+  bool matchCos9(ValueId v, gen::Next k) {
+    if (seen(kCos9)) return same(kCos9, v) && k();
+    if (!bind(kCos9, v)) return false;
+    const NodeId n = node(kCos9, v, op::kCos);
+    if (n == kNoId || !attrs(kCos9, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:211:19)
-  bool matchMul36(ValueId v, gen::Next k) {
-    if (seen(kMul36)) return same(kMul36, v) && k();
-    if (!bind(kMul36, v)) return false;
-    const NodeId n = node(kMul36, v, op::kMul);
-    if (n == kNoId || !attrs(kMul36, n, v)) return false;
+  /// one_c  (rules/rotary.yaml:169:33)
+  bool matchOneC(ValueId v, gen::Next k) {
+    if (seen(kOneC)) return same(kOneC, v) && k();
+    return bind(kOneC, v) && k();
+  }
+
+  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:169:19)
+  bool matchMul11(ValueId v, gen::Next k) {
+    if (seen(kMul11)) return same(kMul11, v) && k();
+    if (!bind(kMul11, v)) return false;
+    const NodeId n = node(kMul11, v, op::kMul);
+    if (n == kNoId || !attrs(kMul11, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchCos34(in0, [&] { return matchOneC(in1, k); })) return true;
+    if (matchCos9(in0, [&] { return matchOneC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchCos34(in1, [&] { return matchOneC(in0, k); });
+    return matchCos9(in1, [&] { return matchOneC(in0, k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:211:42)
-  bool matchCos37(ValueId v, gen::Next k) {
-    if (seen(kCos37)) return same(kCos37, v) && k();
-    if (!bind(kCos37, v)) return false;
-    const NodeId n = node(kCos37, v, op::kCos);
-    if (n == kNoId || !attrs(kCos37, n, v)) return false;
+  /// Cos(emb)  (rules/rotary.yaml:169:42)
+  bool matchCos12(ValueId v, gen::Next k) {
+    if (seen(kCos12)) return same(kCos12, v) && k();
+    if (!bind(kCos12, v)) return false;
+    const NodeId n = node(kCos12, v, op::kCos);
+    if (n == kNoId || !attrs(kCos12, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:211:40)
-  bool matchAnyOf38(ValueId v, gen::Next k) {
-    if (seen(kAnyOf38)) return same(kAnyOf38, v) && k();
-    if (!bind(kAnyOf38, v)) return false;
+  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:169:40)
+  bool matchAnyOf13(ValueId v, gen::Next k) {
+    if (seen(kAnyOf13)) return same(kAnyOf13, v) && k();
+    if (!bind(kAnyOf13, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf38, 0) && matchMul36(v, k)) return true;
+    if (choose(kAnyOf13, 0) && matchMul11(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf38, 1) && matchCos37(v, k)) return true;
+    if (choose(kAnyOf13, 1) && matchCos12(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:211:13)
+  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:169:13)
   bool matchCt(ValueId v, gen::Next k) {
     if (seen(kCt)) return same(kCt, v) && k();
     if (!bind(kCt, v)) return false;
     auto present = [&] {
       const NodeId n = node(kCt, v, op::kCast);
       if (n == kNoId || !attrs(kCt, n, v)) return false;
-      return matchAnyOf38(input(n, 0), k);
+      return matchAnyOf13(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf38(v, k);  // absent: Cast stands for its input
+    return matchAnyOf13(v, k);  // absent: Cast stands for its input
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:212:23)
-  bool matchSin40(ValueId v, gen::Next k) {
-    if (seen(kSin40)) return same(kSin40, v) && k();
-    if (!bind(kSin40, v)) return false;
-    const NodeId n = node(kSin40, v, op::kSin);
-    if (n == kNoId || !attrs(kSin40, n, v)) return false;
+  /// Sin(emb)  (rules/rotary.yaml:170:23)
+  bool matchSin15(ValueId v, gen::Next k) {
+    if (seen(kSin15)) return same(kSin15, v) && k();
+    if (!bind(kSin15, v)) return false;
+    const NodeId n = node(kSin15, v, op::kSin);
+    if (n == kNoId || !attrs(kSin15, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:212:19)
-  bool matchMul42(ValueId v, gen::Next k) {
-    if (seen(kMul42)) return same(kMul42, v) && k();
-    if (!bind(kMul42, v)) return false;
-    const NodeId n = node(kMul42, v, op::kMul);
-    if (n == kNoId || !attrs(kMul42, n, v)) return false;
+  /// one_s  (rules/rotary.yaml:170:33)
+  bool matchOneS(ValueId v, gen::Next k) {
+    if (seen(kOneS)) return same(kOneS, v) && k();
+    return bind(kOneS, v) && k();
+  }
+
+  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:170:19)
+  bool matchMul17(ValueId v, gen::Next k) {
+    if (seen(kMul17)) return same(kMul17, v) && k();
+    if (!bind(kMul17, v)) return false;
+    const NodeId n = node(kMul17, v, op::kMul);
+    if (n == kNoId || !attrs(kMul17, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchSin40(in0, [&] { return matchOneS(in1, k); })) return true;
+    if (matchSin15(in0, [&] { return matchOneS(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchSin40(in1, [&] { return matchOneS(in0, k); });
+    return matchSin15(in1, [&] { return matchOneS(in0, k); });
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:212:42)
-  bool matchSin43(ValueId v, gen::Next k) {
-    if (seen(kSin43)) return same(kSin43, v) && k();
-    if (!bind(kSin43, v)) return false;
-    const NodeId n = node(kSin43, v, op::kSin);
-    if (n == kNoId || !attrs(kSin43, n, v)) return false;
+  /// Sin(emb)  (rules/rotary.yaml:170:42)
+  bool matchSin18(ValueId v, gen::Next k) {
+    if (seen(kSin18)) return same(kSin18, v) && k();
+    if (!bind(kSin18, v)) return false;
+    const NodeId n = node(kSin18, v, op::kSin);
+    if (n == kNoId || !attrs(kSin18, n, v)) return false;
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:212:40)
-  bool matchAnyOf44(ValueId v, gen::Next k) {
-    if (seen(kAnyOf44)) return same(kAnyOf44, v) && k();
-    if (!bind(kAnyOf44, v)) return false;
+  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:170:40)
+  bool matchAnyOf19(ValueId v, gen::Next k) {
+    if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
+    if (!bind(kAnyOf19, v)) return false;
     const uint32_t m = mark();
-    if (choose(kAnyOf44, 0) && matchMul42(v, k)) return true;
+    if (choose(kAnyOf19, 0) && matchMul17(v, k)) return true;
     undo(m);
-    if (choose(kAnyOf44, 1) && matchSin43(v, k)) return true;
+    if (choose(kAnyOf19, 1) && matchSin18(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:212:13)
+  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:170:13)
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(kSt)) return same(kSt, v) && k();
     if (!bind(kSt, v)) return false;
     auto present = [&] {
       const NodeId n = node(kSt, v, op::kCast);
       if (n == kNoId || !attrs(kSt, n, v)) return false;
-      return matchAnyOf44(input(n, 0), k);
+      return matchAnyOf19(input(n, 0), k);
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf44(v, k);  // absent: Cast stands for its input
+    return matchAnyOf19(v, k);  // absent: Cast stands for its input
   }
 
-  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:213:13)
-  bool matchCos46(ValueId v, gen::Next k) {
-    if (seen(kCos46)) return same(kCos46, v) && k();
-    if (!bind(kCos46, v)) return false;
-    const NodeId n = node(kCos46, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos46, n, v)) return false;
+  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:171:13)
+  bool matchCos21(ValueId v, gen::Next k) {
+    if (seen(kCos21)) return same(kCos21, v) && k();
+    if (!bind(kCos21, v)) return false;
+    const NodeId n = node(kCos21, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kCos21, n, v)) return false;
     return matchCt(input(n, 0), k);
   }
 
-  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:214:13)
-  bool matchSin47(ValueId v, gen::Next k) {
-    if (seen(kSin47)) return same(kSin47, v) && k();
-    if (!bind(kSin47, v)) return false;
-    const NodeId n = node(kSin47, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin47, n, v)) return false;
+  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:172:13)
+  bool matchSin22(ValueId v, gen::Next k) {
+    if (seen(kSin22)) return same(kSin22, v) && k();
+    if (!bind(kSin22, v)) return false;
+    const NodeId n = node(kSin22, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kSin22, n, v)) return false;
     return matchSt(input(n, 0), k);
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:215:17)
-  bool matchMul48(ValueId v, gen::Next k) {
-    if (seen(kMul48)) return same(kMul48, v) && k();
-    if (!bind(kMul48, v)) return false;
-    const NodeId n = node(kMul48, v, op::kMul);
-    if (n == kNoId || !attrs(kMul48, n, v)) return false;
+  /// Mul(x, cos)  (rules/rotary.yaml:173:17)
+  bool matchMul24(ValueId v, gen::Next k) {
+    if (seen(kMul24)) return same(kMul24, v) && k();
+    if (!bind(kMul24, v)) return false;
+    const NodeId n = node(kMul24, v, op::kMul);
+    if (n == kNoId || !attrs(kMul24, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos46(in1, k); })) return true;
+    if (matchX(in0, [&] { return matchCos21(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos46(in0, k); });
+    return matchX(in1, [&] { return matchCos21(in0, k); });
   }
 
-  /// Mul(rot, sin)  (rules/rotary.yaml:215:30)
-  bool matchMul49(ValueId v, gen::Next k) {
-    if (seen(kMul49)) return same(kMul49, v) && k();
-    if (!bind(kMul49, v)) return false;
-    const NodeId n = node(kMul49, v, op::kMul);
-    if (n == kNoId || !attrs(kMul49, n, v)) return false;
+  /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
+    if (!bind(kRotateHalf1Rot, v)) return false;
+    const NodeId n = node(kRotateHalf1Rot, v, op::kConcat);
+    if (n == kNoId || !attrs(kRotateHalf1Rot, n, v)) return false;
+    return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
+  }
+
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:173:30)
+  bool matchMul26(ValueId v, gen::Next k) {
+    if (seen(kMul26)) return same(kMul26, v) && k();
+    if (!bind(kMul26, v)) return false;
+    const NodeId n = node(kMul26, v, op::kMul);
+    if (n == kNoId || !attrs(kMul26, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin47(in1, k); })) return true;
+    if (matchRotateHalf1Rot(in0, [&] { return matchSin22(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin47(in0, k); });
+    return matchRotateHalf1Rot(in1, [&] { return matchSin22(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:215:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:173:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5039,74 +3474,253 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kY, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchMul48(in0, [&] { return matchMul49(in1, k); })) return true;
+    if (matchMul24(in0, [&] { return matchMul26(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchMul48(in1, [&] { return matchMul49(in0, k); });
+    return matchMul24(in1, [&] { return matchMul26(in0, k); });
+  }
+
+  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchShape28(ValueId v, gen::Next k) {
+    if (seen(kShape28)) return same(kShape28, v) && k();
+    if (!bind(kShape28, v)) return false;
+    const NodeId n = node(kShape28, v, op::kShape);
+    if (n == kNoId || !attrs(kShape28, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
+  /// rules/rotary.yaml:173:34))
+  bool matchGather30(ValueId v, gen::Next k) {
+    if (seen(kGather30)) return same(kGather30, v) && k();
+    if (!bind(kGather30, v)) return false;
+    const NodeId n = node(kGather30, v, op::kGather);
+    if (n == kNoId || !attrs(kGather30, n, v)) return false;
+    return matchShape28(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
+  }
+
+  /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
+  /// rules/rotary.yaml:173:34))
+  bool matchDiv32(ValueId v, gen::Next k) {
+    if (seen(kDiv32)) return same(kDiv32, v) && k();
+    if (!bind(kDiv32, v)) return false;
+    const NodeId n = node(kDiv32, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv32, n, v)) return false;
+    return matchGather30(input(n, 0), [&] { return matchConstant31(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
+  /// (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchUnsqueeze33(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze33)) return same(kUnsqueeze33, v) && k();
+    if (!bind(kUnsqueeze33, v)) return false;
+    const NodeId n = node(kUnsqueeze33, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze33, n, v)) return false;
+    return matchDiv32(input(n, 0), k);
+  }
+
+  /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1H1(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
+    if (!bind(kRotateHalf1H1, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kRotateHalf1H1, 0) && matchUnsqueeze33(v, k)) return true;
+    undo(m);
+    if (choose(kRotateHalf1H1, 1) && matchRotateHalf1C1(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchShape36(ValueId v, gen::Next k) {
+    if (seen(kShape36)) return same(kShape36, v) && k();
+    if (!bind(kShape36, v)) return false;
+    const NodeId n = node(kShape36, v, op::kShape);
+    if (n == kNoId || !attrs(kShape36, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
+  /// rules/rotary.yaml:173:34))
+  bool matchGather38(ValueId v, gen::Next k) {
+    if (seen(kGather38)) return same(kGather38, v) && k();
+    if (!bind(kGather38, v)) return false;
+    const NodeId n = node(kGather38, v, op::kGather);
+    if (n == kNoId || !attrs(kGather38, n, v)) return false;
+    return matchShape36(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
+  }
+
+  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchConstant39(ValueId v, gen::Next k) {
+    if (seen(kConstant39)) return same(kConstant39, v) && k();
+    return bind(kConstant39, v) && constant(kConstant39, v) && k();
+  }
+
+  /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
+  /// rules/rotary.yaml:173:34))
+  bool matchDiv40(ValueId v, gen::Next k) {
+    if (seen(kDiv40)) return same(kDiv40, v) && k();
+    if (!bind(kDiv40, v)) return false;
+    const NodeId n = node(kDiv40, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv40, n, v)) return false;
+    return matchGather38(input(n, 0), [&] { return matchConstant39(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
+  /// (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchUnsqueeze41(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze41)) return same(kUnsqueeze41, v) && k();
+    if (!bind(kUnsqueeze41, v)) return false;
+    const NodeId n = node(kUnsqueeze41, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze41, n, v)) return false;
+    return matchDiv40(input(n, 0), k);
+  }
+
+  /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1H2(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
+    if (!bind(kRotateHalf1H2, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kRotateHalf1H2, 0) && matchUnsqueeze41(v, k)) return true;
+    undo(m);
+    if (choose(kRotateHalf1H2, 1) && matchRotateHalf1C2(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchConstant44(ValueId v, gen::Next k) {
+    if (seen(kConstant44)) return same(kConstant44, v) && k();
+    return bind(kConstant44, v) && constant(kConstant44, v) && k();
+  }
+
+  /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)  (rules/rotary.yaml:52:13
+  /// (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1S1(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1S1)) return same(kRotateHalf1S1, v) && k();
+    if (!bind(kRotateHalf1S1, v)) return false;
+    const NodeId n = node(kRotateHalf1S1, v, op::kSlice);
+    if (n == kNoId || !attrs(kRotateHalf1S1, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant44(input(n, 1), [&] {
+        return matchRotateHalf1H1(input(n, 2), [&] { return matchRotateHalf1A1(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1S2(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
+    if (!bind(kRotateHalf1S2, v)) return false;
+    const NodeId n = node(kRotateHalf1S2, v, op::kSlice);
+    if (n == kNoId || !attrs(kRotateHalf1S2, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchRotateHalf1H2(input(n, 1), [&] {
+        return matchRotateHalf1E2(input(n, 2), [&] { return matchRotateHalf1A2(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1  (rules/rotary.yaml:55:25 (in
+  /// rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1X1(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1X1)) return same(kRotateHalf1X1, v) && k();
+    if (!bind(kRotateHalf1X1, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kRotateHalf1X1, 0) && matchRotateHalf1S1(v, k)) return true;
+    undo(m);
+    if (choose(kRotateHalf1X1, 1) && matchRotateHalf1P1(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2  (rules/rotary.yaml:55:25 (in
+  /// rotate_half at rules/rotary.yaml:173:34))
+  bool matchRotateHalf1X2(ValueId v, gen::Next k) {
+    if (seen(kRotateHalf1X2)) return same(kRotateHalf1X2, v) && k();
+    if (!bind(kRotateHalf1X2, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kRotateHalf1X2, 0) && matchRotateHalf1S2(v, k)) return true;
+    undo(m);
+    if (choose(kRotateHalf1X2, 1) && matchRotateHalf1P2(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:173:34))
+  bool matchNeg(ValueId v, gen::Next k) {
+    if (seen(kNeg)) return same(kNeg, v) && k();
+    if (!bind(kNeg, v)) return false;
+    const NodeId n = node(kNeg, v, op::kNeg);
+    if (n == kNoId || !attrs(kNeg, n, v)) return false;
+    return matchRotateHalf1X2(input(n, 0), k);
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:232:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:181:5:
   ///   st = st
+  ///   ct = ct
+  ///   sin = sin
+  ///   cos = cos
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper,
   ///   rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:234:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:235:17", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:236:16", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:237:16", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:238:31", "x")) return false;
-    std::optional<onnx::TensorProto> t5 =
-        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:238:34");
-    if (!t5) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:180:11", "st")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:180:11", "ct")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:180:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:180:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:182:18", "x")) return false;
     std::optional<onnx::TensorProto> t6 =
-        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:238:86");
+        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:182:26");
     if (!t6) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:238:138", "pos")) return false;
+    std::optional<onnx::TensorProto> t7 =
+        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
+                     {"inv_freq", "st"}, "rules/rotary.yaml:183:18");
+    if (!t7) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:182:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:238:158", "rules/rotary.yaml:238:158");
+                   "rules/rotary.yaml:184:18", "rules/rotary.yaml:184:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:232:9",
-                     "rules/rotary.yaml:234:17"))
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:232:9",
-                     "rules/rotary.yaml:235:17"))
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:232:9",
-                     "rules/rotary.yaml:236:16"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:232:9",
-                     "rules/rotary.yaml:237:16"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:232:9",
-                     "rules/rotary.yaml:238:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:182:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
+    const ValueId v0 = slot(kSlotSt);
+    const ValueId v1 = slot(kSlotCt);
+    const ValueId v2 = slot(kSlotSin);
+    const ValueId v3 = slot(kSlotCos);
     const ValueId v4 = slot(kSlotX);
-    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
     const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    const ValueId v7 = slot(kSlotPos);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    const ValueId v5 = slot(kSlotPos);
     NodeSpec spec8;
     spec8.op = op::kRotaryEmbedding;
-    spec8.inputs = {v4, v5, v6, v7};
+    spec8.inputs = {v4, v6, v7, v5};
     spec8.attributes = std::move(attrs8);
     spec8.created_by = ruleName();
     const NodeId n8 = rw_.createNode(std::move(spec8));
@@ -5118,59 +3732,59 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
                                          {s_.provided[4], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:239:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
+  /// Variant 1, rules/rotary.yaml:181:5:
   ///   st = st
+  ///   ct = ct
+  ///   sin = sin
+  ///   cos = cos
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq),
   ///   tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:240:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:241:17", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:242:16", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:243:16", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:244:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:244:48", "pos")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:180:11", "st")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:180:11", "ct")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:180:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:180:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:182:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:182:21", "pos")) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:244:53");
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:182:26");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 =
         helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:244:105");
+                     {"inv_freq", "st"}, "rules/rotary.yaml:183:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:244:172", "rules/rotary.yaml:244:172");
+                   "rules/rotary.yaml:184:18", "rules/rotary.yaml:184:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:239:9",
-                     "rules/rotary.yaml:240:17"))
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:239:9",
-                     "rules/rotary.yaml:241:17"))
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:239:9",
-                     "rules/rotary.yaml:242:16"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:239:9",
-                     "rules/rotary.yaml:243:16"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:239:9",
-                     "rules/rotary.yaml:244:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:182:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
+    const ValueId v0 = slot(kSlotSt);
+    const ValueId v1 = slot(kSlotCt);
+    const ValueId v2 = slot(kSlotSin);
+    const ValueId v3 = slot(kSlotCos);
     const ValueId v4 = slot(kSlotX);
     const ValueId v5 = slot(kSlotPos);
     const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
@@ -5198,12 +3812,12 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
                                 root,
                                 95,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:197:5",
+                                "rules/rotary.yaml:163:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -5220,898 +3834,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:246
-// rotary_embedding_computed_split (priority 95): HF rotate-half RoPE (halves by one Split) with
-// cos/sin computed from inv_freq and position_ids; needs --max-positions.
-//===----------------------------------------------------------------------===//
-
-/// Static data of rule rotary_embedding_computed_split for the shared checks and messages.
-const gen::RuleSpec& specRotaryEmbeddingComputedSplit() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_computed_split";
-    s.loc = "rules/rotary.yaml:246:5";
-    s.root = 30;
-    s.slot_names = {"x",   "x1",    "x2", "rot",   "inv_freq", "fx",  "pos", "fr",
-                    "emb", "one_c", "ct", "one_s", "st",       "cos", "sin", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(31);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:252:22";
-      e.slot = 0;
-    }
-    {  // 1: Split(x, axis=-1)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Split";
-      e.loc = "rules/rotary.yaml:252:16";
-      e.slot = 1;
-      e.num_inputs = 1;
-      e.other_outputs.push_back({1, 2, "x2"});
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:252:25";
-      }
-    }
-    {  // 2: x2
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "x2";
-      e.loc = "rules/rotary.yaml:253:24";
-      e.slot = 2;
-    }
-    {  // 3: Neg(x2)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:253:20";
-      e.num_inputs = 1;
-    }
-    {  // 4: Concat(Neg(x2), x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:253:13";
-      e.slot = 3;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:253:33";
-      }
-    }
-    {  // 5: inv_freq
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "inv_freq";
-      e.loc = "rules/rotary.yaml:254:20";
-      e.slot = 4;
-    }
-    {  // 6: _
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:254:30";
-    }
-    {  // 7: Expand(inv_freq, _)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Expand";
-      e.loc = "rules/rotary.yaml:254:13";
-      e.slot = 5;
-      e.num_inputs = 2;
-    }
-    {  // 8: pos
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:255:49";
-      e.slot = 6;
-    }
-    {  // 9: Unsqueeze(pos, axes=[1])
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:255:39";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:255:54";
-      }
-    }
-    {  // 10: Cast(Unsqueeze(pos, axes=[1]), to=1)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Cast";
-      e.loc = "rules/rotary.yaml:255:34";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rotary.yaml:255:58";
-      }
-    }
-    {  // 11: MatMul(fx, Cast(Unsqueeze(pos, axes=[1]), to=1))
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "MatMul";
-      e.loc = "rules/rotary.yaml:255:23";
-      e.num_inputs = 2;
-    }
-    {  // 12: Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Transpose";
-      e.loc = "rules/rotary.yaml:255:13";
-      e.slot = 7;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/rotary.yaml:255:66";
-      }
-    }
-    {  // 13: Concat(fr, fr, axis=-1)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:256:13";
-      e.slot = 8;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:256:28";
-      }
-    }
-    {  // 14: Cos(emb)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Cos";
-      e.loc = "rules/rotary.yaml:257:23";
-      e.num_inputs = 1;
-    }
-    {  // 15: one_c
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "one_c";
-      e.loc = "rules/rotary.yaml:257:33";
-      e.slot = 9;
-    }
-    {  // 16: Mul(Cos(emb), one_c)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:257:19";
-      e.num_inputs = 2;
-    }
-    {  // 17: Cos(emb)
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Cos";
-      e.loc = "rules/rotary.yaml:257:42";
-      e.num_inputs = 1;
-    }
-    {  // 18: Mul(Cos(emb), one_c) | Cos(emb)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:257:40";
-    }
-    {  // 19: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Cast";
-      e.loc = "rules/rotary.yaml:257:13";
-      e.slot = 10;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(1));
-        a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:257:52";
-      }
-    }
-    {  // 20: Sin(emb)
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "Sin";
-      e.loc = "rules/rotary.yaml:258:23";
-      e.num_inputs = 1;
-    }
-    {  // 21: one_s
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "one_s";
-      e.loc = "rules/rotary.yaml:258:33";
-      e.slot = 11;
-    }
-    {  // 22: Mul(Sin(emb), one_s)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:258:19";
-      e.num_inputs = 2;
-    }
-    {  // 23: Sin(emb)
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Sin";
-      e.loc = "rules/rotary.yaml:258:42";
-      e.num_inputs = 1;
-    }
-    {  // 24: Mul(Sin(emb), one_s) | Sin(emb)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:258:40";
-    }
-    {  // 25: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "Cast";
-      e.loc = "rules/rotary.yaml:258:13";
-      e.slot = 12;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(1));
-        a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:258:52";
-      }
-    }
-    {  // 26: Unsqueeze(ct, axes=[1])
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:259:13";
-      e.slot = 13;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:259:27";
-      }
-    }
-    {  // 27: Unsqueeze(st, axes=[1])
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:260:13";
-      e.slot = 14;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:260:27";
-      }
-    }
-    {  // 28: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:261:17";
-      e.num_inputs = 2;
-    }
-    {  // 29: Mul(rot, sin)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:261:30";
-      e.num_inputs = 2;
-    }
-    {  // 30: Add(Mul(x, cos), Mul(rot, sin))
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:261:13";
-      e.slot = 15;
-      e.num_inputs = 2;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:263:20";
-      c.native = "max_positions_known";
-      c.predicate = gen::nativePredicate("max_positions_known");
-      c.args = {"pos"};
-      c.arg_slots = {6};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:263:56";
-      c.subject = "pos";
-      c.slot = 6;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:263:71";
-      c.subject = "pos";
-      c.slot = 6;
-      c.strings = {"int64"};
-      c.elem_types = {7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:264:20";
-      c.subject = "x";
-      c.slot = 0;
-      c.dims = {"B", "N", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:265:20";
-      c.native = "rotary_inv_freq";
-      c.predicate = gen::nativePredicate("rotary_inv_freq");
-      c.args = {"inv_freq", "x"};
-      c.arg_slots = {4, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:266:20";
-      c.subject = "one_c";
-      c.slot = 9;
-      c.literal = gen::floatLiteral(1.0);
-      c.tolerance = 1e-06;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:267:20";
-      c.subject = "one_s";
-      c.slot = 11;
-      c.literal = gen::floatLiteral(1.0);
-      c.tolerance = 1e-06;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:268:20";
-      c.native = "split_halves";
-      c.predicate = gen::nativePredicate("split_halves");
-      c.args = {"x1", "x"};
-      c.arg_slots = {1, 0};
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
-  return spec;
-}
-
-/// The search of rule rotary_embedding_computed_split: one function per pattern expr, each matching
-/// its value and then the rest of the search (`k`); choice points try their options in order and
-/// undo what a failed option bound. Expr ids of rule rotary_embedding_computed_split (indices into
-/// its RuleSpec's exprs).
-struct RotaryEmbeddingComputedSplitIds {
-  enum : gen::ExprId {
-    kX = 0,
-    kX1 = 1,
-    kX2 = 2,
-    kNeg = 3,
-    kRot = 4,
-    kInvFreq = 5,
-    kAny = 6,
-    kFx = 7,
-    kPos = 8,
-    kUnsqueeze = 9,
-    kCast = 10,
-    kMatMul = 11,
-    kFr = 12,
-    kEmb = 13,
-    kCos14 = 14,
-    kOneC = 15,
-    kMul16 = 16,
-    kCos17 = 17,
-    kAnyOf18 = 18,
-    kCt = 19,
-    kSin20 = 20,
-    kOneS = 21,
-    kMul22 = 22,
-    kSin23 = 23,
-    kAnyOf24 = 24,
-    kSt = 25,
-    kCos26 = 26,
-    kSin27 = 27,
-    kMul28 = 28,
-    kMul29 = 29,
-    kY = 30,
-  };
-};
-
-class RotaryEmbeddingComputedSplitMatch
-    : public RotarySharedMatch<RotaryEmbeddingComputedSplitIds> {
- public:
-  RotaryEmbeddingComputedSplitMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RotarySharedMatch<RotaryEmbeddingComputedSplitIds>(specRotaryEmbeddingComputedSplit(),
-                                                           scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
-  enum : uint32_t {
-    kSlotX = 0,
-    kSlotX1 = 1,
-    kSlotX2 = 2,
-    kSlotRot = 3,
-    kSlotInvFreq = 4,
-    kSlotFx = 5,
-    kSlotPos = 6,
-    kSlotFr = 7,
-    kSlotEmb = 8,
-    kSlotOneC = 9,
-    kSlotCt = 10,
-    kSlotOneS = 11,
-    kSlotSt = 12,
-    kSlotCos = 13,
-    kSlotSin = 14,
-    kSlotY = 15,
-  };
-
-  // ---- Match
-
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchInvFreq, matchAny,
-  // matchFx, matchPos, matchOneC, matchOneS.
-
-  /// x1 = Split(x, axis=-1)  (rules/rotary.yaml:252:16)
-  bool matchX1(ValueId v, gen::Next k) {
-    if (seen(kX1)) return same(kX1, v) && k();
-    if (!bind(kX1, v)) return false;
-    const NodeId n = node(kX1, v, op::kSplit);
-    if (n == kNoId || !attrs(kX1, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// x2  (rules/rotary.yaml:253:24)
-  bool matchX2(ValueId v, gen::Next k) {
-    if (seen(kX2)) return same(kX2, v) && k();
-    return bind(kX2, v) && k();
-  }
-
-  /// Neg(x2)  (rules/rotary.yaml:253:20)
-  bool matchNeg(ValueId v, gen::Next k) {
-    if (seen(kNeg)) return same(kNeg, v) && k();
-    if (!bind(kNeg, v)) return false;
-    const NodeId n = node(kNeg, v, op::kNeg);
-    if (n == kNoId || !attrs(kNeg, n, v)) return false;
-    return matchX2(input(n, 0), k);
-  }
-
-  /// rot = Concat(Neg(x2), x1, axis=-1)  (rules/rotary.yaml:253:13)
-  bool matchRot(ValueId v, gen::Next k) {
-    if (seen(kRot)) return same(kRot, v) && k();
-    if (!bind(kRot, v)) return false;
-    const NodeId n = node(kRot, v, op::kConcat);
-    if (n == kNoId || !attrs(kRot, n, v)) return false;
-    return matchNeg(input(n, 0), [&] { return matchX1(input(n, 1), k); });
-  }
-
-  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:255:39)
-  bool matchUnsqueeze(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze)) return same(kUnsqueeze, v) && k();
-    if (!bind(kUnsqueeze, v)) return false;
-    const NodeId n = node(kUnsqueeze, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze, n, v)) return false;
-    return matchPos(input(n, 0), k);
-  }
-
-  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:255:34)
-  bool matchCast(ValueId v, gen::Next k) {
-    if (seen(kCast)) return same(kCast, v) && k();
-    if (!bind(kCast, v)) return false;
-    const NodeId n = node(kCast, v, op::kCast);
-    if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchUnsqueeze(input(n, 0), k);
-  }
-
-  /// MatMul(fx, Cast(Unsqueeze(pos, axes=[1]), to=1))  (rules/rotary.yaml:255:23)
-  bool matchMatMul(ValueId v, gen::Next k) {
-    if (seen(kMatMul)) return same(kMatMul, v) && k();
-    if (!bind(kMatMul, v)) return false;
-    const NodeId n = node(kMatMul, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul, n, v)) return false;
-    return matchFx(input(n, 0), [&] { return matchCast(input(n, 1), k); });
-  }
-
-  /// fr = Transpose(MatMul(fx, Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-  /// (rules/rotary.yaml:255:13)
-  bool matchFr(ValueId v, gen::Next k) {
-    if (seen(kFr)) return same(kFr, v) && k();
-    if (!bind(kFr, v)) return false;
-    const NodeId n = node(kFr, v, op::kTranspose);
-    if (n == kNoId || !attrs(kFr, n, v)) return false;
-    return matchMatMul(input(n, 0), k);
-  }
-
-  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:256:13)
-  bool matchEmb(ValueId v, gen::Next k) {
-    if (seen(kEmb)) return same(kEmb, v) && k();
-    if (!bind(kEmb, v)) return false;
-    const NodeId n = node(kEmb, v, op::kConcat);
-    if (n == kNoId || !attrs(kEmb, n, v)) return false;
-    return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
-  }
-
-  /// Cos(emb)  (rules/rotary.yaml:257:23)
-  bool matchCos14(ValueId v, gen::Next k) {
-    if (seen(kCos14)) return same(kCos14, v) && k();
-    if (!bind(kCos14, v)) return false;
-    const NodeId n = node(kCos14, v, op::kCos);
-    if (n == kNoId || !attrs(kCos14, n, v)) return false;
-    return matchEmb(input(n, 0), k);
-  }
-
-  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:257:19)
-  bool matchMul16(ValueId v, gen::Next k) {
-    if (seen(kMul16)) return same(kMul16, v) && k();
-    if (!bind(kMul16, v)) return false;
-    const NodeId n = node(kMul16, v, op::kMul);
-    if (n == kNoId || !attrs(kMul16, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchCos14(in0, [&] { return matchOneC(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchCos14(in1, [&] { return matchOneC(in0, k); });
-  }
-
-  /// Cos(emb)  (rules/rotary.yaml:257:42)
-  bool matchCos17(ValueId v, gen::Next k) {
-    if (seen(kCos17)) return same(kCos17, v) && k();
-    if (!bind(kCos17, v)) return false;
-    const NodeId n = node(kCos17, v, op::kCos);
-    if (n == kNoId || !attrs(kCos17, n, v)) return false;
-    return matchEmb(input(n, 0), k);
-  }
-
-  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:257:40)
-  bool matchAnyOf18(ValueId v, gen::Next k) {
-    if (seen(kAnyOf18)) return same(kAnyOf18, v) && k();
-    if (!bind(kAnyOf18, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kAnyOf18, 0) && matchMul16(v, k)) return true;
-    undo(m);
-    if (choose(kAnyOf18, 1) && matchCos17(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:257:13)
-  bool matchCt(ValueId v, gen::Next k) {
-    if (seen(kCt)) return same(kCt, v) && k();
-    if (!bind(kCt, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kCt, v, op::kCast);
-      if (n == kNoId || !attrs(kCt, n, v)) return false;
-      return matchAnyOf18(input(n, 0), k);
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchAnyOf18(v, k);  // absent: Cast stands for its input
-  }
-
-  /// Sin(emb)  (rules/rotary.yaml:258:23)
-  bool matchSin20(ValueId v, gen::Next k) {
-    if (seen(kSin20)) return same(kSin20, v) && k();
-    if (!bind(kSin20, v)) return false;
-    const NodeId n = node(kSin20, v, op::kSin);
-    if (n == kNoId || !attrs(kSin20, n, v)) return false;
-    return matchEmb(input(n, 0), k);
-  }
-
-  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:258:19)
-  bool matchMul22(ValueId v, gen::Next k) {
-    if (seen(kMul22)) return same(kMul22, v) && k();
-    if (!bind(kMul22, v)) return false;
-    const NodeId n = node(kMul22, v, op::kMul);
-    if (n == kNoId || !attrs(kMul22, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchSin20(in0, [&] { return matchOneS(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchSin20(in1, [&] { return matchOneS(in0, k); });
-  }
-
-  /// Sin(emb)  (rules/rotary.yaml:258:42)
-  bool matchSin23(ValueId v, gen::Next k) {
-    if (seen(kSin23)) return same(kSin23, v) && k();
-    if (!bind(kSin23, v)) return false;
-    const NodeId n = node(kSin23, v, op::kSin);
-    if (n == kNoId || !attrs(kSin23, n, v)) return false;
-    return matchEmb(input(n, 0), k);
-  }
-
-  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:258:40)
-  bool matchAnyOf24(ValueId v, gen::Next k) {
-    if (seen(kAnyOf24)) return same(kAnyOf24, v) && k();
-    if (!bind(kAnyOf24, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kAnyOf24, 0) && matchMul22(v, k)) return true;
-    undo(m);
-    if (choose(kAnyOf24, 1) && matchSin23(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:258:13)
-  bool matchSt(ValueId v, gen::Next k) {
-    if (seen(kSt)) return same(kSt, v) && k();
-    if (!bind(kSt, v)) return false;
-    auto present = [&] {
-      const NodeId n = node(kSt, v, op::kCast);
-      if (n == kNoId || !attrs(kSt, n, v)) return false;
-      return matchAnyOf24(input(n, 0), k);
-    };
-    const uint32_t m = mark();
-    if (present()) return true;
-    undo(m);
-    return matchAnyOf24(v, k);  // absent: Cast stands for its input
-  }
-
-  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:259:13)
-  bool matchCos26(ValueId v, gen::Next k) {
-    if (seen(kCos26)) return same(kCos26, v) && k();
-    if (!bind(kCos26, v)) return false;
-    const NodeId n = node(kCos26, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos26, n, v)) return false;
-    return matchCt(input(n, 0), k);
-  }
-
-  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:260:13)
-  bool matchSin27(ValueId v, gen::Next k) {
-    if (seen(kSin27)) return same(kSin27, v) && k();
-    if (!bind(kSin27, v)) return false;
-    const NodeId n = node(kSin27, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin27, n, v)) return false;
-    return matchSt(input(n, 0), k);
-  }
-
-  /// Mul(x, cos)  (rules/rotary.yaml:261:17)
-  bool matchMul28(ValueId v, gen::Next k) {
-    if (seen(kMul28)) return same(kMul28, v) && k();
-    if (!bind(kMul28, v)) return false;
-    const NodeId n = node(kMul28, v, op::kMul);
-    if (n == kNoId || !attrs(kMul28, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos26(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos26(in0, k); });
-  }
-
-  /// Mul(rot, sin)  (rules/rotary.yaml:261:30)
-  bool matchMul29(ValueId v, gen::Next k) {
-    if (seen(kMul29)) return same(kMul29, v) && k();
-    if (!bind(kMul29, v)) return false;
-    const NodeId n = node(kMul29, v, op::kMul);
-    if (n == kNoId || !attrs(kMul29, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin27(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin27(in0, k); });
-  }
-
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:261:13)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kAdd);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMul28(in0, [&] { return matchMul29(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMul28(in1, [&] { return matchMul29(in0, k); });
-  }
-
-  // ---- Rewrite
-
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:270:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper,
-  ///   rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:272:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:273:17", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:274:16", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:275:16", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:276:31", "x")) return false;
-    std::optional<onnx::TensorProto> t5 =
-        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:276:34");
-    if (!t5) return false;
-    std::optional<onnx::TensorProto> t6 =
-        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:276:86");
-    if (!t6) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:276:138", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    attrs8.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:276:158", "rules/rotary.yaml:276:158");
-    if (!a8_1) return false;
-    attrs8.push_back(std::move(*a8_1));
-    collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:270:9",
-                     "rules/rotary.yaml:272:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:270:9",
-                     "rules/rotary.yaml:273:17"))
-      return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:270:9",
-                     "rules/rotary.yaml:274:16"))
-      return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:270:9",
-                     "rules/rotary.yaml:275:16"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:270:9",
-                     "rules/rotary.yaml:276:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v4 = slot(kSlotX);
-    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    const ValueId v7 = slot(kSlotPos);
-    NodeSpec spec8;
-    spec8.op = op::kRotaryEmbedding;
-    spec8.inputs = {v4, v5, v6, v7};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0},
-                                         {s_.provided[1], v1},
-                                         {s_.provided[2], v2},
-                                         {s_.provided[3], v3},
-                                         {s_.provided[4], v8}});
-  }
-
-  /// Variant 1, rules/rotary.yaml:277:9:
-  ///   cos = cos
-  ///   sin = sin
-  ///   ct = ct
-  ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq),
-  ///   tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:278:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:279:17", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:280:16", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:281:16", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:282:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:282:48", "pos")) return false;
-    std::optional<onnx::TensorProto> t6 =
-        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:282:53");
-    if (!t6) return false;
-    std::optional<onnx::TensorProto> t7 =
-        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:282:105");
-    if (!t7) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    attrs8.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:282:172", "rules/rotary.yaml:282:172");
-    if (!a8_1) return false;
-    attrs8.push_back(std::move(*a8_1));
-    collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:277:9",
-                     "rules/rotary.yaml:278:17"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:277:9",
-                     "rules/rotary.yaml:279:17"))
-      return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:277:9",
-                     "rules/rotary.yaml:280:16"))
-      return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:277:9",
-                     "rules/rotary.yaml:281:16"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:277:9",
-                     "rules/rotary.yaml:282:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
-    const ValueId v2 = slot(kSlotCt);
-    const ValueId v3 = slot(kSlotSt);
-    const ValueId v4 = slot(kSlotX);
-    const ValueId v5 = slot(kSlotPos);
-    const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftRotaryEmbedding;
-    spec8.inputs = {v4, v5, v6, v7};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0},
-                                         {s_.provided[1], v1},
-                                         {s_.provided[2], v2},
-                                         {s_.provided[3], v3},
-                                         {s_.provided[4], v8}});
-  }
-};
-
-/// rotary_embedding_computed_split as a RewritePattern.
-class RotaryEmbeddingComputedSplitRule : public RewritePattern {
- public:
-  RotaryEmbeddingComputedSplitRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                95,
-                                {"ort", "onnx"},
-                                "rules/rotary.yaml:246:5",
-                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
-        root_output_(root_output) {}
-
-  bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
-    return true;
-  }
-
-  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    RotaryEmbeddingComputedSplitMatch m(scratch_, rw);
-    if (!m.run(rw.graph().node(root).output(root_output_)))
-      return rw.notifyMatchFailure([&] { return m.describe(); });
-    return m.rewrite();
-  }
-
- private:
-  uint32_t root_output_;
-  mutable gen::Scratch scratch_;  // one attempt at a time
-};
-
-//===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:294
+// Generated from: rules/rotary.yaml:196
 // rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H]
 // with repeat_interleave'd caches.
 //===----------------------------------------------------------------------===//
@@ -6121,346 +3844,362 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_interleaved";
-    s.loc = "rules/rotary.yaml:294:5";
-    s.root = 34;
-    s.slot_names = {"x",  "e1",  "a1",        "x1",  "e2",  "a2",        "x2",  "st", "fc",
-                    "fs", "rot", "cos_cache", "pos", "cos", "sin_cache", "sin", "y"};
+    s.loc = "rules/rotary.yaml:196:5";
+    s.root = 11;
+    s.slot_names = {"cos_cache",
+                    "pos",
+                    "cos",
+                    "sin_cache",
+                    "sin",
+                    "x",
+                    "rotate_pairs.1.rot",
+                    "y",
+                    "rotate_pairs.1.e1",
+                    "rotate_pairs.1.a1",
+                    "rotate_pairs.1.x1",
+                    "rotate_pairs.1.e2",
+                    "rotate_pairs.1.a2",
+                    "rotate_pairs.1.x2",
+                    "rotate_pairs.1.st",
+                    "rotate_pairs.1.fc",
+                    "rotate_pairs.1.fs"};
     s.num_captures = 0;
     s.exprs.resize(35);
-    {  // 0: x
+    {  // 0: cos_cache
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:300:19";
+      e.label = "cos_cache";
+      e.loc = "rules/rotary.yaml:200:30";
       e.slot = 0;
     }
-    {  // 1: 0
+    {  // 1: pos
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:300:22";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 2: e1
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "e1";
-      e.loc = "rules/rotary.yaml:300:25";
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:200:41";
       e.slot = 1;
     }
-    {  // 3: a1
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "a1";
-      e.loc = "rules/rotary.yaml:300:29";
-      e.slot = 2;
-    }
-    {  // 4: 2
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:300:33";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Slice(x, 0, e1, a1, 2)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:300:13";
-      e.slot = 3;
-      e.num_inputs = 5;
-    }
-    {  // 6: 1
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:301:22";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 7: e2
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "e2";
-      e.loc = "rules/rotary.yaml:301:25";
-      e.slot = 4;
-    }
-    {  // 8: a2
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "a2";
-      e.loc = "rules/rotary.yaml:301:29";
-      e.slot = 5;
-    }
-    {  // 9: 2
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:301:33";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Slice(x, 1, e2, a2, 2)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:301:13";
-      e.slot = 6;
-      e.num_inputs = 5;
-    }
-    {  // 11: Neg(x2)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:302:30";
-      e.num_inputs = 1;
-    }
-    {  // 12: Unsqueeze(Neg(x2), axes=[-1])
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:302:20";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:302:39";
-      }
-    }
-    {  // 13: Unsqueeze(x1, axes=[-1])
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:302:44";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:302:58";
-      }
-    }
-    {  // 14: Concat(Unsqueeze(Neg(x2), axes=[-1]), Unsqueeze(x1, axes=[-1]), axis=-1)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:302:13";
-      e.slot = 7;
+    {  // 2: Gather(cos_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:200:23";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:302:63";
-      }
-    }
-    {  // 15: Shape(st)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:303:26";
-      e.num_inputs = 1;
-    }
-    {  // 16: Slice(Shape(st), starts=[0], ends=[3], axes=[0])
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:303:20";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.loc = "rules/rotary.yaml:303:37";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({3}));
-        a.loc = "rules/rotary.yaml:303:40";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:303:43";
-      }
-    }
-    {  // 17: -1
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:303:47";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 18: Concat(Slice(Shape(st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:303:13";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:303:51";
-      }
-    }
-    {  // 19: Shape(st, start=0, end=3)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:303:68";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:303:78";
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:200:46";
       }
+    }
+    {  // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:200:13";
+      e.slot = 2;
+      e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/rotary.yaml:303:87";
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:200:55";
       }
     }
-    {  // 20: -1
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:303:95";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
+    {  // 4: sin_cache
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "sin_cache";
+      e.loc = "rules/rotary.yaml:201:30";
+      e.slot = 3;
     }
-    {  // 21: Concat(Shape(st, start=0, end=3), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:303:61";
+    {  // 5: Gather(sin_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:201:23";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:303:99";
+        a.loc = "rules/rotary.yaml:201:46";
       }
     }
-    {  // 22: fc
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "fc";
-      e.loc = "rules/rotary.yaml:303:109";
-      e.slot = 8;
+    {  // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:201:13";
+      e.slot = 4;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:201:55";
+      }
     }
-    {  // 23: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
-       // Concat(Shape(st, start=0, end=3), -1, axis=0) | fc
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "fs";
-      e.loc = "rules/rotary.yaml:303:59";
-      e.slot = 9;
+    {  // 7: x
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:202:21";
+      e.slot = 5;
     }
-    {  // 24: Reshape(st, fs, allowzero=0)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 8: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:202:17";
+      e.num_inputs = 2;
+    }
+    {  // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:304:13";
-      e.slot = 10;
+      e.loc = "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.slot = 6;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:304:29";
+        a.loc = "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:202:34)";
       }
     }
-    {  // 25: cos_cache
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:305:30";
+    {  // 10: Mul(rotate_pairs.1.rot, sin)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:202:30";
+      e.num_inputs = 2;
+    }
+    {  // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:202:13";
+      e.slot = 7;
+      e.num_inputs = 2;
+    }
+    {  // 12: 0
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 13: rotate_pairs.1.e1
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "rotate_pairs.1.e1";
+      e.loc = "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.slot = 8;
+    }
+    {  // 14: rotate_pairs.1.a1
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "rotate_pairs.1.a1";
+      e.loc = "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.slot = 9;
+    }
+    {  // 15: 2
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.slot = 10;
+      e.num_inputs = 5;
+    }
+    {  // 17: 1
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 18: rotate_pairs.1.e2
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "rotate_pairs.1.e2";
+      e.loc = "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:202:34)";
       e.slot = 11;
     }
-    {  // 26: pos
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:305:41";
+    {  // 19: rotate_pairs.1.a2
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "rotate_pairs.1.a2";
+      e.loc = "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:202:34)";
       e.slot = 12;
     }
-    {  // 27: Gather(cos_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:305:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:305:46";
-      }
+    {  // 20: 2
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
     }
-    {  // 28: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:305:13";
+    {  // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
       e.slot = 13;
+      e.num_inputs = 5;
+    }
+    {  // 22: Neg(rotate_pairs.1.x2)
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.num_inputs = 1;
+    }
+    {  // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:202:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
+        a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:305:55";
+        a.loc = "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:202:34)";
       }
     }
-    {  // 29: sin_cache
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:306:30";
-      e.slot = 14;
+    {  // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      }
     }
-    {  // 30: Gather(sin_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:306:23";
+    {  // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1,
+       // axes=[-1]), axis=-1)
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.slot = 14;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      }
+    }
+    {  // 26: Shape(rotate_pairs.1.st)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.num_inputs = 1;
+    }
+    {  // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.loc = "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({3}));
+        a.loc = "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      }
+    }
+    {  // 28: -1
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:202:34)";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:306:46";
+        a.loc = "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:202:34)";
       }
     }
-    {  // 31: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:306:13";
-      e.slot = 15;
+    {  // 30: Shape(rotate_pairs.1.st, start=0, end=3)
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:202:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:306:55";
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(3));
+        a.loc = "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:202:34)";
       }
     }
-    {  // 32: Mul(x, cos)
+    {  // 31: -1
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
       gen::ExprSpec& e = s.exprs[32];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:307:17";
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:202:34)";
       e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      }
     }
-    {  // 33: Mul(rot, sin)
+    {  // 33: rotate_pairs.1.fc
       gen::ExprSpec& e = s.exprs[33];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:307:30";
-      e.num_inputs = 2;
+      e.label = "rotate_pairs.1.fc";
+      e.loc = "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.slot = 15;
     }
-    {  // 34: Add(Mul(x, cos), Mul(rot, sin))
+    {  // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
+       // Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
       gen::ExprSpec& e = s.exprs[34];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:307:13";
+      e.label = "rotate_pairs.1.fs";
+      e.loc = "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:202:34)";
       e.slot = 16;
-      e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:309:20";
+      c.loc = "rules/rotary.yaml:204:14";
       c.subject = "x";
-      c.slot = 0;
+      c.slot = 5;
       c.dims = {"B", "N", "S", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
@@ -6470,9 +4209,9 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:310:20";
+      c.loc = "rules/rotary.yaml:205:14";
       c.subject = "pos";
-      c.slot = 12;
+      c.slot = 1;
       c.dims = {"B", "S"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
@@ -6480,18 +4219,29 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:310:35";
+      c.loc = "rules/rotary.yaml:205:29";
       c.subject = "pos";
-      c.slot = 12;
+      c.slot = 1;
       c.strings = {"int64"};
       c.elem_types = {7};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
+      c.native = "flat_pairs_shape";
+      c.predicate = gen::nativePredicate("flat_pairs_shape");
+      c.args = {"rotate_pairs.1.fc", "x"};
+      c.arg_slots = {15, 5};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:311:20";
+      c.loc = "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.subject = "cos_cache";
-      c.slot = 11;
+      c.slot = 0;
       c.dims = {"M", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
@@ -6499,18 +4249,20 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:311:35";
+      c.loc = "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
       c.args = {"cos_cache"};
-      c.arg_slots = {11};
+      c.arg_slots = {0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:312:20";
+      c.loc = "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.subject = "sin_cache";
-      c.slot = 14;
+      c.slot = 3;
       c.dims = {"M", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
@@ -6518,56 +4270,52 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:312:35";
+      c.loc = "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
       c.args = {"sin_cache"};
-      c.arg_slots = {14};
+      c.arg_slots = {3};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:313:20";
-      c.native = "flat_pairs_shape";
-      c.predicate = gen::nativePredicate("flat_pairs_shape");
-      c.args = {"fc", "x"};
-      c.arg_slots = {8, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:314:20";
+      c.loc = "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"e1", "x"};
-      c.arg_slots = {1, 0};
+      c.args = {"rotate_pairs.1.e1", "x"};
+      c.arg_slots = {8, 5};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:315:20";
+      c.loc = "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"e2", "x"};
-      c.arg_slots = {4, 0};
+      c.args = {"rotate_pairs.1.e2", "x"};
+      c.arg_slots = {11, 5};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:316:20";
+      c.loc = "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a1", "x"};
-      c.arg_slots = {2, 0};
+      c.args = {"rotate_pairs.1.a1", "x"};
+      c.arg_slots = {9, 5};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:317:20";
+      c.loc = "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a2", "x"};
-      c.arg_slots = {5, 0};
+      c.args = {"rotate_pairs.1.a2", "x"};
+      c.arg_slots = {12, 5};
     }
     s.num_symbols = 5;
     {
@@ -6587,41 +4335,41 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
 /// RuleSpec's exprs).
 struct RotaryEmbeddingInterleavedIds {
   enum : gen::ExprId {
-    kX = 0,
-    kConstant1 = 1,
-    kE1 = 2,
-    kA1 = 3,
-    kConstant4 = 4,
-    kX1 = 5,
-    kConstant6 = 6,
-    kE2 = 7,
-    kA2 = 8,
-    kConstant9 = 9,
-    kX2 = 10,
-    kNeg = 11,
-    kUnsqueeze12 = 12,
-    kUnsqueeze13 = 13,
-    kSt = 14,
-    kShape15 = 15,
-    kSlice = 16,
+    kCosCache = 0,
+    kPos = 1,
+    kGather2 = 2,
+    kCos = 3,
+    kSinCache = 4,
+    kGather5 = 5,
+    kSin = 6,
+    kX = 7,
+    kMul8 = 8,
+    kRotatePairs1Rot = 9,
+    kMul10 = 10,
+    kY = 11,
+    kConstant12 = 12,
+    kRotatePairs1E1 = 13,
+    kRotatePairs1A1 = 14,
+    kConstant15 = 15,
+    kRotatePairs1X1 = 16,
     kConstant17 = 17,
-    kConcat18 = 18,
-    kShape19 = 19,
+    kRotatePairs1E2 = 18,
+    kRotatePairs1A2 = 19,
     kConstant20 = 20,
-    kConcat21 = 21,
-    kFc = 22,
-    kFs = 23,
-    kRot = 24,
-    kCosCache = 25,
-    kPos = 26,
-    kGather27 = 27,
-    kCos = 28,
-    kSinCache = 29,
-    kGather30 = 30,
-    kSin = 31,
-    kMul32 = 32,
-    kMul33 = 33,
-    kY = 34,
+    kRotatePairs1X2 = 21,
+    kNeg = 22,
+    kUnsqueeze23 = 23,
+    kUnsqueeze24 = 24,
+    kRotatePairs1St = 25,
+    kShape26 = 26,
+    kSlice = 27,
+    kConstant28 = 28,
+    kConcat29 = 29,
+    kShape30 = 30,
+    kConstant31 = 31,
+    kConcat32 = 32,
+    kRotatePairs1Fc = 33,
+    kRotatePairs1Fs = 34,
   };
 };
 
@@ -6651,278 +4399,86 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 
  private:
   enum : uint32_t {
-    kSlotX = 0,
-    kSlotE1 = 1,
-    kSlotA1 = 2,
-    kSlotX1 = 3,
-    kSlotE2 = 4,
-    kSlotA2 = 5,
-    kSlotX2 = 6,
-    kSlotSt = 7,
-    kSlotFc = 8,
-    kSlotFs = 9,
-    kSlotRot = 10,
-    kSlotCosCache = 11,
-    kSlotPos = 12,
-    kSlotCos = 13,
-    kSlotSinCache = 14,
-    kSlotSin = 15,
-    kSlotY = 16,
+    kSlotCosCache = 0,
+    kSlotPos = 1,
+    kSlotCos = 2,
+    kSlotSinCache = 3,
+    kSlotSin = 4,
+    kSlotX = 5,
+    kSlotRotatePairs1Rot = 6,
+    kSlotY = 7,
+    kSlotRotatePairs1E1 = 8,
+    kSlotRotatePairs1A1 = 9,
+    kSlotRotatePairs1X1 = 10,
+    kSlotRotatePairs1E2 = 11,
+    kSlotRotatePairs1A2 = 12,
+    kSlotRotatePairs1X2 = 13,
+    kSlotRotatePairs1St = 14,
+    kSlotRotatePairs1Fc = 15,
+    kSlotRotatePairs1Fs = 16,
   };
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant1, matchE1,
-  // matchA1, matchConstant4, matchConstant6, matchE2, matchA2, matchConstant9, matchConstant17,
-  // matchConstant20, matchFc, matchCosCache, matchPos, matchGather27, matchSinCache, matchGather30.
-
-  /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:300:13)
-  bool matchX1(ValueId v, gen::Next k) {
-    if (seen(kX1)) return same(kX1, v) && k();
-    if (!bind(kX1, v)) return false;
-    const NodeId n = node(kX1, v, op::kSlice);
-    if (n == kNoId || !attrs(kX1, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchConstant1(input(n, 1), [&] {
-        return matchE1(input(n, 2), [&] {
-          return matchA1(input(n, 3), [&] { return matchConstant4(input(n, 4), k); });
-        });
-      });
-    });
-  }
-
-  /// x2 = Slice(x, 1, e2, a2, 2)  (rules/rotary.yaml:301:13)
-  bool matchX2(ValueId v, gen::Next k) {
-    if (seen(kX2)) return same(kX2, v) && k();
-    if (!bind(kX2, v)) return false;
-    const NodeId n = node(kX2, v, op::kSlice);
-    if (n == kNoId || !attrs(kX2, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchConstant6(input(n, 1), [&] {
-        return matchE2(input(n, 2), [&] {
-          return matchA2(input(n, 3), [&] { return matchConstant9(input(n, 4), k); });
-        });
-      });
-    });
-  }
-
-  /// Neg(x2)  (rules/rotary.yaml:302:30)
-  bool matchNeg(ValueId v, gen::Next k) {
-    if (seen(kNeg)) return same(kNeg, v) && k();
-    if (!bind(kNeg, v)) return false;
-    const NodeId n = node(kNeg, v, op::kNeg);
-    if (n == kNoId || !attrs(kNeg, n, v)) return false;
-    return matchX2(input(n, 0), k);
-  }
-
-  /// Unsqueeze(Neg(x2), axes=[-1])  (rules/rotary.yaml:302:20)
-  bool matchUnsqueeze12(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze12)) return same(kUnsqueeze12, v) && k();
-    if (!bind(kUnsqueeze12, v)) return false;
-    const NodeId n = node(kUnsqueeze12, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze12, n, v)) return false;
-    return matchNeg(input(n, 0), k);
-  }
-
-  /// Unsqueeze(x1, axes=[-1])  (rules/rotary.yaml:302:44)
-  bool matchUnsqueeze13(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze13)) return same(kUnsqueeze13, v) && k();
-    if (!bind(kUnsqueeze13, v)) return false;
-    const NodeId n = node(kUnsqueeze13, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze13, n, v)) return false;
-    return matchX1(input(n, 0), k);
-  }
-
-  /// st = Concat(Unsqueeze(Neg(x2), axes=[-1]), Unsqueeze(x1, axes=[-1]), axis=-1)
-  /// (rules/rotary.yaml:302:13)
-  bool matchSt(ValueId v, gen::Next k) {
-    if (seen(kSt)) return same(kSt, v) && k();
-    if (!bind(kSt, v)) return false;
-    const NodeId n = node(kSt, v, op::kConcat);
-    if (n == kNoId || !attrs(kSt, n, v)) return false;
-    return matchUnsqueeze12(input(n, 0), [&] { return matchUnsqueeze13(input(n, 1), k); });
-  }
-
-  /// Shape(st)  (rules/rotary.yaml:303:26)
-  bool matchShape15(ValueId v, gen::Next k) {
-    if (seen(kShape15)) return same(kShape15, v) && k();
-    if (!bind(kShape15, v)) return false;
-    const NodeId n = node(kShape15, v, op::kShape);
-    if (n == kNoId || !attrs(kShape15, n, v)) return false;
-    return matchSt(input(n, 0), k);
-  }
-
-  /// Slice(Shape(st), starts=[0], ends=[3], axes=[0])  (rules/rotary.yaml:303:20)
-  bool matchSlice(ValueId v, gen::Next k) {
-    if (seen(kSlice)) return same(kSlice, v) && k();
-    if (!bind(kSlice, v)) return false;
-    const NodeId n = node(kSlice, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice, n, v)) return false;
-    return matchShape15(input(n, 0), k);
-  }
-
-  /// Concat(Slice(Shape(st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-  /// (rules/rotary.yaml:303:13)
-  bool matchConcat18(ValueId v, gen::Next k) {
-    if (seen(kConcat18)) return same(kConcat18, v) && k();
-    if (!bind(kConcat18, v)) return false;
-    const NodeId n = node(kConcat18, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat18, n, v)) return false;
-    return matchSlice(input(n, 0), [&] { return matchConstant17(input(n, 1), k); });
-  }
-
-  /// Shape(st, start=0, end=3)  (rules/rotary.yaml:303:68)
-  bool matchShape19(ValueId v, gen::Next k) {
-    if (seen(kShape19)) return same(kShape19, v) && k();
-    if (!bind(kShape19, v)) return false;
-    const NodeId n = node(kShape19, v, op::kShape);
-    if (n == kNoId || !attrs(kShape19, n, v)) return false;
-    return matchSt(input(n, 0), k);
-  }
-
-  /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:303:61)
-  bool matchConcat21(ValueId v, gen::Next k) {
-    if (seen(kConcat21)) return same(kConcat21, v) && k();
-    if (!bind(kConcat21, v)) return false;
-    const NodeId n = node(kConcat21, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat21, n, v)) return false;
-    return matchShape19(input(n, 0), [&] { return matchConstant20(input(n, 1), k); });
-  }
-
-  /// fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(st,
-  /// start=0, end=3), -1, axis=0) | fc  (rules/rotary.yaml:303:59)
-  bool matchFs(ValueId v, gen::Next k) {
-    if (seen(kFs)) return same(kFs, v) && k();
-    if (!bind(kFs, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kFs, 0) && matchConcat18(v, k)) return true;
-    undo(m);
-    if (choose(kFs, 1) && matchConcat21(v, k)) return true;
-    undo(m);
-    if (choose(kFs, 2) && matchFc(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// rot = Reshape(st, fs, allowzero=0)  (rules/rotary.yaml:304:13)
-  bool matchRot(ValueId v, gen::Next k) {
-    if (seen(kRot)) return same(kRot, v) && k();
-    if (!bind(kRot, v)) return false;
-    const NodeId n = node(kRot, v, op::kReshape);
-    if (n == kNoId || !attrs(kRot, n, v)) return false;
-    return matchSt(input(n, 0), [&] { return matchFs(input(n, 1), k); });
-  }
-
-  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])  (rules/rotary.yaml:305:13)
-  bool matchCos(ValueId v, gen::Next k) {
-    if (seen(kCos)) return same(kCos, v) && k();
-    if (!bind(kCos, v)) return false;
-    const NodeId n = node(kCos, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather27(input(n, 0), k);
-  }
-
-  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])  (rules/rotary.yaml:306:13)
-  bool matchSin(ValueId v, gen::Next k) {
-    if (seen(kSin)) return same(kSin, v) && k();
-    if (!bind(kSin, v)) return false;
-    const NodeId n = node(kSin, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather30(input(n, 0), k);
-  }
-
-  /// Mul(x, cos)  (rules/rotary.yaml:307:17)
-  bool matchMul32(ValueId v, gen::Next k) {
-    if (seen(kMul32)) return same(kMul32, v) && k();
-    if (!bind(kMul32, v)) return false;
-    const NodeId n = node(kMul32, v, op::kMul);
-    if (n == kNoId || !attrs(kMul32, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos(in0, k); });
-  }
-
-  /// Mul(rot, sin)  (rules/rotary.yaml:307:30)
-  bool matchMul33(ValueId v, gen::Next k) {
-    if (seen(kMul33)) return same(kMul33, v) && k();
-    if (!bind(kMul33, v)) return false;
-    const NodeId n = node(kMul33, v, op::kMul);
-    if (n == kNoId || !attrs(kMul33, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin(in0, k); });
-  }
-
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:307:13)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kAdd);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMul32(in0, [&] { return matchMul33(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMul32(in1, [&] { return matchMul33(in0, k); });
-  }
+  // From RotarySharedMatch (the same in other rules of this file): matchCosCache, matchPos,
+  // matchGather2, matchCos, matchSinCache, matchGather5, matchSin, matchX, matchMul8,
+  // matchRotatePairs1Rot, matchMul10, matchY, matchConstant12, matchRotatePairs1E1,
+  // matchRotatePairs1A1, matchConstant15, matchRotatePairs1X1, matchConstant17,
+  // matchRotatePairs1E2, matchRotatePairs1A2, matchConstant20, matchRotatePairs1X2, matchNeg,
+  // matchUnsqueeze23, matchUnsqueeze24, matchRotatePairs1St, matchShape26, matchSlice,
+  // matchConstant28, matchConcat29, matchShape30, matchConstant31, matchConcat32,
+  // matchRotatePairs1Fc, matchRotatePairs1Fs.
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:319:9:
-  ///   cos = cos
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:207:5:
   ///   sin = sin
+  ///   cos = cos
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper,
   ///   rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:321:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:322:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:323:31", "x")) return false;
-    std::optional<onnx::TensorProto> t3 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:323:34");
-    if (!t3) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:206:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:206:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:208:18", "x")) return false;
     std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:323:86");
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:208:26");
     if (!t4) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:323:138", "pos")) return false;
+    std::optional<onnx::TensorProto> t5 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:209:18");
+    if (!t5) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:208:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:323:158", "rules/rotary.yaml:323:158");
+                   "rules/rotary.yaml:210:18", "rules/rotary.yaml:210:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:319:9",
-                     "rules/rotary.yaml:321:17"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:207:5",
+                     "rules/rotary.yaml:206:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:319:9",
-                     "rules/rotary.yaml:322:17"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:207:5",
+                     "rules/rotary.yaml:206:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:319:9",
-                     "rules/rotary.yaml:323:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:207:5",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:208:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
+    const ValueId v0 = slot(kSlotSin);
+    const ValueId v1 = slot(kSlotCos);
     const ValueId v2 = slot(kSlotX);
-    const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
     const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
-    const ValueId v5 = slot(kSlotPos);
+    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    const ValueId v3 = slot(kSlotPos);
     NodeSpec spec6;
     spec6.op = op::kRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
+    spec6.inputs = {v2, v4, v5, v3};
     spec6.attributes = std::move(attrs6);
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
@@ -6931,47 +4487,47 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
                             {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1, rules/rotary.yaml:324:9:
-  ///   cos = cos
+  /// Variant 1, rules/rotary.yaml:207:5:
   ///   sin = sin
+  ///   cos = cos
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache),
   ///   tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:325:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:326:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:327:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:327:48", "pos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:206:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:206:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:208:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:208:21", "pos")) return false;
     std::optional<onnx::TensorProto> t4 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:327:53");
+                     "rules/rotary.yaml:208:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:327:105");
+                     "rules/rotary.yaml:209:18");
     if (!t5) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:327:172", "rules/rotary.yaml:327:172");
+                   "rules/rotary.yaml:210:18", "rules/rotary.yaml:210:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:324:9",
-                     "rules/rotary.yaml:325:17"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:207:5",
+                     "rules/rotary.yaml:206:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:324:9",
-                     "rules/rotary.yaml:326:17"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:207:5",
+                     "rules/rotary.yaml:206:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:324:9",
-                     "rules/rotary.yaml:327:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:207:5",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:208:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
+    const ValueId v0 = slot(kSlotSin);
+    const ValueId v1 = slot(kSlotCos);
     const ValueId v2 = slot(kSlotX);
     const ValueId v3 = slot(kSlotPos);
     const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
@@ -6996,12 +4552,12 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
                                 root,
                                 95,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:294:5",
+                                "rules/rotary.yaml:196:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -7018,7 +4574,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:329
+// Generated from: rules/rotary.yaml:212
 // rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads
 // (before the permute), as 3-D RotaryEmbedding.
 //===----------------------------------------------------------------------===//
@@ -7028,346 +4584,362 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_interleaved_bsnh";
-    s.loc = "rules/rotary.yaml:329:5";
-    s.root = 34;
-    s.slot_names = {"x",  "e1",  "a1",        "x1",  "e2",  "a2",        "x2",  "st", "fc",
-                    "fs", "rot", "cos_cache", "pos", "cos", "sin_cache", "sin", "y"};
+    s.loc = "rules/rotary.yaml:212:5";
+    s.root = 11;
+    s.slot_names = {"cos_cache",
+                    "pos",
+                    "cos",
+                    "sin_cache",
+                    "sin",
+                    "x",
+                    "rotate_pairs.1.rot",
+                    "y",
+                    "rotate_pairs.1.e1",
+                    "rotate_pairs.1.a1",
+                    "rotate_pairs.1.x1",
+                    "rotate_pairs.1.e2",
+                    "rotate_pairs.1.a2",
+                    "rotate_pairs.1.x2",
+                    "rotate_pairs.1.st",
+                    "rotate_pairs.1.fc",
+                    "rotate_pairs.1.fs"};
     s.num_captures = 0;
     s.exprs.resize(35);
-    {  // 0: x
+    {  // 0: cos_cache
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:335:19";
+      e.label = "cos_cache";
+      e.loc = "rules/rotary.yaml:216:30";
       e.slot = 0;
     }
-    {  // 1: 0
+    {  // 1: pos
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:335:22";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 2: e1
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "e1";
-      e.loc = "rules/rotary.yaml:335:25";
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:216:41";
       e.slot = 1;
     }
-    {  // 3: a1
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "a1";
-      e.loc = "rules/rotary.yaml:335:29";
-      e.slot = 2;
-    }
-    {  // 4: 2
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:335:33";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 5: Slice(x, 0, e1, a1, 2)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:335:13";
-      e.slot = 3;
-      e.num_inputs = 5;
-    }
-    {  // 6: 1
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:336:22";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 7: e2
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "e2";
-      e.loc = "rules/rotary.yaml:336:25";
-      e.slot = 4;
-    }
-    {  // 8: a2
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "a2";
-      e.loc = "rules/rotary.yaml:336:29";
-      e.slot = 5;
-    }
-    {  // 9: 2
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:336:33";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Slice(x, 1, e2, a2, 2)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:336:13";
-      e.slot = 6;
-      e.num_inputs = 5;
-    }
-    {  // 11: Neg(x2)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:337:30";
-      e.num_inputs = 1;
-    }
-    {  // 12: Unsqueeze(Neg(x2), axes=[-1])
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:337:20";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:337:39";
-      }
-    }
-    {  // 13: Unsqueeze(x1, axes=[-1])
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:337:44";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:337:58";
-      }
-    }
-    {  // 14: Concat(Unsqueeze(Neg(x2), axes=[-1]), Unsqueeze(x1, axes=[-1]), axis=-1)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:337:13";
-      e.slot = 7;
+    {  // 2: Gather(cos_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:216:23";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:337:63";
-      }
-    }
-    {  // 15: Shape(st)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:338:26";
-      e.num_inputs = 1;
-    }
-    {  // 16: Slice(Shape(st), starts=[0], ends=[3], axes=[0])
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:338:20";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.loc = "rules/rotary.yaml:338:37";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({3}));
-        a.loc = "rules/rotary.yaml:338:40";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:338:43";
-      }
-    }
-    {  // 17: -1
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:338:47";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 18: Concat(Slice(Shape(st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:338:13";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:338:51";
-      }
-    }
-    {  // 19: Shape(st, start=0, end=3)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:338:68";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:338:78";
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:216:46";
       }
+    }
+    {  // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:216:13";
+      e.slot = 2;
+      e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/rotary.yaml:338:87";
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({2}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:216:55";
       }
     }
-    {  // 20: -1
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:338:95";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
+    {  // 4: sin_cache
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "sin_cache";
+      e.loc = "rules/rotary.yaml:217:30";
+      e.slot = 3;
     }
-    {  // 21: Concat(Shape(st, start=0, end=3), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:338:61";
+    {  // 5: Gather(sin_cache, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Gather";
+      e.loc = "rules/rotary.yaml:217:23";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:338:99";
+        a.loc = "rules/rotary.yaml:217:46";
       }
     }
-    {  // 22: fc
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "fc";
-      e.loc = "rules/rotary.yaml:338:109";
-      e.slot = 8;
+    {  // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:217:13";
+      e.slot = 4;
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({2}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:217:55";
+      }
     }
-    {  // 23: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
-       // Concat(Shape(st, start=0, end=3), -1, axis=0) | fc
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "fs";
-      e.loc = "rules/rotary.yaml:338:59";
-      e.slot = 9;
+    {  // 7: x
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "x";
+      e.loc = "rules/rotary.yaml:218:21";
+      e.slot = 5;
     }
-    {  // 24: Reshape(st, fs, allowzero=0)
-      gen::ExprSpec& e = s.exprs[24];
+    {  // 8: Mul(x, cos)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:218:17";
+      e.num_inputs = 2;
+    }
+    {  // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:339:13";
-      e.slot = 10;
+      e.loc = "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.slot = 6;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:339:29";
+        a.loc = "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:218:34)";
       }
     }
-    {  // 25: cos_cache
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:340:30";
+    {  // 10: Mul(rotate_pairs.1.rot, sin)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Mul";
+      e.loc = "rules/rotary.yaml:218:30";
+      e.num_inputs = 2;
+    }
+    {  // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Add";
+      e.loc = "rules/rotary.yaml:218:13";
+      e.slot = 7;
+      e.num_inputs = 2;
+    }
+    {  // 12: 0
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 13: rotate_pairs.1.e1
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "rotate_pairs.1.e1";
+      e.loc = "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.slot = 8;
+    }
+    {  // 14: rotate_pairs.1.a1
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "rotate_pairs.1.a1";
+      e.loc = "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.slot = 9;
+    }
+    {  // 15: 2
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.slot = 10;
+      e.num_inputs = 5;
+    }
+    {  // 17: 1
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "constant 1";
+      e.loc = "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.literal = gen::intLiteral(1);
+      e.tolerance = 1e-06;
+    }
+    {  // 18: rotate_pairs.1.e2
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "rotate_pairs.1.e2";
+      e.loc = "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:218:34)";
       e.slot = 11;
     }
-    {  // 26: pos
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:340:41";
+    {  // 19: rotate_pairs.1.a2
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "rotate_pairs.1.a2";
+      e.loc = "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:218:34)";
       e.slot = 12;
     }
-    {  // 27: Gather(cos_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:340:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:340:46";
-      }
+    {  // 20: 2
+      gen::ExprSpec& e = s.exprs[20];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
     }
-    {  // 28: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:340:13";
+    {  // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
+      gen::ExprSpec& e = s.exprs[21];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
       e.slot = 13;
+      e.num_inputs = 5;
+    }
+    {  // 22: Neg(rotate_pairs.1.x2)
+      gen::ExprSpec& e = s.exprs[22];
+      e.label = "Neg";
+      e.loc = "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.num_inputs = 1;
+    }
+    {  // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
+      gen::ExprSpec& e = s.exprs[23];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:218:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
-        a.values.push_back(gen::intsLiteral({2}));
+        a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:340:55";
+        a.loc = "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:218:34)";
       }
     }
-    {  // 29: sin_cache
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:341:30";
-      e.slot = 14;
+    {  // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
+      gen::ExprSpec& e = s.exprs[24];
+      e.label = "Unsqueeze";
+      e.loc = "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({-1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      }
     }
-    {  // 30: Gather(sin_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:341:23";
+    {  // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1,
+       // axes=[-1]), axis=-1)
+      gen::ExprSpec& e = s.exprs[25];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.slot = 14;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      }
+    }
+    {  // 26: Shape(rotate_pairs.1.st)
+      gen::ExprSpec& e = s.exprs[26];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.num_inputs = 1;
+    }
+    {  // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
+      gen::ExprSpec& e = s.exprs[27];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "starts";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.loc = "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "ends";
+        a.values.push_back(gen::intsLiteral({3}));
+        a.loc = "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      }
+    }
+    {  // 28: -1
+      gen::ExprSpec& e = s.exprs[28];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
+      gen::ExprSpec& e = s.exprs[29];
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:218:34)";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:341:46";
+        a.loc = "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:218:34)";
       }
     }
-    {  // 31: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:341:13";
-      e.slot = 15;
+    {  // 30: Shape(rotate_pairs.1.st, start=0, end=3)
+      gen::ExprSpec& e = s.exprs[30];
+      e.label = "Shape";
+      e.loc = "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:218:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({2}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:341:55";
+        a.name = "start";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "end";
+        a.values.push_back(gen::intLiteral(3));
+        a.loc = "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:218:34)";
       }
     }
-    {  // 32: Mul(x, cos)
+    {  // 31: -1
+      gen::ExprSpec& e = s.exprs[31];
+      e.label = "constant -1";
+      e.loc = "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.literal = gen::intLiteral(-1);
+      e.tolerance = 1e-06;
+    }
+    {  // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
       gen::ExprSpec& e = s.exprs[32];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:342:17";
+      e.label = "Concat";
+      e.loc = "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:218:34)";
       e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      }
     }
-    {  // 33: Mul(rot, sin)
+    {  // 33: rotate_pairs.1.fc
       gen::ExprSpec& e = s.exprs[33];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:342:30";
-      e.num_inputs = 2;
+      e.label = "rotate_pairs.1.fc";
+      e.loc = "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.slot = 15;
     }
-    {  // 34: Add(Mul(x, cos), Mul(rot, sin))
+    {  // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
+       // Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
       gen::ExprSpec& e = s.exprs[34];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:342:13";
+      e.label = "rotate_pairs.1.fs";
+      e.loc = "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:218:34)";
       e.slot = 16;
-      e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:344:20";
+      c.loc = "rules/rotary.yaml:220:14";
       c.subject = "x";
-      c.slot = 0;
+      c.slot = 5;
       c.dims = {"B", "S", "N", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
@@ -7377,9 +4949,9 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:345:20";
+      c.loc = "rules/rotary.yaml:221:14";
       c.subject = "pos";
-      c.slot = 12;
+      c.slot = 1;
       c.dims = {"B", "S"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
@@ -7387,18 +4959,29 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:345:35";
+      c.loc = "rules/rotary.yaml:221:29";
       c.subject = "pos";
-      c.slot = 12;
+      c.slot = 1;
       c.strings = {"int64"};
       c.elem_types = {7};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
+      c.native = "flat_pairs_shape";
+      c.predicate = gen::nativePredicate("flat_pairs_shape");
+      c.args = {"rotate_pairs.1.fc", "x"};
+      c.arg_slots = {15, 5};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:346:20";
+      c.loc = "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.subject = "cos_cache";
-      c.slot = 11;
+      c.slot = 0;
       c.dims = {"M", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
@@ -7406,18 +4989,20 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:346:35";
+      c.loc = "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
       c.args = {"cos_cache"};
-      c.arg_slots = {11};
+      c.arg_slots = {0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:347:20";
+      c.loc = "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.subject = "sin_cache";
-      c.slot = 14;
+      c.slot = 3;
       c.dims = {"M", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
@@ -7425,56 +5010,52 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:347:35";
+      c.loc = "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
       c.args = {"sin_cache"};
-      c.arg_slots = {14};
+      c.arg_slots = {3};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:348:20";
-      c.native = "flat_pairs_shape";
-      c.predicate = gen::nativePredicate("flat_pairs_shape");
-      c.args = {"fc", "x"};
-      c.arg_slots = {8, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:349:20";
+      c.loc = "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"e1", "x"};
-      c.arg_slots = {1, 0};
+      c.args = {"rotate_pairs.1.e1", "x"};
+      c.arg_slots = {8, 5};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:350:20";
+      c.loc = "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"e2", "x"};
-      c.arg_slots = {4, 0};
+      c.args = {"rotate_pairs.1.e2", "x"};
+      c.arg_slots = {11, 5};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:351:20";
+      c.loc = "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a1", "x"};
-      c.arg_slots = {2, 0};
+      c.args = {"rotate_pairs.1.a1", "x"};
+      c.arg_slots = {9, 5};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:352:20";
+      c.loc = "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a2", "x"};
-      c.arg_slots = {5, 0};
+      c.args = {"rotate_pairs.1.a2", "x"};
+      c.arg_slots = {12, 5};
     }
     s.num_symbols = 5;
     {
@@ -7494,41 +5075,41 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
 /// Expr ids of rule rotary_embedding_interleaved_bsnh (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingInterleavedBsnhIds {
   enum : gen::ExprId {
-    kX = 0,
-    kConstant1 = 1,
-    kE1 = 2,
-    kA1 = 3,
-    kConstant4 = 4,
-    kX1 = 5,
-    kConstant6 = 6,
-    kE2 = 7,
-    kA2 = 8,
-    kConstant9 = 9,
-    kX2 = 10,
-    kNeg = 11,
-    kUnsqueeze12 = 12,
-    kUnsqueeze13 = 13,
-    kSt = 14,
-    kShape15 = 15,
-    kSlice = 16,
+    kCosCache = 0,
+    kPos = 1,
+    kGather2 = 2,
+    kCos = 3,
+    kSinCache = 4,
+    kGather5 = 5,
+    kSin = 6,
+    kX = 7,
+    kMul8 = 8,
+    kRotatePairs1Rot = 9,
+    kMul10 = 10,
+    kY = 11,
+    kConstant12 = 12,
+    kRotatePairs1E1 = 13,
+    kRotatePairs1A1 = 14,
+    kConstant15 = 15,
+    kRotatePairs1X1 = 16,
     kConstant17 = 17,
-    kConcat18 = 18,
-    kShape19 = 19,
+    kRotatePairs1E2 = 18,
+    kRotatePairs1A2 = 19,
     kConstant20 = 20,
-    kConcat21 = 21,
-    kFc = 22,
-    kFs = 23,
-    kRot = 24,
-    kCosCache = 25,
-    kPos = 26,
-    kGather27 = 27,
-    kCos = 28,
-    kSinCache = 29,
-    kGather30 = 30,
-    kSin = 31,
-    kMul32 = 32,
-    kMul33 = 33,
-    kY = 34,
+    kRotatePairs1X2 = 21,
+    kNeg = 22,
+    kUnsqueeze23 = 23,
+    kUnsqueeze24 = 24,
+    kRotatePairs1St = 25,
+    kShape26 = 26,
+    kSlice = 27,
+    kConstant28 = 28,
+    kConcat29 = 29,
+    kShape30 = 30,
+    kConstant31 = 31,
+    kConcat32 = 32,
+    kRotatePairs1Fc = 33,
+    kRotatePairs1Fs = 34,
   };
 };
 
@@ -7559,279 +5140,87 @@ class RotaryEmbeddingInterleavedBsnhMatch
 
  private:
   enum : uint32_t {
-    kSlotX = 0,
-    kSlotE1 = 1,
-    kSlotA1 = 2,
-    kSlotX1 = 3,
-    kSlotE2 = 4,
-    kSlotA2 = 5,
-    kSlotX2 = 6,
-    kSlotSt = 7,
-    kSlotFc = 8,
-    kSlotFs = 9,
-    kSlotRot = 10,
-    kSlotCosCache = 11,
-    kSlotPos = 12,
-    kSlotCos = 13,
-    kSlotSinCache = 14,
-    kSlotSin = 15,
-    kSlotY = 16,
+    kSlotCosCache = 0,
+    kSlotPos = 1,
+    kSlotCos = 2,
+    kSlotSinCache = 3,
+    kSlotSin = 4,
+    kSlotX = 5,
+    kSlotRotatePairs1Rot = 6,
+    kSlotY = 7,
+    kSlotRotatePairs1E1 = 8,
+    kSlotRotatePairs1A1 = 9,
+    kSlotRotatePairs1X1 = 10,
+    kSlotRotatePairs1E2 = 11,
+    kSlotRotatePairs1A2 = 12,
+    kSlotRotatePairs1X2 = 13,
+    kSlotRotatePairs1St = 14,
+    kSlotRotatePairs1Fc = 15,
+    kSlotRotatePairs1Fs = 16,
   };
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant1, matchE1,
-  // matchA1, matchConstant4, matchConstant6, matchE2, matchA2, matchConstant9, matchConstant17,
-  // matchConstant20, matchFc, matchCosCache, matchPos, matchGather27, matchSinCache, matchGather30.
-
-  /// x1 = Slice(x, 0, e1, a1, 2)  (rules/rotary.yaml:335:13)
-  bool matchX1(ValueId v, gen::Next k) {
-    if (seen(kX1)) return same(kX1, v) && k();
-    if (!bind(kX1, v)) return false;
-    const NodeId n = node(kX1, v, op::kSlice);
-    if (n == kNoId || !attrs(kX1, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchConstant1(input(n, 1), [&] {
-        return matchE1(input(n, 2), [&] {
-          return matchA1(input(n, 3), [&] { return matchConstant4(input(n, 4), k); });
-        });
-      });
-    });
-  }
-
-  /// x2 = Slice(x, 1, e2, a2, 2)  (rules/rotary.yaml:336:13)
-  bool matchX2(ValueId v, gen::Next k) {
-    if (seen(kX2)) return same(kX2, v) && k();
-    if (!bind(kX2, v)) return false;
-    const NodeId n = node(kX2, v, op::kSlice);
-    if (n == kNoId || !attrs(kX2, n, v)) return false;
-    return matchX(input(n, 0), [&] {
-      return matchConstant6(input(n, 1), [&] {
-        return matchE2(input(n, 2), [&] {
-          return matchA2(input(n, 3), [&] { return matchConstant9(input(n, 4), k); });
-        });
-      });
-    });
-  }
-
-  /// Neg(x2)  (rules/rotary.yaml:337:30)
-  bool matchNeg(ValueId v, gen::Next k) {
-    if (seen(kNeg)) return same(kNeg, v) && k();
-    if (!bind(kNeg, v)) return false;
-    const NodeId n = node(kNeg, v, op::kNeg);
-    if (n == kNoId || !attrs(kNeg, n, v)) return false;
-    return matchX2(input(n, 0), k);
-  }
-
-  /// Unsqueeze(Neg(x2), axes=[-1])  (rules/rotary.yaml:337:20)
-  bool matchUnsqueeze12(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze12)) return same(kUnsqueeze12, v) && k();
-    if (!bind(kUnsqueeze12, v)) return false;
-    const NodeId n = node(kUnsqueeze12, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze12, n, v)) return false;
-    return matchNeg(input(n, 0), k);
-  }
-
-  /// Unsqueeze(x1, axes=[-1])  (rules/rotary.yaml:337:44)
-  bool matchUnsqueeze13(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze13)) return same(kUnsqueeze13, v) && k();
-    if (!bind(kUnsqueeze13, v)) return false;
-    const NodeId n = node(kUnsqueeze13, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze13, n, v)) return false;
-    return matchX1(input(n, 0), k);
-  }
-
-  /// st = Concat(Unsqueeze(Neg(x2), axes=[-1]), Unsqueeze(x1, axes=[-1]), axis=-1)
-  /// (rules/rotary.yaml:337:13)
-  bool matchSt(ValueId v, gen::Next k) {
-    if (seen(kSt)) return same(kSt, v) && k();
-    if (!bind(kSt, v)) return false;
-    const NodeId n = node(kSt, v, op::kConcat);
-    if (n == kNoId || !attrs(kSt, n, v)) return false;
-    return matchUnsqueeze12(input(n, 0), [&] { return matchUnsqueeze13(input(n, 1), k); });
-  }
-
-  /// Shape(st)  (rules/rotary.yaml:338:26)
-  bool matchShape15(ValueId v, gen::Next k) {
-    if (seen(kShape15)) return same(kShape15, v) && k();
-    if (!bind(kShape15, v)) return false;
-    const NodeId n = node(kShape15, v, op::kShape);
-    if (n == kNoId || !attrs(kShape15, n, v)) return false;
-    return matchSt(input(n, 0), k);
-  }
-
-  /// Slice(Shape(st), starts=[0], ends=[3], axes=[0])  (rules/rotary.yaml:338:20)
-  bool matchSlice(ValueId v, gen::Next k) {
-    if (seen(kSlice)) return same(kSlice, v) && k();
-    if (!bind(kSlice, v)) return false;
-    const NodeId n = node(kSlice, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice, n, v)) return false;
-    return matchShape15(input(n, 0), k);
-  }
-
-  /// Concat(Slice(Shape(st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-  /// (rules/rotary.yaml:338:13)
-  bool matchConcat18(ValueId v, gen::Next k) {
-    if (seen(kConcat18)) return same(kConcat18, v) && k();
-    if (!bind(kConcat18, v)) return false;
-    const NodeId n = node(kConcat18, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat18, n, v)) return false;
-    return matchSlice(input(n, 0), [&] { return matchConstant17(input(n, 1), k); });
-  }
-
-  /// Shape(st, start=0, end=3)  (rules/rotary.yaml:338:68)
-  bool matchShape19(ValueId v, gen::Next k) {
-    if (seen(kShape19)) return same(kShape19, v) && k();
-    if (!bind(kShape19, v)) return false;
-    const NodeId n = node(kShape19, v, op::kShape);
-    if (n == kNoId || !attrs(kShape19, n, v)) return false;
-    return matchSt(input(n, 0), k);
-  }
-
-  /// Concat(Shape(st, start=0, end=3), -1, axis=0)  (rules/rotary.yaml:338:61)
-  bool matchConcat21(ValueId v, gen::Next k) {
-    if (seen(kConcat21)) return same(kConcat21, v) && k();
-    if (!bind(kConcat21, v)) return false;
-    const NodeId n = node(kConcat21, v, op::kConcat);
-    if (n == kNoId || !attrs(kConcat21, n, v)) return false;
-    return matchShape19(input(n, 0), [&] { return matchConstant20(input(n, 1), k); });
-  }
-
-  /// fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(st,
-  /// start=0, end=3), -1, axis=0) | fc  (rules/rotary.yaml:338:59)
-  bool matchFs(ValueId v, gen::Next k) {
-    if (seen(kFs)) return same(kFs, v) && k();
-    if (!bind(kFs, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kFs, 0) && matchConcat18(v, k)) return true;
-    undo(m);
-    if (choose(kFs, 1) && matchConcat21(v, k)) return true;
-    undo(m);
-    if (choose(kFs, 2) && matchFc(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// rot = Reshape(st, fs, allowzero=0)  (rules/rotary.yaml:339:13)
-  bool matchRot(ValueId v, gen::Next k) {
-    if (seen(kRot)) return same(kRot, v) && k();
-    if (!bind(kRot, v)) return false;
-    const NodeId n = node(kRot, v, op::kReshape);
-    if (n == kNoId || !attrs(kRot, n, v)) return false;
-    return matchSt(input(n, 0), [&] { return matchFs(input(n, 1), k); });
-  }
-
-  /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])  (rules/rotary.yaml:340:13)
-  bool matchCos(ValueId v, gen::Next k) {
-    if (seen(kCos)) return same(kCos, v) && k();
-    if (!bind(kCos, v)) return false;
-    const NodeId n = node(kCos, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kCos, n, v)) return false;
-    return matchGather27(input(n, 0), k);
-  }
-
-  /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])  (rules/rotary.yaml:341:13)
-  bool matchSin(ValueId v, gen::Next k) {
-    if (seen(kSin)) return same(kSin, v) && k();
-    if (!bind(kSin, v)) return false;
-    const NodeId n = node(kSin, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kSin, n, v)) return false;
-    return matchGather30(input(n, 0), k);
-  }
-
-  /// Mul(x, cos)  (rules/rotary.yaml:342:17)
-  bool matchMul32(ValueId v, gen::Next k) {
-    if (seen(kMul32)) return same(kMul32, v) && k();
-    if (!bind(kMul32, v)) return false;
-    const NodeId n = node(kMul32, v, op::kMul);
-    if (n == kNoId || !attrs(kMul32, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchX(in0, [&] { return matchCos(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchX(in1, [&] { return matchCos(in0, k); });
-  }
-
-  /// Mul(rot, sin)  (rules/rotary.yaml:342:30)
-  bool matchMul33(ValueId v, gen::Next k) {
-    if (seen(kMul33)) return same(kMul33, v) && k();
-    if (!bind(kMul33, v)) return false;
-    const NodeId n = node(kMul33, v, op::kMul);
-    if (n == kNoId || !attrs(kMul33, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchRot(in0, [&] { return matchSin(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchRot(in1, [&] { return matchSin(in0, k); });
-  }
-
-  /// y = Add(Mul(x, cos), Mul(rot, sin))  (rules/rotary.yaml:342:13)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kAdd);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchMul32(in0, [&] { return matchMul33(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchMul32(in1, [&] { return matchMul33(in0, k); });
-  }
+  // From RotarySharedMatch (the same in other rules of this file): matchCosCache, matchPos,
+  // matchGather2, matchCos, matchSinCache, matchGather5, matchSin, matchX, matchMul8,
+  // matchRotatePairs1Rot, matchMul10, matchY, matchConstant12, matchRotatePairs1E1,
+  // matchRotatePairs1A1, matchConstant15, matchRotatePairs1X1, matchConstant17,
+  // matchRotatePairs1E2, matchRotatePairs1A2, matchConstant20, matchRotatePairs1X2, matchNeg,
+  // matchUnsqueeze23, matchUnsqueeze24, matchRotatePairs1St, matchShape26, matchSlice,
+  // matchConstant28, matchConcat29, matchShape30, matchConstant31, matchConcat32,
+  // matchRotatePairs1Fc, matchRotatePairs1Fs.
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:354:9:
-  ///   cos = cos
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:223:5:
   ///   sin = sin
+  ///   cos = cos
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper,
   ///   rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1,
   ///   num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:356:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:357:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:358:39", "x")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:222:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:222:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:224:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::TensorProto> t5 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:358:70");
-    if (!t5) return false;
     std::optional<onnx::TensorProto> t6 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:358:122");
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
+                     "rules/rotary.yaml:225:18");
     if (!t6) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:358:174", "pos")) return false;
+    std::optional<onnx::TensorProto> t7 =
+        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
+                     "rules/rotary.yaml:226:18");
+    if (!t7) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:224:57", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:358:194", "rules/rotary.yaml:358:194");
+                   "rules/rotary.yaml:227:18", "rules/rotary.yaml:227:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:359:26");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:228:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:354:9",
-                     "rules/rotary.yaml:356:17"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:223:5",
+                     "rules/rotary.yaml:222:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:354:9",
-                     "rules/rotary.yaml:357:17"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:223:5",
+                     "rules/rotary.yaml:222:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:354:9",
-                     "rules/rotary.yaml:359:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:223:5",
+                     "rules/rotary.yaml:228:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
+    const ValueId v0 = slot(kSlotSin);
+    const ValueId v1 = slot(kSlotCos);
     const ValueId v2 = slot(kSlotX);
     const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
     NodeSpec spec4;
@@ -7841,12 +5230,12 @@ class RotaryEmbeddingInterleavedBsnhMatch
     spec4.created_by = ruleName();
     const NodeId n4 = rw_.createNode(std::move(spec4));
     const ValueId v4 = g_.node(n4).output(0);
-    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
     const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
-    const ValueId v7 = slot(kSlotPos);
+    const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
+    const ValueId v5 = slot(kSlotPos);
     NodeSpec spec8;
     spec8.op = op::kRotaryEmbedding;
-    spec8.inputs = {v4, v5, v6, v7};
+    spec8.inputs = {v4, v6, v7, v5};
     spec8.attributes = std::move(attrs8);
     spec8.created_by = ruleName();
     const NodeId n8 = rw_.createNode(std::move(spec8));
@@ -7863,55 +5252,55 @@ class RotaryEmbeddingInterleavedBsnhMatch
                             {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 
-  /// Variant 1, rules/rotary.yaml:360:9:
-  ///   cos = cos
+  /// Variant 1, rules/rotary.yaml:223:5:
   ///   sin = sin
+  ///   cos = cos
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos,
   ///   tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache),
   ///   interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:361:17", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:362:17", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:363:53", "x")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:222:11", "sin")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:222:11", "cos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:224:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:363:84", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:224:57", "pos")) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:363:89");
+                     "rules/rotary.yaml:225:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:363:141");
+                     "rules/rotary.yaml:226:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:363:208", "rules/rotary.yaml:363:208");
+                   "rules/rotary.yaml:227:18", "rules/rotary.yaml:227:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:364:26");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:228:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:360:9",
-                     "rules/rotary.yaml:361:17"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:223:5",
+                     "rules/rotary.yaml:222:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:360:9",
-                     "rules/rotary.yaml:362:17"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:223:5",
+                     "rules/rotary.yaml:222:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:360:9",
-                     "rules/rotary.yaml:364:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:223:5",
+                     "rules/rotary.yaml:228:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotCos);
-    const ValueId v1 = slot(kSlotSin);
+    const ValueId v0 = slot(kSlotSin);
+    const ValueId v1 = slot(kSlotCos);
     const ValueId v2 = slot(kSlotX);
     const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
     NodeSpec spec4;
@@ -7953,12 +5342,12 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
                      root,
                      95,
                      {"ort", "onnx"},
-                     "rules/rotary.yaml:329:5",
+                     "rules/rotary.yaml:212:5",
                      {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -7975,7 +5364,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:371
+// Generated from: rules/rotary.yaml:236
 // rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the
 // rest (Phi).
 //===----------------------------------------------------------------------===//
@@ -7985,190 +5374,242 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_partial";
-    s.loc = "rules/rotary.yaml:371:5";
-    s.root = 15;
-    s.slot_names = {"x", "d", "a1", "xr", "d2", "e2", "a2", "xp", "pos", "cos", "sin", "r", "y"};
+    s.loc = "rules/rotary.yaml:236:5";
+    s.root = 7;
+    s.slot_names = {"x",
+                    "s1",
+                    "p1",
+                    "p2",
+                    "xr",
+                    "xp",
+                    "r",
+                    "y",
+                    "d",
+                    "first_and_rest.1.a1",
+                    "d2",
+                    "first_and_rest.1.e2",
+                    "first_and_rest.1.a2",
+                    "s2",
+                    "pos",
+                    "cos",
+                    "sin"};
     s.num_captures = 2;
-    s.exprs.resize(16);
+    s.exprs.resize(20);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:377:18";
+      e.loc = "rules/rotary.yaml:240:38";
       e.slot = 0;
     }
-    {  // 1: 0
+    {  // 1: Slice(x, 0, d, first_and_rest.1.a1)
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:377:21";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 2: d
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "d";
-      e.loc = "rules/rotary.yaml:377:24";
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:240:23)";
       e.slot = 1;
+      e.num_inputs = 4;
     }
-    {  // 3: a1
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "a1";
-      e.loc = "rules/rotary.yaml:377:27";
+    {  // 2: Split(x, axis=-1)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "Split";
+      e.loc = "rules/rotary.yaml:241:16";
       e.slot = 2;
+      e.num_inputs = 1;
+      e.other_outputs.push_back({1, 3, "p2"});
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:241:25";
+      }
     }
-    {  // 4: Slice(x, 0, d, a1)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:377:12";
+    {  // 3: p2
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "p2";
+      e.loc = "rules/rotary.yaml:242:32";
       e.slot = 3;
-      e.num_inputs = 4;
     }
-    {  // 5: d2
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "d2";
-      e.loc = "rules/rotary.yaml:378:21";
+    {  // 4: s1 | p1
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "xr";
+      e.loc = "rules/rotary.yaml:242:25";
       e.slot = 4;
+      e.peers = {5};  // one tuple
     }
-    {  // 6: e2
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "e2";
-      e.loc = "rules/rotary.yaml:378:25";
+    {  // 5: s2 | p2
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "xp";
+      e.loc = "rules/rotary.yaml:242:25";
       e.slot = 5;
+      e.peers = {4};  // one tuple
     }
-    {  // 7: a2
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "a2";
-      e.loc = "rules/rotary.yaml:378:29";
-      e.slot = 6;
-    }
-    {  // 8: Slice(x, d2, e2, a2)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:378:12";
-      e.slot = 7;
-      e.num_inputs = 4;
-    }
-    {  // 9: pos
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:379:46";
-      e.slot = 8;
-    }
-    {  // 10: cos
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "cos";
-      e.loc = "rules/rotary.yaml:379:51";
-      e.slot = 9;
-    }
-    {  // 11: sin
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "sin";
-      e.loc = "rules/rotary.yaml:379:56";
-      e.slot = 10;
-    }
-    {  // 12: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
-       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:379:12";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:379:61";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:379:86";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:379:110";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:379:132";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_packed_batching";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:379:143";
-      }
-    }
-    {  // 13: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-       // num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:379:171";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:379:206";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:379:231";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:379:255";
-      }
-    }
-    {  // 14: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
+    {  // 6: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
        // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
        // RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
        // num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[14];
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "r";
-      e.loc = "rules/rotary.yaml:379:169";
-      e.slot = 11;
+      e.loc = "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.slot = 6;
     }
-    {  // 15: Concat(r, xp, axis=-1)
-      gen::ExprSpec& e = s.exprs[15];
+    {  // 7: Concat(r, xp, axis=-1)
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:380:12";
-      e.slot = 12;
+      e.loc = "rules/rotary.yaml:244:12";
+      e.slot = 7;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:380:26";
+        a.loc = "rules/rotary.yaml:244:26";
+      }
+    }
+    {  // 8: 0
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 9: d
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "d";
+      e.loc = "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.slot = 8;
+    }
+    {  // 10: first_and_rest.1.a1
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "first_and_rest.1.a1";
+      e.loc = "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.slot = 9;
+    }
+    {  // 11: d2
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "d2";
+      e.loc = "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.slot = 10;
+    }
+    {  // 12: first_and_rest.1.e2
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "first_and_rest.1.e2";
+      e.loc = "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.slot = 11;
+    }
+    {  // 13: first_and_rest.1.a2
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "first_and_rest.1.a2";
+      e.loc = "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.slot = 12;
+    }
+    {  // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.slot = 13;
+      e.num_inputs = 4;
+    }
+    {  // 15: pos
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.slot = 14;
+    }
+    {  // 16: cos
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "cos";
+      e.loc = "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.slot = 15;
+    }
+    {  // 17: sin
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "sin";
+      e.loc = "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.slot = 16;
+    }
+    {  // 18: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
+       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "com.microsoft.RotaryEmbedding";
+      e.loc = "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:243:40";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:243:26)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "num_heads";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "n";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:243:56";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.values.push_back(gen::floatLiteral(1.0));
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:243:26)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_packed_batching";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:243:26)";
+      }
+    }
+    {  // 19: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+       // num_heads=capture(n))
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "RotaryEmbedding";
+      e.loc = "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:243:40";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:243:26)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "num_heads";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "n";
+        a.loc = "rules/rotary.yaml:243:56";
       }
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:382:13";
+      c.loc = "rules/rotary.yaml:246:13";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "N", "S", "H"};
@@ -8180,72 +5621,85 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:383:13";
+      c.loc = "rules/rotary.yaml:247:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d", "cos"};
-      c.arg_slots = {1, 9};
+      c.arg_slots = {8, 15};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:384:13";
+      c.loc = "rules/rotary.yaml:248:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d2", "cos"};
-      c.arg_slots = {4, 9};
+      c.arg_slots = {10, 15};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:385:13";
+      c.loc = "rules/rotary.yaml:249:13";
+      c.native = "rotary_split";
+      c.predicate = gen::nativePredicate("rotary_split");
+      c.args = {"p1", "cos", "x"};
+      c.arg_slots = {2, 15, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.guard_slot = 1;  // s1
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"e2", "x"};
-      c.arg_slots = {5, 0};
+      c.args = {"first_and_rest.1.e2", "x"};
+      c.arg_slots = {11, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:386:13";
+      c.loc = "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.guard_slot = 1;  // s1
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a1", "x"};
-      c.arg_slots = {2, 0};
+      c.args = {"first_and_rest.1.a1", "x"};
+      c.arg_slots = {9, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:387:13";
+      c.loc = "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.guard_slot = 1;  // s1
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a2", "x"};
-      c.arg_slots = {6, 0};
+      c.args = {"first_and_rest.1.a2", "x"};
+      c.arg_slots = {12, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:388:13";
+      c.loc = "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.guard_slot = 1;  // s1
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"xr"};
-      c.arg_slots = {3};
+      c.args = {"s1"};
+      c.arg_slots = {1};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:389:13";
+      c.loc = "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.guard_slot = 1;  // s1
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"xp"};
-      c.arg_slots = {7};
+      c.args = {"s2"};
+      c.arg_slots = {13};
     }
     s.num_symbols = 4;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 23;
-      v.tags.push_back({{14, 1}});  // @onnx
     }
     s.variants.emplace_back();  // always
     return s;
@@ -8260,21 +5714,25 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
 struct RotaryEmbeddingPartialIds {
   enum : gen::ExprId {
     kX = 0,
-    kConstant = 1,
-    kD = 2,
-    kA1 = 3,
+    kS1 = 1,
+    kP1 = 2,
+    kP2 = 3,
     kXr = 4,
-    kD2 = 5,
-    kE2 = 6,
-    kA2 = 7,
-    kXp = 8,
-    kPos = 9,
-    kCos = 10,
-    kSin = 11,
-    kRotaryEmbedding12 = 12,
-    kRotaryEmbedding13 = 13,
-    kR = 14,
-    kY = 15,
+    kXp = 5,
+    kR = 6,
+    kY = 7,
+    kConstant = 8,
+    kD = 9,
+    kFirstAndRest1A1 = 10,
+    kD2 = 11,
+    kFirstAndRest1E2 = 12,
+    kFirstAndRest1A2 = 13,
+    kS2 = 14,
+    kPos = 15,
+    kCos = 16,
+    kSin = 17,
+    kRotaryEmbedding18 = 18,
+    kRotaryEmbedding19 = 19,
   };
 };
 
@@ -8304,70 +5762,98 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotD = 1,
-    kSlotA1 = 2,
-    kSlotXr = 3,
-    kSlotD2 = 4,
-    kSlotE2 = 5,
-    kSlotA2 = 6,
-    kSlotXp = 7,
-    kSlotPos = 8,
-    kSlotCos = 9,
-    kSlotSin = 10,
-    kSlotR = 11,
-    kSlotY = 12,
+    kSlotS1 = 1,
+    kSlotP1 = 2,
+    kSlotP2 = 3,
+    kSlotXr = 4,
+    kSlotXp = 5,
+    kSlotR = 6,
+    kSlotY = 7,
+    kSlotD = 8,
+    kSlotFirstAndRest1A1 = 9,
+    kSlotD2 = 10,
+    kSlotFirstAndRest1E2 = 11,
+    kSlotFirstAndRest1A2 = 12,
+    kSlotS2 = 13,
+    kSlotPos = 14,
+    kSlotCos = 15,
+    kSlotSin = 16,
   };
 
   // ---- Match
 
   // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant, matchD,
-  // matchA1, matchXr, matchD2, matchE2, matchA2, matchXp, matchPos, matchCos, matchSin.
+  // matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2, matchFirstAndRest1A2, matchPos.
 
-  /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
-  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-  /// (rules/rotary.yaml:379:12)
-  bool matchRotaryEmbedding12(ValueId v, gen::Next k) {
-    if (seen(kRotaryEmbedding12)) return same(kRotaryEmbedding12, v) && k();
-    if (!bind(kRotaryEmbedding12, v)) return false;
-    const NodeId n = node(kRotaryEmbedding12, v, op::kComMicrosoftRotaryEmbedding);
-    if (n == kNoId || !attrs(kRotaryEmbedding12, n, v)) return false;
-    return matchXr(input(n, 0), [&] {
-      return matchPos(input(n, 1), [&] {
-        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+  /// s1 = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
+  /// rules/rotary.yaml:240:23))
+  bool matchS1(ValueId v, gen::Next k) {
+    if (seen(kS1)) return same(kS1, v) && k();
+    if (!bind(kS1, v)) return false;
+    const NodeId n = node(kS1, v, op::kSlice);
+    if (n == kNoId || !attrs(kS1, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant(input(n, 1), [&] {
+        return matchD(input(n, 2), [&] { return matchFirstAndRest1A1(input(n, 3), k); });
       });
     });
   }
 
-  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:379:171)
-  bool matchRotaryEmbedding13(ValueId v, gen::Next k) {
-    if (seen(kRotaryEmbedding13)) return same(kRotaryEmbedding13, v) && k();
-    if (!bind(kRotaryEmbedding13, v)) return false;
-    const NodeId n = node(kRotaryEmbedding13, v, op::kRotaryEmbedding);
-    if (n == kNoId || !attrs(kRotaryEmbedding13, n, v)) return false;
-    return matchXr(input(n, 0), [&] {
-      return matchCos(input(n, 1), [&] {
-        return matchSin(input(n, 2), [&] { return matchPos(input(n, 3), k); });
-      });
-    });
+  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:241:16)
+  bool matchP1(ValueId v, gen::Next k) {
+    if (seen(kP1)) return same(kP1, v) && k();
+    if (!bind(kP1, v)) return false;
+    const NodeId n = node(kP1, v, op::kSplit);
+    if (n == kNoId || !attrs(kP1, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// p2  (rules/rotary.yaml:242:32)
+  bool matchP2(ValueId v, gen::Next k) {
+    if (seen(kP2)) return same(kP2, v) && k();
+    return bind(kP2, v) && k();
+  }
+
+  /// xr = s1 | p1  (rules/rotary.yaml:242:25)
+  bool matchXr(ValueId v, gen::Next k) {
+    if (seen(kXr)) return same(kXr, v) && k();
+    if (!bind(kXr, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kXr, 0) && matchS1(v, k)) return true;
+    undo(m);
+    if (choose(kXr, 1) && matchP1(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// xp = s2 | p2  (rules/rotary.yaml:242:25)
+  bool matchXp(ValueId v, gen::Next k) {
+    if (seen(kXp)) return same(kXp, v) && k();
+    if (!bind(kXp, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kXp, 0) && matchS2(v, k)) return true;
+    undo(m);
+    if (choose(kXp, 1) && matchP2(v, k)) return true;
+    undo(m);
+    return false;
   }
 
   /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:379:169)
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:243:26))
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
     const uint32_t m = mark();
-    if (choose(kR, 0) && matchRotaryEmbedding12(v, k)) return true;  // @ms
+    if (choose(kR, 0) && matchRotaryEmbedding18(v, k)) return true;  // @ms
     undo(m);
-    if (choose(kR, 1) && matchRotaryEmbedding13(v, k)) return true;  // @onnx
+    if (choose(kR, 1) && matchRotaryEmbedding19(v, k)) return true;  // @onnx
     undo(m);
     return false;
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:380:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:244:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -8376,45 +5862,101 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return matchR(input(n, 0), [&] { return matchXp(input(n, 1), k); });
   }
 
+  /// s2 = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
+  /// first_and_rest at rules/rotary.yaml:240:23))
+  bool matchS2(ValueId v, gen::Next k) {
+    if (seen(kS2)) return same(kS2, v) && k();
+    if (!bind(kS2, v)) return false;
+    const NodeId n = node(kS2, v, op::kSlice);
+    if (n == kNoId || !attrs(kS2, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchD2(input(n, 1), [&] {
+        return matchFirstAndRest1E2(input(n, 2),
+                                    [&] { return matchFirstAndRest1A2(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:243:26))
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(kCos)) return same(kCos, v) && k();
+    return bind(kCos, v) && k();
+  }
+
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:243:26))
+  bool matchSin(ValueId v, gen::Next k) {
+    if (seen(kSin)) return same(kSin, v) && k();
+    return bind(kSin, v) && k();
+  }
+
+  /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
+  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
+  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:243:26))
+  bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
+    if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
+    if (!bind(kRotaryEmbedding18, v)) return false;
+    const NodeId n = node(kRotaryEmbedding18, v, op::kComMicrosoftRotaryEmbedding);
+    if (n == kNoId || !attrs(kRotaryEmbedding18, n, v)) return false;
+    return matchXr(input(n, 0), [&] {
+      return matchPos(input(n, 1), [&] {
+        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:243:26))
+  bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
+    if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
+    if (!bind(kRotaryEmbedding19, v)) return false;
+    const NodeId n = node(kRotaryEmbedding19, v, op::kRotaryEmbedding);
+    if (n == kNoId || !attrs(kRotaryEmbedding19, n, v)) return false;
+    return matchXr(input(n, 0), [&] {
+      return matchCos(input(n, 1), [&] {
+        return matchSin(input(n, 2), [&] { return matchPos(input(n, 3), k); });
+      });
+    });
+  }
+
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:391:9:
-  ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il),
-  ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:250:5:
+  ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il), num_heads=attr(n),
+  ///   rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:393:31", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:393:34", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:393:39", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:393:44", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:251:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:251:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:251:31", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:251:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:393:49", "rules/rotary.yaml:393:49");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:251:36", "rules/rotary.yaml:251:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
-        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:393:71", "rules/rotary.yaml:393:71");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:251:58", "rules/rotary.yaml:251:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:393:126", "rules/rotary.yaml:393:126");
+        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
+                   "rotary_embedding_dim", "rules/rotary.yaml:252:18", "rules/rotary.yaml:252:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:391:9",
-                     "rules/rotary.yaml:393:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:250:5",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:251:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotX);
-    const ValueId v1 = slot(kSlotCos);
-    const ValueId v2 = slot(kSlotSin);
-    const ValueId v3 = slot(kSlotPos);
+    const ValueId v2 = slot(kSlotCos);
+    const ValueId v3 = slot(kSlotSin);
+    const ValueId v1 = slot(kSlotPos);
     NodeSpec spec4;
     spec4.op = op::kRotaryEmbedding;
-    spec4.inputs = {v0, v1, v2, v3};
+    spec4.inputs = {v0, v2, v3, v1};
     spec4.attributes = std::move(attrs4);
     spec4.created_by = ruleName();
     const NodeId n4 = rw_.createNode(std::move(spec4));
@@ -8422,32 +5964,32 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:394:9:
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
+  /// Variant 1, rules/rotary.yaml:250:5:
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il), num_heads=attr(n),
+  ///   rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:395:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:395:48", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:395:53", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:395:58", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:251:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:251:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:251:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:251:31", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:395:63", "rules/rotary.yaml:395:63");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:251:36", "rules/rotary.yaml:251:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
-        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:395:85", "rules/rotary.yaml:395:85");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:251:58", "rules/rotary.yaml:251:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:395:140", "rules/rotary.yaml:395:140");
+        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
+                   "rotary_embedding_dim", "rules/rotary.yaml:252:18", "rules/rotary.yaml:252:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:394:9",
-                     "rules/rotary.yaml:395:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:250:5",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:251:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -8475,12 +6017,12 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
                                 root,
                                 94,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:371:5",
+                                "rules/rotary.yaml:236:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -8497,451 +6039,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:397
-// rotary_embedding_partial_split (priority 94): A RotaryEmbedding of the first d dims of x, Concat
-// the rest, parts by one Split (Phi, dynamo).
-//===----------------------------------------------------------------------===//
-
-/// Static data of rule rotary_embedding_partial_split for the shared checks and messages.
-const gen::RuleSpec& specRotaryEmbeddingPartialSplit() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_partial_split";
-    s.loc = "rules/rotary.yaml:397:5";
-    s.root = 9;
-    s.slot_names = {"x", "xr", "xp", "pos", "cos", "sin", "r", "y"};
-    s.num_captures = 2;
-    s.exprs.resize(10);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:403:22";
-      e.slot = 0;
-    }
-    {  // 1: Split(x, axis=-1)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Split";
-      e.loc = "rules/rotary.yaml:403:16";
-      e.slot = 1;
-      e.num_inputs = 1;
-      e.other_outputs.push_back({1, 2, "xp"});
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:403:25";
-      }
-    }
-    {  // 2: pos
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:404:46";
-      e.slot = 3;
-    }
-    {  // 3: cos
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "cos";
-      e.loc = "rules/rotary.yaml:404:51";
-      e.slot = 4;
-    }
-    {  // 4: sin
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "sin";
-      e.loc = "rules/rotary.yaml:404:56";
-      e.slot = 5;
-    }
-    {  // 5: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
-       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:404:12";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:404:61";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:404:86";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:404:110";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:404:132";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_packed_batching";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:404:143";
-      }
-    }
-    {  // 6: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-       // num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:404:171";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:404:206";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:404:231";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:404:255";
-      }
-    }
-    {  // 7: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
-       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
-       // RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-       // num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "r";
-      e.loc = "rules/rotary.yaml:404:169";
-      e.slot = 6;
-    }
-    {  // 8: xp
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "xp";
-      e.loc = "rules/rotary.yaml:405:22";
-      e.slot = 2;
-    }
-    {  // 9: Concat(r, xp, axis=-1)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:405:12";
-      e.slot = 7;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:405:26";
-      }
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:407:13";
-      c.subject = "x";
-      c.slot = 0;
-      c.dims = {"B", "N", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:408:13";
-      c.native = "rotary_split";
-      c.predicate = gen::nativePredicate("rotary_split");
-      c.args = {"xr", "cos", "x"};
-      c.arg_slots = {1, 4, 0};
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{7, 1}});  // @onnx
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
-  return spec;
-}
-
-/// The search of rule rotary_embedding_partial_split: one function per pattern expr, each matching
-/// its value and then the rest of the search (`k`); choice points try their options in order and
-/// undo what a failed option bound. Expr ids of rule rotary_embedding_partial_split (indices into
-/// its RuleSpec's exprs).
-struct RotaryEmbeddingPartialSplitIds {
-  enum : gen::ExprId {
-    kX = 0,
-    kXr = 1,
-    kPos = 2,
-    kCos = 3,
-    kSin = 4,
-    kRotaryEmbedding5 = 5,
-    kRotaryEmbedding6 = 6,
-    kR = 7,
-    kXp = 8,
-    kY = 9,
-  };
-};
-
-class RotaryEmbeddingPartialSplitMatch : public RotarySharedMatch<RotaryEmbeddingPartialSplitIds> {
- public:
-  RotaryEmbeddingPartialSplitMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RotarySharedMatch<RotaryEmbeddingPartialSplitIds>(specRotaryEmbeddingPartialSplit(),
-                                                          scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-    }
-    return false;
-  }
-
- private:
-  enum : uint32_t {
-    kSlotX = 0,
-    kSlotXr = 1,
-    kSlotXp = 2,
-    kSlotPos = 3,
-    kSlotCos = 4,
-    kSlotSin = 5,
-    kSlotR = 6,
-    kSlotY = 7,
-  };
-
-  // ---- Match
-
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchPos, matchCos,
-  // matchSin.
-
-  /// xr = Split(x, axis=-1)  (rules/rotary.yaml:403:16)
-  bool matchXr(ValueId v, gen::Next k) {
-    if (seen(kXr)) return same(kXr, v) && k();
-    if (!bind(kXr, v)) return false;
-    const NodeId n = node(kXr, v, op::kSplit);
-    if (n == kNoId || !attrs(kXr, n, v)) return false;
-    return matchX(input(n, 0), k);
-  }
-
-  /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
-  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-  /// (rules/rotary.yaml:404:12)
-  bool matchRotaryEmbedding5(ValueId v, gen::Next k) {
-    if (seen(kRotaryEmbedding5)) return same(kRotaryEmbedding5, v) && k();
-    if (!bind(kRotaryEmbedding5, v)) return false;
-    const NodeId n = node(kRotaryEmbedding5, v, op::kComMicrosoftRotaryEmbedding);
-    if (n == kNoId || !attrs(kRotaryEmbedding5, n, v)) return false;
-    return matchXr(input(n, 0), [&] {
-      return matchPos(input(n, 1), [&] {
-        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:404:171)
-  bool matchRotaryEmbedding6(ValueId v, gen::Next k) {
-    if (seen(kRotaryEmbedding6)) return same(kRotaryEmbedding6, v) && k();
-    if (!bind(kRotaryEmbedding6, v)) return false;
-    const NodeId n = node(kRotaryEmbedding6, v, op::kRotaryEmbedding);
-    if (n == kNoId || !attrs(kRotaryEmbedding6, n, v)) return false;
-    return matchXr(input(n, 0), [&] {
-      return matchCos(input(n, 1), [&] {
-        return matchSin(input(n, 2), [&] { return matchPos(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
-  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
-  /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:404:169)
-  bool matchR(ValueId v, gen::Next k) {
-    if (seen(kR)) return same(kR, v) && k();
-    if (!bind(kR, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kR, 0) && matchRotaryEmbedding5(v, k)) return true;  // @ms
-    undo(m);
-    if (choose(kR, 1) && matchRotaryEmbedding6(v, k)) return true;  // @onnx
-    undo(m);
-    return false;
-  }
-
-  /// xp  (rules/rotary.yaml:405:22)
-  bool matchXp(ValueId v, gen::Next k) {
-    if (seen(kXp)) return same(kXp, v) && k();
-    return bind(kXp, v) && k();
-  }
-
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:405:12)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kConcat);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchR(input(n, 0), [&] { return matchXp(input(n, 1), k); });
-  }
-
-  // ---- Rewrite
-
-  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:410:9:
-  ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il),
-  ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
-  bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:412:31", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:412:34", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:412:39", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:412:44", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:412:49", "rules/rotary.yaml:412:49");
-    if (!a4_0) return false;
-    attrs4.push_back(std::move(*a4_0));
-    std::optional<onnx::AttributeProto> a4_1 =
-        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:412:71", "rules/rotary.yaml:412:71");
-    if (!a4_1) return false;
-    attrs4.push_back(std::move(*a4_1));
-    std::optional<onnx::AttributeProto> a4_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:412:126", "rules/rotary.yaml:412:126");
-    if (!a4_2) return false;
-    attrs4.push_back(std::move(*a4_2));
-    collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:410:9",
-                     "rules/rotary.yaml:412:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotX);
-    const ValueId v1 = slot(kSlotCos);
-    const ValueId v2 = slot(kSlotSin);
-    const ValueId v3 = slot(kSlotPos);
-    NodeSpec spec4;
-    spec4.op = op::kRotaryEmbedding;
-    spec4.inputs = {v0, v1, v2, v3};
-    spec4.attributes = std::move(attrs4);
-    spec4.created_by = ruleName();
-    const NodeId n4 = rw_.createNode(std::move(spec4));
-    const ValueId v4 = g_.node(n4).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
-  }
-
-  /// Variant 1, rules/rotary.yaml:413:9:
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:414:45", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:414:48", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:414:53", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:414:58", "sin")) return false;
-    std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:414:63", "rules/rotary.yaml:414:63");
-    if (!a4_0) return false;
-    attrs4.push_back(std::move(*a4_0));
-    std::optional<onnx::AttributeProto> a4_1 =
-        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:414:85", "rules/rotary.yaml:414:85");
-    if (!a4_1) return false;
-    attrs4.push_back(std::move(*a4_1));
-    std::optional<onnx::AttributeProto> a4_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:414:140", "rules/rotary.yaml:414:140");
-    if (!a4_2) return false;
-    attrs4.push_back(std::move(*a4_2));
-    collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:413:9",
-                     "rules/rotary.yaml:414:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotX);
-    const ValueId v1 = slot(kSlotPos);
-    const ValueId v2 = slot(kSlotCos);
-    const ValueId v3 = slot(kSlotSin);
-    NodeSpec spec4;
-    spec4.op = op::kComMicrosoftRotaryEmbedding;
-    spec4.inputs = {v0, v1, v2, v3};
-    spec4.attributes = std::move(attrs4);
-    spec4.created_by = ruleName();
-    const NodeId n4 = rw_.createNode(std::move(spec4));
-    const ValueId v4 = g_.node(n4).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
-  }
-};
-
-/// rotary_embedding_partial_split as a RewritePattern.
-class RotaryEmbeddingPartialSplitRule : public RewritePattern {
- public:
-  RotaryEmbeddingPartialSplitRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                94,
-                                {"ort", "onnx"},
-                                "rules/rotary.yaml:397:5",
-                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
-        root_output_(root_output) {}
-
-  bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
-    return true;
-  }
-
-  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    RotaryEmbeddingPartialSplitMatch m(scratch_, rw);
-    if (!m.run(rw.graph().node(root).output(root_output_)))
-      return rw.notifyMatchFailure([&] { return m.describe(); });
-    return m.rewrite();
-  }
-
- private:
-  uint32_t root_output_;
-  mutable gen::Scratch scratch_;  // one attempt at a time
-};
-
-//===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:422
+// Generated from: rules/rotary.yaml:260
 // rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the
 // rotated part as 3-D RotaryEmbedding, Concat the rest.
 //===----------------------------------------------------------------------===//
@@ -8951,230 +6049,241 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_partial_bsnh";
-    s.loc = "rules/rotary.yaml:422:5";
-    s.root = 19;
-    s.slot_names = {"x",  "d",  "a1",  "xr",  "d2",  "e2", "a2", "xp",
-                    "f3", "x3", "pos", "cos", "sin", "r3", "r",  "y"};
+    s.loc = "rules/rotary.yaml:260:5";
+    s.root = 7;
+    s.slot_names = {"x",
+                    "xr",
+                    "f3",
+                    "r3",
+                    "y",
+                    "d",
+                    "first_and_rest.1.a1",
+                    "d2",
+                    "first_and_rest.1.e2",
+                    "first_and_rest.1.a2",
+                    "xp",
+                    "pos",
+                    "cos",
+                    "sin"};
     s.num_captures = 2;
     s.exprs.resize(20);
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:428:18";
+      e.loc = "rules/rotary.yaml:264:38";
       e.slot = 0;
     }
-    {  // 1: 0
+    {  // 1: Slice(x, 0, d, first_and_rest.1.a1)
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:428:21";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 2: d
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "d";
-      e.loc = "rules/rotary.yaml:428:24";
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:264:23)";
       e.slot = 1;
+      e.num_inputs = 4;
     }
-    {  // 3: a1
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "a1";
-      e.loc = "rules/rotary.yaml:428:27";
+    {  // 2: f3
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "f3";
+      e.loc = "rules/rotary.yaml:265:49";
       e.slot = 2;
     }
-    {  // 4: Slice(x, 0, d, a1)
+    {  // 3: Reshape(xr, f3, allowzero=0)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Reshape";
+      e.loc = "rules/rotary.yaml:265:37";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "allowzero";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:265:53";
+      }
+    }
+    {  // 4: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
+       // interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
+       // is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
+       // interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:428:12";
-      e.slot = 3;
-      e.num_inputs = 4;
-    }
-    {  // 5: d2
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "d2";
-      e.loc = "rules/rotary.yaml:429:21";
-      e.slot = 4;
-    }
-    {  // 6: e2
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "e2";
-      e.loc = "rules/rotary.yaml:429:25";
-      e.slot = 5;
-    }
-    {  // 7: a2
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "a2";
-      e.loc = "rules/rotary.yaml:429:29";
-      e.slot = 6;
-    }
-    {  // 8: Slice(x, d2, e2, a2)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:429:12";
-      e.slot = 7;
-      e.num_inputs = 4;
-    }
-    {  // 9: f3
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "f3";
-      e.loc = "rules/rotary.yaml:430:24";
-      e.slot = 8;
-    }
-    {  // 10: Reshape(xr, f3, allowzero=0)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:430:12";
-      e.slot = 9;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "allowzero";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:430:28";
-      }
-    }
-    {  // 11: pos
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:431:46";
-      e.slot = 10;
-    }
-    {  // 12: cos
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "cos";
-      e.loc = "rules/rotary.yaml:431:51";
-      e.slot = 11;
-    }
-    {  // 13: sin
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "sin";
-      e.loc = "rules/rotary.yaml:431:56";
-      e.slot = 12;
-    }
-    {  // 14: com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
-       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:431:12";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:431:61";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:431:86";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:431:110";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:431:132";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_packed_batching";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:431:143";
-      }
-    }
-    {  // 15: RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-       // num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:431:171";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:431:206";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:431:231";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:431:255";
-      }
-    }
-    {  // 16: com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
-       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
-       // RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-       // num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[16];
       e.label = "r3";
-      e.loc = "rules/rotary.yaml:431:169";
-      e.slot = 13;
+      e.loc = "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.slot = 3;
     }
-    {  // 17: _
-      gen::ExprSpec& e = s.exprs[17];
+    {  // 5: _
+      gen::ExprSpec& e = s.exprs[5];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:432:24";
+      e.loc = "rules/rotary.yaml:266:31";
     }
-    {  // 18: Reshape(r3, _, allowzero=0)
-      gen::ExprSpec& e = s.exprs[18];
+    {  // 6: Reshape(r3, _, allowzero=0)
+      gen::ExprSpec& e = s.exprs[6];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:432:12";
-      e.slot = 14;
+      e.loc = "rules/rotary.yaml:266:19";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:432:27";
+        a.loc = "rules/rotary.yaml:266:34";
       }
     }
-    {  // 19: Concat(r, xp, axis=-1)
-      gen::ExprSpec& e = s.exprs[19];
+    {  // 7: Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:433:12";
-      e.slot = 15;
+      e.loc = "rules/rotary.yaml:266:12";
+      e.slot = 4;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:433:26";
+        a.loc = "rules/rotary.yaml:266:52";
+      }
+    }
+    {  // 8: 0
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 9: d
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "d";
+      e.loc = "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.slot = 5;
+    }
+    {  // 10: first_and_rest.1.a1
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "first_and_rest.1.a1";
+      e.loc = "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.slot = 6;
+    }
+    {  // 11: d2
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "d2";
+      e.loc = "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.slot = 7;
+    }
+    {  // 12: first_and_rest.1.e2
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "first_and_rest.1.e2";
+      e.loc = "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.slot = 8;
+    }
+    {  // 13: first_and_rest.1.a2
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "first_and_rest.1.a2";
+      e.loc = "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.slot = 9;
+    }
+    {  // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.slot = 10;
+      e.num_inputs = 4;
+    }
+    {  // 15: pos
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "pos";
+      e.loc = "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.slot = 11;
+    }
+    {  // 16: cos
+      gen::ExprSpec& e = s.exprs[16];
+      e.label = "cos";
+      e.loc = "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.slot = 12;
+    }
+    {  // 17: sin
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "sin";
+      e.loc = "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.slot = 13;
+    }
+    {  // 18: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
+       // interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
+       // is_packed_batching=0)
+      gen::ExprSpec& e = s.exprs[18];
+      e.label = "com.microsoft.RotaryEmbedding";
+      e.loc = "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:265:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:265:27)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "num_heads";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "n";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:265:83";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "scale";
+        a.values.push_back(gen::floatLiteral(1.0));
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:265:27)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "is_packed_batching";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:265:27)";
+      }
+    }
+    {  // 19: RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
+       // rotary_embedding_dim=0, num_heads=capture(n))
+      gen::ExprSpec& e = s.exprs[19];
+      e.label = "RotaryEmbedding";
+      e.loc = "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.num_inputs = 4;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "interleaved";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "il";
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:265:67";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "rotary_embedding_dim";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:265:27)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "num_heads";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 1;
+        a.capture_name = "n";
+        a.loc = "rules/rotary.yaml:265:83";
       }
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:435:13";
+      c.loc = "rules/rotary.yaml:268:13";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "S", "N", "H"};
@@ -9186,81 +6295,85 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:436:13";
+      c.loc = "rules/rotary.yaml:269:13";
       c.subject = "f3";
-      c.slot = 8;
+      c.slot = 2;
       c.literal = gen::intsLiteral({0, 0, -1});
       c.tolerance = 1e-06;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:437:13";
+      c.loc = "rules/rotary.yaml:270:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d", "cos"};
-      c.arg_slots = {1, 11};
+      c.arg_slots = {5, 12};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:438:13";
+      c.loc = "rules/rotary.yaml:271:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d2", "cos"};
-      c.arg_slots = {4, 11};
+      c.arg_slots = {7, 12};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:439:13";
+      c.loc = "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.guard_slot = 1;  // xr
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"e2", "x"};
-      c.arg_slots = {5, 0};
+      c.args = {"first_and_rest.1.e2", "x"};
+      c.arg_slots = {8, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:440:13";
+      c.loc = "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.guard_slot = 1;  // xr
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a1", "x"};
-      c.arg_slots = {2, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:441:13";
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"a2", "x"};
+      c.args = {"first_and_rest.1.a1", "x"};
       c.arg_slots = {6, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:442:13";
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"xr"};
-      c.arg_slots = {3};
+      c.loc = "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.guard_slot = 1;  // xr
+      c.native = "last_axis";
+      c.predicate = gen::nativePredicate("last_axis");
+      c.args = {"first_and_rest.1.a2", "x"};
+      c.arg_slots = {9, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:443:13";
+      c.loc = "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.guard_slot = 1;  // xr
+      c.native = "slice_unit_steps";
+      c.predicate = gen::nativePredicate("slice_unit_steps");
+      c.args = {"xr"};
+      c.arg_slots = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.guard_slot = 1;  // xr
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
       c.args = {"xp"};
-      c.arg_slots = {7};
+      c.arg_slots = {10};
     }
     s.num_symbols = 4;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
       v.min_opset = 23;
-      v.tags.push_back({{16, 1}});  // @onnx
     }
     s.variants.emplace_back();  // always
     return s;
@@ -9275,25 +6388,25 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
 struct RotaryEmbeddingPartialBsnhIds {
   enum : gen::ExprId {
     kX = 0,
-    kConstant = 1,
-    kD = 2,
-    kA1 = 3,
-    kXr = 4,
-    kD2 = 5,
-    kE2 = 6,
-    kA2 = 7,
-    kXp = 8,
-    kF3 = 9,
-    kX3 = 10,
-    kPos = 11,
-    kCos = 12,
-    kSin = 13,
-    kRotaryEmbedding14 = 14,
-    kRotaryEmbedding15 = 15,
-    kR3 = 16,
-    kAny = 17,
-    kR = 18,
-    kY = 19,
+    kXr = 1,
+    kF3 = 2,
+    kReshape3 = 3,
+    kR3 = 4,
+    kAny = 5,
+    kReshape6 = 6,
+    kY = 7,
+    kConstant = 8,
+    kD = 9,
+    kFirstAndRest1A1 = 10,
+    kD2 = 11,
+    kFirstAndRest1E2 = 12,
+    kFirstAndRest1A2 = 13,
+    kXp = 14,
+    kPos = 15,
+    kCos = 16,
+    kSin = 17,
+    kRotaryEmbedding18 = 18,
+    kRotaryEmbedding19 = 19,
   };
 };
 
@@ -9324,141 +6437,182 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
  private:
   enum : uint32_t {
     kSlotX = 0,
-    kSlotD = 1,
-    kSlotA1 = 2,
-    kSlotXr = 3,
-    kSlotD2 = 4,
-    kSlotE2 = 5,
-    kSlotA2 = 6,
-    kSlotXp = 7,
-    kSlotF3 = 8,
-    kSlotX3 = 9,
-    kSlotPos = 10,
-    kSlotCos = 11,
-    kSlotSin = 12,
-    kSlotR3 = 13,
-    kSlotR = 14,
-    kSlotY = 15,
+    kSlotXr = 1,
+    kSlotF3 = 2,
+    kSlotR3 = 3,
+    kSlotY = 4,
+    kSlotD = 5,
+    kSlotFirstAndRest1A1 = 6,
+    kSlotD2 = 7,
+    kSlotFirstAndRest1E2 = 8,
+    kSlotFirstAndRest1A2 = 9,
+    kSlotXp = 10,
+    kSlotPos = 11,
+    kSlotCos = 12,
+    kSlotSin = 13,
   };
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant, matchD,
-  // matchA1, matchXr, matchD2, matchE2, matchA2, matchXp, matchPos, matchCos, matchSin, matchAny.
+  // From RotarySharedMatch (the same in other rules of this file): matchX, matchAny, matchConstant,
+  // matchD, matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2, matchFirstAndRest1A2, matchPos.
 
-  /// f3  (rules/rotary.yaml:430:24)
+  /// xr = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
+  /// rules/rotary.yaml:264:23))
+  bool matchXr(ValueId v, gen::Next k) {
+    if (seen(kXr)) return same(kXr, v) && k();
+    if (!bind(kXr, v)) return false;
+    const NodeId n = node(kXr, v, op::kSlice);
+    if (n == kNoId || !attrs(kXr, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchConstant(input(n, 1), [&] {
+        return matchD(input(n, 2), [&] { return matchFirstAndRest1A1(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// f3  (rules/rotary.yaml:265:49)
   bool matchF3(ValueId v, gen::Next k) {
     if (seen(kF3)) return same(kF3, v) && k();
     return bind(kF3, v) && k();
   }
 
-  /// x3 = Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:430:12)
-  bool matchX3(ValueId v, gen::Next k) {
-    if (seen(kX3)) return same(kX3, v) && k();
-    if (!bind(kX3, v)) return false;
-    const NodeId n = node(kX3, v, op::kReshape);
-    if (n == kNoId || !attrs(kX3, n, v)) return false;
+  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:265:37)
+  bool matchReshape3(ValueId v, gen::Next k) {
+    if (seen(kReshape3)) return same(kReshape3, v) && k();
+    if (!bind(kReshape3, v)) return false;
+    const NodeId n = node(kReshape3, v, op::kReshape);
+    if (n == kNoId || !attrs(kReshape3, n, v)) return false;
     return matchXr(input(n, 0), [&] { return matchF3(input(n, 1), k); });
   }
 
-  /// com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
-  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-  /// (rules/rotary.yaml:431:12)
-  bool matchRotaryEmbedding14(ValueId v, gen::Next k) {
-    if (seen(kRotaryEmbedding14)) return same(kRotaryEmbedding14, v) && k();
-    if (!bind(kRotaryEmbedding14, v)) return false;
-    const NodeId n = node(kRotaryEmbedding14, v, op::kComMicrosoftRotaryEmbedding);
-    if (n == kNoId || !attrs(kRotaryEmbedding14, n, v)) return false;
-    return matchX3(input(n, 0), [&] {
+  /// r3 = com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
+  /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
+  /// is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
+  /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
+  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:265:27))
+  bool matchR3(ValueId v, gen::Next k) {
+    if (seen(kR3)) return same(kR3, v) && k();
+    if (!bind(kR3, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kR3, 0) && matchRotaryEmbedding18(v, k)) return true;  // @ms
+    undo(m);
+    if (choose(kR3, 1) && matchRotaryEmbedding19(v, k)) return true;  // @onnx
+    undo(m);
+    return false;
+  }
+
+  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:266:19)
+  bool matchReshape6(ValueId v, gen::Next k) {
+    if (seen(kReshape6)) return same(kReshape6, v) && k();
+    if (!bind(kReshape6, v)) return false;
+    const NodeId n = node(kReshape6, v, op::kReshape);
+    if (n == kNoId || !attrs(kReshape6, n, v)) return false;
+    return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
+  }
+
+  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:266:12)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kConcat);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchReshape6(input(n, 0), [&] { return matchXp(input(n, 1), k); });
+  }
+
+  /// xp = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
+  /// first_and_rest at rules/rotary.yaml:264:23))
+  bool matchXp(ValueId v, gen::Next k) {
+    if (seen(kXp)) return same(kXp, v) && k();
+    if (!bind(kXp, v)) return false;
+    const NodeId n = node(kXp, v, op::kSlice);
+    if (n == kNoId || !attrs(kXp, n, v)) return false;
+    return matchX(input(n, 0), [&] {
+      return matchD2(input(n, 1), [&] {
+        return matchFirstAndRest1E2(input(n, 2),
+                                    [&] { return matchFirstAndRest1A2(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:265:27))
+  bool matchCos(ValueId v, gen::Next k) {
+    if (seen(kCos)) return same(kCos, v) && k();
+    return bind(kCos, v) && k();
+  }
+
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:265:27))
+  bool matchSin(ValueId v, gen::Next k) {
+    if (seen(kSin)) return same(kSin, v) && k();
+    return bind(kSin, v) && k();
+  }
+
+  /// com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
+  /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
+  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:265:27))
+  bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
+    if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
+    if (!bind(kRotaryEmbedding18, v)) return false;
+    const NodeId n = node(kRotaryEmbedding18, v, op::kComMicrosoftRotaryEmbedding);
+    if (n == kNoId || !attrs(kRotaryEmbedding18, n, v)) return false;
+    return matchReshape3(input(n, 0), [&] {
       return matchPos(input(n, 1), [&] {
         return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
       });
     });
   }
 
-  /// RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:431:171)
-  bool matchRotaryEmbedding15(ValueId v, gen::Next k) {
-    if (seen(kRotaryEmbedding15)) return same(kRotaryEmbedding15, v) && k();
-    if (!bind(kRotaryEmbedding15, v)) return false;
-    const NodeId n = node(kRotaryEmbedding15, v, op::kRotaryEmbedding);
-    if (n == kNoId || !attrs(kRotaryEmbedding15, n, v)) return false;
-    return matchX3(input(n, 0), [&] {
+  /// RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
+  /// rotary_embedding_dim=0, num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at
+  /// rules/rotary.yaml:265:27))
+  bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
+    if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
+    if (!bind(kRotaryEmbedding19, v)) return false;
+    const NodeId n = node(kRotaryEmbedding19, v, op::kRotaryEmbedding);
+    if (n == kNoId || !attrs(kRotaryEmbedding19, n, v)) return false;
+    return matchReshape3(input(n, 0), [&] {
       return matchCos(input(n, 1), [&] {
         return matchSin(input(n, 2), [&] { return matchPos(input(n, 3), k); });
       });
     });
   }
 
-  /// r3 = com.microsoft.RotaryEmbedding(x3, pos, cos, sin, interleaved=capture(il),
-  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
-  /// RotaryEmbedding(x3, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:431:169)
-  bool matchR3(ValueId v, gen::Next k) {
-    if (seen(kR3)) return same(kR3, v) && k();
-    if (!bind(kR3, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kR3, 0) && matchRotaryEmbedding14(v, k)) return true;  // @ms
-    undo(m);
-    if (choose(kR3, 1) && matchRotaryEmbedding15(v, k)) return true;  // @onnx
-    undo(m);
-    return false;
-  }
-
-  /// r = Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:432:12)
-  bool matchR(ValueId v, gen::Next k) {
-    if (seen(kR)) return same(kR, v) && k();
-    if (!bind(kR, v)) return false;
-    const NodeId n = node(kR, v, op::kReshape);
-    if (n == kNoId || !attrs(kR, n, v)) return false;
-    return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
-  }
-
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:433:12)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kConcat);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchR(input(n, 0), [&] { return matchXp(input(n, 1), k); });
-  }
-
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @onnx), rules/rotary.yaml:445:9:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:272:5:
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos,
-  ///   interleaved=attr(il), rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n)),
+  ///   interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)),
   ///   tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:447:40", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:273:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:447:71", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:447:76", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:447:81", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:273:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:273:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:273:58", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:447:86", "rules/rotary.yaml:447:86");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:273:73", "rules/rotary.yaml:273:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
-    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
-        gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"}, "rotary_embedding_dim",
-        "rules/rotary.yaml:447:108", "rules/rotary.yaml:447:108");
+    std::optional<onnx::AttributeProto> a6_1 =
+        captured(1, "num_heads", "n", "rules/rotary.yaml:274:19", "rules/rotary.yaml:274:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:447:163", "rules/rotary.yaml:447:163");
+        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
+                   "rotary_embedding_dim", "rules/rotary.yaml:274:38", "rules/rotary.yaml:274:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:448:27");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:275:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:445:9",
-                     "rules/rotary.yaml:448:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:272:5",
+                     "rules/rotary.yaml:275:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -9472,12 +6626,12 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     spec2.created_by = ruleName();
     const NodeId n2 = rw_.createNode(std::move(spec2));
     const ValueId v2 = g_.node(n2).output(0);
-    const ValueId v3 = slot(kSlotCos);
-    const ValueId v4 = slot(kSlotSin);
-    const ValueId v5 = slot(kSlotPos);
+    const ValueId v4 = slot(kSlotCos);
+    const ValueId v5 = slot(kSlotSin);
+    const ValueId v3 = slot(kSlotPos);
     NodeSpec spec6;
     spec6.op = op::kRotaryEmbedding;
-    spec6.inputs = {v2, v3, v4, v5};
+    spec6.inputs = {v2, v4, v5, v3};
     spec6.attributes = std::move(attrs6);
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
@@ -9493,40 +6647,40 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:449:9:
+  /// Variant 1, rules/rotary.yaml:272:5:
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=helper(rotary_dim_of_cache), num_heads=attr(n)),
+  ///   interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)),
   ///   tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:450:54", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:273:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:450:85", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:450:90", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:450:95", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:273:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:273:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:273:68", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:450:100", "rules/rotary.yaml:450:100");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:273:73", "rules/rotary.yaml:273:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
-    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
-        gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"}, "rotary_embedding_dim",
-        "rules/rotary.yaml:450:122", "rules/rotary.yaml:450:122");
+    std::optional<onnx::AttributeProto> a6_1 =
+        captured(1, "num_heads", "n", "rules/rotary.yaml:274:19", "rules/rotary.yaml:274:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:450:177", "rules/rotary.yaml:450:177");
+        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
+                   "rotary_embedding_dim", "rules/rotary.yaml:274:38", "rules/rotary.yaml:274:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:451:27");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:275:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:449:9",
-                     "rules/rotary.yaml:451:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:272:5",
+                     "rules/rotary.yaml:275:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -9571,12 +6725,12 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
                      root,
                      94,
                      {"ort", "onnx"},
-                     "rules/rotary.yaml:422:5",
+                     "rules/rotary.yaml:260:5",
                      {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -9596,21 +6750,14 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
 
 void populateRotary(RuleSet& rules) {
   rules.add(std::make_unique<RotaryEmbeddingRule>("rotary_embedding", op::kAdd, 0));
-  rules.add(std::make_unique<RotaryEmbeddingSplitRule>("rotary_embedding_split", op::kAdd, 0));
-  rules.add(std::make_unique<RotaryEmbedding3dRule>("rotary_embedding_3d", op::kAdd, 0));
-  rules.add(std::make_unique<RotaryEmbedding3dSplitRule>("rotary_embedding_3d_split", op::kAdd, 0));
   rules.add(
       std::make_unique<RotaryEmbeddingComputedRule>("rotary_embedding_computed", op::kAdd, 0));
-  rules.add(std::make_unique<RotaryEmbeddingComputedSplitRule>("rotary_embedding_computed_split",
-                                                               op::kAdd, 0));
   rules.add(std::make_unique<RotaryEmbeddingInterleavedRule>("rotary_embedding_interleaved",
                                                              op::kAdd, 0));
   rules.add(std::make_unique<RotaryEmbeddingInterleavedBsnhRule>(
       "rotary_embedding_interleaved_bsnh", op::kAdd, 0));
   rules.add(
       std::make_unique<RotaryEmbeddingPartialRule>("rotary_embedding_partial", op::kConcat, 0));
-  rules.add(std::make_unique<RotaryEmbeddingPartialSplitRule>("rotary_embedding_partial_split",
-                                                              op::kConcat, 0));
   rules.add(std::make_unique<RotaryEmbeddingPartialBsnhRule>("rotary_embedding_partial_bsnh",
                                                              op::kConcat, 0));
 }

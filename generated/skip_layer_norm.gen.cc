@@ -28,6 +28,7 @@ using To = gen::Matcher::To;
 // Ops the rules match or create, interned once.
 namespace op {
 const OpId kAdd = OpId::get("", "Add");
+const OpId kCast = OpId::get("", "Cast");
 const OpId kComMicrosoftSkipLayerNormalization =
     OpId::get("com.microsoft", "SkipLayerNormalization");
 const OpId kLayerNormalization = OpId::get("", "LayerNormalization");
@@ -44,26 +45,120 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// a
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:19, skip_layer_norm 44:19)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:28, skip_layer_norm 76:28,
+  /// skip_layer_norm_float 86:20)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
+  /// skip
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:31, skip_layer_norm 76:31,
+  /// skip_layer_norm_float 86:23)
+  bool matchSkip(ValueId v, gen::Next k) {
+    if (seen(Ids::kSkip)) return same(Ids::kSkip, v) && k();
+    return bind(Ids::kSkip, v) && k();
+  }
+
   /// bias
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:22, skip_layer_norm 44:22)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:37, skip_layer_norm 76:37,
+  /// skip_layer_norm_float 86:29)
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
     return bind(Ids::kBias, v) && k();
   }
 
-  /// Add(a, bias)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:15, skip_layer_norm 44:15)
-  bool matchAdd2(ValueId v, gen::Next k) {
-    if (seen(Ids::kAdd2)) return same(Ids::kAdd2, v) && k();
-    if (!bind(Ids::kAdd2, v)) return false;
-    const NodeId n = node(Ids::kAdd2, v, op::kAdd);
-    if (n == kNoId || !attrs(Ids::kAdd2, n, v)) return false;
+  /// gamma
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:43, skip_layer_norm 76:43,
+  /// skip_layer_norm_float 87:44)
+  bool matchGamma(ValueId v, gen::Next k) {
+    if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
+    return bind(Ids::kGamma, v) && k();
+  }
+
+  /// beta
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:50, skip_layer_norm 76:50,
+  /// skip_layer_norm_float 87:51)
+  bool matchBeta(ValueId v, gen::Next k) {
+    if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
+    return bind(Ids::kBeta, v) && k();
+  }
+
+  /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) |
+  /// LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 34:12 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:41:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
+  /// skip_layer_norm 34:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) (in residual_norm
+  /// at rules/skip_layer_norm.yaml:76:14))
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(Ids::kY)) return same(Ids::kY, v) && k();
+    if (!bind(Ids::kY, v)) return false;
+    const uint32_t m = mark();
+    if (choose(Ids::kY, 0) && matchLayerNormalization7(v, k)) return true;  // @beta
+    undo(m);
+    if (choose(Ids::kY, 1) && matchLayerNormalization8(v, k)) return true;  // @no_beta
+    undo(m);
+    return false;
+  }
+
+  /// s = Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 24:34 (in residual at
+  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
+  /// skip_layer_norm 24:34 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 24:34 (in residual at
+  /// rules/skip_layer_norm.yaml:86:11))
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(Ids::kS)) return same(Ids::kS, v) && k();
+    if (!bind(Ids::kS, v)) return false;
+    const uint32_t m = mark();
+    if (choose(Ids::kS, 0) && matchAdd11(v, k)) return true;  // @before
+    undo(m);
+    if (choose(Ids::kS, 1) && matchAdd12(v, k)) return true;  // @after
+    undo(m);
+    if (choose(Ids::kS, 2) && matchAdd13(v, k)) return true;  // @plain
+    undo(m);
+    return false;
+  }
+
+  /// LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 33:12 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:41:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
+  /// skip_layer_norm 33:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) (in residual_norm
+  /// at rules/skip_layer_norm.yaml:76:14))
+  bool matchLayerNormalization7(ValueId v, gen::Next k) {
+    if (seen(Ids::kLayerNormalization7)) return same(Ids::kLayerNormalization7, v) && k();
+    if (!bind(Ids::kLayerNormalization7, v)) return false;
+    const NodeId n = node(Ids::kLayerNormalization7, v, op::kLayerNormalization);
+    if (n == kNoId || !attrs(Ids::kLayerNormalization7, n, v)) return false;
+    return matchS(input(n, 0), [&] {
+      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
+    });
+  }
+
+  /// LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 34:14 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:41:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
+  /// skip_layer_norm 34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) (in residual_norm
+  /// at rules/skip_layer_norm.yaml:76:14))
+  bool matchLayerNormalization8(ValueId v, gen::Next k) {
+    if (seen(Ids::kLayerNormalization8)) return same(Ids::kLayerNormalization8, v) && k();
+    if (!bind(Ids::kLayerNormalization8, v)) return false;
+    const NodeId n = node(Ids::kLayerNormalization8, v, op::kLayerNormalization);
+    if (n == kNoId || !attrs(Ids::kLayerNormalization8, n, v)) return false;
+    return matchS(input(n, 0), [&] { return matchGamma(input(n, 1), k); });
+  }
+
+  /// residual.1.ab = Add(a, bias)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 22:12 (in residual at
+  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
+  /// skip_layer_norm 22:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 22:12 (in residual at
+  /// rules/skip_layer_norm.yaml:86:11))
+  bool matchResidual1Ab(ValueId v, gen::Next k) {
+    if (seen(Ids::kResidual1Ab)) return same(Ids::kResidual1Ab, v) && k();
+    if (!bind(Ids::kResidual1Ab, v)) return false;
+    const NodeId n = node(Ids::kResidual1Ab, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kResidual1Ab, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchA(in0, [&] { return matchBias(in1, k); })) return true;
@@ -72,35 +167,17 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
     return matchA(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// skip
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:29, skip_layer_norm 44:29)
-  bool matchSkip(ValueId v, gen::Next k) {
-    if (seen(Ids::kSkip)) return same(Ids::kSkip, v) && k();
-    return bind(Ids::kSkip, v) && k();
-  }
-
-  /// Add(Add(a, bias), skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:11, skip_layer_norm 44:11)
-  bool matchAdd4(ValueId v, gen::Next k) {
-    if (seen(Ids::kAdd4)) return same(Ids::kAdd4, v) && k();
-    if (!bind(Ids::kAdd4, v)) return false;
-    const NodeId n = node(Ids::kAdd4, v, op::kAdd);
-    if (n == kNoId || !attrs(Ids::kAdd4, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchAdd2(in0, [&] { return matchSkip(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchAdd2(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// Add(a, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:49, skip_layer_norm 44:49)
-  bool matchAdd5(ValueId v, gen::Next k) {
-    if (seen(Ids::kAdd5)) return same(Ids::kAdd5, v) && k();
-    if (!bind(Ids::kAdd5, v)) return false;
-    const NodeId n = node(Ids::kAdd5, v, op::kAdd);
-    if (n == kNoId || !attrs(Ids::kAdd5, n, v)) return false;
+  /// residual.1.as = Add(a, skip)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 23:12 (in residual at
+  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
+  /// skip_layer_norm 23:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 23:12 (in residual at
+  /// rules/skip_layer_norm.yaml:86:11))
+  bool matchResidual1As(ValueId v, gen::Next k) {
+    if (seen(Ids::kResidual1As)) return same(Ids::kResidual1As, v) && k();
+    if (!bind(Ids::kResidual1As, v)) return false;
+    const NodeId n = node(Ids::kResidual1As, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kResidual1As, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
@@ -109,80 +186,66 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
     return matchA(in1, [&] { return matchSkip(in0, k); });
   }
 
-  /// Add(Add(a, skip), bias)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:45, skip_layer_norm 44:45)
-  bool matchAdd6(ValueId v, gen::Next k) {
-    if (seen(Ids::kAdd6)) return same(Ids::kAdd6, v) && k();
-    if (!bind(Ids::kAdd6, v)) return false;
-    const NodeId n = node(Ids::kAdd6, v, op::kAdd);
-    if (n == kNoId || !attrs(Ids::kAdd6, n, v)) return false;
+  /// Add(residual.1.ab, skip)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 24:12 (in residual at
+  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
+  /// skip_layer_norm 24:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 24:12 (in residual at
+  /// rules/skip_layer_norm.yaml:86:11))
+  bool matchAdd11(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd11)) return same(Ids::kAdd11, v) && k();
+    if (!bind(Ids::kAdd11, v)) return false;
+    const NodeId n = node(Ids::kAdd11, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd11, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchAdd5(in0, [&] { return matchBias(in1, k); })) return true;
+    if (matchResidual1Ab(in0, [&] { return matchSkip(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchAdd5(in1, [&] { return matchBias(in0, k); });
+    return matchResidual1Ab(in1, [&] { return matchSkip(in0, k); });
+  }
+
+  /// Add(residual.1.as, bias)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 24:36 (in residual at
+  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
+  /// skip_layer_norm 24:36 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 24:36 (in residual at
+  /// rules/skip_layer_norm.yaml:86:11))
+  bool matchAdd12(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd12)) return same(Ids::kAdd12, v) && k();
+    if (!bind(Ids::kAdd12, v)) return false;
+    const NodeId n = node(Ids::kAdd12, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd12, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchResidual1As(in0, [&] { return matchBias(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchResidual1As(in1, [&] { return matchBias(in0, k); });
   }
 
   /// Add(a, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:78, skip_layer_norm 44:78)
-  bool matchAdd7(ValueId v, gen::Next k) {
-    if (seen(Ids::kAdd7)) return same(Ids::kAdd7, v) && k();
-    if (!bind(Ids::kAdd7, v)) return false;
-    const NodeId n = node(Ids::kAdd7, v, op::kAdd);
-    if (n == kNoId || !attrs(Ids::kAdd7, n, v)) return false;
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 24:59 (in residual at
+  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
+  /// skip_layer_norm 24:59 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 24:59 (in residual at
+  /// rules/skip_layer_norm.yaml:86:11))
+  bool matchAdd13(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd13)) return same(Ids::kAdd13, v) && k();
+    if (!bind(Ids::kAdd13, v)) return false;
+    const NodeId n = node(Ids::kAdd13, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd13, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
     if (matchA(in0, [&] { return matchSkip(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
     return matchA(in1, [&] { return matchSkip(in0, k); });
-  }
-
-  /// s = Add(Add(a, bias), skip) | Add(Add(a, skip), bias) | Add(a, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 19:43, skip_layer_norm 44:43)
-  bool matchS(ValueId v, gen::Next k) {
-    if (seen(Ids::kS)) return same(Ids::kS, v) && k();
-    if (!bind(Ids::kS, v)) return false;
-    const uint32_t m = mark();
-    if (choose(Ids::kS, 0) && matchAdd4(v, k)) return true;  // @before
-    undo(m);
-    if (choose(Ids::kS, 1) && matchAdd6(v, k)) return true;  // @after
-    undo(m);
-    if (choose(Ids::kS, 2) && matchAdd7(v, k)) return true;  // @plain
-    undo(m);
-    return false;
-  }
-
-  /// gamma
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 20:33, skip_layer_norm 45:33)
-  bool matchGamma(ValueId v, gen::Next k) {
-    if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
-    return bind(Ids::kGamma, v) && k();
-  }
-
-  /// beta
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 20:40, skip_layer_norm 45:40)
-  bool matchBeta(ValueId v, gen::Next k) {
-    if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
-    return bind(Ids::kBeta, v) && k();
-  }
-
-  /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 20:11, skip_layer_norm 45:11)
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(Ids::kY)) return same(Ids::kY, v) && k();
-    if (!bind(Ids::kY, v)) return false;
-    const NodeId n = node(Ids::kY, v, op::kLayerNormalization);
-    if (n == kNoId || !attrs(Ids::kY, n, v)) return false;
-    return matchS(input(n, 0), [&] {
-      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
-    });
   }
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/skip_layer_norm.yaml:13
+// Generated from: rules/skip_layer_norm.yaml:60
 // skip_layer_norm_residual (priority 61): Residual Add (+ bias) + LayerNorm whose sum is also read
 // elsewhere.
 //===----------------------------------------------------------------------===//
@@ -192,82 +255,65 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "skip_layer_norm_residual";
-    s.loc = "rules/skip_layer_norm.yaml:13:5";
-    s.root = 11;
-    s.slot_names = {"a", "bias", "skip", "s", "gamma", "beta", "y"};
+    s.loc = "rules/skip_layer_norm.yaml:60:5";
+    s.root = 5;
+    s.slot_names = {"a", "skip", "bias",          "gamma",        "beta",
+                    "y", "s",    "residual.1.ab", "residual.1.as"};
     s.num_captures = 1;
-    s.exprs.resize(12);
+    s.exprs.resize(14);
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/skip_layer_norm.yaml:19:19";
+      e.loc = "rules/skip_layer_norm.yaml:64:28";
       e.slot = 0;
     }
-    {  // 1: bias
+    {  // 1: skip
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "bias";
-      e.loc = "rules/skip_layer_norm.yaml:19:22";
+      e.label = "skip";
+      e.loc = "rules/skip_layer_norm.yaml:64:31";
       e.slot = 1;
     }
-    {  // 2: Add(a, bias)
+    {  // 2: bias
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:19:15";
-      e.num_inputs = 2;
-    }
-    {  // 3: skip
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "skip";
-      e.loc = "rules/skip_layer_norm.yaml:19:29";
+      e.label = "bias";
+      e.loc = "rules/skip_layer_norm.yaml:64:37";
       e.slot = 2;
     }
-    {  // 4: Add(Add(a, bias), skip)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:19:11";
-      e.num_inputs = 2;
-    }
-    {  // 5: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:19:49";
-      e.num_inputs = 2;
-    }
-    {  // 6: Add(Add(a, skip), bias)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:19:45";
-      e.num_inputs = 2;
-    }
-    {  // 7: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:19:78";
-      e.num_inputs = 2;
-    }
-    {  // 8: Add(Add(a, bias), skip) | Add(Add(a, skip), bias) | Add(a, skip)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "s";
-      e.loc = "rules/skip_layer_norm.yaml:19:43";
+    {  // 3: gamma
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "gamma";
+      e.loc = "rules/skip_layer_norm.yaml:64:43";
       e.slot = 3;
     }
-    {  // 9: gamma
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "gamma";
-      e.loc = "rules/skip_layer_norm.yaml:20:33";
+    {  // 4: beta
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "beta";
+      e.loc = "rules/skip_layer_norm.yaml:64:50";
       e.slot = 4;
     }
-    {  // 10: beta
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "beta";
-      e.loc = "rules/skip_layer_norm.yaml:20:40";
+    {  // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) |
+       // LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "y";
+      e.loc =
+          "rules/skip_layer_norm.yaml:34:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:64:14)";
       e.slot = 5;
     }
-    {  // 11: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "LayerNormalization";
-      e.loc = "rules/skip_layer_norm.yaml:20:11";
+    {  // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "s";
+      e.loc =
+          "rules/skip_layer_norm.yaml:24:34 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
       e.slot = 6;
+    }
+    {  // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "LayerNormalization";
+      e.loc =
+          "rules/skip_layer_norm.yaml:33:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:64:14)";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -275,7 +321,10 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
-        a.loc = "rules/skip_layer_norm.yaml:20:46";
+        a.loc =
+            "rules/skip_layer_norm.yaml:33:47 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:64:14)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -284,22 +333,105 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:20:55";
+        a.loc = "rules/skip_layer_norm.yaml:64:56";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "stash_type";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/skip_layer_norm.yaml:20:77";
+        a.loc =
+            "rules/skip_layer_norm.yaml:33:69 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:64:14)";
       }
+    }
+    {  // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "LayerNormalization";
+      e.loc =
+          "rules/skip_layer_norm.yaml:34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc =
+            "rules/skip_layer_norm.yaml:34:43 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:64:14)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "epsilon";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "eps";
+        a.default_value = gen::floatLiteral(1e-05);
+        a.loc = "rules/skip_layer_norm.yaml:64:56";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "stash_type";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(1);
+        a.loc =
+            "rules/skip_layer_norm.yaml:34:65 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:64:14)";
+      }
+    }
+    {  // 9: Add(a, bias)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:22:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      e.slot = 7;
+      e.num_inputs = 2;
+    }
+    {  // 10: Add(a, skip)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:23:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      e.slot = 8;
+      e.num_inputs = 2;
+    }
+    {  // 11: Add(residual.1.ab, skip)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:24:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      e.num_inputs = 2;
+    }
+    {  // 12: Add(residual.1.as, bias)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:24:36 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      e.num_inputs = 2;
+    }
+    {  // 13: Add(a, skip)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:24:59 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc = "rules/skip_layer_norm.yaml:22:16";
+      c.loc = "rules/skip_layer_norm.yaml:66:12";
       c.subject = "s";
-      c.slot = 3;
+      c.slot = 6;
       c.has_min = true;
       c.min = 2.0;
       c.has_max = true;
@@ -308,7 +440,9 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:23:16";
+      c.loc =
+          "rules/skip_layer_norm.yaml:43:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 5;  // y
       c.subject = "a";
       c.slot = 0;
       c.dims = {"B", "S", "H"};
@@ -318,10 +452,23 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/skip_layer_norm.yaml:43:34 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 5;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"a", "skip", "gamma"};
+      c.arg_slots = {0, 1, 3};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:24:16";
+      c.loc =
+          "rules/skip_layer_norm.yaml:44:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 5;  // y
       c.subject = "skip";
-      c.slot = 2;
+      c.slot = 1;
       c.dims = {"B", "S", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
@@ -330,47 +477,113 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:25:16";
+      c.loc =
+          "rules/skip_layer_norm.yaml:45:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 5;  // y
       c.subject = "gamma";
+      c.slot = 3;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/skip_layer_norm.yaml:46:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 5;  // y
+      c.subject = "beta";
       c.slot = 4;
       c.dims = {"H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:26:16";
-      c.subject = "beta";
-      c.slot = 5;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/skip_layer_norm.yaml:46:28 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 5;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"beta", "a"};
+      c.arg_slots = {4, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 5;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"bias", "a"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConsumers;
+      c.loc =
+          "rules/skip_layer_norm.yaml:26:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 6;  // s
+      c.subject = "residual.1.ab";
+      c.slot = 7;
+      c.has_min = true;
+      c.min = 1.0;
+      c.has_max = true;
+      c.max = 1.0;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConsumers;
+      c.loc =
+          "rules/skip_layer_norm.yaml:27:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 6;  // s
+      c.subject = "residual.1.as";
+      c.slot = 8;
+      c.has_min = true;
+      c.min = 1.0;
+      c.has_max = true;
+      c.max = 1.0;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:27:16";
+      c.loc =
+          "rules/skip_layer_norm.yaml:28:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 6;  // s
       c.subject = "bias";
-      c.slot = 1;
+      c.slot = 2;
       c.dims = {"H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/skip_layer_norm.yaml:27:28";
+      c.loc =
+          "rules/skip_layer_norm.yaml:28:27 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+      c.guard_slot = 6;  // s
       c.subject = "bias";
-      c.slot = 1;
+      c.slot = 2;
     }
     s.num_symbols = 3;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{8, 0}});  // @before
+      v.tags.push_back({{5, 1}});  // @no_beta
+      v.tags.push_back({{6, 2}});  // @plain
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{8, 1}});  // @after
+      v.tags.push_back({{5, 1}});  // @no_beta
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{6, 2}});  // @plain
     }
     s.variants.emplace_back();  // always
     return s;
@@ -385,17 +598,19 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
 struct SkipLayerNormResidualIds {
   enum : gen::ExprId {
     kA = 0,
-    kBias = 1,
-    kAdd2 = 2,
-    kSkip = 3,
-    kAdd4 = 4,
-    kAdd5 = 5,
-    kAdd6 = 6,
-    kAdd7 = 7,
-    kS = 8,
-    kGamma = 9,
-    kBeta = 10,
-    kY = 11,
+    kSkip = 1,
+    kBias = 2,
+    kGamma = 3,
+    kBeta = 4,
+    kY = 5,
+    kS = 6,
+    kLayerNormalization7 = 7,
+    kLayerNormalization8 = 8,
+    kResidual1Ab = 9,
+    kResidual1As = 10,
+    kAdd11 = 11,
+    kAdd12 = 12,
+    kAdd13 = 13,
   };
 };
 
@@ -421,6 +636,8 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
         return rewrite1();
       case 2:
         return rewrite2();
+      case 3:
+        return rewrite3();
     }
     return false;
   }
@@ -428,44 +645,47 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
  private:
   enum : uint32_t {
     kSlotA = 0,
-    kSlotBias = 1,
-    kSlotSkip = 2,
-    kSlotS = 3,
-    kSlotGamma = 4,
-    kSlotBeta = 5,
-    kSlotY = 6,
+    kSlotSkip = 1,
+    kSlotBias = 2,
+    kSlotGamma = 3,
+    kSlotBeta = 4,
+    kSlotY = 5,
+    kSlotS = 6,
+    kSlotResidual1Ab = 7,
+    kSlotResidual1As = 8,
   };
 
   // ---- Match
 
-  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchBias,
-  // matchAdd2, matchSkip, matchAdd4, matchAdd5, matchAdd6, matchAdd7, matchS, matchGamma,
-  // matchBeta, matchY.
+  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchSkip,
+  // matchBias, matchGamma, matchBeta, matchY, matchS, matchLayerNormalization7,
+  // matchLayerNormalization8, matchResidual1Ab, matchResidual1As, matchAdd11, matchAdd12,
+  // matchAdd13.
 
   // ---- Rewrite
 
-  /// Variant 0 (when @before), rules/skip_layer_norm.yaml:29:9:
-  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
+  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:68:9:
+  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:31:61", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:31:64", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:31:70", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:31:77", "beta")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:31:83", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:69:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:69:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:69:37", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:31:89",
-                 "rules/skip_layer_norm.yaml:31:89");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:69:56",
+                 "rules/skip_layer_norm.yaml:69:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:29:9",
-                     "rules/skip_layer_norm.yaml:31:24"))
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:68:9",
+            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:69:20)"))
       return false;
-    if (!replaceable(kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:29:9",
-                     "rules/skip_layer_norm.yaml:31:20"))
+    if (!replaceable(
+            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:68:9",
+            "rules/skip_layer_norm.yaml:55:20 (in skip_ln at rules/skip_layer_norm.yaml:69:20)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -473,43 +693,43 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotSkip);
     const ValueId v2 = slot(kSlotGamma);
-    const ValueId v3 = slot(kSlotBeta);
-    const ValueId v4 = slot(kSlotBias);
+    const ValueId v3 = kNoId;
     NodeSpec spec5;
     spec5.op = op::kComMicrosoftSkipLayerNormalization;
-    spec5.inputs = {v0, v1, v2, v3, v4};
+    spec5.inputs = {v0, v1, v2, v3};
     spec5.num_outputs = 4;
     spec5.omitted_outputs = {1, 2};
     spec5.attributes = std::move(attrs5);
     spec5.created_by = ruleName();
     const NodeId n5 = rw_.createNode(std::move(spec5));
     const ValueId v5 = g_.node(n5).output(0);
-    const ValueId v6 = g_.node(n5).output(3);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v6}});
+    const ValueId v7 = g_.node(n5).output(3);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
   }
 
-  /// Variant 1 (when @after), rules/skip_layer_norm.yaml:32:9:
-  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
+  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:68:9:
+  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, bias, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:34:61", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:34:64", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:34:70", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:34:77", "beta")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:34:83", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:69:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:69:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:69:37", "gamma")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:69:50", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:34:89",
-                 "rules/skip_layer_norm.yaml:34:89");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:69:56",
+                 "rules/skip_layer_norm.yaml:69:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:32:9",
-                     "rules/skip_layer_norm.yaml:34:24"))
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:68:9",
+            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:69:20)"))
       return false;
-    if (!replaceable(kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:32:9",
-                     "rules/skip_layer_norm.yaml:34:20"))
+    if (!replaceable(
+            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:68:9",
+            "rules/skip_layer_norm.yaml:57:20 (in skip_ln at rules/skip_layer_norm.yaml:69:20)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -517,7 +737,7 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotSkip);
     const ValueId v2 = slot(kSlotGamma);
-    const ValueId v3 = slot(kSlotBeta);
+    const ValueId v3 = kNoId;
     const ValueId v4 = slot(kSlotBias);
     NodeSpec spec5;
     spec5.op = op::kComMicrosoftSkipLayerNormalization;
@@ -528,31 +748,33 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     spec5.created_by = ruleName();
     const NodeId n5 = rw_.createNode(std::move(spec5));
     const ValueId v5 = g_.node(n5).output(0);
-    const ValueId v6 = g_.node(n5).output(3);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v6}});
+    const ValueId v7 = g_.node(n5).output(3);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
   }
 
-  /// Variant 2, rules/skip_layer_norm.yaml:35:9:
+  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:70:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:36:61", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:36:64", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:36:70", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:36:77", "beta")) return false;
-    std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:36:83",
-                 "rules/skip_layer_norm.yaml:36:83");
-    if (!a4_0) return false;
-    attrs4.push_back(std::move(*a4_0));
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:70:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:70:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:70:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:70:44", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 =
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:70:56",
+                 "rules/skip_layer_norm.yaml:70:56");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:35:9",
-                     "rules/skip_layer_norm.yaml:36:24"))
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:70:9",
+            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:70:20)"))
       return false;
-    if (!replaceable(kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:35:9",
-                     "rules/skip_layer_norm.yaml:36:20"))
+    if (!replaceable(
+            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:70:9",
+            "rules/skip_layer_norm.yaml:55:20 (in skip_ln at rules/skip_layer_norm.yaml:70:20)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -561,17 +783,63 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     const ValueId v1 = slot(kSlotSkip);
     const ValueId v2 = slot(kSlotGamma);
     const ValueId v3 = slot(kSlotBeta);
-    NodeSpec spec4;
-    spec4.op = op::kComMicrosoftSkipLayerNormalization;
-    spec4.inputs = {v0, v1, v2, v3};
-    spec4.num_outputs = 4;
-    spec4.omitted_outputs = {1, 2};
-    spec4.attributes = std::move(attrs4);
-    spec4.created_by = ruleName();
-    const NodeId n4 = rw_.createNode(std::move(spec4));
-    const ValueId v4 = g_.node(n4).output(0);
-    const ValueId v5 = g_.node(n4).output(3);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}, {s_.provided[1], v5}});
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftSkipLayerNormalization;
+    spec5.inputs = {v0, v1, v2, v3};
+    spec5.num_outputs = 4;
+    spec5.omitted_outputs = {1, 2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v7 = g_.node(n5).output(3);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
+  }
+
+  /// Variant 3, rules/skip_layer_norm.yaml:70:9:
+  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
+  ///   s = output 3
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:70:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:70:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:70:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:70:44", "beta")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:70:50", "bias")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 =
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:70:56",
+                 "rules/skip_layer_norm.yaml:70:56");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    collectMatched();
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:70:9",
+            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:70:20)"))
+      return false;
+    if (!replaceable(
+            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:70:9",
+            "rules/skip_layer_norm.yaml:57:20 (in skip_ln at rules/skip_layer_norm.yaml:70:20)"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    const ValueId v1 = slot(kSlotSkip);
+    const ValueId v2 = slot(kSlotGamma);
+    const ValueId v3 = slot(kSlotBeta);
+    const ValueId v4 = slot(kSlotBias);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftSkipLayerNormalization;
+    spec5.inputs = {v0, v1, v2, v3, v4};
+    spec5.num_outputs = 4;
+    spec5.omitted_outputs = {1, 2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    const ValueId v7 = g_.node(n5).output(3);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
   }
 };
 
@@ -583,12 +851,12 @@ class SkipLayerNormResidualRule : public RewritePattern {
                                 root,
                                 61,
                                 {"ort"},
-                                "rules/skip_layer_norm.yaml:13:5",
+                                "rules/skip_layer_norm.yaml:60:5",
                                 {op::kComMicrosoftSkipLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
@@ -605,7 +873,7 @@ class SkipLayerNormResidualRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/skip_layer_norm.yaml:38
+// Generated from: rules/skip_layer_norm.yaml:72
 // skip_layer_norm (priority 60): Residual Add (+ bias) + LayerNorm.
 //===----------------------------------------------------------------------===//
 
@@ -614,82 +882,65 @@ const gen::RuleSpec& specSkipLayerNorm() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "skip_layer_norm";
-    s.loc = "rules/skip_layer_norm.yaml:38:5";
-    s.root = 11;
-    s.slot_names = {"a", "bias", "skip", "s", "gamma", "beta", "y"};
+    s.loc = "rules/skip_layer_norm.yaml:72:5";
+    s.root = 5;
+    s.slot_names = {"a", "skip", "bias",          "gamma",        "beta",
+                    "y", "s",    "residual.1.ab", "residual.1.as"};
     s.num_captures = 1;
-    s.exprs.resize(12);
+    s.exprs.resize(14);
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/skip_layer_norm.yaml:44:19";
+      e.loc = "rules/skip_layer_norm.yaml:76:28";
       e.slot = 0;
     }
-    {  // 1: bias
+    {  // 1: skip
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "bias";
-      e.loc = "rules/skip_layer_norm.yaml:44:22";
+      e.label = "skip";
+      e.loc = "rules/skip_layer_norm.yaml:76:31";
       e.slot = 1;
     }
-    {  // 2: Add(a, bias)
+    {  // 2: bias
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:44:15";
-      e.num_inputs = 2;
-    }
-    {  // 3: skip
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "skip";
-      e.loc = "rules/skip_layer_norm.yaml:44:29";
+      e.label = "bias";
+      e.loc = "rules/skip_layer_norm.yaml:76:37";
       e.slot = 2;
     }
-    {  // 4: Add(Add(a, bias), skip)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:44:11";
-      e.num_inputs = 2;
-    }
-    {  // 5: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:44:49";
-      e.num_inputs = 2;
-    }
-    {  // 6: Add(Add(a, skip), bias)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:44:45";
-      e.num_inputs = 2;
-    }
-    {  // 7: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:44:78";
-      e.num_inputs = 2;
-    }
-    {  // 8: Add(Add(a, bias), skip) | Add(Add(a, skip), bias) | Add(a, skip)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "s";
-      e.loc = "rules/skip_layer_norm.yaml:44:43";
+    {  // 3: gamma
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "gamma";
+      e.loc = "rules/skip_layer_norm.yaml:76:43";
       e.slot = 3;
     }
-    {  // 9: gamma
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "gamma";
-      e.loc = "rules/skip_layer_norm.yaml:45:33";
+    {  // 4: beta
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "beta";
+      e.loc = "rules/skip_layer_norm.yaml:76:50";
       e.slot = 4;
     }
-    {  // 10: beta
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "beta";
-      e.loc = "rules/skip_layer_norm.yaml:45:40";
+    {  // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) |
+       // LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "y";
+      e.loc =
+          "rules/skip_layer_norm.yaml:34:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:76:14)";
       e.slot = 5;
     }
-    {  // 11: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "LayerNormalization";
-      e.loc = "rules/skip_layer_norm.yaml:45:11";
+    {  // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "s";
+      e.loc =
+          "rules/skip_layer_norm.yaml:24:34 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
       e.slot = 6;
+    }
+    {  // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "LayerNormalization";
+      e.loc =
+          "rules/skip_layer_norm.yaml:33:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:76:14)";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -697,7 +948,10 @@ const gen::RuleSpec& specSkipLayerNorm() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
-        a.loc = "rules/skip_layer_norm.yaml:45:46";
+        a.loc =
+            "rules/skip_layer_norm.yaml:33:47 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:76:14)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -706,20 +960,105 @@ const gen::RuleSpec& specSkipLayerNorm() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:45:55";
+        a.loc = "rules/skip_layer_norm.yaml:76:56";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "stash_type";
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
-        a.loc = "rules/skip_layer_norm.yaml:45:77";
+        a.loc =
+            "rules/skip_layer_norm.yaml:33:69 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:76:14)";
       }
+    }
+    {  // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "LayerNormalization";
+      e.loc =
+          "rules/skip_layer_norm.yaml:34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc =
+            "rules/skip_layer_norm.yaml:34:43 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:76:14)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "epsilon";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "eps";
+        a.default_value = gen::floatLiteral(1e-05);
+        a.loc = "rules/skip_layer_norm.yaml:76:56";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "stash_type";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(1);
+        a.loc =
+            "rules/skip_layer_norm.yaml:34:65 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:76:14)";
+      }
+    }
+    {  // 9: Add(a, bias)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:22:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      e.slot = 7;
+      e.num_inputs = 2;
+    }
+    {  // 10: Add(a, skip)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:23:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      e.slot = 8;
+      e.num_inputs = 2;
+    }
+    {  // 11: Add(residual.1.ab, skip)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:24:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      e.num_inputs = 2;
+    }
+    {  // 12: Add(residual.1.as, bias)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:24:36 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      e.num_inputs = 2;
+    }
+    {  // 13: Add(a, skip)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Add";
+      e.loc =
+          "rules/skip_layer_norm.yaml:24:59 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:47:16";
+      c.loc =
+          "rules/skip_layer_norm.yaml:43:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 5;  // y
       c.subject = "a";
       c.slot = 0;
       c.dims = {"B", "S", "H"};
@@ -729,10 +1068,23 @@ const gen::RuleSpec& specSkipLayerNorm() {
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/skip_layer_norm.yaml:43:34 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 5;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"a", "skip", "gamma"};
+      c.arg_slots = {0, 1, 3};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:48:16";
+      c.loc =
+          "rules/skip_layer_norm.yaml:44:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 5;  // y
       c.subject = "skip";
-      c.slot = 2;
+      c.slot = 1;
       c.dims = {"B", "S", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
@@ -741,47 +1093,113 @@ const gen::RuleSpec& specSkipLayerNorm() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:49:16";
+      c.loc =
+          "rules/skip_layer_norm.yaml:45:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 5;  // y
       c.subject = "gamma";
+      c.slot = 3;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/skip_layer_norm.yaml:46:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 5;  // y
+      c.subject = "beta";
       c.slot = 4;
       c.dims = {"H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:50:16";
-      c.subject = "beta";
-      c.slot = 5;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/skip_layer_norm.yaml:46:28 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 5;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"beta", "a"};
+      c.arg_slots = {4, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 5;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"bias", "a"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConsumers;
+      c.loc =
+          "rules/skip_layer_norm.yaml:26:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 6;  // s
+      c.subject = "residual.1.ab";
+      c.slot = 7;
+      c.has_min = true;
+      c.min = 1.0;
+      c.has_max = true;
+      c.max = 1.0;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConsumers;
+      c.loc =
+          "rules/skip_layer_norm.yaml:27:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 6;  // s
+      c.subject = "residual.1.as";
+      c.slot = 8;
+      c.has_min = true;
+      c.min = 1.0;
+      c.has_max = true;
+      c.max = 1.0;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:51:16";
+      c.loc =
+          "rules/skip_layer_norm.yaml:28:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 6;  // s
       c.subject = "bias";
-      c.slot = 1;
+      c.slot = 2;
       c.dims = {"H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/skip_layer_norm.yaml:51:28";
+      c.loc =
+          "rules/skip_layer_norm.yaml:28:27 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+      c.guard_slot = 6;  // s
       c.subject = "bias";
-      c.slot = 1;
+      c.slot = 2;
     }
     s.num_symbols = 3;
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{8, 0}});  // @before
+      v.tags.push_back({{5, 1}});  // @no_beta
+      v.tags.push_back({{6, 2}});  // @plain
     }
     {
       gen::VariantSpec& v = s.variants.emplace_back();
       v.has_when = true;
-      v.tags.push_back({{8, 1}});  // @after
+      v.tags.push_back({{5, 1}});  // @no_beta
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{6, 2}});  // @plain
     }
     s.variants.emplace_back();  // always
     return s;
@@ -796,17 +1214,19 @@ const gen::RuleSpec& specSkipLayerNorm() {
 struct SkipLayerNormIds {
   enum : gen::ExprId {
     kA = 0,
-    kBias = 1,
-    kAdd2 = 2,
-    kSkip = 3,
-    kAdd4 = 4,
-    kAdd5 = 5,
-    kAdd6 = 6,
-    kAdd7 = 7,
-    kS = 8,
-    kGamma = 9,
-    kBeta = 10,
-    kY = 11,
+    kSkip = 1,
+    kBias = 2,
+    kGamma = 3,
+    kBeta = 4,
+    kY = 5,
+    kS = 6,
+    kLayerNormalization7 = 7,
+    kLayerNormalization8 = 8,
+    kResidual1Ab = 9,
+    kResidual1As = 10,
+    kAdd11 = 11,
+    kAdd12 = 12,
+    kAdd13 = 13,
   };
 };
 
@@ -831,6 +1251,8 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
         return rewrite1();
       case 2:
         return rewrite2();
+      case 3:
+        return rewrite3();
     }
     return false;
   }
@@ -838,40 +1260,42 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
  private:
   enum : uint32_t {
     kSlotA = 0,
-    kSlotBias = 1,
-    kSlotSkip = 2,
-    kSlotS = 3,
-    kSlotGamma = 4,
-    kSlotBeta = 5,
-    kSlotY = 6,
+    kSlotSkip = 1,
+    kSlotBias = 2,
+    kSlotGamma = 3,
+    kSlotBeta = 4,
+    kSlotY = 5,
+    kSlotS = 6,
+    kSlotResidual1Ab = 7,
+    kSlotResidual1As = 8,
   };
 
   // ---- Match
 
-  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchBias,
-  // matchAdd2, matchSkip, matchAdd4, matchAdd5, matchAdd6, matchAdd7, matchS, matchGamma,
-  // matchBeta, matchY.
+  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchSkip,
+  // matchBias, matchGamma, matchBeta, matchY, matchS, matchLayerNormalization7,
+  // matchLayerNormalization8, matchResidual1Ab, matchResidual1As, matchAdd11, matchAdd12,
+  // matchAdd13.
 
   // ---- Rewrite
 
-  /// Variant 0 (when @before), rules/skip_layer_norm.yaml:53:9:
-  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
+  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:78:9:
+  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:55:52", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:55:55", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:55:61", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:55:68", "beta")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:55:74", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:79:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:79:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:79:34", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:55:80",
-                 "rules/skip_layer_norm.yaml:55:80");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:79:53",
+                 "rules/skip_layer_norm.yaml:79:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:53:9",
-                     "rules/skip_layer_norm.yaml:55:15"))
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:78:9",
+            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:79:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -879,11 +1303,10 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotSkip);
     const ValueId v2 = slot(kSlotGamma);
-    const ValueId v3 = slot(kSlotBeta);
-    const ValueId v4 = slot(kSlotBias);
+    const ValueId v3 = kNoId;
     NodeSpec spec5;
     spec5.op = op::kComMicrosoftSkipLayerNormalization;
-    spec5.inputs = {v0, v1, v2, v3, v4};
+    spec5.inputs = {v0, v1, v2, v3};
     spec5.attributes = std::move(attrs5);
     spec5.created_by = ruleName();
     const NodeId n5 = rw_.createNode(std::move(spec5));
@@ -891,24 +1314,24 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
   }
 
-  /// Variant 1 (when @after), rules/skip_layer_norm.yaml:56:9:
-  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
+  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:78:9:
+  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, bias, epsilon=attr(eps))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:58:52", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:58:55", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:58:61", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:58:68", "beta")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:58:74", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:79:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:79:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:79:34", "gamma")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:79:47", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:58:80",
-                 "rules/skip_layer_norm.yaml:58:80");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:79:53",
+                 "rules/skip_layer_norm.yaml:79:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:56:9",
-                     "rules/skip_layer_norm.yaml:58:15"))
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:78:9",
+            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:79:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -916,7 +1339,7 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotSkip);
     const ValueId v2 = slot(kSlotGamma);
-    const ValueId v3 = slot(kSlotBeta);
+    const ValueId v3 = kNoId;
     const ValueId v4 = slot(kSlotBias);
     NodeSpec spec5;
     spec5.op = op::kComMicrosoftSkipLayerNormalization;
@@ -928,23 +1351,24 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
   }
 
-  /// Variant 2, rules/skip_layer_norm.yaml:59:9:
+  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:80:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, epsilon=attr(eps))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:60:52", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:60:55", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:60:61", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:60:68", "beta")) return false;
-    std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:60:74",
-                 "rules/skip_layer_norm.yaml:60:74");
-    if (!a4_0) return false;
-    attrs4.push_back(std::move(*a4_0));
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:80:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:80:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:80:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:80:41", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 =
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:80:53",
+                 "rules/skip_layer_norm.yaml:80:53");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:59:9",
-                     "rules/skip_layer_norm.yaml:60:15"))
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:80:9",
+            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:80:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -953,14 +1377,52 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     const ValueId v1 = slot(kSlotSkip);
     const ValueId v2 = slot(kSlotGamma);
     const ValueId v3 = slot(kSlotBeta);
-    NodeSpec spec4;
-    spec4.op = op::kComMicrosoftSkipLayerNormalization;
-    spec4.inputs = {v0, v1, v2, v3};
-    spec4.attributes = std::move(attrs4);
-    spec4.created_by = ruleName();
-    const NodeId n4 = rw_.createNode(std::move(spec4));
-    const ValueId v4 = g_.node(n4).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftSkipLayerNormalization;
+    spec5.inputs = {v0, v1, v2, v3};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
+  }
+
+  /// Variant 3, rules/skip_layer_norm.yaml:80:9:
+  ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:80:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:80:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:80:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:80:41", "beta")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:80:47", "bias")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 =
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:80:53",
+                 "rules/skip_layer_norm.yaml:80:53");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    collectMatched();
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:80:9",
+            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:80:17)"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    const ValueId v1 = slot(kSlotSkip);
+    const ValueId v2 = slot(kSlotGamma);
+    const ValueId v3 = slot(kSlotBeta);
+    const ValueId v4 = slot(kSlotBias);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftSkipLayerNormalization;
+    spec5.inputs = {v0, v1, v2, v3, v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
   }
 };
 
@@ -972,17 +1434,752 @@ class SkipLayerNormRule : public RewritePattern {
                                 root,
                                 60,
                                 {"ort"},
-                                "rules/skip_layer_norm.yaml:38:5",
+                                "rules/skip_layer_norm.yaml:72:5",
                                 {op::kComMicrosoftSkipLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 13, -1)) return false;
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
     return true;
   }
 
   bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
     SkipLayerNormMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/skip_layer_norm.yaml:82
+// skip_layer_norm_float (priority 60): An fp16 residual Add (+ bias) normalized in float (behind a
+// Cast, or mixed types).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule skip_layer_norm_float for the shared checks and messages.
+const gen::RuleSpec& specSkipLayerNormFloat() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "skip_layer_norm_float";
+    s.loc = "rules/skip_layer_norm.yaml:82:5";
+    s.root = 8;
+    s.slot_names = {"a", "skip",          "bias",         "s", "gamma", "beta",
+                    "y", "residual.1.ab", "residual.1.as"};
+    s.num_captures = 1;
+    s.exprs.resize(16);
+    {  // 0: a
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "a";
+      e.loc = "rules/skip_layer_norm.yaml:86:20";
+      e.slot = 0;
+    }
+    {  // 1: skip
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "skip";
+      e.loc = "rules/skip_layer_norm.yaml:86:23";
+      e.slot = 1;
+    }
+    {  // 2: bias
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "bias";
+      e.loc = "rules/skip_layer_norm.yaml:86:29";
+      e.slot = 2;
+    }
+    {  // 3: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "s";
+      e.loc = "rules/skip_layer_norm.yaml:24:34 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      e.slot = 3;
+    }
+    {  // 4: Cast(s, to=1)
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "Cast";
+      e.loc = "rules/skip_layer_norm.yaml:87:25";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "to";
+        a.values.push_back(gen::intLiteral(1));
+        a.loc = "rules/skip_layer_norm.yaml:87:33";
+      }
+    }
+    {  // 5: Cast(s, to=1) | s
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "alternatives";
+      e.loc = "rules/skip_layer_norm.yaml:87:39";
+    }
+    {  // 6: gamma
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "gamma";
+      e.loc = "rules/skip_layer_norm.yaml:87:44";
+      e.slot = 4;
+    }
+    {  // 7: beta
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "beta";
+      e.loc = "rules/skip_layer_norm.yaml:87:51";
+      e.slot = 5;
+    }
+    {  // 8: LayerNormalization((Cast(...) | s), gamma, beta, axis=-1, epsilon=capture(eps),
+       // stash_type=1) | LayerNormalization((Cast(...) | s), gamma, axis=-1, epsilon=capture(eps),
+       // stash_type=1)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "y";
+      e.loc =
+          "rules/skip_layer_norm.yaml:34:12 (in layer_norm_of at rules/skip_layer_norm.yaml:87:11)";
+      e.slot = 6;
+    }
+    {  // 9: Add(a, bias)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Add";
+      e.loc = "rules/skip_layer_norm.yaml:22:12 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      e.slot = 7;
+      e.num_inputs = 2;
+    }
+    {  // 10: Add(a, skip)
+      gen::ExprSpec& e = s.exprs[10];
+      e.label = "Add";
+      e.loc = "rules/skip_layer_norm.yaml:23:12 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      e.slot = 8;
+      e.num_inputs = 2;
+    }
+    {  // 11: Add(residual.1.ab, skip)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Add";
+      e.loc = "rules/skip_layer_norm.yaml:24:12 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      e.num_inputs = 2;
+    }
+    {  // 12: Add(residual.1.as, bias)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Add";
+      e.loc = "rules/skip_layer_norm.yaml:24:36 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      e.num_inputs = 2;
+    }
+    {  // 13: Add(a, skip)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Add";
+      e.loc = "rules/skip_layer_norm.yaml:24:59 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      e.num_inputs = 2;
+    }
+    {  // 14: LayerNormalization((Cast(s, to=1) | s), gamma, beta, axis=-1, epsilon=capture(eps),
+       // stash_type=1)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "LayerNormalization";
+      e.loc =
+          "rules/skip_layer_norm.yaml:33:12 (in layer_norm_of at rules/skip_layer_norm.yaml:87:11)";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc =
+            "rules/skip_layer_norm.yaml:33:47 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:87:11)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "epsilon";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "eps";
+        a.default_value = gen::floatLiteral(1e-05);
+        a.loc = "rules/skip_layer_norm.yaml:87:57";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "stash_type";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(1);
+        a.loc =
+            "rules/skip_layer_norm.yaml:33:69 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:87:11)";
+      }
+    }
+    {  // 15: LayerNormalization((Cast(s, to=1) | s), gamma, axis=-1, epsilon=capture(eps),
+       // stash_type=1)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "LayerNormalization";
+      e.loc =
+          "rules/skip_layer_norm.yaml:34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:87:11)";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc =
+            "rules/skip_layer_norm.yaml:34:43 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:87:11)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "epsilon";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "eps";
+        a.default_value = gen::floatLiteral(1e-05);
+        a.loc = "rules/skip_layer_norm.yaml:87:57";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "stash_type";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(1);
+        a.loc =
+            "rules/skip_layer_norm.yaml:34:65 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:87:11)";
+      }
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/skip_layer_norm.yaml:89:16";
+      c.subject = "a";
+      c.slot = 0;
+      c.dims = {"B", "S", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/skip_layer_norm.yaml:89:34";
+      c.subject = "a";
+      c.slot = 0;
+      c.strings = {"float16"};
+      c.elem_types = {10};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/skip_layer_norm.yaml:89:50";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"a", "skip"};
+      c.arg_slots = {0, 1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/skip_layer_norm.yaml:90:16";
+      c.subject = "skip";
+      c.slot = 1;
+      c.dims = {"B", "S", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/skip_layer_norm.yaml:91:16";
+      c.subject = "gamma";
+      c.slot = 4;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/skip_layer_norm.yaml:91:28";
+      c.subject = "gamma";
+      c.slot = 4;
+      c.strings = {"float"};
+      c.elem_types = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/skip_layer_norm.yaml:92:16";
+      c.subject = "beta";
+      c.slot = 5;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc = "rules/skip_layer_norm.yaml:92:28";
+      c.subject = "beta";
+      c.slot = 5;
+      c.strings = {"float"};
+      c.elem_types = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/skip_layer_norm.yaml:93:16";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"bias", "a"};
+      c.arg_slots = {2, 0};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConsumers;
+      c.loc = "rules/skip_layer_norm.yaml:26:15 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      c.guard_slot = 3;  // s
+      c.subject = "residual.1.ab";
+      c.slot = 7;
+      c.has_min = true;
+      c.min = 1.0;
+      c.has_max = true;
+      c.max = 1.0;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConsumers;
+      c.loc = "rules/skip_layer_norm.yaml:27:15 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      c.guard_slot = 3;  // s
+      c.subject = "residual.1.as";
+      c.slot = 8;
+      c.has_min = true;
+      c.min = 1.0;
+      c.has_max = true;
+      c.max = 1.0;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/skip_layer_norm.yaml:28:15 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      c.guard_slot = 3;  // s
+      c.subject = "bias";
+      c.slot = 2;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kConstant;
+      c.loc = "rules/skip_layer_norm.yaml:28:27 (in residual at rules/skip_layer_norm.yaml:86:11)";
+      c.guard_slot = 3;  // s
+      c.subject = "bias";
+      c.slot = 2;
+    }
+    s.num_symbols = 3;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{8, 1}});  // @no_beta
+      v.tags.push_back({{3, 2}});  // @plain
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{8, 1}});  // @no_beta
+    }
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{3, 2}});  // @plain
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule skip_layer_norm_float: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule skip_layer_norm_float (indices into its RuleSpec's exprs).
+struct SkipLayerNormFloatIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kSkip = 1,
+    kBias = 2,
+    kS = 3,
+    kCast = 4,
+    kAnyOf = 5,
+    kGamma = 6,
+    kBeta = 7,
+    kY = 8,
+    kResidual1Ab = 9,
+    kResidual1As = 10,
+    kAdd11 = 11,
+    kAdd12 = 12,
+    kAdd13 = 13,
+    kLayerNormalization14 = 14,
+    kLayerNormalization15 = 15,
+  };
+};
+
+class SkipLayerNormFloatMatch : public SkipLayerNormSharedMatch<SkipLayerNormFloatIds> {
+ public:
+  SkipLayerNormFloatMatch(gen::Scratch& scratch, Rewriter& rw)
+      : SkipLayerNormSharedMatch<SkipLayerNormFloatIds>(specSkipLayerNormFloat(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotA = 0,
+    kSlotSkip = 1,
+    kSlotBias = 2,
+    kSlotS = 3,
+    kSlotGamma = 4,
+    kSlotBeta = 5,
+    kSlotY = 6,
+    kSlotResidual1Ab = 7,
+    kSlotResidual1As = 8,
+  };
+
+  // ---- Match
+
+  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchSkip,
+  // matchBias, matchS, matchGamma, matchBeta, matchResidual1Ab, matchResidual1As, matchAdd11,
+  // matchAdd12, matchAdd13.
+
+  /// Cast(s, to=1)  (rules/skip_layer_norm.yaml:87:25)
+  bool matchCast(ValueId v, gen::Next k) {
+    if (seen(kCast)) return same(kCast, v) && k();
+    if (!bind(kCast, v)) return false;
+    const NodeId n = node(kCast, v, op::kCast);
+    if (n == kNoId || !attrs(kCast, n, v)) return false;
+    return matchS(input(n, 0), k);
+  }
+
+  /// Cast(s, to=1) | s  (rules/skip_layer_norm.yaml:87:39)
+  bool matchAnyOf(ValueId v, gen::Next k) {
+    if (seen(kAnyOf)) return same(kAnyOf, v) && k();
+    if (!bind(kAnyOf, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kAnyOf, 0) && matchCast(v, k)) return true;
+    undo(m);
+    if (choose(kAnyOf, 1) && matchS(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  /// y = LayerNormalization((Cast(...) | s), gamma, beta, axis=-1, epsilon=capture(eps),
+  /// stash_type=1) | LayerNormalization((Cast(...) | s), gamma, axis=-1, epsilon=capture(eps),
+  /// stash_type=1)  (rules/skip_layer_norm.yaml:34:12 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:87:11))
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kY, 0) && matchLayerNormalization14(v, k)) return true;  // @beta
+    undo(m);
+    if (choose(kY, 1) && matchLayerNormalization15(v, k)) return true;  // @no_beta
+    undo(m);
+    return false;
+  }
+
+  /// LayerNormalization((Cast(s, to=1) | s), gamma, beta, axis=-1, epsilon=capture(eps),
+  /// stash_type=1)  (rules/skip_layer_norm.yaml:33:12 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:87:11))
+  bool matchLayerNormalization14(ValueId v, gen::Next k) {
+    if (seen(kLayerNormalization14)) return same(kLayerNormalization14, v) && k();
+    if (!bind(kLayerNormalization14, v)) return false;
+    const NodeId n = node(kLayerNormalization14, v, op::kLayerNormalization);
+    if (n == kNoId || !attrs(kLayerNormalization14, n, v)) return false;
+    return matchAnyOf(input(n, 0), [&] {
+      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
+    });
+  }
+
+  /// LayerNormalization((Cast(s, to=1) | s), gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+  /// (rules/skip_layer_norm.yaml:34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:87:11))
+  bool matchLayerNormalization15(ValueId v, gen::Next k) {
+    if (seen(kLayerNormalization15)) return same(kLayerNormalization15, v) && k();
+    if (!bind(kLayerNormalization15, v)) return false;
+    const NodeId n = node(kLayerNormalization15, v, op::kLayerNormalization);
+    if (n == kNoId || !attrs(kLayerNormalization15, n, v)) return false;
+    return matchAnyOf(input(n, 0), [&] { return matchGamma(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:99:9:
+  ///   y = com.microsoft.SkipLayerNormalization(Cast(a, to=1), Cast(skip, to=1), gamma, none,
+  ///   epsilon=attr(eps))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:95:17", "a")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intAttribute("to", 1));
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:96:17", "skip")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::intAttribute("to", 1));
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:101:31", "gamma")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 =
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:101:48",
+                 "rules/skip_layer_norm.yaml:101:48");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
+    collectMatched();
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:99:9",
+            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:101:15)"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    NodeSpec spec1;
+    spec1.op = op::kCast;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = slot(kSlotSkip);
+    NodeSpec spec3;
+    spec3.op = op::kCast;
+    spec3.inputs = {v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    const ValueId v6 = slot(kSlotGamma);
+    const ValueId v7 = kNoId;
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftSkipLayerNormalization;
+    spec8.inputs = {v1, v3, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+
+  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:99:9:
+  ///   y = com.microsoft.SkipLayerNormalization(Cast(a, to=1), Cast(skip, to=1), gamma, none,
+  ///   Cast(bias, to=1), epsilon=attr(eps))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:95:17", "a")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intAttribute("to", 1));
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:96:17", "skip")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::intAttribute("to", 1));
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:101:31", "gamma")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:97:17", "bias")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("to", 1));
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 =
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:101:48",
+                 "rules/skip_layer_norm.yaml:101:48");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
+    collectMatched();
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:99:9",
+            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:101:15)"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    NodeSpec spec1;
+    spec1.op = op::kCast;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = slot(kSlotSkip);
+    NodeSpec spec3;
+    spec3.op = op::kCast;
+    spec3.inputs = {v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    const ValueId v6 = slot(kSlotGamma);
+    const ValueId v7 = kNoId;
+    const ValueId v4 = slot(kSlotBias);
+    NodeSpec spec5;
+    spec5.op = op::kCast;
+    spec5.inputs = {v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftSkipLayerNormalization;
+    spec8.inputs = {v1, v3, v6, v7, v5};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+
+  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:102:9:
+  ///   y = com.microsoft.SkipLayerNormalization(Cast(a, to=1), Cast(skip, to=1), gamma, beta,
+  ///   epsilon=attr(eps))
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:95:17", "a")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intAttribute("to", 1));
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:96:17", "skip")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::intAttribute("to", 1));
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:103:31", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:103:38", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 =
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:103:48",
+                 "rules/skip_layer_norm.yaml:103:48");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
+    collectMatched();
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:102:9",
+            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:103:15)"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    NodeSpec spec1;
+    spec1.op = op::kCast;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = slot(kSlotSkip);
+    NodeSpec spec3;
+    spec3.op = op::kCast;
+    spec3.inputs = {v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    const ValueId v6 = slot(kSlotGamma);
+    const ValueId v7 = slot(kSlotBeta);
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftSkipLayerNormalization;
+    spec8.inputs = {v1, v3, v6, v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+
+  /// Variant 3, rules/skip_layer_norm.yaml:102:9:
+  ///   y = com.microsoft.SkipLayerNormalization(Cast(a, to=1), Cast(skip, to=1), gamma, beta,
+  ///   Cast(bias, to=1), epsilon=attr(eps))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:95:17", "a")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intAttribute("to", 1));
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:96:17", "skip")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::intAttribute("to", 1));
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:103:31", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:103:38", "beta")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:97:17", "bias")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    attrs5.push_back(gen::intAttribute("to", 1));
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 =
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:103:48",
+                 "rules/skip_layer_norm.yaml:103:48");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
+    collectMatched();
+    if (!replaceable(
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:102:9",
+            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:103:15)"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    NodeSpec spec1;
+    spec1.op = op::kCast;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = slot(kSlotSkip);
+    NodeSpec spec3;
+    spec3.op = op::kCast;
+    spec3.inputs = {v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    const ValueId v6 = slot(kSlotGamma);
+    const ValueId v7 = slot(kSlotBeta);
+    const ValueId v4 = slot(kSlotBias);
+    NodeSpec spec5;
+    spec5.op = op::kCast;
+    spec5.inputs = {v4};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftSkipLayerNormalization;
+    spec8.inputs = {v1, v3, v6, v7, v5};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+};
+
+/// skip_layer_norm_float as a RewritePattern.
+class SkipLayerNormFloatRule : public RewritePattern {
+ public:
+  SkipLayerNormFloatRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                60,
+                                {"ort"},
+                                "rules/skip_layer_norm.yaml:82:5",
+                                {op::kCast, op::kComMicrosoftSkipLayerNormalization}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    SkipLayerNormFloatMatch m(scratch_, rw);
     if (!m.run(rw.graph().node(root).output(root_output_)))
       return rw.notifyMatchFailure([&] { return m.describe(); });
     return m.rewrite();
@@ -999,6 +2196,8 @@ void populateSkipLayerNorm(RuleSet& rules) {
   rules.add(std::make_unique<SkipLayerNormResidualRule>("skip_layer_norm_residual",
                                                         op::kLayerNormalization, 0));
   rules.add(std::make_unique<SkipLayerNormRule>("skip_layer_norm", op::kLayerNormalization, 0));
+  rules.add(std::make_unique<SkipLayerNormFloatRule>("skip_layer_norm_float",
+                                                     op::kLayerNormalization, 0));
 }
 
 }  // namespace onnx_rewrite

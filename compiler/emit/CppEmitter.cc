@@ -521,6 +521,9 @@ class RuleEmitter {
     os << "      gen::ConstraintSpec& c = s.constraints.emplace_back();\n";
     os << "      c.kind = gen::ConstraintSpec::Kind::" << kKinds[static_cast<int>(c.kind)] << ";\n";
     os << "      c.loc = " << str(locOf(c.loc)) << ";\n";
+    if (!c.guard.empty())
+      os << "      c.guard_slot = " << boundSlot(c.guard, c.loc, "a fragment's constraint")
+         << ";  // " << c.guard << "\n";
     if (c.kind == K::kNative) {
       os << "      c.native = " << str(c.native) << ";\n";
       os << "      c.predicate = gen::nativePredicate(" << str(c.native) << ");\n";

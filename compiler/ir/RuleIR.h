@@ -175,6 +175,9 @@ struct Constraint {
   std::vector<std::string> dims;
   std::string native;             ///< kNative: predicate name
   std::vector<std::string> args;  ///< kNative: bound names passed to it; kEquivalent: the other
+  /// A fragment's constraint holds where the fragment is matched: it is checked only when
+  /// the value named `guard` (the use's result) was matched. Empty: always checked.
+  std::string guard;
   SourceLoc loc;
 };
 

@@ -268,7 +268,8 @@ std::string printRule(const Rule& rule, const PrintOptions& o) {
   if (!rule.pattern.constraints.empty()) {
     out += "  where\n";
     for (const Constraint& c : rule.pattern.constraints)
-      out += "    " + constraintText(c) + at(c.loc, o) + "\n";
+      out += "    " + constraintText(c) + (c.guard.empty() ? "" : " if " + c.guard + " matched") +
+             at(c.loc, o) + "\n";
   }
   for (const Target& t : rule.targets) printTarget(t, o, out);
   return out;

@@ -274,8 +274,13 @@ class PatternExpander {
       out = rename(local);
       return true;
     };
+    // Checked only where this use matched (it may sit in one alternative of several).
+    Expr& result = p_.exprs[at];
+    if (result.name.empty() || result.name == "_") result.name = prefix + f.results[0];
+    const std::string guard = result.name;
     for (ir::Constraint c : f.match.constraints) {
       c.loc = via(c.loc, use);
+      if (c.guard.empty()) c.guard = guard;
       if (!final_name(c.subject, c.loc, c.subject)) return false;
       for (std::string& a : c.args)
         if (!final_name(a, c.loc, a)) return false;
@@ -298,9 +303,11 @@ class PatternExpander {
 
 class TargetExpander {
  public:
+  /// `tags`: the alternative tags of the rule's match. A fragment variant testing a tag the
+  /// match does not have can never be chosen in this rule and is left out.
   TargetExpander(const std::map<std::string, const ir::Fragment*>& fragments,
-                 DiagnosticEngine& diag)
-      : fragments_(fragments), diag_(diag) {}
+                 DiagnosticEngine& diag, std::set<std::string> tags)
+      : fragments_(fragments), diag_(diag), tags_(std::move(tags)) {}
 
   /// Appends `t` with its fragment uses expanded (several variants when a fragment has
   /// several) to `out`.
@@ -324,6 +331,10 @@ class TargetExpander {
                                 " is a piece of a match; it cannot be used in a rewrite");
     bool ok = true;
     for (size_t v = 0; v < f.rewrite.size(); ++v) {
+      if (f.rewrite[v].when &&
+          std::any_of(f.rewrite[v].when->tags.begin(), f.rewrite[v].when->tags.end(),
+                      [&](const std::string& tag) { return !tags_.count(tag); }))
+        continue;
       std::optional<ir::Target::When> when;
       bool empty = false;
       if (!combineWhen(t.when, f.rewrite[v].when, when, empty))
@@ -393,6 +404,19 @@ class TargetExpander {
 
     std::map<std::string, uint32_t> args;
     for (size_t i = 0; i < params.size(); ++i) args[params[i]->name] = call.inputs[i];
+    // value(p), helper(h, p), tensor(helper, h, p) read matched values by name: a parameter
+    // there is the name of the matched value the use passes.
+    auto matched_name = [&](std::string& name, const SourceLoc& loc) {
+      auto a = args.find(name);
+      if (a == args.end()) return true;
+      const ir::TargetExpr& arg = t.exprs[a->second];
+      if (arg.kind != ir::TargetExpr::Kind::kRef)
+        return fail(via(loc, use), variant + quote(f.name) + " reads its parameter " + quote(name) +
+                                       " as a matched value; pass a name the "
+                                       "match binds");
+      name = arg.name;
+      return true;
+    };
     std::vector<uint32_t> remap(body.exprs.size(), UINT32_MAX);
     for (uint32_t j = 0; j < body.exprs.size(); ++j) {
       const ir::TargetExpr& e = body.exprs[j];
@@ -406,11 +430,11 @@ class TargetExpander {
         return fail(via(e.loc, use), "a fragment cannot splice a rest of inputs");
       }
     }
-    for (uint32_t k = 0; k < results.size(); ++k)
-      if (remap[results[k]] != UINT32_MAX && k == 0)
-        return fail(call.loc, "fragment " + quote(f.name) + " returns its parameter " +
-                                  quote(f.results[0]) + " unchanged; use the argument itself");
-    remap[results[0]] = at;
+    // A result that is a parameter (`b = causal`) is that argument: readers of the use read
+    // it. Otherwise the result's copy takes the use's place.
+    const bool returns_param = remap[results[0]] != UINT32_MAX;
+    const uint32_t param_result = remap[results[0]];
+    if (!returns_param) remap[results[0]] = at;
     for (uint32_t j = 0; j < body.exprs.size(); ++j) {
       if (remap[j] != UINT32_MAX) continue;
       remap[j] = static_cast<uint32_t>(t.exprs.size());
@@ -421,9 +445,15 @@ class TargetExpander {
       ir::TargetExpr e = body.exprs[j];
       for (uint32_t& in : e.inputs) in = remap[in];
       e.loc = via(e.loc, use);
+      for (std::string& arg : e.args)
+        if (!matched_name(arg, e.loc)) return false;
       std::vector<ir::TargetAttr> attrs;
       for (ir::TargetAttr a : e.attrs) {
         a.loc = via(a.loc, use);
+        if (a.kind == ir::TargetAttr::Kind::kValueOf && !matched_name(a.ref, a.loc)) return false;
+        if (a.kind == ir::TargetAttr::Kind::kHelper)
+          for (std::string& arg : a.args)
+            if (!matched_name(arg, a.loc)) return false;
         if (a.kind == ir::TargetAttr::Kind::kParam) {
           const std::string param = a.ref;
           auto given = std::find_if(call.attrs.begin(), call.attrs.end(),
@@ -456,11 +486,17 @@ class TargetExpander {
       if (e.output >= results.size() || remap[results[e.output]] == UINT32_MAX) continue;
       redirect(t, id, remap[results[e.output]]);
     }
+    if (returns_param) {
+      redirect(t, at, param_result);
+      t.exprs[at] = ir::TargetExpr{};  // no longer read; not a use any more
+      t.exprs[at].kind = ir::TargetExpr::Kind::kNone;
+    }
     return true;
   }
 
   const std::map<std::string, const ir::Fragment*>& fragments_;
   DiagnosticEngine& diag_;
+  std::set<std::string> tags_;
 };
 
 }  // namespace
@@ -482,7 +518,11 @@ bool expandFragments(ir::RuleFile& file, DiagnosticEngine& diag) {
   for (ir::Rule& rule : file.rules) {
     if (!PatternExpander(fragments, diag, rule.pattern).run()) continue;
     std::vector<ir::Target> targets;
-    TargetExpander expander(fragments, diag);
+    std::set<std::string> tags;
+    for (const ir::Expr& e : rule.pattern.exprs)
+      for (const std::string& tag : e.tags)
+        if (!tag.empty()) tags.insert(tag);
+    TargetExpander expander(fragments, diag, std::move(tags));
     bool ok = true;
     for (const ir::Target& t : rule.targets) ok &= expander.expand(t, targets);
     if (ok) rule.targets = std::move(targets);

@@ -692,10 +692,26 @@ class PatternBuilder {
     return ok && checkReachable(statements, results);
   }
 
-  /// The expr bound to `name` by a statement, or kNoExpr.
+  /// A fragment's result `name`: boundExpr(name), or for a further output of a statement
+  /// (`m, fill = masked(s)`) the capture that stands for it, made if nothing read it.
+  ir::ExprId resultExpr(const std::string& name, const SourceLoc& loc) {
+    const ir::ExprId id = boundExpr(name);
+    if (id != ir::kNoExpr || !secondary_.count(name)) return id;
+    ir::Expr e;
+    e.kind = ir::Expr::Kind::kCapture;
+    e.name = name;
+    e.loc = loc;
+    const ir::ExprId capture = add(std::move(e));
+    captures_[name] = capture;
+    return capture;
+  }
+
+  /// The expr bound to `name` by a statement, or else its capture, or kNoExpr.
   ir::ExprId boundExpr(const std::string& name) const {
     auto it = bound_.find(name);
-    return it == bound_.end() ? ir::kNoExpr : it->second;
+    if (it != bound_.end()) return it->second;
+    auto c = captures_.find(name);
+    return c == captures_.end() ? ir::kNoExpr : c->second;
   }
 
  private:
@@ -721,7 +737,18 @@ class PatternBuilder {
       stack.pop_back();
       if (id >= reached.size() || reached[id]) continue;
       reached[id] = true;
-      for (ir::ExprId in : out_.exprs[id].inputs) stack.push_back(in);
+      const ir::Expr& e = out_.exprs[id];
+      for (ir::ExprId in : e.inputs) stack.push_back(in);
+      // A further result of a fragment use (`r, h = heads(t)`; fragments are snake_case, ops
+      // are not) is that use's value once expanded: reading it reaches the use.
+      if (e.kind == ir::Expr::Kind::kCapture && secondary_.count(e.name)) {
+        const size_t at = bound_at_.at(e.name);
+        const std::vector<ir::ExprId>& ids = statement_ids_[at];
+        const Statement& s = statements[at];
+        if (!ids.empty() && s.value.kind == Node::Kind::kCall && !s.value.op.empty() &&
+            s.value.op[0] >= 'a' && s.value.op[0] <= 'z')
+          stack.push_back(ids[0]);
+      }
     }
     bool ok = true;
     for (size_t i = 0; i + 1 < statements.size(); ++i) {
@@ -1514,10 +1541,10 @@ bool parseFragmentMatch(const std::string& text, const TextLocator& locator, Dia
   PatternBuilder builder(diag, declared, out.match, attr_params);
   if (!builder.build(statements, out.results)) return false;
   for (const std::string& r : out.results) {
-    const ir::ExprId id = builder.boundExpr(r);
+    const ir::ExprId id = builder.resultExpr(r, out.loc);
     if (id == ir::kNoExpr) {
-      diag.error(out.loc, "fragment '" + out.name + "' returns '" + r +
-                              "', which no statement of its match binds to a value");
+      diag.error(out.loc,
+                 "fragment '" + out.name + "' returns '" + r + "', which its match never reads");
       return false;
     }
     out.result_exprs.push_back(id);

@@ -117,7 +117,8 @@ std::string hideQuestionMarks(std::string text, char stand_in) {
   return text;
 }
 
-const std::vector<std::string> kTopKeys = {"rules", "ops", "fragments"};
+const std::vector<std::string> kTopKeys = {"defaults", "rules", "ops", "fragments"};
+const std::vector<std::string> kDefaultKeys = {"tags", "requires"};
 const std::vector<std::string> kRuleKeys = {"rule",  "priority", "tags", "doc",  "requires",
                                             "match", "where",    "let",  "keep", "rewrite"};
 const std::vector<std::string> kFragmentKeys = {"fragment", "doc",   "returns",
@@ -196,6 +197,7 @@ class Reader {
     }
     if (ops) readOps(*ops, out);
     if (fragments) readFragments(*fragments, out);
+    if (const Entry* d = find(fields, "defaults")) readDefaults(*d);
     if (rules) {
       if (rules->value.IsSequence()) {
         for (const YAML::Node& rule : rules->value) readRule(rule, out);
@@ -522,14 +524,20 @@ class Reader {
         rule.priority = static_cast<int>(priority);
       }
     }
-    if (const Entry* e = find(fields, "tags")) readNames(*e, rule.tags);
+    if (const Entry* e = find(fields, "tags"))
+      readNames(*e, rule.tags);
+    else
+      rule.tags = default_tags_;
     if (const Entry* e = find(fields, "doc")) {
       if (readString(*e, rule.doc)) {
         while (!rule.doc.empty() && (rule.doc.back() == '\n' || rule.doc.back() == ' '))
           rule.doc.pop_back();
       }
     }
-    if (const Entry* e = find(fields, "requires")) readRequires(*e, rule);
+    if (const Entry* e = find(fields, "requires"))
+      readRequires(*e, rule);
+    else
+    rule.requires = default_requires_;
     const Entry* match = find(fields, "match");
     if (!match) {
       error(node, what + " has no 'match'");
@@ -645,6 +653,25 @@ class Reader {
       error(valueLoc(e), "'" + e.key + "' must be statements, one per line after '" + e.key +
                              ": |', found " + describe(e.value));
     return false;
+  }
+
+  /// `defaults: { tags: [...], requires: {...} }`: what a rule of this file without its own
+  /// `tags` or `requires` has.
+  void readDefaults(const Entry& e) {
+    if (!e.value.IsMap()) {
+      error(valueLoc(e),
+            "'defaults' must be a mapping such as { tags: [ort], requires: { opset: "
+            "\">=9\" } }, found " +
+                describe(e.value));
+      return;
+    }
+    std::vector<Entry> fields = entries(e.value, kDefaultKeys, "key", " in 'defaults'");
+    if (const Entry* t = find(fields, "tags")) readNames(*t, default_tags_);
+    if (const Entry* r = find(fields, "requires")) {
+      ir::Rule holder;
+      readRequires(*r, holder);
+      default_requires_ = std::move(holder.requires);
+    }
   }
 
   void readRequires(const Entry& e, ir::Rule& rule) {
@@ -1120,6 +1147,8 @@ class Reader {
   char stand_in_;  ///< what '?' became in the text yaml-cpp read (0: nothing changed)
   yaml::DeclaredOutputs declared_;
   std::map<std::string, ir::SourceLoc> rule_names_;
+  std::vector<std::string> default_tags_;
+  std::vector<ir::Applicability> default_requires_;
 };
 
 }  // namespace

@@ -33,6 +33,8 @@ NodeId Rewriter::createNode(NodeSpec spec) {
   if (spec.created_by.empty() && rule_) spec.created_by = rule_->name();
   if (spec.order == 0 && root_ != kNoId) spec.order = graph_.node(root_).order();
   toOpsetForm(model_, graph_, *this, spec);
+  // Omitted trailing inputs are no inputs (a variant that leaves an optional bias out).
+  while (!spec.inputs.empty() && spec.inputs.back() == kNoId) spec.inputs.pop_back();
   NodeId id = graph_.addNode(std::move(spec));
   if (listener_) listener_->onNodeInserted(graph_, id);
   return id;

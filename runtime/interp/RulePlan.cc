@@ -151,6 +151,7 @@ class PlanBuilder {
   ConstraintPlan buildConstraint(const ir::Constraint& c) {
     ConstraintPlan cp;
     cp.c = &c;
+    if (!c.guard.empty()) cp.guard = boundSlot(c.guard, c.loc, "a fragment's constraint");
     using K = ir::Constraint::Kind;
     if (c.kind == K::kNative) {
       cp.native = findNativePredicate(c.native);
@@ -459,6 +460,7 @@ class PlanBuilder {
       x.args = c.args;
       x.arg_slots = cp.args;
       x.predicate = cp.native;
+      x.guard_slot = cp.guard;
       x.loc = locOf(r, c.loc);
     }
     for (const TargetPlan& tp : plan_.targets) {

@@ -65,6 +65,7 @@ struct ConstraintPlan {
   std::vector<DimPlan> dims;
   const NativePredicate* native = nullptr;
   std::vector<uint32_t> args;
+  uint32_t guard = kNoSlot;  ///< checked only when this slot is bound (a fragment's)
 };
 
 /// An attribute of a new node; a literal one is prebuilt.

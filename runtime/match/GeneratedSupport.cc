@@ -880,6 +880,7 @@ bool Matcher::constantMatches(const Literal& lit, double tolerance, ValueId v, s
 bool Matcher::checkConstraint(uint32_t index, std::string* why) {
   const ConstraintSpec& c = spec_.constraints[index];
   using K = ConstraintSpec::Kind;
+  if (c.guard_slot != kNoSlot && s_.slots[c.guard_slot] == kNoId) return true;
   if (c.kind == K::kNative) {
     s_.args.clear();
     for (uint32_t slot : c.arg_slots) {

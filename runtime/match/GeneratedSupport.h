@@ -179,6 +179,8 @@ struct ConstraintSpec {
   std::vector<std::string> args;    ///< kNative: its arguments; kEquivalent: the other name
   std::vector<uint32_t> arg_slots;  ///< the slots of `args`
   const NativePredicate* predicate = nullptr;
+  /// A fragment's constraint: checked only when this slot (the use's result) is bound.
+  uint32_t guard_slot = kNoSlot;
   std::string loc;
 };
 

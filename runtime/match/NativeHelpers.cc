@@ -92,6 +92,15 @@ bool lastDimOf(const MatchContext& ctx, ValueArgs args) {
   return v.is_static && v.value > 1;
 }
 
+bool sameElemType(const MatchContext& ctx, ValueArgs args) {
+  if (args.size() < 2) return false;
+  const int32_t first = valueElemType(ctx.graph, args[0]);
+  if (first == onnx::TensorProto::UNDEFINED) return false;
+  for (size_t i = 1; i < args.size(); ++i)
+    if (valueElemType(ctx.graph, args[i]) != first) return false;
+  return true;
+}
+
 bool staticLastDim(const MatchContext& ctx, ValueArgs args) {
   Dim x;
   return dimOf(ctx.graph, args[0], -1, x) && x.is_static && x.value > 0;
@@ -196,6 +205,9 @@ class Registry {
                                     "v is 1-D and its dim is x's last dim (the same static "
                                     "size or the same symbol); if x's shape is unknown, v's "
                                     "static size is > 1"});
+    add(predicates, NativePredicate{"same_elem_type", kVariadic, &sameElemType,
+                                    "the values have one known element type (fused ops such "
+                                    "as SkipLayerNormalization take one type T)"});
     add(predicates, NativePredicate{"static_last_dim", 1, &staticLastDim,
                                     "x's last dim is a static, positive size"});
     add(attribute_helpers,

@@ -40,6 +40,30 @@ std::optional<int64_t> staticLastDim(const Graph& g, ValueId x) {
   return dims->back();
 }
 
+/// Dim `i` (negative: from the end) of `a` and dim `j` of `b` are known and equal: the same
+/// static size or the same symbol.
+bool sameDim(const Graph& g, ValueId a, int i, ValueId b, int j) {
+  const onnx::TensorShapeProto* sa = valueShape(g, a);
+  const onnx::TensorShapeProto* sb = valueShape(g, b);
+  if (!sa || !sb) return false;
+  if (i < 0) i += sa->dim_size();
+  if (j < 0) j += sb->dim_size();
+  if (i < 0 || j < 0 || i >= sa->dim_size() || j >= sb->dim_size()) return false;
+  const auto& da = sa->dim(i);
+  const auto& db = sb->dim(j);
+  if (da.has_dim_value() && db.has_dim_value()) return da.dim_value() == db.dim_value();
+  return da.has_dim_param() && db.has_dim_param() && !da.dim_param().empty() &&
+         da.dim_param() == db.dim_param();
+}
+
+/// pos [B, S] gives one position per token of x: B is x's dim 0 and S its dim -2 (the
+/// sequence of [B, N, S, H] heads and of a 3-D [B, S, H] x).
+bool positionsOf(const MatchContext& ctx, ValueArgs args) {
+  const onnx::TensorShapeProto* pos = valueShape(ctx.graph, args[0]);
+  return pos && pos->dim_size() == 2 && sameDim(ctx.graph, args[0], 0, args[1], 0) &&
+         sameDim(ctx.graph, args[0], 1, args[1], -2);
+}
+
 /// The one element of integer constant `v`.
 std::optional<int64_t> oneInt(const MatchContext& ctx, ValueId v) {
   std::vector<int64_t> values;
@@ -362,6 +386,8 @@ std::optional<onnx::TensorProto> rotarySinFromFreq(const MatchContext& ctx, Valu
 
 NativeFamily rotaryNatives() {
   NativeFamily f;
+  f.predicates.push_back(
+      {"positions_of", 2, &positionsOf, "pos is [B, S] with x's batch dim 0 and sequence dim -2"});
   f.predicates.push_back({"half_last_dim", 2, &halfLastDim,
                           "v is a one-element integer constant equal to half of x's static, "
                           "even last dim"});
