@@ -70,13 +70,16 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
   std::vector<const RewritePattern*> selected = selectRules(rules, options.filter);
   for (int round = 0;; ++round) {
     std::unique_ptr<InferredShapes> shapes;
-    if (options.shape_inference) {
+    if (options.shape_inference)
       shapes = std::make_unique<InferredShapes>(model, /*forget_unknown_dims=*/round > 0);
-      if (round == 0 && !shapes->note().empty()) result.notes.push_back(shapes->note());
-    }
     bool again = false;
     try {
       Model ir(model, options.base_dir);
+      if (round == 0) {
+        const std::vector<std::string> notes = ir.importNotes();
+        result.notes.insert(result.notes.end(), notes.begin(), notes.end());
+        if (shapes && !shapes->note().empty()) result.notes.push_back(shapes->note());
+      }
       ModelAssumptions assumptions;
       assumptions.max_positions = options.max_positions;
       ir.setAssumptions(assumptions);

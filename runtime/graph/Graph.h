@@ -94,7 +94,12 @@ class Node {
  public:
   OpId op() const { return op_; }
   const std::string& opType() const { return proto_->op_type(); }
-  const std::string& domain() const { return proto_->domain(); }
+  /// The canonical domain: "" for the ONNX domain however the model spells it ("" or
+  /// "ai.onnx"); the NodeProto keeps its own spelling.
+  const std::string& domain() const {
+    static const std::string kOnnx;
+    return proto_->domain() == "ai.onnx" ? kOnnx : proto_->domain();
+  }
   const std::string& name() const { return proto_->name(); }
   /// Input values in order; kNoId marks an omitted optional input.
   const std::vector<ValueId>& inputs() const { return inputs_; }

@@ -35,8 +35,9 @@ struct ModelAssumptions {
 class Model {
  public:
   /// Borrows `proto` until finish() or destruction. `base_dir` locates external data.
-  /// Throws ModelError for a graph that cannot be represented (undefined inputs, values
-  /// defined twice); `proto` is then left exactly as it was.
+  /// A model without an ai.onnx import is read at kNewestOnnxOpset (Opsets.h), as
+  /// importNotes() says. Throws ModelError for a graph that cannot be represented (undefined
+  /// inputs, values defined twice); `proto` is then left exactly as it was.
   explicit Model(onnx::ModelProto& proto, std::string base_dir = {});
   ~Model();
   Model(const Model&) = delete;
@@ -44,6 +45,9 @@ class Model {
 
   /// Writes the graphs back into the proto. Idempotent; the Model is unusable after.
   void finish();
+
+  /// What import assumed, one line each (Result::notes).
+  std::vector<std::string> importNotes();
 
   Graph& mainGraph() { return *main_; }
   /// Every graph: main first, then nested bodies depth-first, then functions in file order.
@@ -70,6 +74,7 @@ class Model {
   std::vector<std::unique_ptr<Graph>> functions_;
   uint64_t external_bytes_read_ = 0;
   ModelAssumptions assumptions_;
+  std::vector<std::string> notes_;
   bool finished_ = false;
 };
 

@@ -420,6 +420,35 @@ TEST_F(CliTest, ExplainOfAnUnknownRuleIsAUsageError) {
   expectNoOutput();
 }
 
+// ---- Opset imports ONNX Runtime accepts ----------------------------------------------
+
+TEST_F(CliTest, AModelWithoutAnOnnxImportIsReadAtTheNewestOpsetWithANote) {
+  onnx::ModelProto model = parseModel(geluModel(GeluForm::kTorchScript));
+  model.mutable_opset_import(0)->set_domain("com.microsoft");
+  model.mutable_opset_import(0)->set_version(1);
+  writeModel(in_, model);
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("\n  note: the model imports no ai.onnx opset; read at opset 24, the "
+                       "newest onnx-rewrite knows, as ONNX Runtime reads it at its newest\n"),
+            std::string::npos)
+      << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  ASSERT_EQ(out.opset_import_size(), 1) << "ONNX Runtime keeps choosing the opset";
+  EXPECT_EQ(out.opset_import(0).domain(), "com.microsoft");
+}
+
+TEST_F(CliTest, AModelImportingNoOpsetAtAllIsRefusedAsOnnxRuntimeDoes) {
+  onnx::ModelProto model = parseModel(geluModel(GeluForm::kTorchScript));
+  model.clear_opset_import();
+  writeModel(in_, model);
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: " + in_ + ": not an ONNX model: it imports no opset\n");
+  expectNoOutput();
+}
+
 TEST_F(CliTest, HelpDescribesUsageAndExitStatus) {
   CommandResult r = cli("--help");
   EXPECT_EQ(r.exit_code, 0);
