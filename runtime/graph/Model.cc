@@ -105,7 +105,18 @@ void Model::finish() {
   for (auto& f : functions_) f->exportBack();
 }
 
-std::vector<std::string> Model::importNotes() { return notes_; }
+std::vector<std::string> Model::importNotes() {
+  std::vector<std::string> notes = notes_;
+  for (Graph* g : allGraphs())
+    notes.insert(notes.end(), g->importNotes().begin(), g->importNotes().end());
+  return notes;
+}
+
+bool Model::repaired() {
+  for (Graph* g : allGraphs())
+    if (g->repaired()) return true;
+  return false;
+}
 
 std::vector<Graph*> Model::allGraphs() {
   std::vector<Graph*> result;
