@@ -70,13 +70,29 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
   std::vector<const RewritePattern*> selected = selectRules(rules, options.filter);
   for (int round = 0;; ++round) {
     std::unique_ptr<InferredShapes> shapes;
-    if (options.shape_inference) {
-      shapes = std::make_unique<InferredShapes>(model, /*forget_unknown_dims=*/round > 0);
-      if (round == 0 && !shapes->note().empty()) result.notes.push_back(shapes->note());
-    }
+    auto infer = [&] {
+      if (options.shape_inference)
+        shapes = std::make_unique<InferredShapes>(model, /*forget_unknown_dims=*/round > 0);
+    };
+    infer();
     bool again = false;
     try {
-      Model ir(model, options.base_dir);
+      auto model_ir = std::make_unique<Model>(model, options.base_dir);
+      if (round == 0) {
+        const std::vector<std::string> notes = model_ir->importNotes();
+        result.notes.insert(result.notes.end(), notes.begin(), notes.end());
+        if (shapes && model_ir->repaired()) {
+          // Inference read the values defined twice before import chose between them:
+          // save the repaired graph and infer again.
+          shapes->undo();
+          model_ir->finish();
+          model_ir.reset();
+          infer();
+          model_ir = std::make_unique<Model>(model, options.base_dir);
+        }
+        if (shapes && !shapes->note().empty()) result.notes.push_back(shapes->note());
+      }
+      Model& ir = *model_ir;
       ModelAssumptions assumptions;
       assumptions.max_positions = options.max_positions;
       ir.setAssumptions(assumptions);

@@ -118,11 +118,19 @@ void Graph::importFrom(onnx::GraphProto& proto) {
   for (int i = 0; i < proto.initializer_size(); ++i) {
     onnx::TensorProto& t = *proto.mutable_initializer(i);
     ValueId v = internValue(t.name());
+    if (values_[v].initializer_) {
+      recordDuplicate(v, {Definition::Kind::kInitializer, static_cast<uint32_t>(i), 0});
+      continue;
+    }
     values_[v].initializer_ = &t;
     values_[v].initializer_index_ = static_cast<uint32_t>(i);
   }
-  for (const onnx::SparseTensorProto& s : proto.sparse_initializer()) {
-    ValueId v = internValue(s.values().name());
+  for (int i = 0; i < proto.sparse_initializer_size(); ++i) {
+    ValueId v = internValue(proto.sparse_initializer(i).values().name());
+    if (values_[v].initializer_ || values_[v].sparse_initializer_) {
+      recordDuplicate(v, {Definition::Kind::kSparseInitializer, static_cast<uint32_t>(i), 0});
+      continue;
+    }
     values_[v].sparse_initializer_ = true;
   }
   importNodes(*proto.mutable_node());
@@ -143,6 +151,7 @@ void Graph::importFrom(onnx::GraphProto& proto) {
     if (v != kNoId && !values_[v].type_ && info.has_type()) values_[v].type_ = &info.type();
   }
   for (NodeId id = 0; id < nodes_.size(); ++id) importSubgraphs(id);
+  if (!duplicates_.empty()) resolveDuplicateDefinitions();
   if (needs_sort_) topologicalOrder();  // rejects a cyclic graph now, not on save
 }
 
@@ -162,6 +171,7 @@ void Graph::importFrom(onnx::FunctionProto& proto) {
     outputs_.push_back(v);
   }
   for (NodeId id = 0; id < nodes_.size(); ++id) importSubgraphs(id);
+  if (!duplicates_.empty()) resolveDuplicateDefinitions();
   if (needs_sort_) topologicalOrder();  // rejects a cyclic graph now, not on save
 }
 
@@ -190,8 +200,12 @@ void Graph::importNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& pro
       }
       ValueId v = internValue(name);
       Value& value = values_[v];
-      if (value.producer_ != kNoId || value.graph_input_ || value.initializer_)
-        throw ModelError(label_ + ": value '" + name + "' is defined more than once");
+      if (value.producer_ != kNoId || value.graph_input_ || value.initializer_ ||
+          value.sparse_initializer_) {
+        recordDuplicate(v, {Definition::Kind::kNode, id, static_cast<uint32_t>(o)});
+        n.outputs_.push_back(v);  // resolveDuplicateDefinitions decides
+        continue;
+      }
       value.producer_ = id;
       value.producer_output_ = static_cast<uint32_t>(o);
       n.outputs_.push_back(v);
@@ -524,8 +538,9 @@ void Graph::exportNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& out
 
 void Graph::exportInitializers() {
   auto* inits = graph_proto_->mutable_initializer();
-  bool any_dropped = false;
+  bool any_dropped = !dropped_initializers_.empty();
   std::vector<bool> keep(inits->size(), true);
+  for (uint32_t index : dropped_initializers_) keep[index] = false;
   for (ValueId id = 0; id < values_.size(); ++id) {
     const Value& v = values_[id];
     if (!v.initializer_ || !v.drop_if_unused_ || !v.uses_.empty() || v.graph_output_count_ > 0 ||
@@ -574,7 +589,7 @@ void Graph::exportBack() {
   exported_ = true;
   if (graph_proto_) {
     exportNodes(*graph_proto_->mutable_node());
-    if (modified_) {
+    if (modified_ || repaired_) {
       exportInitializers();
       exportValueInfo();
     }

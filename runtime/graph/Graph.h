@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -74,6 +75,7 @@ class Value {
 
  private:
   friend class Graph;
+  friend class DuplicateResolver;  // import's repair of values defined twice
   std::string name_;
   NodeId producer_ = kNoId;
   uint32_t producer_output_ = 0;
@@ -94,7 +96,12 @@ class Node {
  public:
   OpId op() const { return op_; }
   const std::string& opType() const { return proto_->op_type(); }
-  const std::string& domain() const { return proto_->domain(); }
+  /// The canonical domain: "" for the ONNX domain however the model spells it ("" or
+  /// "ai.onnx"); the NodeProto keeps its own spelling.
+  const std::string& domain() const {
+    static const std::string kOnnx;
+    return proto_->domain() == "ai.onnx" ? kOnnx : proto_->domain();
+  }
   const std::string& name() const { return proto_->name(); }
   /// Input values in order; kNoId marks an omitted optional input.
   const std::vector<ValueId>& inputs() const { return inputs_; }
@@ -117,6 +124,7 @@ class Node {
 
  private:
   friend class Graph;
+  friend class DuplicateResolver;  // import's repair of values defined twice
   OpId op_;
   std::unique_ptr<onnx::NodeProto> proto_;
   std::vector<ValueId> inputs_;
@@ -205,6 +213,12 @@ class Graph {
   std::vector<NodeId> topologicalOrder() const;
   /// Number of rewrites applied (mutations through the API below).
   bool modified() const { return modified_; }
+  /// What import repaired in this graph (values defined more than once; see
+  /// DuplicateDefinitions.cc), one line each, for Result::notes.
+  const std::vector<std::string>& importNotes() const { return import_notes_; }
+  /// True when import dropped or renamed definitions, so the saved graph differs from the
+  /// loaded one even if no rule applies.
+  bool repaired() const { return repaired_; }
 
   // ---- Mutation (the driver's Rewriter is the only intended caller) -----------------
 
@@ -238,6 +252,23 @@ class Graph {
   ValueId resolveCapture(const std::string& name, NodeId capturing_node);
   void importNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes);
   void importSubgraphs(NodeId id);
+
+  /// One definition of a value name: an initializer, a sparse initializer or a node output.
+  struct Definition {
+    enum class Kind : uint8_t { kInitializer, kSparseInitializer, kNode };
+    Kind kind;
+    uint32_t index;  // initializer position, or node id
+    uint32_t slot;   // output slot of a node
+  };
+  /// Records `def` as a further definition of `v` (import keeps the first one on `v`
+  /// until resolveDuplicateDefinitions decides).
+  void recordDuplicate(ValueId v, Definition def);
+  /// Decides, for every value name defined more than once, which definition its readers
+  /// read, as ONNX Runtime does where it loads such a model, and drops or renames the
+  /// others; throws ModelError where the readers' value is ambiguous. In
+  /// DuplicateDefinitions.cc, with its helper DuplicateResolver.
+  void resolveDuplicateDefinitions();
+  friend class DuplicateResolver;
   void removeUse(ValueId v, Use use);
   void markUsersDirty(ValueId v);
   void writeNodeIo(Node& n) const;
@@ -273,6 +304,12 @@ class Graph {
   std::vector<ValueId> outputs_;
   std::vector<std::pair<std::string, int64_t>> opsets_;
   size_t live_nodes_ = 0;
+  /// Import only: values defined more than once, with every definition in file order.
+  std::map<ValueId, std::vector<Definition>> duplicates_;
+  /// Initializers (positions) that lost to a later definition of their name; dropped on export.
+  std::vector<uint32_t> dropped_initializers_;
+  std::vector<std::string> import_notes_;
+  bool repaired_ = false;  // import dropped or renamed definitions: export rewrites
   bool modified_ = false;
   bool needs_sort_ = false;  // loaded nodes were not in topological order
   bool exported_ = false;

@@ -2,6 +2,7 @@
 #include "runtime/graph/Model.h"
 
 #include "runtime/graph/ModelError.h"
+#include "runtime/graph/Opsets.h"
 
 namespace onnx_rewrite {
 namespace {
@@ -26,15 +27,24 @@ Model::Model(onnx::ModelProto& proto, std::string base_dir)
     : proto_(proto), base_dir_(std::move(base_dir)) {
   if (!proto_.has_graph()) throw ModelError("the model has no graph");
   auto model_opsets = opsetsOf(proto_.opset_import());
+  int64_t onnx_opset = onnxOpsetVersion(proto_.opset_import());
+  if (onnx_opset < 0) {
+    onnx_opset = kNewestOnnxOpset;
+    model_opsets.emplace_back("", onnx_opset);
+    notes_.push_back(missingOnnxOpsetNote());
+  }
   main_ = std::make_unique<Graph>(Graph::Kind::kMain, names_, nullptr, kNoId);
   main_->setOpsets(model_opsets);
   try {
     main_->importFrom(*proto_.mutable_graph());
     for (onnx::FunctionProto& f : *proto_.mutable_functions()) {
       functions_.push_back(std::make_unique<Graph>(Graph::Kind::kFunction, names_, nullptr, kNoId));
-      // A function without its own imports uses the model's.
-      functions_.back()->setOpsets(f.opset_import_size() > 0 ? opsetsOf(f.opset_import())
-                                                             : model_opsets);
+      // A function without its own imports uses the model's; one without ai.onnx, the
+      // model's ai.onnx.
+      auto opsets = f.opset_import_size() > 0 ? opsetsOf(f.opset_import()) : model_opsets;
+      if (onnxOpsetVersion(f.opset_import()) < 0 && f.opset_import_size() > 0)
+        opsets.emplace_back("", onnx_opset);
+      functions_.back()->setOpsets(std::move(opsets));
       functions_.back()->importFrom(f);
     }
   } catch (...) {
@@ -93,6 +103,19 @@ void Model::finish() {
   importCreatedDomains();
   main_->exportBack();
   for (auto& f : functions_) f->exportBack();
+}
+
+std::vector<std::string> Model::importNotes() {
+  std::vector<std::string> notes = notes_;
+  for (Graph* g : allGraphs())
+    notes.insert(notes.end(), g->importNotes().begin(), g->importNotes().end());
+  return notes;
+}
+
+bool Model::repaired() {
+  for (Graph* g : allGraphs())
+    if (g->repaired()) return true;
+  return false;
 }
 
 std::vector<Graph*> Model::allGraphs() {

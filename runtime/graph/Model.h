@@ -35,8 +35,12 @@ struct ModelAssumptions {
 class Model {
  public:
   /// Borrows `proto` until finish() or destruction. `base_dir` locates external data.
-  /// Throws ModelError for a graph that cannot be represented (undefined inputs, values
-  /// defined twice); `proto` is then left exactly as it was.
+  /// Values defined more than once are read as ONNX Runtime reads them, or repaired
+  /// where the reading is unambiguous (see DuplicateDefinitions.cc); a model without an
+  /// ai.onnx import is read at kNewestOnnxOpset (Opsets.h); both say so in importNotes().
+  /// Throws ModelError for a graph that cannot be represented (undefined inputs, cycles,
+  /// values defined twice with an ambiguous reading); `proto` is then left exactly as it
+  /// was.
   explicit Model(onnx::ModelProto& proto, std::string base_dir = {});
   ~Model();
   Model(const Model&) = delete;
@@ -44,6 +48,11 @@ class Model {
 
   /// Writes the graphs back into the proto. Idempotent; the Model is unusable after.
   void finish();
+
+  /// What import assumed or repaired, one line each (Result::notes).
+  std::vector<std::string> importNotes();
+  /// True when import dropped or renamed definitions: finish() saves a repaired graph.
+  bool repaired();
 
   Graph& mainGraph() { return *main_; }
   /// Every graph: main first, then nested bodies depth-first, then functions in file order.
@@ -70,6 +79,7 @@ class Model {
   std::vector<std::unique_ptr<Graph>> functions_;
   uint64_t external_bytes_read_ = 0;
   ModelAssumptions assumptions_;
+  std::vector<std::string> notes_;
   bool finished_ = false;
 };
 

@@ -245,8 +245,11 @@ NewerOpsetSchemas::NewerOpsetSchemas() { tables(); }
 
 const onnx::OpSchema* NewerOpsetSchemas::GetSchema(const std::string& key,
                                                    const int maxInclusiveVersion,
-                                                   const std::string& domain) const {
-  const bool onnx_domain = domain.empty() || domain == "ai.onnx";
+                                                   const std::string& spelled) const {
+  // ONNX's registry knows its ops under "" only; nodes may say "ai.onnx".
+  static const std::string kOnnx;
+  const bool onnx_domain = spelled.empty() || spelled == "ai.onnx";
+  const std::string& domain = onnx_domain ? kOnnx : spelled;
   const Tables& t = tables();
   if (domain == "com.microsoft") {
     auto it = t.contrib.find(key);

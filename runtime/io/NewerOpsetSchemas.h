@@ -17,10 +17,12 @@
 
 #include <onnx/defs/schema.h>
 
+#include "runtime/graph/Opsets.h"
+
 namespace onnx_rewrite {
 
 /// The newest ai.onnx opset this registry answers for (newer models skip inference).
-inline constexpr int kNewestInferredOpset = 24;
+inline constexpr int kNewestInferredOpset = static_cast<int>(kNewestOnnxOpset);
 
 /// A schema registry for shape inference of opset 18..kNewestInferredOpset models; for
 /// older opsets and other domains it answers exactly like ONNX's own registry.

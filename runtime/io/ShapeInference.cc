@@ -1,6 +1,7 @@
 //===- ShapeInference.cc - ONNX shape inference that never aborts --------===//
 #include "runtime/io/ShapeInference.h"
 
+#include "runtime/graph/Opsets.h"
 #include "runtime/io/NewerOpsetSchemas.h"
 
 #include <exception>
@@ -29,6 +30,37 @@ void snapshot(onnx::GraphProto& g, std::vector<std::pair<onnx::GraphProto*, int>
       for (onnx::GraphProto& body : *a.mutable_graphs()) snapshot(body, sizes, types);
     }
 }
+
+/// ONNX's inference looks a node's opset up under the node's own spelling of its domain
+/// (falling back from "" to "ai.onnx" but not the other way) and finds none in a model
+/// without an ai.onnx import. For the run, the model imports ai.onnx under both names at
+/// the version the graph IR reads it at (Opsets.h); the entries go again right after.
+class BothOnnxSpellings {
+ public:
+  explicit BothOnnxSpellings(onnx::ModelProto& model)
+      : imports_(*model.mutable_opset_import()), size_(imports_.size()) {
+    int64_t version = onnxOpsetVersion(imports_);
+    if (version < 0) version = kNewestOnnxOpset;
+    bool plain = false, dotted = false;
+    for (const onnx::OperatorSetIdProto& o : imports_) {
+      plain = plain || o.domain().empty();
+      dotted = dotted || o.domain() == "ai.onnx";
+    }
+    for (const char* domain : {"", "ai.onnx"}) {
+      if (*domain ? dotted : plain) continue;
+      onnx::OperatorSetIdProto* added = imports_.Add();
+      added->set_domain(domain);
+      added->set_version(version);
+    }
+  }
+  ~BothOnnxSpellings() { imports_.DeleteSubrange(size_, imports_.size() - size_); }
+  BothOnnxSpellings(const BothOnnxSpellings&) = delete;
+  BothOnnxSpellings& operator=(const BothOnnxSpellings&) = delete;
+
+ private:
+  google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports_;
+  int size_;
+};
 
 }  // namespace
 
@@ -73,6 +105,7 @@ InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
                                         /*data_prop=*/false);
     static const NewerOpsetSchemas registry;
+    BothOnnxSpellings imports(model);
     onnx::shape_inference::InferShapes(model, &registry, options);
   } catch (const std::exception& e) {
     note_ = std::string("shape inference stopped early: ") + e.what();

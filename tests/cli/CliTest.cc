@@ -428,6 +428,95 @@ TEST_F(CliTest, ExplainOfAnUnknownRuleIsAUsageError) {
   expectNoOutput();
 }
 
+// ---- Values defined twice, as ONNX Runtime reads them ---------------------------------
+
+/// A Gelu whose 0.5 a script patched in by appending a second Constant of the same name,
+/// as in ONNX Runtime's gpt2_past test model: ONNX Runtime reads the last one everywhere.
+const char* kPatchedGelu = R"(
+  <ir_version: 8, opset_import: ["" : 17]>
+  patched (float[N, 4] x) => (float[N, 4] y) <float one = {1.0}, float sqrt2 = {1.4142135}> {
+    half = Constant <value = float {0.25}> ()
+    s = Div (x, sqrt2)
+    e = Erf (s)
+    p = Add (e, one)
+    m = Mul (x, p)
+    y = Mul (m, half)
+    half = Constant <value = float {0.5}> ()
+  }
+)";
+
+const char* kPatchedGeluNote =
+    "main: value 'half' is defined 2 times (node #1 (Constant), node #7 (Constant)) with "
+    "different values, of which ONNX Runtime reads the last everywhere: kept the last, dropped "
+    "the others";
+
+TEST_F(CliTest, ReadsAValueDefinedTwiceAsOnnxRuntimeDoesAndSaysSo) {
+  writeModel(in_, parseModel(kPatchedGelu));
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("\n  note: " + std::string(kPatchedGeluNote) + "\n"), std::string::npos)
+      << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  EXPECT_EQ(testing::opTypes(out), std::vector<std::string>{"com.microsoft::Gelu"})
+      << "with the last Constant, 0.5, the pattern is a Gelu";
+
+  r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --quiet --stats -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "--quiet prints nothing but errors";
+  EXPECT_NE(r.out.find("\"notes\": [\"" + std::string(kPatchedGeluNote) + "\"]"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(CliTest, AnAmbiguousValueDefinedTwiceIsAOneLineErrorAndNoOutput) {
+  writeModel(in_, parseModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    between (float[2] x) => (float[2] y) {
+      s = Neg (x)
+      y = Add (x, s)
+      s = Abs (x)
+    }
+  )"));
+  const std::string input_bytes = readFile(in_);
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: " + in_ +
+                       ": main: value 's' is defined 2 times (node #1 (Neg), node #3 (Abs)) and "
+                       "node #2 (Add) reads it before the last definition, so which one it reads "
+                       "is ambiguous (ONNX Runtime refuses such a model too)\n");
+  expectNoOutput();
+  EXPECT_EQ(readFile(in_), input_bytes);
+}
+
+// ---- Opset imports ONNX Runtime accepts ----------------------------------------------
+
+TEST_F(CliTest, AModelWithoutAnOnnxImportIsReadAtTheNewestOpsetWithANote) {
+  onnx::ModelProto model = parseModel(geluModel(GeluForm::kTorchScript));
+  model.mutable_opset_import(0)->set_domain("com.microsoft");
+  model.mutable_opset_import(0)->set_version(1);
+  writeModel(in_, model);
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("\n  note: the model imports no ai.onnx opset; read at opset 24, the "
+                       "newest onnx-rewrite knows, as ONNX Runtime reads it at its newest\n"),
+            std::string::npos)
+      << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  ASSERT_EQ(out.opset_import_size(), 1) << "ONNX Runtime keeps choosing the opset";
+  EXPECT_EQ(out.opset_import(0).domain(), "com.microsoft");
+}
+
+TEST_F(CliTest, AModelImportingNoOpsetAtAllIsRefusedAsOnnxRuntimeDoes) {
+  onnx::ModelProto model = parseModel(geluModel(GeluForm::kTorchScript));
+  model.clear_opset_import();
+  writeModel(in_, model);
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: " + in_ + ": not an ONNX model: it imports no opset\n");
+  expectNoOutput();
+}
+
 TEST_F(CliTest, HelpDescribesUsageAndExitStatus) {
   CommandResult r = cli("--help");
   EXPECT_EQ(r.exit_code, 0);

@@ -228,6 +228,42 @@ g (float[2] x) => (float[2] y) {
   EXPECT_EQ(serialize(proto), before);
 }
 
+TEST(Graph, ANodeOfDomainAiOnnxIsInTheOnnxDomainAndKeepsItsSpelling) {
+  onnx::ModelProto proto = parseModel(kChain);
+  proto.mutable_opset_import(0)->set_domain("ai.onnx");
+  proto.mutable_graph()->mutable_node(0)->set_domain("ai.onnx");
+  const std::string before = serialize(proto);
+  {
+    Model model(proto);
+    Graph& g = model.mainGraph();
+    const Node& relu = g.node(g.value(g.findValue("t")).producer());
+    EXPECT_EQ(relu.domain(), "") << "rules and natives compare domains with \"\"";
+    EXPECT_EQ(relu.op(), OpId::get("", "Relu"));
+    EXPECT_EQ(g.opsetVersion(""), 17);
+    EXPECT_TRUE(model.importNotes().empty());
+    model.finish();
+  }
+  EXPECT_EQ(serialize(proto), before) << "saved as spelled";
+}
+
+TEST(Graph, AModelWithoutAnOnnxImportIsReadAtTheNewestOpsetWithANote) {
+  // ONNX Runtime imports its newest ai.onnx opset for such a model.
+  onnx::ModelProto proto = parseModel(kChain);
+  proto.mutable_opset_import(0)->set_domain("com.microsoft");
+  proto.mutable_opset_import(0)->set_version(1);
+  const std::string before = serialize(proto);
+  {
+    Model model(proto);
+    EXPECT_EQ(model.mainGraph().opsetVersion("ai.onnx"), 24);
+    EXPECT_EQ(model.importNotes(),
+              std::vector<std::string>{"the model imports no ai.onnx opset; read at opset 24, the "
+                                       "newest onnx-rewrite knows, as ONNX Runtime reads it at "
+                                       "its newest"});
+    model.finish();
+  }
+  EXPECT_EQ(serialize(proto), before) << "no import is added: ONNX Runtime keeps choosing";
+}
+
 TEST(Graph, FindsEveryValueOfALargeGraphAndOfItsGrowth) {
   // Enough names to make the name index grow past what import reserved.
   onnx::ModelProto proto = parseModel(kChain);

@@ -1132,16 +1132,16 @@ const BadModel kBadModels[] = {
       }
     )",
      "nowhere"},
-    {"value defined twice", R"(
+    {"value defined twice, read between the definitions", R"(
       <ir_version: 8, opset_import: ["" : 16]>
       twice (float[N] x) => (float[N] y)
       {
         a = Relu (x)
-        a = Neg (x)
         y = Identity (a)
+        a = Neg (x)
       }
     )",
-     "more than once"},
+     "ambiguous"},
 };
 
 TEST(RoundTrip, UnrepresentableModelsAreRejectedAndLeftUnchanged) {

@@ -192,5 +192,46 @@ g (float[B, 8] x) => (float[B, 8] y) { y = Relu(x) }
             "onnx-rewrite can infer");
 }
 
+TEST(ShapeInference, ReadsAiOnnxSpelledEitherWayInImportsAndNodes) {
+  // ONNX 1.12 alone finds no opset for a node of domain "ai.onnx" when the model imports
+  // "", and no schema under "ai.onnx" at all.
+  for (const char* imported : {"", "ai.onnx"})
+    for (const char* spelled : {"", "ai.onnx"}) {
+      onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[B, 8] x) => (float[B, 8] y) {
+  t = Neg(x)
+  y = Abs(t)
+}
+)");
+      model.mutable_opset_import(0)->set_domain(imported);
+      model.mutable_graph()->mutable_node(0)->set_domain(spelled);
+      const std::string given = model.SerializeAsString();
+      InferredShapes shapes(model);
+      EXPECT_EQ(inferred(model, "t"), "[B, 8]")
+          << "import '" << imported << "', node '" << spelled << "'";
+      EXPECT_EQ(shapes.note(), "");
+      shapes.undo();
+      EXPECT_EQ(model.SerializeAsString(), given) << "the imports are as loaded";
+    }
+}
+
+TEST(ShapeInference, ReadsAModelWithoutAnOnnxImportAtTheNewestOpset) {
+  // As ONNX Runtime does: ReduceMean takes its axes as an input there.
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["com.microsoft" : 1]>
+g (float[B, S, 8] x) => (float[B, S, 1] y) <int64[1] axes = {-1}> {
+  mean = ReduceMean <keepdims = 1> (x, axes)
+  y = Identity(mean)
+}
+)");
+  const std::string given = model.SerializeAsString();
+  InferredShapes shapes(model);
+  EXPECT_TRUE(shapes.ran());
+  EXPECT_EQ(inferred(model, "mean"), "[B, S, 1]");
+  shapes.undo();
+  EXPECT_EQ(model.SerializeAsString(), given);
+}
+
 }  // namespace
 }  // namespace onnx_rewrite

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <set>
@@ -253,6 +254,23 @@ TEST_P(WholeModel, FusesEveryGelu) {
             expected().gelu)
       << summary(ops);
   EXPECT_EQ(count(ops, {"Erf", "Tanh", "Sigmoid"}), 0) << summary(ops);
+}
+
+// ONNX's default domain may be spelled "ai.onnx" in imports and nodes (ONNX Runtime reads
+// both alike): every rule and native helper must see the same model.
+TEST_P(WholeModel, FusesTheSameWhenTheOnnxDomainIsSpelledAiOnnx) {
+  onnx::ModelProto m = model();
+  for (onnx::OperatorSetIdProto& o : *m.mutable_opset_import())
+    if (o.domain().empty()) o.set_domain("ai.onnx");
+  for (onnx::NodeProto& n : *m.mutable_graph()->mutable_node())
+    if (n.domain().empty()) n.set_domain("ai.onnx");
+  Options options;
+  options.max_positions = testing::resolved(spec()).max_positions;
+  rewrite(m, testing::shippedRules(), options);
+  std::vector<std::string> ops = testing::opTypes(m), plain = fused();
+  std::sort(ops.begin(), ops.end());
+  std::sort(plain.begin(), plain.end());
+  EXPECT_EQ(ops, plain) << summary(ops);
 }
 
 // ---- numerics ------------------------------------------------------------------------------
