@@ -53,6 +53,7 @@ void accumulate(DriverStats& total, const DriverStats& round) {
     total.rules[i].tried += round.rules[i].tried;
     total.rules[i].matched += round.rules[i].matched;
     total.rules[i].applied += round.rules[i].applied;
+    total.rules[i].unsound += round.rules[i].unsound;
     total.rules[i].seconds += round.rules[i].seconds;
   }
 }
@@ -103,6 +104,7 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
               ? DriverConfig::kNoLimit
               : options.max_rewrites - static_cast<int64_t>(result.stats.rewrites);
       config.listener = options.listener;
+      config.verify_rewrites = options.verify_rewrites;
       const DriverStats stats = runDriver(ir, selected, config);
       if (round == 0)
         result.stats = stats;

@@ -44,6 +44,12 @@ struct Options {
   /// exports take two rounds (the heads of every layer fuse in the first, the residual
   /// norms they had hidden from inference in the second).
   int max_inference_rounds = 16;
+  /// Check after every rewrite, over the rewired graph, that no type or shape read outside
+  /// the match changed, and throw SoundnessViolation (a std::logic_error) if one did. The
+  /// driver always refuses such rewrites beforehand; this checks that check, strictly
+  /// (DriverConfig::verify_rewrites). On in every build made with the CMake option
+  /// ONNX_REWRITE_VERIFY_REWRITES (the default when tests are built).
+  bool verify_rewrites = false;
 };
 
 /// What a rewrite did.

@@ -33,13 +33,15 @@ bool isRuleFile(const std::string& arg) {
 
 std::string usageText() {
   return R"(usage: onnx-rewrite IN.onnx -o OUT.onnx [options]
+       onnx-rewrite IN.onnx --explain RULE [options]
        onnx-rewrite --list-rules [--only RE] [--skip RE]
 
 Fuses subgraphs of an ONNX model into the single ops ONNX Runtime executes fast.
 IN is never modified; OUT is written atomically (temporary file, then rename).
 
 options:
-  -o, --output FILE      where to write the rewritten model
+  -o, --output FILE      where to write the rewritten model (with --explain, optional:
+                         without it nothing is written)
   --rules FILE...        run the rules in these .yaml/.td files (interpreted) instead of the
                          built-in set; rule file errors are reported like rulec's
   --in-place             allow OUT to be IN (or omit -o to rewrite IN itself)
@@ -52,6 +54,9 @@ options:
                          pass fuse, with [N, d/2] constant caches (default: unknown)
   --stats FILE|-         write per-rule statistics as JSON to FILE or stdout
   --explain RULE         print, for each node RULE was tried on, why it did not apply
+                         (a rewrite that would change a value's type or shape is one
+                         reason), or why RULE never ran (--only/--skip, the model's
+                         opsets, no node of its root op)
   --no-shape-inference   do not run ONNX shape inference before matching
   --max-inference-rounds N
                          rounds of shape inference and rewriting (default 16): another
@@ -146,8 +151,10 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     throw UsageError("more than one input model given: '" + positional[1] + "'");
   cl.input = positional[0];
   if (cl.output.empty()) {
-    if (!cl.in_place) throw UsageError("no output given: pass -o OUT.onnx (or --in-place)");
-    cl.output = cl.input;
+    if (cl.in_place)
+      cl.output = cl.input;
+    else if (cl.explain.empty())  // --explain alone only reports: output stays empty
+      throw UsageError("no output given: pass -o OUT.onnx (or --in-place)");
   }
   return cl;
 }

@@ -17,7 +17,7 @@ class UsageError : public std::runtime_error {
 /// Parsed arguments of `onnx-rewrite`.
 struct CommandLine {
   std::string input;
-  std::string output;
+  std::string output;              ///< empty with --explain and no -o: nothing is written
   std::string stats;               ///< "" none, "-" stdout, else a file
   std::vector<std::string> rules;  ///< --rules: rule files run instead of the built-in set
   std::string only;

@@ -20,6 +20,7 @@
 #include "runtime/api/Rewrite.h"
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/cli/CommandLine.h"
+#include "runtime/cli/Explain.h"
 #include "runtime/graph/ModelError.h"
 #include "runtime/interp/RuleInterpreter.h"
 #include "runtime/io/ModelFile.h"
@@ -71,29 +72,6 @@ RuleSet loadRules(const CommandLine& cl) {
   return rules;
 }
 
-/// --explain: prints why the named rule failed at each candidate root, to stderr.
-class ExplainListener : public RewriteListener {
- public:
-  explicit ExplainListener(std::string rule) : rule_(std::move(rule)) {}
-  bool wantsMatchFailures() const override { return true; }
-  void onMatchFailure(const RewritePattern& rule, Graph& graph, NodeId root,
-                      const std::string& reason) override {
-    // Interpreted rules with several root ops are named "rule/Op".
-    const std::string& name = rule.name();
-    if (name != rule_ && name.rfind(rule_ + "/", 0) != 0) return;
-    const Node& node = graph.node(root);
-    std::fprintf(stderr, "explain: %s at %s '%s' in %s: %s\n", rule_.c_str(),
-                 node.op().str().c_str(), node.name().c_str(), graph.label().c_str(),
-                 reason.c_str());
-    ++failures_;
-  }
-  unsigned failures() const { return failures_; }
-
- private:
-  std::string rule_;
-  unsigned failures_ = 0;
-};
-
 /// Writes `text` to `path` via a temporary file and rename.
 void writeFileAtomically(const std::string& path, const std::string& text) {
   const std::string temp = path + ".tmp";
@@ -113,7 +91,11 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
 
 void printSummary(const CommandLine& cl, const Result& result, double load_s, double save_s) {
   const DriverStats& s = result.stats;
-  std::fprintf(stderr, "onnx-rewrite: %s -> %s\n", cl.input.c_str(), cl.output.c_str());
+  if (cl.output.empty())
+    std::fprintf(stderr, "onnx-rewrite: %s (nothing written: --explain without -o)\n",
+                 cl.input.c_str());
+  else
+    std::fprintf(stderr, "onnx-rewrite: %s -> %s\n", cl.input.c_str(), cl.output.c_str());
   // The rules that were tried, highest priority first, in columns.
   std::vector<const RuleStats*> tried;
   int width = 0;
@@ -136,13 +118,15 @@ void printSummary(const CommandLine& cl, const Result& result, double load_s, do
       result.inference_rounds > 1
           ? " (" + std::to_string(result.inference_rounds) + " rounds of shape inference)"
           : "";
-  std::fprintf(stderr,
-               "  nodes %llu -> %llu, %llu rewrites in %d sweep(s)%s, %s\n"
-               "  load %.3f s, rewrite %.3f s, save %.3f s\n",
+  std::fprintf(stderr, "  nodes %llu -> %llu, %llu rewrites in %d sweep(s)%s, %s\n",
                static_cast<unsigned long long>(s.nodes_before),
                static_cast<unsigned long long>(s.nodes_after),
                static_cast<unsigned long long>(s.rewrites), s.iterations, rounds.c_str(),
-               s.converged ? "converged" : "NOT converged", load_s, s.seconds, save_s);
+               s.converged ? "converged" : "NOT converged");
+  if (cl.output.empty())
+    std::fprintf(stderr, "  load %.3f s, rewrite %.3f s\n", load_s, s.seconds);
+  else
+    std::fprintf(stderr, "  load %.3f s, rewrite %.3f s, save %.3f s\n", load_s, s.seconds, save_s);
   for (const std::string& note : result.notes) std::fprintf(stderr, "  note: %s\n", note.c_str());
 }
 
@@ -172,7 +156,9 @@ int run(const std::vector<std::string>& args) {
     listRules(rules, filter);
     return 0;
   }
-  if (!cl.in_place && (cl.output == cl.input || sameFile(cl.input, cl.output)))
+  // Without -o, --explain only reports: nothing is written.
+  if (!cl.output.empty() && !cl.in_place &&
+      (cl.output == cl.input || sameFile(cl.input, cl.output)))
     throw UsageError("output '" + cl.output + "' is the input; pass --in-place to overwrite it");
   if (!cl.stats.empty() && cl.stats != "-" && ::access(folderOf(cl.stats).c_str(), W_OK) != 0)
     throw ModelError(cl.stats + ": cannot write statistics to folder '" + folderOf(cl.stats) + "'");
@@ -190,8 +176,11 @@ int run(const std::vector<std::string>& args) {
   options.max_inference_rounds = cl.max_inference_rounds;
   options.shape_inference = cl.shape_inference;
   options.base_dir = folderOf(cl.input);
-  ExplainListener explain(cl.explain);
-  if (!cl.explain.empty()) options.listener = &explain;
+  Explainer explain(cl.explain, stderr);
+  if (!cl.explain.empty()) {
+    options.listener = &explain;
+    explain.reportFilteredOut(rules, filter);
+  }
   Result result;
   try {
     result = rewrite(model, rules, options);
@@ -199,8 +188,10 @@ int run(const std::vector<std::string>& args) {
     throw ModelError(cl.input + ": " + e.what());
   }
 
+  if (!cl.explain.empty()) explain.reportNotRun(result.stats);
+
   start = Clock::now();
-  saveModelFile(model, cl.output, folderOf(cl.input));
+  if (!cl.output.empty()) saveModelFile(model, cl.output, folderOf(cl.input));
   const double save_s = secondsSince(start);
 
   if (cl.stats == "-") {

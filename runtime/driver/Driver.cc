@@ -6,6 +6,7 @@
 #include <functional>
 #include <queue>
 
+#include "runtime/driver/Applicability.h"
 #include "runtime/driver/Rewriter.h"
 
 namespace onnx_rewrite {
@@ -151,6 +152,33 @@ class Worklist : public RewriteListener {
   std::vector<Level> levels_;
 };
 
+/// Tells the listener why each rule that `graph` never saw tried did not run there. For
+/// --explain only: computed when the listener wants failure reasons.
+void reportRulesNotRun(Model& model, Graph& graph, const std::vector<const RewritePattern*>& rules,
+                       const std::vector<uint64_t>& tried_before,
+                       const std::vector<bool>& root_present, const DriverStats& stats,
+                       bool out_of_rewrites, RewriteListener& listener) {
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (stats.rules[i].tried != tried_before[i]) continue;
+    const RewritePattern& rule = *rules[i];
+    const OpId root = rule.info().root;
+    std::string reason;
+    if (!root.valid()) {
+      reason = "it has no root op";
+    } else if (!rule.appliesTo(graph)) {
+      reason = whyNotApplicable(rule, model, graph);
+    } else if (out_of_rewrites) {
+      reason = stats.cap_hit.substr(0, stats.cap_hit.find(';')) + " before it was tried";
+    } else if (!root_present[i]) {
+      reason = graph.label() + " has no " + root.str() + " node (the op its match is rooted at)";
+    } else {
+      reason = "rules of higher priority rewrote every " + root.str() + " node of " +
+               graph.label() + " (the op its match is rooted at) before its turn";
+    }
+    listener.onRuleNotRun(rule, graph, reason);
+  }
+}
+
 uint64_t liveNodes(const std::vector<Graph*>& graphs) {
   uint64_t n = 0;
   for (const Graph* g : graphs) n += g->liveNodeCount();
@@ -158,6 +186,14 @@ uint64_t liveNodes(const std::vector<Graph*>& graphs) {
 }
 
 }  // namespace
+
+bool verifiesRewritesByDefault() {
+#ifdef ONNX_REWRITE_VERIFY_REWRITES
+  return true;
+#else
+  return false;
+#endif
+}
 
 DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& rules,
                       const DriverConfig& config) {
@@ -174,12 +210,22 @@ DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& ru
   stats.nodes_before = liveNodes(graphs);
   bool out_of_rewrites = false;
 
+  const bool explain = config.listener && config.listener->wantsMatchFailures();
   for (Graph* graph : graphs) {
     if (out_of_rewrites) break;
     RuleIndex index(*graph, rules);
     Worklist worklist(*graph, index);
     ListenerPair listeners(&worklist, config.listener);
     Rewriter rewriter(model, *graph, &listeners);
+    rewriter.setVerifyAfterRewrite(config.verify_rewrites || verifiesRewritesByDefault());
+    std::vector<uint64_t> tried_before;
+    std::vector<bool> root_present;
+    if (explain)
+      for (size_t i = 0; i < rules.size(); ++i) {
+        tried_before.push_back(stats.rules[i].tried);
+        const OpId root = rules[i]->info().root;
+        root_present.push_back(root.valid() && !graph->nodesOf(root).empty());
+      }
     bool converged = false;
     int iteration = 0;
     while (iteration < config.max_iterations && !converged && !out_of_rewrites) {
@@ -207,6 +253,7 @@ DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& ru
             applied = rules[r]->matchAndRewrite(id, rewriter);
           }
           if (applied || rewriter.matched()) ++rs.matched;
+          if (rewriter.refusedAsUnsound()) ++rs.unsound;
           if (!applied) continue;
           ++rs.applied;
           ++stats.rewrites;
@@ -223,6 +270,9 @@ DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& ru
       converged = rewrites_this_sweep == 0;
     }
     stats.iterations = std::max(stats.iterations, iteration);
+    if (explain)
+      reportRulesNotRun(model, *graph, rules, tried_before, root_present, stats, out_of_rewrites,
+                        *config.listener);
     if (!converged) {
       stats.converged = false;
       if (stats.cap_hit.empty())

@@ -33,7 +33,14 @@ struct DriverConfig {
   RewriteListener* listener = nullptr;
   /// Measure time per rule (two clock reads per attempt).
   bool time_rules = true;
+  /// After every rewrite, check over the rewired graph that no outside-visible type or
+  /// shape changed, strictly, and throw SoundnessViolation if one did (Rewriter.h). Test
+  /// builds (CMake option ONNX_REWRITE_VERIFY_REWRITES) do this whatever the flag says.
+  bool verify_rewrites = false;
 };
+
+/// True when this library was built to verify every rewrite (ONNX_REWRITE_VERIFY_REWRITES).
+bool verifiesRewritesByDefault();
 
 /// Applies `rules` to every graph of `model` (main graph, nested bodies, functions).
 DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& rules,

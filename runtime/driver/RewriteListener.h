@@ -30,6 +30,10 @@ class RewriteListener {
   /// `rule` did not apply at `root`: `reason` says which check failed, `at` where.
   virtual void onMatchFailure(const RewritePattern& rule, Graph& graph, NodeId root,
                               const std::string& reason) {}
+  /// `rule` was never tried in `graph`: `reason` says why (its opset range, no node of its
+  /// root op, a cap). Called, like onMatchFailure, only if wantsMatchFailures().
+  virtual void onRuleNotRun(const RewritePattern& rule, const Graph& graph,
+                            const std::string& reason) {}
 };
 
 /// Forwards every callback to two listeners (the worklist and the user's).
@@ -55,6 +59,10 @@ class ListenerPair : public RewriteListener {
                       const std::string& why) override {
     if (a_ && a_->wantsMatchFailures()) a_->onMatchFailure(r, g, n, why);
     if (b_ && b_->wantsMatchFailures()) b_->onMatchFailure(r, g, n, why);
+  }
+  void onRuleNotRun(const RewritePattern& r, const Graph& g, const std::string& why) override {
+    if (a_ && a_->wantsMatchFailures()) a_->onRuleNotRun(r, g, why);
+    if (b_ && b_->wantsMatchFailures()) b_->onRuleNotRun(r, g, why);
   }
 
  private:

@@ -6,6 +6,7 @@
 
 #include "runtime/driver/OpsetFormOfNode.h"
 #include "runtime/driver/RewritePattern.h"
+#include "runtime/driver/Soundness.h"
 #include "runtime/match/Escape.h"
 
 namespace onnx_rewrite {
@@ -14,6 +15,8 @@ void Rewriter::beginAttempt(const RewritePattern& rule, NodeId root) {
   rule_ = &rule;
   root_ = root;
   matched_ = false;
+  refused_as_unsound_ = false;
+  created_.clear();
 }
 
 void Rewriter::reportFailure(const std::string& reason) {
@@ -36,6 +39,7 @@ NodeId Rewriter::createNode(NodeSpec spec) {
   // Omitted trailing inputs are no inputs (a variant that leaves an optional bias out).
   while (!spec.inputs.empty() && spec.inputs.back() == kNoId) spec.inputs.pop_back();
   NodeId id = graph_.addNode(std::move(spec));
+  created_.push_back(id);
   if (listener_) listener_->onNodeInserted(graph_, id);
   return id;
 }
@@ -55,7 +59,10 @@ ValueId Rewriter::addInitializer(onnx::TensorProto tensor, std::string_view name
   ValueId v = graph_.addInitializer(std::move(tensor), name_hint);
   if (graph_.value(v).initializer()) added_.emplace(key, v);
   NodeId constant = graph_.value(v).producer();  // functions get a Constant node instead
-  if (constant != kNoId && listener_) listener_->onNodeInserted(graph_, constant);
+  if (constant != kNoId) {
+    created_.push_back(constant);
+    if (listener_) listener_->onNodeInserted(graph_, constant);
+  }
   return v;
 }
 
@@ -76,10 +83,23 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
   for (const auto& [from, to] : replacements) {
     const Value& a = graph_.value(from);
     const Value& b = graph_.value(to);
-    if (a.isNamePinned() && (b.isNamePinned() || b.isGraphInput() || b.initializer()))
+    if (a.isNamePinned() && (b.isNamePinned() || b.isGraphInput() || b.initializer())) {
+      rollBack();
       return notifyMatchFailure([&] {
         return "cannot replace '" + a.name() + "' by '" + b.name() + "': both names must be kept";
       });
+    }
+  }
+  // Nor may a replacement change what readers of the replaced value see.
+  std::vector<TypedReplacement> typed;
+  typed.reserve(replacements.size());
+  for (const auto& [from, to] : replacements)
+    typed.push_back({from, to, graph_.value(from).name(), graph_.value(from).type()});
+  std::string change = findTypeChange(model_, graph_, created_, typed, Strictness::kRefuse);
+  if (!change.empty()) {
+    refused_as_unsound_ = true;
+    rollBack();
+    return notifyMatchFailure([&] { return std::move(change); });
   }
   for (const auto& [from, to] : replacements) replaceValue(from, to);
   // Erase what the replacement left without readers. The stack pops the match in reverse
@@ -90,7 +110,28 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
     return std::make_pair(graph_.node(a).order(), a) < std::make_pair(graph_.node(b).order(), b);
   });
   eraseNodesLeftDead(std::move(order));
+  if (verify_) {
+    // The same question over the rewired graph, where "cannot tell" counts too: a check of
+    // the check (and of the inference tables) that test builds run after every rewrite.
+    const std::string missed = findTypeChange(model_, graph_, created_, typed, Strictness::kVerify);
+    if (!missed.empty()) {
+      std::string where = "in " + graph_.label();
+      if (root_ != kNoId)
+        where =
+            "at " + graph_.node(root_).op().str() + " '" + graph_.node(root_).name() + "' " + where;
+      throw SoundnessViolation("soundness check: rule '" +
+                               (rule_ ? rule_->name() : std::string("?")) + "' " + where + ": " +
+                               missed);
+    }
+  }
   return true;
+}
+
+void Rewriter::rollBack() {
+  // Newest first: a new node may read an older one's output, never the reverse.
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it)
+    if (graph_.node(*it).live() && graph_.isDead(*it)) eraseNode(*it);
+  created_.clear();
 }
 
 void Rewriter::eraseNodesLeftDead(std::vector<NodeId> candidates) {

@@ -2,7 +2,8 @@
 //
 // Rules call the Rewriter, never Graph's mutators directly: it stamps new nodes
 // with the rule's name and a position next to the match, enforces the escape
-// check, erases what a replacement left dead and tells the listener (the
+// check and the soundness check (Soundness.h: no replaced value changes its type
+// or shape), erases what a replacement left dead and tells the listener (the
 // driver's worklist) about every change.
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +35,11 @@ class Rewriter {
   void beginAttempt(const RewritePattern& rule, NodeId root);
   /// True once the attempt got past every constraint (see checkReplaceable).
   bool matched() const { return matched_; }
+  /// True when the attempt matched but the soundness check refused its rewrite.
+  bool refusedAsUnsound() const { return refused_as_unsound_; }
+  /// Test builds: after every rewrite, check again over the rewired graph, strictly
+  /// (Strictness::kVerify), and throw SoundnessViolation on a change that got through.
+  void setVerifyAfterRewrite(bool verify) { verify_ = verify; }
 
   // ---- Match support -------------------------------------------------------------
 
@@ -66,13 +72,17 @@ class Rewriter {
   bool replaceValue(ValueId from, ValueId to);
   /// Replaces each `first` by `second`, then erases the matched nodes left without uses,
   /// and the nodes outside the match that only they read (transitively). Returns false,
-  /// changing nothing, if a replacement is not allowed.
+  /// reporting why, if a replacement is not allowed: two names that must both survive, or
+  /// a `second` whose type or shape differs from its `first`'s (findTypeChange). The graph
+  /// is then as before the attempt (the nodes the rule created are erased again).
   bool replaceMatch(const std::vector<NodeId>& matched,
                     const std::vector<std::pair<ValueId, ValueId>>& replacements);
   void eraseNode(NodeId node);
 
  private:
   void reportFailure(const std::string& reason);
+  /// Erases the nodes this attempt created, newest first, when its rewrite is refused.
+  void rollBack();
   /// Erases each of `candidates` (popped from the back) that has no reader left, then its
   /// producers likewise.
   void eraseNodesLeftDead(std::vector<NodeId> candidates);
@@ -83,6 +93,10 @@ class Rewriter {
   const RewritePattern* rule_ = nullptr;
   NodeId root_ = kNoId;
   bool matched_ = false;
+  bool refused_as_unsound_ = false;
+  bool verify_ = false;
+  /// Nodes created in this attempt, in creation order (a topological order).
+  std::vector<NodeId> created_;
   /// Initializers added so far, by a hash of their serialised contents without the name.
   std::unordered_multimap<size_t, ValueId> added_;
 };

@@ -19,12 +19,15 @@ std::unique_ptr<RE2> compile(const std::string& pattern, const char* option) {
   return re;
 }
 
-bool selects(const RE2& re, const RewritePattern& rule) {
-  if (RE2::PartialMatch(rule.name(), re)) return true;
+/// What of `rule` `re` finds: "its name", "its tag 'ort'", or empty.
+std::string matchedPart(const RE2& re, const RewritePattern& rule) {
+  if (RE2::PartialMatch(rule.name(), re)) return "its name";
   for (const std::string& tag : rule.info().tags)
-    if (RE2::PartialMatch(tag, re)) return true;
-  return false;
+    if (RE2::PartialMatch(tag, re)) return "its tag '" + tag + "'";
+  return {};
 }
+
+bool selects(const RE2& re, const RewritePattern& rule) { return !matchedPart(re, rule).empty(); }
 
 }  // namespace
 
@@ -54,6 +57,20 @@ std::vector<const RewritePattern*> selectRules(const RuleSet& set, const RuleFil
     result.push_back(rule.get());
   }
   return result;
+}
+
+std::string whyFilteredOut(const RewritePattern& rule, const RuleFilter& filter) {
+  auto only = compile(filter.only, "--only");
+  auto skip = compile(filter.skip, "--skip");
+  if (only && !selects(*only, rule)) {
+    std::string tags;
+    for (const std::string& t : rule.info().tags) tags += (tags.empty() ? "" : ", ") + t;
+    return "--only '" + filter.only + "' matches neither its name nor its tags" +
+           (tags.empty() ? std::string(" (it has none)") : " (" + tags + ")");
+  }
+  if (skip && selects(*skip, rule))
+    return "--skip '" + filter.skip + "' matches " + matchedPart(*skip, rule);
+  return {};
 }
 
 }  // namespace onnx_rewrite

@@ -36,4 +36,8 @@ struct RuleFilter {
 /// std::invalid_argument naming the option and RE2's reason for a malformed pattern.
 std::vector<const RewritePattern*> selectRules(const RuleSet& set, const RuleFilter& filter);
 
+/// Why `filter` drops `rule` ("--skip 'norm' matches its name"), or empty if it keeps it.
+/// Throws like selectRules for a malformed pattern.
+std::string whyFilteredOut(const RewritePattern& rule, const RuleFilter& filter);
+
 }  // namespace onnx_rewrite

@@ -58,7 +58,8 @@ std::string DriverStats::toJson() const {
     out +=
         "{\"name\": " + jsonQuote(r.name) + ", \"priority\": " + std::to_string(r.priority) +
         ", \"tried\": " + std::to_string(r.tried) + ", \"matched\": " + std::to_string(r.matched) +
-        ", \"applied\": " + std::to_string(r.applied) + ", \"seconds\": " + number(r.seconds) + "}";
+        ", \"applied\": " + std::to_string(r.applied) +
+        ", \"unsound\": " + std::to_string(r.unsound) + ", \"seconds\": " + number(r.seconds) + "}";
   }
   out += rules.empty() ? "]\n}" : "\n  ]\n}";
   return out;

@@ -13,8 +13,12 @@ struct RuleStats {
   int priority = 0;
   /// Candidate roots the rule was tried on.
   uint64_t tried = 0;
-  /// Attempts that passed every constraint (applied or blocked by the escape check).
+  /// Attempts that passed every constraint (applied, or blocked by the escape check or the
+  /// soundness check).
   uint64_t matched = 0;
+  /// Matches the soundness check refused: the rewrite would have changed the type or shape
+  /// of a value read outside the match (Soundness.h).
+  uint64_t unsound = 0;
   /// Attempts that rewrote the graph.
   uint64_t applied = 0;
   /// Time spent in the rule's matchAndRewrite, in seconds.

@@ -123,6 +123,46 @@ void inferPackedAttention(onnx::InferenceContext& ctx) {
   setLikeInput0WithLast(ctx, hidden);
 }
 
+/// com.microsoft.FusedMatMul: MatMul of A and B, each transposed in its last two axes when
+/// transA/transB say so. Like ONNX Runtime's inference it rejects a rank-0 input: a rule
+/// that drops a broadcasting Mul in front of it must not leave a scalar there.
+void inferFusedMatMul(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (!onnx::hasInputShape(ctx, 0) || !onnx::hasInputShape(ctx, 1)) return;
+  onnx::TensorShapeProto a = ctx.getInputType(0)->tensor_type().shape();
+  onnx::TensorShapeProto b = ctx.getInputType(1)->tensor_type().shape();
+  if (a.dim_size() == 0 || b.dim_size() == 0)
+    fail_shape_inference("Input tensors of wrong rank (0).");
+  // transBatchA/B move batch axes around; no rule emits them, so their shape stays unknown.
+  if (onnx::getAttribute(ctx, "transBatchA", 0) != 0 ||
+      onnx::getAttribute(ctx, "transBatchB", 0) != 0)
+    return;
+  auto swapLastTwo = [](onnx::TensorShapeProto& s) {
+    if (s.dim_size() >= 2) s.mutable_dim()->SwapElements(s.dim_size() - 2, s.dim_size() - 1);
+  };
+  if (onnx::getAttribute(ctx, "transA", 0) != 0) swapLastTwo(a);
+  if (onnx::getAttribute(ctx, "transB", 0) != 0) swapLastTwo(b);
+  // MatMul's rules: a 1-D A is a row [1, K] whose M axis is dropped, a 1-D B a column.
+  const bool a_vector = a.dim_size() == 1, b_vector = b.dim_size() == 1;
+  if (a_vector) {
+    *a.add_dim() = a.dim(0);
+    a.mutable_dim(0)->Clear();
+    a.mutable_dim(0)->set_dim_value(1);
+  }
+  if (b_vector) b.add_dim()->set_dim_value(1);
+  const auto& k_a = a.dim(a.dim_size() - 1);
+  const auto& k_b = b.dim(b.dim_size() - 2);
+  if (k_a.has_dim_value() && k_b.has_dim_value() && k_a.dim_value() != k_b.dim_value())
+    fail_shape_inference("Incompatible dimensions for matrix multiplication");
+  onnx::TensorShapeProto batch_a, batch_b;
+  for (int i = 0; i + 2 < a.dim_size(); ++i) *batch_a.add_dim() = a.dim(i);
+  for (int i = 0; i + 2 < b.dim_size(); ++i) *batch_b.add_dim() = b.dim(i);
+  auto* out = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  onnx::bidirectionalBroadcastShapeInference(batch_a, batch_b, *out);
+  if (!a_vector) *out->add_dim() = a.dim(a.dim_size() - 2);
+  if (!b_vector) *out->add_dim() = b.dim(b.dim_size() - 1);
+}
+
 /// Slice whose starts or ends are computed at run time: ONNX 1.12 gives up on the whole
 /// shape, but the rank never changes, nor do the dims of axes it does not slice.
 void inferSliceKeepingRank(const onnx::InferenceFunction& base, onnx::InferenceContext& ctx) {
@@ -232,6 +272,7 @@ const Tables& tables() {
     contrib("FastGelu", 1, 2, 1, inferLikeInput0);
     contrib("BiasGelu", 2, 2, 1, inferLikeInput0);
     contrib("QuickGelu", 1, 1, 1, inferLikeInput0);
+    contrib("FusedMatMul", 2, 2, 1, inferFusedMatMul);
     t.simplified_layer_norm = fresh("SimplifiedLayerNormalization", 1, 2, 2, 2, inferLikeInput0);
     t.layer_norm_before_17 = fresh("LayerNormalization", 1, 2, 3, 3, inferLikeInput0);
     return t;
@@ -242,6 +283,11 @@ const Tables& tables() {
 }  // namespace
 
 NewerOpsetSchemas::NewerOpsetSchemas() { tables(); }
+
+const NewerOpsetSchemas& inferenceSchemas() {
+  static const NewerOpsetSchemas registry;
+  return registry;
+}
 
 const onnx::OpSchema* NewerOpsetSchemas::GetSchema(const std::string& key,
                                                    const int maxInclusiveVersion,

@@ -8,7 +8,8 @@
 // axes input); ops whose output shape semantics changed (Pad, Resize, AveragePool,
 // GroupNormalization, ...) get no schema, so their outputs stay untyped rather than
 // wrong; and the ops new after 17 that rules meet (Gelu, RMSNormalization,
-// RotaryEmbedding, Mish) get their shape-preserving inference.
+// RotaryEmbedding, Mish) get their shape-preserving inference. ONNX Runtime's ops that
+// rules emit (com.microsoft) get inference too, so shapes reach past a fused op.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -32,5 +33,9 @@ class NewerOpsetSchemas : public onnx::ISchemaRegistry {
   const onnx::OpSchema* GetSchema(const std::string& key, const int maxInclusiveVersion,
                                   const std::string& domain) const override;
 };
+
+/// The one registry shape inference uses, whole-model (InferredShapes) and per node (the
+/// driver's soundness check).
+const NewerOpsetSchemas& inferenceSchemas();
 
 }  // namespace onnx_rewrite

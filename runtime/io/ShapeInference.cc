@@ -104,9 +104,8 @@ InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
                                         /*data_prop=*/false);
-    static const NewerOpsetSchemas registry;
     BothOnnxSpellings imports(model);
-    onnx::shape_inference::InferShapes(model, &registry, options);
+    onnx::shape_inference::InferShapes(model, &inferenceSchemas(), options);
   } catch (const std::exception& e) {
     note_ = std::string("shape inference stopped early: ") + e.what();
     for (char& c : note_)

@@ -517,6 +517,92 @@ TEST_F(CliTest, AModelImportingNoOpsetAtAllIsRefusedAsOnnxRuntimeDoes) {
   expectNoOutput();
 }
 
+TEST_F(CliTest, ExplainOfAnUnknownRuleWithoutOutputIsAUsageError) {
+  CommandResult r = cli(shellQuote(in_) + " --explain no_such_rule");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: --explain: no rule named 'no_such_rule' (see --help)\n");
+  expectNoOutput();
+}
+
+TEST_F(CliTest, ExplainWithoutOutputReportsAndWritesNothing) {
+  CommandResult r = cli(shellQuote(in_) + " --explain gelu_erf");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("\nonnx-rewrite: " + in_ + " (nothing written: --explain without -o)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("2 rewrites in 2 sweep(s), converged"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(", save "), std::string::npos) << r.err;
+  expectNoOutput();
+}
+
+TEST_F(CliTest, ExplainNamesTheValueARefusedRewriteWouldChange) {
+  // fused_matmul_input_scale would drop Mul(x, c) that made a scalar x a vector [1].
+  writeModel(in_, parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float x, float[1,4] b) => (float[4] y) {
+  c = Constant <value = float[1] {2.0}> ()
+  s = Mul(x, c)
+  y = MatMul(s, b)
+}
+)"));
+  CommandResult r = cli(shellQuote(in_) + " -q --explain fused_matmul_input_scale");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "explain: fused_matmul_input_scale at MatMul '' in main: the rewrite would create "
+            "com.microsoft::FusedMatMul 'fused_matmul_input_scale' over (float[], float[1,4]), "
+            "which its shape inference rejects: Input tensors of wrong rank (0).\n");
+  expectNoOutput();
+}
+
+/// relu_to_abs for opset 13 and later, as a rule file in `dir`.
+std::string opset13RuleFile(const TempDir& dir) {
+  const std::string path = dir.file("relu_to_abs.yaml");
+  writeFile(path,
+            "rules:\n  - rule: relu_to_abs\n    requires: { opset: \">=13\" }\n    match: |\n"
+            "      y = Relu(x)\n    rewrite: |\n      y = Abs(x)\n");
+  return path;
+}
+
+TEST_F(CliTest, ExplainSaysARuleNeverRanOutsideItsOpsetRange) {
+  writeModel(in_, parseModel(R"(
+<ir_version: 8, opset_import: ["" : 11]>
+g (float[2] x) => (float[2] y) {
+  y = Relu(x)
+}
+)"));
+  const std::string rules = opset13RuleFile(dir_);
+  CommandResult r =
+      cli(shellQuote(in_) + " -q --rules " + shellQuote(rules) + " --explain relu_to_abs");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "explain: relu_to_abs did not run: it requires ai.onnx >= 13, the model imports "
+            "ai.onnx 11\n");
+}
+
+TEST_F(CliTest, ExplainSaysARuleNeverRanWithoutANodeOfItsRootOp) {
+  const std::string rules = opset13RuleFile(dir_);
+  CommandResult r =
+      cli(shellQuote(in_) + " -q --rules " + shellQuote(rules) + " --explain relu_to_abs");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "explain: relu_to_abs did not run: main has no Relu node (the op its match is rooted "
+            "at)\n");
+}
+
+TEST_F(CliTest, ExplainSaysOnlyOrSkipDroppedTheRule) {
+  CommandResult skip = cli(shellQuote(in_) + " -q --explain bias_gelu --skip gelu");
+  ASSERT_EQ(skip.exit_code, 0) << skip.err;
+  EXPECT_EQ(skip.err, "explain: bias_gelu did not run: --skip 'gelu' matches its name\n");
+  CommandResult only = cli(shellQuote(in_) + " -q --explain bias_gelu --only norm");
+  ASSERT_EQ(only.exit_code, 0) << only.err;
+  EXPECT_EQ(only.err,
+            "explain: bias_gelu did not run: --only 'norm' matches neither its name nor its tags "
+            "(ort)\n");
+  CommandResult tag = cli(shellQuote(in_) + " -q --explain bias_gelu --skip '^ort$'");
+  EXPECT_EQ(tag.err, "explain: bias_gelu did not run: --skip '^ort$' matches its tag 'ort'\n");
+  expectNoOutput();
+}
+
 TEST_F(CliTest, HelpDescribesUsageAndExitStatus) {
   CommandResult r = cli("--help");
   EXPECT_EQ(r.exit_code, 0);

@@ -131,6 +131,39 @@ g (float[B, S, 16] q, float[B, L, 16] k, float[B, L, 8] v, float[B, 2, L, 4] vh,
   EXPECT_EQ(inferred(model, "g1"), "[B, S, 16]");
 }
 
+TEST(ShapeInference, InfersFusedMatMulLikeMatMulOfTheTransposedInputs) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[B, S, 8] x, float[4, 8] wt, float[8] v, float[2, 1, 8, 4] w4, float[8, 3] m)
+   => (float[B, S, 4] y) {
+  f = com.microsoft.FusedMatMul <alpha = 2.0, transB = 1> (x, wt)
+  y = Relu(f)
+  row = com.microsoft.FusedMatMul (v, m)
+  batch = com.microsoft.FusedMatMul (x, w4)
+  ta = com.microsoft.FusedMatMul <transA = 1> (m, m)
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_EQ(inferred(model, "f"), "[B, S, 4]");
+  EXPECT_EQ(inferred(model, "row"), "[3]") << "a 1-D A is a row whose M axis is dropped";
+  EXPECT_EQ(inferred(model, "batch"), "[2, B, S, 4]") << "batch axes broadcast";
+  EXPECT_EQ(inferred(model, "ta"), "[3, 3]");
+}
+
+TEST(ShapeInference, FusedMatMulRejectsAScalarAsOnnxRuntimeDoes) {
+  // ONNX Runtime: "Input tensors of wrong rank (0)." Whole-model inference leaves such a
+  // node untyped; the driver's soundness check refuses a rewrite that would create one.
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float x, float[1, 4] b) => (float[4] y) {
+  f = com.microsoft.FusedMatMul <alpha = 2.0> (x, b)
+  y = Relu(f)
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_EQ(inferred(model, "f"), "untyped") << shapes.note();
+}
+
 TEST(ShapeInference, InfersOnnxAttentionOnThreeAndFourDimensionalInputs) {
   onnx::ModelProto model = parseModel(R"(
 <ir_version: 10, opset_import: ["" : 23]>

@@ -1,0 +1,176 @@
+//===- LocalInference.cc - types of a rewrite's new values, node by node -===//
+#include "runtime/driver/LocalInference.h"
+
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <vector>
+
+#include <onnx/defs/schema.h>
+#include <onnx/defs/shape_inference.h>
+
+#include "runtime/graph/OpId.h"
+#include "runtime/graph/TensorData.h"
+#include "runtime/io/NewerOpsetSchemas.h"
+#include "runtime/match/MatchSupport.h"
+#include "runtime/match/Params.h"
+
+namespace onnx_rewrite {
+namespace {
+
+/// Integer constants up to this many elements are shown to inference (Reshape's shape,
+/// Unsqueeze's axes, Slice's bounds); larger ones are never parameters of a shape.
+constexpr size_t kMaxDataElements = 64;
+
+bool hasElemType(const onnx::TypeProto* type) {
+  if (!type || type->value_case() == onnx::TypeProto::VALUE_NOT_SET) return false;
+  return !type->has_tensor_type() || type->tensor_type().elem_type() != 0;
+}
+
+bool hasShape(const onnx::TypeProto* type) {
+  return hasElemType(type) && type->has_tensor_type() && type->tensor_type().has_shape();
+}
+
+/// ONNX's message on one line, without its "[ShapeInferenceError] " tag or the context
+/// ONNX appends.
+std::string oneLine(std::string message) {
+  if (message.size() > 1 && message[0] == '[') {
+    const size_t close = message.find("] ");
+    if (close != std::string::npos) message.erase(0, close + 2);
+  }
+  const size_t context = message.find("\n\n==> Context:");
+  if (context != std::string::npos) message.erase(context);
+  for (char& c : message)
+    if (c == '\n') c = ' ';
+  return message;
+}
+
+/// ONNX's view of one node: attributes from the node, input types and small constant
+/// inputs from LocalInference, outputs collected here.
+class NodeContext : public onnx::InferenceContext {
+ public:
+  NodeContext(const Node& node, std::vector<const onnx::TypeProto*> inputs,
+              std::vector<std::optional<onnx::TensorProto>> data)
+      : node_(node),
+        inputs_(std::move(inputs)),
+        data_(std::move(data)),
+        outputs_(node.outputs().size()) {}
+
+  const onnx::AttributeProto* getAttribute(const std::string& name) const override {
+    return node_.attribute(name);
+  }
+  size_t getNumInputs() const override { return inputs_.size(); }
+  const onnx::TypeProto* getInputType(size_t i) const override {
+    return i < inputs_.size() ? inputs_[i] : nullptr;
+  }
+  const onnx::TensorProto* getInputData(size_t i) const override {
+    return i < data_.size() && data_[i] ? &*data_[i] : nullptr;
+  }
+  size_t getNumOutputs() const override { return outputs_.size(); }
+  onnx::TypeProto* getOutputType(size_t i) override {
+    return i < outputs_.size() ? &outputs_[i] : nullptr;
+  }
+  // Rules create no nodes with bodies, and data propagation is off (as in InferredShapes).
+  onnx::GraphInferencer* getGraphAttributeInferencer(const std::string&) override {
+    return nullptr;
+  }
+  const onnx::SparseTensorProto* getInputSparseData(size_t) const override { return nullptr; }
+  const onnx::TensorShapeProto* getSymbolicInput(size_t) const override { return nullptr; }
+
+  std::vector<onnx::TypeProto>& outputs() { return outputs_; }
+
+ private:
+  const Node& node_;
+  std::vector<const onnx::TypeProto*> inputs_;
+  std::vector<std::optional<onnx::TensorProto>> data_;
+  std::vector<onnx::TypeProto> outputs_;
+};
+
+}  // namespace
+
+const onnx::TypeProto* LocalInference::typeOf(ValueId v) {
+  if (v == kNoId) return nullptr;
+  if (auto it = types_.find(v); it != types_.end())
+    return it->second.value_case() == onnx::TypeProto::VALUE_NOT_SET ? nullptr : &it->second;
+  auto [defining, id] = graph_.definition(v);
+  if (id == kNoId) return nullptr;
+  if (const onnx::TypeProto* type = defining->value(id).type()) return type;
+  // Constants the graph has no value_info for (new initializers, Constant nodes): their
+  // tensor's header says it all, without reading the data.
+  const onnx::TensorProto* tensor = constantTensor(graph_, v);
+  if (!tensor || tensorElementCount(*tensor) < 0) return nullptr;  // a negative dim: malformed
+  onnx::TypeProto& type = types_[v];
+  type.mutable_tensor_type()->set_elem_type(tensor->data_type());
+  auto* shape = type.mutable_tensor_type()->mutable_shape();
+  for (int64_t d : tensor->dims()) shape->add_dim()->set_dim_value(d);
+  return &type;
+}
+
+NodeInference LocalInference::infer(NodeId id) {
+  const Node& node = graph_.node(id);
+  NodeInference result;
+  std::vector<const onnx::TypeProto*> inputs;
+  std::vector<std::optional<onnx::TensorProto>> data(node.inputs().size());
+  bool typed = true;
+  result.inputs_shaped = true;
+  std::vector<int64_t> ints;
+  for (size_t i = 0; i < node.inputs().size(); ++i) {
+    const ValueId in = node.inputs()[i];
+    inputs.push_back(typeOf(in));
+    if (in == kNoId) continue;
+    typed &= hasElemType(inputs.back());
+    result.inputs_shaped &= hasShape(inputs.back());
+    // Only in-memory tensors, read (and validated) by readConstantInts: inference never
+    // sees a malformed payload, and never makes us read external data.
+    const onnx::TensorProto* tensor = constantTensor(graph_, in);
+    if (!tensor || isExternal(*tensor) ||
+        !readConstantInts(model_, graph_, in, ints, kMaxDataElements))
+      continue;
+    onnx::TensorProto& t = data[i].emplace();
+    t.set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : tensor->dims()) t.add_dims(d);
+    for (int64_t x : ints) t.add_int64_data(x);
+  }
+
+  // Whatever happens, the outputs count as inferred here: an unknown stays unknown rather
+  // than falling back to a type the graph may have copied from the value it replaces.
+  auto record = [&](std::vector<onnx::TypeProto>* outputs) {
+    for (size_t o = 0; o < node.outputs().size(); ++o)
+      if (node.outputs()[o] != kNoId)
+        types_[node.outputs()[o]] = outputs ? std::move((*outputs)[o]) : onnx::TypeProto();
+  };
+
+  const std::string domain(canonicalDomain(node.domain()));
+  const int64_t version = graph_.opsetVersion(domain);
+  const onnx::OpSchema* schema = nullptr;
+  if (domain.empty()) {
+    // Opsets NewerOpsetSchemas does not know are not inferred (as in InferredShapes).
+    if (version >= 1 && version <= kNewestInferredOpset)
+      schema = inferenceSchemas().GetSchema(node.opType(), static_cast<int>(version), domain);
+  } else {
+    // A com.microsoft op may be the first of its domain (the import is added on export);
+    // NewerOpsetSchemas answers for those whatever the version.
+    const int query = version < 1 || version > INT32_MAX ? 1 : static_cast<int>(version);
+    schema = inferenceSchemas().GetSchema(node.opType(), query, domain);
+  }
+  if (!schema || !schema->has_type_and_shape_inference_function()) {
+    record(nullptr);
+    return result;
+  }
+  NodeContext ctx(node, std::move(inputs), std::move(data));
+  try {
+    schema->GetTypeAndShapeInferenceFunction()(ctx);
+    result.status = NodeInference::Status::kInferred;
+    record(&ctx.outputs());
+    return result;
+  } catch (const std::exception& e) {
+    result.error = oneLine(e.what());
+  } catch (...) {
+    result.error = "unknown error";
+  }
+  result.status = typed ? NodeInference::Status::kRejected : NodeInference::Status::kUntypedInputs;
+  record(nullptr);
+  return result;
+}
+
+}  // namespace onnx_rewrite

@@ -1,0 +1,112 @@
+//===- Soundness.cc - a rewrite must not change what readers see ---------===//
+#include "runtime/driver/Soundness.h"
+
+#include <cctype>
+#include <unordered_map>
+
+#include "runtime/driver/LocalInference.h"
+#include "runtime/graph/OpId.h"
+#include "runtime/io/ShapeInference.h"
+
+namespace onnx_rewrite {
+namespace {
+
+const onnx::TypeProto_Tensor* tensorType(const onnx::TypeProto* type) {
+  return type && type->has_tensor_type() ? &type->tensor_type() : nullptr;
+}
+
+bool hasRank(const onnx::TypeProto* type) {
+  const onnx::TypeProto_Tensor* t = tensorType(type);
+  return t && t->has_shape();
+}
+
+std::string elemName(int32_t elem) {
+  if (elem == 0 || !onnx::TensorProto_DataType_IsValid(elem)) return "?";
+  std::string name = onnx::TensorProto_DataType_Name(elem);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+/// "com.microsoft::FusedMatMul 'name'" for messages.
+std::string describeNode(const Node& node) { return node.op().str() + " '" + node.name() + "'"; }
+
+}  // namespace
+
+std::string describeType(const onnx::TypeProto* type) {
+  if (!type || type->value_case() == onnx::TypeProto::VALUE_NOT_SET) return "?";
+  const onnx::TypeProto_Tensor* t = tensorType(type);
+  if (!t) return "a non-tensor value";
+  std::string text = elemName(t->elem_type());
+  if (!t->has_shape()) return text;
+  text += '[';
+  for (int i = 0; i < t->shape().dim_size(); ++i) {
+    const auto& d = t->shape().dim(i);
+    if (i) text += ',';
+    text += d.has_dim_value() ? std::to_string(d.dim_value())
+            : isUnknownDim(d) ? "?"
+                              : d.dim_param();
+  }
+  return text + ']';
+}
+
+bool typesDiffer(const onnx::TypeProto* before, const onnx::TypeProto* after) {
+  const onnx::TypeProto_Tensor* a = tensorType(before);
+  const onnx::TypeProto_Tensor* b = tensorType(after);
+  if (!a || !b) return false;
+  if (a->elem_type() != 0 && b->elem_type() != 0 && a->elem_type() != b->elem_type()) return true;
+  if (!a->has_shape() || !b->has_shape()) return false;
+  if (a->shape().dim_size() != b->shape().dim_size()) return true;
+  for (int i = 0; i < a->shape().dim_size(); ++i) {
+    const auto& x = a->shape().dim(i);
+    const auto& y = b->shape().dim(i);
+    if (x.has_dim_value() && y.has_dim_value() && x.dim_value() != y.dim_value()) return true;
+  }
+  return false;
+}
+
+std::string findTypeChange(Model& model, const Graph& graph, const std::vector<NodeId>& created,
+                           const std::vector<TypedReplacement>& replacements,
+                           Strictness strictness) {
+  LocalInference types(model, graph);
+  // What inference said about each new value, for kVerify's "cannot tell" cases.
+  std::unordered_map<ValueId, std::pair<NodeId, NodeInference>> outcome;
+  for (NodeId id : created) {
+    const Node& node = graph.node(id);
+    if (!node.live()) continue;
+    NodeInference result = types.infer(id);
+    if (result.status == NodeInference::Status::kRejected) {
+      std::string inputs;
+      for (ValueId in : node.inputs())
+        inputs += (inputs.empty() ? "" : ", ") +
+                  (in == kNoId ? "(none)" : describeType(types.typeOf(in)));
+      return "the rewrite would create " + describeNode(node) + " over (" + inputs +
+             "), which its shape inference rejects: " + result.error;
+    }
+    for (ValueId out : node.outputs())
+      if (out != kNoId) outcome[out] = {id, result};
+  }
+  for (const TypedReplacement& r : replacements) {
+    const onnx::TypeProto* after = types.typeOf(r.to);
+    if (typesDiffer(r.before, after))
+      return "the rewrite would change '" + r.name + "' from " + describeType(r.before) + " to " +
+             describeType(after);
+    if (strictness != Strictness::kVerify || !hasRank(r.before) || hasRank(after)) continue;
+    auto it = outcome.find(r.to);
+    if (it == outcome.end()) continue;  // an existing value: its type is the graph's to know
+    const auto& [id, result] = it->second;
+    if (!result.inputs_shaped) continue;  // the unknown comes from upstream, not from here
+    const Node& node = graph.node(id);
+    // Only the domains the inference registry covers: shipped rules emit nothing else, and
+    // an op of a user's own domain cannot be checked.
+    const std::string_view domain = canonicalDomain(node.domain());
+    if (!domain.empty() && domain != "com.microsoft") continue;
+    const std::string why = result.status == NodeInference::Status::kNoInference
+                                ? "has no shape inference"
+                                : "leaves its rank unknown, its inputs' shapes known";
+    return "the rewrite would replace '" + r.name + "' (" + describeType(r.before) + ") by " +
+           describeType(after) + ": " + describeNode(node) + " " + why;
+  }
+  return {};
+}
+
+}  // namespace onnx_rewrite
