@@ -1506,6 +1506,7 @@ class TargetBuilder {
                          "); `keep` names single values");
       return;
     }
+    if (match_names_.empty()) return;  // the match failed, and was reported
     if (!match_names_.count(name)) {
       cx_.error(loc, "`keep` names values of the match; '" + name + "' is not one");
       return;

@@ -23,9 +23,10 @@ class SourceMgr;
 
 namespace onnx_rewrite::tablegen {
 
-/// Converts the Rule, OpDecl and Fragment records of `records` into `out` (appending). `sources` holds
-/// the parsed buffers (for locations); `path` is the rule file, for messages without a
-/// better place. A rule or declaration with errors is reported and left out.
+/// Converts the Rule, OpDecl and Fragment records of `records` into `out` (appending).
+/// `sources` holds the parsed buffers (for locations); `path` is the rule file, for messages
+/// without a better place. A rule, declaration or fragment with errors is reported and left
+/// out.
 void convertRecords(const llvm::RecordKeeper& records, const llvm::SourceMgr& sources,
                     const std::string& path, ir::RuleFile& out, DiagnosticEngine& diag);
 

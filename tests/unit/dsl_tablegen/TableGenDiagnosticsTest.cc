@@ -512,6 +512,17 @@ def R : Rule<"r"> {
   let match = [(Results $a, $b, (AnyOf (Split $x), (Tuple (Neg $x)))), (Add:$y $a, $b)];
                                                     ^
 )"},
+    {"KeepInARuleWithoutAMatchAddsNothing",
+     R"(include "onnx_rewrite/Rule.td"
+def LayerNorm : Rule<"layer_norm"> {
+  let keep = ["x"];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:2:5: error: rule 'layer_norm' has no match: set `let match = [...]`
+def LayerNorm : Rule<"layer_norm"> {
+    ^
+)"},
     {"KeepOfANameTheMatchDoesNotBind",
      R"(include "onnx_rewrite/Rule.td"
 def R : Rule<"r"> {
