@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -66,7 +67,13 @@ bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions&
     }
     for (ir::Rule& r : one.rules) out.rules.push_back(std::move(r));
     for (ir::OpDecl& d : one.ops) out.ops.push_back(std::move(d));
-    for (ir::Fragment& f : one.fragments) out.fragments.push_back(std::move(f));
+    for (ir::Fragment& f : one.fragments) {
+      // A .td file that several loaded files include defines its fragments once.
+      const bool loaded = std::any_of(
+          out.fragments.begin(), out.fragments.end(),
+          [&](const ir::Fragment& g) { return g.name == f.name && g.loc.str() == f.loc.str(); });
+      if (!loaded) out.fragments.push_back(std::move(f));
+    }
   }
   // Fragments of every file serve the rules of every file.
   if (ok) ok = expandFragments(out, diag);

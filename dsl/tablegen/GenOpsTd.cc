@@ -13,7 +13,7 @@
 // "com.microsoft">`). A name Rule.td already defines as a marker gets the
 // suffix `Op` (`RangeOp`, `OptionalOp`). An attribute's record is its name
 // (`def axes : AttrName<"axes">`), with the suffix `_attr` when that name is
-// already an op record, a marker, a field of Rule or a TableGen keyword
+// already an op record, a marker, a field of Rule or Fragment or a TableGen keyword
 // (`def value_attr : AttrName<"value">`).
 //
 //===----------------------------------------------------------------------===//
@@ -115,9 +115,10 @@ const std::vector<ExtraOp> kMicrosoftOps = {
 const std::set<std::string> kReservedNames = {
     // Rule.td defs
     "AnyOf", "Optional", "Results", "Range", "Capture", "Replace", "Always", "i", "f", "ints",
-    "floats", "strings", "value", "attr", "helper", "none", "tensor", "Rest",
-    // fields of Rule (visible inside a rule's body)
+    "floats", "strings", "value", "attr", "helper", "none", "tensor", "Rest", "Tuple",
+    // fields of Rule and Fragment (visible inside a rule's or a fragment's body)
     "rule_name", "priority", "tags", "doc", "requires", "match", "where", "rewrite", "variants",
+    "lets", "keep", "value_params", "attr_params", "results",
     // TableGen keywords
     "assert", "bit", "bits", "class", "code", "dag", "def", "defm", "defset", "defvar", "else",
     "false", "field", "foreach", "if", "in", "include", "int", "let", "list", "multiclass",

@@ -3,7 +3,8 @@
 // Sections: locations (Locator pairs each Init with the text it was written
 // as), typed field access (Fields), literals, the match (PatternBuilder), the
 // rewrite (TargetBuilder), and the per-record converters (RuleConverter,
-// OpDeclConverter) driven by convertRecords in file order.
+// FragmentConverter, which share BodyReader, and OpDeclConverter) driven by
+// convertRecords in file order.
 //
 // The binding rules are docs/dsl.md's and Rule.td's: `(Op:$n ...)` binds n
 // wherever it is written; `$n` is that value, or else a capture (one expr per
@@ -12,6 +13,12 @@
 // omitted input (of a matched op, or of a new node); `(Rest $r)`, the last input
 // of a matched op, binds its further inputs to the list r, which a rewrite
 // splices with `(Rest $r)` and nothing else may read.
+//
+// Fragments: a fragment's use is an op call named after its record (the shared
+// pass compiler/sema/ExpandFragments expands it after every file is loaded);
+// in a fragment's body, `(axis $ax)` reads attribute parameter ax. A Results
+// over an AnyOf of Tuples and ops builds what YAML's `a, b = X | (Y, Z)` does:
+// one alternatives expr per name, all of one group.
 //
 //===----------------------------------------------------------------------===//
 #include "dsl/tablegen/RecordConverter.h"
@@ -23,9 +30,11 @@
 #include <llvm/TableGen/Record.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -134,9 +143,34 @@ class Locator {
     return out;
   }
 
+  /// The first parent class of `r` as written, `Class<a, b>`, when it is `cls`: template
+  /// arguments are then located with templateArg(). Otherwise (another form, an anonymous
+  /// def) it has no text, and its parts are located at the record's name.
+  Located parent(const llvm::Record& r, llvm::StringRef cls) {
+    Located out;
+    out.loc = ofRecord(r);
+    llvm::ArrayRef<llvm::SMLoc> locs = r.getLoc();
+    if (locs.empty()) return out;
+    const char* p = locs.front().getPointer();
+    auto text = std::make_unique<TextNode>();
+    if (!parseDefParent(p, bufferEnd(p), *text)) return out;
+    const char* end = bufferEnd(p);
+    const char* head = text->head;
+    if (end - head < static_cast<std::ptrdiff_t>(cls.size()) ||
+        llvm::StringRef(head, cls.size()) != cls ||
+        (head + cls.size() < end && isIdentifierChar(head[cls.size()])))
+      return out;
+    out.text = text.get();
+    texts_.push_back(std::move(text));
+    return out;
+  }
+
   const std::string& path() const { return path_; }
 
  private:
+  static bool isIdentifierChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  }
   unsigned bufferOf(const char* p) const {
     return p ? sources_.FindBufferContainingLoc(llvm::SMLoc::getFromPointer(p)) : 0;
   }
@@ -286,6 +320,32 @@ llvm::Record* operatorOf(llvm::Init* init) {
 
 bool isOp(const llvm::Record* r) { return r && r->isSubClassOf("Op"); }
 bool isAttrName(const llvm::Record* r) { return r && r->isSubClassOf("AttrName"); }
+/// A record naming a fragment (a Fragment, or a FragmentName for one defined elsewhere).
+bool isFragment(const llvm::Record* r) { return r && r->isSubClassOf("FragmentName"); }
+/// What a dag may call as a node: an op, or a fragment (expanded into the rule later, by
+/// compiler/sema/ExpandFragments, which finds uses as op calls named after the fragment).
+bool isCallee(const llvm::Record* r) { return isOp(r) || isFragment(r); }
+
+bool isSnakeCase(const std::string& s) {
+  if (s.empty() || !(s[0] >= 'a' && s[0] <= 'z')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+/// What a fragment's body may name besides its own values: its parameters.
+struct FragmentScope {
+  std::string name;
+  std::vector<std::string> values;  ///< value parameters, passed by position
+  std::vector<std::string> attrs;   ///< attribute parameters, read as `(axis $ax)`
+
+  bool isValue(const std::string& n) const {
+    return std::find(values.begin(), values.end(), n) != values.end();
+  }
+  bool isAttr(const std::string& n) const {
+    return std::find(attrs.begin(), attrs.end(), n) != attrs.end();
+  }
+};
 
 /// A marker's kind ("any_of", "value", ...), or "" if `r` is not a marker.
 std::string markerOf(const llvm::Record* r) {
@@ -337,6 +397,9 @@ std::string markerUsage(const std::string& kind) {
            "splices those inputs into a new node in a rewrite, (Concat $m, (Rest $rest))";
   if (kind == "replace") return "Replace is a whole rewrite dag: (Replace $y, $x)";
   if (kind == "results") return "Results lists output names, then the op dag";
+  if (kind == "tuple")
+    return "a Tuple is the value of a Results binding as many names, or one alternative of "
+           "its AnyOf: (Results $a, $b, (AnyOf (Split $x), (Tuple (Neg $x), (Abs $x))))";
   return "it is not an op";
 }
 
@@ -368,6 +431,43 @@ std::optional<std::string> restName(Context& cx, const Located& d) {
     return std::nullopt;
   }
   return name;
+}
+
+/// The (domain, op) a call dag names: an op record's fields, or, for a fragment, its record's
+/// name in the ONNX domain, the op call ExpandFragments takes for a use.
+void calleeName(Context& cx, const llvm::Record& r, const ir::SourceLoc& loc, std::string& domain,
+                std::string& op) {
+  if (isFragment(&r)) {
+    domain.clear();
+    op = r.getName().str();
+    return;
+  }
+  op = cx.fields.str(r, "op_name", loc).value_or("");
+  domain = cx.fields.str(r, "op_domain", loc).value_or("");
+}
+
+/// `(axis $ax)`: true if ax is an attribute parameter of the fragment whose body this is.
+/// Otherwise reports why not (outside a fragment, `outside`) and gives false.
+bool isAttrParam(Context& cx, const FragmentScope* scope, const ir::SourceLoc& loc,
+                 const std::string& name, const std::string& outside) {
+  if (!scope) {
+    cx.error(loc, outside);
+    return false;
+  }
+  if (scope->isAttr(name)) return true;
+  const std::string what =
+      "'" + name + "' is not an attribute parameter of fragment '" + scope->name + "'";
+  if (scope->isValue(name)) {
+    cx.error(loc, what + ": it is a value parameter, passed as an input");
+  } else if (scope->attrs.empty()) {
+    cx.error(loc, what + ", which has none: declare it, as in Fragment<[...], [AttrParam<\"" +
+                      name + "\">]>");
+  } else {
+    std::string list;
+    for (const std::string& a : scope->attrs) list += (list.empty() ? "" : ", ") + a;
+    cx.error(loc, what + " (those are: " + list + ")");
+  }
+  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -604,13 +704,15 @@ class LiteralReader {
 // The match
 //===----------------------------------------------------------------------===//
 
-/// Builds a Pattern from the located `match` list.
+/// Builds a Pattern from the located `match` list (of a rule, or of a fragment: `scope`).
 class PatternBuilder {
  public:
-  PatternBuilder(Context& cx, ir::Pattern& pattern) : cx_(cx), pattern_(pattern), literals_(cx) {}
+  PatternBuilder(Context& cx, ir::Pattern& pattern, const FragmentScope* scope = nullptr)
+      : cx_(cx), pattern_(pattern), literals_(cx), scope_(scope) {}
 
-  /// Converts every dag of `match`; the last is the root.
-  void build(const Located& match) {
+  /// Converts every dag of `match`; the last is the root. `results` (a fragment's) are
+  /// values a use reads besides the root: a dag they read is not unreachable.
+  void build(const Located& match, const std::vector<std::string>& results = {}) {
     auto* list = dyn_cast_or_null<llvm::ListInit>(match.init);
     if (!list) return;
     for (size_t i = 0; i < list->size(); ++i) collectBindings(cx_.locator.element(match, i));
@@ -644,7 +746,15 @@ class PatternBuilder {
     }
     // Unreachable dags are reported only when nothing else was: a failed reference
     // disconnects its binder too.
-    if (pattern_.root != ir::kNoExpr && cx_.diag.errorCount() == errors) checkReachable(top_level);
+    if (pattern_.root != ir::kNoExpr && cx_.diag.errorCount() == errors)
+      checkReachable(top_level, results);
+  }
+
+  /// The expr a dag binds to `name` (valid after build()), or kNoExpr: captures, outputs of
+  /// Results other than 0 and names never bound have none.
+  ir::ExprId boundExpr(const std::string& name) const {
+    auto it = built_.find(name);
+    return it == built_.end() ? ir::kNoExpr : it->second;
   }
 
   /// Every name the match binds or captures (valid after build()); rests are not values
@@ -674,15 +784,25 @@ class PatternBuilder {
       std::string name = argName(d, 0);
       return numArgs(d) > 1 && isVariable(first) && name != "_" ? name : "";
     }
-    if (isOp(operatorOf(d.init)) || kind == "any_of") return dagName(d);
+    if (isCallee(operatorOf(d.init)) || kind == "any_of") return dagName(d);
     return "";
+  }
+
+  /// `(Results $a, $b, (AnyOf ...))` or `(Results $a, $b, (Tuple ...))`: the names are
+  /// values of their own (each an alternatives expr), not outputs of one node.
+  bool isTupleResults(const Located& d) const {
+    if (markerOf(operatorOf(d.init)) != "results" || numArgs(d) < 2) return false;
+    std::string last = markerOf(operatorOf(cx_.locator.arg(d, numArgs(d) - 1).init));
+    return last == "any_of" || last == "tuple";
   }
 
   /// Every dag of `match` must be read, directly or not, by the root: the matcher walks
   /// from the root and would never see it.
-  void checkReachable(const std::vector<std::pair<ir::ExprId, Located>>& top_level) {
+  void checkReachable(const std::vector<std::pair<ir::ExprId, Located>>& top_level,
+                      const std::vector<std::string>& results) {
     std::vector<bool> reached(pattern_.exprs.size(), false);
     std::vector<ir::ExprId> work = {pattern_.root};
+    for (const std::string& r : results) work.push_back(boundExpr(r));
     while (!work.empty()) {
       ir::ExprId id = work.back();
       work.pop_back();
@@ -692,6 +812,11 @@ class PatternBuilder {
     }
     for (const auto& [id, element] : top_level) {
       if (id == ir::kNoExpr || reached[id]) continue;
+      // A tuple is read when any of its values is.
+      auto members = tuples_.find(id);
+      if (members != tuples_.end() && std::any_of(members->second.begin(), members->second.end(),
+                                                  [&](ir::ExprId m) { return reached[m]; }))
+        continue;
       cx_.error(element.loc,
                 "this dag's value is not read by the root of the match (the last "
                 "dag), so it would never be matched");
@@ -725,24 +850,22 @@ class PatternBuilder {
       return;
     }
     std::string name = bindingName(v);
-    if (!name.empty()) {
-      auto [it, inserted] = binders_.emplace(name, v);
-      if (!inserted) {
-        cx_.error(v.loc, "'" + name + "' is bound twice");
-        cx_.note(it->second.loc, "first bound here");
-      } else {
-        reportBoundAsRest(name, v.loc);
-      }
-      names_.insert(name);
-    }
-    if (kind == "results")
+    if (!name.empty()) addBinder(name, v, v.loc);
+    if (kind == "results") {
+      const bool tuple = isTupleResults(v);
       for (unsigned i = 1; i + 1 < numArgs(v); ++i)
         if (std::string n = argName(v, i); isVariable(cx_.locator.arg(v, i)) && n != "_") {
           Located arg = cx_.locator.arg(v, i);
+          if (tuple) {  // every name of a tuple is a value of its own
+            addBinder(n, v, arg.loc);
+            continue;
+          }
           reportBoundAsRest(n, arg.loc);
+          reportParameterBound(n, arg.loc);
           output_binders_.emplace(n, arg.loc);
           names_.insert(n);
         }
+    }
     for (unsigned i = 0; i < numArgs(v); ++i) {
       Located arg = cx_.locator.arg(v, i);
       bool inner_op = (kind == "optional" && i == 0) || (kind == "results" && i + 1 == numArgs(v));
@@ -752,6 +875,27 @@ class PatternBuilder {
         collectBindings(arg);
       }
     }
+  }
+
+  /// `name` is bound by the dag `at` (at `loc`, the dag or a name of its Results).
+  void addBinder(const std::string& name, Located at, const ir::SourceLoc& loc) {
+    at.loc = loc;
+    reportParameterBound(name, loc);
+    auto [it, inserted] = binders_.emplace(name, at);
+    if (!inserted) {
+      cx_.error(loc, "'" + name + "' is bound twice");
+      cx_.note(it->second.loc, "first bound here");
+    } else {
+      reportBoundAsRest(name, loc);
+    }
+    names_.insert(name);
+  }
+
+  /// In a fragment's body, a value parameter is what the use passes: a dag cannot bind it.
+  void reportParameterBound(const std::string& name, const ir::SourceLoc& loc) {
+    if (scope_ && scope_->isValue(name))
+      cx_.error(loc, "'" + name + "' is a parameter of fragment '" + scope_->name +
+                         "'; the uses pass its value, the body cannot bind it");
   }
 
   /// A rest named `name` at `loc`: reports it if the name is already bound (by a dag, an
@@ -802,6 +946,7 @@ class PatternBuilder {
     kInput,               ///< an input of an op
     kOptionalFirstInput,  ///< the first input of an optional op
     kAlternative,         ///< an alternative of AnyOf
+    kTupleItem,           ///< a value of a Tuple
   };
 
   /// One argument in value position: `$x`, `$_`, a dag, an int constant, or (as an input
@@ -848,6 +993,8 @@ class PatternBuilder {
       llvm::Record* r = def->getDef();
       if (isOp(r))
         cx_.error(v.loc, "an op in value position is a dag: write (" + describe(*r) + " ...)");
+      else if (isFragment(r))
+        cx_.error(v.loc, "a fragment's use is a dag: write (" + describe(*r) + " ...)");
       else if (!markerOf(r).empty())
         cx_.error(v.loc, "'" + describe(*r) + "' cannot be used here: " + markerUsage(markerOf(r)));
       else
@@ -873,6 +1020,12 @@ class PatternBuilder {
       cx_.error(v.loc,
                 "'none' cannot be the first input of an optional op: when the op is absent, it "
                 "stands for its first input");
+      return ir::kNoExpr;
+    }
+    if (slot == Slot::kTupleItem) {
+      cx_.error(v.loc,
+                "'none' cannot be a value of a Tuple: it matches an omitted input only as an "
+                "input of an op");
       return ir::kNoExpr;
     }
     if (!name.empty()) {
@@ -927,7 +1080,7 @@ class PatternBuilder {
       cx_.error(d.loc, "a dag's operator must be a record (an op or a marker)");
       return ir::kNoExpr;
     }
-    if (isOp(r)) return op(d, name, /*optional=*/false);
+    if (isCallee(r)) return op(d, name, /*optional=*/false);
     std::string kind = markerOf(r);
     if (kind == "any_of") return alternatives(d, name);
     if (kind == "optional") return optional(d, name);
@@ -966,8 +1119,7 @@ class PatternBuilder {
     e.name = name;
     e.optional = is_optional;
     e.loc = d.loc;
-    e.op = cx_.fields.str(*r, "op_name", d.loc).value_or("");
-    e.domain = cx_.fields.str(*r, "op_domain", d.loc).value_or("");
+    calleeName(cx_, *r, d.loc, e.domain, e.op);
     bool attributes = false;
     for (unsigned i = 0; i < numArgs(d); ++i) {
       Located arg = cx_.locator.arg(d, i);
@@ -1023,9 +1175,15 @@ class PatternBuilder {
     }
     Located v = cx_.locator.arg(a, 0);
     if (isVariable(v)) {
-      cx_.error(v.loc, "an attribute value is a literal or a condition; to capture it write (" +
-                           describe(*r) + " (Capture $" + argName(a, 0) + "))");
-      return std::nullopt;
+      // In a fragment's body, `(axis $ax)`: the condition its use passes for parameter ax.
+      std::string param = argName(a, 0);
+      if (!isAttrParam(cx_, scope_, v.loc, param,
+                       "an attribute value is a literal or a condition; to capture it write (" +
+                           describe(*r) + " (Capture $" + param + "))"))
+        return std::nullopt;
+      m.kind = ir::AttrMatch::Kind::kParam;
+      m.capture = param;
+      return m;
     }
     std::string kind = markerOf(operatorOf(v.init));
     if (kind == "any_of") {
@@ -1101,6 +1259,12 @@ class PatternBuilder {
   /// `(Optional (Op ...))`.
   ir::ExprId optional(const Located& d, const std::string& name) {
     Located inner = cx_.locator.arg(d, 0);
+    if (numArgs(d) == 1 && isFragment(operatorOf(inner.init))) {
+      cx_.error(d.loc,
+                "a fragment's use cannot be optional: make an op inside the fragment "
+                "optional");
+      return ir::kNoExpr;
+    }
     if (numArgs(d) != 1 || !isOp(operatorOf(inner.init))) {
       cx_.error(d.loc, "Optional wraps one op dag: (Optional (Cast $x, (to 1)))");
       return ir::kNoExpr;
@@ -1112,11 +1276,12 @@ class PatternBuilder {
     return op(inner, name, /*optional=*/true);
   }
 
-  /// `(Results $a, $b, (Op ...))`.
+  /// `(Results $a, $b, (Op ...))`, or a tuple: `(Results $a, $b, (AnyOf ...))`.
   ir::ExprId results(const Located& d, const std::string& name) {
     unsigned n = numArgs(d);
     Located inner = cx_.locator.arg(d, n ? n - 1 : 0);
-    if (n < 2 || !isOp(operatorOf(inner.init))) {
+    if (isTupleResults(d)) return tuple(d);
+    if (n < 2 || !isCallee(operatorOf(inner.init))) {
       cx_.error(d.loc,
                 "Results lists output names and then the op dag: (Results $a, $b, "
                 "(Split $x))");
@@ -1145,16 +1310,145 @@ class PatternBuilder {
     return id;
   }
 
+  /// `(Results $a, $b, (AnyOf alt, ...))` or `(Results $a, $b, (Tuple ...))`: one
+  /// alternatives expr per name, all of one group (they take the same alternative), as the
+  /// YAML front end builds `a, b = X | (Y, Z)`. An alternative is a Tuple of as many values,
+  /// or an op (or fragment) whose outputs the names are: its output k > 0 is read through a
+  /// capture named "<name k>.<alternative index>", bound by Expr::other_outputs.
+  ir::ExprId tuple(const Located& d) {
+    const unsigned n = numArgs(d);
+    const size_t k = n - 1;
+    Located values = cx_.locator.arg(d, n - 1);
+    bool ok = true;
+    if (!dagName(d).empty()) ok = fail(d.loc, "name the values inside Results, not Results");
+    if (!dagName(values).empty())
+      ok =
+          fail(values.loc, "name the values in Results, not " + describe(*operatorOf(values.init)));
+    std::vector<std::pair<std::string, ir::SourceLoc>> names;
+    for (unsigned i = 0; i < k; ++i) {
+      Located arg = cx_.locator.arg(d, i);
+      std::string out = argName(d, i);
+      if (!isVariable(arg) || out.empty()) {
+        ok = fail(arg.loc, "Results lists names ($name or $_) before its value");
+        out = "_";
+      }
+      names.emplace_back(out, arg.loc);
+    }
+    // A failed tuple binds its names to nothing, so reading them reports nothing more.
+    auto failed = [&] {
+      for (const auto& name : names)
+        if (name.first != "_") built_[name.first] = ir::kNoExpr;
+      return ir::kNoExpr;
+    };
+    // (tag, dag) of each alternative, in order.
+    std::vector<std::pair<std::string, Located>> alternatives;
+    if (markerOf(operatorOf(values.init)) == "tuple") {
+      alternatives.emplace_back("", values);
+    } else {
+      if (numArgs(values) == 0) ok = fail(values.loc, "AnyOf needs at least one alternative");
+      for (unsigned j = 0; j < numArgs(values); ++j) {
+        Located alt = cx_.locator.arg(values, j);
+        std::string tag;
+        llvm::Record* r = operatorOf(alt.init);
+        if (markerOf(r) == "tag") {
+          tag = cx_.fields.str(*r, "tag", alt.loc).value_or("");
+          if (numArgs(alt) != 1) ok = fail(alt.loc, "Tag<\"" + tag + "\"> wraps one alternative");
+          alt = cx_.locator.arg(alt, 0);
+        }
+        alternatives.emplace_back(tag, alt);
+      }
+    }
+    if (!ok) return failed();
+
+    for (const auto& name : names) building_.insert(name.first);
+    const uint32_t group = next_group_++;
+    std::vector<ir::Expr> members(k);
+    for (size_t i = 0; i < k; ++i) {
+      members[i].kind = ir::Expr::Kind::kAlternatives;
+      members[i].loc = values.loc;
+      members[i].group = group;
+      if (names[i].first != "_") members[i].name = names[i].first;
+    }
+    for (size_t j = 0; j < alternatives.size(); ++j) {
+      const auto& [tag, a] = alternatives[j];
+      llvm::Record* r = operatorOf(a.init);
+      if (markerOf(r) == "tuple") {
+        if (!dagName(a).empty())
+          ok = fail(a.loc, "a Tuple binds no name: name its values in Results");
+        if (numArgs(a) != k) {
+          ok = fail(a.loc, "this tuple has " + std::to_string(numArgs(a)) +
+                               (numArgs(a) == 1 ? " value" : " values") + ", but Results binds " +
+                               std::to_string(k) + " names");
+          continue;
+        }
+        for (unsigned i = 0; i < k; ++i) {
+          ir::ExprId c = value(cx_.locator.arg(a, i), argName(a, i), Slot::kTupleItem);
+          if (c == ir::kNoExpr) {
+            ok = false;
+            continue;
+          }
+          members[i].inputs.push_back(c);
+          members[i].tags.push_back(tag);
+        }
+        continue;
+      }
+      if (!isCallee(r)) {
+        ok = fail(a.loc,
+                  "an alternative of a Results binding several names is a (Tuple ...) of as "
+                  "many values, or an op dag whose outputs they are");
+        continue;
+      }
+      if (!dagName(a).empty()) {
+        ok = fail(a.loc,
+                  "name the outputs in Results, not the op: (Results $a, $b, (AnyOf (Op "
+                  "...), ...))");
+        continue;
+      }
+      ir::ExprId c = op(a, "", /*is_optional=*/false);
+      members[0].inputs.push_back(c);
+      members[0].tags.push_back(tag);
+      for (size_t i = 1; i < k; ++i) {
+        ir::Expr out;
+        out.kind = ir::Expr::Kind::kCapture;
+        out.name = names[i].first + "." + std::to_string(j);
+        out.loc = names[i].second;
+        pattern_.exprs[c].other_outputs.emplace_back(static_cast<uint32_t>(i), out.name);
+        members[i].inputs.push_back(add(std::move(out)));
+        members[i].tags.push_back(tag);
+      }
+    }
+    for (const auto& name : names) building_.erase(name.first);
+    if (!ok) return failed();
+    std::vector<ir::ExprId> ids;
+    for (ir::Expr& m : members) {
+      if (std::all_of(m.tags.begin(), m.tags.end(), [](const std::string& t) { return t.empty(); }))
+        m.tags.clear();
+      ids.push_back(add(std::move(m)));
+    }
+    for (size_t i = 0; i < k; ++i)
+      if (names[i].first != "_") built_[names[i].first] = ids[i];
+    tuples_[ids[0]] = ids;
+    return ids[0];
+  }
+
+  bool fail(const ir::SourceLoc& loc, const std::string& message) {
+    cx_.error(loc, message);
+    return false;
+  }
+
   Context& cx_;
   ir::Pattern& pattern_;
   LiteralReader literals_;
-  std::map<std::string, Located> binders_;               ///< name -> the dag binding it
-  std::map<std::string, ir::ExprId> built_;              ///< bound names already built
-  std::set<std::string> building_;                       ///< bound names being built (cycles)
-  std::map<std::string, ir::SourceLoc> output_binders_;  ///< Results outputs other than 0
-  std::set<std::string> outputs_built_;                  ///< ... whose Results dag is built
-  std::map<std::string, ir::SourceLoc> rest_binders_;    ///< names bound by (Rest $name)
-  std::map<std::string, ir::ExprId> captures_;           ///< capture name -> its one expr
+  const FragmentScope* scope_;
+  uint32_t next_group_ = 0;
+  std::map<ir::ExprId, std::vector<ir::ExprId>> tuples_;  ///< a tuple's first value -> all
+  std::map<std::string, Located> binders_;                ///< name -> the dag binding it
+  std::map<std::string, ir::ExprId> built_;               ///< bound names already built
+  std::set<std::string> building_;                        ///< bound names being built (cycles)
+  std::map<std::string, ir::SourceLoc> output_binders_;   ///< Results outputs other than 0
+  std::set<std::string> outputs_built_;                   ///< ... whose Results dag is built
+  std::map<std::string, ir::SourceLoc> rest_binders_;     ///< names bound by (Rest $name)
+  std::map<std::string, ir::ExprId> captures_;            ///< capture name -> its one expr
   std::set<std::string> names_;
 };
 
@@ -1162,22 +1456,27 @@ class PatternBuilder {
 // The rewrite
 //===----------------------------------------------------------------------===//
 
-/// Builds one Target from a located list of rewrite dags.
+/// Builds one Target from located lists of rewrite dags (of a rule, or of a fragment:
+/// `scope`). A rule's lets are built once and the builder copied for each variant, so the
+/// lets' diagnostics are reported once.
 class TargetBuilder {
  public:
   TargetBuilder(Context& cx, const std::set<std::string>& match_names,
-                const std::set<std::string>& match_rests, ir::Target& target)
+                const std::set<std::string>& match_rests, const FragmentScope* scope = nullptr)
       : cx_(cx),
         match_names_(match_names),
         match_rests_(match_rests),
-        target_(target),
+        scope_(scope),
         literals_(cx) {}
 
-  void build(const Located& dags) {
+  /// Builds `dags` after what was built before. `later`: names dags built after these bind
+  /// (a rule's variants, after its lets), which these cannot read.
+  void build(const Located& dags, const std::set<std::string>& later = {}) {
     auto* list = dyn_cast_or_null<llvm::ListInit>(dags.init);
     if (!list) return;
     if (list->size() == 0) cx_.error(dags.loc, "the rewrite is empty");
-    for (size_t i = 0; i < list->size(); ++i) collectLocals(cx_.locator.element(dags, i));
+    pending_ = later;
+    for (size_t i = 0; i < list->size(); ++i) collectLocals(cx_.locator.element(dags, i), pending_);
     for (size_t i = 0; i < list->size(); ++i) {
       Located element = cx_.locator.element(dags, i);
       llvm::Record* r = operatorOf(element.init);
@@ -1188,7 +1487,7 @@ class TargetBuilder {
         replace(element);
       } else if (kind == "results") {
         results(element);
-      } else if (isOp(r) && dagName(element).empty()) {
+      } else if (isCallee(r) && dagName(element).empty()) {
         cx_.error(element.loc,
                   "this rewrite dag binds no name, so nothing reads it: write "
                   "(Op:$name ...) with the name of the value it replaces");
@@ -1200,19 +1499,62 @@ class TargetBuilder {
     }
   }
 
+  /// `keep`: the matched value `name` re-exported unchanged (`(Replace $name, $name)`).
+  void keep(const std::string& name, const ir::SourceLoc& loc) {
+    if (match_rests_.count(name)) {
+      cx_.error(loc, "'" + name + "' is a list of inputs the match binds with (Rest $" + name +
+                         "); `keep` names single values");
+      return;
+    }
+    if (match_names_.empty()) return;  // the match failed, and was reported
+    if (!match_names_.count(name)) {
+      cx_.error(loc, "`keep` names values of the match; '" + name + "' is not one");
+      return;
+    }
+    bind(name, ref(name, loc), loc);
+  }
+
+  /// Names the located list of rewrite dags binds that the match does not.
+  std::set<std::string> localsOf(const Located& dags) const {
+    std::set<std::string> out;
+    auto* list = dyn_cast_or_null<llvm::ListInit>(dags.init);
+    if (!list) return out;
+    for (size_t i = 0; i < list->size(); ++i) collectLocals(cx_.locator.element(dags, i), out);
+    return out;
+  }
+
+  /// The target built so far.
+  ir::Target take() { return std::move(target_); }
+
  private:
-  /// Names the rewrite binds that the match does not: usable only after their dag.
-  void collectLocals(const Located& v) {
+  /// Names the rewrite binds that the match does not: usable only after their dag. (A
+  /// fragment's value parameters are what its use passes, wherever they are read.)
+  void collectLocals(const Located& v, std::set<std::string>& out) const {
     if (!isa_and_nonnull<llvm::DagInit>(v.init)) return;
     llvm::Record* r = operatorOf(v.init);
     if (isAttrName(r)) return;
+    auto local = [&](const std::string& n) {
+      return !n.empty() && n != "_" && !match_names_.count(n) && !(scope_ && scope_->isValue(n));
+    };
     std::string name = dagName(v);
-    if (isOp(r) && !name.empty() && !match_names_.count(name)) pending_.insert(name);
+    if (isCallee(r) && local(name)) out.insert(name);
     if (markerOf(r) == "results")
       for (unsigned k = 0; k + 1 < numArgs(v); ++k)
-        if (std::string n = argName(v, k); !n.empty() && n != "_" && !match_names_.count(n))
-          pending_.insert(n);
-    for (unsigned i = 0; i < numArgs(v); ++i) collectLocals(cx_.locator.arg(v, i));
+        if (std::string n = argName(v, k); local(n)) out.insert(n);
+    for (unsigned i = 0; i < numArgs(v); ++i) collectLocals(cx_.locator.arg(v, i), out);
+  }
+
+  /// The matched value `name`: one kRef for all its reads.
+  uint32_t ref(const std::string& name, const ir::SourceLoc& loc) {
+    auto found = refs_.find(name);
+    if (found != refs_.end()) return found->second;
+    ir::TargetExpr e;
+    e.kind = ir::TargetExpr::Kind::kRef;
+    e.name = name;
+    e.loc = loc;
+    uint32_t id = add(std::move(e));
+    refs_[name] = id;
+    return id;
   }
 
   uint32_t add(ir::TargetExpr e) {
@@ -1222,6 +1564,11 @@ class TargetBuilder {
 
   /// `name` now means the value `id`: a replacement if the match binds it, else a local.
   void bind(const std::string& name, uint32_t id, const ir::SourceLoc& loc) {
+    if (scope_ && scope_->isValue(name)) {
+      cx_.error(loc, "'" + name + "' is a parameter of fragment '" + scope_->name +
+                         "'; the uses pass its value, the body cannot bind it");
+      return;
+    }
     if (match_rests_.count(name)) {
       cx_.error(loc, "'" + name + "' is a list of inputs the match binds with (Rest $" + name +
                          "); a rewrite cannot bind it");
@@ -1263,15 +1610,7 @@ class TargetBuilder {
         cx_.error(v.loc, "'" + name + "' is used before the rewrite dag that binds it");
         return kBad;
       }
-      auto ref = refs_.find(name);
-      if (ref != refs_.end()) return ref->second;
-      ir::TargetExpr e;
-      e.kind = ir::TargetExpr::Kind::kRef;
-      e.name = name;
-      e.loc = v.loc;
-      uint32_t id = add(std::move(e));
-      refs_[name] = id;
-      return id;
+      return ref(name, v.loc);
     }
     if (!name.empty())
       cx_.error(v.loc,
@@ -1284,10 +1623,11 @@ class TargetBuilder {
         e.loc = v.loc;
         return add(std::move(e));
       }
-      cx_.error(v.loc, isOp(r)
-                           ? "an op in value position is a dag: write (" + describe(*r) + " ...)"
-                           : "unexpected record '" + describe(*r) +
-                                 "': an input is $name, a dag, none or a tensor");
+      cx_.error(v.loc,
+                isOp(r) ? "an op in value position is a dag: write (" + describe(*r) + " ...)"
+                : isFragment(r) ? "a fragment's use is a dag: write (" + describe(*r) + " ...)"
+                                : "unexpected record '" + describe(*r) +
+                                      "': an input is $name, a dag, none or a tensor");
       return kBad;
     }
     if (isa_and_nonnull<llvm::DagInit>(v.init)) {
@@ -1342,7 +1682,7 @@ class TargetBuilder {
       return kBad;
     }
     std::string kind = markerOf(r);
-    if (isOp(r)) {
+    if (isCallee(r)) {
       uint32_t id = op(d, 1);
       if (std::string name = dagName(d); !name.empty()) bind(name, id, d.loc);
       return id;
@@ -1377,8 +1717,7 @@ class TargetBuilder {
     e.kind = ir::TargetExpr::Kind::kOp;
     e.num_outputs = num_outputs;
     e.loc = d.loc;
-    e.op = cx_.fields.str(*r, "op_name", d.loc).value_or("");
-    e.domain = cx_.fields.str(*r, "op_domain", d.loc).value_or("");
+    calleeName(cx_, *r, d.loc, e.domain, e.op);
     bool attributes = false;
     for (unsigned i = 0; i < numArgs(d); ++i) {
       Located arg = cx_.locator.arg(d, i);
@@ -1398,7 +1737,7 @@ class TargetBuilder {
   uint32_t results(const Located& d) {
     unsigned n = numArgs(d);
     Located inner = cx_.locator.arg(d, n ? n - 1 : 0);
-    if (n < 2 || !isOp(operatorOf(inner.init))) {
+    if (n < 2 || !isCallee(operatorOf(inner.init))) {
       cx_.error(d.loc,
                 "Results lists output names and then the op dag: (Results $y, $_, $sum, "
                 "(MsSkipLayerNormalization ...))");
@@ -1516,8 +1855,14 @@ class TargetBuilder {
     }
     Located v = cx_.locator.arg(a, 0);
     if (isVariable(v)) {
-      cx_.error(v.loc, "an attribute value is a literal, (value $x), (attr $x) or (helper ...)");
-      return std::nullopt;
+      // In a fragment's body, `(axis $ax)`: the value its use passes for parameter ax.
+      std::string param = argName(a, 0);
+      if (!isAttrParam(cx_, scope_, v.loc, param,
+                       "an attribute value is a literal, (value $x), (attr $x) or (helper ...)"))
+        return std::nullopt;
+      t.kind = ir::TargetAttr::Kind::kParam;
+      t.ref = param;
+      return t;
     }
     std::string kind = markerOf(operatorOf(v.init));
     if (kind == "value" || kind == "attr") {
@@ -1545,7 +1890,8 @@ class TargetBuilder {
   Context& cx_;
   const std::set<std::string>& match_names_;
   const std::set<std::string>& match_rests_;  ///< names bound by (Rest $name) in the match
-  ir::Target& target_;
+  const FragmentScope* scope_;
+  ir::Target target_;
   LiteralReader literals_;
   std::map<std::string, uint32_t> locals_;  ///< names bound so far in this rewrite
   std::map<std::string, uint32_t> refs_;    ///< matched names read: one kRef each
@@ -1557,79 +1903,20 @@ class TargetBuilder {
 // Rules and op declarations
 //===----------------------------------------------------------------------===//
 
-/// Converts one Rule record.
-class RuleConverter {
- public:
-  RuleConverter(Context& cx, const llvm::Record& record) : cx_(cx), record_(record) {}
-
-  /// The rule, or nullopt if it had errors (all reported).
-  std::optional<ir::Rule> convert() {
-    unsigned errors = cx_.diag.errorCount();
-    ir::Rule rule;
-    rule.loc = cx_.locator.ofRecord(record_);
-    Fields& f = cx_.fields;
-    rule.name = f.str(record_, "rule_name", rule.loc).value_or("");
-    if (auto priority = f.integer(record_, "priority", rule.loc)) {
-      if (*priority < INT_MIN || *priority > INT_MAX)
-        cx_.error(cx_.locator.field(record_, "priority").loc, "priority is out of range");
-      rule.priority = static_cast<int>(*priority);
-    }
-    rule.tags = f.strings(record_, "tags", rule.loc).value_or(std::vector<std::string>{});
-    rule.doc = f.str(record_, "doc", rule.loc).value_or("");
-    applicability(rule);
-
-    std::set<std::string> names;
-    std::set<std::string> rests;
-    if (!Fields::isSet(record_, "match")) {
-      cx_.error(rule.loc, "rule '" + rule.name + "' has no match: set `let match = [...]`");
-    } else {
-      Located match = cx_.locator.field(record_, "match");
-      auto* list = dyn_cast_or_null<llvm::ListInit>(match.init);
-      if (!list) {
-        cx_.error(match.loc, "`match` must be a list of dags");
-      } else if (list->size() == 0) {
-        cx_.error(match.loc, "`match` is empty: it needs at least the root dag");
-      } else {
-        PatternBuilder builder(cx_, rule.pattern);
-        builder.build(match);
-        names = builder.names();
-        rests = builder.rests();
-      }
-    }
-    constraints(rule, names, rests);
-    targets(rule, names, rests);
-    if (cx_.diag.errorCount() != errors) return std::nullopt;
-    return rule;
-  }
-
- private:
-  /// `let requires = [Opset<"", 17>, ...]`.
-  void applicability(ir::Rule& rule) {
-    Located list = cx_.locator.field(record_, "requires");
-    auto defs = cx_.fields.defs(record_, "requires", list.loc);
-    if (!defs) return;
-    for (size_t i = 0; i < defs->size(); ++i) {
-      const llvm::Record& r = *(*defs)[i];
-      Located element = cx_.locator.element(list, i);
-      ir::Applicability a;
-      a.loc = element.loc;
-      a.domain = cx_.fields.str(r, "domain", a.loc).value_or("");
-      a.min_opset = cx_.fields.integer(r, "min_opset", a.loc).value_or(-1);
-      a.max_opset = cx_.fields.integer(r, "max_opset", a.loc).value_or(-1);
-      rule.requires.push_back(std::move(a));
-    }
-  }
+/// What Rule and Fragment records share: `where`, and `rewrite` or `variants`.
+class BodyReader {
+ protected:
+  BodyReader(Context& cx, const llvm::Record& record) : cx_(cx), record_(record) {}
 
   /// `let where = [Scalar<"eps", "0", "1e-3">, ...]`.
-  void constraints(ir::Rule& rule, const std::set<std::string>& names,
+  void constraints(std::vector<ir::Constraint>& out, const std::set<std::string>& names,
                    const std::set<std::string>& rests) {
     Located list = cx_.locator.field(record_, "where");
     auto defs = cx_.fields.defs(record_, "where", list.loc);
     if (!defs) return;
     for (size_t i = 0; i < defs->size(); ++i) {
       Located element = cx_.locator.element(list, i);
-      if (auto c = constraint(*(*defs)[i], element.loc, names, rests))
-        rule.pattern.constraints.push_back(std::move(*c));
+      if (auto c = constraint(*(*defs)[i], element.loc, names, rests)) out.push_back(std::move(*c));
     }
   }
 
@@ -1774,9 +2061,37 @@ class RuleConverter {
     return true;
   }
 
-  /// `let rewrite = [...]` or `let variants = [Variant<When<...>, [...]>, ...]`.
-  void targets(ir::Rule& rule, const std::set<std::string>& names,
-               const std::set<std::string>& rests) {
+  /// True if the record sets `rewrite` or `variants` to a non-empty list.
+  bool hasRewrite() {
+    for (const char* field : {"rewrite", "variants"}) {
+      auto* list = dyn_cast_or_null<llvm::ListInit>(cx_.locator.field(record_, field).init);
+      if (list && list->size() > 0) return true;
+    }
+    return false;
+  }
+
+  /// The located dags of the first target (`rewrite`, or the first Variant's), if written.
+  std::optional<Located> firstTargetDags() {
+    Located rewrite = cx_.locator.field(record_, "rewrite");
+    auto* list = dyn_cast_or_null<llvm::ListInit>(rewrite.init);
+    if (list && list->size() > 0) return rewrite;
+    Located variants = cx_.locator.field(record_, "variants");
+    auto* variant_list = dyn_cast_or_null<llvm::ListInit>(variants.init);
+    if (!variant_list || variant_list->size() == 0) return std::nullopt;
+    auto* def = dyn_cast<llvm::DefInit>(variant_list->getElement(0));
+    if (!def) return std::nullopt;
+    const llvm::RecordVal* dags = def->getDef()->getValue("rewrite");
+    if (!dags || !isa<llvm::ListInit>(dags->getValue())) return std::nullopt;
+    return cx_.locator.templateArg(cx_.locator.element(variants, 0), 1, dags->getValue());
+  }
+
+  /// `let rewrite = [...]` or `let variants = [Variant<When<...>, [...]>, ...]`, after a
+  /// rule's `let lets = [...]` and `let keep = [...]` (fields fragments do not have).
+  /// `names`: the values a dag replaces (the match's, or a fragment's results); `what`
+  /// names the record in messages ("rule 'r'").
+  void targets(std::vector<ir::Target>& out, const std::set<std::string>& names,
+               const std::set<std::string>& rests, const FragmentScope* scope,
+               const std::string& what) {
     Located rewrite = cx_.locator.field(record_, "rewrite");
     Located variants = cx_.locator.field(record_, "variants");
     auto* rewrite_list = dyn_cast_or_null<llvm::ListInit>(rewrite.init);
@@ -1784,59 +2099,362 @@ class RuleConverter {
     bool has_rewrite = rewrite_list && rewrite_list->size() > 0;
     bool has_variants = variant_list && variant_list->size() > 0;
     if (has_rewrite && has_variants) {
-      cx_.error(variants.loc, "a rule has either `rewrite` or `variants`, not both");
+      cx_.error(variants.loc, "a " + what.substr(0, what.find(' ')) +
+                                  " has either `rewrite` or `variants`, not both");
       return;
     }
     if (!has_rewrite && !has_variants) {
-      cx_.error(rule.loc, "rule '" + rule.name +
-                              "' has no rewrite: set `let rewrite = [...]` or "
-                              "`let variants = [...]`");
+      cx_.error(cx_.locator.ofRecord(record_), what +
+                                                   " has no rewrite: set `let rewrite = [...]` or "
+                                                   "`let variants = [...]`");
       return;
     }
+    // Every target: its dags, `when` and location.
+    std::vector<std::pair<Located, ir::Target>> todo;
     if (has_rewrite) {
       ir::Target target;
       target.loc = rewrite.loc;
-      TargetBuilder(cx_, names, rests, target).build(rewrite);
-      rule.targets.push_back(std::move(target));
-      return;
+      todo.emplace_back(rewrite, std::move(target));
+    } else {
+      auto defs = cx_.fields.defs(record_, "variants", variants.loc);
+      if (!defs) return;
+      for (size_t i = 0; i < defs->size(); ++i) {
+        const llvm::Record& v = *(*defs)[i];
+        Located element = cx_.locator.element(variants, i);
+        ir::Target target;
+        target.loc = element.loc;
+        auto condition = cx_.fields.def(v, "when", element.loc);
+        if (!condition) continue;
+        const llvm::Record& w = **condition;
+        auto always = cx_.fields.bit(w, "always", element.loc);
+        if (always && !*always) {
+          ir::Target::When when;
+          when.domain = cx_.fields.str(w, "domain", element.loc).value_or("");
+          when.min_opset = cx_.fields.integer(w, "min_opset", element.loc).value_or(-1);
+          when.max_opset = cx_.fields.integer(w, "max_opset", element.loc).value_or(-1);
+          when.tags =
+              cx_.fields.strings(w, "tags", element.loc).value_or(std::vector<std::string>{});
+          target.when = std::move(when);
+        }
+        const llvm::RecordVal* dags = v.getValue("rewrite");
+        if (!dags || !isa<llvm::ListInit>(dags->getValue())) {
+          cx_.error(element.loc, "a Variant's second argument is its list of rewrite dags");
+          continue;
+        }
+        if (i + 1 < defs->size() && !target.when)
+          cx_.warning(element.loc,
+                      "an unconditional variant before the last hides the ones "
+                      "after it");
+        // Variant<When, dags>: the dags are written as the second template argument.
+        todo.emplace_back(cx_.locator.templateArg(element, 1, dags->getValue()), std::move(target));
+      }
     }
-    auto defs = cx_.fields.defs(record_, "variants", variants.loc);
-    if (!defs) return;
-    for (size_t i = 0; i < defs->size(); ++i) {
-      const llvm::Record& v = *(*defs)[i];
-      Located element = cx_.locator.element(variants, i);
-      ir::Target target;
-      target.loc = element.loc;
-      auto condition = cx_.fields.def(v, "when", element.loc);
-      if (!condition) continue;
-      const llvm::Record& w = **condition;
-      auto always = cx_.fields.bit(w, "always", element.loc);
-      if (always && !*always) {
-        ir::Target::When when;
-        when.domain = cx_.fields.str(w, "domain", element.loc).value_or("");
-        when.min_opset = cx_.fields.integer(w, "min_opset", element.loc).value_or(-1);
-        when.max_opset = cx_.fields.integer(w, "max_opset", element.loc).value_or(-1);
-        when.tags = cx_.fields.strings(w, "tags", element.loc).value_or(std::vector<std::string>{});
-        target.when = std::move(when);
+
+    // The lets and keeps, built once: each target starts from a copy.
+    TargetBuilder start(cx_, names, rests, scope);
+    Located lets = cx_.locator.field(record_, "lets");
+    auto* let_list = dyn_cast_or_null<llvm::ListInit>(lets.init);
+    if (let_list && let_list->size() > 0) {
+      std::set<std::string> later;
+      for (const auto& [dags, target] : todo) {
+        std::set<std::string> locals = start.localsOf(dags);
+        later.insert(locals.begin(), locals.end());
       }
-      const llvm::RecordVal* dags = v.getValue("rewrite");
-      if (!dags || !isa<llvm::ListInit>(dags->getValue())) {
-        cx_.error(element.loc, "a Variant's second argument is its list of rewrite dags");
-        continue;
-      }
-      // Variant<When, dags>: the dags are written as the second template argument.
-      Located located = cx_.locator.templateArg(element, 1, dags->getValue());
-      TargetBuilder(cx_, names, rests, target).build(located);
-      if (i + 1 < defs->size() && !target.when)
-        cx_.warning(element.loc,
-                    "an unconditional variant before the last hides the ones "
-                    "after it");
-      rule.targets.push_back(std::move(target));
+      start.build(lets, later);
+    }
+    if (lets.init && !let_list) cx_.error(lets.loc, "`lets` must be a list of rewrite dags");
+    if (record_.getValue("keep")) {
+      Located keep = cx_.locator.field(record_, "keep");
+      if (auto kept = cx_.fields.strings(record_, "keep", keep.loc))
+        for (size_t i = 0; i < kept->size(); ++i)
+          start.keep((*kept)[i], cx_.locator.element(keep, i).loc);
+    }
+    for (auto& [dags, target] : todo) {
+      TargetBuilder builder = start;
+      builder.build(dags);
+      ir::Target built = builder.take();
+      built.when = std::move(target.when);
+      built.loc = target.loc;
+      out.push_back(std::move(built));
     }
   }
 
   Context& cx_;
   const llvm::Record& record_;
+};
+
+/// Converts one Rule record.
+class RuleConverter : BodyReader {
+ public:
+  RuleConverter(Context& cx, const llvm::Record& record) : BodyReader(cx, record) {}
+
+  /// The rule, or nullopt if it had errors (all reported).
+  std::optional<ir::Rule> convert() {
+    unsigned errors = cx_.diag.errorCount();
+    ir::Rule rule;
+    rule.loc = cx_.locator.ofRecord(record_);
+    Fields& f = cx_.fields;
+    rule.name = f.str(record_, "rule_name", rule.loc).value_or("");
+    if (auto priority = f.integer(record_, "priority", rule.loc)) {
+      if (*priority < INT_MIN || *priority > INT_MAX)
+        cx_.error(cx_.locator.field(record_, "priority").loc, "priority is out of range");
+      rule.priority = static_cast<int>(*priority);
+    }
+    rule.tags = f.strings(record_, "tags", rule.loc).value_or(std::vector<std::string>{});
+    rule.doc = f.str(record_, "doc", rule.loc).value_or("");
+    applicability(rule);
+
+    std::set<std::string> names;
+    std::set<std::string> rests;
+    if (!Fields::isSet(record_, "match")) {
+      cx_.error(rule.loc, "rule '" + rule.name + "' has no match: set `let match = [...]`");
+    } else {
+      Located match = cx_.locator.field(record_, "match");
+      auto* list = dyn_cast_or_null<llvm::ListInit>(match.init);
+      if (!list) {
+        cx_.error(match.loc, "`match` must be a list of dags");
+      } else if (list->size() == 0) {
+        cx_.error(match.loc, "`match` is empty: it needs at least the root dag");
+      } else {
+        PatternBuilder builder(cx_, rule.pattern);
+        builder.build(match);
+        names = builder.names();
+        rests = builder.rests();
+      }
+    }
+    constraints(rule.pattern.constraints, names, rests);
+    targets(rule.targets, names, rests, nullptr, "rule '" + rule.name + "'");
+    if (cx_.diag.errorCount() != errors) return std::nullopt;
+    return rule;
+  }
+
+ private:
+  /// `let requires = [Opset<"", 17>, ...]`.
+  void applicability(ir::Rule& rule) {
+    Located list = cx_.locator.field(record_, "requires");
+    auto defs = cx_.fields.defs(record_, "requires", list.loc);
+    if (!defs) return;
+    for (size_t i = 0; i < defs->size(); ++i) {
+      const llvm::Record& r = *(*defs)[i];
+      Located element = cx_.locator.element(list, i);
+      ir::Applicability a;
+      a.loc = element.loc;
+      a.domain = cx_.fields.str(r, "domain", a.loc).value_or("");
+      a.min_opset = cx_.fields.integer(r, "min_opset", a.loc).value_or(-1);
+      a.max_opset = cx_.fields.integer(r, "max_opset", a.loc).value_or(-1);
+      rule.requires.push_back(std::move(a));
+    }
+  }
+};
+
+/// Converts one Fragment record: `def name : Fragment<["t"], [AttrParam<"axis", "-1">]>`
+/// with a `match` (and `where`) or a `rewrite` / `variants`.
+class FragmentConverter : BodyReader {
+ public:
+  FragmentConverter(Context& cx, const llvm::Record& record) : BodyReader(cx, record) {}
+
+  /// The fragment, or nullopt if it had errors (all reported).
+  std::optional<ir::Fragment> convert() {
+    unsigned errors = cx_.diag.errorCount();
+    ir::Fragment f;
+    f.loc = cx_.locator.ofRecord(record_);
+    if (record_.isAnonymous()) {
+      cx_.error(f.loc, "a fragment is used by its record's name: def head_split : Fragment<...>");
+      return std::nullopt;
+    }
+    f.name = record_.getName().str();
+    if (!isSnakeCase(f.name)) {
+      cx_.error(f.loc, "fragment name '" + f.name +
+                           "' is not snake_case (lowercase letters, digits and '_'), so it could "
+                           "be taken for an op");
+      return std::nullopt;
+    }
+    f.doc = cx_.fields.str(record_, "doc", f.loc).value_or("");
+    if (!params(f)) return std::nullopt;
+    Located results = cx_.locator.field(record_, "results");
+    f.results =
+        cx_.fields.strings(record_, "results", results.loc).value_or(std::vector<std::string>{});
+    for (size_t i = 0; i < f.results.size(); ++i)
+      if (f.results[i].empty() || f.results[i] == "_" ||
+          std::count(f.results.begin(), f.results.begin() + static_cast<std::ptrdiff_t>(i),
+                     f.results[i]))
+        cx_.error(cx_.locator.element(results, i).loc,
+                  f.results[i].empty() || f.results[i] == "_"
+                      ? "a result is a name the body binds"
+                      : "result '" + f.results[i] + "' is listed twice");
+
+    Located match = cx_.locator.field(record_, "match");
+    auto* match_list = dyn_cast_or_null<llvm::ListInit>(match.init);
+    const bool has_match = match_list && match_list->size() > 0;
+    const bool has_rewrite = hasRewrite();
+    if (has_match && has_rewrite) {
+      Located rewrite = cx_.locator.field(record_, "rewrite");
+      if (!dyn_cast_or_null<llvm::ListInit>(rewrite.init) ||
+          cast<llvm::ListInit>(rewrite.init)->size() == 0)
+        rewrite = cx_.locator.field(record_, "variants");
+      cx_.error(rewrite.loc, "a fragment is a piece of a match or of a rewrite, not both");
+      return std::nullopt;
+    }
+    if (!has_match && !has_rewrite) {
+      cx_.error(f.loc, "fragment '" + f.name +
+                           "' needs `let match = [...]`, or `let rewrite = [...]` or "
+                           "`let variants = [...]`");
+      return std::nullopt;
+    }
+    f.is_match = has_match;
+    if (has_match)
+      matchBody(f, match);
+    else
+      rewriteBody(f);
+    if (cx_.diag.errorCount() != errors) return std::nullopt;
+    return f;
+  }
+
+ private:
+  /// `Fragment<values, [AttrParam<name, default>, ...]>`: value parameters, then attribute
+  /// parameters. False if one is malformed.
+  bool params(ir::Fragment& f) {
+    const unsigned errors = cx_.diag.errorCount();
+    Located parent = cx_.locator.parent(record_, "Fragment");
+    const llvm::RecordVal* values_field = record_.getValue("value_params");
+    const llvm::RecordVal* attrs_field = record_.getValue("attr_params");
+    Located values =
+        cx_.locator.templateArg(parent, 0, values_field ? values_field->getValue() : nullptr);
+    Located attrs =
+        cx_.locator.templateArg(parent, 1, attrs_field ? attrs_field->getValue() : nullptr);
+    auto add = [&](const std::string& name, const ir::SourceLoc& loc) -> ir::Fragment::Param* {
+      if (name.empty() || name == "_" ||
+          !std::all_of(
+              name.begin(), name.end(),
+              [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) ||
+          std::isdigit(static_cast<unsigned char>(name[0]))) {
+        cx_.error(loc, "a parameter's name is a name, as in \"t\" (not \"" + name + "\")");
+        return nullptr;
+      }
+      for (const ir::Fragment::Param& q : f.params)
+        if (q.name == name) {
+          cx_.error(loc, "parameter '" + name + "' is listed twice");
+          return nullptr;
+        }
+      ir::Fragment::Param p;
+      p.name = name;
+      p.loc = loc;
+      f.params.push_back(std::move(p));
+      return &f.params.back();
+    };
+    if (auto names = cx_.fields.strings(record_, "value_params", values.loc))
+      for (size_t i = 0; i < names->size(); ++i)
+        add((*names)[i], cx_.locator.element(values, i).loc);
+    if (auto defs = cx_.fields.defs(record_, "attr_params", attrs.loc)) {
+      for (size_t i = 0; i < defs->size(); ++i) {
+        const llvm::Record& a = *(*defs)[i];
+        // AttrParam<name, default>, located at each argument when written out.
+        const Located element = cx_.locator.element(attrs, i);
+        const ir::SourceLoc loc = element.loc;
+        auto name = cx_.fields.str(a, "param_name", loc);
+        auto text = cx_.fields.str(a, "param_default", loc);
+        if (!name || !text) continue;
+        ir::Fragment::Param* p = add(*name, cx_.locator.templateArg(element, 0, nullptr).loc);
+        if (!p) continue;
+        p->attribute = true;
+        if (text->empty()) continue;
+        p->default_value = defaultLiteral(*text);
+        if (!p->default_value)
+          cx_.error(cx_.locator.templateArg(element, 1, nullptr).loc,
+                    "default \"" + *text + "\" of attribute parameter '" + *name +
+                        "' is not a literal: write it as \"-1\", \"1e-5\", \"[0, 1]\" or "
+                        "\"'text'\" (\"\" for none)");
+      }
+    }
+    for (const ir::Fragment::Param& p : f.params)
+      (p.attribute ? scope_.attrs : scope_.values).push_back(p.name);
+    scope_.name = f.name;
+    return cx_.diag.errorCount() == errors;
+  }
+
+  /// An attribute parameter's default, written as text: a number, a quoted string, or a
+  /// list of either (the literals a YAML signature `f(x, attr=default)` takes).
+  static std::optional<ir::Literal> defaultLiteral(const std::string& text) {
+    std::string s = trim(text);
+    auto quoted = [](const std::string& t) {
+      return t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front();
+    };
+    if (quoted(s)) return literalFromText(s, "string");
+    if (s.size() >= 2 && s.front() == '[' && s.back() == ']') {
+      std::vector<std::string> items = splitList(s.substr(1, s.size() - 2));
+      if (!items.empty() && std::all_of(items.begin(), items.end(), quoted))
+        return literalFromText(s, "strings");
+    }
+    return literalFromText(s, "");
+  }
+
+  /// The name the last dag of `dags` binds (its value's), or "".
+  static std::string lastName(const Located& dags) {
+    auto* list = dyn_cast_or_null<llvm::ListInit>(dags.init);
+    if (!list || list->size() == 0) return "";
+    Located last;
+    last.init = list->getElement(list->size() - 1);
+    std::string kind = markerOf(operatorOf(last.init));
+    std::string name;
+    if (kind == "results" || kind == "replace") {
+      if (numArgs(last) > 1 && isa<llvm::UnsetInit>(cast<llvm::DagInit>(last.init)->getArg(0)))
+        name = argName(last, 0);
+    } else {
+      name = dagName(last);
+    }
+    return name == "_" ? "" : name;
+  }
+
+  /// The results when `let results` is not set: what the last dag binds.
+  bool defaultResults(ir::Fragment& f, const std::optional<Located>& dags) {
+    if (!f.results.empty()) return true;
+    std::string name = dags ? lastName(*dags) : "";
+    if (name.empty()) {
+      Located last = dags ? cx_.locator.element(*dags, cast<llvm::ListInit>(dags->init)->size() - 1)
+                          : Located{};
+      cx_.error(dags ? last.loc : f.loc,
+                "a fragment's last dag names its result, as in (Op:$name ...); or list its "
+                "results in `let results = [...]`");
+      return false;
+    }
+    f.results.push_back(name);
+    return true;
+  }
+
+  void matchBody(ir::Fragment& f, const Located& match) {
+    if (!defaultResults(f, match)) return;
+    PatternBuilder builder(cx_, f.match, &scope_);
+    builder.build(match, f.results);
+    const std::set<std::string>& names = builder.names();
+    constraints(f.match.constraints, names, builder.rests());
+    if (f.match.root == ir::kNoExpr) return;
+    Located results = cx_.locator.field(record_, "results");
+    for (size_t i = 0; i < f.results.size(); ++i) {
+      const ir::ExprId id = builder.boundExpr(f.results[i]);
+      if (id == ir::kNoExpr) {
+        ir::SourceLoc loc = f.loc;
+        if (auto* list = dyn_cast_or_null<llvm::ListInit>(results.init); list && list->size() > 0)
+          loc = cx_.locator.element(results, i).loc;
+        cx_.error(loc, "fragment '" + f.name + "' returns '" + f.results[i] +
+                           "', which no dag of its match binds: bind it with (Op:$" + f.results[i] +
+                           " ...)");
+        continue;
+      }
+      f.result_exprs.push_back(id);
+    }
+  }
+
+  void rewriteBody(ir::Fragment& f) {
+    Located where = cx_.locator.field(record_, "where");
+    if (auto* list = dyn_cast_or_null<llvm::ListInit>(where.init); list && list->size() > 0)
+      cx_.error(where.loc, "`where` constrains a match; a rewrite fragment has none");
+    if (!defaultResults(f, firstTargetDags())) return;
+    const std::set<std::string> results(f.results.begin(), f.results.end());
+    const std::set<std::string> no_rests;
+    targets(f.rewrite, results, no_rests, &scope_, "fragment '" + f.name + "'");
+  }
+
+  FragmentScope scope_;
 };
 
 /// Converts one OpDecl record.
@@ -1940,6 +2558,19 @@ void convertRecords(const llvm::RecordKeeper& records, const llvm::SourceMgr& so
   }
   for (const llvm::Record* r : definitions(records, "OpDecl"))
     if (auto op = OpDeclConverter(cx, *r).convert()) out.ops.push_back(std::move(*op));
+  for (const llvm::Record* r : definitions(records, "FragmentName")) {
+    if (r->isSubClassOf("Fragment")) {
+      if (auto f = FragmentConverter(cx, *r).convert()) out.fragments.push_back(std::move(*f));
+    } else if (r->isAnonymous() || !isSnakeCase(r->getName().str())) {
+      // A fragment defined in another file: its uses name it, as a snake_case op name.
+      diag.error(locator.ofRecord(*r),
+                 r->isAnonymous()
+                     ? "a FragmentName names a fragment: def head_split : FragmentName;"
+                     : "fragment name '" + r->getName().str() +
+                           "' is not snake_case (lowercase letters, digits and '_'), so it "
+                           "could be taken for an op");
+    }
+  }
   for (const llvm::Record* r : definitions(records, "Rule"))
     if (auto rule = RuleConverter(cx, *r).convert()) out.rules.push_back(std::move(*rule));
 }

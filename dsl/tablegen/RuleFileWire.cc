@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -126,11 +127,40 @@ void io(S& s, std::optional<T>& v) {
   if (present && s.ok()) io(s, *v);
 }
 
+/// file:line:col without `via`.
 template <typename S>
-void io(S& s, ir::SourceLoc& v) {
+void ioPlace(S& s, ir::SourceLoc& v) {
   io(s, v.file);
   io(s, v.line);
   io(s, v.col);
+}
+
+/// A location and the chain of fragment uses it was expanded through (SourceLoc::via),
+/// innermost first, as a list: a loop, so a corrupt stream cannot recurse deeply.
+template <typename S>
+void io(S& s, ir::SourceLoc& v) {
+  ioPlace(s, v);
+  std::vector<std::pair<std::string, ir::SourceLoc>> uses;
+  if constexpr (!S::kReading)
+    for (const ir::FragmentUse* u = v.via.get(); u; u = u->at.via.get())
+      uses.emplace_back(u->fragment, ir::SourceLoc(u->at.file, u->at.line, u->at.col));
+  uint64_t n = s.size(uses.size());
+  if constexpr (S::kReading) uses.resize(n);
+  for (auto& [fragment, at] : uses) {
+    if (!s.ok()) return;
+    io(s, fragment);
+    ioPlace(s, at);
+  }
+  if constexpr (S::kReading) {
+    if (!s.ok()) return;
+    std::shared_ptr<const ir::FragmentUse> outer;
+    for (auto u = uses.rbegin(); u != uses.rend(); ++u) {
+      ir::FragmentUse use{u->first, u->second};
+      use.at.via = outer;
+      outer = std::make_shared<const ir::FragmentUse>(std::move(use));
+    }
+    v.via = outer;
+  }
 }
 
 template <typename S>
@@ -150,6 +180,7 @@ void io(S& s, ir::AttrMatch& v) {
   io(s, v.max);
   io(s, v.capture);
   io(s, v.default_value);
+  io(s, v.older_defaults);
   io(s, v.loc);
 }
 
@@ -170,6 +201,7 @@ void io(S& s, ir::Expr& v) {
   io(s, v.literal);
   io(s, v.tolerance);
   io(s, v.tags);
+  io(s, v.group);
   io(s, v.loc);
 }
 
@@ -291,9 +323,31 @@ void io(S& s, ir::OpDecl& v) {
 }
 
 template <typename S>
+void io(S& s, ir::Fragment::Param& v) {
+  io(s, v.name);
+  io(s, v.attribute);
+  io(s, v.default_value);
+  io(s, v.loc);
+}
+
+template <typename S>
+void io(S& s, ir::Fragment& v) {
+  io(s, v.name);
+  io(s, v.params);
+  io(s, v.results);
+  io(s, v.doc);
+  io(s, v.is_match);
+  io(s, v.match);
+  io(s, v.result_exprs);
+  io(s, v.rewrite);
+  io(s, v.loc);
+}
+
+template <typename S>
 void io(S& s, ir::RuleFile& v) {
   io(s, v.rules);
   io(s, v.ops);
+  io(s, v.fragments);
 }
 
 template <typename S>

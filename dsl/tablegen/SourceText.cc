@@ -35,6 +35,21 @@ class TextParser {
     return value(out, 0);
   }
 
+  /// `def name : Class<...>` (from `def` or from the name): the first parent class.
+  bool defParent(TextNode& out) {
+    const char* start = p_;
+    if (!word()) return false;
+    if (p_ - start == 3 && std::strncmp(start, "def", 3) == 0) {
+      skipBlanks();
+      if (peek() != ':' && !word()) return false;  // the name, unless anonymous
+    }
+    skipBlanks();
+    if (peek() != ':') return false;
+    ++p_;
+    skipBlanks();
+    return simple(out, 0);  // no suffixes: a `{` after it opens the body
+  }
+
   /// A value with its suffixes.
   bool value(TextNode& out, int depth) {
     if (depth > kMaxDepth) return false;
@@ -319,6 +334,11 @@ bool parseFieldValue(const char* text, const char* end, TextNode& out) {
 bool parseValue(const char* text, const char* end, TextNode& out) {
   if (!text || !end || text >= end) return false;
   return TextParser(text, end).value(out, 0);
+}
+
+bool parseDefParent(const char* text, const char* end, TextNode& out) {
+  if (!text || !end || text >= end) return false;
+  return TextParser(text, end).defParent(out) && out.kind == TextNode::Kind::kClassRef;
 }
 
 const char* defNameStart(const char* text, const char* end) {

@@ -38,6 +38,11 @@ bool parseFieldValue(const char* text, const char* end, TextNode& out);
 /// Parses one value at `text`. False if it is not a value this parser knows.
 bool parseValue(const char* text, const char* end, TextNode& out);
 
+/// Parses the first parent class of `def name : Class<a, b> ...` at `text` (where
+/// Record::getLoc() points) into `out`, a kClassRef whose items are the template arguments.
+/// False if the def is anonymous or has another form.
+bool parseDefParent(const char* text, const char* end, TextNode& out);
+
 /// Where a def's name starts, given where its `def` keyword is (Record::getLoc()); `text`
 /// itself for an anonymous def or any other text.
 const char* defNameStart(const char* text, const char* end);

@@ -341,6 +341,7 @@ bool parseTableGenRules(const std::string& path, const std::vector<std::string>&
       if (!tablegen::decodeRuleFile(payload, file)) break;
       for (ir::Rule& r : file.rules) out.rules.push_back(std::move(r));
       for (ir::OpDecl& d : file.ops) out.ops.push_back(std::move(d));
+      for (ir::Fragment& f : file.fragments) out.fragments.push_back(std::move(f));
       finished = true;
     }
   }

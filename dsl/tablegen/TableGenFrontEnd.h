@@ -1,6 +1,6 @@
 //===- TableGenFrontEnd.h - TableGen rule files to Rule IR ----------------===//
 //
-// Reads a `.td` rule file (records deriving from Rule and OpDecl, see
+// Reads a `.td` rule file (records deriving from Rule, OpDecl and Fragment, see
 // dsl/td/onnx_rewrite/Rule.td and docs/dsl.md) with LLVM's TableGen parser and
 // builds the same Rule IR the YAML front end builds. TableGen's own errors
 // (syntax, undefined records, missing includes) and the front end's (a dag the
@@ -19,15 +19,17 @@
 
 namespace onnx_rewrite {
 
-/// Parses the TableGen rule file `path` and appends its rules and op declarations to `out`.
+/// Parses the TableGen rule file `path` and appends its rules, op declarations and
+/// fragments (those of the files it includes too) to `out`.
 ///
 /// Args:
 ///   path: the `.td` file; locations name it as given.
 ///   include_dirs: folders searched by `include "..."` (the one holding
 ///     `onnx_rewrite/Rule.td`, dsl/td, must be among them).
-///   out: receives one ir::Rule per Rule record and one ir::OpDecl per OpDecl record, in
-///     file order. A rule with errors is left out. Commutativity and attribute defaults
-///     are left for the checks to fill.
+///   out: receives one ir::Rule per Rule record, one ir::OpDecl per OpDecl record and one
+///     ir::Fragment per Fragment record, in file order. A rule (or fragment) with errors is
+///     left out. Fragment uses stay op calls for compiler/sema/ExpandFragments to expand;
+///     commutativity and attribute defaults are left for the checks to fill.
 ///   diag: receives every error, warning and note.
 ///
 /// Returns: true if no error was reported.

@@ -1474,6 +1474,7 @@ bool parseRewrite(const std::string& text, const TextLocator& locator,
     diag.error(locator.at(0), "the rewrite has no statements");
     return false;
   }
+  size_t kept = 0;
   for (const auto& [name, loc] : options.keep) {
     if (!match_names.count(name)) {
       diag.error(loc, "'keep' names values of the match; '" + name + "' is not one");
@@ -1484,7 +1485,9 @@ bool parseRewrite(const std::string& text, const TextLocator& locator,
     keep.value.kind = Node::Kind::kName;
     keep.value.name = name;
     keep.value.loc = loc;
-    statements.insert(statements.begin() + lets, std::move(keep));
+    // After the lets, in the order written (`cos = cos` then `sin = sin`).
+    statements.insert(statements.begin() + lets + kept, std::move(keep));
+    ++kept;
   }
   std::set<std::string> replaced = match_names;
   if (options.results) {

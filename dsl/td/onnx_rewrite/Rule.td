@@ -1,7 +1,8 @@
 //===- Rule.td - base classes of onnx-rewrite TableGen rules -*- tablegen -*-===//
 //
 // A rule file includes this file and defines records deriving from `Rule` (and,
-// for ops outside ONNX's schema registry, `OpDecl`). The TableGen front end
+// for ops outside ONNX's schema registry, `OpDecl`; for pieces of matches and
+// rewrites that rules share, `Fragment`). The TableGen front end
 // (dsl/tablegen/TableGenFrontEnd.cc) reads those records and builds the same
 // Rule IR the YAML front end builds; docs/dsl.md is the language reference.
 //
@@ -57,6 +58,17 @@ def Optional : Marker<"optional">;
 // creates a node with four outputs, replaces y with output 0 and sum with
 // output 3 (re-exporting a matched intermediate).
 def Results : Marker<"results">;
+
+// `(Tuple a, b)`: one alternative of several values at once, for a Results
+// that binds as many names. Each alternative of the AnyOf is a Tuple or an op
+// whose outputs the names are; all the names take the same alternative:
+//
+//   (Results $x1, $x2, (AnyOf (Tag<"split"> (Split $x, (axis -1))),
+//                             (Tag<"slice"> (Tuple (Slice $x, 0, $h, -1),
+//                                                  (Slice $x, $h, $n, -1)))))
+//
+// `(Results $a, $b, (Tuple ...))` is a tuple with no other alternative.
+def Tuple : Marker<"tuple">;
 
 // `(alpha (Range "0.0", "1.0"))`: a numeric attribute within [lo, hi]. The
 // bounds are ints or numeric strings (TableGen has no float literals).
@@ -272,6 +284,11 @@ class Variant<When condition, list<dag> dags> {
 //    may be used by later dags.
 //  - `$x` reads the matched value x (or an earlier local name).
 //
+// `let lets = [dags]` are rewrite dags built before those of every variant
+// (values all variants share), and `let keep = ["cos", "sin"]` re-exports
+// matched values unchanged, as `(Replace $cos, $cos)` in every variant would:
+// their readers outside the match keep reading them, so the match may apply.
+//
 // Give either `rewrite` or `variants`, not both. A rule's record shares
 // TableGen's one namespace of records with the ops and attribute names of
 // Ops.td: name it apart from them (`def GeluFusion`, not `def Gelu`).
@@ -292,6 +309,70 @@ class Rule<string name> {
   // The target (one, unconditional)...
   list<dag> rewrite = [];
   // ...or targets tried in order: the first whose `when` holds is built.
+  list<Variant> variants = [];
+  // Rewrite dags built first in every target (names all variants may read).
+  list<dag> lets = [];
+  // Matched values re-exported unchanged by every target.
+  list<string> keep = [];
+}
+
+//===----------------------------------------------------------------------===//
+// Fragments
+//===----------------------------------------------------------------------===//
+//
+// A fragment is a named, parameterized piece of a match or of a rewrite. Rules
+// (and other fragments) of every loaded file use it like an op, by its
+// record's name, which is snake_case so it is never taken for an op:
+//
+//   def head_split : Fragment<["t"], [AttrParam<"perm", "[0, 2, 1, 3]">]> {
+//     let match = [(Reshape:$r $t, $shape),
+//                  (Transpose:$h $r, (perm $perm))];
+//     let results = ["r", "h"];
+//   }
+//
+//   def Attention : Rule<"attention"> {
+//     let match = [(Results $qr, $qh, (head_split $q)), ...];
+//
+// Value parameters are `$name`s of the body that the use passes by position;
+// attribute parameters are passed as attribute dags, `(head_split $q, (perm
+// (ints 0, 2, 3, 1)))`, and read in the body as `(perm $perm)`. The results
+// are the names in `results`, or the name the last dag binds; a use binds
+// them as it binds an op's outputs: `(head_split:$qh $q)`, or `(Results $qr,
+// $qh, (head_split $q))`. Every other name of the body is the fragment's own:
+// each use gets fresh ones. A rewrite fragment has `rewrite` or `variants`
+// (combined with the variants of the rule that uses it) instead of `match`
+// and `where`; a name its body binds that is a result is what the use stands
+// for. docs/dsl.md has the rules of expansion.
+
+// An attribute parameter: its name (an attribute record's, from Ops.td or
+// `def my_attr : AttrName<"my_attr">`, since a use writes it as an attribute
+// dag) and its value when a use passes none, written as text as AttrDecl's
+// default is ("-1", "1e-5", "[-1]", "'constant'"); "" (none): the body's
+// attribute is then left out (no condition in a match, the op's default in a
+// rewrite).
+class AttrParam<string name, string dflt = ""> {
+  string param_name = name;
+  string param_default = dflt;
+}
+
+// A record that names a fragment: the operator of a fragment use. Declare one
+// defined in another loaded file (YAML) with `def head_split : FragmentName;`.
+class FragmentName;
+
+class Fragment<list<string> values, list<AttrParam> attrs = []> : FragmentName {
+  // The value parameters, in the order a use passes them.
+  list<string> value_params = values;
+  // The attribute parameters.
+  list<AttrParam> attr_params = attrs;
+  // What the fragment matches or builds, in a sentence.
+  string doc = "";
+  // The values a use stands for (default: the name the last dag binds).
+  list<string> results = [];
+  // A piece of a match, the last dag its first value...
+  list<dag> match = [];
+  list<Constraint> where = [];
+  // ...or of a rewrite: one target, or targets by `When`.
+  list<dag> rewrite = [];
   list<Variant> variants = [];
 }
 

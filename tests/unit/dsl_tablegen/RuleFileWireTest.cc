@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler/ir/RulePrinter.h"
+#include "tests/unit/dsl_tablegen/TableGenTestSupport.h"
 
 namespace onnx_rewrite::tablegen {
 namespace {
@@ -58,8 +59,18 @@ ir::RuleFile everyField() {
   a.max = 2.5;
   a.capture = "cap";
   a.default_value = ir::Literal{ir::Literal::Kind::kInt, {0}, {}, {}};
+  a.older_defaults = {{12, ir::Literal{ir::Literal::Kind::kInt, {1}, {}, {}}}};
   a.loc = {"r.td", 7, 8};
-  op_expr.attrs = {a};
+  // Expansion's trail: used in `outer` at r.td:30:1, itself used at r.td:31:2.
+  auto outer = std::make_shared<const ir::FragmentUse>(ir::FragmentUse{"outer", {"r.td", 31, 2}});
+  ir::FragmentUse inner_use{"inner", {"r.td", 30, 1}};
+  inner_use.at.via = outer;
+  a.loc.via = std::make_shared<const ir::FragmentUse>(inner_use);
+  ir::AttrMatch param;
+  param.name = "perm";
+  param.kind = ir::AttrMatch::Kind::kParam;
+  param.capture = "p";
+  op_expr.attrs = {a, param};
   op_expr.output = 2;
   op_expr.optional = true;
   op_expr.commutative = true;
@@ -70,6 +81,7 @@ ir::RuleFile everyField() {
   alt.kind = ir::Expr::Kind::kAlternatives;
   alt.inputs = {2, 0};
   alt.tags = {"pow", ""};
+  alt.group = 7;
   ir::Expr none;
   none.kind = ir::Expr::Kind::kNone;
   none.loc = {"r.td", 19, 20};
@@ -127,6 +139,29 @@ ir::RuleFile everyField() {
   r.targets = {t, ir::Target{}};
   r.loc = {"r.td", 15, 16};
   f.rules.push_back(r);
+
+  ir::Fragment match;
+  match.name = "heads";
+  match.params.push_back({"t", false, std::nullopt, {"f.td", 1, 2}});
+  match.params.push_back(
+      {"perm", true, ir::Literal{ir::Literal::Kind::kInts, {0, 2, 1, 3}, {}, {}}, {"f.td", 3, 4}});
+  match.results = {"y", "b"};
+  match.doc = "Heads.";
+  match.is_match = true;
+  match.match = r.pattern;
+  match.result_exprs = {2, 3};
+  match.loc = {"f.td", 5, 6};
+  f.fragments.push_back(match);
+  ir::Fragment rewrite;
+  rewrite.name = "rms";
+  rewrite.params.push_back({"eps", true, std::nullopt, {}});
+  rewrite.results = {"y"};
+  rewrite.is_match = false;
+  ir::Target body = t;
+  body.exprs[2].attrs.push_back(
+      {"epsilon", ir::TargetAttr::Kind::kParam, {}, "eps", {}, {"f.td", 7, 8}});
+  rewrite.rewrite = {body, ir::Target{}};
+  f.fragments.push_back(rewrite);
   return f;
 }
 
@@ -158,6 +193,33 @@ TEST(RuleFileWire, EveryFieldSurvivesARoundTrip) {
   EXPECT_FALSE(after.rules[0].targets[1].when.has_value());
   EXPECT_FALSE(after.ops[0].attrs[1].default_value.has_value());
   EXPECT_TRUE(after.ops[0].attrs[0].required);
+}
+
+TEST(RuleFileWire, FragmentsTuplesParametersAndExpansionTrailsSurviveARoundTrip) {
+  ir::RuleFile before = everyField();
+  std::string bytes;
+  encodeRuleFile(before, bytes);
+  std::string_view in(bytes);
+  ir::RuleFile after;
+  ASSERT_TRUE(decodeRuleFile(in, after));
+  ASSERT_EQ(after.fragments.size(), 2u);
+  for (size_t i = 0; i < before.fragments.size(); ++i)
+    EXPECT_EQ(testing::fragmentText(after.fragments[i]),
+              testing::fragmentText(before.fragments[i]));
+  const ir::Fragment& match = after.fragments[0];
+  EXPECT_EQ(match.params[1].loc.str(), "f.td:3:4");
+  EXPECT_EQ(match.result_exprs, (std::vector<ir::ExprId>{2, 3}));
+  EXPECT_EQ(match.loc.str(), "f.td:5:6");
+  EXPECT_FALSE(after.fragments[1].is_match);
+  EXPECT_EQ(after.fragments[1].rewrite.size(), 2u);
+  EXPECT_EQ(after.fragments[1].rewrite[0].exprs[2].attrs.back().kind, ir::TargetAttr::Kind::kParam);
+  const ir::Expr& op = after.rules[0].pattern.exprs[2];
+  EXPECT_EQ(after.rules[0].pattern.exprs[3].group, 7u);
+  EXPECT_EQ(op.attrs[1].kind, ir::AttrMatch::Kind::kParam);
+  EXPECT_EQ(op.attrs[1].capture, "p");
+  ASSERT_EQ(op.attrs[0].older_defaults.size(), 1u);
+  EXPECT_EQ(op.attrs[0].older_defaults[0].first, 12);
+  EXPECT_EQ(op.attrs[0].loc.trace(), "r.td:7:8 (in inner at r.td:30:1) (in outer at r.td:31:2)");
 }
 
 TEST(RuleFileWire, ACutStreamIsRefused) {

@@ -91,5 +91,25 @@ TEST(SourceText, DefNameStartSkipsTheKeyword) {
   EXPECT_EQ(defNameStart(anonymous.data(), anonymous.data() + anonymous.size()), anonymous.data());
 }
 
+TEST(SourceText, FindsTheTemplateArgumentsOfADefsFirstParent) {
+  // From the `def` keyword or from the name; the body's `{` is not a suffix of the class.
+  std::string text = "def heads : Fragment<[\"t\"], [AttrParam<\"perm\", \"-1\">]> {\n}";
+  for (size_t start : {size_t{0}, text.find("heads")}) {
+    TextNode node;
+    ASSERT_TRUE(parseDefParent(text.data() + start, text.data() + text.size(), node));
+    EXPECT_EQ(node.kind, TextNode::Kind::kClassRef);
+    EXPECT_EQ(at(text, node), text.find("Fragment"));
+    ASSERT_EQ(node.items.size(), 2u);
+    ASSERT_EQ(node.items[1].items.size(), 1u);
+    EXPECT_EQ(at(text, node.items[1].items[0].items[1]), text.find("\"-1\""));
+  }
+  std::string anonymous = "def : Fragment<[\"t\"]>;";
+  TextNode node;
+  ASSERT_TRUE(parseDefParent(anonymous.data(), anonymous.data() + anonymous.size(), node));
+  EXPECT_EQ(node.items.size(), 1u);
+  std::string no_parent = "def centered;";
+  EXPECT_FALSE(parseDefParent(no_parent.data(), no_parent.data() + no_parent.size(), node));
+}
+
 }  // namespace
 }  // namespace onnx_rewrite::tablegen

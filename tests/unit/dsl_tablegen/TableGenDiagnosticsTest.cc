@@ -451,6 +451,90 @@ rule.td:1:9: error: Unexpected token at top level
 include "onnx_rewrite/Rules.td"
         ^
 )"},
+    {"FragmentWithoutABody",
+     R"(include "onnx_rewrite/Rule.td"
+def centered : Fragment<["x"]>;
+)",
+     R"(rule.td:2:5: error: fragment 'centered' needs `let match = [...]`, or `let rewrite = [...]` or `let variants = [...]`
+def centered : Fragment<["x"]>;
+    ^
+)"},
+    {"FragmentWithAMatchAndARewrite",
+     R"(include "onnx_rewrite/Rule.td"
+def centered : Fragment<["x"]> {
+  let match = [(Sub:$d $x, (ReduceMean $x))];
+  let rewrite = [(Sub:$d $x, (ReduceMean $x))];
+}
+)",
+     R"(rule.td:4:7: error: a fragment is a piece of a match or of a rewrite, not both
+  let rewrite = [(Sub:$d $x, (ReduceMean $x))];
+      ^
+)"},
+    {"UnknownAttributeParameter",
+     R"(include "onnx_rewrite/Rule.td"
+def soft : Fragment<["x"], [AttrParam<"axis", "-1">]> {
+  let match = [(Softmax:$y $x, (axis $axs))];
+}
+)",
+     R"(rule.td:3:38: error: 'axs' is not an attribute parameter of fragment 'soft' (those are: axis)
+  let match = [(Softmax:$y $x, (axis $axs))];
+                                     ^
+)"},
+    {"AttributeParameterOutsideAFragment",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Softmax:$y $x, (axis $ax))];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:38: error: an attribute value is a literal or a condition; to capture it write (axis (Capture $ax))
+  let match = [(Softmax:$y $x, (axis $ax))];
+                                     ^
+)"},
+    {"AttributeParameterDefaultThatIsNoLiteral",
+     R"(include "onnx_rewrite/Rule.td"
+def soft : Fragment<["x"], [AttrParam<"axis", "last">]> {
+  let match = [(Softmax:$y $x, (axis $axis))];
+}
+)",
+     R"(rule.td:2:47: error: default "last" of attribute parameter 'axis' is not a literal: write it as "-1", "1e-5", "[0, 1]" or "'text'" ("" for none)
+def soft : Fragment<["x"], [AttrParam<"axis", "last">]> {
+                                              ^
+)"},
+    {"TupleOfTheWrongSize",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Results $a, $b, (AnyOf (Split $x), (Tuple (Neg $x)))), (Add:$y $a, $b)];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:53: error: this tuple has 1 value, but Results binds 2 names
+  let match = [(Results $a, $b, (AnyOf (Split $x), (Tuple (Neg $x)))), (Add:$y $a, $b)];
+                                                    ^
+)"},
+    {"KeepInARuleWithoutAMatchAddsNothing",
+     R"(include "onnx_rewrite/Rule.td"
+def LayerNorm : Rule<"layer_norm"> {
+  let keep = ["x"];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:2:5: error: rule 'layer_norm' has no match: set `let match = [...]`
+def LayerNorm : Rule<"layer_norm"> {
+    ^
+)"},
+    {"KeepOfANameTheMatchDoesNotBind",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(Neg:$y $x)];
+  let keep = ["x", "cos"];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:4:20: error: `keep` names values of the match; 'cos' is not one
+  let keep = ["x", "cos"];
+                   ^
+)"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Mistakes, TableGenRenderedDiagnostics, ::testing::ValuesIn(kRendered),

@@ -45,6 +45,35 @@ inline std::string replaceAll(std::string text, const std::string& from, const s
   return text;
 }
 
+/// A fragment as canonical text, for comparing front ends: its signature and results,
+/// then its body as RulePrinter prints a rule (a match once per result, as if it were the
+/// root; a rewrite's variants as a rule's).
+inline std::string fragmentText(const ir::Fragment& f) {
+  std::string out = "fragment " + f.name + "(";
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const ir::Fragment::Param& p = f.params[i];
+    out += (i ? ", " : "") + p.name;
+    if (p.attribute) out += "=" + (p.default_value ? p.default_value->str() : std::string("_"));
+  }
+  out += ") ->";
+  for (const std::string& r : f.results) out += " " + r;
+  out += f.is_match ? " (match)\n" : " (rewrite)\n";
+  if (!f.doc.empty()) out += "  doc " + f.doc + "\n";
+  ir::Rule body;
+  body.name = f.name;
+  if (f.is_match) {
+    body.pattern = f.match;
+    for (ir::ExprId result : f.result_exprs) {
+      body.pattern.root = result;
+      out += ir::printRule(body);
+    }
+  } else {
+    body.targets = f.rewrite;
+    out += ir::printRule(body);
+  }
+  return out;
+}
+
 /// Parses `path` with dsl/td and `extra_includes` as include folders.
 inline TdParse parseTdFile(const std::string& path,
                            const std::vector<std::string>& extra_includes = {}) {
