@@ -2197,14 +2197,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   // ---- Rewrite
 
   /// Variant 0 (when opset in [23, -] @heads), rules/rotary.yaml:141:9:
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
   ///   pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:142:24", "x")) return false;
     std::optional<onnx::TensorProto> t0 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
@@ -2223,10 +2223,10 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:141:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:141:9",
                      "rules/rotary.yaml:136:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:141:9",
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:141:9",
                      "rules/rotary.yaml:136:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:141:9",
@@ -2235,8 +2235,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v2 = slot(kSlotSin);
-    const ValueId v3 = slot(kSlotCos);
+    const ValueId v2 = slot(kSlotCos);
+    const ValueId v3 = slot(kSlotSin);
     const ValueId v4 = slot(kSlotX);
     const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
     const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
@@ -2253,14 +2253,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Variant 1 (when @heads), rules/rotary.yaml:141:9:
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
   ///   rotary_half_cache), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:142:24", "x")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:142:27", "pos")) return false;
     std::optional<onnx::TensorProto> t0 =
@@ -2279,10 +2279,10 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:141:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:141:9",
                      "rules/rotary.yaml:136:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:141:9",
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:141:9",
                      "rules/rotary.yaml:136:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:141:9",
@@ -2291,8 +2291,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v2 = slot(kSlotSin);
-    const ValueId v3 = slot(kSlotCos);
+    const ValueId v2 = slot(kSlotCos);
+    const ValueId v3 = slot(kSlotSin);
     const ValueId v4 = slot(kSlotX);
     const ValueId v5 = slot(kSlotPos);
     const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
@@ -2309,14 +2309,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:143:9:
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
   ///   pos, interleaved=0, num_heads=1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:143:24", "x")) return false;
     std::optional<onnx::TensorProto> t0 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
@@ -2331,10 +2331,10 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     attrs6.push_back(gen::intAttribute("num_heads", 1));
     collectMatched();
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:143:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:143:9",
                      "rules/rotary.yaml:136:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:143:9",
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:143:9",
                      "rules/rotary.yaml:136:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:143:9",
@@ -2343,8 +2343,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v2 = slot(kSlotSin);
-    const ValueId v3 = slot(kSlotCos);
+    const ValueId v2 = slot(kSlotCos);
+    const ValueId v3 = slot(kSlotSin);
     const ValueId v4 = slot(kSlotX);
     const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
     const ValueId v1 = rw_.addInitializer(std::move(*t1), ruleName());
@@ -2361,14 +2361,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// Variant 3, rules/rotary.yaml:143:9:
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
   ///   rotary_half_cache), interleaved=0, num_heads=1)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:143:24", "x")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:143:27", "pos")) return false;
     std::optional<onnx::TensorProto> t0 =
@@ -2383,10 +2383,10 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     attrs6.push_back(gen::intAttribute("num_heads", 1));
     collectMatched();
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:143:9",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:143:9",
                      "rules/rotary.yaml:136:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:143:9",
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:143:9",
                      "rules/rotary.yaml:136:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:143:9",
@@ -2395,8 +2395,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v2 = slot(kSlotSin);
-    const ValueId v3 = slot(kSlotCos);
+    const ValueId v2 = slot(kSlotCos);
+    const ValueId v3 = slot(kSlotSin);
     const ValueId v4 = slot(kSlotX);
     const ValueId v5 = slot(kSlotPos);
     const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
@@ -3662,18 +3662,18 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   // ---- Rewrite
 
   /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:181:5:
-  ///   st = st
-  ///   ct = ct
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper,
   ///   rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:180:11", "st")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:180:11", "ct")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:180:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:180:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:180:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:180:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:180:11", "st")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:182:18", "x")) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
@@ -3692,16 +3692,16 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
-      return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:181:5",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:181:5",
                      "rules/rotary.yaml:180:11"))
       return false;
     if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:181:5",
                      "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:181:5",
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
+      return false;
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:181:5",
                      "rules/rotary.yaml:180:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:181:5",
@@ -3710,10 +3710,10 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotSt);
-    const ValueId v1 = slot(kSlotCt);
-    const ValueId v2 = slot(kSlotSin);
-    const ValueId v3 = slot(kSlotCos);
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
     const ValueId v4 = slot(kSlotX);
     const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
     const ValueId v7 = rw_.addInitializer(std::move(*t7), ruleName());
@@ -3733,18 +3733,18 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Variant 1, rules/rotary.yaml:181:5:
-  ///   st = st
-  ///   ct = ct
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
+  ///   ct = ct
+  ///   st = st
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq),
   ///   tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:180:11", "st")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:180:11", "ct")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:180:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:180:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:180:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:180:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:180:11", "st")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:182:18", "x")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:182:21", "pos")) return false;
     std::optional<onnx::TensorProto> t6 =
@@ -3763,16 +3763,16 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
-      return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:181:5",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:181:5",
                      "rules/rotary.yaml:180:11"))
       return false;
     if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:181:5",
                      "rules/rotary.yaml:180:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:181:5",
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:181:5",
+                     "rules/rotary.yaml:180:11"))
+      return false;
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:181:5",
                      "rules/rotary.yaml:180:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:181:5",
@@ -3781,10 +3781,10 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotSt);
-    const ValueId v1 = slot(kSlotCt);
-    const ValueId v2 = slot(kSlotSin);
-    const ValueId v3 = slot(kSlotCos);
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
+    const ValueId v2 = slot(kSlotCt);
+    const ValueId v3 = slot(kSlotSt);
     const ValueId v4 = slot(kSlotX);
     const ValueId v5 = slot(kSlotPos);
     const ValueId v6 = rw_.addInitializer(std::move(*t6), ruleName());
@@ -4432,14 +4432,14 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
   // ---- Rewrite
 
   /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:207:5:
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper,
   ///   rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:206:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:206:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:206:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:208:18", "x")) return false;
     std::optional<onnx::TensorProto> t4 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
@@ -4458,10 +4458,10 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:207:5",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:207:5",
                      "rules/rotary.yaml:206:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:207:5",
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:207:5",
                      "rules/rotary.yaml:206:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:207:5",
@@ -4470,8 +4470,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotSin);
-    const ValueId v1 = slot(kSlotCos);
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotX);
     const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
     const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
@@ -4488,14 +4488,14 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// Variant 1, rules/rotary.yaml:207:5:
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache),
   ///   tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:206:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:206:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:206:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:208:18", "x")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:208:21", "pos")) return false;
     std::optional<onnx::TensorProto> t4 =
@@ -4514,10 +4514,10 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:207:5",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:207:5",
                      "rules/rotary.yaml:206:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:207:5",
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:207:5",
                      "rules/rotary.yaml:206:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:207:5",
@@ -4526,8 +4526,8 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotSin);
-    const ValueId v1 = slot(kSlotCos);
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotX);
     const ValueId v3 = slot(kSlotPos);
     const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
@@ -5173,15 +5173,15 @@ class RotaryEmbeddingInterleavedBsnhMatch
   // ---- Rewrite
 
   /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:223:5:
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper,
   ///   rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1,
   ///   num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:222:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:222:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:222:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:224:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
@@ -5207,10 +5207,10 @@ class RotaryEmbeddingInterleavedBsnhMatch
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:223:5",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:223:5",
                      "rules/rotary.yaml:222:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:223:5",
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:223:5",
                      "rules/rotary.yaml:222:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:223:5",
@@ -5219,8 +5219,8 @@ class RotaryEmbeddingInterleavedBsnhMatch
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotSin);
-    const ValueId v1 = slot(kSlotCos);
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotX);
     const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
     NodeSpec spec4;
@@ -5253,15 +5253,15 @@ class RotaryEmbeddingInterleavedBsnhMatch
   }
 
   /// Variant 1, rules/rotary.yaml:223:5:
-  ///   sin = sin
   ///   cos = cos
+  ///   sin = sin
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos,
   ///   tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache),
   ///   interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:222:11", "sin")) return false;
     if (!requireBound(kSlotCos, "rules/rotary.yaml:222:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:222:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:224:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
@@ -5287,10 +5287,10 @@ class RotaryEmbeddingInterleavedBsnhMatch
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:223:5",
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:223:5",
                      "rules/rotary.yaml:222:11"))
       return false;
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:223:5",
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:223:5",
                      "rules/rotary.yaml:222:11"))
       return false;
     if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:223:5",
@@ -5299,8 +5299,8 @@ class RotaryEmbeddingInterleavedBsnhMatch
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotSin);
-    const ValueId v1 = slot(kSlotCos);
+    const ValueId v0 = slot(kSlotCos);
+    const ValueId v1 = slot(kSlotSin);
     const ValueId v2 = slot(kSlotX);
     const ValueId v3 = rw_.addInitializer(std::move(*t3), ruleName());
     NodeSpec spec4;

@@ -27,7 +27,7 @@ namespace onnx_rewrite {
 
 /// Expands every fragment use in `file.rules`; reports unknown parameters, wrong
 /// argument counts, fragments that use themselves and fragments defined twice. Returns
-/// false if an error was reported. `file.fragments` stay (rulec --emit=ir prints them).
+/// false if an error was reported. `file.fragments` stay as parsed.
 bool expandFragments(ir::RuleFile& file, DiagnosticEngine& diag);
 
 }  // namespace onnx_rewrite
