@@ -4,8 +4,8 @@
 //
 // Generated from: rules/skip_layer_norm.yaml
 // Regenerate with: build/compiler/rulec/rulec --emit=cpp -o generated rules/attention.yaml
-// rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml rules/rms_norm.td
-// rules/rotary.yaml rules/skip_layer_norm.yaml
+// rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
+// rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
 //===----------------------------------------------------------------------===//
 #include <cstdint>
@@ -28,7 +28,6 @@ using To = gen::Matcher::To;
 // Ops the rules match or create, interned once.
 namespace op {
 const OpId kAdd = OpId::get("", "Add");
-const OpId kCast = OpId::get("", "Cast");
 const OpId kComMicrosoftSkipLayerNormalization =
     OpId::get("com.microsoft", "SkipLayerNormalization");
 const OpId kLayerNormalization = OpId::get("", "LayerNormalization");
@@ -45,40 +44,35 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// a
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:28, skip_layer_norm 76:28,
-  /// skip_layer_norm_float 86:20)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:28, skip_layer_norm 80:28)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
   /// skip
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:31, skip_layer_norm 76:31,
-  /// skip_layer_norm_float 86:23)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:31, skip_layer_norm 80:31)
   bool matchSkip(ValueId v, gen::Next k) {
     if (seen(Ids::kSkip)) return same(Ids::kSkip, v) && k();
     return bind(Ids::kSkip, v) && k();
   }
 
   /// bias
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:37, skip_layer_norm 76:37,
-  /// skip_layer_norm_float 86:29)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:37, skip_layer_norm 80:37)
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
     return bind(Ids::kBias, v) && k();
   }
 
   /// gamma
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:43, skip_layer_norm 76:43,
-  /// skip_layer_norm_float 87:44)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:43, skip_layer_norm 80:43)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
   }
 
   /// beta
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 64:50, skip_layer_norm 76:50,
-  /// skip_layer_norm_float 87:51)
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 68:50, skip_layer_norm 80:50)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
     return bind(Ids::kBeta, v) && k();
@@ -86,10 +80,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) |
   /// LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 34:12 (in layer_norm_of at
-  /// rules/skip_layer_norm.yaml:41:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
-  /// skip_layer_norm 34:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) (in residual_norm
-  /// at rules/skip_layer_norm.yaml:76:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 38:12 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
+  /// skip_layer_norm 38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm
+  /// at rules/skip_layer_norm.yaml:80:14))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -102,11 +96,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// s = Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 24:34 (in residual at
-  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
-  /// skip_layer_norm 24:34 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 24:34 (in residual at
-  /// rules/skip_layer_norm.yaml:86:11))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 28:34 (in residual at
+  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
+  /// skip_layer_norm 28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:80:14))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     if (!bind(Ids::kS, v)) return false;
@@ -121,10 +114,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 33:12 (in layer_norm_of at
-  /// rules/skip_layer_norm.yaml:41:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
-  /// skip_layer_norm 33:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) (in residual_norm
-  /// at rules/skip_layer_norm.yaml:76:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 37:12 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
+  /// skip_layer_norm 37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm
+  /// at rules/skip_layer_norm.yaml:80:14))
   bool matchLayerNormalization7(ValueId v, gen::Next k) {
     if (seen(Ids::kLayerNormalization7)) return same(Ids::kLayerNormalization7, v) && k();
     if (!bind(Ids::kLayerNormalization7, v)) return false;
@@ -136,10 +129,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 34:14 (in layer_norm_of at
-  /// rules/skip_layer_norm.yaml:41:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
-  /// skip_layer_norm 34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) (in residual_norm
-  /// at rules/skip_layer_norm.yaml:76:14))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 38:14 (in layer_norm_of at
+  /// rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
+  /// skip_layer_norm 38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm
+  /// at rules/skip_layer_norm.yaml:80:14))
   bool matchLayerNormalization8(ValueId v, gen::Next k) {
     if (seen(Ids::kLayerNormalization8)) return same(Ids::kLayerNormalization8, v) && k();
     if (!bind(Ids::kLayerNormalization8, v)) return false;
@@ -149,11 +142,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// residual.1.ab = Add(a, bias)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 22:12 (in residual at
-  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
-  /// skip_layer_norm 22:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 22:12 (in residual at
-  /// rules/skip_layer_norm.yaml:86:11))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 26:12 (in residual at
+  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
+  /// skip_layer_norm 26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:80:14))
   bool matchResidual1Ab(ValueId v, gen::Next k) {
     if (seen(Ids::kResidual1Ab)) return same(Ids::kResidual1Ab, v) && k();
     if (!bind(Ids::kResidual1Ab, v)) return false;
@@ -168,11 +160,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// residual.1.as = Add(a, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 23:12 (in residual at
-  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
-  /// skip_layer_norm 23:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 23:12 (in residual at
-  /// rules/skip_layer_norm.yaml:86:11))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 27:12 (in residual at
+  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
+  /// skip_layer_norm 27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:80:14))
   bool matchResidual1As(ValueId v, gen::Next k) {
     if (seen(Ids::kResidual1As)) return same(Ids::kResidual1As, v) && k();
     if (!bind(Ids::kResidual1As, v)) return false;
@@ -187,11 +178,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(residual.1.ab, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 24:12 (in residual at
-  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
-  /// skip_layer_norm 24:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 24:12 (in residual at
-  /// rules/skip_layer_norm.yaml:86:11))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 28:12 (in residual at
+  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
+  /// skip_layer_norm 28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:80:14))
   bool matchAdd11(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd11)) return same(Ids::kAdd11, v) && k();
     if (!bind(Ids::kAdd11, v)) return false;
@@ -206,11 +196,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(residual.1.as, bias)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 24:36 (in residual at
-  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
-  /// skip_layer_norm 24:36 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 24:36 (in residual at
-  /// rules/skip_layer_norm.yaml:86:11))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 28:36 (in residual at
+  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
+  /// skip_layer_norm 28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:80:14))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd12)) return same(Ids::kAdd12, v) && k();
     if (!bind(Ids::kAdd12, v)) return false;
@@ -225,11 +214,10 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(a, skip)
-  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 24:59 (in residual at
-  /// rules/skip_layer_norm.yaml:40:11) (in residual_norm at rules/skip_layer_norm.yaml:64:14),
-  /// skip_layer_norm 24:59 (in residual at rules/skip_layer_norm.yaml:40:11) (in residual_norm at
-  /// rules/skip_layer_norm.yaml:76:14), skip_layer_norm_float 24:59 (in residual at
-  /// rules/skip_layer_norm.yaml:86:11))
+  /// (rules/skip_layer_norm.yaml: skip_layer_norm_residual 28:59 (in residual at
+  /// rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14),
+  /// skip_layer_norm 28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at
+  /// rules/skip_layer_norm.yaml:80:14))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd13)) return same(Ids::kAdd13, v) && k();
     if (!bind(Ids::kAdd13, v)) return false;
@@ -245,7 +233,7 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/skip_layer_norm.yaml:60
+// Generated from: rules/skip_layer_norm.yaml:64
 // skip_layer_norm_residual (priority 61): Residual Add (+ bias) + LayerNorm whose sum is also read
 // elsewhere.
 //===----------------------------------------------------------------------===//
@@ -255,7 +243,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "skip_layer_norm_residual";
-    s.loc = "rules/skip_layer_norm.yaml:60:5";
+    s.loc = "rules/skip_layer_norm.yaml:64:5";
     s.root = 5;
     s.slot_names = {"a", "skip", "bias",          "gamma",        "beta",
                     "y", "s",    "residual.1.ab", "residual.1.as"};
@@ -264,31 +252,31 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/skip_layer_norm.yaml:64:28";
+      e.loc = "rules/skip_layer_norm.yaml:68:28";
       e.slot = 0;
     }
     {  // 1: skip
       gen::ExprSpec& e = s.exprs[1];
       e.label = "skip";
-      e.loc = "rules/skip_layer_norm.yaml:64:31";
+      e.loc = "rules/skip_layer_norm.yaml:68:31";
       e.slot = 1;
     }
     {  // 2: bias
       gen::ExprSpec& e = s.exprs[2];
       e.label = "bias";
-      e.loc = "rules/skip_layer_norm.yaml:64:37";
+      e.loc = "rules/skip_layer_norm.yaml:68:37";
       e.slot = 2;
     }
     {  // 3: gamma
       gen::ExprSpec& e = s.exprs[3];
       e.label = "gamma";
-      e.loc = "rules/skip_layer_norm.yaml:64:43";
+      e.loc = "rules/skip_layer_norm.yaml:68:43";
       e.slot = 3;
     }
     {  // 4: beta
       gen::ExprSpec& e = s.exprs[4];
       e.label = "beta";
-      e.loc = "rules/skip_layer_norm.yaml:64:50";
+      e.loc = "rules/skip_layer_norm.yaml:68:50";
       e.slot = 4;
     }
     {  // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) |
@@ -296,24 +284,24 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ExprSpec& e = s.exprs[5];
       e.label = "y";
       e.loc =
-          "rules/skip_layer_norm.yaml:34:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       e.slot = 5;
     }
     {  // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "s";
       e.loc =
-          "rules/skip_layer_norm.yaml:24:34 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       e.slot = 6;
     }
     {  // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/skip_layer_norm.yaml:33:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -322,9 +310,9 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
         a.loc =
-            "rules/skip_layer_norm.yaml:33:47 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:64:14)";
+            "rules/skip_layer_norm.yaml:37:47 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:68:14)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -333,7 +321,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:64:56";
+        a.loc = "rules/skip_layer_norm.yaml:68:56";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -341,17 +329,17 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
         a.loc =
-            "rules/skip_layer_norm.yaml:33:69 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:64:14)";
+            "rules/skip_layer_norm.yaml:37:69 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:68:14)";
       }
     }
     {  // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/skip_layer_norm.yaml:34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -360,9 +348,9 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
         a.loc =
-            "rules/skip_layer_norm.yaml:34:43 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:64:14)";
+            "rules/skip_layer_norm.yaml:38:43 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:68:14)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -371,7 +359,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:64:56";
+        a.loc = "rules/skip_layer_norm.yaml:68:56";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -379,17 +367,17 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
         a.loc =
-            "rules/skip_layer_norm.yaml:34:65 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:64:14)";
+            "rules/skip_layer_norm.yaml:38:65 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:68:14)";
       }
     }
     {  // 9: Add(a, bias)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:22:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       e.slot = 7;
       e.num_inputs = 2;
     }
@@ -397,8 +385,8 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:23:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       e.slot = 8;
       e.num_inputs = 2;
     }
@@ -406,30 +394,30 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:24:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       e.num_inputs = 2;
     }
     {  // 12: Add(residual.1.as, bias)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:24:36 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       e.num_inputs = 2;
     }
     {  // 13: Add(a, skip)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:24:59 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc = "rules/skip_layer_norm.yaml:66:12";
+      c.loc = "rules/skip_layer_norm.yaml:70:12";
       c.subject = "s";
       c.slot = 6;
       c.has_min = true;
@@ -441,7 +429,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:43:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 5;  // y
       c.subject = "a";
       c.slot = 0;
@@ -454,7 +442,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/skip_layer_norm.yaml:43:34 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:47:34 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 5;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
@@ -465,7 +453,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:44:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 5;  // y
       c.subject = "skip";
       c.slot = 1;
@@ -478,7 +466,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:45:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 5;  // y
       c.subject = "gamma";
       c.slot = 3;
@@ -489,7 +477,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:46:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 5;  // y
       c.subject = "beta";
       c.slot = 4;
@@ -500,7 +488,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/skip_layer_norm.yaml:46:28 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 5;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
@@ -511,7 +499,7 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 5;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
@@ -522,8 +510,8 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConsumers;
       c.loc =
-          "rules/skip_layer_norm.yaml:26:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:30:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 6;  // s
       c.subject = "residual.1.ab";
       c.slot = 7;
@@ -536,8 +524,8 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConsumers;
       c.loc =
-          "rules/skip_layer_norm.yaml:27:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 6;  // s
       c.subject = "residual.1.as";
       c.slot = 8;
@@ -550,8 +538,8 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:28:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 6;  // s
       c.subject = "bias";
       c.slot = 2;
@@ -562,8 +550,8 @@ const gen::RuleSpec& specSkipLayerNormResidual() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstant;
       c.loc =
-          "rules/skip_layer_norm.yaml:28:27 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:64:14)";
+          "rules/skip_layer_norm.yaml:32:27 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
       c.guard_slot = 6;  // s
       c.subject = "bias";
       c.slot = 2;
@@ -664,28 +652,28 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:68:9:
+  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:72:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:69:28", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:69:31", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:69:37", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:73:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:73:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:73:37", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:69:56",
-                 "rules/skip_layer_norm.yaml:69:56");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:73:56",
+                 "rules/skip_layer_norm.yaml:73:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:68:9",
-            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:69:20)"))
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:72:9",
+            "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:73:20)"))
       return false;
     if (!replaceable(
-            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:68:9",
-            "rules/skip_layer_norm.yaml:55:20 (in skip_ln at rules/skip_layer_norm.yaml:69:20)"))
+            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:72:9",
+            "rules/skip_layer_norm.yaml:59:20 (in skip_ln at rules/skip_layer_norm.yaml:73:20)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -707,29 +695,29 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
   }
 
-  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:68:9:
+  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:72:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, bias, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:69:28", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:69:31", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:69:37", "gamma")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:69:50", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:73:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:73:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:73:37", "gamma")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:73:50", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:69:56",
-                 "rules/skip_layer_norm.yaml:69:56");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:73:56",
+                 "rules/skip_layer_norm.yaml:73:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:68:9",
-            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:69:20)"))
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:72:9",
+            "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:73:20)"))
       return false;
     if (!replaceable(
-            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:68:9",
-            "rules/skip_layer_norm.yaml:57:20 (in skip_ln at rules/skip_layer_norm.yaml:69:20)"))
+            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:72:9",
+            "rules/skip_layer_norm.yaml:61:20 (in skip_ln at rules/skip_layer_norm.yaml:73:20)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -752,29 +740,29 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
   }
 
-  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:70:9:
+  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:74:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:70:28", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:70:31", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:70:37", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:70:44", "beta")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:74:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:74:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:74:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:74:44", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:70:56",
-                 "rules/skip_layer_norm.yaml:70:56");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:74:56",
+                 "rules/skip_layer_norm.yaml:74:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:70:9",
-            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:70:20)"))
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:74:9",
+            "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)"))
       return false;
     if (!replaceable(
-            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:70:9",
-            "rules/skip_layer_norm.yaml:55:20 (in skip_ln at rules/skip_layer_norm.yaml:70:20)"))
+            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:74:9",
+            "rules/skip_layer_norm.yaml:59:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -796,30 +784,30 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}, {s_.provided[1], v7}});
   }
 
-  /// Variant 3, rules/skip_layer_norm.yaml:70:9:
+  /// Variant 3, rules/skip_layer_norm.yaml:74:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
   ///   s = output 3
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:70:28", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:70:31", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:70:37", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:70:44", "beta")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:70:50", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:74:28", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:74:31", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:74:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:74:44", "beta")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:74:50", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:70:56",
-                 "rules/skip_layer_norm.yaml:70:56");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:74:56",
+                 "rules/skip_layer_norm.yaml:74:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:70:9",
-            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:70:20)"))
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:74:9",
+            "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)"))
       return false;
     if (!replaceable(
-            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:70:9",
-            "rules/skip_layer_norm.yaml:57:20 (in skip_ln at rules/skip_layer_norm.yaml:70:20)"))
+            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:74:9",
+            "rules/skip_layer_norm.yaml:61:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -851,7 +839,7 @@ class SkipLayerNormResidualRule : public RewritePattern {
                                 root,
                                 61,
                                 {"ort"},
-                                "rules/skip_layer_norm.yaml:60:5",
+                                "rules/skip_layer_norm.yaml:64:5",
                                 {op::kComMicrosoftSkipLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -873,7 +861,7 @@ class SkipLayerNormResidualRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/skip_layer_norm.yaml:72
+// Generated from: rules/skip_layer_norm.yaml:76
 // skip_layer_norm (priority 60): Residual Add (+ bias) + LayerNorm.
 //===----------------------------------------------------------------------===//
 
@@ -882,7 +870,7 @@ const gen::RuleSpec& specSkipLayerNorm() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "skip_layer_norm";
-    s.loc = "rules/skip_layer_norm.yaml:72:5";
+    s.loc = "rules/skip_layer_norm.yaml:76:5";
     s.root = 5;
     s.slot_names = {"a", "skip", "bias",          "gamma",        "beta",
                     "y", "s",    "residual.1.ab", "residual.1.as"};
@@ -891,31 +879,31 @@ const gen::RuleSpec& specSkipLayerNorm() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/skip_layer_norm.yaml:76:28";
+      e.loc = "rules/skip_layer_norm.yaml:80:28";
       e.slot = 0;
     }
     {  // 1: skip
       gen::ExprSpec& e = s.exprs[1];
       e.label = "skip";
-      e.loc = "rules/skip_layer_norm.yaml:76:31";
+      e.loc = "rules/skip_layer_norm.yaml:80:31";
       e.slot = 1;
     }
     {  // 2: bias
       gen::ExprSpec& e = s.exprs[2];
       e.label = "bias";
-      e.loc = "rules/skip_layer_norm.yaml:76:37";
+      e.loc = "rules/skip_layer_norm.yaml:80:37";
       e.slot = 2;
     }
     {  // 3: gamma
       gen::ExprSpec& e = s.exprs[3];
       e.label = "gamma";
-      e.loc = "rules/skip_layer_norm.yaml:76:43";
+      e.loc = "rules/skip_layer_norm.yaml:80:43";
       e.slot = 3;
     }
     {  // 4: beta
       gen::ExprSpec& e = s.exprs[4];
       e.label = "beta";
-      e.loc = "rules/skip_layer_norm.yaml:76:50";
+      e.loc = "rules/skip_layer_norm.yaml:80:50";
       e.slot = 4;
     }
     {  // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) |
@@ -923,24 +911,24 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ExprSpec& e = s.exprs[5];
       e.label = "y";
       e.loc =
-          "rules/skip_layer_norm.yaml:34:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       e.slot = 5;
     }
     {  // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "s";
       e.loc =
-          "rules/skip_layer_norm.yaml:24:34 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       e.slot = 6;
     }
     {  // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/skip_layer_norm.yaml:33:12 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -949,9 +937,9 @@ const gen::RuleSpec& specSkipLayerNorm() {
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
         a.loc =
-            "rules/skip_layer_norm.yaml:33:47 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:76:14)";
+            "rules/skip_layer_norm.yaml:37:47 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:80:14)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -960,7 +948,7 @@ const gen::RuleSpec& specSkipLayerNorm() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:76:56";
+        a.loc = "rules/skip_layer_norm.yaml:80:56";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -968,17 +956,17 @@ const gen::RuleSpec& specSkipLayerNorm() {
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
         a.loc =
-            "rules/skip_layer_norm.yaml:33:69 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:76:14)";
+            "rules/skip_layer_norm.yaml:37:69 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:80:14)";
       }
     }
     {  // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/skip_layer_norm.yaml:34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:41:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
+          "(in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -987,9 +975,9 @@ const gen::RuleSpec& specSkipLayerNorm() {
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
         a.loc =
-            "rules/skip_layer_norm.yaml:34:43 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:76:14)";
+            "rules/skip_layer_norm.yaml:38:43 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:80:14)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -998,7 +986,7 @@ const gen::RuleSpec& specSkipLayerNorm() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:76:56";
+        a.loc = "rules/skip_layer_norm.yaml:80:56";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1006,17 +994,17 @@ const gen::RuleSpec& specSkipLayerNorm() {
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
         a.loc =
-            "rules/skip_layer_norm.yaml:34:65 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:41:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:76:14)";
+            "rules/skip_layer_norm.yaml:38:65 (in layer_norm_of at "
+            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
+            "rules/skip_layer_norm.yaml:80:14)";
       }
     }
     {  // 9: Add(a, bias)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:22:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       e.slot = 7;
       e.num_inputs = 2;
     }
@@ -1024,8 +1012,8 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:23:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       e.slot = 8;
       e.num_inputs = 2;
     }
@@ -1033,31 +1021,31 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:24:12 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       e.num_inputs = 2;
     }
     {  // 12: Add(residual.1.as, bias)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:24:36 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       e.num_inputs = 2;
     }
     {  // 13: Add(a, skip)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Add";
       e.loc =
-          "rules/skip_layer_norm.yaml:24:59 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:43:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 5;  // y
       c.subject = "a";
       c.slot = 0;
@@ -1070,7 +1058,7 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/skip_layer_norm.yaml:43:34 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:47:34 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 5;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
@@ -1081,7 +1069,7 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:44:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 5;  // y
       c.subject = "skip";
       c.slot = 1;
@@ -1094,7 +1082,7 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:45:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 5;  // y
       c.subject = "gamma";
       c.slot = 3;
@@ -1105,7 +1093,7 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:46:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 5;  // y
       c.subject = "beta";
       c.slot = 4;
@@ -1116,7 +1104,7 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/skip_layer_norm.yaml:46:28 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 5;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
@@ -1127,7 +1115,7 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 5;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
@@ -1138,8 +1126,8 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConsumers;
       c.loc =
-          "rules/skip_layer_norm.yaml:26:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:30:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 6;  // s
       c.subject = "residual.1.ab";
       c.slot = 7;
@@ -1152,8 +1140,8 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConsumers;
       c.loc =
-          "rules/skip_layer_norm.yaml:27:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 6;  // s
       c.subject = "residual.1.as";
       c.slot = 8;
@@ -1166,8 +1154,8 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/skip_layer_norm.yaml:28:15 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 6;  // s
       c.subject = "bias";
       c.slot = 2;
@@ -1178,8 +1166,8 @@ const gen::RuleSpec& specSkipLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstant;
       c.loc =
-          "rules/skip_layer_norm.yaml:28:27 (in residual at rules/skip_layer_norm.yaml:40:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:76:14)";
+          "rules/skip_layer_norm.yaml:32:27 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
+          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
       c.guard_slot = 6;  // s
       c.subject = "bias";
       c.slot = 2;
@@ -1279,23 +1267,23 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:78:9:
+  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:82:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:79:25", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:79:28", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:79:34", "gamma")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:83:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:83:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:83:34", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:79:53",
-                 "rules/skip_layer_norm.yaml:79:53");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:83:53",
+                 "rules/skip_layer_norm.yaml:83:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:78:9",
-            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:79:17)"))
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:82:9",
+            "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:83:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1314,24 +1302,24 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
   }
 
-  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:78:9:
+  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:82:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, none, bias, epsilon=attr(eps))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:79:25", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:79:28", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:79:34", "gamma")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:79:47", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:83:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:83:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:83:34", "gamma")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:83:47", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:79:53",
-                 "rules/skip_layer_norm.yaml:79:53");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:83:53",
+                 "rules/skip_layer_norm.yaml:83:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:78:9",
-            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:79:17)"))
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:82:9",
+            "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:83:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1351,24 +1339,24 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
   }
 
-  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:80:9:
+  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:84:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, epsilon=attr(eps))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:80:25", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:80:28", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:80:34", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:80:41", "beta")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:84:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:84:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:84:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:84:41", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:80:53",
-                 "rules/skip_layer_norm.yaml:80:53");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:84:53",
+                 "rules/skip_layer_norm.yaml:84:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:80:9",
-            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:80:17)"))
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:84:9",
+            "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1387,25 +1375,25 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v5}});
   }
 
-  /// Variant 3, rules/skip_layer_norm.yaml:80:9:
+  /// Variant 3, rules/skip_layer_norm.yaml:84:9:
   ///   y = com.microsoft.SkipLayerNormalization(a, skip, gamma, beta, bias, epsilon=attr(eps))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:80:25", "a")) return false;
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:80:28", "skip")) return false;
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:80:34", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:80:41", "beta")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:80:47", "bias")) return false;
+    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:84:25", "a")) return false;
+    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:84:28", "skip")) return false;
+    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:84:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:84:41", "beta")) return false;
+    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:84:47", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:80:53",
-                 "rules/skip_layer_norm.yaml:80:53");
+        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:84:53",
+                 "rules/skip_layer_norm.yaml:84:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:80:9",
-            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:80:17)"))
+            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:84:9",
+            "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1434,7 +1422,7 @@ class SkipLayerNormRule : public RewritePattern {
                                 root,
                                 60,
                                 {"ort"},
-                                "rules/skip_layer_norm.yaml:72:5",
+                                "rules/skip_layer_norm.yaml:76:5",
                                 {op::kComMicrosoftSkipLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1455,749 +1443,12 @@ class SkipLayerNormRule : public RewritePattern {
   mutable gen::Scratch scratch_;  // one attempt at a time
 };
 
-//===----------------------------------------------------------------------===//
-// Generated from: rules/skip_layer_norm.yaml:82
-// skip_layer_norm_float (priority 60): An fp16 residual Add (+ bias) normalized in float (behind a
-// Cast, or mixed types).
-//===----------------------------------------------------------------------===//
-
-/// Static data of rule skip_layer_norm_float for the shared checks and messages.
-const gen::RuleSpec& specSkipLayerNormFloat() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "skip_layer_norm_float";
-    s.loc = "rules/skip_layer_norm.yaml:82:5";
-    s.root = 8;
-    s.slot_names = {"a", "skip",          "bias",         "s", "gamma", "beta",
-                    "y", "residual.1.ab", "residual.1.as"};
-    s.num_captures = 1;
-    s.exprs.resize(16);
-    {  // 0: a
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "a";
-      e.loc = "rules/skip_layer_norm.yaml:86:20";
-      e.slot = 0;
-    }
-    {  // 1: skip
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "skip";
-      e.loc = "rules/skip_layer_norm.yaml:86:23";
-      e.slot = 1;
-    }
-    {  // 2: bias
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "bias";
-      e.loc = "rules/skip_layer_norm.yaml:86:29";
-      e.slot = 2;
-    }
-    {  // 3: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "s";
-      e.loc = "rules/skip_layer_norm.yaml:24:34 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      e.slot = 3;
-    }
-    {  // 4: Cast(s, to=1)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Cast";
-      e.loc = "rules/skip_layer_norm.yaml:87:25";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/skip_layer_norm.yaml:87:33";
-      }
-    }
-    {  // 5: Cast(s, to=1) | s
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "alternatives";
-      e.loc = "rules/skip_layer_norm.yaml:87:39";
-    }
-    {  // 6: gamma
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "gamma";
-      e.loc = "rules/skip_layer_norm.yaml:87:44";
-      e.slot = 4;
-    }
-    {  // 7: beta
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "beta";
-      e.loc = "rules/skip_layer_norm.yaml:87:51";
-      e.slot = 5;
-    }
-    {  // 8: LayerNormalization((Cast(...) | s), gamma, beta, axis=-1, epsilon=capture(eps),
-       // stash_type=1) | LayerNormalization((Cast(...) | s), gamma, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "y";
-      e.loc =
-          "rules/skip_layer_norm.yaml:34:12 (in layer_norm_of at rules/skip_layer_norm.yaml:87:11)";
-      e.slot = 6;
-    }
-    {  // 9: Add(a, bias)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:22:12 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
-    {  // 10: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:23:12 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      e.slot = 8;
-      e.num_inputs = 2;
-    }
-    {  // 11: Add(residual.1.ab, skip)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:24:12 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      e.num_inputs = 2;
-    }
-    {  // 12: Add(residual.1.as, bias)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:24:36 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      e.num_inputs = 2;
-    }
-    {  // 13: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Add";
-      e.loc = "rules/skip_layer_norm.yaml:24:59 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      e.num_inputs = 2;
-    }
-    {  // 14: LayerNormalization((Cast(s, to=1) | s), gamma, beta, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "LayerNormalization";
-      e.loc =
-          "rules/skip_layer_norm.yaml:33:12 (in layer_norm_of at rules/skip_layer_norm.yaml:87:11)";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc =
-            "rules/skip_layer_norm.yaml:33:47 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:87:11)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:87:57";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "stash_type";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc =
-            "rules/skip_layer_norm.yaml:33:69 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:87:11)";
-      }
-    }
-    {  // 15: LayerNormalization((Cast(s, to=1) | s), gamma, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "LayerNormalization";
-      e.loc =
-          "rules/skip_layer_norm.yaml:34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:87:11)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc =
-            "rules/skip_layer_norm.yaml:34:43 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:87:11)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:87:57";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "stash_type";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc =
-            "rules/skip_layer_norm.yaml:34:65 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:87:11)";
-      }
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:89:16";
-      c.subject = "a";
-      c.slot = 0;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/skip_layer_norm.yaml:89:34";
-      c.subject = "a";
-      c.slot = 0;
-      c.strings = {"float16"};
-      c.elem_types = {10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/skip_layer_norm.yaml:89:50";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"a", "skip"};
-      c.arg_slots = {0, 1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:90:16";
-      c.subject = "skip";
-      c.slot = 1;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:91:16";
-      c.subject = "gamma";
-      c.slot = 4;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/skip_layer_norm.yaml:91:28";
-      c.subject = "gamma";
-      c.slot = 4;
-      c.strings = {"float"};
-      c.elem_types = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:92:16";
-      c.subject = "beta";
-      c.slot = 5;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/skip_layer_norm.yaml:92:28";
-      c.subject = "beta";
-      c.slot = 5;
-      c.strings = {"float"};
-      c.elem_types = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/skip_layer_norm.yaml:93:16";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"bias", "a"};
-      c.arg_slots = {2, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc = "rules/skip_layer_norm.yaml:26:15 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      c.guard_slot = 3;  // s
-      c.subject = "residual.1.ab";
-      c.slot = 7;
-      c.has_min = true;
-      c.min = 1.0;
-      c.has_max = true;
-      c.max = 1.0;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc = "rules/skip_layer_norm.yaml:27:15 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      c.guard_slot = 3;  // s
-      c.subject = "residual.1.as";
-      c.slot = 8;
-      c.has_min = true;
-      c.min = 1.0;
-      c.has_max = true;
-      c.max = 1.0;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/skip_layer_norm.yaml:28:15 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      c.guard_slot = 3;  // s
-      c.subject = "bias";
-      c.slot = 2;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/skip_layer_norm.yaml:28:27 (in residual at rules/skip_layer_norm.yaml:86:11)";
-      c.guard_slot = 3;  // s
-      c.subject = "bias";
-      c.slot = 2;
-    }
-    s.num_symbols = 3;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{8, 1}});  // @no_beta
-      v.tags.push_back({{3, 2}});  // @plain
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{8, 1}});  // @no_beta
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{3, 2}});  // @plain
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
-  return spec;
-}
-
-/// The search of rule skip_layer_norm_float: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
-/// Expr ids of rule skip_layer_norm_float (indices into its RuleSpec's exprs).
-struct SkipLayerNormFloatIds {
-  enum : gen::ExprId {
-    kA = 0,
-    kSkip = 1,
-    kBias = 2,
-    kS = 3,
-    kCast = 4,
-    kAnyOf = 5,
-    kGamma = 6,
-    kBeta = 7,
-    kY = 8,
-    kResidual1Ab = 9,
-    kResidual1As = 10,
-    kAdd11 = 11,
-    kAdd12 = 12,
-    kAdd13 = 13,
-    kLayerNormalization14 = 14,
-    kLayerNormalization15 = 15,
-  };
-};
-
-class SkipLayerNormFloatMatch : public SkipLayerNormSharedMatch<SkipLayerNormFloatIds> {
- public:
-  SkipLayerNormFloatMatch(gen::Scratch& scratch, Rewriter& rw)
-      : SkipLayerNormSharedMatch<SkipLayerNormFloatIds>(specSkipLayerNormFloat(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-      case 2:
-        return rewrite2();
-      case 3:
-        return rewrite3();
-    }
-    return false;
-  }
-
- private:
-  enum : uint32_t {
-    kSlotA = 0,
-    kSlotSkip = 1,
-    kSlotBias = 2,
-    kSlotS = 3,
-    kSlotGamma = 4,
-    kSlotBeta = 5,
-    kSlotY = 6,
-    kSlotResidual1Ab = 7,
-    kSlotResidual1As = 8,
-  };
-
-  // ---- Match
-
-  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchSkip,
-  // matchBias, matchS, matchGamma, matchBeta, matchResidual1Ab, matchResidual1As, matchAdd11,
-  // matchAdd12, matchAdd13.
-
-  /// Cast(s, to=1)  (rules/skip_layer_norm.yaml:87:25)
-  bool matchCast(ValueId v, gen::Next k) {
-    if (seen(kCast)) return same(kCast, v) && k();
-    if (!bind(kCast, v)) return false;
-    const NodeId n = node(kCast, v, op::kCast);
-    if (n == kNoId || !attrs(kCast, n, v)) return false;
-    return matchS(input(n, 0), k);
-  }
-
-  /// Cast(s, to=1) | s  (rules/skip_layer_norm.yaml:87:39)
-  bool matchAnyOf(ValueId v, gen::Next k) {
-    if (seen(kAnyOf)) return same(kAnyOf, v) && k();
-    if (!bind(kAnyOf, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kAnyOf, 0) && matchCast(v, k)) return true;
-    undo(m);
-    if (choose(kAnyOf, 1) && matchS(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// y = LayerNormalization((Cast(...) | s), gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1) | LayerNormalization((Cast(...) | s), gamma, axis=-1, epsilon=capture(eps),
-  /// stash_type=1)  (rules/skip_layer_norm.yaml:34:12 (in layer_norm_of at
-  /// rules/skip_layer_norm.yaml:87:11))
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kY, 0) && matchLayerNormalization14(v, k)) return true;  // @beta
-    undo(m);
-    if (choose(kY, 1) && matchLayerNormalization15(v, k)) return true;  // @no_beta
-    undo(m);
-    return false;
-  }
-
-  /// LayerNormalization((Cast(s, to=1) | s), gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1)  (rules/skip_layer_norm.yaml:33:12 (in layer_norm_of at
-  /// rules/skip_layer_norm.yaml:87:11))
-  bool matchLayerNormalization14(ValueId v, gen::Next k) {
-    if (seen(kLayerNormalization14)) return same(kLayerNormalization14, v) && k();
-    if (!bind(kLayerNormalization14, v)) return false;
-    const NodeId n = node(kLayerNormalization14, v, op::kLayerNormalization);
-    if (n == kNoId || !attrs(kLayerNormalization14, n, v)) return false;
-    return matchAnyOf(input(n, 0), [&] {
-      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
-    });
-  }
-
-  /// LayerNormalization((Cast(s, to=1) | s), gamma, axis=-1, epsilon=capture(eps), stash_type=1)
-  /// (rules/skip_layer_norm.yaml:34:14 (in layer_norm_of at rules/skip_layer_norm.yaml:87:11))
-  bool matchLayerNormalization15(ValueId v, gen::Next k) {
-    if (seen(kLayerNormalization15)) return same(kLayerNormalization15, v) && k();
-    if (!bind(kLayerNormalization15, v)) return false;
-    const NodeId n = node(kLayerNormalization15, v, op::kLayerNormalization);
-    if (n == kNoId || !attrs(kLayerNormalization15, n, v)) return false;
-    return matchAnyOf(input(n, 0), [&] { return matchGamma(input(n, 1), k); });
-  }
-
-  // ---- Rewrite
-
-  /// Variant 0 (when @no_beta @plain), rules/skip_layer_norm.yaml:99:9:
-  ///   y = com.microsoft.SkipLayerNormalization(Cast(a, to=1), Cast(skip, to=1), gamma, none,
-  ///   epsilon=attr(eps))
-  bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:95:17", "a")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 1));
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:96:17", "skip")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    attrs3.push_back(gen::intAttribute("to", 1));
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:101:31", "gamma")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    std::optional<onnx::AttributeProto> a8_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:101:48",
-                 "rules/skip_layer_norm.yaml:101:48");
-    if (!a8_0) return false;
-    attrs8.push_back(std::move(*a8_0));
-    collectMatched();
-    if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:99:9",
-            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:101:15)"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotA);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = slot(kSlotSkip);
-    NodeSpec spec3;
-    spec3.op = op::kCast;
-    spec3.inputs = {v2};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = kNoId;
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftSkipLayerNormalization;
-    spec8.inputs = {v1, v3, v6, v7};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
-  }
-
-  /// Variant 1 (when @no_beta), rules/skip_layer_norm.yaml:99:9:
-  ///   y = com.microsoft.SkipLayerNormalization(Cast(a, to=1), Cast(skip, to=1), gamma, none,
-  ///   Cast(bias, to=1), epsilon=attr(eps))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:95:17", "a")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 1));
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:96:17", "skip")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    attrs3.push_back(gen::intAttribute("to", 1));
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:101:31", "gamma")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:97:17", "bias")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    attrs5.push_back(gen::intAttribute("to", 1));
-    std::vector<onnx::AttributeProto> attrs8;
-    std::optional<onnx::AttributeProto> a8_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:101:48",
-                 "rules/skip_layer_norm.yaml:101:48");
-    if (!a8_0) return false;
-    attrs8.push_back(std::move(*a8_0));
-    collectMatched();
-    if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:99:9",
-            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:101:15)"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotA);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = slot(kSlotSkip);
-    NodeSpec spec3;
-    spec3.op = op::kCast;
-    spec3.inputs = {v2};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = kNoId;
-    const ValueId v4 = slot(kSlotBias);
-    NodeSpec spec5;
-    spec5.op = op::kCast;
-    spec5.inputs = {v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftSkipLayerNormalization;
-    spec8.inputs = {v1, v3, v6, v7, v5};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
-  }
-
-  /// Variant 2 (when @plain), rules/skip_layer_norm.yaml:102:9:
-  ///   y = com.microsoft.SkipLayerNormalization(Cast(a, to=1), Cast(skip, to=1), gamma, beta,
-  ///   epsilon=attr(eps))
-  bool rewrite2() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:95:17", "a")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 1));
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:96:17", "skip")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    attrs3.push_back(gen::intAttribute("to", 1));
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:103:31", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:103:38", "beta")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    std::optional<onnx::AttributeProto> a8_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:103:48",
-                 "rules/skip_layer_norm.yaml:103:48");
-    if (!a8_0) return false;
-    attrs8.push_back(std::move(*a8_0));
-    collectMatched();
-    if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:102:9",
-            "rules/skip_layer_norm.yaml:55:24 (in skip_ln at rules/skip_layer_norm.yaml:103:15)"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotA);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = slot(kSlotSkip);
-    NodeSpec spec3;
-    spec3.op = op::kCast;
-    spec3.inputs = {v2};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = slot(kSlotBeta);
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftSkipLayerNormalization;
-    spec8.inputs = {v1, v3, v6, v7};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
-  }
-
-  /// Variant 3, rules/skip_layer_norm.yaml:102:9:
-  ///   y = com.microsoft.SkipLayerNormalization(Cast(a, to=1), Cast(skip, to=1), gamma, beta,
-  ///   Cast(bias, to=1), epsilon=attr(eps))
-  bool rewrite3() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/skip_layer_norm.yaml:95:17", "a")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 1));
-    if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:96:17", "skip")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    attrs3.push_back(gen::intAttribute("to", 1));
-    if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:103:31", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:103:38", "beta")) return false;
-    if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:97:17", "bias")) return false;
-    std::vector<onnx::AttributeProto> attrs5;
-    attrs5.push_back(gen::intAttribute("to", 1));
-    std::vector<onnx::AttributeProto> attrs8;
-    std::optional<onnx::AttributeProto> a8_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:103:48",
-                 "rules/skip_layer_norm.yaml:103:48");
-    if (!a8_0) return false;
-    attrs8.push_back(std::move(*a8_0));
-    collectMatched();
-    if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:102:9",
-            "rules/skip_layer_norm.yaml:57:24 (in skip_ln at rules/skip_layer_norm.yaml:103:15)"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotA);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = slot(kSlotSkip);
-    NodeSpec spec3;
-    spec3.op = op::kCast;
-    spec3.inputs = {v2};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = slot(kSlotBeta);
-    const ValueId v4 = slot(kSlotBias);
-    NodeSpec spec5;
-    spec5.op = op::kCast;
-    spec5.inputs = {v4};
-    spec5.attributes = std::move(attrs5);
-    spec5.created_by = ruleName();
-    const NodeId n5 = rw_.createNode(std::move(spec5));
-    const ValueId v5 = g_.node(n5).output(0);
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftSkipLayerNormalization;
-    spec8.inputs = {v1, v3, v6, v7, v5};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
-  }
-};
-
-/// skip_layer_norm_float as a RewritePattern.
-class SkipLayerNormFloatRule : public RewritePattern {
- public:
-  SkipLayerNormFloatRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                60,
-                                {"ort"},
-                                "rules/skip_layer_norm.yaml:82:5",
-                                {op::kCast, op::kComMicrosoftSkipLayerNormalization}}),
-        root_output_(root_output) {}
-
-  bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 9, -1)) return false;
-    return true;
-  }
-
-  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    SkipLayerNormFloatMatch m(scratch_, rw);
-    if (!m.run(rw.graph().node(root).output(root_output_)))
-      return rw.notifyMatchFailure([&] { return m.describe(); });
-    return m.rewrite();
-  }
-
- private:
-  uint32_t root_output_;
-  mutable gen::Scratch scratch_;  // one attempt at a time
-};
-
 }  // namespace
 
 void populateSkipLayerNorm(RuleSet& rules) {
   rules.add(std::make_unique<SkipLayerNormResidualRule>("skip_layer_norm_residual",
                                                         op::kLayerNormalization, 0));
   rules.add(std::make_unique<SkipLayerNormRule>("skip_layer_norm", op::kLayerNormalization, 0));
-  rules.add(std::make_unique<SkipLayerNormFloatRule>("skip_layer_norm_float",
-                                                     op::kLayerNormalization, 0));
 }
 
 }  // namespace onnx_rewrite

@@ -33,6 +33,8 @@ bool fusedOutputsLackShapes(Model& ir) {
       const Node& n = g->node(id);
       if (!n.live() || n.createdBy().empty()) continue;
       for (ValueId out : n.outputs()) {
+        // What the node's own inference gave is not what another round would learn.
+        if (out != kNoId && g->value(out).typeInferredLocally()) continue;
         const onnx::TensorShapeProto* shape = out == kNoId ? nullptr : valueShape(*g, out);
         if (shape && std::any_of(shape->dim().begin(), shape->dim().end(), isUnknownDim))
           return true;

@@ -95,13 +95,18 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
   typed.reserve(replacements.size());
   for (const auto& [from, to] : replacements)
     typed.push_back({from, to, graph_.value(from).name(), graph_.value(from).type()});
-  std::string change = findTypeChange(model_, graph_, created_, typed, Strictness::kRefuse);
+  std::vector<std::pair<ValueId, onnx::TypeProto>> inferred;
+  std::string change =
+      findTypeChange(model_, graph_, created_, typed, Strictness::kRefuse, &inferred);
   if (!change.empty()) {
     refused_as_unsound_ = true;
     rollBack();
     return notifyMatchFailure([&] { return std::move(change); });
   }
   for (const auto& [from, to] : replacements) replaceValue(from, to);
+  // Later rules see what the new values are (a Cast's element type, a FusedMatMul's rank);
+  // a replacement already took the replaced value's type (what whole-model inference knew).
+  for (auto& [v, type] : inferred) graph_.setInferredType(v, std::move(type));
   // Erase what the replacement left without readers. The stack pops the match in reverse
   // topological order (consumers before producers); a node still used (a value the rule
   // chose to keep) stays.

@@ -65,8 +65,8 @@ bool typesDiffer(const onnx::TypeProto* before, const onnx::TypeProto* after) {
 }
 
 std::string findTypeChange(Model& model, const Graph& graph, const std::vector<NodeId>& created,
-                           const std::vector<TypedReplacement>& replacements,
-                           Strictness strictness) {
+                           const std::vector<TypedReplacement>& replacements, Strictness strictness,
+                           std::vector<std::pair<ValueId, onnx::TypeProto>>* inferred) {
   LocalInference types(model, graph);
   // What inference said about each new value, for kVerify's "cannot tell" cases.
   std::unordered_map<ValueId, std::pair<NodeId, NodeInference>> outcome;
@@ -82,8 +82,13 @@ std::string findTypeChange(Model& model, const Graph& graph, const std::vector<N
       return "the rewrite would create " + describeNode(node) + " over (" + inputs +
              "), which its shape inference rejects: " + result.error;
     }
-    for (ValueId out : node.outputs())
-      if (out != kNoId) outcome[out] = {id, result};
+    for (ValueId out : node.outputs()) {
+      if (out == kNoId) continue;
+      outcome[out] = {id, result};
+      const onnx::TypeProto* t = types.typeOf(out);
+      if (inferred && t && t->has_tensor_type() && t->tensor_type().elem_type() != 0)
+        inferred->emplace_back(out, *t);
+    }
   }
   for (const TypedReplacement& r : replacements) {
     const onnx::TypeProto* after = types.typeOf(r.to);

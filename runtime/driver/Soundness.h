@@ -28,6 +28,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
@@ -57,9 +58,11 @@ enum class Strictness {
 
 /// Why replacing per `replacements`, with `created` the nodes the rewrite made (in creation
 /// order), changes what readers of a replaced value see; empty when it does not.
+/// `inferred`, when given, receives the element type and shape inferred for each output of
+/// a created node (those inference knows something about), so the Rewriter can record them.
 std::string findTypeChange(Model& model, const Graph& graph, const std::vector<NodeId>& created,
-                           const std::vector<TypedReplacement>& replacements,
-                           Strictness strictness);
+                           const std::vector<TypedReplacement>& replacements, Strictness strictness,
+                           std::vector<std::pair<ValueId, onnx::TypeProto>>* inferred = nullptr);
 
 /// True when `before` and `after` are both known to differ in element type, rank or a
 /// static dim (see the file comment).

@@ -435,6 +435,14 @@ ValueId Graph::addInitializer(onnx::TensorProto tensor, std::string_view name_hi
   return nodes_[id].outputs_[0];
 }
 
+void Graph::setInferredType(ValueId v, onnx::TypeProto type) {
+  Value& value = values_[v];
+  if (value.type_) return;
+  inferred_types_.push_back(std::move(type));
+  value.type_ = &inferred_types_.back();
+  value.local_type_ = true;
+}
+
 void Graph::markUsersDirty(ValueId v) {
   Value& value = values_[v];
   if (value.producer_ != kNoId) nodes_[value.producer_].io_dirty_ = true;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -68,6 +69,9 @@ class Value {
   bool isSparseInitializer() const { return sparse_initializer_; }
   /// Element type and shape from graph inputs/outputs, value_info or shape inference; may be null.
   const onnx::TypeProto* type() const { return type_; }
+  /// The type is what the producer's own inference gave when a rewrite made it
+  /// (Graph::setInferredType), not what whole-model inference knows.
+  bool typeInferredLocally() const { return local_type_; }
   /// Graph outputs and values captured by subgraphs keep their name through a rewrite:
   /// a replacement value takes the name over.
   bool isNamePinned() const;
@@ -85,6 +89,7 @@ class Value {
   bool outer_ = false;
   bool sparse_initializer_ = false;
   bool live_ = true;
+  bool local_type_ = false;
   bool drop_if_unused_ = false;     // an initializer that lost its last use to a rewrite
   uint32_t initializer_index_ = 0;  // position of initializer_ in the GraphProto
   onnx::TensorProto* initializer_ = nullptr;
@@ -237,6 +242,10 @@ class Graph {
   void eraseNode(NodeId id);
   /// True when erasing `id` is allowed (no output used or exported).
   bool isDead(NodeId id) const;
+  /// Gives `v`, a value a rewrite created whose type nothing else knows, the type its
+  /// producer's shape inference gave (so later rules can test it). Kept in the graph, not
+  /// exported: ONNX Runtime infers it again.
+  void setInferredType(ValueId v, onnx::TypeProto type);
 
   /// Model-wide table of value and node names (shared by all graphs of a model).
   NameTable& names() { return names_; }
@@ -291,6 +300,8 @@ class Graph {
   // Segmented: references stay valid while rewrites add nodes and values.
   SegmentedVector<Node> nodes_;
   SegmentedVector<Value> values_;
+  /// Types setInferredType gave new values (a deque: Value::type_ points into it).
+  std::deque<onnx::TypeProto> inferred_types_;
   /// Reads the current name of a value, for by_name_.
   struct ValueName {
     const SegmentedVector<Value>* values;

@@ -80,8 +80,8 @@ inline std::string layerNormModel(const LayerNormSpec& s) {
   if (axes_input) inits += ", int64[1] axes = {" + s.axes + "}";
   std::string inputs = t + "[B, S, 8] x" + std::string(s.eps_is_input ? ", float eps" : "");
   std::string outputs = t + "[B, S, 8] y" + std::string(s.leak_d ? ", float[B, S, 8] d" : "");
-  // Without bias the last node is an Identity that a LayerNorm fusion keeps; it stands for
-  // whatever consumed the normalized value.
+  // Without bias the last node is an Identity, as exporters leave one; canonicalization
+  // removes it.
   return "<ir_version: 8, opset_import: [\"\" : " + op + "]>\nln (" + inputs + ") => (" + outputs +
          ") <" + inits + "> {\n" + body + "}\n";
 }
