@@ -118,7 +118,12 @@ bool keepsDim(const MatchContext& ctx, int64_t value, ValueId part, ValueId x,
 }
 
 /// The head split of `r` = Reshape(x, [a, b, N, H]) on x of rank 3 with static last dim
-/// N * H: writes N and H.
+/// D = N * H: writes N and H. a and b keep x's first two dims (keepsDim) and N and H are
+/// constants, except that one of the four may be anything (-1, as DistilBERT's
+/// view(bs, -1, n_heads, dim) writes b, or a size computed at run time, as torch 1.x's
+/// GPT-2 computes H = D / N): the other three and D then force it, since a Reshape keeps
+/// the number of elements (a model where it does not fails to run; it never computes
+/// something else).
 bool headSplit(const MatchContext& ctx, ValueId r, int64_t& heads, int64_t& head_size) {
   const Node* n = reshapeOf(ctx.graph, r);
   std::vector<int64_t> shape;
@@ -126,12 +131,18 @@ bool headSplit(const MatchContext& ctx, ValueId r, int64_t& heads, int64_t& head
   if (!n || !reshapeTarget(ctx, *n, 4, shape, parts)) return false;
   const ValueId x = n->input(0);
   const auto dims = staticShape(ctx.graph, x);
-  if (!dims || dims->size() != 3) return false;
-  heads = shape[2];
-  head_size = shape[3];
-  return heads > 0 && head_size > 0 && (*dims)[2] == heads * head_size &&
-         keepsDim(ctx, shape[0], parts[0], x, *dims, 0) &&
-         keepsDim(ctx, shape[1], parts[1], x, *dims, 1);
+  if (!dims || dims->size() != 3 || (*dims)[2] <= 0) return false;
+  const int64_t hidden = (*dims)[2];
+  const bool a = keepsDim(ctx, shape[0], parts[0], x, *dims, 0);
+  const bool b = keepsDim(ctx, shape[1], parts[1], x, *dims, 1);
+  const bool n_known = shape[2] > 0 && hidden % shape[2] == 0;
+  const bool h_known = shape[3] > 0 && hidden % shape[3] == 0;
+  const int unknown = !a + !b + !n_known + !h_known;
+  if (unknown > 1 || (unknown == 1 && !n_known && !h_known)) return false;
+  if (n_known && h_known && shape[2] * shape[3] != hidden) return false;
+  heads = n_known ? shape[2] : hidden / shape[3];
+  head_size = h_known ? shape[3] : hidden / shape[2];
+  return true;
 }
 
 // ---- Predicates ---------------------------------------------------------------------------
@@ -168,10 +179,13 @@ bool mergesInto(const MatchContext& ctx, ValueId y, ValueId q, int64_t heads, in
   std::vector<ValueId> parts;
   if (!n || q == kNoId || !reshapeTarget(ctx, *n, 3, shape, parts)) return false;
   const std::vector<int64_t> dims = staticShape(ctx.graph, q).value_or(std::vector<int64_t>{});
-  // -1 is the product of the last two dims once a and b keep the first two.
-  return (shape[2] == heads * head_size || shape[2] == -1) &&
-         keepsDim(ctx, shape[0], parts[0], q, dims, 0) &&
-         keepsDim(ctx, shape[1], parts[1], q, dims, 1);
+  // As for a split, one of the three may be anything the other two force: -1 (or a
+  // computed N * Hv) is the product of the last two dims once a and b keep the first two,
+  // and b = -1 is the sequence once a and N * Hv are right.
+  const bool a = keepsDim(ctx, shape[0], parts[0], q, dims, 0);
+  const bool b = keepsDim(ctx, shape[1], parts[1], q, dims, 1);
+  const bool c = shape[2] == heads * head_size;
+  return a + b + c >= 2;
 }
 
 /// fewer_heads(kr, qr): kr splits K into fewer heads than qr splits Q into, of the same
@@ -293,18 +307,28 @@ std::optional<onnx::AttributeProto> floatAttribute(double value) {
 }
 
 /// attention_scale(s): the factor applied to Q.K^T in the scores `s`: s = MatMul(q', k')
-/// scaled by Mul/Div by a constant, where q' and k' may each be Mul/Div by a constant.
+/// scaled by Mul/Div by a constant, where q' and k' may each be Mul/Div by a constant, or
+/// s = com.microsoft.FusedMatMul(q', k') with that factor as its alpha.
 std::optional<onnx::AttributeProto> attentionScale(const MatchContext& ctx, ValueArgs args) {
   if (args[0] == kNoId) return std::nullopt;
   ValueId mm = kNoId;
   const std::optional<double> outer = factorOf(ctx, args[0], mm);
   const Node* n = outer ? ctx.graph.producerOf(mm) : nullptr;
-  if (!n || n->opType() != "MatMul" || !n->domain().empty()) return std::nullopt;
+  if (!n || !n->live()) return std::nullopt;
+  double alpha = 1.0;
+  if (n->opType() == "FusedMatMul" && n->domain() == "com.microsoft") {
+    // What the MatMul rules made of a scaled product: its alpha is the scale (the pattern
+    // requires no transposes).
+    const onnx::AttributeProto* a = n->attribute("alpha");
+    alpha = a ? a->f() : 1.0;
+  } else if (n->opType() != "MatMul" || !n->domain().empty()) {
+    return std::nullopt;
+  }
   ValueId unused = kNoId;
   const std::optional<double> fq = factorOf(ctx, n->input(0), unused);
   const std::optional<double> fk = factorOf(ctx, n->input(1), unused);
   if (!fq || !fk) return std::nullopt;
-  return floatAttribute(*outer * *fq * *fk);
+  return floatAttribute(*outer * alpha * *fq * *fk);
 }
 
 std::optional<onnx::AttributeProto> intAttribute(int64_t value) {

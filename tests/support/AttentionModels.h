@@ -41,7 +41,14 @@ struct AttentionSpec {
   /// The mask: none, Add of a float[B, 1, 1, S] input (BERT), Where(causal, scores, fill)
   /// (GPT-2 without padding mask), that Where followed by the mask's Add, or masked_fill as
   /// nanoGPT writes it, Where(Equal(tril[:, :, :S, :S], 0), fill, scores) of a float tril.
-  enum class Mask { kNone, kAdd, kCausal, kCausalAdd, kMaskedFill } mask = Mask::kAdd;
+  /// ... or DistilBERT's (transformers 4.x MultiHeadSelfAttention): the [B, T] mask input
+  /// compared with 0, reshaped to [B, 1, 1, T], expanded to the scores' shape and
+  /// scores.masked_fill(mask, finfo.min): Where(Expand(Reshape(Equal(mask, 0)), Shape(s)),
+  /// fill, s).
+  enum class Mask { kNone, kAdd, kCausal, kCausalAdd, kMaskedFill, kDistilBert } mask = Mask::kAdd;
+  /// DistilBERT scales q (q / sqrt(H)) before the product and splits heads with
+  /// view(bs, -1, n_heads, dim): a -1 in the split shapes.
+  bool scale_q_first = false;
   bool k_two_transposes = false;  ///< K: Transpose [0, 2, 1, 3] then [0, 1, 3, 2]
   /// Cross attention: K and V projected from a second input enc: float[B, L, 8] (and the
   /// mask float[B, 1, 1, L]).
@@ -143,7 +150,8 @@ inline std::string attentionModel(const AttentionSpec& s) {
   switch (s.scale) {
     case S::Scale::kDiv:
       scaleConst("scale", "2.0");
-      body += "qk = MatMul(qh, kt)\nsc = Div(qk, scale)\n";
+      body += s.scale_q_first ? "qd = Div(qh, scale)\nsc = MatMul(qd, kt)\n"
+                              : "qk = MatMul(qh, kt)\nsc = Div(qk, scale)\n";
       break;
     case S::Scale::kMul:
       scaleConst("scale", "0.5");
@@ -205,6 +213,16 @@ inline std::string attentionModel(const AttentionSpec& s) {
     // TorchScript writes the steps (1) too.
     body += "rows = Slice(tril, start, len, ax2, one)\ncausal = Slice(rows, zero, len, ax3, one)\n";
     body += "w = Where(causal, sc, fill)\n";
+    last = "w";
+  }
+  if (s.mask == S::Mask::kDistilBert) {
+    inputs += ", float[B, S] mask";
+    init("float f_zero = {0.0}");
+    init("float fill = {" + s.fill + "}");
+    init("int64[4] mask_shape = {0, 1, 1, -1}");
+    body += "masked2 = Equal(mask, f_zero)\nmasked4 = Reshape(masked2, mask_shape)\n";
+    body +=
+        "sc_shape = Shape(sc)\nmasked = Expand(masked4, sc_shape)\nw = Where(masked, fill, sc)\n";
     last = "w";
   }
   if (s.mask == S::Mask::kAdd || s.mask == S::Mask::kCausalAdd) {

@@ -450,6 +450,35 @@ TEST(OnnxAttentionRule, FusesMaskedFillAtOpset23) {
   expectSameInOrt(text);
 }
 
+AttentionSpec distilBert(void (*edit)(AttentionSpec&) = nullptr) {
+  AttentionSpec s;
+  s.mask = Mask::kDistilBert;
+  s.scale_q_first = true;
+  s.q_shape = "0, -1, 2, 4";
+  s.k_shape = "0, -1, 2, 4";
+  if (edit) edit(s);
+  return s;
+}
+
+TEST(PackedAttentionRule, FusesDistilBert) {
+  // view(bs, -1, n_heads, dim), q / sqrt(H) first, the mask expanded to the scores' shape.
+  const std::string text = attentionModel(distilBert());
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::Attention");
+  expectSameInOrt(text);
+}
+
+TEST(PackedAttentionRule, DoesNotFuseADistilBertMaskThatFillsZeros) {
+  // Where(masked, 0.0, scores) keeps masked scores at 0: Softmax does not drop them.
+  expectUnchanged(attentionModel(distilBert([](AttentionSpec& s) { s.fill = "0.0"; })),
+                  "attention");
+}
+
+TEST(PackedAttentionRule, DoesNotFuseASplitWithTwoDimsLeftOpen) {
+  // [0, -1, 2, -1]: nothing forces the heads' count and size apart.
+  expectUnchanged(attentionModel(distilBert([](AttentionSpec& s) { s.q_shape = "0, -1, 2, -1"; })),
+                  "attention");
+}
+
 TEST(MultiHeadAttentionRule, DoesNotFuseAMaskedFillThatSoftmaxDoesNotZero) {
   expectUnchanged(attentionModel(spec([](AttentionSpec& s) {
                     s.projection = AttentionSpec::Projection::kSplit;
@@ -1006,17 +1035,19 @@ TEST(MultiHeadAttentionRule, DoesNotFuseQAndKWithDifferentHeadCounts) {
                   kAttentionRules);
 }
 
-TEST(MultiHeadAttentionRule, DoesNotFuseAHeadSplitWithAnInferredDim) {
-  // [0, -1, 2, 4] splits the same way, but the natives accept only dims they can check.
-  expectUnchanged(attentionModel(spec([](AttentionSpec& s) {
-                    s.q_shape = "0, -1, 2, 4";
-                    s.k_shape = "0, -1, 2, 4";
-                  })),
-                  kAttentionRules);
+TEST(MultiHeadAttentionRule, FusesAHeadSplitWithAnInferredDim) {
+  // [0, -1, 2, 4]: the Reshape keeps the number of elements, so -1 can only be S.
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.q_shape = "0, -1, 2, 4";
+    s.k_shape = "0, -1, 2, 4";
+  }));
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::Attention");
+  expectSameInOrt(text);
 }
 
-TEST(MultiHeadAttentionRule, DoesNotFuseARunTimeShapeReadFromAnotherValue) {
-  // The merge reads dims 0 and 1 of the mask [B, 1, 1, S]: dim 1 is not the sequence.
+TEST(MultiHeadAttentionRule, FusesAMergeWhoseOneUncheckedDimTheOthersForce) {
+  // The merge reads dims 0 and 1 of the mask [B, 1, 1, S]: dim 1 is not the sequence, but
+  // wherever the model runs the Reshape keeps B * S * 8 elements, so it is S (S = 1).
   std::string text = attentionModel(
       spec([](AttentionSpec& s) { s.shapes = AttentionSpec::Shapes::kTorchScript; }));
   for (const std::string from : {"x_b_s = Shape(x)", "x_t_s = Shape(x)"}) {
@@ -1024,7 +1055,12 @@ TEST(MultiHeadAttentionRule, DoesNotFuseARunTimeShapeReadFromAnotherValue) {
     ASSERT_NE(at, std::string::npos);
     text.replace(at, from.size(), from.substr(0, from.size() - 2) + "mask)");
   }
-  expectUnchanged(text, kAttentionRules);
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::Attention");
+}
+
+TEST(MultiHeadAttentionRule, DoesNotFuseAMergeWithTwoDimsLeftOpen) {
+  expectUnchanged(attentionModel(spec([](AttentionSpec& s) { s.out_shape = "-1, -1, 8"; })),
+                  kAttentionRules);
 }
 
 TEST(MultiHeadAttentionRule, DoesNotFuseHeadsMergedInAnotherOrder) {
