@@ -27,9 +27,14 @@ using To = gen::Matcher::To;
 
 // Ops the rules match or create, interned once.
 namespace op {
+const OpId kAdd = OpId::get("", "Add");
 const OpId kCast = OpId::get("", "Cast");
 const OpId kDropout = OpId::get("", "Dropout");
+const OpId kGemm = OpId::get("", "Gemm");
 const OpId kIdentity = OpId::get("", "Identity");
+const OpId kMatMul = OpId::get("", "MatMul");
+const OpId kReshape = OpId::get("", "Reshape");
+const OpId kTranspose = OpId::get("", "Transpose");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
@@ -43,10 +48,18 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/canonicalize.yaml: identity 16:20, cast_to_same_type 24:16, dropout_in_inference 36:19)
+  /// (rules/canonicalize.yaml: identity 16:20, cast_to_same_type 24:16, dropout_in_inference 36:19,
+  /// transpose_pair 49:32, gemm_of_flattened_rows 66:19)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
+  }
+
+  /// _
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 66:22, reshape_to_own_shape 84:22)
+  bool matchAny(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
+    return bind(Ids::kAny, v) && k();
   }
 };
 
@@ -588,12 +601,867 @@ class DropoutInInferenceRule : public RewritePattern {
   mutable gen::Scratch scratch_;  // one attempt at a time
 };
 
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:45
+// transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse
+// is x.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule transpose_pair for the shared checks and messages.
+const gen::RuleSpec& specTransposePair() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "transpose_pair";
+    s.loc = "rules/canonicalize.yaml:45:5";
+    s.root = 9;
+    s.slot_names = {"x", "y"};
+    s.num_captures = 0;
+    s.exprs.resize(10);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/canonicalize.yaml:49:32";
+      e.slot = 0;
+    }
+    {  // 1: Transpose(x, perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "Transpose";
+      e.loc = "rules/canonicalize.yaml:49:22";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
+        a.loc = "rules/canonicalize.yaml:49:35";
+      }
+    }
+    {  // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "Transpose";
+      e.loc = "rules/canonicalize.yaml:49:12";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
+        a.loc = "rules/canonicalize.yaml:49:55";
+      }
+    }
+    {  // 3: Transpose(x, perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "Transpose";
+      e.loc = "rules/canonicalize.yaml:50:24";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/canonicalize.yaml:50:37";
+      }
+    }
+    {  // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "Transpose";
+      e.loc = "rules/canonicalize.yaml:50:14";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
+        a.loc = "rules/canonicalize.yaml:50:57";
+      }
+    }
+    {  // 5: Transpose(x, perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Transpose";
+      e.loc = "rules/canonicalize.yaml:51:24";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1}));
+        a.loc = "rules/canonicalize.yaml:51:37";
+      }
+    }
+    {  // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Transpose";
+      e.loc = "rules/canonicalize.yaml:51:14";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({0, 2, 1}));
+        a.loc = "rules/canonicalize.yaml:51:54";
+      }
+    }
+    {  // 7: Transpose(x, perm=[1, 0])
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "Transpose";
+      e.loc = "rules/canonicalize.yaml:52:24";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({1, 0}));
+        a.loc = "rules/canonicalize.yaml:52:37";
+      }
+    }
+    {  // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Transpose";
+      e.loc = "rules/canonicalize.yaml:52:14";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "perm";
+        a.values.push_back(gen::intsLiteral({1, 0}));
+        a.loc = "rules/canonicalize.yaml:52:51";
+      }
+    }
+    {  // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
+       // perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0,
+       // 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "y";
+      e.loc = "rules/canonicalize.yaml:50:12";
+      e.slot = 1;
+    }
+    s.num_symbols = 0;
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule transpose_pair: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule transpose_pair (indices into its RuleSpec's exprs).
+struct TransposePairIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kTranspose1 = 1,
+    kTranspose2 = 2,
+    kTranspose3 = 3,
+    kTranspose4 = 4,
+    kTranspose5 = 5,
+    kTranspose6 = 6,
+    kTranspose7 = 7,
+    kTranspose8 = 8,
+    kY = 9,
+  };
+};
+
+class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
+ public:
+  TransposePairMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<TransposePairIds>(specTransposePair(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotY = 1,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
+
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:49:22)
+  bool matchTranspose1(ValueId v, gen::Next k) {
+    if (seen(kTranspose1)) return same(kTranspose1, v) && k();
+    if (!bind(kTranspose1, v)) return false;
+    const NodeId n = node(kTranspose1, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose1, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:49:12)
+  bool matchTranspose2(ValueId v, gen::Next k) {
+    if (seen(kTranspose2)) return same(kTranspose2, v) && k();
+    if (!bind(kTranspose2, v)) return false;
+    const NodeId n = node(kTranspose2, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose2, n, v)) return false;
+    return matchTranspose1(input(n, 0), k);
+  }
+
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:50:24)
+  bool matchTranspose3(ValueId v, gen::Next k) {
+    if (seen(kTranspose3)) return same(kTranspose3, v) && k();
+    if (!bind(kTranspose3, v)) return false;
+    const NodeId n = node(kTranspose3, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose3, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:50:14)
+  bool matchTranspose4(ValueId v, gen::Next k) {
+    if (seen(kTranspose4)) return same(kTranspose4, v) && k();
+    if (!bind(kTranspose4, v)) return false;
+    const NodeId n = node(kTranspose4, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose4, n, v)) return false;
+    return matchTranspose3(input(n, 0), k);
+  }
+
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:51:24)
+  bool matchTranspose5(ValueId v, gen::Next k) {
+    if (seen(kTranspose5)) return same(kTranspose5, v) && k();
+    if (!bind(kTranspose5, v)) return false;
+    const NodeId n = node(kTranspose5, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose5, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:51:14)
+  bool matchTranspose6(ValueId v, gen::Next k) {
+    if (seen(kTranspose6)) return same(kTranspose6, v) && k();
+    if (!bind(kTranspose6, v)) return false;
+    const NodeId n = node(kTranspose6, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose6, n, v)) return false;
+    return matchTranspose5(input(n, 0), k);
+  }
+
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:52:24)
+  bool matchTranspose7(ValueId v, gen::Next k) {
+    if (seen(kTranspose7)) return same(kTranspose7, v) && k();
+    if (!bind(kTranspose7, v)) return false;
+    const NodeId n = node(kTranspose7, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose7, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:52:14)
+  bool matchTranspose8(ValueId v, gen::Next k) {
+    if (seen(kTranspose8)) return same(kTranspose8, v) && k();
+    if (!bind(kTranspose8, v)) return false;
+    const NodeId n = node(kTranspose8, v, op::kTranspose);
+    if (n == kNoId || !attrs(kTranspose8, n, v)) return false;
+    return matchTranspose7(input(n, 0), k);
+  }
+
+  /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
+  /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:50:12)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kY, 0) && matchTranspose2(v, k)) return true;
+    undo(m);
+    if (choose(kY, 1) && matchTranspose4(v, k)) return true;
+    undo(m);
+    if (choose(kY, 2) && matchTranspose6(v, k)) return true;
+    undo(m);
+    if (choose(kY, 3) && matchTranspose8(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:53:5:
+  ///   y = x
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:54:11", "x")) return false;
+    collectMatched();
+    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:53:5",
+                     "rules/canonicalize.yaml:54:11"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}});
+  }
+};
+
+/// transpose_pair as a RewritePattern.
+class TransposePairRule : public RewritePattern {
+ public:
+  TransposePairRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:45:5", {}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    TransposePairMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:62
+// gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is
+// Reshape(MatMul(x, w) + c, s).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule gemm_of_flattened_rows for the shared checks and messages.
+const gen::RuleSpec& specGemmOfFlattenedRows() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "gemm_of_flattened_rows";
+    s.loc = "rules/canonicalize.yaml:62:5";
+    s.root = 9;
+    s.slot_names = {"x", "f", "w", "c", "g", "s", "y"};
+    s.num_captures = 0;
+    s.exprs.resize(10);
+    {  // 0: x
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "x";
+      e.loc = "rules/canonicalize.yaml:66:19";
+      e.slot = 0;
+    }
+    {  // 1: _
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "_";
+      e.loc = "rules/canonicalize.yaml:66:22";
+    }
+    {  // 2: Reshape(x, _)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "Reshape";
+      e.loc = "rules/canonicalize.yaml:66:11";
+      e.slot = 1;
+      e.num_inputs = 2;
+    }
+    {  // 3: w
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "w";
+      e.loc = "rules/canonicalize.yaml:67:20";
+      e.slot = 2;
+    }
+    {  // 4: c
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "c";
+      e.loc = "rules/canonicalize.yaml:67:23";
+      e.slot = 3;
+    }
+    {  // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "Gemm";
+      e.loc = "rules/canonicalize.yaml:67:12";
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "alpha";
+        a.values.push_back(gen::floatLiteral(1.0));
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/canonicalize.yaml:67:26";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "beta";
+        a.values.push_back(gen::floatLiteral(1.0));
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/canonicalize.yaml:67:37";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "transA";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/canonicalize.yaml:67:47";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "transB";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/canonicalize.yaml:67:57";
+      }
+    }
+    {  // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Gemm";
+      e.loc = "rules/canonicalize.yaml:68:14";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "alpha";
+        a.values.push_back(gen::floatLiteral(1.0));
+        a.default_value = gen::floatLiteral(1.0);
+        a.loc = "rules/canonicalize.yaml:68:25";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "transA";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/canonicalize.yaml:68:36";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "transB";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.loc = "rules/canonicalize.yaml:68:46";
+      }
+    }
+    {  // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0,
+       // transA=0, transB=0)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "g";
+      e.loc = "rules/canonicalize.yaml:68:12";
+      e.slot = 4;
+    }
+    {  // 8: s
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "s";
+      e.loc = "rules/canonicalize.yaml:69:22";
+      e.slot = 5;
+    }
+    {  // 9: Reshape(g, s)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Reshape";
+      e.loc = "rules/canonicalize.yaml:69:11";
+      e.slot = 6;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/canonicalize.yaml:71:12";
+      c.native = "flattens_rows";
+      c.predicate = gen::nativePredicate("flattens_rows");
+      c.args = {"f", "w"};
+      c.arg_slots = {1, 2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kRank;
+      c.loc = "rules/canonicalize.yaml:72:12";
+      c.subject = "c";
+      c.slot = 3;
+      c.ints = {0, 1};
+    }
+    s.num_symbols = 0;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{7, 0}});  // @bias
+    }
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule gemm_of_flattened_rows: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule gemm_of_flattened_rows (indices into its RuleSpec's exprs).
+struct GemmOfFlattenedRowsIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kAny = 1,
+    kF = 2,
+    kW = 3,
+    kC = 4,
+    kGemm5 = 5,
+    kGemm6 = 6,
+    kG = 7,
+    kS = 8,
+    kY = 9,
+  };
+};
+
+class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedRowsIds> {
+ public:
+  GemmOfFlattenedRowsMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<GemmOfFlattenedRowsIds>(specGemmOfFlattenedRows(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotF = 1,
+    kSlotW = 2,
+    kSlotC = 3,
+    kSlotG = 4,
+    kSlotS = 5,
+    kSlotY = 6,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX, matchAny.
+
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:66:11)
+  bool matchF(ValueId v, gen::Next k) {
+    if (seen(kF)) return same(kF, v) && k();
+    if (!bind(kF, v)) return false;
+    const NodeId n = node(kF, v, op::kReshape);
+    if (n == kNoId || !attrs(kF, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
+  }
+
+  /// w  (rules/canonicalize.yaml:67:20)
+  bool matchW(ValueId v, gen::Next k) {
+    if (seen(kW)) return same(kW, v) && k();
+    return bind(kW, v) && k();
+  }
+
+  /// c  (rules/canonicalize.yaml:67:23)
+  bool matchC(ValueId v, gen::Next k) {
+    if (seen(kC)) return same(kC, v) && k();
+    return bind(kC, v) && k();
+  }
+
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:67:12)
+  bool matchGemm5(ValueId v, gen::Next k) {
+    if (seen(kGemm5)) return same(kGemm5, v) && k();
+    if (!bind(kGemm5, v)) return false;
+    const NodeId n = node(kGemm5, v, op::kGemm);
+    if (n == kNoId || !attrs(kGemm5, n, v)) return false;
+    return matchF(input(n, 0),
+                  [&] { return matchW(input(n, 1), [&] { return matchC(input(n, 2), k); }); });
+  }
+
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:68:14)
+  bool matchGemm6(ValueId v, gen::Next k) {
+    if (seen(kGemm6)) return same(kGemm6, v) && k();
+    if (!bind(kGemm6, v)) return false;
+    const NodeId n = node(kGemm6, v, op::kGemm);
+    if (n == kNoId || !attrs(kGemm6, n, v)) return false;
+    return matchF(input(n, 0), [&] { return matchW(input(n, 1), k); });
+  }
+
+  /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
+  /// transB=0)  (rules/canonicalize.yaml:68:12)
+  bool matchG(ValueId v, gen::Next k) {
+    if (seen(kG)) return same(kG, v) && k();
+    if (!bind(kG, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kG, 0) && matchGemm5(v, k)) return true;  // @bias
+    undo(m);
+    if (choose(kG, 1) && matchGemm6(v, k)) return true;  // @plain
+    undo(m);
+    return false;
+  }
+
+  /// s  (rules/canonicalize.yaml:69:22)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    return bind(kS, v) && k();
+  }
+
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:69:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kReshape);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchG(input(n, 0), [&] { return matchS(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:74:9:
+  ///   y = Reshape(Add(MatMul(x, w), c), s)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:76:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:76:37", "w")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:76:41", "c")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:76:45", "s")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/canonicalize.yaml:74:9",
+                     "rules/canonicalize.yaml:76:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotW);
+    NodeSpec spec2;
+    spec2.op = op::kMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotC);
+    NodeSpec spec4;
+    spec4.op = op::kAdd;
+    spec4.inputs = {v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotS);
+    NodeSpec spec6;
+    spec6.op = op::kReshape;
+    spec6.inputs = {v4, v5};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
+  }
+
+  /// Variant 1, rules/canonicalize.yaml:77:9:
+  ///   y = Reshape(MatMul(x, w), s)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:78:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:78:33", "w")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:78:37", "s")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/canonicalize.yaml:77:9",
+                     "rules/canonicalize.yaml:78:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotW);
+    NodeSpec spec2;
+    spec2.op = op::kMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotS);
+    NodeSpec spec4;
+    spec4.op = op::kReshape;
+    spec4.inputs = {v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
+  }
+};
+
+/// gemm_of_flattened_rows as a RewritePattern.
+class GemmOfFlattenedRowsRule : public RewritePattern {
+ public:
+  GemmOfFlattenedRowsRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                1000,
+                                {"ort", "onnx"},
+                                "rules/canonicalize.yaml:62:5",
+                                {op::kMatMul, op::kAdd, op::kReshape}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    GemmOfFlattenedRowsMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:80
+// reshape_to_own_shape (priority 1000): A Reshape of t to t's own shape (0s, its static dims, its
+// dims read at run time) is t.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule reshape_to_own_shape for the shared checks and messages.
+const gen::RuleSpec& specReshapeToOwnShape() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "reshape_to_own_shape";
+    s.loc = "rules/canonicalize.yaml:80:5";
+    s.root = 2;
+    s.slot_names = {"t", "y"};
+    s.num_captures = 0;
+    s.exprs.resize(3);
+    {  // 0: t
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "t";
+      e.loc = "rules/canonicalize.yaml:84:19";
+      e.slot = 0;
+    }
+    {  // 1: _
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "_";
+      e.loc = "rules/canonicalize.yaml:84:22";
+    }
+    {  // 2: Reshape(t, _)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "Reshape";
+      e.loc = "rules/canonicalize.yaml:84:11";
+      e.slot = 1;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/canonicalize.yaml:86:12";
+      c.native = "reshapes_to_own_shape";
+      c.predicate = gen::nativePredicate("reshapes_to_own_shape");
+      c.args = {"y", "t"};
+      c.arg_slots = {1, 0};
+    }
+    s.num_symbols = 0;
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule reshape_to_own_shape: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule reshape_to_own_shape (indices into its RuleSpec's exprs).
+struct ReshapeToOwnShapeIds {
+  enum : gen::ExprId {
+    kT = 0,
+    kAny = 1,
+    kY = 2,
+  };
+};
+
+class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeIds> {
+ public:
+  ReshapeToOwnShapeMatch(gen::Scratch& scratch, Rewriter& rw)
+      : CanonicalizeSharedMatch<ReshapeToOwnShapeIds>(specReshapeToOwnShape(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
+  enum : uint32_t {
+    kSlotT = 0,
+    kSlotY = 1,
+  };
+
+  // ---- Match
+
+  // From CanonicalizeSharedMatch (the same in other rules of this file): matchAny.
+
+  /// t  (rules/canonicalize.yaml:84:19)
+  bool matchT(ValueId v, gen::Next k) {
+    if (seen(kT)) return same(kT, v) && k();
+    return bind(kT, v) && k();
+  }
+
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:84:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kReshape);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchT(input(n, 0), [&] { return matchAny(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:87:5:
+  ///   y = t
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:88:11", "t")) return false;
+    collectMatched();
+    if (!replaceable(kSlotY, To::kRef, kSlotT, "rules/canonicalize.yaml:87:5",
+                     "rules/canonicalize.yaml:88:11"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotT);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}});
+  }
+};
+
+/// reshape_to_own_shape as a RewritePattern.
+class ReshapeToOwnShapeRule : public RewritePattern {
+ public:
+  ReshapeToOwnShapeRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:80:5", {}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    ReshapeToOwnShapeMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
 }  // namespace
 
 void populateCanonicalize(RuleSet& rules) {
   rules.add(std::make_unique<IdentityRule>("identity", op::kIdentity, 0));
   rules.add(std::make_unique<CastToSameTypeRule>("cast_to_same_type", op::kCast, 0));
   rules.add(std::make_unique<DropoutInInferenceRule>("dropout_in_inference", op::kDropout, 0));
+  rules.add(std::make_unique<TransposePairRule>("transpose_pair", op::kTranspose, 0));
+  rules.add(std::make_unique<GemmOfFlattenedRowsRule>("gemm_of_flattened_rows", op::kReshape, 0));
+  rules.add(std::make_unique<ReshapeToOwnShapeRule>("reshape_to_own_shape", op::kReshape, 0));
 }
 
 }  // namespace onnx_rewrite

@@ -60,108 +60,108 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// cos_cache
-  /// (rules/rotary.yaml: rotary_embedding 128:48, rotary_embedding_interleaved 200:30,
-  /// rotary_embedding_interleaved_bsnh 216:30)
+  /// (rules/rotary.yaml: rotary_embedding 131:48, rotary_embedding_interleaved 203:30,
+  /// rotary_embedding_interleaved_bsnh 219:30)
   bool matchCosCache(ValueId v, gen::Next k) {
     if (seen(Ids::kCosCache)) return same(Ids::kCosCache, v) && k();
     return bind(Ids::kCosCache, v) && k();
   }
 
   /// pos
-  /// (rules/rotary.yaml: rotary_embedding 128:60, rotary_embedding_computed 167:66,
-  /// rotary_embedding_interleaved 200:41, rotary_embedding_interleaved_bsnh 216:41,
-  /// rotary_embedding_partial 42:45 (in rotary_op at rules/rotary.yaml:243:26),
-  /// rotary_embedding_partial_bsnh 42:45 (in rotary_op at rules/rotary.yaml:265:27))
+  /// (rules/rotary.yaml: rotary_embedding 131:60, rotary_embedding_computed 170:66,
+  /// rotary_embedding_interleaved 203:41, rotary_embedding_interleaved_bsnh 219:41,
+  /// rotary_embedding_partial 42:45 (in rotary_op at rules/rotary.yaml:246:26),
+  /// rotary_embedding_partial_bsnh 42:45 (in rotary_op at rules/rotary.yaml:268:27))
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// sin_cache
-  /// (rules/rotary.yaml: rotary_embedding 129:48, rotary_embedding_interleaved 201:30,
-  /// rotary_embedding_interleaved_bsnh 217:30)
+  /// (rules/rotary.yaml: rotary_embedding 132:48, rotary_embedding_interleaved 204:30,
+  /// rotary_embedding_interleaved_bsnh 220:30)
   bool matchSinCache(ValueId v, gen::Next k) {
     if (seen(Ids::kSinCache)) return same(Ids::kSinCache, v) && k();
     return bind(Ids::kSinCache, v) && k();
   }
 
   /// x
-  /// (rules/rotary.yaml: rotary_embedding 132:21, rotary_embedding_computed 173:21,
-  /// rotary_embedding_interleaved 202:21, rotary_embedding_interleaved_bsnh 218:21,
-  /// rotary_embedding_partial 240:38, rotary_embedding_partial_bsnh 264:38)
+  /// (rules/rotary.yaml: rotary_embedding 135:21, rotary_embedding_computed 176:21,
+  /// rotary_embedding_interleaved 205:21, rotary_embedding_interleaved_bsnh 221:21,
+  /// rotary_embedding_partial 243:38, rotary_embedding_partial_bsnh 267:38)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// 0
-  /// (rules/rotary.yaml: rotary_embedding 105:25 (in cache_rows at rules/rotary.yaml:128:37),
-  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:202:34),
-  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:218:34))
+  /// (rules/rotary.yaml: rotary_embedding 107:26 (in cache_rows at rules/rotary.yaml:131:37),
+  /// rotary_embedding_interleaved 75:33 (in rotate_pairs at rules/rotary.yaml:205:34),
+  /// rotary_embedding_interleaved_bsnh 75:33 (in rotate_pairs at rules/rotary.yaml:221:34))
   bool matchConstant20(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant20)) return same(Ids::kConstant20, v) && k();
     return bind(Ids::kConstant20, v) && constant(Ids::kConstant20, v) && k();
   }
 
   /// rotate_half.1.i1
-  /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:132:34),
-  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml: rotary_embedding 50:44 (in rotate_half at rules/rotary.yaml:135:34),
+  /// rotary_embedding_computed 50:44 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1I1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I1)) return same(Ids::kRotateHalf1I1, v) && k();
     return bind(Ids::kRotateHalf1I1, v) && k();
   }
 
   /// rotate_half.1.c1
-  /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:132:34),
-  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml: rotary_embedding 50:58 (in rotate_half at rules/rotary.yaml:135:34),
+  /// rotary_embedding_computed 50:58 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1C1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C1)) return same(Ids::kRotateHalf1C1, v) && k();
     return bind(Ids::kRotateHalf1C1, v) && k();
   }
 
   /// rotate_half.1.i2
-  /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:132:34),
-  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml: rotary_embedding 51:44 (in rotate_half at rules/rotary.yaml:135:34),
+  /// rotary_embedding_computed 51:44 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1I2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1I2)) return same(Ids::kRotateHalf1I2, v) && k();
     return bind(Ids::kRotateHalf1I2, v) && k();
   }
 
   /// rotate_half.1.c2
-  /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:132:34),
-  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml: rotary_embedding 51:58 (in rotate_half at rules/rotary.yaml:135:34),
+  /// rotary_embedding_computed 51:58 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1C2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1C2)) return same(Ids::kRotateHalf1C2, v) && k();
     return bind(Ids::kRotateHalf1C2, v) && k();
   }
 
   /// rotate_half.1.a1
-  /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:132:34),
-  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml: rotary_embedding 52:29 (in rotate_half at rules/rotary.yaml:135:34),
+  /// rotary_embedding_computed 52:29 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A1)) return same(Ids::kRotateHalf1A1, v) && k();
     return bind(Ids::kRotateHalf1A1, v) && k();
   }
 
   /// rotate_half.1.e2
-  /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:132:34),
-  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml: rotary_embedding 53:26 (in rotate_half at rules/rotary.yaml:135:34),
+  /// rotary_embedding_computed 53:26 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1E2)) return same(Ids::kRotateHalf1E2, v) && k();
     return bind(Ids::kRotateHalf1E2, v) && k();
   }
 
   /// rotate_half.1.a2
-  /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:132:34),
-  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml: rotary_embedding 53:30 (in rotate_half at rules/rotary.yaml:135:34),
+  /// rotary_embedding_computed 53:30 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1A2)) return same(Ids::kRotateHalf1A2, v) && k();
     return bind(Ids::kRotateHalf1A2, v) && k();
   }
 
   /// rotate_half.1.p1 = Split(x, axis=-1)
-  /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:132:34),
-  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml: rotary_embedding 54:16 (in rotate_half at rules/rotary.yaml:135:34),
+  /// rotary_embedding_computed 54:16 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1P1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P1)) return same(Ids::kRotateHalf1P1, v) && k();
     if (!bind(Ids::kRotateHalf1P1, v)) return false;
@@ -171,15 +171,15 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// rotate_half.1.p2
-  /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:132:34),
-  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml: rotary_embedding 55:32 (in rotate_half at rules/rotary.yaml:135:34),
+  /// rotary_embedding_computed 55:32 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1P2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotateHalf1P2)) return same(Ids::kRotateHalf1P2, v) && k();
     return bind(Ids::kRotateHalf1P2, v) && k();
   }
 
   /// _
-  /// (rules/rotary.yaml: rotary_embedding_computed 167:47, rotary_embedding_partial_bsnh 266:31)
+  /// (rules/rotary.yaml: rotary_embedding_computed 170:47, rotary_embedding_partial_bsnh 269:31)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
@@ -187,17 +187,17 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding_computed 50:49 (in rotate_half at
-  /// rules/rotary.yaml:173:34), rotary_embedding_interleaved 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:176:34), rotary_embedding_interleaved 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:96 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchConstant31(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant31)) return same(Ids::kConstant31, v) && k();
     return bind(Ids::kConstant31, v) && constant(Ids::kConstant31, v) && k();
   }
 
   /// Gather(cos_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 200:23, rotary_embedding_interleaved_bsnh
-  /// 216:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 203:23, rotary_embedding_interleaved_bsnh
+  /// 219:23)
   bool matchGather2(ValueId v, gen::Next k) {
     if (seen(Ids::kGather2)) return same(Ids::kGather2, v) && k();
     if (!bind(Ids::kGather2, v)) return false;
@@ -207,8 +207,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cos = Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 200:13, rotary_embedding_interleaved_bsnh
-  /// 216:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 203:13, rotary_embedding_interleaved_bsnh
+  /// 219:13)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(Ids::kCos)) return same(Ids::kCos, v) && k();
     if (!bind(Ids::kCos, v)) return false;
@@ -218,8 +218,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(sin_cache, pos, axis=0)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 201:23, rotary_embedding_interleaved_bsnh
-  /// 217:23)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 204:23, rotary_embedding_interleaved_bsnh
+  /// 220:23)
   bool matchGather5(ValueId v, gen::Next k) {
     if (seen(Ids::kGather5)) return same(Ids::kGather5, v) && k();
     if (!bind(Ids::kGather5, v)) return false;
@@ -229,8 +229,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// sin = Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 201:13, rotary_embedding_interleaved_bsnh
-  /// 217:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 204:13, rotary_embedding_interleaved_bsnh
+  /// 220:13)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(Ids::kSin)) return same(Ids::kSin, v) && k();
     if (!bind(Ids::kSin, v)) return false;
@@ -240,8 +240,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(x, cos)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 202:17, rotary_embedding_interleaved_bsnh
-  /// 218:17)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:17, rotary_embedding_interleaved_bsnh
+  /// 221:17)
   bool matchMul8(ValueId v, gen::Next k) {
     if (seen(Ids::kMul8)) return same(Ids::kMul8, v) && k();
     if (!bind(Ids::kMul8, v)) return false;
@@ -257,8 +257,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.rot = Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 79:13 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1Rot(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Rot)) return same(Ids::kRotatePairs1Rot, v) && k();
     if (!bind(Ids::kRotatePairs1Rot, v)) return false;
@@ -268,8 +268,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Mul(rotate_pairs.1.rot, sin)
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 202:30, rotary_embedding_interleaved_bsnh
-  /// 218:30)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:30, rotary_embedding_interleaved_bsnh
+  /// 221:30)
   bool matchMul10(ValueId v, gen::Next k) {
     if (seen(Ids::kMul10)) return same(Ids::kMul10, v) && k();
     if (!bind(Ids::kMul10, v)) return false;
@@ -284,8 +284,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// y = Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-  /// (rules/rotary.yaml: rotary_embedding_interleaved 202:13, rotary_embedding_interleaved_bsnh
-  /// 218:13)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 205:13, rotary_embedding_interleaved_bsnh
+  /// 221:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -301,8 +301,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:22 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchConstant12(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant12)) return same(Ids::kConstant12, v) && k();
     return bind(Ids::kConstant12, v) && constant(Ids::kConstant12, v) && k();
@@ -310,8 +310,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:25 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1E1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E1)) return same(Ids::kRotatePairs1E1, v) && k();
     return bind(Ids::kRotatePairs1E1, v) && k();
@@ -319,8 +319,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:29 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A1)) return same(Ids::kRotatePairs1A1, v) && k();
     return bind(Ids::kRotatePairs1A1, v) && k();
@@ -328,8 +328,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:33 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchConstant15(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant15)) return same(Ids::kConstant15, v) && k();
     return bind(Ids::kConstant15, v) && constant(Ids::kConstant15, v) && k();
@@ -337,8 +337,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x1 = Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 74:13 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1X1(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X1)) return same(Ids::kRotatePairs1X1, v) && k();
     if (!bind(Ids::kRotatePairs1X1, v)) return false;
@@ -355,8 +355,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 75:22 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchConstant17(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant17)) return same(Ids::kConstant17, v) && k();
     return bind(Ids::kConstant17, v) && constant(Ids::kConstant17, v) && k();
@@ -364,8 +364,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.e2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 75:25 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1E2)) return same(Ids::kRotatePairs1E2, v) && k();
     return bind(Ids::kRotatePairs1E2, v) && k();
@@ -373,8 +373,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.a2
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 75:29 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1A2)) return same(Ids::kRotatePairs1A2, v) && k();
     return bind(Ids::kRotatePairs1A2, v) && k();
@@ -382,8 +382,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.x2 = Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 75:13 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1X2(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1X2)) return same(Ids::kRotatePairs1X2, v) && k();
     if (!bind(Ids::kRotatePairs1X2, v)) return false;
@@ -400,8 +400,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Neg(rotate_pairs.1.x2)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 76:30 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(Ids::kNeg)) return same(Ids::kNeg, v) && k();
     if (!bind(Ids::kNeg, v)) return false;
@@ -412,8 +412,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 76:20 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchUnsqueeze23(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze23)) return same(Ids::kUnsqueeze23, v) && k();
     if (!bind(Ids::kUnsqueeze23, v)) return false;
@@ -424,8 +424,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 76:44 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchUnsqueeze24(ValueId v, gen::Next k) {
     if (seen(Ids::kUnsqueeze24)) return same(Ids::kUnsqueeze24, v) && k();
     if (!bind(Ids::kUnsqueeze24, v)) return false;
@@ -436,8 +436,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.st = Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]),
   /// Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1) (rules/rotary.yaml:
-  /// rotary_embedding_interleaved 76:13 (in rotate_pairs at rules/rotary.yaml:202:34),
-  /// rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at rules/rotary.yaml:218:34))
+  /// rotary_embedding_interleaved 76:13 (in rotate_pairs at rules/rotary.yaml:205:34),
+  /// rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at rules/rotary.yaml:221:34))
   bool matchRotatePairs1St(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1St)) return same(Ids::kRotatePairs1St, v) && k();
     if (!bind(Ids::kRotatePairs1St, v)) return false;
@@ -448,8 +448,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:27 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchShape26(ValueId v, gen::Next k) {
     if (seen(Ids::kShape26)) return same(Ids::kShape26, v) && k();
     if (!bind(Ids::kShape26, v)) return false;
@@ -460,8 +460,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:21 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchSlice(ValueId v, gen::Next k) {
     if (seen(Ids::kSlice)) return same(Ids::kSlice, v) && k();
     if (!bind(Ids::kSlice, v)) return false;
@@ -472,8 +472,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// -1
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:48 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchConstant28(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant28)) return same(Ids::kConstant28, v) && k();
     return bind(Ids::kConstant28, v) && constant(Ids::kConstant28, v) && k();
@@ -481,8 +481,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:14 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchConcat29(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat29)) return same(Ids::kConcat29, v) && k();
     if (!bind(Ids::kConcat29, v)) return false;
@@ -493,8 +493,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Shape(rotate_pairs.1.st, start=0, end=3)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:69 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchShape30(ValueId v, gen::Next k) {
     if (seen(Ids::kShape30)) return same(Ids::kShape30, v) && k();
     if (!bind(Ids::kShape30, v)) return false;
@@ -505,8 +505,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:62 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchConcat32(ValueId v, gen::Next k) {
     if (seen(Ids::kConcat32)) return same(Ids::kConcat32, v) && k();
     if (!bind(Ids::kConcat32, v)) return false;
@@ -517,8 +517,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 78:16 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1Fc(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fc)) return same(Ids::kRotatePairs1Fc, v) && k();
     return bind(Ids::kRotatePairs1Fc, v) && k();
@@ -527,8 +527,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   /// rotate_pairs.1.fs = Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
   /// Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
   /// (rules/rotary.yaml: rotary_embedding_interleaved 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:202:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
-  /// rules/rotary.yaml:218:34))
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 77:60 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1Fs(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1Fs)) return same(Ids::kRotatePairs1Fs, v) && k();
     if (!bind(Ids::kRotatePairs1Fs, v)) return false;
@@ -544,8 +544,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// 0
   /// (rules/rotary.yaml: rotary_embedding_partial 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
-  /// rules/rotary.yaml:264:23))
+  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 93:21 (in first_and_rest at
+  /// rules/rotary.yaml:267:23))
   bool matchConstant(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant)) return same(Ids::kConstant, v) && k();
     return bind(Ids::kConstant, v) && constant(Ids::kConstant, v) && k();
@@ -553,8 +553,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d
   /// (rules/rotary.yaml: rotary_embedding_partial 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
-  /// rules/rotary.yaml:264:23))
+  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 93:24 (in first_and_rest at
+  /// rules/rotary.yaml:267:23))
   bool matchD(ValueId v, gen::Next k) {
     if (seen(Ids::kD)) return same(Ids::kD, v) && k();
     return bind(Ids::kD, v) && k();
@@ -562,8 +562,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a1
   /// (rules/rotary.yaml: rotary_embedding_partial 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
-  /// rules/rotary.yaml:264:23))
+  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 93:27 (in first_and_rest at
+  /// rules/rotary.yaml:267:23))
   bool matchFirstAndRest1A1(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A1)) return same(Ids::kFirstAndRest1A1, v) && k();
     return bind(Ids::kFirstAndRest1A1, v) && k();
@@ -571,8 +571,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// d2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
-  /// rules/rotary.yaml:264:23))
+  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 94:21 (in first_and_rest at
+  /// rules/rotary.yaml:267:23))
   bool matchD2(ValueId v, gen::Next k) {
     if (seen(Ids::kD2)) return same(Ids::kD2, v) && k();
     return bind(Ids::kD2, v) && k();
@@ -580,8 +580,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.e2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
-  /// rules/rotary.yaml:264:23))
+  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 94:25 (in first_and_rest at
+  /// rules/rotary.yaml:267:23))
   bool matchFirstAndRest1E2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1E2)) return same(Ids::kFirstAndRest1E2, v) && k();
     return bind(Ids::kFirstAndRest1E2, v) && k();
@@ -589,8 +589,8 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
   /// first_and_rest.1.a2
   /// (rules/rotary.yaml: rotary_embedding_partial 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:240:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
-  /// rules/rotary.yaml:264:23))
+  /// rules/rotary.yaml:243:23), rotary_embedding_partial_bsnh 94:29 (in first_and_rest at
+  /// rules/rotary.yaml:267:23))
   bool matchFirstAndRest1A2(ValueId v, gen::Next k) {
     if (seen(Ids::kFirstAndRest1A2)) return same(Ids::kFirstAndRest1A2, v) && k();
     return bind(Ids::kFirstAndRest1A2, v) && k();
@@ -598,7 +598,7 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:124
+// Generated from: rules/rotary.yaml:127
 // rotary_embedding (priority 95): Hugging Face rotate-half RoPE on [B, N, S, H] heads or a 3-D [B,
 // S, H] x.
 //===----------------------------------------------------------------------===//
@@ -608,7 +608,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding";
-    s.loc = "rules/rotary.yaml:124:5";
+    s.loc = "rules/rotary.yaml:127:5";
     s.root = 19;
     s.slot_names = {"cos_cache",
                     "cache_rows.1.c",
@@ -638,29 +638,30 @@ const gen::RuleSpec& specRotaryEmbedding() {
                     "rotate_half.1.x1",
                     "rotate_half.1.x2"};
     s.num_captures = 0;
-    s.exprs.resize(73);
+    s.exprs.resize(85);
     {  // 0: cos_cache
       gen::ExprSpec& e = s.exprs[0];
       e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:128:48";
+      e.loc = "rules/rotary.yaml:131:48";
       e.slot = 0;
     }
-    {  // 1: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+    {  // 1: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) |
+       // Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
       gen::ExprSpec& e = s.exprs[1];
       e.label = "cache_rows.1.c";
-      e.loc = "rules/rotary.yaml:105:34 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:35 (in cache_rows at rules/rotary.yaml:131:37)";
       e.slot = 1;
     }
     {  // 2: pos
       gen::ExprSpec& e = s.exprs[2];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:128:60";
+      e.loc = "rules/rotary.yaml:131:60";
       e.slot = 2;
     }
     {  // 3: Gather(cache_rows.1.c, pos, axis=0)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:128:30";
+      e.loc = "rules/rotary.yaml:131:30";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -668,38 +669,39 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:128:65";
+        a.loc = "rules/rotary.yaml:131:65";
       }
     }
     {  // 4: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:128:20";
+      e.loc = "rules/rotary.yaml:131:20";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:128:74";
+        a.loc = "rules/rotary.yaml:131:74";
       }
     }
     {  // 5: sin_cache
       gen::ExprSpec& e = s.exprs[5];
       e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:129:48";
+      e.loc = "rules/rotary.yaml:132:48";
       e.slot = 3;
     }
-    {  // 6: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
+    {  // 6: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) |
+       // Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
       gen::ExprSpec& e = s.exprs[6];
       e.label = "cache_rows.2.c";
-      e.loc = "rules/rotary.yaml:105:34 (in cache_rows at rules/rotary.yaml:129:37)";
+      e.loc = "rules/rotary.yaml:107:35 (in cache_rows at rules/rotary.yaml:132:37)";
       e.slot = 4;
     }
     {  // 7: Gather(cache_rows.2.c, pos, axis=0)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:129:30";
+      e.loc = "rules/rotary.yaml:132:30";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -707,33 +709,33 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:129:65";
+        a.loc = "rules/rotary.yaml:132:65";
       }
     }
     {  // 8: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:129:20";
+      e.loc = "rules/rotary.yaml:132:20";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:129:74";
+        a.loc = "rules/rotary.yaml:132:74";
       }
     }
     {  // 9: Slice?(cos_cache, 0, _, 0)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:113:11 (in flat_cache_rows at rules/rotary.yaml:130:29)";
+      e.loc = "rules/rotary.yaml:116:11 (in flat_cache_rows at rules/rotary.yaml:133:29)";
       e.slot = 5;
       e.num_inputs = 4;
     }
     {  // 10: Gather(flat_cache_rows.1.c, pos, axis=0)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:130:22";
+      e.loc = "rules/rotary.yaml:133:22";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -741,20 +743,20 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:130:62";
+        a.loc = "rules/rotary.yaml:133:62";
       }
     }
     {  // 11: Slice?(sin_cache, 0, _, 0)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:113:11 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      e.loc = "rules/rotary.yaml:116:11 (in flat_cache_rows at rules/rotary.yaml:134:29)";
       e.slot = 6;
       e.num_inputs = 4;
     }
     {  // 12: Gather(flat_cache_rows.2.c, pos, axis=0)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:131:22";
+      e.loc = "rules/rotary.yaml:134:22";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -762,14 +764,14 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:131:62";
+        a.loc = "rules/rotary.yaml:134:62";
       }
     }
     {  // 13: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c,
        // pos, axis=0)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "cos";
-      e.loc = "rules/rotary.yaml:130:19";
+      e.loc = "rules/rotary.yaml:133:19";
       e.slot = 7;
       e.peers = {14};  // one tuple
     }
@@ -777,26 +779,26 @@ const gen::RuleSpec& specRotaryEmbedding() {
        // pos, axis=0)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "sin";
-      e.loc = "rules/rotary.yaml:130:19";
+      e.loc = "rules/rotary.yaml:133:19";
       e.slot = 8;
       e.peers = {13};  // one tuple
     }
     {  // 15: x
       gen::ExprSpec& e = s.exprs[15];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:132:21";
+      e.loc = "rules/rotary.yaml:135:21";
       e.slot = 9;
     }
     {  // 16: Mul(x, cos)
       gen::ExprSpec& e = s.exprs[16];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:132:17";
+      e.loc = "rules/rotary.yaml:135:17";
       e.num_inputs = 2;
     }
     {  // 17: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
       gen::ExprSpec& e = s.exprs[17];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 10;
       e.num_inputs = 2;
       {
@@ -804,367 +806,469 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:132:34)";
+        a.loc = "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:135:34)";
       }
     }
     {  // 18: Mul(rotate_half.1.rot, sin)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:132:30";
+      e.loc = "rules/rotary.yaml:135:30";
       e.num_inputs = 2;
     }
     {  // 19: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
       gen::ExprSpec& e = s.exprs[19];
       e.label = "Add";
-      e.loc = "rules/rotary.yaml:132:13";
+      e.loc = "rules/rotary.yaml:135:13";
       e.slot = 11;
       e.num_inputs = 2;
     }
     {  // 20: 0
       gen::ExprSpec& e = s.exprs[20];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:105:25 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:131:37)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 21: _
       gen::ExprSpec& e = s.exprs[21];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:105:28 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:131:37)";
     }
     {  // 22: 0
       gen::ExprSpec& e = s.exprs[22];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:105:31 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:131:37)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 23: Slice?(cos_cache, 0, _, 0)
       gen::ExprSpec& e = s.exprs[23];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:105:11 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:12 (in cache_rows at rules/rotary.yaml:131:37)";
       e.num_inputs = 4;
     }
     {  // 24: 0
       gen::ExprSpec& e = s.exprs[24];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:105:65 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:131:37)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 25: _
       gen::ExprSpec& e = s.exprs[25];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:105:68 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:131:37)";
     }
     {  // 26: 2
       gen::ExprSpec& e = s.exprs[26];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:105:71 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:131:37)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 27: Slice(cos_cache, 0, _, 2)
       gen::ExprSpec& e = s.exprs[27];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:105:52 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:53 (in cache_rows at rules/rotary.yaml:131:37)";
       e.num_inputs = 4;
     }
     {  // 28: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
       gen::ExprSpec& e = s.exprs[28];
       e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:105:44 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:45 (in cache_rows at rules/rotary.yaml:131:37)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:105:75 (in cache_rows at rules/rotary.yaml:128:37)";
+        a.loc = "rules/rotary.yaml:107:76 (in cache_rows at rules/rotary.yaml:131:37)";
       }
     }
     {  // 29: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
       gen::ExprSpec& e = s.exprs[29];
       e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:105:36 (in cache_rows at rules/rotary.yaml:128:37)";
+      e.loc = "rules/rotary.yaml:107:37 (in cache_rows at rules/rotary.yaml:131:37)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:105:79 (in cache_rows at rules/rotary.yaml:128:37)";
+        a.loc = "rules/rotary.yaml:107:80 (in cache_rows at rules/rotary.yaml:131:37)";
       }
     }
     {  // 30: 0
       gen::ExprSpec& e = s.exprs[30];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:105:25 (in cache_rows at rules/rotary.yaml:129:37)";
+      e.loc = "rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:131:37)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 31: _
       gen::ExprSpec& e = s.exprs[31];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:105:28 (in cache_rows at rules/rotary.yaml:129:37)";
+      e.loc = "rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:131:37)";
     }
-    {  // 32: 0
+    {  // 32: 2
       gen::ExprSpec& e = s.exprs[32];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:105:31 (in cache_rows at rules/rotary.yaml:129:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 33: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:105:11 (in cache_rows at rules/rotary.yaml:129:37)";
-      e.num_inputs = 4;
-    }
-    {  // 34: 0
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:105:65 (in cache_rows at rules/rotary.yaml:129:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 35: _
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:105:68 (in cache_rows at rules/rotary.yaml:129:37)";
-    }
-    {  // 36: 2
-      gen::ExprSpec& e = s.exprs[36];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:105:71 (in cache_rows at rules/rotary.yaml:129:37)";
+      e.loc = "rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:131:37)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 37: Slice(sin_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[37];
+    {  // 33: Slice(cos_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[33];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:105:52 (in cache_rows at rules/rotary.yaml:129:37)";
+      e.loc = "rules/rotary.yaml:108:30 (in cache_rows at rules/rotary.yaml:131:37)";
       e.num_inputs = 4;
     }
-    {  // 38: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
-      gen::ExprSpec& e = s.exprs[38];
+    {  // 34: Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[34];
       e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:105:44 (in cache_rows at rules/rotary.yaml:129:37)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:105:75 (in cache_rows at rules/rotary.yaml:129:37)";
-      }
-    }
-    {  // 39: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:105:36 (in cache_rows at rules/rotary.yaml:129:37)";
+      e.loc = "rules/rotary.yaml:108:22 (in cache_rows at rules/rotary.yaml:131:37)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:105:79 (in cache_rows at rules/rotary.yaml:129:37)";
+        a.loc = "rules/rotary.yaml:108:53 (in cache_rows at rules/rotary.yaml:131:37)";
       }
+    }
+    {  // 35: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])
+      gen::ExprSpec& e = s.exprs[35];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:108:14 (in cache_rows at rules/rotary.yaml:131:37)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:108:57 (in cache_rows at rules/rotary.yaml:131:37)";
+      }
+    }
+    {  // 36: 0
+      gen::ExprSpec& e = s.exprs[36];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 37: _
+      gen::ExprSpec& e = s.exprs[37];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:132:37)";
+    }
+    {  // 38: 0
+      gen::ExprSpec& e = s.exprs[38];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 39: Slice?(sin_cache, 0, _, 0)
+      gen::ExprSpec& e = s.exprs[39];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:107:12 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.num_inputs = 4;
     }
     {  // 40: 0
       gen::ExprSpec& e = s.exprs[40];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:113:25 (in flat_cache_rows at rules/rotary.yaml:130:29)";
+      e.loc = "rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:132:37)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 41: _
       gen::ExprSpec& e = s.exprs[41];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:113:28 (in flat_cache_rows at rules/rotary.yaml:130:29)";
+      e.loc = "rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:132:37)";
     }
-    {  // 42: 0
+    {  // 42: 2
       gen::ExprSpec& e = s.exprs[42];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:113:31 (in flat_cache_rows at rules/rotary.yaml:130:29)";
-      e.literal = gen::intLiteral(0);
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 43: 0
+    {  // 43: Slice(sin_cache, 0, _, 2)
       gen::ExprSpec& e = s.exprs[43];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:113:25 (in flat_cache_rows at rules/rotary.yaml:131:29)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:107:53 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.num_inputs = 4;
     }
-    {  // 44: _
+    {  // 44: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
       gen::ExprSpec& e = s.exprs[44];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:113:28 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:107:45 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({1}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:107:76 (in cache_rows at rules/rotary.yaml:132:37)";
+      }
     }
-    {  // 45: 0
+    {  // 45: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
       gen::ExprSpec& e = s.exprs[45];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:107:37 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:107:80 (in cache_rows at rules/rotary.yaml:132:37)";
+      }
+    }
+    {  // 46: 0
+      gen::ExprSpec& e = s.exprs[46];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:113:31 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      e.loc = "rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:132:37)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 46: Shape(x)
-      gen::ExprSpec& e = s.exprs[46];
+    {  // 47: _
+      gen::ExprSpec& e = s.exprs[47];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:132:37)";
+    }
+    {  // 48: 2
+      gen::ExprSpec& e = s.exprs[48];
+      e.label = "constant 2";
+      e.loc = "rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.literal = gen::intLiteral(2);
+      e.tolerance = 1e-06;
+    }
+    {  // 49: Slice(sin_cache, 0, _, 2)
+      gen::ExprSpec& e = s.exprs[49];
+      e.label = "Slice";
+      e.loc = "rules/rotary.yaml:108:30 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.num_inputs = 4;
+    }
+    {  // 50: Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[50];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:108:22 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:108:53 (in cache_rows at rules/rotary.yaml:132:37)";
+      }
+    }
+    {  // 51: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])
+      gen::ExprSpec& e = s.exprs[51];
+      e.label = "Squeeze";
+      e.loc = "rules/rotary.yaml:108:14 (in cache_rows at rules/rotary.yaml:132:37)";
+      e.num_inputs = 1;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axes";
+        a.values.push_back(gen::intsLiteral({0}));
+        a.axes = true;
+        a.loc = "rules/rotary.yaml:108:57 (in cache_rows at rules/rotary.yaml:132:37)";
+      }
+    }
+    {  // 52: 0
+      gen::ExprSpec& e = s.exprs[52];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:133:29)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 53: _
+      gen::ExprSpec& e = s.exprs[53];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:133:29)";
+    }
+    {  // 54: 0
+      gen::ExprSpec& e = s.exprs[54];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:133:29)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 55: 0
+      gen::ExprSpec& e = s.exprs[55];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:134:29)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 56: _
+      gen::ExprSpec& e = s.exprs[56];
+      e.label = "_";
+      e.loc = "rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:134:29)";
+    }
+    {  // 57: 0
+      gen::ExprSpec& e = s.exprs[57];
+      e.label = "constant 0";
+      e.loc = "rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:134:29)";
+      e.literal = gen::intLiteral(0);
+      e.tolerance = 1e-06;
+    }
+    {  // 58: Shape(x)
+      gen::ExprSpec& e = s.exprs[58];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:135:34)";
       e.num_inputs = 1;
     }
-    {  // 47: rotate_half.1.i1
-      gen::ExprSpec& e = s.exprs[47];
+    {  // 59: rotate_half.1.i1
+      gen::ExprSpec& e = s.exprs[59];
       e.label = "rotate_half.1.i1";
-      e.loc = "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 12;
     }
-    {  // 48: Gather(Shape(x), rotate_half.1.i1)
-      gen::ExprSpec& e = s.exprs[48];
+    {  // 60: Gather(Shape(x), rotate_half.1.i1)
+      gen::ExprSpec& e = s.exprs[60];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:135:34)";
       e.num_inputs = 2;
     }
-    {  // 49: 2
-      gen::ExprSpec& e = s.exprs[49];
+    {  // 61: 2
+      gen::ExprSpec& e = s.exprs[61];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:135:34)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 50: Div(Gather(Shape(x), rotate_half.1.i1), 2)
-      gen::ExprSpec& e = s.exprs[50];
+    {  // 62: Div(Gather(Shape(x), rotate_half.1.i1), 2)
+      gen::ExprSpec& e = s.exprs[62];
       e.label = "Div";
-      e.loc = "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:135:34)";
       e.num_inputs = 2;
     }
-    {  // 51: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[51];
+    {  // 63: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[63];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:135:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:132:34)";
+        a.loc = "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:135:34)";
       }
     }
-    {  // 52: rotate_half.1.c1
-      gen::ExprSpec& e = s.exprs[52];
+    {  // 64: rotate_half.1.c1
+      gen::ExprSpec& e = s.exprs[64];
       e.label = "rotate_half.1.c1";
-      e.loc = "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 13;
     }
-    {  // 53: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-      gen::ExprSpec& e = s.exprs[53];
+    {  // 65: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+      gen::ExprSpec& e = s.exprs[65];
       e.label = "rotate_half.1.h1";
-      e.loc = "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 14;
     }
-    {  // 54: Shape(x)
-      gen::ExprSpec& e = s.exprs[54];
+    {  // 66: Shape(x)
+      gen::ExprSpec& e = s.exprs[66];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:135:34)";
       e.num_inputs = 1;
     }
-    {  // 55: rotate_half.1.i2
-      gen::ExprSpec& e = s.exprs[55];
+    {  // 67: rotate_half.1.i2
+      gen::ExprSpec& e = s.exprs[67];
       e.label = "rotate_half.1.i2";
-      e.loc = "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 15;
     }
-    {  // 56: Gather(Shape(x), rotate_half.1.i2)
-      gen::ExprSpec& e = s.exprs[56];
+    {  // 68: Gather(Shape(x), rotate_half.1.i2)
+      gen::ExprSpec& e = s.exprs[68];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:135:34)";
       e.num_inputs = 2;
     }
-    {  // 57: 2
-      gen::ExprSpec& e = s.exprs[57];
+    {  // 69: 2
+      gen::ExprSpec& e = s.exprs[69];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:135:34)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
-    {  // 58: Div(Gather(Shape(x), rotate_half.1.i2), 2)
-      gen::ExprSpec& e = s.exprs[58];
+    {  // 70: Div(Gather(Shape(x), rotate_half.1.i2), 2)
+      gen::ExprSpec& e = s.exprs[70];
       e.label = "Div";
-      e.loc = "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:135:34)";
       e.num_inputs = 2;
     }
-    {  // 59: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[59];
+    {  // 71: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
+      gen::ExprSpec& e = s.exprs[71];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:135:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:132:34)";
+        a.loc = "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:135:34)";
       }
     }
-    {  // 60: rotate_half.1.c2
-      gen::ExprSpec& e = s.exprs[60];
+    {  // 72: rotate_half.1.c2
+      gen::ExprSpec& e = s.exprs[72];
       e.label = "rotate_half.1.c2";
-      e.loc = "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 16;
     }
-    {  // 61: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-      gen::ExprSpec& e = s.exprs[61];
+    {  // 73: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+      gen::ExprSpec& e = s.exprs[73];
       e.label = "rotate_half.1.h2";
-      e.loc = "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 17;
     }
-    {  // 62: 0
-      gen::ExprSpec& e = s.exprs[62];
+    {  // 74: 0
+      gen::ExprSpec& e = s.exprs[74];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:135:34)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
-    {  // 63: rotate_half.1.a1
-      gen::ExprSpec& e = s.exprs[63];
+    {  // 75: rotate_half.1.a1
+      gen::ExprSpec& e = s.exprs[75];
       e.label = "rotate_half.1.a1";
-      e.loc = "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 18;
     }
-    {  // 64: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
-      gen::ExprSpec& e = s.exprs[64];
+    {  // 76: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
+      gen::ExprSpec& e = s.exprs[76];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 19;
       e.num_inputs = 4;
     }
-    {  // 65: rotate_half.1.e2
-      gen::ExprSpec& e = s.exprs[65];
+    {  // 77: rotate_half.1.e2
+      gen::ExprSpec& e = s.exprs[77];
       e.label = "rotate_half.1.e2";
-      e.loc = "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 20;
     }
-    {  // 66: rotate_half.1.a2
-      gen::ExprSpec& e = s.exprs[66];
+    {  // 78: rotate_half.1.a2
+      gen::ExprSpec& e = s.exprs[78];
       e.label = "rotate_half.1.a2";
-      e.loc = "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 21;
     }
-    {  // 67: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-      gen::ExprSpec& e = s.exprs[67];
+    {  // 79: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+      gen::ExprSpec& e = s.exprs[79];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 22;
       e.num_inputs = 4;
     }
-    {  // 68: Split(x, axis=-1)
-      gen::ExprSpec& e = s.exprs[68];
+    {  // 80: Split(x, axis=-1)
+      gen::ExprSpec& e = s.exprs[80];
       e.label = "Split";
-      e.loc = "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 23;
       e.num_inputs = 1;
       e.other_outputs.push_back({1, 24, "rotate_half.1.p2"});
@@ -1174,39 +1278,39 @@ const gen::RuleSpec& specRotaryEmbedding() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:132:34)";
+        a.loc = "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:135:34)";
       }
     }
-    {  // 69: rotate_half.1.p2
-      gen::ExprSpec& e = s.exprs[69];
+    {  // 81: rotate_half.1.p2
+      gen::ExprSpec& e = s.exprs[81];
       e.label = "rotate_half.1.p2";
-      e.loc = "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 24;
     }
-    {  // 70: rotate_half.1.s1 | rotate_half.1.p1
-      gen::ExprSpec& e = s.exprs[70];
+    {  // 82: rotate_half.1.s1 | rotate_half.1.p1
+      gen::ExprSpec& e = s.exprs[82];
       e.label = "rotate_half.1.x1";
-      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 25;
-      e.peers = {71};  // one tuple
+      e.peers = {83};  // one tuple
     }
-    {  // 71: rotate_half.1.s2 | rotate_half.1.p2
-      gen::ExprSpec& e = s.exprs[71];
+    {  // 83: rotate_half.1.s2 | rotate_half.1.p2
+      gen::ExprSpec& e = s.exprs[83];
       e.label = "rotate_half.1.x2";
-      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:135:34)";
       e.slot = 26;
-      e.peers = {70};  // one tuple
+      e.peers = {82};  // one tuple
     }
-    {  // 72: Neg(rotate_half.1.x2)
-      gen::ExprSpec& e = s.exprs[72];
+    {  // 84: Neg(rotate_half.1.x2)
+      gen::ExprSpec& e = s.exprs[84];
       e.label = "Neg";
-      e.loc = "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:132:34)";
+      e.loc = "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:135:34)";
       e.num_inputs = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/rotary.yaml:134:14";
+      c.loc = "rules/rotary.yaml:137:14";
       c.subject = "x";
       c.slot = 9;
       c.ints = {3, 4};
@@ -1214,7 +1318,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:135:14";
+      c.loc = "rules/rotary.yaml:138:14";
       c.subject = "pos";
       c.slot = 2;
       c.strings = {"int64"};
@@ -1223,7 +1327,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:135:28";
+      c.loc = "rules/rotary.yaml:138:28";
       c.native = "positions_of";
       c.predicate = gen::nativePredicate("positions_of");
       c.args = {"pos", "x"};
@@ -1232,7 +1336,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:107:16 (in cache_rows at rules/rotary.yaml:128:37)";
+      c.loc = "rules/rotary.yaml:110:16 (in cache_rows at rules/rotary.yaml:131:37)";
       c.guard_slot = 1;  // cache_rows.1.c
       c.native = "rotary_cache_rows";
       c.predicate = gen::nativePredicate("rotary_cache_rows");
@@ -1242,7 +1346,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:108:16 (in cache_rows at rules/rotary.yaml:128:37)";
+      c.loc = "rules/rotary.yaml:111:16 (in cache_rows at rules/rotary.yaml:131:37)";
       c.guard_slot = 1;  // cache_rows.1.c
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -1252,7 +1356,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:107:16 (in cache_rows at rules/rotary.yaml:129:37)";
+      c.loc = "rules/rotary.yaml:110:16 (in cache_rows at rules/rotary.yaml:132:37)";
       c.guard_slot = 4;  // cache_rows.2.c
       c.native = "rotary_cache_rows";
       c.predicate = gen::nativePredicate("rotary_cache_rows");
@@ -1262,7 +1366,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:108:16 (in cache_rows at rules/rotary.yaml:129:37)";
+      c.loc = "rules/rotary.yaml:111:16 (in cache_rows at rules/rotary.yaml:132:37)";
       c.guard_slot = 4;  // cache_rows.2.c
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -1272,7 +1376,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:115:16 (in flat_cache_rows at rules/rotary.yaml:130:29)";
+      c.loc = "rules/rotary.yaml:118:16 (in flat_cache_rows at rules/rotary.yaml:133:29)";
       c.guard_slot = 5;  // flat_cache_rows.1.c
       c.subject = "cos_cache";
       c.slot = 0;
@@ -1283,7 +1387,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:115:31 (in flat_cache_rows at rules/rotary.yaml:130:29)";
+      c.loc = "rules/rotary.yaml:118:31 (in flat_cache_rows at rules/rotary.yaml:133:29)";
       c.guard_slot = 5;  // flat_cache_rows.1.c
       c.native = "rotary_cache";
       c.predicate = gen::nativePredicate("rotary_cache");
@@ -1293,7 +1397,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:116:16 (in flat_cache_rows at rules/rotary.yaml:130:29)";
+      c.loc = "rules/rotary.yaml:119:16 (in flat_cache_rows at rules/rotary.yaml:133:29)";
       c.guard_slot = 5;  // flat_cache_rows.1.c
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -1303,7 +1407,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:115:16 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      c.loc = "rules/rotary.yaml:118:16 (in flat_cache_rows at rules/rotary.yaml:134:29)";
       c.guard_slot = 6;  // flat_cache_rows.2.c
       c.subject = "sin_cache";
       c.slot = 3;
@@ -1314,7 +1418,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:115:31 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      c.loc = "rules/rotary.yaml:118:31 (in flat_cache_rows at rules/rotary.yaml:134:29)";
       c.guard_slot = 6;  // flat_cache_rows.2.c
       c.native = "rotary_cache";
       c.predicate = gen::nativePredicate("rotary_cache");
@@ -1324,7 +1428,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:116:16 (in flat_cache_rows at rules/rotary.yaml:131:29)";
+      c.loc = "rules/rotary.yaml:119:16 (in flat_cache_rows at rules/rotary.yaml:134:29)";
       c.guard_slot = 6;  // flat_cache_rows.2.c
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -1334,7 +1438,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "half_last_dim";
       c.predicate = gen::nativePredicate("half_last_dim");
@@ -1344,7 +1448,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "half_last_dim";
       c.predicate = gen::nativePredicate("half_last_dim");
@@ -1354,7 +1458,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -1364,7 +1468,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -1374,7 +1478,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -1384,7 +1488,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -1394,7 +1498,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
@@ -1404,7 +1508,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -1414,7 +1518,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -1424,7 +1528,7 @@ const gen::RuleSpec& specRotaryEmbedding() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:132:34)";
+      c.loc = "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:135:34)";
       c.guard_slot = 10;  // rotate_half.1.rot
       c.native = "split_halves";
       c.predicate = gen::nativePredicate("split_halves");
@@ -1494,45 +1598,57 @@ struct RotaryEmbeddingIds {
     kAny31 = 31,
     kConstant32 = 32,
     kSlice33 = 33,
-    kConstant34 = 34,
-    kAny35 = 35,
+    kSqueeze34 = 34,
+    kSqueeze35 = 35,
     kConstant36 = 36,
-    kSlice37 = 37,
-    kSqueeze38 = 38,
-    kSqueeze39 = 39,
+    kAny37 = 37,
+    kConstant38 = 38,
+    kSlice39 = 39,
     kConstant40 = 40,
     kAny41 = 41,
     kConstant42 = 42,
-    kConstant43 = 43,
-    kAny44 = 44,
-    kConstant45 = 45,
-    kShape46 = 46,
-    kRotateHalf1I1 = 47,
-    kGather48 = 48,
-    kConstant49 = 49,
-    kDiv50 = 50,
-    kUnsqueeze51 = 51,
-    kRotateHalf1C1 = 52,
-    kRotateHalf1H1 = 53,
-    kShape54 = 54,
-    kRotateHalf1I2 = 55,
-    kGather56 = 56,
+    kSlice43 = 43,
+    kSqueeze44 = 44,
+    kSqueeze45 = 45,
+    kConstant46 = 46,
+    kAny47 = 47,
+    kConstant48 = 48,
+    kSlice49 = 49,
+    kSqueeze50 = 50,
+    kSqueeze51 = 51,
+    kConstant52 = 52,
+    kAny53 = 53,
+    kConstant54 = 54,
+    kConstant55 = 55,
+    kAny56 = 56,
     kConstant57 = 57,
-    kDiv58 = 58,
-    kUnsqueeze59 = 59,
-    kRotateHalf1C2 = 60,
-    kRotateHalf1H2 = 61,
-    kConstant62 = 62,
-    kRotateHalf1A1 = 63,
-    kRotateHalf1S1 = 64,
-    kRotateHalf1E2 = 65,
-    kRotateHalf1A2 = 66,
-    kRotateHalf1S2 = 67,
-    kRotateHalf1P1 = 68,
-    kRotateHalf1P2 = 69,
-    kRotateHalf1X1 = 70,
-    kRotateHalf1X2 = 71,
-    kNeg = 72,
+    kShape58 = 58,
+    kRotateHalf1I1 = 59,
+    kGather60 = 60,
+    kConstant61 = 61,
+    kDiv62 = 62,
+    kUnsqueeze63 = 63,
+    kRotateHalf1C1 = 64,
+    kRotateHalf1H1 = 65,
+    kShape66 = 66,
+    kRotateHalf1I2 = 67,
+    kGather68 = 68,
+    kConstant69 = 69,
+    kDiv70 = 70,
+    kUnsqueeze71 = 71,
+    kRotateHalf1C2 = 72,
+    kRotateHalf1H2 = 73,
+    kConstant74 = 74,
+    kRotateHalf1A1 = 75,
+    kRotateHalf1S1 = 76,
+    kRotateHalf1E2 = 77,
+    kRotateHalf1A2 = 78,
+    kRotateHalf1S2 = 79,
+    kRotateHalf1P1 = 80,
+    kRotateHalf1P2 = 81,
+    kRotateHalf1X1 = 82,
+    kRotateHalf1X2 = 83,
+    kNeg = 84,
   };
 };
 
@@ -1602,7 +1718,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   // matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
 
   /// cache_rows.1.c = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// (rules/rotary.yaml:105:34 (in cache_rows at rules/rotary.yaml:128:37))
+  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:107:35 (in cache_rows
+  /// at rules/rotary.yaml:131:37))
   bool matchCacheRows1C(ValueId v, gen::Next k) {
     if (seen(kCacheRows1C)) return same(kCacheRows1C, v) && k();
     if (!bind(kCacheRows1C, v)) return false;
@@ -1611,10 +1728,12 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     undo(m);
     if (choose(kCacheRows1C, 1) && matchSqueeze29(v, k)) return true;
     undo(m);
+    if (choose(kCacheRows1C, 2) && matchSqueeze35(v, k)) return true;
+    undo(m);
     return false;
   }
 
-  /// Gather(cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:128:30)
+  /// Gather(cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:131:30)
   bool matchGather3(ValueId v, gen::Next k) {
     if (seen(kGather3)) return same(kGather3, v) && k();
     if (!bind(kGather3, v)) return false;
@@ -1623,7 +1742,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCacheRows1C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:128:20)
+  /// Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:131:20)
   bool matchUnsqueeze4(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze4)) return same(kUnsqueeze4, v) && k();
     if (!bind(kUnsqueeze4, v)) return false;
@@ -1633,19 +1752,22 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// cache_rows.2.c = Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
-  /// (rules/rotary.yaml:105:34 (in cache_rows at rules/rotary.yaml:129:37))
+  /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:107:35 (in cache_rows
+  /// at rules/rotary.yaml:132:37))
   bool matchCacheRows2C(ValueId v, gen::Next k) {
     if (seen(kCacheRows2C)) return same(kCacheRows2C, v) && k();
     if (!bind(kCacheRows2C, v)) return false;
     const uint32_t m = mark();
-    if (choose(kCacheRows2C, 0) && matchSlice33(v, k)) return true;
+    if (choose(kCacheRows2C, 0) && matchSlice39(v, k)) return true;
     undo(m);
-    if (choose(kCacheRows2C, 1) && matchSqueeze39(v, k)) return true;
+    if (choose(kCacheRows2C, 1) && matchSqueeze45(v, k)) return true;
+    undo(m);
+    if (choose(kCacheRows2C, 2) && matchSqueeze51(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Gather(cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:129:30)
+  /// Gather(cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:132:30)
   bool matchGather7(ValueId v, gen::Next k) {
     if (seen(kGather7)) return same(kGather7, v) && k();
     if (!bind(kGather7, v)) return false;
@@ -1654,7 +1776,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCacheRows2C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:129:20)
+  /// Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])  (rules/rotary.yaml:132:20)
   bool matchUnsqueeze8(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze8)) return same(kUnsqueeze8, v) && k();
     if (!bind(kUnsqueeze8, v)) return false;
@@ -1663,8 +1785,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchGather7(input(n, 0), k);
   }
 
-  /// flat_cache_rows.1.c = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:113:11 (in
-  /// flat_cache_rows at rules/rotary.yaml:130:29))
+  /// flat_cache_rows.1.c = Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:116:11 (in
+  /// flat_cache_rows at rules/rotary.yaml:133:29))
   bool matchFlatCacheRows1C(ValueId v, gen::Next k) {
     if (seen(kFlatCacheRows1C)) return same(kFlatCacheRows1C, v) && k();
     if (!bind(kFlatCacheRows1C, v)) return false;
@@ -1672,8 +1794,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
       const NodeId n = node(kFlatCacheRows1C, v, op::kSlice);
       if (n == kNoId || !attrs(kFlatCacheRows1C, n, v)) return false;
       return matchCosCache(input(n, 0), [&] {
-        return matchConstant40(input(n, 1), [&] {
-          return matchAny41(input(n, 2), [&] { return matchConstant42(input(n, 3), k); });
+        return matchConstant52(input(n, 1), [&] {
+          return matchAny53(input(n, 2), [&] { return matchConstant54(input(n, 3), k); });
         });
       });
     };
@@ -1683,7 +1805,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCosCache(v, k);  // absent: Slice stands for its input
   }
 
-  /// Gather(flat_cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:130:22)
+  /// Gather(flat_cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:133:22)
   bool matchGather10(ValueId v, gen::Next k) {
     if (seen(kGather10)) return same(kGather10, v) && k();
     if (!bind(kGather10, v)) return false;
@@ -1692,8 +1814,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchFlatCacheRows1C(input(n, 0), [&] { return matchPos(input(n, 1), k); });
   }
 
-  /// flat_cache_rows.2.c = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:113:11 (in
-  /// flat_cache_rows at rules/rotary.yaml:131:29))
+  /// flat_cache_rows.2.c = Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:116:11 (in
+  /// flat_cache_rows at rules/rotary.yaml:134:29))
   bool matchFlatCacheRows2C(ValueId v, gen::Next k) {
     if (seen(kFlatCacheRows2C)) return same(kFlatCacheRows2C, v) && k();
     if (!bind(kFlatCacheRows2C, v)) return false;
@@ -1701,8 +1823,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
       const NodeId n = node(kFlatCacheRows2C, v, op::kSlice);
       if (n == kNoId || !attrs(kFlatCacheRows2C, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
-        return matchConstant43(input(n, 1), [&] {
-          return matchAny44(input(n, 2), [&] { return matchConstant45(input(n, 3), k); });
+        return matchConstant55(input(n, 1), [&] {
+          return matchAny56(input(n, 2), [&] { return matchConstant57(input(n, 3), k); });
         });
       });
     };
@@ -1712,7 +1834,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSinCache(v, k);  // absent: Slice stands for its input
   }
 
-  /// Gather(flat_cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:131:22)
+  /// Gather(flat_cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:134:22)
   bool matchGather12(ValueId v, gen::Next k) {
     if (seen(kGather12)) return same(kGather12, v) && k();
     if (!bind(kGather12, v)) return false;
@@ -1722,7 +1844,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// cos = Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c,
-  /// pos, axis=0)  (rules/rotary.yaml:130:19)
+  /// pos, axis=0)  (rules/rotary.yaml:133:19)
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     if (!bind(kCos, v)) return false;
@@ -1735,7 +1857,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// sin = Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.2.c,
-  /// pos, axis=0)  (rules/rotary.yaml:130:19)
+  /// pos, axis=0)  (rules/rotary.yaml:133:19)
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     if (!bind(kSin, v)) return false;
@@ -1747,7 +1869,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:132:17)
+  /// Mul(x, cos)  (rules/rotary.yaml:135:17)
   bool matchMul16(ValueId v, gen::Next k) {
     if (seen(kMul16)) return same(kMul16, v) && k();
     if (!bind(kMul16, v)) return false;
@@ -1762,7 +1884,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
-  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:132:34))
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -1771,7 +1893,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:132:30)
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:135:30)
   bool matchMul18(ValueId v, gen::Next k) {
     if (seen(kMul18)) return same(kMul18, v) && k();
     if (!bind(kMul18, v)) return false;
@@ -1785,7 +1907,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchRotateHalf1Rot(in1, [&] { return matchSin(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:132:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:135:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1799,20 +1921,20 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchMul16(in1, [&] { return matchMul18(in0, k); });
   }
 
-  /// _  (rules/rotary.yaml:105:28 (in cache_rows at rules/rotary.yaml:128:37))
+  /// _  (rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:131:37))
   bool matchAny21(ValueId v, gen::Next k) {
     if (seen(kAny21)) return same(kAny21, v) && k();
     return bind(kAny21, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:105:31 (in cache_rows at rules/rotary.yaml:128:37))
+  /// 0  (rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:131:37))
   bool matchConstant22(ValueId v, gen::Next k) {
     if (seen(kConstant22)) return same(kConstant22, v) && k();
     return bind(kConstant22, v) && constant(kConstant22, v) && k();
   }
 
-  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:105:11 (in cache_rows at
-  /// rules/rotary.yaml:128:37))
+  /// Slice?(cos_cache, 0, _, 0)  (rules/rotary.yaml:107:12 (in cache_rows at
+  /// rules/rotary.yaml:131:37))
   bool matchSlice23(ValueId v, gen::Next k) {
     if (seen(kSlice23)) return same(kSlice23, v) && k();
     if (!bind(kSlice23, v)) return false;
@@ -1831,26 +1953,26 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchCosCache(v, k);  // absent: Slice stands for its input
   }
 
-  /// 0  (rules/rotary.yaml:105:65 (in cache_rows at rules/rotary.yaml:128:37))
+  /// 0  (rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:131:37))
   bool matchConstant24(ValueId v, gen::Next k) {
     if (seen(kConstant24)) return same(kConstant24, v) && k();
     return bind(kConstant24, v) && constant(kConstant24, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:105:68 (in cache_rows at rules/rotary.yaml:128:37))
+  /// _  (rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:131:37))
   bool matchAny25(ValueId v, gen::Next k) {
     if (seen(kAny25)) return same(kAny25, v) && k();
     return bind(kAny25, v) && k();
   }
 
-  /// 2  (rules/rotary.yaml:105:71 (in cache_rows at rules/rotary.yaml:128:37))
+  /// 2  (rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:131:37))
   bool matchConstant26(ValueId v, gen::Next k) {
     if (seen(kConstant26)) return same(kConstant26, v) && k();
     return bind(kConstant26, v) && constant(kConstant26, v) && k();
   }
 
-  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:105:52 (in cache_rows at
-  /// rules/rotary.yaml:128:37))
+  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:107:53 (in cache_rows at
+  /// rules/rotary.yaml:131:37))
   bool matchSlice27(ValueId v, gen::Next k) {
     if (seen(kSlice27)) return same(kSlice27, v) && k();
     if (!bind(kSlice27, v)) return false;
@@ -1863,8 +1985,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     });
   }
 
-  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:105:44 (in cache_rows at
-  /// rules/rotary.yaml:128:37))
+  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:107:45 (in cache_rows at
+  /// rules/rotary.yaml:131:37))
   bool matchSqueeze28(ValueId v, gen::Next k) {
     if (seen(kSqueeze28)) return same(kSqueeze28, v) && k();
     if (!bind(kSqueeze28, v)) return false;
@@ -1873,8 +1995,8 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSlice27(input(n, 0), k);
   }
 
-  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:105:36 (in
-  /// cache_rows at rules/rotary.yaml:128:37))
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:107:37 (in
+  /// cache_rows at rules/rotary.yaml:131:37))
   bool matchSqueeze29(ValueId v, gen::Next k) {
     if (seen(kSqueeze29)) return same(kSqueeze29, v) && k();
     if (!bind(kSqueeze29, v)) return false;
@@ -1883,35 +2005,87 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSqueeze28(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:105:25 (in cache_rows at rules/rotary.yaml:129:37))
+  /// 0  (rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:131:37))
   bool matchConstant30(ValueId v, gen::Next k) {
     if (seen(kConstant30)) return same(kConstant30, v) && k();
     return bind(kConstant30, v) && constant(kConstant30, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:105:28 (in cache_rows at rules/rotary.yaml:129:37))
+  /// _  (rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:131:37))
   bool matchAny31(ValueId v, gen::Next k) {
     if (seen(kAny31)) return same(kAny31, v) && k();
     return bind(kAny31, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:105:31 (in cache_rows at rules/rotary.yaml:129:37))
+  /// 2  (rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:131:37))
   bool matchConstant32(ValueId v, gen::Next k) {
     if (seen(kConstant32)) return same(kConstant32, v) && k();
     return bind(kConstant32, v) && constant(kConstant32, v) && k();
   }
 
-  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:105:11 (in cache_rows at
-  /// rules/rotary.yaml:129:37))
+  /// Slice(cos_cache, 0, _, 2)  (rules/rotary.yaml:108:30 (in cache_rows at
+  /// rules/rotary.yaml:131:37))
   bool matchSlice33(ValueId v, gen::Next k) {
     if (seen(kSlice33)) return same(kSlice33, v) && k();
     if (!bind(kSlice33, v)) return false;
+    const NodeId n = node(kSlice33, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice33, n, v)) return false;
+    return matchCosCache(input(n, 0), [&] {
+      return matchConstant30(input(n, 1), [&] {
+        return matchAny31(input(n, 2), [&] { return matchConstant32(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:108:22 (in cache_rows at
+  /// rules/rotary.yaml:131:37))
+  bool matchSqueeze34(ValueId v, gen::Next k) {
+    if (seen(kSqueeze34)) return same(kSqueeze34, v) && k();
+    if (!bind(kSqueeze34, v)) return false;
+    const NodeId n = node(kSqueeze34, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze34, n, v)) return false;
+    return matchSlice33(input(n, 0), k);
+  }
+
+  /// Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:108:14 (in
+  /// cache_rows at rules/rotary.yaml:131:37))
+  bool matchSqueeze35(ValueId v, gen::Next k) {
+    if (seen(kSqueeze35)) return same(kSqueeze35, v) && k();
+    if (!bind(kSqueeze35, v)) return false;
+    const NodeId n = node(kSqueeze35, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze35, n, v)) return false;
+    return matchSqueeze34(input(n, 0), k);
+  }
+
+  /// 0  (rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:132:37))
+  bool matchConstant36(ValueId v, gen::Next k) {
+    if (seen(kConstant36)) return same(kConstant36, v) && k();
+    return bind(kConstant36, v) && constant(kConstant36, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:132:37))
+  bool matchAny37(ValueId v, gen::Next k) {
+    if (seen(kAny37)) return same(kAny37, v) && k();
+    return bind(kAny37, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:132:37))
+  bool matchConstant38(ValueId v, gen::Next k) {
+    if (seen(kConstant38)) return same(kConstant38, v) && k();
+    return bind(kConstant38, v) && constant(kConstant38, v) && k();
+  }
+
+  /// Slice?(sin_cache, 0, _, 0)  (rules/rotary.yaml:107:12 (in cache_rows at
+  /// rules/rotary.yaml:132:37))
+  bool matchSlice39(ValueId v, gen::Next k) {
+    if (seen(kSlice39)) return same(kSlice39, v) && k();
+    if (!bind(kSlice39, v)) return false;
     auto present = [&] {
-      const NodeId n = node(kSlice33, v, op::kSlice);
-      if (n == kNoId || !attrs(kSlice33, n, v)) return false;
+      const NodeId n = node(kSlice39, v, op::kSlice);
+      if (n == kNoId || !attrs(kSlice39, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
-        return matchConstant30(input(n, 1), [&] {
-          return matchAny31(input(n, 2), [&] { return matchConstant32(input(n, 3), k); });
+        return matchConstant36(input(n, 1), [&] {
+          return matchAny37(input(n, 2), [&] { return matchConstant38(input(n, 3), k); });
         });
       });
     };
@@ -1921,232 +2095,284 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchSinCache(v, k);  // absent: Slice stands for its input
   }
 
-  /// 0  (rules/rotary.yaml:105:65 (in cache_rows at rules/rotary.yaml:129:37))
-  bool matchConstant34(ValueId v, gen::Next k) {
-    if (seen(kConstant34)) return same(kConstant34, v) && k();
-    return bind(kConstant34, v) && constant(kConstant34, v) && k();
-  }
-
-  /// _  (rules/rotary.yaml:105:68 (in cache_rows at rules/rotary.yaml:129:37))
-  bool matchAny35(ValueId v, gen::Next k) {
-    if (seen(kAny35)) return same(kAny35, v) && k();
-    return bind(kAny35, v) && k();
-  }
-
-  /// 2  (rules/rotary.yaml:105:71 (in cache_rows at rules/rotary.yaml:129:37))
-  bool matchConstant36(ValueId v, gen::Next k) {
-    if (seen(kConstant36)) return same(kConstant36, v) && k();
-    return bind(kConstant36, v) && constant(kConstant36, v) && k();
-  }
-
-  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:105:52 (in cache_rows at
-  /// rules/rotary.yaml:129:37))
-  bool matchSlice37(ValueId v, gen::Next k) {
-    if (seen(kSlice37)) return same(kSlice37, v) && k();
-    if (!bind(kSlice37, v)) return false;
-    const NodeId n = node(kSlice37, v, op::kSlice);
-    if (n == kNoId || !attrs(kSlice37, n, v)) return false;
-    return matchSinCache(input(n, 0), [&] {
-      return matchConstant34(input(n, 1), [&] {
-        return matchAny35(input(n, 2), [&] { return matchConstant36(input(n, 3), k); });
-      });
-    });
-  }
-
-  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:105:44 (in cache_rows at
-  /// rules/rotary.yaml:129:37))
-  bool matchSqueeze38(ValueId v, gen::Next k) {
-    if (seen(kSqueeze38)) return same(kSqueeze38, v) && k();
-    if (!bind(kSqueeze38, v)) return false;
-    const NodeId n = node(kSqueeze38, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze38, n, v)) return false;
-    return matchSlice37(input(n, 0), k);
-  }
-
-  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:105:36 (in
-  /// cache_rows at rules/rotary.yaml:129:37))
-  bool matchSqueeze39(ValueId v, gen::Next k) {
-    if (seen(kSqueeze39)) return same(kSqueeze39, v) && k();
-    if (!bind(kSqueeze39, v)) return false;
-    const NodeId n = node(kSqueeze39, v, op::kSqueeze);
-    if (n == kNoId || !attrs(kSqueeze39, n, v)) return false;
-    return matchSqueeze38(input(n, 0), k);
-  }
-
-  /// 0  (rules/rotary.yaml:113:25 (in flat_cache_rows at rules/rotary.yaml:130:29))
+  /// 0  (rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:132:37))
   bool matchConstant40(ValueId v, gen::Next k) {
     if (seen(kConstant40)) return same(kConstant40, v) && k();
     return bind(kConstant40, v) && constant(kConstant40, v) && k();
   }
 
-  /// _  (rules/rotary.yaml:113:28 (in flat_cache_rows at rules/rotary.yaml:130:29))
+  /// _  (rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:132:37))
   bool matchAny41(ValueId v, gen::Next k) {
     if (seen(kAny41)) return same(kAny41, v) && k();
     return bind(kAny41, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:113:31 (in flat_cache_rows at rules/rotary.yaml:130:29))
+  /// 2  (rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:132:37))
   bool matchConstant42(ValueId v, gen::Next k) {
     if (seen(kConstant42)) return same(kConstant42, v) && k();
     return bind(kConstant42, v) && constant(kConstant42, v) && k();
   }
 
-  /// 0  (rules/rotary.yaml:113:25 (in flat_cache_rows at rules/rotary.yaml:131:29))
-  bool matchConstant43(ValueId v, gen::Next k) {
-    if (seen(kConstant43)) return same(kConstant43, v) && k();
-    return bind(kConstant43, v) && constant(kConstant43, v) && k();
+  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:107:53 (in cache_rows at
+  /// rules/rotary.yaml:132:37))
+  bool matchSlice43(ValueId v, gen::Next k) {
+    if (seen(kSlice43)) return same(kSlice43, v) && k();
+    if (!bind(kSlice43, v)) return false;
+    const NodeId n = node(kSlice43, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice43, n, v)) return false;
+    return matchSinCache(input(n, 0), [&] {
+      return matchConstant40(input(n, 1), [&] {
+        return matchAny41(input(n, 2), [&] { return matchConstant42(input(n, 3), k); });
+      });
+    });
   }
 
-  /// _  (rules/rotary.yaml:113:28 (in flat_cache_rows at rules/rotary.yaml:131:29))
-  bool matchAny44(ValueId v, gen::Next k) {
-    if (seen(kAny44)) return same(kAny44, v) && k();
-    return bind(kAny44, v) && k();
+  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])  (rules/rotary.yaml:107:45 (in cache_rows at
+  /// rules/rotary.yaml:132:37))
+  bool matchSqueeze44(ValueId v, gen::Next k) {
+    if (seen(kSqueeze44)) return same(kSqueeze44, v) && k();
+    if (!bind(kSqueeze44, v)) return false;
+    const NodeId n = node(kSqueeze44, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze44, n, v)) return false;
+    return matchSlice43(input(n, 0), k);
   }
 
-  /// 0  (rules/rotary.yaml:113:31 (in flat_cache_rows at rules/rotary.yaml:131:29))
-  bool matchConstant45(ValueId v, gen::Next k) {
-    if (seen(kConstant45)) return same(kConstant45, v) && k();
-    return bind(kConstant45, v) && constant(kConstant45, v) && k();
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])  (rules/rotary.yaml:107:37 (in
+  /// cache_rows at rules/rotary.yaml:132:37))
+  bool matchSqueeze45(ValueId v, gen::Next k) {
+    if (seen(kSqueeze45)) return same(kSqueeze45, v) && k();
+    if (!bind(kSqueeze45, v)) return false;
+    const NodeId n = node(kSqueeze45, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze45, n, v)) return false;
+    return matchSqueeze44(input(n, 0), k);
   }
 
-  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:132:34))
-  bool matchShape46(ValueId v, gen::Next k) {
-    if (seen(kShape46)) return same(kShape46, v) && k();
-    if (!bind(kShape46, v)) return false;
-    const NodeId n = node(kShape46, v, op::kShape);
-    if (n == kNoId || !attrs(kShape46, n, v)) return false;
+  /// 0  (rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:132:37))
+  bool matchConstant46(ValueId v, gen::Next k) {
+    if (seen(kConstant46)) return same(kConstant46, v) && k();
+    return bind(kConstant46, v) && constant(kConstant46, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:132:37))
+  bool matchAny47(ValueId v, gen::Next k) {
+    if (seen(kAny47)) return same(kAny47, v) && k();
+    return bind(kAny47, v) && k();
+  }
+
+  /// 2  (rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:132:37))
+  bool matchConstant48(ValueId v, gen::Next k) {
+    if (seen(kConstant48)) return same(kConstant48, v) && k();
+    return bind(kConstant48, v) && constant(kConstant48, v) && k();
+  }
+
+  /// Slice(sin_cache, 0, _, 2)  (rules/rotary.yaml:108:30 (in cache_rows at
+  /// rules/rotary.yaml:132:37))
+  bool matchSlice49(ValueId v, gen::Next k) {
+    if (seen(kSlice49)) return same(kSlice49, v) && k();
+    if (!bind(kSlice49, v)) return false;
+    const NodeId n = node(kSlice49, v, op::kSlice);
+    if (n == kNoId || !attrs(kSlice49, n, v)) return false;
+    return matchSinCache(input(n, 0), [&] {
+      return matchConstant46(input(n, 1), [&] {
+        return matchAny47(input(n, 2), [&] { return matchConstant48(input(n, 3), k); });
+      });
+    });
+  }
+
+  /// Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])  (rules/rotary.yaml:108:22 (in cache_rows at
+  /// rules/rotary.yaml:132:37))
+  bool matchSqueeze50(ValueId v, gen::Next k) {
+    if (seen(kSqueeze50)) return same(kSqueeze50, v) && k();
+    if (!bind(kSqueeze50, v)) return false;
+    const NodeId n = node(kSqueeze50, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze50, n, v)) return false;
+    return matchSlice49(input(n, 0), k);
+  }
+
+  /// Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])  (rules/rotary.yaml:108:14 (in
+  /// cache_rows at rules/rotary.yaml:132:37))
+  bool matchSqueeze51(ValueId v, gen::Next k) {
+    if (seen(kSqueeze51)) return same(kSqueeze51, v) && k();
+    if (!bind(kSqueeze51, v)) return false;
+    const NodeId n = node(kSqueeze51, v, op::kSqueeze);
+    if (n == kNoId || !attrs(kSqueeze51, n, v)) return false;
+    return matchSqueeze50(input(n, 0), k);
+  }
+
+  /// 0  (rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:133:29))
+  bool matchConstant52(ValueId v, gen::Next k) {
+    if (seen(kConstant52)) return same(kConstant52, v) && k();
+    return bind(kConstant52, v) && constant(kConstant52, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:133:29))
+  bool matchAny53(ValueId v, gen::Next k) {
+    if (seen(kAny53)) return same(kAny53, v) && k();
+    return bind(kAny53, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:133:29))
+  bool matchConstant54(ValueId v, gen::Next k) {
+    if (seen(kConstant54)) return same(kConstant54, v) && k();
+    return bind(kConstant54, v) && constant(kConstant54, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:134:29))
+  bool matchConstant55(ValueId v, gen::Next k) {
+    if (seen(kConstant55)) return same(kConstant55, v) && k();
+    return bind(kConstant55, v) && constant(kConstant55, v) && k();
+  }
+
+  /// _  (rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:134:29))
+  bool matchAny56(ValueId v, gen::Next k) {
+    if (seen(kAny56)) return same(kAny56, v) && k();
+    return bind(kAny56, v) && k();
+  }
+
+  /// 0  (rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:134:29))
+  bool matchConstant57(ValueId v, gen::Next k) {
+    if (seen(kConstant57)) return same(kConstant57, v) && k();
+    return bind(kConstant57, v) && constant(kConstant57, v) && k();
+  }
+
+  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:135:34))
+  bool matchShape58(ValueId v, gen::Next k) {
+    if (seen(kShape58)) return same(kShape58, v) && k();
+    if (!bind(kShape58, v)) return false;
+    const NodeId n = node(kShape58, v, op::kShape);
+    if (n == kNoId || !attrs(kShape58, n, v)) return false;
     return matchX(input(n, 0), k);
   }
 
   /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
-  /// rules/rotary.yaml:132:34))
-  bool matchGather48(ValueId v, gen::Next k) {
-    if (seen(kGather48)) return same(kGather48, v) && k();
-    if (!bind(kGather48, v)) return false;
-    const NodeId n = node(kGather48, v, op::kGather);
-    if (n == kNoId || !attrs(kGather48, n, v)) return false;
-    return matchShape46(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
+  /// rules/rotary.yaml:135:34))
+  bool matchGather60(ValueId v, gen::Next k) {
+    if (seen(kGather60)) return same(kGather60, v) && k();
+    if (!bind(kGather60, v)) return false;
+    const NodeId n = node(kGather60, v, op::kGather);
+    if (n == kNoId || !attrs(kGather60, n, v)) return false;
+    return matchShape58(input(n, 0), [&] { return matchRotateHalf1I1(input(n, 1), k); });
   }
 
-  /// 2  (rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:132:34))
-  bool matchConstant49(ValueId v, gen::Next k) {
-    if (seen(kConstant49)) return same(kConstant49, v) && k();
-    return bind(kConstant49, v) && constant(kConstant49, v) && k();
+  /// 2  (rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:135:34))
+  bool matchConstant61(ValueId v, gen::Next k) {
+    if (seen(kConstant61)) return same(kConstant61, v) && k();
+    return bind(kConstant61, v) && constant(kConstant61, v) && k();
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
-  /// rules/rotary.yaml:132:34))
-  bool matchDiv50(ValueId v, gen::Next k) {
-    if (seen(kDiv50)) return same(kDiv50, v) && k();
-    if (!bind(kDiv50, v)) return false;
-    const NodeId n = node(kDiv50, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv50, n, v)) return false;
-    return matchGather48(input(n, 0), [&] { return matchConstant49(input(n, 1), k); });
+  /// rules/rotary.yaml:135:34))
+  bool matchDiv62(ValueId v, gen::Next k) {
+    if (seen(kDiv62)) return same(kDiv62, v) && k();
+    if (!bind(kDiv62, v)) return false;
+    const NodeId n = node(kDiv62, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv62, n, v)) return false;
+    return matchGather60(input(n, 0), [&] { return matchConstant61(input(n, 1), k); });
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
-  /// (in rotate_half at rules/rotary.yaml:132:34))
-  bool matchUnsqueeze51(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze51)) return same(kUnsqueeze51, v) && k();
-    if (!bind(kUnsqueeze51, v)) return false;
-    const NodeId n = node(kUnsqueeze51, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze51, n, v)) return false;
-    return matchDiv50(input(n, 0), k);
+  /// (in rotate_half at rules/rotary.yaml:135:34))
+  bool matchUnsqueeze63(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze63)) return same(kUnsqueeze63, v) && k();
+    if (!bind(kUnsqueeze63, v)) return false;
+    const NodeId n = node(kUnsqueeze63, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze63, n, v)) return false;
+    return matchDiv62(input(n, 0), k);
   }
 
   /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:132:34))
+  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
     if (!bind(kRotateHalf1H1, v)) return false;
     const uint32_t m = mark();
-    if (choose(kRotateHalf1H1, 0) && matchUnsqueeze51(v, k)) return true;
+    if (choose(kRotateHalf1H1, 0) && matchUnsqueeze63(v, k)) return true;
     undo(m);
     if (choose(kRotateHalf1H1, 1) && matchRotateHalf1C1(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:132:34))
-  bool matchShape54(ValueId v, gen::Next k) {
-    if (seen(kShape54)) return same(kShape54, v) && k();
-    if (!bind(kShape54, v)) return false;
-    const NodeId n = node(kShape54, v, op::kShape);
-    if (n == kNoId || !attrs(kShape54, n, v)) return false;
+  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:135:34))
+  bool matchShape66(ValueId v, gen::Next k) {
+    if (seen(kShape66)) return same(kShape66, v) && k();
+    if (!bind(kShape66, v)) return false;
+    const NodeId n = node(kShape66, v, op::kShape);
+    if (n == kNoId || !attrs(kShape66, n, v)) return false;
     return matchX(input(n, 0), k);
   }
 
   /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
-  /// rules/rotary.yaml:132:34))
-  bool matchGather56(ValueId v, gen::Next k) {
-    if (seen(kGather56)) return same(kGather56, v) && k();
-    if (!bind(kGather56, v)) return false;
-    const NodeId n = node(kGather56, v, op::kGather);
-    if (n == kNoId || !attrs(kGather56, n, v)) return false;
-    return matchShape54(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
+  /// rules/rotary.yaml:135:34))
+  bool matchGather68(ValueId v, gen::Next k) {
+    if (seen(kGather68)) return same(kGather68, v) && k();
+    if (!bind(kGather68, v)) return false;
+    const NodeId n = node(kGather68, v, op::kGather);
+    if (n == kNoId || !attrs(kGather68, n, v)) return false;
+    return matchShape66(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
   }
 
-  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:132:34))
-  bool matchConstant57(ValueId v, gen::Next k) {
-    if (seen(kConstant57)) return same(kConstant57, v) && k();
-    return bind(kConstant57, v) && constant(kConstant57, v) && k();
+  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:135:34))
+  bool matchConstant69(ValueId v, gen::Next k) {
+    if (seen(kConstant69)) return same(kConstant69, v) && k();
+    return bind(kConstant69, v) && constant(kConstant69, v) && k();
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
-  /// rules/rotary.yaml:132:34))
-  bool matchDiv58(ValueId v, gen::Next k) {
-    if (seen(kDiv58)) return same(kDiv58, v) && k();
-    if (!bind(kDiv58, v)) return false;
-    const NodeId n = node(kDiv58, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv58, n, v)) return false;
-    return matchGather56(input(n, 0), [&] { return matchConstant57(input(n, 1), k); });
+  /// rules/rotary.yaml:135:34))
+  bool matchDiv70(ValueId v, gen::Next k) {
+    if (seen(kDiv70)) return same(kDiv70, v) && k();
+    if (!bind(kDiv70, v)) return false;
+    const NodeId n = node(kDiv70, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv70, n, v)) return false;
+    return matchGather68(input(n, 0), [&] { return matchConstant69(input(n, 1), k); });
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
-  /// (in rotate_half at rules/rotary.yaml:132:34))
-  bool matchUnsqueeze59(ValueId v, gen::Next k) {
-    if (seen(kUnsqueeze59)) return same(kUnsqueeze59, v) && k();
-    if (!bind(kUnsqueeze59, v)) return false;
-    const NodeId n = node(kUnsqueeze59, v, op::kUnsqueeze);
-    if (n == kNoId || !attrs(kUnsqueeze59, n, v)) return false;
-    return matchDiv58(input(n, 0), k);
+  /// (in rotate_half at rules/rotary.yaml:135:34))
+  bool matchUnsqueeze71(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze71)) return same(kUnsqueeze71, v) && k();
+    if (!bind(kUnsqueeze71, v)) return false;
+    const NodeId n = node(kUnsqueeze71, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze71, n, v)) return false;
+    return matchDiv70(input(n, 0), k);
   }
 
   /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:132:34))
+  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
     if (!bind(kRotateHalf1H2, v)) return false;
     const uint32_t m = mark();
-    if (choose(kRotateHalf1H2, 0) && matchUnsqueeze59(v, k)) return true;
+    if (choose(kRotateHalf1H2, 0) && matchUnsqueeze71(v, k)) return true;
     undo(m);
     if (choose(kRotateHalf1H2, 1) && matchRotateHalf1C2(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:132:34))
-  bool matchConstant62(ValueId v, gen::Next k) {
-    if (seen(kConstant62)) return same(kConstant62, v) && k();
-    return bind(kConstant62, v) && constant(kConstant62, v) && k();
+  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:135:34))
+  bool matchConstant74(ValueId v, gen::Next k) {
+    if (seen(kConstant74)) return same(kConstant74, v) && k();
+    return bind(kConstant74, v) && constant(kConstant74, v) && k();
   }
 
   /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)  (rules/rotary.yaml:52:13
-  /// (in rotate_half at rules/rotary.yaml:132:34))
+  /// (in rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1S1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S1)) return same(kRotateHalf1S1, v) && k();
     if (!bind(kRotateHalf1S1, v)) return false;
     const NodeId n = node(kRotateHalf1S1, v, op::kSlice);
     if (n == kNoId || !attrs(kRotateHalf1S1, n, v)) return false;
     return matchX(input(n, 0), [&] {
-      return matchConstant62(input(n, 1), [&] {
+      return matchConstant74(input(n, 1), [&] {
         return matchRotateHalf1H1(input(n, 2), [&] { return matchRotateHalf1A1(input(n, 3), k); });
       });
     });
   }
 
   /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:132:34))
+  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
     if (!bind(kRotateHalf1S2, v)) return false;
@@ -2160,7 +2386,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:132:34))
+  /// rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1X1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X1)) return same(kRotateHalf1X1, v) && k();
     if (!bind(kRotateHalf1X1, v)) return false;
@@ -2173,7 +2399,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   }
 
   /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:132:34))
+  /// rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1X2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X2)) return same(kRotateHalf1X2, v) && k();
     if (!bind(kRotateHalf1X2, v)) return false;
@@ -2185,7 +2411,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return false;
   }
 
-  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:132:34))
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:135:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -2196,41 +2422,41 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @heads), rules/rotary.yaml:141:9:
+  /// Variant 0 (when opset in [23, -] @heads), rules/rotary.yaml:144:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
   ///   pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:142:24", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:145:24", "x")) return false;
     std::optional<onnx::TensorProto> t0 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:138:12");
+                     "rules/rotary.yaml:141:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:139:12");
+                     "rules/rotary.yaml:142:12");
     if (!t1) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:142:27", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:145:27", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:142:40", "rules/rotary.yaml:142:40");
+                   "rules/rotary.yaml:145:40", "rules/rotary.yaml:145:40");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:141:9",
-                     "rules/rotary.yaml:136:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:144:9",
+                     "rules/rotary.yaml:139:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:141:9",
-                     "rules/rotary.yaml:136:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:144:9",
+                     "rules/rotary.yaml:139:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:141:9",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:142:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:144:9",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:145:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2252,41 +2478,41 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
                             {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1 (when @heads), rules/rotary.yaml:141:9:
+  /// Variant 1 (when @heads), rules/rotary.yaml:144:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
   ///   rotary_half_cache), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:142:24", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:142:27", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:145:24", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:145:27", "pos")) return false;
     std::optional<onnx::TensorProto> t0 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:138:12");
+                     "rules/rotary.yaml:141:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:139:12");
+                     "rules/rotary.yaml:142:12");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:142:40", "rules/rotary.yaml:142:40");
+                   "rules/rotary.yaml:145:40", "rules/rotary.yaml:145:40");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:141:9",
-                     "rules/rotary.yaml:136:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:144:9",
+                     "rules/rotary.yaml:139:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:141:9",
-                     "rules/rotary.yaml:136:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:144:9",
+                     "rules/rotary.yaml:139:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:141:9",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:142:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:144:9",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:145:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2308,37 +2534,37 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
                             {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
-  /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:143:9:
+  /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:146:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
   ///   pos, interleaved=0, num_heads=1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:143:24", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:146:24", "x")) return false;
     std::optional<onnx::TensorProto> t0 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:138:12");
+                     "rules/rotary.yaml:141:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:139:12");
+                     "rules/rotary.yaml:142:12");
     if (!t1) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:143:27", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:146:27", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     attrs6.push_back(gen::intAttribute("num_heads", 1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:143:9",
-                     "rules/rotary.yaml:136:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:146:9",
+                     "rules/rotary.yaml:139:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:143:9",
-                     "rules/rotary.yaml:136:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:146:9",
+                     "rules/rotary.yaml:139:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:143:9",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:143:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:146:9",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:146:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2360,37 +2586,37 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
                             {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
-  /// Variant 3, rules/rotary.yaml:143:9:
+  /// Variant 3, rules/rotary.yaml:146:9:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
   ///   rotary_half_cache), interleaved=0, num_heads=1)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:136:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:136:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:143:24", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:143:27", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:146:24", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:146:27", "pos")) return false;
     std::optional<onnx::TensorProto> t0 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:138:12");
+                     "rules/rotary.yaml:141:12");
     if (!t0) return false;
     std::optional<onnx::TensorProto> t1 =
         helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:139:12");
+                     "rules/rotary.yaml:142:12");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     attrs6.push_back(gen::intAttribute("num_heads", 1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:143:9",
-                     "rules/rotary.yaml:136:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:146:9",
+                     "rules/rotary.yaml:139:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:143:9",
-                     "rules/rotary.yaml:136:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:146:9",
+                     "rules/rotary.yaml:139:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:143:9",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:143:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:146:9",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:146:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2421,7 +2647,7 @@ class RotaryEmbeddingRule : public RewritePattern {
                                 root,
                                 95,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:124:5",
+                                "rules/rotary.yaml:127:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -2443,7 +2669,7 @@ class RotaryEmbeddingRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:163
+// Generated from: rules/rotary.yaml:166
 // rotary_embedding_computed (priority 95): HF rotate-half RoPE with cos/sin computed from inv_freq
 // and position_ids; needs --max-positions.
 //===----------------------------------------------------------------------===//
@@ -2453,7 +2679,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_computed";
-    s.loc = "rules/rotary.yaml:163:5";
+    s.loc = "rules/rotary.yaml:166:5";
     s.root = 27;
     s.slot_names = {"inv_freq",
                     "pos",
@@ -2488,74 +2714,74 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {  // 0: inv_freq
       gen::ExprSpec& e = s.exprs[0];
       e.label = "inv_freq";
-      e.loc = "rules/rotary.yaml:167:37";
+      e.loc = "rules/rotary.yaml:170:37";
       e.slot = 0;
     }
     {  // 1: _
       gen::ExprSpec& e = s.exprs[1];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:167:47";
+      e.loc = "rules/rotary.yaml:170:47";
     }
     {  // 2: Expand(inv_freq, _)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Expand";
-      e.loc = "rules/rotary.yaml:167:30";
+      e.loc = "rules/rotary.yaml:170:30";
       e.num_inputs = 2;
     }
     {  // 3: pos
       gen::ExprSpec& e = s.exprs[3];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:167:66";
+      e.loc = "rules/rotary.yaml:170:66";
       e.slot = 1;
     }
     {  // 4: Unsqueeze(pos, axes=[1])
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:167:56";
+      e.loc = "rules/rotary.yaml:170:56";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:167:71";
+        a.loc = "rules/rotary.yaml:170:71";
       }
     }
     {  // 5: Cast(Unsqueeze(pos, axes=[1]), to=1)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Cast";
-      e.loc = "rules/rotary.yaml:167:51";
+      e.loc = "rules/rotary.yaml:170:51";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "to";
         a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rotary.yaml:167:75";
+        a.loc = "rules/rotary.yaml:170:75";
       }
     }
     {  // 6: MatMul(Expand(inv_freq, _), Cast(Unsqueeze(pos, axes=[1]), to=1))
       gen::ExprSpec& e = s.exprs[6];
       e.label = "MatMul";
-      e.loc = "rules/rotary.yaml:167:23";
+      e.loc = "rules/rotary.yaml:170:23";
       e.num_inputs = 2;
     }
     {  // 7: Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Transpose";
-      e.loc = "rules/rotary.yaml:167:13";
+      e.loc = "rules/rotary.yaml:170:13";
       e.slot = 2;
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/rotary.yaml:167:83";
+        a.loc = "rules/rotary.yaml:170:83";
       }
     }
     {  // 8: Concat(fr, fr, axis=-1)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:168:13";
+      e.loc = "rules/rotary.yaml:171:13";
       e.slot = 3;
       e.num_inputs = 2;
       {
@@ -2563,42 +2789,42 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:168:28";
+        a.loc = "rules/rotary.yaml:171:28";
       }
     }
     {  // 9: Cos(emb)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Cos";
-      e.loc = "rules/rotary.yaml:169:23";
+      e.loc = "rules/rotary.yaml:172:23";
       e.num_inputs = 1;
     }
     {  // 10: one_c
       gen::ExprSpec& e = s.exprs[10];
       e.label = "one_c";
-      e.loc = "rules/rotary.yaml:169:33";
+      e.loc = "rules/rotary.yaml:172:33";
       e.slot = 4;
     }
     {  // 11: Mul(Cos(emb), one_c)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:169:19";
+      e.loc = "rules/rotary.yaml:172:19";
       e.num_inputs = 2;
     }
     {  // 12: Cos(emb)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Cos";
-      e.loc = "rules/rotary.yaml:169:42";
+      e.loc = "rules/rotary.yaml:172:42";
       e.num_inputs = 1;
     }
     {  // 13: Mul(Cos(emb), one_c) | Cos(emb)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:169:40";
+      e.loc = "rules/rotary.yaml:172:40";
     }
     {  // 14: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Cast";
-      e.loc = "rules/rotary.yaml:169:13";
+      e.loc = "rules/rotary.yaml:172:13";
       e.slot = 5;
       e.num_inputs = 1;
       {
@@ -2607,42 +2833,42 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.kind = gen::AttrSpec::Kind::kOneOf;
         a.values.push_back(gen::intLiteral(1));
         a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:169:52";
+        a.loc = "rules/rotary.yaml:172:52";
       }
     }
     {  // 15: Sin(emb)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Sin";
-      e.loc = "rules/rotary.yaml:170:23";
+      e.loc = "rules/rotary.yaml:173:23";
       e.num_inputs = 1;
     }
     {  // 16: one_s
       gen::ExprSpec& e = s.exprs[16];
       e.label = "one_s";
-      e.loc = "rules/rotary.yaml:170:33";
+      e.loc = "rules/rotary.yaml:173:33";
       e.slot = 6;
     }
     {  // 17: Mul(Sin(emb), one_s)
       gen::ExprSpec& e = s.exprs[17];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:170:19";
+      e.loc = "rules/rotary.yaml:173:19";
       e.num_inputs = 2;
     }
     {  // 18: Sin(emb)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "Sin";
-      e.loc = "rules/rotary.yaml:170:42";
+      e.loc = "rules/rotary.yaml:173:42";
       e.num_inputs = 1;
     }
     {  // 19: Mul(Sin(emb), one_s) | Sin(emb)
       gen::ExprSpec& e = s.exprs[19];
       e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:170:40";
+      e.loc = "rules/rotary.yaml:173:40";
     }
     {  // 20: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
       gen::ExprSpec& e = s.exprs[20];
       e.label = "Cast";
-      e.loc = "rules/rotary.yaml:170:13";
+      e.loc = "rules/rotary.yaml:173:13";
       e.slot = 7;
       e.num_inputs = 1;
       {
@@ -2651,13 +2877,13 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.kind = gen::AttrSpec::Kind::kOneOf;
         a.values.push_back(gen::intLiteral(1));
         a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:170:52";
+        a.loc = "rules/rotary.yaml:173:52";
       }
     }
     {  // 21: Unsqueeze(ct, axes=[1])
       gen::ExprSpec& e = s.exprs[21];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:171:13";
+      e.loc = "rules/rotary.yaml:174:13";
       e.slot = 8;
       e.num_inputs = 1;
       {
@@ -2665,13 +2891,13 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:171:27";
+        a.loc = "rules/rotary.yaml:174:27";
       }
     }
     {  // 22: Unsqueeze(st, axes=[1])
       gen::ExprSpec& e = s.exprs[22];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:172:13";
+      e.loc = "rules/rotary.yaml:175:13";
       e.slot = 9;
       e.num_inputs = 1;
       {
@@ -2679,25 +2905,25 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:172:27";
+        a.loc = "rules/rotary.yaml:175:27";
       }
     }
     {  // 23: x
       gen::ExprSpec& e = s.exprs[23];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:173:21";
+      e.loc = "rules/rotary.yaml:176:21";
       e.slot = 10;
     }
     {  // 24: Mul(x, cos)
       gen::ExprSpec& e = s.exprs[24];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:173:17";
+      e.loc = "rules/rotary.yaml:176:17";
       e.num_inputs = 2;
     }
     {  // 25: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
       gen::ExprSpec& e = s.exprs[25];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 11;
       e.num_inputs = 2;
       {
@@ -2705,177 +2931,177 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:173:34)";
+        a.loc = "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:176:34)";
       }
     }
     {  // 26: Mul(rotate_half.1.rot, sin)
       gen::ExprSpec& e = s.exprs[26];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:173:30";
+      e.loc = "rules/rotary.yaml:176:30";
       e.num_inputs = 2;
     }
     {  // 27: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
       gen::ExprSpec& e = s.exprs[27];
       e.label = "Add";
-      e.loc = "rules/rotary.yaml:173:13";
+      e.loc = "rules/rotary.yaml:176:13";
       e.slot = 12;
       e.num_inputs = 2;
     }
     {  // 28: Shape(x)
       gen::ExprSpec& e = s.exprs[28];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:176:34)";
       e.num_inputs = 1;
     }
     {  // 29: rotate_half.1.i1
       gen::ExprSpec& e = s.exprs[29];
       e.label = "rotate_half.1.i1";
-      e.loc = "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 13;
     }
     {  // 30: Gather(Shape(x), rotate_half.1.i1)
       gen::ExprSpec& e = s.exprs[30];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:176:34)";
       e.num_inputs = 2;
     }
     {  // 31: 2
       gen::ExprSpec& e = s.exprs[31];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:176:34)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 32: Div(Gather(Shape(x), rotate_half.1.i1), 2)
       gen::ExprSpec& e = s.exprs[32];
       e.label = "Div";
-      e.loc = "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:176:34)";
       e.num_inputs = 2;
     }
     {  // 33: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
       gen::ExprSpec& e = s.exprs[33];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:176:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:173:34)";
+        a.loc = "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:176:34)";
       }
     }
     {  // 34: rotate_half.1.c1
       gen::ExprSpec& e = s.exprs[34];
       e.label = "rotate_half.1.c1";
-      e.loc = "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 14;
     }
     {  // 35: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
       gen::ExprSpec& e = s.exprs[35];
       e.label = "rotate_half.1.h1";
-      e.loc = "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 15;
     }
     {  // 36: Shape(x)
       gen::ExprSpec& e = s.exprs[36];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:176:34)";
       e.num_inputs = 1;
     }
     {  // 37: rotate_half.1.i2
       gen::ExprSpec& e = s.exprs[37];
       e.label = "rotate_half.1.i2";
-      e.loc = "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 16;
     }
     {  // 38: Gather(Shape(x), rotate_half.1.i2)
       gen::ExprSpec& e = s.exprs[38];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:176:34)";
       e.num_inputs = 2;
     }
     {  // 39: 2
       gen::ExprSpec& e = s.exprs[39];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:176:34)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 40: Div(Gather(Shape(x), rotate_half.1.i2), 2)
       gen::ExprSpec& e = s.exprs[40];
       e.label = "Div";
-      e.loc = "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:176:34)";
       e.num_inputs = 2;
     }
     {  // 41: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
       gen::ExprSpec& e = s.exprs[41];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:176:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:173:34)";
+        a.loc = "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:176:34)";
       }
     }
     {  // 42: rotate_half.1.c2
       gen::ExprSpec& e = s.exprs[42];
       e.label = "rotate_half.1.c2";
-      e.loc = "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 17;
     }
     {  // 43: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
       gen::ExprSpec& e = s.exprs[43];
       e.label = "rotate_half.1.h2";
-      e.loc = "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 18;
     }
     {  // 44: 0
       gen::ExprSpec& e = s.exprs[44];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:176:34)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 45: rotate_half.1.a1
       gen::ExprSpec& e = s.exprs[45];
       e.label = "rotate_half.1.a1";
-      e.loc = "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 19;
     }
     {  // 46: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
       gen::ExprSpec& e = s.exprs[46];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 20;
       e.num_inputs = 4;
     }
     {  // 47: rotate_half.1.e2
       gen::ExprSpec& e = s.exprs[47];
       e.label = "rotate_half.1.e2";
-      e.loc = "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 21;
     }
     {  // 48: rotate_half.1.a2
       gen::ExprSpec& e = s.exprs[48];
       e.label = "rotate_half.1.a2";
-      e.loc = "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 22;
     }
     {  // 49: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
       gen::ExprSpec& e = s.exprs[49];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 23;
       e.num_inputs = 4;
     }
     {  // 50: Split(x, axis=-1)
       gen::ExprSpec& e = s.exprs[50];
       e.label = "Split";
-      e.loc = "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 24;
       e.num_inputs = 1;
       e.other_outputs.push_back({1, 25, "rotate_half.1.p2"});
@@ -2885,39 +3111,39 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:173:34)";
+        a.loc = "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:176:34)";
       }
     }
     {  // 51: rotate_half.1.p2
       gen::ExprSpec& e = s.exprs[51];
       e.label = "rotate_half.1.p2";
-      e.loc = "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 25;
     }
     {  // 52: rotate_half.1.s1 | rotate_half.1.p1
       gen::ExprSpec& e = s.exprs[52];
       e.label = "rotate_half.1.x1";
-      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 26;
       e.peers = {53};  // one tuple
     }
     {  // 53: rotate_half.1.s2 | rotate_half.1.p2
       gen::ExprSpec& e = s.exprs[53];
       e.label = "rotate_half.1.x2";
-      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:176:34)";
       e.slot = 27;
       e.peers = {52};  // one tuple
     }
     {  // 54: Neg(rotate_half.1.x2)
       gen::ExprSpec& e = s.exprs[54];
       e.label = "Neg";
-      e.loc = "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:173:34)";
+      e.loc = "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:176:34)";
       e.num_inputs = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:175:19";
+      c.loc = "rules/rotary.yaml:178:19";
       c.native = "max_positions_known";
       c.predicate = gen::nativePredicate("max_positions_known");
       c.args = {"pos"};
@@ -2926,7 +3152,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:175:55";
+      c.loc = "rules/rotary.yaml:178:55";
       c.subject = "pos";
       c.slot = 1;
       c.dims = {"B", "S"};
@@ -2936,7 +3162,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:175:70";
+      c.loc = "rules/rotary.yaml:178:70";
       c.subject = "pos";
       c.slot = 1;
       c.strings = {"int64"};
@@ -2945,7 +3171,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:176:19";
+      c.loc = "rules/rotary.yaml:179:19";
       c.subject = "x";
       c.slot = 10;
       c.dims = {"B", "N", "S", "H"};
@@ -2957,7 +3183,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:177:19";
+      c.loc = "rules/rotary.yaml:180:19";
       c.native = "rotary_inv_freq";
       c.predicate = gen::nativePredicate("rotary_inv_freq");
       c.args = {"inv_freq", "x"};
@@ -2966,7 +3192,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:178:19";
+      c.loc = "rules/rotary.yaml:181:19";
       c.subject = "one_c";
       c.slot = 4;
       c.literal = gen::floatLiteral(1.0);
@@ -2975,7 +3201,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:179:19";
+      c.loc = "rules/rotary.yaml:182:19";
       c.subject = "one_s";
       c.slot = 6;
       c.literal = gen::floatLiteral(1.0);
@@ -2984,7 +3210,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "half_last_dim";
       c.predicate = gen::nativePredicate("half_last_dim");
@@ -2994,7 +3220,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "half_last_dim";
       c.predicate = gen::nativePredicate("half_last_dim");
@@ -3004,7 +3230,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -3014,7 +3240,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -3024,7 +3250,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -3034,7 +3260,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -3044,7 +3270,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
@@ -3054,7 +3280,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -3064,7 +3290,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -3074,7 +3300,7 @@ const gen::RuleSpec& specRotaryEmbeddingComputed() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:173:34)";
+      c.loc = "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:176:34)";
       c.guard_slot = 11;  // rotate_half.1.rot
       c.native = "split_halves";
       c.predicate = gen::nativePredicate("split_halves");
@@ -3219,13 +3445,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   // matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2, matchRotateHalf1A2,
   // matchRotateHalf1P1, matchRotateHalf1P2.
 
-  /// inv_freq  (rules/rotary.yaml:167:37)
+  /// inv_freq  (rules/rotary.yaml:170:37)
   bool matchInvFreq(ValueId v, gen::Next k) {
     if (seen(kInvFreq)) return same(kInvFreq, v) && k();
     return bind(kInvFreq, v) && k();
   }
 
-  /// Expand(inv_freq, _)  (rules/rotary.yaml:167:30)
+  /// Expand(inv_freq, _)  (rules/rotary.yaml:170:30)
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
@@ -3234,7 +3460,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchInvFreq(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:167:56)
+  /// Unsqueeze(pos, axes=[1])  (rules/rotary.yaml:170:56)
   bool matchUnsqueeze4(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze4)) return same(kUnsqueeze4, v) && k();
     if (!bind(kUnsqueeze4, v)) return false;
@@ -3243,7 +3469,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchPos(input(n, 0), k);
   }
 
-  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:167:51)
+  /// Cast(Unsqueeze(pos, axes=[1]), to=1)  (rules/rotary.yaml:170:51)
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -3252,7 +3478,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchUnsqueeze4(input(n, 0), k);
   }
 
-  /// MatMul(Expand(inv_freq, _), Cast(Unsqueeze(pos, axes=[1]), to=1))  (rules/rotary.yaml:167:23)
+  /// MatMul(Expand(inv_freq, _), Cast(Unsqueeze(pos, axes=[1]), to=1))  (rules/rotary.yaml:170:23)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -3262,7 +3488,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// fr = Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-  /// (rules/rotary.yaml:167:13)
+  /// (rules/rotary.yaml:170:13)
   bool matchFr(ValueId v, gen::Next k) {
     if (seen(kFr)) return same(kFr, v) && k();
     if (!bind(kFr, v)) return false;
@@ -3271,7 +3497,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchMatMul(input(n, 0), k);
   }
 
-  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:168:13)
+  /// emb = Concat(fr, fr, axis=-1)  (rules/rotary.yaml:171:13)
   bool matchEmb(ValueId v, gen::Next k) {
     if (seen(kEmb)) return same(kEmb, v) && k();
     if (!bind(kEmb, v)) return false;
@@ -3280,7 +3506,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchFr(input(n, 0), [&] { return matchFr(input(n, 1), k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:169:23)
+  /// Cos(emb)  (rules/rotary.yaml:172:23)
   bool matchCos9(ValueId v, gen::Next k) {
     if (seen(kCos9)) return same(kCos9, v) && k();
     if (!bind(kCos9, v)) return false;
@@ -3289,13 +3515,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// one_c  (rules/rotary.yaml:169:33)
+  /// one_c  (rules/rotary.yaml:172:33)
   bool matchOneC(ValueId v, gen::Next k) {
     if (seen(kOneC)) return same(kOneC, v) && k();
     return bind(kOneC, v) && k();
   }
 
-  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:169:19)
+  /// Mul(Cos(emb), one_c)  (rules/rotary.yaml:172:19)
   bool matchMul11(ValueId v, gen::Next k) {
     if (seen(kMul11)) return same(kMul11, v) && k();
     if (!bind(kMul11, v)) return false;
@@ -3309,7 +3535,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchCos9(in1, [&] { return matchOneC(in0, k); });
   }
 
-  /// Cos(emb)  (rules/rotary.yaml:169:42)
+  /// Cos(emb)  (rules/rotary.yaml:172:42)
   bool matchCos12(ValueId v, gen::Next k) {
     if (seen(kCos12)) return same(kCos12, v) && k();
     if (!bind(kCos12, v)) return false;
@@ -3318,7 +3544,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:169:40)
+  /// Mul(Cos(emb), one_c) | Cos(emb)  (rules/rotary.yaml:172:40)
   bool matchAnyOf13(ValueId v, gen::Next k) {
     if (seen(kAnyOf13)) return same(kAnyOf13, v) && k();
     if (!bind(kAnyOf13, v)) return false;
@@ -3330,7 +3556,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:169:13)
+  /// ct = Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)  (rules/rotary.yaml:172:13)
   bool matchCt(ValueId v, gen::Next k) {
     if (seen(kCt)) return same(kCt, v) && k();
     if (!bind(kCt, v)) return false;
@@ -3345,7 +3571,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchAnyOf13(v, k);  // absent: Cast stands for its input
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:170:23)
+  /// Sin(emb)  (rules/rotary.yaml:173:23)
   bool matchSin15(ValueId v, gen::Next k) {
     if (seen(kSin15)) return same(kSin15, v) && k();
     if (!bind(kSin15, v)) return false;
@@ -3354,13 +3580,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// one_s  (rules/rotary.yaml:170:33)
+  /// one_s  (rules/rotary.yaml:173:33)
   bool matchOneS(ValueId v, gen::Next k) {
     if (seen(kOneS)) return same(kOneS, v) && k();
     return bind(kOneS, v) && k();
   }
 
-  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:170:19)
+  /// Mul(Sin(emb), one_s)  (rules/rotary.yaml:173:19)
   bool matchMul17(ValueId v, gen::Next k) {
     if (seen(kMul17)) return same(kMul17, v) && k();
     if (!bind(kMul17, v)) return false;
@@ -3374,7 +3600,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchSin15(in1, [&] { return matchOneS(in0, k); });
   }
 
-  /// Sin(emb)  (rules/rotary.yaml:170:42)
+  /// Sin(emb)  (rules/rotary.yaml:173:42)
   bool matchSin18(ValueId v, gen::Next k) {
     if (seen(kSin18)) return same(kSin18, v) && k();
     if (!bind(kSin18, v)) return false;
@@ -3383,7 +3609,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchEmb(input(n, 0), k);
   }
 
-  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:170:40)
+  /// Mul(Sin(emb), one_s) | Sin(emb)  (rules/rotary.yaml:173:40)
   bool matchAnyOf19(ValueId v, gen::Next k) {
     if (seen(kAnyOf19)) return same(kAnyOf19, v) && k();
     if (!bind(kAnyOf19, v)) return false;
@@ -3395,7 +3621,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:170:13)
+  /// st = Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)  (rules/rotary.yaml:173:13)
   bool matchSt(ValueId v, gen::Next k) {
     if (seen(kSt)) return same(kSt, v) && k();
     if (!bind(kSt, v)) return false;
@@ -3410,7 +3636,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchAnyOf19(v, k);  // absent: Cast stands for its input
   }
 
-  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:171:13)
+  /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:174:13)
   bool matchCos21(ValueId v, gen::Next k) {
     if (seen(kCos21)) return same(kCos21, v) && k();
     if (!bind(kCos21, v)) return false;
@@ -3419,7 +3645,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchCt(input(n, 0), k);
   }
 
-  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:172:13)
+  /// sin = Unsqueeze(st, axes=[1])  (rules/rotary.yaml:175:13)
   bool matchSin22(ValueId v, gen::Next k) {
     if (seen(kSin22)) return same(kSin22, v) && k();
     if (!bind(kSin22, v)) return false;
@@ -3428,7 +3654,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchSt(input(n, 0), k);
   }
 
-  /// Mul(x, cos)  (rules/rotary.yaml:173:17)
+  /// Mul(x, cos)  (rules/rotary.yaml:176:17)
   bool matchMul24(ValueId v, gen::Next k) {
     if (seen(kMul24)) return same(kMul24, v) && k();
     if (!bind(kMul24, v)) return false;
@@ -3443,7 +3669,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
-  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
     if (!bind(kRotateHalf1Rot, v)) return false;
@@ -3452,7 +3678,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchNeg(input(n, 0), [&] { return matchRotateHalf1X1(input(n, 1), k); });
   }
 
-  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:173:30)
+  /// Mul(rotate_half.1.rot, sin)  (rules/rotary.yaml:176:30)
   bool matchMul26(ValueId v, gen::Next k) {
     if (seen(kMul26)) return same(kMul26, v) && k();
     if (!bind(kMul26, v)) return false;
@@ -3466,7 +3692,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchRotateHalf1Rot(in1, [&] { return matchSin22(in0, k); });
   }
 
-  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:173:13)
+  /// y = Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))  (rules/rotary.yaml:176:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3480,7 +3706,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchMul24(in1, [&] { return matchMul26(in0, k); });
   }
 
-  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:173:34))
+  /// Shape(x)  (rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchShape28(ValueId v, gen::Next k) {
     if (seen(kShape28)) return same(kShape28, v) && k();
     if (!bind(kShape28, v)) return false;
@@ -3490,7 +3716,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Gather(Shape(x), rotate_half.1.i1)  (rules/rotary.yaml:50:27 (in rotate_half at
-  /// rules/rotary.yaml:173:34))
+  /// rules/rotary.yaml:176:34))
   bool matchGather30(ValueId v, gen::Next k) {
     if (seen(kGather30)) return same(kGather30, v) && k();
     if (!bind(kGather30, v)) return false;
@@ -3500,7 +3726,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i1), 2)  (rules/rotary.yaml:50:23 (in rotate_half at
-  /// rules/rotary.yaml:173:34))
+  /// rules/rotary.yaml:176:34))
   bool matchDiv32(ValueId v, gen::Next k) {
     if (seen(kDiv32)) return same(kDiv32, v) && k();
     if (!bind(kDiv32, v)) return false;
@@ -3510,7 +3736,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])  (rules/rotary.yaml:50:13
-  /// (in rotate_half at rules/rotary.yaml:173:34))
+  /// (in rotate_half at rules/rotary.yaml:176:34))
   bool matchUnsqueeze33(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze33)) return same(kUnsqueeze33, v) && k();
     if (!bind(kUnsqueeze33, v)) return false;
@@ -3520,7 +3746,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
     if (!bind(kRotateHalf1H1, v)) return false;
@@ -3532,7 +3758,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:173:34))
+  /// Shape(x)  (rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchShape36(ValueId v, gen::Next k) {
     if (seen(kShape36)) return same(kShape36, v) && k();
     if (!bind(kShape36, v)) return false;
@@ -3542,7 +3768,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Gather(Shape(x), rotate_half.1.i2)  (rules/rotary.yaml:51:27 (in rotate_half at
-  /// rules/rotary.yaml:173:34))
+  /// rules/rotary.yaml:176:34))
   bool matchGather38(ValueId v, gen::Next k) {
     if (seen(kGather38)) return same(kGather38, v) && k();
     if (!bind(kGather38, v)) return false;
@@ -3551,14 +3777,14 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchShape36(input(n, 0), [&] { return matchRotateHalf1I2(input(n, 1), k); });
   }
 
-  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:173:34))
+  /// 2  (rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchConstant39(ValueId v, gen::Next k) {
     if (seen(kConstant39)) return same(kConstant39, v) && k();
     return bind(kConstant39, v) && constant(kConstant39, v) && k();
   }
 
   /// Div(Gather(Shape(x), rotate_half.1.i2), 2)  (rules/rotary.yaml:51:23 (in rotate_half at
-  /// rules/rotary.yaml:173:34))
+  /// rules/rotary.yaml:176:34))
   bool matchDiv40(ValueId v, gen::Next k) {
     if (seen(kDiv40)) return same(kDiv40, v) && k();
     if (!bind(kDiv40, v)) return false;
@@ -3568,7 +3794,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])  (rules/rotary.yaml:51:13
-  /// (in rotate_half at rules/rotary.yaml:173:34))
+  /// (in rotate_half at rules/rotary.yaml:176:34))
   bool matchUnsqueeze41(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze41)) return same(kUnsqueeze41, v) && k();
     if (!bind(kUnsqueeze41, v)) return false;
@@ -3578,7 +3804,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
     if (!bind(kRotateHalf1H2, v)) return false;
@@ -3590,14 +3816,14 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:173:34))
+  /// 0  (rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchConstant44(ValueId v, gen::Next k) {
     if (seen(kConstant44)) return same(kConstant44, v) && k();
     return bind(kConstant44, v) && constant(kConstant44, v) && k();
   }
 
   /// rotate_half.1.s1 = Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)  (rules/rotary.yaml:52:13
-  /// (in rotate_half at rules/rotary.yaml:173:34))
+  /// (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1S1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S1)) return same(kRotateHalf1S1, v) && k();
     if (!bind(kRotateHalf1S1, v)) return false;
@@ -3611,7 +3837,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:173:34))
+  /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
     if (!bind(kRotateHalf1S2, v)) return false;
@@ -3625,7 +3851,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.x1 = rotate_half.1.s1 | rotate_half.1.p1  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:173:34))
+  /// rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1X1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X1)) return same(kRotateHalf1X1, v) && k();
     if (!bind(kRotateHalf1X1, v)) return false;
@@ -3638,7 +3864,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   }
 
   /// rotate_half.1.x2 = rotate_half.1.s2 | rotate_half.1.p2  (rules/rotary.yaml:55:25 (in
-  /// rotate_half at rules/rotary.yaml:173:34))
+  /// rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1X2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1X2)) return same(kRotateHalf1X2, v) && k();
     if (!bind(kRotateHalf1X2, v)) return false;
@@ -3650,7 +3876,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return false;
   }
 
-  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:173:34))
+  /// Neg(rotate_half.1.x2)  (rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchNeg(ValueId v, gen::Next k) {
     if (seen(kNeg)) return same(kNeg, v) && k();
     if (!bind(kNeg, v)) return false;
@@ -3661,7 +3887,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:181:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:184:5:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -3670,42 +3896,42 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:180:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:180:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:180:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:180:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:182:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:183:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:183:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:183:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:183:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:185:18", "x")) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:182:26");
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:185:26");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 =
         helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:183:18");
+                     {"inv_freq", "st"}, "rules/rotary.yaml:186:18");
     if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:182:21", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:185:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:184:18", "rules/rotary.yaml:184:18");
+                   "rules/rotary.yaml:187:18", "rules/rotary.yaml:187:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:183:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:183:11"))
       return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:183:11"))
       return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:183:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:182:11)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:185:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3732,7 +3958,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
                                          {s_.provided[4], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:181:5:
+  /// Variant 1, rules/rotary.yaml:184:5:
   ///   cos = cos
   ///   sin = sin
   ///   ct = ct
@@ -3741,42 +3967,42 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:180:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:180:11", "sin")) return false;
-    if (!requireBound(kSlotCt, "rules/rotary.yaml:180:11", "ct")) return false;
-    if (!requireBound(kSlotSt, "rules/rotary.yaml:180:11", "st")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:182:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:182:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:183:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:183:11", "sin")) return false;
+    if (!requireBound(kSlotCt, "rules/rotary.yaml:183:11", "ct")) return false;
+    if (!requireBound(kSlotSt, "rules/rotary.yaml:183:11", "st")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:185:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:185:21", "pos")) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:182:26");
+                     {"inv_freq", "ct"}, "rules/rotary.yaml:185:26");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 =
         helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:183:18");
+                     {"inv_freq", "st"}, "rules/rotary.yaml:186:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:184:18", "rules/rotary.yaml:184:18");
+                   "rules/rotary.yaml:187:18", "rules/rotary.yaml:187:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:183:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:183:11"))
       return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
+    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:183:11"))
       return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:180:11"))
+    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:183:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:181:5",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:182:11)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:184:5",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:185:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3812,7 +4038,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
                                 root,
                                 95,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:163:5",
+                                "rules/rotary.yaml:166:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -3834,7 +4060,7 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:196
+// Generated from: rules/rotary.yaml:199
 // rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H]
 // with repeat_interleave'd caches.
 //===----------------------------------------------------------------------===//
@@ -3844,7 +4070,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_interleaved";
-    s.loc = "rules/rotary.yaml:196:5";
+    s.loc = "rules/rotary.yaml:199:5";
     s.root = 11;
     s.slot_names = {"cos_cache",
                     "pos",
@@ -3868,19 +4094,19 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {  // 0: cos_cache
       gen::ExprSpec& e = s.exprs[0];
       e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:200:30";
+      e.loc = "rules/rotary.yaml:203:30";
       e.slot = 0;
     }
     {  // 1: pos
       gen::ExprSpec& e = s.exprs[1];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:200:41";
+      e.loc = "rules/rotary.yaml:203:41";
       e.slot = 1;
     }
     {  // 2: Gather(cos_cache, pos, axis=0)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:200:23";
+      e.loc = "rules/rotary.yaml:203:23";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3888,13 +4114,13 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:200:46";
+        a.loc = "rules/rotary.yaml:203:46";
       }
     }
     {  // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:200:13";
+      e.loc = "rules/rotary.yaml:203:13";
       e.slot = 2;
       e.num_inputs = 1;
       {
@@ -3902,19 +4128,19 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:200:55";
+        a.loc = "rules/rotary.yaml:203:55";
       }
     }
     {  // 4: sin_cache
       gen::ExprSpec& e = s.exprs[4];
       e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:201:30";
+      e.loc = "rules/rotary.yaml:204:30";
       e.slot = 3;
     }
     {  // 5: Gather(sin_cache, pos, axis=0)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:201:23";
+      e.loc = "rules/rotary.yaml:204:23";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3922,13 +4148,13 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:201:46";
+        a.loc = "rules/rotary.yaml:204:46";
       }
     }
     {  // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:201:13";
+      e.loc = "rules/rotary.yaml:204:13";
       e.slot = 4;
       e.num_inputs = 1;
       {
@@ -3936,25 +4162,25 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:201:55";
+        a.loc = "rules/rotary.yaml:204:55";
       }
     }
     {  // 7: x
       gen::ExprSpec& e = s.exprs[7];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:202:21";
+      e.loc = "rules/rotary.yaml:205:21";
       e.slot = 5;
     }
     {  // 8: Mul(x, cos)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:202:17";
+      e.loc = "rules/rotary.yaml:205:17";
       e.num_inputs = 2;
     }
     {  // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 6;
       e.num_inputs = 2;
       {
@@ -3962,125 +4188,125 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
     }
     {  // 10: Mul(rotate_pairs.1.rot, sin)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:202:30";
+      e.loc = "rules/rotary.yaml:205:30";
       e.num_inputs = 2;
     }
     {  // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Add";
-      e.loc = "rules/rotary.yaml:202:13";
+      e.loc = "rules/rotary.yaml:205:13";
       e.slot = 7;
       e.num_inputs = 2;
     }
     {  // 12: 0
       gen::ExprSpec& e = s.exprs[12];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 13: rotate_pairs.1.e1
       gen::ExprSpec& e = s.exprs[13];
       e.label = "rotate_pairs.1.e1";
-      e.loc = "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 8;
     }
     {  // 14: rotate_pairs.1.a1
       gen::ExprSpec& e = s.exprs[14];
       e.label = "rotate_pairs.1.a1";
-      e.loc = "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 9;
     }
     {  // 15: 2
       gen::ExprSpec& e = s.exprs[15];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
       gen::ExprSpec& e = s.exprs[16];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 10;
       e.num_inputs = 5;
     }
     {  // 17: 1
       gen::ExprSpec& e = s.exprs[17];
       e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 18: rotate_pairs.1.e2
       gen::ExprSpec& e = s.exprs[18];
       e.label = "rotate_pairs.1.e2";
-      e.loc = "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 11;
     }
     {  // 19: rotate_pairs.1.a2
       gen::ExprSpec& e = s.exprs[19];
       e.label = "rotate_pairs.1.a2";
-      e.loc = "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 12;
     }
     {  // 20: 2
       gen::ExprSpec& e = s.exprs[20];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
       gen::ExprSpec& e = s.exprs[21];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 13;
       e.num_inputs = 5;
     }
     {  // 22: Neg(rotate_pairs.1.x2)
       gen::ExprSpec& e = s.exprs[22];
       e.label = "Neg";
-      e.loc = "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.num_inputs = 1;
     }
     {  // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
       gen::ExprSpec& e = s.exprs[23];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
     }
     {  // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
       gen::ExprSpec& e = s.exprs[24];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
     }
     {  // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1,
        // axes=[-1]), axis=-1)
       gen::ExprSpec& e = s.exprs[25];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 14;
       e.num_inputs = 2;
       {
@@ -4088,116 +4314,116 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
     }
     {  // 26: Shape(rotate_pairs.1.st)
       gen::ExprSpec& e = s.exprs[26];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.num_inputs = 1;
     }
     {  // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
       gen::ExprSpec& e = s.exprs[27];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "starts";
         a.values.push_back(gen::intsLiteral({0}));
-        a.loc = "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "ends";
         a.values.push_back(gen::intsLiteral({3}));
-        a.loc = "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
     }
     {  // 28: -1
       gen::ExprSpec& e = s.exprs[28];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
       gen::ExprSpec& e = s.exprs[29];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
     }
     {  // 30: Shape(rotate_pairs.1.st, start=0, end=3)
       gen::ExprSpec& e = s.exprs[30];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
     }
     {  // 31: -1
       gen::ExprSpec& e = s.exprs[31];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
       gen::ExprSpec& e = s.exprs[32];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:202:34)";
+        a.loc = "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:205:34)";
       }
     }
     {  // 33: rotate_pairs.1.fc
       gen::ExprSpec& e = s.exprs[33];
       e.label = "rotate_pairs.1.fc";
-      e.loc = "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 15;
     }
     {  // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
        // Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
       gen::ExprSpec& e = s.exprs[34];
       e.label = "rotate_pairs.1.fs";
-      e.loc = "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      e.loc = "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:205:34)";
       e.slot = 16;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:204:14";
+      c.loc = "rules/rotary.yaml:207:14";
       c.subject = "x";
       c.slot = 5;
       c.dims = {"B", "N", "S", "H"};
@@ -4209,7 +4435,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:205:14";
+      c.loc = "rules/rotary.yaml:208:14";
       c.subject = "pos";
       c.slot = 1;
       c.dims = {"B", "S"};
@@ -4219,7 +4445,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:205:29";
+      c.loc = "rules/rotary.yaml:208:29";
       c.subject = "pos";
       c.slot = 1;
       c.strings = {"int64"};
@@ -4228,7 +4454,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.loc = "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:205:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "flat_pairs_shape";
       c.predicate = gen::nativePredicate("flat_pairs_shape");
@@ -4238,7 +4464,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.loc = "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:205:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.subject = "cos_cache";
       c.slot = 0;
@@ -4249,7 +4475,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.loc = "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:205:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
@@ -4259,7 +4485,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.loc = "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:205:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.subject = "sin_cache";
       c.slot = 3;
@@ -4270,7 +4496,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.loc = "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:205:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
@@ -4280,7 +4506,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.loc = "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
@@ -4290,7 +4516,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.loc = "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
@@ -4300,7 +4526,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.loc = "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -4310,7 +4536,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:202:34)";
+      c.loc = "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -4431,41 +4657,41 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:207:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:210:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper,
   ///   rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:206:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:206:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:208:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:209:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:209:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:211:18", "x")) return false;
     std::optional<onnx::TensorProto> t4 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:208:26");
+                     "rules/rotary.yaml:211:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:209:18");
+                     "rules/rotary.yaml:212:18");
     if (!t5) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:208:21", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:211:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:210:18", "rules/rotary.yaml:210:18");
+                   "rules/rotary.yaml:213:18", "rules/rotary.yaml:213:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:207:5",
-                     "rules/rotary.yaml:206:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:210:5",
+                     "rules/rotary.yaml:209:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:207:5",
-                     "rules/rotary.yaml:206:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:210:5",
+                     "rules/rotary.yaml:209:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:207:5",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:208:11)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:210:5",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:211:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -4487,41 +4713,41 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
                             {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 
-  /// Variant 1, rules/rotary.yaml:207:5:
+  /// Variant 1, rules/rotary.yaml:210:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache),
   ///   tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:206:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:206:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:208:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:208:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:209:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:209:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:211:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:211:21", "pos")) return false;
     std::optional<onnx::TensorProto> t4 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:208:26");
+                     "rules/rotary.yaml:211:26");
     if (!t4) return false;
     std::optional<onnx::TensorProto> t5 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:209:18");
+                     "rules/rotary.yaml:212:18");
     if (!t5) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a6_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:210:18", "rules/rotary.yaml:210:18");
+                   "rules/rotary.yaml:213:18", "rules/rotary.yaml:213:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:207:5",
-                     "rules/rotary.yaml:206:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:210:5",
+                     "rules/rotary.yaml:209:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:207:5",
-                     "rules/rotary.yaml:206:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:210:5",
+                     "rules/rotary.yaml:209:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:207:5",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:208:11)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:210:5",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:211:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -4552,7 +4778,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
                                 root,
                                 95,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:196:5",
+                                "rules/rotary.yaml:199:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -4574,7 +4800,7 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:212
+// Generated from: rules/rotary.yaml:215
 // rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads
 // (before the permute), as 3-D RotaryEmbedding.
 //===----------------------------------------------------------------------===//
@@ -4584,7 +4810,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_interleaved_bsnh";
-    s.loc = "rules/rotary.yaml:212:5";
+    s.loc = "rules/rotary.yaml:215:5";
     s.root = 11;
     s.slot_names = {"cos_cache",
                     "pos",
@@ -4608,19 +4834,19 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {  // 0: cos_cache
       gen::ExprSpec& e = s.exprs[0];
       e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:216:30";
+      e.loc = "rules/rotary.yaml:219:30";
       e.slot = 0;
     }
     {  // 1: pos
       gen::ExprSpec& e = s.exprs[1];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:216:41";
+      e.loc = "rules/rotary.yaml:219:41";
       e.slot = 1;
     }
     {  // 2: Gather(cos_cache, pos, axis=0)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:216:23";
+      e.loc = "rules/rotary.yaml:219:23";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -4628,13 +4854,13 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:216:46";
+        a.loc = "rules/rotary.yaml:219:46";
       }
     }
     {  // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:216:13";
+      e.loc = "rules/rotary.yaml:219:13";
       e.slot = 2;
       e.num_inputs = 1;
       {
@@ -4642,19 +4868,19 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({2}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:216:55";
+        a.loc = "rules/rotary.yaml:219:55";
       }
     }
     {  // 4: sin_cache
       gen::ExprSpec& e = s.exprs[4];
       e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:217:30";
+      e.loc = "rules/rotary.yaml:220:30";
       e.slot = 3;
     }
     {  // 5: Gather(sin_cache, pos, axis=0)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Gather";
-      e.loc = "rules/rotary.yaml:217:23";
+      e.loc = "rules/rotary.yaml:220:23";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -4662,13 +4888,13 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:217:46";
+        a.loc = "rules/rotary.yaml:220:46";
       }
     }
     {  // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:217:13";
+      e.loc = "rules/rotary.yaml:220:13";
       e.slot = 4;
       e.num_inputs = 1;
       {
@@ -4676,25 +4902,25 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({2}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:217:55";
+        a.loc = "rules/rotary.yaml:220:55";
       }
     }
     {  // 7: x
       gen::ExprSpec& e = s.exprs[7];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:218:21";
+      e.loc = "rules/rotary.yaml:221:21";
       e.slot = 5;
     }
     {  // 8: Mul(x, cos)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:218:17";
+      e.loc = "rules/rotary.yaml:221:17";
       e.num_inputs = 2;
     }
     {  // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 6;
       e.num_inputs = 2;
       {
@@ -4702,125 +4928,125 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
     }
     {  // 10: Mul(rotate_pairs.1.rot, sin)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Mul";
-      e.loc = "rules/rotary.yaml:218:30";
+      e.loc = "rules/rotary.yaml:221:30";
       e.num_inputs = 2;
     }
     {  // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Add";
-      e.loc = "rules/rotary.yaml:218:13";
+      e.loc = "rules/rotary.yaml:221:13";
       e.slot = 7;
       e.num_inputs = 2;
     }
     {  // 12: 0
       gen::ExprSpec& e = s.exprs[12];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 13: rotate_pairs.1.e1
       gen::ExprSpec& e = s.exprs[13];
       e.label = "rotate_pairs.1.e1";
-      e.loc = "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 8;
     }
     {  // 14: rotate_pairs.1.a1
       gen::ExprSpec& e = s.exprs[14];
       e.label = "rotate_pairs.1.a1";
-      e.loc = "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 9;
     }
     {  // 15: 2
       gen::ExprSpec& e = s.exprs[15];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
       gen::ExprSpec& e = s.exprs[16];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 10;
       e.num_inputs = 5;
     }
     {  // 17: 1
       gen::ExprSpec& e = s.exprs[17];
       e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.literal = gen::intLiteral(1);
       e.tolerance = 1e-06;
     }
     {  // 18: rotate_pairs.1.e2
       gen::ExprSpec& e = s.exprs[18];
       e.label = "rotate_pairs.1.e2";
-      e.loc = "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 11;
     }
     {  // 19: rotate_pairs.1.a2
       gen::ExprSpec& e = s.exprs[19];
       e.label = "rotate_pairs.1.a2";
-      e.loc = "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 12;
     }
     {  // 20: 2
       gen::ExprSpec& e = s.exprs[20];
       e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.literal = gen::intLiteral(2);
       e.tolerance = 1e-06;
     }
     {  // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
       gen::ExprSpec& e = s.exprs[21];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 13;
       e.num_inputs = 5;
     }
     {  // 22: Neg(rotate_pairs.1.x2)
       gen::ExprSpec& e = s.exprs[22];
       e.label = "Neg";
-      e.loc = "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.num_inputs = 1;
     }
     {  // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
       gen::ExprSpec& e = s.exprs[23];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
     }
     {  // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
       gen::ExprSpec& e = s.exprs[24];
       e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({-1}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
     }
     {  // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1,
        // axes=[-1]), axis=-1)
       gen::ExprSpec& e = s.exprs[25];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 14;
       e.num_inputs = 2;
       {
@@ -4828,116 +5054,116 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
     }
     {  // 26: Shape(rotate_pairs.1.st)
       gen::ExprSpec& e = s.exprs[26];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.num_inputs = 1;
     }
     {  // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
       gen::ExprSpec& e = s.exprs[27];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "starts";
         a.values.push_back(gen::intsLiteral({0}));
-        a.loc = "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "ends";
         a.values.push_back(gen::intsLiteral({3}));
-        a.loc = "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axes";
         a.values.push_back(gen::intsLiteral({0}));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
     }
     {  // 28: -1
       gen::ExprSpec& e = s.exprs[28];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
       gen::ExprSpec& e = s.exprs[29];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
     }
     {  // 30: Shape(rotate_pairs.1.st, start=0, end=3)
       gen::ExprSpec& e = s.exprs[30];
       e.label = "Shape";
-      e.loc = "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "start";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "end";
         a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
     }
     {  // 31: -1
       gen::ExprSpec& e = s.exprs[31];
       e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.literal = gen::intLiteral(-1);
       e.tolerance = 1e-06;
     }
     {  // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
       gen::ExprSpec& e = s.exprs[32];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "axis";
         a.values.push_back(gen::intLiteral(0));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:218:34)";
+        a.loc = "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:221:34)";
       }
     }
     {  // 33: rotate_pairs.1.fc
       gen::ExprSpec& e = s.exprs[33];
       e.label = "rotate_pairs.1.fc";
-      e.loc = "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 15;
     }
     {  // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
        // Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
       gen::ExprSpec& e = s.exprs[34];
       e.label = "rotate_pairs.1.fs";
-      e.loc = "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      e.loc = "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:221:34)";
       e.slot = 16;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:220:14";
+      c.loc = "rules/rotary.yaml:223:14";
       c.subject = "x";
       c.slot = 5;
       c.dims = {"B", "S", "N", "H"};
@@ -4949,7 +5175,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:221:14";
+      c.loc = "rules/rotary.yaml:224:14";
       c.subject = "pos";
       c.slot = 1;
       c.dims = {"B", "S"};
@@ -4959,7 +5185,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:221:29";
+      c.loc = "rules/rotary.yaml:224:29";
       c.subject = "pos";
       c.slot = 1;
       c.strings = {"int64"};
@@ -4968,7 +5194,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.loc = "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:221:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "flat_pairs_shape";
       c.predicate = gen::nativePredicate("flat_pairs_shape");
@@ -4978,7 +5204,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.loc = "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:221:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.subject = "cos_cache";
       c.slot = 0;
@@ -4989,7 +5215,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.loc = "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:221:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
@@ -4999,7 +5225,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.loc = "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:221:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.subject = "sin_cache";
       c.slot = 3;
@@ -5010,7 +5236,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.loc = "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:221:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "rotary_pairs_cache";
       c.predicate = gen::nativePredicate("rotary_pairs_cache");
@@ -5020,7 +5246,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.loc = "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
@@ -5030,7 +5256,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.loc = "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
@@ -5040,7 +5266,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.loc = "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -5050,7 +5276,7 @@ const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:218:34)";
+      c.loc = "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
       c.guard_slot = 6;  // rotate_pairs.1.rot
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -5172,7 +5398,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:223:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:226:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper,
@@ -5180,41 +5406,41 @@ class RotaryEmbeddingInterleavedBsnhMatch
   ///   num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:222:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:222:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:224:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:225:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:225:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:227:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:225:18");
+                     "rules/rotary.yaml:228:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:226:18");
+                     "rules/rotary.yaml:229:18");
     if (!t7) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:224:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:227:57", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:227:18", "rules/rotary.yaml:227:18");
+                   "rules/rotary.yaml:230:18", "rules/rotary.yaml:230:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:228:22");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:231:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:223:5",
-                     "rules/rotary.yaml:222:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:226:5",
+                     "rules/rotary.yaml:225:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:223:5",
-                     "rules/rotary.yaml:222:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:226:5",
+                     "rules/rotary.yaml:225:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:223:5",
-                     "rules/rotary.yaml:228:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:226:5",
+                     "rules/rotary.yaml:231:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -5252,7 +5478,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
                             {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 
-  /// Variant 1, rules/rotary.yaml:223:5:
+  /// Variant 1, rules/rotary.yaml:226:5:
   ///   cos = cos
   ///   sin = sin
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos,
@@ -5260,41 +5486,41 @@ class RotaryEmbeddingInterleavedBsnhMatch
   ///   interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:222:11", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:222:11", "sin")) return false;
-    if (!requireBound(kSlotX, "rules/rotary.yaml:224:26", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:225:11", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:225:11", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:227:26", "x")) return false;
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:224:57", "pos")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:227:57", "pos")) return false;
     std::optional<onnx::TensorProto> t6 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:225:18");
+                     "rules/rotary.yaml:228:18");
     if (!t6) return false;
     std::optional<onnx::TensorProto> t7 =
         helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:226:18");
+                     "rules/rotary.yaml:229:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
     std::optional<onnx::AttributeProto> a8_1 =
         attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:227:18", "rules/rotary.yaml:227:18");
+                   "rules/rotary.yaml:230:18", "rules/rotary.yaml:230:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:228:22");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:231:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:223:5",
-                     "rules/rotary.yaml:222:11"))
+    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:226:5",
+                     "rules/rotary.yaml:225:11"))
       return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:223:5",
-                     "rules/rotary.yaml:222:11"))
+    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:226:5",
+                     "rules/rotary.yaml:225:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:223:5",
-                     "rules/rotary.yaml:228:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:226:5",
+                     "rules/rotary.yaml:231:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -5342,7 +5568,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
                      root,
                      95,
                      {"ort", "onnx"},
-                     "rules/rotary.yaml:212:5",
+                     "rules/rotary.yaml:215:5",
                      {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -5364,7 +5590,7 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:236
+// Generated from: rules/rotary.yaml:239
 // rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the
 // rest (Phi).
 //===----------------------------------------------------------------------===//
@@ -5374,7 +5600,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_partial";
-    s.loc = "rules/rotary.yaml:236:5";
+    s.loc = "rules/rotary.yaml:239:5";
     s.root = 7;
     s.slot_names = {"x",
                     "s1",
@@ -5398,20 +5624,20 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:240:38";
+      e.loc = "rules/rotary.yaml:243:38";
       e.slot = 0;
     }
     {  // 1: Slice(x, 0, d, first_and_rest.1.a1)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.loc = "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:243:23)";
       e.slot = 1;
       e.num_inputs = 4;
     }
     {  // 2: Split(x, axis=-1)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Split";
-      e.loc = "rules/rotary.yaml:241:16";
+      e.loc = "rules/rotary.yaml:244:16";
       e.slot = 2;
       e.num_inputs = 1;
       e.other_outputs.push_back({1, 3, "p2"});
@@ -5421,26 +5647,26 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.values.push_back(gen::intLiteral(-1));
         a.default_value = gen::intLiteral(0);
         a.axes = true;
-        a.loc = "rules/rotary.yaml:241:25";
+        a.loc = "rules/rotary.yaml:244:25";
       }
     }
     {  // 3: p2
       gen::ExprSpec& e = s.exprs[3];
       e.label = "p2";
-      e.loc = "rules/rotary.yaml:242:32";
+      e.loc = "rules/rotary.yaml:245:32";
       e.slot = 3;
     }
     {  // 4: s1 | p1
       gen::ExprSpec& e = s.exprs[4];
       e.label = "xr";
-      e.loc = "rules/rotary.yaml:242:25";
+      e.loc = "rules/rotary.yaml:245:25";
       e.slot = 4;
       e.peers = {5};  // one tuple
     }
     {  // 5: s2 | p2
       gen::ExprSpec& e = s.exprs[5];
       e.label = "xp";
-      e.loc = "rules/rotary.yaml:242:25";
+      e.loc = "rules/rotary.yaml:245:25";
       e.slot = 5;
       e.peers = {4};  // one tuple
     }
@@ -5450,13 +5676,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[6];
       e.label = "r";
-      e.loc = "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.loc = "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:246:26)";
       e.slot = 6;
     }
     {  // 7: Concat(r, xp, axis=-1)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:244:12";
+      e.loc = "rules/rotary.yaml:247:12";
       e.slot = 7;
       e.num_inputs = 2;
       {
@@ -5464,76 +5690,76 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:244:26";
+        a.loc = "rules/rotary.yaml:247:26";
       }
     }
     {  // 8: 0
       gen::ExprSpec& e = s.exprs[8];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.loc = "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:243:23)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 9: d
       gen::ExprSpec& e = s.exprs[9];
       e.label = "d";
-      e.loc = "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.loc = "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:243:23)";
       e.slot = 8;
     }
     {  // 10: first_and_rest.1.a1
       gen::ExprSpec& e = s.exprs[10];
       e.label = "first_and_rest.1.a1";
-      e.loc = "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.loc = "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:243:23)";
       e.slot = 9;
     }
     {  // 11: d2
       gen::ExprSpec& e = s.exprs[11];
       e.label = "d2";
-      e.loc = "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.loc = "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:243:23)";
       e.slot = 10;
     }
     {  // 12: first_and_rest.1.e2
       gen::ExprSpec& e = s.exprs[12];
       e.label = "first_and_rest.1.e2";
-      e.loc = "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.loc = "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:243:23)";
       e.slot = 11;
     }
     {  // 13: first_and_rest.1.a2
       gen::ExprSpec& e = s.exprs[13];
       e.label = "first_and_rest.1.a2";
-      e.loc = "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.loc = "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:243:23)";
       e.slot = 12;
     }
     {  // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:240:23)";
+      e.loc = "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:243:23)";
       e.slot = 13;
       e.num_inputs = 4;
     }
     {  // 15: pos
       gen::ExprSpec& e = s.exprs[15];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.loc = "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:246:26)";
       e.slot = 14;
     }
     {  // 16: cos
       gen::ExprSpec& e = s.exprs[16];
       e.label = "cos";
-      e.loc = "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.loc = "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:246:26)";
       e.slot = 15;
     }
     {  // 17: sin
       gen::ExprSpec& e = s.exprs[17];
       e.label = "sin";
-      e.loc = "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.loc = "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:246:26)";
       e.slot = 16;
     }
     {  // 18: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
        // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.loc = "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:246:26)";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -5542,14 +5768,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:243:40";
+        a.loc = "rules/rotary.yaml:246:40";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:243:26)";
+        a.loc = "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:246:26)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -5558,28 +5784,28 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.capture = 1;
         a.capture_name = "n";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:243:56";
+        a.loc = "rules/rotary.yaml:246:56";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "scale";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:243:26)";
+        a.loc = "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:246:26)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "is_packed_batching";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:243:26)";
+        a.loc = "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:246:26)";
       }
     }
     {  // 19: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
        // num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[19];
       e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:243:26)";
+      e.loc = "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:246:26)";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -5588,14 +5814,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:243:40";
+        a.loc = "rules/rotary.yaml:246:40";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:243:26)";
+        a.loc = "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:246:26)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -5603,13 +5829,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
         a.kind = gen::AttrSpec::Kind::kCapture;
         a.capture = 1;
         a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:243:56";
+        a.loc = "rules/rotary.yaml:246:56";
       }
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:246:13";
+      c.loc = "rules/rotary.yaml:249:13";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "N", "S", "H"};
@@ -5621,7 +5847,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:247:13";
+      c.loc = "rules/rotary.yaml:250:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d", "cos"};
@@ -5630,7 +5856,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:248:13";
+      c.loc = "rules/rotary.yaml:251:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d2", "cos"};
@@ -5639,7 +5865,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:249:13";
+      c.loc = "rules/rotary.yaml:252:13";
       c.native = "rotary_split";
       c.predicate = gen::nativePredicate("rotary_split");
       c.args = {"p1", "cos", "x"};
@@ -5648,7 +5874,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.loc = "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:243:23)";
       c.guard_slot = 1;  // s1
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
@@ -5658,7 +5884,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.loc = "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:243:23)";
       c.guard_slot = 1;  // s1
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -5668,7 +5894,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.loc = "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:243:23)";
       c.guard_slot = 1;  // s1
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -5678,7 +5904,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.loc = "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:243:23)";
       c.guard_slot = 1;  // s1
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -5688,7 +5914,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartial() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:240:23)";
+      c.loc = "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:243:23)";
       c.guard_slot = 1;  // s1
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -5786,7 +6012,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   // matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2, matchFirstAndRest1A2, matchPos.
 
   /// s1 = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:240:23))
+  /// rules/rotary.yaml:243:23))
   bool matchS1(ValueId v, gen::Next k) {
     if (seen(kS1)) return same(kS1, v) && k();
     if (!bind(kS1, v)) return false;
@@ -5799,7 +6025,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:241:16)
+  /// p1 = Split(x, axis=-1)  (rules/rotary.yaml:244:16)
   bool matchP1(ValueId v, gen::Next k) {
     if (seen(kP1)) return same(kP1, v) && k();
     if (!bind(kP1, v)) return false;
@@ -5808,13 +6034,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return matchX(input(n, 0), k);
   }
 
-  /// p2  (rules/rotary.yaml:242:32)
+  /// p2  (rules/rotary.yaml:245:32)
   bool matchP2(ValueId v, gen::Next k) {
     if (seen(kP2)) return same(kP2, v) && k();
     return bind(kP2, v) && k();
   }
 
-  /// xr = s1 | p1  (rules/rotary.yaml:242:25)
+  /// xr = s1 | p1  (rules/rotary.yaml:245:25)
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -5826,7 +6052,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// xp = s2 | p2  (rules/rotary.yaml:242:25)
+  /// xp = s2 | p2  (rules/rotary.yaml:245:25)
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -5841,7 +6067,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   /// r = com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:243:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:246:26))
   bool matchR(ValueId v, gen::Next k) {
     if (seen(kR)) return same(kR, v) && k();
     if (!bind(kR, v)) return false;
@@ -5853,7 +6079,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return false;
   }
 
-  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:244:12)
+  /// y = Concat(r, xp, axis=-1)  (rules/rotary.yaml:247:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -5863,7 +6089,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// s2 = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:240:23))
+  /// first_and_rest at rules/rotary.yaml:243:23))
   bool matchS2(ValueId v, gen::Next k) {
     if (seen(kS2)) return same(kS2, v) && k();
     if (!bind(kS2, v)) return false;
@@ -5877,13 +6103,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:243:26))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:246:26))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:243:26))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:246:26))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -5891,7 +6117,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:243:26))
+  /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:246:26))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -5905,7 +6131,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:243:26))
+  /// num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:246:26))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -5920,32 +6146,32 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:250:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:253:5:
   ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il), num_heads=attr(n),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:251:18", "x")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:251:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:251:31", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:251:21", "pos")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:254:18", "x")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:254:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:254:31", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:254:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:251:36", "rules/rotary.yaml:251:36");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:254:36", "rules/rotary.yaml:254:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:251:58", "rules/rotary.yaml:251:58");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:254:58", "rules/rotary.yaml:254:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:252:18", "rules/rotary.yaml:252:18");
+                   "rotary_embedding_dim", "rules/rotary.yaml:255:18", "rules/rotary.yaml:255:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:250:5",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:251:11)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:253:5",
+                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:254:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -5964,32 +6190,32 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1, rules/rotary.yaml:250:5:
+  /// Variant 1, rules/rotary.yaml:253:5:
   ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il), num_heads=attr(n),
   ///   rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:251:18", "x")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:251:21", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:251:26", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:251:31", "sin")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:254:18", "x")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:254:21", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:254:26", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:254:31", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:251:36", "rules/rotary.yaml:251:36");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:254:36", "rules/rotary.yaml:254:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:251:58", "rules/rotary.yaml:251:58");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:254:58", "rules/rotary.yaml:254:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:252:18", "rules/rotary.yaml:252:18");
+                   "rotary_embedding_dim", "rules/rotary.yaml:255:18", "rules/rotary.yaml:255:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:250:5",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:251:11)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:253:5",
+                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:254:11)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -6017,7 +6243,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
                                 root,
                                 94,
                                 {"ort", "onnx"},
-                                "rules/rotary.yaml:236:5",
+                                "rules/rotary.yaml:239:5",
                                 {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
@@ -6039,7 +6265,7 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/rotary.yaml:260
+// Generated from: rules/rotary.yaml:263
 // rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the
 // rotated part as 3-D RotaryEmbedding, Concat the rest.
 //===----------------------------------------------------------------------===//
@@ -6049,7 +6275,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "rotary_embedding_partial_bsnh";
-    s.loc = "rules/rotary.yaml:260:5";
+    s.loc = "rules/rotary.yaml:263:5";
     s.root = 7;
     s.slot_names = {"x",
                     "xr",
@@ -6070,33 +6296,33 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/rotary.yaml:264:38";
+      e.loc = "rules/rotary.yaml:267:38";
       e.slot = 0;
     }
     {  // 1: Slice(x, 0, d, first_and_rest.1.a1)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.loc = "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:267:23)";
       e.slot = 1;
       e.num_inputs = 4;
     }
     {  // 2: f3
       gen::ExprSpec& e = s.exprs[2];
       e.label = "f3";
-      e.loc = "rules/rotary.yaml:265:49";
+      e.loc = "rules/rotary.yaml:268:49";
       e.slot = 2;
     }
     {  // 3: Reshape(xr, f3, allowzero=0)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:265:37";
+      e.loc = "rules/rotary.yaml:268:37";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:265:53";
+        a.loc = "rules/rotary.yaml:268:53";
       }
     }
     {  // 4: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
@@ -6105,31 +6331,31 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
        // interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[4];
       e.label = "r3";
-      e.loc = "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.loc = "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:268:27)";
       e.slot = 3;
     }
     {  // 5: _
       gen::ExprSpec& e = s.exprs[5];
       e.label = "_";
-      e.loc = "rules/rotary.yaml:266:31";
+      e.loc = "rules/rotary.yaml:269:31";
     }
     {  // 6: Reshape(r3, _, allowzero=0)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:266:19";
+      e.loc = "rules/rotary.yaml:269:19";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "allowzero";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:266:34";
+        a.loc = "rules/rotary.yaml:269:34";
       }
     }
     {  // 7: Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Concat";
-      e.loc = "rules/rotary.yaml:266:12";
+      e.loc = "rules/rotary.yaml:269:12";
       e.slot = 4;
       e.num_inputs = 2;
       {
@@ -6137,69 +6363,69 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.name = "axis";
         a.values.push_back(gen::intLiteral(-1));
         a.axes = true;
-        a.loc = "rules/rotary.yaml:266:52";
+        a.loc = "rules/rotary.yaml:269:52";
       }
     }
     {  // 8: 0
       gen::ExprSpec& e = s.exprs[8];
       e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.loc = "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:267:23)";
       e.literal = gen::intLiteral(0);
       e.tolerance = 1e-06;
     }
     {  // 9: d
       gen::ExprSpec& e = s.exprs[9];
       e.label = "d";
-      e.loc = "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.loc = "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:267:23)";
       e.slot = 5;
     }
     {  // 10: first_and_rest.1.a1
       gen::ExprSpec& e = s.exprs[10];
       e.label = "first_and_rest.1.a1";
-      e.loc = "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.loc = "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:267:23)";
       e.slot = 6;
     }
     {  // 11: d2
       gen::ExprSpec& e = s.exprs[11];
       e.label = "d2";
-      e.loc = "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.loc = "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:267:23)";
       e.slot = 7;
     }
     {  // 12: first_and_rest.1.e2
       gen::ExprSpec& e = s.exprs[12];
       e.label = "first_and_rest.1.e2";
-      e.loc = "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.loc = "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:267:23)";
       e.slot = 8;
     }
     {  // 13: first_and_rest.1.a2
       gen::ExprSpec& e = s.exprs[13];
       e.label = "first_and_rest.1.a2";
-      e.loc = "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.loc = "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:267:23)";
       e.slot = 9;
     }
     {  // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Slice";
-      e.loc = "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:264:23)";
+      e.loc = "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:267:23)";
       e.slot = 10;
       e.num_inputs = 4;
     }
     {  // 15: pos
       gen::ExprSpec& e = s.exprs[15];
       e.label = "pos";
-      e.loc = "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.loc = "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:268:27)";
       e.slot = 11;
     }
     {  // 16: cos
       gen::ExprSpec& e = s.exprs[16];
       e.label = "cos";
-      e.loc = "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.loc = "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:268:27)";
       e.slot = 12;
     }
     {  // 17: sin
       gen::ExprSpec& e = s.exprs[17];
       e.label = "sin";
-      e.loc = "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.loc = "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:268:27)";
       e.slot = 13;
     }
     {  // 18: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
@@ -6207,7 +6433,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
        // is_packed_batching=0)
       gen::ExprSpec& e = s.exprs[18];
       e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.loc = "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:268:27)";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -6216,14 +6442,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:265:67";
+        a.loc = "rules/rotary.yaml:268:67";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:265:27)";
+        a.loc = "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:268:27)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -6232,28 +6458,28 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.capture = 1;
         a.capture_name = "n";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:265:83";
+        a.loc = "rules/rotary.yaml:268:83";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "scale";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:265:27)";
+        a.loc = "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:268:27)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "is_packed_batching";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:265:27)";
+        a.loc = "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:268:27)";
       }
     }
     {  // 19: RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
        // rotary_embedding_dim=0, num_heads=capture(n))
       gen::ExprSpec& e = s.exprs[19];
       e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:265:27)";
+      e.loc = "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:268:27)";
       e.num_inputs = 4;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -6262,14 +6488,14 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.capture = 0;
         a.capture_name = "il";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:265:67";
+        a.loc = "rules/rotary.yaml:268:67";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "rotary_embedding_dim";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:265:27)";
+        a.loc = "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:268:27)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -6277,13 +6503,13 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
         a.kind = gen::AttrSpec::Kind::kCapture;
         a.capture = 1;
         a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:265:83";
+        a.loc = "rules/rotary.yaml:268:83";
       }
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:268:13";
+      c.loc = "rules/rotary.yaml:271:13";
       c.subject = "x";
       c.slot = 0;
       c.dims = {"B", "S", "N", "H"};
@@ -6295,7 +6521,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:269:13";
+      c.loc = "rules/rotary.yaml:272:13";
       c.subject = "f3";
       c.slot = 2;
       c.literal = gen::intsLiteral({0, 0, -1});
@@ -6304,7 +6530,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:270:13";
+      c.loc = "rules/rotary.yaml:273:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d", "cos"};
@@ -6313,7 +6539,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:271:13";
+      c.loc = "rules/rotary.yaml:274:13";
       c.native = "rotary_dim_of";
       c.predicate = gen::nativePredicate("rotary_dim_of");
       c.args = {"d2", "cos"};
@@ -6322,7 +6548,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.loc = "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:267:23)";
       c.guard_slot = 1;  // xr
       c.native = "slice_to_end";
       c.predicate = gen::nativePredicate("slice_to_end");
@@ -6332,7 +6558,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.loc = "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:267:23)";
       c.guard_slot = 1;  // xr
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -6342,7 +6568,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.loc = "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:267:23)";
       c.guard_slot = 1;  // xr
       c.native = "last_axis";
       c.predicate = gen::nativePredicate("last_axis");
@@ -6352,7 +6578,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.loc = "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:267:23)";
       c.guard_slot = 1;  // xr
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -6362,7 +6588,7 @@ const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:264:23)";
+      c.loc = "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:267:23)";
       c.guard_slot = 1;  // xr
       c.native = "slice_unit_steps";
       c.predicate = gen::nativePredicate("slice_unit_steps");
@@ -6458,7 +6684,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   // matchD, matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2, matchFirstAndRest1A2, matchPos.
 
   /// xr = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
-  /// rules/rotary.yaml:264:23))
+  /// rules/rotary.yaml:267:23))
   bool matchXr(ValueId v, gen::Next k) {
     if (seen(kXr)) return same(kXr, v) && k();
     if (!bind(kXr, v)) return false;
@@ -6471,13 +6697,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// f3  (rules/rotary.yaml:265:49)
+  /// f3  (rules/rotary.yaml:268:49)
   bool matchF3(ValueId v, gen::Next k) {
     if (seen(kF3)) return same(kF3, v) && k();
     return bind(kF3, v) && k();
   }
 
-  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:265:37)
+  /// Reshape(xr, f3, allowzero=0)  (rules/rotary.yaml:268:37)
   bool matchReshape3(ValueId v, gen::Next k) {
     if (seen(kReshape3)) return same(kReshape3, v) && k();
     if (!bind(kReshape3, v)) return false;
@@ -6490,7 +6716,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
   /// is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:265:27))
+  /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:268:27))
   bool matchR3(ValueId v, gen::Next k) {
     if (seen(kR3)) return same(kR3, v) && k();
     if (!bind(kR3, v)) return false;
@@ -6502,7 +6728,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return false;
   }
 
-  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:266:19)
+  /// Reshape(r3, _, allowzero=0)  (rules/rotary.yaml:269:19)
   bool matchReshape6(ValueId v, gen::Next k) {
     if (seen(kReshape6)) return same(kReshape6, v) && k();
     if (!bind(kReshape6, v)) return false;
@@ -6511,7 +6737,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return matchR3(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:266:12)
+  /// y = Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)  (rules/rotary.yaml:269:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -6521,7 +6747,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// xp = Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)  (rules/rotary.yaml:94:12 (in
-  /// first_and_rest at rules/rotary.yaml:264:23))
+  /// first_and_rest at rules/rotary.yaml:267:23))
   bool matchXp(ValueId v, gen::Next k) {
     if (seen(kXp)) return same(kXp, v) && k();
     if (!bind(kXp, v)) return false;
@@ -6535,13 +6761,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     });
   }
 
-  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:265:27))
+  /// cos  (rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:268:27))
   bool matchCos(ValueId v, gen::Next k) {
     if (seen(kCos)) return same(kCos, v) && k();
     return bind(kCos, v) && k();
   }
 
-  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:265:27))
+  /// sin  (rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:268:27))
   bool matchSin(ValueId v, gen::Next k) {
     if (seen(kSin)) return same(kSin, v) && k();
     return bind(kSin, v) && k();
@@ -6549,7 +6775,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
-  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:265:27))
+  /// is_packed_batching=0)  (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:268:27))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
     if (!bind(kRotaryEmbedding18, v)) return false;
@@ -6564,7 +6790,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   /// RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
   /// rotary_embedding_dim=0, num_heads=capture(n))  (rules/rotary.yaml:44:14 (in rotary_op at
-  /// rules/rotary.yaml:265:27))
+  /// rules/rotary.yaml:268:27))
   bool matchRotaryEmbedding19(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding19)) return same(kRotaryEmbedding19, v) && k();
     if (!bind(kRotaryEmbedding19, v)) return false;
@@ -6579,40 +6805,40 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:272:5:
+  /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:275:5:
   ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos,
   ///   interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)),
   ///   tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:273:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:276:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:273:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:273:68", "sin")) return false;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:273:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:276:58", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:273:73", "rules/rotary.yaml:273:73");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:276:73", "rules/rotary.yaml:276:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:274:19", "rules/rotary.yaml:274:19");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:277:19", "rules/rotary.yaml:277:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:274:38", "rules/rotary.yaml:274:38");
+                   "rotary_embedding_dim", "rules/rotary.yaml:277:38", "rules/rotary.yaml:277:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:275:23");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:278:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:272:5",
-                     "rules/rotary.yaml:275:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:275:5",
+                     "rules/rotary.yaml:278:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -6647,40 +6873,40 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/rotary.yaml:272:5:
+  /// Variant 1, rules/rotary.yaml:275:5:
   ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin,
   ///   interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)),
   ///   tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/rotary.yaml:273:27", "x")) return false;
+    if (!requireBound(kSlotX, "rules/rotary.yaml:276:27", "x")) return false;
     std::optional<onnx::TensorProto> t1 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotPos, "rules/rotary.yaml:273:58", "pos")) return false;
-    if (!requireBound(kSlotCos, "rules/rotary.yaml:273:63", "cos")) return false;
-    if (!requireBound(kSlotSin, "rules/rotary.yaml:273:68", "sin")) return false;
+    if (!requireBound(kSlotPos, "rules/rotary.yaml:276:58", "pos")) return false;
+    if (!requireBound(kSlotCos, "rules/rotary.yaml:276:63", "cos")) return false;
+    if (!requireBound(kSlotSin, "rules/rotary.yaml:276:68", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::optional<onnx::AttributeProto> a6_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:273:73", "rules/rotary.yaml:273:73");
+        captured(0, "interleaved", "il", "rules/rotary.yaml:276:73", "rules/rotary.yaml:276:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
     std::optional<onnx::AttributeProto> a6_1 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:274:19", "rules/rotary.yaml:274:19");
+        captured(1, "num_heads", "n", "rules/rotary.yaml:277:19", "rules/rotary.yaml:277:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     std::optional<onnx::AttributeProto> a6_2 =
         attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:274:38", "rules/rotary.yaml:274:38");
+                   "rotary_embedding_dim", "rules/rotary.yaml:277:38", "rules/rotary.yaml:277:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
     std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:275:23");
+                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:278:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:272:5",
-                     "rules/rotary.yaml:275:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:275:5",
+                     "rules/rotary.yaml:278:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -6725,7 +6951,7 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
                      root,
                      94,
                      {"ort", "onnx"},
-                     "rules/rotary.yaml:260:5",
+                     "rules/rotary.yaml:263:5",
                      {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 

@@ -25,18 +25,37 @@ std::string Result::toJson() const {
 
 namespace {
 
+bool lacksDims(const Graph& g, ValueId v) {
+  const onnx::TensorShapeProto* shape = v == kNoId ? nullptr : valueShape(g, v);
+  return shape && std::any_of(shape->dim().begin(), shape->dim().end(), isUnknownDim);
+}
+
+/// An older node reading a shaped new value whose own outputs have no shape: the
+/// inference before the rewrite could not see through what the rewrite replaced (a
+/// Reshape to a computed shape, say), another round can.
+bool readerLacksShape(const Graph& g, ValueId v) {
+  if (!valueShape(g, v)) return false;
+  for (const Use& use : g.value(v).uses()) {
+    const Node& reader = g.node(use.node);
+    if (use.input == kSubgraphUse || !reader.createdBy().empty()) continue;
+    for (ValueId out : reader.outputs())
+      if (out != kNoId && !valueShape(g, out)) return true;
+  }
+  return false;
+}
+
 /// True when a node some rule created writes a value whose inferred shape lacks a dim:
 /// the inference before the fusion could not size it, and may once it knows the fused op.
+/// Also true when an older node reads a shaped new value but has no shapes itself.
 bool fusedOutputsLackShapes(Model& ir) {
   for (Graph* g : ir.allGraphs())
     for (NodeId id = 0; id < g->nodeCapacity(); ++id) {
       const Node& n = g->node(id);
       if (!n.live() || n.createdBy().empty()) continue;
       for (ValueId out : n.outputs()) {
+        if (out == kNoId) continue;
         // What the node's own inference gave is not what another round would learn.
-        if (out != kNoId && g->value(out).typeInferredLocally()) continue;
-        const onnx::TensorShapeProto* shape = out == kNoId ? nullptr : valueShape(*g, out);
-        if (shape && std::any_of(shape->dim().begin(), shape->dim().end(), isUnknownDim))
+        if (g->value(out).typeInferredLocally() ? readerLacksShape(*g, out) : lacksDims(*g, out))
           return true;
       }
     }

@@ -86,6 +86,20 @@ class NodeContext : public onnx::InferenceContext {
   std::vector<onnx::TypeProto> outputs_;
 };
 
+/// ONNX 1.12's Reshape inference gives no shape when the target shape is computed (a
+/// Concat of Shape slices, as exporters write it). Its length still fixes the rank, which
+/// is what the soundness check compares first.
+void refineReshapeRank(const Node& node, const onnx::TypeProto* target,
+                       std::vector<onnx::TypeProto>& outputs) {
+  if (node.opType() != "Reshape" || outputs.empty() || !hasShape(target)) return;
+  const onnx::TensorShapeProto& length = target->tensor_type().shape();
+  if (length.dim_size() != 1 || !length.dim(0).has_dim_value()) return;
+  onnx::TypeProto& out = outputs[0];
+  if (!out.has_tensor_type() || out.tensor_type().has_shape()) return;
+  auto* shape = out.mutable_tensor_type()->mutable_shape();
+  for (int64_t i = 0; i < length.dim(0).dim_value(); ++i) shape->add_dim();
+}
+
 }  // namespace
 
 const onnx::TypeProto* LocalInference::typeOf(ValueId v) {
@@ -157,10 +171,12 @@ NodeInference LocalInference::infer(NodeId id) {
     record(nullptr);
     return result;
   }
+  const onnx::TypeProto* reshape_target = inputs.size() > 1 ? inputs[1] : nullptr;
   NodeContext ctx(node, std::move(inputs), std::move(data));
   try {
     schema->GetTypeAndShapeInferenceFunction()(ctx);
     result.status = NodeInference::Status::kInferred;
+    refineReshapeRank(node, reshape_target, ctx.outputs());
     record(&ctx.outputs());
     return result;
   } catch (const std::exception& e) {

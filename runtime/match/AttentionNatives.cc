@@ -145,6 +145,68 @@ bool headSplit(const MatchContext& ctx, ValueId r, int64_t& heads, int64_t& head
   return true;
 }
 
+/// `y` = Reshape(t, s) where s is t's own shape: each element 0 (copy), t's static dim, or
+/// that dim read at run time from t or a value with the same dim; one element may be
+/// anything (-1 or computed), forced by the others as a Reshape keeps the element count.
+bool reshapesToOwnShape(const MatchContext& ctx, ValueArgs args) {
+  const Node* n = reshapeOf(ctx.graph, args[0]);
+  const onnx::TensorShapeProto* own = n ? valueShape(ctx.graph, n->input(0)) : nullptr;
+  if (!own || n->input(0) != args[1]) return false;
+  const size_t rank = static_cast<size_t>(own->dim_size());
+  std::vector<int64_t> shape;
+  std::vector<ValueId> parts;
+  if (!reshapeTarget(ctx, *n, rank, shape, parts)) return false;
+  std::vector<int64_t> dims(rank, -1);
+  for (size_t i = 0; i < rank; ++i)
+    if (own->dim(static_cast<int>(i)).has_dim_value())
+      dims[i] = own->dim(static_cast<int>(i)).dim_value();
+  size_t unproven = 0;
+  for (size_t i = 0; i < rank; ++i)
+    unproven += !keepsDim(ctx, shape[i], parts[i], n->input(0), dims, i);
+  return unproven <= 1;
+}
+
+/// The live op `op_type` (ONNX domain) producing `v`, or null.
+const Node* producerOp(const Graph& g, ValueId v, const char* op_type) {
+  const Node* n = v == kNoId ? nullptr : g.producerOf(v);
+  return n && n->live() && n->opType() == op_type && n->domain().empty() ? n : nullptr;
+}
+
+/// `p` reads the last dim of `x` at run time as a one-element tensor: torch 1.x's
+/// x.size(-1) in a shape, Unsqueeze(Squeeze(Slice(Shape(x), [-1], [end], [0]), [0]), [0]).
+bool readsLastDim(const MatchContext& ctx, ValueId p, ValueId x) {
+  const Graph& g = ctx.graph;
+  const Node* unsq = producerOp(g, p, "Unsqueeze");
+  const Node* sq = unsq ? producerOp(g, unsq->input(0), "Squeeze") : nullptr;
+  const Node* slice = sq ? producerOp(g, sq->input(0), "Slice") : nullptr;
+  const Node* shape = slice ? producerOp(g, slice->input(0), "Shape") : nullptr;
+  if (!shape || shape->input(0) != x || shape->attribute("start") || shape->attribute("end"))
+    return false;
+  const std::vector<int64_t> zero{0};
+  const auto starts = intsParam(ctx.model, g, g.value(slice->output(0)).producer(), "starts");
+  const auto axes = intsParam(ctx.model, g, g.value(slice->output(0)).producer(), "axes");
+  return intsParam(ctx.model, g, g.value(unsq->output(0)).producer(), "axes") == zero &&
+         intsParam(ctx.model, g, g.value(sq->output(0)).producer(), "axes") == zero &&
+         starts == std::vector<int64_t>{-1} && (!axes || *axes == zero);
+}
+
+/// flattens_rows(f, w): f = Reshape(x, s) makes x's rows the rows of a 2-D matrix for a
+/// MatMul by w [K, N]: x's static last dim is K, or s = [-1, x.size(-1)] read at run time
+/// (the Gemm then forces it to be K).
+bool flattensRows(const MatchContext& ctx, ValueArgs args) {
+  const Node* n = reshapeOf(ctx.graph, args[0]);
+  const auto w = staticShape(ctx.graph, args[1]);
+  if (!n || !w || w->size() != 2) return false;
+  const ValueId x = n->input(0);
+  const onnx::TensorShapeProto* xs = valueShape(ctx.graph, x);
+  if (xs && xs->dim_size() >= 1 && xs->dim(xs->dim_size() - 1).has_dim_value())
+    return xs->dim(xs->dim_size() - 1).dim_value() == (*w)[0];
+  std::vector<int64_t> shape;
+  std::vector<ValueId> parts;
+  return reshapeTarget(ctx, *n, 2, shape, parts) && shape[0] == -1 && parts[1] != kNoId &&
+         readsLastDim(ctx, parts[1], x);
+}
+
 // ---- Predicates ---------------------------------------------------------------------------
 
 bool splitsHeads(const MatchContext& ctx, ValueArgs args) {
@@ -218,6 +280,22 @@ bool headsOf(const MatchContext& ctx, ValueId h, int64_t& heads, int64_t& head_s
   heads = (*dims)[1];
   head_size = (*dims)[3];
   return heads > 0 && head_size > 0;
+}
+
+/// Head count and head size of `kt` = [B, N, H, L] (heads transposed for the scores, as a
+/// K cache GPT-2 keeps transposed): both static and positive.
+bool keyHeadsOf(const MatchContext& ctx, ValueId kt, int64_t& heads, int64_t& head_size) {
+  const auto dims = kt == kNoId ? std::nullopt : staticShape(ctx.graph, kt);
+  if (!dims || dims->size() != 4) return false;
+  heads = (*dims)[1];
+  head_size = (*dims)[2];
+  return heads > 0 && head_size > 0;
+}
+
+/// key_heads_like(kt, qr): kt = [B, N, H, L] holds as many heads of the same size as the
+/// head split qr makes.
+bool keyHeadsLike(const MatchContext& ctx, ValueArgs args) {
+  return headsMatch(ctx, &keyHeadsOf, args[0], args[1], true);
 }
 
 /// heads_like(kh, qr): kh = [B, N, L, H] holds as many heads of the same size as the head
@@ -516,6 +594,14 @@ NativeFamily attentionNatives() {
        "kernel requires it)"},
       {"heads_like", 2, &headsLike,
        "kh = [B, N, L, H] holds the number N and size H of heads the split qr makes (static)"},
+      {"reshapes_to_own_shape", 2, &reshapesToOwnShape,
+       "y = Reshape(t, s) where s is t's shape: each element 0, t's static dim or that dim "
+       "read at run time, but for one the others force"},
+      {"flattens_rows", 2, &flattensRows,
+       "f = Reshape(x, s) flattens x's rows for a MatMul by w [K, N]: x's static last dim is "
+       "K, or s = [-1, x.size(-1)] read at run time"},
+      {"key_heads_like", 2, &keyHeadsLike,
+       "kt = [B, N, H, L] holds the number N and size H of heads the split qr makes (static)"},
       {"head_count_like", 2, &headCountLike,
        "vh = [B, N, L, Hv] holds the number N of heads the split qr makes (static)"},
       {"merges_heads_of", 3, &mergesHeadsOf,

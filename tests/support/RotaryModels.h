@@ -32,13 +32,14 @@ struct RotarySpec {
   } halves = Halves::kSliceConstant;
   bool cache_slice = false;  ///< transformers 4.3x: cos_cached[:seq_len] before the Gather
   bool cache_4d = false;  ///< transformers 4.31: [1, 1, 16, 8] caches, sliced on axis 2, squeezed
-  bool with_k = false;    ///< also rotate k with the same cos and sin (Q and K of a layer)
-  bool cache_input = false;                 ///< the caches are graph inputs, not constants
-  bool halves_differ = false;               ///< the caches' rows do not repeat their first half
-  bool neg_first_half = false;              ///< Concat(Neg(x1), x2): the wrong half negated
-  bool sin_other_pos = false;               ///< sin gathered with other position ids than cos
-  bool swap_cos_sin = false;                ///< x * sin + rotate_half(x) * cos
-  std::string slice_step = "1";             ///< steps of the half slices
+  bool cache_4d_squeeze_0_0 = false;  ///< ... squeezed as .squeeze(0).squeeze(0), not (1) then (0)
+  bool with_k = false;           ///< also rotate k with the same cos and sin (Q and K of a layer)
+  bool cache_input = false;      ///< the caches are graph inputs, not constants
+  bool halves_differ = false;    ///< the caches' rows do not repeat their first half
+  bool neg_first_half = false;   ///< Concat(Neg(x1), x2): the wrong half negated
+  bool sin_other_pos = false;    ///< sin gathered with other position ids than cos
+  bool swap_cos_sin = false;     ///< x * sin + rotate_half(x) * cos
+  std::string slice_step = "1";  ///< steps of the half slices
   std::string end = "9223372036854775807";  ///< end of the second half
   std::string half;                         ///< bound between the halves ("": rotary_dim / 2)
   /// Phi: only the first `rotary_dim` of the 8 dims rotate (Slice, rotary, Concat the rest).
@@ -186,13 +187,17 @@ inline std::string rotaryModel(const RotarySpec& s) {
     }
     if (s.cache_4d) {
       // transformers 4.31: cos_cached[:, :, :seq_len, ...].squeeze(1).squeeze(0)
+      const std::string first = s.cache_4d_squeeze_0_0 ? "axis0" : "axis1";
       body +=
           "pos_shape = Shape(pos)\nseq_len = Gather(pos_shape, seq_index)\n"
           "seq_end = Unsqueeze(seq_len, axis0)\n"
           "cos_rows = Slice(cos_cache, zero, seq_end, axis2, step)\n"
           "sin_rows = Slice(sin_cache, zero, seq_end, axis2, step)\n"
-          "cos_s1 = Squeeze(cos_rows, axis1)\ncos_2d = Squeeze(cos_s1, axis0)\n"
-          "sin_s1 = Squeeze(sin_rows, axis1)\nsin_2d = Squeeze(sin_s1, axis0)\n";
+          "cos_s1 = Squeeze(cos_rows, " +
+          first +
+          ")\ncos_2d = Squeeze(cos_s1, axis0)\n"
+          "sin_s1 = Squeeze(sin_rows, " +
+          first + ")\nsin_2d = Squeeze(sin_s1, axis0)\n";
       cc = "cos_2d";
       sc = "sin_2d";
     }

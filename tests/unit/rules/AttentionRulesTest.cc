@@ -771,10 +771,19 @@ TEST(MultiHeadAttentionRotaryRule, DoesNotFuseScoresUsedOutside) {
       ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.leak_scores = true; })));
 }
 
-TEST(MultiHeadAttentionRotaryRule, DoesNotFuseAQueryWithoutRotary) {
-  // K rotated, Q not: no RotaryEmbedding on the query heads to move in front of MHA.
-  expectRopeAttentionUnfused(
-      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.rotate_k_only = true; })));
+TEST(MultiHeadAttentionRotaryRule, LeavesAQueryWithoutRotaryToTheGivenKeyHeads) {
+  // K rotated, Q not: no RotaryEmbedding on the query heads to move in front of MHA. The
+  // rotated K heads are then MHA's key as given ([B, N, L, H]), Q stays the 3-D projection.
+  const std::string text =
+      ropeAttentionModel(ropeSpec([](RopeAttentionSpec& s) { s.rotate_k_only = true; }));
+  onnx::ModelProto model;
+  EXPECT_EQ(
+      fuse(text, &model),
+      concat({llamaKept(false), kBiasShape, {"Expand", "com.microsoft::MultiHeadAttention"}}));
+  const onnx::NodeProto& mha = nodeOf(model, "com.microsoft::MultiHeadAttention");
+  EXPECT_EQ(mha.input(0), "qm") << "the query's projection, not rotated";
+  EXPECT_EQ(mha.input(1), nodeOf(model, "com.microsoft::RotaryEmbedding").output(0));
+  expectSameInOrt(text);
 }
 
 TEST(AttentionHeadsRule, DoesNotFuseSoftmaxOverAnotherAxis) {

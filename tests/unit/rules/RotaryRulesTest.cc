@@ -92,6 +92,17 @@ TEST(RotaryEmbeddingRule, FusesTransformers43CacheSlicedToTheSequence) {
   expectSameInOrt(rotaryModel(s), "--int-range pos=0:5");
 }
 
+TEST(RotaryEmbeddingRule, FusesCachesSqueezedOnAxisZeroTwice) {
+  // cos_cached[:, :, :seq_len].squeeze(0).squeeze(0): the same [seq_len, H] rows.
+  auto s = rope([](RotarySpec& s) {
+    s.cache_4d = true;
+    s.cache_4d_squeeze_0_0 = true;
+    s.halves = Halves::kSliceShape;
+  });
+  EXPECT_EQ(fuse(rotaryModel(s)), kRotary);
+  expectSameInOrt(rotaryModel(s), "--int-range pos=0:5");
+}
+
 TEST(RotaryEmbeddingRule, FusesTransformers431CachesSqueezedBeforeTheGather) {
   // cos_cached [1, 1, max_pos, H][:, :, :seq_len].squeeze(1).squeeze(0)[position_ids]
   auto s = rope([](RotarySpec& s) {

@@ -1,0 +1,104 @@
+//===- Gpt2PastAttentionTest.cc - attention on cached K/V heads ----------===//
+//
+// multi_head_attention_kv_given (rules/attention.yaml) on GPT-2 attention with past as
+// torch.onnx exports transformers 2.x-3.x (tests/support/Gpt2PastModels.h): the core
+// becomes MultiHeadAttention on the concatenated K/V heads, the present output keeps
+// being computed, and ONNX Runtime gives the same outputs. Each negative breaks one
+// condition and must come out unchanged.
+//
+//===----------------------------------------------------------------------===//
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tests/support/Gpt2PastModels.h"
+#include "tests/support/Oracle.h"
+#include "tests/support/TestModels.h"
+#include "tests/unit/rules/RuleTestSupport.h"
+
+namespace onnx_rewrite {
+namespace {
+
+using testing::fuse;
+using testing::gpt2PastModel;
+using testing::Gpt2PastSpec;
+using Ops = std::vector<std::string>;
+
+Gpt2PastSpec spec(void (*edit)(Gpt2PastSpec&) = nullptr) {
+  Gpt2PastSpec s;
+  if (edit) edit(s);
+  return s;
+}
+
+size_t count(const Ops& ops, const std::string& op) {
+  return static_cast<size_t>(std::count(ops.begin(), ops.end(), op));
+}
+
+/// The model fuses into one MultiHeadAttention, without Softmax or scores left, and
+/// computes the same in ONNX Runtime with a past of 4 and 3 new tokens.
+void expectFusedAndSame(const Gpt2PastSpec& model_spec) {
+  const std::string text = gpt2PastModel(model_spec);
+  onnx::ModelProto after;
+  const Ops ops = fuse(text, &after);
+  EXPECT_EQ(count(ops, "com.microsoft::MultiHeadAttention"), 1u) << ::testing::PrintToString(ops);
+  EXPECT_EQ(count(ops, "Softmax"), 0u);
+  EXPECT_EQ(count(ops, "Where"), 1u) << "the causal slice becomes an additive bias";
+  // The stack of K and V for present stays (Unsqueeze, Unsqueeze, Concat), and so does the
+  // padding mask's [B, 1, 1, T] (two Unsqueezes).
+  EXPECT_EQ(count(ops, "Unsqueeze"), model_spec.padding_mask ? 4u : 2u)
+      << ::testing::PrintToString(ops);
+  const onnx::ModelProto before = testing::parseModel(text);
+  testing::OracleVerdict verdict =
+      testing::compareInOrt(before, after, {"B=2", "S=3", "P=4", "T=7"});
+  EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
+TEST(MultiHeadAttentionKvGivenRule, FusesGpt2WithTransposedKCacheAtOpset11) {
+  expectFusedAndSame(spec());
+}
+
+TEST(MultiHeadAttentionKvGivenRule, FusesGpt2WithKCacheAsHeads) {
+  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.k_cached_transposed = false; }));
+}
+
+TEST(MultiHeadAttentionKvGivenRule, FusesOpset13ParametersAsInputs) {
+  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.opset = 13; }));
+}
+
+TEST(MultiHeadAttentionKvGivenRule, FusesWithoutPaddingMask) {
+  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.padding_mask = false; }));
+}
+
+TEST(MultiHeadAttentionKvGivenRule, FusesAUint8CausalBuffer) {
+  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.tril_type = "uint8"; }));
+}
+
+TEST(MultiHeadAttentionKvGivenRule, FusesABoolCausalBuffer) {
+  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.tril_type = "bool"; }));
+}
+
+TEST(MultiHeadAttentionKvGivenRule, LeavesNoTransposePairForKTransposedAfterTheConcat) {
+  // K given as Transpose(kc): the rewrite's Transpose back is folded by transpose_pair.
+  const Ops ops = fuse(gpt2PastModel(spec([](Gpt2PastSpec& s) { s.k_cached_transposed = false; })));
+  EXPECT_EQ(count(ops, "Transpose"), 2u)
+      << "Q's head split and V's; " << ::testing::PrintToString(ops);
+}
+
+TEST(MultiHeadAttentionKvGivenRule, DoesNotFuseACausalSliceNotEndingAtTheLastRow) {
+  // bias[:, :, 0:ns, :ns] is not the causal mask of the last nd rows once there is a past.
+  testing::expectUnchanged(gpt2PastModel(spec([](Gpt2PastSpec& s) { s.rows_start = "zero"; })),
+                           "attention");
+}
+
+TEST(MultiHeadAttentionKvGivenRule, DoesNotFuseAFillThatSoftmaxDoesNotZero) {
+  testing::expectUnchanged(gpt2PastModel(spec([](Gpt2PastSpec& s) { s.fill = "-100.0"; })),
+                           "attention");
+}
+
+TEST(MultiHeadAttentionKvGivenRule, DoesNotFuseSoftmaxOverAnotherAxis) {
+  testing::expectUnchanged(gpt2PastModel(spec([](Gpt2PastSpec& s) { s.softmax_axis = "2"; })),
+                           "attention");
+}
+
+}  // namespace
+}  // namespace onnx_rewrite
