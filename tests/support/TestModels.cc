@@ -2,6 +2,8 @@
 #include "tests/support/TestModels.h"
 
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -63,6 +65,38 @@ void writeFile(const std::string& path, const std::string& bytes) {
 
 void writeModel(const std::string& path, const onnx::ModelProto& model) {
   writeFile(path, serialize(model));
+}
+
+std::string withAttributeParams(const std::string& text) {
+  // The int64 initializers: "int64[2] split = {8, 8}" or "int64 i0 = {0}".
+  std::map<std::string, std::string> ints;
+  static const std::regex kInit(R"(int64(\[[0-9, ]*\])?\s+(\w+)\s*=\s*\{([^}]*)\})");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kInit);
+       it != std::sregex_iterator(); ++it)
+    ints[(*it)[2]] = (*it)[3];
+  auto valuesOf = [&](const std::string& name) {
+    auto found = ints.find(name);
+    if (found == ints.end())
+      throw std::invalid_argument("withAttributeParams: '" + name +
+                                  "' is not an int64 initializer of the model");
+    return "[" + found->second + "]";
+  };
+  // out = Op <attrs>? (data, param): the op's parameter input becomes an attribute.
+  static const std::regex kCall(
+      R"(^(\s*[\w, ]+=\s*)(Unsqueeze|Squeeze|Split|ReduceSum)\s*(<([^>]*)>)?\s*\((\w+),\s*(\w+)\)\s*$)");
+  std::istringstream in(text);
+  std::string out, line;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, kCall)) {
+      const std::string name = m[2] == "Split" ? "split" : "axes";
+      std::string attrs = m[4].str();
+      attrs += (attrs.empty() ? "" : ", ") + name + " = " + valuesOf(m[6]);
+      line = m[1].str() + m[2].str() + " <" + attrs + "> (" + m[5].str() + ")";
+    }
+    out += line + "\n";
+  }
+  return out;
 }
 
 std::string sourcePath(const std::string& relative) {

@@ -12,6 +12,13 @@ namespace onnx_rewrite::testing {
 /// with the parser's message on a syntax error, so a broken test model fails loudly.
 onnx::ModelProto parseModel(const std::string& text);
 
+/// The model `text` (ONNX text format, written in opset 13's forms) as opsets 9-12 write
+/// it, as torch 1.x exports: the constant axes of Unsqueeze, Squeeze and ReduceSum and the
+/// split of Split, inputs from opset 13, become attributes (`Unsqueeze(x, ax0)` with `int64[1] ax0
+/// = {0}` becomes `Unsqueeze <axes = [0]> (x)`); the opset import is the caller's to set.
+/// Throws std::invalid_argument when such an input is not an int64 initializer of the text.
+std::string withAttributeParams(const std::string& text);
+
 /// Deterministic serialisation, for byte-for-byte comparisons.
 std::string serialize(const onnx::ModelProto& model);
 

@@ -131,6 +131,17 @@ TEST(PackedAttentionRule, FusesOpset17) {
   expectSameInOrt(text);
 }
 
+TEST(PackedAttentionRule, FusesTorch1xBertAtOpset11) {
+  // Head-split shapes read at run time with Unsqueeze's axes as an attribute.
+  const std::string text = testing::withAttributeParams(attentionModel(spec([](AttentionSpec& s) {
+    s.opset = 11;
+    s.shapes = AttentionSpec::Shapes::kTorchScript;
+  })));
+  EXPECT_NE(text.find("Unsqueeze <axes = [0]>"), std::string::npos);
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::Attention");
+  expectSameInOrt(text);
+}
+
 TEST(PackedAttentionRule, FusesWithoutMask) {
   const std::string text = attentionModel(spec([](AttentionSpec& s) { s.mask = Mask::kNone; }));
   EXPECT_EQ(fuse(text), Ops{"com.microsoft::Attention"});
@@ -365,6 +376,21 @@ TEST(MultiHeadAttentionCausalSliceRule, FusesGpt2EagerSliceByTheHeadsLengths) {
             concat({kGpt2Projection,
                     {"Shape", "Slice", "Shape", "Slice", "Sub", "Slice", "Slice", "Where", "Add",
                      "Concat", "Expand", "com.microsoft::MultiHeadAttention"}}));
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionCausalSliceRule, FusesTorch1xGpt2AtOpset11) {
+  // Split and Unsqueeze with attributes; Slice with inputs (opset 10 on).
+  AttentionSpec s = spec([](AttentionSpec& s) {
+    s.opset = 11;
+    s.projection = AttentionSpec::Projection::kSplit;
+    s.mask = Mask::kCausalAdd;
+    s.shapes = AttentionSpec::Shapes::kTorchScript;
+    s.causal_from_heads = true;
+  });
+  const std::string text = testing::withAttributeParams(attentionModel(s));
+  EXPECT_NE(text.find("Split <axis = 2, split = [8, 8, 8]> (qkv)"), std::string::npos);
+  EXPECT_EQ(fuse(text).back(), "com.microsoft::MultiHeadAttention");
   expectSameInOrt(text);
 }
 

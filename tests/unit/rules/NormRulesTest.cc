@@ -56,6 +56,13 @@ TEST(LayerNormRule, FusesOpset13AsOrtContribOp) {
   expectSameInOrt(layerNormModel(s));
 }
 
+TEST(LayerNormRule, FusesTorch1xOpset11) {
+  // ONNX Runtime runs LayerNormalization in the ONNX domain at every opset.
+  auto s = ln([](LayerNormSpec& s) { s.opset = 11; });
+  EXPECT_EQ(fuse(layerNormModel(s)), kLayerNorm);
+  expectSameInOrt(layerNormModel(s));
+}
+
 TEST(LayerNormRule, FusesMulByItselfAndReciprocal) {
   auto s = ln([](LayerNormSpec& s) {
     s.pow = false;
@@ -207,6 +214,12 @@ TEST(SimplifiedLayerNormRule, FusesWithoutCasts) {
   expectSameInOrt(rmsNormModel(s));
 }
 
+TEST(SimplifiedLayerNormRule, FusesOpset11) {
+  auto s = rms([](RmsNormSpec& s) { s.opset = 11; });
+  EXPECT_EQ(fuse(rmsNormModel(s)), kSimplified);
+  expectSameInOrt(rmsNormModel(s));
+}
+
 TEST(SimplifiedLayerNormRule, FusesT5DivAndMulByItselfWeightSecond) {
   auto s = rms([](RmsNormSpec& s) {
     s.reciprocal = false;
@@ -271,6 +284,14 @@ const Ops kSkip = {"com.microsoft::SkipLayerNormalization"};
 
 TEST(SkipLayerNormRule, FusesAResidualAdd) {
   SkipLayerNormSpec s;
+  EXPECT_EQ(fuse(skipLayerNormModel(s)), kSkip);
+  expectSameInOrt(skipLayerNormModel(s));
+}
+
+TEST(SkipLayerNormRule, FusesOpset11WithTheBiasAfterTheResidual) {
+  SkipLayerNormSpec s;
+  s.opset = 11;
+  s.bias = SkipLayerNormSpec::Bias::kAfter;
   EXPECT_EQ(fuse(skipLayerNormModel(s)), kSkip);
   expectSameInOrt(skipLayerNormModel(s));
 }

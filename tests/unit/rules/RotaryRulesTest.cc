@@ -74,6 +74,17 @@ TEST(RotaryEmbeddingRule, FusesTorchScriptBoundsFromShape) {
   expectSameInOrt(rotaryModel(s));
 }
 
+TEST(RotaryEmbeddingRule, FusesTorch1xOpset11) {
+  // TorchScript at opset 11: Unsqueeze with an axes attribute, Slice bounds as inputs.
+  auto s = rope([](RotarySpec& s) {
+    s.opset = 11;
+    s.halves = Halves::kSliceShape;
+  });
+  const std::string text = testing::withAttributeParams(rotaryModel(s));
+  EXPECT_EQ(fuse(text), kRotary);
+  expectSameInOrt(text);
+}
+
 TEST(RotaryEmbeddingRule, FusesShapeIndexCountedFromTheFront) {
   auto s = rope([](RotarySpec& s) {
     s.halves = Halves::kSliceShape;
