@@ -80,23 +80,23 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// a
-  /// (rules/gelu.yaml: transpose_cast_matmul 149:22, fused_matmul 164:22, fused_matmul_scale
-  /// 186:18, fused_matmul_input_scale 201:16)
+  /// (rules/gelu.yaml: transpose_cast_matmul 152:22, fused_matmul 167:22, fused_matmul_scale
+  /// 196:18, fused_matmul_input_scale 211:16)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
   /// b
-  /// (rules/gelu.yaml: transpose_cast_matmul 151:22, fused_matmul 165:22, fused_matmul_scale
-  /// 186:21, fused_matmul_input_scale 202:16)
+  /// (rules/gelu.yaml: transpose_cast_matmul 154:22, fused_matmul 168:22, fused_matmul_scale
+  /// 196:21, fused_matmul_input_scale 212:16)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
   }
 
   /// c
-  /// (rules/gelu.yaml: fused_matmul_scale 187:18, fused_matmul_input_scale 201:19)
+  /// (rules/gelu.yaml: fused_matmul_scale 197:18, fused_matmul_input_scale 211:19)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -2231,7 +2231,7 @@ class BiasGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:145
+// Generated from: rules/gelu.yaml:148
 // transpose_cast_matmul (priority 21): MatMul of Cast(Transpose(a)) as MatMul of
 // Transpose(Cast(a)), so the Transpose can fold.
 //===----------------------------------------------------------------------===//
@@ -2241,7 +2241,7 @@ const gen::RuleSpec& specTransposeCastMatmul() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "transpose_cast_matmul";
-    s.loc = "rules/gelu.yaml:145:5";
+    s.loc = "rules/gelu.yaml:148:5";
     s.root = 6;
     s.slot_names = {"a", "tr", "c", "b", "y"};
     s.num_captures = 2;
@@ -2249,13 +2249,13 @@ const gen::RuleSpec& specTransposeCastMatmul() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:149:22";
+      e.loc = "rules/gelu.yaml:152:22";
       e.slot = 0;
     }
     {  // 1: Transpose(a, perm=capture(p))
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:149:12";
+      e.loc = "rules/gelu.yaml:152:12";
       e.slot = 1;
       e.num_inputs = 1;
       {
@@ -2264,13 +2264,13 @@ const gen::RuleSpec& specTransposeCastMatmul() {
         a.kind = gen::AttrSpec::Kind::kCapture;
         a.capture = 0;
         a.capture_name = "p";
-        a.loc = "rules/gelu.yaml:149:25";
+        a.loc = "rules/gelu.yaml:152:25";
       }
     }
     {  // 2: Cast(tr, to=capture(t))
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Cast";
-      e.loc = "rules/gelu.yaml:150:12";
+      e.loc = "rules/gelu.yaml:153:12";
       e.slot = 2;
       e.num_inputs = 1;
       {
@@ -2279,31 +2279,31 @@ const gen::RuleSpec& specTransposeCastMatmul() {
         a.kind = gen::AttrSpec::Kind::kCapture;
         a.capture = 1;
         a.capture_name = "t";
-        a.loc = "rules/gelu.yaml:150:21";
+        a.loc = "rules/gelu.yaml:153:21";
       }
     }
     {  // 3: b
       gen::ExprSpec& e = s.exprs[3];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:151:22";
+      e.loc = "rules/gelu.yaml:154:22";
       e.slot = 3;
     }
     {  // 4: MatMul(c, b)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:151:12";
+      e.loc = "rules/gelu.yaml:154:12";
       e.num_inputs = 2;
     }
     {  // 5: MatMul(b, c)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:151:33";
+      e.loc = "rules/gelu.yaml:154:33";
       e.num_inputs = 2;
     }
     {  // 6: MatMul(c, b) | MatMul(b, c)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:151:31";
+      e.loc = "rules/gelu.yaml:154:31";
       e.slot = 4;
     }
     s.num_symbols = 0;
@@ -2370,7 +2370,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchB.
 
-  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:149:12)
+  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:152:12)
   bool matchTr(ValueId v, gen::Next k) {
     if (seen(kTr)) return same(kTr, v) && k();
     if (!bind(kTr, v)) return false;
@@ -2379,7 +2379,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchA(input(n, 0), k);
   }
 
-  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:150:12)
+  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:153:12)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     if (!bind(kC, v)) return false;
@@ -2388,7 +2388,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchTr(input(n, 0), k);
   }
 
-  /// MatMul(c, b)  (rules/gelu.yaml:151:12)
+  /// MatMul(c, b)  (rules/gelu.yaml:154:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -2397,7 +2397,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchC(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(b, c)  (rules/gelu.yaml:151:33)
+  /// MatMul(b, c)  (rules/gelu.yaml:154:33)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2406,7 +2406,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:151:31)
+  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:154:31)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2420,30 +2420,30 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @left), rules/gelu.yaml:154:9:
+  /// Variant 0 (when @left), rules/gelu.yaml:157:9:
   ///   tr = tr
   ///   y = MatMul(Transpose(Cast(a, to=attr(t)), perm=attr(p)), b)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:152:11", "tr")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:156:37", "a")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:155:11", "tr")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:159:37", "a")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 =
-        captured(1, "to", "t", "rules/gelu.yaml:156:40", "rules/gelu.yaml:156:40");
+        captured(1, "to", "t", "rules/gelu.yaml:159:40", "rules/gelu.yaml:159:40");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
-        captured(0, "perm", "p", "rules/gelu.yaml:156:53", "rules/gelu.yaml:156:53");
+        captured(0, "perm", "p", "rules/gelu.yaml:159:53", "rules/gelu.yaml:159:53");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
-    if (!requireBound(kSlotB, "rules/gelu.yaml:156:68", "b")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:159:68", "b")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
-    if (!replaceable(kSlotTr, To::kRef, kSlotTr, "rules/gelu.yaml:154:9", "rules/gelu.yaml:152:11"))
+    if (!replaceable(kSlotTr, To::kRef, kSlotTr, "rules/gelu.yaml:157:9", "rules/gelu.yaml:155:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:154:9",
-                     "rules/gelu.yaml:156:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:157:9",
+                     "rules/gelu.yaml:159:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2475,30 +2475,30 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 1, rules/gelu.yaml:157:9:
+  /// Variant 1, rules/gelu.yaml:160:9:
   ///   tr = tr
   ///   y = MatMul(b, Transpose(Cast(a, to=attr(t)), perm=attr(p)))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:152:11", "tr")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:158:22", "b")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:158:40", "a")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:155:11", "tr")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:161:22", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:161:40", "a")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
-        captured(1, "to", "t", "rules/gelu.yaml:158:43", "rules/gelu.yaml:158:43");
+        captured(1, "to", "t", "rules/gelu.yaml:161:43", "rules/gelu.yaml:161:43");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "perm", "p", "rules/gelu.yaml:158:56", "rules/gelu.yaml:158:56");
+        captured(0, "perm", "p", "rules/gelu.yaml:161:56", "rules/gelu.yaml:161:56");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
-    if (!replaceable(kSlotTr, To::kRef, kSlotTr, "rules/gelu.yaml:157:9", "rules/gelu.yaml:152:11"))
+    if (!replaceable(kSlotTr, To::kRef, kSlotTr, "rules/gelu.yaml:160:9", "rules/gelu.yaml:155:11"))
       return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:157:9",
-                     "rules/gelu.yaml:158:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:160:9",
+                     "rules/gelu.yaml:161:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2539,7 +2539,7 @@ class TransposeCastMatmulRule : public RewritePattern {
                                 root,
                                 21,
                                 {"ort"},
-                                "rules/gelu.yaml:145:5",
+                                "rules/gelu.yaml:148:5",
                                 {op::kCast, op::kTranspose, op::kMatMul}}),
         root_output_(root_output) {}
 
@@ -2561,9 +2561,9 @@ class TransposeCastMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:160
-// fused_matmul (priority 20): MatMul of a transposed A and/or B (last two axes swapped) as one
-// FusedMatMul.
+// Generated from: rules/gelu.yaml:163
+// fused_matmul (priority 20): MatMul of a transposed A and/or B (last two axes swapped, or
+// batch-transposed) as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule fused_matmul for the shared checks and messages.
@@ -2571,7 +2571,7 @@ const gen::RuleSpec& specFusedMatmul() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fused_matmul";
-    s.loc = "rules/gelu.yaml:160:5";
+    s.loc = "rules/gelu.yaml:163:5";
     s.root = 7;
     s.slot_names = {"a", "ta", "b", "tb", "y"};
     s.num_captures = 0;
@@ -2579,77 +2579,57 @@ const gen::RuleSpec& specFusedMatmul() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:164:22";
+      e.loc = "rules/gelu.yaml:167:22";
       e.slot = 0;
     }
-    {  // 1: Transpose(a, perm=[1, 0])
+    {  // 1: Transpose(a)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:164:12";
+      e.loc = "rules/gelu.yaml:167:12";
       e.slot = 1;
       e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intsLiteral({1, 0}));
-        a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.values.push_back(gen::intsLiteral({0, 1, 2, 4, 3}));
-        a.loc = "rules/gelu.yaml:164:25";
-      }
     }
     {  // 2: b
       gen::ExprSpec& e = s.exprs[2];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:165:22";
+      e.loc = "rules/gelu.yaml:168:22";
       e.slot = 2;
     }
-    {  // 3: Transpose(b, perm=[1, 0])
+    {  // 3: Transpose(b)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:165:12";
+      e.loc = "rules/gelu.yaml:168:12";
       e.slot = 3;
       e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intsLiteral({1, 0}));
-        a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.values.push_back(gen::intsLiteral({0, 1, 2, 4, 3}));
-        a.loc = "rules/gelu.yaml:165:25";
-      }
     }
     {  // 4: MatMul(ta, tb)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:166:12";
+      e.loc = "rules/gelu.yaml:169:12";
       e.num_inputs = 2;
     }
     {  // 5: MatMul(ta, b)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:166:39";
+      e.loc = "rules/gelu.yaml:169:39";
       e.num_inputs = 2;
     }
     {  // 6: MatMul(a, tb)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:166:64";
+      e.loc = "rules/gelu.yaml:169:64";
       e.num_inputs = 2;
     }
     {  // 7: MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:166:37";
+      e.loc = "rules/gelu.yaml:169:37";
       e.slot = 4;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:168:12";
+      c.loc = "rules/gelu.yaml:171:13";
       c.subject = "a";
       c.slot = 0;
       c.strings = {"float", "float16", "double"};
@@ -2658,11 +2638,29 @@ const gen::RuleSpec& specFusedMatmul() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:169:12";
+      c.loc = "rules/gelu.yaml:172:13";
       c.subject = "b";
       c.slot = 2;
       c.strings = {"float", "float16", "double"};
       c.elem_types = {1, 10, 11};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/gelu.yaml:173:13";
+      c.native = "folds_into_fused_matmul";
+      c.predicate = gen::nativePredicate("folds_into_fused_matmul");
+      c.args = {"ta"};
+      c.arg_slots = {1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/gelu.yaml:174:13";
+      c.native = "folds_into_fused_matmul";
+      c.predicate = gen::nativePredicate("folds_into_fused_matmul");
+      c.args = {"tb"};
+      c.arg_slots = {3};
     }
     s.num_symbols = 0;
     {
@@ -2736,7 +2734,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchB.
 
-  /// ta = Transpose(a, perm=[1, 0])  (rules/gelu.yaml:164:12)
+  /// ta = Transpose(a)  (rules/gelu.yaml:167:12)
   bool matchTa(ValueId v, gen::Next k) {
     if (seen(kTa)) return same(kTa, v) && k();
     if (!bind(kTa, v)) return false;
@@ -2745,7 +2743,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchA(input(n, 0), k);
   }
 
-  /// tb = Transpose(b, perm=[1, 0])  (rules/gelu.yaml:165:12)
+  /// tb = Transpose(b)  (rules/gelu.yaml:168:12)
   bool matchTb(ValueId v, gen::Next k) {
     if (seen(kTb)) return same(kTb, v) && k();
     if (!bind(kTb, v)) return false;
@@ -2754,7 +2752,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchB(input(n, 0), k);
   }
 
-  /// MatMul(ta, tb)  (rules/gelu.yaml:166:12)
+  /// MatMul(ta, tb)  (rules/gelu.yaml:169:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -2763,7 +2761,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// MatMul(ta, b)  (rules/gelu.yaml:166:39)
+  /// MatMul(ta, b)  (rules/gelu.yaml:169:39)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2772,7 +2770,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, tb)  (rules/gelu.yaml:166:64)
+  /// MatMul(a, tb)  (rules/gelu.yaml:169:64)
   bool matchMatMul6(ValueId v, gen::Next k) {
     if (seen(kMatMul6)) return same(kMatMul6, v) && k();
     if (!bind(kMatMul6, v)) return false;
@@ -2781,7 +2779,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchA(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:166:37)
+  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:169:37)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2797,77 +2795,119 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @trans_ab), rules/gelu.yaml:171:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=1, transB=1)
+  /// Variant 0 (when @trans_ab), rules/gelu.yaml:176:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans),
+  ///   transB=helper(fused_trans), transBatchA=helper(fused_trans_batch),
+  ///   transBatchB=helper(fused_trans_batch))
   bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:173:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:173:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    attrs2.push_back(gen::floatAttribute("alpha", 1.0));
-    attrs2.push_back(gen::intAttribute("transA", 1));
-    attrs2.push_back(gen::intAttribute("transB", 1));
-    collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:171:9",
-                     "rules/gelu.yaml:173:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
-  }
-
-  /// Variant 1 (when @trans_a), rules/gelu.yaml:174:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=1, transB=0)
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:176:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:176:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    attrs2.push_back(gen::floatAttribute("alpha", 1.0));
-    attrs2.push_back(gen::intAttribute("transA", 1));
-    attrs2.push_back(gen::intAttribute("transB", 0));
-    collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:174:9",
-                     "rules/gelu.yaml:176:15"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
-  }
-
-  /// Variant 2, rules/gelu.yaml:177:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=0, transB=1)
-  bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotA, "rules/gelu.yaml:178:41", "a")) return false;
     if (!requireBound(kSlotB, "rules/gelu.yaml:178:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
-    attrs2.push_back(gen::intAttribute("transA", 0));
-    attrs2.push_back(gen::intAttribute("transB", 1));
+    std::optional<onnx::AttributeProto> a2_1 =
+        attrHelper(gen::attributeHelper("fused_trans"), {kSlotTa}, {"ta"}, "transA",
+                   "rules/gelu.yaml:178:58", "rules/gelu.yaml:178:58");
+    if (!a2_1) return false;
+    attrs2.push_back(std::move(*a2_1));
+    std::optional<onnx::AttributeProto> a2_2 =
+        attrHelper(gen::attributeHelper("fused_trans"), {kSlotTb}, {"tb"}, "transB",
+                   "rules/gelu.yaml:179:41", "rules/gelu.yaml:179:41");
+    if (!a2_2) return false;
+    attrs2.push_back(std::move(*a2_2));
+    std::optional<onnx::AttributeProto> a2_3 =
+        attrHelper(gen::attributeHelper("fused_trans_batch"), {kSlotTa}, {"ta"}, "transBatchA",
+                   "rules/gelu.yaml:180:41", "rules/gelu.yaml:180:41");
+    if (!a2_3) return false;
+    attrs2.push_back(std::move(*a2_3));
+    std::optional<onnx::AttributeProto> a2_4 =
+        attrHelper(gen::attributeHelper("fused_trans_batch"), {kSlotTb}, {"tb"}, "transBatchB",
+                   "rules/gelu.yaml:181:41", "rules/gelu.yaml:181:41");
+    if (!a2_4) return false;
+    attrs2.push_back(std::move(*a2_4));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:177:9",
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:176:9",
                      "rules/gelu.yaml:178:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    const ValueId v1 = slot(kSlotB);
+    NodeSpec spec2;
+    spec2.op = op::kComMicrosoftFusedMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+  }
+
+  /// Variant 1 (when @trans_a), rules/gelu.yaml:182:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=0,
+  ///   transBatchA=helper(fused_trans_batch), transBatchB=0)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/gelu.yaml:184:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:184:44", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    attrs2.push_back(gen::floatAttribute("alpha", 1.0));
+    std::optional<onnx::AttributeProto> a2_1 =
+        attrHelper(gen::attributeHelper("fused_trans"), {kSlotTa}, {"ta"}, "transA",
+                   "rules/gelu.yaml:184:58", "rules/gelu.yaml:184:58");
+    if (!a2_1) return false;
+    attrs2.push_back(std::move(*a2_1));
+    attrs2.push_back(gen::intAttribute("transB", 0));
+    std::optional<onnx::AttributeProto> a2_3 =
+        attrHelper(gen::attributeHelper("fused_trans_batch"), {kSlotTa}, {"ta"}, "transBatchA",
+                   "rules/gelu.yaml:185:41", "rules/gelu.yaml:185:41");
+    if (!a2_3) return false;
+    attrs2.push_back(std::move(*a2_3));
+    attrs2.push_back(gen::intAttribute("transBatchB", 0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:182:9",
+                     "rules/gelu.yaml:184:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    const ValueId v1 = slot(kSlotB);
+    NodeSpec spec2;
+    spec2.op = op::kComMicrosoftFusedMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+  }
+
+  /// Variant 2, rules/gelu.yaml:186:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=0, transB=helper(fused_trans),
+  ///   transBatchA=0, transBatchB=helper(fused_trans_batch))
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/gelu.yaml:187:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:187:44", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    attrs2.push_back(gen::floatAttribute("alpha", 1.0));
+    attrs2.push_back(gen::intAttribute("transA", 0));
+    std::optional<onnx::AttributeProto> a2_2 =
+        attrHelper(gen::attributeHelper("fused_trans"), {kSlotTb}, {"tb"}, "transB",
+                   "rules/gelu.yaml:187:68", "rules/gelu.yaml:187:68");
+    if (!a2_2) return false;
+    attrs2.push_back(std::move(*a2_2));
+    attrs2.push_back(gen::intAttribute("transBatchA", 0));
+    std::optional<onnx::AttributeProto> a2_4 =
+        attrHelper(gen::attributeHelper("fused_trans_batch"), {kSlotTb}, {"tb"}, "transBatchB",
+                   "rules/gelu.yaml:188:56", "rules/gelu.yaml:188:56");
+    if (!a2_4) return false;
+    attrs2.push_back(std::move(*a2_4));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:186:9",
+                     "rules/gelu.yaml:187:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2893,7 +2933,7 @@ class FusedMatmulRule : public RewritePattern {
                                 root,
                                 20,
                                 {"ort"},
-                                "rules/gelu.yaml:160:5",
+                                "rules/gelu.yaml:163:5",
                                 {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2915,7 +2955,7 @@ class FusedMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:182
+// Generated from: rules/gelu.yaml:192
 // fused_matmul_scale (priority 19): MatMul or FusedMatMul (alpha 1) times or over a scalar
 // constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
@@ -2925,7 +2965,7 @@ const gen::RuleSpec& specFusedMatmulScale() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fused_matmul_scale";
-    s.loc = "rules/gelu.yaml:182:5";
+    s.loc = "rules/gelu.yaml:192:5";
     s.root = 8;
     s.slot_names = {"a", "b", "unscaled_fused_matmul.1.y", "m", "c", "y"};
     s.num_captures = 2;
@@ -2933,26 +2973,26 @@ const gen::RuleSpec& specFusedMatmulScale() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:186:18";
+      e.loc = "rules/gelu.yaml:196:18";
       e.slot = 0;
     }
     {  // 1: b
       gen::ExprSpec& e = s.exprs[1];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:186:21";
+      e.loc = "rules/gelu.yaml:196:21";
       e.slot = 1;
     }
     {  // 2: MatMul(a, b)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:186:11";
+      e.loc = "rules/gelu.yaml:196:11";
       e.num_inputs = 2;
     }
     {  // 3: com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:186:33)";
+      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)";
       e.slot = 2;
       e.num_inputs = 2;
       {
@@ -2960,7 +3000,7 @@ const gen::RuleSpec& specFusedMatmulScale() {
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:186:33)";
+        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -2969,7 +3009,7 @@ const gen::RuleSpec& specFusedMatmulScale() {
         a.capture = 0;
         a.capture_name = "ta";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:186:61";
+        a.loc = "rules/gelu.yaml:196:61";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -2978,57 +3018,57 @@ const gen::RuleSpec& specFusedMatmulScale() {
         a.capture = 1;
         a.capture_name = "tb";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:186:77";
+        a.loc = "rules/gelu.yaml:196:77";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:186:33)";
+        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:186:33)";
+        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)";
       }
     }
     {  // 4: MatMul(a, b) | unscaled_fused_matmul.1.y
       gen::ExprSpec& e = s.exprs[4];
       e.label = "m";
-      e.loc = "rules/gelu.yaml:186:31";
+      e.loc = "rules/gelu.yaml:196:31";
       e.slot = 3;
     }
     {  // 5: c
       gen::ExprSpec& e = s.exprs[5];
       e.label = "c";
-      e.loc = "rules/gelu.yaml:187:18";
+      e.loc = "rules/gelu.yaml:197:18";
       e.slot = 4;
     }
     {  // 6: Mul(m, c)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:187:11";
+      e.loc = "rules/gelu.yaml:197:11";
       e.num_inputs = 2;
     }
     {  // 7: Div(m, c)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:187:28";
+      e.loc = "rules/gelu.yaml:197:28";
       e.num_inputs = 2;
     }
     {  // 8: Mul(m, c) | Div(m, c)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:187:26";
+      e.loc = "rules/gelu.yaml:197:26";
       e.slot = 5;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:189:12";
+      c.loc = "rules/gelu.yaml:199:12";
       c.subject = "a";
       c.slot = 0;
       c.strings = {"float", "double"};
@@ -3037,14 +3077,14 @@ const gen::RuleSpec& specFusedMatmulScale() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:190:12";
+      c.loc = "rules/gelu.yaml:200:12";
       c.subject = "c";
       c.slot = 4;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:190:26";
+      c.loc = "rules/gelu.yaml:200:26";
       c.subject = "c";
       c.slot = 4;
       c.ints = {0, 1};
@@ -3136,7 +3176,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchB, matchC.
 
-  /// MatMul(a, b)  (rules/gelu.yaml:186:11)
+  /// MatMul(a, b)  (rules/gelu.yaml:196:11)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -3147,7 +3187,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   /// unscaled_fused_matmul.1.y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta),
   /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
-  /// unscaled_fused_matmul at rules/gelu.yaml:186:33))
+  /// unscaled_fused_matmul at rules/gelu.yaml:196:33))
   bool matchUnscaledFusedMatmul1Y(ValueId v, gen::Next k) {
     if (seen(kUnscaledFusedMatmul1Y)) return same(kUnscaledFusedMatmul1Y, v) && k();
     if (!bind(kUnscaledFusedMatmul1Y, v)) return false;
@@ -3156,7 +3196,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchA(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// m = MatMul(a, b) | unscaled_fused_matmul.1.y  (rules/gelu.yaml:186:31)
+  /// m = MatMul(a, b) | unscaled_fused_matmul.1.y  (rules/gelu.yaml:196:31)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -3168,7 +3208,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return false;
   }
 
-  /// Mul(m, c)  (rules/gelu.yaml:187:11)
+  /// Mul(m, c)  (rules/gelu.yaml:197:11)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -3182,7 +3222,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(m, c)  (rules/gelu.yaml:187:28)
+  /// Div(m, c)  (rules/gelu.yaml:197:28)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -3191,7 +3231,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:187:26)
+  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:197:26)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3205,23 +3245,23 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:192:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:202:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:193:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:193:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:203:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:203:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:193:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:193:17)");
+        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:203:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:203:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
     attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:192:9",
-                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:193:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:202:9",
+                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:203:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3238,24 +3278,24 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:192:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:202:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:193:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:193:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:203:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:203:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:193:17)",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:193:17)");
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:203:17)",
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:203:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
     attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:192:9",
-                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:193:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:202:9",
+                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:203:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3272,29 +3312,29 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 2 (when @mul), rules/gelu.yaml:194:9:
+  /// Variant 2 (when @mul), rules/gelu.yaml:204:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:194:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:194:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:204:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:204:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:194:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:194:17)");
+        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:204:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:204:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:194:40", "rules/gelu.yaml:194:40");
+        captured(0, "transA", "ta", "rules/gelu.yaml:204:40", "rules/gelu.yaml:204:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     std::optional<onnx::AttributeProto> a3_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:194:53", "rules/gelu.yaml:194:53");
+        captured(1, "transB", "tb", "rules/gelu.yaml:204:53", "rules/gelu.yaml:204:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:194:9",
-                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:194:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:204:9",
+                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:204:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3311,31 +3351,31 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 3 (when @div), rules/gelu.yaml:194:9:
+  /// Variant 3 (when @div), rules/gelu.yaml:204:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta),
   ///   transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:194:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:194:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:204:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:204:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:194:17)",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:194:17)");
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:204:17)",
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:204:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:194:40", "rules/gelu.yaml:194:40");
+        captured(0, "transA", "ta", "rules/gelu.yaml:204:40", "rules/gelu.yaml:204:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     std::optional<onnx::AttributeProto> a3_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:194:53", "rules/gelu.yaml:194:53");
+        captured(1, "transB", "tb", "rules/gelu.yaml:204:53", "rules/gelu.yaml:204:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:194:9",
-                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:194:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:204:9",
+                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:204:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3361,7 +3401,7 @@ class FusedMatmulScaleRule : public RewritePattern {
                                 root,
                                 19,
                                 {"ort"},
-                                "rules/gelu.yaml:182:5",
+                                "rules/gelu.yaml:192:5",
                                 {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3383,7 +3423,7 @@ class FusedMatmulScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:197
+// Generated from: rules/gelu.yaml:207
 // fused_matmul_input_scale (priority 19): MatMul or FusedMatMul (alpha 1) of an input times or over
 // a scalar constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
@@ -3393,7 +3433,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "fused_matmul_input_scale";
-    s.loc = "rules/gelu.yaml:197:5";
+    s.loc = "rules/gelu.yaml:207:5";
     s.root = 13;
     s.slot_names = {
         "a", "c", "sa", "b", "sb", "unscaled_fused_matmul.1.y", "unscaled_fused_matmul.2.y", "y"};
@@ -3402,74 +3442,74 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
     {  // 0: a
       gen::ExprSpec& e = s.exprs[0];
       e.label = "a";
-      e.loc = "rules/gelu.yaml:201:16";
+      e.loc = "rules/gelu.yaml:211:16";
       e.slot = 0;
     }
     {  // 1: c
       gen::ExprSpec& e = s.exprs[1];
       e.label = "c";
-      e.loc = "rules/gelu.yaml:201:19";
+      e.loc = "rules/gelu.yaml:211:19";
       e.slot = 1;
     }
     {  // 2: Mul(a, c)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:201:12";
+      e.loc = "rules/gelu.yaml:211:12";
       e.num_inputs = 2;
     }
     {  // 3: Div(a, c)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:201:29";
+      e.loc = "rules/gelu.yaml:211:29";
       e.num_inputs = 2;
     }
     {  // 4: Mul(a, c) | Div(a, c)
       gen::ExprSpec& e = s.exprs[4];
       e.label = "sa";
-      e.loc = "rules/gelu.yaml:201:27";
+      e.loc = "rules/gelu.yaml:211:27";
       e.slot = 2;
     }
     {  // 5: b
       gen::ExprSpec& e = s.exprs[5];
       e.label = "b";
-      e.loc = "rules/gelu.yaml:202:16";
+      e.loc = "rules/gelu.yaml:212:16";
       e.slot = 3;
     }
     {  // 6: Mul(b, c)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Mul";
-      e.loc = "rules/gelu.yaml:202:12";
+      e.loc = "rules/gelu.yaml:212:12";
       e.num_inputs = 2;
     }
     {  // 7: Div(b, c)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Div";
-      e.loc = "rules/gelu.yaml:202:29";
+      e.loc = "rules/gelu.yaml:212:29";
       e.num_inputs = 2;
     }
     {  // 8: Mul(b, c) | Div(b, c)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "sb";
-      e.loc = "rules/gelu.yaml:202:27";
+      e.loc = "rules/gelu.yaml:212:27";
       e.slot = 4;
     }
     {  // 9: MatMul(sa, b)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:203:13";
+      e.loc = "rules/gelu.yaml:213:13";
       e.num_inputs = 2;
     }
     {  // 10: MatMul(a, sb)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:203:36";
+      e.loc = "rules/gelu.yaml:213:36";
       e.num_inputs = 2;
     }
     {  // 11: com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:204:15)";
+      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)";
       e.slot = 5;
       e.num_inputs = 2;
       {
@@ -3477,7 +3517,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:204:15)";
+        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3486,7 +3526,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 0;
         a.capture_name = "ta";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:204:44";
+        a.loc = "rules/gelu.yaml:214:44";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3495,28 +3535,28 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 1;
         a.capture_name = "tb";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:204:60";
+        a.loc = "rules/gelu.yaml:214:60";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:204:15)";
+        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:204:15)";
+        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)";
       }
     }
     {  // 12: com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb),
        // transBatchA=0, transBatchB=0)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:205:15)";
+      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)";
       e.slot = 6;
       e.num_inputs = 2;
       {
@@ -3524,7 +3564,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:205:15)";
+        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3533,7 +3573,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 0;
         a.capture_name = "ta";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:205:44";
+        a.loc = "rules/gelu.yaml:215:44";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -3542,33 +3582,33 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
         a.capture = 1;
         a.capture_name = "tb";
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:205:60";
+        a.loc = "rules/gelu.yaml:215:60";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:205:15)";
+        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transBatchB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:205:15)";
+        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)";
       }
     }
     {  // 13: MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y
       gen::ExprSpec& e = s.exprs[13];
       e.label = "y";
-      e.loc = "rules/gelu.yaml:203:34";
+      e.loc = "rules/gelu.yaml:213:34";
       e.slot = 7;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:207:12";
+      c.loc = "rules/gelu.yaml:217:12";
       c.subject = "a";
       c.slot = 0;
       c.strings = {"float", "double"};
@@ -3577,7 +3617,7 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:208:12";
+      c.loc = "rules/gelu.yaml:218:12";
       c.subject = "b";
       c.slot = 3;
       c.strings = {"float", "double"};
@@ -3586,14 +3626,14 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:209:12";
+      c.loc = "rules/gelu.yaml:219:12";
       c.subject = "c";
       c.slot = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:209:26";
+      c.loc = "rules/gelu.yaml:219:26";
       c.subject = "c";
       c.slot = 1;
       c.ints = {0, 1};
@@ -3692,7 +3732,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   // From GeluSharedMatch (the same in other rules of this file): matchA, matchC, matchB.
 
-  /// Mul(a, c)  (rules/gelu.yaml:201:12)
+  /// Mul(a, c)  (rules/gelu.yaml:211:12)
   bool matchMul2(ValueId v, gen::Next k) {
     if (seen(kMul2)) return same(kMul2, v) && k();
     if (!bind(kMul2, v)) return false;
@@ -3706,7 +3746,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(a, c)  (rules/gelu.yaml:201:29)
+  /// Div(a, c)  (rules/gelu.yaml:211:29)
   bool matchDiv3(ValueId v, gen::Next k) {
     if (seen(kDiv3)) return same(kDiv3, v) && k();
     if (!bind(kDiv3, v)) return false;
@@ -3715,7 +3755,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:201:27)
+  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:211:27)
   bool matchSa(ValueId v, gen::Next k) {
     if (seen(kSa)) return same(kSa, v) && k();
     if (!bind(kSa, v)) return false;
@@ -3727,7 +3767,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// Mul(b, c)  (rules/gelu.yaml:202:12)
+  /// Mul(b, c)  (rules/gelu.yaml:212:12)
   bool matchMul6(ValueId v, gen::Next k) {
     if (seen(kMul6)) return same(kMul6, v) && k();
     if (!bind(kMul6, v)) return false;
@@ -3741,7 +3781,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(b, c)  (rules/gelu.yaml:202:29)
+  /// Div(b, c)  (rules/gelu.yaml:212:29)
   bool matchDiv7(ValueId v, gen::Next k) {
     if (seen(kDiv7)) return same(kDiv7, v) && k();
     if (!bind(kDiv7, v)) return false;
@@ -3750,7 +3790,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:202:27)
+  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:212:27)
   bool matchSb(ValueId v, gen::Next k) {
     if (seen(kSb)) return same(kSb, v) && k();
     if (!bind(kSb, v)) return false;
@@ -3762,7 +3802,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// MatMul(sa, b)  (rules/gelu.yaml:203:13)
+  /// MatMul(sa, b)  (rules/gelu.yaml:213:13)
   bool matchMatMul9(ValueId v, gen::Next k) {
     if (seen(kMatMul9)) return same(kMatMul9, v) && k();
     if (!bind(kMatMul9, v)) return false;
@@ -3771,7 +3811,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchSa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, sb)  (rules/gelu.yaml:203:36)
+  /// MatMul(a, sb)  (rules/gelu.yaml:213:36)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(kMatMul10)) return same(kMatMul10, v) && k();
     if (!bind(kMatMul10, v)) return false;
@@ -3782,7 +3822,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   /// unscaled_fused_matmul.1.y = com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta),
   /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
-  /// unscaled_fused_matmul at rules/gelu.yaml:204:15))
+  /// unscaled_fused_matmul at rules/gelu.yaml:214:15))
   bool matchUnscaledFusedMatmul1Y(ValueId v, gen::Next k) {
     if (seen(kUnscaledFusedMatmul1Y)) return same(kUnscaledFusedMatmul1Y, v) && k();
     if (!bind(kUnscaledFusedMatmul1Y, v)) return false;
@@ -3793,7 +3833,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   /// unscaled_fused_matmul.2.y = com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta),
   /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
-  /// unscaled_fused_matmul at rules/gelu.yaml:205:15))
+  /// unscaled_fused_matmul at rules/gelu.yaml:215:15))
   bool matchUnscaledFusedMatmul2Y(ValueId v, gen::Next k) {
     if (seen(kUnscaledFusedMatmul2Y)) return same(kUnscaledFusedMatmul2Y, v) && k();
     if (!bind(kUnscaledFusedMatmul2Y, v)) return false;
@@ -3803,7 +3843,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   }
 
   /// y = MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y
-  /// (rules/gelu.yaml:203:34)
+  /// (rules/gelu.yaml:213:34)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3821,23 +3861,23 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:211:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:221:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:212:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:212:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:222:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:222:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:212:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:212:17)");
+        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:222:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:222:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
     attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:211:9",
-                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:212:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:221:9",
+                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:222:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3854,24 +3894,24 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:211:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:221:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:212:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:212:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:222:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:222:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:212:17)",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:212:17)");
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:222:17)",
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:222:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
     attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:211:9",
-                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:212:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:221:9",
+                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:222:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3888,29 +3928,29 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 2 (when @mul), rules/gelu.yaml:213:9:
+  /// Variant 2 (when @mul), rules/gelu.yaml:223:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:213:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:213:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:223:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:213:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:213:17)");
+        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:213:40", "rules/gelu.yaml:213:40");
+        captured(0, "transA", "ta", "rules/gelu.yaml:223:40", "rules/gelu.yaml:223:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     std::optional<onnx::AttributeProto> a3_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:213:53", "rules/gelu.yaml:213:53");
+        captured(1, "transB", "tb", "rules/gelu.yaml:223:53", "rules/gelu.yaml:223:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:213:9",
-                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:213:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:223:9",
+                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:223:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3927,31 +3967,31 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 3 (when @div), rules/gelu.yaml:213:9:
+  /// Variant 3 (when @div), rules/gelu.yaml:223:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta),
   ///   transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:213:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:213:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:223:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 =
         attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:213:17)",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:213:17)");
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
+                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:213:40", "rules/gelu.yaml:213:40");
+        captured(0, "transA", "ta", "rules/gelu.yaml:223:40", "rules/gelu.yaml:223:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     std::optional<onnx::AttributeProto> a3_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:213:53", "rules/gelu.yaml:213:53");
+        captured(1, "transB", "tb", "rules/gelu.yaml:223:53", "rules/gelu.yaml:223:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:213:9",
-                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:213:17)"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:223:9",
+                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:223:17)"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -3977,7 +4017,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
                                 root,
                                 19,
                                 {"ort"},
-                                "rules/gelu.yaml:197:5",
+                                "rules/gelu.yaml:207:5",
                                 {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 

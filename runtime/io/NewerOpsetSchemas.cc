@@ -123,8 +123,9 @@ void inferPackedAttention(onnx::InferenceContext& ctx) {
   setLikeInput0WithLast(ctx, hidden);
 }
 
-/// com.microsoft.FusedMatMul: MatMul of A and B, each transposed in its last two axes when
-/// transA/transB say so. Like ONNX Runtime's inference it rejects a rank-0 input: a rule
+/// com.microsoft.FusedMatMul: MatMul of A and B, each read with axis 0 behind its batch
+/// axes when transBatchA/B say so, then transposed in its last two axes when transA/transB
+/// say so. Like ONNX Runtime's inference it rejects a rank-0 input: a rule
 /// that drops a broadcasting Mul in front of it must not leave a scalar there.
 void inferFusedMatMul(onnx::InferenceContext& ctx) {
   onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
@@ -133,10 +134,17 @@ void inferFusedMatMul(onnx::InferenceContext& ctx) {
   onnx::TensorShapeProto b = ctx.getInputType(1)->tensor_type().shape();
   if (a.dim_size() == 0 || b.dim_size() == 0)
     fail_shape_inference("Input tensors of wrong rank (0).");
-  // transBatchA/B move batch axes around; no rule emits them, so their shape stays unknown.
-  if (onnx::getAttribute(ctx, "transBatchA", 0) != 0 ||
-      onnx::getAttribute(ctx, "transBatchB", 0) != 0)
-    return;
+  // transBatchA/B read axis 0 as the last batch axis: [d0, d1.., M, K] as [d1.., d0, K].
+  auto batchLast = [](onnx::TensorShapeProto& s) {
+    for (int i = 0; i + 2 < s.dim_size(); ++i) s.mutable_dim()->SwapElements(i, i + 1);
+  };
+  const bool trans_batch_a = onnx::getAttribute(ctx, "transBatchA", 0) != 0;
+  const bool trans_batch_b = onnx::getAttribute(ctx, "transBatchB", 0) != 0;
+  // As ONNX Runtime's kernel requires (MatMulComputeHelper).
+  if ((trans_batch_a || trans_batch_b) && (a.dim_size() < 3 || a.dim_size() != b.dim_size()))
+    fail_shape_inference("transBatchA or transBatchB needs inputs of equal rank >= 3.");
+  if (trans_batch_a) batchLast(a);
+  if (trans_batch_b) batchLast(b);
   auto swapLastTwo = [](onnx::TensorShapeProto& s) {
     if (s.dim_size() >= 2) s.mutable_dim()->SwapElements(s.dim_size() - 2, s.dim_size() - 1);
   };

@@ -2,10 +2,15 @@
 //
 // rules/gelu.yaml folds a division of a MatMul by a scalar constant c into
 // FusedMatMul's alpha, which is then 1 / c: the rule language has no arithmetic
-// on matched values, so this helper computes it.
+// on matched values, so this helper computes it. fused_matmul folds Transposes of
+// either kind FusedMatMul can undo (its last two axes swapped, its first axis moved
+// behind the batch axes, or both): the natives below tell which perm is which, and
+// give the transX / transBatchX flags it becomes.
 //
 //===----------------------------------------------------------------------===//
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "runtime/match/MatchSupport.h"
 #include "runtime/match/NativeFamilies.h"
@@ -29,6 +34,59 @@ std::optional<onnx::AttributeProto> reciprocalOf(const MatchContext& ctx, ValueA
   return a;
 }
 
+/// What FusedMatMul must do to an input stored as Transpose(t)'s input to read it as t.
+struct MatMulTranspose {
+  bool trans = false;  ///< the last two axes swapped (transA / transB)
+  bool batch = false;  ///< axis 0 moved behind the batch axes (transBatchA / transBatchB)
+};
+
+/// The perm of t = Transpose(x, perm) as FusedMatMul flags, for ranks 2 to 5: [.., r-1,
+/// r-2] swaps the last two axes; [1, .., r-2, 0, r-1] (rank >= 3) is ONNX Runtime's
+/// transBatch, axis 0 read as the last batch axis; [1, .., r-2, r-1, 0] is both.
+std::optional<MatMulTranspose> matMulTranspose(const Graph& g, ValueId t) {
+  const Node* n = t == kNoId ? nullptr : g.producerOf(t);
+  if (!n || !n->live() || n->opType() != "Transpose" || !n->domain().empty()) return std::nullopt;
+  const onnx::AttributeProto* perm = n->attribute("perm");
+  if (!perm) return std::nullopt;
+  const int rank = perm->ints_size();
+  if (rank < 2 || rank > 5) return std::nullopt;
+  std::vector<int64_t> p(perm->ints().begin(), perm->ints().end());
+  auto is = [&](std::vector<int64_t> expected) { return p == expected; };
+  std::vector<int64_t> swap(rank), batch(rank), both(rank);
+  for (int i = 0; i < rank; ++i) swap[i] = i;
+  std::swap(swap[rank - 2], swap[rank - 1]);
+  for (int i = 0; i + 2 < rank; ++i) batch[i] = both[i] = i + 1;
+  batch[rank - 2] = 0;
+  batch[rank - 1] = rank - 1;
+  both[rank - 2] = rank - 1;
+  both[rank - 1] = 0;
+  if (is(swap)) return MatMulTranspose{true, false};
+  if (rank >= 3 && is(batch)) return MatMulTranspose{false, true};
+  if (rank >= 3 && is(both)) return MatMulTranspose{true, true};
+  return std::nullopt;
+}
+
+bool foldsIntoFusedMatMul(const MatchContext& ctx, ValueArgs args) {
+  return matMulTranspose(ctx.graph, args[0]).has_value();
+}
+
+std::optional<onnx::AttributeProto> flag(bool value) {
+  onnx::AttributeProto a;
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(value ? 1 : 0);
+  return a;
+}
+
+std::optional<onnx::AttributeProto> fusedTrans(const MatchContext& ctx, ValueArgs args) {
+  const auto t = matMulTranspose(ctx.graph, args[0]);
+  return t ? flag(t->trans) : std::nullopt;
+}
+
+std::optional<onnx::AttributeProto> fusedTransBatch(const MatchContext& ctx, ValueArgs args) {
+  const auto t = matMulTranspose(ctx.graph, args[0]);
+  return t ? flag(t->batch) : std::nullopt;
+}
+
 }  // namespace
 
 NativeFamily geluNatives() {
@@ -37,6 +95,16 @@ NativeFamily geluNatives() {
       AttributeHelper{"reciprocal_of", 1, &reciprocalOf,
                       "FLOAT 1 / c for a one-element, finite, nonzero constant c (a FusedMatMul "
                       "alpha from a division)"});
+  family.predicates.push_back(NativePredicate{
+      "folds_into_fused_matmul", 1, &foldsIntoFusedMatMul,
+      "t = Transpose(x) of rank 2-5 swapping the last two axes, moving axis 0 behind the "
+      "batch axes ([1, .., r-2, 0, r-1]), or both ([1, .., r-1, 0])"});
+  family.attribute_helpers.push_back(
+      AttributeHelper{"fused_trans", 1, &fusedTrans,
+                      "INT: 1 if the Transpose t swaps its last two axes (transA/transB)"});
+  family.attribute_helpers.push_back(AttributeHelper{
+      "fused_trans_batch", 1, &fusedTransBatch,
+      "INT: 1 if the Transpose t moves axis 0 behind the batch axes (transBatchA/B)"});
   return family;
 }
 

@@ -150,6 +150,21 @@ g (float[B, S, 8] x, float[4, 8] wt, float[8] v, float[2, 1, 8, 4] w4, float[8, 
   EXPECT_EQ(inferred(model, "ta"), "[3, 3]");
 }
 
+TEST(ShapeInference, InfersFusedMatMulWithBatchTransposes) {
+  // transBatchA reads A [M, b0, b1, K] as [b0, b1, M, K]; transB then swaps B's last two.
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[S, 2, 3, 4] a, float[6, 2, 3, 4] b, float[2, 3, 4] c) => (float y) {
+  f = com.microsoft.FusedMatMul <transBatchA = 1, transBatchB = 1, transB = 1> (a, b)
+  g = com.microsoft.FusedMatMul <transBatchA = 1> (a, c)
+  y = Relu(f)
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_EQ(inferred(model, "f"), "[2, 3, S, 6]");
+  EXPECT_EQ(inferred(model, "g"), "untyped") << "ONNX Runtime wants equal ranks";
+}
+
 TEST(ShapeInference, FusedMatMulRejectsAScalarAsOnnxRuntimeDoes) {
   // ONNX Runtime: "Input tensors of wrong rank (0)." Whole-model inference leaves such a
   // node untyped; the driver's soundness check refuses a rewrite that would create one.

@@ -518,6 +518,79 @@ TEST(FusedMatMulRule, FoldsAScalarDiv) {
   expectSameInOrt(matMulModel(s));
 }
 
+/// y = MatMul(Transpose(x, perm_a), Transpose(z, perm_b)) on the given types.
+std::string transposedMatMul(const std::string& x, const std::string& perm_a, const std::string& z,
+                             const std::string& perm_b, const std::string& y) {
+  return "<ir_version: 8, opset_import: [\"\" : 13]>\ng (" + x + " x, " + z + " z) => (" + y +
+         " y) {\n  ta = Transpose <perm = [" + perm_a + "]> (x)\n" + "  tb = Transpose <perm = [" +
+         perm_b + "]> (z)\n  y = MatMul(ta, tb)\n}\n";
+}
+
+TEST(FusedMatMulRule, FoldsBatchTransposesOfBothInputs) {
+  // A [S, 2, 3, 4] read as [2, 3, S, 4] (transBatchA); B [S, 2, 3, 4] as [2, 3, 4, S]
+  // (transBatchB, then transB).
+  const std::string text = transposedMatMul("float[S, 2, 3, 4]", "1, 2, 0, 3", "float[S, 2, 3, 4]",
+                                            "1, 2, 3, 0", "float[2, 3, S, S]");
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kFusedMatMul);
+  EXPECT_EQ(intAttr(model, "transA"), 0);
+  EXPECT_EQ(intAttr(model, "transBatchA"), 1);
+  EXPECT_EQ(intAttr(model, "transB"), 1);
+  EXPECT_EQ(intAttr(model, "transBatchB"), 1);
+  expectSameInOrt(text);
+}
+
+TEST(FusedMatMulRule, FoldsRank3BatchTransposesBesideALastTwoSwap) {
+  // A [S, 2, 4] -> [2, S, 4] (transBatchA) times B [5, 2, 4] -> [2, 4, 5] (both flags).
+  const std::string text =
+      transposedMatMul("float[S, 2, 4]", "1, 0, 2", "float[5, 2, 4]", "1, 2, 0", "float[2, S, 5]");
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kFusedMatMul);
+  EXPECT_EQ(intAttr(model, "transBatchA"), 1);
+  EXPECT_EQ(intAttr(model, "transA"), 0);
+  EXPECT_EQ(intAttr(model, "transBatchB"), 1);
+  EXPECT_EQ(intAttr(model, "transB"), 1);
+  expectSameInOrt(text);
+  // A's last two axes swapped, B batch-transposed.
+  const std::string mixed =
+      transposedMatMul("float[2, 4, S]", "0, 2, 1", "float[4, 2, 5]", "1, 0, 2", "float[2, S, 5]");
+  EXPECT_EQ(fuse(mixed, &model), kFusedMatMul);
+  EXPECT_EQ(intAttr(model, "transA"), 1);
+  EXPECT_EQ(intAttr(model, "transBatchA"), 0);
+  EXPECT_EQ(intAttr(model, "transBatchB"), 1);
+  EXPECT_EQ(intAttr(model, "transB"), 0);
+  expectSameInOrt(mixed);
+}
+
+TEST(FusedMatMulRule, FoldsBatchTransposesWithBroadcastBatchAxes) {
+  // B's batch axes [1, 3] broadcast against A's [2, 3].
+  const std::string text = transposedMatMul("float[S, 2, 3, 4]", "1, 2, 0, 3", "float[4, 1, 3, 6]",
+                                            "1, 2, 0, 3", "float[2, 3, S, 6]");
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kFusedMatMul);
+  expectSameInOrt(text);
+}
+
+TEST(FusedMatMulRule, DoesNotFoldABatchTransposeBesideAnotherRank) {
+  // ONNX Runtime's kernel refuses transBatchA/B unless both inputs have the same rank:
+  // FusedMatMul's inference says so and the driver refuses the rewrite (it does not fall
+  // back to folding B's Transpose alone).
+  expectUnchanged(transposedMatMul("float[K, 3, M]", "1, 2, 0", "float[2, 3, 6, K]", "0, 1, 3, 2",
+                                   "float[2, 3, M, 6]"),
+                  "fused_matmul");
+}
+
+TEST(FusedMatMulRule, DoesNotFoldAnotherPermutationOfTheBatchAxes) {
+  // [2, 0, 1, 3] and [2, 0, 1] move the axis before the matrix axes to the front: no
+  // flag of FusedMatMul reads that (and the identity perms of B are no transpose).
+  expectUnchanged(transposedMatMul("float[2, 3, 5, 4]", "2, 0, 1, 3", "float[4, 6]", "0, 1",
+                                   "float[5, 2, 3, 6]"),
+                  "fused_matmul");
+  expectUnchanged(
+      transposedMatMul("float[4, 2, 5]", "2, 0, 1", "float[2, 6]", "0, 1", "float[5, 4, 6]"),
+      "fused_matmul");
+}
+
 TEST(FusedMatMulRule, FoldsAScaledInput) {
   auto s = mm([](MatMulSpec& s) { s.input_scale = MatMulSpec::InputScale::kMulA; });
   onnx::ModelProto model;
