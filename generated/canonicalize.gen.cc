@@ -48,15 +48,15 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/canonicalize.yaml: identity 16:20, cast_to_same_type 24:16, dropout_in_inference 36:19,
-  /// transpose_pair 49:32, gemm_of_flattened_rows 66:19)
+  /// (rules/canonicalize.yaml: identity 15:20, cast_to_same_type 22:16, dropout_in_inference 33:19,
+  /// transpose_pair 45:32, gemm_of_flattened_rows 61:19)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 66:22, reshape_to_own_shape 84:22)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 61:22, reshape_to_own_shape 78:22)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
@@ -81,13 +81,13 @@ const gen::RuleSpec& specIdentity() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/canonicalize.yaml:16:20";
+      e.loc = "rules/canonicalize.yaml:15:20";
       e.slot = 0;
     }
     {  // 1: Identity(x)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Identity";
-      e.loc = "rules/canonicalize.yaml:16:11";
+      e.loc = "rules/canonicalize.yaml:15:11";
       e.slot = 1;
       e.num_inputs = 1;
     }
@@ -134,7 +134,7 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
 
   // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
 
-  /// y = Identity(x)  (rules/canonicalize.yaml:16:11)
+  /// y = Identity(x)  (rules/canonicalize.yaml:15:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -145,14 +145,14 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:17:5:
+  /// Variant 0, rules/canonicalize.yaml:16:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:18:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:17:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:17:5",
-                     "rules/canonicalize.yaml:18:11"))
+    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:16:5",
+                     "rules/canonicalize.yaml:17:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -188,7 +188,7 @@ class IdentityRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:20
+// Generated from: rules/canonicalize.yaml:19
 // cast_to_same_type (priority 1000): A Cast to the element type its input already has is its input.
 //===----------------------------------------------------------------------===//
 
@@ -197,7 +197,7 @@ const gen::RuleSpec& specCastToSameType() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "cast_to_same_type";
-    s.loc = "rules/canonicalize.yaml:20:5";
+    s.loc = "rules/canonicalize.yaml:19:5";
     s.root = 1;
     s.slot_names = {"x", "y"};
     s.num_captures = 0;
@@ -205,20 +205,20 @@ const gen::RuleSpec& specCastToSameType() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/canonicalize.yaml:24:16";
+      e.loc = "rules/canonicalize.yaml:22:16";
       e.slot = 0;
     }
     {  // 1: Cast(x)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Cast";
-      e.loc = "rules/canonicalize.yaml:24:11";
+      e.loc = "rules/canonicalize.yaml:22:11";
       e.slot = 1;
       e.num_inputs = 1;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/canonicalize.yaml:26:12";
+      c.loc = "rules/canonicalize.yaml:24:12";
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
       c.args = {"x", "y"};
@@ -267,7 +267,7 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
 
   // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
 
-  /// y = Cast(x)  (rules/canonicalize.yaml:24:11)
+  /// y = Cast(x)  (rules/canonicalize.yaml:22:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -278,14 +278,14 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:27:5:
+  /// Variant 0, rules/canonicalize.yaml:25:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:28:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:26:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:27:5",
-                     "rules/canonicalize.yaml:28:11"))
+    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:25:5",
+                     "rules/canonicalize.yaml:26:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -300,7 +300,7 @@ class CastToSameTypeRule : public RewritePattern {
  public:
   CastToSameTypeRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:20:5", {}}),
+            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:19:5", {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -321,7 +321,7 @@ class CastToSameTypeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:32
+// Generated from: rules/canonicalize.yaml:30
 // dropout_in_inference (priority 1000): Dropout(x) in inference (no training mode, training mode
 // false, or ratio 0) is x.
 //===----------------------------------------------------------------------===//
@@ -331,7 +331,7 @@ const gen::RuleSpec& specDropoutInInference() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "dropout_in_inference";
-    s.loc = "rules/canonicalize.yaml:32:5";
+    s.loc = "rules/canonicalize.yaml:30:5";
     s.root = 10;
     s.slot_names = {"x", "off", "zero", "y"};
     s.num_captures = 0;
@@ -339,70 +339,70 @@ const gen::RuleSpec& specDropoutInInference() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/canonicalize.yaml:36:19";
+      e.loc = "rules/canonicalize.yaml:33:19";
       e.slot = 0;
     }
     {  // 1: Dropout(x)
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:36:11";
+      e.loc = "rules/canonicalize.yaml:33:11";
       e.num_inputs = 1;
     }
     {  // 2: _
       gen::ExprSpec& e = s.exprs[2];
       e.label = "_";
-      e.loc = "rules/canonicalize.yaml:36:35";
+      e.loc = "rules/canonicalize.yaml:33:35";
     }
     {  // 3: Dropout(x, _)
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:36:24";
+      e.loc = "rules/canonicalize.yaml:33:24";
       e.num_inputs = 2;
     }
     {  // 4: _
       gen::ExprSpec& e = s.exprs[4];
       e.label = "_";
-      e.loc = "rules/canonicalize.yaml:36:51";
+      e.loc = "rules/canonicalize.yaml:33:51";
     }
     {  // 5: off
       gen::ExprSpec& e = s.exprs[5];
       e.label = "off";
-      e.loc = "rules/canonicalize.yaml:36:54";
+      e.loc = "rules/canonicalize.yaml:33:54";
       e.slot = 1;
     }
     {  // 6: Dropout(x, _, off)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:36:40";
+      e.loc = "rules/canonicalize.yaml:33:40";
       e.num_inputs = 3;
     }
     {  // 7: zero
       gen::ExprSpec& e = s.exprs[7];
       e.label = "zero";
-      e.loc = "rules/canonicalize.yaml:36:72";
+      e.loc = "rules/canonicalize.yaml:33:72";
       e.slot = 2;
     }
     {  // 8: _
       gen::ExprSpec& e = s.exprs[8];
       e.label = "_";
-      e.loc = "rules/canonicalize.yaml:36:78";
+      e.loc = "rules/canonicalize.yaml:33:78";
     }
     {  // 9: Dropout(x, zero, _)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:36:61";
+      e.loc = "rules/canonicalize.yaml:33:61";
       e.num_inputs = 3;
     }
     {  // 10: Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "y";
-      e.loc = "rules/canonicalize.yaml:36:22";
+      e.loc = "rules/canonicalize.yaml:33:22";
       e.slot = 3;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/canonicalize.yaml:38:15";
+      c.loc = "rules/canonicalize.yaml:35:15";
       c.subject = "off";
       c.slot = 1;
       c.literal = gen::intLiteral(0);
@@ -411,7 +411,7 @@ const gen::RuleSpec& specDropoutInInference() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/canonicalize.yaml:39:15";
+      c.loc = "rules/canonicalize.yaml:36:15";
       c.subject = "zero";
       c.slot = 2;
       c.literal = gen::floatLiteral(0.0);
@@ -471,7 +471,7 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
 
   // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
 
-  /// Dropout(x)  (rules/canonicalize.yaml:36:11)
+  /// Dropout(x)  (rules/canonicalize.yaml:33:11)
   bool matchDropout1(ValueId v, gen::Next k) {
     if (seen(kDropout1)) return same(kDropout1, v) && k();
     if (!bind(kDropout1, v)) return false;
@@ -480,13 +480,13 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     return matchX(input(n, 0), k);
   }
 
-  /// _  (rules/canonicalize.yaml:36:35)
+  /// _  (rules/canonicalize.yaml:33:35)
   bool matchAny2(ValueId v, gen::Next k) {
     if (seen(kAny2)) return same(kAny2, v) && k();
     return bind(kAny2, v) && k();
   }
 
-  /// Dropout(x, _)  (rules/canonicalize.yaml:36:24)
+  /// Dropout(x, _)  (rules/canonicalize.yaml:33:24)
   bool matchDropout3(ValueId v, gen::Next k) {
     if (seen(kDropout3)) return same(kDropout3, v) && k();
     if (!bind(kDropout3, v)) return false;
@@ -495,19 +495,19 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     return matchX(input(n, 0), [&] { return matchAny2(input(n, 1), k); });
   }
 
-  /// _  (rules/canonicalize.yaml:36:51)
+  /// _  (rules/canonicalize.yaml:33:51)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(kAny4)) return same(kAny4, v) && k();
     return bind(kAny4, v) && k();
   }
 
-  /// off  (rules/canonicalize.yaml:36:54)
+  /// off  (rules/canonicalize.yaml:33:54)
   bool matchOff(ValueId v, gen::Next k) {
     if (seen(kOff)) return same(kOff, v) && k();
     return bind(kOff, v) && k();
   }
 
-  /// Dropout(x, _, off)  (rules/canonicalize.yaml:36:40)
+  /// Dropout(x, _, off)  (rules/canonicalize.yaml:33:40)
   bool matchDropout6(ValueId v, gen::Next k) {
     if (seen(kDropout6)) return same(kDropout6, v) && k();
     if (!bind(kDropout6, v)) return false;
@@ -517,19 +517,19 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
                   [&] { return matchAny4(input(n, 1), [&] { return matchOff(input(n, 2), k); }); });
   }
 
-  /// zero  (rules/canonicalize.yaml:36:72)
+  /// zero  (rules/canonicalize.yaml:33:72)
   bool matchZero(ValueId v, gen::Next k) {
     if (seen(kZero)) return same(kZero, v) && k();
     return bind(kZero, v) && k();
   }
 
-  /// _  (rules/canonicalize.yaml:36:78)
+  /// _  (rules/canonicalize.yaml:33:78)
   bool matchAny8(ValueId v, gen::Next k) {
     if (seen(kAny8)) return same(kAny8, v) && k();
     return bind(kAny8, v) && k();
   }
 
-  /// Dropout(x, zero, _)  (rules/canonicalize.yaml:36:61)
+  /// Dropout(x, zero, _)  (rules/canonicalize.yaml:33:61)
   bool matchDropout9(ValueId v, gen::Next k) {
     if (seen(kDropout9)) return same(kDropout9, v) && k();
     if (!bind(kDropout9, v)) return false;
@@ -541,7 +541,7 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
   }
 
   /// y = Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _)
-  /// (rules/canonicalize.yaml:36:22)
+  /// (rules/canonicalize.yaml:33:22)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -559,14 +559,14 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:40:5:
+  /// Variant 0, rules/canonicalize.yaml:37:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:41:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:38:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:40:5",
-                     "rules/canonicalize.yaml:41:11"))
+    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:37:5",
+                     "rules/canonicalize.yaml:38:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -581,7 +581,7 @@ class DropoutInInferenceRule : public RewritePattern {
  public:
   DropoutInInferenceRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:32:5", {}}),
+            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:30:5", {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -602,7 +602,7 @@ class DropoutInInferenceRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:45
+// Generated from: rules/canonicalize.yaml:42
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse
 // is x.
 //===----------------------------------------------------------------------===//
@@ -612,7 +612,7 @@ const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "transpose_pair";
-    s.loc = "rules/canonicalize.yaml:45:5";
+    s.loc = "rules/canonicalize.yaml:42:5";
     s.root = 9;
     s.slot_names = {"x", "y"};
     s.num_captures = 0;
@@ -620,103 +620,103 @@ const gen::RuleSpec& specTransposePair() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/canonicalize.yaml:49:32";
+      e.loc = "rules/canonicalize.yaml:45:32";
       e.slot = 0;
     }
     {  // 1: Transpose(x, perm=[0, 1, 3, 2])
       gen::ExprSpec& e = s.exprs[1];
       e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:49:22";
+      e.loc = "rules/canonicalize.yaml:45:22";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/canonicalize.yaml:49:35";
+        a.loc = "rules/canonicalize.yaml:45:35";
       }
     }
     {  // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:49:12";
+      e.loc = "rules/canonicalize.yaml:45:12";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/canonicalize.yaml:49:55";
+        a.loc = "rules/canonicalize.yaml:45:55";
       }
     }
     {  // 3: Transpose(x, perm=[0, 2, 1, 3])
       gen::ExprSpec& e = s.exprs[3];
       e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:50:24";
+      e.loc = "rules/canonicalize.yaml:46:24";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/canonicalize.yaml:50:37";
+        a.loc = "rules/canonicalize.yaml:46:37";
       }
     }
     {  // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
       gen::ExprSpec& e = s.exprs[4];
       e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:50:14";
+      e.loc = "rules/canonicalize.yaml:46:14";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/canonicalize.yaml:50:57";
+        a.loc = "rules/canonicalize.yaml:46:57";
       }
     }
     {  // 5: Transpose(x, perm=[0, 2, 1])
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:51:24";
+      e.loc = "rules/canonicalize.yaml:47:24";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/canonicalize.yaml:51:37";
+        a.loc = "rules/canonicalize.yaml:47:37";
       }
     }
     {  // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:51:14";
+      e.loc = "rules/canonicalize.yaml:47:14";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/canonicalize.yaml:51:54";
+        a.loc = "rules/canonicalize.yaml:47:54";
       }
     }
     {  // 7: Transpose(x, perm=[1, 0])
       gen::ExprSpec& e = s.exprs[7];
       e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:52:24";
+      e.loc = "rules/canonicalize.yaml:48:24";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({1, 0}));
-        a.loc = "rules/canonicalize.yaml:52:37";
+        a.loc = "rules/canonicalize.yaml:48:37";
       }
     }
     {  // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:52:14";
+      e.loc = "rules/canonicalize.yaml:48:14";
       e.num_inputs = 1;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "perm";
         a.values.push_back(gen::intsLiteral({1, 0}));
-        a.loc = "rules/canonicalize.yaml:52:51";
+        a.loc = "rules/canonicalize.yaml:48:51";
       }
     }
     {  // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
@@ -724,7 +724,7 @@ const gen::RuleSpec& specTransposePair() {
        // 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
       gen::ExprSpec& e = s.exprs[9];
       e.label = "y";
-      e.loc = "rules/canonicalize.yaml:50:12";
+      e.loc = "rules/canonicalize.yaml:46:12";
       e.slot = 1;
     }
     s.num_symbols = 0;
@@ -778,7 +778,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:49:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:45:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -787,7 +787,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:49:12)
+  /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:45:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -796,7 +796,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:50:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:46:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -805,7 +805,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:50:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:46:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -814,7 +814,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:51:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:47:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -823,7 +823,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:51:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:47:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -832,7 +832,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:52:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:48:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -841,7 +841,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:52:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:48:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -852,7 +852,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:50:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:46:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -870,14 +870,14 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:53:5:
+  /// Variant 0, rules/canonicalize.yaml:49:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:54:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:50:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:53:5",
-                     "rules/canonicalize.yaml:54:11"))
+    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:49:5",
+                     "rules/canonicalize.yaml:50:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -892,7 +892,7 @@ class TransposePairRule : public RewritePattern {
  public:
   TransposePairRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:45:5", {}}),
+            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:42:5", {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -913,7 +913,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:62
+// Generated from: rules/canonicalize.yaml:58
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is
 // Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
@@ -923,7 +923,7 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "gemm_of_flattened_rows";
-    s.loc = "rules/canonicalize.yaml:62:5";
+    s.loc = "rules/canonicalize.yaml:58:5";
     s.root = 9;
     s.slot_names = {"x", "f", "w", "c", "g", "s", "y"};
     s.num_captures = 0;
@@ -931,118 +931,118 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     {  // 0: x
       gen::ExprSpec& e = s.exprs[0];
       e.label = "x";
-      e.loc = "rules/canonicalize.yaml:66:19";
+      e.loc = "rules/canonicalize.yaml:61:19";
       e.slot = 0;
     }
     {  // 1: _
       gen::ExprSpec& e = s.exprs[1];
       e.label = "_";
-      e.loc = "rules/canonicalize.yaml:66:22";
+      e.loc = "rules/canonicalize.yaml:61:22";
     }
     {  // 2: Reshape(x, _)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Reshape";
-      e.loc = "rules/canonicalize.yaml:66:11";
+      e.loc = "rules/canonicalize.yaml:61:11";
       e.slot = 1;
       e.num_inputs = 2;
     }
     {  // 3: w
       gen::ExprSpec& e = s.exprs[3];
       e.label = "w";
-      e.loc = "rules/canonicalize.yaml:67:20";
+      e.loc = "rules/canonicalize.yaml:62:20";
       e.slot = 2;
     }
     {  // 4: c
       gen::ExprSpec& e = s.exprs[4];
       e.label = "c";
-      e.loc = "rules/canonicalize.yaml:67:23";
+      e.loc = "rules/canonicalize.yaml:62:23";
       e.slot = 3;
     }
     {  // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
       gen::ExprSpec& e = s.exprs[5];
       e.label = "Gemm";
-      e.loc = "rules/canonicalize.yaml:67:12";
+      e.loc = "rules/canonicalize.yaml:62:12";
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/canonicalize.yaml:67:26";
+        a.loc = "rules/canonicalize.yaml:62:26";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "beta";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/canonicalize.yaml:67:37";
+        a.loc = "rules/canonicalize.yaml:62:37";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/canonicalize.yaml:67:47";
+        a.loc = "rules/canonicalize.yaml:62:47";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/canonicalize.yaml:67:57";
+        a.loc = "rules/canonicalize.yaml:62:57";
       }
     }
     {  // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
       gen::ExprSpec& e = s.exprs[6];
       e.label = "Gemm";
-      e.loc = "rules/canonicalize.yaml:68:14";
+      e.loc = "rules/canonicalize.yaml:63:14";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "alpha";
         a.values.push_back(gen::floatLiteral(1.0));
         a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/canonicalize.yaml:68:25";
+        a.loc = "rules/canonicalize.yaml:63:25";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transA";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/canonicalize.yaml:68:36";
+        a.loc = "rules/canonicalize.yaml:63:36";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
         a.name = "transB";
         a.values.push_back(gen::intLiteral(0));
         a.default_value = gen::intLiteral(0);
-        a.loc = "rules/canonicalize.yaml:68:46";
+        a.loc = "rules/canonicalize.yaml:63:46";
       }
     }
     {  // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0,
        // transA=0, transB=0)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "g";
-      e.loc = "rules/canonicalize.yaml:68:12";
+      e.loc = "rules/canonicalize.yaml:63:12";
       e.slot = 4;
     }
     {  // 8: s
       gen::ExprSpec& e = s.exprs[8];
       e.label = "s";
-      e.loc = "rules/canonicalize.yaml:69:22";
+      e.loc = "rules/canonicalize.yaml:64:22";
       e.slot = 5;
     }
     {  // 9: Reshape(g, s)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Reshape";
-      e.loc = "rules/canonicalize.yaml:69:11";
+      e.loc = "rules/canonicalize.yaml:64:11";
       e.slot = 6;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/canonicalize.yaml:71:12";
+      c.loc = "rules/canonicalize.yaml:66:12";
       c.native = "flattens_rows";
       c.predicate = gen::nativePredicate("flattens_rows");
       c.args = {"f", "w"};
@@ -1051,7 +1051,7 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/canonicalize.yaml:72:12";
+      c.loc = "rules/canonicalize.yaml:67:12";
       c.subject = "c";
       c.slot = 3;
       c.ints = {0, 1};
@@ -1125,7 +1125,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // From CanonicalizeSharedMatch (the same in other rules of this file): matchX, matchAny.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:66:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:61:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -1134,19 +1134,19 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// w  (rules/canonicalize.yaml:67:20)
+  /// w  (rules/canonicalize.yaml:62:20)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(kW)) return same(kW, v) && k();
     return bind(kW, v) && k();
   }
 
-  /// c  (rules/canonicalize.yaml:67:23)
+  /// c  (rules/canonicalize.yaml:62:23)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     return bind(kC, v) && k();
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:67:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:62:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -1156,7 +1156,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
                   [&] { return matchW(input(n, 1), [&] { return matchC(input(n, 2), k); }); });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:68:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:63:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -1166,7 +1166,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0)  (rules/canonicalize.yaml:68:12)
+  /// transB=0)  (rules/canonicalize.yaml:63:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -1178,13 +1178,13 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// s  (rules/canonicalize.yaml:69:22)
+  /// s  (rules/canonicalize.yaml:64:22)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     return bind(kS, v) && k();
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:69:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:64:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1195,20 +1195,20 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:74:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:69:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:76:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:76:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:71:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:71:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:76:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:71:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:76:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:71:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/canonicalize.yaml:74:9",
-                     "rules/canonicalize.yaml:76:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/canonicalize.yaml:69:9",
+                     "rules/canonicalize.yaml:71:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1241,18 +1241,18 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:77:9:
+  /// Variant 1, rules/canonicalize.yaml:72:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:78:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:78:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:73:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:73:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:78:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:73:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/canonicalize.yaml:77:9",
-                     "rules/canonicalize.yaml:78:15"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/canonicalize.yaml:72:9",
+                     "rules/canonicalize.yaml:73:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1286,7 +1286,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
                                 root,
                                 1000,
                                 {"ort", "onnx"},
-                                "rules/canonicalize.yaml:62:5",
+                                "rules/canonicalize.yaml:58:5",
                                 {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -1308,7 +1308,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:80
+// Generated from: rules/canonicalize.yaml:75
 // reshape_to_own_shape (priority 1000): A Reshape of t to t's own shape (0s, its static dims, its
 // dims read at run time) is t.
 //===----------------------------------------------------------------------===//
@@ -1318,7 +1318,7 @@ const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "reshape_to_own_shape";
-    s.loc = "rules/canonicalize.yaml:80:5";
+    s.loc = "rules/canonicalize.yaml:75:5";
     s.root = 2;
     s.slot_names = {"t", "y"};
     s.num_captures = 0;
@@ -1326,25 +1326,25 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     {  // 0: t
       gen::ExprSpec& e = s.exprs[0];
       e.label = "t";
-      e.loc = "rules/canonicalize.yaml:84:19";
+      e.loc = "rules/canonicalize.yaml:78:19";
       e.slot = 0;
     }
     {  // 1: _
       gen::ExprSpec& e = s.exprs[1];
       e.label = "_";
-      e.loc = "rules/canonicalize.yaml:84:22";
+      e.loc = "rules/canonicalize.yaml:78:22";
     }
     {  // 2: Reshape(t, _)
       gen::ExprSpec& e = s.exprs[2];
       e.label = "Reshape";
-      e.loc = "rules/canonicalize.yaml:84:11";
+      e.loc = "rules/canonicalize.yaml:78:11";
       e.slot = 1;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/canonicalize.yaml:86:12";
+      c.loc = "rules/canonicalize.yaml:80:12";
       c.native = "reshapes_to_own_shape";
       c.predicate = gen::nativePredicate("reshapes_to_own_shape");
       c.args = {"y", "t"};
@@ -1394,13 +1394,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // From CanonicalizeSharedMatch (the same in other rules of this file): matchAny.
 
-  /// t  (rules/canonicalize.yaml:84:19)
+  /// t  (rules/canonicalize.yaml:78:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:84:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:78:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1411,14 +1411,14 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:87:5:
+  /// Variant 0, rules/canonicalize.yaml:81:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:88:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:82:11", "t")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotT, "rules/canonicalize.yaml:87:5",
-                     "rules/canonicalize.yaml:88:11"))
+    if (!replaceable(kSlotY, To::kRef, kSlotT, "rules/canonicalize.yaml:81:5",
+                     "rules/canonicalize.yaml:82:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1433,7 +1433,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
  public:
   ReshapeToOwnShapeRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:80:5", {}}),
+            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:75:5", {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {

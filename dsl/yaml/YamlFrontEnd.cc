@@ -118,7 +118,7 @@ std::string hideQuestionMarks(std::string text, char stand_in) {
 }
 
 const std::vector<std::string> kTopKeys = {"defaults", "rules", "ops", "fragments"};
-const std::vector<std::string> kDefaultKeys = {"tags", "requires"};
+const std::vector<std::string> kDefaultKeys = {"tags", "requires", "priority"};
 const std::vector<std::string> kRuleKeys = {"rule",  "priority", "tags", "doc",  "requires",
                                             "match", "where",    "let",  "keep", "rewrite"};
 const std::vector<std::string> kFragmentKeys = {"fragment", "doc",   "returns",
@@ -515,15 +515,8 @@ class Reader {
     } else {
       error(node, "a rule needs a name: 'rule: my_rule'");
     }
-    if (const Entry* e = find(fields, "priority")) {
-      int64_t priority = 0;
-      if (readInteger(*e, priority)) {
-        if (priority < std::numeric_limits<int>::min() ||
-            priority > std::numeric_limits<int>::max())
-          error(valueLoc(*e), "'priority' is out of range");
-        rule.priority = static_cast<int>(priority);
-      }
-    }
+    rule.priority = default_priority_;
+    if (const Entry* e = find(fields, "priority")) readPriority(*e, rule.priority);
     if (const Entry* e = find(fields, "tags"))
       readNames(*e, rule.tags);
     else
@@ -655,18 +648,28 @@ class Reader {
     return false;
   }
 
-  /// `defaults: { tags: [...], requires: {...} }`: what a rule of this file without its own
-  /// `tags` or `requires` has.
+  void readPriority(const Entry& e, int& out) {
+    int64_t priority = 0;
+    if (!readInteger(e, priority)) return;
+    if (priority < std::numeric_limits<int>::min() || priority > std::numeric_limits<int>::max())
+      error(valueLoc(e), "'priority' is out of range");
+    else
+      out = static_cast<int>(priority);
+  }
+
+  /// `defaults: { tags: [...], requires: {...}, priority: N }`: what a rule of this file
+  /// without its own `tags`, `requires` or `priority` has.
   void readDefaults(const Entry& e) {
     if (!e.value.IsMap()) {
       error(valueLoc(e),
             "'defaults' must be a mapping such as { tags: [ort], requires: { opset: "
-            "\">=9\" } }, found " +
+            "\">=9\" }, priority: 10 }, found " +
                 describe(e.value));
       return;
     }
     std::vector<Entry> fields = entries(e.value, kDefaultKeys, "key", " in 'defaults'");
     if (const Entry* t = find(fields, "tags")) readNames(*t, default_tags_);
+    if (const Entry* p = find(fields, "priority")) readPriority(*p, default_priority_);
     if (const Entry* r = find(fields, "requires")) {
       ir::Rule holder;
       readRequires(*r, holder);
@@ -1149,6 +1152,7 @@ class Reader {
   std::map<std::string, ir::SourceLoc> rule_names_;
   std::vector<std::string> default_tags_;
   std::vector<ir::Applicability> default_requires_;
+  int default_priority_ = 0;
 };
 
 }  // namespace

@@ -5,8 +5,9 @@
 // three, heads [B, N, S, H], the cached K and V (past: [2, B, N, P, H]) concatenated in
 // front of the new ones, present = stack(K, V) as an output, scores divided by sqrt(H),
 // the causal slice of a tril buffer by the scores' own lengths (nd, ns = w.size(-2),
-// w.size(-1)), Where(slice, w, -1e4), the padding mask's Add, Softmax, V, merge. Hidden
-// size 8, 2 heads of 4. Negative tests flip exactly one field.
+// w.size(-1)), Where(slice, w, -1e4), the padding mask's Add, Softmax, V, merge; or, as
+// transformers 4.x writes it, the slice by the lengths of the Q heads and the K heads.
+// Hidden size 8, 2 heads of 4. Negative tests flip exactly one field.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,6 +26,9 @@ struct Gpt2PastSpec {
   bool k_cached_transposed = true;
   /// The padding mask: Add of (1 - attention_mask[B, T]) * -10000 unsqueezed to [B, 1, 1, T].
   bool padding_mask = true;
+  /// transformers 4.x: the causal slice reads the lengths of the Q heads and of the
+  /// concatenated K heads (query.size(-2), key.size(-2)) instead of the scores' own.
+  bool causal_by_heads = false;
   /// The causal buffer's element type: float (gpt2) or uint8 (ORT's tools); bool needs no Cast.
   std::string tril_type = "float";
   // ---- one field per condition a negative test breaks ----
@@ -97,11 +101,19 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
   unsqueeze("pres_v", "vc");
   body += "present = Concat <axis = 0> (pres_k, pres_v)\n";
   body += "qk = MatMul(qh, kt)\nw = Div(qk, scale)\n";
-  // nd, ns = w.size(-2), w.size(-1): two Shape nodes, each length unsqueezed apart.
-  body += "w_shape1 = Shape(w)\nns_1 = Slice(w_shape1, last, big, zero)\n";
-  squeeze("ns", "ns_1");
-  body += "w_shape2 = Shape(w)\nnd_1 = Slice(w_shape2, second_last, last, zero)\n";
-  squeeze("nd", "nd_1");
+  if (s.causal_by_heads) {
+    // query_length, key_length = query.size(-2), key.size(-2).
+    body += "q_shape = Shape(qh)\nnd_1 = Slice(q_shape, second_last, last, zero)\n";
+    squeeze("nd", "nd_1");
+    body += "k_shape = Shape(kc)\nns_1 = Slice(k_shape, second_last, last, zero)\n";
+    squeeze("ns", "ns_1");
+  } else {
+    // nd, ns = w.size(-2), w.size(-1): two Shape nodes, each length unsqueezed apart.
+    body += "w_shape1 = Shape(w)\nns_1 = Slice(w_shape1, last, big, zero)\n";
+    squeeze("ns", "ns_1");
+    body += "w_shape2 = Shape(w)\nnd_1 = Slice(w_shape2, second_last, last, zero)\n";
+    squeeze("nd", "nd_1");
+  }
   body += "d0 = Sub(ns, nd)\n";
   unsqueeze("d", "d0");
   unsqueeze("ns_a", "ns");

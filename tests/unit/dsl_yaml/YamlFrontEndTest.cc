@@ -215,6 +215,42 @@ TEST(YamlRuleFields, RequiresTakesEveryOpsetForm) {
       << printed;
 }
 
+TEST(YamlRuleFields, DefaultsGiveTagsRequiresAndPriorityToRulesWithout) {
+  YamlParse p = parseYaml(
+      "defaults: { tags: [ort], requires: { opset: \">=9\" }, priority: 1000 }\n"
+      "rules:\n"
+      "  - { rule: a, match: 'y = Relu(x)', rewrite: 'y = Neg(x)' }\n"
+      "  - { rule: b, priority: 5, tags: [onnx], requires: { opset: 17 },\n"
+      "      match: 'y = Relu(x)', rewrite: 'y = Neg(x)' }\n");
+  ASSERT_TRUE(p.ok) << p.renderedText();
+  ASSERT_EQ(p.file.rules.size(), 2u);
+  const ir::Rule& a = p.file.rules[0];
+  EXPECT_EQ(a.priority, 1000);
+  EXPECT_EQ(a.tags, std::vector<std::string>{"ort"});
+  ASSERT_EQ(a.requires.size(), 1u);
+  EXPECT_EQ(a.requires[0].min_opset, 9);
+  const ir::Rule& b = p.file.rules[1];
+  EXPECT_EQ(b.priority, 5) << "a rule's own fields win";
+  EXPECT_EQ(b.tags, std::vector<std::string>{"onnx"});
+  ASSERT_EQ(b.requires.size(), 1u);
+  EXPECT_EQ(b.requires[0].min_opset, 17);
+}
+
+TEST(YamlRuleFields, DefaultsRejectUnknownKeysAndBadPriorities) {
+  YamlParse p = parseYaml(
+      "defaults: { priority: high, owner: me }\n"
+      "rules:\n"
+      "  - { rule: a, match: 'y = Relu(x)', rewrite: 'y = Neg(x)' }\n");
+  EXPECT_FALSE(p.ok);
+  const std::string text = p.renderedText();
+  EXPECT_NE(text.find("owner"), std::string::npos) << text;
+  EXPECT_NE(text.find("priority"), std::string::npos) << text;
+  YamlParse big = parseYaml("defaults: { priority: 99999999999 }\nrules: []\n");
+  EXPECT_FALSE(big.ok);
+  EXPECT_NE(big.renderedText().find("'priority' is out of range"), std::string::npos)
+      << big.renderedText();
+}
+
 TEST(YamlRuleFields, RulesKeepFileOrder) {
   YamlParse p = parseYaml(
       "rules:\n"

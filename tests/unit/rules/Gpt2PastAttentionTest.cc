@@ -1,7 +1,8 @@
 //===- Gpt2PastAttentionTest.cc - attention on cached K/V heads ----------===//
 //
-// multi_head_attention_kv_given (rules/attention.yaml) on GPT-2 attention with past as
-// torch.onnx exports transformers 2.x-3.x (tests/support/Gpt2PastModels.h): the core
+// multi_head_attention_kv_given and multi_head_attention_past (rules/attention.yaml) on
+// GPT-2 attention with past as torch.onnx exports transformers 2.x-3.x and 4.x
+// (tests/support/Gpt2PastModels.h): the core
 // becomes MultiHeadAttention on the concatenated K/V heads, the present output keeps
 // being computed, and ONNX Runtime gives the same outputs. Each negative breaks one
 // condition and must come out unchanged.
@@ -97,6 +98,46 @@ TEST(MultiHeadAttentionKvGivenRule, DoesNotFuseAFillThatSoftmaxDoesNotZero) {
 
 TEST(MultiHeadAttentionKvGivenRule, DoesNotFuseSoftmaxOverAnotherAxis) {
   testing::expectUnchanged(gpt2PastModel(spec([](Gpt2PastSpec& s) { s.softmax_axis = "2"; })),
+                           "attention");
+}
+
+// ---- multi_head_attention_past: transformers 4.x, the slice by the heads' lengths ---------
+
+/// transformers 4.x: K kept as heads, concatenated on axis -2, transposed for the scores.
+Gpt2PastSpec spec4x(void (*edit)(Gpt2PastSpec&) = nullptr) {
+  Gpt2PastSpec s;
+  s.k_cached_transposed = false;
+  s.causal_by_heads = true;
+  s.opset = 13;
+  if (edit) edit(s);
+  return s;
+}
+
+TEST(MultiHeadAttentionPastRule, FusesGpt2Transformers4WithPast) {
+  expectFusedAndSame(spec4x());
+  // K goes in as the concatenated heads themselves: no Transpose is added.
+  const Ops ops = fuse(gpt2PastModel(spec4x()));
+  EXPECT_EQ(count(ops, "Transpose"), 2u) << ::testing::PrintToString(ops);
+}
+
+TEST(MultiHeadAttentionPastRule, FusesOpset11WithoutPaddingMask) {
+  expectFusedAndSame(spec4x([](Gpt2PastSpec& s) {
+    s.opset = 11;
+    s.padding_mask = false;
+  }));
+}
+
+TEST(MultiHeadAttentionPastRule, FusesABoolCausalBuffer) {
+  expectFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.tril_type = "bool"; }));
+}
+
+TEST(MultiHeadAttentionPastRule, DoesNotFuseACausalSliceNotEndingAtTheLastRow) {
+  testing::expectUnchanged(gpt2PastModel(spec4x([](Gpt2PastSpec& s) { s.rows_start = "zero"; })),
+                           "attention");
+}
+
+TEST(MultiHeadAttentionPastRule, DoesNotFuseAFillThatSoftmaxDoesNotZero) {
+  testing::expectUnchanged(gpt2PastModel(spec4x([](Gpt2PastSpec& s) { s.fill = "-100.0"; })),
                            "attention");
 }
 
