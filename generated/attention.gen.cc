@@ -7,7 +7,11 @@
 // rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
 // rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
+// Laid out by rulec itself, so the text does not depend on any formatter's version;
+// formatters are told to leave it alone.
+//
 //===----------------------------------------------------------------------===//
+// clang-format off
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,7 +27,14 @@
 namespace onnx_rewrite {
 namespace {
 
+// Spec tables name only the members before the last non-default one.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 using To = gen::Matcher::To;
+// Enum values in the spec tables (runtime/match/RuleSpec.h).
+using Attr = gen::AttrSpec::Kind;
+using Check = gen::ConstraintSpec::Kind;
+using Dim = gen::ConstraintSpec::Dim::Kind;
 
 // Ops the rules match or create, interned once.
 namespace op {
@@ -498,1750 +509,677 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:236
-// packed_attention (priority 90): Self-attention with its Q/K/V projections on constant weights
-// (BERT).
+// packed_attention (priority 90): Self-attention with its Q/K/V projections on constant weights (BERT).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule packed_attention for the shared checks and messages.
 const gen::RuleSpec& specPackedAttention() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "packed_attention";
-    s.loc = "rules/attention.yaml:236:5";
-    s.root = 13;
-    s.slot_names = {"x",
-                    "wq",
-                    "bq",
-                    "sdpa.1.q",
-                    "wk",
-                    "bk",
-                    "wv",
-                    "bv",
-                    "y",
-                    "qr",
-                    "kr",
-                    "vr",
-                    "s",
-                    "sdpa.1.m",
-                    "merged.1.o",
-                    "merge_shape.1.s",
-                    "split_shape.1.s",
-                    "sdpa.1.qh",
-                    "split_shape.2.s",
-                    "sdpa.1.kt",
-                    "split_shape.3.s",
-                    "sdpa.1.vh",
-                    "scores.1.c",
-                    "scores.1.cq",
-                    "scores.1.ck",
-                    "causal",
-                    "fill",
-                    "mask",
-                    "masked",
-                    "dim.1.d",
-                    "dim.2.d",
-                    "dim.3.d",
-                    "dim.4.d",
-                    "dim.5.d",
-                    "dim.6.d",
-                    "dim.7.d",
-                    "dim.8.d"};
-    s.num_captures = 0;
-    s.exprs.resize(124);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/attention.yaml:240:70";
-      e.slot = 0;
-    }
-    {  // 1: wq
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "wq";
-      e.loc = "rules/attention.yaml:240:73";
-      e.slot = 1;
-    }
-    {  // 2: MatMul(x, wq)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:240:63";
-      e.num_inputs = 2;
-    }
-    {  // 3: bq
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "bq";
-      e.loc = "rules/attention.yaml:240:78";
-      e.slot = 2;
-    }
-    {  // 4: Add(MatMul(x, wq), bq)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:240:59";
-      e.slot = 3;
-      e.num_inputs = 2;
-    }
-    {  // 5: wk
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "wk";
-      e.loc = "rules/attention.yaml:241:73";
-      e.slot = 4;
-    }
-    {  // 6: MatMul(x, wk)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:241:63";
-      e.num_inputs = 2;
-    }
-    {  // 7: bk
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "bk";
-      e.loc = "rules/attention.yaml:241:78";
-      e.slot = 5;
-    }
-    {  // 8: Add(MatMul(x, wk), bk)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:241:59";
-      e.num_inputs = 2;
-    }
-    {  // 9: wv
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "wv";
-      e.loc = "rules/attention.yaml:242:73";
-      e.slot = 6;
-    }
-    {  // 10: MatMul(x, wv)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:242:63";
-      e.num_inputs = 2;
-    }
-    {  // 11: bv
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "bv";
-      e.loc = "rules/attention.yaml:242:78";
-      e.slot = 7;
-    }
-    {  // 12: Add(MatMul(x, wv), bv)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:242:59";
-      e.num_inputs = 2;
-    }
-    {  // 13: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Reshape";
-      e.loc =
-          "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 8;
-      e.num_inputs = 2;
-    }
-    {  // 14: Reshape(sdpa.1.q, split_shape.1.s)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Reshape";
-      e.loc =
-          "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 9;
-      e.num_inputs = 2;
-    }
-    {  // 15: Reshape(Add(MatMul(x, wk), bk), split_shape.2.s)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Reshape";
-      e.loc =
-          "rules/attention.yaml:73:12 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 10;
-      e.num_inputs = 2;
-    }
-    {  // 16: Reshape(Add(MatMul(x, wv), bv), split_shape.3.s)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Reshape";
-      e.loc =
-          "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 11;
-      e.num_inputs = 2;
-    }
-    {  // 17: Div(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c) | Mul(MatMul(sdpa.1.qh, sdpa.1.kt),
-       // scores.1.c) | MatMul((Mul(...) | Div(...) | sdpa.1.qh), (Mul(...) | Div(...) | sdpa.1.kt))
-       // | com.microsoft.FusedMatMul(sdpa.1.qh, sdpa.1.kt, transA=0, transB=0, transBatchA=0,
-       // transBatchB=0)
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "s";
-      e.loc =
-          "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 12;
-    }
-    {  // 18: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
-       // Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "sdpa.1.m";
-      e.loc =
-          "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 13;
-    }
-    {  // 19: Softmax(sdpa.1.m, axis=-1)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Softmax";
-      e.loc =
-          "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(-1));
-        a.values.push_back(gen::intLiteral(3));
-        a.default_value = gen::intLiteral(-1);
-        a.older_defaults.emplace_back(10, gen::intLiteral(1));  // up to opset 10
-        a.older_defaults.emplace_back(12, gen::intLiteral(1));  // up to opset 12
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 20: MatMul(Softmax(sdpa.1.m, axis=-1), sdpa.1.vh)
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "MatMul";
-      e.loc =
-          "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 14;
-      e.num_inputs = 2;
-    }
-    {  // 21: Transpose(merged.1.o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc =
-            "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 22: Concat(dim.1.d, dim.2.d, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "merge_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-      e.slot = 15;
-    }
-    {  // 23: Concat(dim.3.d, dim.4.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "split_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.slot = 16;
-    }
-    {  // 24: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 17;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc =
-            "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 25: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "split_shape.2.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.slot = 18;
-    }
-    {  // 26: Transpose(kr, perm=[0, 2, 3, 1])
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:74:12 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 3, 1}));
-        a.loc =
-            "rules/attention.yaml:74:25 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 27: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:74:56 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc =
-            "rules/attention.yaml:74:69 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 28: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:74:46 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc =
-            "rules/attention.yaml:74:89 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 29: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
-       // perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "sdpa.1.kt";
-      e.loc =
-          "rules/attention.yaml:74:44 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 19;
-    }
-    {  // 30: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "split_shape.3.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.slot = 20;
-    }
-    {  // 31: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 21;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc =
-            "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 32: MatMul(sdpa.1.qh, sdpa.1.kt)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "MatMul";
-      e.loc =
-          "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 33: scores.1.c
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "scores.1.c";
-      e.loc =
-          "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 22;
-    }
-    {  // 34: Div(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Div";
-      e.loc =
-          "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 35: MatMul(sdpa.1.qh, sdpa.1.kt)
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "MatMul";
-      e.loc =
-          "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 36: Mul(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Mul";
-      e.loc =
-          "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 37: scores.1.cq
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "scores.1.cq";
-      e.loc =
-          "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 23;
-    }
-    {  // 38: Mul(sdpa.1.qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "Mul";
-      e.loc =
-          "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 39: Div(sdpa.1.qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Div";
-      e.loc =
-          "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 40: Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "alternatives";
-      e.loc =
-          "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-    }
-    {  // 41: scores.1.ck
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "scores.1.ck";
-      e.loc =
-          "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 24;
-    }
-    {  // 42: Mul(sdpa.1.kt, scores.1.ck)
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "Mul";
-      e.loc =
-          "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 43: Div(sdpa.1.kt, scores.1.ck)
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "Div";
-      e.loc =
-          "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 44: Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "alternatives";
-      e.loc =
-          "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-    }
-    {  // 45: MatMul((Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh),
-       // (Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt))
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "MatMul";
-      e.loc =
-          "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 46: com.microsoft.FusedMatMul(sdpa.1.qh, sdpa.1.kt, transA=0, transB=0, transBatchA=0,
-       // transBatchB=0)
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc =
-          "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 47: causal
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "causal";
-      e.loc =
-          "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 25;
-    }
-    {  // 48: fill
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "fill";
-      e.loc =
-          "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 26;
-    }
-    {  // 49: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 3;
-    }
-    {  // 50: mask
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "mask";
-      e.loc =
-          "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 27;
-    }
-    {  // 51: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 52: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 3;
-    }
-    {  // 53: masked
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "masked";
-      e.loc =
-          "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 28;
-    }
-    {  // 54: Shape(s)
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-    }
-    {  // 55: Expand(masked, Shape(s))
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "Expand";
-      e.loc =
-          "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 56: Where(Expand(masked, Shape(s)), fill, s)
-      gen::ExprSpec& e = s.exprs[56];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 3;
-    }
-    {  // 57: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[57];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 3;
-    }
-    {  // 58: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-    }
-    {  // 59: _
-      gen::ExprSpec& e = s.exprs[59];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 60: 0
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 61: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "dim.1.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 29;
-    }
-    {  // 62: _
-      gen::ExprSpec& e = s.exprs[62];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 63: 1
-      gen::ExprSpec& e = s.exprs[63];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 64: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[64];
-      e.label = "dim.2.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 30;
-    }
-    {  // 65: _
-      gen::ExprSpec& e = s.exprs[65];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 66: Concat(dim.1.d, dim.2.d, _, axis=0)
-      gen::ExprSpec& e = s.exprs[66];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 67: _
-      gen::ExprSpec& e = s.exprs[67];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 68: 0
-      gen::ExprSpec& e = s.exprs[68];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 69: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(sdpa.1.q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[69];
-      e.label = "dim.3.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 31;
-    }
-    {  // 70: 1
-      gen::ExprSpec& e = s.exprs[70];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 71: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(sdpa.1.q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[71];
-      e.label = "dim.4.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 32;
-    }
-    {  // 72: _
-      gen::ExprSpec& e = s.exprs[72];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 73: _
-      gen::ExprSpec& e = s.exprs[73];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 74: Concat(dim.3.d, dim.4.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[74];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 75: _
-      gen::ExprSpec& e = s.exprs[75];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 76: 0
-      gen::ExprSpec& e = s.exprs[76];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 77: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(Add(MatMul(...), bk),
-       // start=0, end=1)
-      gen::ExprSpec& e = s.exprs[77];
-      e.label = "dim.5.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 33;
-    }
-    {  // 78: 1
-      gen::ExprSpec& e = s.exprs[78];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 79: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(Add(MatMul(...), bk),
-       // start=1, end=2)
-      gen::ExprSpec& e = s.exprs[79];
-      e.label = "dim.6.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 34;
-    }
-    {  // 80: _
-      gen::ExprSpec& e = s.exprs[80];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 81: _
-      gen::ExprSpec& e = s.exprs[81];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 82: Concat(dim.5.d, dim.6.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 83: _
-      gen::ExprSpec& e = s.exprs[83];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 84: 0
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 85: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(Add(MatMul(...), bv),
-       // start=0, end=1)
-      gen::ExprSpec& e = s.exprs[85];
-      e.label = "dim.7.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 35;
-    }
-    {  // 86: 1
-      gen::ExprSpec& e = s.exprs[86];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 87: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(Add(MatMul(...), bv),
-       // start=1, end=2)
-      gen::ExprSpec& e = s.exprs[87];
-      e.label = "dim.8.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.slot = 36;
-    }
-    {  // 88: _
-      gen::ExprSpec& e = s.exprs[88];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 89: _
-      gen::ExprSpec& e = s.exprs[89];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 90: Concat(dim.7.d, dim.8.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[90];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 91: _
-      gen::ExprSpec& e = s.exprs[91];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-    }
-    {  // 92: Shape(_)
-      gen::ExprSpec& e = s.exprs[92];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-    }
-    {  // 93: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[93];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 94: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[94];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 95: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[95];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 96: Shape(_)
-      gen::ExprSpec& e = s.exprs[96];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-    }
-    {  // 97: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[97];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 98: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[98];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 99: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[99];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 100: Shape(sdpa.1.q)
-      gen::ExprSpec& e = s.exprs[100];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-    }
-    {  // 101: Gather(Shape(sdpa.1.q), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[101];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 102: Unsqueeze(Gather(Shape(sdpa.1.q), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[102];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 103: Shape(sdpa.1.q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[103];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 104: Shape(sdpa.1.q)
-      gen::ExprSpec& e = s.exprs[104];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-    }
-    {  // 105: Gather(Shape(sdpa.1.q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[105];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 106: Unsqueeze(Gather(Shape(sdpa.1.q), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[106];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 107: Shape(sdpa.1.q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[107];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 108: Shape(Add(MatMul(x, wk), bk))
-      gen::ExprSpec& e = s.exprs[108];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-    }
-    {  // 109: Gather(Shape(Add(MatMul(...), bk)), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[109];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 110: Unsqueeze(Gather(Shape(Add(...)), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[110];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 111: Shape(Add(MatMul(x, wk), bk), start=0, end=1)
-      gen::ExprSpec& e = s.exprs[111];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 112: Shape(Add(MatMul(x, wk), bk))
-      gen::ExprSpec& e = s.exprs[112];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-    }
-    {  // 113: Gather(Shape(Add(MatMul(...), bk)), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[113];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 114: Unsqueeze(Gather(Shape(Add(...)), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[114];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 115: Shape(Add(MatMul(x, wk), bk), start=1, end=2)
-      gen::ExprSpec& e = s.exprs[115];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 116: Shape(Add(MatMul(x, wv), bv))
-      gen::ExprSpec& e = s.exprs[116];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-    }
-    {  // 117: Gather(Shape(Add(MatMul(...), bv)), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[117];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 118: Unsqueeze(Gather(Shape(Add(...)), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[118];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 119: Shape(Add(MatMul(x, wv), bv), start=0, end=1)
-      gen::ExprSpec& e = s.exprs[119];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 120: Shape(Add(MatMul(x, wv), bv))
-      gen::ExprSpec& e = s.exprs[120];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-    }
-    {  // 121: Gather(Shape(Add(MatMul(...), bv)), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[121];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 122: Unsqueeze(Gather(Shape(Add(...)), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[122];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:240:54)";
-      }
-    }
-    {  // 123: Shape(Add(MatMul(x, wv), bv), start=1, end=2)
-      gen::ExprSpec& e = s.exprs[123];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)";
-      }
-    }
+  static const gen::RuleSpec spec = {
+    "packed_attention",
+    "rules/attention.yaml:236:5",
+    13,  // root expr
+    // slots
+    {"x", "wq", "bq", "sdpa.1.q", "wk", "bk", "wv", "bv", "y", "qr", "kr", "vr", "s", "sdpa.1.m",
+     "merged.1.o", "merge_shape.1.s", "split_shape.1.s", "sdpa.1.qh", "split_shape.2.s",
+     "sdpa.1.kt", "split_shape.3.s", "sdpa.1.vh", "scores.1.c", "scores.1.cq", "scores.1.ck",
+     "causal", "fill", "mask", "masked", "dim.1.d", "dim.2.d", "dim.3.d", "dim.4.d", "dim.5.d",
+     "dim.6.d", "dim.7.d", "dim.8.d"},
+    0,  // attribute captures
+    4,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:244:13";
-      c.subject = "x";
-      c.slot = 0;
-      c.dims = {"B", "S", "I"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:244:31";
-      c.subject = "x";
-      c.slot = 0;
-      c.strings = {"float"};
-      c.elem_types = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:245:13";
-      c.subject = "wq";
-      c.slot = 1;
-      c.dims = {"I", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/attention.yaml:245:28";
-      c.subject = "wq";
-      c.slot = 1;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:246:13";
-      c.subject = "wk";
-      c.slot = 4;
-      c.dims = {"I", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/attention.yaml:246:28";
-      c.subject = "wk";
-      c.slot = 4;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:247:13";
-      c.subject = "wv";
-      c.slot = 6;
-      c.dims = {"I", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:247:28";
-      c.native = "stored_inline";
-      c.predicate = gen::nativePredicate("stored_inline");
-      c.args = {"wq", "wk", "wv"};
-      c.arg_slots = {1, 4, 6};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:248:13";
-      c.subject = "bq";
-      c.slot = 2;
-      c.dims = {"D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/attention.yaml:248:25";
-      c.subject = "bq";
-      c.slot = 2;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:249:13";
-      c.subject = "bk";
-      c.slot = 5;
-      c.dims = {"D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/attention.yaml:249:25";
-      c.subject = "bk";
-      c.slot = 5;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:250:13";
-      c.subject = "bv";
-      c.slot = 7;
-      c.dims = {"D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc = "rules/attention.yaml:250:25";
-      c.subject = "bv";
-      c.slot = 7;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:251:13";
-      c.native = "same_heads";
-      c.predicate = gen::nativePredicate("same_heads");
-      c.args = {"vr", "qr"};
-      c.arg_slots = {11, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:124:13 (in sdpa at rules/attention.yaml:240:54)";
-      c.guard_slot = 8;  // y
-      c.native = "splits_heads";
-      c.predicate = gen::nativePredicate("splits_heads");
-      c.args = {"qr"};
-      c.arg_slots = {9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:125:13 (in sdpa at rules/attention.yaml:240:54)";
-      c.guard_slot = 8;  // y
-      c.native = "same_heads";
-      c.predicate = gen::nativePredicate("same_heads");
-      c.args = {"kr", "qr"};
-      c.arg_slots = {10, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:126:13 (in sdpa at rules/attention.yaml:240:54)";
-      c.guard_slot = 8;  // y
-      c.native = "merges_heads";
-      c.predicate = gen::nativePredicate("merges_heads");
-      c.args = {"y", "vr", "sdpa.1.q"};
-      c.arg_slots = {8, 11, 3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      c.guard_slot = 12;  // s
-      c.subject = "scores.1.c";
-      c.slot = 22;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      c.guard_slot = 12;  // s
-      c.subject = "scores.1.cq";
-      c.slot = 23;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      c.guard_slot = 12;  // s
-      c.subject = "scores.1.ck";
-      c.slot = 24;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:240:54)";
-      c.guard_slot = 13;  // sdpa.1.m
-      c.subject = "fill";
-      c.slot = 26;
-      c.has_min = true;
-      c.min = -gen::kInfinity;
-      c.has_max = true;
-      c.max = -1e+04;
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{18, 0}});  // @causal_mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{18, 1}});  // @causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{18, 2}, {18, 3}});  // @masked_fill
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{18, 4}});  // @mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{18, 5}});  // @plain
-    }
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/attention.yaml:240:70", 0},
+      // 1: wq
+      {"wq", "rules/attention.yaml:240:73", 1},
+      // 2: MatMul(x, wq)
+      {"MatMul", "rules/attention.yaml:240:63", gen::kNoSlot, 2},
+      // 3: bq
+      {"bq", "rules/attention.yaml:240:78", 2},
+      // 4: Add(MatMul(x, wq), bq)
+      {"Add", "rules/attention.yaml:240:59", 3, 2},
+      // 5: wk
+      {"wk", "rules/attention.yaml:241:73", 4},
+      // 6: MatMul(x, wk)
+      {"MatMul", "rules/attention.yaml:241:63", gen::kNoSlot, 2},
+      // 7: bk
+      {"bk", "rules/attention.yaml:241:78", 5},
+      // 8: Add(MatMul(x, wk), bk)
+      {"Add", "rules/attention.yaml:241:59", gen::kNoSlot, 2},
+      // 9: wv
+      {"wv", "rules/attention.yaml:242:73", 6},
+      // 10: MatMul(x, wv)
+      {"MatMul", "rules/attention.yaml:242:63", gen::kNoSlot, 2},
+      // 11: bv
+      {"bv", "rules/attention.yaml:242:78", 7},
+      // 12: Add(MatMul(x, wv), bv)
+      {"Add", "rules/attention.yaml:242:59", gen::kNoSlot, 2},
+      // 13: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+      {"Reshape",
+       "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       8, 2},
+      // 14: Reshape(sdpa.1.q, split_shape.1.s)
+      {"Reshape",
+       "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       9, 2},
+      // 15: Reshape(Add(MatMul(x, wk), bk), split_shape.2.s)
+      {"Reshape",
+       "rules/attention.yaml:73:12 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       10, 2},
+      // 16: Reshape(Add(MatMul(x, wv), bv), split_shape.3.s)
+      {"Reshape",
+       "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       11, 2},
+      // 17: Div(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c) | Mul(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c) | MatMul((Mul(...) | Div(...) | sdpa.1.qh), (Mul(...) | Div(...) | sdpa.1.kt)) | com.microsoft.FusedMatMul(sdpa.1.qh, sdpa.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"s",
+       "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       12},
+      // 18: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+      {"sdpa.1.m",
+       "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       13},
+      // 19: Softmax(sdpa.1.m, axis=-1)
+      {"Softmax",
+       "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"axis",
+         "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
+         {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
+      // 20: MatMul(Softmax(sdpa.1.m, axis=-1), sdpa.1.vh)
+      {"MatMul",
+       "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       14, 2},
+      // 21: Transpose(merged.1.o, perm=[0, 2, 1, 3])
+      {"Transpose",
+       "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"perm",
+         "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 22: Concat(dim.1.d, dim.2.d, _, axis=0) | _
+      {"merge_shape.1.s",
+       "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       15},
+      // 23: Concat(dim.3.d, dim.4.d, _, _, axis=0) | _
+      {"split_shape.1.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       16},
+      // 24: Transpose(qr, perm=[0, 2, 1, 3])
+      {"Transpose",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       17, 1,
+       {{"perm",
+         "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 25: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
+      {"split_shape.2.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       18},
+      // 26: Transpose(kr, perm=[0, 2, 3, 1])
+      {"Transpose",
+       "rules/attention.yaml:74:12 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"perm",
+         "rules/attention.yaml:74:25 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 3, 1})}}}},
+      // 27: Transpose(kr, perm=[0, 2, 1, 3])
+      {"Transpose",
+       "rules/attention.yaml:74:56 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"perm",
+         "rules/attention.yaml:74:69 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 28: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      {"Transpose",
+       "rules/attention.yaml:74:46 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"perm",
+         "rules/attention.yaml:74:89 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      // 29: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      {"sdpa.1.kt",
+       "rules/attention.yaml:74:44 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       19},
+      // 30: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
+      {"split_shape.3.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       20},
+      // 31: Transpose(vr, perm=[0, 2, 1, 3])
+      {"Transpose",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       21, 1,
+       {{"perm",
+         "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 32: MatMul(sdpa.1.qh, sdpa.1.kt)
+      {"MatMul",
+       "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 33: scores.1.c
+      {"scores.1.c",
+       "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       22},
+      // 34: Div(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c)
+      {"Div",
+       "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 35: MatMul(sdpa.1.qh, sdpa.1.kt)
+      {"MatMul",
+       "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 36: Mul(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c)
+      {"Mul",
+       "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 37: scores.1.cq
+      {"scores.1.cq",
+       "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       23},
+      // 38: Mul(sdpa.1.qh, scores.1.cq)
+      {"Mul",
+       "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 39: Div(sdpa.1.qh, scores.1.cq)
+      {"Div",
+       "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 40: Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh
+      {"alternatives",
+       "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)"},
+      // 41: scores.1.ck
+      {"scores.1.ck",
+       "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       24},
+      // 42: Mul(sdpa.1.kt, scores.1.ck)
+      {"Mul",
+       "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 43: Div(sdpa.1.kt, scores.1.ck)
+      {"Div",
+       "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 44: Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt
+      {"alternatives",
+       "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)"},
+      // 45: MatMul((Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh), (Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt))
+      {"MatMul",
+       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 46: com.microsoft.FusedMatMul(sdpa.1.qh, sdpa.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2,
+       {{"transA",
+         "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transB",
+         "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchA",
+         "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB",
+         "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 47: causal
+      {"causal",
+       "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       25},
+      // 48: fill
+      {"fill",
+       "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       26},
+      // 49: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 3},
+      // 50: mask
+      {"mask",
+       "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       27},
+      // 51: Add(Where(causal, s, fill), mask)
+      {"Add",
+       "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 52: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 3},
+      // 53: masked
+      {"masked",
+       "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       28},
+      // 54: Shape(s)
+      {"Shape",
+       "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1},
+      // 55: Expand(masked, Shape(s))
+      {"Expand",
+       "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 56: Where(Expand(masked, Shape(s)), fill, s)
+      {"Where",
+       "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 3},
+      // 57: Where(masked, fill, s)
+      {"Where",
+       "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 3},
+      // 58: Add(s, mask)
+      {"Add",
+       "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2},
+      // 59: _
+      {"_",
+       "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)"},
+      // 60: 0
+      {"constant 0",
+       "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 61: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+      {"dim.1.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       29},
+      // 62: _
+      {"_",
+       "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)"},
+      // 63: 1
+      {"constant 1",
+       "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 64: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+      {"dim.2.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       30},
+      // 65: _
+      {"_",
+       "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)"},
+      // 66: Concat(dim.1.d, dim.2.d, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 3,
+       {{"axis",
+         "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 67: _
+      {"_",
+       "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)"},
+      // 68: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 69: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(sdpa.1.q, start=0, end=1)
+      {"dim.3.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       31},
+      // 70: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 71: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(sdpa.1.q, start=1, end=2)
+      {"dim.4.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       32},
+      // 72: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)"},
+      // 73: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)"},
+      // 74: Concat(dim.3.d, dim.4.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 75: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)"},
+      // 76: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 77: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(Add(MatMul(...), bk), start=0, end=1)
+      {"dim.5.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       33},
+      // 78: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 79: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(Add(MatMul(...), bk), start=1, end=2)
+      {"dim.6.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       34},
+      // 80: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)"},
+      // 81: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)"},
+      // 82: Concat(dim.5.d, dim.6.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 83: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)"},
+      // 84: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 85: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(Add(MatMul(...), bv), start=0, end=1)
+      {"dim.7.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       35},
+      // 86: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 87: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(Add(MatMul(...), bv), start=1, end=2)
+      {"dim.8.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       36},
+      // 88: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)"},
+      // 89: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)"},
+      // 90: Concat(dim.7.d, dim.8.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 91: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)"},
+      // 92: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1},
+      // 93: Gather(Shape(_), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 94: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 95: Shape(_, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 96: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1},
+      // 97: Gather(Shape(_), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 98: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 99: Shape(_, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 100: Shape(sdpa.1.q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1},
+      // 101: Gather(Shape(sdpa.1.q), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 102: Unsqueeze(Gather(Shape(sdpa.1.q), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 103: Shape(sdpa.1.q, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 104: Shape(sdpa.1.q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1},
+      // 105: Gather(Shape(sdpa.1.q), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 106: Unsqueeze(Gather(Shape(sdpa.1.q), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 107: Shape(sdpa.1.q, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 108: Shape(Add(MatMul(x, wk), bk))
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1},
+      // 109: Gather(Shape(Add(MatMul(...), bk)), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 110: Unsqueeze(Gather(Shape(Add(...)), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 111: Shape(Add(MatMul(x, wk), bk), start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 112: Shape(Add(MatMul(x, wk), bk))
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1},
+      // 113: Gather(Shape(Add(MatMul(...), bk)), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 114: Unsqueeze(Gather(Shape(Add(...)), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 115: Shape(Add(MatMul(x, wk), bk), start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 116: Shape(Add(MatMul(x, wv), bv))
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1},
+      // 117: Gather(Shape(Add(MatMul(...), bv)), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 118: Unsqueeze(Gather(Shape(Add(...)), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 119: Shape(Add(MatMul(x, wv), bv), start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 120: Shape(Add(MatMul(x, wv), bv))
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1},
+      // 121: Gather(Shape(Add(MatMul(...), bv)), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 122: Unsqueeze(Gather(Shape(Add(...)), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 123: Shape(Add(MatMul(x, wv), bv), start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:240:54)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+    },
+    // constraints
+    {{Check::kShape, "rules/attention.yaml:244:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "I"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kElemType, "rules/attention.yaml:244:31", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kShape, "rules/attention.yaml:245:13", "wq", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"I", "D"}, {{Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
+     {Check::kConstant, "rules/attention.yaml:245:28", "wq", 1},
+     {Check::kShape, "rules/attention.yaml:246:13", "wk", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"I", "D"}, {{Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
+     {Check::kConstant, "rules/attention.yaml:246:28", "wk", 4},
+     {Check::kShape, "rules/attention.yaml:247:13", "wv", 6, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"I", "D"}, {{Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
+     {Check::kNative, "rules/attention.yaml:247:28", "wv", gen::kNoSlot, {"wq", "wk", "wv"},
+      {1, 4, 6}, "stored_inline", gen::nativePredicate("stored_inline")},
+     {Check::kShape, "rules/attention.yaml:248:13", "bq", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"D"}, {{Dim::kSymbol, 0, 3}}},
+     {Check::kConstant, "rules/attention.yaml:248:25", "bq", 2},
+     {Check::kShape, "rules/attention.yaml:249:13", "bk", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"D"}, {{Dim::kSymbol, 0, 3}}},
+     {Check::kConstant, "rules/attention.yaml:249:25", "bk", 5},
+     {Check::kShape, "rules/attention.yaml:250:13", "bv", 7, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"D"}, {{Dim::kSymbol, 0, 3}}},
+     {Check::kConstant, "rules/attention.yaml:250:25", "bv", 7},
+     {Check::kNative, "rules/attention.yaml:251:13", "vr", gen::kNoSlot, {"vr", "qr"}, {11, 9},
+      "same_heads", gen::nativePredicate("same_heads")},
+     {Check::kNative, "rules/attention.yaml:124:13 (in sdpa at rules/attention.yaml:240:54)", "qr",
+      gen::kNoSlot, {"qr"}, {9}, "splits_heads", gen::nativePredicate("splits_heads"), 8},
+     {Check::kNative, "rules/attention.yaml:125:13 (in sdpa at rules/attention.yaml:240:54)", "kr",
+      gen::kNoSlot, {"kr", "qr"}, {10, 9}, "same_heads", gen::nativePredicate("same_heads"), 8},
+     {Check::kNative, "rules/attention.yaml:126:13 (in sdpa at rules/attention.yaml:240:54)", "y",
+      gen::kNoSlot, {"y", "vr", "sdpa.1.q"}, {8, 11, 3}, "merges_heads",
+      gen::nativePredicate("merges_heads"), 8},
+     {Check::kScalar,
+      "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+      "scores.1.c", 22, {}, {}, "", nullptr, 12},
+     {Check::kScalar,
+      "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+      "scores.1.cq", 23, {}, {}, "", nullptr, 12},
+     {Check::kScalar,
+      "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:240:54)",
+      "scores.1.ck", 24, {}, {}, "", nullptr, 12},
+     {Check::kScalar,
+      "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:240:54)",
+      "fill", 26, {}, {}, "", nullptr, 13, {}, true, true, -gen::kInfinity, -1e+04}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{18, 0}}}}, {true, "", -1, -1, {{{18, 1}}}},
+     {true, "", -1, -1, {{{18, 2}, {18, 3}}}}, {true, "", -1, -1, {{{18, 4}}}},
+     {true, "", -1, -1, {{{18, 5}}}}},
+  };
   return spec;
 }
 
-/// The search of rule packed_attention: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule packed_attention (indices into its RuleSpec's exprs).
 struct PackedAttentionIds {
   enum : gen::ExprId {
@@ -2372,6 +1310,9 @@ struct PackedAttentionIds {
   };
 };
 
+/// The search of rule packed_attention: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
  public:
   PackedAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -2444,9 +1385,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchX, matchScores1C,
-  // matchScores1Cq, matchScores1Ck, matchCausal, matchFill, matchMask, matchMasked,
-  // matchConstant60, matchAny62, matchAny65, matchConstant68, matchAny73, matchAny75,
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchX, matchScores1C, matchScores1Cq, matchScores1Ck, matchCausal, matchFill, matchMask,
+  // matchMasked, matchConstant60, matchAny62, matchAny65, matchConstant68, matchAny73, matchAny75,
   // matchConstant76, matchAny81, matchAny83, matchAny91.
 
   /// wq  (rules/attention.yaml:240:73)
@@ -2554,7 +1495,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchMatMul10(in1, [&] { return matchBv(in0, k); });
   }
 
-  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
   /// (rules/attention.yaml:109:11 (in merged at rules/attention.yaml:122:11) (in sdpa at
   /// rules/attention.yaml:240:54))
   bool matchY(ValueId v, gen::Next k) {
@@ -2857,7 +1798,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchSdpa1Qh(input(n, 0), [&] { return matchScores1Cq(input(n, 1), k); });
   }
 
-  /// Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh
+  /// Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh 
   /// (rules/attention.yaml:83:32 (in scores at rules/attention.yaml:120:11) (in sdpa at
   /// rules/attention.yaml:240:54))
   bool matchAnyOf40(ValueId v, gen::Next k) {
@@ -2898,7 +1839,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchSdpa1Kt(input(n, 0), [&] { return matchScores1Ck(input(n, 1), k); });
   }
 
-  /// Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt
+  /// Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt 
   /// (rules/attention.yaml:83:62 (in scores at rules/attention.yaml:120:11) (in sdpa at
   /// rules/attention.yaml:240:54))
   bool matchAnyOf44(ValueId v, gen::Next k) {
@@ -2915,7 +1856,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// MatMul((Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh),
-  /// (Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt))
+  /// (Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt)) 
   /// (rules/attention.yaml:83:14 (in scores at rules/attention.yaml:120:11) (in sdpa at
   /// rules/attention.yaml:240:54))
   bool matchMatMul45(ValueId v, gen::Next k) {
@@ -2945,7 +1886,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kWhere49, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere49, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -2972,7 +1915,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kWhere52, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere52, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -3004,7 +1949,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kWhere56, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere56, n, v)) return false;
     return matchExpand(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -3016,7 +1963,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kWhere57, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere57, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -3042,7 +1991,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return bind(kAny59, v) && k();
   }
 
-  /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+  /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at
   /// rules/attention.yaml:240:54))
@@ -3064,7 +2013,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return bind(kConstant63, v) && constant(kConstant63, v) && k();
   }
 
-  /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+  /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at
   /// rules/attention.yaml:240:54))
@@ -3088,7 +2037,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kConcat66, v, op::kConcat);
     if (n == kNoId || !attrs(kConcat66, n, v)) return false;
     return matchDim1D(input(n, 0), [&] {
-      return matchDim2D(input(n, 1), [&] { return matchAny65(input(n, 2), k); });
+      return matchDim2D(input(n, 1), [&] {
+        return matchAny65(input(n, 2), k);
+      });
     });
   }
 
@@ -3100,7 +2051,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(sdpa.1.q, start=0, end=1)
-  /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
+  ///  (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at
   /// rules/attention.yaml:240:54))
   bool matchDim3D(ValueId v, gen::Next k) {
@@ -3122,7 +2073,7 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(sdpa.1.q, start=1, end=2)
-  /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
+  ///  (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at
   /// rules/attention.yaml:240:54))
   bool matchDim4D(ValueId v, gen::Next k) {
@@ -3153,7 +2104,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     if (n == kNoId || !attrs(kConcat74, n, v)) return false;
     return matchDim3D(input(n, 0), [&] {
       return matchDim4D(input(n, 1), [&] {
-        return matchAny72(input(n, 2), [&] { return matchAny73(input(n, 3), k); });
+        return matchAny72(input(n, 2), [&] {
+          return matchAny73(input(n, 3), k);
+        });
       });
     });
   }
@@ -3212,7 +2165,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     if (n == kNoId || !attrs(kConcat82, n, v)) return false;
     return matchDim5D(input(n, 0), [&] {
       return matchDim6D(input(n, 1), [&] {
-        return matchAny80(input(n, 2), [&] { return matchAny81(input(n, 3), k); });
+        return matchAny80(input(n, 2), [&] {
+          return matchAny81(input(n, 3), k);
+        });
       });
     });
   }
@@ -3285,7 +2240,9 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     if (n == kNoId || !attrs(kConcat90, n, v)) return false;
     return matchDim7D(input(n, 0), [&] {
       return matchDim8D(input(n, 1), [&] {
-        return matchAny88(input(n, 2), [&] { return matchAny89(input(n, 3), k); });
+        return matchAny88(input(n, 2), [&] {
+          return matchAny89(input(n, 3), k);
+        });
       });
     });
   }
@@ -3645,20 +2602,21 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   // ---- Rewrite
 
   /// Variant 0 (when @causal_mask), rules/attention.yaml:254:5:
-  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none,
-  ///   none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]),
-  ///   Slice(Shape(x), tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])),
-  ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:253:20", "x")) return false;
-    std::optional<onnx::TensorProto> t2 =
-        helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
-                     {"wq", "wk", "wv"}, "rules/attention.yaml:255:38");
+    std::optional<onnx::TensorProto> t2 = helperTensor(
+        gen::tensorHelper("qkv_weights"),
+        {kSlotWq, kSlotWk, kSlotWv},
+        {"wq", "wk", "wv"},
+        "rules/attention.yaml:255:38");
     if (!t2) return false;
-    std::optional<onnx::TensorProto> t3 =
-        helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
-                     "rules/attention.yaml:256:35");
+    std::optional<onnx::TensorProto> t3 = helperTensor(
+        gen::tensorHelper("qkv_bias"),
+        {kSlotBq, kSlotBk, kSlotBv},
+        {"bq", "bk", "bv"},
+        "rules/attention.yaml:256:35");
     if (!t3) return false;
     if (!requireBound(kSlotCausal, "rules/attention.yaml:257:50", "causal")) return false;
     std::optional<onnx::TensorProto> t17 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
@@ -3679,20 +2637,31 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     attrs10.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs11;
     std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:258:35", "rules/attention.yaml:258:35");
+    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:258:35",
+        "rules/attention.yaml:258:35");
     if (!a12_0) return false;
     attrs12.push_back(std::move(*a12_0));
-    std::optional<onnx::AttributeProto> a12_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:259:35", "rules/attention.yaml:259:35");
+    std::optional<onnx::AttributeProto> a12_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:259:35",
+        "rules/attention.yaml:259:35");
     if (!a12_1) return false;
     attrs12.push_back(std::move(*a12_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:254:5",
-                     "rules/attention.yaml:255:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:254:5",
+        "rules/attention.yaml:255:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3761,20 +2730,21 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Variant 1 (when @causal), rules/attention.yaml:254:5:
-  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none,
-  ///   none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(x),
-  ///   tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
-  ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none, none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:253:20", "x")) return false;
-    std::optional<onnx::TensorProto> t2 =
-        helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
-                     {"wq", "wk", "wv"}, "rules/attention.yaml:255:38");
+    std::optional<onnx::TensorProto> t2 = helperTensor(
+        gen::tensorHelper("qkv_weights"),
+        {kSlotWq, kSlotWk, kSlotWv},
+        {"wq", "wk", "wv"},
+        "rules/attention.yaml:255:38");
     if (!t2) return false;
-    std::optional<onnx::TensorProto> t3 =
-        helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
-                     "rules/attention.yaml:256:35");
+    std::optional<onnx::TensorProto> t3 = helperTensor(
+        gen::tensorHelper("qkv_bias"),
+        {kSlotBq, kSlotBk, kSlotBv},
+        {"bq", "bk", "bv"},
+        "rules/attention.yaml:256:35");
     if (!t3) return false;
     if (!requireBound(kSlotCausal, "rules/attention.yaml:257:50", "causal")) return false;
     std::optional<onnx::TensorProto> t17 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
@@ -3793,20 +2763,31 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     attrs10.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs11;
     std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:258:35", "rules/attention.yaml:258:35");
+    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:258:35",
+        "rules/attention.yaml:258:35");
     if (!a12_0) return false;
     attrs12.push_back(std::move(*a12_0));
-    std::optional<onnx::AttributeProto> a12_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:259:35", "rules/attention.yaml:259:35");
+    std::optional<onnx::AttributeProto> a12_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:259:35",
+        "rules/attention.yaml:259:35");
     if (!a12_1) return false;
     attrs12.push_back(std::move(*a12_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:254:5",
-                     "rules/attention.yaml:255:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:254:5",
+        "rules/attention.yaml:255:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3867,20 +2848,21 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Variant 2 (when @masked_fill), rules/attention.yaml:254:5:
-  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none,
-  ///   none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(x),
-  ///   tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)),
-  ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none, none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:253:20", "x")) return false;
-    std::optional<onnx::TensorProto> t2 =
-        helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
-                     {"wq", "wk", "wv"}, "rules/attention.yaml:255:38");
+    std::optional<onnx::TensorProto> t2 = helperTensor(
+        gen::tensorHelper("qkv_weights"),
+        {kSlotWq, kSlotWk, kSlotWv},
+        {"wq", "wk", "wv"},
+        "rules/attention.yaml:255:38");
     if (!t2) return false;
-    std::optional<onnx::TensorProto> t3 =
-        helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
-                     "rules/attention.yaml:256:35");
+    std::optional<onnx::TensorProto> t3 = helperTensor(
+        gen::tensorHelper("qkv_bias"),
+        {kSlotBq, kSlotBk, kSlotBv},
+        {"bq", "bk", "bv"},
+        "rules/attention.yaml:256:35");
     if (!t3) return false;
     if (!requireBound(kSlotMasked, "rules/attention.yaml:257:64", "masked")) return false;
     if (!requireBound(kSlotFill, "rules/attention.yaml:257:72", "fill")) return false;
@@ -3899,20 +2881,31 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     attrs10.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs11;
     std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:258:35", "rules/attention.yaml:258:35");
+    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:258:35",
+        "rules/attention.yaml:258:35");
     if (!a12_0) return false;
     attrs12.push_back(std::move(*a12_0));
-    std::optional<onnx::AttributeProto> a12_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:259:35", "rules/attention.yaml:259:35");
+    std::optional<onnx::AttributeProto> a12_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:259:35",
+        "rules/attention.yaml:259:35");
     if (!a12_1) return false;
     attrs12.push_back(std::move(*a12_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:254:5",
-                     "rules/attention.yaml:255:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:254:5",
+        "rules/attention.yaml:255:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3973,20 +2966,21 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Variant 3 (when @mask), rules/attention.yaml:254:5:
-  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none,
-  ///   none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]), tensor([2])),
-  ///   Slice(Shape(x), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(x), tensor([1]), tensor([2])), Slice(Shape(x), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:253:20", "x")) return false;
-    std::optional<onnx::TensorProto> t2 =
-        helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
-                     {"wq", "wk", "wv"}, "rules/attention.yaml:255:38");
+    std::optional<onnx::TensorProto> t2 = helperTensor(
+        gen::tensorHelper("qkv_weights"),
+        {kSlotWq, kSlotWk, kSlotWv},
+        {"wq", "wk", "wv"},
+        "rules/attention.yaml:255:38");
     if (!t2) return false;
-    std::optional<onnx::TensorProto> t3 =
-        helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
-                     "rules/attention.yaml:256:35");
+    std::optional<onnx::TensorProto> t3 = helperTensor(
+        gen::tensorHelper("qkv_bias"),
+        {kSlotBq, kSlotBk, kSlotBv},
+        {"bq", "bk", "bv"},
+        "rules/attention.yaml:256:35");
     if (!t3) return false;
     if (!requireBound(kSlotMask, "rules/attention.yaml:257:58", "mask")) return false;
     std::optional<onnx::TensorProto> t16 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
@@ -4001,20 +2995,31 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     attrs10.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs11;
     std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:258:35", "rules/attention.yaml:258:35");
+    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:258:35",
+        "rules/attention.yaml:258:35");
     if (!a12_0) return false;
     attrs12.push_back(std::move(*a12_0));
-    std::optional<onnx::AttributeProto> a12_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:259:35", "rules/attention.yaml:259:35");
+    std::optional<onnx::AttributeProto> a12_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:259:35",
+        "rules/attention.yaml:259:35");
     if (!a12_1) return false;
     attrs12.push_back(std::move(*a12_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:254:5",
-                     "rules/attention.yaml:255:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:254:5",
+        "rules/attention.yaml:255:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4066,34 +3071,48 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   }
 
   /// Variant 4 (when @plain), rules/attention.yaml:254:5:
-  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none,
-  ///   none, none, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = com.microsoft.Attention(x, tensor(helper, qkv_weights), tensor(helper, qkv_bias), none, none, none, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:253:20", "x")) return false;
-    std::optional<onnx::TensorProto> t2 =
-        helperTensor(gen::tensorHelper("qkv_weights"), {kSlotWq, kSlotWk, kSlotWv},
-                     {"wq", "wk", "wv"}, "rules/attention.yaml:255:38");
+    std::optional<onnx::TensorProto> t2 = helperTensor(
+        gen::tensorHelper("qkv_weights"),
+        {kSlotWq, kSlotWk, kSlotWv},
+        {"wq", "wk", "wv"},
+        "rules/attention.yaml:255:38");
     if (!t2) return false;
-    std::optional<onnx::TensorProto> t3 =
-        helperTensor(gen::tensorHelper("qkv_bias"), {kSlotBq, kSlotBk, kSlotBv}, {"bq", "bk", "bv"},
-                     "rules/attention.yaml:256:35");
+    std::optional<onnx::TensorProto> t3 = helperTensor(
+        gen::tensorHelper("qkv_bias"),
+        {kSlotBq, kSlotBk, kSlotBv},
+        {"bq", "bk", "bv"},
+        "rules/attention.yaml:256:35");
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:258:35", "rules/attention.yaml:258:35");
+    std::optional<onnx::AttributeProto> a12_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:258:35",
+        "rules/attention.yaml:258:35");
     if (!a12_0) return false;
     attrs12.push_back(std::move(*a12_0));
-    std::optional<onnx::AttributeProto> a12_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:259:35", "rules/attention.yaml:259:35");
+    std::optional<onnx::AttributeProto> a12_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:259:35",
+        "rules/attention.yaml:259:35");
     if (!a12_1) return false;
     attrs12.push_back(std::move(*a12_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:254:5",
-                     "rules/attention.yaml:255:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:254:5",
+        "rules/attention.yaml:255:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4118,13 +3137,13 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
 class PackedAttentionRule : public RewritePattern {
  public:
   PackedAttentionRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                90,
-                                {"ort"},
-                                "rules/attention.yaml:236:5",
-                                {op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftAttention,
-                                 op::kShape, op::kWhere, op::kAdd}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            90,
+            {"ort"},
+            "rules/attention.yaml:236:5",
+            {op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftAttention, op::kShape, op::kWhere, op::kAdd}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -4146,1610 +3165,624 @@ class PackedAttentionRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:266
-// multi_head_attention_causal_slice (priority 86): Attention with GPT-2's causal slice of a tril
-// buffer by the heads' lengths.
+// multi_head_attention_causal_slice (priority 86): Attention with GPT-2's causal slice of a tril buffer by the heads' lengths.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule multi_head_attention_causal_slice for the shared checks and messages.
 const gen::RuleSpec& specMultiHeadAttentionCausalSlice() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "multi_head_attention_causal_slice";
-    s.loc = "rules/attention.yaml:266:5";
-    s.root = 34;
-    s.slot_names = {"q",
-                    "qr",
-                    "k",
-                    "kr",
-                    "v",
-                    "vr",
-                    "s",
-                    "kl",
-                    "ql",
-                    "tril",
-                    "rows",
-                    "causal",
-                    "fill",
-                    "mask",
-                    "m",
-                    "y",
-                    "split_shape.1.s",
-                    "qh",
-                    "split_shape.2.s",
-                    "kt",
-                    "split_shape.3.s",
-                    "vh",
-                    "scores.1.c",
-                    "scores.1.cq",
-                    "scores.1.ck",
-                    "merged.1.o",
-                    "merge_shape.1.s",
-                    "dim.3.d",
-                    "dim.4.d",
-                    "dim.5.d",
-                    "dim.6.d",
-                    "dim.7.d",
-                    "dim.8.d",
-                    "dim.9.d",
-                    "dim.10.d"};
-    s.num_captures = 0;
-    s.exprs.resize(136);
-    {  // 0: q
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "q";
-      e.loc = "rules/attention.yaml:271:22";
-      e.slot = 0;
-    }
-    {  // 1: Reshape(q, split_shape.1.s)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:271:16)";
-      e.slot = 1;
-      e.num_inputs = 2;
-    }
-    {  // 2: k
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "k";
-      e.loc = "rules/attention.yaml:272:26";
-      e.slot = 2;
-    }
-    {  // 3: Reshape(k, split_shape.2.s)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:73:12 (in key_heads at rules/attention.yaml:272:16)";
-      e.slot = 3;
-      e.num_inputs = 2;
-    }
-    {  // 4: v
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "v";
-      e.loc = "rules/attention.yaml:273:22";
-      e.slot = 4;
-    }
-    {  // 5: Reshape(v, split_shape.3.s)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:273:16)";
-      e.slot = 5;
-      e.num_inputs = 2;
-    }
-    {  // 6: Div(MatMul(qh, kt), scores.1.c) | Mul(MatMul(qh, kt), scores.1.c) | MatMul((Mul(...) |
-       // Div(...) | qh), (Mul(...) | Div(...) | kt)) | com.microsoft.FusedMatMul(qh, kt, transA=0,
-       // transB=0, transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "s";
-      e.loc = "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:274:12)";
-      e.slot = 6;
-    }
-    {  // 7: 2
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:275:20";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 8: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "kl";
-      e.loc = "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:275:12)";
-      e.slot = 7;
-    }
-    {  // 9: 2
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:276:20";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(qh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "ql";
-      e.loc = "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:276:12)";
-      e.slot = 8;
-    }
-    {  // 11: tril
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "tril";
-      e.loc = "rules/attention.yaml:277:22";
-      e.slot = 9;
-    }
-    {  // 12: Sub(kl, ql)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Sub";
-      e.loc = "rules/attention.yaml:277:28";
-      e.num_inputs = 2;
-    }
-    {  // 13: 2
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:277:45";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 14: 1
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:277:48";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 15: Slice(tril, Sub(kl, ql), kl, 2, 1)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:277:16";
-      e.num_inputs = 5;
-    }
-    {  // 16: Sub(kl, ql)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Sub";
-      e.loc = "rules/attention.yaml:277:65";
-      e.num_inputs = 2;
-    }
-    {  // 17: 2
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:277:82";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 18: Slice(tril, Sub(kl, ql), kl, 2)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:277:53";
-      e.num_inputs = 4;
-    }
-    {  // 19: Slice(tril, Sub(kl, ql), kl, 2, 1) | Slice(tril, Sub(kl, ql), kl, 2)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "rows";
-      e.loc = "rules/attention.yaml:277:51";
-      e.slot = 10;
-    }
-    {  // 20: 0
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:278:28";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 21: 3
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "constant 3";
-      e.loc = "rules/attention.yaml:278:35";
-      e.literal = gen::intLiteral(3);
-      e.tolerance = 1e-06;
-    }
-    {  // 22: 1
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "constant 1";
-      e.loc = "rules/attention.yaml:278:38";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 23: Slice(rows, 0, kl, 3, 1)
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:278:16";
-      e.num_inputs = 5;
-    }
-    {  // 24: 0
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:278:55";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 25: 3
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "constant 3";
-      e.loc = "rules/attention.yaml:278:62";
-      e.literal = gen::intLiteral(3);
-      e.tolerance = 1e-06;
-    }
-    {  // 26: Slice(rows, 0, kl, 3)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:278:43";
-      e.num_inputs = 4;
-    }
-    {  // 27: Slice(rows, 0, kl, 3, 1) | Slice(rows, 0, kl, 3)
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "causal";
-      e.loc = "rules/attention.yaml:278:41";
-      e.slot = 11;
-    }
-    {  // 28: fill
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "fill";
-      e.loc = "rules/attention.yaml:279:33";
-      e.slot = 12;
-    }
-    {  // 29: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:279:16";
-      e.num_inputs = 3;
-    }
-    {  // 30: mask
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "mask";
-      e.loc = "rules/attention.yaml:279:40";
-      e.slot = 13;
-    }
-    {  // 31: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:279:12";
-      e.num_inputs = 2;
-    }
-    {  // 32: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:279:61";
-      e.num_inputs = 3;
-    }
-    {  // 33: Add(Where(causal, s, fill), mask) | Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:279:59";
-      e.slot = 14;
-    }
-    {  // 34: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:280:12)";
-      e.slot = 15;
-      e.num_inputs = 2;
-    }
-    {  // 35: Concat(dim.3.d, dim.4.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "split_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:271:16)";
-      e.slot = 16;
-    }
-    {  // 36: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:271:16)";
-      e.slot = 17;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:271:16)";
-      }
-    }
-    {  // 37: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "split_shape.2.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:272:16)";
-      e.slot = 18;
-    }
-    {  // 38: Transpose(kr, perm=[0, 2, 3, 1])
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:74:12 (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 3, 1}));
-        a.loc = "rules/attention.yaml:74:25 (in key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 39: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:74:56 (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:74:69 (in key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 40: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:74:46 (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:74:89 (in key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 41: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
-       // perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "kt";
-      e.loc = "rules/attention.yaml:74:44 (in key_heads at rules/attention.yaml:272:16)";
-      e.slot = 19;
-    }
-    {  // 42: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "split_shape.3.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:273:16)";
-      e.slot = 20;
-    }
-    {  // 43: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:273:16)";
-      e.slot = 21;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:273:16)";
-      }
-    }
-    {  // 44: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-    }
-    {  // 45: scores.1.c
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "scores.1.c";
-      e.loc = "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:274:12)";
-      e.slot = 22;
-    }
-    {  // 46: Div(MatMul(qh, kt), scores.1.c)
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-    }
-    {  // 47: MatMul(qh, kt)
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-    }
-    {  // 48: Mul(MatMul(qh, kt), scores.1.c)
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-    }
-    {  // 49: scores.1.cq
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "scores.1.cq";
-      e.loc = "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:274:12)";
-      e.slot = 23;
-    }
-    {  // 50: Mul(qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-    }
-    {  // 51: Div(qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-    }
-    {  // 52: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:274:12)";
-    }
-    {  // 53: scores.1.ck
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "scores.1.ck";
-      e.loc = "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:274:12)";
-      e.slot = 24;
-    }
-    {  // 54: Mul(kt, scores.1.ck)
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-    }
-    {  // 55: Div(kt, scores.1.ck)
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-    }
-    {  // 56: Mul(kt, scores.1.ck) | Div(kt, scores.1.ck) | kt
-      gen::ExprSpec& e = s.exprs[56];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:274:12)";
-    }
-    {  // 57: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(kt, scores.1.ck) |
-       // Div(kt, scores.1.ck) | kt))
-      gen::ExprSpec& e = s.exprs[57];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-    }
-    {  // 58: com.microsoft.FusedMatMul(qh, kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:274:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:274:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:274:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:274:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:274:12)";
-      }
-    }
-    {  // 59: Shape(vh)
-      gen::ExprSpec& e = s.exprs[59];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:275:12)";
-      e.num_inputs = 1;
-    }
-    {  // 60: Gather(Shape(vh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:275:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:275:12)";
-      }
-    }
-    {  // 61: Unsqueeze(Gather(Shape(vh), 2, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:275:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:275:12)";
-      }
-    }
-    {  // 62: Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[62];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:275:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:275:23";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/attention.yaml:275:32";
-      }
-    }
-    {  // 63: Shape(qh)
-      gen::ExprSpec& e = s.exprs[63];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:276:12)";
-      e.num_inputs = 1;
-    }
-    {  // 64: Gather(Shape(qh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[64];
-      e.label = "Gather";
-      e.loc = "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:276:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:276:12)";
-      }
-    }
-    {  // 65: Unsqueeze(Gather(Shape(qh), 2, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[65];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:276:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:276:12)";
-      }
-    }
-    {  // 66: Shape(qh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[66];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:276:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:276:23";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/attention.yaml:276:32";
-      }
-    }
-    {  // 67: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[67];
-      e.label = "Softmax";
-      e.loc = "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(-1));
-        a.values.push_back(gen::intLiteral(3));
-        a.default_value = gen::intLiteral(-1);
-        a.older_defaults.emplace_back(10, gen::intLiteral(1));  // up to opset 10
-        a.older_defaults.emplace_back(12, gen::intLiteral(1));  // up to opset 12
-        a.axes = true;
-        a.loc = "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:280:12)";
-      }
-    }
-    {  // 68: MatMul(Softmax(m, axis=-1), vh)
-      gen::ExprSpec& e = s.exprs[68];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:280:12)";
-      e.slot = 25;
-      e.num_inputs = 2;
-    }
-    {  // 69: Transpose(merged.1.o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[69];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:280:12)";
-      }
-    }
-    {  // 70: Concat(dim.9.d, dim.10.d, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[70];
-      e.label = "merge_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:280:12)";
-      e.slot = 26;
-    }
-    {  // 71: 0
-      gen::ExprSpec& e = s.exprs[71];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:271:16)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 72: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[72];
-      e.label = "dim.3.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.slot = 27;
-    }
-    {  // 73: 1
-      gen::ExprSpec& e = s.exprs[73];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:271:16)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 74: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[74];
-      e.label = "dim.4.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.slot = 28;
-    }
-    {  // 75: _
-      gen::ExprSpec& e = s.exprs[75];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:271:16)";
-    }
-    {  // 76: _
-      gen::ExprSpec& e = s.exprs[76];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:271:16)";
-    }
-    {  // 77: Concat(dim.3.d, dim.4.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[77];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:271:16)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:271:16)";
-      }
-    }
-    {  // 78: _
-      gen::ExprSpec& e = s.exprs[78];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:271:16)";
-    }
-    {  // 79: 0
-      gen::ExprSpec& e = s.exprs[79];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:272:16)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 80: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[80];
-      e.label = "dim.5.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.slot = 29;
-    }
-    {  // 81: 1
-      gen::ExprSpec& e = s.exprs[81];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:272:16)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 82: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "dim.6.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.slot = 30;
-    }
-    {  // 83: _
-      gen::ExprSpec& e = s.exprs[83];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:272:16)";
-    }
-    {  // 84: _
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:272:16)";
-    }
-    {  // 85: Concat(dim.5.d, dim.6.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[85];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:272:16)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 86: _
-      gen::ExprSpec& e = s.exprs[86];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:272:16)";
-    }
-    {  // 87: 0
-      gen::ExprSpec& e = s.exprs[87];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:273:16)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 88: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[88];
-      e.label = "dim.7.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.slot = 31;
-    }
-    {  // 89: 1
-      gen::ExprSpec& e = s.exprs[89];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:273:16)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 90: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[90];
-      e.label = "dim.8.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.slot = 32;
-    }
-    {  // 91: _
-      gen::ExprSpec& e = s.exprs[91];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:273:16)";
-    }
-    {  // 92: _
-      gen::ExprSpec& e = s.exprs[92];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:273:16)";
-    }
-    {  // 93: Concat(dim.7.d, dim.8.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[93];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:273:16)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:273:16)";
-      }
-    }
-    {  // 94: _
-      gen::ExprSpec& e = s.exprs[94];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:273:16)";
-    }
-    {  // 95: _
-      gen::ExprSpec& e = s.exprs[95];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:280:12)";
-    }
-    {  // 96: 0
-      gen::ExprSpec& e = s.exprs[96];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:280:12)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 97: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[97];
-      e.label = "dim.9.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.slot = 33;
-    }
-    {  // 98: _
-      gen::ExprSpec& e = s.exprs[98];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:280:12)";
-    }
-    {  // 99: 1
-      gen::ExprSpec& e = s.exprs[99];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:280:12)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 100: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[100];
-      e.label = "dim.10.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.slot = 34;
-    }
-    {  // 101: _
-      gen::ExprSpec& e = s.exprs[101];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:280:12)";
-    }
-    {  // 102: Concat(dim.9.d, dim.10.d, _, axis=0)
-      gen::ExprSpec& e = s.exprs[102];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:280:12)";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:280:12)";
-      }
-    }
-    {  // 103: _
-      gen::ExprSpec& e = s.exprs[103];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:280:12)";
-    }
-    {  // 104: Shape(q)
-      gen::ExprSpec& e = s.exprs[104];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.num_inputs = 1;
-    }
-    {  // 105: Gather(Shape(q), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[105];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      }
-    }
-    {  // 106: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[106];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      }
-    }
-    {  // 107: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[107];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:271:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:271:16)";
-      }
-    }
-    {  // 108: Shape(q)
-      gen::ExprSpec& e = s.exprs[108];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.num_inputs = 1;
-    }
-    {  // 109: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[109];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      }
-    }
-    {  // 110: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[110];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      }
-    }
-    {  // 111: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[111];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:271:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:271:16)";
-      }
-    }
-    {  // 112: Shape(k)
-      gen::ExprSpec& e = s.exprs[112];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 1;
-    }
-    {  // 113: Gather(Shape(k), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[113];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 114: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[114];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 115: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[115];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:272:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 116: Shape(k)
-      gen::ExprSpec& e = s.exprs[116];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 1;
-    }
-    {  // 117: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[117];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 118: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[118];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 119: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[119];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:272:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:272:16)";
-      }
-    }
-    {  // 120: Shape(v)
-      gen::ExprSpec& e = s.exprs[120];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.num_inputs = 1;
-    }
-    {  // 121: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[121];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      }
-    }
-    {  // 122: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[122];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      }
-    }
-    {  // 123: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[123];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:273:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:273:16)";
-      }
-    }
-    {  // 124: Shape(v)
-      gen::ExprSpec& e = s.exprs[124];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.num_inputs = 1;
-    }
-    {  // 125: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[125];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      }
-    }
-    {  // 126: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[126];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      }
-    }
-    {  // 127: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[127];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:273:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:273:16)";
-      }
-    }
-    {  // 128: Shape(_)
-      gen::ExprSpec& e = s.exprs[128];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 1;
-    }
-    {  // 129: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[129];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      }
-    }
-    {  // 130: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[130];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      }
-    }
-    {  // 131: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[131];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:280:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:280:12)";
-      }
-    }
-    {  // 132: Shape(_)
-      gen::ExprSpec& e = s.exprs[132];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 1;
-    }
-    {  // 133: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[133];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      }
-    }
-    {  // 134: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[134];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      }
-    }
-    {  // 135: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[135];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:280:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:280:12)";
-      }
-    }
+  static const gen::RuleSpec spec = {
+    "multi_head_attention_causal_slice",
+    "rules/attention.yaml:266:5",
+    34,  // root expr
+    // slots
+    {"q", "qr", "k", "kr", "v", "vr", "s", "kl", "ql", "tril", "rows", "causal", "fill", "mask",
+     "m", "y", "split_shape.1.s", "qh", "split_shape.2.s", "kt", "split_shape.3.s", "vh",
+     "scores.1.c", "scores.1.cq", "scores.1.ck", "merged.1.o", "merge_shape.1.s", "dim.3.d",
+     "dim.4.d", "dim.5.d", "dim.6.d", "dim.7.d", "dim.8.d", "dim.9.d", "dim.10.d"},
+    0,  // attribute captures
+    5,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:282:15";
-      c.subject = "q";
-      c.slot = 0;
-      c.dims = {"B", "S", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:282:33";
-      c.subject = "q";
-      c.slot = 0;
-      c.strings = {"float"};
-      c.elem_types = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:283:15";
-      c.subject = "k";
-      c.slot = 2;
-      c.dims = {"B", "L", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:284:15";
-      c.subject = "v";
-      c.slot = 4;
-      c.dims = {"B", "L", "DV"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:285:15";
-      c.subject = "fill";
-      c.slot = 12;
-      c.has_min = true;
-      c.min = -gen::kInfinity;
-      c.has_max = true;
-      c.max = -1e+04;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:286:15";
-      c.native = "splits_heads";
-      c.predicate = gen::nativePredicate("splits_heads");
-      c.args = {"qr"};
-      c.arg_slots = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:287:15";
-      c.native = "same_heads";
-      c.predicate = gen::nativePredicate("same_heads");
-      c.args = {"kr", "qr"};
-      c.arg_slots = {3, 1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:288:15";
-      c.native = "same_head_count";
-      c.predicate = gen::nativePredicate("same_head_count");
-      c.args = {"vr", "qr"};
-      c.arg_slots = {5, 1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:289:15";
-      c.native = "merges_heads";
-      c.predicate = gen::nativePredicate("merges_heads");
-      c.args = {"y", "vr", "q"};
-      c.arg_slots = {15, 5, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:274:12)";
-      c.guard_slot = 6;  // s
-      c.subject = "scores.1.c";
-      c.slot = 22;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:274:12)";
-      c.guard_slot = 6;  // s
-      c.subject = "scores.1.cq";
-      c.slot = 23;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:274:12)";
-      c.guard_slot = 6;  // s
-      c.subject = "scores.1.ck";
-      c.slot = 24;
-    }
-    s.num_symbols = 5;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{33, 0}});  // @causal_mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{33, 1}});  // @causal
-    }
-    return s;
-  }();
+      // 0: q
+      {"q", "rules/attention.yaml:271:22", 0},
+      // 1: Reshape(q, split_shape.1.s)
+      {"Reshape", "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:271:16)", 1, 2},
+      // 2: k
+      {"k", "rules/attention.yaml:272:26", 2},
+      // 3: Reshape(k, split_shape.2.s)
+      {"Reshape", "rules/attention.yaml:73:12 (in key_heads at rules/attention.yaml:272:16)", 3, 2},
+      // 4: v
+      {"v", "rules/attention.yaml:273:22", 4},
+      // 5: Reshape(v, split_shape.3.s)
+      {"Reshape", "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:273:16)", 5, 2},
+      // 6: Div(MatMul(qh, kt), scores.1.c) | Mul(MatMul(qh, kt), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | kt)) | com.microsoft.FusedMatMul(qh, kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"s", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:274:12)", 6},
+      // 7: 2
+      {"constant 2", "rules/attention.yaml:275:20", gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 8: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
+      {"kl", "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:275:12)", 7},
+      // 9: 2
+      {"constant 2", "rules/attention.yaml:276:20", gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 10: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(qh, start=2, end=3)
+      {"ql", "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:276:12)", 8},
+      // 11: tril
+      {"tril", "rules/attention.yaml:277:22", 9},
+      // 12: Sub(kl, ql)
+      {"Sub", "rules/attention.yaml:277:28", gen::kNoSlot, 2},
+      // 13: 2
+      {"constant 2", "rules/attention.yaml:277:45", gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 14: 1
+      {"constant 1", "rules/attention.yaml:277:48", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 15: Slice(tril, Sub(kl, ql), kl, 2, 1)
+      {"Slice", "rules/attention.yaml:277:16", gen::kNoSlot, 5},
+      // 16: Sub(kl, ql)
+      {"Sub", "rules/attention.yaml:277:65", gen::kNoSlot, 2},
+      // 17: 2
+      {"constant 2", "rules/attention.yaml:277:82", gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 18: Slice(tril, Sub(kl, ql), kl, 2)
+      {"Slice", "rules/attention.yaml:277:53", gen::kNoSlot, 4},
+      // 19: Slice(tril, Sub(kl, ql), kl, 2, 1) | Slice(tril, Sub(kl, ql), kl, 2)
+      {"rows", "rules/attention.yaml:277:51", 10},
+      // 20: 0
+      {"constant 0", "rules/attention.yaml:278:28", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 21: 3
+      {"constant 3", "rules/attention.yaml:278:35", gen::kNoSlot, 0, {}, gen::intLiteral(3)},
+      // 22: 1
+      {"constant 1", "rules/attention.yaml:278:38", gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 23: Slice(rows, 0, kl, 3, 1)
+      {"Slice", "rules/attention.yaml:278:16", gen::kNoSlot, 5},
+      // 24: 0
+      {"constant 0", "rules/attention.yaml:278:55", gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 25: 3
+      {"constant 3", "rules/attention.yaml:278:62", gen::kNoSlot, 0, {}, gen::intLiteral(3)},
+      // 26: Slice(rows, 0, kl, 3)
+      {"Slice", "rules/attention.yaml:278:43", gen::kNoSlot, 4},
+      // 27: Slice(rows, 0, kl, 3, 1) | Slice(rows, 0, kl, 3)
+      {"causal", "rules/attention.yaml:278:41", 11},
+      // 28: fill
+      {"fill", "rules/attention.yaml:279:33", 12},
+      // 29: Where(causal, s, fill)
+      {"Where", "rules/attention.yaml:279:16", gen::kNoSlot, 3},
+      // 30: mask
+      {"mask", "rules/attention.yaml:279:40", 13},
+      // 31: Add(Where(causal, s, fill), mask)
+      {"Add", "rules/attention.yaml:279:12", gen::kNoSlot, 2},
+      // 32: Where(causal, s, fill)
+      {"Where", "rules/attention.yaml:279:61", gen::kNoSlot, 3},
+      // 33: Add(Where(causal, s, fill), mask) | Where(causal, s, fill)
+      {"m", "rules/attention.yaml:279:59", 14},
+      // 34: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+      {"Reshape", "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:280:12)", 15, 2},
+      // 35: Concat(dim.3.d, dim.4.d, _, _, axis=0) | _
+      {"split_shape.1.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       16},
+      // 36: Transpose(qr, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:271:16)", 17, 1,
+       {{"perm", "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 37: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
+      {"split_shape.2.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       18},
+      // 38: Transpose(kr, perm=[0, 2, 3, 1])
+      {"Transpose", "rules/attention.yaml:74:12 (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:74:25 (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 3, 1})}}}},
+      // 39: Transpose(kr, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:74:56 (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:74:69 (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 40: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      {"Transpose", "rules/attention.yaml:74:46 (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:74:89 (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      // 41: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      {"kt", "rules/attention.yaml:74:44 (in key_heads at rules/attention.yaml:272:16)", 19},
+      // 42: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
+      {"split_shape.3.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       20},
+      // 43: Transpose(vr, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:273:16)", 21, 1,
+       {{"perm", "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 44: MatMul(qh, kt)
+      {"MatMul", "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:274:12)",
+       gen::kNoSlot, 2},
+      // 45: scores.1.c
+      {"scores.1.c", "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:274:12)", 22},
+      // 46: Div(MatMul(qh, kt), scores.1.c)
+      {"Div", "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:274:12)", gen::kNoSlot,
+       2},
+      // 47: MatMul(qh, kt)
+      {"MatMul", "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:274:12)",
+       gen::kNoSlot, 2},
+      // 48: Mul(MatMul(qh, kt), scores.1.c)
+      {"Mul", "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:274:12)", gen::kNoSlot,
+       2},
+      // 49: scores.1.cq
+      {"scores.1.cq", "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:274:12)", 23},
+      // 50: Mul(qh, scores.1.cq)
+      {"Mul", "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:274:12)", gen::kNoSlot,
+       2},
+      // 51: Div(qh, scores.1.cq)
+      {"Div", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:274:12)", gen::kNoSlot,
+       2},
+      // 52: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
+      {"alternatives", "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:274:12)"},
+      // 53: scores.1.ck
+      {"scores.1.ck", "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:274:12)", 24},
+      // 54: Mul(kt, scores.1.ck)
+      {"Mul", "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:274:12)", gen::kNoSlot,
+       2},
+      // 55: Div(kt, scores.1.ck)
+      {"Div", "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:274:12)", gen::kNoSlot,
+       2},
+      // 56: Mul(kt, scores.1.ck) | Div(kt, scores.1.ck) | kt
+      {"alternatives", "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:274:12)"},
+      // 57: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(kt, scores.1.ck) | Div(kt, scores.1.ck) | kt))
+      {"MatMul", "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:274:12)",
+       gen::kNoSlot, 2},
+      // 58: com.microsoft.FusedMatMul(qh, kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:274:12)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:274:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transB", "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:274:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchA", "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:274:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB", "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:274:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 59: Shape(vh)
+      {"Shape", "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:275:12)", gen::kNoSlot,
+       1},
+      // 60: Gather(Shape(vh), 2, axis=0)
+      {"Gather", "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:275:12)", gen::kNoSlot,
+       2,
+       {{"axis", "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:275:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 61: Unsqueeze(Gather(Shape(vh), 2, axis=0), axes=[0])
+      {"Unsqueeze", "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:275:12)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:275:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 62: Shape(vh, start=2, end=3)
+      {"Shape", "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:275:12)", gen::kNoSlot,
+       1,
+       {{"start", "rules/attention.yaml:275:23", Attr::kEquals, {gen::intLiteral(2)}, false,
+         gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:275:32", Attr::kEquals, {gen::intLiteral(3)}}}},
+      // 63: Shape(qh)
+      {"Shape", "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:276:12)", gen::kNoSlot,
+       1},
+      // 64: Gather(Shape(qh), 2, axis=0)
+      {"Gather", "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:276:12)", gen::kNoSlot,
+       2,
+       {{"axis", "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:276:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 65: Unsqueeze(Gather(Shape(qh), 2, axis=0), axes=[0])
+      {"Unsqueeze", "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:276:12)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:276:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 66: Shape(qh, start=2, end=3)
+      {"Shape", "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:276:12)", gen::kNoSlot,
+       1,
+       {{"start", "rules/attention.yaml:276:23", Attr::kEquals, {gen::intLiteral(2)}, false,
+         gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:276:32", Attr::kEquals, {gen::intLiteral(3)}}}},
+      // 67: Softmax(m, axis=-1)
+      {"Softmax", "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:280:12)",
+         Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
+         {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
+      // 68: MatMul(Softmax(m, axis=-1), vh)
+      {"MatMul", "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:280:12)", 25, 2},
+      // 69: Transpose(merged.1.o, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 70: Concat(dim.9.d, dim.10.d, _, axis=0) | _
+      {"merge_shape.1.s",
+       "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       26},
+      // 71: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 72: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
+      {"dim.3.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       27},
+      // 73: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 74: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
+      {"dim.4.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       28},
+      // 75: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)"},
+      // 76: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)"},
+      // 77: Concat(dim.3.d, dim.4.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 78: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)"},
+      // 79: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 80: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
+      {"dim.5.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       29},
+      // 81: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 82: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
+      {"dim.6.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       30},
+      // 83: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)"},
+      // 84: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)"},
+      // 85: Concat(dim.5.d, dim.6.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 86: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)"},
+      // 87: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 88: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
+      {"dim.7.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       31},
+      // 89: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 90: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
+      {"dim.8.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       32},
+      // 91: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)"},
+      // 92: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)"},
+      // 93: Concat(dim.7.d, dim.8.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 94: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)"},
+      // 95: _
+      {"_",
+       "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)"},
+      // 96: 0
+      {"constant 0",
+       "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 97: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+      {"dim.9.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       33},
+      // 98: _
+      {"_",
+       "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)"},
+      // 99: 1
+      {"constant 1",
+       "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 100: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+      {"dim.10.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       34},
+      // 101: _
+      {"_",
+       "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)"},
+      // 102: Concat(dim.9.d, dim.10.d, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 3,
+       {{"axis",
+         "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 103: _
+      {"_",
+       "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)"},
+      // 104: Shape(q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 1},
+      // 105: Gather(Shape(q), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 106: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 107: Shape(q, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 108: Shape(q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 1},
+      // 109: Gather(Shape(q), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 110: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 111: Shape(q, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 112: Shape(k)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 1},
+      // 113: Gather(Shape(k), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 114: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 115: Shape(k, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 116: Shape(k)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 1},
+      // 117: Gather(Shape(k), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 118: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 119: Shape(k, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 120: Shape(v)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 1},
+      // 121: Gather(Shape(v), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 122: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 123: Shape(v, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 124: Shape(v)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 1},
+      // 125: Gather(Shape(v), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 126: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 127: Shape(v, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 128: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 1},
+      // 129: Gather(Shape(_), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 130: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 131: Shape(_, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 132: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 1},
+      // 133: Gather(Shape(_), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 134: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 135: Shape(_, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+    },
+    // constraints
+    {{Check::kShape, "rules/attention.yaml:282:15", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kElemType, "rules/attention.yaml:282:33", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kShape, "rules/attention.yaml:283:15", "k", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "L", "D"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape, "rules/attention.yaml:284:15", "v", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "L", "DV"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 4}}},
+     {Check::kScalar, "rules/attention.yaml:285:15", "fill", 12, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, true, true, -gen::kInfinity, -1e+04},
+     {Check::kNative, "rules/attention.yaml:286:15", "qr", gen::kNoSlot, {"qr"}, {1},
+      "splits_heads", gen::nativePredicate("splits_heads")},
+     {Check::kNative, "rules/attention.yaml:287:15", "kr", gen::kNoSlot, {"kr", "qr"}, {3, 1},
+      "same_heads", gen::nativePredicate("same_heads")},
+     {Check::kNative, "rules/attention.yaml:288:15", "vr", gen::kNoSlot, {"vr", "qr"}, {5, 1},
+      "same_head_count", gen::nativePredicate("same_head_count")},
+     {Check::kNative, "rules/attention.yaml:289:15", "y", gen::kNoSlot, {"y", "vr", "q"},
+      {15, 5, 0}, "merges_heads", gen::nativePredicate("merges_heads")},
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:274:12)",
+      "scores.1.c", 22, {}, {}, "", nullptr, 6},
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:274:12)",
+      "scores.1.cq", 23, {}, {}, "", nullptr, 6},
+     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:274:12)",
+      "scores.1.ck", 24, {}, {}, "", nullptr, 6}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{33, 0}}}}, {true, "", -1, -1, {{{33, 1}}}}},
+  };
   return spec;
 }
 
-/// The search of rule multi_head_attention_causal_slice: one function per pattern expr, each
-/// matching its value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule multi_head_attention_causal_slice (indices into its RuleSpec's exprs).
 struct MultiHeadAttentionCausalSliceIds {
   enum : gen::ExprId {
@@ -5892,12 +3925,13 @@ struct MultiHeadAttentionCausalSliceIds {
   };
 };
 
-class MultiHeadAttentionCausalSliceMatch
-    : public AttentionSharedMatch<MultiHeadAttentionCausalSliceIds> {
+/// The search of rule multi_head_attention_causal_slice: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class MultiHeadAttentionCausalSliceMatch : public AttentionSharedMatch<MultiHeadAttentionCausalSliceIds> {
  public:
   MultiHeadAttentionCausalSliceMatch(gen::Scratch& scratch, Rewriter& rw)
-      : AttentionSharedMatch<MultiHeadAttentionCausalSliceIds>(specMultiHeadAttentionCausalSlice(),
-                                                               scratch, rw) {}
+      : AttentionSharedMatch<MultiHeadAttentionCausalSliceIds>(specMultiHeadAttentionCausalSlice(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -5958,10 +3992,10 @@ class MultiHeadAttentionCausalSliceMatch
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchK, matchV,
-  // matchConstant25, matchFill, matchMask, matchScores1C, matchScores1Cq, matchScores1Ck,
-  // matchAny75, matchAny78, matchAny83, matchConstant87, matchAny91, matchConstant96, matchAny98,
-  // matchAny101.
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchQ, matchK, matchV, matchConstant25, matchFill, matchMask, matchScores1C, matchScores1Cq,
+  // matchScores1Ck, matchAny75, matchAny78, matchAny83, matchConstant87, matchAny91,
+  // matchConstant96, matchAny98, matchAny101.
 
   /// qr = Reshape(q, split_shape.1.s)  (rules/attention.yaml:64:11 (in heads at
   /// rules/attention.yaml:271:16))
@@ -6018,7 +4052,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kConstant7, v) && constant(kConstant7, v) && k();
   }
 
-  /// kl = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
+  /// kl = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:275:12))
   bool matchKl(ValueId v, gen::Next k) {
     if (seen(kKl)) return same(kKl, v) && k();
@@ -6037,7 +4071,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kConstant9, v) && constant(kConstant9, v) && k();
   }
 
-  /// ql = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(qh, start=2, end=3)
+  /// ql = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(qh, start=2, end=3) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:276:12))
   bool matchQl(ValueId v, gen::Next k) {
     if (seen(kQl)) return same(kQl, v) && k();
@@ -6086,7 +4120,9 @@ class MultiHeadAttentionCausalSliceMatch
     return matchTril(input(n, 0), [&] {
       return matchSub12(input(n, 1), [&] {
         return matchKl(input(n, 2), [&] {
-          return matchConstant13(input(n, 3), [&] { return matchConstant14(input(n, 4), k); });
+          return matchConstant13(input(n, 3), [&] {
+            return matchConstant14(input(n, 4), k);
+          });
         });
       });
     });
@@ -6115,12 +4151,14 @@ class MultiHeadAttentionCausalSliceMatch
     if (n == kNoId || !attrs(kSlice18, n, v)) return false;
     return matchTril(input(n, 0), [&] {
       return matchSub16(input(n, 1), [&] {
-        return matchKl(input(n, 2), [&] { return matchConstant17(input(n, 3), k); });
+        return matchKl(input(n, 2), [&] {
+          return matchConstant17(input(n, 3), k);
+        });
       });
     });
   }
 
-  /// rows = Slice(tril, Sub(kl, ql), kl, 2, 1) | Slice(tril, Sub(kl, ql), kl, 2)
+  /// rows = Slice(tril, Sub(kl, ql), kl, 2, 1) | Slice(tril, Sub(kl, ql), kl, 2) 
   /// (rules/attention.yaml:277:51)
   bool matchRows(ValueId v, gen::Next k) {
     if (seen(kRows)) return same(kRows, v) && k();
@@ -6160,7 +4198,9 @@ class MultiHeadAttentionCausalSliceMatch
     return matchRows(input(n, 0), [&] {
       return matchConstant20(input(n, 1), [&] {
         return matchKl(input(n, 2), [&] {
-          return matchConstant21(input(n, 3), [&] { return matchConstant22(input(n, 4), k); });
+          return matchConstant21(input(n, 3), [&] {
+            return matchConstant22(input(n, 4), k);
+          });
         });
       });
     });
@@ -6180,7 +4220,9 @@ class MultiHeadAttentionCausalSliceMatch
     if (n == kNoId || !attrs(kSlice26, n, v)) return false;
     return matchRows(input(n, 0), [&] {
       return matchConstant24(input(n, 1), [&] {
-        return matchKl(input(n, 2), [&] { return matchConstant25(input(n, 3), k); });
+        return matchKl(input(n, 2), [&] {
+          return matchConstant25(input(n, 3), k);
+        });
       });
     });
   }
@@ -6204,7 +4246,9 @@ class MultiHeadAttentionCausalSliceMatch
     const NodeId n = node(kWhere29, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere29, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -6229,7 +4273,9 @@ class MultiHeadAttentionCausalSliceMatch
     const NodeId n = node(kWhere32, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere32, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -6245,7 +4291,7 @@ class MultiHeadAttentionCausalSliceMatch
     return false;
   }
 
-  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
   /// (rules/attention.yaml:109:11 (in merged at rules/attention.yaml:280:12))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
@@ -6486,7 +4532,7 @@ class MultiHeadAttentionCausalSliceMatch
     return matchAnyOf52(input(n, 0), [&] { return matchAnyOf56(input(n, 1), k); });
   }
 
-  /// com.microsoft.FusedMatMul(qh, kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
+  /// com.microsoft.FusedMatMul(qh, kt, transA=0, transB=0, transBatchA=0, transBatchB=0) 
   /// (rules/attention.yaml:84:14 (in scores at rules/attention.yaml:274:12))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
@@ -6623,7 +4669,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kConstant71, v) && constant(kConstant71, v) && k();
   }
 
-  /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
+  /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16))
   bool matchDim3D(ValueId v, gen::Next k) {
@@ -6644,7 +4690,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kConstant73, v) && constant(kConstant73, v) && k();
   }
 
-  /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
+  /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:271:16))
   bool matchDim4D(ValueId v, gen::Next k) {
@@ -6674,7 +4720,9 @@ class MultiHeadAttentionCausalSliceMatch
     if (n == kNoId || !attrs(kConcat77, n, v)) return false;
     return matchDim3D(input(n, 0), [&] {
       return matchDim4D(input(n, 1), [&] {
-        return matchAny75(input(n, 2), [&] { return matchAny76(input(n, 3), k); });
+        return matchAny75(input(n, 2), [&] {
+          return matchAny76(input(n, 3), k);
+        });
       });
     });
   }
@@ -6686,7 +4734,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kConstant79, v) && constant(kConstant79, v) && k();
   }
 
-  /// dim.5.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
+  /// dim.5.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16))
   bool matchDim5D(ValueId v, gen::Next k) {
@@ -6707,7 +4755,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kConstant81, v) && constant(kConstant81, v) && k();
   }
 
-  /// dim.6.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
+  /// dim.6.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:272:16))
   bool matchDim6D(ValueId v, gen::Next k) {
@@ -6737,7 +4785,9 @@ class MultiHeadAttentionCausalSliceMatch
     if (n == kNoId || !attrs(kConcat85, n, v)) return false;
     return matchDim5D(input(n, 0), [&] {
       return matchDim6D(input(n, 1), [&] {
-        return matchAny83(input(n, 2), [&] { return matchAny84(input(n, 3), k); });
+        return matchAny83(input(n, 2), [&] {
+          return matchAny84(input(n, 3), k);
+        });
       });
     });
   }
@@ -6749,7 +4799,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kAny86, v) && k();
   }
 
-  /// dim.7.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
+  /// dim.7.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16))
   bool matchDim7D(ValueId v, gen::Next k) {
@@ -6770,7 +4820,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kConstant89, v) && constant(kConstant89, v) && k();
   }
 
-  /// dim.8.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
+  /// dim.8.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:273:16))
   bool matchDim8D(ValueId v, gen::Next k) {
@@ -6800,7 +4850,9 @@ class MultiHeadAttentionCausalSliceMatch
     if (n == kNoId || !attrs(kConcat93, n, v)) return false;
     return matchDim7D(input(n, 0), [&] {
       return matchDim8D(input(n, 1), [&] {
-        return matchAny91(input(n, 2), [&] { return matchAny92(input(n, 3), k); });
+        return matchAny91(input(n, 2), [&] {
+          return matchAny92(input(n, 3), k);
+        });
       });
     });
   }
@@ -6819,7 +4871,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kAny95, v) && k();
   }
 
-  /// dim.9.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+  /// dim.9.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12))
   bool matchDim9D(ValueId v, gen::Next k) {
@@ -6840,7 +4892,7 @@ class MultiHeadAttentionCausalSliceMatch
     return bind(kConstant99, v) && constant(kConstant99, v) && k();
   }
 
-  /// dim.10.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+  /// dim.10.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:280:12))
   bool matchDim10D(ValueId v, gen::Next k) {
@@ -6862,7 +4914,9 @@ class MultiHeadAttentionCausalSliceMatch
     const NodeId n = node(kConcat102, v, op::kConcat);
     if (n == kNoId || !attrs(kConcat102, n, v)) return false;
     return matchDim9D(input(n, 0), [&] {
-      return matchDim10D(input(n, 1), [&] { return matchAny101(input(n, 2), k); });
+      return matchDim10D(input(n, 1), [&] {
+        return matchAny101(input(n, 2), k);
+      });
     });
   }
 
@@ -7212,13 +5266,7 @@ class MultiHeadAttentionCausalSliceMatch
   // ---- Rewrite
 
   /// Variant 0 (when @causal_mask), rules/attention.yaml:297:5:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(Slice(Slice(tril,
-  ///   Sub(Slice(Shape(k), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2]))),
-  ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([2]), tensor([1])), tensor([0]),
-  ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([3]), tensor([1])), tensor(0.0), fill),
-  ///   mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
-  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(Slice(Slice(tril, Sub(Slice(Shape(k), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(k), tensor([1]), tensor([2])), tensor([2]), tensor([1])), tensor([0]), Slice(Shape(k), tensor([1]), tensor([2])), tensor([3]), tensor([1])), tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:293:25", "q")) return false;
@@ -7252,22 +5300,31 @@ class MultiHeadAttentionCausalSliceMatch
     attrs18.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs19;
     std::vector<onnx::AttributeProto> attrs22;
-    std::optional<onnx::AttributeProto> a22_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:298:11)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:298:11)");
+    std::optional<onnx::AttributeProto> a22_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:298:11)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:298:11)");
     if (!a22_0) return false;
     attrs22.push_back(std::move(*a22_0));
-    std::optional<onnx::AttributeProto> a22_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:298:11)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:298:11)");
+    std::optional<onnx::AttributeProto> a22_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:298:11)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:298:11)");
     if (!a22_1) return false;
     attrs22.push_back(std::move(*a22_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:297:5",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:298:11)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:297:5",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:298:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7373,13 +5430,7 @@ class MultiHeadAttentionCausalSliceMatch
   }
 
   /// Variant 1 (when @causal), rules/attention.yaml:297:5:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(Slice(Slice(tril,
-  ///   Sub(Slice(Shape(k), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2]))),
-  ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([2]), tensor([1])), tensor([0]),
-  ///   Slice(Shape(k), tensor([1]), tensor([2])), tensor([3]), tensor([1])), tensor(0.0), fill),
-  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
-  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(Slice(Slice(tril, Sub(Slice(Shape(k), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(k), tensor([1]), tensor([2])), tensor([2]), tensor([1])), tensor([0]), Slice(Shape(k), tensor([1]), tensor([2])), tensor([3]), tensor([1])), tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:293:25", "q")) return false;
@@ -7411,22 +5462,31 @@ class MultiHeadAttentionCausalSliceMatch
     attrs18.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs19;
     std::vector<onnx::AttributeProto> attrs22;
-    std::optional<onnx::AttributeProto> a22_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:298:11)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:298:11)");
+    std::optional<onnx::AttributeProto> a22_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:298:11)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:298:11)");
     if (!a22_0) return false;
     attrs22.push_back(std::move(*a22_0));
-    std::optional<onnx::AttributeProto> a22_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:298:11)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:298:11)");
+    std::optional<onnx::AttributeProto> a22_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:298:11)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:298:11)");
     if (!a22_1) return false;
     attrs22.push_back(std::move(*a22_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:297:5",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:298:11)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:297:5",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:298:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -7528,13 +5588,13 @@ class MultiHeadAttentionCausalSliceMatch
 class MultiHeadAttentionCausalSliceRule : public RewritePattern {
  public:
   MultiHeadAttentionCausalSliceRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                86,
-                                {"ort"},
-                                "rules/attention.yaml:266:5",
-                                {op::kShape, op::kSlice, op::kSub, op::kConcat, op::kExpand,
-                                 op::kComMicrosoftMultiHeadAttention, op::kWhere, op::kAdd}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            86,
+            {"ort"},
+            "rules/attention.yaml:266:5",
+            {op::kShape, op::kSlice, op::kSub, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kWhere, op::kAdd}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -7556,1631 +5616,645 @@ class MultiHeadAttentionCausalSliceRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:300
-// multi_head_attention (priority 85): Scaled dot-product attention between head split and merge
-// (BERT, GPT-2, Whisper).
+// multi_head_attention (priority 85): Scaled dot-product attention between head split and merge (BERT, GPT-2, Whisper).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule multi_head_attention for the shared checks and messages.
 const gen::RuleSpec& specMultiHeadAttention() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "multi_head_attention";
-    s.loc = "rules/attention.yaml:300:5";
-    s.root = 3;
-    s.slot_names = {"q",
-                    "k",
-                    "v",
-                    "y",
-                    "qr",
-                    "kr",
-                    "vr",
-                    "s",
-                    "sdpa.1.m",
-                    "merged.1.o",
-                    "merge_shape.1.s",
-                    "split_shape.1.s",
-                    "sdpa.1.qh",
-                    "split_shape.2.s",
-                    "sdpa.1.kt",
-                    "split_shape.3.s",
-                    "sdpa.1.vh",
-                    "scores.1.c",
-                    "scores.1.cq",
-                    "scores.1.ck",
-                    "causal",
-                    "fill",
-                    "mask",
-                    "masked",
-                    "dim.1.d",
-                    "dim.2.d",
-                    "dim.3.d",
-                    "dim.4.d",
-                    "dim.5.d",
-                    "dim.6.d",
-                    "dim.7.d",
-                    "dim.8.d"};
-    s.num_captures = 0;
-    s.exprs.resize(114);
-    {  // 0: q
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "q";
-      e.loc = "rules/attention.yaml:305:59";
-      e.slot = 0;
-    }
-    {  // 1: k
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "k";
-      e.loc = "rules/attention.yaml:305:62";
-      e.slot = 1;
-    }
-    {  // 2: v
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "v";
-      e.loc = "rules/attention.yaml:305:65";
-      e.slot = 2;
-    }
-    {  // 3: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Reshape";
-      e.loc =
-          "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 3;
-      e.num_inputs = 2;
-    }
-    {  // 4: Reshape(q, split_shape.1.s)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Reshape";
-      e.loc =
-          "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 4;
-      e.num_inputs = 2;
-    }
-    {  // 5: Reshape(k, split_shape.2.s)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Reshape";
-      e.loc =
-          "rules/attention.yaml:73:12 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 5;
-      e.num_inputs = 2;
-    }
-    {  // 6: Reshape(v, split_shape.3.s)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Reshape";
-      e.loc =
-          "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 6;
-      e.num_inputs = 2;
-    }
-    {  // 7: Div(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c) | Mul(MatMul(sdpa.1.qh, sdpa.1.kt),
-       // scores.1.c) | MatMul((Mul(...) | Div(...) | sdpa.1.qh), (Mul(...) | Div(...) | sdpa.1.kt))
-       // | com.microsoft.FusedMatMul(sdpa.1.qh, sdpa.1.kt, transA=0, transB=0, transBatchA=0,
-       // transBatchB=0)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "s";
-      e.loc =
-          "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 7;
-    }
-    {  // 8: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
-       // Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "sdpa.1.m";
-      e.loc =
-          "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 8;
-    }
-    {  // 9: Softmax(sdpa.1.m, axis=-1)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Softmax";
-      e.loc =
-          "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(-1));
-        a.values.push_back(gen::intLiteral(3));
-        a.default_value = gen::intLiteral(-1);
-        a.older_defaults.emplace_back(10, gen::intLiteral(1));  // up to opset 10
-        a.older_defaults.emplace_back(12, gen::intLiteral(1));  // up to opset 12
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 10: MatMul(Softmax(sdpa.1.m, axis=-1), sdpa.1.vh)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "MatMul";
-      e.loc =
-          "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 9;
-      e.num_inputs = 2;
-    }
-    {  // 11: Transpose(merged.1.o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc =
-            "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 12: Concat(dim.1.d, dim.2.d, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "merge_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-      e.slot = 10;
-    }
-    {  // 13: Concat(dim.3.d, dim.4.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "split_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.slot = 11;
-    }
-    {  // 14: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 12;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc =
-            "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 15: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "split_shape.2.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.slot = 13;
-    }
-    {  // 16: Transpose(kr, perm=[0, 2, 3, 1])
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:74:12 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 3, 1}));
-        a.loc =
-            "rules/attention.yaml:74:25 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 17: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:74:56 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc =
-            "rules/attention.yaml:74:69 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 18: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:74:46 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc =
-            "rules/attention.yaml:74:89 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 19: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]),
-       // perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "sdpa.1.kt";
-      e.loc =
-          "rules/attention.yaml:74:44 (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 14;
-    }
-    {  // 20: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "split_shape.3.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.slot = 15;
-    }
-    {  // 21: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Transpose";
-      e.loc =
-          "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 16;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc =
-            "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 22: MatMul(sdpa.1.qh, sdpa.1.kt)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "MatMul";
-      e.loc =
-          "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 23: scores.1.c
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "scores.1.c";
-      e.loc =
-          "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 17;
-    }
-    {  // 24: Div(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Div";
-      e.loc =
-          "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 25: MatMul(sdpa.1.qh, sdpa.1.kt)
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "MatMul";
-      e.loc =
-          "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 26: Mul(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Mul";
-      e.loc =
-          "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 27: scores.1.cq
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "scores.1.cq";
-      e.loc =
-          "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 18;
-    }
-    {  // 28: Mul(sdpa.1.qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Mul";
-      e.loc =
-          "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 29: Div(sdpa.1.qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Div";
-      e.loc =
-          "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 30: Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "alternatives";
-      e.loc =
-          "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-    }
-    {  // 31: scores.1.ck
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "scores.1.ck";
-      e.loc =
-          "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 19;
-    }
-    {  // 32: Mul(sdpa.1.kt, scores.1.ck)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Mul";
-      e.loc =
-          "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 33: Div(sdpa.1.kt, scores.1.ck)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Div";
-      e.loc =
-          "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 34: Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "alternatives";
-      e.loc =
-          "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-    }
-    {  // 35: MatMul((Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh),
-       // (Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt))
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "MatMul";
-      e.loc =
-          "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 36: com.microsoft.FusedMatMul(sdpa.1.qh, sdpa.1.kt, transA=0, transB=0, transBatchA=0,
-       // transBatchB=0)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc =
-          "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 37: causal
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "causal";
-      e.loc =
-          "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 20;
-    }
-    {  // 38: fill
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "fill";
-      e.loc =
-          "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 21;
-    }
-    {  // 39: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 3;
-    }
-    {  // 40: mask
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "mask";
-      e.loc =
-          "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 22;
-    }
-    {  // 41: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 42: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 3;
-    }
-    {  // 43: masked
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "masked";
-      e.loc =
-          "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 23;
-    }
-    {  // 44: Shape(s)
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-    }
-    {  // 45: Expand(masked, Shape(s))
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "Expand";
-      e.loc =
-          "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 46: Where(Expand(masked, Shape(s)), fill, s)
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 3;
-    }
-    {  // 47: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 3;
-    }
-    {  // 48: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-    }
-    {  // 49: _
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 50: 0
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 51: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "dim.1.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 24;
-    }
-    {  // 52: _
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 53: 1
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 54: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "dim.2.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 25;
-    }
-    {  // 55: _
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 56: Concat(dim.1.d, dim.2.d, _, axis=0)
-      gen::ExprSpec& e = s.exprs[56];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 57: _
-      gen::ExprSpec& e = s.exprs[57];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 58: 0
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 59: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[59];
-      e.label = "dim.3.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 26;
-    }
-    {  // 60: 1
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 61: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "dim.4.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 27;
-    }
-    {  // 62: _
-      gen::ExprSpec& e = s.exprs[62];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 63: _
-      gen::ExprSpec& e = s.exprs[63];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 64: Concat(dim.3.d, dim.4.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[64];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 65: _
-      gen::ExprSpec& e = s.exprs[65];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 66: 0
-      gen::ExprSpec& e = s.exprs[66];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 67: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[67];
-      e.label = "dim.5.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 28;
-    }
-    {  // 68: 1
-      gen::ExprSpec& e = s.exprs[68];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 69: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[69];
-      e.label = "dim.6.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 29;
-    }
-    {  // 70: _
-      gen::ExprSpec& e = s.exprs[70];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 71: _
-      gen::ExprSpec& e = s.exprs[71];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 72: Concat(dim.5.d, dim.6.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[72];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 73: _
-      gen::ExprSpec& e = s.exprs[73];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:73:23) (in key_heads "
-          "at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 74: 0
-      gen::ExprSpec& e = s.exprs[74];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 75: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[75];
-      e.label = "dim.7.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 30;
-    }
-    {  // 76: 1
-      gen::ExprSpec& e = s.exprs[76];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 77: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[77];
-      e.label = "dim.8.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.slot = 31;
-    }
-    {  // 78: _
-      gen::ExprSpec& e = s.exprs[78];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 79: _
-      gen::ExprSpec& e = s.exprs[79];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 80: Concat(dim.7.d, dim.8.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[80];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 81: _
-      gen::ExprSpec& e = s.exprs[81];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-    }
-    {  // 82: Shape(_)
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-    }
-    {  // 83: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[83];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 84: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 85: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[85];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 86: Shape(_)
-      gen::ExprSpec& e = s.exprs[86];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-    }
-    {  // 87: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[87];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 88: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[88];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 89: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[89];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 90: Shape(q)
-      gen::ExprSpec& e = s.exprs[90];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-    }
-    {  // 91: Gather(Shape(q), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[91];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 92: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[92];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 93: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[93];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 94: Shape(q)
-      gen::ExprSpec& e = s.exprs[94];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-    }
-    {  // 95: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[95];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 96: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[96];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 97: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[97];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 98: Shape(k)
-      gen::ExprSpec& e = s.exprs[98];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-    }
-    {  // 99: Gather(Shape(k), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[99];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 100: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[100];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 101: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[101];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 102: Shape(k)
-      gen::ExprSpec& e = s.exprs[102];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-    }
-    {  // 103: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[103];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 104: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[104];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 105: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[105];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:73:23) (in "
-            "key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 106: Shape(v)
-      gen::ExprSpec& e = s.exprs[106];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-    }
-    {  // 107: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[107];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 108: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[108];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 109: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[109];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 110: Shape(v)
-      gen::ExprSpec& e = s.exprs[110];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-    }
-    {  // 111: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[111];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 112: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[112];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-            "rules/attention.yaml:305:54)";
-      }
-    }
-    {  // 113: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[113];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)";
-      }
-    }
+  static const gen::RuleSpec spec = {
+    "multi_head_attention",
+    "rules/attention.yaml:300:5",
+    3,  // root expr
+    // slots
+    {"q", "k", "v", "y", "qr", "kr", "vr", "s", "sdpa.1.m", "merged.1.o", "merge_shape.1.s",
+     "split_shape.1.s", "sdpa.1.qh", "split_shape.2.s", "sdpa.1.kt", "split_shape.3.s", "sdpa.1.vh",
+     "scores.1.c", "scores.1.cq", "scores.1.ck", "causal", "fill", "mask", "masked", "dim.1.d",
+     "dim.2.d", "dim.3.d", "dim.4.d", "dim.5.d", "dim.6.d", "dim.7.d", "dim.8.d"},
+    0,  // attribute captures
+    5,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:307:13";
-      c.subject = "q";
-      c.slot = 0;
-      c.dims = {"B", "S", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:307:31";
-      c.subject = "q";
-      c.slot = 0;
-      c.strings = {"float"};
-      c.elem_types = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:308:13";
-      c.subject = "k";
-      c.slot = 1;
-      c.dims = {"B", "L", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:309:13";
-      c.subject = "v";
-      c.slot = 2;
-      c.dims = {"B", "L", "DV"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:310:13";
-      c.native = "same_head_count";
-      c.predicate = gen::nativePredicate("same_head_count");
-      c.args = {"vr", "qr"};
-      c.arg_slots = {6, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:124:13 (in sdpa at rules/attention.yaml:305:54)";
-      c.guard_slot = 3;  // y
-      c.native = "splits_heads";
-      c.predicate = gen::nativePredicate("splits_heads");
-      c.args = {"qr"};
-      c.arg_slots = {4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:125:13 (in sdpa at rules/attention.yaml:305:54)";
-      c.guard_slot = 3;  // y
-      c.native = "same_heads";
-      c.predicate = gen::nativePredicate("same_heads");
-      c.args = {"kr", "qr"};
-      c.arg_slots = {5, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:126:13 (in sdpa at rules/attention.yaml:305:54)";
-      c.guard_slot = 3;  // y
-      c.native = "merges_heads";
-      c.predicate = gen::nativePredicate("merges_heads");
-      c.args = {"y", "vr", "q"};
-      c.arg_slots = {3, 6, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      c.guard_slot = 7;  // s
-      c.subject = "scores.1.c";
-      c.slot = 17;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      c.guard_slot = 7;  // s
-      c.subject = "scores.1.cq";
-      c.slot = 18;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:120:11) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      c.guard_slot = 7;  // s
-      c.subject = "scores.1.ck";
-      c.slot = 19;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:121:39) (in sdpa at "
-          "rules/attention.yaml:305:54)";
-      c.guard_slot = 8;  // sdpa.1.m
-      c.subject = "fill";
-      c.slot = 21;
-      c.has_min = true;
-      c.min = -gen::kInfinity;
-      c.has_max = true;
-      c.max = -1e+04;
-    }
-    s.num_symbols = 5;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{8, 0}});  // @causal_mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{8, 1}});  // @causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{8, 2}, {8, 3}});  // @masked_fill
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{8, 4}});  // @mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{8, 5}});  // @plain
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{8, 0}});  // @causal_mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{8, 1}});  // @causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{8, 2}, {8, 3}});  // @masked_fill
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{8, 4}});  // @mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{8, 5}});  // @plain
-    }
-    return s;
-  }();
+      // 0: q
+      {"q", "rules/attention.yaml:305:59", 0},
+      // 1: k
+      {"k", "rules/attention.yaml:305:62", 1},
+      // 2: v
+      {"v", "rules/attention.yaml:305:65", 2},
+      // 3: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+      {"Reshape",
+       "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       3, 2},
+      // 4: Reshape(q, split_shape.1.s)
+      {"Reshape",
+       "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       4, 2},
+      // 5: Reshape(k, split_shape.2.s)
+      {"Reshape",
+       "rules/attention.yaml:73:12 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       5, 2},
+      // 6: Reshape(v, split_shape.3.s)
+      {"Reshape",
+       "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       6, 2},
+      // 7: Div(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c) | Mul(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c) | MatMul((Mul(...) | Div(...) | sdpa.1.qh), (Mul(...) | Div(...) | sdpa.1.kt)) | com.microsoft.FusedMatMul(sdpa.1.qh, sdpa.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"s",
+       "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       7},
+      // 8: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+      {"sdpa.1.m",
+       "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       8},
+      // 9: Softmax(sdpa.1.m, axis=-1)
+      {"Softmax",
+       "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"axis",
+         "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
+         {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
+      // 10: MatMul(Softmax(sdpa.1.m, axis=-1), sdpa.1.vh)
+      {"MatMul",
+       "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       9, 2},
+      // 11: Transpose(merged.1.o, perm=[0, 2, 1, 3])
+      {"Transpose",
+       "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"perm",
+         "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 12: Concat(dim.1.d, dim.2.d, _, axis=0) | _
+      {"merge_shape.1.s",
+       "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       10},
+      // 13: Concat(dim.3.d, dim.4.d, _, _, axis=0) | _
+      {"split_shape.1.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       11},
+      // 14: Transpose(qr, perm=[0, 2, 1, 3])
+      {"Transpose",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       12, 1,
+       {{"perm",
+         "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 15: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
+      {"split_shape.2.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       13},
+      // 16: Transpose(kr, perm=[0, 2, 3, 1])
+      {"Transpose",
+       "rules/attention.yaml:74:12 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"perm",
+         "rules/attention.yaml:74:25 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 3, 1})}}}},
+      // 17: Transpose(kr, perm=[0, 2, 1, 3])
+      {"Transpose",
+       "rules/attention.yaml:74:56 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"perm",
+         "rules/attention.yaml:74:69 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 18: Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      {"Transpose",
+       "rules/attention.yaml:74:46 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"perm",
+         "rules/attention.yaml:74:89 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      // 19: Transpose(kr, perm=[0, 2, 3, 1]) | Transpose(Transpose(kr, perm=[0, 2, 1, 3]), perm=[0, 1, 3, 2])
+      {"sdpa.1.kt",
+       "rules/attention.yaml:74:44 (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       14},
+      // 20: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
+      {"split_shape.3.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       15},
+      // 21: Transpose(vr, perm=[0, 2, 1, 3])
+      {"Transpose",
+       "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       16, 1,
+       {{"perm",
+         "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 22: MatMul(sdpa.1.qh, sdpa.1.kt)
+      {"MatMul",
+       "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 23: scores.1.c
+      {"scores.1.c",
+       "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       17},
+      // 24: Div(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c)
+      {"Div",
+       "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 25: MatMul(sdpa.1.qh, sdpa.1.kt)
+      {"MatMul",
+       "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 26: Mul(MatMul(sdpa.1.qh, sdpa.1.kt), scores.1.c)
+      {"Mul",
+       "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 27: scores.1.cq
+      {"scores.1.cq",
+       "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       18},
+      // 28: Mul(sdpa.1.qh, scores.1.cq)
+      {"Mul",
+       "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 29: Div(sdpa.1.qh, scores.1.cq)
+      {"Div",
+       "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 30: Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh
+      {"alternatives",
+       "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)"},
+      // 31: scores.1.ck
+      {"scores.1.ck",
+       "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       19},
+      // 32: Mul(sdpa.1.kt, scores.1.ck)
+      {"Mul",
+       "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 33: Div(sdpa.1.kt, scores.1.ck)
+      {"Div",
+       "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 34: Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt
+      {"alternatives",
+       "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)"},
+      // 35: MatMul((Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh), (Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt))
+      {"MatMul",
+       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 36: com.microsoft.FusedMatMul(sdpa.1.qh, sdpa.1.kt, transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2,
+       {{"transA",
+         "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transB",
+         "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchA",
+         "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB",
+         "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 37: causal
+      {"causal",
+       "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       20},
+      // 38: fill
+      {"fill",
+       "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       21},
+      // 39: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 3},
+      // 40: mask
+      {"mask",
+       "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       22},
+      // 41: Add(Where(causal, s, fill), mask)
+      {"Add",
+       "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 42: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 3},
+      // 43: masked
+      {"masked",
+       "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       23},
+      // 44: Shape(s)
+      {"Shape",
+       "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1},
+      // 45: Expand(masked, Shape(s))
+      {"Expand",
+       "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 46: Where(Expand(masked, Shape(s)), fill, s)
+      {"Where",
+       "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 3},
+      // 47: Where(masked, fill, s)
+      {"Where",
+       "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 3},
+      // 48: Add(s, mask)
+      {"Add",
+       "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2},
+      // 49: _
+      {"_",
+       "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)"},
+      // 50: 0
+      {"constant 0",
+       "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 51: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+      {"dim.1.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       24},
+      // 52: _
+      {"_",
+       "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)"},
+      // 53: 1
+      {"constant 1",
+       "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 54: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+      {"dim.2.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       25},
+      // 55: _
+      {"_",
+       "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)"},
+      // 56: Concat(dim.1.d, dim.2.d, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 3,
+       {{"axis",
+         "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 57: _
+      {"_",
+       "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)"},
+      // 58: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 59: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
+      {"dim.3.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       26},
+      // 60: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 61: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
+      {"dim.4.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       27},
+      // 62: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)"},
+      // 63: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)"},
+      // 64: Concat(dim.3.d, dim.4.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 65: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)"},
+      // 66: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 67: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
+      {"dim.5.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       28},
+      // 68: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 69: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
+      {"dim.6.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       29},
+      // 70: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)"},
+      // 71: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)"},
+      // 72: Concat(dim.5.d, dim.6.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 73: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)"},
+      // 74: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 75: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
+      {"dim.7.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       30},
+      // 76: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 77: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
+      {"dim.8.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       31},
+      // 78: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)"},
+      // 79: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)"},
+      // 80: Concat(dim.7.d, dim.8.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 81: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)"},
+      // 82: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1},
+      // 83: Gather(Shape(_), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 84: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 85: Shape(_, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 86: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1},
+      // 87: Gather(Shape(_), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 88: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 89: Shape(_, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 90: Shape(q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1},
+      // 91: Gather(Shape(q), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 92: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 93: Shape(q, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 94: Shape(q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1},
+      // 95: Gather(Shape(q), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 96: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 97: Shape(q, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 98: Shape(k)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1},
+      // 99: Gather(Shape(k), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 100: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 101: Shape(k, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 102: Shape(k)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1},
+      // 103: Gather(Shape(k), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 104: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 105: Shape(k, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 106: Shape(v)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1},
+      // 107: Gather(Shape(v), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 108: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 109: Shape(v, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 110: Shape(v)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1},
+      // 111: Gather(Shape(v), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 112: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 113: Shape(v, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at rules/attention.yaml:305:54)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+    },
+    // constraints
+    {{Check::kShape, "rules/attention.yaml:307:13", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kElemType, "rules/attention.yaml:307:31", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kShape, "rules/attention.yaml:308:13", "k", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "L", "D"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape, "rules/attention.yaml:309:13", "v", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "L", "DV"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 4}}},
+     {Check::kNative, "rules/attention.yaml:310:13", "vr", gen::kNoSlot, {"vr", "qr"}, {6, 4},
+      "same_head_count", gen::nativePredicate("same_head_count")},
+     {Check::kNative, "rules/attention.yaml:124:13 (in sdpa at rules/attention.yaml:305:54)", "qr",
+      gen::kNoSlot, {"qr"}, {4}, "splits_heads", gen::nativePredicate("splits_heads"), 3},
+     {Check::kNative, "rules/attention.yaml:125:13 (in sdpa at rules/attention.yaml:305:54)", "kr",
+      gen::kNoSlot, {"kr", "qr"}, {5, 4}, "same_heads", gen::nativePredicate("same_heads"), 3},
+     {Check::kNative, "rules/attention.yaml:126:13 (in sdpa at rules/attention.yaml:305:54)", "y",
+      gen::kNoSlot, {"y", "vr", "q"}, {3, 6, 0}, "merges_heads",
+      gen::nativePredicate("merges_heads"), 3},
+     {Check::kScalar,
+      "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+      "scores.1.c", 17, {}, {}, "", nullptr, 7},
+     {Check::kScalar,
+      "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+      "scores.1.cq", 18, {}, {}, "", nullptr, 7},
+     {Check::kScalar,
+      "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:120:11) (in sdpa at rules/attention.yaml:305:54)",
+      "scores.1.ck", 19, {}, {}, "", nullptr, 7},
+     {Check::kScalar,
+      "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:121:39) (in sdpa at rules/attention.yaml:305:54)",
+      "fill", 21, {}, {}, "", nullptr, 8, {}, true, true, -gen::kInfinity, -1e+04}},
+    // rewrite variants
+    {{true, "", 23, -1, {{{8, 0}}}}, {true, "", 23, -1, {{{8, 1}}}},
+     {true, "", 23, -1, {{{8, 2}, {8, 3}}}}, {true, "", 23, -1, {{{8, 4}}}},
+     {true, "", 23, -1, {{{8, 5}}}}, {true, "", -1, -1, {{{8, 0}}}}, {true, "", -1, -1, {{{8, 1}}}},
+     {true, "", -1, -1, {{{8, 2}, {8, 3}}}}, {true, "", -1, -1, {{{8, 4}}}},
+     {true, "", -1, -1, {{{8, 5}}}}},
+  };
   return spec;
 }
 
-/// The search of rule multi_head_attention: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule multi_head_attention (indices into its RuleSpec's exprs).
 struct MultiHeadAttentionIds {
   enum : gen::ExprId {
@@ -9301,6 +6375,9 @@ struct MultiHeadAttentionIds {
   };
 };
 
+/// The search of rule multi_head_attention: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionIds> {
  public:
   MultiHeadAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -9378,13 +6455,13 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchK, matchV,
-  // matchScores1C, matchScores1Cq, matchScores1Ck, matchCausal, matchFill, matchMask, matchMasked,
-  // matchAny49, matchConstant50, matchAny52, matchConstant53, matchAny55, matchConstant60,
-  // matchAny62, matchAny65, matchConstant68, matchAny71, matchAny73, matchConstant76, matchAny78,
-  // matchAny79, matchAny81.
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchQ, matchK, matchV, matchScores1C, matchScores1Cq, matchScores1Ck, matchCausal, matchFill,
+  // matchMask, matchMasked, matchAny49, matchConstant50, matchAny52, matchConstant53, matchAny55,
+  // matchConstant60, matchAny62, matchAny65, matchConstant68, matchAny71, matchAny73,
+  // matchConstant76, matchAny78, matchAny79, matchAny81.
 
-  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
   /// (rules/attention.yaml:109:11 (in merged at rules/attention.yaml:122:11) (in sdpa at
   /// rules/attention.yaml:305:54))
   bool matchY(ValueId v, gen::Next k) {
@@ -9687,7 +6764,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchSdpa1Qh(input(n, 0), [&] { return matchScores1Cq(input(n, 1), k); });
   }
 
-  /// Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh
+  /// Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh 
   /// (rules/attention.yaml:83:32 (in scores at rules/attention.yaml:120:11) (in sdpa at
   /// rules/attention.yaml:305:54))
   bool matchAnyOf30(ValueId v, gen::Next k) {
@@ -9728,7 +6805,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchSdpa1Kt(input(n, 0), [&] { return matchScores1Ck(input(n, 1), k); });
   }
 
-  /// Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt
+  /// Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt 
   /// (rules/attention.yaml:83:62 (in scores at rules/attention.yaml:120:11) (in sdpa at
   /// rules/attention.yaml:305:54))
   bool matchAnyOf34(ValueId v, gen::Next k) {
@@ -9745,7 +6822,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// MatMul((Mul(sdpa.1.qh, scores.1.cq) | Div(sdpa.1.qh, scores.1.cq) | sdpa.1.qh),
-  /// (Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt))
+  /// (Mul(sdpa.1.kt, scores.1.ck) | Div(sdpa.1.kt, scores.1.ck) | sdpa.1.kt)) 
   /// (rules/attention.yaml:83:14 (in scores at rules/attention.yaml:120:11) (in sdpa at
   /// rules/attention.yaml:305:54))
   bool matchMatMul35(ValueId v, gen::Next k) {
@@ -9775,7 +6852,9 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     const NodeId n = node(kWhere39, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere39, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -9802,7 +6881,9 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     const NodeId n = node(kWhere42, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere42, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -9834,7 +6915,9 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     const NodeId n = node(kWhere46, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere46, n, v)) return false;
     return matchExpand(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -9846,7 +6929,9 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     const NodeId n = node(kWhere47, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere47, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -9865,7 +6950,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return matchS(in1, [&] { return matchMask(in0, k); });
   }
 
-  /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+  /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at
   /// rules/attention.yaml:305:54))
@@ -9880,7 +6965,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return false;
   }
 
-  /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+  /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:122:11) (in sdpa at
   /// rules/attention.yaml:305:54))
@@ -9904,7 +6989,9 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     const NodeId n = node(kConcat56, v, op::kConcat);
     if (n == kNoId || !attrs(kConcat56, n, v)) return false;
     return matchDim1D(input(n, 0), [&] {
-      return matchDim2D(input(n, 1), [&] { return matchAny55(input(n, 2), k); });
+      return matchDim2D(input(n, 1), [&] {
+        return matchAny55(input(n, 2), k);
+      });
     });
   }
 
@@ -9922,7 +7009,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return bind(kConstant58, v) && constant(kConstant58, v) && k();
   }
 
-  /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
+  /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at
   /// rules/attention.yaml:305:54))
@@ -9937,7 +7024,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return false;
   }
 
-  /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
+  /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:117:16) (in sdpa at
   /// rules/attention.yaml:305:54))
@@ -9969,7 +7056,9 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     if (n == kNoId || !attrs(kConcat64, n, v)) return false;
     return matchDim3D(input(n, 0), [&] {
       return matchDim4D(input(n, 1), [&] {
-        return matchAny62(input(n, 2), [&] { return matchAny63(input(n, 3), k); });
+        return matchAny62(input(n, 2), [&] {
+          return matchAny63(input(n, 3), k);
+        });
       });
     });
   }
@@ -9981,7 +7070,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return bind(kConstant66, v) && constant(kConstant66, v) && k();
   }
 
-  /// dim.5.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
+  /// dim.5.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at
   /// rules/attention.yaml:305:54))
@@ -9996,7 +7085,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return false;
   }
 
-  /// dim.6.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
+  /// dim.6.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:73:23) (in key_heads at rules/attention.yaml:118:16) (in sdpa at
   /// rules/attention.yaml:305:54))
@@ -10028,7 +7117,9 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     if (n == kNoId || !attrs(kConcat72, n, v)) return false;
     return matchDim5D(input(n, 0), [&] {
       return matchDim6D(input(n, 1), [&] {
-        return matchAny70(input(n, 2), [&] { return matchAny71(input(n, 3), k); });
+        return matchAny70(input(n, 2), [&] {
+          return matchAny71(input(n, 3), k);
+        });
       });
     });
   }
@@ -10040,7 +7131,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return bind(kConstant74, v) && constant(kConstant74, v) && k();
   }
 
-  /// dim.7.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
+  /// dim.7.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at
   /// rules/attention.yaml:305:54))
@@ -10055,7 +7146,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     return false;
   }
 
-  /// dim.8.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
+  /// dim.8.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:119:16) (in sdpa at
   /// rules/attention.yaml:305:54))
@@ -10080,7 +7171,9 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     if (n == kNoId || !attrs(kConcat80, n, v)) return false;
     return matchDim7D(input(n, 0), [&] {
       return matchDim8D(input(n, 1), [&] {
-        return matchAny78(input(n, 2), [&] { return matchAny79(input(n, 3), k); });
+        return matchAny78(input(n, 2), [&] {
+          return matchAny79(input(n, 3), k);
+        });
       });
     });
   }
@@ -10440,9 +7533,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   // ---- Rewrite
 
   /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:314:9:
-  ///   y = Attention(q, k, v, Add(Where(causal, tensor(0.0), fill), mask),
-  ///   q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = Attention(q, k, v, Add(Where(causal, tensor(0.0), fill), mask), q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
@@ -10456,25 +7547,40 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     if (!requireBound(kSlotMask, "rules/attention.yaml:316:57", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
-                   "rules/attention.yaml:317:25", "rules/attention.yaml:317:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "q_num_heads",
+        "rules/attention.yaml:317:25",
+        "rules/attention.yaml:317:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
-    std::optional<onnx::AttributeProto> a11_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:318:25", "rules/attention.yaml:318:25");
+    std::optional<onnx::AttributeProto> a11_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:318:25",
+        "rules/attention.yaml:318:25");
     if (!a11_1) return false;
     attrs11.push_back(std::move(*a11_1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:318:71", "rules/attention.yaml:318:71");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:318:71",
+        "rules/attention.yaml:318:71");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:314:9",
-                     "rules/attention.yaml:316:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:314:9",
+        "rules/attention.yaml:316:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -10510,8 +7616,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:314:9:
-  ///   y = Attention(q, k, v, causal, q_num_heads=helper(attention_num_heads),
-  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = Attention(q, k, v, causal, q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
@@ -10519,25 +7624,40 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     if (!requireBound(kSlotV, "rules/attention.yaml:316:31", "v")) return false;
     if (!requireBound(kSlotCausal, "rules/attention.yaml:316:49", "causal")) return false;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
-                   "rules/attention.yaml:317:25", "rules/attention.yaml:317:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "q_num_heads",
+        "rules/attention.yaml:317:25",
+        "rules/attention.yaml:317:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
-    std::optional<onnx::AttributeProto> a11_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:318:25", "rules/attention.yaml:318:25");
+    std::optional<onnx::AttributeProto> a11_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:318:25",
+        "rules/attention.yaml:318:25");
     if (!a11_1) return false;
     attrs11.push_back(std::move(*a11_1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:318:71", "rules/attention.yaml:318:71");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:318:71",
+        "rules/attention.yaml:318:71");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:314:9",
-                     "rules/attention.yaml:316:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:314:9",
+        "rules/attention.yaml:316:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -10556,10 +7676,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 2 (when opset in [23, -] @masked_fill), rules/attention.yaml:314:9:
-  ///   y = Attention(q, k, v, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]),
-  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
-  ///   axis=0)), q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = Attention(q, k, v, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
@@ -10588,25 +7705,40 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     attrs4.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
-                   "rules/attention.yaml:317:25", "rules/attention.yaml:317:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "q_num_heads",
+        "rules/attention.yaml:317:25",
+        "rules/attention.yaml:317:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
-    std::optional<onnx::AttributeProto> a11_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:318:25", "rules/attention.yaml:318:25");
+    std::optional<onnx::AttributeProto> a11_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:318:25",
+        "rules/attention.yaml:318:25");
     if (!a11_1) return false;
     attrs11.push_back(std::move(*a11_1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:318:71", "rules/attention.yaml:318:71");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:318:71",
+        "rules/attention.yaml:318:71");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:314:9",
-                     "rules/attention.yaml:316:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:314:9",
+        "rules/attention.yaml:316:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -10681,10 +7813,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 3 (when opset in [23, -] @mask), rules/attention.yaml:314:9:
-  ///   y = Attention(q, k, v, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]),
-  ///   tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)),
-  ///   q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = Attention(q, k, v, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
@@ -10709,25 +7838,40 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     attrs4.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
-                   "rules/attention.yaml:317:25", "rules/attention.yaml:317:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "q_num_heads",
+        "rules/attention.yaml:317:25",
+        "rules/attention.yaml:317:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
-    std::optional<onnx::AttributeProto> a11_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:318:25", "rules/attention.yaml:318:25");
+    std::optional<onnx::AttributeProto> a11_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:318:25",
+        "rules/attention.yaml:318:25");
     if (!a11_1) return false;
     attrs11.push_back(std::move(*a11_1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:318:71", "rules/attention.yaml:318:71");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:318:71",
+        "rules/attention.yaml:318:71");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:314:9",
-                     "rules/attention.yaml:316:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:314:9",
+        "rules/attention.yaml:316:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -10793,33 +7937,47 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 4 (when opset in [23, -] @plain), rules/attention.yaml:314:9:
-  ///   y = Attention(q, k, v, none, q_num_heads=helper(attention_num_heads),
-  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = Attention(q, k, v, none, q_num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
     if (!requireBound(kSlotK, "rules/attention.yaml:312:43", "k")) return false;
     if (!requireBound(kSlotV, "rules/attention.yaml:316:31", "v")) return false;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "q_num_heads",
-                   "rules/attention.yaml:317:25", "rules/attention.yaml:317:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "q_num_heads",
+        "rules/attention.yaml:317:25",
+        "rules/attention.yaml:317:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
-    std::optional<onnx::AttributeProto> a11_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:318:25", "rules/attention.yaml:318:25");
+    std::optional<onnx::AttributeProto> a11_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:318:25",
+        "rules/attention.yaml:318:25");
     if (!a11_1) return false;
     attrs11.push_back(std::move(*a11_1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:318:71", "rules/attention.yaml:318:71");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:318:71",
+        "rules/attention.yaml:318:71");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:314:9",
-                     "rules/attention.yaml:316:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:314:9",
+        "rules/attention.yaml:316:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -10838,10 +7996,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 5 (when @causal_mask), rules/attention.yaml:319:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal,
-  ///   tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])),
-  ///   Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
@@ -10872,22 +8027,31 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     attrs4.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_0) return false;
     attrs13.push_back(std::move(*a13_0));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:319:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:319:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -10972,10 +8136,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 6 (when @causal), rules/attention.yaml:319:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(0.0),
-  ///   fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
-  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite6() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
@@ -11004,22 +8165,31 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     attrs4.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_0) return false;
     attrs13.push_back(std::move(*a13_0));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:319:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:319:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -11096,10 +8266,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 7 (when @masked_fill), rules/attention.yaml:319:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill,
-  ///   tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])),
-  ///   Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite7() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
@@ -11128,22 +8295,31 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     attrs4.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_0) return false;
     attrs13.push_back(std::move(*a13_0));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:319:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:319:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -11220,9 +8396,7 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 8 (when @mask), rules/attention.yaml:319:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1,
-  ///   1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
-  ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite8() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
@@ -11247,22 +8421,31 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
     attrs4.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_0) return false;
     attrs13.push_back(std::move(*a13_0));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:319:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:319:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -11330,30 +8513,38 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
   }
 
   /// Variant 9 (when @plain), rules/attention.yaml:319:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, none,
-  ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, none, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite9() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:312:31", "q")) return false;
     if (!requireBound(kSlotK, "rules/attention.yaml:312:43", "k")) return false;
     if (!requireBound(kSlotV, "rules/attention.yaml:320:25", "v")) return false;
     std::vector<onnx::AttributeProto> attrs13;
-    std::optional<onnx::AttributeProto> a13_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_0) return false;
     attrs13.push_back(std::move(*a13_0));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:320:15)");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:319:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:319:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:320:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -11378,13 +8569,13 @@ class MultiHeadAttentionMatch : public AttentionSharedMatch<MultiHeadAttentionId
 class MultiHeadAttentionRule : public RewritePattern {
  public:
   MultiHeadAttentionRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                85,
-                                {"ort"},
-                                "rules/attention.yaml:300:5",
-                                {op::kAdd, op::kAttention, op::kWhere, op::kSlice, op::kConcat,
-                                 op::kExpand, op::kShape, op::kComMicrosoftMultiHeadAttention}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            85,
+            {"ort"},
+            "rules/attention.yaml:300:5",
+            {op::kAdd, op::kAttention, op::kWhere, op::kSlice, op::kConcat, op::kExpand, op::kShape, op::kComMicrosoftMultiHeadAttention}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -11406,2267 +8597,903 @@ class MultiHeadAttentionRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:332
-// group_query_attention (priority 87): Attention with RoPE on Q and K and K/V heads repeated by
-// repeat_kv (LLaMA, Mistral).
+// group_query_attention (priority 87): Attention with RoPE on Q and K and K/V heads repeated by repeat_kv (LLaMA, Mistral).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule group_query_attention for the shared checks and messages.
 const gen::RuleSpec& specGroupQueryAttention() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "group_query_attention";
-    s.loc = "rules/attention.yaml:332:5";
-    s.root = 14;
-    s.slot_names = {"q",
-                    "pos",
-                    "cos",
-                    "sin",
-                    "qr",
-                    "k",
-                    "kr",
-                    "v",
-                    "vr",
-                    "kx",
-                    "vx",
-                    "s",
-                    "m",
-                    "y",
-                    "split_shape.1.s",
-                    "qh",
-                    "split_shape.2.s",
-                    "kh",
-                    "split_shape.3.s",
-                    "vh",
-                    "repeat_kv.1.b",
-                    "repeat_kv.1.n",
-                    "repeat_kv.2.b",
-                    "repeat_kv.2.n",
-                    "scores.1.c",
-                    "scores.1.cq",
-                    "scores.1.ck",
-                    "masked_sdpa.1.ql",
-                    "masked_sdpa.1.kl",
-                    "masked_sdpa.1.tri",
-                    "masked_sdpa.1.mm",
-                    "merged.1.o",
-                    "merge_shape.1.s",
-                    "dim.5.d",
-                    "dim.6.d",
-                    "dim.7.d",
-                    "dim.8.d",
-                    "dim.9.d",
-                    "dim.10.d",
-                    "causal",
-                    "fill",
-                    "mask",
-                    "masked",
-                    "dim.11.d",
-                    "dim.12.d"};
-    s.num_captures = 3;
-    s.exprs.resize(187);
-    {  // 0: q
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "q";
-      e.loc = "rules/attention.yaml:336:27";
-      e.slot = 0;
-    }
-    {  // 1: pos
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "pos";
-      e.loc = "rules/attention.yaml:336:30";
-      e.slot = 1;
-    }
-    {  // 2: cos
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "cos";
-      e.loc = "rules/attention.yaml:336:35";
-      e.slot = 2;
-    }
-    {  // 3: sin
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "sin";
-      e.loc = "rules/attention.yaml:336:40";
-      e.slot = 3;
-    }
-    {  // 4: Reshape(q, split_shape.1.s)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:132:11 (in rope_heads at rules/attention.yaml:336:16)";
-      e.slot = 4;
-      e.num_inputs = 2;
-    }
-    {  // 5: k
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "k";
-      e.loc = "rules/attention.yaml:337:27";
-      e.slot = 5;
-    }
-    {  // 6: Reshape(k, split_shape.2.s)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:132:11 (in rope_heads at rules/attention.yaml:337:16)";
-      e.slot = 6;
-      e.num_inputs = 2;
-    }
-    {  // 7: v
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "v";
-      e.loc = "rules/attention.yaml:338:22";
-      e.slot = 7;
-    }
-    {  // 8: Reshape(v, split_shape.3.s)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:338:16)";
-      e.slot = 8;
-      e.num_inputs = 2;
-    }
-    {  // 9: Reshape(Expand(Unsqueeze(kh, axes=[2]), (Concat(...) | _)), (Concat(repeat_kv.1.b, _,
-       // repeat_kv.1.n, _, axis=0) | _))
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:144:11 (in repeat_kv at rules/attention.yaml:339:12)";
-      e.slot = 9;
-      e.num_inputs = 2;
-    }
-    {  // 10: Reshape(Expand(Unsqueeze(vh, axes=[2]), (Concat(...) | _)), (Concat(repeat_kv.2.b, _,
-       // repeat_kv.2.n, _, axis=0) | _))
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:144:11 (in repeat_kv at rules/attention.yaml:340:12)";
-      e.slot = 10;
-      e.num_inputs = 2;
-    }
-    {  // 11: Transpose(kx, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:341:23";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:341:37";
-      }
-    }
-    {  // 12: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)),
-       // scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) |
-       // com.microsoft.FusedMatMul(qh, Transpose(kx, perm=[0, 1, 3, 2]), transA=0, transB=0,
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "s";
-      e.loc = "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:341:12)";
-      e.slot = 11;
-    }
-    {  // 13: Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:157:68 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.slot = 12;
-    }
-    {  // 14: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:343:12)";
-      e.slot = 13;
-      e.num_inputs = 2;
-    }
-    {  // 15: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "split_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:336:16)";
-      e.slot = 14;
-    }
-    {  // 16: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:133:41 (in rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:133:54 (in rope_heads at rules/attention.yaml:336:16)";
-      }
-    }
-    {  // 17: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
-       // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
-       // is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/attention.yaml:133:11 (in rope_heads at rules/attention.yaml:336:16)";
-      e.slot = 15;
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:336:45";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "rd";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:336:61";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 2;
-        a.capture_name = "rs";
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/attention.yaml:336:77";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_packed_batching";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:135:41 (in rope_heads at rules/attention.yaml:336:16)";
-      }
-    }
-    {  // 18: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "split_shape.2.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:337:16)";
-      e.slot = 16;
-    }
-    {  // 19: Transpose(kr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:133:41 (in rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:133:54 (in rope_heads at rules/attention.yaml:337:16)";
-      }
-    }
-    {  // 20: com.microsoft.RotaryEmbedding(Transpose(kr, perm=[0, 2, 1, 3]), pos, cos, sin,
-       // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
-       // is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/attention.yaml:133:11 (in rope_heads at rules/attention.yaml:337:16)";
-      e.slot = 17;
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:337:45";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "rd";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:337:61";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 2;
-        a.capture_name = "rs";
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/attention.yaml:337:77";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_packed_batching";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:135:41 (in rope_heads at rules/attention.yaml:337:16)";
-      }
-    }
-    {  // 21: Concat(dim.9.d, dim.10.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "split_shape.3.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:338:16)";
-      e.slot = 18;
-    }
-    {  // 22: Transpose(vr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:338:16)";
-      e.slot = 19;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:338:16)";
-      }
-    }
-    {  // 23: 0
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:142:18 (in repeat_kv at rules/attention.yaml:339:12)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 24: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(kh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "repeat_kv.1.b";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.slot = 20;
-    }
-    {  // 25: 2
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:143:18 (in repeat_kv at rules/attention.yaml:339:12)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 26: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(kh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "repeat_kv.1.n";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.slot = 21;
-    }
-    {  // 27: Unsqueeze(kh, axes=[2])
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:144:26 (in repeat_kv at rules/attention.yaml:339:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({2}));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:144:39 (in repeat_kv at rules/attention.yaml:339:12)";
-      }
-    }
-    {  // 28: _
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:144:53 (in repeat_kv at rules/attention.yaml:339:12)";
-    }
-    {  // 29: _
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:144:56 (in repeat_kv at rules/attention.yaml:339:12)";
-    }
-    {  // 30: _
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:144:62 (in repeat_kv at rules/attention.yaml:339:12)";
-    }
-    {  // 31: Concat(repeat_kv.1.b, _, _, repeat_kv.1.n, _, axis=0)
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:144:43 (in repeat_kv at rules/attention.yaml:339:12)";
-      e.num_inputs = 5;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:144:65 (in repeat_kv at rules/attention.yaml:339:12)";
-      }
-    }
-    {  // 32: _
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:144:75 (in repeat_kv at rules/attention.yaml:339:12)";
-    }
-    {  // 33: Concat(repeat_kv.1.b, _, _, repeat_kv.1.n, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:144:73 (in repeat_kv at rules/attention.yaml:339:12)";
-    }
-    {  // 34: Expand(Unsqueeze(kh, axes=[2]), (Concat(repeat_kv.1.b, _, _, repeat_kv.1.n, _, axis=0)
-       // | _))
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:144:19 (in repeat_kv at rules/attention.yaml:339:12)";
-      e.num_inputs = 2;
-    }
-    {  // 35: _
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:145:29 (in repeat_kv at rules/attention.yaml:339:12)";
-    }
-    {  // 36: _
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:145:35 (in repeat_kv at rules/attention.yaml:339:12)";
-    }
-    {  // 37: Concat(repeat_kv.1.b, _, repeat_kv.1.n, _, axis=0)
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:145:19 (in repeat_kv at rules/attention.yaml:339:12)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:145:38 (in repeat_kv at rules/attention.yaml:339:12)";
-      }
-    }
-    {  // 38: _
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:145:48 (in repeat_kv at rules/attention.yaml:339:12)";
-    }
-    {  // 39: Concat(repeat_kv.1.b, _, repeat_kv.1.n, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:145:46 (in repeat_kv at rules/attention.yaml:339:12)";
-    }
-    {  // 40: 0
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "constant 0";
-      e.loc = "rules/attention.yaml:142:18 (in repeat_kv at rules/attention.yaml:340:12)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 41: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(vh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "repeat_kv.2.b";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.slot = 22;
-    }
-    {  // 42: 2
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "constant 2";
-      e.loc = "rules/attention.yaml:143:18 (in repeat_kv at rules/attention.yaml:340:12)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 43: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "repeat_kv.2.n";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.slot = 23;
-    }
-    {  // 44: Unsqueeze(vh, axes=[2])
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:144:26 (in repeat_kv at rules/attention.yaml:340:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({2}));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:144:39 (in repeat_kv at rules/attention.yaml:340:12)";
-      }
-    }
-    {  // 45: _
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:144:53 (in repeat_kv at rules/attention.yaml:340:12)";
-    }
-    {  // 46: _
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:144:56 (in repeat_kv at rules/attention.yaml:340:12)";
-    }
-    {  // 47: _
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:144:62 (in repeat_kv at rules/attention.yaml:340:12)";
-    }
-    {  // 48: Concat(repeat_kv.2.b, _, _, repeat_kv.2.n, _, axis=0)
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:144:43 (in repeat_kv at rules/attention.yaml:340:12)";
-      e.num_inputs = 5;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:144:65 (in repeat_kv at rules/attention.yaml:340:12)";
-      }
-    }
-    {  // 49: _
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:144:75 (in repeat_kv at rules/attention.yaml:340:12)";
-    }
-    {  // 50: Concat(repeat_kv.2.b, _, _, repeat_kv.2.n, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:144:73 (in repeat_kv at rules/attention.yaml:340:12)";
-    }
-    {  // 51: Expand(Unsqueeze(vh, axes=[2]), (Concat(repeat_kv.2.b, _, _, repeat_kv.2.n, _, axis=0)
-       // | _))
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:144:19 (in repeat_kv at rules/attention.yaml:340:12)";
-      e.num_inputs = 2;
-    }
-    {  // 52: _
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:145:29 (in repeat_kv at rules/attention.yaml:340:12)";
-    }
-    {  // 53: _
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:145:35 (in repeat_kv at rules/attention.yaml:340:12)";
-    }
-    {  // 54: Concat(repeat_kv.2.b, _, repeat_kv.2.n, _, axis=0)
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:145:19 (in repeat_kv at rules/attention.yaml:340:12)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:145:38 (in repeat_kv at rules/attention.yaml:340:12)";
-      }
-    }
-    {  // 55: _
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:145:48 (in repeat_kv at rules/attention.yaml:340:12)";
-    }
-    {  // 56: Concat(repeat_kv.2.b, _, repeat_kv.2.n, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[56];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:145:46 (in repeat_kv at rules/attention.yaml:340:12)";
-    }
-    {  // 57: MatMul(qh, Transpose(kx, perm=[0, 1, 3, 2]))
-      gen::ExprSpec& e = s.exprs[57];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-    }
-    {  // 58: scores.1.c
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "scores.1.c";
-      e.loc = "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:341:12)";
-      e.slot = 24;
-    }
-    {  // 59: Div(MatMul(qh, Transpose(kx, perm=[0, 1, 3, 2])), scores.1.c)
-      gen::ExprSpec& e = s.exprs[59];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-    }
-    {  // 60: MatMul(qh, Transpose(kx, perm=[0, 1, 3, 2]))
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-    }
-    {  // 61: Mul(MatMul(qh, Transpose(kx, perm=[0, 1, 3, 2])), scores.1.c)
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-    }
-    {  // 62: scores.1.cq
-      gen::ExprSpec& e = s.exprs[62];
-      e.label = "scores.1.cq";
-      e.loc = "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:341:12)";
-      e.slot = 25;
-    }
-    {  // 63: Mul(qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[63];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-    }
-    {  // 64: Div(qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[64];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-    }
-    {  // 65: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      gen::ExprSpec& e = s.exprs[65];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:341:12)";
-    }
-    {  // 66: scores.1.ck
-      gen::ExprSpec& e = s.exprs[66];
-      e.label = "scores.1.ck";
-      e.loc = "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:341:12)";
-      e.slot = 26;
-    }
-    {  // 67: Mul(Transpose(kx, perm=[0, 1, 3, 2]), scores.1.ck)
-      gen::ExprSpec& e = s.exprs[67];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-    }
-    {  // 68: Div(Transpose(kx, perm=[0, 1, 3, 2]), scores.1.ck)
-      gen::ExprSpec& e = s.exprs[68];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-    }
-    {  // 69: Mul(Transpose(kx, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kx, perm=[0, 1, 3,
-       // 2]), scores.1.ck) | Transpose(kx, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[69];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:341:12)";
-    }
-    {  // 70: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...),
-       // scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kx, perm=[0, 1, 3, 2])))
-      gen::ExprSpec& e = s.exprs[70];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-    }
-    {  // 71: com.microsoft.FusedMatMul(qh, Transpose(kx, perm=[0, 1, 3, 2]), transA=0, transB=0,
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[71];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:341:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:341:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:341:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:341:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:341:12)";
-      }
-    }
-    {  // 72: Shape(qh)
-      gen::ExprSpec& e = s.exprs[72];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 1;
-    }
-    {  // 73: Slice(Shape(qh), starts=[-2], ends=[-1])
-      gen::ExprSpec& e = s.exprs[73];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:153:13 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({-2}));
-        a.loc = "rules/attention.yaml:153:30 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.loc = "rules/attention.yaml:153:34 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-    }
-    {  // 74: Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[74];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:153:40 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(-2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:153:50 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:153:60 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-    }
-    {  // 75: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[75];
-      e.label = "masked_sdpa.1.ql";
-      e.loc = "rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.slot = 27;
-    }
-    {  // 76: Shape(kx)
-      gen::ExprSpec& e = s.exprs[76];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:154:19 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 1;
-    }
-    {  // 77: Slice(Shape(kx), starts=[-2], ends=[-1])
-      gen::ExprSpec& e = s.exprs[77];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({-2}));
-        a.loc = "rules/attention.yaml:154:30 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.loc = "rules/attention.yaml:154:34 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-    }
-    {  // 78: Shape(kx, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[78];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:154:40 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(-2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:154:50 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:154:60 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-    }
-    {  // 79: Slice(Shape(kx), starts=[-2], ends=[-1]) | Shape(kx, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[79];
-      e.label = "masked_sdpa.1.kl";
-      e.loc = "rules/attention.yaml:154:38 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.slot = 28;
-    }
-    {  // 80: 1.0
-      gen::ExprSpec& e = s.exprs[80];
-      e.label = "constant 1.0";
-      e.loc = "rules/attention.yaml:155:26 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.literal = gen::floatLiteral(1.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 81: Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)
-      gen::ExprSpec& e = s.exprs[81];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:155:31 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:155:46 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-    }
-    {  // 82: Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:155:19 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 2;
-    }
-    {  // 83: Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)), upper=0)
-      gen::ExprSpec& e = s.exprs[83];
-      e.label = "Trilu";
-      e.loc = "rules/attention.yaml:155:13 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.slot = 29;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "upper";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/attention.yaml:155:56 (in masked_sdpa at rules/attention.yaml:342:39)";
-      }
-    }
-    {  // 84: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
-       // Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "masked_sdpa.1.mm";
-      e.loc =
-          "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.slot = 30;
-    }
-    {  // 85: 0.0
-      gen::ExprSpec& e = s.exprs[85];
-      e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:157:37 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.literal = gen::floatLiteral(0.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 86: Equal(masked_sdpa.1.tri, 0.0)
-      gen::ExprSpec& e = s.exprs[86];
-      e.label = "Equal";
-      e.loc = "rules/attention.yaml:157:26 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 2;
-    }
-    {  // 87: 0.0
-      gen::ExprSpec& e = s.exprs[87];
-      e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:157:49 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.literal = gen::floatLiteral(0.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 88: Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)
-      gen::ExprSpec& e = s.exprs[88];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:157:20 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 3;
-    }
-    {  // 89: Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))
-      gen::ExprSpec& e = s.exprs[89];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:157:13 (in masked_sdpa at rules/attention.yaml:342:39)";
-      e.num_inputs = 2;
-    }
-    {  // 90: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[90];
-      e.label = "Softmax";
-      e.loc = "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(-1));
-        a.values.push_back(gen::intLiteral(3));
-        a.default_value = gen::intLiteral(-1);
-        a.older_defaults.emplace_back(10, gen::intLiteral(1));  // up to opset 10
-        a.older_defaults.emplace_back(12, gen::intLiteral(1));  // up to opset 12
-        a.axes = true;
-        a.loc = "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:343:12)";
-      }
-    }
-    {  // 91: MatMul(Softmax(m, axis=-1), vx)
-      gen::ExprSpec& e = s.exprs[91];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:343:12)";
-      e.slot = 31;
-      e.num_inputs = 2;
-    }
-    {  // 92: Transpose(merged.1.o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[92];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:343:12)";
-      }
-    }
-    {  // 93: Concat(dim.11.d, dim.12.d, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[93];
-      e.label = "merge_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:343:12)";
-      e.slot = 32;
-    }
-    {  // 94: 0
-      gen::ExprSpec& e = s.exprs[94];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:336:16)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 95: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[95];
-      e.label = "dim.5.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.slot = 33;
-    }
-    {  // 96: 1
-      gen::ExprSpec& e = s.exprs[96];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:336:16)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 97: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[97];
-      e.label = "dim.6.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.slot = 34;
-    }
-    {  // 98: _
-      gen::ExprSpec& e = s.exprs[98];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:336:16)";
-    }
-    {  // 99: _
-      gen::ExprSpec& e = s.exprs[99];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:336:16)";
-    }
-    {  // 100: Concat(dim.5.d, dim.6.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[100];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:336:16)";
-      }
-    }
-    {  // 101: _
-      gen::ExprSpec& e = s.exprs[101];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:336:16)";
-    }
-    {  // 102: 0
-      gen::ExprSpec& e = s.exprs[102];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:337:16)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 103: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[103];
-      e.label = "dim.7.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.slot = 35;
-    }
-    {  // 104: 1
-      gen::ExprSpec& e = s.exprs[104];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:337:16)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 105: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[105];
-      e.label = "dim.8.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.slot = 36;
-    }
-    {  // 106: _
-      gen::ExprSpec& e = s.exprs[106];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:337:16)";
-    }
-    {  // 107: _
-      gen::ExprSpec& e = s.exprs[107];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:337:16)";
-    }
-    {  // 108: Concat(dim.7.d, dim.8.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[108];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:337:16)";
-      }
-    }
-    {  // 109: _
-      gen::ExprSpec& e = s.exprs[109];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:337:16)";
-    }
-    {  // 110: 0
-      gen::ExprSpec& e = s.exprs[110];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:338:16)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 111: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[111];
-      e.label = "dim.9.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.slot = 37;
-    }
-    {  // 112: 1
-      gen::ExprSpec& e = s.exprs[112];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:338:16)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 113: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[113];
-      e.label = "dim.10.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.slot = 38;
-    }
-    {  // 114: _
-      gen::ExprSpec& e = s.exprs[114];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:338:16)";
-    }
-    {  // 115: _
-      gen::ExprSpec& e = s.exprs[115];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:338:16)";
-    }
-    {  // 116: Concat(dim.9.d, dim.10.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[116];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:338:16)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:338:16)";
-      }
-    }
-    {  // 117: _
-      gen::ExprSpec& e = s.exprs[117];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at "
-          "rules/attention.yaml:338:16)";
-    }
-    {  // 118: Shape(kh)
-      gen::ExprSpec& e = s.exprs[118];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.num_inputs = 1;
-    }
-    {  // 119: Gather(Shape(kh), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[119];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-            "rules/attention.yaml:339:12)";
-      }
-    }
-    {  // 120: Unsqueeze(Gather(Shape(kh), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[120];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-            "rules/attention.yaml:339:12)";
-      }
-    }
-    {  // 121: Shape(kh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[121];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:142:21 (in repeat_kv at rules/attention.yaml:339:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:142:30 (in repeat_kv at rules/attention.yaml:339:12)";
-      }
-    }
-    {  // 122: Shape(kh)
-      gen::ExprSpec& e = s.exprs[122];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.num_inputs = 1;
-    }
-    {  // 123: Gather(Shape(kh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[123];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-            "rules/attention.yaml:339:12)";
-      }
-    }
-    {  // 124: Unsqueeze(Gather(Shape(kh), 2, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[124];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-            "rules/attention.yaml:339:12)";
-      }
-    }
-    {  // 125: Shape(kh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[125];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:339:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:143:21 (in repeat_kv at rules/attention.yaml:339:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/attention.yaml:143:30 (in repeat_kv at rules/attention.yaml:339:12)";
-      }
-    }
-    {  // 126: Shape(vh)
-      gen::ExprSpec& e = s.exprs[126];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.num_inputs = 1;
-    }
-    {  // 127: Gather(Shape(vh), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[127];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-            "rules/attention.yaml:340:12)";
-      }
-    }
-    {  // 128: Unsqueeze(Gather(Shape(vh), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[128];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-            "rules/attention.yaml:340:12)";
-      }
-    }
-    {  // 129: Shape(vh, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[129];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:142:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:142:21 (in repeat_kv at rules/attention.yaml:340:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/attention.yaml:142:30 (in repeat_kv at rules/attention.yaml:340:12)";
-      }
-    }
-    {  // 130: Shape(vh)
-      gen::ExprSpec& e = s.exprs[130];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.num_inputs = 1;
-    }
-    {  // 131: Gather(Shape(vh), 2, axis=0)
-      gen::ExprSpec& e = s.exprs[131];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-            "rules/attention.yaml:340:12)";
-      }
-    }
-    {  // 132: Unsqueeze(Gather(Shape(vh), 2, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[132];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-            "rules/attention.yaml:340:12)";
-      }
-    }
-    {  // 133: Shape(vh, start=2, end=3)
-      gen::ExprSpec& e = s.exprs[133];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:143:11) (in repeat_kv at "
-          "rules/attention.yaml:340:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:143:21 (in repeat_kv at rules/attention.yaml:340:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/attention.yaml:143:30 (in repeat_kv at rules/attention.yaml:340:12)";
-      }
-    }
-    {  // 134: causal
-      gen::ExprSpec& e = s.exprs[134];
-      e.label = "causal";
-      e.loc =
-          "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.slot = 39;
-    }
-    {  // 135: fill
-      gen::ExprSpec& e = s.exprs[135];
-      e.label = "fill";
-      e.loc =
-          "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.slot = 40;
-    }
-    {  // 136: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[136];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.num_inputs = 3;
-    }
-    {  // 137: mask
-      gen::ExprSpec& e = s.exprs[137];
-      e.label = "mask";
-      e.loc =
-          "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.slot = 41;
-    }
-    {  // 138: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[138];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.num_inputs = 2;
-    }
-    {  // 139: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[139];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.num_inputs = 3;
-    }
-    {  // 140: masked
-      gen::ExprSpec& e = s.exprs[140];
-      e.label = "masked";
-      e.loc =
-          "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.slot = 42;
-    }
-    {  // 141: Shape(s)
-      gen::ExprSpec& e = s.exprs[141];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.num_inputs = 1;
-    }
-    {  // 142: Expand(masked, Shape(s))
-      gen::ExprSpec& e = s.exprs[142];
-      e.label = "Expand";
-      e.loc =
-          "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.num_inputs = 2;
-    }
-    {  // 143: Where(Expand(masked, Shape(s)), fill, s)
-      gen::ExprSpec& e = s.exprs[143];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.num_inputs = 3;
-    }
-    {  // 144: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[144];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.num_inputs = 3;
-    }
-    {  // 145: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[145];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      e.num_inputs = 2;
-    }
-    {  // 146: _
-      gen::ExprSpec& e = s.exprs[146];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:343:12)";
-    }
-    {  // 147: 0
-      gen::ExprSpec& e = s.exprs[147];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:343:12)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 148: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[148];
-      e.label = "dim.11.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.slot = 43;
-    }
-    {  // 149: _
-      gen::ExprSpec& e = s.exprs[149];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:343:12)";
-    }
-    {  // 150: 1
-      gen::ExprSpec& e = s.exprs[150];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:343:12)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 151: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[151];
-      e.label = "dim.12.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.slot = 44;
-    }
-    {  // 152: _
-      gen::ExprSpec& e = s.exprs[152];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:343:12)";
-    }
-    {  // 153: Concat(dim.11.d, dim.12.d, _, axis=0)
-      gen::ExprSpec& e = s.exprs[153];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:343:12)";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:343:12)";
-      }
-    }
-    {  // 154: _
-      gen::ExprSpec& e = s.exprs[154];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:343:12)";
-    }
-    {  // 155: Shape(q)
-      gen::ExprSpec& e = s.exprs[155];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 1;
-    }
-    {  // 156: Gather(Shape(q), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[156];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      }
-    }
-    {  // 157: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[157];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      }
-    }
-    {  // 158: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[158];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:336:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:336:16)";
-      }
-    }
-    {  // 159: Shape(q)
-      gen::ExprSpec& e = s.exprs[159];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 1;
-    }
-    {  // 160: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[160];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      }
-    }
-    {  // 161: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[161];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      }
-    }
-    {  // 162: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[162];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:336:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:336:16)";
-      }
-    }
-    {  // 163: Shape(k)
-      gen::ExprSpec& e = s.exprs[163];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 1;
-    }
-    {  // 164: Gather(Shape(k), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[164];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      }
-    }
-    {  // 165: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[165];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      }
-    }
-    {  // 166: Shape(k, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[166];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:337:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:337:16)";
-      }
-    }
-    {  // 167: Shape(k)
-      gen::ExprSpec& e = s.exprs[167];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 1;
-    }
-    {  // 168: Gather(Shape(k), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[168];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      }
-    }
-    {  // 169: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[169];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      }
-    }
-    {  // 170: Shape(k, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[170];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:337:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:337:16)";
-      }
-    }
-    {  // 171: Shape(v)
-      gen::ExprSpec& e = s.exprs[171];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.num_inputs = 1;
-    }
-    {  // 172: Gather(Shape(v), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[172];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      }
-    }
-    {  // 173: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[173];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      }
-    }
-    {  // 174: Shape(v, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[174];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:338:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:338:16)";
-      }
-    }
-    {  // 175: Shape(v)
-      gen::ExprSpec& e = s.exprs[175];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.num_inputs = 1;
-    }
-    {  // 176: Gather(Shape(v), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[176];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      }
-    }
-    {  // 177: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[177];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      }
-    }
-    {  // 178: Shape(v, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[178];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:338:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads "
-            "at rules/attention.yaml:338:16)";
-      }
-    }
-    {  // 179: Shape(_)
-      gen::ExprSpec& e = s.exprs[179];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 1;
-    }
-    {  // 180: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[180];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      }
-    }
-    {  // 181: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[181];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      }
-    }
-    {  // 182: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[182];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:343:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:343:12)";
-      }
-    }
-    {  // 183: Shape(_)
-      gen::ExprSpec& e = s.exprs[183];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 1;
-    }
-    {  // 184: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[184];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      }
-    }
-    {  // 185: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[185];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      }
-    }
-    {  // 186: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[186];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:343:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:343:12)";
-      }
-    }
+  static const gen::RuleSpec spec = {
+    "group_query_attention",
+    "rules/attention.yaml:332:5",
+    14,  // root expr
+    // slots
+    {"q", "pos", "cos", "sin", "qr", "k", "kr", "v", "vr", "kx", "vx", "s", "m", "y",
+     "split_shape.1.s", "qh", "split_shape.2.s", "kh", "split_shape.3.s", "vh", "repeat_kv.1.b",
+     "repeat_kv.1.n", "repeat_kv.2.b", "repeat_kv.2.n", "scores.1.c", "scores.1.cq", "scores.1.ck",
+     "masked_sdpa.1.ql", "masked_sdpa.1.kl", "masked_sdpa.1.tri", "masked_sdpa.1.mm", "merged.1.o",
+     "merge_shape.1.s", "dim.5.d", "dim.6.d", "dim.7.d", "dim.8.d", "dim.9.d", "dim.10.d", "causal",
+     "fill", "mask", "masked", "dim.11.d", "dim.12.d"},
+    3,  // attribute captures
+    4,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:345:13";
-      c.subject = "q";
-      c.slot = 0;
-      c.dims = {"B", "S", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:345:31";
-      c.subject = "q";
-      c.slot = 0;
-      c.strings = {"float"};
-      c.elem_types = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:346:13";
-      c.subject = "k";
-      c.slot = 5;
-      c.dims = {"B", "S", "DK"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:347:13";
-      c.subject = "v";
-      c.slot = 7;
-      c.dims = {"B", "S", "DK"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:348:13";
-      c.native = "gqa_head_size";
-      c.predicate = gen::nativePredicate("gqa_head_size");
-      c.args = {"qr"};
-      c.arg_slots = {4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:349:13";
-      c.native = "fewer_heads";
-      c.predicate = gen::nativePredicate("fewer_heads");
-      c.args = {"kr", "qr"};
-      c.arg_slots = {6, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:350:13";
-      c.native = "same_heads";
-      c.predicate = gen::nativePredicate("same_heads");
-      c.args = {"vr", "kr"};
-      c.arg_slots = {8, 6};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:351:13";
-      c.native = "repeats_heads";
-      c.predicate = gen::nativePredicate("repeats_heads");
-      c.args = {"kx", "kh"};
-      c.arg_slots = {9, 17};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:352:13";
-      c.native = "repeats_heads";
-      c.predicate = gen::nativePredicate("repeats_heads");
-      c.args = {"vx", "vh"};
-      c.arg_slots = {10, 19};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:353:13";
-      c.native = "merges_heads";
-      c.predicate = gen::nativePredicate("merges_heads");
-      c.args = {"y", "qr", "q"};
-      c.arg_slots = {13, 4, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:341:12)";
-      c.guard_slot = 11;  // s
-      c.subject = "scores.1.c";
-      c.slot = 24;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:341:12)";
-      c.guard_slot = 11;  // s
-      c.subject = "scores.1.cq";
-      c.slot = 25;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:341:12)";
-      c.guard_slot = 11;  // s
-      c.subject = "scores.1.ck";
-      c.slot = 26;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:342:39)";
-      c.guard_slot = 30;  // masked_sdpa.1.mm
-      c.subject = "fill";
-      c.slot = 40;
-      c.has_min = true;
-      c.min = -gen::kInfinity;
-      c.has_max = true;
-      c.max = -1e+04;
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{13, 0}});  // @sdpa_causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{84, 0}});  // @causal_mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{84, 1}});  // @causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{84, 2}, {84, 3}});  // @masked_fill
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{84, 4}});  // @mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{84, 5}});  // @plain
-    }
-    return s;
-  }();
+      // 0: q
+      {"q", "rules/attention.yaml:336:27", 0},
+      // 1: pos
+      {"pos", "rules/attention.yaml:336:30", 1},
+      // 2: cos
+      {"cos", "rules/attention.yaml:336:35", 2},
+      // 3: sin
+      {"sin", "rules/attention.yaml:336:40", 3},
+      // 4: Reshape(q, split_shape.1.s)
+      {"Reshape", "rules/attention.yaml:132:11 (in rope_heads at rules/attention.yaml:336:16)", 4,
+       2},
+      // 5: k
+      {"k", "rules/attention.yaml:337:27", 5},
+      // 6: Reshape(k, split_shape.2.s)
+      {"Reshape", "rules/attention.yaml:132:11 (in rope_heads at rules/attention.yaml:337:16)", 6,
+       2},
+      // 7: v
+      {"v", "rules/attention.yaml:338:22", 7},
+      // 8: Reshape(v, split_shape.3.s)
+      {"Reshape", "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:338:16)", 8, 2},
+      // 9: Reshape(Expand(Unsqueeze(kh, axes=[2]), (Concat(...) | _)), (Concat(repeat_kv.1.b, _, repeat_kv.1.n, _, axis=0) | _))
+      {"Reshape", "rules/attention.yaml:144:11 (in repeat_kv at rules/attention.yaml:339:12)", 9,
+       2},
+      // 10: Reshape(Expand(Unsqueeze(vh, axes=[2]), (Concat(...) | _)), (Concat(repeat_kv.2.b, _, repeat_kv.2.n, _, axis=0) | _))
+      {"Reshape", "rules/attention.yaml:144:11 (in repeat_kv at rules/attention.yaml:340:12)", 10,
+       2},
+      // 11: Transpose(kx, perm=[0, 1, 3, 2])
+      {"Transpose", "rules/attention.yaml:341:23", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:341:37", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      // 12: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(qh, Transpose(kx, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"s", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:341:12)", 11},
+      // 13: Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm
+      {"m", "rules/attention.yaml:157:68 (in masked_sdpa at rules/attention.yaml:342:39)", 12},
+      // 14: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+      {"Reshape", "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:343:12)", 13, 2},
+      // 15: Concat(dim.5.d, dim.6.d, _, _, axis=0) | _
+      {"split_shape.1.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       14},
+      // 16: Transpose(qr, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:133:41 (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:133:54 (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 17: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs), is_packed_batching=0)
+      {"com.microsoft.RotaryEmbedding",
+       "rules/attention.yaml:133:11 (in rope_heads at rules/attention.yaml:336:16)", 15, 4,
+       {{"interleaved", "rules/attention.yaml:336:45", Attr::kCapture, {}, false,
+         gen::intLiteral(0), {}, 0.0, 0.0, 0, "il"},
+        {"rotary_embedding_dim", "rules/attention.yaml:336:61", Attr::kCapture, {}, false,
+         gen::intLiteral(0), {}, 0.0, 0.0, 1, "rd"},
+        {"scale", "rules/attention.yaml:336:77", Attr::kCapture, {}, false, gen::floatLiteral(1.0),
+         {}, 0.0, 0.0, 2, "rs"},
+        {"is_packed_batching",
+         "rules/attention.yaml:135:41 (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 18: Concat(dim.7.d, dim.8.d, _, _, axis=0) | _
+      {"split_shape.2.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       16},
+      // 19: Transpose(kr, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:133:41 (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:133:54 (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 20: com.microsoft.RotaryEmbedding(Transpose(kr, perm=[0, 2, 1, 3]), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs), is_packed_batching=0)
+      {"com.microsoft.RotaryEmbedding",
+       "rules/attention.yaml:133:11 (in rope_heads at rules/attention.yaml:337:16)", 17, 4,
+       {{"interleaved", "rules/attention.yaml:337:45", Attr::kCapture, {}, false,
+         gen::intLiteral(0), {}, 0.0, 0.0, 0, "il"},
+        {"rotary_embedding_dim", "rules/attention.yaml:337:61", Attr::kCapture, {}, false,
+         gen::intLiteral(0), {}, 0.0, 0.0, 1, "rd"},
+        {"scale", "rules/attention.yaml:337:77", Attr::kCapture, {}, false, gen::floatLiteral(1.0),
+         {}, 0.0, 0.0, 2, "rs"},
+        {"is_packed_batching",
+         "rules/attention.yaml:135:41 (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 21: Concat(dim.9.d, dim.10.d, _, _, axis=0) | _
+      {"split_shape.3.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       18},
+      // 22: Transpose(vr, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:65:11 (in heads at rules/attention.yaml:338:16)", 19, 1,
+       {{"perm", "rules/attention.yaml:65:24 (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 23: 0
+      {"constant 0", "rules/attention.yaml:142:18 (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 24: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(kh, start=0, end=1)
+      {"repeat_kv.1.b",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       20},
+      // 25: 2
+      {"constant 2", "rules/attention.yaml:143:18 (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 26: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(kh, start=2, end=3)
+      {"repeat_kv.1.n",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       21},
+      // 27: Unsqueeze(kh, axes=[2])
+      {"Unsqueeze", "rules/attention.yaml:144:26 (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:144:39 (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      // 28: _
+      {"_", "rules/attention.yaml:144:53 (in repeat_kv at rules/attention.yaml:339:12)"},
+      // 29: _
+      {"_", "rules/attention.yaml:144:56 (in repeat_kv at rules/attention.yaml:339:12)"},
+      // 30: _
+      {"_", "rules/attention.yaml:144:62 (in repeat_kv at rules/attention.yaml:339:12)"},
+      // 31: Concat(repeat_kv.1.b, _, _, repeat_kv.1.n, _, axis=0)
+      {"Concat", "rules/attention.yaml:144:43 (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 5,
+       {{"axis", "rules/attention.yaml:144:65 (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 32: _
+      {"_", "rules/attention.yaml:144:75 (in repeat_kv at rules/attention.yaml:339:12)"},
+      // 33: Concat(repeat_kv.1.b, _, _, repeat_kv.1.n, _, axis=0) | _
+      {"alternatives", "rules/attention.yaml:144:73 (in repeat_kv at rules/attention.yaml:339:12)"},
+      // 34: Expand(Unsqueeze(kh, axes=[2]), (Concat(repeat_kv.1.b, _, _, repeat_kv.1.n, _, axis=0) | _))
+      {"Expand", "rules/attention.yaml:144:19 (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 2},
+      // 35: _
+      {"_", "rules/attention.yaml:145:29 (in repeat_kv at rules/attention.yaml:339:12)"},
+      // 36: _
+      {"_", "rules/attention.yaml:145:35 (in repeat_kv at rules/attention.yaml:339:12)"},
+      // 37: Concat(repeat_kv.1.b, _, repeat_kv.1.n, _, axis=0)
+      {"Concat", "rules/attention.yaml:145:19 (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 4,
+       {{"axis", "rules/attention.yaml:145:38 (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 38: _
+      {"_", "rules/attention.yaml:145:48 (in repeat_kv at rules/attention.yaml:339:12)"},
+      // 39: Concat(repeat_kv.1.b, _, repeat_kv.1.n, _, axis=0) | _
+      {"alternatives", "rules/attention.yaml:145:46 (in repeat_kv at rules/attention.yaml:339:12)"},
+      // 40: 0
+      {"constant 0", "rules/attention.yaml:142:18 (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 41: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(vh, start=0, end=1)
+      {"repeat_kv.2.b",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       22},
+      // 42: 2
+      {"constant 2", "rules/attention.yaml:143:18 (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 43: Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
+      {"repeat_kv.2.n",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       23},
+      // 44: Unsqueeze(vh, axes=[2])
+      {"Unsqueeze", "rules/attention.yaml:144:26 (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:144:39 (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      // 45: _
+      {"_", "rules/attention.yaml:144:53 (in repeat_kv at rules/attention.yaml:340:12)"},
+      // 46: _
+      {"_", "rules/attention.yaml:144:56 (in repeat_kv at rules/attention.yaml:340:12)"},
+      // 47: _
+      {"_", "rules/attention.yaml:144:62 (in repeat_kv at rules/attention.yaml:340:12)"},
+      // 48: Concat(repeat_kv.2.b, _, _, repeat_kv.2.n, _, axis=0)
+      {"Concat", "rules/attention.yaml:144:43 (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 5,
+       {{"axis", "rules/attention.yaml:144:65 (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 49: _
+      {"_", "rules/attention.yaml:144:75 (in repeat_kv at rules/attention.yaml:340:12)"},
+      // 50: Concat(repeat_kv.2.b, _, _, repeat_kv.2.n, _, axis=0) | _
+      {"alternatives", "rules/attention.yaml:144:73 (in repeat_kv at rules/attention.yaml:340:12)"},
+      // 51: Expand(Unsqueeze(vh, axes=[2]), (Concat(repeat_kv.2.b, _, _, repeat_kv.2.n, _, axis=0) | _))
+      {"Expand", "rules/attention.yaml:144:19 (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 2},
+      // 52: _
+      {"_", "rules/attention.yaml:145:29 (in repeat_kv at rules/attention.yaml:340:12)"},
+      // 53: _
+      {"_", "rules/attention.yaml:145:35 (in repeat_kv at rules/attention.yaml:340:12)"},
+      // 54: Concat(repeat_kv.2.b, _, repeat_kv.2.n, _, axis=0)
+      {"Concat", "rules/attention.yaml:145:19 (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 4,
+       {{"axis", "rules/attention.yaml:145:38 (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 55: _
+      {"_", "rules/attention.yaml:145:48 (in repeat_kv at rules/attention.yaml:340:12)"},
+      // 56: Concat(repeat_kv.2.b, _, repeat_kv.2.n, _, axis=0) | _
+      {"alternatives", "rules/attention.yaml:145:46 (in repeat_kv at rules/attention.yaml:340:12)"},
+      // 57: MatMul(qh, Transpose(kx, perm=[0, 1, 3, 2]))
+      {"MatMul", "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:341:12)",
+       gen::kNoSlot, 2},
+      // 58: scores.1.c
+      {"scores.1.c", "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:341:12)", 24},
+      // 59: Div(MatMul(qh, Transpose(kx, perm=[0, 1, 3, 2])), scores.1.c)
+      {"Div", "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:341:12)", gen::kNoSlot,
+       2},
+      // 60: MatMul(qh, Transpose(kx, perm=[0, 1, 3, 2]))
+      {"MatMul", "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:341:12)",
+       gen::kNoSlot, 2},
+      // 61: Mul(MatMul(qh, Transpose(kx, perm=[0, 1, 3, 2])), scores.1.c)
+      {"Mul", "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:341:12)", gen::kNoSlot,
+       2},
+      // 62: scores.1.cq
+      {"scores.1.cq", "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:341:12)", 25},
+      // 63: Mul(qh, scores.1.cq)
+      {"Mul", "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:341:12)", gen::kNoSlot,
+       2},
+      // 64: Div(qh, scores.1.cq)
+      {"Div", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:341:12)", gen::kNoSlot,
+       2},
+      // 65: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
+      {"alternatives", "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:341:12)"},
+      // 66: scores.1.ck
+      {"scores.1.ck", "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:341:12)", 26},
+      // 67: Mul(Transpose(kx, perm=[0, 1, 3, 2]), scores.1.ck)
+      {"Mul", "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:341:12)", gen::kNoSlot,
+       2},
+      // 68: Div(Transpose(kx, perm=[0, 1, 3, 2]), scores.1.ck)
+      {"Div", "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:341:12)", gen::kNoSlot,
+       2},
+      // 69: Mul(Transpose(kx, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kx, perm=[0, 1, 3, 2]), scores.1.ck) | Transpose(kx, perm=[0, 1, 3, 2])
+      {"alternatives", "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:341:12)"},
+      // 70: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kx, perm=[0, 1, 3, 2])))
+      {"MatMul", "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:341:12)",
+       gen::kNoSlot, 2},
+      // 71: com.microsoft.FusedMatMul(qh, Transpose(kx, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:341:12)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:341:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transB", "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:341:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchA", "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:341:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB", "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:341:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 72: Shape(qh)
+      {"Shape", "rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 1},
+      // 73: Slice(Shape(qh), starts=[-2], ends=[-1])
+      {"Slice", "rules/attention.yaml:153:13 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 1,
+       {{"starts", "rules/attention.yaml:153:30 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intsLiteral({-2})}},
+        {"ends", "rules/attention.yaml:153:34 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intsLiteral({-1})}}}},
+      // 74: Shape(qh, start=-2, end=-1)
+      {"Shape", "rules/attention.yaml:153:40 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:153:50 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:153:60 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intLiteral(-1)}}}},
+      // 75: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+      {"masked_sdpa.1.ql",
+       "rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:342:39)", 27},
+      // 76: Shape(kx)
+      {"Shape", "rules/attention.yaml:154:19 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 1},
+      // 77: Slice(Shape(kx), starts=[-2], ends=[-1])
+      {"Slice", "rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 1,
+       {{"starts", "rules/attention.yaml:154:30 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intsLiteral({-2})}},
+        {"ends", "rules/attention.yaml:154:34 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intsLiteral({-1})}}}},
+      // 78: Shape(kx, start=-2, end=-1)
+      {"Shape", "rules/attention.yaml:154:40 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:154:50 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:154:60 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intLiteral(-1)}}}},
+      // 79: Slice(Shape(kx), starts=[-2], ends=[-1]) | Shape(kx, start=-2, end=-1)
+      {"masked_sdpa.1.kl",
+       "rules/attention.yaml:154:38 (in masked_sdpa at rules/attention.yaml:342:39)", 28},
+      // 80: 1.0
+      {"constant 1.0",
+       "rules/attention.yaml:155:26 (in masked_sdpa at rules/attention.yaml:342:39)", gen::kNoSlot,
+       0, {}, gen::floatLiteral(1.0)},
+      // 81: Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)
+      {"Concat", "rules/attention.yaml:155:31 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 2,
+       {{"axis", "rules/attention.yaml:155:46 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 82: Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))
+      {"Expand", "rules/attention.yaml:155:19 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 2},
+      // 83: Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)), upper=0)
+      {"Trilu", "rules/attention.yaml:155:13 (in masked_sdpa at rules/attention.yaml:342:39)", 29,
+       1,
+       {{"upper", "rules/attention.yaml:155:56 (in masked_sdpa at rules/attention.yaml:342:39)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(1)}}},
+      // 84: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+      {"masked_sdpa.1.mm",
+       "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       30},
+      // 85: 0.0
+      {"constant 0.0",
+       "rules/attention.yaml:157:37 (in masked_sdpa at rules/attention.yaml:342:39)", gen::kNoSlot,
+       0, {}, gen::floatLiteral(0.0)},
+      // 86: Equal(masked_sdpa.1.tri, 0.0)
+      {"Equal", "rules/attention.yaml:157:26 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 2},
+      // 87: 0.0
+      {"constant 0.0",
+       "rules/attention.yaml:157:49 (in masked_sdpa at rules/attention.yaml:342:39)", gen::kNoSlot,
+       0, {}, gen::floatLiteral(0.0)},
+      // 88: Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)
+      {"Where", "rules/attention.yaml:157:20 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 3},
+      // 89: Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))
+      {"Add", "rules/attention.yaml:157:13 (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 2},
+      // 90: Softmax(m, axis=-1)
+      {"Softmax", "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:343:12)",
+         Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
+         {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
+      // 91: MatMul(Softmax(m, axis=-1), vx)
+      {"MatMul", "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:343:12)", 31, 2},
+      // 92: Transpose(merged.1.o, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 93: Concat(dim.11.d, dim.12.d, _, axis=0) | _
+      {"merge_shape.1.s",
+       "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       32},
+      // 94: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 95: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
+      {"dim.5.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       33},
+      // 96: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 97: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
+      {"dim.6.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       34},
+      // 98: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)"},
+      // 99: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)"},
+      // 100: Concat(dim.5.d, dim.6.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 101: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)"},
+      // 102: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 103: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
+      {"dim.7.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       35},
+      // 104: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 105: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
+      {"dim.8.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       36},
+      // 106: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)"},
+      // 107: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)"},
+      // 108: Concat(dim.7.d, dim.8.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 109: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)"},
+      // 110: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 111: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
+      {"dim.9.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       37},
+      // 112: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 113: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
+      {"dim.10.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       38},
+      // 114: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)"},
+      // 115: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)"},
+      // 116: Concat(dim.9.d, dim.10.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 117: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)"},
+      // 118: Shape(kh)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 1},
+      // 119: Gather(Shape(kh), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 120: Unsqueeze(Gather(Shape(kh), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 121: Shape(kh, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:142:21 (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:142:30 (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 122: Shape(kh)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 1},
+      // 123: Gather(Shape(kh), 2, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 124: Unsqueeze(Gather(Shape(kh), 2, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 125: Shape(kh, start=2, end=3)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:339:12)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:143:21 (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intLiteral(2)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:143:30 (in repeat_kv at rules/attention.yaml:339:12)",
+         Attr::kEquals, {gen::intLiteral(3)}}}},
+      // 126: Shape(vh)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 1},
+      // 127: Gather(Shape(vh), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 128: Unsqueeze(Gather(Shape(vh), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 129: Shape(vh, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:142:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:142:21 (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:142:30 (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 130: Shape(vh)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 1},
+      // 131: Gather(Shape(vh), 2, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 132: Unsqueeze(Gather(Shape(vh), 2, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 133: Shape(vh, start=2, end=3)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:143:11) (in repeat_kv at rules/attention.yaml:340:12)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:143:21 (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intLiteral(2)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:143:30 (in repeat_kv at rules/attention.yaml:340:12)",
+         Attr::kEquals, {gen::intLiteral(3)}}}},
+      // 134: causal
+      {"causal",
+       "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       39},
+      // 135: fill
+      {"fill",
+       "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       40},
+      // 136: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 3},
+      // 137: mask
+      {"mask",
+       "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       41},
+      // 138: Add(Where(causal, s, fill), mask)
+      {"Add",
+       "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 2},
+      // 139: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 3},
+      // 140: masked
+      {"masked",
+       "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       42},
+      // 141: Shape(s)
+      {"Shape",
+       "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 1},
+      // 142: Expand(masked, Shape(s))
+      {"Expand",
+       "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 2},
+      // 143: Where(Expand(masked, Shape(s)), fill, s)
+      {"Where",
+       "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 3},
+      // 144: Where(masked, fill, s)
+      {"Where",
+       "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 3},
+      // 145: Add(s, mask)
+      {"Add",
+       "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+       gen::kNoSlot, 2},
+      // 146: _
+      {"_",
+       "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)"},
+      // 147: 0
+      {"constant 0",
+       "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 148: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+      {"dim.11.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       43},
+      // 149: _
+      {"_",
+       "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)"},
+      // 150: 1
+      {"constant 1",
+       "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 151: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+      {"dim.12.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       44},
+      // 152: _
+      {"_",
+       "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)"},
+      // 153: Concat(dim.11.d, dim.12.d, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 3,
+       {{"axis",
+         "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 154: _
+      {"_",
+       "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)"},
+      // 155: Shape(q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 1},
+      // 156: Gather(Shape(q), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 157: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 158: Shape(q, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 159: Shape(q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 1},
+      // 160: Gather(Shape(q), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 161: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 162: Shape(q, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 163: Shape(k)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 1},
+      // 164: Gather(Shape(k), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 165: Unsqueeze(Gather(Shape(k), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 166: Shape(k, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 167: Shape(k)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 1},
+      // 168: Gather(Shape(k), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 169: Unsqueeze(Gather(Shape(k), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 170: Shape(k, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 171: Shape(v)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 1},
+      // 172: Gather(Shape(v), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 173: Unsqueeze(Gather(Shape(v), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 174: Shape(v, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 175: Shape(v)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 1},
+      // 176: Gather(Shape(v), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 177: Unsqueeze(Gather(Shape(v), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 178: Shape(v, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 179: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 1},
+      // 180: Gather(Shape(_), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 181: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 182: Shape(_, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 183: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 1},
+      // 184: Gather(Shape(_), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 185: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 186: Shape(_, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+    },
+    // constraints
+    {{Check::kShape, "rules/attention.yaml:345:13", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kElemType, "rules/attention.yaml:345:31", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kShape, "rules/attention.yaml:346:13", "k", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "DK"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
+     {Check::kShape, "rules/attention.yaml:347:13", "v", 7, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "DK"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
+     {Check::kNative, "rules/attention.yaml:348:13", "qr", gen::kNoSlot, {"qr"}, {4},
+      "gqa_head_size", gen::nativePredicate("gqa_head_size")},
+     {Check::kNative, "rules/attention.yaml:349:13", "kr", gen::kNoSlot, {"kr", "qr"}, {6, 4},
+      "fewer_heads", gen::nativePredicate("fewer_heads")},
+     {Check::kNative, "rules/attention.yaml:350:13", "vr", gen::kNoSlot, {"vr", "kr"}, {8, 6},
+      "same_heads", gen::nativePredicate("same_heads")},
+     {Check::kNative, "rules/attention.yaml:351:13", "kx", gen::kNoSlot, {"kx", "kh"}, {9, 17},
+      "repeats_heads", gen::nativePredicate("repeats_heads")},
+     {Check::kNative, "rules/attention.yaml:352:13", "vx", gen::kNoSlot, {"vx", "vh"}, {10, 19},
+      "repeats_heads", gen::nativePredicate("repeats_heads")},
+     {Check::kNative, "rules/attention.yaml:353:13", "y", gen::kNoSlot, {"y", "qr", "q"},
+      {13, 4, 0}, "merges_heads", gen::nativePredicate("merges_heads")},
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:341:12)",
+      "scores.1.c", 24, {}, {}, "", nullptr, 11},
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:341:12)",
+      "scores.1.cq", 25, {}, {}, "", nullptr, 11},
+     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:341:12)",
+      "scores.1.ck", 26, {}, {}, "", nullptr, 11},
+     {Check::kScalar,
+      "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:342:39)",
+      "fill", 40, {}, {}, "", nullptr, 30, {}, true, true, -gen::kInfinity, -1e+04}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{13, 0}}}}, {true, "", -1, -1, {{{84, 0}}}},
+     {true, "", -1, -1, {{{84, 1}}}}, {true, "", -1, -1, {{{84, 2}, {84, 3}}}},
+     {true, "", -1, -1, {{{84, 4}}}}, {true, "", -1, -1, {{{84, 5}}}}},
+  };
   return spec;
 }
 
-/// The search of rule group_query_attention: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule group_query_attention (indices into its RuleSpec's exprs).
 struct GroupQueryAttentionIds {
   enum : gen::ExprId {
@@ -13860,6 +9687,9 @@ struct GroupQueryAttentionIds {
   };
 };
 
+/// The search of rule group_query_attention: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttentionIds> {
  public:
   GroupQueryAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -13942,11 +9772,11 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchPos, matchCos,
-  // matchSin, matchK, matchV, matchConstant25, matchAny28, matchAny30, matchAny35, matchConstant42,
-  // matchAny49, matchAny52, matchAny55, matchScores1C, matchScores1Cq, matchScores1Ck,
-  // matchConstant87, matchConstant96, matchAny98, matchAny101, matchCausal, matchFill, matchMask,
-  // matchMasked.
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchQ, matchPos, matchCos, matchSin, matchK, matchV, matchConstant25, matchAny28, matchAny30,
+  // matchAny35, matchConstant42, matchAny49, matchAny52, matchAny55, matchScores1C, matchScores1Cq,
+  // matchScores1Ck, matchConstant87, matchConstant96, matchAny98, matchAny101, matchCausal,
+  // matchFill, matchMask, matchMasked.
 
   /// qr = Reshape(q, split_shape.1.s)  (rules/attention.yaml:132:11 (in rope_heads at
   /// rules/attention.yaml:336:16))
@@ -14042,7 +9872,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
   /// (rules/attention.yaml:109:11 (in merged at rules/attention.yaml:343:12))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
@@ -14086,7 +9916,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (n == kNoId || !attrs(kQh, n, v)) return false;
     return matchTranspose16(input(n, 0), [&] {
       return matchPos(input(n, 1), [&] {
-        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+        return matchCos(input(n, 2), [&] {
+          return matchSin(input(n, 3), k);
+        });
       });
     });
   }
@@ -14125,7 +9957,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (n == kNoId || !attrs(kKh, n, v)) return false;
     return matchTranspose19(input(n, 0), [&] {
       return matchPos(input(n, 1), [&] {
-        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+        return matchCos(input(n, 2), [&] {
+          return matchSin(input(n, 3), k);
+        });
       });
     });
   }
@@ -14160,7 +9994,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// repeat_kv.1.b = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(kh, start=0, end=1)
-  /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:142:11) (in repeat_kv at
+  ///  (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:142:11) (in repeat_kv at
   /// rules/attention.yaml:339:12))
   bool matchRepeatKv1B(ValueId v, gen::Next k) {
     if (seen(kRepeatKv1B)) return same(kRepeatKv1B, v) && k();
@@ -14174,7 +10008,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// repeat_kv.1.n = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(kh, start=2, end=3)
-  /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:143:11) (in repeat_kv at
+  ///  (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:143:11) (in repeat_kv at
   /// rules/attention.yaml:339:12))
   bool matchRepeatKv1N(ValueId v, gen::Next k) {
     if (seen(kRepeatKv1N)) return same(kRepeatKv1N, v) && k();
@@ -14213,7 +10047,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchRepeatKv1B(input(n, 0), [&] {
       return matchAny28(input(n, 1), [&] {
         return matchAny29(input(n, 2), [&] {
-          return matchRepeatKv1N(input(n, 3), [&] { return matchAny30(input(n, 4), k); });
+          return matchRepeatKv1N(input(n, 3), [&] {
+            return matchAny30(input(n, 4), k);
+          });
         });
       });
     });
@@ -14238,7 +10074,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Expand(Unsqueeze(kh, axes=[2]), (Concat(repeat_kv.1.b, _, _, repeat_kv.1.n, _, axis=0) | _))
+  /// Expand(Unsqueeze(kh, axes=[2]), (Concat(repeat_kv.1.b, _, _, repeat_kv.1.n, _, axis=0) | _)) 
   /// (rules/attention.yaml:144:19 (in repeat_kv at rules/attention.yaml:339:12))
   bool matchExpand34(ValueId v, gen::Next k) {
     if (seen(kExpand34)) return same(kExpand34, v) && k();
@@ -14263,7 +10099,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (n == kNoId || !attrs(kConcat37, n, v)) return false;
     return matchRepeatKv1B(input(n, 0), [&] {
       return matchAny35(input(n, 1), [&] {
-        return matchRepeatKv1N(input(n, 2), [&] { return matchAny36(input(n, 3), k); });
+        return matchRepeatKv1N(input(n, 2), [&] {
+          return matchAny36(input(n, 3), k);
+        });
       });
     });
   }
@@ -14294,7 +10132,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// repeat_kv.2.b = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(vh, start=0, end=1)
-  /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:142:11) (in repeat_kv at
+  ///  (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:142:11) (in repeat_kv at
   /// rules/attention.yaml:340:12))
   bool matchRepeatKv2B(ValueId v, gen::Next k) {
     if (seen(kRepeatKv2B)) return same(kRepeatKv2B, v) && k();
@@ -14308,7 +10146,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// repeat_kv.2.n = Unsqueeze(Gather(Shape(...), 2, axis=0), axes=[0]) | Shape(vh, start=2, end=3)
-  /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:143:11) (in repeat_kv at
+  ///  (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:143:11) (in repeat_kv at
   /// rules/attention.yaml:340:12))
   bool matchRepeatKv2N(ValueId v, gen::Next k) {
     if (seen(kRepeatKv2N)) return same(kRepeatKv2N, v) && k();
@@ -14359,7 +10197,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchRepeatKv2B(input(n, 0), [&] {
       return matchAny45(input(n, 1), [&] {
         return matchAny46(input(n, 2), [&] {
-          return matchRepeatKv2N(input(n, 3), [&] { return matchAny47(input(n, 4), k); });
+          return matchRepeatKv2N(input(n, 3), [&] {
+            return matchAny47(input(n, 4), k);
+          });
         });
       });
     });
@@ -14378,7 +10218,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// Expand(Unsqueeze(vh, axes=[2]), (Concat(repeat_kv.2.b, _, _, repeat_kv.2.n, _, axis=0) | _))
+  /// Expand(Unsqueeze(vh, axes=[2]), (Concat(repeat_kv.2.b, _, _, repeat_kv.2.n, _, axis=0) | _)) 
   /// (rules/attention.yaml:144:19 (in repeat_kv at rules/attention.yaml:340:12))
   bool matchExpand51(ValueId v, gen::Next k) {
     if (seen(kExpand51)) return same(kExpand51, v) && k();
@@ -14403,7 +10243,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (n == kNoId || !attrs(kConcat54, n, v)) return false;
     return matchRepeatKv2B(input(n, 0), [&] {
       return matchAny52(input(n, 1), [&] {
-        return matchRepeatKv2N(input(n, 2), [&] { return matchAny53(input(n, 3), k); });
+        return matchRepeatKv2N(input(n, 2), [&] {
+          return matchAny53(input(n, 3), k);
+        });
       });
     });
   }
@@ -14546,7 +10388,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) |
-  /// Div(Transpose(...), scores.1.ck) | Transpose(kx, perm=[0, 1, 3, 2])))
+  /// Div(Transpose(...), scores.1.ck) | Transpose(kx, perm=[0, 1, 3, 2]))) 
   /// (rules/attention.yaml:83:14 (in scores at rules/attention.yaml:341:12))
   bool matchMatMul70(ValueId v, gen::Next k) {
     if (seen(kMatMul70)) return same(kMatMul70, v) && k();
@@ -14596,7 +10438,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchQh(input(n, 0), k);
   }
 
-  /// masked_sdpa.1.ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+  /// masked_sdpa.1.ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1) 
   /// (rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:342:39))
   bool matchMaskedSdpa1Ql(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Ql)) return same(kMaskedSdpa1Ql, v) && k();
@@ -14638,7 +10480,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return matchKx(input(n, 0), k);
   }
 
-  /// masked_sdpa.1.kl = Slice(Shape(kx), starts=[-2], ends=[-1]) | Shape(kx, start=-2, end=-1)
+  /// masked_sdpa.1.kl = Slice(Shape(kx), starts=[-2], ends=[-1]) | Shape(kx, start=-2, end=-1) 
   /// (rules/attention.yaml:154:38 (in masked_sdpa at rules/attention.yaml:342:39))
   bool matchMaskedSdpa1Kl(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Kl)) return same(kMaskedSdpa1Kl, v) && k();
@@ -14688,7 +10530,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// masked_sdpa.1.mm = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) |
-  /// Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+  /// Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s 
   /// (rules/attention.yaml:97:59 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at
   /// rules/attention.yaml:342:39))
   bool matchMaskedSdpa1Mm(ValueId v, gen::Next k) {
@@ -14739,7 +10581,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     const NodeId n = node(kWhere88, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere88, n, v)) return false;
     return matchEqual(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchConstant87(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchConstant87(input(n, 2), k);
+      });
     });
   }
 
@@ -14807,7 +10651,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return bind(kConstant94, v) && constant(kConstant94, v) && k();
   }
 
-  /// dim.5.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
+  /// dim.5.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16))
   bool matchDim5D(ValueId v, gen::Next k) {
@@ -14821,7 +10665,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return false;
   }
 
-  /// dim.6.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
+  /// dim.6.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:336:16))
   bool matchDim6D(ValueId v, gen::Next k) {
@@ -14851,7 +10695,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (n == kNoId || !attrs(kConcat100, n, v)) return false;
     return matchDim5D(input(n, 0), [&] {
       return matchDim6D(input(n, 1), [&] {
-        return matchAny98(input(n, 2), [&] { return matchAny99(input(n, 3), k); });
+        return matchAny98(input(n, 2), [&] {
+          return matchAny99(input(n, 3), k);
+        });
       });
     });
   }
@@ -14863,7 +10709,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return bind(kConstant102, v) && constant(kConstant102, v) && k();
   }
 
-  /// dim.7.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1)
+  /// dim.7.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(k, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16))
   bool matchDim7D(ValueId v, gen::Next k) {
@@ -14884,7 +10730,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return bind(kConstant104, v) && constant(kConstant104, v) && k();
   }
 
-  /// dim.8.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2)
+  /// dim.8.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(k, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:337:16))
   bool matchDim8D(ValueId v, gen::Next k) {
@@ -14921,7 +10767,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (n == kNoId || !attrs(kConcat108, n, v)) return false;
     return matchDim7D(input(n, 0), [&] {
       return matchDim8D(input(n, 1), [&] {
-        return matchAny106(input(n, 2), [&] { return matchAny107(input(n, 3), k); });
+        return matchAny106(input(n, 2), [&] {
+          return matchAny107(input(n, 3), k);
+        });
       });
     });
   }
@@ -14940,7 +10788,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return bind(kConstant110, v) && constant(kConstant110, v) && k();
   }
 
-  /// dim.9.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1)
+  /// dim.9.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(v, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16))
   bool matchDim9D(ValueId v, gen::Next k) {
@@ -14961,7 +10809,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return bind(kConstant112, v) && constant(kConstant112, v) && k();
   }
 
-  /// dim.10.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2)
+  /// dim.10.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(v, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:64:22) (in heads at rules/attention.yaml:338:16))
   bool matchDim10D(ValueId v, gen::Next k) {
@@ -14998,7 +10846,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (n == kNoId || !attrs(kConcat116, n, v)) return false;
     return matchDim9D(input(n, 0), [&] {
       return matchDim10D(input(n, 1), [&] {
-        return matchAny114(input(n, 2), [&] { return matchAny115(input(n, 3), k); });
+        return matchAny114(input(n, 2), [&] {
+          return matchAny115(input(n, 3), k);
+        });
       });
     });
   }
@@ -15178,7 +11028,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     const NodeId n = node(kWhere136, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere136, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -15205,7 +11057,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     const NodeId n = node(kWhere139, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere139, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -15237,7 +11091,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     const NodeId n = node(kWhere143, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere143, n, v)) return false;
     return matchExpand142(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -15249,7 +11105,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     const NodeId n = node(kWhere144, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere144, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -15282,7 +11140,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return bind(kConstant147, v) && constant(kConstant147, v) && k();
   }
 
-  /// dim.11.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+  /// dim.11.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12))
   bool matchDim11D(ValueId v, gen::Next k) {
@@ -15310,7 +11168,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     return bind(kConstant150, v) && constant(kConstant150, v) && k();
   }
 
-  /// dim.12.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+  /// dim.12.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:343:12))
   bool matchDim12D(ValueId v, gen::Next k) {
@@ -15339,7 +11197,9 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     const NodeId n = node(kConcat153, v, op::kConcat);
     if (n == kNoId || !attrs(kConcat153, n, v)) return false;
     return matchDim11D(input(n, 0), [&] {
-      return matchDim12D(input(n, 1), [&] { return matchAny152(input(n, 2), k); });
+      return matchDim12D(input(n, 1), [&] {
+        return matchAny152(input(n, 2), k);
+      });
     });
   }
 
@@ -15693,14 +11553,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   // ---- Rewrite
 
   /// Variant 0 (when @sdpa_causal), rules/attention.yaml:362:9:
-  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
-  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
-  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
-  ///   tensor([2]))), to=6), num_heads=helper(attention_num_heads),
-  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=1)
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))), to=6), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:356:25", "q")) return false;
@@ -15709,43 +11562,71 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (!requireBound(kSlotSin, "rules/attention.yaml:359:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs17;
     std::optional<onnx::AttributeProto> a17_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:359:42", "rules/attention.yaml:359:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:359:42",
+        "rules/attention.yaml:359:42");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:359:55",
-                 "rules/attention.yaml:359:55");
+    std::optional<onnx::AttributeProto> a17_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:359:55",
+        "rules/attention.yaml:359:55");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
-    std::optional<onnx::AttributeProto> a17_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
+    std::optional<onnx::AttributeProto> a17_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
     if (!a17_2) return false;
     attrs17.push_back(std::move(*a17_2));
-    std::optional<onnx::AttributeProto> a17_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:359:68", "rules/attention.yaml:359:68");
+    std::optional<onnx::AttributeProto> a17_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:359:68",
+        "rules/attention.yaml:359:68");
     if (!a17_3) return false;
     attrs17.push_back(std::move(*a17_3));
     if (!requireBound(kSlotK, "rules/attention.yaml:360:20", "k")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::AttributeProto> a20_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:360:42", "rules/attention.yaml:360:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:360:42",
+        "rules/attention.yaml:360:42");
     if (!a20_0) return false;
     attrs20.push_back(std::move(*a20_0));
-    std::optional<onnx::AttributeProto> a20_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:360:55",
-                 "rules/attention.yaml:360:55");
+    std::optional<onnx::AttributeProto> a20_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:360:55",
+        "rules/attention.yaml:360:55");
     if (!a20_1) return false;
     attrs20.push_back(std::move(*a20_1));
-    std::optional<onnx::AttributeProto> a20_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
+    std::optional<onnx::AttributeProto> a20_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
     if (!a20_2) return false;
     attrs20.push_back(std::move(*a20_2));
-    std::optional<onnx::AttributeProto> a20_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:360:68", "rules/attention.yaml:360:68");
+    std::optional<onnx::AttributeProto> a20_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:360:68",
+        "rules/attention.yaml:360:68");
     if (!a20_3) return false;
     attrs20.push_back(std::move(*a20_3));
     if (!requireBound(kSlotV, "rules/attention.yaml:364:57", "v")) return false;
@@ -15767,26 +11648,41 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs12;
     attrs12.push_back(gen::intAttribute("to", 6));
     std::vector<onnx::AttributeProto> attrs24;
-    std::optional<onnx::AttributeProto> a24_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:365:49", "rules/attention.yaml:365:49");
+    std::optional<onnx::AttributeProto> a24_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:365:49",
+        "rules/attention.yaml:365:49");
     if (!a24_0) return false;
     attrs24.push_back(std::move(*a24_0));
-    std::optional<onnx::AttributeProto> a24_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:366:49", "rules/attention.yaml:366:49");
+    std::optional<onnx::AttributeProto> a24_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:366:49",
+        "rules/attention.yaml:366:49");
     if (!a24_1) return false;
     attrs24.push_back(std::move(*a24_1));
-    std::optional<onnx::AttributeProto> a24_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:367:49", "rules/attention.yaml:367:49");
+    std::optional<onnx::AttributeProto> a24_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:367:49",
+        "rules/attention.yaml:367:49");
     if (!a24_2) return false;
     attrs24.push_back(std::move(*a24_2));
     attrs24.push_back(gen::intAttribute("causal", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:362:9",
-                     "rules/attention.yaml:364:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:362:9",
+        "rules/attention.yaml:364:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -15889,16 +11785,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Variant 1 (when @causal_mask), rules/attention.yaml:368:9:
-  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
-  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
-  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
-  ///   tensor([2]))), to=6), none, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask),
-  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q),
-  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))), to=6), none, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:356:25", "q")) return false;
@@ -15907,43 +11794,71 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (!requireBound(kSlotSin, "rules/attention.yaml:359:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs17;
     std::optional<onnx::AttributeProto> a17_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:359:42", "rules/attention.yaml:359:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:359:42",
+        "rules/attention.yaml:359:42");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:359:55",
-                 "rules/attention.yaml:359:55");
+    std::optional<onnx::AttributeProto> a17_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:359:55",
+        "rules/attention.yaml:359:55");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
-    std::optional<onnx::AttributeProto> a17_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
+    std::optional<onnx::AttributeProto> a17_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
     if (!a17_2) return false;
     attrs17.push_back(std::move(*a17_2));
-    std::optional<onnx::AttributeProto> a17_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:359:68", "rules/attention.yaml:359:68");
+    std::optional<onnx::AttributeProto> a17_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:359:68",
+        "rules/attention.yaml:359:68");
     if (!a17_3) return false;
     attrs17.push_back(std::move(*a17_3));
     if (!requireBound(kSlotK, "rules/attention.yaml:360:20", "k")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::AttributeProto> a20_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:360:42", "rules/attention.yaml:360:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:360:42",
+        "rules/attention.yaml:360:42");
     if (!a20_0) return false;
     attrs20.push_back(std::move(*a20_0));
-    std::optional<onnx::AttributeProto> a20_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:360:55",
-                 "rules/attention.yaml:360:55");
+    std::optional<onnx::AttributeProto> a20_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:360:55",
+        "rules/attention.yaml:360:55");
     if (!a20_1) return false;
     attrs20.push_back(std::move(*a20_1));
-    std::optional<onnx::AttributeProto> a20_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
+    std::optional<onnx::AttributeProto> a20_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
     if (!a20_2) return false;
     attrs20.push_back(std::move(*a20_2));
-    std::optional<onnx::AttributeProto> a20_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:360:68", "rules/attention.yaml:360:68");
+    std::optional<onnx::AttributeProto> a20_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:360:68",
+        "rules/attention.yaml:360:68");
     if (!a20_3) return false;
     attrs20.push_back(std::move(*a20_3));
     if (!requireBound(kSlotV, "rules/attention.yaml:370:57", "v")) return false;
@@ -15977,26 +11892,41 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     attrs25.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs26;
     std::vector<onnx::AttributeProto> attrs33;
-    std::optional<onnx::AttributeProto> a33_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:371:58", "rules/attention.yaml:371:58");
+    std::optional<onnx::AttributeProto> a33_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:371:58",
+        "rules/attention.yaml:371:58");
     if (!a33_0) return false;
     attrs33.push_back(std::move(*a33_0));
-    std::optional<onnx::AttributeProto> a33_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:372:49", "rules/attention.yaml:372:49");
+    std::optional<onnx::AttributeProto> a33_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:372:49",
+        "rules/attention.yaml:372:49");
     if (!a33_1) return false;
     attrs33.push_back(std::move(*a33_1));
-    std::optional<onnx::AttributeProto> a33_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:373:49", "rules/attention.yaml:373:49");
+    std::optional<onnx::AttributeProto> a33_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:373:49",
+        "rules/attention.yaml:373:49");
     if (!a33_2) return false;
     attrs33.push_back(std::move(*a33_2));
     attrs33.push_back(gen::intAttribute("causal", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:368:9",
-                     "rules/attention.yaml:370:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:368:9",
+        "rules/attention.yaml:370:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -16135,16 +12065,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Variant 2 (when @causal), rules/attention.yaml:368:9:
-  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
-  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
-  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
-  ///   tensor([2]))), to=6), none, none, none, Expand(Where(causal, tensor(0.0), fill),
-  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q),
-  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))), to=6), none, none, none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:356:25", "q")) return false;
@@ -16153,43 +12074,71 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (!requireBound(kSlotSin, "rules/attention.yaml:359:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs17;
     std::optional<onnx::AttributeProto> a17_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:359:42", "rules/attention.yaml:359:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:359:42",
+        "rules/attention.yaml:359:42");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:359:55",
-                 "rules/attention.yaml:359:55");
+    std::optional<onnx::AttributeProto> a17_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:359:55",
+        "rules/attention.yaml:359:55");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
-    std::optional<onnx::AttributeProto> a17_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
+    std::optional<onnx::AttributeProto> a17_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
     if (!a17_2) return false;
     attrs17.push_back(std::move(*a17_2));
-    std::optional<onnx::AttributeProto> a17_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:359:68", "rules/attention.yaml:359:68");
+    std::optional<onnx::AttributeProto> a17_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:359:68",
+        "rules/attention.yaml:359:68");
     if (!a17_3) return false;
     attrs17.push_back(std::move(*a17_3));
     if (!requireBound(kSlotK, "rules/attention.yaml:360:20", "k")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::AttributeProto> a20_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:360:42", "rules/attention.yaml:360:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:360:42",
+        "rules/attention.yaml:360:42");
     if (!a20_0) return false;
     attrs20.push_back(std::move(*a20_0));
-    std::optional<onnx::AttributeProto> a20_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:360:55",
-                 "rules/attention.yaml:360:55");
+    std::optional<onnx::AttributeProto> a20_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:360:55",
+        "rules/attention.yaml:360:55");
     if (!a20_1) return false;
     attrs20.push_back(std::move(*a20_1));
-    std::optional<onnx::AttributeProto> a20_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
+    std::optional<onnx::AttributeProto> a20_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
     if (!a20_2) return false;
     attrs20.push_back(std::move(*a20_2));
-    std::optional<onnx::AttributeProto> a20_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:360:68", "rules/attention.yaml:360:68");
+    std::optional<onnx::AttributeProto> a20_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:360:68",
+        "rules/attention.yaml:360:68");
     if (!a20_3) return false;
     attrs20.push_back(std::move(*a20_3));
     if (!requireBound(kSlotV, "rules/attention.yaml:370:57", "v")) return false;
@@ -16221,26 +12170,41 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     attrs25.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs26;
     std::vector<onnx::AttributeProto> attrs33;
-    std::optional<onnx::AttributeProto> a33_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:371:58", "rules/attention.yaml:371:58");
+    std::optional<onnx::AttributeProto> a33_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:371:58",
+        "rules/attention.yaml:371:58");
     if (!a33_0) return false;
     attrs33.push_back(std::move(*a33_0));
-    std::optional<onnx::AttributeProto> a33_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:372:49", "rules/attention.yaml:372:49");
+    std::optional<onnx::AttributeProto> a33_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:372:49",
+        "rules/attention.yaml:372:49");
     if (!a33_1) return false;
     attrs33.push_back(std::move(*a33_1));
-    std::optional<onnx::AttributeProto> a33_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:373:49", "rules/attention.yaml:373:49");
+    std::optional<onnx::AttributeProto> a33_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:373:49",
+        "rules/attention.yaml:373:49");
     if (!a33_2) return false;
     attrs33.push_back(std::move(*a33_2));
     attrs33.push_back(gen::intAttribute("causal", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:368:9",
-                     "rules/attention.yaml:370:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:368:9",
+        "rules/attention.yaml:370:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -16371,16 +12335,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Variant 3 (when @masked_fill), rules/attention.yaml:368:9:
-  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
-  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
-  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
-  ///   tensor([2]))), to=6), none, none, none, Expand(Where(masked, fill, tensor(0.0)),
-  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q),
-  ///   tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))), to=6), none, none, none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:356:25", "q")) return false;
@@ -16389,43 +12344,71 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (!requireBound(kSlotSin, "rules/attention.yaml:359:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs17;
     std::optional<onnx::AttributeProto> a17_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:359:42", "rules/attention.yaml:359:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:359:42",
+        "rules/attention.yaml:359:42");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:359:55",
-                 "rules/attention.yaml:359:55");
+    std::optional<onnx::AttributeProto> a17_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:359:55",
+        "rules/attention.yaml:359:55");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
-    std::optional<onnx::AttributeProto> a17_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
+    std::optional<onnx::AttributeProto> a17_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
     if (!a17_2) return false;
     attrs17.push_back(std::move(*a17_2));
-    std::optional<onnx::AttributeProto> a17_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:359:68", "rules/attention.yaml:359:68");
+    std::optional<onnx::AttributeProto> a17_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:359:68",
+        "rules/attention.yaml:359:68");
     if (!a17_3) return false;
     attrs17.push_back(std::move(*a17_3));
     if (!requireBound(kSlotK, "rules/attention.yaml:360:20", "k")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::AttributeProto> a20_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:360:42", "rules/attention.yaml:360:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:360:42",
+        "rules/attention.yaml:360:42");
     if (!a20_0) return false;
     attrs20.push_back(std::move(*a20_0));
-    std::optional<onnx::AttributeProto> a20_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:360:55",
-                 "rules/attention.yaml:360:55");
+    std::optional<onnx::AttributeProto> a20_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:360:55",
+        "rules/attention.yaml:360:55");
     if (!a20_1) return false;
     attrs20.push_back(std::move(*a20_1));
-    std::optional<onnx::AttributeProto> a20_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
+    std::optional<onnx::AttributeProto> a20_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
     if (!a20_2) return false;
     attrs20.push_back(std::move(*a20_2));
-    std::optional<onnx::AttributeProto> a20_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:360:68", "rules/attention.yaml:360:68");
+    std::optional<onnx::AttributeProto> a20_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:360:68",
+        "rules/attention.yaml:360:68");
     if (!a20_3) return false;
     attrs20.push_back(std::move(*a20_3));
     if (!requireBound(kSlotV, "rules/attention.yaml:370:57", "v")) return false;
@@ -16457,26 +12440,41 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     attrs25.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs26;
     std::vector<onnx::AttributeProto> attrs33;
-    std::optional<onnx::AttributeProto> a33_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:371:58", "rules/attention.yaml:371:58");
+    std::optional<onnx::AttributeProto> a33_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:371:58",
+        "rules/attention.yaml:371:58");
     if (!a33_0) return false;
     attrs33.push_back(std::move(*a33_0));
-    std::optional<onnx::AttributeProto> a33_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:372:49", "rules/attention.yaml:372:49");
+    std::optional<onnx::AttributeProto> a33_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:372:49",
+        "rules/attention.yaml:372:49");
     if (!a33_1) return false;
     attrs33.push_back(std::move(*a33_1));
-    std::optional<onnx::AttributeProto> a33_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:373:49", "rules/attention.yaml:373:49");
+    std::optional<onnx::AttributeProto> a33_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:373:49",
+        "rules/attention.yaml:373:49");
     if (!a33_2) return false;
     attrs33.push_back(std::move(*a33_2));
     attrs33.push_back(gen::intAttribute("causal", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:368:9",
-                     "rules/attention.yaml:370:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:368:9",
+        "rules/attention.yaml:370:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -16607,16 +12605,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Variant 4 (when @mask), rules/attention.yaml:368:9:
-  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
-  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
-  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
-  ///   tensor([2]))), to=6), none, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q),
-  ///   tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)),
-  ///   num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale), causal=0)
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))), to=6), none, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(q), tensor([1]), tensor([2])), axis=0)), num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:356:25", "q")) return false;
@@ -16625,43 +12614,71 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (!requireBound(kSlotSin, "rules/attention.yaml:359:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs17;
     std::optional<onnx::AttributeProto> a17_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:359:42", "rules/attention.yaml:359:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:359:42",
+        "rules/attention.yaml:359:42");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:359:55",
-                 "rules/attention.yaml:359:55");
+    std::optional<onnx::AttributeProto> a17_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:359:55",
+        "rules/attention.yaml:359:55");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
-    std::optional<onnx::AttributeProto> a17_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
+    std::optional<onnx::AttributeProto> a17_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
     if (!a17_2) return false;
     attrs17.push_back(std::move(*a17_2));
-    std::optional<onnx::AttributeProto> a17_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:359:68", "rules/attention.yaml:359:68");
+    std::optional<onnx::AttributeProto> a17_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:359:68",
+        "rules/attention.yaml:359:68");
     if (!a17_3) return false;
     attrs17.push_back(std::move(*a17_3));
     if (!requireBound(kSlotK, "rules/attention.yaml:360:20", "k")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::AttributeProto> a20_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:360:42", "rules/attention.yaml:360:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:360:42",
+        "rules/attention.yaml:360:42");
     if (!a20_0) return false;
     attrs20.push_back(std::move(*a20_0));
-    std::optional<onnx::AttributeProto> a20_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:360:55",
-                 "rules/attention.yaml:360:55");
+    std::optional<onnx::AttributeProto> a20_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:360:55",
+        "rules/attention.yaml:360:55");
     if (!a20_1) return false;
     attrs20.push_back(std::move(*a20_1));
-    std::optional<onnx::AttributeProto> a20_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
+    std::optional<onnx::AttributeProto> a20_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
     if (!a20_2) return false;
     attrs20.push_back(std::move(*a20_2));
-    std::optional<onnx::AttributeProto> a20_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:360:68", "rules/attention.yaml:360:68");
+    std::optional<onnx::AttributeProto> a20_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:360:68",
+        "rules/attention.yaml:360:68");
     if (!a20_3) return false;
     attrs20.push_back(std::move(*a20_3));
     if (!requireBound(kSlotV, "rules/attention.yaml:370:57", "v")) return false;
@@ -16689,26 +12706,41 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     attrs25.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs26;
     std::vector<onnx::AttributeProto> attrs33;
-    std::optional<onnx::AttributeProto> a33_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:371:58", "rules/attention.yaml:371:58");
+    std::optional<onnx::AttributeProto> a33_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:371:58",
+        "rules/attention.yaml:371:58");
     if (!a33_0) return false;
     attrs33.push_back(std::move(*a33_0));
-    std::optional<onnx::AttributeProto> a33_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:372:49", "rules/attention.yaml:372:49");
+    std::optional<onnx::AttributeProto> a33_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:372:49",
+        "rules/attention.yaml:372:49");
     if (!a33_1) return false;
     attrs33.push_back(std::move(*a33_1));
-    std::optional<onnx::AttributeProto> a33_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:373:49", "rules/attention.yaml:373:49");
+    std::optional<onnx::AttributeProto> a33_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:373:49",
+        "rules/attention.yaml:373:49");
     if (!a33_2) return false;
     attrs33.push_back(std::move(*a33_2));
     attrs33.push_back(gen::intAttribute("causal", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:368:9",
-                     "rules/attention.yaml:370:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:368:9",
+        "rules/attention.yaml:370:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -16830,14 +12862,7 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
   }
 
   /// Variant 5 (when @plain), rules/attention.yaml:368:9:
-  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il),
-  ///   rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v,
-  ///   none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])),
-  ///   Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]),
-  ///   tensor([2]))), to=6), none, none, none, none, num_heads=helper(attention_num_heads),
-  ///   kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
+  ///   y = com.microsoft.GroupQueryAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), com.microsoft.RotaryEmbedding(k, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), v, none, none, Cast(Expand(Sub(Slice(Shape(q), tensor([1]), tensor([2])), tensor([1])), Slice(Shape(q), tensor([0]), tensor([1]))), to=6), Cast(Squeeze(Slice(Shape(q), tensor([1]), tensor([2]))), to=6), none, none, none, none, num_heads=helper(attention_num_heads), kv_num_heads=helper(attention_num_heads), scale=helper(attention_scale), causal=0)
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:356:25", "q")) return false;
@@ -16846,43 +12871,71 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     if (!requireBound(kSlotSin, "rules/attention.yaml:359:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs17;
     std::optional<onnx::AttributeProto> a17_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:359:42", "rules/attention.yaml:359:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:359:42",
+        "rules/attention.yaml:359:42");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:359:55",
-                 "rules/attention.yaml:359:55");
+    std::optional<onnx::AttributeProto> a17_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:359:55",
+        "rules/attention.yaml:359:55");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
-    std::optional<onnx::AttributeProto> a17_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
+    std::optional<onnx::AttributeProto> a17_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:359:12)");
     if (!a17_2) return false;
     attrs17.push_back(std::move(*a17_2));
-    std::optional<onnx::AttributeProto> a17_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:359:68", "rules/attention.yaml:359:68");
+    std::optional<onnx::AttributeProto> a17_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:359:68",
+        "rules/attention.yaml:359:68");
     if (!a17_3) return false;
     attrs17.push_back(std::move(*a17_3));
     if (!requireBound(kSlotK, "rules/attention.yaml:360:20", "k")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::AttributeProto> a20_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:360:42", "rules/attention.yaml:360:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:360:42",
+        "rules/attention.yaml:360:42");
     if (!a20_0) return false;
     attrs20.push_back(std::move(*a20_0));
-    std::optional<onnx::AttributeProto> a20_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:360:55",
-                 "rules/attention.yaml:360:55");
+    std::optional<onnx::AttributeProto> a20_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:360:55",
+        "rules/attention.yaml:360:55");
     if (!a20_1) return false;
     attrs20.push_back(std::move(*a20_1));
-    std::optional<onnx::AttributeProto> a20_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
+    std::optional<onnx::AttributeProto> a20_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:360:12)");
     if (!a20_2) return false;
     attrs20.push_back(std::move(*a20_2));
-    std::optional<onnx::AttributeProto> a20_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:360:68", "rules/attention.yaml:360:68");
+    std::optional<onnx::AttributeProto> a20_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:360:68",
+        "rules/attention.yaml:360:68");
     if (!a20_3) return false;
     attrs20.push_back(std::move(*a20_3));
     if (!requireBound(kSlotV, "rules/attention.yaml:370:57", "v")) return false;
@@ -16904,26 +12957,41 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
     std::vector<onnx::AttributeProto> attrs12;
     attrs12.push_back(gen::intAttribute("to", 6));
     std::vector<onnx::AttributeProto> attrs33;
-    std::optional<onnx::AttributeProto> a33_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:371:58", "rules/attention.yaml:371:58");
+    std::optional<onnx::AttributeProto> a33_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:371:58",
+        "rules/attention.yaml:371:58");
     if (!a33_0) return false;
     attrs33.push_back(std::move(*a33_0));
-    std::optional<onnx::AttributeProto> a33_1 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotKr}, {"kr"}, "kv_num_heads",
-                   "rules/attention.yaml:372:49", "rules/attention.yaml:372:49");
+    std::optional<onnx::AttributeProto> a33_1 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotKr},
+        {"kr"},
+        "kv_num_heads",
+        "rules/attention.yaml:372:49",
+        "rules/attention.yaml:372:49");
     if (!a33_1) return false;
     attrs33.push_back(std::move(*a33_1));
-    std::optional<onnx::AttributeProto> a33_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:373:49", "rules/attention.yaml:373:49");
+    std::optional<onnx::AttributeProto> a33_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:373:49",
+        "rules/attention.yaml:373:49");
     if (!a33_2) return false;
     attrs33.push_back(std::move(*a33_2));
     attrs33.push_back(gen::intAttribute("causal", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:368:9",
-                     "rules/attention.yaml:370:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:368:9",
+        "rules/attention.yaml:370:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -17034,15 +13102,13 @@ class GroupQueryAttentionMatch : public AttentionSharedMatch<GroupQueryAttention
 class GroupQueryAttentionRule : public RewritePattern {
  public:
   GroupQueryAttentionRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(
-            RuleInfo{std::move(name),
-                     root,
-                     87,
-                     {"ort"},
-                     "rules/attention.yaml:332:5",
-                     {op::kShape, op::kSlice, op::kSub, op::kExpand, op::kCast, op::kSqueeze,
-                      op::kComMicrosoftRotaryEmbedding, op::kComMicrosoftGroupQueryAttention,
-                      op::kConcat, op::kWhere, op::kAdd}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            87,
+            {"ort"},
+            "rules/attention.yaml:332:5",
+            {op::kShape, op::kSlice, op::kSub, op::kExpand, op::kCast, op::kSqueeze, op::kComMicrosoftRotaryEmbedding, op::kComMicrosoftGroupQueryAttention, op::kConcat, op::kWhere, op::kAdd}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -17064,1208 +13130,477 @@ class GroupQueryAttentionRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:384
-// multi_head_attention_rotary (priority 84): Attention whose Q heads come from RotaryEmbedding, K
-// and V given as heads (LLaMA, Phi).
+// multi_head_attention_rotary (priority 84): Attention whose Q heads come from RotaryEmbedding, K and V given as heads (LLaMA, Phi).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule multi_head_attention_rotary for the shared checks and messages.
 const gen::RuleSpec& specMultiHeadAttentionRotary() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "multi_head_attention_rotary";
-    s.loc = "rules/attention.yaml:384:5";
-    s.root = 10;
-    s.slot_names = {"q",
-                    "pos",
-                    "cos",
-                    "sin",
-                    "qr",
-                    "kh",
-                    "s",
-                    "m",
-                    "vh",
-                    "y",
-                    "split_shape.1.s",
-                    "qh",
-                    "scores.1.c",
-                    "scores.1.cq",
-                    "scores.1.ck",
-                    "masked_sdpa.1.ql",
-                    "masked_sdpa.1.kl",
-                    "masked_sdpa.1.tri",
-                    "masked_sdpa.1.mm",
-                    "merged.1.o",
-                    "merge_shape.1.s",
-                    "dim.1.d",
-                    "dim.2.d",
-                    "causal",
-                    "fill",
-                    "mask",
-                    "masked",
-                    "dim.3.d",
-                    "dim.4.d"};
-    s.num_captures = 3;
-    s.exprs.resize(96);
-    {  // 0: q
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "q";
-      e.loc = "rules/attention.yaml:388:27";
-      e.slot = 0;
-    }
-    {  // 1: pos
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "pos";
-      e.loc = "rules/attention.yaml:388:30";
-      e.slot = 1;
-    }
-    {  // 2: cos
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "cos";
-      e.loc = "rules/attention.yaml:388:35";
-      e.slot = 2;
-    }
-    {  // 3: sin
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "sin";
-      e.loc = "rules/attention.yaml:388:40";
-      e.slot = 3;
-    }
-    {  // 4: Reshape(q, split_shape.1.s)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:132:11 (in rope_heads at rules/attention.yaml:388:16)";
-      e.slot = 4;
-      e.num_inputs = 2;
-    }
-    {  // 5: kh
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "kh";
-      e.loc = "rules/attention.yaml:389:33";
-      e.slot = 5;
-    }
-    {  // 6: Transpose(kh, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:389:23";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:389:37";
-      }
-    }
-    {  // 7: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)),
-       // scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) |
-       // com.microsoft.FusedMatMul(qh, Transpose(kh, perm=[0, 1, 3, 2]), transA=0, transB=0,
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "s";
-      e.loc = "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:389:12)";
-      e.slot = 6;
-    }
-    {  // 8: Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:157:68 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.slot = 7;
-    }
-    {  // 9: vh
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "vh";
-      e.loc = "rules/attention.yaml:391:22";
-      e.slot = 8;
-    }
-    {  // 10: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:391:12)";
-      e.slot = 9;
-      e.num_inputs = 2;
-    }
-    {  // 11: Concat(dim.1.d, dim.2.d, _, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "split_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:388:16)";
-      e.slot = 10;
-    }
-    {  // 12: Transpose(qr, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:133:41 (in rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:133:54 (in rope_heads at rules/attention.yaml:388:16)";
-      }
-    }
-    {  // 13: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin,
-       // interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs),
-       // is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/attention.yaml:133:11 (in rope_heads at rules/attention.yaml:388:16)";
-      e.slot = 11;
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:388:45";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "rd";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:388:61";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 2;
-        a.capture_name = "rs";
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/attention.yaml:388:77";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_packed_batching";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:135:41 (in rope_heads at rules/attention.yaml:388:16)";
-      }
-    }
-    {  // 14: MatMul(qh, Transpose(kh, perm=[0, 1, 3, 2]))
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-    }
-    {  // 15: scores.1.c
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "scores.1.c";
-      e.loc = "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:389:12)";
-      e.slot = 12;
-    }
-    {  // 16: Div(MatMul(qh, Transpose(kh, perm=[0, 1, 3, 2])), scores.1.c)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-    }
-    {  // 17: MatMul(qh, Transpose(kh, perm=[0, 1, 3, 2]))
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-    }
-    {  // 18: Mul(MatMul(qh, Transpose(kh, perm=[0, 1, 3, 2])), scores.1.c)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-    }
-    {  // 19: scores.1.cq
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "scores.1.cq";
-      e.loc = "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:389:12)";
-      e.slot = 13;
-    }
-    {  // 20: Mul(qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-    }
-    {  // 21: Div(qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-    }
-    {  // 22: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:389:12)";
-    }
-    {  // 23: scores.1.ck
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "scores.1.ck";
-      e.loc = "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:389:12)";
-      e.slot = 14;
-    }
-    {  // 24: Mul(Transpose(kh, perm=[0, 1, 3, 2]), scores.1.ck)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-    }
-    {  // 25: Div(Transpose(kh, perm=[0, 1, 3, 2]), scores.1.ck)
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-    }
-    {  // 26: Mul(Transpose(kh, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kh, perm=[0, 1, 3,
-       // 2]), scores.1.ck) | Transpose(kh, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:389:12)";
-    }
-    {  // 27: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...),
-       // scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kh, perm=[0, 1, 3, 2])))
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-    }
-    {  // 28: com.microsoft.FusedMatMul(qh, Transpose(kh, perm=[0, 1, 3, 2]), transA=0, transB=0,
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:389:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:389:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:389:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:389:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:389:12)";
-      }
-    }
-    {  // 29: Shape(qh)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 1;
-    }
-    {  // 30: Slice(Shape(qh), starts=[-2], ends=[-1])
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:153:13 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({-2}));
-        a.loc = "rules/attention.yaml:153:30 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.loc = "rules/attention.yaml:153:34 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-    }
-    {  // 31: Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:153:40 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(-2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:153:50 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:153:60 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-    }
-    {  // 32: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "masked_sdpa.1.ql";
-      e.loc = "rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.slot = 15;
-    }
-    {  // 33: Shape(kh)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:154:19 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 1;
-    }
-    {  // 34: Slice(Shape(kh), starts=[-2], ends=[-1])
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({-2}));
-        a.loc = "rules/attention.yaml:154:30 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.loc = "rules/attention.yaml:154:34 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-    }
-    {  // 35: Shape(kh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:154:40 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(-2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:154:50 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:154:60 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-    }
-    {  // 36: Slice(Shape(kh), starts=[-2], ends=[-1]) | Shape(kh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "masked_sdpa.1.kl";
-      e.loc = "rules/attention.yaml:154:38 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.slot = 16;
-    }
-    {  // 37: 1.0
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "constant 1.0";
-      e.loc = "rules/attention.yaml:155:26 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.literal = gen::floatLiteral(1.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 38: Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:155:31 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:155:46 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-    }
-    {  // 39: Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:155:19 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 2;
-    }
-    {  // 40: Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)), upper=0)
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "Trilu";
-      e.loc = "rules/attention.yaml:155:13 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.slot = 17;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "upper";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/attention.yaml:155:56 (in masked_sdpa at rules/attention.yaml:390:39)";
-      }
-    }
-    {  // 41: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
-       // Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "masked_sdpa.1.mm";
-      e.loc =
-          "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.slot = 18;
-    }
-    {  // 42: 0.0
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:157:37 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.literal = gen::floatLiteral(0.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 43: Equal(masked_sdpa.1.tri, 0.0)
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "Equal";
-      e.loc = "rules/attention.yaml:157:26 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 2;
-    }
-    {  // 44: 0.0
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:157:49 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.literal = gen::floatLiteral(0.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 45: Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:157:20 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 3;
-    }
-    {  // 46: Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:157:13 (in masked_sdpa at rules/attention.yaml:390:39)";
-      e.num_inputs = 2;
-    }
-    {  // 47: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "Softmax";
-      e.loc = "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(-1));
-        a.values.push_back(gen::intLiteral(3));
-        a.default_value = gen::intLiteral(-1);
-        a.older_defaults.emplace_back(10, gen::intLiteral(1));  // up to opset 10
-        a.older_defaults.emplace_back(12, gen::intLiteral(1));  // up to opset 12
-        a.axes = true;
-        a.loc = "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:391:12)";
-      }
-    }
-    {  // 48: MatMul(Softmax(m, axis=-1), vh)
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:391:12)";
-      e.slot = 19;
-      e.num_inputs = 2;
-    }
-    {  // 49: Transpose(merged.1.o, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:391:12)";
-      }
-    }
-    {  // 50: Concat(dim.3.d, dim.4.d, _, axis=0) | _
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "merge_shape.1.s";
-      e.loc =
-          "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:391:12)";
-      e.slot = 20;
-    }
-    {  // 51: 0
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:388:16)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 52: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "dim.1.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.slot = 21;
-    }
-    {  // 53: 1
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:388:16)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 54: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "dim.2.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.slot = 22;
-    }
-    {  // 55: _
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:388:16)";
-    }
-    {  // 56: _
-      gen::ExprSpec& e = s.exprs[56];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:388:16)";
-    }
-    {  // 57: Concat(dim.1.d, dim.2.d, _, _, axis=0)
-      gen::ExprSpec& e = s.exprs[57];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:388:16)";
-      }
-    }
-    {  // 58: _
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:132:22) (in "
-          "rope_heads at rules/attention.yaml:388:16)";
-    }
-    {  // 59: causal
-      gen::ExprSpec& e = s.exprs[59];
-      e.label = "causal";
-      e.loc =
-          "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.slot = 23;
-    }
-    {  // 60: fill
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "fill";
-      e.loc =
-          "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.slot = 24;
-    }
-    {  // 61: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.num_inputs = 3;
-    }
-    {  // 62: mask
-      gen::ExprSpec& e = s.exprs[62];
-      e.label = "mask";
-      e.loc =
-          "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.slot = 25;
-    }
-    {  // 63: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[63];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.num_inputs = 2;
-    }
-    {  // 64: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[64];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.num_inputs = 3;
-    }
-    {  // 65: masked
-      gen::ExprSpec& e = s.exprs[65];
-      e.label = "masked";
-      e.loc =
-          "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.slot = 26;
-    }
-    {  // 66: Shape(s)
-      gen::ExprSpec& e = s.exprs[66];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.num_inputs = 1;
-    }
-    {  // 67: Expand(masked, Shape(s))
-      gen::ExprSpec& e = s.exprs[67];
-      e.label = "Expand";
-      e.loc =
-          "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.num_inputs = 2;
-    }
-    {  // 68: Where(Expand(masked, Shape(s)), fill, s)
-      gen::ExprSpec& e = s.exprs[68];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.num_inputs = 3;
-    }
-    {  // 69: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[69];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.num_inputs = 3;
-    }
-    {  // 70: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[70];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      e.num_inputs = 2;
-    }
-    {  // 71: _
-      gen::ExprSpec& e = s.exprs[71];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:391:12)";
-    }
-    {  // 72: 0
-      gen::ExprSpec& e = s.exprs[72];
-      e.label = "constant 0";
-      e.loc =
-          "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:391:12)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 73: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[73];
-      e.label = "dim.3.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.slot = 27;
-    }
-    {  // 74: _
-      gen::ExprSpec& e = s.exprs[74];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:391:12)";
-    }
-    {  // 75: 1
-      gen::ExprSpec& e = s.exprs[75];
-      e.label = "constant 1";
-      e.loc =
-          "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:391:12)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 76: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[76];
-      e.label = "dim.4.d";
-      e.loc =
-          "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.slot = 28;
-    }
-    {  // 77: _
-      gen::ExprSpec& e = s.exprs[77];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:391:12)";
-    }
-    {  // 78: Concat(dim.3.d, dim.4.d, _, axis=0)
-      gen::ExprSpec& e = s.exprs[78];
-      e.label = "Concat";
-      e.loc =
-          "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:391:12)";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:391:12)";
-      }
-    }
-    {  // 79: _
-      gen::ExprSpec& e = s.exprs[79];
-      e.label = "_";
-      e.loc =
-          "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-          "at rules/attention.yaml:391:12)";
-    }
-    {  // 80: Shape(q)
-      gen::ExprSpec& e = s.exprs[80];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 1;
-    }
-    {  // 81: Gather(Shape(q), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[81];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      }
-    }
-    {  // 82: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      }
-    }
-    {  // 83: Shape(q, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[83];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:388:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:388:16)";
-      }
-    }
-    {  // 84: Shape(q)
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 1;
-    }
-    {  // 85: Gather(Shape(q), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[85];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      }
-    }
-    {  // 86: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[86];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-            "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      }
-    }
-    {  // 87: Shape(q, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[87];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at "
-          "rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:388:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:132:22) (in "
-            "rope_heads at rules/attention.yaml:388:16)";
-      }
-    }
-    {  // 88: Shape(_)
-      gen::ExprSpec& e = s.exprs[88];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 1;
-    }
-    {  // 89: Gather(Shape(_), 0, axis=0)
-      gen::ExprSpec& e = s.exprs[89];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      }
-    }
-    {  // 90: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[90];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      }
-    }
-    {  // 91: Shape(_, start=0, end=1)
-      gen::ExprSpec& e = s.exprs[91];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:391:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc =
-            "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:391:12)";
-      }
-    }
-    {  // 92: Shape(_)
-      gen::ExprSpec& e = s.exprs[92];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 1;
-    }
-    {  // 93: Gather(Shape(_), 1, axis=0)
-      gen::ExprSpec& e = s.exprs[93];
-      e.label = "Gather";
-      e.loc =
-          "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      }
-    }
-    {  // 94: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
-      gen::ExprSpec& e = s.exprs[94];
-      e.label = "Unsqueeze";
-      e.loc =
-          "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc =
-            "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-            "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      }
-    }
-    {  // 95: Shape(_, start=1, end=2)
-      gen::ExprSpec& e = s.exprs[95];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at "
-          "rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(0);
-        a.loc =
-            "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:391:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(2));
-        a.loc =
-            "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged "
-            "at rules/attention.yaml:391:12)";
-      }
-    }
+  static const gen::RuleSpec spec = {
+    "multi_head_attention_rotary",
+    "rules/attention.yaml:384:5",
+    10,  // root expr
+    // slots
+    {"q", "pos", "cos", "sin", "qr", "kh", "s", "m", "vh", "y", "split_shape.1.s", "qh",
+     "scores.1.c", "scores.1.cq", "scores.1.ck", "masked_sdpa.1.ql", "masked_sdpa.1.kl",
+     "masked_sdpa.1.tri", "masked_sdpa.1.mm", "merged.1.o", "merge_shape.1.s", "dim.1.d", "dim.2.d",
+     "causal", "fill", "mask", "masked", "dim.3.d", "dim.4.d"},
+    3,  // attribute captures
+    7,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:393:13";
-      c.subject = "q";
-      c.slot = 0;
-      c.dims = {"B", "S", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:393:31";
-      c.subject = "q";
-      c.slot = 0;
-      c.strings = {"float"};
-      c.elem_types = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:394:13";
-      c.subject = "kh";
-      c.slot = 5;
-      c.dims = {"B", "N", "L", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 5});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:394:34";
-      c.native = "heads_like";
-      c.predicate = gen::nativePredicate("heads_like");
-      c.args = {"kh", "qr"};
-      c.arg_slots = {5, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:395:13";
-      c.subject = "vh";
-      c.slot = 8;
-      c.dims = {"B", "N", "L", "HV"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 6});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:395:35";
-      c.native = "head_count_like";
-      c.predicate = gen::nativePredicate("head_count_like");
-      c.args = {"vh", "qr"};
-      c.arg_slots = {8, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:396:13";
-      c.native = "splits_heads";
-      c.predicate = gen::nativePredicate("splits_heads");
-      c.args = {"qr"};
-      c.arg_slots = {4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:397:13";
-      c.native = "merges_heads_of";
-      c.predicate = gen::nativePredicate("merges_heads_of");
-      c.args = {"y", "vh", "q"};
-      c.arg_slots = {9, 8, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:389:12)";
-      c.guard_slot = 6;  // s
-      c.subject = "scores.1.c";
-      c.slot = 12;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:389:12)";
-      c.guard_slot = 6;  // s
-      c.subject = "scores.1.cq";
-      c.slot = 13;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:389:12)";
-      c.guard_slot = 6;  // s
-      c.subject = "scores.1.ck";
-      c.slot = 14;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:390:39)";
-      c.guard_slot = 18;  // masked_sdpa.1.mm
-      c.subject = "fill";
-      c.slot = 24;
-      c.has_min = true;
-      c.min = -gen::kInfinity;
-      c.has_max = true;
-      c.max = -1e+04;
-    }
-    s.num_symbols = 7;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 14;
-      v.tags.push_back({{8, 0}});  // @sdpa_causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{41, 0}});  // @causal_mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{41, 1}});  // @causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{41, 2}, {41, 3}});  // @masked_fill
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{41, 4}});  // @mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{41, 5}});  // @plain
-    }
-    return s;
-  }();
+      // 0: q
+      {"q", "rules/attention.yaml:388:27", 0},
+      // 1: pos
+      {"pos", "rules/attention.yaml:388:30", 1},
+      // 2: cos
+      {"cos", "rules/attention.yaml:388:35", 2},
+      // 3: sin
+      {"sin", "rules/attention.yaml:388:40", 3},
+      // 4: Reshape(q, split_shape.1.s)
+      {"Reshape", "rules/attention.yaml:132:11 (in rope_heads at rules/attention.yaml:388:16)", 4,
+       2},
+      // 5: kh
+      {"kh", "rules/attention.yaml:389:33", 5},
+      // 6: Transpose(kh, perm=[0, 1, 3, 2])
+      {"Transpose", "rules/attention.yaml:389:23", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:389:37", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      // 7: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(qh, Transpose(kh, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"s", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:389:12)", 6},
+      // 8: Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm
+      {"m", "rules/attention.yaml:157:68 (in masked_sdpa at rules/attention.yaml:390:39)", 7},
+      // 9: vh
+      {"vh", "rules/attention.yaml:391:22", 8},
+      // 10: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+      {"Reshape", "rules/attention.yaml:109:11 (in merged at rules/attention.yaml:391:12)", 9, 2},
+      // 11: Concat(dim.1.d, dim.2.d, _, _, axis=0) | _
+      {"split_shape.1.s",
+       "rules/attention.yaml:53:86 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       10},
+      // 12: Transpose(qr, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:133:41 (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:133:54 (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 13: com.microsoft.RotaryEmbedding(Transpose(qr, perm=[0, 2, 1, 3]), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=capture(rd), scale=capture(rs), is_packed_batching=0)
+      {"com.microsoft.RotaryEmbedding",
+       "rules/attention.yaml:133:11 (in rope_heads at rules/attention.yaml:388:16)", 11, 4,
+       {{"interleaved", "rules/attention.yaml:388:45", Attr::kCapture, {}, false,
+         gen::intLiteral(0), {}, 0.0, 0.0, 0, "il"},
+        {"rotary_embedding_dim", "rules/attention.yaml:388:61", Attr::kCapture, {}, false,
+         gen::intLiteral(0), {}, 0.0, 0.0, 1, "rd"},
+        {"scale", "rules/attention.yaml:388:77", Attr::kCapture, {}, false, gen::floatLiteral(1.0),
+         {}, 0.0, 0.0, 2, "rs"},
+        {"is_packed_batching",
+         "rules/attention.yaml:135:41 (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 14: MatMul(qh, Transpose(kh, perm=[0, 1, 3, 2]))
+      {"MatMul", "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:389:12)",
+       gen::kNoSlot, 2},
+      // 15: scores.1.c
+      {"scores.1.c", "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:389:12)", 12},
+      // 16: Div(MatMul(qh, Transpose(kh, perm=[0, 1, 3, 2])), scores.1.c)
+      {"Div", "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:389:12)", gen::kNoSlot,
+       2},
+      // 17: MatMul(qh, Transpose(kh, perm=[0, 1, 3, 2]))
+      {"MatMul", "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:389:12)",
+       gen::kNoSlot, 2},
+      // 18: Mul(MatMul(qh, Transpose(kh, perm=[0, 1, 3, 2])), scores.1.c)
+      {"Mul", "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:389:12)", gen::kNoSlot,
+       2},
+      // 19: scores.1.cq
+      {"scores.1.cq", "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:389:12)", 13},
+      // 20: Mul(qh, scores.1.cq)
+      {"Mul", "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:389:12)", gen::kNoSlot,
+       2},
+      // 21: Div(qh, scores.1.cq)
+      {"Div", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:389:12)", gen::kNoSlot,
+       2},
+      // 22: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
+      {"alternatives", "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:389:12)"},
+      // 23: scores.1.ck
+      {"scores.1.ck", "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:389:12)", 14},
+      // 24: Mul(Transpose(kh, perm=[0, 1, 3, 2]), scores.1.ck)
+      {"Mul", "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:389:12)", gen::kNoSlot,
+       2},
+      // 25: Div(Transpose(kh, perm=[0, 1, 3, 2]), scores.1.ck)
+      {"Div", "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:389:12)", gen::kNoSlot,
+       2},
+      // 26: Mul(Transpose(kh, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kh, perm=[0, 1, 3, 2]), scores.1.ck) | Transpose(kh, perm=[0, 1, 3, 2])
+      {"alternatives", "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:389:12)"},
+      // 27: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kh, perm=[0, 1, 3, 2])))
+      {"MatMul", "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:389:12)",
+       gen::kNoSlot, 2},
+      // 28: com.microsoft.FusedMatMul(qh, Transpose(kh, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:389:12)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:389:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transB", "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:389:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchA", "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:389:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB", "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:389:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 29: Shape(qh)
+      {"Shape", "rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 1},
+      // 30: Slice(Shape(qh), starts=[-2], ends=[-1])
+      {"Slice", "rules/attention.yaml:153:13 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 1,
+       {{"starts", "rules/attention.yaml:153:30 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intsLiteral({-2})}},
+        {"ends", "rules/attention.yaml:153:34 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intsLiteral({-1})}}}},
+      // 31: Shape(qh, start=-2, end=-1)
+      {"Shape", "rules/attention.yaml:153:40 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:153:50 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:153:60 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intLiteral(-1)}}}},
+      // 32: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+      {"masked_sdpa.1.ql",
+       "rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:390:39)", 15},
+      // 33: Shape(kh)
+      {"Shape", "rules/attention.yaml:154:19 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 1},
+      // 34: Slice(Shape(kh), starts=[-2], ends=[-1])
+      {"Slice", "rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 1,
+       {{"starts", "rules/attention.yaml:154:30 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intsLiteral({-2})}},
+        {"ends", "rules/attention.yaml:154:34 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intsLiteral({-1})}}}},
+      // 35: Shape(kh, start=-2, end=-1)
+      {"Shape", "rules/attention.yaml:154:40 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:154:50 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:154:60 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intLiteral(-1)}}}},
+      // 36: Slice(Shape(kh), starts=[-2], ends=[-1]) | Shape(kh, start=-2, end=-1)
+      {"masked_sdpa.1.kl",
+       "rules/attention.yaml:154:38 (in masked_sdpa at rules/attention.yaml:390:39)", 16},
+      // 37: 1.0
+      {"constant 1.0",
+       "rules/attention.yaml:155:26 (in masked_sdpa at rules/attention.yaml:390:39)", gen::kNoSlot,
+       0, {}, gen::floatLiteral(1.0)},
+      // 38: Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)
+      {"Concat", "rules/attention.yaml:155:31 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 2,
+       {{"axis", "rules/attention.yaml:155:46 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 39: Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))
+      {"Expand", "rules/attention.yaml:155:19 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 2},
+      // 40: Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)), upper=0)
+      {"Trilu", "rules/attention.yaml:155:13 (in masked_sdpa at rules/attention.yaml:390:39)", 17,
+       1,
+       {{"upper", "rules/attention.yaml:155:56 (in masked_sdpa at rules/attention.yaml:390:39)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(1)}}},
+      // 41: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+      {"masked_sdpa.1.mm",
+       "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       18},
+      // 42: 0.0
+      {"constant 0.0",
+       "rules/attention.yaml:157:37 (in masked_sdpa at rules/attention.yaml:390:39)", gen::kNoSlot,
+       0, {}, gen::floatLiteral(0.0)},
+      // 43: Equal(masked_sdpa.1.tri, 0.0)
+      {"Equal", "rules/attention.yaml:157:26 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 2},
+      // 44: 0.0
+      {"constant 0.0",
+       "rules/attention.yaml:157:49 (in masked_sdpa at rules/attention.yaml:390:39)", gen::kNoSlot,
+       0, {}, gen::floatLiteral(0.0)},
+      // 45: Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)
+      {"Where", "rules/attention.yaml:157:20 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 3},
+      // 46: Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))
+      {"Add", "rules/attention.yaml:157:13 (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 2},
+      // 47: Softmax(m, axis=-1)
+      {"Softmax", "rules/attention.yaml:108:18 (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:108:29 (in merged at rules/attention.yaml:391:12)",
+         Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
+         {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
+      // 48: MatMul(Softmax(m, axis=-1), vh)
+      {"MatMul", "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:391:12)", 19, 2},
+      // 49: Transpose(merged.1.o, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/attention.yaml:109:19 (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:109:32 (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 50: Concat(dim.3.d, dim.4.d, _, axis=0) | _
+      {"merge_shape.1.s",
+       "rules/attention.yaml:58:83 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       20},
+      // 51: 0
+      {"constant 0",
+       "rules/attention.yaml:53:25 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 52: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
+      {"dim.1.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       21},
+      // 53: 1
+      {"constant 1",
+       "rules/attention.yaml:53:52 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 54: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
+      {"dim.2.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       22},
+      // 55: _
+      {"_",
+       "rules/attention.yaml:53:72 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)"},
+      // 56: _
+      {"_",
+       "rules/attention.yaml:53:75 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)"},
+      // 57: Concat(dim.1.d, dim.2.d, _, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:53:11 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 4,
+       {{"axis",
+         "rules/attention.yaml:53:78 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 58: _
+      {"_",
+       "rules/attention.yaml:53:88 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)"},
+      // 59: causal
+      {"causal",
+       "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       23},
+      // 60: fill
+      {"fill",
+       "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       24},
+      // 61: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 3},
+      // 62: mask
+      {"mask",
+       "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       25},
+      // 63: Add(Where(causal, s, fill), mask)
+      {"Add",
+       "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 2},
+      // 64: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 3},
+      // 65: masked
+      {"masked",
+       "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       26},
+      // 66: Shape(s)
+      {"Shape",
+       "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 1},
+      // 67: Expand(masked, Shape(s))
+      {"Expand",
+       "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 2},
+      // 68: Where(Expand(masked, Shape(s)), fill, s)
+      {"Where",
+       "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 3},
+      // 69: Where(masked, fill, s)
+      {"Where",
+       "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 3},
+      // 70: Add(s, mask)
+      {"Add",
+       "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+       gen::kNoSlot, 2},
+      // 71: _
+      {"_",
+       "rules/attention.yaml:58:22 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)"},
+      // 72: 0
+      {"constant 0",
+       "rules/attention.yaml:58:25 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 73: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+      {"dim.3.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       27},
+      // 74: _
+      {"_",
+       "rules/attention.yaml:58:49 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)"},
+      // 75: 1
+      {"constant 1",
+       "rules/attention.yaml:58:52 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 76: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+      {"dim.4.d",
+       "rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       28},
+      // 77: _
+      {"_",
+       "rules/attention.yaml:58:72 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)"},
+      // 78: Concat(dim.3.d, dim.4.d, _, axis=0)
+      {"Concat",
+       "rules/attention.yaml:58:11 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 3,
+       {{"axis",
+         "rules/attention.yaml:58:75 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 79: _
+      {"_",
+       "rules/attention.yaml:58:85 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)"},
+      // 80: Shape(q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 1},
+      // 81: Gather(Shape(q), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 82: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 83: Shape(q, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:18) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:28 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:37 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 84: Shape(q)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 1},
+      // 85: Gather(Shape(q), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 86: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 87: Shape(q, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:53:45) (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:53:55 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:53:64 (in split_shape at rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+      // 88: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 1},
+      // 89: Gather(Shape(_), 0, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 90: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 91: Shape(_, start=0, end=1)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:18) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:28 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:37 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 92: Shape(_)
+      {"Shape",
+       "rules/attention.yaml:48:28 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 1},
+      // 93: Gather(Shape(_), 1, axis=0)
+      {"Gather",
+       "rules/attention.yaml:48:21 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/attention.yaml:48:41 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
+      // 94: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
+      {"Unsqueeze",
+       "rules/attention.yaml:48:11 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 1,
+       {{"axes",
+         "rules/attention.yaml:48:50 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 95: Shape(_, start=1, end=2)
+      {"Shape",
+       "rules/attention.yaml:48:55 (in dim at rules/attention.yaml:58:45) (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+       gen::kNoSlot, 1,
+       {{"start",
+         "rules/attention.yaml:58:55 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
+        {"end",
+         "rules/attention.yaml:58:64 (in merge_shape at rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12)",
+         Attr::kEquals, {gen::intLiteral(2)}}}},
+    },
+    // constraints
+    {{Check::kShape, "rules/attention.yaml:393:13", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kElemType, "rules/attention.yaml:393:31", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kShape, "rules/attention.yaml:394:13", "kh", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
+     {Check::kNative, "rules/attention.yaml:394:34", "kh", gen::kNoSlot, {"kh", "qr"}, {5, 4},
+      "heads_like", gen::nativePredicate("heads_like")},
+     {Check::kShape, "rules/attention.yaml:395:13", "vh", 8, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "HV"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 6}}},
+     {Check::kNative, "rules/attention.yaml:395:35", "vh", gen::kNoSlot, {"vh", "qr"}, {8, 4},
+      "head_count_like", gen::nativePredicate("head_count_like")},
+     {Check::kNative, "rules/attention.yaml:396:13", "qr", gen::kNoSlot, {"qr"}, {4},
+      "splits_heads", gen::nativePredicate("splits_heads")},
+     {Check::kNative, "rules/attention.yaml:397:13", "y", gen::kNoSlot, {"y", "vh", "q"}, {9, 8, 0},
+      "merges_heads_of", gen::nativePredicate("merges_heads_of")},
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:389:12)",
+      "scores.1.c", 12, {}, {}, "", nullptr, 6},
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:389:12)",
+      "scores.1.cq", 13, {}, {}, "", nullptr, 6},
+     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:389:12)",
+      "scores.1.ck", 14, {}, {}, "", nullptr, 6},
+     {Check::kScalar,
+      "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:390:39)",
+      "fill", 24, {}, {}, "", nullptr, 18, {}, true, true, -gen::kInfinity, -1e+04}},
+    // rewrite variants
+    {{true, "", 14, -1, {{{8, 0}}}}, {true, "", -1, -1, {{{41, 0}}}},
+     {true, "", -1, -1, {{{41, 1}}}}, {true, "", -1, -1, {{{41, 2}, {41, 3}}}},
+     {true, "", -1, -1, {{{41, 4}}}}, {true, "", -1, -1, {{{41, 5}}}}},
+  };
   return spec;
 }
 
-/// The search of rule multi_head_attention_rotary: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule multi_head_attention_rotary (indices into its RuleSpec's exprs).
 struct MultiHeadAttentionRotaryIds {
   enum : gen::ExprId {
@@ -18368,11 +13703,13 @@ struct MultiHeadAttentionRotaryIds {
   };
 };
 
+/// The search of rule multi_head_attention_rotary: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAttentionRotaryIds> {
  public:
   MultiHeadAttentionRotaryMatch(gen::Scratch& scratch, Rewriter& rw)
-      : AttentionSharedMatch<MultiHeadAttentionRotaryIds>(specMultiHeadAttentionRotary(), scratch,
-                                                          rw) {}
+      : AttentionSharedMatch<MultiHeadAttentionRotaryIds>(specMultiHeadAttentionRotary(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -18435,10 +13772,10 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchPos, matchCos,
-  // matchSin, matchKh, matchVh, matchScores1C, matchScores1Cq, matchScores1Ck, matchConstant42,
-  // matchConstant53, matchAny55, matchCausal, matchFill, matchMask, matchMasked, matchAny71,
-  // matchAny79.
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchQ, matchPos, matchCos, matchSin, matchKh, matchVh, matchScores1C, matchScores1Cq,
+  // matchScores1Ck, matchConstant42, matchConstant53, matchAny55, matchCausal, matchFill,
+  // matchMask, matchMasked, matchAny71, matchAny79.
 
   /// qr = Reshape(q, split_shape.1.s)  (rules/attention.yaml:132:11 (in rope_heads at
   /// rules/attention.yaml:388:16))
@@ -18492,7 +13829,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return false;
   }
 
-  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
+  /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
   /// (rules/attention.yaml:109:11 (in merged at rules/attention.yaml:391:12))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
@@ -18536,7 +13873,9 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (n == kNoId || !attrs(kQh, n, v)) return false;
     return matchTranspose12(input(n, 0), [&] {
       return matchPos(input(n, 1), [&] {
-        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+        return matchCos(input(n, 2), [&] {
+          return matchSin(input(n, 3), k);
+        });
       });
     });
   }
@@ -18666,7 +14005,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) |
-  /// Div(Transpose(...), scores.1.ck) | Transpose(kh, perm=[0, 1, 3, 2])))
+  /// Div(Transpose(...), scores.1.ck) | Transpose(kh, perm=[0, 1, 3, 2]))) 
   /// (rules/attention.yaml:83:14 (in scores at rules/attention.yaml:389:12))
   bool matchMatMul27(ValueId v, gen::Next k) {
     if (seen(kMatMul27)) return same(kMatMul27, v) && k();
@@ -18716,7 +14055,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchQh(input(n, 0), k);
   }
 
-  /// masked_sdpa.1.ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+  /// masked_sdpa.1.ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1) 
   /// (rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:390:39))
   bool matchMaskedSdpa1Ql(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Ql)) return same(kMaskedSdpa1Ql, v) && k();
@@ -18758,7 +14097,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return matchKh(input(n, 0), k);
   }
 
-  /// masked_sdpa.1.kl = Slice(Shape(kh), starts=[-2], ends=[-1]) | Shape(kh, start=-2, end=-1)
+  /// masked_sdpa.1.kl = Slice(Shape(kh), starts=[-2], ends=[-1]) | Shape(kh, start=-2, end=-1) 
   /// (rules/attention.yaml:154:38 (in masked_sdpa at rules/attention.yaml:390:39))
   bool matchMaskedSdpa1Kl(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Kl)) return same(kMaskedSdpa1Kl, v) && k();
@@ -18808,7 +14147,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// masked_sdpa.1.mm = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) |
-  /// Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+  /// Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s 
   /// (rules/attention.yaml:97:59 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at
   /// rules/attention.yaml:390:39))
   bool matchMaskedSdpa1Mm(ValueId v, gen::Next k) {
@@ -18859,7 +14198,9 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     const NodeId n = node(kWhere45, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere45, n, v)) return false;
     return matchEqual(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchConstant44(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchConstant44(input(n, 2), k);
+      });
     });
   }
 
@@ -18927,7 +14268,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return bind(kConstant51, v) && constant(kConstant51, v) && k();
   }
 
-  /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
+  /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:18) (in split_shape at
   /// rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16))
   bool matchDim1D(ValueId v, gen::Next k) {
@@ -18941,7 +14282,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return false;
   }
 
-  /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
+  /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:53:45) (in split_shape at
   /// rules/attention.yaml:132:22) (in rope_heads at rules/attention.yaml:388:16))
   bool matchDim2D(ValueId v, gen::Next k) {
@@ -18971,7 +14312,9 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (n == kNoId || !attrs(kConcat57, n, v)) return false;
     return matchDim1D(input(n, 0), [&] {
       return matchDim2D(input(n, 1), [&] {
-        return matchAny55(input(n, 2), [&] { return matchAny56(input(n, 3), k); });
+        return matchAny55(input(n, 2), [&] {
+          return matchAny56(input(n, 3), k);
+        });
       });
     });
   }
@@ -18991,7 +14334,9 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     const NodeId n = node(kWhere61, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere61, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -19018,7 +14363,9 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     const NodeId n = node(kWhere64, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere64, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -19050,7 +14397,9 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     const NodeId n = node(kWhere68, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere68, n, v)) return false;
     return matchExpand67(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -19062,7 +14411,9 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     const NodeId n = node(kWhere69, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere69, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -19088,7 +14439,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return bind(kConstant72, v) && constant(kConstant72, v) && k();
   }
 
-  /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
+  /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:18) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12))
   bool matchDim3D(ValueId v, gen::Next k) {
@@ -19116,7 +14467,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     return bind(kConstant75, v) && constant(kConstant75, v) && k();
   }
 
-  /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
+  /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:48:53 (in dim at rules/attention.yaml:58:45) (in merge_shape at
   /// rules/attention.yaml:109:52) (in merged at rules/attention.yaml:391:12))
   bool matchDim4D(ValueId v, gen::Next k) {
@@ -19145,7 +14496,9 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     const NodeId n = node(kConcat78, v, op::kConcat);
     if (n == kNoId || !attrs(kConcat78, n, v)) return false;
     return matchDim3D(input(n, 0), [&] {
-      return matchDim4D(input(n, 1), [&] { return matchAny77(input(n, 2), k); });
+      return matchDim4D(input(n, 1), [&] {
+        return matchAny77(input(n, 2), k);
+      });
     });
   }
 
@@ -19322,13 +14675,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   // ---- Rewrite
 
   /// Variant 0 (when opset in [14, -] @sdpa_causal), rules/attention.yaml:403:9:
-  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, none, none, Expand(Where(Equal(Trilu(Expand(tensor(1.0),
-  ///   Concat(Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]),
-  ///   tensor([3])), axis=0)), upper=0), tensor(0.0)), fill, tensor(0.0)), Concat(tensor([1, 1]),
-  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])),
-  ///   axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), kh, vh, none, none, Expand(Where(Equal(Trilu(Expand(tensor(1.0), Concat(Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), upper=0), tensor(0.0)), fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:399:20", "q")) return false;
@@ -19337,22 +14684,36 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (!requireBound(kSlotSin, "rules/attention.yaml:401:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:401:42", "rules/attention.yaml:401:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:401:42",
+        "rules/attention.yaml:401:42");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:401:55",
-                 "rules/attention.yaml:401:55");
+    std::optional<onnx::AttributeProto> a8_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:401:55",
+        "rules/attention.yaml:401:55");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
-    std::optional<onnx::AttributeProto> a8_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
+    std::optional<onnx::AttributeProto> a8_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
     if (!a8_2) return false;
     attrs8.push_back(std::move(*a8_2));
-    std::optional<onnx::AttributeProto> a8_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:401:68", "rules/attention.yaml:401:68");
+    std::optional<onnx::AttributeProto> a8_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:401:68",
+        "rules/attention.yaml:401:68");
     if (!a8_3) return false;
     attrs8.push_back(std::move(*a8_3));
     if (!requireBound(kSlotKh, "rules/attention.yaml:400:22", "kh")) return false;
@@ -19389,22 +14750,31 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     attrs12.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs13;
     std::vector<onnx::AttributeProto> attrs15;
-    std::optional<onnx::AttributeProto> a15_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:405:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:405:15)");
+    std::optional<onnx::AttributeProto> a15_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:405:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:405:15)");
     if (!a15_0) return false;
     attrs15.push_back(std::move(*a15_0));
-    std::optional<onnx::AttributeProto> a15_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:405:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:405:15)");
+    std::optional<onnx::AttributeProto> a15_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:405:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:405:15)");
     if (!a15_1) return false;
     attrs15.push_back(std::move(*a15_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:403:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:405:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:403:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:405:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -19520,12 +14890,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Variant 1 (when @causal_mask), rules/attention.yaml:406:9:
-  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask),
-  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh),
-  ///   tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), kh, vh, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:399:20", "q")) return false;
@@ -19534,22 +14899,36 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (!requireBound(kSlotSin, "rules/attention.yaml:401:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:401:42", "rules/attention.yaml:401:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:401:42",
+        "rules/attention.yaml:401:42");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:401:55",
-                 "rules/attention.yaml:401:55");
+    std::optional<onnx::AttributeProto> a8_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:401:55",
+        "rules/attention.yaml:401:55");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
-    std::optional<onnx::AttributeProto> a8_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
+    std::optional<onnx::AttributeProto> a8_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
     if (!a8_2) return false;
     attrs8.push_back(std::move(*a8_2));
-    std::optional<onnx::AttributeProto> a8_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:401:68", "rules/attention.yaml:401:68");
+    std::optional<onnx::AttributeProto> a8_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:401:68",
+        "rules/attention.yaml:401:68");
     if (!a8_3) return false;
     attrs8.push_back(std::move(*a8_3));
     if (!requireBound(kSlotKh, "rules/attention.yaml:400:22", "kh")) return false;
@@ -19579,22 +14958,31 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     attrs14.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs15;
     std::vector<onnx::AttributeProto> attrs17;
-    std::optional<onnx::AttributeProto> a17_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:406:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:406:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -19689,12 +15077,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Variant 2 (when @causal), rules/attention.yaml:406:9:
-  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, none, none, Expand(Where(causal, tensor(0.0), fill),
-  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh),
-  ///   tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), kh, vh, none, none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:399:20", "q")) return false;
@@ -19703,22 +15086,36 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (!requireBound(kSlotSin, "rules/attention.yaml:401:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:401:42", "rules/attention.yaml:401:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:401:42",
+        "rules/attention.yaml:401:42");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:401:55",
-                 "rules/attention.yaml:401:55");
+    std::optional<onnx::AttributeProto> a8_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:401:55",
+        "rules/attention.yaml:401:55");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
-    std::optional<onnx::AttributeProto> a8_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
+    std::optional<onnx::AttributeProto> a8_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
     if (!a8_2) return false;
     attrs8.push_back(std::move(*a8_2));
-    std::optional<onnx::AttributeProto> a8_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:401:68", "rules/attention.yaml:401:68");
+    std::optional<onnx::AttributeProto> a8_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:401:68",
+        "rules/attention.yaml:401:68");
     if (!a8_3) return false;
     attrs8.push_back(std::move(*a8_3));
     if (!requireBound(kSlotKh, "rules/attention.yaml:400:22", "kh")) return false;
@@ -19746,22 +15143,31 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     attrs14.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs15;
     std::vector<onnx::AttributeProto> attrs17;
-    std::optional<onnx::AttributeProto> a17_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:406:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:406:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -19848,12 +15254,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Variant 3 (when @masked_fill), rules/attention.yaml:406:9:
-  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, none, none, Expand(Where(masked, fill, tensor(0.0)),
-  ///   Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh),
-  ///   tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), kh, vh, none, none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:399:20", "q")) return false;
@@ -19862,22 +15263,36 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (!requireBound(kSlotSin, "rules/attention.yaml:401:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:401:42", "rules/attention.yaml:401:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:401:42",
+        "rules/attention.yaml:401:42");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:401:55",
-                 "rules/attention.yaml:401:55");
+    std::optional<onnx::AttributeProto> a8_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:401:55",
+        "rules/attention.yaml:401:55");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
-    std::optional<onnx::AttributeProto> a8_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
+    std::optional<onnx::AttributeProto> a8_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
     if (!a8_2) return false;
     attrs8.push_back(std::move(*a8_2));
-    std::optional<onnx::AttributeProto> a8_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:401:68", "rules/attention.yaml:401:68");
+    std::optional<onnx::AttributeProto> a8_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:401:68",
+        "rules/attention.yaml:401:68");
     if (!a8_3) return false;
     attrs8.push_back(std::move(*a8_3));
     if (!requireBound(kSlotKh, "rules/attention.yaml:400:22", "kh")) return false;
@@ -19905,22 +15320,31 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     attrs14.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs15;
     std::vector<onnx::AttributeProto> attrs17;
-    std::optional<onnx::AttributeProto> a17_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:406:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:406:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -20007,11 +15431,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Variant 4 (when @mask), rules/attention.yaml:406:9:
-  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q),
-  ///   tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)),
-  ///   num_heads=helper(attention_num_heads), scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), kh, vh, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:399:20", "q")) return false;
@@ -20020,22 +15440,36 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (!requireBound(kSlotSin, "rules/attention.yaml:401:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:401:42", "rules/attention.yaml:401:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:401:42",
+        "rules/attention.yaml:401:42");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:401:55",
-                 "rules/attention.yaml:401:55");
+    std::optional<onnx::AttributeProto> a8_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:401:55",
+        "rules/attention.yaml:401:55");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
-    std::optional<onnx::AttributeProto> a8_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
+    std::optional<onnx::AttributeProto> a8_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
     if (!a8_2) return false;
     attrs8.push_back(std::move(*a8_2));
-    std::optional<onnx::AttributeProto> a8_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:401:68", "rules/attention.yaml:401:68");
+    std::optional<onnx::AttributeProto> a8_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:401:68",
+        "rules/attention.yaml:401:68");
     if (!a8_3) return false;
     attrs8.push_back(std::move(*a8_3));
     if (!requireBound(kSlotKh, "rules/attention.yaml:400:22", "kh")) return false;
@@ -20059,22 +15493,31 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     attrs14.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs15;
     std::vector<onnx::AttributeProto> attrs17;
-    std::optional<onnx::AttributeProto> a17_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:406:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:406:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -20152,10 +15595,7 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
   }
 
   /// Variant 5 (when @plain), rules/attention.yaml:406:9:
-  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin,
-  ///   interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads),
-  ///   scale=attr(rs)), kh, vh, none, none, none, num_heads=helper(attention_num_heads),
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(com.microsoft.RotaryEmbedding(q, pos, cos, sin, interleaved=attr(il), rotary_embedding_dim=attr(rd), num_heads=helper(attention_num_heads), scale=attr(rs)), kh, vh, none, none, none, num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:399:20", "q")) return false;
@@ -20164,43 +15604,66 @@ class MultiHeadAttentionRotaryMatch : public AttentionSharedMatch<MultiHeadAtten
     if (!requireBound(kSlotSin, "rules/attention.yaml:401:37", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
-        0, "interleaved", "il", "rules/attention.yaml:401:42", "rules/attention.yaml:401:42");
+        0,
+        "interleaved",
+        "il",
+        "rules/attention.yaml:401:42",
+        "rules/attention.yaml:401:42");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        captured(1, "rotary_embedding_dim", "rd", "rules/attention.yaml:401:55",
-                 "rules/attention.yaml:401:55");
+    std::optional<onnx::AttributeProto> a8_1 = captured(
+        1,
+        "rotary_embedding_dim",
+        "rd",
+        "rules/attention.yaml:401:55",
+        "rules/attention.yaml:401:55");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
-    std::optional<onnx::AttributeProto> a8_2 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
-                   "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
+    std::optional<onnx::AttributeProto> a8_2 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)",
+        "rules/attention.yaml:211:41 (in rope_3d at rules/attention.yaml:401:12)");
     if (!a8_2) return false;
     attrs8.push_back(std::move(*a8_2));
-    std::optional<onnx::AttributeProto> a8_3 =
-        captured(2, "scale", "rs", "rules/attention.yaml:401:68", "rules/attention.yaml:401:68");
+    std::optional<onnx::AttributeProto> a8_3 = captured(
+        2,
+        "scale",
+        "rs",
+        "rules/attention.yaml:401:68",
+        "rules/attention.yaml:401:68");
     if (!a8_3) return false;
     attrs8.push_back(std::move(*a8_3));
     if (!requireBound(kSlotKh, "rules/attention.yaml:400:22", "kh")) return false;
     if (!requireBound(kSlotVh, "rules/attention.yaml:407:27", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs17;
-    std::optional<onnx::AttributeProto> a17_0 =
-        attrHelper(gen::attributeHelper("attention_num_heads"), {kSlotQr}, {"qr"}, "num_heads",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("attention_num_heads"),
+        {kSlotQr},
+        {"qr"},
+        "num_heads",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:204:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
-    std::optional<onnx::AttributeProto> a17_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
-                   "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
+    std::optional<onnx::AttributeProto> a17_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)",
+        "rules/attention.yaml:205:44 (in mha at rules/attention.yaml:407:15)");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:406:9",
-                     "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:406:9",
+        "rules/attention.yaml:203:11 (in mha at rules/attention.yaml:407:15)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -20241,8 +15704,7 @@ class MultiHeadAttentionRotaryRule : public RewritePattern {
             84,
             {"ort"},
             "rules/attention.yaml:384:5",
-            {op::kSlice, op::kComMicrosoftRotaryEmbedding, op::kWhere, op::kConcat, op::kExpand,
-             op::kComMicrosoftMultiHeadAttention, op::kShape, op::kTrilu, op::kEqual, op::kAdd}}),
+            {op::kSlice, op::kComMicrosoftRotaryEmbedding, op::kWhere, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kTrilu, op::kEqual, op::kAdd}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -20264,746 +15726,282 @@ class MultiHeadAttentionRotaryRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:415
-// attention_heads (priority 84): Scaled dot-product attention on [B, N, S, H] heads, grouped K/V
-// heads too (LLaMA at opset 23).
+// attention_heads (priority 84): Scaled dot-product attention on [B, N, S, H] heads, grouped K/V heads too (LLaMA at opset 23).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule attention_heads for the shared checks and messages.
 const gen::RuleSpec& specAttentionHeads() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "attention_heads";
-    s.loc = "rules/attention.yaml:415:5";
-    s.root = 19;
-    s.slot_names = {"kh",
-                    "kr",
-                    "vh",
-                    "vr",
-                    "qh",
-                    "s",
-                    "m",
-                    "o",
-                    "scores.1.c",
-                    "scores.1.cq",
-                    "scores.1.ck",
-                    "masked_sdpa.1.ql",
-                    "masked_sdpa.1.kl",
-                    "masked_sdpa.1.tri",
-                    "masked_sdpa.1.mm",
-                    "causal",
-                    "fill",
-                    "mask",
-                    "masked"};
-    s.num_captures = 0;
-    s.exprs.resize(65);
-    {  // 0: kh
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "kh";
-      e.loc = "rules/attention.yaml:421:37";
-      e.slot = 0;
-    }
-    {  // 1: Unsqueeze(kh, axes=[2])
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:421:27";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({2}));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:421:41";
-      }
-    }
-    {  // 2: _
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:421:45";
-    }
-    {  // 3: Expand(Unsqueeze(kh, axes=[2]), _)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:421:20";
-      e.num_inputs = 2;
-    }
-    {  // 4: _
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:421:49";
-    }
-    {  // 5: Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:421:12";
-      e.num_inputs = 2;
-    }
-    {  // 6: Reshape(Expand(Unsqueeze(...), _), _) | kh
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "kr";
-      e.loc = "rules/attention.yaml:421:52";
-      e.slot = 1;
-    }
-    {  // 7: vh
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "vh";
-      e.loc = "rules/attention.yaml:422:37";
-      e.slot = 2;
-    }
-    {  // 8: Unsqueeze(vh, axes=[2])
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Unsqueeze";
-      e.loc = "rules/attention.yaml:422:27";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({2}));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:422:41";
-      }
-    }
-    {  // 9: _
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:422:45";
-    }
-    {  // 10: Expand(Unsqueeze(vh, axes=[2]), _)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:422:20";
-      e.num_inputs = 2;
-    }
-    {  // 11: _
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:422:49";
-    }
-    {  // 12: Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Reshape";
-      e.loc = "rules/attention.yaml:422:12";
-      e.num_inputs = 2;
-    }
-    {  // 13: Reshape(Expand(Unsqueeze(...), _), _) | vh
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "vr";
-      e.loc = "rules/attention.yaml:422:52";
-      e.slot = 3;
-    }
-    {  // 14: qh
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "qh";
-      e.loc = "rules/attention.yaml:423:19";
-      e.slot = 4;
-    }
-    {  // 15: Transpose(kr, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:423:23";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/attention.yaml:423:37";
-      }
-    }
-    {  // 16: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)),
-       // scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) |
-       // com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0,
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "s";
-      e.loc = "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:423:12)";
-      e.slot = 5;
-    }
-    {  // 17: Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:157:68 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.slot = 6;
-    }
-    {  // 18: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Softmax";
-      e.loc = "rules/attention.yaml:425:19";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(-1));
-        a.values.push_back(gen::intLiteral(3));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc = "rules/attention.yaml:425:30";
-      }
-    }
-    {  // 19: MatMul(Softmax(m, axis=-1), vr)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:425:12";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
-    {  // 20: MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-    }
-    {  // 21: scores.1.c
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "scores.1.c";
-      e.loc = "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:423:12)";
-      e.slot = 8;
-    }
-    {  // 22: Div(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-    }
-    {  // 23: MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-    }
-    {  // 24: Mul(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-    }
-    {  // 25: scores.1.cq
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "scores.1.cq";
-      e.loc = "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:423:12)";
-      e.slot = 9;
-    }
-    {  // 26: Mul(qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-    }
-    {  // 27: Div(qh, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-    }
-    {  // 28: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:423:12)";
-    }
-    {  // 29: scores.1.ck
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "scores.1.ck";
-      e.loc = "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:423:12)";
-      e.slot = 10;
-    }
-    {  // 30: Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-    }
-    {  // 31: Div(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-    }
-    {  // 32: Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kr, perm=[0, 1, 3,
-       // 2]), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:423:12)";
-    }
-    {  // 33: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...),
-       // scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])))
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-    }
-    {  // 34: com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0,
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:423:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:423:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:423:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:423:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:423:12)";
-      }
-    }
-    {  // 35: Shape(qh)
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 1;
-    }
-    {  // 36: Slice(Shape(qh), starts=[-2], ends=[-1])
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:153:13 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({-2}));
-        a.loc = "rules/attention.yaml:153:30 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.loc = "rules/attention.yaml:153:34 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-    }
-    {  // 37: Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:153:40 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(-2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:153:50 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:153:60 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-    }
-    {  // 38: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "masked_sdpa.1.ql";
-      e.loc = "rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.slot = 11;
-    }
-    {  // 39: Shape(kr)
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:154:19 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 1;
-    }
-    {  // 40: Slice(Shape(kr), starts=[-2], ends=[-1])
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({-2}));
-        a.loc = "rules/attention.yaml:154:30 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.loc = "rules/attention.yaml:154:34 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-    }
-    {  // 41: Shape(kr, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:154:40 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(-2));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:154:50 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(-1));
-        a.loc = "rules/attention.yaml:154:60 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-    }
-    {  // 42: Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1)
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "masked_sdpa.1.kl";
-      e.loc = "rules/attention.yaml:154:38 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.slot = 12;
-    }
-    {  // 43: 1.0
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "constant 1.0";
-      e.loc = "rules/attention.yaml:155:26 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.literal = gen::floatLiteral(1.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 44: Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:155:31 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:155:46 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-    }
-    {  // 45: Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:155:19 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 2;
-    }
-    {  // 46: Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)), upper=0)
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "Trilu";
-      e.loc = "rules/attention.yaml:155:13 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.slot = 13;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "upper";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/attention.yaml:155:56 (in masked_sdpa at rules/attention.yaml:424:39)";
-      }
-    }
-    {  // 47: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
-       // Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "masked_sdpa.1.mm";
-      e.loc =
-          "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.slot = 14;
-    }
-    {  // 48: 0.0
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:157:37 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.literal = gen::floatLiteral(0.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 49: Equal(masked_sdpa.1.tri, 0.0)
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "Equal";
-      e.loc = "rules/attention.yaml:157:26 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 2;
-    }
-    {  // 50: 0.0
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "constant 0.0";
-      e.loc = "rules/attention.yaml:157:49 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.literal = gen::floatLiteral(0.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 51: Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:157:20 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 3;
-    }
-    {  // 52: Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:157:13 (in masked_sdpa at rules/attention.yaml:424:39)";
-      e.num_inputs = 2;
-    }
-    {  // 53: causal
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "causal";
-      e.loc =
-          "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.slot = 15;
-    }
-    {  // 54: fill
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "fill";
-      e.loc =
-          "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.slot = 16;
-    }
-    {  // 55: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.num_inputs = 3;
-    }
-    {  // 56: mask
-      gen::ExprSpec& e = s.exprs[56];
-      e.label = "mask";
-      e.loc =
-          "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.slot = 17;
-    }
-    {  // 57: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[57];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.num_inputs = 2;
-    }
-    {  // 58: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.num_inputs = 3;
-    }
-    {  // 59: masked
-      gen::ExprSpec& e = s.exprs[59];
-      e.label = "masked";
-      e.loc =
-          "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.slot = 18;
-    }
-    {  // 60: Shape(s)
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "Shape";
-      e.loc =
-          "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.num_inputs = 1;
-    }
-    {  // 61: Expand(masked, Shape(s))
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "Expand";
-      e.loc =
-          "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.num_inputs = 2;
-    }
-    {  // 62: Where(Expand(masked, Shape(s)), fill, s)
-      gen::ExprSpec& e = s.exprs[62];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.num_inputs = 3;
-    }
-    {  // 63: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[63];
-      e.label = "Where";
-      e.loc =
-          "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.num_inputs = 3;
-    }
-    {  // 64: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[64];
-      e.label = "Add";
-      e.loc =
-          "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "attention_heads",
+    "rules/attention.yaml:415:5",
+    19,  // root expr
+    // slots
+    {"kh", "kr", "vh", "vr", "qh", "s", "m", "o", "scores.1.c", "scores.1.cq", "scores.1.ck",
+     "masked_sdpa.1.ql", "masked_sdpa.1.kl", "masked_sdpa.1.tri", "masked_sdpa.1.mm", "causal",
+     "fill", "mask", "masked"},
+    0,  // attribute captures
+    7,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:427:13";
-      c.subject = "qh";
-      c.slot = 4;
-      c.dims = {"B", "N", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:427:34";
-      c.subject = "qh";
-      c.slot = 4;
-      c.strings = {"float"};
-      c.elem_types = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:428:13";
-      c.subject = "kr";
-      c.slot = 1;
-      c.dims = {"B", "N", "L", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:428:34";
-      c.native = "repeats_heads";
-      c.predicate = gen::nativePredicate("repeats_heads");
-      c.args = {"kr", "kh"};
-      c.arg_slots = {1, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:429:13";
-      c.subject = "vr";
-      c.slot = 3;
-      c.dims = {"B", "N", "L", "HV"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 5});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:429:35";
-      c.native = "repeats_heads";
-      c.predicate = gen::nativePredicate("repeats_heads");
-      c.args = {"vr", "vh"};
-      c.arg_slots = {3, 2};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:430:13";
-      c.subject = "kh";
-      c.slot = 0;
-      c.dims = {"B", "G", "L", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 6});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:431:13";
-      c.subject = "vh";
-      c.slot = 2;
-      c.dims = {"B", "G", "L", "HV"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 6});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 5});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:423:12)";
-      c.guard_slot = 5;  // s
-      c.subject = "scores.1.c";
-      c.slot = 8;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:423:12)";
-      c.guard_slot = 5;  // s
-      c.subject = "scores.1.cq";
-      c.slot = 9;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:423:12)";
-      c.guard_slot = 5;  // s
-      c.subject = "scores.1.ck";
-      c.slot = 10;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc =
-          "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:156:40) (in masked_sdpa "
-          "at rules/attention.yaml:424:39)";
-      c.guard_slot = 14;  // masked_sdpa.1.mm
-      c.subject = "fill";
-      c.slot = 16;
-      c.has_min = true;
-      c.min = -gen::kInfinity;
-      c.has_max = true;
-      c.max = -1e+04;
-    }
-    s.num_symbols = 7;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{17, 0}});  // @sdpa_causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{47, 0}});  // @causal_mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{47, 1}});  // @causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{47, 2}, {47, 3}});  // @masked_fill
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{47, 4}});  // @mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{47, 5}});  // @plain
-    }
-    return s;
-  }();
+      // 0: kh
+      {"kh", "rules/attention.yaml:421:37", 0},
+      // 1: Unsqueeze(kh, axes=[2])
+      {"Unsqueeze", "rules/attention.yaml:421:27", gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:421:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      // 2: _
+      {"_", "rules/attention.yaml:421:45"},
+      // 3: Expand(Unsqueeze(kh, axes=[2]), _)
+      {"Expand", "rules/attention.yaml:421:20", gen::kNoSlot, 2},
+      // 4: _
+      {"_", "rules/attention.yaml:421:49"},
+      // 5: Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)
+      {"Reshape", "rules/attention.yaml:421:12", gen::kNoSlot, 2},
+      // 6: Reshape(Expand(Unsqueeze(...), _), _) | kh
+      {"kr", "rules/attention.yaml:421:52", 1},
+      // 7: vh
+      {"vh", "rules/attention.yaml:422:37", 2},
+      // 8: Unsqueeze(vh, axes=[2])
+      {"Unsqueeze", "rules/attention.yaml:422:27", gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:422:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      // 9: _
+      {"_", "rules/attention.yaml:422:45"},
+      // 10: Expand(Unsqueeze(vh, axes=[2]), _)
+      {"Expand", "rules/attention.yaml:422:20", gen::kNoSlot, 2},
+      // 11: _
+      {"_", "rules/attention.yaml:422:49"},
+      // 12: Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)
+      {"Reshape", "rules/attention.yaml:422:12", gen::kNoSlot, 2},
+      // 13: Reshape(Expand(Unsqueeze(...), _), _) | vh
+      {"vr", "rules/attention.yaml:422:52", 3},
+      // 14: qh
+      {"qh", "rules/attention.yaml:423:19", 4},
+      // 15: Transpose(kr, perm=[0, 1, 3, 2])
+      {"Transpose", "rules/attention.yaml:423:23", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:423:37", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      // 16: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"s", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:423:12)", 5},
+      // 17: Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm
+      {"m", "rules/attention.yaml:157:68 (in masked_sdpa at rules/attention.yaml:424:39)", 6},
+      // 18: Softmax(m, axis=-1)
+      {"Softmax", "rules/attention.yaml:425:19", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:425:30", Attr::kOneOf,
+         {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1)}}},
+      // 19: MatMul(Softmax(m, axis=-1), vr)
+      {"MatMul", "rules/attention.yaml:425:12", 7, 2},
+      // 20: MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))
+      {"MatMul", "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:423:12)",
+       gen::kNoSlot, 2},
+      // 21: scores.1.c
+      {"scores.1.c", "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:423:12)", 8},
+      // 22: Div(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)
+      {"Div", "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:423:12)", gen::kNoSlot,
+       2},
+      // 23: MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))
+      {"MatMul", "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:423:12)",
+       gen::kNoSlot, 2},
+      // 24: Mul(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)
+      {"Mul", "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:423:12)", gen::kNoSlot,
+       2},
+      // 25: scores.1.cq
+      {"scores.1.cq", "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:423:12)", 9},
+      // 26: Mul(qh, scores.1.cq)
+      {"Mul", "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:423:12)", gen::kNoSlot,
+       2},
+      // 27: Div(qh, scores.1.cq)
+      {"Div", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:423:12)", gen::kNoSlot,
+       2},
+      // 28: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
+      {"alternatives", "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:423:12)"},
+      // 29: scores.1.ck
+      {"scores.1.ck", "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:423:12)", 10},
+      // 30: Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)
+      {"Mul", "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:423:12)", gen::kNoSlot,
+       2},
+      // 31: Div(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)
+      {"Div", "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:423:12)", gen::kNoSlot,
+       2},
+      // 32: Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])
+      {"alternatives", "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:423:12)"},
+      // 33: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])))
+      {"MatMul", "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:423:12)",
+       gen::kNoSlot, 2},
+      // 34: com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:423:12)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:423:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transB", "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:423:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchA", "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:423:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB", "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:423:12)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 35: Shape(qh)
+      {"Shape", "rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 1},
+      // 36: Slice(Shape(qh), starts=[-2], ends=[-1])
+      {"Slice", "rules/attention.yaml:153:13 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 1,
+       {{"starts", "rules/attention.yaml:153:30 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intsLiteral({-2})}},
+        {"ends", "rules/attention.yaml:153:34 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intsLiteral({-1})}}}},
+      // 37: Shape(qh, start=-2, end=-1)
+      {"Shape", "rules/attention.yaml:153:40 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:153:50 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:153:60 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intLiteral(-1)}}}},
+      // 38: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+      {"masked_sdpa.1.ql",
+       "rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:424:39)", 11},
+      // 39: Shape(kr)
+      {"Shape", "rules/attention.yaml:154:19 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 1},
+      // 40: Slice(Shape(kr), starts=[-2], ends=[-1])
+      {"Slice", "rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 1,
+       {{"starts", "rules/attention.yaml:154:30 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intsLiteral({-2})}},
+        {"ends", "rules/attention.yaml:154:34 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intsLiteral({-1})}}}},
+      // 41: Shape(kr, start=-2, end=-1)
+      {"Shape", "rules/attention.yaml:154:40 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/attention.yaml:154:50 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
+        {"end", "rules/attention.yaml:154:60 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intLiteral(-1)}}}},
+      // 42: Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1)
+      {"masked_sdpa.1.kl",
+       "rules/attention.yaml:154:38 (in masked_sdpa at rules/attention.yaml:424:39)", 12},
+      // 43: 1.0
+      {"constant 1.0",
+       "rules/attention.yaml:155:26 (in masked_sdpa at rules/attention.yaml:424:39)", gen::kNoSlot,
+       0, {}, gen::floatLiteral(1.0)},
+      // 44: Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)
+      {"Concat", "rules/attention.yaml:155:31 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 2,
+       {{"axis", "rules/attention.yaml:155:46 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 45: Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))
+      {"Expand", "rules/attention.yaml:155:19 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 2},
+      // 46: Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)), upper=0)
+      {"Trilu", "rules/attention.yaml:155:13 (in masked_sdpa at rules/attention.yaml:424:39)", 13,
+       1,
+       {{"upper", "rules/attention.yaml:155:56 (in masked_sdpa at rules/attention.yaml:424:39)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(1)}}},
+      // 47: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+      {"masked_sdpa.1.mm",
+       "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       14},
+      // 48: 0.0
+      {"constant 0.0",
+       "rules/attention.yaml:157:37 (in masked_sdpa at rules/attention.yaml:424:39)", gen::kNoSlot,
+       0, {}, gen::floatLiteral(0.0)},
+      // 49: Equal(masked_sdpa.1.tri, 0.0)
+      {"Equal", "rules/attention.yaml:157:26 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 2},
+      // 50: 0.0
+      {"constant 0.0",
+       "rules/attention.yaml:157:49 (in masked_sdpa at rules/attention.yaml:424:39)", gen::kNoSlot,
+       0, {}, gen::floatLiteral(0.0)},
+      // 51: Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)
+      {"Where", "rules/attention.yaml:157:20 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 3},
+      // 52: Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))
+      {"Add", "rules/attention.yaml:157:13 (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 2},
+      // 53: causal
+      {"causal",
+       "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       15},
+      // 54: fill
+      {"fill",
+       "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       16},
+      // 55: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 3},
+      // 56: mask
+      {"mask",
+       "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       17},
+      // 57: Add(Where(causal, s, fill), mask)
+      {"Add",
+       "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 2},
+      // 58: Where(causal, s, fill)
+      {"Where",
+       "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 3},
+      // 59: masked
+      {"masked",
+       "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       18},
+      // 60: Shape(s)
+      {"Shape",
+       "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 1},
+      // 61: Expand(masked, Shape(s))
+      {"Expand",
+       "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 2},
+      // 62: Where(Expand(masked, Shape(s)), fill, s)
+      {"Where",
+       "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 3},
+      // 63: Where(masked, fill, s)
+      {"Where",
+       "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 3},
+      // 64: Add(s, mask)
+      {"Add",
+       "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+       gen::kNoSlot, 2},
+    },
+    // constraints
+    {{Check::kShape, "rules/attention.yaml:427:13", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
+     {Check::kElemType, "rules/attention.yaml:427:34", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kShape, "rules/attention.yaml:428:13", "kr", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
+     {Check::kNative, "rules/attention.yaml:428:34", "kr", gen::kNoSlot, {"kr", "kh"}, {1, 0},
+      "repeats_heads", gen::nativePredicate("repeats_heads")},
+     {Check::kShape, "rules/attention.yaml:429:13", "vr", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "HV"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
+     {Check::kNative, "rules/attention.yaml:429:35", "vr", gen::kNoSlot, {"vr", "vh"}, {3, 2},
+      "repeats_heads", gen::nativePredicate("repeats_heads")},
+     {Check::kShape, "rules/attention.yaml:430:13", "kh", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "G", "L", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 6}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
+     {Check::kShape, "rules/attention.yaml:431:13", "vh", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "G", "L", "HV"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 6}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:423:12)",
+      "scores.1.c", 8, {}, {}, "", nullptr, 5},
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:423:12)",
+      "scores.1.cq", 9, {}, {}, "", nullptr, 5},
+     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:423:12)",
+      "scores.1.ck", 10, {}, {}, "", nullptr, 5},
+     {Check::kScalar,
+      "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at rules/attention.yaml:424:39)",
+      "fill", 16, {}, {}, "", nullptr, 14, {}, true, true, -gen::kInfinity, -1e+04}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{17, 0}}}}, {true, "", -1, -1, {{{47, 0}}}},
+     {true, "", -1, -1, {{{47, 1}}}}, {true, "", -1, -1, {{{47, 2}, {47, 3}}}},
+     {true, "", -1, -1, {{{47, 4}}}}, {true, "", -1, -1, {{{47, 5}}}}},
+  };
   return spec;
 }
 
-/// The search of rule attention_heads: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule attention_heads (indices into its RuleSpec's exprs).
 struct AttentionHeadsIds {
   enum : gen::ExprId {
@@ -21075,6 +16073,9 @@ struct AttentionHeadsIds {
   };
 };
 
+/// The search of rule attention_heads: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
  public:
   AttentionHeadsMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -21131,9 +16132,9 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchKh, matchVh,
-  // matchScores1C, matchScores1Cq, matchScores1Ck, matchConstant50, matchCausal, matchFill,
-  // matchMask, matchMasked.
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchKh, matchVh, matchScores1C, matchScores1Cq, matchScores1Ck, matchConstant50, matchCausal,
+  // matchFill, matchMask, matchMasked.
 
   /// Unsqueeze(kh, axes=[2])  (rules/attention.yaml:421:27)
   bool matchUnsqueeze1(ValueId v, gen::Next k) {
@@ -21428,7 +16429,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) |
-  /// Div(Transpose(...), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])))
+  /// Div(Transpose(...), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2]))) 
   /// (rules/attention.yaml:83:14 (in scores at rules/attention.yaml:423:12))
   bool matchMatMul33(ValueId v, gen::Next k) {
     if (seen(kMatMul33)) return same(kMatMul33, v) && k();
@@ -21478,7 +16479,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), k);
   }
 
-  /// masked_sdpa.1.ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
+  /// masked_sdpa.1.ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1) 
   /// (rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:424:39))
   bool matchMaskedSdpa1Ql(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Ql)) return same(kMaskedSdpa1Ql, v) && k();
@@ -21520,7 +16521,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKr(input(n, 0), k);
   }
 
-  /// masked_sdpa.1.kl = Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1)
+  /// masked_sdpa.1.kl = Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1) 
   /// (rules/attention.yaml:154:38 (in masked_sdpa at rules/attention.yaml:424:39))
   bool matchMaskedSdpa1Kl(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Kl)) return same(kMaskedSdpa1Kl, v) && k();
@@ -21570,7 +16571,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.mm = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) |
-  /// Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+  /// Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s 
   /// (rules/attention.yaml:97:59 (in masked at rules/attention.yaml:156:40) (in masked_sdpa at
   /// rules/attention.yaml:424:39))
   bool matchMaskedSdpa1Mm(ValueId v, gen::Next k) {
@@ -21621,7 +16622,9 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     const NodeId n = node(kWhere51, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere51, n, v)) return false;
     return matchEqual(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchConstant50(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchConstant50(input(n, 2), k);
+      });
     });
   }
 
@@ -21648,7 +16651,9 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     const NodeId n = node(kWhere55, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere55, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -21675,7 +16680,9 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     const NodeId n = node(kWhere58, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere58, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -21707,7 +16714,9 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     const NodeId n = node(kWhere62, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere62, n, v)) return false;
     return matchExpand61(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -21719,7 +16728,9 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     const NodeId n = node(kWhere63, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere63, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -21741,9 +16752,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   // ---- Rewrite
 
   /// Variant 0 (when @sdpa_causal), rules/attention.yaml:436:9:
-  ///   o = Attention(qh, kh, vh, Where(Equal(Trilu(Expand(tensor(1.0), Concat(Slice(Shape(qh),
-  ///   tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), upper=0),
-  ///   tensor(0.0)), fill, tensor(0.0)), scale=helper(attention_scale))
+  ///   o = Attention(qh, kh, vh, Where(Equal(Trilu(Expand(tensor(1.0), Concat(Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), upper=0), tensor(0.0)), fill, tensor(0.0)), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQh, "rules/attention.yaml:433:22", "qh")) return false;
@@ -21776,15 +16785,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs6;
     std::vector<onnx::AttributeProto> attrs7;
-    std::optional<onnx::AttributeProto> a7_0 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:438:69", "rules/attention.yaml:438:69");
+    std::optional<onnx::AttributeProto> a7_0 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:438:69",
+        "rules/attention.yaml:438:69");
     if (!a7_0) return false;
     attrs7.push_back(std::move(*a7_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:436:9",
-                     "rules/attention.yaml:438:15"))
-      return false;
+    if (!replaceable(
+        kSlotO,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:436:9",
+        "rules/attention.yaml:438:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -21873,8 +16889,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Variant 1 (when @causal_mask), rules/attention.yaml:439:9:
-  ///   o = Attention(qh, kh, vh, Add(Where(causal, tensor(0.0), fill), mask),
-  ///   scale=helper(attention_scale))
+  ///   o = Attention(qh, kh, vh, Add(Where(causal, tensor(0.0), fill), mask), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQh, "rules/attention.yaml:433:22", "qh")) return false;
@@ -21888,15 +16903,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (!requireBound(kSlotMask, "rules/attention.yaml:440:60", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:441:25", "rules/attention.yaml:441:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:441:25",
+        "rules/attention.yaml:441:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:439:9",
-                     "rules/attention.yaml:440:15"))
-      return false;
+    if (!replaceable(
+        kSlotO,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:439:9",
+        "rules/attention.yaml:440:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -21940,15 +16962,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (!requireBound(kSlotVh, "rules/attention.yaml:440:33", "vh")) return false;
     if (!requireBound(kSlotCausal, "rules/attention.yaml:440:52", "causal")) return false;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:441:25", "rules/attention.yaml:441:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:441:25",
+        "rules/attention.yaml:441:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:439:9",
-                     "rules/attention.yaml:440:15"))
-      return false;
+    if (!replaceable(
+        kSlotO,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:439:9",
+        "rules/attention.yaml:440:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -21967,9 +16996,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Variant 3 (when @masked_fill), rules/attention.yaml:439:9:
-  ///   o = Attention(qh, kh, vh, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]),
-  ///   Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])),
-  ///   axis=0)), scale=helper(attention_scale))
+  ///   o = Attention(qh, kh, vh, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQh, "rules/attention.yaml:433:22", "qh")) return false;
@@ -21998,15 +17025,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     attrs9.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:441:25", "rules/attention.yaml:441:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:441:25",
+        "rules/attention.yaml:441:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:439:9",
-                     "rules/attention.yaml:440:15"))
-      return false;
+    if (!replaceable(
+        kSlotO,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:439:9",
+        "rules/attention.yaml:440:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -22081,9 +17115,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Variant 4 (when @mask), rules/attention.yaml:439:9:
-  ///   o = Attention(qh, kh, vh, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]),
-  ///   tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)),
-  ///   scale=helper(attention_scale))
+  ///   o = Attention(qh, kh, vh, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQh, "rules/attention.yaml:433:22", "qh")) return false;
@@ -22108,15 +17140,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     attrs9.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:441:25", "rules/attention.yaml:441:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:441:25",
+        "rules/attention.yaml:441:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:439:9",
-                     "rules/attention.yaml:440:15"))
-      return false;
+    if (!replaceable(
+        kSlotO,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:439:9",
+        "rules/attention.yaml:440:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -22189,15 +17228,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     if (!requireBound(kSlotKh, "rules/attention.yaml:434:22", "kh")) return false;
     if (!requireBound(kSlotVh, "rules/attention.yaml:440:33", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:441:25", "rules/attention.yaml:441:25");
+    std::optional<onnx::AttributeProto> a11_0 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:441:25",
+        "rules/attention.yaml:441:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
-    if (!replaceable(kSlotO, To::kOp, gen::kNoSlot, "rules/attention.yaml:439:9",
-                     "rules/attention.yaml:440:15"))
-      return false;
+    if (!replaceable(
+        kSlotO,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:439:9",
+        "rules/attention.yaml:440:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -22220,13 +17266,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 class AttentionHeadsRule : public RewritePattern {
  public:
   AttentionHeadsRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                84,
-                                {"onnx"},
-                                "rules/attention.yaml:415:5",
-                                {op::kSlice, op::kWhere, op::kAttention, op::kShape, op::kConcat,
-                                 op::kExpand, op::kTrilu, op::kEqual, op::kAdd}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            84,
+            {"onnx"},
+            "rules/attention.yaml:415:5",
+            {op::kSlice, op::kWhere, op::kAttention, op::kShape, op::kConcat, op::kExpand, op::kTrilu, op::kEqual, op::kAdd}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -22248,449 +17294,159 @@ class AttentionHeadsRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:464
-// single_head_attention (priority 80): Scaled dot-product attention on 3-D Q, K, V (one head of a
-// per-head module export).
+// single_head_attention (priority 80): Scaled dot-product attention on 3-D Q, K, V (one head of a per-head module export).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule single_head_attention for the shared checks and messages.
 const gen::RuleSpec& specSingleHeadAttention() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "single_head_attention";
-    s.loc = "rules/attention.yaml:464:5";
-    s.root = 7;
-    s.slot_names = {"q",           "k",           "s",      "m",    "v",    "y",     "scores.1.c",
-                    "scores.1.cq", "scores.1.ck", "causal", "fill", "mask", "masked"};
-    s.num_captures = 0;
-    s.exprs.resize(35);
-    {  // 0: q
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "q";
-      e.loc = "rules/attention.yaml:469:18";
-      e.slot = 0;
-    }
-    {  // 1: k
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "k";
-      e.loc = "rules/attention.yaml:469:31";
-      e.slot = 1;
-    }
-    {  // 2: Transpose(k, perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Transpose";
-      e.loc = "rules/attention.yaml:469:21";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/attention.yaml:469:34";
-      }
-    }
-    {  // 3: Div(MatMul(q, Transpose(...)), scores.1.c) | Mul(MatMul(q, Transpose(...)), scores.1.c)
-       // | MatMul((Mul(...) | Div(...) | q), (Mul(...) | Div(...) | Transpose(...))) |
-       // com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0,
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "s";
-      e.loc = "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:469:11)";
-      e.slot = 2;
-    }
-    {  // 4: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
-       // Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "m";
-      e.loc = "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:470:39)";
-      e.slot = 3;
-    }
-    {  // 5: Softmax(m, axis=-1)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Softmax";
-      e.loc = "rules/attention.yaml:471:18";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(-1));
-        a.values.push_back(gen::intLiteral(2));
-        a.default_value = gen::intLiteral(-1);
-        a.older_defaults.emplace_back(10, gen::intLiteral(1));  // up to opset 10
-        a.older_defaults.emplace_back(12, gen::intLiteral(1));  // up to opset 12
-        a.axes = true;
-        a.loc = "rules/attention.yaml:471:29";
-      }
-    }
-    {  // 6: v
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "v";
-      e.loc = "rules/attention.yaml:471:47";
-      e.slot = 4;
-    }
-    {  // 7: MatMul(Softmax(m, axis=-1), v)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:471:11";
-      e.slot = 5;
-      e.num_inputs = 2;
-    }
-    {  // 8: MatMul(q, Transpose(k, perm=[0, 2, 1]))
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-    }
-    {  // 9: scores.1.c
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "scores.1.c";
-      e.loc = "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:469:11)";
-      e.slot = 6;
-    }
-    {  // 10: Div(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-    }
-    {  // 11: MatMul(q, Transpose(k, perm=[0, 2, 1]))
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-    }
-    {  // 12: Mul(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-    }
-    {  // 13: scores.1.cq
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "scores.1.cq";
-      e.loc = "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:469:11)";
-      e.slot = 7;
-    }
-    {  // 14: Mul(q, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-    }
-    {  // 15: Div(q, scores.1.cq)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-    }
-    {  // 16: Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:469:11)";
-    }
-    {  // 17: scores.1.ck
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "scores.1.ck";
-      e.loc = "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:469:11)";
-      e.slot = 8;
-    }
-    {  // 18: Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Mul";
-      e.loc = "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-    }
-    {  // 19: Div(Transpose(k, perm=[0, 2, 1]), scores.1.ck)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Div";
-      e.loc = "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-    }
-    {  // 20: Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck) | Div(Transpose(k, perm=[0, 2, 1]),
-       // scores.1.ck) | Transpose(k, perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "alternatives";
-      e.loc = "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:469:11)";
-    }
-    {  // 21: MatMul((Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q), (Mul(Transpose(...),
-       // scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(k, perm=[0, 2, 1])))
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-    }
-    {  // 22: com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0,
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:469:11)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:469:11)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:469:11)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:469:11)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:469:11)";
-      }
-    }
-    {  // 23: causal
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "causal";
-      e.loc = "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:470:39)";
-      e.slot = 9;
-    }
-    {  // 24: fill
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "fill";
-      e.loc = "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:470:39)";
-      e.slot = 10;
-    }
-    {  // 25: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:470:39)";
-      e.num_inputs = 3;
-    }
-    {  // 26: mask
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "mask";
-      e.loc = "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:470:39)";
-      e.slot = 11;
-    }
-    {  // 27: Add(Where(causal, s, fill), mask)
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:470:39)";
-      e.num_inputs = 2;
-    }
-    {  // 28: Where(causal, s, fill)
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:470:39)";
-      e.num_inputs = 3;
-    }
-    {  // 29: masked
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "masked";
-      e.loc = "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:470:39)";
-      e.slot = 12;
-    }
-    {  // 30: Shape(s)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:470:39)";
-      e.num_inputs = 1;
-    }
-    {  // 31: Expand(masked, Shape(s))
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:470:39)";
-      e.num_inputs = 2;
-    }
-    {  // 32: Where(Expand(masked, Shape(s)), fill, s)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:470:39)";
-      e.num_inputs = 3;
-    }
-    {  // 33: Where(masked, fill, s)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Where";
-      e.loc = "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:470:39)";
-      e.num_inputs = 3;
-    }
-    {  // 34: Add(s, mask)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Add";
-      e.loc = "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:470:39)";
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "single_head_attention",
+    "rules/attention.yaml:464:5",
+    7,  // root expr
+    // slots
+    {"q", "k", "s", "m", "v", "y", "scores.1.c", "scores.1.cq", "scores.1.ck", "causal", "fill",
+     "mask", "masked"},
+    0,  // attribute captures
+    5,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:473:17";
-      c.subject = "q";
-      c.slot = 0;
-      c.dims = {"B", "S", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/attention.yaml:473:35";
-      c.subject = "q";
-      c.slot = 0;
-      c.strings = {"float"};
-      c.elem_types = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:474:17";
-      c.subject = "k";
-      c.slot = 1;
-      c.dims = {"B", "L", "D"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/attention.yaml:475:17";
-      c.subject = "v";
-      c.slot = 4;
-      c.dims = {"B", "L", "DV"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/attention.yaml:476:17";
-      c.subject = "masked";
-      c.slot = 12;
-      c.ints = {1, 2};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/attention.yaml:477:17";
-      c.subject = "causal";
-      c.slot = 9;
-      c.ints = {1, 2};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/attention.yaml:478:17";
-      c.subject = "mask";
-      c.slot = 11;
-      c.ints = {1, 2};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:469:11)";
-      c.guard_slot = 2;  // s
-      c.subject = "scores.1.c";
-      c.slot = 6;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:469:11)";
-      c.guard_slot = 2;  // s
-      c.subject = "scores.1.cq";
-      c.slot = 7;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:469:11)";
-      c.guard_slot = 2;  // s
-      c.subject = "scores.1.ck";
-      c.slot = 8;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:470:39)";
-      c.guard_slot = 3;  // m
-      c.subject = "fill";
-      c.slot = 10;
-      c.has_min = true;
-      c.min = -gen::kInfinity;
-      c.has_max = true;
-      c.max = -1e+04;
-    }
-    s.num_symbols = 5;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{4, 0}});  // @causal_mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{4, 1}});  // @causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{4, 2}, {4, 3}});  // @masked_fill
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{4, 4}});  // @mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{4, 5}});  // @plain
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{4, 0}});  // @causal_mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{4, 1}});  // @causal
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{4, 2}, {4, 3}});  // @masked_fill
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{4, 4}});  // @mask
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{4, 5}});  // @plain
-    }
-    return s;
-  }();
+      // 0: q
+      {"q", "rules/attention.yaml:469:18", 0},
+      // 1: k
+      {"k", "rules/attention.yaml:469:31", 1},
+      // 2: Transpose(k, perm=[0, 2, 1])
+      {"Transpose", "rules/attention.yaml:469:21", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:469:34", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      // 3: Div(MatMul(q, Transpose(...)), scores.1.c) | Mul(MatMul(q, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | q), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"s", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:469:11)", 2},
+      // 4: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+      {"m", "rules/attention.yaml:97:59 (in masked at rules/attention.yaml:470:39)", 3},
+      // 5: Softmax(m, axis=-1)
+      {"Softmax", "rules/attention.yaml:471:18", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:471:29", Attr::kOneOf,
+         {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
+         {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
+      // 6: v
+      {"v", "rules/attention.yaml:471:47", 4},
+      // 7: MatMul(Softmax(m, axis=-1), v)
+      {"MatMul", "rules/attention.yaml:471:11", 5, 2},
+      // 8: MatMul(q, Transpose(k, perm=[0, 2, 1]))
+      {"MatMul", "rules/attention.yaml:82:16 (in scores at rules/attention.yaml:469:11)",
+       gen::kNoSlot, 2},
+      // 9: scores.1.c
+      {"scores.1.c", "rules/attention.yaml:82:31 (in scores at rules/attention.yaml:469:11)", 6},
+      // 10: Div(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)
+      {"Div", "rules/attention.yaml:82:12 (in scores at rules/attention.yaml:469:11)", gen::kNoSlot,
+       2},
+      // 11: MatMul(q, Transpose(k, perm=[0, 2, 1]))
+      {"MatMul", "rules/attention.yaml:82:40 (in scores at rules/attention.yaml:469:11)",
+       gen::kNoSlot, 2},
+      // 12: Mul(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)
+      {"Mul", "rules/attention.yaml:82:36 (in scores at rules/attention.yaml:469:11)", gen::kNoSlot,
+       2},
+      // 13: scores.1.cq
+      {"scores.1.cq", "rules/attention.yaml:83:28 (in scores at rules/attention.yaml:469:11)", 7},
+      // 14: Mul(q, scores.1.cq)
+      {"Mul", "rules/attention.yaml:83:21 (in scores at rules/attention.yaml:469:11)", gen::kNoSlot,
+       2},
+      // 15: Div(q, scores.1.cq)
+      {"Div", "rules/attention.yaml:83:34 (in scores at rules/attention.yaml:469:11)", gen::kNoSlot,
+       2},
+      // 16: Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q
+      {"alternatives", "rules/attention.yaml:83:32 (in scores at rules/attention.yaml:469:11)"},
+      // 17: scores.1.ck
+      {"scores.1.ck", "rules/attention.yaml:83:58 (in scores at rules/attention.yaml:469:11)", 8},
+      // 18: Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck)
+      {"Mul", "rules/attention.yaml:83:50 (in scores at rules/attention.yaml:469:11)", gen::kNoSlot,
+       2},
+      // 19: Div(Transpose(k, perm=[0, 2, 1]), scores.1.ck)
+      {"Div", "rules/attention.yaml:83:64 (in scores at rules/attention.yaml:469:11)", gen::kNoSlot,
+       2},
+      // 20: Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck) | Div(Transpose(k, perm=[0, 2, 1]), scores.1.ck) | Transpose(k, perm=[0, 2, 1])
+      {"alternatives", "rules/attention.yaml:83:62 (in scores at rules/attention.yaml:469:11)"},
+      // 21: MatMul((Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(k, perm=[0, 2, 1])))
+      {"MatMul", "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:469:11)",
+       gen::kNoSlot, 2},
+      // 22: com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/attention.yaml:84:14 (in scores at rules/attention.yaml:469:11)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:84:47 (in scores at rules/attention.yaml:469:11)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transB", "rules/attention.yaml:84:57 (in scores at rules/attention.yaml:469:11)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchA", "rules/attention.yaml:84:67 (in scores at rules/attention.yaml:469:11)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB", "rules/attention.yaml:84:82 (in scores at rules/attention.yaml:469:11)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 23: causal
+      {"causal", "rules/attention.yaml:97:22 (in masked at rules/attention.yaml:470:39)", 9},
+      // 24: fill
+      {"fill", "rules/attention.yaml:97:33 (in masked at rules/attention.yaml:470:39)", 10},
+      // 25: Where(causal, s, fill)
+      {"Where", "rules/attention.yaml:97:16 (in masked at rules/attention.yaml:470:39)",
+       gen::kNoSlot, 3},
+      // 26: mask
+      {"mask", "rules/attention.yaml:97:40 (in masked at rules/attention.yaml:470:39)", 11},
+      // 27: Add(Where(causal, s, fill), mask)
+      {"Add", "rules/attention.yaml:97:12 (in masked at rules/attention.yaml:470:39)", gen::kNoSlot,
+       2},
+      // 28: Where(causal, s, fill)
+      {"Where", "rules/attention.yaml:97:61 (in masked at rules/attention.yaml:470:39)",
+       gen::kNoSlot, 3},
+      // 29: masked
+      {"masked", "rules/attention.yaml:98:27 (in masked at rules/attention.yaml:470:39)", 12},
+      // 30: Shape(s)
+      {"Shape", "rules/attention.yaml:98:35 (in masked at rules/attention.yaml:470:39)",
+       gen::kNoSlot, 1},
+      // 31: Expand(masked, Shape(s))
+      {"Expand", "rules/attention.yaml:98:20 (in masked at rules/attention.yaml:470:39)",
+       gen::kNoSlot, 2},
+      // 32: Where(Expand(masked, Shape(s)), fill, s)
+      {"Where", "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:470:39)",
+       gen::kNoSlot, 3},
+      // 33: Where(masked, fill, s)
+      {"Where", "rules/attention.yaml:98:70 (in masked at rules/attention.yaml:470:39)",
+       gen::kNoSlot, 3},
+      // 34: Add(s, mask)
+      {"Add", "rules/attention.yaml:99:14 (in masked at rules/attention.yaml:470:39)", gen::kNoSlot,
+       2},
+    },
+    // constraints
+    {{Check::kShape, "rules/attention.yaml:473:17", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kElemType, "rules/attention.yaml:473:35", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kShape, "rules/attention.yaml:474:17", "k", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "L", "D"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape, "rules/attention.yaml:475:17", "v", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "L", "DV"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 4}}},
+     {Check::kRank, "rules/attention.yaml:476:17", "masked", 12, {}, {}, "", nullptr, gen::kNoSlot,
+      {1, 2}},
+     {Check::kRank, "rules/attention.yaml:477:17", "causal", 9, {}, {}, "", nullptr, gen::kNoSlot,
+      {1, 2}},
+     {Check::kRank, "rules/attention.yaml:478:17", "mask", 11, {}, {}, "", nullptr, gen::kNoSlot,
+      {1, 2}},
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:469:11)",
+      "scores.1.c", 6, {}, {}, "", nullptr, 2},
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:469:11)",
+      "scores.1.cq", 7, {}, {}, "", nullptr, 2},
+     {Check::kScalar, "rules/attention.yaml:88:13 (in scores at rules/attention.yaml:469:11)",
+      "scores.1.ck", 8, {}, {}, "", nullptr, 2},
+     {Check::kScalar, "rules/attention.yaml:101:15 (in masked at rules/attention.yaml:470:39)",
+      "fill", 10, {}, {}, "", nullptr, 3, {}, true, true, -gen::kInfinity, -1e+04}},
+    // rewrite variants
+    {{true, "", 23, -1, {{{4, 0}}}}, {true, "", 23, -1, {{{4, 1}}}},
+     {true, "", 23, -1, {{{4, 2}, {4, 3}}}}, {true, "", 23, -1, {{{4, 4}}}},
+     {true, "", 23, -1, {{{4, 5}}}}, {true, "", -1, -1, {{{4, 0}}}}, {true, "", -1, -1, {{{4, 1}}}},
+     {true, "", -1, -1, {{{4, 2}, {4, 3}}}}, {true, "", -1, -1, {{{4, 4}}}},
+     {true, "", -1, -1, {{{4, 5}}}}},
+  };
   return spec;
 }
 
-/// The search of rule single_head_attention: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule single_head_attention (indices into its RuleSpec's exprs).
 struct SingleHeadAttentionIds {
   enum : gen::ExprId {
@@ -22732,6 +17488,9 @@ struct SingleHeadAttentionIds {
   };
 };
 
+/// The search of rule single_head_attention: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttentionIds> {
  public:
   SingleHeadAttentionMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -22790,8 +17549,9 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchQ, matchK, matchV,
-  // matchScores1C, matchScores1Cq, matchScores1Ck, matchCausal, matchFill, matchMask, matchMasked.
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchQ, matchK, matchV, matchScores1C, matchScores1Cq, matchScores1Ck, matchCausal, matchFill,
+  // matchMask, matchMasked.
 
   /// Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:469:21)
   bool matchTranspose(ValueId v, gen::Next k) {
@@ -23014,7 +17774,9 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     const NodeId n = node(kWhere25, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere25, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -23041,7 +17803,9 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     const NodeId n = node(kWhere28, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere28, n, v)) return false;
     return matchCausal(input(n, 0), [&] {
-      return matchS(input(n, 1), [&] { return matchFill(input(n, 2), k); });
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
     });
   }
 
@@ -23072,7 +17836,9 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     const NodeId n = node(kWhere32, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere32, n, v)) return false;
     return matchExpand(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -23084,7 +17850,9 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     const NodeId n = node(kWhere33, v, op::kWhere);
     if (n == kNoId || !attrs(kWhere33, n, v)) return false;
     return matchMasked(input(n, 0), [&] {
-      return matchFill(input(n, 1), [&] { return matchS(input(n, 2), k); });
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
     });
   }
 
@@ -23105,9 +17873,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   // ---- Rewrite
 
   /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:482:9:
-  ///   y = Attention(q, k, v, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1,
-  ///   1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
-  ///   axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
+  ///   y = Attention(q, k, v, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:480:73", "q")) return false;
@@ -23140,15 +17906,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("q_num_heads", 1));
     attrs11.push_back(gen::intAttribute("kv_num_heads", 1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:484:68", "rules/attention.yaml:484:68");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:484:68",
+        "rules/attention.yaml:484:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:482:9",
-                     "rules/attention.yaml:484:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:482:9",
+        "rules/attention.yaml:484:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23231,9 +18004,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:482:9:
-  ///   y = Attention(q, k, v, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]),
-  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
-  ///   axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
+  ///   y = Attention(q, k, v, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:480:73", "q")) return false;
@@ -23264,15 +18035,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("q_num_heads", 1));
     attrs11.push_back(gen::intAttribute("kv_num_heads", 1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:484:68", "rules/attention.yaml:484:68");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:484:68",
+        "rules/attention.yaml:484:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:482:9",
-                     "rules/attention.yaml:484:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:482:9",
+        "rules/attention.yaml:484:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23347,9 +18125,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Variant 2 (when opset in [23, -] @masked_fill), rules/attention.yaml:482:9:
-  ///   y = Attention(q, k, v, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]),
-  ///   Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
-  ///   axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
+  ///   y = Attention(q, k, v, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:480:73", "q")) return false;
@@ -23380,15 +18156,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("q_num_heads", 1));
     attrs11.push_back(gen::intAttribute("kv_num_heads", 1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:484:68", "rules/attention.yaml:484:68");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:484:68",
+        "rules/attention.yaml:484:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:482:9",
-                     "rules/attention.yaml:484:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:482:9",
+        "rules/attention.yaml:484:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23463,9 +18246,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Variant 3 (when opset in [23, -] @mask), rules/attention.yaml:482:9:
-  ///   y = Attention(q, k, v, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]),
-  ///   tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1,
-  ///   kv_num_heads=1, scale=helper(attention_scale))
+  ///   y = Attention(q, k, v, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:480:73", "q")) return false;
@@ -23492,15 +18273,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("q_num_heads", 1));
     attrs11.push_back(gen::intAttribute("kv_num_heads", 1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:484:68", "rules/attention.yaml:484:68");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:484:68",
+        "rules/attention.yaml:484:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:482:9",
-                     "rules/attention.yaml:484:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:482:9",
+        "rules/attention.yaml:484:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23575,15 +18363,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("q_num_heads", 1));
     attrs11.push_back(gen::intAttribute("kv_num_heads", 1));
-    std::optional<onnx::AttributeProto> a11_2 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:484:68", "rules/attention.yaml:484:68");
+    std::optional<onnx::AttributeProto> a11_2 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:484:68",
+        "rules/attention.yaml:484:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:482:9",
-                     "rules/attention.yaml:484:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:482:9",
+        "rules/attention.yaml:484:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23602,10 +18397,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Variant 5 (when @causal_mask), rules/attention.yaml:485:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal,
-  ///   tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])),
-  ///   Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1,
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:480:73", "q")) return false;
@@ -23637,15 +18429,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     std::vector<onnx::AttributeProto> attrs9;
     std::vector<onnx::AttributeProto> attrs13;
     attrs13.push_back(gen::intAttribute("num_heads", 1));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:487:48", "rules/attention.yaml:487:48");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:487:48",
+        "rules/attention.yaml:487:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:485:9",
-                     "rules/attention.yaml:486:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:485:9",
+        "rules/attention.yaml:486:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23730,9 +18529,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Variant 6 (when @causal), rules/attention.yaml:485:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(0.0),
-  ///   fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k),
-  ///   tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite6() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:480:73", "q")) return false;
@@ -23762,15 +18559,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     std::vector<onnx::AttributeProto> attrs9;
     std::vector<onnx::AttributeProto> attrs13;
     attrs13.push_back(gen::intAttribute("num_heads", 1));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:487:48", "rules/attention.yaml:487:48");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:487:48",
+        "rules/attention.yaml:487:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:485:9",
-                     "rules/attention.yaml:486:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:485:9",
+        "rules/attention.yaml:486:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23847,10 +18651,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Variant 7 (when @masked_fill), rules/attention.yaml:485:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill,
-  ///   tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])),
-  ///   Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1,
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite7() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:480:73", "q")) return false;
@@ -23880,15 +18681,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     std::vector<onnx::AttributeProto> attrs9;
     std::vector<onnx::AttributeProto> attrs13;
     attrs13.push_back(gen::intAttribute("num_heads", 1));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:487:48", "rules/attention.yaml:487:48");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:487:48",
+        "rules/attention.yaml:487:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:485:9",
-                     "rules/attention.yaml:486:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:485:9",
+        "rules/attention.yaml:486:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23965,9 +18773,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Variant 8 (when @mask), rules/attention.yaml:485:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1,
-  ///   1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])),
-  ///   axis=0)), num_heads=1, scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite8() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:480:73", "q")) return false;
@@ -23993,15 +18799,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     std::vector<onnx::AttributeProto> attrs9;
     std::vector<onnx::AttributeProto> attrs13;
     attrs13.push_back(gen::intAttribute("num_heads", 1));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:487:48", "rules/attention.yaml:487:48");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:487:48",
+        "rules/attention.yaml:487:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:485:9",
-                     "rules/attention.yaml:486:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:485:9",
+        "rules/attention.yaml:486:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -24069,8 +18882,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Variant 9 (when @plain), rules/attention.yaml:485:9:
-  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, none, num_heads=1,
-  ///   scale=helper(attention_scale))
+  ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, none, num_heads=1, scale=helper(attention_scale))
   bool rewrite9() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotQ, "rules/attention.yaml:480:73", "q")) return false;
@@ -24078,15 +18890,22 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     if (!requireBound(kSlotV, "rules/attention.yaml:486:54", "v")) return false;
     std::vector<onnx::AttributeProto> attrs13;
     attrs13.push_back(gen::intAttribute("num_heads", 1));
-    std::optional<onnx::AttributeProto> a13_1 =
-        attrHelper(gen::attributeHelper("attention_scale"), {kSlotS}, {"s"}, "scale",
-                   "rules/attention.yaml:487:48", "rules/attention.yaml:487:48");
+    std::optional<onnx::AttributeProto> a13_1 = attrHelper(
+        gen::attributeHelper("attention_scale"),
+        {kSlotS},
+        {"s"},
+        "scale",
+        "rules/attention.yaml:487:48",
+        "rules/attention.yaml:487:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:485:9",
-                     "rules/attention.yaml:486:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:485:9",
+        "rules/attention.yaml:486:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -24111,13 +18930,13 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 class SingleHeadAttentionRule : public RewritePattern {
  public:
   SingleHeadAttentionRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                80,
-                                {"ort"},
-                                "rules/attention.yaml:464:5",
-                                {op::kSlice, op::kConcat, op::kExpand, op::kAttention, op::kShape,
-                                 op::kWhere, op::kAdd, op::kComMicrosoftMultiHeadAttention}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            80,
+            {"ort"},
+            "rules/attention.yaml:464:5",
+            {op::kSlice, op::kConcat, op::kExpand, op::kAttention, op::kShape, op::kWhere, op::kAdd, op::kComMicrosoftMultiHeadAttention}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -24139,597 +18958,194 @@ class SingleHeadAttentionRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:489
-// attention_heads_merge (priority 79): The first two inputs of a Concat, attention ops
-// (MultiHeadAttention, or ONNX Attention from opset 23) on projections of the same inputs with
-// masks computed alike, as one op with the heads of both.
+// attention_heads_merge (priority 79): The first two inputs of a Concat, attention ops (MultiHeadAttention, or ONNX Attention from opset 23) on projections of the same inputs with masks computed alike, as one op with the heads of both.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule attention_heads_merge for the shared checks and messages.
 const gen::RuleSpec& specAttentionHeadsMerge() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "attention_heads_merge";
-    s.loc = "rules/attention.yaml:489:5";
-    s.root = 53;
-    s.slot_names = {"x",   "wqa", "qa",  "xk", "wka", "ka", "xv", "wva", "va", "ma", "ba",
-                    "wqb", "qb",  "wkb", "kb", "wvb", "vb", "mb", "bb",  "ya", "yb", "y"};
-    s.num_captures = 1;
-    s.exprs.resize(54);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/attention.yaml:498:19";
-      e.slot = 0;
-    }
-    {  // 1: wqa
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "wqa";
-      e.loc = "rules/attention.yaml:498:22";
-      e.slot = 1;
-    }
-    {  // 2: MatMul(x, wqa)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:498:12";
-      e.slot = 2;
-      e.num_inputs = 2;
-    }
-    {  // 3: xk
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "xk";
-      e.loc = "rules/attention.yaml:499:19";
-      e.slot = 3;
-    }
-    {  // 4: wka
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "wka";
-      e.loc = "rules/attention.yaml:499:23";
-      e.slot = 4;
-    }
-    {  // 5: MatMul(xk, wka)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:499:12";
-      e.slot = 5;
-      e.num_inputs = 2;
-    }
-    {  // 6: xv
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "xv";
-      e.loc = "rules/attention.yaml:500:19";
-      e.slot = 6;
-    }
-    {  // 7: wva
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "wva";
-      e.loc = "rules/attention.yaml:500:23";
-      e.slot = 7;
-    }
-    {  // 8: MatMul(xv, wva)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:500:12";
-      e.slot = 8;
-      e.num_inputs = 2;
-    }
-    {  // 9: ma
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "ma";
-      e.loc = "rules/attention.yaml:501:19";
-      e.slot = 9;
-    }
-    {  // 10: _
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:501:30";
-    }
-    {  // 11: Shape(qa)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:501:39";
-      e.num_inputs = 1;
-    }
-    {  // 12: _
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:501:50";
-    }
-    {  // 13: _
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:501:53";
-    }
-    {  // 14: Slice(Shape(qa), _, _)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:501:33";
-      e.num_inputs = 3;
-    }
-    {  // 15: Shape(ka)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:501:63";
-      e.num_inputs = 1;
-    }
-    {  // 16: _
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:501:74";
-    }
-    {  // 17: _
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:501:77";
-    }
-    {  // 18: Slice(Shape(ka), _, _)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:501:57";
-      e.num_inputs = 3;
-    }
-    {  // 19: Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:501:23";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:501:81";
-      }
-    }
-    {  // 20: Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:501:12";
-      e.slot = 10;
-      e.num_inputs = 2;
-    }
-    {  // 21: wqb
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "wqb";
-      e.loc = "rules/attention.yaml:502:22";
-      e.slot = 11;
-    }
-    {  // 22: MatMul(x, wqb)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:502:12";
-      e.slot = 12;
-      e.num_inputs = 2;
-    }
-    {  // 23: wkb
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "wkb";
-      e.loc = "rules/attention.yaml:503:23";
-      e.slot = 13;
-    }
-    {  // 24: MatMul(xk, wkb)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:503:12";
-      e.slot = 14;
-      e.num_inputs = 2;
-    }
-    {  // 25: wvb
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "wvb";
-      e.loc = "rules/attention.yaml:504:23";
-      e.slot = 15;
-    }
-    {  // 26: MatMul(xv, wvb)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "MatMul";
-      e.loc = "rules/attention.yaml:504:12";
-      e.slot = 16;
-      e.num_inputs = 2;
-    }
-    {  // 27: mb
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "mb";
-      e.loc = "rules/attention.yaml:505:19";
-      e.slot = 17;
-    }
-    {  // 28: _
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:505:30";
-    }
-    {  // 29: Shape(qb)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:505:39";
-      e.num_inputs = 1;
-    }
-    {  // 30: _
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:505:50";
-    }
-    {  // 31: _
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:505:53";
-    }
-    {  // 32: Slice(Shape(qb), _, _)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:505:33";
-      e.num_inputs = 3;
-    }
-    {  // 33: Shape(kb)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Shape";
-      e.loc = "rules/attention.yaml:505:63";
-      e.num_inputs = 1;
-    }
-    {  // 34: _
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:505:74";
-    }
-    {  // 35: _
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "_";
-      e.loc = "rules/attention.yaml:505:77";
-    }
-    {  // 36: Slice(Shape(kb), _, _)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Slice";
-      e.loc = "rules/attention.yaml:505:57";
-      e.num_inputs = 3;
-    }
-    {  // 37: Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:505:23";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:505:81";
-      }
-    }
-    {  // 38: Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "Expand";
-      e.loc = "rules/attention.yaml:505:12";
-      e.slot = 18;
-      e.num_inputs = 2;
-    }
-    {  // 39: none
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "none";
-      e.loc = "rules/attention.yaml:506:63";
-    }
-    {  // 40: none
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "none";
-      e.loc = "rules/attention.yaml:506:69";
-    }
-    {  // 41: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc),
-       // unidirectional=0)
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "com.microsoft.MultiHeadAttention";
-      e.loc = "rules/attention.yaml:506:18";
-      e.num_inputs = 6;
-      e.none_inputs = {3, 4};
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "sc";
-        a.loc = "rules/attention.yaml:506:79";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "unidirectional";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:507:51";
-      }
-    }
-    {  // 42: none
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "none";
-      e.loc = "rules/attention.yaml:508:63";
-    }
-    {  // 43: none
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "none";
-      e.loc = "rules/attention.yaml:508:69";
-    }
-    {  // 44: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc),
-       // unidirectional=0)
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "com.microsoft.MultiHeadAttention";
-      e.loc = "rules/attention.yaml:508:18";
-      e.num_inputs = 6;
-      e.none_inputs = {3, 4};
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "sc";
-        a.loc = "rules/attention.yaml:508:79";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "unidirectional";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:509:51";
-      }
-    }
-    {  // 45: com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0)
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "com.microsoft.MultiHeadAttention";
-      e.loc = "rules/attention.yaml:510:20";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "sc";
-        a.loc = "rules/attention.yaml:510:65";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "unidirectional";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:510:84";
-      }
-    }
-    {  // 46: com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "com.microsoft.MultiHeadAttention";
-      e.loc = "rules/attention.yaml:511:20";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "sc";
-        a.loc = "rules/attention.yaml:511:65";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "unidirectional";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:511:84";
-      }
-    }
-    {  // 47: Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0)
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "Attention";
-      e.loc = "rules/attention.yaml:513:20";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "sc";
-        a.loc = "rules/attention.yaml:513:46";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_causal";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:513:65";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "softcap";
-        a.values.push_back(gen::floatLiteral(0.0));
-        a.default_value = gen::floatLiteral(0.0);
-        a.loc = "rules/attention.yaml:513:78";
-      }
-    }
-    {  // 48: Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0)
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "Attention";
-      e.loc = "rules/attention.yaml:514:20";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "sc";
-        a.loc = "rules/attention.yaml:514:46";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_causal";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:514:65";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "softcap";
-        a.values.push_back(gen::floatLiteral(0.0));
-        a.default_value = gen::floatLiteral(0.0);
-        a.loc = "rules/attention.yaml:514:78";
-      }
-    }
-    {  // 49: Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "Attention";
-      e.loc = "rules/attention.yaml:516:20";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "sc";
-        a.loc = "rules/attention.yaml:516:42";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_causal";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:516:61";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "softcap";
-        a.values.push_back(gen::floatLiteral(0.0));
-        a.default_value = gen::floatLiteral(0.0);
-        a.loc = "rules/attention.yaml:516:74";
-      }
-    }
-    {  // 50: Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "Attention";
-      e.loc = "rules/attention.yaml:517:20";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "sc";
-        a.loc = "rules/attention.yaml:517:42";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_causal";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/attention.yaml:517:61";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "softcap";
-        a.values.push_back(gen::floatLiteral(0.0));
-        a.default_value = gen::floatLiteral(0.0);
-        a.loc = "rules/attention.yaml:517:74";
-      }
-    }
-    {  // 51: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc),
-       // unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc),
-       // unidirectional=0) | Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0)
-       // | Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "ya";
-      e.loc = "rules/attention.yaml:510:17";
-      e.slot = 19;
-      e.peers = {52};  // one tuple
-    }
-    {  // 52: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc),
-       // unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc),
-       // unidirectional=0) | Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0)
-       // | Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "yb";
-      e.loc = "rules/attention.yaml:510:17";
-      e.slot = 20;
-      e.peers = {51};  // one tuple
-    }
-    {  // 53: Concat(ya, yb, rest..., axis=-1)
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:519:12";
-      e.slot = 21;
-      e.num_inputs = 2;
-      e.variadic = true;  // rest...
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/attention.yaml:519:36";
-      }
-    }
+  static const gen::RuleSpec spec = {
+    "attention_heads_merge",
+    "rules/attention.yaml:489:5",
+    53,  // root expr
+    // slots
+    {"x", "wqa", "qa", "xk", "wka", "ka", "xv", "wva", "va", "ma", "ba", "wqb", "qb", "wkb", "kb",
+     "wvb", "vb", "mb", "bb", "ya", "yb", "y"},
+    1,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/attention.yaml:521:14";
-      c.subject = "x";
-      c.slot = 0;
-      c.ints = {3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/attention.yaml:522:14";
-      c.subject = "wqa";
-      c.slot = 1;
-      c.ints = {2};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:522:23";
-      c.native = "stored_inline";
-      c.predicate = gen::nativePredicate("stored_inline");
-      c.args = {"wqa", "wka", "wva", "wqb", "wkb", "wvb"};
-      c.arg_slots = {1, 4, 7, 11, 13, 15};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/attention.yaml:523:14";
-      c.native = "same_head_sizes";
-      c.predicate = gen::nativePredicate("same_head_sizes");
-      c.args = {"ya", "yb"};
-      c.arg_slots = {19, 20};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kEquivalent;
-      c.loc = "rules/attention.yaml:524:14";
-      c.subject = "mb";
-      c.slot = 17;
-      c.args = {"ma"};
-      c.arg_slots = {9};
-    }
-    s.num_symbols = 0;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{51, 0}, {52, 0}});  // @masked
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{51, 1}, {52, 1}});  // @plain
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{51, 2}, {52, 2}});  // @onnx_masked
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{51, 3}, {52, 3}});  // @onnx_plain
-    }
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/attention.yaml:498:19", 0},
+      // 1: wqa
+      {"wqa", "rules/attention.yaml:498:22", 1},
+      // 2: MatMul(x, wqa)
+      {"MatMul", "rules/attention.yaml:498:12", 2, 2},
+      // 3: xk
+      {"xk", "rules/attention.yaml:499:19", 3},
+      // 4: wka
+      {"wka", "rules/attention.yaml:499:23", 4},
+      // 5: MatMul(xk, wka)
+      {"MatMul", "rules/attention.yaml:499:12", 5, 2},
+      // 6: xv
+      {"xv", "rules/attention.yaml:500:19", 6},
+      // 7: wva
+      {"wva", "rules/attention.yaml:500:23", 7},
+      // 8: MatMul(xv, wva)
+      {"MatMul", "rules/attention.yaml:500:12", 8, 2},
+      // 9: ma
+      {"ma", "rules/attention.yaml:501:19", 9},
+      // 10: _
+      {"_", "rules/attention.yaml:501:30"},
+      // 11: Shape(qa)
+      {"Shape", "rules/attention.yaml:501:39", gen::kNoSlot, 1},
+      // 12: _
+      {"_", "rules/attention.yaml:501:50"},
+      // 13: _
+      {"_", "rules/attention.yaml:501:53"},
+      // 14: Slice(Shape(qa), _, _)
+      {"Slice", "rules/attention.yaml:501:33", gen::kNoSlot, 3},
+      // 15: Shape(ka)
+      {"Shape", "rules/attention.yaml:501:63", gen::kNoSlot, 1},
+      // 16: _
+      {"_", "rules/attention.yaml:501:74"},
+      // 17: _
+      {"_", "rules/attention.yaml:501:77"},
+      // 18: Slice(Shape(ka), _, _)
+      {"Slice", "rules/attention.yaml:501:57", gen::kNoSlot, 3},
+      // 19: Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
+      {"Concat", "rules/attention.yaml:501:23", gen::kNoSlot, 3,
+       {{"axis", "rules/attention.yaml:501:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 20: Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+      {"Expand", "rules/attention.yaml:501:12", 10, 2},
+      // 21: wqb
+      {"wqb", "rules/attention.yaml:502:22", 11},
+      // 22: MatMul(x, wqb)
+      {"MatMul", "rules/attention.yaml:502:12", 12, 2},
+      // 23: wkb
+      {"wkb", "rules/attention.yaml:503:23", 13},
+      // 24: MatMul(xk, wkb)
+      {"MatMul", "rules/attention.yaml:503:12", 14, 2},
+      // 25: wvb
+      {"wvb", "rules/attention.yaml:504:23", 15},
+      // 26: MatMul(xv, wvb)
+      {"MatMul", "rules/attention.yaml:504:12", 16, 2},
+      // 27: mb
+      {"mb", "rules/attention.yaml:505:19", 17},
+      // 28: _
+      {"_", "rules/attention.yaml:505:30"},
+      // 29: Shape(qb)
+      {"Shape", "rules/attention.yaml:505:39", gen::kNoSlot, 1},
+      // 30: _
+      {"_", "rules/attention.yaml:505:50"},
+      // 31: _
+      {"_", "rules/attention.yaml:505:53"},
+      // 32: Slice(Shape(qb), _, _)
+      {"Slice", "rules/attention.yaml:505:33", gen::kNoSlot, 3},
+      // 33: Shape(kb)
+      {"Shape", "rules/attention.yaml:505:63", gen::kNoSlot, 1},
+      // 34: _
+      {"_", "rules/attention.yaml:505:74"},
+      // 35: _
+      {"_", "rules/attention.yaml:505:77"},
+      // 36: Slice(Shape(kb), _, _)
+      {"Slice", "rules/attention.yaml:505:57", gen::kNoSlot, 3},
+      // 37: Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
+      {"Concat", "rules/attention.yaml:505:23", gen::kNoSlot, 3,
+       {{"axis", "rules/attention.yaml:505:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 38: Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+      {"Expand", "rules/attention.yaml:505:12", 18, 2},
+      // 39: none
+      {"none", "rules/attention.yaml:506:63"},
+      // 40: none
+      {"none", "rules/attention.yaml:506:69"},
+      // 41: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc), unidirectional=0)
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:506:18", gen::kNoSlot, 6,
+       {{"scale", "rules/attention.yaml:506:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"unidirectional", "rules/attention.yaml:507:51", Attr::kEquals, {gen::intLiteral(0)},
+         false, gen::intLiteral(0)}},
+       {}, 1e-06, 0, {3, 4}},
+      // 42: none
+      {"none", "rules/attention.yaml:508:63"},
+      // 43: none
+      {"none", "rules/attention.yaml:508:69"},
+      // 44: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc), unidirectional=0)
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:508:18", gen::kNoSlot, 6,
+       {{"scale", "rules/attention.yaml:508:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"unidirectional", "rules/attention.yaml:509:51", Attr::kEquals, {gen::intLiteral(0)},
+         false, gen::intLiteral(0)}},
+       {}, 1e-06, 0, {3, 4}},
+      // 45: com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0)
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:510:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:510:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"unidirectional", "rules/attention.yaml:510:84", Attr::kEquals, {gen::intLiteral(0)},
+         false, gen::intLiteral(0)}}},
+      // 46: com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:511:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:511:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"unidirectional", "rules/attention.yaml:511:84", Attr::kEquals, {gen::intLiteral(0)},
+         false, gen::intLiteral(0)}}},
+      // 47: Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"Attention", "rules/attention.yaml:513:20", gen::kNoSlot, 4,
+       {{"scale", "rules/attention.yaml:513:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"is_causal", "rules/attention.yaml:513:65", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"softcap", "rules/attention.yaml:513:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+         gen::floatLiteral(0.0)}}},
+      // 48: Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"Attention", "rules/attention.yaml:514:20", gen::kNoSlot, 4,
+       {{"scale", "rules/attention.yaml:514:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"is_causal", "rules/attention.yaml:514:65", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"softcap", "rules/attention.yaml:514:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+         gen::floatLiteral(0.0)}}},
+      // 49: Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"Attention", "rules/attention.yaml:516:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:516:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"is_causal", "rules/attention.yaml:516:61", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"softcap", "rules/attention.yaml:516:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+         gen::floatLiteral(0.0)}}},
+      // 50: Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"Attention", "rules/attention.yaml:517:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:517:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"is_causal", "rules/attention.yaml:517:61", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"softcap", "rules/attention.yaml:517:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+         gen::floatLiteral(0.0)}}},
+      // 51: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0) | Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) | Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"ya", "rules/attention.yaml:510:17", 19, 0, {}, {}, 1e-06, 0, {}, false, {}, {52}},
+      // 52: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0) | Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) | Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"yb", "rules/attention.yaml:510:17", 20, 0, {}, {}, 1e-06, 0, {}, false, {}, {51}},
+      // 53: Concat(ya, yb, rest..., axis=-1)
+      {"Concat", "rules/attention.yaml:519:12", 21, 2,
+       {{"axis", "rules/attention.yaml:519:36", Attr::kEquals, {gen::intLiteral(-1)}, true}}, {},
+       1e-06, 0, {}, true},
+    },
+    // constraints
+    {{Check::kRank, "rules/attention.yaml:521:14", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {3}},
+     {Check::kRank, "rules/attention.yaml:522:14", "wqa", 1, {}, {}, "", nullptr, gen::kNoSlot,
+      {2}},
+     {Check::kNative, "rules/attention.yaml:522:23", "wqa", gen::kNoSlot,
+      {"wqa", "wka", "wva", "wqb", "wkb", "wvb"}, {1, 4, 7, 11, 13, 15}, "stored_inline",
+      gen::nativePredicate("stored_inline")},
+     {Check::kNative, "rules/attention.yaml:523:14", "ya", gen::kNoSlot, {"ya", "yb"}, {19, 20},
+      "same_head_sizes", gen::nativePredicate("same_head_sizes")},
+     {Check::kEquivalent, "rules/attention.yaml:524:14", "mb", 17, {"ma"}, {9}}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{51, 0}, {52, 0}}}}, {true, "", -1, -1, {{{51, 1}, {52, 1}}}},
+     {true, "", 23, -1, {{{51, 2}, {52, 2}}}}, {true, "", 23, -1, {{{51, 3}, {52, 3}}}}},
+  };
   return spec;
 }
 
-/// The search of rule attention_heads_merge: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule attention_heads_merge (indices into its RuleSpec's exprs).
 struct AttentionHeadsMergeIds {
   enum : gen::ExprId {
@@ -24790,6 +19206,9 @@ struct AttentionHeadsMergeIds {
   };
 };
 
+/// The search of rule attention_heads_merge: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMergeIds> {
  public:
   AttentionHeadsMergeMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -24845,8 +19264,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchX, matchAny28,
-  // matchAny30, matchAny35.
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchX, matchAny28, matchAny30, matchAny35.
 
   /// wqa  (rules/attention.yaml:498:22)
   bool matchWqa(ValueId v, gen::Next k) {
@@ -24945,7 +19364,9 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kSlice14, v, op::kSlice);
     if (n == kNoId || !attrs(kSlice14, n, v)) return false;
     return matchShape11(input(n, 0), [&] {
-      return matchAny12(input(n, 1), [&] { return matchAny13(input(n, 2), k); });
+      return matchAny12(input(n, 1), [&] {
+        return matchAny13(input(n, 2), k);
+      });
     });
   }
 
@@ -24977,11 +19398,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kSlice18, v, op::kSlice);
     if (n == kNoId || !attrs(kSlice18, n, v)) return false;
     return matchShape15(input(n, 0), [&] {
-      return matchAny16(input(n, 1), [&] { return matchAny17(input(n, 2), k); });
+      return matchAny16(input(n, 1), [&] {
+        return matchAny17(input(n, 2), k);
+      });
     });
   }
 
-  /// Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
+  /// Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0) 
   /// (rules/attention.yaml:501:23)
   bool matchConcat19(ValueId v, gen::Next k) {
     if (seen(kConcat19)) return same(kConcat19, v) && k();
@@ -24989,11 +19412,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kConcat19, v, op::kConcat);
     if (n == kNoId || !attrs(kConcat19, n, v)) return false;
     return matchAny10(input(n, 0), [&] {
-      return matchSlice14(input(n, 1), [&] { return matchSlice18(input(n, 2), k); });
+      return matchSlice14(input(n, 1), [&] {
+        return matchSlice18(input(n, 2), k);
+      });
     });
   }
 
-  /// ba = Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+  /// ba = Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0)) 
   /// (rules/attention.yaml:501:12)
   bool matchBa(ValueId v, gen::Next k) {
     if (seen(kBa)) return same(kBa, v) && k();
@@ -25076,7 +19501,9 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kSlice32, v, op::kSlice);
     if (n == kNoId || !attrs(kSlice32, n, v)) return false;
     return matchShape29(input(n, 0), [&] {
-      return matchAny30(input(n, 1), [&] { return matchAny31(input(n, 2), k); });
+      return matchAny30(input(n, 1), [&] {
+        return matchAny31(input(n, 2), k);
+      });
     });
   }
 
@@ -25102,11 +19529,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kSlice36, v, op::kSlice);
     if (n == kNoId || !attrs(kSlice36, n, v)) return false;
     return matchShape33(input(n, 0), [&] {
-      return matchAny34(input(n, 1), [&] { return matchAny35(input(n, 2), k); });
+      return matchAny34(input(n, 1), [&] {
+        return matchAny35(input(n, 2), k);
+      });
     });
   }
 
-  /// Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
+  /// Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0) 
   /// (rules/attention.yaml:505:23)
   bool matchConcat37(ValueId v, gen::Next k) {
     if (seen(kConcat37)) return same(kConcat37, v) && k();
@@ -25114,11 +19543,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kConcat37, v, op::kConcat);
     if (n == kNoId || !attrs(kConcat37, n, v)) return false;
     return matchAny28(input(n, 0), [&] {
-      return matchSlice32(input(n, 1), [&] { return matchSlice36(input(n, 2), k); });
+      return matchSlice32(input(n, 1), [&] {
+        return matchSlice36(input(n, 2), k);
+      });
     });
   }
 
-  /// bb = Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
+  /// bb = Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0)) 
   /// (rules/attention.yaml:505:12)
   bool matchBb(ValueId v, gen::Next k) {
     if (seen(kBb)) return same(kBb, v) && k();
@@ -25129,10 +19560,14 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// none  (rules/attention.yaml:506:63)
-  bool matchNone39(ValueId v, gen::Next k) { return none(kNone39, v) && k(); }
+  bool matchNone39(ValueId v, gen::Next k) {
+    return none(kNone39, v) && k();
+  }
 
   /// none  (rules/attention.yaml:506:69)
-  bool matchNone40(ValueId v, gen::Next k) { return none(kNone40, v) && k(); }
+  bool matchNone40(ValueId v, gen::Next k) {
+    return none(kNone40, v) && k();
+  }
 
   /// com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc),
   /// unidirectional=0)  (rules/attention.yaml:506:18)
@@ -25145,7 +19580,9 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
       return matchKa(input(n, 1), [&] {
         return matchVa(input(n, 2), [&] {
           return matchNone39(input(n, 3), [&] {
-            return matchNone40(input(n, 4), [&] { return matchBa(input(n, 5), k); });
+            return matchNone40(input(n, 4), [&] {
+              return matchBa(input(n, 5), k);
+            });
           });
         });
       });
@@ -25153,10 +19590,14 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// none  (rules/attention.yaml:508:63)
-  bool matchNone42(ValueId v, gen::Next k) { return none(kNone42, v) && k(); }
+  bool matchNone42(ValueId v, gen::Next k) {
+    return none(kNone42, v) && k();
+  }
 
   /// none  (rules/attention.yaml:508:69)
-  bool matchNone43(ValueId v, gen::Next k) { return none(kNone43, v) && k(); }
+  bool matchNone43(ValueId v, gen::Next k) {
+    return none(kNone43, v) && k();
+  }
 
   /// com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc),
   /// unidirectional=0)  (rules/attention.yaml:508:18)
@@ -25169,36 +19610,44 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
       return matchKb(input(n, 1), [&] {
         return matchVb(input(n, 2), [&] {
           return matchNone42(input(n, 3), [&] {
-            return matchNone43(input(n, 4), [&] { return matchBb(input(n, 5), k); });
+            return matchNone43(input(n, 4), [&] {
+              return matchBb(input(n, 5), k);
+            });
           });
         });
       });
     });
   }
 
-  /// com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0)
+  /// com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0) 
   /// (rules/attention.yaml:510:20)
   bool matchMultiHeadAttention45(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention45)) return same(kMultiHeadAttention45, v) && k();
     if (!bind(kMultiHeadAttention45, v)) return false;
     const NodeId n = node(kMultiHeadAttention45, v, op::kComMicrosoftMultiHeadAttention);
     if (n == kNoId || !attrs(kMultiHeadAttention45, n, v)) return false;
-    return matchQa(input(n, 0),
-                   [&] { return matchKa(input(n, 1), [&] { return matchVa(input(n, 2), k); }); });
+    return matchQa(input(n, 0), [&] {
+      return matchKa(input(n, 1), [&] {
+        return matchVa(input(n, 2), k);
+      });
+    });
   }
 
-  /// com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
+  /// com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0) 
   /// (rules/attention.yaml:511:20)
   bool matchMultiHeadAttention46(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention46)) return same(kMultiHeadAttention46, v) && k();
     if (!bind(kMultiHeadAttention46, v)) return false;
     const NodeId n = node(kMultiHeadAttention46, v, op::kComMicrosoftMultiHeadAttention);
     if (n == kNoId || !attrs(kMultiHeadAttention46, n, v)) return false;
-    return matchQb(input(n, 0),
-                   [&] { return matchKb(input(n, 1), [&] { return matchVb(input(n, 2), k); }); });
+    return matchQb(input(n, 0), [&] {
+      return matchKb(input(n, 1), [&] {
+        return matchVb(input(n, 2), k);
+      });
+    });
   }
 
-  /// Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) 
   /// (rules/attention.yaml:513:20)
   bool matchAttention47(ValueId v, gen::Next k) {
     if (seen(kAttention47)) return same(kAttention47, v) && k();
@@ -25206,12 +19655,15 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kAttention47, v, op::kAttention);
     if (n == kNoId || !attrs(kAttention47, n, v)) return false;
     return matchQa(input(n, 0), [&] {
-      return matchKa(input(n, 1),
-                     [&] { return matchVa(input(n, 2), [&] { return matchBa(input(n, 3), k); }); });
+      return matchKa(input(n, 1), [&] {
+        return matchVa(input(n, 2), [&] {
+          return matchBa(input(n, 3), k);
+        });
+      });
     });
   }
 
-  /// Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) 
   /// (rules/attention.yaml:514:20)
   bool matchAttention48(ValueId v, gen::Next k) {
     if (seen(kAttention48)) return same(kAttention48, v) && k();
@@ -25219,37 +19671,46 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     const NodeId n = node(kAttention48, v, op::kAttention);
     if (n == kNoId || !attrs(kAttention48, n, v)) return false;
     return matchQb(input(n, 0), [&] {
-      return matchKb(input(n, 1),
-                     [&] { return matchVb(input(n, 2), [&] { return matchBb(input(n, 3), k); }); });
+      return matchKb(input(n, 1), [&] {
+        return matchVb(input(n, 2), [&] {
+          return matchBb(input(n, 3), k);
+        });
+      });
     });
   }
 
-  /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0) 
   /// (rules/attention.yaml:516:20)
   bool matchAttention49(ValueId v, gen::Next k) {
     if (seen(kAttention49)) return same(kAttention49, v) && k();
     if (!bind(kAttention49, v)) return false;
     const NodeId n = node(kAttention49, v, op::kAttention);
     if (n == kNoId || !attrs(kAttention49, n, v)) return false;
-    return matchQa(input(n, 0),
-                   [&] { return matchKa(input(n, 1), [&] { return matchVa(input(n, 2), k); }); });
+    return matchQa(input(n, 0), [&] {
+      return matchKa(input(n, 1), [&] {
+        return matchVa(input(n, 2), k);
+      });
+    });
   }
 
-  /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0) 
   /// (rules/attention.yaml:517:20)
   bool matchAttention50(ValueId v, gen::Next k) {
     if (seen(kAttention50)) return same(kAttention50, v) && k();
     if (!bind(kAttention50, v)) return false;
     const NodeId n = node(kAttention50, v, op::kAttention);
     if (n == kNoId || !attrs(kAttention50, n, v)) return false;
-    return matchQb(input(n, 0),
-                   [&] { return matchKb(input(n, 1), [&] { return matchVb(input(n, 2), k); }); });
+    return matchQb(input(n, 0), [&] {
+      return matchKb(input(n, 1), [&] {
+        return matchVb(input(n, 2), k);
+      });
+    });
   }
 
   /// ya = com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc),
   /// unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc),
   /// unidirectional=0) | Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) |
-  /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0) 
   /// (rules/attention.yaml:510:17)
   bool matchYa(ValueId v, gen::Next k) {
     if (seen(kYa)) return same(kYa, v) && k();
@@ -25269,7 +19730,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   /// yb = com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc),
   /// unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc),
   /// unidirectional=0) | Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) |
-  /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+  /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0) 
   /// (rules/attention.yaml:510:17)
   bool matchYb(ValueId v, gen::Next k) {
     if (seen(kYb)) return same(kYb, v) && k();
@@ -25298,30 +19759,31 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   // ---- Rewrite
 
   /// Variant 0 (when @masked), rules/attention.yaml:531:9:
-  ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)),
-  ///   MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)),
-  ///   none, none, Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper,
-  ///   concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper,
-  ///   concat_columns))), tensor([1]), tensor([2])), axis=0)), num_heads=helper(merged_heads),
-  ///   scale=attr(sc)), rest..., axis=-1)
+  ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), none, none, Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])), axis=0)), num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:526:18", "x")) return false;
-    std::optional<onnx::TensorProto> t1 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWqa, kSlotWqb}, {"wqa", "wqb"},
-                     "rules/attention.yaml:526:21");
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWqa, kSlotWqb},
+        {"wqa", "wqb"},
+        "rules/attention.yaml:526:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     if (!requireBound(kSlotXk, "rules/attention.yaml:527:18", "xk")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWka, kSlotWkb}, {"wka", "wkb"},
-                     "rules/attention.yaml:527:22");
+    std::optional<onnx::TensorProto> t4 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWka, kSlotWkb},
+        {"wka", "wkb"},
+        "rules/attention.yaml:527:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
     if (!requireBound(kSlotXv, "rules/attention.yaml:528:18", "xv")) return false;
-    std::optional<onnx::TensorProto> t7 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWva, kSlotWvb}, {"wva", "wvb"},
-                     "rules/attention.yaml:528:22");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWva, kSlotWvb},
+        {"wva", "wvb"},
+        "rules/attention.yaml:528:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     if (!requireBound(kSlotMa, "rules/attention.yaml:529:18", "ma")) return false;
@@ -25343,21 +19805,32 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     attrs12.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs13;
     std::vector<onnx::AttributeProto> attrs16;
-    std::optional<onnx::AttributeProto> a16_0 =
-        attrHelper(gen::attributeHelper("merged_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
-                   "num_heads", "rules/attention.yaml:534:55", "rules/attention.yaml:534:55");
+    std::optional<onnx::AttributeProto> a16_0 = attrHelper(
+        gen::attributeHelper("merged_heads"),
+        {kSlotYa, kSlotYb},
+        {"ya", "yb"},
+        "num_heads",
+        "rules/attention.yaml:534:55",
+        "rules/attention.yaml:534:55");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
-    std::optional<onnx::AttributeProto> a16_1 =
-        captured(0, "scale", "sc", "rules/attention.yaml:535:55", "rules/attention.yaml:535:55");
+    std::optional<onnx::AttributeProto> a16_1 = captured(
+        0,
+        "scale",
+        "sc",
+        "rules/attention.yaml:535:55",
+        "rules/attention.yaml:535:55");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     std::vector<onnx::AttributeProto> attrs18;
     attrs18.push_back(gen::intAttribute("axis", -1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:531:9",
-                     "rules/attention.yaml:533:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:531:9",
+        "rules/attention.yaml:533:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -25457,45 +19930,60 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Variant 1 (when @plain), rules/attention.yaml:536:9:
-  ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)),
-  ///   MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)),
-  ///   num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
+  ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:526:18", "x")) return false;
-    std::optional<onnx::TensorProto> t1 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWqa, kSlotWqb}, {"wqa", "wqb"},
-                     "rules/attention.yaml:526:21");
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWqa, kSlotWqb},
+        {"wqa", "wqb"},
+        "rules/attention.yaml:526:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     if (!requireBound(kSlotXk, "rules/attention.yaml:527:18", "xk")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWka, kSlotWkb}, {"wka", "wkb"},
-                     "rules/attention.yaml:527:22");
+    std::optional<onnx::TensorProto> t4 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWka, kSlotWkb},
+        {"wka", "wkb"},
+        "rules/attention.yaml:527:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
     if (!requireBound(kSlotXv, "rules/attention.yaml:528:18", "xv")) return false;
-    std::optional<onnx::TensorProto> t7 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWva, kSlotWvb}, {"wva", "wvb"},
-                     "rules/attention.yaml:528:22");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWva, kSlotWvb},
+        {"wva", "wvb"},
+        "rules/attention.yaml:528:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs14;
-    std::optional<onnx::AttributeProto> a14_0 =
-        attrHelper(gen::attributeHelper("merged_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
-                   "num_heads", "rules/attention.yaml:538:64", "rules/attention.yaml:538:64");
+    std::optional<onnx::AttributeProto> a14_0 = attrHelper(
+        gen::attributeHelper("merged_heads"),
+        {kSlotYa, kSlotYb},
+        {"ya", "yb"},
+        "num_heads",
+        "rules/attention.yaml:538:64",
+        "rules/attention.yaml:538:64");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
-    std::optional<onnx::AttributeProto> a14_1 =
-        captured(0, "scale", "sc", "rules/attention.yaml:539:55", "rules/attention.yaml:539:55");
+    std::optional<onnx::AttributeProto> a14_1 = captured(
+        0,
+        "scale",
+        "sc",
+        "rules/attention.yaml:539:55",
+        "rules/attention.yaml:539:55");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::vector<onnx::AttributeProto> attrs16;
     attrs16.push_back(gen::intAttribute("axis", -1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:536:9",
-                     "rules/attention.yaml:538:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:536:9",
+        "rules/attention.yaml:538:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -25545,30 +20033,31 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Variant 2 (when opset in [23, -] @onnx_masked), rules/attention.yaml:540:9:
-  ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper,
-  ///   concat_columns)), MatMul(xv, tensor(helper, concat_columns)), Expand(ma, Concat(tensor([1,
-  ///   1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])),
-  ///   Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])),
-  ///   axis=0)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads),
-  ///   scale=attr(sc)), rest..., axis=-1)
+  ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])), axis=0)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:526:18", "x")) return false;
-    std::optional<onnx::TensorProto> t1 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWqa, kSlotWqb}, {"wqa", "wqb"},
-                     "rules/attention.yaml:526:21");
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWqa, kSlotWqb},
+        {"wqa", "wqb"},
+        "rules/attention.yaml:526:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     if (!requireBound(kSlotXk, "rules/attention.yaml:527:18", "xk")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWka, kSlotWkb}, {"wka", "wkb"},
-                     "rules/attention.yaml:527:22");
+    std::optional<onnx::TensorProto> t4 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWka, kSlotWkb},
+        {"wka", "wkb"},
+        "rules/attention.yaml:527:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
     if (!requireBound(kSlotXv, "rules/attention.yaml:528:18", "xv")) return false;
-    std::optional<onnx::TensorProto> t7 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWva, kSlotWvb}, {"wva", "wvb"},
-                     "rules/attention.yaml:528:22");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWva, kSlotWvb},
+        {"wva", "wvb"},
+        "rules/attention.yaml:528:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     if (!requireBound(kSlotMa, "rules/attention.yaml:529:18", "ma")) return false;
@@ -25590,26 +20079,41 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     attrs12.push_back(gen::intAttribute("axis", 0));
     std::vector<onnx::AttributeProto> attrs13;
     std::vector<onnx::AttributeProto> attrs14;
-    std::optional<onnx::AttributeProto> a14_0 =
-        attrHelper(gen::attributeHelper("merged_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
-                   "q_num_heads", "rules/attention.yaml:542:44", "rules/attention.yaml:542:44");
+    std::optional<onnx::AttributeProto> a14_0 = attrHelper(
+        gen::attributeHelper("merged_heads"),
+        {kSlotYa, kSlotYb},
+        {"ya", "yb"},
+        "q_num_heads",
+        "rules/attention.yaml:542:44",
+        "rules/attention.yaml:542:44");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
-    std::optional<onnx::AttributeProto> a14_1 =
-        attrHelper(gen::attributeHelper("merged_kv_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
-                   "kv_num_heads", "rules/attention.yaml:543:32", "rules/attention.yaml:543:32");
+    std::optional<onnx::AttributeProto> a14_1 = attrHelper(
+        gen::attributeHelper("merged_kv_heads"),
+        {kSlotYa, kSlotYb},
+        {"ya", "yb"},
+        "kv_num_heads",
+        "rules/attention.yaml:543:32",
+        "rules/attention.yaml:543:32");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
-    std::optional<onnx::AttributeProto> a14_2 =
-        captured(0, "scale", "sc", "rules/attention.yaml:543:78", "rules/attention.yaml:543:78");
+    std::optional<onnx::AttributeProto> a14_2 = captured(
+        0,
+        "scale",
+        "sc",
+        "rules/attention.yaml:543:78",
+        "rules/attention.yaml:543:78");
     if (!a14_2) return false;
     attrs14.push_back(std::move(*a14_2));
     std::vector<onnx::AttributeProto> attrs16;
     attrs16.push_back(gen::intAttribute("axis", -1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:540:9",
-                     "rules/attention.yaml:542:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:540:9",
+        "rules/attention.yaml:542:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -25707,51 +20211,69 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Variant 3 (when opset in [23, -] @onnx_plain), rules/attention.yaml:545:9:
-  ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper,
-  ///   concat_columns)), MatMul(xv, tensor(helper, concat_columns)),
-  ///   q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)),
-  ///   rest..., axis=-1)
+  ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:526:18", "x")) return false;
-    std::optional<onnx::TensorProto> t1 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWqa, kSlotWqb}, {"wqa", "wqb"},
-                     "rules/attention.yaml:526:21");
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWqa, kSlotWqb},
+        {"wqa", "wqb"},
+        "rules/attention.yaml:526:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     if (!requireBound(kSlotXk, "rules/attention.yaml:527:18", "xk")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWka, kSlotWkb}, {"wka", "wkb"},
-                     "rules/attention.yaml:527:22");
+    std::optional<onnx::TensorProto> t4 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWka, kSlotWkb},
+        {"wka", "wkb"},
+        "rules/attention.yaml:527:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
     if (!requireBound(kSlotXv, "rules/attention.yaml:528:18", "xv")) return false;
-    std::optional<onnx::TensorProto> t7 =
-        helperTensor(gen::tensorHelper("concat_columns"), {kSlotWva, kSlotWvb}, {"wva", "wvb"},
-                     "rules/attention.yaml:528:22");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("concat_columns"),
+        {kSlotWva, kSlotWvb},
+        {"wva", "wvb"},
+        "rules/attention.yaml:528:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs14;
-    std::optional<onnx::AttributeProto> a14_0 =
-        attrHelper(gen::attributeHelper("merged_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
-                   "q_num_heads", "rules/attention.yaml:547:41", "rules/attention.yaml:547:41");
+    std::optional<onnx::AttributeProto> a14_0 = attrHelper(
+        gen::attributeHelper("merged_heads"),
+        {kSlotYa, kSlotYb},
+        {"ya", "yb"},
+        "q_num_heads",
+        "rules/attention.yaml:547:41",
+        "rules/attention.yaml:547:41");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
-    std::optional<onnx::AttributeProto> a14_1 =
-        attrHelper(gen::attributeHelper("merged_kv_heads"), {kSlotYa, kSlotYb}, {"ya", "yb"},
-                   "kv_num_heads", "rules/attention.yaml:548:32", "rules/attention.yaml:548:32");
+    std::optional<onnx::AttributeProto> a14_1 = attrHelper(
+        gen::attributeHelper("merged_kv_heads"),
+        {kSlotYa, kSlotYb},
+        {"ya", "yb"},
+        "kv_num_heads",
+        "rules/attention.yaml:548:32",
+        "rules/attention.yaml:548:32");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
-    std::optional<onnx::AttributeProto> a14_2 =
-        captured(0, "scale", "sc", "rules/attention.yaml:548:78", "rules/attention.yaml:548:78");
+    std::optional<onnx::AttributeProto> a14_2 = captured(
+        0,
+        "scale",
+        "sc",
+        "rules/attention.yaml:548:78",
+        "rules/attention.yaml:548:78");
     if (!a14_2) return false;
     attrs14.push_back(std::move(*a14_2));
     std::vector<onnx::AttributeProto> attrs16;
     attrs16.push_back(gen::intAttribute("axis", -1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/attention.yaml:545:9",
-                     "rules/attention.yaml:547:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:545:9",
+        "rules/attention.yaml:547:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -25805,13 +20327,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
 class AttentionHeadsMergeRule : public RewritePattern {
  public:
   AttentionHeadsMergeRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                79,
-                                {"ort", "onnx"},
-                                "rules/attention.yaml:489:5",
-                                {op::kMatMul, op::kSlice, op::kConcat, op::kExpand,
-                                 op::kComMicrosoftMultiHeadAttention, op::kShape, op::kAttention}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            79,
+            {"ort", "onnx"},
+            "rules/attention.yaml:489:5",
+            {op::kMatMul, op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kAttention}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -25833,43 +20355,34 @@ class AttentionHeadsMergeRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/attention.yaml:552
-// concat_single_input (priority 78): A Concat of one input (the last merge of per-head attention
-// leaves one) is its input.
+// concat_single_input (priority 78): A Concat of one input (the last merge of per-head attention leaves one) is its input.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule concat_single_input for the shared checks and messages.
 const gen::RuleSpec& specConcatSingleInput() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "concat_single_input";
-    s.loc = "rules/attention.yaml:552:5";
-    s.root = 1;
-    s.slot_names = {"x", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(2);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/attention.yaml:558:18";
-      e.slot = 0;
-    }
-    {  // 1: Concat(x)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Concat";
-      e.loc = "rules/attention.yaml:558:11";
-      e.slot = 1;
-      e.num_inputs = 1;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+  static const gen::RuleSpec spec = {
+    "concat_single_input",
+    "rules/attention.yaml:552:5",
+    1,  // root expr
+    // slots
+    {"x", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/attention.yaml:558:18", 0},
+      // 1: Concat(x)
+      {"Concat", "rules/attention.yaml:558:11", 1, 1},
+    },
+    // constraints
+    {},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule concat_single_input: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule concat_single_input (indices into its RuleSpec's exprs).
 struct ConcatSingleInputIds {
   enum : gen::ExprId {
@@ -25878,6 +20391,9 @@ struct ConcatSingleInputIds {
   };
 };
 
+/// The search of rule concat_single_input: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds> {
  public:
   ConcatSingleInputMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -25891,7 +20407,9 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -25901,7 +20419,8 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
 
   // ---- Match
 
-  // From AttentionSharedMatch (the same in other rules of this file): matchX.
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// y = Concat(x)  (rules/attention.yaml:558:11)
   bool matchY(ValueId v, gen::Next k) {
@@ -25920,9 +20439,12 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/attention.yaml:560:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/attention.yaml:559:5",
-                     "rules/attention.yaml:560:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/attention.yaml:559:5",
+        "rules/attention.yaml:560:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -25935,8 +20457,13 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
 class ConcatSingleInputRule : public RewritePattern {
  public:
   ConcatSingleInputRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(
-            RuleInfo{std::move(name), root, 78, {"ort", "onnx"}, "rules/attention.yaml:552:5", {}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            78,
+            {"ort", "onnx"},
+            "rules/attention.yaml:552:5",
+            {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -25960,12 +20487,16 @@ class ConcatSingleInputRule : public RewritePattern {
 
 void populateAttention(RuleSet& rules) {
   rules.add(std::make_unique<PackedAttentionRule>("packed_attention", op::kReshape, 0));
-  rules.add(std::make_unique<MultiHeadAttentionCausalSliceRule>("multi_head_attention_causal_slice",
-                                                                op::kReshape, 0));
+  rules.add(std::make_unique<MultiHeadAttentionCausalSliceRule>(
+      "multi_head_attention_causal_slice",
+      op::kReshape,
+      0));
   rules.add(std::make_unique<MultiHeadAttentionRule>("multi_head_attention", op::kReshape, 0));
   rules.add(std::make_unique<GroupQueryAttentionRule>("group_query_attention", op::kReshape, 0));
-  rules.add(std::make_unique<MultiHeadAttentionRotaryRule>("multi_head_attention_rotary",
-                                                           op::kReshape, 0));
+  rules.add(std::make_unique<MultiHeadAttentionRotaryRule>(
+      "multi_head_attention_rotary",
+      op::kReshape,
+      0));
   rules.add(std::make_unique<AttentionHeadsRule>("attention_heads", op::kMatMul, 0));
   rules.add(std::make_unique<SingleHeadAttentionRule>("single_head_attention", op::kMatMul, 0));
   rules.add(std::make_unique<AttentionHeadsMergeRule>("attention_heads_merge", op::kConcat, 0));

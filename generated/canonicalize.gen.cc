@@ -7,7 +7,11 @@
 // rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
 // rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
+// Laid out by rulec itself, so the text does not depend on any formatter's version;
+// formatters are told to leave it alone.
+//
 //===----------------------------------------------------------------------===//
+// clang-format off
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,7 +27,14 @@
 namespace onnx_rewrite {
 namespace {
 
+// Spec tables name only the members before the last non-default one.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 using To = gen::Matcher::To;
+// Enum values in the spec tables (runtime/match/RuleSpec.h).
+using Attr = gen::AttrSpec::Kind;
+using Check = gen::ConstraintSpec::Kind;
+using Dim = gen::ConstraintSpec::Dim::Kind;
 
 // Ops the rules match or create, interned once.
 namespace op {
@@ -57,37 +68,29 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
 /// Static data of rule identity for the shared checks and messages.
 const gen::RuleSpec& specIdentity() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "identity";
-    s.loc = "rules/canonicalize.yaml:12:5";
-    s.root = 1;
-    s.slot_names = {"x", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(2);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/canonicalize.yaml:16:20";
-      e.slot = 0;
-    }
-    {  // 1: Identity(x)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Identity";
-      e.loc = "rules/canonicalize.yaml:16:11";
-      e.slot = 1;
-      e.num_inputs = 1;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+  static const gen::RuleSpec spec = {
+    "identity",
+    "rules/canonicalize.yaml:12:5",
+    1,  // root expr
+    // slots
+    {"x", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:16:20", 0},
+      // 1: Identity(x)
+      {"Identity", "rules/canonicalize.yaml:16:11", 1, 1},
+    },
+    // constraints
+    {},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule identity: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule identity (indices into its RuleSpec's exprs).
 struct IdentityIds {
   enum : gen::ExprId {
@@ -96,6 +99,9 @@ struct IdentityIds {
   };
 };
 
+/// The search of rule identity: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
  public:
   IdentityMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -109,7 +115,9 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -119,7 +127,8 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
 
   // ---- Match
 
-  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// y = Identity(x)  (rules/canonicalize.yaml:16:11)
   bool matchY(ValueId v, gen::Next k) {
@@ -138,9 +147,12 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/canonicalize.yaml:18:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:17:5",
-                     "rules/canonicalize.yaml:18:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/canonicalize.yaml:17:5",
+        "rules/canonicalize.yaml:18:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -154,7 +166,12 @@ class IdentityRule : public RewritePattern {
  public:
   IdentityRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:12:5", {}}),
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:12:5",
+            {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -181,46 +198,30 @@ class IdentityRule : public RewritePattern {
 
 /// Static data of rule cast_to_same_type for the shared checks and messages.
 const gen::RuleSpec& specCastToSameType() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "cast_to_same_type";
-    s.loc = "rules/canonicalize.yaml:20:5";
-    s.root = 1;
-    s.slot_names = {"x", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(2);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/canonicalize.yaml:24:16";
-      e.slot = 0;
-    }
-    {  // 1: Cast(x)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Cast";
-      e.loc = "rules/canonicalize.yaml:24:11";
-      e.slot = 1;
-      e.num_inputs = 1;
-    }
+  static const gen::RuleSpec spec = {
+    "cast_to_same_type",
+    "rules/canonicalize.yaml:20:5",
+    1,  // root expr
+    // slots
+    {"x", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/canonicalize.yaml:26:12";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"x", "y"};
-      c.arg_slots = {0, 1};
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/canonicalize.yaml:24:16", 0},
+      // 1: Cast(x)
+      {"Cast", "rules/canonicalize.yaml:24:11", 1, 1},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:26:12", "x", gen::kNoSlot, {"x", "y"}, {0, 1},
+      "same_elem_type", gen::nativePredicate("same_elem_type")}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule cast_to_same_type: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule cast_to_same_type (indices into its RuleSpec's exprs).
 struct CastToSameTypeIds {
   enum : gen::ExprId {
@@ -229,6 +230,9 @@ struct CastToSameTypeIds {
   };
 };
 
+/// The search of rule cast_to_same_type: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
  public:
   CastToSameTypeMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -242,7 +246,9 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -252,7 +258,8 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
 
   // ---- Match
 
-  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// y = Cast(x)  (rules/canonicalize.yaml:24:11)
   bool matchY(ValueId v, gen::Next k) {
@@ -271,9 +278,12 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/canonicalize.yaml:28:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:27:5",
-                     "rules/canonicalize.yaml:28:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/canonicalize.yaml:27:5",
+        "rules/canonicalize.yaml:28:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -287,7 +297,12 @@ class CastToSameTypeRule : public RewritePattern {
  public:
   CastToSameTypeRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:20:5", {}}),
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:20:5",
+            {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -309,111 +324,55 @@ class CastToSameTypeRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/canonicalize.yaml:32
-// dropout_in_inference (priority 1000): Dropout(x) in inference (no training mode, training mode
-// false, or ratio 0) is x.
+// dropout_in_inference (priority 1000): Dropout(x) in inference (no training mode, training mode false, or ratio 0) is x.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule dropout_in_inference for the shared checks and messages.
 const gen::RuleSpec& specDropoutInInference() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "dropout_in_inference";
-    s.loc = "rules/canonicalize.yaml:32:5";
-    s.root = 10;
-    s.slot_names = {"x", "off", "zero", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(11);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/canonicalize.yaml:36:19";
-      e.slot = 0;
-    }
-    {  // 1: Dropout(x)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:36:11";
-      e.num_inputs = 1;
-    }
-    {  // 2: _
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "_";
-      e.loc = "rules/canonicalize.yaml:36:35";
-    }
-    {  // 3: Dropout(x, _)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:36:24";
-      e.num_inputs = 2;
-    }
-    {  // 4: _
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "_";
-      e.loc = "rules/canonicalize.yaml:36:51";
-    }
-    {  // 5: off
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "off";
-      e.loc = "rules/canonicalize.yaml:36:54";
-      e.slot = 1;
-    }
-    {  // 6: Dropout(x, _, off)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:36:40";
-      e.num_inputs = 3;
-    }
-    {  // 7: zero
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "zero";
-      e.loc = "rules/canonicalize.yaml:36:72";
-      e.slot = 2;
-    }
-    {  // 8: _
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "_";
-      e.loc = "rules/canonicalize.yaml:36:78";
-    }
-    {  // 9: Dropout(x, zero, _)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:36:61";
-      e.num_inputs = 3;
-    }
-    {  // 10: Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "y";
-      e.loc = "rules/canonicalize.yaml:36:22";
-      e.slot = 3;
-    }
+  static const gen::RuleSpec spec = {
+    "dropout_in_inference",
+    "rules/canonicalize.yaml:32:5",
+    10,  // root expr
+    // slots
+    {"x", "off", "zero", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/canonicalize.yaml:38:15";
-      c.subject = "off";
-      c.slot = 1;
-      c.literal = gen::intLiteral(0);
-      c.tolerance = 1e-06;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/canonicalize.yaml:39:15";
-      c.subject = "zero";
-      c.slot = 2;
-      c.literal = gen::floatLiteral(0.0);
-      c.tolerance = 1e-06;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/canonicalize.yaml:36:19", 0},
+      // 1: Dropout(x)
+      {"Dropout", "rules/canonicalize.yaml:36:11", gen::kNoSlot, 1},
+      // 2: _
+      {"_", "rules/canonicalize.yaml:36:35"},
+      // 3: Dropout(x, _)
+      {"Dropout", "rules/canonicalize.yaml:36:24", gen::kNoSlot, 2},
+      // 4: _
+      {"_", "rules/canonicalize.yaml:36:51"},
+      // 5: off
+      {"off", "rules/canonicalize.yaml:36:54", 1},
+      // 6: Dropout(x, _, off)
+      {"Dropout", "rules/canonicalize.yaml:36:40", gen::kNoSlot, 3},
+      // 7: zero
+      {"zero", "rules/canonicalize.yaml:36:72", 2},
+      // 8: _
+      {"_", "rules/canonicalize.yaml:36:78"},
+      // 9: Dropout(x, zero, _)
+      {"Dropout", "rules/canonicalize.yaml:36:61", gen::kNoSlot, 3},
+      // 10: Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _)
+      {"y", "rules/canonicalize.yaml:36:22", 3},
+    },
+    // constraints
+    {{Check::kConstantEquals, "rules/canonicalize.yaml:38:15", "off", 1, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
+     {Check::kConstantEquals, "rules/canonicalize.yaml:39:15", "zero", 2, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.0)}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule dropout_in_inference: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule dropout_in_inference (indices into its RuleSpec's exprs).
 struct DropoutInInferenceIds {
   enum : gen::ExprId {
@@ -431,6 +390,9 @@ struct DropoutInInferenceIds {
   };
 };
 
+/// The search of rule dropout_in_inference: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenceIds> {
  public:
   DropoutInInferenceMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -444,7 +406,9 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -456,7 +420,8 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
 
   // ---- Match
 
-  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// Dropout(x)  (rules/canonicalize.yaml:36:11)
   bool matchDropout1(ValueId v, gen::Next k) {
@@ -500,8 +465,11 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     if (!bind(kDropout6, v)) return false;
     const NodeId n = node(kDropout6, v, op::kDropout);
     if (n == kNoId || !attrs(kDropout6, n, v)) return false;
-    return matchX(input(n, 0),
-                  [&] { return matchAny4(input(n, 1), [&] { return matchOff(input(n, 2), k); }); });
+    return matchX(input(n, 0), [&] {
+      return matchAny4(input(n, 1), [&] {
+        return matchOff(input(n, 2), k);
+      });
+    });
   }
 
   /// zero  (rules/canonicalize.yaml:36:72)
@@ -523,11 +491,13 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     const NodeId n = node(kDropout9, v, op::kDropout);
     if (n == kNoId || !attrs(kDropout9, n, v)) return false;
     return matchX(input(n, 0), [&] {
-      return matchZero(input(n, 1), [&] { return matchAny8(input(n, 2), k); });
+      return matchZero(input(n, 1), [&] {
+        return matchAny8(input(n, 2), k);
+      });
     });
   }
 
-  /// y = Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _)
+  /// y = Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _) 
   /// (rules/canonicalize.yaml:36:22)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
@@ -552,9 +522,12 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/canonicalize.yaml:41:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:40:5",
-                     "rules/canonicalize.yaml:41:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/canonicalize.yaml:40:5",
+        "rules/canonicalize.yaml:41:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -568,7 +541,12 @@ class DropoutInInferenceRule : public RewritePattern {
  public:
   DropoutInInferenceRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:32:5", {}}),
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:32:5",
+            {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
