@@ -54,7 +54,8 @@ TEST(RulePlan, RootsAreTheDistinctOpsOfRootAlternatives) {
   Rule r("div_or_mul");
   const ir::ExprId d = r.cap("d"), s = r.cap("s");
   r.root(r.alt({r.op("Div", {d, s}), r.op("Mul", {d, s}), r.op("Div", {s, d})}), "y");
-  r.rewrite().replace("y", 0);
+  Target t = r.rewrite();
+  t.replace("y", t.op("Div", {t.ref("d"), t.ref("s")}));
   const plan::RulePlan p = plan::planRule(*r.build());
   ASSERT_EQ(p.roots.size(), 2u);
   EXPECT_EQ(p.roots[0].op.op, "Div");
