@@ -59,6 +59,8 @@ class CppEmitter {
   /// Input files that define at least one rule, in order.
   std::vector<std::string> familyInputs() const;
   std::vector<const ir::Rule*> rulesOf(const std::string& input) const;
+  /// The banner and provenance comment that open registry file `name`.
+  std::string registryHeading(const std::string& name) const;
 
   const ir::RuleFile& file_;
   std::vector<std::string> inputs_;
