@@ -9,7 +9,8 @@ jobs=$(nproc)
 bash .ci/setup.sh
 
 echo "== format check"
-mapfile -t sources < <(git ls-files '*.cc' '*.h')
+# generated/ is laid out by rulec itself (and says `clang-format off`): not checked here.
+mapfile -t sources < <(git ls-files '*.cc' '*.h' ':!generated/')
 clang-format --dry-run --Werror "${sources[@]}"
 
 echo "== build (RelWithDebInfo)"

@@ -7,7 +7,11 @@
 // rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
 // rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
+// Laid out by rulec itself, so the text does not depend on any formatter's version;
+// formatters are told to leave it alone.
+//
 //===----------------------------------------------------------------------===//
+// clang-format off
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,7 +27,14 @@
 namespace onnx_rewrite {
 namespace {
 
+// Spec tables name only the members before the last non-default one.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 using To = gen::Matcher::To;
+// Enum values in the spec tables (runtime/match/RuleSpec.h).
+using Attr = gen::AttrSpec::Kind;
+using Check = gen::ConstraintSpec::Kind;
+using Dim = gen::ConstraintSpec::Dim::Kind;
 
 // Ops the rules match or create, interned once.
 namespace op {
@@ -70,37 +81,29 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
 /// Static data of rule identity for the shared checks and messages.
 const gen::RuleSpec& specIdentity() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "identity";
-    s.loc = "rules/canonicalize.yaml:12:5";
-    s.root = 1;
-    s.slot_names = {"x", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(2);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/canonicalize.yaml:15:20";
-      e.slot = 0;
-    }
-    {  // 1: Identity(x)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Identity";
-      e.loc = "rules/canonicalize.yaml:15:11";
-      e.slot = 1;
-      e.num_inputs = 1;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+  static const gen::RuleSpec spec = {
+    "identity",
+    "rules/canonicalize.yaml:12:5",
+    1,  // root expr
+    // slots
+    {"x", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:15:20", 0},
+      // 1: Identity(x)
+      {"Identity", "rules/canonicalize.yaml:15:11", 1, 1},
+    },
+    // constraints
+    {},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule identity: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule identity (indices into its RuleSpec's exprs).
 struct IdentityIds {
   enum : gen::ExprId {
@@ -109,6 +112,9 @@ struct IdentityIds {
   };
 };
 
+/// The search of rule identity: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
  public:
   IdentityMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -122,7 +128,9 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -132,7 +140,8 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
 
   // ---- Match
 
-  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// y = Identity(x)  (rules/canonicalize.yaml:15:11)
   bool matchY(ValueId v, gen::Next k) {
@@ -151,9 +160,12 @@ class IdentityMatch : public CanonicalizeSharedMatch<IdentityIds> {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/canonicalize.yaml:17:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:16:5",
-                     "rules/canonicalize.yaml:17:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/canonicalize.yaml:16:5",
+        "rules/canonicalize.yaml:17:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -167,7 +179,12 @@ class IdentityRule : public RewritePattern {
  public:
   IdentityRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:12:5", {}}),
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:12:5",
+            {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -194,46 +211,30 @@ class IdentityRule : public RewritePattern {
 
 /// Static data of rule cast_to_same_type for the shared checks and messages.
 const gen::RuleSpec& specCastToSameType() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "cast_to_same_type";
-    s.loc = "rules/canonicalize.yaml:19:5";
-    s.root = 1;
-    s.slot_names = {"x", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(2);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/canonicalize.yaml:22:16";
-      e.slot = 0;
-    }
-    {  // 1: Cast(x)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Cast";
-      e.loc = "rules/canonicalize.yaml:22:11";
-      e.slot = 1;
-      e.num_inputs = 1;
-    }
+  static const gen::RuleSpec spec = {
+    "cast_to_same_type",
+    "rules/canonicalize.yaml:19:5",
+    1,  // root expr
+    // slots
+    {"x", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/canonicalize.yaml:24:12";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"x", "y"};
-      c.arg_slots = {0, 1};
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/canonicalize.yaml:22:16", 0},
+      // 1: Cast(x)
+      {"Cast", "rules/canonicalize.yaml:22:11", 1, 1},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:24:12", "x", gen::kNoSlot, {"x", "y"}, {0, 1},
+      "same_elem_type", gen::nativePredicate("same_elem_type")}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule cast_to_same_type: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule cast_to_same_type (indices into its RuleSpec's exprs).
 struct CastToSameTypeIds {
   enum : gen::ExprId {
@@ -242,6 +243,9 @@ struct CastToSameTypeIds {
   };
 };
 
+/// The search of rule cast_to_same_type: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
  public:
   CastToSameTypeMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -255,7 +259,9 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -265,7 +271,8 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
 
   // ---- Match
 
-  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// y = Cast(x)  (rules/canonicalize.yaml:22:11)
   bool matchY(ValueId v, gen::Next k) {
@@ -284,9 +291,12 @@ class CastToSameTypeMatch : public CanonicalizeSharedMatch<CastToSameTypeIds> {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/canonicalize.yaml:26:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:25:5",
-                     "rules/canonicalize.yaml:26:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/canonicalize.yaml:25:5",
+        "rules/canonicalize.yaml:26:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -300,7 +310,12 @@ class CastToSameTypeRule : public RewritePattern {
  public:
   CastToSameTypeRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:19:5", {}}),
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:19:5",
+            {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -322,111 +337,55 @@ class CastToSameTypeRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/canonicalize.yaml:30
-// dropout_in_inference (priority 1000): Dropout(x) in inference (no training mode, training mode
-// false, or ratio 0) is x.
+// dropout_in_inference (priority 1000): Dropout(x) in inference (no training mode, training mode false, or ratio 0) is x.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule dropout_in_inference for the shared checks and messages.
 const gen::RuleSpec& specDropoutInInference() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "dropout_in_inference";
-    s.loc = "rules/canonicalize.yaml:30:5";
-    s.root = 10;
-    s.slot_names = {"x", "off", "zero", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(11);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/canonicalize.yaml:33:19";
-      e.slot = 0;
-    }
-    {  // 1: Dropout(x)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:33:11";
-      e.num_inputs = 1;
-    }
-    {  // 2: _
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "_";
-      e.loc = "rules/canonicalize.yaml:33:35";
-    }
-    {  // 3: Dropout(x, _)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:33:24";
-      e.num_inputs = 2;
-    }
-    {  // 4: _
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "_";
-      e.loc = "rules/canonicalize.yaml:33:51";
-    }
-    {  // 5: off
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "off";
-      e.loc = "rules/canonicalize.yaml:33:54";
-      e.slot = 1;
-    }
-    {  // 6: Dropout(x, _, off)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:33:40";
-      e.num_inputs = 3;
-    }
-    {  // 7: zero
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "zero";
-      e.loc = "rules/canonicalize.yaml:33:72";
-      e.slot = 2;
-    }
-    {  // 8: _
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "_";
-      e.loc = "rules/canonicalize.yaml:33:78";
-    }
-    {  // 9: Dropout(x, zero, _)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Dropout";
-      e.loc = "rules/canonicalize.yaml:33:61";
-      e.num_inputs = 3;
-    }
-    {  // 10: Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "y";
-      e.loc = "rules/canonicalize.yaml:33:22";
-      e.slot = 3;
-    }
+  static const gen::RuleSpec spec = {
+    "dropout_in_inference",
+    "rules/canonicalize.yaml:30:5",
+    10,  // root expr
+    // slots
+    {"x", "off", "zero", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/canonicalize.yaml:35:15";
-      c.subject = "off";
-      c.slot = 1;
-      c.literal = gen::intLiteral(0);
-      c.tolerance = 1e-06;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/canonicalize.yaml:36:15";
-      c.subject = "zero";
-      c.slot = 2;
-      c.literal = gen::floatLiteral(0.0);
-      c.tolerance = 1e-06;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/canonicalize.yaml:33:19", 0},
+      // 1: Dropout(x)
+      {"Dropout", "rules/canonicalize.yaml:33:11", gen::kNoSlot, 1},
+      // 2: _
+      {"_", "rules/canonicalize.yaml:33:35"},
+      // 3: Dropout(x, _)
+      {"Dropout", "rules/canonicalize.yaml:33:24", gen::kNoSlot, 2},
+      // 4: _
+      {"_", "rules/canonicalize.yaml:33:51"},
+      // 5: off
+      {"off", "rules/canonicalize.yaml:33:54", 1},
+      // 6: Dropout(x, _, off)
+      {"Dropout", "rules/canonicalize.yaml:33:40", gen::kNoSlot, 3},
+      // 7: zero
+      {"zero", "rules/canonicalize.yaml:33:72", 2},
+      // 8: _
+      {"_", "rules/canonicalize.yaml:33:78"},
+      // 9: Dropout(x, zero, _)
+      {"Dropout", "rules/canonicalize.yaml:33:61", gen::kNoSlot, 3},
+      // 10: Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _)
+      {"y", "rules/canonicalize.yaml:33:22", 3},
+    },
+    // constraints
+    {{Check::kConstantEquals, "rules/canonicalize.yaml:35:15", "off", 1, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
+     {Check::kConstantEquals, "rules/canonicalize.yaml:36:15", "zero", 2, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.0)}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule dropout_in_inference: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule dropout_in_inference (indices into its RuleSpec's exprs).
 struct DropoutInInferenceIds {
   enum : gen::ExprId {
@@ -444,6 +403,9 @@ struct DropoutInInferenceIds {
   };
 };
 
+/// The search of rule dropout_in_inference: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenceIds> {
  public:
   DropoutInInferenceMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -457,7 +419,9 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -469,7 +433,8 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
 
   // ---- Match
 
-  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// Dropout(x)  (rules/canonicalize.yaml:33:11)
   bool matchDropout1(ValueId v, gen::Next k) {
@@ -513,8 +478,11 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     if (!bind(kDropout6, v)) return false;
     const NodeId n = node(kDropout6, v, op::kDropout);
     if (n == kNoId || !attrs(kDropout6, n, v)) return false;
-    return matchX(input(n, 0),
-                  [&] { return matchAny4(input(n, 1), [&] { return matchOff(input(n, 2), k); }); });
+    return matchX(input(n, 0), [&] {
+      return matchAny4(input(n, 1), [&] {
+        return matchOff(input(n, 2), k);
+      });
+    });
   }
 
   /// zero  (rules/canonicalize.yaml:33:72)
@@ -536,11 +504,13 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     const NodeId n = node(kDropout9, v, op::kDropout);
     if (n == kNoId || !attrs(kDropout9, n, v)) return false;
     return matchX(input(n, 0), [&] {
-      return matchZero(input(n, 1), [&] { return matchAny8(input(n, 2), k); });
+      return matchZero(input(n, 1), [&] {
+        return matchAny8(input(n, 2), k);
+      });
     });
   }
 
-  /// y = Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _)
+  /// y = Dropout(x) | Dropout(x, _) | Dropout(x, _, off) | Dropout(x, zero, _) 
   /// (rules/canonicalize.yaml:33:22)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
@@ -565,9 +535,12 @@ class DropoutInInferenceMatch : public CanonicalizeSharedMatch<DropoutInInferenc
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/canonicalize.yaml:38:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:37:5",
-                     "rules/canonicalize.yaml:38:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/canonicalize.yaml:37:5",
+        "rules/canonicalize.yaml:38:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -581,7 +554,12 @@ class DropoutInInferenceRule : public RewritePattern {
  public:
   DropoutInInferenceRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:30:5", {}}),
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:30:5",
+            {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -603,140 +581,62 @@ class DropoutInInferenceRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/canonicalize.yaml:42
-// transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse
-// is x.
+// transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule transpose_pair for the shared checks and messages.
 const gen::RuleSpec& specTransposePair() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "transpose_pair";
-    s.loc = "rules/canonicalize.yaml:42:5";
-    s.root = 9;
-    s.slot_names = {"x", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(10);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/canonicalize.yaml:45:32";
-      e.slot = 0;
-    }
-    {  // 1: Transpose(x, perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:45:22";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/canonicalize.yaml:45:35";
-      }
-    }
-    {  // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:45:12";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 1, 3, 2}));
-        a.loc = "rules/canonicalize.yaml:45:55";
-      }
-    }
-    {  // 3: Transpose(x, perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:46:24";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/canonicalize.yaml:46:37";
-      }
-    }
-    {  // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:46:14";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1, 3}));
-        a.loc = "rules/canonicalize.yaml:46:57";
-      }
-    }
-    {  // 5: Transpose(x, perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:47:24";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/canonicalize.yaml:47:37";
-      }
-    }
-    {  // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:47:14";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/canonicalize.yaml:47:54";
-      }
-    }
-    {  // 7: Transpose(x, perm=[1, 0])
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:48:24";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({1, 0}));
-        a.loc = "rules/canonicalize.yaml:48:37";
-      }
-    }
-    {  // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Transpose";
-      e.loc = "rules/canonicalize.yaml:48:14";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({1, 0}));
-        a.loc = "rules/canonicalize.yaml:48:51";
-      }
-    }
-    {  // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
-       // perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0,
-       // 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "y";
-      e.loc = "rules/canonicalize.yaml:46:12";
-      e.slot = 1;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+  static const gen::RuleSpec spec = {
+    "transpose_pair",
+    "rules/canonicalize.yaml:42:5",
+    9,  // root expr
+    // slots
+    {"x", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/canonicalize.yaml:45:32", 0},
+      // 1: Transpose(x, perm=[0, 1, 3, 2])
+      {"Transpose", "rules/canonicalize.yaml:45:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:45:35", Attr::kEquals,
+         {gen::intsLiteral({0, 1, 3, 2})}}}},
+      // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
+      {"Transpose", "rules/canonicalize.yaml:45:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:45:55", Attr::kEquals,
+         {gen::intsLiteral({0, 1, 3, 2})}}}},
+      // 3: Transpose(x, perm=[0, 2, 1, 3])
+      {"Transpose", "rules/canonicalize.yaml:46:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:46:37", Attr::kEquals,
+         {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
+      {"Transpose", "rules/canonicalize.yaml:46:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:46:57", Attr::kEquals,
+         {gen::intsLiteral({0, 2, 1, 3})}}}},
+      // 5: Transpose(x, perm=[0, 2, 1])
+      {"Transpose", "rules/canonicalize.yaml:47:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:47:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
+      {"Transpose", "rules/canonicalize.yaml:47:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:47:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      // 7: Transpose(x, perm=[1, 0])
+      {"Transpose", "rules/canonicalize.yaml:48:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:48:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
+      {"Transpose", "rules/canonicalize.yaml:48:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:48:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
+      {"y", "rules/canonicalize.yaml:46:12", 1},
+    },
+    // constraints
+    {},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule transpose_pair: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule transpose_pair (indices into its RuleSpec's exprs).
 struct TransposePairIds {
   enum : gen::ExprId {
@@ -753,6 +653,9 @@ struct TransposePairIds {
   };
 };
 
+/// The search of rule transpose_pair: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
  public:
   TransposePairMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -766,7 +669,9 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -776,7 +681,8 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Match
 
-  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX.
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:45:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
@@ -876,9 +782,12 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/canonicalize.yaml:50:11", "x")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotX, "rules/canonicalize.yaml:49:5",
-                     "rules/canonicalize.yaml:50:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotX,
+        "rules/canonicalize.yaml:49:5",
+        "rules/canonicalize.yaml:50:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -892,7 +801,12 @@ class TransposePairRule : public RewritePattern {
  public:
   TransposePairRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:42:5", {}}),
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:42:5",
+            {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -914,163 +828,67 @@ class TransposePairRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/canonicalize.yaml:58
-// gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is
-// Reshape(MatMul(x, w) + c, s).
+// gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule gemm_of_flattened_rows for the shared checks and messages.
 const gen::RuleSpec& specGemmOfFlattenedRows() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "gemm_of_flattened_rows";
-    s.loc = "rules/canonicalize.yaml:58:5";
-    s.root = 9;
-    s.slot_names = {"x", "f", "w", "c", "g", "s", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(10);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/canonicalize.yaml:61:19";
-      e.slot = 0;
-    }
-    {  // 1: _
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "_";
-      e.loc = "rules/canonicalize.yaml:61:22";
-    }
-    {  // 2: Reshape(x, _)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Reshape";
-      e.loc = "rules/canonicalize.yaml:61:11";
-      e.slot = 1;
-      e.num_inputs = 2;
-    }
-    {  // 3: w
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "w";
-      e.loc = "rules/canonicalize.yaml:62:20";
-      e.slot = 2;
-    }
-    {  // 4: c
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "c";
-      e.loc = "rules/canonicalize.yaml:62:23";
-      e.slot = 3;
-    }
-    {  // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Gemm";
-      e.loc = "rules/canonicalize.yaml:62:12";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "alpha";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/canonicalize.yaml:62:26";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "beta";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/canonicalize.yaml:62:37";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/canonicalize.yaml:62:47";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/canonicalize.yaml:62:57";
-      }
-    }
-    {  // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Gemm";
-      e.loc = "rules/canonicalize.yaml:63:14";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "alpha";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/canonicalize.yaml:63:25";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/canonicalize.yaml:63:36";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/canonicalize.yaml:63:46";
-      }
-    }
-    {  // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0,
-       // transA=0, transB=0)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "g";
-      e.loc = "rules/canonicalize.yaml:63:12";
-      e.slot = 4;
-    }
-    {  // 8: s
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "s";
-      e.loc = "rules/canonicalize.yaml:64:22";
-      e.slot = 5;
-    }
-    {  // 9: Reshape(g, s)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Reshape";
-      e.loc = "rules/canonicalize.yaml:64:11";
-      e.slot = 6;
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "gemm_of_flattened_rows",
+    "rules/canonicalize.yaml:58:5",
+    9,  // root expr
+    // slots
+    {"x", "f", "w", "c", "g", "s", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/canonicalize.yaml:66:12";
-      c.native = "flattens_rows";
-      c.predicate = gen::nativePredicate("flattens_rows");
-      c.args = {"f", "w"};
-      c.arg_slots = {1, 2};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/canonicalize.yaml:67:12";
-      c.subject = "c";
-      c.slot = 3;
-      c.ints = {0, 1};
-    }
-    s.num_symbols = 0;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{7, 0}});  // @bias
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/canonicalize.yaml:61:19", 0},
+      // 1: _
+      {"_", "rules/canonicalize.yaml:61:22"},
+      // 2: Reshape(x, _)
+      {"Reshape", "rules/canonicalize.yaml:61:11", 1, 2},
+      // 3: w
+      {"w", "rules/canonicalize.yaml:62:20", 2},
+      // 4: c
+      {"c", "rules/canonicalize.yaml:62:23", 3},
+      // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
+      {"Gemm", "rules/canonicalize.yaml:62:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:62:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+         gen::floatLiteral(1.0)},
+        {"beta", "rules/canonicalize.yaml:62:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+         gen::floatLiteral(1.0)},
+        {"transA", "rules/canonicalize.yaml:62:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"transB", "rules/canonicalize.yaml:62:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)}}},
+      // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
+      {"Gemm", "rules/canonicalize.yaml:63:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:63:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+         gen::floatLiteral(1.0)},
+        {"transA", "rules/canonicalize.yaml:63:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"transB", "rules/canonicalize.yaml:63:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)}}},
+      // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0)
+      {"g", "rules/canonicalize.yaml:63:12", 4},
+      // 8: s
+      {"s", "rules/canonicalize.yaml:64:22", 5},
+      // 9: Reshape(g, s)
+      {"Reshape", "rules/canonicalize.yaml:64:11", 6, 2},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:66:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+      "flattens_rows", gen::nativePredicate("flattens_rows")},
+     {Check::kRank, "rules/canonicalize.yaml:67:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+      {0, 1}}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{7, 0}}}}, {}},
+  };
   return spec;
 }
 
-/// The search of rule gemm_of_flattened_rows: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule gemm_of_flattened_rows (indices into its RuleSpec's exprs).
 struct GemmOfFlattenedRowsIds {
   enum : gen::ExprId {
@@ -1087,6 +905,9 @@ struct GemmOfFlattenedRowsIds {
   };
 };
 
+/// The search of rule gemm_of_flattened_rows: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedRowsIds> {
  public:
   GemmOfFlattenedRowsMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -1123,7 +944,8 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Match
 
-  // From CanonicalizeSharedMatch (the same in other rules of this file): matchX, matchAny.
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchX, matchAny.
 
   /// f = Reshape(x, _)  (rules/canonicalize.yaml:61:11)
   bool matchF(ValueId v, gen::Next k) {
@@ -1152,8 +974,11 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     if (!bind(kGemm5, v)) return false;
     const NodeId n = node(kGemm5, v, op::kGemm);
     if (n == kNoId || !attrs(kGemm5, n, v)) return false;
-    return matchF(input(n, 0),
-                  [&] { return matchW(input(n, 1), [&] { return matchC(input(n, 2), k); }); });
+    return matchF(input(n, 0), [&] {
+      return matchW(input(n, 1), [&] {
+        return matchC(input(n, 2), k);
+      });
+    });
   }
 
   /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:63:14)
@@ -1207,9 +1032,12 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     if (!requireBound(kSlotS, "rules/canonicalize.yaml:71:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/canonicalize.yaml:69:9",
-                     "rules/canonicalize.yaml:71:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:69:9",
+        "rules/canonicalize.yaml:71:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1251,9 +1079,12 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     if (!requireBound(kSlotS, "rules/canonicalize.yaml:73:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/canonicalize.yaml:72:9",
-                     "rules/canonicalize.yaml:73:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/canonicalize.yaml:72:9",
+        "rules/canonicalize.yaml:73:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1282,12 +1113,13 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 class GemmOfFlattenedRowsRule : public RewritePattern {
  public:
   GemmOfFlattenedRowsRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                1000,
-                                {"ort", "onnx"},
-                                "rules/canonicalize.yaml:58:5",
-                                {op::kMatMul, op::kAdd, op::kReshape}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:58:5",
+            {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -1309,57 +1141,37 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/canonicalize.yaml:75
-// reshape_to_own_shape (priority 1000): A Reshape of t to t's own shape (0s, its static dims, its
-// dims read at run time) is t.
+// reshape_to_own_shape (priority 1000): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule reshape_to_own_shape for the shared checks and messages.
 const gen::RuleSpec& specReshapeToOwnShape() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "reshape_to_own_shape";
-    s.loc = "rules/canonicalize.yaml:75:5";
-    s.root = 2;
-    s.slot_names = {"t", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(3);
-    {  // 0: t
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "t";
-      e.loc = "rules/canonicalize.yaml:78:19";
-      e.slot = 0;
-    }
-    {  // 1: _
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "_";
-      e.loc = "rules/canonicalize.yaml:78:22";
-    }
-    {  // 2: Reshape(t, _)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Reshape";
-      e.loc = "rules/canonicalize.yaml:78:11";
-      e.slot = 1;
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "reshape_to_own_shape",
+    "rules/canonicalize.yaml:75:5",
+    2,  // root expr
+    // slots
+    {"t", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/canonicalize.yaml:80:12";
-      c.native = "reshapes_to_own_shape";
-      c.predicate = gen::nativePredicate("reshapes_to_own_shape");
-      c.args = {"y", "t"};
-      c.arg_slots = {1, 0};
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: t
+      {"t", "rules/canonicalize.yaml:78:19", 0},
+      // 1: _
+      {"_", "rules/canonicalize.yaml:78:22"},
+      // 2: Reshape(t, _)
+      {"Reshape", "rules/canonicalize.yaml:78:11", 1, 2},
+    },
+    // constraints
+    {{Check::kNative, "rules/canonicalize.yaml:80:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+      "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule reshape_to_own_shape: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule reshape_to_own_shape (indices into its RuleSpec's exprs).
 struct ReshapeToOwnShapeIds {
   enum : gen::ExprId {
@@ -1369,6 +1181,9 @@ struct ReshapeToOwnShapeIds {
   };
 };
 
+/// The search of rule reshape_to_own_shape: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeIds> {
  public:
   ReshapeToOwnShapeMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -1382,7 +1197,9 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -1392,7 +1209,8 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Match
 
-  // From CanonicalizeSharedMatch (the same in other rules of this file): matchAny.
+  // From CanonicalizeSharedMatch (the same in other rules of this file):
+  // matchAny.
 
   /// t  (rules/canonicalize.yaml:78:19)
   bool matchT(ValueId v, gen::Next k) {
@@ -1417,9 +1235,12 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotT, "rules/canonicalize.yaml:82:11", "t")) return false;
     collectMatched();
-    if (!replaceable(kSlotY, To::kRef, kSlotT, "rules/canonicalize.yaml:81:5",
-                     "rules/canonicalize.yaml:82:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotT,
+        "rules/canonicalize.yaml:81:5",
+        "rules/canonicalize.yaml:82:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1433,7 +1254,12 @@ class ReshapeToOwnShapeRule : public RewritePattern {
  public:
   ReshapeToOwnShapeRule(std::string name, OpId root, uint32_t root_output)
       : RewritePattern(RuleInfo{
-            std::move(name), root, 1000, {"ort", "onnx"}, "rules/canonicalize.yaml:75:5", {}}),
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:75:5",
+            {}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {

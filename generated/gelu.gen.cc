@@ -7,7 +7,11 @@
 // rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
 // rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
+// Laid out by rulec itself, so the text does not depend on any formatter's version;
+// formatters are told to leave it alone.
+//
 //===----------------------------------------------------------------------===//
+// clang-format off
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,7 +27,14 @@
 namespace onnx_rewrite {
 namespace {
 
+// Spec tables name only the members before the last non-default one.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 using To = gen::Matcher::To;
+// Enum values in the spec tables (runtime/match/RuleSpec.h).
+using Attr = gen::AttrSpec::Kind;
+using Check = gen::ConstraintSpec::Kind;
+using Dim = gen::ConstraintSpec::Dim::Kind;
 
 // Ops the rules match or create, interned once.
 namespace op {
@@ -105,174 +116,73 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/gelu.yaml:56
-// gelu_erf (priority 50): x * 0.5 * (1 + Erf(x / sqrt 2)) in every association torch.onnx and HF
-// emit.
+// gelu_erf (priority 50): x * 0.5 * (1 + Erf(x / sqrt 2)) in every association torch.onnx and HF emit.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule gelu_erf for the shared checks and messages.
 const gen::RuleSpec& specGeluErf() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "gelu_erf";
-    s.loc = "rules/gelu.yaml:56:5";
-    s.root = 16;
-    s.slot_names = {"x", "sqrt2", "rsqrt2", "s", "one", "p", "half", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(17);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/gelu.yaml:61:15";
-      e.slot = 0;
-    }
-    {  // 1: sqrt2
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "sqrt2";
-      e.loc = "rules/gelu.yaml:61:18";
-      e.slot = 1;
-    }
-    {  // 2: Div(x, sqrt2)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Div";
-      e.loc = "rules/gelu.yaml:61:11";
-      e.num_inputs = 2;
-    }
-    {  // 3: rsqrt2
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "rsqrt2";
-      e.loc = "rules/gelu.yaml:61:34";
-      e.slot = 2;
-    }
-    {  // 4: Mul(x, rsqrt2)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:61:27";
-      e.num_inputs = 2;
-    }
-    {  // 5: Div(x, sqrt2) | Mul(x, rsqrt2)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "s";
-      e.loc = "rules/gelu.yaml:61:25";
-      e.slot = 3;
-    }
-    {  // 6: Erf(s)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Erf";
-      e.loc = "rules/gelu.yaml:62:15";
-      e.num_inputs = 1;
-    }
-    {  // 7: one
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "one";
-      e.loc = "rules/gelu.yaml:62:23";
-      e.slot = 4;
-    }
-    {  // 8: Add(Erf(s), one)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Add";
-      e.loc = "rules/gelu.yaml:62:11";
-      e.slot = 5;
-      e.num_inputs = 2;
-    }
-    {  // 9: Mul(x, p)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:63:15";
-      e.num_inputs = 2;
-    }
-    {  // 10: half
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "half";
-      e.loc = "rules/gelu.yaml:63:26";
-      e.slot = 6;
-    }
-    {  // 11: Mul(Mul(x, p), half)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:63:11";
-      e.num_inputs = 2;
-    }
-    {  // 12: Mul(x, half)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:63:38";
-      e.num_inputs = 2;
-    }
-    {  // 13: Mul(Mul(x, half), p)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:63:34";
-      e.num_inputs = 2;
-    }
-    {  // 14: Mul(p, half)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:63:64";
-      e.num_inputs = 2;
-    }
-    {  // 15: Mul(x, Mul(p, half))
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:63:57";
-      e.num_inputs = 2;
-    }
-    {  // 16: Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half))
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "y";
-      e.loc = "rules/gelu.yaml:63:32";
-      e.slot = 7;
-    }
+  static const gen::RuleSpec spec = {
+    "gelu_erf",
+    "rules/gelu.yaml:56:5",
+    16,  // root expr
+    // slots
+    {"x", "sqrt2", "rsqrt2", "s", "one", "p", "half", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:65:17";
-      c.subject = "sqrt2";
-      c.slot = 1;
-      c.literal = gen::floatLiteral(1.4142135);
-      c.tolerance = 0.001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:66:17";
-      c.subject = "rsqrt2";
-      c.slot = 2;
-      c.literal = gen::floatLiteral(0.70710678);
-      c.tolerance = 0.001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:67:17";
-      c.subject = "one";
-      c.slot = 4;
-      c.literal = gen::floatLiteral(1.0);
-      c.tolerance = 0.0001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:68:17";
-      c.subject = "half";
-      c.slot = 6;
-      c.literal = gen::floatLiteral(0.5);
-      c.tolerance = 0.0001;
-    }
-    s.num_symbols = 0;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 20;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/gelu.yaml:61:15", 0},
+      // 1: sqrt2
+      {"sqrt2", "rules/gelu.yaml:61:18", 1},
+      // 2: Div(x, sqrt2)
+      {"Div", "rules/gelu.yaml:61:11", gen::kNoSlot, 2},
+      // 3: rsqrt2
+      {"rsqrt2", "rules/gelu.yaml:61:34", 2},
+      // 4: Mul(x, rsqrt2)
+      {"Mul", "rules/gelu.yaml:61:27", gen::kNoSlot, 2},
+      // 5: Div(x, sqrt2) | Mul(x, rsqrt2)
+      {"s", "rules/gelu.yaml:61:25", 3},
+      // 6: Erf(s)
+      {"Erf", "rules/gelu.yaml:62:15", gen::kNoSlot, 1},
+      // 7: one
+      {"one", "rules/gelu.yaml:62:23", 4},
+      // 8: Add(Erf(s), one)
+      {"Add", "rules/gelu.yaml:62:11", 5, 2},
+      // 9: Mul(x, p)
+      {"Mul", "rules/gelu.yaml:63:15", gen::kNoSlot, 2},
+      // 10: half
+      {"half", "rules/gelu.yaml:63:26", 6},
+      // 11: Mul(Mul(x, p), half)
+      {"Mul", "rules/gelu.yaml:63:11", gen::kNoSlot, 2},
+      // 12: Mul(x, half)
+      {"Mul", "rules/gelu.yaml:63:38", gen::kNoSlot, 2},
+      // 13: Mul(Mul(x, half), p)
+      {"Mul", "rules/gelu.yaml:63:34", gen::kNoSlot, 2},
+      // 14: Mul(p, half)
+      {"Mul", "rules/gelu.yaml:63:64", gen::kNoSlot, 2},
+      // 15: Mul(x, Mul(p, half))
+      {"Mul", "rules/gelu.yaml:63:57", gen::kNoSlot, 2},
+      // 16: Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half))
+      {"y", "rules/gelu.yaml:63:32", 7},
+    },
+    // constraints
+    {{Check::kConstantEquals, "rules/gelu.yaml:65:17", "sqrt2", 1, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.4142135),
+      0.001},
+     {Check::kConstantEquals, "rules/gelu.yaml:66:17", "rsqrt2", 2, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.70710678),
+      0.001},
+     {Check::kConstantEquals, "rules/gelu.yaml:67:17", "one", 4, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0), 0.0001},
+     {Check::kConstantEquals, "rules/gelu.yaml:68:17", "half", 6, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.5), 0.0001}},
+    // rewrite variants
+    {{true, "", 20}, {}},
+  };
   return spec;
 }
 
-/// The search of rule gelu_erf: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule gelu_erf (indices into its RuleSpec's exprs).
 struct GeluErfIds {
   enum : gen::ExprId {
@@ -296,6 +206,9 @@ struct GeluErfIds {
   };
 };
 
+/// The search of rule gelu_erf: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
  public:
   GeluErfMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -333,7 +246,8 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchX, matchOne, matchHalf.
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchX, matchOne, matchHalf.
 
   /// sqrt2  (rules/gelu.yaml:61:18)
   bool matchSqrt2(ValueId v, gen::Next k) {
@@ -489,7 +403,8 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchMul14(in0, k); });
   }
 
-  /// y = Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half)) (rules/gelu.yaml:63:32)
+  /// y = Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half)) 
+  /// (rules/gelu.yaml:63:32)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -513,9 +428,12 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "none"));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:70:9",
-                     "rules/gelu.yaml:72:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:70:9",
+        "rules/gelu.yaml:72:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -537,9 +455,12 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     if (!requireBound(kSlotX, "rules/gelu.yaml:74:34", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:73:9",
-                     "rules/gelu.yaml:74:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:73:9",
+        "rules/gelu.yaml:74:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -559,12 +480,13 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
 class GeluErfRule : public RewritePattern {
  public:
   GeluErfRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                50,
-                                {"ort", "onnx"},
-                                "rules/gelu.yaml:56:5",
-                                {op::kGelu, op::kComMicrosoftGelu}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            50,
+            {"ort", "onnx"},
+            "rules/gelu.yaml:56:5",
+            {op::kGelu, op::kComMicrosoftGelu}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -586,322 +508,120 @@ class GeluErfRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/gelu.yaml:77
-// fast_gelu (priority 50): 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) as HF, GPT-2 and
-// torch.onnx write it.
+// fast_gelu (priority 50): 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) as HF, GPT-2 and torch.onnx write it.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule fast_gelu for the shared checks and messages.
 const gen::RuleSpec& specFastGelu() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "fast_gelu";
-    s.loc = "rules/gelu.yaml:77:5";
-    s.root = 38;
-    s.slot_names = {"x",         "cube", "kappa", "inner", "beta", "k",
-                    "one_inner", "arg",  "one",   "t",     "half", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(39);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/gelu.yaml:82:19";
-      e.slot = 0;
-    }
-    {  // 1: 3.0
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "constant 3.0";
-      e.loc = "rules/gelu.yaml:82:22";
-      e.literal = gen::floatLiteral(3.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 2: Pow(x, 3.0)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Pow";
-      e.loc = "rules/gelu.yaml:82:15";
-      e.num_inputs = 2;
-    }
-    {  // 3: Mul(x, x)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:82:36";
-      e.num_inputs = 2;
-    }
-    {  // 4: Mul(x, Mul(x, x))
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:82:29";
-      e.num_inputs = 2;
-    }
-    {  // 5: Pow(x, 3.0) | Mul(x, Mul(x, x))
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "cube";
-      e.loc = "rules/gelu.yaml:82:27";
-      e.slot = 1;
-    }
-    {  // 6: kappa
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "kappa";
-      e.loc = "rules/gelu.yaml:83:32";
-      e.slot = 2;
-    }
-    {  // 7: Mul(cube, kappa)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:83:22";
-      e.num_inputs = 2;
-    }
-    {  // 8: Add(x, Mul(cube, kappa))
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Add";
-      e.loc = "rules/gelu.yaml:83:15";
-      e.slot = 3;
-      e.num_inputs = 2;
-    }
-    {  // 9: 2.0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 2.0";
-      e.loc = "rules/gelu.yaml:84:24";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: 3.1415927
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "constant 3.1415927";
-      e.loc = "rules/gelu.yaml:84:29";
-      e.literal = gen::floatLiteral(3.1415927);
-      e.tolerance = 1e-06;
-    }
-    {  // 11: Div(2.0, 3.1415927)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Div";
-      e.loc = "rules/gelu.yaml:84:20";
-      e.num_inputs = 2;
-    }
-    {  // 12: Sqrt(Div(2.0, 3.1415927))
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Sqrt";
-      e.loc = "rules/gelu.yaml:84:15";
-      e.num_inputs = 1;
-    }
-    {  // 13: 2.0
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "constant 2.0";
-      e.loc = "rules/gelu.yaml:84:61";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 14: 3.1415927
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "constant 3.1415927";
-      e.loc = "rules/gelu.yaml:84:66";
-      e.literal = gen::floatLiteral(3.1415927);
-      e.tolerance = 1e-06;
-    }
-    {  // 15: Div(2.0, 3.1415927)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Div";
-      e.loc = "rules/gelu.yaml:84:57";
-      e.num_inputs = 2;
-    }
-    {  // 16: CastLike(Div(2.0, 3.1415927), x)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "CastLike";
-      e.loc = "rules/gelu.yaml:84:48";
-      e.num_inputs = 2;
-    }
-    {  // 17: Sqrt(CastLike(Div(2.0, 3.1415927), x))
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Sqrt";
-      e.loc = "rules/gelu.yaml:84:43";
-      e.num_inputs = 1;
-    }
-    {  // 18: beta
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "beta";
-      e.loc = "rules/gelu.yaml:84:84";
-      e.slot = 4;
-    }
-    {  // 19: Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "k";
-      e.loc = "rules/gelu.yaml:84:41";
-      e.slot = 5;
-    }
-    {  // 20: Mul(inner, k)
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:85:15";
-      e.num_inputs = 2;
-    }
-    {  // 21: Mul(x, beta)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:85:35";
-      e.num_inputs = 2;
-    }
-    {  // 22: Mul(x, kappa)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:85:57";
-      e.num_inputs = 2;
-    }
-    {  // 23: Mul(Mul(x, kappa), x)
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:85:53";
-      e.num_inputs = 2;
-    }
-    {  // 24: one_inner
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "one_inner";
-      e.loc = "rules/gelu.yaml:85:76";
-      e.slot = 6;
-    }
-    {  // 25: Add(Mul(Mul(x, kappa), x), one_inner)
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "Add";
-      e.loc = "rules/gelu.yaml:85:49";
-      e.num_inputs = 2;
-    }
-    {  // 26: Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:85:31";
-      e.num_inputs = 2;
-    }
-    {  // 27: Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "arg";
-      e.loc = "rules/gelu.yaml:85:29";
-      e.slot = 7;
-    }
-    {  // 28: Tanh(arg)
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Tanh";
-      e.loc = "rules/gelu.yaml:86:19";
-      e.num_inputs = 1;
-    }
-    {  // 29: one
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "one";
-      e.loc = "rules/gelu.yaml:86:30";
-      e.slot = 8;
-    }
-    {  // 30: Add(Tanh(arg), one)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Add";
-      e.loc = "rules/gelu.yaml:86:15";
-      e.slot = 9;
-      e.num_inputs = 2;
-    }
-    {  // 31: Mul(x, t)
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:87:19";
-      e.num_inputs = 2;
-    }
-    {  // 32: half
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "half";
-      e.loc = "rules/gelu.yaml:87:30";
-      e.slot = 10;
-    }
-    {  // 33: Mul(Mul(x, t), half)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:87:15";
-      e.num_inputs = 2;
-    }
-    {  // 34: Mul(x, half)
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:87:42";
-      e.num_inputs = 2;
-    }
-    {  // 35: Mul(Mul(x, half), t)
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:87:38";
-      e.num_inputs = 2;
-    }
-    {  // 36: Mul(t, half)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:87:68";
-      e.num_inputs = 2;
-    }
-    {  // 37: Mul(x, Mul(t, half))
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:87:61";
-      e.num_inputs = 2;
-    }
-    {  // 38: Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half))
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "y";
-      e.loc = "rules/gelu.yaml:87:36";
-      e.slot = 11;
-    }
+  static const gen::RuleSpec spec = {
+    "fast_gelu",
+    "rules/gelu.yaml:77:5",
+    38,  // root expr
+    // slots
+    {"x", "cube", "kappa", "inner", "beta", "k", "one_inner", "arg", "one", "t", "half", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:89:16";
-      c.subject = "kappa";
-      c.slot = 2;
-      c.literal = gen::floatLiteral(0.044715);
-      c.tolerance = 0.0001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:90:16";
-      c.subject = "beta";
-      c.slot = 4;
-      c.literal = gen::floatLiteral(0.7978845608);
-      c.tolerance = 0.001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:91:16";
-      c.subject = "one";
-      c.slot = 8;
-      c.literal = gen::floatLiteral(1.0);
-      c.tolerance = 0.0001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:92:20";
-      c.subject = "one_inner";
-      c.slot = 6;
-      c.literal = gen::floatLiteral(1.0);
-      c.tolerance = 0.0001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/gelu.yaml:93:16";
-      c.subject = "half";
-      c.slot = 10;
-      c.literal = gen::floatLiteral(0.5);
-      c.tolerance = 0.0001;
-    }
-    s.num_symbols = 0;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 20;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/gelu.yaml:82:19", 0},
+      // 1: 3.0
+      {"constant 3.0", "rules/gelu.yaml:82:22", gen::kNoSlot, 0, {}, gen::floatLiteral(3.0)},
+      // 2: Pow(x, 3.0)
+      {"Pow", "rules/gelu.yaml:82:15", gen::kNoSlot, 2},
+      // 3: Mul(x, x)
+      {"Mul", "rules/gelu.yaml:82:36", gen::kNoSlot, 2},
+      // 4: Mul(x, Mul(x, x))
+      {"Mul", "rules/gelu.yaml:82:29", gen::kNoSlot, 2},
+      // 5: Pow(x, 3.0) | Mul(x, Mul(x, x))
+      {"cube", "rules/gelu.yaml:82:27", 1},
+      // 6: kappa
+      {"kappa", "rules/gelu.yaml:83:32", 2},
+      // 7: Mul(cube, kappa)
+      {"Mul", "rules/gelu.yaml:83:22", gen::kNoSlot, 2},
+      // 8: Add(x, Mul(cube, kappa))
+      {"Add", "rules/gelu.yaml:83:15", 3, 2},
+      // 9: 2.0
+      {"constant 2.0", "rules/gelu.yaml:84:24", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 10: 3.1415927
+      {"constant 3.1415927", "rules/gelu.yaml:84:29", gen::kNoSlot, 0, {},
+       gen::floatLiteral(3.1415927)},
+      // 11: Div(2.0, 3.1415927)
+      {"Div", "rules/gelu.yaml:84:20", gen::kNoSlot, 2},
+      // 12: Sqrt(Div(2.0, 3.1415927))
+      {"Sqrt", "rules/gelu.yaml:84:15", gen::kNoSlot, 1},
+      // 13: 2.0
+      {"constant 2.0", "rules/gelu.yaml:84:61", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 14: 3.1415927
+      {"constant 3.1415927", "rules/gelu.yaml:84:66", gen::kNoSlot, 0, {},
+       gen::floatLiteral(3.1415927)},
+      // 15: Div(2.0, 3.1415927)
+      {"Div", "rules/gelu.yaml:84:57", gen::kNoSlot, 2},
+      // 16: CastLike(Div(2.0, 3.1415927), x)
+      {"CastLike", "rules/gelu.yaml:84:48", gen::kNoSlot, 2},
+      // 17: Sqrt(CastLike(Div(2.0, 3.1415927), x))
+      {"Sqrt", "rules/gelu.yaml:84:43", gen::kNoSlot, 1},
+      // 18: beta
+      {"beta", "rules/gelu.yaml:84:84", 4},
+      // 19: Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta
+      {"k", "rules/gelu.yaml:84:41", 5},
+      // 20: Mul(inner, k)
+      {"Mul", "rules/gelu.yaml:85:15", gen::kNoSlot, 2},
+      // 21: Mul(x, beta)
+      {"Mul", "rules/gelu.yaml:85:35", gen::kNoSlot, 2},
+      // 22: Mul(x, kappa)
+      {"Mul", "rules/gelu.yaml:85:57", gen::kNoSlot, 2},
+      // 23: Mul(Mul(x, kappa), x)
+      {"Mul", "rules/gelu.yaml:85:53", gen::kNoSlot, 2},
+      // 24: one_inner
+      {"one_inner", "rules/gelu.yaml:85:76", 6},
+      // 25: Add(Mul(Mul(x, kappa), x), one_inner)
+      {"Add", "rules/gelu.yaml:85:49", gen::kNoSlot, 2},
+      // 26: Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))
+      {"Mul", "rules/gelu.yaml:85:31", gen::kNoSlot, 2},
+      // 27: Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))
+      {"arg", "rules/gelu.yaml:85:29", 7},
+      // 28: Tanh(arg)
+      {"Tanh", "rules/gelu.yaml:86:19", gen::kNoSlot, 1},
+      // 29: one
+      {"one", "rules/gelu.yaml:86:30", 8},
+      // 30: Add(Tanh(arg), one)
+      {"Add", "rules/gelu.yaml:86:15", 9, 2},
+      // 31: Mul(x, t)
+      {"Mul", "rules/gelu.yaml:87:19", gen::kNoSlot, 2},
+      // 32: half
+      {"half", "rules/gelu.yaml:87:30", 10},
+      // 33: Mul(Mul(x, t), half)
+      {"Mul", "rules/gelu.yaml:87:15", gen::kNoSlot, 2},
+      // 34: Mul(x, half)
+      {"Mul", "rules/gelu.yaml:87:42", gen::kNoSlot, 2},
+      // 35: Mul(Mul(x, half), t)
+      {"Mul", "rules/gelu.yaml:87:38", gen::kNoSlot, 2},
+      // 36: Mul(t, half)
+      {"Mul", "rules/gelu.yaml:87:68", gen::kNoSlot, 2},
+      // 37: Mul(x, Mul(t, half))
+      {"Mul", "rules/gelu.yaml:87:61", gen::kNoSlot, 2},
+      // 38: Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half))
+      {"y", "rules/gelu.yaml:87:36", 11},
+    },
+    // constraints
+    {{Check::kConstantEquals, "rules/gelu.yaml:89:16", "kappa", 2, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.044715),
+      0.0001},
+     {Check::kConstantEquals, "rules/gelu.yaml:90:16", "beta", 4, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.7978845608), 0.001},
+     {Check::kConstantEquals, "rules/gelu.yaml:91:16", "one", 8, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0), 0.0001},
+     {Check::kConstantEquals, "rules/gelu.yaml:92:20", "one_inner", 6, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0), 0.0001},
+     {Check::kConstantEquals, "rules/gelu.yaml:93:16", "half", 10, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.5), 0.0001}},
+    // rewrite variants
+    {{true, "", 20}, {}},
+  };
   return spec;
 }
 
-/// The search of rule fast_gelu: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule fast_gelu (indices into its RuleSpec's exprs).
 struct FastGeluIds {
   enum : gen::ExprId {
@@ -947,6 +667,9 @@ struct FastGeluIds {
   };
 };
 
+/// The search of rule fast_gelu: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
  public:
   FastGeluMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -988,7 +711,8 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchX, matchOne, matchHalf.
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchX, matchOne, matchHalf.
 
   /// 3.0  (rules/gelu.yaml:82:22)
   bool matchConstant1(ValueId v, gen::Next k) {
@@ -1377,7 +1101,8 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul36(in0, k); });
   }
 
-  /// y = Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half)) (rules/gelu.yaml:87:36)
+  /// y = Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half)) 
+  /// (rules/gelu.yaml:87:36)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1401,9 +1126,12 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "tanh"));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:95:9",
-                     "rules/gelu.yaml:97:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:95:9",
+        "rules/gelu.yaml:97:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1425,9 +1153,12 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     if (!requireBound(kSlotX, "rules/gelu.yaml:99:38", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:98:9",
-                     "rules/gelu.yaml:99:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:98:9",
+        "rules/gelu.yaml:99:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1447,12 +1178,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
 class FastGeluRule : public RewritePattern {
  public:
   FastGeluRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                50,
-                                {"ort", "onnx"},
-                                "rules/gelu.yaml:77:5",
-                                {op::kGelu, op::kComMicrosoftFastGelu}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            50,
+            {"ort", "onnx"},
+            "rules/gelu.yaml:77:5",
+            {op::kGelu, op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -1479,70 +1211,37 @@ class FastGeluRule : public RewritePattern {
 
 /// Static data of rule quick_gelu for the shared checks and messages.
 const gen::RuleSpec& specQuickGelu() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "quick_gelu";
-    s.loc = "rules/gelu.yaml:102:5";
-    s.root = 4;
-    s.slot_names = {"x", "alpha", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(5);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/gelu.yaml:106:15";
-      e.slot = 0;
-    }
-    {  // 1: alpha
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "alpha";
-      e.loc = "rules/gelu.yaml:106:33";
-      e.slot = 1;
-    }
-    {  // 2: Mul(x, alpha)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:106:26";
-      e.num_inputs = 2;
-    }
-    {  // 3: Sigmoid(Mul(x, alpha))
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Sigmoid";
-      e.loc = "rules/gelu.yaml:106:18";
-      e.num_inputs = 1;
-    }
-    {  // 4: Mul(x, Sigmoid(Mul(x, alpha)))
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:106:11";
-      e.slot = 2;
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "quick_gelu",
+    "rules/gelu.yaml:102:5",
+    4,  // root expr
+    // slots
+    {"x", "alpha", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:108:16";
-      c.subject = "alpha";
-      c.slot = 1;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:108:30";
-      c.subject = "alpha";
-      c.slot = 1;
-      c.ints = {0, 1};
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/gelu.yaml:106:15", 0},
+      // 1: alpha
+      {"alpha", "rules/gelu.yaml:106:33", 1},
+      // 2: Mul(x, alpha)
+      {"Mul", "rules/gelu.yaml:106:26", gen::kNoSlot, 2},
+      // 3: Sigmoid(Mul(x, alpha))
+      {"Sigmoid", "rules/gelu.yaml:106:18", gen::kNoSlot, 1},
+      // 4: Mul(x, Sigmoid(Mul(x, alpha)))
+      {"Mul", "rules/gelu.yaml:106:11", 2, 2},
+    },
+    // constraints
+    {{Check::kScalar, "rules/gelu.yaml:108:16", "alpha", 1},
+     {Check::kRank, "rules/gelu.yaml:108:30", "alpha", 1, {}, {}, "", nullptr, gen::kNoSlot,
+      {0, 1}}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule quick_gelu: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule quick_gelu (indices into its RuleSpec's exprs).
 struct QuickGeluIds {
   enum : gen::ExprId {
@@ -1554,6 +1253,9 @@ struct QuickGeluIds {
   };
 };
 
+/// The search of rule quick_gelu: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
  public:
   QuickGeluMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -1567,7 +1269,9 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -1578,7 +1282,8 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchX.
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// alpha  (rules/gelu.yaml:106:33)
   bool matchAlpha(ValueId v, gen::Next k) {
@@ -1631,14 +1336,21 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/gelu.yaml:110:35", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
-    std::optional<onnx::AttributeProto> a1_0 =
-        valueOf(kSlotAlpha, "alpha", "alpha", "rules/gelu.yaml:110:38", "rules/gelu.yaml:110:38");
+    std::optional<onnx::AttributeProto> a1_0 = valueOf(
+        kSlotAlpha,
+        "alpha",
+        "alpha",
+        "rules/gelu.yaml:110:38",
+        "rules/gelu.yaml:110:38");
     if (!a1_0) return false;
     attrs1.push_back(std::move(*a1_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:109:5",
-                     "rules/gelu.yaml:110:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:109:5",
+        "rules/gelu.yaml:110:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1658,12 +1370,13 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
 class QuickGeluRule : public RewritePattern {
  public:
   QuickGeluRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                50,
-                                {"ort"},
-                                "rules/gelu.yaml:102:5",
-                                {op::kComMicrosoftQuickGelu}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            50,
+            {"ort"},
+            "rules/gelu.yaml:102:5",
+            {op::kComMicrosoftQuickGelu}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -1690,43 +1403,31 @@ class QuickGeluRule : public RewritePattern {
 
 /// Static data of rule silu for the shared checks and messages.
 const gen::RuleSpec& specSilu() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "silu";
-    s.loc = "rules/gelu.yaml:114:5";
-    s.root = 2;
-    s.slot_names = {"x", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(3);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/gelu.yaml:118:15";
-      e.slot = 0;
-    }
-    {  // 1: Sigmoid(x)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Sigmoid";
-      e.loc = "rules/gelu.yaml:118:18";
-      e.num_inputs = 1;
-    }
-    {  // 2: Mul(x, Sigmoid(x))
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:118:11";
-      e.slot = 1;
-      e.num_inputs = 2;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+  static const gen::RuleSpec spec = {
+    "silu",
+    "rules/gelu.yaml:114:5",
+    2,  // root expr
+    // slots
+    {"x", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/gelu.yaml:118:15", 0},
+      // 1: Sigmoid(x)
+      {"Sigmoid", "rules/gelu.yaml:118:18", gen::kNoSlot, 1},
+      // 2: Mul(x, Sigmoid(x))
+      {"Mul", "rules/gelu.yaml:118:11", 1, 2},
+    },
+    // constraints
+    {},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule silu: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule silu (indices into its RuleSpec's exprs).
 struct SiluIds {
   enum : gen::ExprId {
@@ -1736,6 +1437,9 @@ struct SiluIds {
   };
 };
 
+/// The search of rule silu: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class SiluMatch : public GeluSharedMatch<SiluIds> {
  public:
   SiluMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -1749,7 +1453,9 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -1759,7 +1465,8 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchX.
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// Sigmoid(x)  (rules/gelu.yaml:118:18)
   bool matchSigmoid(ValueId v, gen::Next k) {
@@ -1794,9 +1501,12 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::floatAttribute("alpha", 1.0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:119:5",
-                     "rules/gelu.yaml:120:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:119:5",
+        "rules/gelu.yaml:120:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1816,12 +1526,13 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
 class SiluRule : public RewritePattern {
  public:
   SiluRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                50,
-                                {"ort"},
-                                "rules/gelu.yaml:114:5",
-                                {op::kComMicrosoftQuickGelu}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            50,
+            {"ort"},
+            "rules/gelu.yaml:114:5",
+            {op::kComMicrosoftQuickGelu}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -1843,142 +1554,60 @@ class SiluRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/gelu.yaml:125
-// bias_gelu (priority 40): Gelu (into BiasGelu) or its tanh form (into FastGelu) of x plus a 1-D
-// bias along x's static last axis.
+// bias_gelu (priority 40): Gelu (into BiasGelu) or its tanh form (into FastGelu) of x plus a 1-D bias along x's static last axis.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule bias_gelu for the shared checks and messages.
 const gen::RuleSpec& specBiasGelu() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "bias_gelu";
-    s.loc = "rules/gelu.yaml:125:5";
-    s.root = 10;
-    s.slot_names = {"x", "bias", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(11);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/gelu.yaml:129:35";
-      e.slot = 0;
-    }
-    {  // 1: bias
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "bias";
-      e.loc = "rules/gelu.yaml:129:38";
-      e.slot = 1;
-    }
-    {  // 2: Add(x, bias)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Add";
-      e.loc = "rules/gelu.yaml:129:31";
-      e.num_inputs = 2;
-    }
-    {  // 3: com.microsoft.Gelu(Add(x, bias))
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "com.microsoft.Gelu";
-      e.loc = "rules/gelu.yaml:129:12";
-      e.num_inputs = 1;
-    }
-    {  // 4: Add(x, bias)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Add";
-      e.loc = "rules/gelu.yaml:129:57";
-      e.num_inputs = 2;
-    }
-    {  // 5: Gelu(Add(x, bias), approximate='none')
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Gelu";
-      e.loc = "rules/gelu.yaml:129:52";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "approximate";
-        a.values.push_back(gen::stringLiteral("none"));
-        a.default_value = gen::stringLiteral("none");
-        a.loc = "rules/gelu.yaml:129:71";
-      }
-    }
-    {  // 6: Add(x, bias)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Add";
-      e.loc = "rules/gelu.yaml:130:37";
-      e.num_inputs = 2;
-    }
-    {  // 7: com.microsoft.FastGelu(Add(x, bias))
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "com.microsoft.FastGelu";
-      e.loc = "rules/gelu.yaml:130:14";
-      e.num_inputs = 1;
-    }
-    {  // 8: Add(x, bias)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Add";
-      e.loc = "rules/gelu.yaml:131:19";
-      e.num_inputs = 2;
-    }
-    {  // 9: Gelu(Add(x, bias), approximate='tanh')
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Gelu";
-      e.loc = "rules/gelu.yaml:131:14";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "approximate";
-        a.values.push_back(gen::stringLiteral("tanh"));
-        a.default_value = gen::stringLiteral("none");
-        a.loc = "rules/gelu.yaml:131:33";
-      }
-    }
-    {  // 10: com.microsoft.Gelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='none') |
-       // com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh')
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "y";
-      e.loc = "rules/gelu.yaml:129:50";
-      e.slot = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "bias_gelu",
+    "rules/gelu.yaml:125:5",
+    10,  // root expr
+    // slots
+    {"x", "bias", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:133:15";
-      c.subject = "bias";
-      c.slot = 1;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:133:24";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"bias", "x"};
-      c.arg_slots = {1, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:134:15";
-      c.native = "static_last_dim";
-      c.predicate = gen::nativePredicate("static_last_dim");
-      c.args = {"x"};
-      c.arg_slots = {0};
-    }
-    s.num_symbols = 0;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{10, 0}, {10, 1}});  // @erf
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/gelu.yaml:129:35", 0},
+      // 1: bias
+      {"bias", "rules/gelu.yaml:129:38", 1},
+      // 2: Add(x, bias)
+      {"Add", "rules/gelu.yaml:129:31", gen::kNoSlot, 2},
+      // 3: com.microsoft.Gelu(Add(x, bias))
+      {"com.microsoft.Gelu", "rules/gelu.yaml:129:12", gen::kNoSlot, 1},
+      // 4: Add(x, bias)
+      {"Add", "rules/gelu.yaml:129:57", gen::kNoSlot, 2},
+      // 5: Gelu(Add(x, bias), approximate='none')
+      {"Gelu", "rules/gelu.yaml:129:52", gen::kNoSlot, 1,
+       {{"approximate", "rules/gelu.yaml:129:71", Attr::kEquals, {gen::stringLiteral("none")},
+         false, gen::stringLiteral("none")}}},
+      // 6: Add(x, bias)
+      {"Add", "rules/gelu.yaml:130:37", gen::kNoSlot, 2},
+      // 7: com.microsoft.FastGelu(Add(x, bias))
+      {"com.microsoft.FastGelu", "rules/gelu.yaml:130:14", gen::kNoSlot, 1},
+      // 8: Add(x, bias)
+      {"Add", "rules/gelu.yaml:131:19", gen::kNoSlot, 2},
+      // 9: Gelu(Add(x, bias), approximate='tanh')
+      {"Gelu", "rules/gelu.yaml:131:14", gen::kNoSlot, 1,
+       {{"approximate", "rules/gelu.yaml:131:33", Attr::kEquals, {gen::stringLiteral("tanh")},
+         false, gen::stringLiteral("none")}}},
+      // 10: com.microsoft.Gelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='none') | com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh')
+      {"y", "rules/gelu.yaml:129:50", 2},
+    },
+    // constraints
+    {{Check::kRank, "rules/gelu.yaml:133:15", "bias", 1, {}, {}, "", nullptr, gen::kNoSlot, {1}},
+     {Check::kNative, "rules/gelu.yaml:133:24", "bias", gen::kNoSlot, {"bias", "x"}, {1, 0},
+      "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kNative, "rules/gelu.yaml:134:15", "x", gen::kNoSlot, {"x"}, {0}, "static_last_dim",
+      gen::nativePredicate("static_last_dim")}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{10, 0}, {10, 1}}}}, {}},
+  };
   return spec;
 }
 
-/// The search of rule bias_gelu: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule bias_gelu (indices into its RuleSpec's exprs).
 struct BiasGeluIds {
   enum : gen::ExprId {
@@ -1996,6 +1625,9 @@ struct BiasGeluIds {
   };
 };
 
+/// The search of rule bias_gelu: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
  public:
   BiasGeluMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -2028,7 +1660,8 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchX.
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchX.
 
   /// bias  (rules/gelu.yaml:129:38)
   bool matchBias(ValueId v, gen::Next k) {
@@ -2129,7 +1762,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
   }
 
   /// y = com.microsoft.Gelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='none') |
-  /// com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh')
+  /// com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh') 
   /// (rules/gelu.yaml:129:50)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
@@ -2156,9 +1789,12 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     if (!requireBound(kSlotBias, "rules/gelu.yaml:137:43", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:136:9",
-                     "rules/gelu.yaml:137:17"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:136:9",
+        "rules/gelu.yaml:137:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2182,9 +1818,12 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     if (!requireBound(kSlotBias, "rules/gelu.yaml:138:43", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:138:9",
-                     "rules/gelu.yaml:138:17"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:138:9",
+        "rules/gelu.yaml:138:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2205,12 +1844,13 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
 class BiasGeluRule : public RewritePattern {
  public:
   BiasGeluRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                40,
-                                {"ort"},
-                                "rules/gelu.yaml:125:5",
-                                {op::kComMicrosoftBiasGelu, op::kComMicrosoftFastGelu}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            40,
+            {"ort"},
+            "rules/gelu.yaml:125:5",
+            {op::kComMicrosoftBiasGelu, op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -2232,95 +1872,46 @@ class BiasGeluRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/gelu.yaml:148
-// transpose_cast_matmul (priority 21): MatMul of Cast(Transpose(a)) as MatMul of
-// Transpose(Cast(a)), so the Transpose can fold.
+// transpose_cast_matmul (priority 21): MatMul of Cast(Transpose(a)) as MatMul of Transpose(Cast(a)), so the Transpose can fold.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule transpose_cast_matmul for the shared checks and messages.
 const gen::RuleSpec& specTransposeCastMatmul() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "transpose_cast_matmul";
-    s.loc = "rules/gelu.yaml:148:5";
-    s.root = 6;
-    s.slot_names = {"a", "tr", "c", "b", "y"};
-    s.num_captures = 2;
-    s.exprs.resize(7);
-    {  // 0: a
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "a";
-      e.loc = "rules/gelu.yaml:152:22";
-      e.slot = 0;
-    }
-    {  // 1: Transpose(a, perm=capture(p))
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:152:12";
-      e.slot = 1;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "p";
-        a.loc = "rules/gelu.yaml:152:25";
-      }
-    }
-    {  // 2: Cast(tr, to=capture(t))
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Cast";
-      e.loc = "rules/gelu.yaml:153:12";
-      e.slot = 2;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "t";
-        a.loc = "rules/gelu.yaml:153:21";
-      }
-    }
-    {  // 3: b
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "b";
-      e.loc = "rules/gelu.yaml:154:22";
-      e.slot = 3;
-    }
-    {  // 4: MatMul(c, b)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:154:12";
-      e.num_inputs = 2;
-    }
-    {  // 5: MatMul(b, c)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:154:33";
-      e.num_inputs = 2;
-    }
-    {  // 6: MatMul(c, b) | MatMul(b, c)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "y";
-      e.loc = "rules/gelu.yaml:154:31";
-      e.slot = 4;
-    }
-    s.num_symbols = 0;
+  static const gen::RuleSpec spec = {
+    "transpose_cast_matmul",
+    "rules/gelu.yaml:148:5",
+    6,  // root expr
+    // slots
+    {"a", "tr", "c", "b", "y"},
+    2,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{6, 0}});  // @left
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: a
+      {"a", "rules/gelu.yaml:152:22", 0},
+      // 1: Transpose(a, perm=capture(p))
+      {"Transpose", "rules/gelu.yaml:152:12", 1, 1,
+       {{"perm", "rules/gelu.yaml:152:25", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0, "p"}}},
+      // 2: Cast(tr, to=capture(t))
+      {"Cast", "rules/gelu.yaml:153:12", 2, 1,
+       {{"to", "rules/gelu.yaml:153:21", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1, "t"}}},
+      // 3: b
+      {"b", "rules/gelu.yaml:154:22", 3},
+      // 4: MatMul(c, b)
+      {"MatMul", "rules/gelu.yaml:154:12", gen::kNoSlot, 2},
+      // 5: MatMul(b, c)
+      {"MatMul", "rules/gelu.yaml:154:33", gen::kNoSlot, 2},
+      // 6: MatMul(c, b) | MatMul(b, c)
+      {"y", "rules/gelu.yaml:154:31", 4},
+    },
+    // constraints
+    {},
+    // rewrite variants
+    {{true, "", -1, -1, {{{6, 0}}}}, {}},
+  };
   return spec;
 }
 
-/// The search of rule transpose_cast_matmul: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule transpose_cast_matmul (indices into its RuleSpec's exprs).
 struct TransposeCastMatmulIds {
   enum : gen::ExprId {
@@ -2334,6 +1925,9 @@ struct TransposeCastMatmulIds {
   };
 };
 
+/// The search of rule transpose_cast_matmul: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> {
  public:
   TransposeCastMatmulMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -2368,7 +1962,8 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchA, matchB.
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchA, matchB.
 
   /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:152:12)
   bool matchTr(ValueId v, gen::Next k) {
@@ -2428,23 +2023,38 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     if (!requireBound(kSlotTr, "rules/gelu.yaml:155:11", "tr")) return false;
     if (!requireBound(kSlotA, "rules/gelu.yaml:159:37", "a")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    std::optional<onnx::AttributeProto> a2_0 =
-        captured(1, "to", "t", "rules/gelu.yaml:159:40", "rules/gelu.yaml:159:40");
+    std::optional<onnx::AttributeProto> a2_0 = captured(
+        1,
+        "to",
+        "t",
+        "rules/gelu.yaml:159:40",
+        "rules/gelu.yaml:159:40");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 =
-        captured(0, "perm", "p", "rules/gelu.yaml:159:53", "rules/gelu.yaml:159:53");
+    std::optional<onnx::AttributeProto> a3_0 = captured(
+        0,
+        "perm",
+        "p",
+        "rules/gelu.yaml:159:53",
+        "rules/gelu.yaml:159:53");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     if (!requireBound(kSlotB, "rules/gelu.yaml:159:68", "b")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
-    if (!replaceable(kSlotTr, To::kRef, kSlotTr, "rules/gelu.yaml:157:9", "rules/gelu.yaml:155:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:157:9",
-                     "rules/gelu.yaml:159:15"))
-      return false;
+    if (!replaceable(
+        kSlotTr,
+        To::kRef,
+        kSlotTr,
+        "rules/gelu.yaml:157:9",
+        "rules/gelu.yaml:155:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:157:9",
+        "rules/gelu.yaml:159:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2484,22 +2094,37 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     if (!requireBound(kSlotB, "rules/gelu.yaml:161:22", "b")) return false;
     if (!requireBound(kSlotA, "rules/gelu.yaml:161:40", "a")) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 =
-        captured(1, "to", "t", "rules/gelu.yaml:161:43", "rules/gelu.yaml:161:43");
+    std::optional<onnx::AttributeProto> a3_0 = captured(
+        1,
+        "to",
+        "t",
+        "rules/gelu.yaml:161:43",
+        "rules/gelu.yaml:161:43");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "perm", "p", "rules/gelu.yaml:161:56", "rules/gelu.yaml:161:56");
+    std::optional<onnx::AttributeProto> a4_0 = captured(
+        0,
+        "perm",
+        "p",
+        "rules/gelu.yaml:161:56",
+        "rules/gelu.yaml:161:56");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
-    if (!replaceable(kSlotTr, To::kRef, kSlotTr, "rules/gelu.yaml:160:9", "rules/gelu.yaml:155:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:160:9",
-                     "rules/gelu.yaml:161:15"))
-      return false;
+    if (!replaceable(
+        kSlotTr,
+        To::kRef,
+        kSlotTr,
+        "rules/gelu.yaml:160:9",
+        "rules/gelu.yaml:155:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:160:9",
+        "rules/gelu.yaml:161:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2535,12 +2160,13 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
 class TransposeCastMatmulRule : public RewritePattern {
  public:
   TransposeCastMatmulRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                21,
-                                {"ort"},
-                                "rules/gelu.yaml:148:5",
-                                {op::kCast, op::kTranspose, op::kMatMul}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            21,
+            {"ort"},
+            "rules/gelu.yaml:148:5",
+            {op::kCast, op::kTranspose, op::kMatMul}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -2562,126 +2188,53 @@ class TransposeCastMatmulRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/gelu.yaml:163
-// fused_matmul (priority 20): MatMul of a transposed A and/or B (last two axes swapped, or
-// batch-transposed) as one FusedMatMul.
+// fused_matmul (priority 20): MatMul of a transposed A and/or B (last two axes swapped, or batch-transposed) as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule fused_matmul for the shared checks and messages.
 const gen::RuleSpec& specFusedMatmul() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "fused_matmul";
-    s.loc = "rules/gelu.yaml:163:5";
-    s.root = 7;
-    s.slot_names = {"a", "ta", "b", "tb", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(8);
-    {  // 0: a
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "a";
-      e.loc = "rules/gelu.yaml:167:22";
-      e.slot = 0;
-    }
-    {  // 1: Transpose(a)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:167:12";
-      e.slot = 1;
-      e.num_inputs = 1;
-    }
-    {  // 2: b
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "b";
-      e.loc = "rules/gelu.yaml:168:22";
-      e.slot = 2;
-    }
-    {  // 3: Transpose(b)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Transpose";
-      e.loc = "rules/gelu.yaml:168:12";
-      e.slot = 3;
-      e.num_inputs = 1;
-    }
-    {  // 4: MatMul(ta, tb)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:169:12";
-      e.num_inputs = 2;
-    }
-    {  // 5: MatMul(ta, b)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:169:39";
-      e.num_inputs = 2;
-    }
-    {  // 6: MatMul(a, tb)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:169:64";
-      e.num_inputs = 2;
-    }
-    {  // 7: MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "y";
-      e.loc = "rules/gelu.yaml:169:37";
-      e.slot = 4;
-    }
+  static const gen::RuleSpec spec = {
+    "fused_matmul",
+    "rules/gelu.yaml:163:5",
+    7,  // root expr
+    // slots
+    {"a", "ta", "b", "tb", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:171:13";
-      c.subject = "a";
-      c.slot = 0;
-      c.strings = {"float", "float16", "double"};
-      c.elem_types = {1, 10, 11};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:172:13";
-      c.subject = "b";
-      c.slot = 2;
-      c.strings = {"float", "float16", "double"};
-      c.elem_types = {1, 10, 11};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:173:13";
-      c.native = "folds_into_fused_matmul";
-      c.predicate = gen::nativePredicate("folds_into_fused_matmul");
-      c.args = {"ta"};
-      c.arg_slots = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/gelu.yaml:174:13";
-      c.native = "folds_into_fused_matmul";
-      c.predicate = gen::nativePredicate("folds_into_fused_matmul");
-      c.args = {"tb"};
-      c.arg_slots = {3};
-    }
-    s.num_symbols = 0;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{7, 0}});  // @trans_ab
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{7, 1}});  // @trans_a
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: a
+      {"a", "rules/gelu.yaml:167:22", 0},
+      // 1: Transpose(a)
+      {"Transpose", "rules/gelu.yaml:167:12", 1, 1},
+      // 2: b
+      {"b", "rules/gelu.yaml:168:22", 2},
+      // 3: Transpose(b)
+      {"Transpose", "rules/gelu.yaml:168:12", 3, 1},
+      // 4: MatMul(ta, tb)
+      {"MatMul", "rules/gelu.yaml:169:12", gen::kNoSlot, 2},
+      // 5: MatMul(ta, b)
+      {"MatMul", "rules/gelu.yaml:169:39", gen::kNoSlot, 2},
+      // 6: MatMul(a, tb)
+      {"MatMul", "rules/gelu.yaml:169:64", gen::kNoSlot, 2},
+      // 7: MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)
+      {"y", "rules/gelu.yaml:169:37", 4},
+    },
+    // constraints
+    {{Check::kElemType, "rules/gelu.yaml:171:13", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
+     {Check::kElemType, "rules/gelu.yaml:172:13", "b", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
+     {Check::kNative, "rules/gelu.yaml:173:13", "ta", gen::kNoSlot, {"ta"}, {1},
+      "folds_into_fused_matmul", gen::nativePredicate("folds_into_fused_matmul")},
+     {Check::kNative, "rules/gelu.yaml:174:13", "tb", gen::kNoSlot, {"tb"}, {3},
+      "folds_into_fused_matmul", gen::nativePredicate("folds_into_fused_matmul")}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{7, 0}}}}, {true, "", -1, -1, {{{7, 1}}}}, {}},
+  };
   return spec;
 }
 
-/// The search of rule fused_matmul: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule fused_matmul (indices into its RuleSpec's exprs).
 struct FusedMatmulIds {
   enum : gen::ExprId {
@@ -2696,6 +2249,9 @@ struct FusedMatmulIds {
   };
 };
 
+/// The search of rule fused_matmul: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
  public:
   FusedMatmulMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -2732,7 +2288,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchA, matchB.
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchA, matchB.
 
   /// ta = Transpose(a)  (rules/gelu.yaml:167:12)
   bool matchTa(ValueId v, gen::Next k) {
@@ -2796,39 +2353,56 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
   // ---- Rewrite
 
   /// Variant 0 (when @trans_ab), rules/gelu.yaml:176:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans),
-  ///   transB=helper(fused_trans), transBatchA=helper(fused_trans_batch),
-  ///   transBatchB=helper(fused_trans_batch))
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=helper(fused_trans), transBatchA=helper(fused_trans_batch), transBatchB=helper(fused_trans_batch))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotA, "rules/gelu.yaml:178:41", "a")) return false;
     if (!requireBound(kSlotB, "rules/gelu.yaml:178:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
-    std::optional<onnx::AttributeProto> a2_1 =
-        attrHelper(gen::attributeHelper("fused_trans"), {kSlotTa}, {"ta"}, "transA",
-                   "rules/gelu.yaml:178:58", "rules/gelu.yaml:178:58");
+    std::optional<onnx::AttributeProto> a2_1 = attrHelper(
+        gen::attributeHelper("fused_trans"),
+        {kSlotTa},
+        {"ta"},
+        "transA",
+        "rules/gelu.yaml:178:58",
+        "rules/gelu.yaml:178:58");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
-    std::optional<onnx::AttributeProto> a2_2 =
-        attrHelper(gen::attributeHelper("fused_trans"), {kSlotTb}, {"tb"}, "transB",
-                   "rules/gelu.yaml:179:41", "rules/gelu.yaml:179:41");
+    std::optional<onnx::AttributeProto> a2_2 = attrHelper(
+        gen::attributeHelper("fused_trans"),
+        {kSlotTb},
+        {"tb"},
+        "transB",
+        "rules/gelu.yaml:179:41",
+        "rules/gelu.yaml:179:41");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
-    std::optional<onnx::AttributeProto> a2_3 =
-        attrHelper(gen::attributeHelper("fused_trans_batch"), {kSlotTa}, {"ta"}, "transBatchA",
-                   "rules/gelu.yaml:180:41", "rules/gelu.yaml:180:41");
+    std::optional<onnx::AttributeProto> a2_3 = attrHelper(
+        gen::attributeHelper("fused_trans_batch"),
+        {kSlotTa},
+        {"ta"},
+        "transBatchA",
+        "rules/gelu.yaml:180:41",
+        "rules/gelu.yaml:180:41");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
-    std::optional<onnx::AttributeProto> a2_4 =
-        attrHelper(gen::attributeHelper("fused_trans_batch"), {kSlotTb}, {"tb"}, "transBatchB",
-                   "rules/gelu.yaml:181:41", "rules/gelu.yaml:181:41");
+    std::optional<onnx::AttributeProto> a2_4 = attrHelper(
+        gen::attributeHelper("fused_trans_batch"),
+        {kSlotTb},
+        {"tb"},
+        "transBatchB",
+        "rules/gelu.yaml:181:41",
+        "rules/gelu.yaml:181:41");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:176:9",
-                     "rules/gelu.yaml:178:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:176:9",
+        "rules/gelu.yaml:178:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2845,30 +2419,40 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
   }
 
   /// Variant 1 (when @trans_a), rules/gelu.yaml:182:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=0,
-  ///   transBatchA=helper(fused_trans_batch), transBatchB=0)
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=0, transBatchA=helper(fused_trans_batch), transBatchB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotA, "rules/gelu.yaml:184:41", "a")) return false;
     if (!requireBound(kSlotB, "rules/gelu.yaml:184:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
-    std::optional<onnx::AttributeProto> a2_1 =
-        attrHelper(gen::attributeHelper("fused_trans"), {kSlotTa}, {"ta"}, "transA",
-                   "rules/gelu.yaml:184:58", "rules/gelu.yaml:184:58");
+    std::optional<onnx::AttributeProto> a2_1 = attrHelper(
+        gen::attributeHelper("fused_trans"),
+        {kSlotTa},
+        {"ta"},
+        "transA",
+        "rules/gelu.yaml:184:58",
+        "rules/gelu.yaml:184:58");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     attrs2.push_back(gen::intAttribute("transB", 0));
-    std::optional<onnx::AttributeProto> a2_3 =
-        attrHelper(gen::attributeHelper("fused_trans_batch"), {kSlotTa}, {"ta"}, "transBatchA",
-                   "rules/gelu.yaml:185:41", "rules/gelu.yaml:185:41");
+    std::optional<onnx::AttributeProto> a2_3 = attrHelper(
+        gen::attributeHelper("fused_trans_batch"),
+        {kSlotTa},
+        {"ta"},
+        "transBatchA",
+        "rules/gelu.yaml:185:41",
+        "rules/gelu.yaml:185:41");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
     attrs2.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:182:9",
-                     "rules/gelu.yaml:184:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:182:9",
+        "rules/gelu.yaml:184:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2885,8 +2469,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
   }
 
   /// Variant 2, rules/gelu.yaml:186:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=0, transB=helper(fused_trans),
-  ///   transBatchA=0, transBatchB=helper(fused_trans_batch))
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=0, transB=helper(fused_trans), transBatchA=0, transBatchB=helper(fused_trans_batch))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotA, "rules/gelu.yaml:187:41", "a")) return false;
@@ -2894,21 +2477,32 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     attrs2.push_back(gen::intAttribute("transA", 0));
-    std::optional<onnx::AttributeProto> a2_2 =
-        attrHelper(gen::attributeHelper("fused_trans"), {kSlotTb}, {"tb"}, "transB",
-                   "rules/gelu.yaml:187:68", "rules/gelu.yaml:187:68");
+    std::optional<onnx::AttributeProto> a2_2 = attrHelper(
+        gen::attributeHelper("fused_trans"),
+        {kSlotTb},
+        {"tb"},
+        "transB",
+        "rules/gelu.yaml:187:68",
+        "rules/gelu.yaml:187:68");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     attrs2.push_back(gen::intAttribute("transBatchA", 0));
-    std::optional<onnx::AttributeProto> a2_4 =
-        attrHelper(gen::attributeHelper("fused_trans_batch"), {kSlotTb}, {"tb"}, "transBatchB",
-                   "rules/gelu.yaml:188:56", "rules/gelu.yaml:188:56");
+    std::optional<onnx::AttributeProto> a2_4 = attrHelper(
+        gen::attributeHelper("fused_trans_batch"),
+        {kSlotTb},
+        {"tb"},
+        "transBatchB",
+        "rules/gelu.yaml:188:56",
+        "rules/gelu.yaml:188:56");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:186:9",
-                     "rules/gelu.yaml:187:15"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:186:9",
+        "rules/gelu.yaml:187:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2929,12 +2523,13 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 class FusedMatmulRule : public RewritePattern {
  public:
   FusedMatmulRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                20,
-                                {"ort"},
-                                "rules/gelu.yaml:163:5",
-                                {op::kComMicrosoftFusedMatMul}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            20,
+            {"ort"},
+            "rules/gelu.yaml:163:5",
+            {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -2956,170 +2551,65 @@ class FusedMatmulRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/gelu.yaml:192
-// fused_matmul_scale (priority 19): MatMul or FusedMatMul (alpha 1) times or over a scalar
-// constant, as one FusedMatMul.
+// fused_matmul_scale (priority 19): MatMul or FusedMatMul (alpha 1) times or over a scalar constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule fused_matmul_scale for the shared checks and messages.
 const gen::RuleSpec& specFusedMatmulScale() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "fused_matmul_scale";
-    s.loc = "rules/gelu.yaml:192:5";
-    s.root = 8;
-    s.slot_names = {"a", "b", "unscaled_fused_matmul.1.y", "m", "c", "y"};
-    s.num_captures = 2;
-    s.exprs.resize(9);
-    {  // 0: a
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "a";
-      e.loc = "rules/gelu.yaml:196:18";
-      e.slot = 0;
-    }
-    {  // 1: b
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "b";
-      e.loc = "rules/gelu.yaml:196:21";
-      e.slot = 1;
-    }
-    {  // 2: MatMul(a, b)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:196:11";
-      e.num_inputs = 2;
-    }
-    {  // 3: com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)";
-      e.slot = 2;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "alpha";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "ta";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:196:61";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "tb";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:196:77";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)";
-      }
-    }
-    {  // 4: MatMul(a, b) | unscaled_fused_matmul.1.y
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "m";
-      e.loc = "rules/gelu.yaml:196:31";
-      e.slot = 3;
-    }
-    {  // 5: c
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "c";
-      e.loc = "rules/gelu.yaml:197:18";
-      e.slot = 4;
-    }
-    {  // 6: Mul(m, c)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:197:11";
-      e.num_inputs = 2;
-    }
-    {  // 7: Div(m, c)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Div";
-      e.loc = "rules/gelu.yaml:197:28";
-      e.num_inputs = 2;
-    }
-    {  // 8: Mul(m, c) | Div(m, c)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "y";
-      e.loc = "rules/gelu.yaml:197:26";
-      e.slot = 5;
-    }
+  static const gen::RuleSpec spec = {
+    "fused_matmul_scale",
+    "rules/gelu.yaml:192:5",
+    8,  // root expr
+    // slots
+    {"a", "b", "unscaled_fused_matmul.1.y", "m", "c", "y"},
+    2,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:199:12";
-      c.subject = "a";
-      c.slot = 0;
-      c.strings = {"float", "double"};
-      c.elem_types = {1, 11};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:200:12";
-      c.subject = "c";
-      c.slot = 4;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:200:26";
-      c.subject = "c";
-      c.slot = 4;
-      c.ints = {0, 1};
-    }
-    s.num_symbols = 0;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{4, 0}});  // @plain
-      v.tags.push_back({{8, 0}});  // @mul
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{4, 0}});  // @plain
-      v.tags.push_back({{8, 1}});  // @div
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{8, 0}});  // @mul
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{8, 1}});  // @div
-    }
-    return s;
-  }();
+      // 0: a
+      {"a", "rules/gelu.yaml:196:18", 0},
+      // 1: b
+      {"b", "rules/gelu.yaml:196:21", 1},
+      // 2: MatMul(a, b)
+      {"MatMul", "rules/gelu.yaml:196:11", gen::kNoSlot, 2},
+      // 3: com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)", 2, 2,
+       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)",
+         Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
+        {"transA", "rules/gelu.yaml:196:61", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 0, "ta"},
+        {"transB", "rules/gelu.yaml:196:77", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 1, "tb"},
+        {"transBatchA",
+         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB",
+         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 4: MatMul(a, b) | unscaled_fused_matmul.1.y
+      {"m", "rules/gelu.yaml:196:31", 3},
+      // 5: c
+      {"c", "rules/gelu.yaml:197:18", 4},
+      // 6: Mul(m, c)
+      {"Mul", "rules/gelu.yaml:197:11", gen::kNoSlot, 2},
+      // 7: Div(m, c)
+      {"Div", "rules/gelu.yaml:197:28", gen::kNoSlot, 2},
+      // 8: Mul(m, c) | Div(m, c)
+      {"y", "rules/gelu.yaml:197:26", 5},
+    },
+    // constraints
+    {{Check::kElemType, "rules/gelu.yaml:199:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
+     {Check::kScalar, "rules/gelu.yaml:200:12", "c", 4},
+     {Check::kRank, "rules/gelu.yaml:200:26", "c", 4, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{4, 0}}, {{8, 0}}}}, {true, "", -1, -1, {{{4, 0}}, {{8, 1}}}},
+     {true, "", -1, -1, {{{8, 0}}}}, {true, "", -1, -1, {{{8, 1}}}}},
+  };
   return spec;
 }
 
-/// The search of rule fused_matmul_scale: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule fused_matmul_scale (indices into its RuleSpec's exprs).
 struct FusedMatmulScaleIds {
   enum : gen::ExprId {
@@ -3135,6 +2625,9 @@ struct FusedMatmulScaleIds {
   };
 };
 
+/// The search of rule fused_matmul_scale: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
  public:
   FusedMatmulScaleMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -3174,7 +2667,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchA, matchB, matchC.
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchA, matchB, matchC.
 
   /// MatMul(a, b)  (rules/gelu.yaml:196:11)
   bool matchMatMul(ValueId v, gen::Next k) {
@@ -3253,16 +2747,22 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     if (!requireBound(kSlotB, "rules/gelu.yaml:203:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:203:17)",
+        kSlotC,
+        "alpha",
+        "c",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:203:17)",
         "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:203:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
     attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:202:9",
-                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:203:17)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:202:9",
+        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:203:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3285,18 +2785,24 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     if (!requireBound(kSlotA, "rules/gelu.yaml:203:31", "a")) return false;
     if (!requireBound(kSlotB, "rules/gelu.yaml:203:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 =
-        attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:203:17)",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:203:17)");
+    std::optional<onnx::AttributeProto> a3_0 = attrHelper(
+        gen::attributeHelper("reciprocal_of"),
+        {kSlotC},
+        {"c"},
+        "alpha",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:203:17)",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:203:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
     attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:202:9",
-                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:203:17)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:202:9",
+        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:203:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3320,22 +2826,36 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     if (!requireBound(kSlotB, "rules/gelu.yaml:204:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:204:17)",
+        kSlotC,
+        "alpha",
+        "c",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:204:17)",
         "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:204:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
-    std::optional<onnx::AttributeProto> a3_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:204:40", "rules/gelu.yaml:204:40");
+    std::optional<onnx::AttributeProto> a3_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:204:40",
+        "rules/gelu.yaml:204:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
-    std::optional<onnx::AttributeProto> a3_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:204:53", "rules/gelu.yaml:204:53");
+    std::optional<onnx::AttributeProto> a3_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:204:53",
+        "rules/gelu.yaml:204:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:204:9",
-                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:204:17)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:204:9",
+        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:204:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3352,31 +2872,44 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   }
 
   /// Variant 3 (when @div), rules/gelu.yaml:204:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta),
-  ///   transB=attr(tb))
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta), transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotA, "rules/gelu.yaml:204:31", "a")) return false;
     if (!requireBound(kSlotB, "rules/gelu.yaml:204:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 =
-        attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:204:17)",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:204:17)");
+    std::optional<onnx::AttributeProto> a3_0 = attrHelper(
+        gen::attributeHelper("reciprocal_of"),
+        {kSlotC},
+        {"c"},
+        "alpha",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:204:17)",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:204:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
-    std::optional<onnx::AttributeProto> a3_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:204:40", "rules/gelu.yaml:204:40");
+    std::optional<onnx::AttributeProto> a3_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:204:40",
+        "rules/gelu.yaml:204:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
-    std::optional<onnx::AttributeProto> a3_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:204:53", "rules/gelu.yaml:204:53");
+    std::optional<onnx::AttributeProto> a3_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:204:53",
+        "rules/gelu.yaml:204:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:204:9",
-                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:204:17)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:204:9",
+        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:204:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3397,12 +2930,13 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 class FusedMatmulScaleRule : public RewritePattern {
  public:
   FusedMatmulScaleRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                19,
-                                {"ort"},
-                                "rules/gelu.yaml:192:5",
-                                {op::kComMicrosoftFusedMatMul}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            19,
+            {"ort"},
+            "rules/gelu.yaml:192:5",
+            {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -3424,251 +2958,91 @@ class FusedMatmulScaleRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/gelu.yaml:207
-// fused_matmul_input_scale (priority 19): MatMul or FusedMatMul (alpha 1) of an input times or over
-// a scalar constant, as one FusedMatMul.
+// fused_matmul_input_scale (priority 19): MatMul or FusedMatMul (alpha 1) of an input times or over a scalar constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule fused_matmul_input_scale for the shared checks and messages.
 const gen::RuleSpec& specFusedMatmulInputScale() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "fused_matmul_input_scale";
-    s.loc = "rules/gelu.yaml:207:5";
-    s.root = 13;
-    s.slot_names = {
-        "a", "c", "sa", "b", "sb", "unscaled_fused_matmul.1.y", "unscaled_fused_matmul.2.y", "y"};
-    s.num_captures = 2;
-    s.exprs.resize(14);
-    {  // 0: a
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "a";
-      e.loc = "rules/gelu.yaml:211:16";
-      e.slot = 0;
-    }
-    {  // 1: c
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "c";
-      e.loc = "rules/gelu.yaml:211:19";
-      e.slot = 1;
-    }
-    {  // 2: Mul(a, c)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:211:12";
-      e.num_inputs = 2;
-    }
-    {  // 3: Div(a, c)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Div";
-      e.loc = "rules/gelu.yaml:211:29";
-      e.num_inputs = 2;
-    }
-    {  // 4: Mul(a, c) | Div(a, c)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "sa";
-      e.loc = "rules/gelu.yaml:211:27";
-      e.slot = 2;
-    }
-    {  // 5: b
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "b";
-      e.loc = "rules/gelu.yaml:212:16";
-      e.slot = 3;
-    }
-    {  // 6: Mul(b, c)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Mul";
-      e.loc = "rules/gelu.yaml:212:12";
-      e.num_inputs = 2;
-    }
-    {  // 7: Div(b, c)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Div";
-      e.loc = "rules/gelu.yaml:212:29";
-      e.num_inputs = 2;
-    }
-    {  // 8: Mul(b, c) | Div(b, c)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "sb";
-      e.loc = "rules/gelu.yaml:212:27";
-      e.slot = 4;
-    }
-    {  // 9: MatMul(sa, b)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:213:13";
-      e.num_inputs = 2;
-    }
-    {  // 10: MatMul(a, sb)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "MatMul";
-      e.loc = "rules/gelu.yaml:213:36";
-      e.num_inputs = 2;
-    }
-    {  // 11: com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta), transB=capture(tb),
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)";
-      e.slot = 5;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "alpha";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "ta";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:214:44";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "tb";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:214:60";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)";
-      }
-    }
-    {  // 12: com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb),
-       // transBatchA=0, transBatchB=0)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "com.microsoft.FusedMatMul";
-      e.loc = "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)";
-      e.slot = 6;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "alpha";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transA";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "ta";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:215:44";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transB";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "tb";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:215:60";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchA";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "transBatchB";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)";
-      }
-    }
-    {  // 13: MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "y";
-      e.loc = "rules/gelu.yaml:213:34";
-      e.slot = 7;
-    }
+  static const gen::RuleSpec spec = {
+    "fused_matmul_input_scale",
+    "rules/gelu.yaml:207:5",
+    13,  // root expr
+    // slots
+    {"a", "c", "sa", "b", "sb", "unscaled_fused_matmul.1.y", "unscaled_fused_matmul.2.y", "y"},
+    2,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:217:12";
-      c.subject = "a";
-      c.slot = 0;
-      c.strings = {"float", "double"};
-      c.elem_types = {1, 11};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/gelu.yaml:218:12";
-      c.subject = "b";
-      c.slot = 3;
-      c.strings = {"float", "double"};
-      c.elem_types = {1, 11};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/gelu.yaml:219:12";
-      c.subject = "c";
-      c.slot = 1;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/gelu.yaml:219:26";
-      c.subject = "c";
-      c.slot = 1;
-      c.ints = {0, 1};
-    }
-    s.num_symbols = 0;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{13, 0}, {13, 1}});  // @plain
-      v.tags.push_back({{4, 0}, {8, 0}});    // @mul
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{13, 0}, {13, 1}});  // @plain
-      v.tags.push_back({{4, 1}, {8, 1}});    // @div
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{4, 0}, {8, 0}});  // @mul
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{4, 1}, {8, 1}});  // @div
-    }
-    return s;
-  }();
+      // 0: a
+      {"a", "rules/gelu.yaml:211:16", 0},
+      // 1: c
+      {"c", "rules/gelu.yaml:211:19", 1},
+      // 2: Mul(a, c)
+      {"Mul", "rules/gelu.yaml:211:12", gen::kNoSlot, 2},
+      // 3: Div(a, c)
+      {"Div", "rules/gelu.yaml:211:29", gen::kNoSlot, 2},
+      // 4: Mul(a, c) | Div(a, c)
+      {"sa", "rules/gelu.yaml:211:27", 2},
+      // 5: b
+      {"b", "rules/gelu.yaml:212:16", 3},
+      // 6: Mul(b, c)
+      {"Mul", "rules/gelu.yaml:212:12", gen::kNoSlot, 2},
+      // 7: Div(b, c)
+      {"Div", "rules/gelu.yaml:212:29", gen::kNoSlot, 2},
+      // 8: Mul(b, c) | Div(b, c)
+      {"sb", "rules/gelu.yaml:212:27", 4},
+      // 9: MatMul(sa, b)
+      {"MatMul", "rules/gelu.yaml:213:13", gen::kNoSlot, 2},
+      // 10: MatMul(a, sb)
+      {"MatMul", "rules/gelu.yaml:213:36", gen::kNoSlot, 2},
+      // 11: com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)", 5, 2,
+       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)",
+         Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
+        {"transA", "rules/gelu.yaml:214:44", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 0, "ta"},
+        {"transB", "rules/gelu.yaml:214:60", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 1, "tb"},
+        {"transBatchA",
+         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB",
+         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 12: com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul",
+       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)", 6, 2,
+       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)",
+         Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
+        {"transA", "rules/gelu.yaml:215:44", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 0, "ta"},
+        {"transB", "rules/gelu.yaml:215:60", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 1, "tb"},
+        {"transBatchA",
+         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"transBatchB",
+         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 13: MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y
+      {"y", "rules/gelu.yaml:213:34", 7},
+    },
+    // constraints
+    {{Check::kElemType, "rules/gelu.yaml:217:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
+     {Check::kElemType, "rules/gelu.yaml:218:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
+     {Check::kScalar, "rules/gelu.yaml:219:12", "c", 1},
+     {Check::kRank, "rules/gelu.yaml:219:26", "c", 1, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{13, 0}, {13, 1}}, {{4, 0}, {8, 0}}}},
+     {true, "", -1, -1, {{{13, 0}, {13, 1}}, {{4, 1}, {8, 1}}}},
+     {true, "", -1, -1, {{{4, 0}, {8, 0}}}}, {true, "", -1, -1, {{{4, 1}, {8, 1}}}}},
+  };
   return spec;
 }
 
-/// The search of rule fused_matmul_input_scale: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule fused_matmul_input_scale (indices into its RuleSpec's exprs).
 struct FusedMatmulInputScaleIds {
   enum : gen::ExprId {
@@ -3689,6 +3063,9 @@ struct FusedMatmulInputScaleIds {
   };
 };
 
+/// The search of rule fused_matmul_input_scale: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleIds> {
  public:
   FusedMatmulInputScaleMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -3730,7 +3107,8 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   // ---- Match
 
-  // From GeluSharedMatch (the same in other rules of this file): matchA, matchC, matchB.
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchA, matchC, matchB.
 
   /// Mul(a, c)  (rules/gelu.yaml:211:12)
   bool matchMul2(ValueId v, gen::Next k) {
@@ -3842,7 +3220,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(input(n, 0), [&] { return matchSb(input(n, 1), k); });
   }
 
-  /// y = MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y
+  /// y = MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y 
   /// (rules/gelu.yaml:213:34)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
@@ -3869,16 +3247,22 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     if (!requireBound(kSlotB, "rules/gelu.yaml:222:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:222:17)",
+        kSlotC,
+        "alpha",
+        "c",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:222:17)",
         "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:222:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
     attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:221:9",
-                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:222:17)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:221:9",
+        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:222:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3901,18 +3285,24 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     if (!requireBound(kSlotA, "rules/gelu.yaml:222:31", "a")) return false;
     if (!requireBound(kSlotB, "rules/gelu.yaml:222:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 =
-        attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:222:17)",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:222:17)");
+    std::optional<onnx::AttributeProto> a3_0 = attrHelper(
+        gen::attributeHelper("reciprocal_of"),
+        {kSlotC},
+        {"c"},
+        "alpha",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:222:17)",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:222:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
     attrs3.push_back(gen::intAttribute("transB", 0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:221:9",
-                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:222:17)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:221:9",
+        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:222:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3936,22 +3326,36 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC, "alpha", "c", "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
+        kSlotC,
+        "alpha",
+        "c",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
         "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
-    std::optional<onnx::AttributeProto> a3_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:223:40", "rules/gelu.yaml:223:40");
+    std::optional<onnx::AttributeProto> a3_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:223:40",
+        "rules/gelu.yaml:223:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
-    std::optional<onnx::AttributeProto> a3_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:223:53", "rules/gelu.yaml:223:53");
+    std::optional<onnx::AttributeProto> a3_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:223:53",
+        "rules/gelu.yaml:223:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:223:9",
-                     "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:223:17)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:223:9",
+        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:223:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3968,31 +3372,44 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   }
 
   /// Variant 3 (when @div), rules/gelu.yaml:223:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta),
-  ///   transB=attr(tb))
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta), transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotA, "rules/gelu.yaml:223:31", "a")) return false;
     if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 =
-        attrHelper(gen::attributeHelper("reciprocal_of"), {kSlotC}, {"c"}, "alpha",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
-                   "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
+    std::optional<onnx::AttributeProto> a3_0 = attrHelper(
+        gen::attributeHelper("reciprocal_of"),
+        {kSlotC},
+        {"c"},
+        "alpha",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
-    std::optional<onnx::AttributeProto> a3_1 =
-        captured(0, "transA", "ta", "rules/gelu.yaml:223:40", "rules/gelu.yaml:223:40");
+    std::optional<onnx::AttributeProto> a3_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:223:40",
+        "rules/gelu.yaml:223:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
-    std::optional<onnx::AttributeProto> a3_2 =
-        captured(1, "transB", "tb", "rules/gelu.yaml:223:53", "rules/gelu.yaml:223:53");
+    std::optional<onnx::AttributeProto> a3_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:223:53",
+        "rules/gelu.yaml:223:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/gelu.yaml:223:9",
-                     "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:223:17)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:223:9",
+        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:223:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4013,12 +3430,13 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 class FusedMatmulInputScaleRule : public RewritePattern {
  public:
   FusedMatmulInputScaleRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                19,
-                                {"ort"},
-                                "rules/gelu.yaml:207:5",
-                                {op::kComMicrosoftFusedMatMul}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            19,
+            {"ort"},
+            "rules/gelu.yaml:207:5",
+            {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -4045,19 +3463,27 @@ void populateGelu(RuleSet& rules) {
   rules.add(std::make_unique<FastGeluRule>("fast_gelu", op::kMul, 0));
   rules.add(std::make_unique<QuickGeluRule>("quick_gelu", op::kMul, 0));
   rules.add(std::make_unique<SiluRule>("silu", op::kMul, 0));
-  rules.add(
-      std::make_unique<BiasGeluRule>("bias_gelu/com.microsoft::Gelu", op::kComMicrosoftGelu, 0));
+  rules.add(std::make_unique<BiasGeluRule>(
+      "bias_gelu/com.microsoft::Gelu",
+      op::kComMicrosoftGelu,
+      0));
   rules.add(std::make_unique<BiasGeluRule>("bias_gelu/Gelu", op::kGelu, 0));
-  rules.add(std::make_unique<BiasGeluRule>("bias_gelu/com.microsoft::FastGelu",
-                                           op::kComMicrosoftFastGelu, 0));
+  rules.add(std::make_unique<BiasGeluRule>(
+      "bias_gelu/com.microsoft::FastGelu",
+      op::kComMicrosoftFastGelu,
+      0));
   rules.add(std::make_unique<TransposeCastMatmulRule>("transpose_cast_matmul", op::kMatMul, 0));
   rules.add(std::make_unique<FusedMatmulRule>("fused_matmul", op::kMatMul, 0));
   rules.add(std::make_unique<FusedMatmulScaleRule>("fused_matmul_scale/Mul", op::kMul, 0));
   rules.add(std::make_unique<FusedMatmulScaleRule>("fused_matmul_scale/Div", op::kDiv, 0));
-  rules.add(std::make_unique<FusedMatmulInputScaleRule>("fused_matmul_input_scale/MatMul",
-                                                        op::kMatMul, 0));
   rules.add(std::make_unique<FusedMatmulInputScaleRule>(
-      "fused_matmul_input_scale/com.microsoft::FusedMatMul", op::kComMicrosoftFusedMatMul, 0));
+      "fused_matmul_input_scale/MatMul",
+      op::kMatMul,
+      0));
+  rules.add(std::make_unique<FusedMatmulInputScaleRule>(
+      "fused_matmul_input_scale/com.microsoft::FusedMatMul",
+      op::kComMicrosoftFusedMatMul,
+      0));
 }
 
 }  // namespace onnx_rewrite

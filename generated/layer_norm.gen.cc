@@ -7,7 +7,11 @@
 // rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
 // rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
+// Laid out by rulec itself, so the text does not depend on any formatter's version;
+// formatters are told to leave it alone.
+//
 //===----------------------------------------------------------------------===//
+// clang-format off
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,7 +27,14 @@
 namespace onnx_rewrite {
 namespace {
 
+// Spec tables name only the members before the last non-default one.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 using To = gen::Matcher::To;
+// Enum values in the spec tables (runtime/match/RuleSpec.h).
+using Attr = gen::AttrSpec::Kind;
+using Check = gen::ConstraintSpec::Kind;
+using Dim = gen::ConstraintSpec::Dim::Kind;
 
 // Ops the rules match or create, interned once.
 namespace op {
@@ -125,264 +136,113 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
 
 /// Static data of rule layer_norm for the shared checks and messages.
 const gen::RuleSpec& specLayerNorm() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "layer_norm";
-    s.loc = "rules/layer_norm.yaml:41:5";
-    s.root = 5;
-    s.slot_names = {"x",
-                    "n",
-                    "scale",
-                    "bias",
-                    "y",
-                    "layer_norm_core.1.mean",
-                    "layer_norm_core.1.d",
-                    "layer_norm_core.1.d2",
-                    "layer_norm_core.1.var",
-                    "eps",
-                    "layer_norm_core.1.std"};
-    s.num_captures = 0;
-    s.exprs.resize(23);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/layer_norm.yaml:45:32";
-      e.slot = 0;
-    }
-    {  // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-       // Reciprocal(layer_norm_core.1.std))
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "n";
-      e.loc = "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.slot = 1;
-    }
-    {  // 2: scale
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "scale";
-      e.loc = "rules/layer_norm.yaml:46:22";
-      e.slot = 2;
-    }
-    {  // 3: Mul(n, scale)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:46:15";
-      e.num_inputs = 2;
-    }
-    {  // 4: bias
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "bias";
-      e.loc = "rules/layer_norm.yaml:46:30";
-      e.slot = 3;
-    }
-    {  // 5: Add(Mul(n, scale), bias)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:46:11";
-      e.slot = 4;
-      e.num_inputs = 2;
-    }
-    {  // 6: ReduceMean(x, axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.slot = 5;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      }
-    }
-    {  // 7: Sub(x, layer_norm_core.1.mean)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.slot = 6;
-      e.num_inputs = 2;
-    }
-    {  // 8: Sub(x, layer_norm_core.1.mean)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
-    {  // 9: 2.0
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 10: 2.0
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 11: Cast(2.0)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Cast";
-      e.loc = "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.num_inputs = 1;
-    }
-    {  // 12: 2.0 | Cast(2.0)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-    }
-    {  // 13: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Pow";
-      e.loc = "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.num_inputs = 2;
-    }
-    {  // 14: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.num_inputs = 2;
-    }
-    {  // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
-       // layer_norm_core.1.d)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-    }
-    {  // 16: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
-       // layer_norm_core.1.d)), axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.slot = 8;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      }
-    }
-    {  // 17: eps
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "eps";
-      e.loc = "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.slot = 9;
-    }
-    {  // 18: Add(layer_norm_core.1.var, eps)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.num_inputs = 2;
-    }
-    {  // 19: Sqrt(Add(layer_norm_core.1.var, eps))
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Sqrt";
-      e.loc = "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.slot = 10;
-      e.num_inputs = 1;
-    }
-    {  // 20: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "Div";
-      e.loc = "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.num_inputs = 2;
-    }
-    {  // 21: Reciprocal(layer_norm_core.1.std)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Reciprocal";
-      e.loc = "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.num_inputs = 1;
-    }
-    {  // 22: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "layer_norm",
+    "rules/layer_norm.yaml:41:5",
+    5,  // root expr
+    // slots
+    {"x", "n", "scale", "bias", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
+     "layer_norm_core.1.d2", "layer_norm_core.1.var", "eps", "layer_norm_core.1.std"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/layer_norm.yaml:48:16";
-      c.subject = "scale";
-      c.slot = 2;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:48:25";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"scale", "x"};
-      c.arg_slots = {2, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/layer_norm.yaml:49:16";
-      c.subject = "bias";
-      c.slot = 3;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:49:25";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"bias", "x"};
-      c.arg_slots = {3, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:50:16";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"x", "scale", "bias"};
-      c.arg_slots = {0, 2, 3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)";
-      c.guard_slot = 1;  // n
-      c.subject = "eps";
-      c.slot = 9;
-      c.has_min = true;
-      c.min = 0.0;
-      c.has_max = true;
-      c.max = 0.001;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/layer_norm.yaml:45:32", 0},
+      // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 1},
+      // 2: scale
+      {"scale", "rules/layer_norm.yaml:46:22", 2},
+      // 3: Mul(n, scale)
+      {"Mul", "rules/layer_norm.yaml:46:15", gen::kNoSlot, 2},
+      // 4: bias
+      {"bias", "rules/layer_norm.yaml:46:30", 3},
+      // 5: Add(Mul(n, scale), bias)
+      {"Add", "rules/layer_norm.yaml:46:11", 4, 2},
+      // 6: ReduceMean(x, axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 5, 1,
+       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 7: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 6,
+       2},
+      // 8: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 7,
+       2},
+      // 9: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 10: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 11: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       gen::kNoSlot, 1},
+      // 12: 2.0 | Cast(2.0)
+      {"alternatives",
+       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:45:16)"},
+      // 13: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       gen::kNoSlot, 2},
+      // 14: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       gen::kNoSlot, 2},
+      // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"alternatives",
+       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:45:16)"},
+      // 16: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 8, 1,
+       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 17: eps
+      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:45:16)", 9},
+      // 18: Add(layer_norm_core.1.var, eps)
+      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       gen::kNoSlot, 2},
+      // 19: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       10, 1},
+      // 20: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       gen::kNoSlot, 2},
+      // 21: Reciprocal(layer_norm_core.1.std)
+      {"Reciprocal",
+       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       gen::kNoSlot, 1},
+      // 22: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:45:16)",
+       gen::kNoSlot, 2},
+    },
+    // constraints
+    {{Check::kRank, "rules/layer_norm.yaml:48:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
+      {1}},
+     {Check::kNative, "rules/layer_norm.yaml:48:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+      "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kRank, "rules/layer_norm.yaml:49:16", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
+      {1}},
+     {Check::kNative, "rules/layer_norm.yaml:49:25", "bias", gen::kNoSlot, {"bias", "x"}, {3, 0},
+      "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kNative, "rules/layer_norm.yaml:50:16", "x", gen::kNoSlot, {"x", "scale", "bias"},
+      {0, 2, 3}, "same_elem_type", gen::nativePredicate("same_elem_type")},
+     {Check::kScalar,
+      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:45:16)", "eps", 9,
+      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule layer_norm: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule layer_norm (indices into its RuleSpec's exprs).
 struct LayerNormIds {
   enum : gen::ExprId {
@@ -412,6 +272,9 @@ struct LayerNormIds {
   };
 };
 
+/// The search of rule layer_norm: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
  public:
   LayerNormMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -425,7 +288,9 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -444,8 +309,9 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
 
   // ---- Match
 
-  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchScale,
-  // matchBias, matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2, matchEps.
+  // From LayerNormSharedMatch (the same in other rules of this file):
+  // matchX, matchScale, matchBias, matchLayerNormCore1Mean, matchLayerNormCore1D,
+  // matchLayerNormCore1D2, matchEps.
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
   /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
@@ -548,7 +414,7 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     return matchLayerNormCore1D(in1, [&] { return matchLayerNormCore1D(in0, k); });
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
   /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:45:16))
   bool matchAnyOf15(ValueId v, gen::Next k) {
     if (seen(kAnyOf15)) return same(kAnyOf15, v) && k();
@@ -562,7 +428,7 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
   /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:45:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
@@ -604,8 +470,9 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     if (!bind(kDiv, v)) return false;
     const NodeId n = node(kDiv, v, op::kDiv);
     if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchLayerNormCore1D2(input(n, 0),
-                                 [&] { return matchLayerNormCore1Std(input(n, 1), k); });
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
   }
 
   /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
@@ -645,13 +512,20 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
-        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:52:55", "rules/layer_norm.yaml:52:55");
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/layer_norm.yaml:52:55",
+        "rules/layer_norm.yaml:52:55");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:51:5",
-                     "rules/layer_norm.yaml:52:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/layer_norm.yaml:51:5",
+        "rules/layer_norm.yaml:52:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -673,12 +547,13 @@ class LayerNormMatch : public LayerNormSharedMatch<LayerNormIds> {
 class LayerNormRule : public RewritePattern {
  public:
   LayerNormRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                130,
-                                {"ort", "onnx"},
-                                "rules/layer_norm.yaml:41:5",
-                                {op::kLayerNormalization}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            130,
+            {"ort", "onnx"},
+            "rules/layer_norm.yaml:41:5",
+            {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -700,312 +575,128 @@ class LayerNormRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/layer_norm.yaml:54
-// layer_norm_fp16 (priority 130): LayerNorm of an fp16 model, statistics computed in float between
-// two Casts.
+// layer_norm_fp16 (priority 130): LayerNorm of an fp16 model, statistics computed in float between two Casts.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule layer_norm_fp16 for the shared checks and messages.
 const gen::RuleSpec& specLayerNormFp16() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "layer_norm_fp16";
-    s.loc = "rules/layer_norm.yaml:54:5";
-    s.root = 7;
-    s.slot_names = {"x",
-                    "n",
-                    "scale",
-                    "bias",
-                    "y",
-                    "layer_norm_core.1.mean",
-                    "layer_norm_core.1.d",
-                    "layer_norm_core.1.d2",
-                    "layer_norm_core.1.var",
-                    "eps",
-                    "layer_norm_core.1.std"};
-    s.num_captures = 0;
-    s.exprs.resize(25);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/layer_norm.yaml:58:37";
-      e.slot = 0;
-    }
-    {  // 1: Cast(x, to=1)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Cast";
-      e.loc = "rules/layer_norm.yaml:58:32";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/layer_norm.yaml:58:40";
-      }
-    }
-    {  // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-       // Reciprocal(layer_norm_core.1.std))
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "n";
-      e.loc = "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.slot = 1;
-    }
-    {  // 3: Cast(n, to=10)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Cast";
-      e.loc = "rules/layer_norm.yaml:59:19";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/layer_norm.yaml:59:27";
-      }
-    }
-    {  // 4: scale
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "scale";
-      e.loc = "rules/layer_norm.yaml:59:35";
-      e.slot = 2;
-    }
-    {  // 5: Mul(Cast(n, to=10), scale)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:59:15";
-      e.num_inputs = 2;
-    }
-    {  // 6: bias
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "bias";
-      e.loc = "rules/layer_norm.yaml:59:43";
-      e.slot = 3;
-    }
-    {  // 7: Add(Mul(Cast(n, to=10), scale), bias)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:59:11";
-      e.slot = 4;
-      e.num_inputs = 2;
-    }
-    {  // 8: ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.slot = 5;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      }
-    }
-    {  // 9: Sub(Cast(x, to=1), layer_norm_core.1.mean)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.slot = 6;
-      e.num_inputs = 2;
-    }
-    {  // 10: Sub(Cast(x, to=1), layer_norm_core.1.mean)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
-    {  // 11: 2.0
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 12: 2.0
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 13: Cast(2.0)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Cast";
-      e.loc = "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.num_inputs = 1;
-    }
-    {  // 14: 2.0 | Cast(2.0)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-    }
-    {  // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Pow";
-      e.loc = "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.num_inputs = 2;
-    }
-    {  // 16: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.num_inputs = 2;
-    }
-    {  // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
-       // layer_norm_core.1.d)
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-    }
-    {  // 18: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
-       // layer_norm_core.1.d)), axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.slot = 8;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      }
-    }
-    {  // 19: eps
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "eps";
-      e.loc = "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.slot = 9;
-    }
-    {  // 20: Add(layer_norm_core.1.var, eps)
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.num_inputs = 2;
-    }
-    {  // 21: Sqrt(Add(layer_norm_core.1.var, eps))
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Sqrt";
-      e.loc = "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.slot = 10;
-      e.num_inputs = 1;
-    }
-    {  // 22: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Div";
-      e.loc = "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.num_inputs = 2;
-    }
-    {  // 23: Reciprocal(layer_norm_core.1.std)
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Reciprocal";
-      e.loc = "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.num_inputs = 1;
-    }
-    {  // 24: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "layer_norm_fp16",
+    "rules/layer_norm.yaml:54:5",
+    7,  // root expr
+    // slots
+    {"x", "n", "scale", "bias", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
+     "layer_norm_core.1.d2", "layer_norm_core.1.var", "eps", "layer_norm_core.1.std"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/layer_norm.yaml:61:16";
-      c.subject = "x";
-      c.slot = 0;
-      c.strings = {"float16"};
-      c.elem_types = {10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/layer_norm.yaml:62:16";
-      c.subject = "scale";
-      c.slot = 2;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/layer_norm.yaml:62:25";
-      c.subject = "scale";
-      c.slot = 2;
-      c.strings = {"float16"};
-      c.elem_types = {10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:62:41";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"scale", "x"};
-      c.arg_slots = {2, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/layer_norm.yaml:63:16";
-      c.subject = "bias";
-      c.slot = 3;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/layer_norm.yaml:63:25";
-      c.subject = "bias";
-      c.slot = 3;
-      c.strings = {"float16"};
-      c.elem_types = {10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:63:41";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"bias", "x"};
-      c.arg_slots = {3, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)";
-      c.guard_slot = 1;  // n
-      c.subject = "eps";
-      c.slot = 9;
-      c.has_min = true;
-      c.min = 0.0;
-      c.has_max = true;
-      c.max = 0.001;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/layer_norm.yaml:58:37", 0},
+      // 1: Cast(x, to=1)
+      {"Cast", "rules/layer_norm.yaml:58:32", gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:58:40", Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 1},
+      // 3: Cast(n, to=10)
+      {"Cast", "rules/layer_norm.yaml:59:19", gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:59:27", Attr::kEquals, {gen::intLiteral(10)}}}},
+      // 4: scale
+      {"scale", "rules/layer_norm.yaml:59:35", 2},
+      // 5: Mul(Cast(n, to=10), scale)
+      {"Mul", "rules/layer_norm.yaml:59:15", gen::kNoSlot, 2},
+      // 6: bias
+      {"bias", "rules/layer_norm.yaml:59:43", 3},
+      // 7: Add(Mul(Cast(n, to=10), scale), bias)
+      {"Add", "rules/layer_norm.yaml:59:11", 4, 2},
+      // 8: ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 5, 1,
+       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 9: Sub(Cast(x, to=1), layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 6,
+       2},
+      // 10: Sub(Cast(x, to=1), layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 7,
+       2},
+      // 11: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 12: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 13: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 1},
+      // 14: 2.0 | Cast(2.0)
+      {"alternatives",
+       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:58:16)"},
+      // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 2},
+      // 16: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 2},
+      // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"alternatives",
+       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:58:16)"},
+      // 18: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 8, 1,
+       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 19: eps
+      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 9},
+      // 20: Add(layer_norm_core.1.var, eps)
+      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 2},
+      // 21: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       10, 1},
+      // 22: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 2},
+      // 23: Reciprocal(layer_norm_core.1.std)
+      {"Reciprocal",
+       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 1},
+      // 24: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       gen::kNoSlot, 2},
+    },
+    // constraints
+    {{Check::kElemType, "rules/layer_norm.yaml:61:16", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float16"}, {10}},
+     {Check::kRank, "rules/layer_norm.yaml:62:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
+      {1}},
+     {Check::kElemType, "rules/layer_norm.yaml:62:25", "scale", 2, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
+     {Check::kNative, "rules/layer_norm.yaml:62:41", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+      "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kRank, "rules/layer_norm.yaml:63:16", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
+      {1}},
+     {Check::kElemType, "rules/layer_norm.yaml:63:25", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float16"}, {10}},
+     {Check::kNative, "rules/layer_norm.yaml:63:41", "bias", gen::kNoSlot, {"bias", "x"}, {3, 0},
+      "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kScalar,
+      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", "eps", 9,
+      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule layer_norm_fp16: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule layer_norm_fp16 (indices into its RuleSpec's exprs).
 struct LayerNormFp16Ids {
   enum : gen::ExprId {
@@ -1037,6 +728,9 @@ struct LayerNormFp16Ids {
   };
 };
 
+/// The search of rule layer_norm_fp16: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
  public:
   LayerNormFp16Match(gen::Scratch& scratch, Rewriter& rw)
@@ -1050,7 +744,9 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -1069,8 +765,8 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
 
   // ---- Match
 
-  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchScale,
-  // matchBias, matchEps.
+  // From LayerNormSharedMatch (the same in other rules of this file):
+  // matchX, matchScale, matchBias, matchEps.
 
   /// Cast(x, to=1)  (rules/layer_norm.yaml:58:32)
   bool matchCast1(ValueId v, gen::Next k) {
@@ -1132,7 +828,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchMul5(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// layer_norm_core.1.mean = ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1)
+  /// layer_norm_core.1.mean = ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1) 
   /// (rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
   bool matchLayerNormCore1Mean(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Mean)) return same(kLayerNormCore1Mean, v) && k();
@@ -1152,8 +848,8 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// layer_norm_core.1.d2 = Sub(Cast(x, to=1), layer_norm_core.1.mean) (rules/layer_norm.yaml:33:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// layer_norm_core.1.d2 = Sub(Cast(x, to=1), layer_norm_core.1.mean) 
+  /// (rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
   bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
     if (!bind(kLayerNormCore1D2, v)) return false;
@@ -1221,7 +917,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchLayerNormCore1D(in1, [&] { return matchLayerNormCore1D(in0, k); });
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
   /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:58:16))
   bool matchAnyOf17(ValueId v, gen::Next k) {
     if (seen(kAnyOf17)) return same(kAnyOf17, v) && k();
@@ -1235,7 +931,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
   /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
@@ -1277,8 +973,9 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     if (!bind(kDiv, v)) return false;
     const NodeId n = node(kDiv, v, op::kDiv);
     if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchLayerNormCore1D2(input(n, 0),
-                                 [&] { return matchLayerNormCore1Std(input(n, 1), k); });
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
   }
 
   /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
@@ -1318,14 +1015,21 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
-        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:65:55", "rules/layer_norm.yaml:65:55");
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/layer_norm.yaml:65:55",
+        "rules/layer_norm.yaml:65:55");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     attrs3.push_back(gen::intAttribute("stash_type", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:64:5",
-                     "rules/layer_norm.yaml:65:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/layer_norm.yaml:64:5",
+        "rules/layer_norm.yaml:65:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1347,12 +1051,13 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
 class LayerNormFp16Rule : public RewritePattern {
  public:
   LayerNormFp16Rule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                130,
-                                {"ort", "onnx"},
-                                "rules/layer_norm.yaml:54:5",
-                                {op::kLayerNormalization}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            130,
+            {"ort", "onnx"},
+            "rules/layer_norm.yaml:54:5",
+            {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -1379,234 +1084,105 @@ class LayerNormFp16Rule : public RewritePattern {
 
 /// Static data of rule layer_norm_no_bias for the shared checks and messages.
 const gen::RuleSpec& specLayerNormNoBias() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "layer_norm_no_bias";
-    s.loc = "rules/layer_norm.yaml:67:5";
-    s.root = 3;
-    s.slot_names = {"x",
-                    "n",
-                    "scale",
-                    "y",
-                    "layer_norm_core.1.mean",
-                    "layer_norm_core.1.d",
-                    "layer_norm_core.1.d2",
-                    "layer_norm_core.1.var",
-                    "eps",
-                    "layer_norm_core.1.std"};
-    s.num_captures = 0;
-    s.exprs.resize(21);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/layer_norm.yaml:71:32";
-      e.slot = 0;
-    }
-    {  // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-       // Reciprocal(layer_norm_core.1.std))
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "n";
-      e.loc = "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.slot = 1;
-    }
-    {  // 2: scale
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "scale";
-      e.loc = "rules/layer_norm.yaml:72:18";
-      e.slot = 2;
-    }
-    {  // 3: Mul(n, scale)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:72:11";
-      e.slot = 3;
-      e.num_inputs = 2;
-    }
-    {  // 4: ReduceMean(x, axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.slot = 4;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      }
-    }
-    {  // 5: Sub(x, layer_norm_core.1.mean)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.slot = 5;
-      e.num_inputs = 2;
-    }
-    {  // 6: Sub(x, layer_norm_core.1.mean)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.slot = 6;
-      e.num_inputs = 2;
-    }
-    {  // 7: 2.0
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 8: 2.0
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 9: Cast(2.0)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Cast";
-      e.loc = "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.num_inputs = 1;
-    }
-    {  // 10: 2.0 | Cast(2.0)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-    }
-    {  // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Pow";
-      e.loc = "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.num_inputs = 2;
-    }
-    {  // 12: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.num_inputs = 2;
-    }
-    {  // 13: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
-       // layer_norm_core.1.d)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-    }
-    {  // 14: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
-       // layer_norm_core.1.d)), axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.slot = 7;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      }
-    }
-    {  // 15: eps
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "eps";
-      e.loc = "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.slot = 8;
-    }
-    {  // 16: Add(layer_norm_core.1.var, eps)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.num_inputs = 2;
-    }
-    {  // 17: Sqrt(Add(layer_norm_core.1.var, eps))
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Sqrt";
-      e.loc = "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.slot = 9;
-      e.num_inputs = 1;
-    }
-    {  // 18: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Div";
-      e.loc = "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.num_inputs = 2;
-    }
-    {  // 19: Reciprocal(layer_norm_core.1.std)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Reciprocal";
-      e.loc = "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.num_inputs = 1;
-    }
-    {  // 20: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "layer_norm_no_bias",
+    "rules/layer_norm.yaml:67:5",
+    3,  // root expr
+    // slots
+    {"x", "n", "scale", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
+     "layer_norm_core.1.d2", "layer_norm_core.1.var", "eps", "layer_norm_core.1.std"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/layer_norm.yaml:74:16";
-      c.subject = "scale";
-      c.slot = 2;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:74:25";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"scale", "x"};
-      c.arg_slots = {2, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:75:16";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"x", "scale"};
-      c.arg_slots = {0, 2};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)";
-      c.guard_slot = 1;  // n
-      c.subject = "eps";
-      c.slot = 8;
-      c.has_min = true;
-      c.min = 0.0;
-      c.has_max = true;
-      c.max = 0.001;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/layer_norm.yaml:71:32", 0},
+      // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 1},
+      // 2: scale
+      {"scale", "rules/layer_norm.yaml:72:18", 2},
+      // 3: Mul(n, scale)
+      {"Mul", "rules/layer_norm.yaml:72:11", 3, 2},
+      // 4: ReduceMean(x, axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 4, 1,
+       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 5: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 5,
+       2},
+      // 6: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 6,
+       2},
+      // 7: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 8: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 9: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       gen::kNoSlot, 1},
+      // 10: 2.0 | Cast(2.0)
+      {"alternatives",
+       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:71:16)"},
+      // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       gen::kNoSlot, 2},
+      // 12: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       gen::kNoSlot, 2},
+      // 13: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"alternatives",
+       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:71:16)"},
+      // 14: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 7, 1,
+       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 15: eps
+      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 8},
+      // 16: Add(layer_norm_core.1.var, eps)
+      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       gen::kNoSlot, 2},
+      // 17: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 9,
+       1},
+      // 18: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       gen::kNoSlot, 2},
+      // 19: Reciprocal(layer_norm_core.1.std)
+      {"Reciprocal",
+       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       gen::kNoSlot, 1},
+      // 20: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       gen::kNoSlot, 2},
+    },
+    // constraints
+    {{Check::kRank, "rules/layer_norm.yaml:74:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
+      {1}},
+     {Check::kNative, "rules/layer_norm.yaml:74:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+      "last_dim_of", gen::nativePredicate("last_dim_of")},
+     {Check::kNative, "rules/layer_norm.yaml:75:16", "x", gen::kNoSlot, {"x", "scale"}, {0, 2},
+      "same_elem_type", gen::nativePredicate("same_elem_type")},
+     {Check::kScalar,
+      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", "eps", 8,
+      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule layer_norm_no_bias: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule layer_norm_no_bias (indices into its RuleSpec's exprs).
 struct LayerNormNoBiasIds {
   enum : gen::ExprId {
@@ -1634,6 +1210,9 @@ struct LayerNormNoBiasIds {
   };
 };
 
+/// The search of rule layer_norm_no_bias: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
  public:
   LayerNormNoBiasMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -1647,7 +1226,9 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -1665,8 +1246,9 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
 
   // ---- Match
 
-  // From LayerNormSharedMatch (the same in other rules of this file): matchX, matchScale,
-  // matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2, matchEps.
+  // From LayerNormSharedMatch (the same in other rules of this file):
+  // matchX, matchScale, matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2,
+  // matchEps.
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
   /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
@@ -1755,7 +1337,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     return matchLayerNormCore1D(in1, [&] { return matchLayerNormCore1D(in0, k); });
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
   /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:71:16))
   bool matchAnyOf13(ValueId v, gen::Next k) {
     if (seen(kAnyOf13)) return same(kAnyOf13, v) && k();
@@ -1769,7 +1351,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
   /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:71:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
@@ -1811,8 +1393,9 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     if (!bind(kDiv, v)) return false;
     const NodeId n = node(kDiv, v, op::kDiv);
     if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchLayerNormCore1D2(input(n, 0),
-                                 [&] { return matchLayerNormCore1Std(input(n, 1), k); });
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
   }
 
   /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
@@ -1851,13 +1434,20 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 = valueOf(
-        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:77:49", "rules/layer_norm.yaml:77:49");
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/layer_norm.yaml:77:49",
+        "rules/layer_norm.yaml:77:49");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:76:5",
-                     "rules/layer_norm.yaml:77:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/layer_norm.yaml:76:5",
+        "rules/layer_norm.yaml:77:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1878,12 +1468,13 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
 class LayerNormNoBiasRule : public RewritePattern {
  public:
   LayerNormNoBiasRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                120,
-                                {"ort", "onnx"},
-                                "rules/layer_norm.yaml:67:5",
-                                {op::kLayerNormalization}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            120,
+            {"ort", "onnx"},
+            "rules/layer_norm.yaml:67:5",
+            {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -1905,208 +1496,102 @@ class LayerNormNoBiasRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/layer_norm.yaml:79
-// layer_norm_no_affine (priority 110): LayerNorm without scale or bias; the scale becomes a
-// constant of ones.
+// layer_norm_no_affine (priority 110): LayerNorm without scale or bias; the scale becomes a constant of ones.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule layer_norm_no_affine for the shared checks and messages.
 const gen::RuleSpec& specLayerNormNoAffine() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "layer_norm_no_affine";
-    s.loc = "rules/layer_norm.yaml:79:5";
-    s.root = 1;
-    s.slot_names = {"x",
-                    "y",
-                    "layer_norm_core.1.mean",
-                    "layer_norm_core.1.d",
-                    "layer_norm_core.1.d2",
-                    "layer_norm_core.1.var",
-                    "eps",
-                    "layer_norm_core.1.std"};
-    s.num_captures = 0;
-    s.exprs.resize(19);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/layer_norm.yaml:83:32";
-      e.slot = 0;
-    }
-    {  // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
-       // Reciprocal(layer_norm_core.1.std))
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "y";
-      e.loc = "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.slot = 1;
-    }
-    {  // 2: ReduceMean(x, axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.slot = 2;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      }
-    }
-    {  // 3: Sub(x, layer_norm_core.1.mean)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.slot = 3;
-      e.num_inputs = 2;
-    }
-    {  // 4: Sub(x, layer_norm_core.1.mean)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Sub";
-      e.loc = "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.slot = 4;
-      e.num_inputs = 2;
-    }
-    {  // 5: 2.0
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 6: 2.0
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "constant 2.0";
-      e.loc = "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 7: Cast(2.0)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Cast";
-      e.loc = "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.num_inputs = 1;
-    }
-    {  // 8: 2.0 | Cast(2.0)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-    }
-    {  // 9: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Pow";
-      e.loc = "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.num_inputs = 2;
-    }
-    {  // 10: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.num_inputs = 2;
-    }
-    {  // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
-       // layer_norm_core.1.d)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "alternatives";
-      e.loc = "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-    }
-    {  // 12: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d,
-       // layer_norm_core.1.d)), axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "ReduceMean";
-      e.loc = "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.slot = 5;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      }
-    }
-    {  // 13: eps
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "eps";
-      e.loc = "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.slot = 6;
-    }
-    {  // 14: Add(layer_norm_core.1.var, eps)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Add";
-      e.loc = "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.num_inputs = 2;
-    }
-    {  // 15: Sqrt(Add(layer_norm_core.1.var, eps))
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Sqrt";
-      e.loc = "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.slot = 7;
-      e.num_inputs = 1;
-    }
-    {  // 16: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Div";
-      e.loc = "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.num_inputs = 2;
-    }
-    {  // 17: Reciprocal(layer_norm_core.1.std)
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Reciprocal";
-      e.loc = "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.num_inputs = 1;
-    }
-    {  // 18: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Mul";
-      e.loc = "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "layer_norm_no_affine",
+    "rules/layer_norm.yaml:79:5",
+    1,  // root expr
+    // slots
+    {"x", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
+     "layer_norm_core.1.var", "eps", "layer_norm_core.1.std"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/layer_norm.yaml:85:12";
-      c.native = "static_last_dim";
-      c.predicate = gen::nativePredicate("static_last_dim");
-      c.args = {"x"};
-      c.arg_slots = {0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)";
-      c.guard_slot = 1;  // y
-      c.subject = "eps";
-      c.slot = 6;
-      c.has_min = true;
-      c.min = 0.0;
-      c.has_max = true;
-      c.max = 0.001;
-    }
-    s.num_symbols = 0;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/layer_norm.yaml:83:32", 0},
+      // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"y", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 1},
+      // 2: ReduceMean(x, axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 2, 1,
+       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 3: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 3,
+       2},
+      // 4: Sub(x, layer_norm_core.1.mean)
+      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 4,
+       2},
+      // 5: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 6: 2.0
+      {"constant 2.0",
+       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 7: Cast(2.0)
+      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       gen::kNoSlot, 1},
+      // 8: 2.0 | Cast(2.0)
+      {"alternatives",
+       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:83:16)"},
+      // 9: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
+      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       gen::kNoSlot, 2},
+      // 10: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       gen::kNoSlot, 2},
+      // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+      {"alternatives",
+       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:83:16)"},
+      // 12: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+      {"ReduceMean",
+       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 5, 1,
+       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims",
+         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 13: eps
+      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 6},
+      // 14: Add(layer_norm_core.1.var, eps)
+      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       gen::kNoSlot, 2},
+      // 15: Sqrt(Add(layer_norm_core.1.var, eps))
+      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 7,
+       1},
+      // 16: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
+      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       gen::kNoSlot, 2},
+      // 17: Reciprocal(layer_norm_core.1.std)
+      {"Reciprocal",
+       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       gen::kNoSlot, 1},
+      // 18: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
+      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       gen::kNoSlot, 2},
+    },
+    // constraints
+    {{Check::kNative, "rules/layer_norm.yaml:85:12", "x", gen::kNoSlot, {"x"}, {0},
+      "static_last_dim", gen::nativePredicate("static_last_dim")},
+     {Check::kScalar,
+      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", "eps", 6,
+      {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule layer_norm_no_affine: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule layer_norm_no_affine (indices into its RuleSpec's exprs).
 struct LayerNormNoAffineIds {
   enum : gen::ExprId {
@@ -2132,6 +1617,9 @@ struct LayerNormNoAffineIds {
   };
 };
 
+/// The search of rule layer_norm_no_affine: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds> {
  public:
   LayerNormNoAffineMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -2145,7 +1633,9 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -2161,8 +1651,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
 
   // ---- Match
 
-  // From LayerNormSharedMatch (the same in other rules of this file): matchX,
-  // matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2, matchEps.
+  // From LayerNormSharedMatch (the same in other rules of this file):
+  // matchX, matchLayerNormCore1Mean, matchLayerNormCore1D, matchLayerNormCore1D2, matchEps.
 
   /// y = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
   /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
@@ -2237,7 +1727,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     return matchLayerNormCore1D(in1, [&] { return matchLayerNormCore1D(in0, k); });
   }
 
-  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
+  /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
   /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:83:16))
   bool matchAnyOf11(ValueId v, gen::Next k) {
     if (seen(kAnyOf11)) return same(kAnyOf11, v) && k();
@@ -2251,7 +1741,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
-  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
+  /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
   /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:83:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
@@ -2293,8 +1783,9 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     if (!bind(kDiv, v)) return false;
     const NodeId n = node(kDiv, v, op::kDiv);
     if (n == kNoId || !attrs(kDiv, n, v)) return false;
-    return matchLayerNormCore1D2(input(n, 0),
-                                 [&] { return matchLayerNormCore1Std(input(n, 1), k); });
+    return matchLayerNormCore1D2(input(n, 0), [&] {
+      return matchLayerNormCore1Std(input(n, 1), k);
+    });
   }
 
   /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
@@ -2330,18 +1821,28 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/layer_norm.yaml:87:30", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
-        gen::tensorHelper("ones_of_last_dim"), {kSlotX}, {"x"}, "rules/layer_norm.yaml:87:33");
+        gen::tensorHelper("ones_of_last_dim"),
+        {kSlotX},
+        {"x"},
+        "rules/layer_norm.yaml:87:33");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 = valueOf(
-        kSlotEps, "epsilon", "eps", "rules/layer_norm.yaml:87:79", "rules/layer_norm.yaml:87:79");
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/layer_norm.yaml:87:79",
+        "rules/layer_norm.yaml:87:79");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/layer_norm.yaml:86:5",
-                     "rules/layer_norm.yaml:87:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/layer_norm.yaml:86:5",
+        "rules/layer_norm.yaml:87:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2362,12 +1863,13 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
 class LayerNormNoAffineRule : public RewritePattern {
  public:
   LayerNormNoAffineRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                110,
-                                {"ort", "onnx"},
-                                "rules/layer_norm.yaml:79:5",
-                                {op::kLayerNormalization}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            110,
+            {"ort", "onnx"},
+            "rules/layer_norm.yaml:79:5",
+            {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {

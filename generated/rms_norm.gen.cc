@@ -7,7 +7,11 @@
 // rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
 // rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
+// Laid out by rulec itself, so the text does not depend on any formatter's version;
+// formatters are told to leave it alone.
+//
 //===----------------------------------------------------------------------===//
+// clang-format off
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,14 +27,22 @@
 namespace onnx_rewrite {
 namespace {
 
+// Spec tables name only the members before the last non-default one.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 using To = gen::Matcher::To;
+// Enum values in the spec tables (runtime/match/RuleSpec.h).
+using Attr = gen::AttrSpec::Kind;
+using Check = gen::ConstraintSpec::Kind;
+using Dim = gen::ConstraintSpec::Dim::Kind;
 
 // Ops the rules match or create, interned once.
 namespace op {
 const OpId kAdd = OpId::get("", "Add");
 const OpId kCast = OpId::get("", "Cast");
-const OpId kComMicrosoftSkipSimplifiedLayerNormalization =
-    OpId::get("com.microsoft", "SkipSimplifiedLayerNormalization");
+const OpId kComMicrosoftSkipSimplifiedLayerNormalization = OpId::get(
+    "com.microsoft",
+    "SkipSimplifiedLayerNormalization");
 const OpId kDiv = OpId::get("", "Div");
 const OpId kMul = OpId::get("", "Mul");
 const OpId kPow = OpId::get("", "Pow");
@@ -94,8 +106,7 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 47:16, skip_simplified_layer_norm
   /// 47:16)
   bool matchSimplifiedLayerNormalization(ValueId v, gen::Next k) {
-    if (seen(Ids::kSimplifiedLayerNormalization))
-      return same(Ids::kSimplifiedLayerNormalization, v) && k();
+    if (seen(Ids::kSimplifiedLayerNormalization)) return same(Ids::kSimplifiedLayerNormalization, v) && k();
     if (!bind(Ids::kSimplifiedLayerNormalization, v)) return false;
     const NodeId n = node(Ids::kSimplifiedLayerNormalization, v, op::kSimplifiedLayerNormalization);
     if (n == kNoId || !attrs(Ids::kSimplifiedLayerNormalization, n, v)) return false;
@@ -114,8 +125,8 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// y = SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
-  /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps)) (rules/rms_norm.td:
-  /// skip_simplified_layer_norm_residual 47:6, skip_simplified_layer_norm 47:6)
+  /// RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
+  /// (rules/rms_norm.td: skip_simplified_layer_norm_residual 47:6, skip_simplified_layer_norm 47:6)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -135,205 +146,72 @@ class RmsNormSharedMatch : public gen::Matcher, protected Ids {
 
 /// Static data of rule simplified_layer_norm for the shared checks and messages.
 const gen::RuleSpec& specSimplifiedLayerNorm() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "simplified_layer_norm";
-    s.loc = "rules/rms_norm.td:15:5";
-    s.root = 19;
-    s.slot_names = {"x", "xf", "var", "eps", "std", "h", "weight", "y"};
-    s.num_captures = 0;
-    s.exprs.resize(20);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rms_norm.td:21:25";
-      e.slot = 0;
-    }
-    {  // 1: Cast?(x, to=1)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Cast";
-      e.loc = "rules/rms_norm.td:21:16";
-      e.slot = 1;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rms_norm.td:21:30";
-      }
-    }
-    {  // 2: 2.0
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "constant 2.0";
-      e.loc = "rules/rms_norm.td:22:40";
-      e.literal = gen::floatLiteral(2.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 3: Pow(xf, 2.0)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Pow";
-      e.loc = "rules/rms_norm.td:22:30";
-      e.num_inputs = 2;
-    }
-    {  // 4: Mul(xf, xf)
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Mul";
-      e.loc = "rules/rms_norm.td:22:48";
-      e.num_inputs = 2;
-    }
-    {  // 5: Pow(xf, 2.0) | Mul(xf, xf)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "alternatives";
-      e.loc = "rules/rms_norm.td:22:23";
-    }
-    {  // 6: ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "ReduceMean";
-      e.loc = "rules/rms_norm.td:22:6";
-      e.slot = 2;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/rms_norm.td:22:65";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "keepdims";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc = "rules/rms_norm.td:22:83";
-      }
-    }
-    {  // 7: eps
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "eps";
-      e.loc = "rules/rms_norm.td:23:27";
-      e.slot = 3;
-    }
-    {  // 8: Add(var, eps)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Add";
-      e.loc = "rules/rms_norm.td:23:17";
-      e.num_inputs = 2;
-    }
-    {  // 9: Sqrt(Add(var, eps))
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Sqrt";
-      e.loc = "rules/rms_norm.td:23:6";
-      e.slot = 4;
-      e.num_inputs = 1;
-    }
-    {  // 10: Reciprocal(std)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Reciprocal";
-      e.loc = "rules/rms_norm.td:24:42";
-      e.num_inputs = 1;
-    }
-    {  // 11: Mul(xf, Reciprocal(std))
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Mul";
-      e.loc = "rules/rms_norm.td:24:32";
-      e.num_inputs = 2;
-    }
-    {  // 12: Div(xf, std)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Div";
-      e.loc = "rules/rms_norm.td:24:62";
-      e.num_inputs = 2;
-    }
-    {  // 13: 1.0
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "constant 1.0";
-      e.loc = "rules/rms_norm.td:25:47";
-      e.literal = gen::floatLiteral(1.0);
-      e.tolerance = 1e-06;
-    }
-    {  // 14: Div(1.0, std)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Div";
-      e.loc = "rules/rms_norm.td:25:42";
-      e.num_inputs = 2;
-    }
-    {  // 15: Mul(xf, Div(1.0, std))
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Mul";
-      e.loc = "rules/rms_norm.td:25:32";
-      e.num_inputs = 2;
-    }
-    {  // 16: Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "alternatives";
-      e.loc = "rules/rms_norm.td:24:25";
-    }
-    {  // 17: Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Cast";
-      e.loc = "rules/rms_norm.td:24:16";
-      e.slot = 5;
-      e.num_inputs = 1;
-    }
-    {  // 18: weight
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "weight";
-      e.loc = "rules/rms_norm.td:26:17";
-      e.slot = 6;
-    }
-    {  // 19: Mul(h, weight)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Mul";
-      e.loc = "rules/rms_norm.td:26:6";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "simplified_layer_norm",
+    "rules/rms_norm.td:15:5",
+    19,  // root expr
+    // slots
+    {"x", "xf", "var", "eps", "std", "h", "weight", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kScalar;
-      c.loc = "rules/rms_norm.td:28:16";
-      c.subject = "eps";
-      c.slot = 3;
-      c.has_min = true;
-      c.min = 0.0;
-      c.has_max = true;
-      c.max = 0.001;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/rms_norm.td:28:44";
-      c.subject = "weight";
-      c.slot = 6;
-      c.ints = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rms_norm.td:29:16";
-      c.subject = "weight";
-      c.slot = 6;
-      c.strings = {"float", "float16", "bfloat16"};
-      c.elem_types = {1, 10, 16};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rms_norm.td:30:16";
-      c.native = "last_dim_of";
-      c.predicate = gen::nativePredicate("last_dim_of");
-      c.args = {"weight", "x"};
-      c.arg_slots = {6, 0};
-    }
-    s.num_symbols = 0;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/rms_norm.td:21:25", 0},
+      // 1: Cast?(x, to=1)
+      {"Cast", "rules/rms_norm.td:21:16", 1, 1,
+       {{"to", "rules/rms_norm.td:21:30", Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 2: 2.0
+      {"constant 2.0", "rules/rms_norm.td:22:40", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      // 3: Pow(xf, 2.0)
+      {"Pow", "rules/rms_norm.td:22:30", gen::kNoSlot, 2},
+      // 4: Mul(xf, xf)
+      {"Mul", "rules/rms_norm.td:22:48", gen::kNoSlot, 2},
+      // 5: Pow(xf, 2.0) | Mul(xf, xf)
+      {"alternatives", "rules/rms_norm.td:22:23"},
+      // 6: ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1)
+      {"ReduceMean", "rules/rms_norm.td:22:6", 2, 1,
+       {{"axes", "rules/rms_norm.td:22:65", Attr::kEquals, {gen::intsLiteral({-1})}, true},
+        {"keepdims", "rules/rms_norm.td:22:83", Attr::kEquals, {gen::intLiteral(1)}, false,
+         gen::intLiteral(1)}}},
+      // 7: eps
+      {"eps", "rules/rms_norm.td:23:27", 3},
+      // 8: Add(var, eps)
+      {"Add", "rules/rms_norm.td:23:17", gen::kNoSlot, 2},
+      // 9: Sqrt(Add(var, eps))
+      {"Sqrt", "rules/rms_norm.td:23:6", 4, 1},
+      // 10: Reciprocal(std)
+      {"Reciprocal", "rules/rms_norm.td:24:42", gen::kNoSlot, 1},
+      // 11: Mul(xf, Reciprocal(std))
+      {"Mul", "rules/rms_norm.td:24:32", gen::kNoSlot, 2},
+      // 12: Div(xf, std)
+      {"Div", "rules/rms_norm.td:24:62", gen::kNoSlot, 2},
+      // 13: 1.0
+      {"constant 1.0", "rules/rms_norm.td:25:47", gen::kNoSlot, 0, {}, gen::floatLiteral(1.0)},
+      // 14: Div(1.0, std)
+      {"Div", "rules/rms_norm.td:25:42", gen::kNoSlot, 2},
+      // 15: Mul(xf, Div(1.0, std))
+      {"Mul", "rules/rms_norm.td:25:32", gen::kNoSlot, 2},
+      // 16: Mul(xf, Reciprocal(std)) | Div(xf, std) | Mul(xf, Div(1.0, std))
+      {"alternatives", "rules/rms_norm.td:24:25"},
+      // 17: Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
+      {"Cast", "rules/rms_norm.td:24:16", 5, 1},
+      // 18: weight
+      {"weight", "rules/rms_norm.td:26:17", 6},
+      // 19: Mul(h, weight)
+      {"Mul", "rules/rms_norm.td:26:6", 7, 2},
+    },
+    // constraints
+    {{Check::kScalar, "rules/rms_norm.td:28:16", "eps", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+      true, true, 0.0, 0.001},
+     {Check::kRank, "rules/rms_norm.td:28:44", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot, {1}},
+     {Check::kElemType, "rules/rms_norm.td:29:16", "weight", 6, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float", "float16", "bfloat16"}, {1, 10, 16}},
+     {Check::kNative, "rules/rms_norm.td:30:16", "weight", gen::kNoSlot, {"weight", "x"}, {6, 0},
+      "last_dim_of", gen::nativePredicate("last_dim_of")}},
+    // rewrite variants
+    {{true, "", 23}, {}},
+  };
   return spec;
 }
 
@@ -417,7 +295,8 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchX(v, k);  // absent: Cast stands for its input
+    // absent: Cast stands for its input
+    return matchX(v, k);
   }
 
   /// 2.0  (rules/rms_norm.td:22:40)
@@ -461,7 +340,8 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return false;
   }
 
-  /// var = ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1) (rules/rms_norm.td:22:6)
+  /// var = ReduceMean((Pow(xf, 2.0) | Mul(xf, xf)), axes=[-1], keepdims=1) 
+  /// (rules/rms_norm.td:22:6)
   bool matchVar(ValueId v, gen::Next k) {
     if (seen(kVar)) return same(kVar, v) && k();
     if (!bind(kVar, v)) return false;
@@ -574,7 +454,7 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     return false;
   }
 
-  /// h = Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...))))
+  /// h = Cast?((Mul(xf, Reciprocal(...)) | Div(xf, std) | Mul(xf, Div(...)))) 
   /// (rules/rms_norm.td:24:16)
   bool matchH(ValueId v, gen::Next k) {
     if (seen(kH)) return same(kH, v) && k();
@@ -587,7 +467,8 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf16(v, k);  // absent: Cast stands for its input
+    // absent: Cast stands for its input
+    return matchAnyOf16(v, k);
   }
 
   /// weight  (rules/rms_norm.td:26:17)
@@ -620,15 +501,22 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     if (!requireBound(kSlotWeight, "rules/rms_norm.td:32:53", "weight")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
-    std::optional<onnx::AttributeProto> a2_1 =
-        valueOf(kSlotEps, "epsilon", "eps", "rules/rms_norm.td:32:74", "rules/rms_norm.td:32:74");
+    std::optional<onnx::AttributeProto> a2_1 = valueOf(
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/rms_norm.td:32:74",
+        "rules/rms_norm.td:32:74");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     attrs2.push_back(gen::intAttribute("stash_type", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:32:5",
-                     "rules/rms_norm.td:32:29"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rms_norm.td:32:5",
+        "rules/rms_norm.td:32:29")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -652,15 +540,22 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
     if (!requireBound(kSlotWeight, "rules/rms_norm.td:34:59", "weight")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
-    std::optional<onnx::AttributeProto> a2_1 =
-        valueOf(kSlotEps, "epsilon", "eps", "rules/rms_norm.td:35:54", "rules/rms_norm.td:35:54");
+    std::optional<onnx::AttributeProto> a2_1 = valueOf(
+        kSlotEps,
+        "epsilon",
+        "eps",
+        "rules/rms_norm.td:35:54",
+        "rules/rms_norm.td:35:54");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     attrs2.push_back(gen::intAttribute("stash_type", 1));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:34:5",
-                     "rules/rms_norm.td:34:23"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rms_norm.td:34:5",
+        "rules/rms_norm.td:34:23")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -681,12 +576,13 @@ class SimplifiedLayerNormMatch : public gen::Matcher {
 class SimplifiedLayerNormRule : public RewritePattern {
  public:
   SimplifiedLayerNormRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                100,
-                                {"ort", "onnx"},
-                                "rules/rms_norm.td:15:5",
-                                {op::kRMSNormalization, op::kSimplifiedLayerNormalization}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            100,
+            {"ort", "onnx"},
+            "rules/rms_norm.td:15:5",
+            {op::kRMSNormalization, op::kSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -708,159 +604,63 @@ class SimplifiedLayerNormRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/rms_norm.td:54
-// skip_simplified_layer_norm_residual (priority 61): Add + RMSNorm whose sum is also read
-// elsewhere.
+// skip_simplified_layer_norm_residual (priority 61): Add + RMSNorm whose sum is also read elsewhere.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule skip_simplified_layer_norm_residual for the shared checks and messages.
 const gen::RuleSpec& specSkipSimplifiedLayerNormResidual() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "skip_simplified_layer_norm_residual";
-    s.loc = "rules/rms_norm.td:54:5";
-    s.root = 6;
-    s.slot_names = {"a", "skip", "s", "gamma", "y"};
-    s.num_captures = 1;
-    s.exprs.resize(7);
-    {  // 0: a
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "a";
-      e.loc = "rules/rms_norm.td:46:13";
-      e.slot = 0;
-    }
-    {  // 1: skip
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "skip";
-      e.loc = "rules/rms_norm.td:46:17";
-      e.slot = 1;
-    }
-    {  // 2: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Add";
-      e.loc = "rules/rms_norm.td:46:6";
-      e.slot = 2;
-      e.num_inputs = 2;
-    }
-    {  // 3: gamma
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "gamma";
-      e.loc = "rules/rms_norm.td:47:49";
-      e.slot = 3;
-    }
-    {  // 4: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "SimplifiedLayerNormalization";
-      e.loc = "rules/rms_norm.td:47:16";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc = "rules/rms_norm.td:47:58";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/rms_norm.td:47:69";
-      }
-    }
-    {  // 5: RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "RMSNormalization";
-      e.loc = "rules/rms_norm.td:48:16";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc = "rules/rms_norm.td:48:46";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/rms_norm.td:48:57";
-      }
-    }
-    {  // 6: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
-       // RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "y";
-      e.loc = "rules/rms_norm.td:47:6";
-      e.slot = 4;
-    }
+  static const gen::RuleSpec spec = {
+    "skip_simplified_layer_norm_residual",
+    "rules/rms_norm.td:54:5",
+    6,  // root expr
+    // slots
+    {"a", "skip", "s", "gamma", "y"},
+    1,  // attribute captures
+    3,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc = "rules/rms_norm.td:57:7";
-      c.subject = "s";
-      c.slot = 2;
-      c.has_min = true;
-      c.min = 2.0;
-      c.has_max = true;
-      c.max = 1e+06;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:57:7";
-      c.subject = "a";
-      c.slot = 0;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:57:7";
-      c.subject = "skip";
-      c.slot = 1;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:57:7";
-      c.subject = "gamma";
-      c.slot = 3;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rms_norm.td:57:7";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"a", "skip", "gamma"};
-      c.arg_slots = {0, 1, 3};
-    }
-    s.num_symbols = 3;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: a
+      {"a", "rules/rms_norm.td:46:13", 0},
+      // 1: skip
+      {"skip", "rules/rms_norm.td:46:17", 1},
+      // 2: Add(a, skip)
+      {"Add", "rules/rms_norm.td:46:6", 2, 2},
+      // 3: gamma
+      {"gamma", "rules/rms_norm.td:47:49", 3},
+      // 4: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
+      {"SimplifiedLayerNormalization", "rules/rms_norm.td:47:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:47:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
+         gen::intLiteral(-1)},
+        {"epsilon", "rules/rms_norm.td:47:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+         {}, 0.0, 0.0, 0, "eps"}}},
+      // 5: RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
+      {"RMSNormalization", "rules/rms_norm.td:48:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:48:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
+         gen::intLiteral(-1)},
+        {"epsilon", "rules/rms_norm.td:48:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+         {}, 0.0, 0.0, 0, "eps"}}},
+      // 6: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) | RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
+      {"y", "rules/rms_norm.td:47:6", 4},
+    },
+    // constraints
+    {{Check::kConsumers, "rules/rms_norm.td:57:7", "s", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+      true, true, 2.0, 1e+06},
+     {Check::kShape, "rules/rms_norm.td:57:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
+      false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape, "rules/rms_norm.td:57:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape, "rules/rms_norm.td:57:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"H"}, {{Dim::kSymbol, 0, 2}}},
+     {Check::kNative, "rules/rms_norm.td:57:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
+      {0, 1, 3}, "same_elem_type", gen::nativePredicate("same_elem_type")}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule skip_simplified_layer_norm_residual: one function per pattern expr, each
-/// matching its value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule skip_simplified_layer_norm_residual (indices into its RuleSpec's exprs).
 struct SkipSimplifiedLayerNormResidualIds {
   enum : gen::ExprId {
@@ -874,12 +674,13 @@ struct SkipSimplifiedLayerNormResidualIds {
   };
 };
 
-class SkipSimplifiedLayerNormResidualMatch
-    : public RmsNormSharedMatch<SkipSimplifiedLayerNormResidualIds> {
+/// The search of rule skip_simplified_layer_norm_residual: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class SkipSimplifiedLayerNormResidualMatch : public RmsNormSharedMatch<SkipSimplifiedLayerNormResidualIds> {
  public:
   SkipSimplifiedLayerNormResidualMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RmsNormSharedMatch<SkipSimplifiedLayerNormResidualIds>(
-            specSkipSimplifiedLayerNormResidual(), scratch, rw) {}
+      : RmsNormSharedMatch<SkipSimplifiedLayerNormResidualIds>(specSkipSimplifiedLayerNormResidual(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -889,7 +690,9 @@ class SkipSimplifiedLayerNormResidualMatch
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -902,8 +705,9 @@ class SkipSimplifiedLayerNormResidualMatch
 
   // ---- Match
 
-  // From RmsNormSharedMatch (the same in other rules of this file): matchA, matchSkip, matchS,
-  // matchGamma, matchSimplifiedLayerNormalization, matchRMSNormalization, matchY.
+  // From RmsNormSharedMatch (the same in other rules of this file):
+  // matchA, matchSkip, matchS, matchGamma, matchSimplifiedLayerNormalization,
+  // matchRMSNormalization, matchY.
 
   // ---- Rewrite
 
@@ -916,17 +720,27 @@ class SkipSimplifiedLayerNormResidualMatch
     if (!requireBound(kSlotSkip, "rules/rms_norm.td:59:59", "skip")) return false;
     if (!requireBound(kSlotGamma, "rules/rms_norm.td:59:66", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 =
-        captured(0, "epsilon", "eps", "rules/rms_norm.td:59:75", "rules/rms_norm.td:59:75");
+    std::optional<onnx::AttributeProto> a3_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/rms_norm.td:59:75",
+        "rules/rms_norm.td:59:75");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:58:7",
-                     "rules/rms_norm.td:59:20"))
-      return false;
-    if (!replaceable(kSlotS, To::kOp, gen::kNoSlot, "rules/rms_norm.td:58:7",
-                     "rules/rms_norm.td:58:39"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rms_norm.td:58:7",
+        "rules/rms_norm.td:59:20")) return false;
+    if (!replaceable(
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rms_norm.td:58:7",
+        "rules/rms_norm.td:58:39")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -951,12 +765,13 @@ class SkipSimplifiedLayerNormResidualMatch
 class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
  public:
   SkipSimplifiedLayerNormResidualRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                61,
-                                {"ort"},
-                                "rules/rms_norm.td:54:5",
-                                {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            61,
+            {"ort"},
+            "rules/rms_norm.td:54:5",
+            {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -983,142 +798,56 @@ class SkipSimplifiedLayerNormResidualRule : public RewritePattern {
 
 /// Static data of rule skip_simplified_layer_norm for the shared checks and messages.
 const gen::RuleSpec& specSkipSimplifiedLayerNorm() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "skip_simplified_layer_norm";
-    s.loc = "rules/rms_norm.td:62:5";
-    s.root = 6;
-    s.slot_names = {"a", "skip", "s", "gamma", "y"};
-    s.num_captures = 1;
-    s.exprs.resize(7);
-    {  // 0: a
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "a";
-      e.loc = "rules/rms_norm.td:46:13";
-      e.slot = 0;
-    }
-    {  // 1: skip
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "skip";
-      e.loc = "rules/rms_norm.td:46:17";
-      e.slot = 1;
-    }
-    {  // 2: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Add";
-      e.loc = "rules/rms_norm.td:46:6";
-      e.slot = 2;
-      e.num_inputs = 2;
-    }
-    {  // 3: gamma
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "gamma";
-      e.loc = "rules/rms_norm.td:47:49";
-      e.slot = 3;
-    }
-    {  // 4: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "SimplifiedLayerNormalization";
-      e.loc = "rules/rms_norm.td:47:16";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc = "rules/rms_norm.td:47:58";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/rms_norm.td:47:69";
-      }
-    }
-    {  // 5: RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "RMSNormalization";
-      e.loc = "rules/rms_norm.td:48:16";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc = "rules/rms_norm.td:48:46";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/rms_norm.td:48:57";
-      }
-    }
-    {  // 6: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) |
-       // RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "y";
-      e.loc = "rules/rms_norm.td:47:6";
-      e.slot = 4;
-    }
+  static const gen::RuleSpec spec = {
+    "skip_simplified_layer_norm",
+    "rules/rms_norm.td:62:5",
+    6,  // root expr
+    // slots
+    {"a", "skip", "s", "gamma", "y"},
+    1,  // attribute captures
+    3,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:65:7";
-      c.subject = "a";
-      c.slot = 0;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:65:7";
-      c.subject = "skip";
-      c.slot = 1;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rms_norm.td:65:7";
-      c.subject = "gamma";
-      c.slot = 3;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rms_norm.td:65:7";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"a", "skip", "gamma"};
-      c.arg_slots = {0, 1, 3};
-    }
-    s.num_symbols = 3;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: a
+      {"a", "rules/rms_norm.td:46:13", 0},
+      // 1: skip
+      {"skip", "rules/rms_norm.td:46:17", 1},
+      // 2: Add(a, skip)
+      {"Add", "rules/rms_norm.td:46:6", 2, 2},
+      // 3: gamma
+      {"gamma", "rules/rms_norm.td:47:49", 3},
+      // 4: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps))
+      {"SimplifiedLayerNormalization", "rules/rms_norm.td:47:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:47:58", Attr::kEquals, {gen::intLiteral(-1)}, true,
+         gen::intLiteral(-1)},
+        {"epsilon", "rules/rms_norm.td:47:69", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+         {}, 0.0, 0.0, 0, "eps"}}},
+      // 5: RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
+      {"RMSNormalization", "rules/rms_norm.td:48:16", gen::kNoSlot, 2,
+       {{"axis", "rules/rms_norm.td:48:46", Attr::kEquals, {gen::intLiteral(-1)}, true,
+         gen::intLiteral(-1)},
+        {"epsilon", "rules/rms_norm.td:48:57", Attr::kCapture, {}, false, gen::floatLiteral(1e-05),
+         {}, 0.0, 0.0, 0, "eps"}}},
+      // 6: SimplifiedLayerNormalization(s, gamma, axis=-1, epsilon=capture(eps)) | RMSNormalization(s, gamma, axis=-1, epsilon=capture(eps))
+      {"y", "rules/rms_norm.td:47:6", 4},
+    },
+    // constraints
+    {{Check::kShape, "rules/rms_norm.td:65:7", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {}, false,
+      false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape, "rules/rms_norm.td:65:7", "skip", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape, "rules/rms_norm.td:65:7", "gamma", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"H"}, {{Dim::kSymbol, 0, 2}}},
+     {Check::kNative, "rules/rms_norm.td:65:7", "a", gen::kNoSlot, {"a", "skip", "gamma"},
+      {0, 1, 3}, "same_elem_type", gen::nativePredicate("same_elem_type")}},
+    // rewrite variants
+    {{}},
+  };
   return spec;
 }
 
-/// The search of rule skip_simplified_layer_norm: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule skip_simplified_layer_norm (indices into its RuleSpec's exprs).
 struct SkipSimplifiedLayerNormIds {
   enum : gen::ExprId {
@@ -1132,11 +861,13 @@ struct SkipSimplifiedLayerNormIds {
   };
 };
 
+/// The search of rule skip_simplified_layer_norm: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLayerNormIds> {
  public:
   SkipSimplifiedLayerNormMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RmsNormSharedMatch<SkipSimplifiedLayerNormIds>(specSkipSimplifiedLayerNorm(), scratch, rw) {
-  }
+      : RmsNormSharedMatch<SkipSimplifiedLayerNormIds>(specSkipSimplifiedLayerNorm(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -1146,7 +877,9 @@ class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLay
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    return rewrite0();
+  }
 
  private:
   enum : uint32_t {
@@ -1159,8 +892,9 @@ class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLay
 
   // ---- Match
 
-  // From RmsNormSharedMatch (the same in other rules of this file): matchA, matchSkip, matchS,
-  // matchGamma, matchSimplifiedLayerNormalization, matchRMSNormalization, matchY.
+  // From RmsNormSharedMatch (the same in other rules of this file):
+  // matchA, matchSkip, matchS, matchGamma, matchSimplifiedLayerNormalization,
+  // matchRMSNormalization, matchY.
 
   // ---- Rewrite
 
@@ -1172,14 +906,21 @@ class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLay
     if (!requireBound(kSlotSkip, "rules/rms_norm.td:66:61", "skip")) return false;
     if (!requireBound(kSlotGamma, "rules/rms_norm.td:66:68", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 =
-        captured(0, "epsilon", "eps", "rules/rms_norm.td:67:57", "rules/rms_norm.td:67:57");
+    std::optional<onnx::AttributeProto> a3_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/rms_norm.td:67:57",
+        "rules/rms_norm.td:67:57");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rms_norm.td:66:7",
-                     "rules/rms_norm.td:66:19"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rms_norm.td:66:7",
+        "rules/rms_norm.td:66:19")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1201,12 +942,13 @@ class SkipSimplifiedLayerNormMatch : public RmsNormSharedMatch<SkipSimplifiedLay
 class SkipSimplifiedLayerNormRule : public RewritePattern {
  public:
   SkipSimplifiedLayerNormRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                60,
-                                {"ort"},
-                                "rules/rms_norm.td:62:5",
-                                {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            60,
+            {"ort"},
+            "rules/rms_norm.td:62:5",
+            {op::kComMicrosoftSkipSimplifiedLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -1232,14 +974,20 @@ void populateRmsNorm(RuleSet& rules) {
   rules.add(std::make_unique<SimplifiedLayerNormRule>("simplified_layer_norm", op::kMul, 0));
   rules.add(std::make_unique<SkipSimplifiedLayerNormResidualRule>(
       "skip_simplified_layer_norm_residual/SimplifiedLayerNormalization",
-      op::kSimplifiedLayerNormalization, 0));
+      op::kSimplifiedLayerNormalization,
+      0));
   rules.add(std::make_unique<SkipSimplifiedLayerNormResidualRule>(
-      "skip_simplified_layer_norm_residual/RMSNormalization", op::kRMSNormalization, 0));
-  rules.add(std::make_unique<SkipSimplifiedLayerNormRule>(
-      "skip_simplified_layer_norm/SimplifiedLayerNormalization", op::kSimplifiedLayerNormalization,
+      "skip_simplified_layer_norm_residual/RMSNormalization",
+      op::kRMSNormalization,
       0));
   rules.add(std::make_unique<SkipSimplifiedLayerNormRule>(
-      "skip_simplified_layer_norm/RMSNormalization", op::kRMSNormalization, 0));
+      "skip_simplified_layer_norm/SimplifiedLayerNormalization",
+      op::kSimplifiedLayerNormalization,
+      0));
+  rules.add(std::make_unique<SkipSimplifiedLayerNormRule>(
+      "skip_simplified_layer_norm/RMSNormalization",
+      op::kRMSNormalization,
+      0));
 }
 
 }  // namespace onnx_rewrite

@@ -7,7 +7,11 @@
 // rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
 // rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
+// Laid out by rulec itself, so the text does not depend on any formatter's version;
+// formatters are told to leave it alone.
+//
 //===----------------------------------------------------------------------===//
+// clang-format off
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,7 +27,14 @@
 namespace onnx_rewrite {
 namespace {
 
+// Spec tables name only the members before the last non-default one.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 using To = gen::Matcher::To;
+// Enum values in the spec tables (runtime/match/RuleSpec.h).
+using Attr = gen::AttrSpec::Kind;
+using Check = gen::ConstraintSpec::Kind;
+using Dim = gen::ConstraintSpec::Dim::Kind;
 
 // Ops the rules match or create, interned once.
 namespace op {
@@ -347,7 +358,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return matchX(input(n, 0), [&] {
       return matchConstant12(input(n, 1), [&] {
         return matchRotatePairs1E1(input(n, 2), [&] {
-          return matchRotatePairs1A1(input(n, 3), [&] { return matchConstant15(input(n, 4), k); });
+          return matchRotatePairs1A1(input(n, 3), [&] {
+            return matchConstant15(input(n, 4), k);
+          });
         });
       });
     });
@@ -392,7 +405,9 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
     return matchX(input(n, 0), [&] {
       return matchConstant17(input(n, 1), [&] {
         return matchRotatePairs1E2(input(n, 2), [&] {
-          return matchRotatePairs1A2(input(n, 3), [&] { return matchConstant20(input(n, 4), k); });
+          return matchRotatePairs1A2(input(n, 3), [&] {
+            return matchConstant20(input(n, 4), k);
+          });
         });
       });
     });
@@ -435,9 +450,10 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// rotate_pairs.1.st = Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]),
-  /// Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1) (rules/rotary.yaml:
-  /// rotary_embedding_interleaved 76:13 (in rotate_pairs at rules/rotary.yaml:205:34),
-  /// rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at rules/rotary.yaml:221:34))
+  /// Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
+  /// (rules/rotary.yaml: rotary_embedding_interleaved 76:13 (in rotate_pairs at
+  /// rules/rotary.yaml:205:34), rotary_embedding_interleaved_bsnh 76:13 (in rotate_pairs at
+  /// rules/rotary.yaml:221:34))
   bool matchRotatePairs1St(ValueId v, gen::Next k) {
     if (seen(Ids::kRotatePairs1St)) return same(Ids::kRotatePairs1St, v) && k();
     if (!bind(Ids::kRotatePairs1St, v)) return false;
@@ -599,968 +615,359 @@ class RotarySharedMatch : public gen::Matcher, protected Ids {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/rotary.yaml:127
-// rotary_embedding (priority 95): Hugging Face rotate-half RoPE on [B, N, S, H] heads or a 3-D [B,
-// S, H] x.
+// rotary_embedding (priority 95): Hugging Face rotate-half RoPE on [B, N, S, H] heads or a 3-D [B, S, H] x.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule rotary_embedding for the shared checks and messages.
 const gen::RuleSpec& specRotaryEmbedding() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding";
-    s.loc = "rules/rotary.yaml:127:5";
-    s.root = 19;
-    s.slot_names = {"cos_cache",
-                    "cache_rows.1.c",
-                    "pos",
-                    "sin_cache",
-                    "cache_rows.2.c",
-                    "flat_cache_rows.1.c",
-                    "flat_cache_rows.2.c",
-                    "cos",
-                    "sin",
-                    "x",
-                    "rotate_half.1.rot",
-                    "y",
-                    "rotate_half.1.i1",
-                    "rotate_half.1.c1",
-                    "rotate_half.1.h1",
-                    "rotate_half.1.i2",
-                    "rotate_half.1.c2",
-                    "rotate_half.1.h2",
-                    "rotate_half.1.a1",
-                    "rotate_half.1.s1",
-                    "rotate_half.1.e2",
-                    "rotate_half.1.a2",
-                    "rotate_half.1.s2",
-                    "rotate_half.1.p1",
-                    "rotate_half.1.p2",
-                    "rotate_half.1.x1",
-                    "rotate_half.1.x2"};
-    s.num_captures = 0;
-    s.exprs.resize(85);
-    {  // 0: cos_cache
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:131:48";
-      e.slot = 0;
-    }
-    {  // 1: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) |
-       // Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "cache_rows.1.c";
-      e.loc = "rules/rotary.yaml:107:35 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.slot = 1;
-    }
-    {  // 2: pos
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:131:60";
-      e.slot = 2;
-    }
-    {  // 3: Gather(cache_rows.1.c, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:131:30";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:131:65";
-      }
-    }
-    {  // 4: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:131:20";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:131:74";
-      }
-    }
-    {  // 5: sin_cache
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:132:48";
-      e.slot = 3;
-    }
-    {  // 6: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) |
-       // Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "cache_rows.2.c";
-      e.loc = "rules/rotary.yaml:107:35 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.slot = 4;
-    }
-    {  // 7: Gather(cache_rows.2.c, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:132:30";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:132:65";
-      }
-    }
-    {  // 8: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:132:20";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:132:74";
-      }
-    }
-    {  // 9: Slice?(cos_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:116:11 (in flat_cache_rows at rules/rotary.yaml:133:29)";
-      e.slot = 5;
-      e.num_inputs = 4;
-    }
-    {  // 10: Gather(flat_cache_rows.1.c, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:133:22";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:133:62";
-      }
-    }
-    {  // 11: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:116:11 (in flat_cache_rows at rules/rotary.yaml:134:29)";
-      e.slot = 6;
-      e.num_inputs = 4;
-    }
-    {  // 12: Gather(flat_cache_rows.2.c, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:134:22";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:134:62";
-      }
-    }
-    {  // 13: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c,
-       // pos, axis=0)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "cos";
-      e.loc = "rules/rotary.yaml:133:19";
-      e.slot = 7;
-      e.peers = {14};  // one tuple
-    }
-    {  // 14: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.2.c,
-       // pos, axis=0)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "sin";
-      e.loc = "rules/rotary.yaml:133:19";
-      e.slot = 8;
-      e.peers = {13};  // one tuple
-    }
-    {  // 15: x
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:135:21";
-      e.slot = 9;
-    }
-    {  // 16: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:135:17";
-      e.num_inputs = 2;
-    }
-    {  // 17: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 10;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:135:34)";
-      }
-    }
-    {  // 18: Mul(rotate_half.1.rot, sin)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:135:30";
-      e.num_inputs = 2;
-    }
-    {  // 19: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:135:13";
-      e.slot = 11;
-      e.num_inputs = 2;
-    }
-    {  // 20: 0
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 21: _
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:131:37)";
-    }
-    {  // 22: 0
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 23: Slice?(cos_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:107:12 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.num_inputs = 4;
-    }
-    {  // 24: 0
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 25: _
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:131:37)";
-    }
-    {  // 26: 2
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 27: Slice(cos_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:107:53 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.num_inputs = 4;
-    }
-    {  // 28: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:107:45 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:107:76 (in cache_rows at rules/rotary.yaml:131:37)";
-      }
-    }
-    {  // 29: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:107:37 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:107:80 (in cache_rows at rules/rotary.yaml:131:37)";
-      }
-    }
-    {  // 30: 0
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 31: _
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:131:37)";
-    }
-    {  // 32: 2
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 33: Slice(cos_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:108:30 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.num_inputs = 4;
-    }
-    {  // 34: Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:108:22 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:108:53 (in cache_rows at rules/rotary.yaml:131:37)";
-      }
-    }
-    {  // 35: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:108:14 (in cache_rows at rules/rotary.yaml:131:37)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:108:57 (in cache_rows at rules/rotary.yaml:131:37)";
-      }
-    }
-    {  // 36: 0
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 37: _
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:132:37)";
-    }
-    {  // 38: 0
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 39: Slice?(sin_cache, 0, _, 0)
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:107:12 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.num_inputs = 4;
-    }
-    {  // 40: 0
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 41: _
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:132:37)";
-    }
-    {  // 42: 2
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 43: Slice(sin_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:107:53 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.num_inputs = 4;
-    }
-    {  // 44: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:107:45 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:107:76 (in cache_rows at rules/rotary.yaml:132:37)";
-      }
-    }
-    {  // 45: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:107:37 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:107:80 (in cache_rows at rules/rotary.yaml:132:37)";
-      }
-    }
-    {  // 46: 0
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 47: _
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:132:37)";
-    }
-    {  // 48: 2
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 49: Slice(sin_cache, 0, _, 2)
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:108:30 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.num_inputs = 4;
-    }
-    {  // 50: Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:108:22 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:108:53 (in cache_rows at rules/rotary.yaml:132:37)";
-      }
-    }
-    {  // 51: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "Squeeze";
-      e.loc = "rules/rotary.yaml:108:14 (in cache_rows at rules/rotary.yaml:132:37)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:108:57 (in cache_rows at rules/rotary.yaml:132:37)";
-      }
-    }
-    {  // 52: 0
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:133:29)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 53: _
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:133:29)";
-    }
-    {  // 54: 0
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:133:29)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 55: 0
-      gen::ExprSpec& e = s.exprs[55];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:134:29)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 56: _
-      gen::ExprSpec& e = s.exprs[56];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:134:29)";
-    }
-    {  // 57: 0
-      gen::ExprSpec& e = s.exprs[57];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:134:29)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 58: Shape(x)
-      gen::ExprSpec& e = s.exprs[58];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.num_inputs = 1;
-    }
-    {  // 59: rotate_half.1.i1
-      gen::ExprSpec& e = s.exprs[59];
-      e.label = "rotate_half.1.i1";
-      e.loc = "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 12;
-    }
-    {  // 60: Gather(Shape(x), rotate_half.1.i1)
-      gen::ExprSpec& e = s.exprs[60];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.num_inputs = 2;
-    }
-    {  // 61: 2
-      gen::ExprSpec& e = s.exprs[61];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 62: Div(Gather(Shape(x), rotate_half.1.i1), 2)
-      gen::ExprSpec& e = s.exprs[62];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.num_inputs = 2;
-    }
-    {  // 63: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[63];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:135:34)";
-      }
-    }
-    {  // 64: rotate_half.1.c1
-      gen::ExprSpec& e = s.exprs[64];
-      e.label = "rotate_half.1.c1";
-      e.loc = "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 13;
-    }
-    {  // 65: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-      gen::ExprSpec& e = s.exprs[65];
-      e.label = "rotate_half.1.h1";
-      e.loc = "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 14;
-    }
-    {  // 66: Shape(x)
-      gen::ExprSpec& e = s.exprs[66];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.num_inputs = 1;
-    }
-    {  // 67: rotate_half.1.i2
-      gen::ExprSpec& e = s.exprs[67];
-      e.label = "rotate_half.1.i2";
-      e.loc = "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 15;
-    }
-    {  // 68: Gather(Shape(x), rotate_half.1.i2)
-      gen::ExprSpec& e = s.exprs[68];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.num_inputs = 2;
-    }
-    {  // 69: 2
-      gen::ExprSpec& e = s.exprs[69];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 70: Div(Gather(Shape(x), rotate_half.1.i2), 2)
-      gen::ExprSpec& e = s.exprs[70];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.num_inputs = 2;
-    }
-    {  // 71: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[71];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:135:34)";
-      }
-    }
-    {  // 72: rotate_half.1.c2
-      gen::ExprSpec& e = s.exprs[72];
-      e.label = "rotate_half.1.c2";
-      e.loc = "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 16;
-    }
-    {  // 73: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-      gen::ExprSpec& e = s.exprs[73];
-      e.label = "rotate_half.1.h2";
-      e.loc = "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 17;
-    }
-    {  // 74: 0
-      gen::ExprSpec& e = s.exprs[74];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 75: rotate_half.1.a1
-      gen::ExprSpec& e = s.exprs[75];
-      e.label = "rotate_half.1.a1";
-      e.loc = "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 18;
-    }
-    {  // 76: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
-      gen::ExprSpec& e = s.exprs[76];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 19;
-      e.num_inputs = 4;
-    }
-    {  // 77: rotate_half.1.e2
-      gen::ExprSpec& e = s.exprs[77];
-      e.label = "rotate_half.1.e2";
-      e.loc = "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 20;
-    }
-    {  // 78: rotate_half.1.a2
-      gen::ExprSpec& e = s.exprs[78];
-      e.label = "rotate_half.1.a2";
-      e.loc = "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 21;
-    }
-    {  // 79: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-      gen::ExprSpec& e = s.exprs[79];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 22;
-      e.num_inputs = 4;
-    }
-    {  // 80: Split(x, axis=-1)
-      gen::ExprSpec& e = s.exprs[80];
-      e.label = "Split";
-      e.loc = "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 23;
-      e.num_inputs = 1;
-      e.other_outputs.push_back({1, 24, "rotate_half.1.p2"});
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:135:34)";
-      }
-    }
-    {  // 81: rotate_half.1.p2
-      gen::ExprSpec& e = s.exprs[81];
-      e.label = "rotate_half.1.p2";
-      e.loc = "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 24;
-    }
-    {  // 82: rotate_half.1.s1 | rotate_half.1.p1
-      gen::ExprSpec& e = s.exprs[82];
-      e.label = "rotate_half.1.x1";
-      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 25;
-      e.peers = {83};  // one tuple
-    }
-    {  // 83: rotate_half.1.s2 | rotate_half.1.p2
-      gen::ExprSpec& e = s.exprs[83];
-      e.label = "rotate_half.1.x2";
-      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.slot = 26;
-      e.peers = {82};  // one tuple
-    }
-    {  // 84: Neg(rotate_half.1.x2)
-      gen::ExprSpec& e = s.exprs[84];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:135:34)";
-      e.num_inputs = 1;
-    }
+  static const gen::RuleSpec spec = {
+    "rotary_embedding",
+    "rules/rotary.yaml:127:5",
+    19,  // root expr
+    // slots
+    {"cos_cache", "cache_rows.1.c", "pos", "sin_cache", "cache_rows.2.c", "flat_cache_rows.1.c",
+     "flat_cache_rows.2.c", "cos", "sin", "x", "rotate_half.1.rot", "y", "rotate_half.1.i1",
+     "rotate_half.1.c1", "rotate_half.1.h1", "rotate_half.1.i2", "rotate_half.1.c2",
+     "rotate_half.1.h2", "rotate_half.1.a1", "rotate_half.1.s1", "rotate_half.1.e2",
+     "rotate_half.1.a2", "rotate_half.1.s2", "rotate_half.1.p1", "rotate_half.1.p2",
+     "rotate_half.1.x1", "rotate_half.1.x2"},
+    0,  // attribute captures
+    2,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kRank;
-      c.loc = "rules/rotary.yaml:137:14";
-      c.subject = "x";
-      c.slot = 9;
-      c.ints = {3, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:138:14";
-      c.subject = "pos";
-      c.slot = 2;
-      c.strings = {"int64"};
-      c.elem_types = {7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:138:28";
-      c.native = "positions_of";
-      c.predicate = gen::nativePredicate("positions_of");
-      c.args = {"pos", "x"};
-      c.arg_slots = {2, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:110:16 (in cache_rows at rules/rotary.yaml:131:37)";
-      c.guard_slot = 1;  // cache_rows.1.c
-      c.native = "rotary_cache_rows";
-      c.predicate = gen::nativePredicate("rotary_cache_rows");
-      c.args = {"cos_cache", "cache_rows.1.c"};
-      c.arg_slots = {0, 1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:111:16 (in cache_rows at rules/rotary.yaml:131:37)";
-      c.guard_slot = 1;  // cache_rows.1.c
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"cache_rows.1.c"};
-      c.arg_slots = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:110:16 (in cache_rows at rules/rotary.yaml:132:37)";
-      c.guard_slot = 4;  // cache_rows.2.c
-      c.native = "rotary_cache_rows";
-      c.predicate = gen::nativePredicate("rotary_cache_rows");
-      c.args = {"sin_cache", "cache_rows.2.c"};
-      c.arg_slots = {3, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:111:16 (in cache_rows at rules/rotary.yaml:132:37)";
-      c.guard_slot = 4;  // cache_rows.2.c
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"cache_rows.2.c"};
-      c.arg_slots = {4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:118:16 (in flat_cache_rows at rules/rotary.yaml:133:29)";
-      c.guard_slot = 5;  // flat_cache_rows.1.c
-      c.subject = "cos_cache";
-      c.slot = 0;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:118:31 (in flat_cache_rows at rules/rotary.yaml:133:29)";
-      c.guard_slot = 5;  // flat_cache_rows.1.c
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"cos_cache"};
-      c.arg_slots = {0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:119:16 (in flat_cache_rows at rules/rotary.yaml:133:29)";
-      c.guard_slot = 5;  // flat_cache_rows.1.c
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"flat_cache_rows.1.c"};
-      c.arg_slots = {5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:118:16 (in flat_cache_rows at rules/rotary.yaml:134:29)";
-      c.guard_slot = 6;  // flat_cache_rows.2.c
-      c.subject = "sin_cache";
-      c.slot = 3;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:118:31 (in flat_cache_rows at rules/rotary.yaml:134:29)";
-      c.guard_slot = 6;  // flat_cache_rows.2.c
-      c.native = "rotary_cache";
-      c.predicate = gen::nativePredicate("rotary_cache");
-      c.args = {"sin_cache"};
-      c.arg_slots = {3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:119:16 (in flat_cache_rows at rules/rotary.yaml:134:29)";
-      c.guard_slot = 6;  // flat_cache_rows.2.c
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"flat_cache_rows.2.c"};
-      c.arg_slots = {6};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "half_last_dim";
-      c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"rotate_half.1.c1", "x"};
-      c.arg_slots = {13, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "half_last_dim";
-      c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"rotate_half.1.c2", "x"};
-      c.arg_slots = {16, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_half.1.i1", "x"};
-      c.arg_slots = {12, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_half.1.i2", "x"};
-      c.arg_slots = {15, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_half.1.a1", "x"};
-      c.arg_slots = {18, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_half.1.a2", "x"};
-      c.arg_slots = {21, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"rotate_half.1.e2", "x"};
-      c.arg_slots = {20, 9};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"rotate_half.1.s1"};
-      c.arg_slots = {19};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"rotate_half.1.s2"};
-      c.arg_slots = {22};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:135:34)";
-      c.guard_slot = 10;  // rotate_half.1.rot
-      c.native = "split_halves";
-      c.predicate = gen::nativePredicate("split_halves");
-      c.args = {"rotate_half.1.p1", "x"};
-      c.arg_slots = {23, 9};
-    }
-    s.num_symbols = 2;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-      v.tags.push_back({{13, 0}, {14, 0}});  // @heads
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{13, 0}, {14, 0}});  // @heads
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: cos_cache
+      {"cos_cache", "rules/rotary.yaml:131:48", 0},
+      // 1: Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
+      {"cache_rows.1.c", "rules/rotary.yaml:107:35 (in cache_rows at rules/rotary.yaml:131:37)", 1},
+      // 2: pos
+      {"pos", "rules/rotary.yaml:131:60", 2},
+      // 3: Gather(cache_rows.1.c, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:131:30", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:131:65", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 4: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:131:20", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:131:74", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 5: sin_cache
+      {"sin_cache", "rules/rotary.yaml:132:48", 3},
+      // 6: Slice?(sin_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0]) | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])
+      {"cache_rows.2.c", "rules/rotary.yaml:107:35 (in cache_rows at rules/rotary.yaml:132:37)", 4},
+      // 7: Gather(cache_rows.2.c, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:132:30", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:132:65", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 8: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:132:20", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:132:74", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 9: Slice?(cos_cache, 0, _, 0)
+      {"Slice", "rules/rotary.yaml:116:11 (in flat_cache_rows at rules/rotary.yaml:133:29)", 5, 4},
+      // 10: Gather(flat_cache_rows.1.c, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:133:22", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:133:62", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 11: Slice?(sin_cache, 0, _, 0)
+      {"Slice", "rules/rotary.yaml:116:11 (in flat_cache_rows at rules/rotary.yaml:134:29)", 6, 4},
+      // 12: Gather(flat_cache_rows.2.c, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:134:22", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:134:62", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 13: Unsqueeze(Gather(cache_rows.1.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.1.c, pos, axis=0)
+      {"cos", "rules/rotary.yaml:133:19", 7, 0, {}, {}, 1e-06, 0, {}, false, {}, {14}},
+      // 14: Unsqueeze(Gather(cache_rows.2.c, pos, axis=0), axes=[1]) | Gather(flat_cache_rows.2.c, pos, axis=0)
+      {"sin", "rules/rotary.yaml:133:19", 8, 0, {}, {}, 1e-06, 0, {}, false, {}, {13}},
+      // 15: x
+      {"x", "rules/rotary.yaml:135:21", 9},
+      // 16: Mul(x, cos)
+      {"Mul", "rules/rotary.yaml:135:17", gen::kNoSlot, 2},
+      // 17: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:135:34)", 10, 2,
+       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:135:34)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      // 18: Mul(rotate_half.1.rot, sin)
+      {"Mul", "rules/rotary.yaml:135:30", gen::kNoSlot, 2},
+      // 19: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
+      {"Add", "rules/rotary.yaml:135:13", 11, 2},
+      // 20: 0
+      {"constant 0", "rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 21: _
+      {"_", "rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:131:37)"},
+      // 22: 0
+      {"constant 0", "rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 23: Slice?(cos_cache, 0, _, 0)
+      {"Slice", "rules/rotary.yaml:107:12 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 4},
+      // 24: 0
+      {"constant 0", "rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 25: _
+      {"_", "rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:131:37)"},
+      // 26: 2
+      {"constant 2", "rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 27: Slice(cos_cache, 0, _, 2)
+      {"Slice", "rules/rotary.yaml:107:53 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 4},
+      // 28: Squeeze(Slice(cos_cache, 0, _, 2), axes=[1])
+      {"Squeeze", "rules/rotary.yaml:107:45 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:107:76 (in cache_rows at rules/rotary.yaml:131:37)",
+         Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 29: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[1]), axes=[0])
+      {"Squeeze", "rules/rotary.yaml:107:37 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:107:80 (in cache_rows at rules/rotary.yaml:131:37)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 30: 0
+      {"constant 0", "rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 31: _
+      {"_", "rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:131:37)"},
+      // 32: 2
+      {"constant 2", "rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 33: Slice(cos_cache, 0, _, 2)
+      {"Slice", "rules/rotary.yaml:108:30 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 4},
+      // 34: Squeeze(Slice(cos_cache, 0, _, 2), axes=[0])
+      {"Squeeze", "rules/rotary.yaml:108:22 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:108:53 (in cache_rows at rules/rotary.yaml:131:37)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 35: Squeeze(Squeeze(Slice(cos_cache, 0, _, 2), axes=[0]), axes=[0])
+      {"Squeeze", "rules/rotary.yaml:108:14 (in cache_rows at rules/rotary.yaml:131:37)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:108:57 (in cache_rows at rules/rotary.yaml:131:37)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 36: 0
+      {"constant 0", "rules/rotary.yaml:107:26 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 37: _
+      {"_", "rules/rotary.yaml:107:29 (in cache_rows at rules/rotary.yaml:132:37)"},
+      // 38: 0
+      {"constant 0", "rules/rotary.yaml:107:32 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 39: Slice?(sin_cache, 0, _, 0)
+      {"Slice", "rules/rotary.yaml:107:12 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 4},
+      // 40: 0
+      {"constant 0", "rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 41: _
+      {"_", "rules/rotary.yaml:107:69 (in cache_rows at rules/rotary.yaml:132:37)"},
+      // 42: 2
+      {"constant 2", "rules/rotary.yaml:107:72 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 43: Slice(sin_cache, 0, _, 2)
+      {"Slice", "rules/rotary.yaml:107:53 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 4},
+      // 44: Squeeze(Slice(sin_cache, 0, _, 2), axes=[1])
+      {"Squeeze", "rules/rotary.yaml:107:45 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:107:76 (in cache_rows at rules/rotary.yaml:132:37)",
+         Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 45: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[1]), axes=[0])
+      {"Squeeze", "rules/rotary.yaml:107:37 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:107:80 (in cache_rows at rules/rotary.yaml:132:37)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 46: 0
+      {"constant 0", "rules/rotary.yaml:108:43 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 47: _
+      {"_", "rules/rotary.yaml:108:46 (in cache_rows at rules/rotary.yaml:132:37)"},
+      // 48: 2
+      {"constant 2", "rules/rotary.yaml:108:49 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 49: Slice(sin_cache, 0, _, 2)
+      {"Slice", "rules/rotary.yaml:108:30 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 4},
+      // 50: Squeeze(Slice(sin_cache, 0, _, 2), axes=[0])
+      {"Squeeze", "rules/rotary.yaml:108:22 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:108:53 (in cache_rows at rules/rotary.yaml:132:37)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 51: Squeeze(Squeeze(Slice(sin_cache, 0, _, 2), axes=[0]), axes=[0])
+      {"Squeeze", "rules/rotary.yaml:108:14 (in cache_rows at rules/rotary.yaml:132:37)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:108:57 (in cache_rows at rules/rotary.yaml:132:37)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 52: 0
+      {"constant 0", "rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 53: _
+      {"_", "rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:133:29)"},
+      // 54: 0
+      {"constant 0", "rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 55: 0
+      {"constant 0", "rules/rotary.yaml:116:25 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 56: _
+      {"_", "rules/rotary.yaml:116:28 (in flat_cache_rows at rules/rotary.yaml:134:29)"},
+      // 57: 0
+      {"constant 0", "rules/rotary.yaml:116:31 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 58: Shape(x)
+      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:135:34)",
+       gen::kNoSlot, 1},
+      // 59: rotate_half.1.i1
+      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:135:34)",
+       12},
+      // 60: Gather(Shape(x), rotate_half.1.i1)
+      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:135:34)",
+       gen::kNoSlot, 2},
+      // 61: 2
+      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:135:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 62: Div(Gather(Shape(x), rotate_half.1.i1), 2)
+      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:135:34)", gen::kNoSlot,
+       2},
+      // 63: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
+      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:135:34)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:135:34)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 64: rotate_half.1.c1
+      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:135:34)",
+       13},
+      // 65: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:135:34)",
+       14},
+      // 66: Shape(x)
+      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:135:34)",
+       gen::kNoSlot, 1},
+      // 67: rotate_half.1.i2
+      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:135:34)",
+       15},
+      // 68: Gather(Shape(x), rotate_half.1.i2)
+      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:135:34)",
+       gen::kNoSlot, 2},
+      // 69: 2
+      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:135:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 70: Div(Gather(Shape(x), rotate_half.1.i2), 2)
+      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:135:34)", gen::kNoSlot,
+       2},
+      // 71: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
+      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:135:34)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:135:34)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 72: rotate_half.1.c2
+      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:135:34)",
+       16},
+      // 73: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:135:34)",
+       17},
+      // 74: 0
+      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:135:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 75: rotate_half.1.a1
+      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:135:34)",
+       18},
+      // 76: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
+      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:135:34)", 19, 4},
+      // 77: rotate_half.1.e2
+      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:135:34)",
+       20},
+      // 78: rotate_half.1.a2
+      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:135:34)",
+       21},
+      // 79: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:135:34)", 22, 4},
+      // 80: Split(x, axis=-1)
+      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:135:34)", 23, 1,
+       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:135:34)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
+       {}, 1e-06, 0, {}, false, {{1, 24, "rotate_half.1.p2"}}},
+      // 81: rotate_half.1.p2
+      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:135:34)",
+       24},
+      // 82: rotate_half.1.s1 | rotate_half.1.p1
+      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:135:34)",
+       25, 0, {}, {}, 1e-06, 0, {}, false, {}, {83}},
+      // 83: rotate_half.1.s2 | rotate_half.1.p2
+      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:135:34)",
+       26, 0, {}, {}, 1e-06, 0, {}, false, {}, {82}},
+      // 84: Neg(rotate_half.1.x2)
+      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:135:34)", gen::kNoSlot,
+       1},
+    },
+    // constraints
+    {{Check::kRank, "rules/rotary.yaml:137:14", "x", 9, {}, {}, "", nullptr, gen::kNoSlot, {3, 4}},
+     {Check::kElemType, "rules/rotary.yaml:138:14", "pos", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"int64"}, {7}},
+     {Check::kNative, "rules/rotary.yaml:138:28", "pos", gen::kNoSlot, {"pos", "x"}, {2, 9},
+      "positions_of", gen::nativePredicate("positions_of")},
+     {Check::kNative, "rules/rotary.yaml:110:16 (in cache_rows at rules/rotary.yaml:131:37)",
+      "cos_cache", gen::kNoSlot, {"cos_cache", "cache_rows.1.c"}, {0, 1}, "rotary_cache_rows",
+      gen::nativePredicate("rotary_cache_rows"), 1},
+     {Check::kNative, "rules/rotary.yaml:111:16 (in cache_rows at rules/rotary.yaml:131:37)",
+      "cache_rows.1.c", gen::kNoSlot, {"cache_rows.1.c"}, {1}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 1},
+     {Check::kNative, "rules/rotary.yaml:110:16 (in cache_rows at rules/rotary.yaml:132:37)",
+      "sin_cache", gen::kNoSlot, {"sin_cache", "cache_rows.2.c"}, {3, 4}, "rotary_cache_rows",
+      gen::nativePredicate("rotary_cache_rows"), 4},
+     {Check::kNative, "rules/rotary.yaml:111:16 (in cache_rows at rules/rotary.yaml:132:37)",
+      "cache_rows.2.c", gen::kNoSlot, {"cache_rows.2.c"}, {4}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 4},
+     {Check::kShape, "rules/rotary.yaml:118:16 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+      "cos_cache", 0, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
+     {Check::kNative, "rules/rotary.yaml:118:31 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+      "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_cache",
+      gen::nativePredicate("rotary_cache"), 5},
+     {Check::kNative, "rules/rotary.yaml:119:16 (in flat_cache_rows at rules/rotary.yaml:133:29)",
+      "flat_cache_rows.1.c", gen::kNoSlot, {"flat_cache_rows.1.c"}, {5}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 5},
+     {Check::kShape, "rules/rotary.yaml:118:16 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+      "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
+     {Check::kNative, "rules/rotary.yaml:118:31 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+      "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_cache",
+      gen::nativePredicate("rotary_cache"), 6},
+     {Check::kNative, "rules/rotary.yaml:119:16 (in flat_cache_rows at rules/rotary.yaml:134:29)",
+      "flat_cache_rows.2.c", gen::kNoSlot, {"flat_cache_rows.2.c"}, {6}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 6},
+     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {13, 9}, "half_last_dim",
+      gen::nativePredicate("half_last_dim"), 10},
+     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {16, 9}, "half_last_dim",
+      gen::nativePredicate("half_last_dim"), 10},
+     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {12, 9}, "last_axis",
+      gen::nativePredicate("last_axis"), 10},
+     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {15, 9}, "last_axis",
+      gen::nativePredicate("last_axis"), 10},
+     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {18, 9}, "last_axis",
+      gen::nativePredicate("last_axis"), 10},
+     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {21, 9}, "last_axis",
+      gen::nativePredicate("last_axis"), 10},
+     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {20, 9}, "slice_to_end",
+      gen::nativePredicate("slice_to_end"), 10},
+     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {19}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 10},
+     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {22}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 10},
+     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:135:34)",
+      "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {23, 9}, "split_halves",
+      gen::nativePredicate("split_halves"), 10}},
+    // rewrite variants
+    {{true, "", 23, -1, {{{13, 0}, {14, 0}}}}, {true, "", -1, -1, {{{13, 0}, {14, 0}}}},
+     {true, "", 23}, {}},
+  };
   return spec;
 }
 
-/// The search of rule rotary_embedding: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule rotary_embedding (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingIds {
   enum : gen::ExprId {
@@ -1652,6 +1059,9 @@ struct RotaryEmbeddingIds {
   };
 };
 
+/// The search of rule rotary_embedding: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
  public:
   RotaryEmbeddingMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -1712,10 +1122,10 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchCosCache, matchPos,
-  // matchSinCache, matchX, matchConstant20, matchRotateHalf1I1, matchRotateHalf1C1,
-  // matchRotateHalf1I2, matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2,
-  // matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
+  // From RotarySharedMatch (the same in other rules of this file):
+  // matchCosCache, matchPos, matchSinCache, matchX, matchConstant20, matchRotateHalf1I1,
+  // matchRotateHalf1C1, matchRotateHalf1I2, matchRotateHalf1C2, matchRotateHalf1A1,
+  // matchRotateHalf1E2, matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
 
   /// cache_rows.1.c = Slice?(cos_cache, 0, _, 0) | Squeeze(Squeeze(Slice(...), axes=[1]), axes=[0])
   /// | Squeeze(Squeeze(Slice(...), axes=[0]), axes=[0])  (rules/rotary.yaml:107:35 (in cache_rows
@@ -1795,14 +1205,17 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
       if (n == kNoId || !attrs(kFlatCacheRows1C, n, v)) return false;
       return matchCosCache(input(n, 0), [&] {
         return matchConstant52(input(n, 1), [&] {
-          return matchAny53(input(n, 2), [&] { return matchConstant54(input(n, 3), k); });
+          return matchAny53(input(n, 2), [&] {
+            return matchConstant54(input(n, 3), k);
+          });
         });
       });
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchCosCache(v, k);  // absent: Slice stands for its input
+    // absent: Slice stands for its input
+    return matchCosCache(v, k);
   }
 
   /// Gather(flat_cache_rows.1.c, pos, axis=0)  (rules/rotary.yaml:133:22)
@@ -1824,14 +1237,17 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
       if (n == kNoId || !attrs(kFlatCacheRows2C, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
         return matchConstant55(input(n, 1), [&] {
-          return matchAny56(input(n, 2), [&] { return matchConstant57(input(n, 3), k); });
+          return matchAny56(input(n, 2), [&] {
+            return matchConstant57(input(n, 3), k);
+          });
         });
       });
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchSinCache(v, k);  // absent: Slice stands for its input
+    // absent: Slice stands for its input
+    return matchSinCache(v, k);
   }
 
   /// Gather(flat_cache_rows.2.c, pos, axis=0)  (rules/rotary.yaml:134:22)
@@ -1883,7 +1299,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchX(in1, [&] { return matchCos(in0, k); });
   }
 
-  /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+  /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
   /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
@@ -1943,14 +1359,17 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
       if (n == kNoId || !attrs(kSlice23, n, v)) return false;
       return matchCosCache(input(n, 0), [&] {
         return matchConstant20(input(n, 1), [&] {
-          return matchAny21(input(n, 2), [&] { return matchConstant22(input(n, 3), k); });
+          return matchAny21(input(n, 2), [&] {
+            return matchConstant22(input(n, 3), k);
+          });
         });
       });
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchCosCache(v, k);  // absent: Slice stands for its input
+    // absent: Slice stands for its input
+    return matchCosCache(v, k);
   }
 
   /// 0  (rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:131:37))
@@ -1980,7 +1399,9 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (n == kNoId || !attrs(kSlice27, n, v)) return false;
     return matchCosCache(input(n, 0), [&] {
       return matchConstant24(input(n, 1), [&] {
-        return matchAny25(input(n, 2), [&] { return matchConstant26(input(n, 3), k); });
+        return matchAny25(input(n, 2), [&] {
+          return matchConstant26(input(n, 3), k);
+        });
       });
     });
   }
@@ -2032,7 +1453,9 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (n == kNoId || !attrs(kSlice33, n, v)) return false;
     return matchCosCache(input(n, 0), [&] {
       return matchConstant30(input(n, 1), [&] {
-        return matchAny31(input(n, 2), [&] { return matchConstant32(input(n, 3), k); });
+        return matchAny31(input(n, 2), [&] {
+          return matchConstant32(input(n, 3), k);
+        });
       });
     });
   }
@@ -2085,14 +1508,17 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
       if (n == kNoId || !attrs(kSlice39, n, v)) return false;
       return matchSinCache(input(n, 0), [&] {
         return matchConstant36(input(n, 1), [&] {
-          return matchAny37(input(n, 2), [&] { return matchConstant38(input(n, 3), k); });
+          return matchAny37(input(n, 2), [&] {
+            return matchConstant38(input(n, 3), k);
+          });
         });
       });
     };
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchSinCache(v, k);  // absent: Slice stands for its input
+    // absent: Slice stands for its input
+    return matchSinCache(v, k);
   }
 
   /// 0  (rules/rotary.yaml:107:66 (in cache_rows at rules/rotary.yaml:132:37))
@@ -2122,7 +1548,9 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (n == kNoId || !attrs(kSlice43, n, v)) return false;
     return matchSinCache(input(n, 0), [&] {
       return matchConstant40(input(n, 1), [&] {
-        return matchAny41(input(n, 2), [&] { return matchConstant42(input(n, 3), k); });
+        return matchAny41(input(n, 2), [&] {
+          return matchConstant42(input(n, 3), k);
+        });
       });
     });
   }
@@ -2174,7 +1602,9 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (n == kNoId || !attrs(kSlice49, n, v)) return false;
     return matchSinCache(input(n, 0), [&] {
       return matchConstant46(input(n, 1), [&] {
-        return matchAny47(input(n, 2), [&] { return matchConstant48(input(n, 3), k); });
+        return matchAny47(input(n, 2), [&] {
+          return matchConstant48(input(n, 3), k);
+        });
       });
     });
   }
@@ -2280,7 +1710,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchDiv62(input(n, 0), k);
   }
 
-  /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+  /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1 
   /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
@@ -2338,7 +1768,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     return matchDiv70(input(n, 0), k);
   }
 
-  /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+  /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2 
   /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
@@ -2366,12 +1796,14 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (n == kNoId || !attrs(kRotateHalf1S1, n, v)) return false;
     return matchX(input(n, 0), [&] {
       return matchConstant74(input(n, 1), [&] {
-        return matchRotateHalf1H1(input(n, 2), [&] { return matchRotateHalf1A1(input(n, 3), k); });
+        return matchRotateHalf1H1(input(n, 2), [&] {
+          return matchRotateHalf1A1(input(n, 3), k);
+        });
       });
     });
   }
 
-  /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+  /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2) 
   /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:135:34))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
@@ -2380,7 +1812,9 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     if (n == kNoId || !attrs(kRotateHalf1S2, n, v)) return false;
     return matchX(input(n, 0), [&] {
       return matchRotateHalf1H2(input(n, 1), [&] {
-        return matchRotateHalf1E2(input(n, 2), [&] { return matchRotateHalf1A2(input(n, 3), k); });
+        return matchRotateHalf1E2(input(n, 2), [&] {
+          return matchRotateHalf1A2(input(n, 3), k);
+        });
       });
     });
   }
@@ -2425,39 +1859,55 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
   /// Variant 0 (when opset in [23, -] @heads), rules/rotary.yaml:144:9:
   ///   cos = cos
   ///   sin = sin
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
-  ///   pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
     if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:145:24", "x")) return false;
-    std::optional<onnx::TensorProto> t0 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:141:12");
+    std::optional<onnx::TensorProto> t0 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
+        "rules/rotary.yaml:141:12");
     if (!t0) return false;
-    std::optional<onnx::TensorProto> t1 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:142:12");
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:142:12");
     if (!t1) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:145:27", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a6_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:145:40", "rules/rotary.yaml:145:40");
+    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:145:40",
+        "rules/rotary.yaml:145:40");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:144:9",
-                     "rules/rotary.yaml:139:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:144:9",
-                     "rules/rotary.yaml:139:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:144:9",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:145:17)"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:144:9",
+        "rules/rotary.yaml:139:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:144:9",
+        "rules/rotary.yaml:139:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:144:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:145:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2474,46 +1924,61 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
     const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
   /// Variant 1 (when @heads), rules/rotary.yaml:144:9:
   ///   cos = cos
   ///   sin = sin
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
-  ///   rotary_half_cache), interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
     if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:145:24", "x")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:145:27", "pos")) return false;
-    std::optional<onnx::TensorProto> t0 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:141:12");
+    std::optional<onnx::TensorProto> t0 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
+        "rules/rotary.yaml:141:12");
     if (!t0) return false;
-    std::optional<onnx::TensorProto> t1 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:142:12");
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:142:12");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a6_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:145:40", "rules/rotary.yaml:145:40");
+    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:145:40",
+        "rules/rotary.yaml:145:40");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:144:9",
-                     "rules/rotary.yaml:139:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:144:9",
-                     "rules/rotary.yaml:139:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:144:9",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:145:17)"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:144:9",
+        "rules/rotary.yaml:139:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:144:9",
+        "rules/rotary.yaml:139:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:144:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:145:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2530,42 +1995,53 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
     const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
   /// Variant 2 (when opset in [23, -]), rules/rotary.yaml:146:9:
   ///   cos = cos
   ///   sin = sin
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache),
-  ///   pos, interleaved=0, num_heads=1)
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), pos, interleaved=0, num_heads=1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
     if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:146:24", "x")) return false;
-    std::optional<onnx::TensorProto> t0 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:141:12");
+    std::optional<onnx::TensorProto> t0 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
+        "rules/rotary.yaml:141:12");
     if (!t0) return false;
-    std::optional<onnx::TensorProto> t1 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:142:12");
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:142:12");
     if (!t1) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:146:27", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     attrs6.push_back(gen::intAttribute("num_heads", 1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:146:9",
-                     "rules/rotary.yaml:139:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:146:9",
-                     "rules/rotary.yaml:139:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:146:9",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:146:17)"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:146:9",
+        "rules/rotary.yaml:139:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:146:9",
+        "rules/rotary.yaml:139:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:146:9",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:146:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2582,42 +2058,53 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
     const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 
   /// Variant 3, rules/rotary.yaml:146:9:
   ///   cos = cos
   ///   sin = sin
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper,
-  ///   rotary_half_cache), interleaved=0, num_heads=1)
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_half_cache), tensor(helper, rotary_half_cache), interleaved=0, num_heads=1)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:139:11", "cos")) return false;
     if (!requireBound(kSlotSin, "rules/rotary.yaml:139:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:146:24", "x")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:146:27", "pos")) return false;
-    std::optional<onnx::TensorProto> t0 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:141:12");
+    std::optional<onnx::TensorProto> t0 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
+        "rules/rotary.yaml:141:12");
     if (!t0) return false;
-    std::optional<onnx::TensorProto> t1 =
-        helperTensor(gen::tensorHelper("rotary_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:142:12");
+    std::optional<onnx::TensorProto> t1 = helperTensor(
+        gen::tensorHelper("rotary_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:142:12");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 0));
     attrs6.push_back(gen::intAttribute("num_heads", 1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:146:9",
-                     "rules/rotary.yaml:139:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:146:9",
-                     "rules/rotary.yaml:139:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:146:9",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:146:17)"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:146:9",
+        "rules/rotary.yaml:139:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:146:9",
+        "rules/rotary.yaml:139:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:146:9",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:146:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2634,8 +2121,7 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
     const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}, {s_.provided[1], v3}, {s_.provided[2], v6}});
   }
 };
 
@@ -2643,12 +2129,13 @@ class RotaryEmbeddingMatch : public RotarySharedMatch<RotaryEmbeddingIds> {
 class RotaryEmbeddingRule : public RewritePattern {
  public:
   RotaryEmbeddingRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                95,
-                                {"ort", "onnx"},
-                                "rules/rotary.yaml:127:5",
-                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            95,
+            {"ort", "onnx"},
+            "rules/rotary.yaml:127:5",
+            {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -2670,658 +2157,231 @@ class RotaryEmbeddingRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/rotary.yaml:166
-// rotary_embedding_computed (priority 95): HF rotate-half RoPE with cos/sin computed from inv_freq
-// and position_ids; needs --max-positions.
+// rotary_embedding_computed (priority 95): HF rotate-half RoPE with cos/sin computed from inv_freq and position_ids; needs --max-positions.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule rotary_embedding_computed for the shared checks and messages.
 const gen::RuleSpec& specRotaryEmbeddingComputed() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_computed";
-    s.loc = "rules/rotary.yaml:166:5";
-    s.root = 27;
-    s.slot_names = {"inv_freq",
-                    "pos",
-                    "fr",
-                    "emb",
-                    "one_c",
-                    "ct",
-                    "one_s",
-                    "st",
-                    "cos",
-                    "sin",
-                    "x",
-                    "rotate_half.1.rot",
-                    "y",
-                    "rotate_half.1.i1",
-                    "rotate_half.1.c1",
-                    "rotate_half.1.h1",
-                    "rotate_half.1.i2",
-                    "rotate_half.1.c2",
-                    "rotate_half.1.h2",
-                    "rotate_half.1.a1",
-                    "rotate_half.1.s1",
-                    "rotate_half.1.e2",
-                    "rotate_half.1.a2",
-                    "rotate_half.1.s2",
-                    "rotate_half.1.p1",
-                    "rotate_half.1.p2",
-                    "rotate_half.1.x1",
-                    "rotate_half.1.x2"};
-    s.num_captures = 0;
-    s.exprs.resize(55);
-    {  // 0: inv_freq
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "inv_freq";
-      e.loc = "rules/rotary.yaml:170:37";
-      e.slot = 0;
-    }
-    {  // 1: _
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:170:47";
-    }
-    {  // 2: Expand(inv_freq, _)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Expand";
-      e.loc = "rules/rotary.yaml:170:30";
-      e.num_inputs = 2;
-    }
-    {  // 3: pos
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:170:66";
-      e.slot = 1;
-    }
-    {  // 4: Unsqueeze(pos, axes=[1])
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:170:56";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:170:71";
-      }
-    }
-    {  // 5: Cast(Unsqueeze(pos, axes=[1]), to=1)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Cast";
-      e.loc = "rules/rotary.yaml:170:51";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.values.push_back(gen::intLiteral(1));
-        a.loc = "rules/rotary.yaml:170:75";
-      }
-    }
-    {  // 6: MatMul(Expand(inv_freq, _), Cast(Unsqueeze(pos, axes=[1]), to=1))
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "MatMul";
-      e.loc = "rules/rotary.yaml:170:23";
-      e.num_inputs = 2;
-    }
-    {  // 7: Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Transpose";
-      e.loc = "rules/rotary.yaml:170:13";
-      e.slot = 2;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "perm";
-        a.values.push_back(gen::intsLiteral({0, 2, 1}));
-        a.loc = "rules/rotary.yaml:170:83";
-      }
-    }
-    {  // 8: Concat(fr, fr, axis=-1)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:171:13";
-      e.slot = 3;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:171:28";
-      }
-    }
-    {  // 9: Cos(emb)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Cos";
-      e.loc = "rules/rotary.yaml:172:23";
-      e.num_inputs = 1;
-    }
-    {  // 10: one_c
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "one_c";
-      e.loc = "rules/rotary.yaml:172:33";
-      e.slot = 4;
-    }
-    {  // 11: Mul(Cos(emb), one_c)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:172:19";
-      e.num_inputs = 2;
-    }
-    {  // 12: Cos(emb)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Cos";
-      e.loc = "rules/rotary.yaml:172:42";
-      e.num_inputs = 1;
-    }
-    {  // 13: Mul(Cos(emb), one_c) | Cos(emb)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:172:40";
-    }
-    {  // 14: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Cast";
-      e.loc = "rules/rotary.yaml:172:13";
-      e.slot = 5;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(1));
-        a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:172:52";
-      }
-    }
-    {  // 15: Sin(emb)
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "Sin";
-      e.loc = "rules/rotary.yaml:173:23";
-      e.num_inputs = 1;
-    }
-    {  // 16: one_s
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "one_s";
-      e.loc = "rules/rotary.yaml:173:33";
-      e.slot = 6;
-    }
-    {  // 17: Mul(Sin(emb), one_s)
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:173:19";
-      e.num_inputs = 2;
-    }
-    {  // 18: Sin(emb)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "Sin";
-      e.loc = "rules/rotary.yaml:173:42";
-      e.num_inputs = 1;
-    }
-    {  // 19: Mul(Sin(emb), one_s) | Sin(emb)
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "alternatives";
-      e.loc = "rules/rotary.yaml:173:40";
-    }
-    {  // 20: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "Cast";
-      e.loc = "rules/rotary.yaml:173:13";
-      e.slot = 7;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "to";
-        a.kind = gen::AttrSpec::Kind::kOneOf;
-        a.values.push_back(gen::intLiteral(1));
-        a.values.push_back(gen::intLiteral(10));
-        a.loc = "rules/rotary.yaml:173:52";
-      }
-    }
-    {  // 21: Unsqueeze(ct, axes=[1])
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:174:13";
-      e.slot = 8;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:174:27";
-      }
-    }
-    {  // 22: Unsqueeze(st, axes=[1])
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:175:13";
-      e.slot = 9;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:175:27";
-      }
-    }
-    {  // 23: x
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:176:21";
-      e.slot = 10;
-    }
-    {  // 24: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:176:17";
-      e.num_inputs = 2;
-    }
-    {  // 25: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 11;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:176:34)";
-      }
-    }
-    {  // 26: Mul(rotate_half.1.rot, sin)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:176:30";
-      e.num_inputs = 2;
-    }
-    {  // 27: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:176:13";
-      e.slot = 12;
-      e.num_inputs = 2;
-    }
-    {  // 28: Shape(x)
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.num_inputs = 1;
-    }
-    {  // 29: rotate_half.1.i1
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "rotate_half.1.i1";
-      e.loc = "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 13;
-    }
-    {  // 30: Gather(Shape(x), rotate_half.1.i1)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.num_inputs = 2;
-    }
-    {  // 31: 2
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 32: Div(Gather(Shape(x), rotate_half.1.i1), 2)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.num_inputs = 2;
-    }
-    {  // 33: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:176:34)";
-      }
-    }
-    {  // 34: rotate_half.1.c1
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "rotate_half.1.c1";
-      e.loc = "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 14;
-    }
-    {  // 35: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
-      gen::ExprSpec& e = s.exprs[35];
-      e.label = "rotate_half.1.h1";
-      e.loc = "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 15;
-    }
-    {  // 36: Shape(x)
-      gen::ExprSpec& e = s.exprs[36];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.num_inputs = 1;
-    }
-    {  // 37: rotate_half.1.i2
-      gen::ExprSpec& e = s.exprs[37];
-      e.label = "rotate_half.1.i2";
-      e.loc = "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 16;
-    }
-    {  // 38: Gather(Shape(x), rotate_half.1.i2)
-      gen::ExprSpec& e = s.exprs[38];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.num_inputs = 2;
-    }
-    {  // 39: 2
-      gen::ExprSpec& e = s.exprs[39];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 40: Div(Gather(Shape(x), rotate_half.1.i2), 2)
-      gen::ExprSpec& e = s.exprs[40];
-      e.label = "Div";
-      e.loc = "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.num_inputs = 2;
-    }
-    {  // 41: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
-      gen::ExprSpec& e = s.exprs[41];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:176:34)";
-      }
-    }
-    {  // 42: rotate_half.1.c2
-      gen::ExprSpec& e = s.exprs[42];
-      e.label = "rotate_half.1.c2";
-      e.loc = "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 17;
-    }
-    {  // 43: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
-      gen::ExprSpec& e = s.exprs[43];
-      e.label = "rotate_half.1.h2";
-      e.loc = "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 18;
-    }
-    {  // 44: 0
-      gen::ExprSpec& e = s.exprs[44];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 45: rotate_half.1.a1
-      gen::ExprSpec& e = s.exprs[45];
-      e.label = "rotate_half.1.a1";
-      e.loc = "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 19;
-    }
-    {  // 46: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
-      gen::ExprSpec& e = s.exprs[46];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 20;
-      e.num_inputs = 4;
-    }
-    {  // 47: rotate_half.1.e2
-      gen::ExprSpec& e = s.exprs[47];
-      e.label = "rotate_half.1.e2";
-      e.loc = "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 21;
-    }
-    {  // 48: rotate_half.1.a2
-      gen::ExprSpec& e = s.exprs[48];
-      e.label = "rotate_half.1.a2";
-      e.loc = "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 22;
-    }
-    {  // 49: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
-      gen::ExprSpec& e = s.exprs[49];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 23;
-      e.num_inputs = 4;
-    }
-    {  // 50: Split(x, axis=-1)
-      gen::ExprSpec& e = s.exprs[50];
-      e.label = "Split";
-      e.loc = "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 24;
-      e.num_inputs = 1;
-      e.other_outputs.push_back({1, 25, "rotate_half.1.p2"});
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:176:34)";
-      }
-    }
-    {  // 51: rotate_half.1.p2
-      gen::ExprSpec& e = s.exprs[51];
-      e.label = "rotate_half.1.p2";
-      e.loc = "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 25;
-    }
-    {  // 52: rotate_half.1.s1 | rotate_half.1.p1
-      gen::ExprSpec& e = s.exprs[52];
-      e.label = "rotate_half.1.x1";
-      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 26;
-      e.peers = {53};  // one tuple
-    }
-    {  // 53: rotate_half.1.s2 | rotate_half.1.p2
-      gen::ExprSpec& e = s.exprs[53];
-      e.label = "rotate_half.1.x2";
-      e.loc = "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.slot = 27;
-      e.peers = {52};  // one tuple
-    }
-    {  // 54: Neg(rotate_half.1.x2)
-      gen::ExprSpec& e = s.exprs[54];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:176:34)";
-      e.num_inputs = 1;
-    }
+  static const gen::RuleSpec spec = {
+    "rotary_embedding_computed",
+    "rules/rotary.yaml:166:5",
+    27,  // root expr
+    // slots
+    {"inv_freq", "pos", "fr", "emb", "one_c", "ct", "one_s", "st", "cos", "sin", "x",
+     "rotate_half.1.rot", "y", "rotate_half.1.i1", "rotate_half.1.c1", "rotate_half.1.h1",
+     "rotate_half.1.i2", "rotate_half.1.c2", "rotate_half.1.h2", "rotate_half.1.a1",
+     "rotate_half.1.s1", "rotate_half.1.e2", "rotate_half.1.a2", "rotate_half.1.s2",
+     "rotate_half.1.p1", "rotate_half.1.p2", "rotate_half.1.x1", "rotate_half.1.x2"},
+    0,  // attribute captures
+    4,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:178:19";
-      c.native = "max_positions_known";
-      c.predicate = gen::nativePredicate("max_positions_known");
-      c.args = {"pos"};
-      c.arg_slots = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:178:55";
-      c.subject = "pos";
-      c.slot = 1;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:178:70";
-      c.subject = "pos";
-      c.slot = 1;
-      c.strings = {"int64"};
-      c.elem_types = {7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:179:19";
-      c.subject = "x";
-      c.slot = 10;
-      c.dims = {"B", "N", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:180:19";
-      c.native = "rotary_inv_freq";
-      c.predicate = gen::nativePredicate("rotary_inv_freq");
-      c.args = {"inv_freq", "x"};
-      c.arg_slots = {0, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:181:19";
-      c.subject = "one_c";
-      c.slot = 4;
-      c.literal = gen::floatLiteral(1.0);
-      c.tolerance = 1e-06;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:182:19";
-      c.subject = "one_s";
-      c.slot = 6;
-      c.literal = gen::floatLiteral(1.0);
-      c.tolerance = 1e-06;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "half_last_dim";
-      c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"rotate_half.1.c1", "x"};
-      c.arg_slots = {14, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "half_last_dim";
-      c.predicate = gen::nativePredicate("half_last_dim");
-      c.args = {"rotate_half.1.c2", "x"};
-      c.arg_slots = {17, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_half.1.i1", "x"};
-      c.arg_slots = {13, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_half.1.i2", "x"};
-      c.arg_slots = {16, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_half.1.a1", "x"};
-      c.arg_slots = {19, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_half.1.a2", "x"};
-      c.arg_slots = {22, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"rotate_half.1.e2", "x"};
-      c.arg_slots = {21, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"rotate_half.1.s1"};
-      c.arg_slots = {20};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"rotate_half.1.s2"};
-      c.arg_slots = {23};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:176:34)";
-      c.guard_slot = 11;  // rotate_half.1.rot
-      c.native = "split_halves";
-      c.predicate = gen::nativePredicate("split_halves");
-      c.args = {"rotate_half.1.p1", "x"};
-      c.arg_slots = {24, 10};
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: inv_freq
+      {"inv_freq", "rules/rotary.yaml:170:37", 0},
+      // 1: _
+      {"_", "rules/rotary.yaml:170:47"},
+      // 2: Expand(inv_freq, _)
+      {"Expand", "rules/rotary.yaml:170:30", gen::kNoSlot, 2},
+      // 3: pos
+      {"pos", "rules/rotary.yaml:170:66", 1},
+      // 4: Unsqueeze(pos, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:170:56", gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:170:71", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 5: Cast(Unsqueeze(pos, axes=[1]), to=1)
+      {"Cast", "rules/rotary.yaml:170:51", gen::kNoSlot, 1,
+       {{"to", "rules/rotary.yaml:170:75", Attr::kEquals, {gen::intLiteral(1)}}}},
+      // 6: MatMul(Expand(inv_freq, _), Cast(Unsqueeze(pos, axes=[1]), to=1))
+      {"MatMul", "rules/rotary.yaml:170:23", gen::kNoSlot, 2},
+      // 7: Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+      {"Transpose", "rules/rotary.yaml:170:13", 2, 1,
+       {{"perm", "rules/rotary.yaml:170:83", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      // 8: Concat(fr, fr, axis=-1)
+      {"Concat", "rules/rotary.yaml:171:13", 3, 2,
+       {{"axis", "rules/rotary.yaml:171:28", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      // 9: Cos(emb)
+      {"Cos", "rules/rotary.yaml:172:23", gen::kNoSlot, 1},
+      // 10: one_c
+      {"one_c", "rules/rotary.yaml:172:33", 4},
+      // 11: Mul(Cos(emb), one_c)
+      {"Mul", "rules/rotary.yaml:172:19", gen::kNoSlot, 2},
+      // 12: Cos(emb)
+      {"Cos", "rules/rotary.yaml:172:42", gen::kNoSlot, 1},
+      // 13: Mul(Cos(emb), one_c) | Cos(emb)
+      {"alternatives", "rules/rotary.yaml:172:40"},
+      // 14: Cast?((Mul(Cos(...), one_c) | Cos(emb)), to=1)
+      {"Cast", "rules/rotary.yaml:172:13", 5, 1,
+       {{"to", "rules/rotary.yaml:172:52", Attr::kOneOf,
+         {gen::intLiteral(1), gen::intLiteral(10)}}}},
+      // 15: Sin(emb)
+      {"Sin", "rules/rotary.yaml:173:23", gen::kNoSlot, 1},
+      // 16: one_s
+      {"one_s", "rules/rotary.yaml:173:33", 6},
+      // 17: Mul(Sin(emb), one_s)
+      {"Mul", "rules/rotary.yaml:173:19", gen::kNoSlot, 2},
+      // 18: Sin(emb)
+      {"Sin", "rules/rotary.yaml:173:42", gen::kNoSlot, 1},
+      // 19: Mul(Sin(emb), one_s) | Sin(emb)
+      {"alternatives", "rules/rotary.yaml:173:40"},
+      // 20: Cast?((Mul(Sin(...), one_s) | Sin(emb)), to=1)
+      {"Cast", "rules/rotary.yaml:173:13", 7, 1,
+       {{"to", "rules/rotary.yaml:173:52", Attr::kOneOf,
+         {gen::intLiteral(1), gen::intLiteral(10)}}}},
+      // 21: Unsqueeze(ct, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:174:13", 8, 1,
+       {{"axes", "rules/rotary.yaml:174:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 22: Unsqueeze(st, axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:175:13", 9, 1,
+       {{"axes", "rules/rotary.yaml:175:27", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 23: x
+      {"x", "rules/rotary.yaml:176:21", 10},
+      // 24: Mul(x, cos)
+      {"Mul", "rules/rotary.yaml:176:17", gen::kNoSlot, 2},
+      // 25: Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+      {"Concat", "rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:176:34)", 11, 2,
+       {{"axis", "rules/rotary.yaml:56:33 (in rotate_half at rules/rotary.yaml:176:34)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      // 26: Mul(rotate_half.1.rot, sin)
+      {"Mul", "rules/rotary.yaml:176:30", gen::kNoSlot, 2},
+      // 27: Add(Mul(x, cos), Mul(rotate_half.1.rot, sin))
+      {"Add", "rules/rotary.yaml:176:13", 12, 2},
+      // 28: Shape(x)
+      {"Shape", "rules/rotary.yaml:50:34 (in rotate_half at rules/rotary.yaml:176:34)",
+       gen::kNoSlot, 1},
+      // 29: rotate_half.1.i1
+      {"rotate_half.1.i1", "rules/rotary.yaml:50:44 (in rotate_half at rules/rotary.yaml:176:34)",
+       13},
+      // 30: Gather(Shape(x), rotate_half.1.i1)
+      {"Gather", "rules/rotary.yaml:50:27 (in rotate_half at rules/rotary.yaml:176:34)",
+       gen::kNoSlot, 2},
+      // 31: 2
+      {"constant 2", "rules/rotary.yaml:50:49 (in rotate_half at rules/rotary.yaml:176:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 32: Div(Gather(Shape(x), rotate_half.1.i1), 2)
+      {"Div", "rules/rotary.yaml:50:23 (in rotate_half at rules/rotary.yaml:176:34)", gen::kNoSlot,
+       2},
+      // 33: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i1), 2), axes=[0])
+      {"Unsqueeze", "rules/rotary.yaml:50:13 (in rotate_half at rules/rotary.yaml:176:34)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:50:53 (in rotate_half at rules/rotary.yaml:176:34)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 34: rotate_half.1.c1
+      {"rotate_half.1.c1", "rules/rotary.yaml:50:58 (in rotate_half at rules/rotary.yaml:176:34)",
+       14},
+      // 35: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+      {"rotate_half.1.h1", "rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:176:34)",
+       15},
+      // 36: Shape(x)
+      {"Shape", "rules/rotary.yaml:51:34 (in rotate_half at rules/rotary.yaml:176:34)",
+       gen::kNoSlot, 1},
+      // 37: rotate_half.1.i2
+      {"rotate_half.1.i2", "rules/rotary.yaml:51:44 (in rotate_half at rules/rotary.yaml:176:34)",
+       16},
+      // 38: Gather(Shape(x), rotate_half.1.i2)
+      {"Gather", "rules/rotary.yaml:51:27 (in rotate_half at rules/rotary.yaml:176:34)",
+       gen::kNoSlot, 2},
+      // 39: 2
+      {"constant 2", "rules/rotary.yaml:51:49 (in rotate_half at rules/rotary.yaml:176:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 40: Div(Gather(Shape(x), rotate_half.1.i2), 2)
+      {"Div", "rules/rotary.yaml:51:23 (in rotate_half at rules/rotary.yaml:176:34)", gen::kNoSlot,
+       2},
+      // 41: Unsqueeze(Div(Gather(Shape(...), rotate_half.1.i2), 2), axes=[0])
+      {"Unsqueeze", "rules/rotary.yaml:51:13 (in rotate_half at rules/rotary.yaml:176:34)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:51:53 (in rotate_half at rules/rotary.yaml:176:34)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 42: rotate_half.1.c2
+      {"rotate_half.1.c2", "rules/rotary.yaml:51:58 (in rotate_half at rules/rotary.yaml:176:34)",
+       17},
+      // 43: Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+      {"rotate_half.1.h2", "rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:176:34)",
+       18},
+      // 44: 0
+      {"constant 0", "rules/rotary.yaml:52:22 (in rotate_half at rules/rotary.yaml:176:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 45: rotate_half.1.a1
+      {"rotate_half.1.a1", "rules/rotary.yaml:52:29 (in rotate_half at rules/rotary.yaml:176:34)",
+       19},
+      // 46: Slice(x, 0, rotate_half.1.h1, rotate_half.1.a1)
+      {"Slice", "rules/rotary.yaml:52:13 (in rotate_half at rules/rotary.yaml:176:34)", 20, 4},
+      // 47: rotate_half.1.e2
+      {"rotate_half.1.e2", "rules/rotary.yaml:53:26 (in rotate_half at rules/rotary.yaml:176:34)",
+       21},
+      // 48: rotate_half.1.a2
+      {"rotate_half.1.a2", "rules/rotary.yaml:53:30 (in rotate_half at rules/rotary.yaml:176:34)",
+       22},
+      // 49: Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+      {"Slice", "rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:176:34)", 23, 4},
+      // 50: Split(x, axis=-1)
+      {"Split", "rules/rotary.yaml:54:16 (in rotate_half at rules/rotary.yaml:176:34)", 24, 1,
+       {{"axis", "rules/rotary.yaml:54:25 (in rotate_half at rules/rotary.yaml:176:34)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(0)}},
+       {}, 1e-06, 0, {}, false, {{1, 25, "rotate_half.1.p2"}}},
+      // 51: rotate_half.1.p2
+      {"rotate_half.1.p2", "rules/rotary.yaml:55:32 (in rotate_half at rules/rotary.yaml:176:34)",
+       25},
+      // 52: rotate_half.1.s1 | rotate_half.1.p1
+      {"rotate_half.1.x1", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:176:34)",
+       26, 0, {}, {}, 1e-06, 0, {}, false, {}, {53}},
+      // 53: rotate_half.1.s2 | rotate_half.1.p2
+      {"rotate_half.1.x2", "rules/rotary.yaml:55:25 (in rotate_half at rules/rotary.yaml:176:34)",
+       27, 0, {}, {}, 1e-06, 0, {}, false, {}, {52}},
+      // 54: Neg(rotate_half.1.x2)
+      {"Neg", "rules/rotary.yaml:56:20 (in rotate_half at rules/rotary.yaml:176:34)", gen::kNoSlot,
+       1},
+    },
+    // constraints
+    {{Check::kNative, "rules/rotary.yaml:178:19", "pos", gen::kNoSlot, {"pos"}, {1},
+      "max_positions_known", gen::nativePredicate("max_positions_known")},
+     {Check::kShape, "rules/rotary.yaml:178:55", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
+     {Check::kElemType, "rules/rotary.yaml:178:70", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"int64"}, {7}},
+     {Check::kShape, "rules/rotary.yaml:179:19", "x", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 3}}},
+     {Check::kNative, "rules/rotary.yaml:180:19", "inv_freq", gen::kNoSlot, {"inv_freq", "x"},
+      {0, 10}, "rotary_inv_freq", gen::nativePredicate("rotary_inv_freq")},
+     {Check::kConstantEquals, "rules/rotary.yaml:181:19", "one_c", 4, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0)},
+     {Check::kConstantEquals, "rules/rotary.yaml:182:19", "one_s", 6, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0)},
+     {Check::kNative, "rules/rotary.yaml:58:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.c1", gen::kNoSlot, {"rotate_half.1.c1", "x"}, {14, 10}, "half_last_dim",
+      gen::nativePredicate("half_last_dim"), 11},
+     {Check::kNative, "rules/rotary.yaml:59:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.c2", gen::kNoSlot, {"rotate_half.1.c2", "x"}, {17, 10}, "half_last_dim",
+      gen::nativePredicate("half_last_dim"), 11},
+     {Check::kNative, "rules/rotary.yaml:60:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.i1", gen::kNoSlot, {"rotate_half.1.i1", "x"}, {13, 10}, "last_axis",
+      gen::nativePredicate("last_axis"), 11},
+     {Check::kNative, "rules/rotary.yaml:61:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.i2", gen::kNoSlot, {"rotate_half.1.i2", "x"}, {16, 10}, "last_axis",
+      gen::nativePredicate("last_axis"), 11},
+     {Check::kNative, "rules/rotary.yaml:62:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.a1", gen::kNoSlot, {"rotate_half.1.a1", "x"}, {19, 10}, "last_axis",
+      gen::nativePredicate("last_axis"), 11},
+     {Check::kNative, "rules/rotary.yaml:63:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.a2", gen::kNoSlot, {"rotate_half.1.a2", "x"}, {22, 10}, "last_axis",
+      gen::nativePredicate("last_axis"), 11},
+     {Check::kNative, "rules/rotary.yaml:64:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.e2", gen::kNoSlot, {"rotate_half.1.e2", "x"}, {21, 10}, "slice_to_end",
+      gen::nativePredicate("slice_to_end"), 11},
+     {Check::kNative, "rules/rotary.yaml:65:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.s1", gen::kNoSlot, {"rotate_half.1.s1"}, {20}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 11},
+     {Check::kNative, "rules/rotary.yaml:66:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.s2", gen::kNoSlot, {"rotate_half.1.s2"}, {23}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 11},
+     {Check::kNative, "rules/rotary.yaml:67:13 (in rotate_half at rules/rotary.yaml:176:34)",
+      "rotate_half.1.p1", gen::kNoSlot, {"rotate_half.1.p1", "x"}, {24, 10}, "split_halves",
+      gen::nativePredicate("split_halves"), 11}},
+    // rewrite variants
+    {{true, "", 23}, {}},
+  };
   return spec;
 }
 
-/// The search of rule rotary_embedding_computed: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule rotary_embedding_computed (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingComputedIds {
   enum : gen::ExprId {
@@ -3383,6 +2443,9 @@ struct RotaryEmbeddingComputedIds {
   };
 };
 
+/// The search of rule rotary_embedding_computed: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingComputedIds> {
  public:
   RotaryEmbeddingComputedMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -3440,10 +2503,10 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchAny, matchPos, matchX,
-  // matchRotateHalf1I1, matchConstant31, matchRotateHalf1C1, matchRotateHalf1I2,
-  // matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2, matchRotateHalf1A2,
-  // matchRotateHalf1P1, matchRotateHalf1P2.
+  // From RotarySharedMatch (the same in other rules of this file):
+  // matchAny, matchPos, matchX, matchRotateHalf1I1, matchConstant31, matchRotateHalf1C1,
+  // matchRotateHalf1I2, matchRotateHalf1C2, matchRotateHalf1A1, matchRotateHalf1E2,
+  // matchRotateHalf1A2, matchRotateHalf1P1, matchRotateHalf1P2.
 
   /// inv_freq  (rules/rotary.yaml:170:37)
   bool matchInvFreq(ValueId v, gen::Next k) {
@@ -3487,7 +2550,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchExpand(input(n, 0), [&] { return matchCast(input(n, 1), k); });
   }
 
-  /// fr = Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1])
+  /// fr = Transpose(MatMul(Expand(inv_freq, _), Cast(Unsqueeze(...), to=1)), perm=[0, 2, 1]) 
   /// (rules/rotary.yaml:170:13)
   bool matchFr(ValueId v, gen::Next k) {
     if (seen(kFr)) return same(kFr, v) && k();
@@ -3568,7 +2631,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf13(v, k);  // absent: Cast stands for its input
+    // absent: Cast stands for its input
+    return matchAnyOf13(v, k);
   }
 
   /// Sin(emb)  (rules/rotary.yaml:173:23)
@@ -3633,7 +2697,8 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     const uint32_t m = mark();
     if (present()) return true;
     undo(m);
-    return matchAnyOf19(v, k);  // absent: Cast stands for its input
+    // absent: Cast stands for its input
+    return matchAnyOf19(v, k);
   }
 
   /// cos = Unsqueeze(ct, axes=[1])  (rules/rotary.yaml:174:13)
@@ -3668,7 +2733,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchX(in1, [&] { return matchCos21(in0, k); });
   }
 
-  /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1)
+  /// rotate_half.1.rot = Concat(Neg(rotate_half.1.x2), rotate_half.1.x1, axis=-1) 
   /// (rules/rotary.yaml:56:13 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1Rot(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1Rot)) return same(kRotateHalf1Rot, v) && k();
@@ -3745,7 +2810,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchDiv32(input(n, 0), k);
   }
 
-  /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1
+  /// rotate_half.1.h1 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c1 
   /// (rules/rotary.yaml:50:56 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1H1(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H1)) return same(kRotateHalf1H1, v) && k();
@@ -3803,7 +2868,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     return matchDiv40(input(n, 0), k);
   }
 
-  /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2
+  /// rotate_half.1.h2 = Unsqueeze(Div(Gather(...), 2), axes=[0]) | rotate_half.1.c2 
   /// (rules/rotary.yaml:51:56 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1H2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1H2)) return same(kRotateHalf1H2, v) && k();
@@ -3831,12 +2896,14 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kRotateHalf1S1, n, v)) return false;
     return matchX(input(n, 0), [&] {
       return matchConstant44(input(n, 1), [&] {
-        return matchRotateHalf1H1(input(n, 2), [&] { return matchRotateHalf1A1(input(n, 3), k); });
+        return matchRotateHalf1H1(input(n, 2), [&] {
+          return matchRotateHalf1A1(input(n, 3), k);
+        });
       });
     });
   }
 
-  /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2)
+  /// rotate_half.1.s2 = Slice(x, rotate_half.1.h2, rotate_half.1.e2, rotate_half.1.a2) 
   /// (rules/rotary.yaml:53:13 (in rotate_half at rules/rotary.yaml:176:34))
   bool matchRotateHalf1S2(ValueId v, gen::Next k) {
     if (seen(kRotateHalf1S2)) return same(kRotateHalf1S2, v) && k();
@@ -3845,7 +2912,9 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (n == kNoId || !attrs(kRotateHalf1S2, n, v)) return false;
     return matchX(input(n, 0), [&] {
       return matchRotateHalf1H2(input(n, 1), [&] {
-        return matchRotateHalf1E2(input(n, 2), [&] { return matchRotateHalf1A2(input(n, 3), k); });
+        return matchRotateHalf1E2(input(n, 2), [&] {
+          return matchRotateHalf1A2(input(n, 3), k);
+        });
       });
     });
   }
@@ -3892,8 +2961,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper,
-  ///   rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), pos, interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:183:11", "cos")) return false;
@@ -3901,38 +2969,61 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (!requireBound(kSlotCt, "rules/rotary.yaml:183:11", "ct")) return false;
     if (!requireBound(kSlotSt, "rules/rotary.yaml:183:11", "st")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:185:18", "x")) return false;
-    std::optional<onnx::TensorProto> t6 =
-        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:185:26");
+    std::optional<onnx::TensorProto> t6 = helperTensor(
+        gen::tensorHelper("rotary_cos_from_freq"),
+        {kSlotInvFreq, kSlotCt},
+        {"inv_freq", "ct"},
+        "rules/rotary.yaml:185:26");
     if (!t6) return false;
-    std::optional<onnx::TensorProto> t7 =
-        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:186:18");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("rotary_sin_from_freq"),
+        {kSlotInvFreq, kSlotSt},
+        {"inv_freq", "st"},
+        "rules/rotary.yaml:186:18");
     if (!t7) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:185:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:187:18", "rules/rotary.yaml:187:18");
+    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:187:18",
+        "rules/rotary.yaml:187:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:183:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:183:11"))
-      return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:183:11"))
-      return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:183:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:185:11)"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:183:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:183:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:183:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:183:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:185:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3951,11 +3042,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     spec8.created_by = ruleName();
     const NodeId n8 = rw_.createNode(std::move(spec8));
     const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0},
-                                         {s_.provided[1], v1},
-                                         {s_.provided[2], v2},
-                                         {s_.provided[3], v3},
-                                         {s_.provided[4], v8}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
   }
 
   /// Variant 1, rules/rotary.yaml:184:5:
@@ -3963,8 +3050,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
   ///   sin = sin
   ///   ct = ct
   ///   st = st
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq),
-  ///   tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_cos_from_freq), tensor(helper, rotary_sin_from_freq), interleaved=0, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:183:11", "cos")) return false;
@@ -3973,37 +3059,60 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     if (!requireBound(kSlotSt, "rules/rotary.yaml:183:11", "st")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:185:18", "x")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:185:21", "pos")) return false;
-    std::optional<onnx::TensorProto> t6 =
-        helperTensor(gen::tensorHelper("rotary_cos_from_freq"), {kSlotInvFreq, kSlotCt},
-                     {"inv_freq", "ct"}, "rules/rotary.yaml:185:26");
+    std::optional<onnx::TensorProto> t6 = helperTensor(
+        gen::tensorHelper("rotary_cos_from_freq"),
+        {kSlotInvFreq, kSlotCt},
+        {"inv_freq", "ct"},
+        "rules/rotary.yaml:185:26");
     if (!t6) return false;
-    std::optional<onnx::TensorProto> t7 =
-        helperTensor(gen::tensorHelper("rotary_sin_from_freq"), {kSlotInvFreq, kSlotSt},
-                     {"inv_freq", "st"}, "rules/rotary.yaml:186:18");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("rotary_sin_from_freq"),
+        {kSlotInvFreq, kSlotSt},
+        {"inv_freq", "st"},
+        "rules/rotary.yaml:186:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 0));
-    std::optional<onnx::AttributeProto> a8_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:187:18", "rules/rotary.yaml:187:18");
+    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:187:18",
+        "rules/rotary.yaml:187:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:183:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:183:11"))
-      return false;
-    if (!replaceable(kSlotCt, To::kRef, kSlotCt, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:183:11"))
-      return false;
-    if (!replaceable(kSlotSt, To::kRef, kSlotSt, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:183:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:184:5",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:185:11)"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:183:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:183:11")) return false;
+    if (!replaceable(
+        kSlotCt,
+        To::kRef,
+        kSlotCt,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:183:11")) return false;
+    if (!replaceable(
+        kSlotSt,
+        To::kRef,
+        kSlotSt,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:183:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:184:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:185:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4022,11 +3131,7 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
     spec8.created_by = ruleName();
     const NodeId n8 = rw_.createNode(std::move(spec8));
     const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0},
-                                         {s_.provided[1], v1},
-                                         {s_.provided[2], v2},
-                                         {s_.provided[3], v3},
-                                         {s_.provided[4], v8}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v2}, {s_.provided[3], v3}, {s_.provided[4], v8}});
   }
 };
 
@@ -4034,12 +3139,13 @@ class RotaryEmbeddingComputedMatch : public RotarySharedMatch<RotaryEmbeddingCom
 class RotaryEmbeddingComputedRule : public RewritePattern {
  public:
   RotaryEmbeddingComputedRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                95,
-                                {"ort", "onnx"},
-                                "rules/rotary.yaml:166:5",
-                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            95,
+            {"ort", "onnx"},
+            "rules/rotary.yaml:166:5",
+            {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -4061,504 +3167,185 @@ class RotaryEmbeddingComputedRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/rotary.yaml:199
-// rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H]
-// with repeat_interleave'd caches.
+// rotary_embedding_interleaved (priority 95): Interleaved (rotate_every_two) RoPE on [B, N, S, H] with repeat_interleave'd caches.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule rotary_embedding_interleaved for the shared checks and messages.
 const gen::RuleSpec& specRotaryEmbeddingInterleaved() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_interleaved";
-    s.loc = "rules/rotary.yaml:199:5";
-    s.root = 11;
-    s.slot_names = {"cos_cache",
-                    "pos",
-                    "cos",
-                    "sin_cache",
-                    "sin",
-                    "x",
-                    "rotate_pairs.1.rot",
-                    "y",
-                    "rotate_pairs.1.e1",
-                    "rotate_pairs.1.a1",
-                    "rotate_pairs.1.x1",
-                    "rotate_pairs.1.e2",
-                    "rotate_pairs.1.a2",
-                    "rotate_pairs.1.x2",
-                    "rotate_pairs.1.st",
-                    "rotate_pairs.1.fc",
-                    "rotate_pairs.1.fs"};
-    s.num_captures = 0;
-    s.exprs.resize(35);
-    {  // 0: cos_cache
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:203:30";
-      e.slot = 0;
-    }
-    {  // 1: pos
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:203:41";
-      e.slot = 1;
-    }
-    {  // 2: Gather(cos_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:203:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:203:46";
-      }
-    }
-    {  // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:203:13";
-      e.slot = 2;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:203:55";
-      }
-    }
-    {  // 4: sin_cache
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:204:30";
-      e.slot = 3;
-    }
-    {  // 5: Gather(sin_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:204:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:204:46";
-      }
-    }
-    {  // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:204:13";
-      e.slot = 4;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:204:55";
-      }
-    }
-    {  // 7: x
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:205:21";
-      e.slot = 5;
-    }
-    {  // 8: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:205:17";
-      e.num_inputs = 2;
-    }
-    {  // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 6;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "allowzero";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-    }
-    {  // 10: Mul(rotate_pairs.1.rot, sin)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:205:30";
-      e.num_inputs = 2;
-    }
-    {  // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:205:13";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
-    {  // 12: 0
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 13: rotate_pairs.1.e1
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "rotate_pairs.1.e1";
-      e.loc = "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 8;
-    }
-    {  // 14: rotate_pairs.1.a1
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "rotate_pairs.1.a1";
-      e.loc = "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 9;
-    }
-    {  // 15: 2
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 10;
-      e.num_inputs = 5;
-    }
-    {  // 17: 1
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 18: rotate_pairs.1.e2
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "rotate_pairs.1.e2";
-      e.loc = "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 11;
-    }
-    {  // 19: rotate_pairs.1.a2
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "rotate_pairs.1.a2";
-      e.loc = "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 12;
-    }
-    {  // 20: 2
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 13;
-      e.num_inputs = 5;
-    }
-    {  // 22: Neg(rotate_pairs.1.x2)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.num_inputs = 1;
-    }
-    {  // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-    }
-    {  // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-    }
-    {  // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1,
-       // axes=[-1]), axis=-1)
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 14;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-    }
-    {  // 26: Shape(rotate_pairs.1.st)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.num_inputs = 1;
-    }
-    {  // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.loc = "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({3}));
-        a.loc = "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-    }
-    {  // 28: -1
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-    }
-    {  // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-    }
-    {  // 31: -1
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      }
-    }
-    {  // 33: rotate_pairs.1.fc
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "rotate_pairs.1.fc";
-      e.loc = "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 15;
-    }
-    {  // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
-       // Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "rotate_pairs.1.fs";
-      e.loc = "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      e.slot = 16;
-    }
+  static const gen::RuleSpec spec = {
+    "rotary_embedding_interleaved",
+    "rules/rotary.yaml:199:5",
+    11,  // root expr
+    // slots
+    {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
+     "rotate_pairs.1.e1", "rotate_pairs.1.a1", "rotate_pairs.1.x1", "rotate_pairs.1.e2",
+     "rotate_pairs.1.a2", "rotate_pairs.1.x2", "rotate_pairs.1.st", "rotate_pairs.1.fc",
+     "rotate_pairs.1.fs"},
+    0,  // attribute captures
+    5,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:207:14";
-      c.subject = "x";
-      c.slot = 5;
-      c.dims = {"B", "N", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:208:14";
-      c.subject = "pos";
-      c.slot = 1;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:208:29";
-      c.subject = "pos";
-      c.slot = 1;
-      c.strings = {"int64"};
-      c.elem_types = {7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "flat_pairs_shape";
-      c.predicate = gen::nativePredicate("flat_pairs_shape");
-      c.args = {"rotate_pairs.1.fc", "x"};
-      c.arg_slots = {15, 5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.subject = "cos_cache";
-      c.slot = 0;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "rotary_pairs_cache";
-      c.predicate = gen::nativePredicate("rotary_pairs_cache");
-      c.args = {"cos_cache"};
-      c.arg_slots = {0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.subject = "sin_cache";
-      c.slot = 3;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "rotary_pairs_cache";
-      c.predicate = gen::nativePredicate("rotary_pairs_cache");
-      c.args = {"sin_cache"};
-      c.arg_slots = {3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"rotate_pairs.1.e1", "x"};
-      c.arg_slots = {8, 5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"rotate_pairs.1.e2", "x"};
-      c.arg_slots = {11, 5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_pairs.1.a1", "x"};
-      c.arg_slots = {9, 5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:205:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_pairs.1.a2", "x"};
-      c.arg_slots = {12, 5};
-    }
-    s.num_symbols = 5;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: cos_cache
+      {"cos_cache", "rules/rotary.yaml:203:30", 0},
+      // 1: pos
+      {"pos", "rules/rotary.yaml:203:41", 1},
+      // 2: Gather(cos_cache, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:203:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:203:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:203:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:203:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 4: sin_cache
+      {"sin_cache", "rules/rotary.yaml:204:30", 3},
+      // 5: Gather(sin_cache, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:204:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:204:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[1])
+      {"Unsqueeze", "rules/rotary.yaml:204:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:204:55", Attr::kEquals, {gen::intsLiteral({1})}, true}}},
+      // 7: x
+      {"x", "rules/rotary.yaml:205:21", 5},
+      // 8: Mul(x, cos)
+      {"Mul", "rules/rotary.yaml:205:17", gen::kNoSlot, 2},
+      // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:205:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 10: Mul(rotate_pairs.1.rot, sin)
+      {"Mul", "rules/rotary.yaml:205:30", gen::kNoSlot, 2},
+      // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
+      {"Add", "rules/rotary.yaml:205:13", 7, 2},
+      // 12: 0
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 13: rotate_pairs.1.e1
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       8},
+      // 14: rotate_pairs.1.a1
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       9},
+      // 15: 2
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:205:34)", 10, 5},
+      // 17: 1
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 18: rotate_pairs.1.e2
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       11},
+      // 19: rotate_pairs.1.a2
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       12},
+      // 20: 2
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:205:34)", 13, 5},
+      // 22: Neg(rotate_pairs.1.x2)
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:205:34)", gen::kNoSlot,
+       1},
+      // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
+      // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
+      // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:205:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      // 26: Shape(rotate_pairs.1.st)
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 1},
+      // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 1,
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intsLiteral({0})}},
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intsLiteral({3})}},
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 28: -1
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
+      // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 30: Shape(rotate_pairs.1.st, start=0, end=3)
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intLiteral(3)}}}},
+      // 31: -1
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
+      // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:205:34)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 33: rotate_pairs.1.fc
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       15},
+      // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:205:34)",
+       16},
+    },
+    // constraints
+    {{Check::kShape, "rules/rotary.yaml:207:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
+     {Check::kShape, "rules/rotary.yaml:208:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 2}}},
+     {Check::kElemType, "rules/rotary.yaml:208:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"int64"}, {7}},
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
+      gen::nativePredicate("flat_pairs_shape"), 6},
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
+      {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
+      gen::nativePredicate("rotary_pairs_cache"), 6},
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
+      {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
+      gen::nativePredicate("rotary_pairs_cache"), 6},
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
+      gen::nativePredicate("slice_to_end"), 6},
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
+      gen::nativePredicate("slice_to_end"), 6},
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
+      gen::nativePredicate("last_axis"), 6},
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:205:34)",
+      "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
+      gen::nativePredicate("last_axis"), 6}},
+    // rewrite variants
+    {{true, "", 23}, {}},
+  };
   return spec;
 }
 
-/// The search of rule rotary_embedding_interleaved: one function per pattern expr, each matching
-/// its value and then the rest of the search (`k`); choice points try their options in order and
-/// undo what a failed option bound. Expr ids of rule rotary_embedding_interleaved (indices into its
-/// RuleSpec's exprs).
+/// Expr ids of rule rotary_embedding_interleaved (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingInterleavedIds {
   enum : gen::ExprId {
     kCosCache = 0,
@@ -4599,11 +3386,13 @@ struct RotaryEmbeddingInterleavedIds {
   };
 };
 
+/// The search of rule rotary_embedding_interleaved: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbeddingInterleavedIds> {
  public:
   RotaryEmbeddingInterleavedMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RotarySharedMatch<RotaryEmbeddingInterleavedIds>(specRotaryEmbeddingInterleaved(), scratch,
-                                                         rw) {}
+      : RotarySharedMatch<RotaryEmbeddingInterleavedIds>(specRotaryEmbeddingInterleaved(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -4646,9 +3435,9 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchCosCache, matchPos,
-  // matchGather2, matchCos, matchSinCache, matchGather5, matchSin, matchX, matchMul8,
-  // matchRotatePairs1Rot, matchMul10, matchY, matchConstant12, matchRotatePairs1E1,
+  // From RotarySharedMatch (the same in other rules of this file):
+  // matchCosCache, matchPos, matchGather2, matchCos, matchSinCache, matchGather5, matchSin, matchX,
+  // matchMul8, matchRotatePairs1Rot, matchMul10, matchY, matchConstant12, matchRotatePairs1E1,
   // matchRotatePairs1A1, matchConstant15, matchRotatePairs1X1, matchConstant17,
   // matchRotatePairs1E2, matchRotatePairs1A2, matchConstant20, matchRotatePairs1X2, matchNeg,
   // matchUnsqueeze23, matchUnsqueeze24, matchRotatePairs1St, matchShape26, matchSlice,
@@ -4660,39 +3449,55 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
   /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:210:5:
   ///   cos = cos
   ///   sin = sin
-  ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper,
-  ///   rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
+  ///   y = RotaryEmbedding(x, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:209:11", "cos")) return false;
     if (!requireBound(kSlotSin, "rules/rotary.yaml:209:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:211:18", "x")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:211:26");
+    std::optional<onnx::TensorProto> t4 = helperTensor(
+        gen::tensorHelper("rotary_pairs_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
+        "rules/rotary.yaml:211:26");
     if (!t4) return false;
-    std::optional<onnx::TensorProto> t5 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:212:18");
+    std::optional<onnx::TensorProto> t5 = helperTensor(
+        gen::tensorHelper("rotary_pairs_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:212:18");
     if (!t5) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:211:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
-    std::optional<onnx::AttributeProto> a6_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:213:18", "rules/rotary.yaml:213:18");
+    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:213:18",
+        "rules/rotary.yaml:213:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:210:5",
-                     "rules/rotary.yaml:209:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:210:5",
-                     "rules/rotary.yaml:209:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:210:5",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:211:11)"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:210:5",
+        "rules/rotary.yaml:209:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:210:5",
+        "rules/rotary.yaml:209:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:210:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:211:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4709,46 +3514,61 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
     const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 
   /// Variant 1, rules/rotary.yaml:210:5:
   ///   cos = cos
   ///   sin = sin
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache),
-  ///   tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:209:11", "cos")) return false;
     if (!requireBound(kSlotSin, "rules/rotary.yaml:209:11", "sin")) return false;
     if (!requireBound(kSlotX, "rules/rotary.yaml:211:18", "x")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:211:21", "pos")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:211:26");
+    std::optional<onnx::TensorProto> t4 = helperTensor(
+        gen::tensorHelper("rotary_pairs_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
+        "rules/rotary.yaml:211:26");
     if (!t4) return false;
-    std::optional<onnx::TensorProto> t5 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:212:18");
+    std::optional<onnx::TensorProto> t5 = helperTensor(
+        gen::tensorHelper("rotary_pairs_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:212:18");
     if (!t5) return false;
     std::vector<onnx::AttributeProto> attrs6;
     attrs6.push_back(gen::intAttribute("interleaved", 1));
-    std::optional<onnx::AttributeProto> a6_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:213:18", "rules/rotary.yaml:213:18");
+    std::optional<onnx::AttributeProto> a6_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:213:18",
+        "rules/rotary.yaml:213:18");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:210:5",
-                     "rules/rotary.yaml:209:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:210:5",
-                     "rules/rotary.yaml:209:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:210:5",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:211:11)"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:210:5",
+        "rules/rotary.yaml:209:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:210:5",
+        "rules/rotary.yaml:209:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:210:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:211:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4765,8 +3585,7 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
     spec6.created_by = ruleName();
     const NodeId n6 = rw_.createNode(std::move(spec6));
     const ValueId v6 = g_.node(n6).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v6}});
   }
 };
 
@@ -4774,12 +3593,13 @@ class RotaryEmbeddingInterleavedMatch : public RotarySharedMatch<RotaryEmbedding
 class RotaryEmbeddingInterleavedRule : public RewritePattern {
  public:
   RotaryEmbeddingInterleavedRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                95,
-                                {"ort", "onnx"},
-                                "rules/rotary.yaml:199:5",
-                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            95,
+            {"ort", "onnx"},
+            "rules/rotary.yaml:199:5",
+            {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -4801,503 +3621,184 @@ class RotaryEmbeddingInterleavedRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/rotary.yaml:215
-// rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads
-// (before the permute), as 3-D RotaryEmbedding.
+// rotary_embedding_interleaved_bsnh (priority 95): GPT-J's interleaved RoPE on [B, S, N, H] heads (before the permute), as 3-D RotaryEmbedding.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule rotary_embedding_interleaved_bsnh for the shared checks and messages.
 const gen::RuleSpec& specRotaryEmbeddingInterleavedBsnh() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_interleaved_bsnh";
-    s.loc = "rules/rotary.yaml:215:5";
-    s.root = 11;
-    s.slot_names = {"cos_cache",
-                    "pos",
-                    "cos",
-                    "sin_cache",
-                    "sin",
-                    "x",
-                    "rotate_pairs.1.rot",
-                    "y",
-                    "rotate_pairs.1.e1",
-                    "rotate_pairs.1.a1",
-                    "rotate_pairs.1.x1",
-                    "rotate_pairs.1.e2",
-                    "rotate_pairs.1.a2",
-                    "rotate_pairs.1.x2",
-                    "rotate_pairs.1.st",
-                    "rotate_pairs.1.fc",
-                    "rotate_pairs.1.fs"};
-    s.num_captures = 0;
-    s.exprs.resize(35);
-    {  // 0: cos_cache
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "cos_cache";
-      e.loc = "rules/rotary.yaml:219:30";
-      e.slot = 0;
-    }
-    {  // 1: pos
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:219:41";
-      e.slot = 1;
-    }
-    {  // 2: Gather(cos_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:219:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:219:46";
-      }
-    }
-    {  // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:219:13";
-      e.slot = 2;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({2}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:219:55";
-      }
-    }
-    {  // 4: sin_cache
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "sin_cache";
-      e.loc = "rules/rotary.yaml:220:30";
-      e.slot = 3;
-    }
-    {  // 5: Gather(sin_cache, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "Gather";
-      e.loc = "rules/rotary.yaml:220:23";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:220:46";
-      }
-    }
-    {  // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:220:13";
-      e.slot = 4;
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({2}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:220:55";
-      }
-    }
-    {  // 7: x
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:221:21";
-      e.slot = 5;
-    }
-    {  // 8: Mul(x, cos)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:221:17";
-      e.num_inputs = 2;
-    }
-    {  // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 6;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "allowzero";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-    }
-    {  // 10: Mul(rotate_pairs.1.rot, sin)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Mul";
-      e.loc = "rules/rotary.yaml:221:30";
-      e.num_inputs = 2;
-    }
-    {  // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Add";
-      e.loc = "rules/rotary.yaml:221:13";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
-    {  // 12: 0
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 13: rotate_pairs.1.e1
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "rotate_pairs.1.e1";
-      e.loc = "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 8;
-    }
-    {  // 14: rotate_pairs.1.a1
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "rotate_pairs.1.a1";
-      e.loc = "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 9;
-    }
-    {  // 15: 2
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 10;
-      e.num_inputs = 5;
-    }
-    {  // 17: 1
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "constant 1";
-      e.loc = "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.literal = gen::intLiteral(1);
-      e.tolerance = 1e-06;
-    }
-    {  // 18: rotate_pairs.1.e2
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "rotate_pairs.1.e2";
-      e.loc = "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 11;
-    }
-    {  // 19: rotate_pairs.1.a2
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "rotate_pairs.1.a2";
-      e.loc = "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 12;
-    }
-    {  // 20: 2
-      gen::ExprSpec& e = s.exprs[20];
-      e.label = "constant 2";
-      e.loc = "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.literal = gen::intLiteral(2);
-      e.tolerance = 1e-06;
-    }
-    {  // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
-      gen::ExprSpec& e = s.exprs[21];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 13;
-      e.num_inputs = 5;
-    }
-    {  // 22: Neg(rotate_pairs.1.x2)
-      gen::ExprSpec& e = s.exprs[22];
-      e.label = "Neg";
-      e.loc = "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.num_inputs = 1;
-    }
-    {  // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
-      gen::ExprSpec& e = s.exprs[23];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-    }
-    {  // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
-      gen::ExprSpec& e = s.exprs[24];
-      e.label = "Unsqueeze";
-      e.loc = "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({-1}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-    }
-    {  // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1,
-       // axes=[-1]), axis=-1)
-      gen::ExprSpec& e = s.exprs[25];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 14;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-    }
-    {  // 26: Shape(rotate_pairs.1.st)
-      gen::ExprSpec& e = s.exprs[26];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.num_inputs = 1;
-    }
-    {  // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
-      gen::ExprSpec& e = s.exprs[27];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "starts";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.loc = "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "ends";
-        a.values.push_back(gen::intsLiteral({3}));
-        a.loc = "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axes";
-        a.values.push_back(gen::intsLiteral({0}));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-    }
-    {  // 28: -1
-      gen::ExprSpec& e = s.exprs[28];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[29];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-    }
-    {  // 30: Shape(rotate_pairs.1.st, start=0, end=3)
-      gen::ExprSpec& e = s.exprs[30];
-      e.label = "Shape";
-      e.loc = "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.num_inputs = 1;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "start";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "end";
-        a.values.push_back(gen::intLiteral(3));
-        a.loc = "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-    }
-    {  // 31: -1
-      gen::ExprSpec& e = s.exprs[31];
-      e.label = "constant -1";
-      e.loc = "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.literal = gen::intLiteral(-1);
-      e.tolerance = 1e-06;
-    }
-    {  // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
-      gen::ExprSpec& e = s.exprs[32];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      }
-    }
-    {  // 33: rotate_pairs.1.fc
-      gen::ExprSpec& e = s.exprs[33];
-      e.label = "rotate_pairs.1.fc";
-      e.loc = "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 15;
-    }
-    {  // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) |
-       // Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
-      gen::ExprSpec& e = s.exprs[34];
-      e.label = "rotate_pairs.1.fs";
-      e.loc = "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      e.slot = 16;
-    }
+  static const gen::RuleSpec spec = {
+    "rotary_embedding_interleaved_bsnh",
+    "rules/rotary.yaml:215:5",
+    11,  // root expr
+    // slots
+    {"cos_cache", "pos", "cos", "sin_cache", "sin", "x", "rotate_pairs.1.rot", "y",
+     "rotate_pairs.1.e1", "rotate_pairs.1.a1", "rotate_pairs.1.x1", "rotate_pairs.1.e2",
+     "rotate_pairs.1.a2", "rotate_pairs.1.x2", "rotate_pairs.1.st", "rotate_pairs.1.fc",
+     "rotate_pairs.1.fs"},
+    0,  // attribute captures
+    5,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:223:14";
-      c.subject = "x";
-      c.slot = 5;
-      c.dims = {"B", "S", "N", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:224:14";
-      c.subject = "pos";
-      c.slot = 1;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc = "rules/rotary.yaml:224:29";
-      c.subject = "pos";
-      c.slot = 1;
-      c.strings = {"int64"};
-      c.elem_types = {7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "flat_pairs_shape";
-      c.predicate = gen::nativePredicate("flat_pairs_shape");
-      c.args = {"rotate_pairs.1.fc", "x"};
-      c.arg_slots = {15, 5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.subject = "cos_cache";
-      c.slot = 0;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "rotary_pairs_cache";
-      c.predicate = gen::nativePredicate("rotary_pairs_cache");
-      c.args = {"cos_cache"};
-      c.arg_slots = {0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.subject = "sin_cache";
-      c.slot = 3;
-      c.dims = {"M", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 4});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "rotary_pairs_cache";
-      c.predicate = gen::nativePredicate("rotary_pairs_cache");
-      c.args = {"sin_cache"};
-      c.arg_slots = {3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"rotate_pairs.1.e1", "x"};
-      c.arg_slots = {8, 5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"rotate_pairs.1.e2", "x"};
-      c.arg_slots = {11, 5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_pairs.1.a1", "x"};
-      c.arg_slots = {9, 5};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:221:34)";
-      c.guard_slot = 6;  // rotate_pairs.1.rot
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"rotate_pairs.1.a2", "x"};
-      c.arg_slots = {12, 5};
-    }
-    s.num_symbols = 5;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: cos_cache
+      {"cos_cache", "rules/rotary.yaml:219:30", 0},
+      // 1: pos
+      {"pos", "rules/rotary.yaml:219:41", 1},
+      // 2: Gather(cos_cache, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:219:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:219:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 3: Unsqueeze(Gather(cos_cache, pos, axis=0), axes=[2])
+      {"Unsqueeze", "rules/rotary.yaml:219:13", 2, 1,
+       {{"axes", "rules/rotary.yaml:219:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      // 4: sin_cache
+      {"sin_cache", "rules/rotary.yaml:220:30", 3},
+      // 5: Gather(sin_cache, pos, axis=0)
+      {"Gather", "rules/rotary.yaml:220:23", gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:220:46", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 6: Unsqueeze(Gather(sin_cache, pos, axis=0), axes=[2])
+      {"Unsqueeze", "rules/rotary.yaml:220:13", 4, 1,
+       {{"axes", "rules/rotary.yaml:220:55", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      // 7: x
+      {"x", "rules/rotary.yaml:221:21", 5},
+      // 8: Mul(x, cos)
+      {"Mul", "rules/rotary.yaml:221:17", gen::kNoSlot, 2},
+      // 9: Reshape(rotate_pairs.1.st, rotate_pairs.1.fs, allowzero=0)
+      {"Reshape", "rules/rotary.yaml:79:13 (in rotate_pairs at rules/rotary.yaml:221:34)", 6, 2,
+       {{"allowzero", "rules/rotary.yaml:79:29 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 10: Mul(rotate_pairs.1.rot, sin)
+      {"Mul", "rules/rotary.yaml:221:30", gen::kNoSlot, 2},
+      // 11: Add(Mul(x, cos), Mul(rotate_pairs.1.rot, sin))
+      {"Add", "rules/rotary.yaml:221:13", 7, 2},
+      // 12: 0
+      {"constant 0", "rules/rotary.yaml:74:22 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 13: rotate_pairs.1.e1
+      {"rotate_pairs.1.e1", "rules/rotary.yaml:74:25 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       8},
+      // 14: rotate_pairs.1.a1
+      {"rotate_pairs.1.a1", "rules/rotary.yaml:74:29 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       9},
+      // 15: 2
+      {"constant 2", "rules/rotary.yaml:74:33 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 16: Slice(x, 0, rotate_pairs.1.e1, rotate_pairs.1.a1, 2)
+      {"Slice", "rules/rotary.yaml:74:13 (in rotate_pairs at rules/rotary.yaml:221:34)", 10, 5},
+      // 17: 1
+      {"constant 1", "rules/rotary.yaml:75:22 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(1)},
+      // 18: rotate_pairs.1.e2
+      {"rotate_pairs.1.e2", "rules/rotary.yaml:75:25 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       11},
+      // 19: rotate_pairs.1.a2
+      {"rotate_pairs.1.a2", "rules/rotary.yaml:75:29 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       12},
+      // 20: 2
+      {"constant 2", "rules/rotary.yaml:75:33 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(2)},
+      // 21: Slice(x, 1, rotate_pairs.1.e2, rotate_pairs.1.a2, 2)
+      {"Slice", "rules/rotary.yaml:75:13 (in rotate_pairs at rules/rotary.yaml:221:34)", 13, 5},
+      // 22: Neg(rotate_pairs.1.x2)
+      {"Neg", "rules/rotary.yaml:76:30 (in rotate_pairs at rules/rotary.yaml:221:34)", gen::kNoSlot,
+       1},
+      // 23: Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1])
+      {"Unsqueeze", "rules/rotary.yaml:76:20 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:76:39 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
+      // 24: Unsqueeze(rotate_pairs.1.x1, axes=[-1])
+      {"Unsqueeze", "rules/rotary.yaml:76:44 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 1,
+       {{"axes", "rules/rotary.yaml:76:58 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intsLiteral({-1})}, true}}},
+      // 25: Concat(Unsqueeze(Neg(rotate_pairs.1.x2), axes=[-1]), Unsqueeze(rotate_pairs.1.x1, axes=[-1]), axis=-1)
+      {"Concat", "rules/rotary.yaml:76:13 (in rotate_pairs at rules/rotary.yaml:221:34)", 14, 2,
+       {{"axis", "rules/rotary.yaml:76:63 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      // 26: Shape(rotate_pairs.1.st)
+      {"Shape", "rules/rotary.yaml:77:27 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 1},
+      // 27: Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0])
+      {"Slice", "rules/rotary.yaml:77:21 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 1,
+       {{"starts", "rules/rotary.yaml:77:38 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intsLiteral({0})}},
+        {"ends", "rules/rotary.yaml:77:41 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intsLiteral({3})}},
+        {"axes", "rules/rotary.yaml:77:44 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 28: -1
+      {"constant -1", "rules/rotary.yaml:77:48 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
+      // 29: Concat(Slice(Shape(rotate_pairs.1.st), starts=[0], ends=[3], axes=[0]), -1, axis=0)
+      {"Concat", "rules/rotary.yaml:77:14 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:77:52 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 30: Shape(rotate_pairs.1.st, start=0, end=3)
+      {"Shape", "rules/rotary.yaml:77:69 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 1,
+       {{"start", "rules/rotary.yaml:77:79 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"end", "rules/rotary.yaml:77:88 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intLiteral(3)}}}},
+      // 31: -1
+      {"constant -1", "rules/rotary.yaml:77:96 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(-1)},
+      // 32: Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0)
+      {"Concat", "rules/rotary.yaml:77:62 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       gen::kNoSlot, 2,
+       {{"axis", "rules/rotary.yaml:77:100 (in rotate_pairs at rules/rotary.yaml:221:34)",
+         Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      // 33: rotate_pairs.1.fc
+      {"rotate_pairs.1.fc", "rules/rotary.yaml:78:16 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       15},
+      // 34: Concat(Slice(Shape(...), starts=[0], ends=[3], axes=[0]), -1, axis=0) | Concat(Shape(rotate_pairs.1.st, start=0, end=3), -1, axis=0) | rotate_pairs.1.fc
+      {"rotate_pairs.1.fs", "rules/rotary.yaml:77:60 (in rotate_pairs at rules/rotary.yaml:221:34)",
+       16},
+    },
+    // constraints
+    {{Check::kShape, "rules/rotary.yaml:223:14", "x", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
+     {Check::kShape, "rules/rotary.yaml:224:14", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S"}, {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
+     {Check::kElemType, "rules/rotary.yaml:224:29", "pos", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"int64"}, {7}},
+     {Check::kNative, "rules/rotary.yaml:81:20 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      "rotate_pairs.1.fc", gen::kNoSlot, {"rotate_pairs.1.fc", "x"}, {15, 5}, "flat_pairs_shape",
+      gen::nativePredicate("flat_pairs_shape"), 6},
+     {Check::kShape, "rules/rotary.yaml:82:20 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      "cos_cache", 0, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
+      {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
+     {Check::kNative, "rules/rotary.yaml:82:35 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      "cos_cache", gen::kNoSlot, {"cos_cache"}, {0}, "rotary_pairs_cache",
+      gen::nativePredicate("rotary_pairs_cache"), 6},
+     {Check::kShape, "rules/rotary.yaml:83:20 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      "sin_cache", 3, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"M", "H"},
+      {{Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
+     {Check::kNative, "rules/rotary.yaml:83:35 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      "sin_cache", gen::kNoSlot, {"sin_cache"}, {3}, "rotary_pairs_cache",
+      gen::nativePredicate("rotary_pairs_cache"), 6},
+     {Check::kNative, "rules/rotary.yaml:84:13 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      "rotate_pairs.1.e1", gen::kNoSlot, {"rotate_pairs.1.e1", "x"}, {8, 5}, "slice_to_end",
+      gen::nativePredicate("slice_to_end"), 6},
+     {Check::kNative, "rules/rotary.yaml:85:13 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      "rotate_pairs.1.e2", gen::kNoSlot, {"rotate_pairs.1.e2", "x"}, {11, 5}, "slice_to_end",
+      gen::nativePredicate("slice_to_end"), 6},
+     {Check::kNative, "rules/rotary.yaml:86:13 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      "rotate_pairs.1.a1", gen::kNoSlot, {"rotate_pairs.1.a1", "x"}, {9, 5}, "last_axis",
+      gen::nativePredicate("last_axis"), 6},
+     {Check::kNative, "rules/rotary.yaml:87:13 (in rotate_pairs at rules/rotary.yaml:221:34)",
+      "rotate_pairs.1.a2", gen::kNoSlot, {"rotate_pairs.1.a2", "x"}, {12, 5}, "last_axis",
+      gen::nativePredicate("last_axis"), 6}},
+    // rewrite variants
+    {{true, "", 23}, {}},
+  };
   return spec;
 }
 
-/// The search of rule rotary_embedding_interleaved_bsnh: one function per pattern expr, each
-/// matching its value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule rotary_embedding_interleaved_bsnh (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingInterleavedBsnhIds {
   enum : gen::ExprId {
@@ -5339,12 +3840,13 @@ struct RotaryEmbeddingInterleavedBsnhIds {
   };
 };
 
-class RotaryEmbeddingInterleavedBsnhMatch
-    : public RotarySharedMatch<RotaryEmbeddingInterleavedBsnhIds> {
+/// The search of rule rotary_embedding_interleaved_bsnh: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class RotaryEmbeddingInterleavedBsnhMatch : public RotarySharedMatch<RotaryEmbeddingInterleavedBsnhIds> {
  public:
   RotaryEmbeddingInterleavedBsnhMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RotarySharedMatch<RotaryEmbeddingInterleavedBsnhIds>(specRotaryEmbeddingInterleavedBsnh(),
-                                                             scratch, rw) {}
+      : RotarySharedMatch<RotaryEmbeddingInterleavedBsnhIds>(specRotaryEmbeddingInterleavedBsnh(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -5387,9 +3889,9 @@ class RotaryEmbeddingInterleavedBsnhMatch
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchCosCache, matchPos,
-  // matchGather2, matchCos, matchSinCache, matchGather5, matchSin, matchX, matchMul8,
-  // matchRotatePairs1Rot, matchMul10, matchY, matchConstant12, matchRotatePairs1E1,
+  // From RotarySharedMatch (the same in other rules of this file):
+  // matchCosCache, matchPos, matchGather2, matchCos, matchSinCache, matchGather5, matchSin, matchX,
+  // matchMul8, matchRotatePairs1Rot, matchMul10, matchY, matchConstant12, matchRotatePairs1E1,
   // matchRotatePairs1A1, matchConstant15, matchRotatePairs1X1, matchConstant17,
   // matchRotatePairs1E2, matchRotatePairs1A2, matchConstant20, matchRotatePairs1X2, matchNeg,
   // matchUnsqueeze23, matchUnsqueeze24, matchRotatePairs1St, matchShape26, matchSlice,
@@ -5401,9 +3903,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
   /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:226:5:
   ///   cos = cos
   ///   sin = sin
-  ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper,
-  ///   rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1,
-  ///   num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
+  ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), pos, interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:225:11", "cos")) return false;
@@ -5412,36 +3912,56 @@ class RotaryEmbeddingInterleavedBsnhMatch
     std::optional<onnx::TensorProto> t3 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::TensorProto> t6 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:228:18");
+    std::optional<onnx::TensorProto> t6 = helperTensor(
+        gen::tensorHelper("rotary_pairs_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
+        "rules/rotary.yaml:228:18");
     if (!t6) return false;
-    std::optional<onnx::TensorProto> t7 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:229:18");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("rotary_pairs_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:229:18");
     if (!t7) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:227:57", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
-    std::optional<onnx::AttributeProto> a8_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:230:18", "rules/rotary.yaml:230:18");
+    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads_bsnh"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:230:18",
+        "rules/rotary.yaml:230:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
-    std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:231:22");
+    std::optional<onnx::TensorProto> t9 = helperTensor(
+        gen::tensorHelper("rotary_heads_shape"),
+        {kSlotX},
+        {"x"},
+        "rules/rotary.yaml:231:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:226:5",
-                     "rules/rotary.yaml:225:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:226:5",
-                     "rules/rotary.yaml:225:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:226:5",
-                     "rules/rotary.yaml:231:11"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:226:5",
+        "rules/rotary.yaml:225:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:226:5",
+        "rules/rotary.yaml:225:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:226:5",
+        "rules/rotary.yaml:231:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5474,16 +3994,13 @@ class RotaryEmbeddingInterleavedBsnhMatch
     spec10.created_by = ruleName();
     const NodeId n10 = rw_.createNode(std::move(spec10));
     const ValueId v10 = g_.node(n10).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 
   /// Variant 1, rules/rotary.yaml:226:5:
   ///   cos = cos
   ///   sin = sin
-  ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos,
-  ///   tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache),
-  ///   interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
+  ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, tensor(helper, rotary_pairs_half_cache), tensor(helper, rotary_pairs_half_cache), interleaved=1, num_heads=helper(rotary_num_heads_bsnh)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotCos, "rules/rotary.yaml:225:11", "cos")) return false;
@@ -5493,35 +4010,55 @@ class RotaryEmbeddingInterleavedBsnhMatch
     if (!t3) return false;
     std::vector<onnx::AttributeProto> attrs4;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:227:57", "pos")) return false;
-    std::optional<onnx::TensorProto> t6 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotCosCache}, {"cos_cache"},
-                     "rules/rotary.yaml:228:18");
+    std::optional<onnx::TensorProto> t6 = helperTensor(
+        gen::tensorHelper("rotary_pairs_half_cache"),
+        {kSlotCosCache},
+        {"cos_cache"},
+        "rules/rotary.yaml:228:18");
     if (!t6) return false;
-    std::optional<onnx::TensorProto> t7 =
-        helperTensor(gen::tensorHelper("rotary_pairs_half_cache"), {kSlotSinCache}, {"sin_cache"},
-                     "rules/rotary.yaml:229:18");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("rotary_pairs_half_cache"),
+        {kSlotSinCache},
+        {"sin_cache"},
+        "rules/rotary.yaml:229:18");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("interleaved", 1));
-    std::optional<onnx::AttributeProto> a8_1 =
-        attrHelper(gen::attributeHelper("rotary_num_heads_bsnh"), {kSlotX}, {"x"}, "num_heads",
-                   "rules/rotary.yaml:230:18", "rules/rotary.yaml:230:18");
+    std::optional<onnx::AttributeProto> a8_1 = attrHelper(
+        gen::attributeHelper("rotary_num_heads_bsnh"),
+        {kSlotX},
+        {"x"},
+        "num_heads",
+        "rules/rotary.yaml:230:18",
+        "rules/rotary.yaml:230:18");
     if (!a8_1) return false;
     attrs8.push_back(std::move(*a8_1));
-    std::optional<onnx::TensorProto> t9 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:231:22");
+    std::optional<onnx::TensorProto> t9 = helperTensor(
+        gen::tensorHelper("rotary_heads_shape"),
+        {kSlotX},
+        {"x"},
+        "rules/rotary.yaml:231:22");
     if (!t9) return false;
     std::vector<onnx::AttributeProto> attrs10;
     collectMatched();
-    if (!replaceable(kSlotCos, To::kRef, kSlotCos, "rules/rotary.yaml:226:5",
-                     "rules/rotary.yaml:225:11"))
-      return false;
-    if (!replaceable(kSlotSin, To::kRef, kSlotSin, "rules/rotary.yaml:226:5",
-                     "rules/rotary.yaml:225:11"))
-      return false;
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:226:5",
-                     "rules/rotary.yaml:231:11"))
-      return false;
+    if (!replaceable(
+        kSlotCos,
+        To::kRef,
+        kSlotCos,
+        "rules/rotary.yaml:226:5",
+        "rules/rotary.yaml:225:11")) return false;
+    if (!replaceable(
+        kSlotSin,
+        To::kRef,
+        kSlotSin,
+        "rules/rotary.yaml:226:5",
+        "rules/rotary.yaml:225:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:226:5",
+        "rules/rotary.yaml:231:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -5554,8 +4091,7 @@ class RotaryEmbeddingInterleavedBsnhMatch
     spec10.created_by = ruleName();
     const NodeId n10 = rw_.createNode(std::move(spec10));
     const ValueId v10 = g_.node(n10).output(0);
-    return rw_.replaceMatch(s_.matched,
-                            {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v10}});
   }
 };
 
@@ -5563,13 +4099,13 @@ class RotaryEmbeddingInterleavedBsnhMatch
 class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
  public:
   RotaryEmbeddingInterleavedBsnhRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(
-            RuleInfo{std::move(name),
-                     root,
-                     95,
-                     {"ort", "onnx"},
-                     "rules/rotary.yaml:215:5",
-                     {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            95,
+            {"ort", "onnx"},
+            "rules/rotary.yaml:215:5",
+            {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -5591,351 +4127,122 @@ class RotaryEmbeddingInterleavedBsnhRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/rotary.yaml:239
-// rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the
-// rest (Phi).
+// rotary_embedding_partial (priority 94): A RotaryEmbedding of the first d dims of x, Concat the rest (Phi).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule rotary_embedding_partial for the shared checks and messages.
 const gen::RuleSpec& specRotaryEmbeddingPartial() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_partial";
-    s.loc = "rules/rotary.yaml:239:5";
-    s.root = 7;
-    s.slot_names = {"x",
-                    "s1",
-                    "p1",
-                    "p2",
-                    "xr",
-                    "xp",
-                    "r",
-                    "y",
-                    "d",
-                    "first_and_rest.1.a1",
-                    "d2",
-                    "first_and_rest.1.e2",
-                    "first_and_rest.1.a2",
-                    "s2",
-                    "pos",
-                    "cos",
-                    "sin"};
-    s.num_captures = 2;
-    s.exprs.resize(20);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:243:38";
-      e.slot = 0;
-    }
-    {  // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:243:23)";
-      e.slot = 1;
-      e.num_inputs = 4;
-    }
-    {  // 2: Split(x, axis=-1)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Split";
-      e.loc = "rules/rotary.yaml:244:16";
-      e.slot = 2;
-      e.num_inputs = 1;
-      e.other_outputs.push_back({1, 3, "p2"});
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:244:25";
-      }
-    }
-    {  // 3: p2
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "p2";
-      e.loc = "rules/rotary.yaml:245:32";
-      e.slot = 3;
-    }
-    {  // 4: s1 | p1
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "xr";
-      e.loc = "rules/rotary.yaml:245:25";
-      e.slot = 4;
-      e.peers = {5};  // one tuple
-    }
-    {  // 5: s2 | p2
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "xp";
-      e.loc = "rules/rotary.yaml:245:25";
-      e.slot = 5;
-      e.peers = {4};  // one tuple
-    }
-    {  // 6: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
-       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) |
-       // RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-       // num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "r";
-      e.loc = "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:246:26)";
-      e.slot = 6;
-    }
-    {  // 7: Concat(r, xp, axis=-1)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:247:12";
-      e.slot = 7;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:247:26";
-      }
-    }
-    {  // 8: 0
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:243:23)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 9: d
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "d";
-      e.loc = "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:243:23)";
-      e.slot = 8;
-    }
-    {  // 10: first_and_rest.1.a1
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "first_and_rest.1.a1";
-      e.loc = "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:243:23)";
-      e.slot = 9;
-    }
-    {  // 11: d2
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "d2";
-      e.loc = "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:243:23)";
-      e.slot = 10;
-    }
-    {  // 12: first_and_rest.1.e2
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "first_and_rest.1.e2";
-      e.loc = "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:243:23)";
-      e.slot = 11;
-    }
-    {  // 13: first_and_rest.1.a2
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "first_and_rest.1.a2";
-      e.loc = "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:243:23)";
-      e.slot = 12;
-    }
-    {  // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:243:23)";
-      e.slot = 13;
-      e.num_inputs = 4;
-    }
-    {  // 15: pos
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:246:26)";
-      e.slot = 14;
-    }
-    {  // 16: cos
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "cos";
-      e.loc = "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:246:26)";
-      e.slot = 15;
-    }
-    {  // 17: sin
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "sin";
-      e.loc = "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:246:26)";
-      e.slot = 16;
-    }
-    {  // 18: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
-       // rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:246:26)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:246:40";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:246:26)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:246:56";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:246:26)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_packed_batching";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:246:26)";
-      }
-    }
-    {  // 19: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0,
-       // num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:246:26)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:246:40";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:246:26)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:246:56";
-      }
-    }
+  static const gen::RuleSpec spec = {
+    "rotary_embedding_partial",
+    "rules/rotary.yaml:239:5",
+    7,  // root expr
+    // slots
+    {"x", "s1", "p1", "p2", "xr", "xp", "r", "y", "d", "first_and_rest.1.a1", "d2",
+     "first_and_rest.1.e2", "first_and_rest.1.a2", "s2", "pos", "cos", "sin"},
+    2,  // attribute captures
+    4,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:249:13";
-      c.subject = "x";
-      c.slot = 0;
-      c.dims = {"B", "N", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:250:13";
-      c.native = "rotary_dim_of";
-      c.predicate = gen::nativePredicate("rotary_dim_of");
-      c.args = {"d", "cos"};
-      c.arg_slots = {8, 15};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:251:13";
-      c.native = "rotary_dim_of";
-      c.predicate = gen::nativePredicate("rotary_dim_of");
-      c.args = {"d2", "cos"};
-      c.arg_slots = {10, 15};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:252:13";
-      c.native = "rotary_split";
-      c.predicate = gen::nativePredicate("rotary_split");
-      c.args = {"p1", "cos", "x"};
-      c.arg_slots = {2, 15, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:243:23)";
-      c.guard_slot = 1;  // s1
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"first_and_rest.1.e2", "x"};
-      c.arg_slots = {11, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:243:23)";
-      c.guard_slot = 1;  // s1
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"first_and_rest.1.a1", "x"};
-      c.arg_slots = {9, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:243:23)";
-      c.guard_slot = 1;  // s1
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"first_and_rest.1.a2", "x"};
-      c.arg_slots = {12, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:243:23)";
-      c.guard_slot = 1;  // s1
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"s1"};
-      c.arg_slots = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:243:23)";
-      c.guard_slot = 1;  // s1
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"s2"};
-      c.arg_slots = {13};
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/rotary.yaml:243:38", 0},
+      // 1: Slice(x, 0, d, first_and_rest.1.a1)
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:243:23)", 1, 4},
+      // 2: Split(x, axis=-1)
+      {"Split", "rules/rotary.yaml:244:16", 2, 1,
+       {{"axis", "rules/rotary.yaml:244:25", Attr::kEquals, {gen::intLiteral(-1)}, true,
+         gen::intLiteral(0)}},
+       {}, 1e-06, 0, {}, false, {{1, 3, "p2"}}},
+      // 3: p2
+      {"p2", "rules/rotary.yaml:245:32", 3},
+      // 4: s1 | p1
+      {"xr", "rules/rotary.yaml:245:25", 4, 0, {}, {}, 1e-06, 0, {}, false, {}, {5}},
+      // 5: s2 | p2
+      {"xp", "rules/rotary.yaml:245:25", 5, 0, {}, {}, 1e-06, 0, {}, false, {}, {4}},
+      // 6: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
+      {"r", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:246:26)", 6},
+      // 7: Concat(r, xp, axis=-1)
+      {"Concat", "rules/rotary.yaml:247:12", 7, 2,
+       {{"axis", "rules/rotary.yaml:247:26", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      // 8: 0
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:243:23)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 9: d
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:243:23)", 8},
+      // 10: first_and_rest.1.a1
+      {"first_and_rest.1.a1",
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:243:23)", 9},
+      // 11: d2
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:243:23)", 10},
+      // 12: first_and_rest.1.e2
+      {"first_and_rest.1.e2",
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:243:23)", 11},
+      // 13: first_and_rest.1.a2
+      {"first_and_rest.1.a2",
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:243:23)", 12},
+      // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:243:23)", 13, 4},
+      // 15: pos
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:246:26)", 14},
+      // 16: cos
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:246:26)", 15},
+      // 17: sin
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:246:26)", 16},
+      // 18: com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
+      {"com.microsoft.RotaryEmbedding",
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:246:26)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:246:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+         {}, 0.0, 0.0, 0, "il"},
+        {"rotary_embedding_dim",
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:246:26)", Attr::kEquals,
+         {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"num_heads", "rules/rotary.yaml:246:56", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 1, "n"},
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:246:26)",
+         Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:246:26)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 19: RotaryEmbedding(xr, cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:246:26)",
+       gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:246:40", Attr::kCapture, {}, false, gen::intLiteral(0),
+         {}, 0.0, 0.0, 0, "il"},
+        {"rotary_embedding_dim",
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:246:26)", Attr::kEquals,
+         {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"num_heads", "rules/rotary.yaml:246:56", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+         "n"}}},
+    },
+    // constraints
+    {{Check::kShape, "rules/rotary.yaml:249:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
+     {Check::kNative, "rules/rotary.yaml:250:13", "d", gen::kNoSlot, {"d", "cos"}, {8, 15},
+      "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
+     {Check::kNative, "rules/rotary.yaml:251:13", "d2", gen::kNoSlot, {"d2", "cos"}, {10, 15},
+      "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
+     {Check::kNative, "rules/rotary.yaml:252:13", "p1", gen::kNoSlot, {"p1", "cos", "x"},
+      {2, 15, 0}, "rotary_split", gen::nativePredicate("rotary_split")},
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+      "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {11, 0}, "slice_to_end",
+      gen::nativePredicate("slice_to_end"), 1},
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+      "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {9, 0}, "last_axis",
+      gen::nativePredicate("last_axis"), 1},
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+      "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {12, 0}, "last_axis",
+      gen::nativePredicate("last_axis"), 1},
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+      "s1", gen::kNoSlot, {"s1"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
+      1},
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:243:23)",
+      "s2", gen::kNoSlot, {"s2"}, {13}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 1}},
+    // rewrite variants
+    {{true, "", 23}, {}},
+  };
   return spec;
 }
 
-/// The search of rule rotary_embedding_partial: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule rotary_embedding_partial (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingPartialIds {
   enum : gen::ExprId {
@@ -5962,6 +4269,9 @@ struct RotaryEmbeddingPartialIds {
   };
 };
 
+/// The search of rule rotary_embedding_partial: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPartialIds> {
  public:
   RotaryEmbeddingPartialMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -6008,8 +4318,9 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchConstant, matchD,
-  // matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2, matchFirstAndRest1A2, matchPos.
+  // From RotarySharedMatch (the same in other rules of this file):
+  // matchX, matchConstant, matchD, matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2,
+  // matchFirstAndRest1A2, matchPos.
 
   /// s1 = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
   /// rules/rotary.yaml:243:23))
@@ -6020,7 +4331,9 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     if (n == kNoId || !attrs(kS1, n, v)) return false;
     return matchX(input(n, 0), [&] {
       return matchConstant(input(n, 1), [&] {
-        return matchD(input(n, 2), [&] { return matchFirstAndRest1A1(input(n, 3), k); });
+        return matchD(input(n, 2), [&] {
+          return matchFirstAndRest1A1(input(n, 3), k);
+        });
       });
     });
   }
@@ -6097,8 +4410,9 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     if (n == kNoId || !attrs(kS2, n, v)) return false;
     return matchX(input(n, 0), [&] {
       return matchD2(input(n, 1), [&] {
-        return matchFirstAndRest1E2(input(n, 2),
-                                    [&] { return matchFirstAndRest1A2(input(n, 3), k); });
+        return matchFirstAndRest1E2(input(n, 2), [&] {
+          return matchFirstAndRest1A2(input(n, 3), k);
+        });
       });
     });
   }
@@ -6116,7 +4430,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// com.microsoft.RotaryEmbedding(xr, pos, cos, sin, interleaved=capture(il),
-  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
+  /// rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) 
   /// (rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:246:26))
   bool matchRotaryEmbedding18(ValueId v, gen::Next k) {
     if (seen(kRotaryEmbedding18)) return same(kRotaryEmbedding18, v) && k();
@@ -6125,7 +4439,9 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     if (n == kNoId || !attrs(kRotaryEmbedding18, n, v)) return false;
     return matchXr(input(n, 0), [&] {
       return matchPos(input(n, 1), [&] {
-        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+        return matchCos(input(n, 2), [&] {
+          return matchSin(input(n, 3), k);
+        });
       });
     });
   }
@@ -6139,7 +4455,9 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     if (n == kNoId || !attrs(kRotaryEmbedding19, n, v)) return false;
     return matchXr(input(n, 0), [&] {
       return matchCos(input(n, 1), [&] {
-        return matchSin(input(n, 2), [&] { return matchPos(input(n, 3), k); });
+        return matchSin(input(n, 2), [&] {
+          return matchPos(input(n, 3), k);
+        });
       });
     });
   }
@@ -6147,8 +4465,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   // ---- Rewrite
 
   /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:253:5:
-  ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il), num_heads=attr(n),
-  ///   rotary_embedding_dim=helper(rotary_dim_of_cache))
+  ///   y = RotaryEmbedding(x, cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/rotary.yaml:254:18", "x")) return false;
@@ -6156,23 +4473,38 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     if (!requireBound(kSlotSin, "rules/rotary.yaml:254:31", "sin")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:254:21", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:254:36", "rules/rotary.yaml:254:36");
+    std::optional<onnx::AttributeProto> a4_0 = captured(
+        0,
+        "interleaved",
+        "il",
+        "rules/rotary.yaml:254:36",
+        "rules/rotary.yaml:254:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
-    std::optional<onnx::AttributeProto> a4_1 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:254:58", "rules/rotary.yaml:254:58");
+    std::optional<onnx::AttributeProto> a4_1 = captured(
+        1,
+        "num_heads",
+        "n",
+        "rules/rotary.yaml:254:58",
+        "rules/rotary.yaml:254:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
-    std::optional<onnx::AttributeProto> a4_2 =
-        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:255:18", "rules/rotary.yaml:255:18");
+    std::optional<onnx::AttributeProto> a4_2 = attrHelper(
+        gen::attributeHelper("rotary_dim_of_cache"),
+        {kSlotCos},
+        {"cos"},
+        "rotary_embedding_dim",
+        "rules/rotary.yaml:255:18",
+        "rules/rotary.yaml:255:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:253:5",
-                     "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:254:11)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:253:5",
+        "rules/rotary.yaml:31:15 (in rotary at rules/rotary.yaml:254:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6191,8 +4523,7 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
   }
 
   /// Variant 1, rules/rotary.yaml:253:5:
-  ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il), num_heads=attr(n),
-  ///   rotary_embedding_dim=helper(rotary_dim_of_cache))
+  ///   y = com.microsoft.RotaryEmbedding(x, pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/rotary.yaml:254:18", "x")) return false;
@@ -6200,23 +4531,38 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
     if (!requireBound(kSlotCos, "rules/rotary.yaml:254:26", "cos")) return false;
     if (!requireBound(kSlotSin, "rules/rotary.yaml:254:31", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:254:36", "rules/rotary.yaml:254:36");
+    std::optional<onnx::AttributeProto> a4_0 = captured(
+        0,
+        "interleaved",
+        "il",
+        "rules/rotary.yaml:254:36",
+        "rules/rotary.yaml:254:36");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
-    std::optional<onnx::AttributeProto> a4_1 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:254:58", "rules/rotary.yaml:254:58");
+    std::optional<onnx::AttributeProto> a4_1 = captured(
+        1,
+        "num_heads",
+        "n",
+        "rules/rotary.yaml:254:58",
+        "rules/rotary.yaml:254:58");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
-    std::optional<onnx::AttributeProto> a4_2 =
-        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:255:18", "rules/rotary.yaml:255:18");
+    std::optional<onnx::AttributeProto> a4_2 = attrHelper(
+        gen::attributeHelper("rotary_dim_of_cache"),
+        {kSlotCos},
+        {"cos"},
+        "rotary_embedding_dim",
+        "rules/rotary.yaml:255:18",
+        "rules/rotary.yaml:255:18");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:253:5",
-                     "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:254:11)"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:253:5",
+        "rules/rotary.yaml:34:15 (in rotary at rules/rotary.yaml:254:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6239,12 +4585,13 @@ class RotaryEmbeddingPartialMatch : public RotarySharedMatch<RotaryEmbeddingPart
 class RotaryEmbeddingPartialRule : public RewritePattern {
  public:
   RotaryEmbeddingPartialRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                94,
-                                {"ort", "onnx"},
-                                "rules/rotary.yaml:239:5",
-                                {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            94,
+            {"ort", "onnx"},
+            "rules/rotary.yaml:239:5",
+            {op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -6266,351 +4613,124 @@ class RotaryEmbeddingPartialRule : public RewritePattern {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/rotary.yaml:263
-// rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the
-// rotated part as 3-D RotaryEmbedding, Concat the rest.
+// rotary_embedding_partial_bsnh (priority 94): GPT-J's partial rotary on [B, S, N, H] heads, the rotated part as 3-D RotaryEmbedding, Concat the rest.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule rotary_embedding_partial_bsnh for the shared checks and messages.
 const gen::RuleSpec& specRotaryEmbeddingPartialBsnh() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "rotary_embedding_partial_bsnh";
-    s.loc = "rules/rotary.yaml:263:5";
-    s.root = 7;
-    s.slot_names = {"x",
-                    "xr",
-                    "f3",
-                    "r3",
-                    "y",
-                    "d",
-                    "first_and_rest.1.a1",
-                    "d2",
-                    "first_and_rest.1.e2",
-                    "first_and_rest.1.a2",
-                    "xp",
-                    "pos",
-                    "cos",
-                    "sin"};
-    s.num_captures = 2;
-    s.exprs.resize(20);
-    {  // 0: x
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "x";
-      e.loc = "rules/rotary.yaml:267:38";
-      e.slot = 0;
-    }
-    {  // 1: Slice(x, 0, d, first_and_rest.1.a1)
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:267:23)";
-      e.slot = 1;
-      e.num_inputs = 4;
-    }
-    {  // 2: f3
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "f3";
-      e.loc = "rules/rotary.yaml:268:49";
-      e.slot = 2;
-    }
-    {  // 3: Reshape(xr, f3, allowzero=0)
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:268:37";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "allowzero";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:268:53";
-      }
-    }
-    {  // 4: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
-       // interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
-       // is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
-       // interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "r3";
-      e.loc = "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:268:27)";
-      e.slot = 3;
-    }
-    {  // 5: _
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "_";
-      e.loc = "rules/rotary.yaml:269:31";
-    }
-    {  // 6: Reshape(r3, _, allowzero=0)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Reshape";
-      e.loc = "rules/rotary.yaml:269:19";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "allowzero";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:269:34";
-      }
-    }
-    {  // 7: Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Concat";
-      e.loc = "rules/rotary.yaml:269:12";
-      e.slot = 4;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.axes = true;
-        a.loc = "rules/rotary.yaml:269:52";
-      }
-    }
-    {  // 8: 0
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "constant 0";
-      e.loc = "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:267:23)";
-      e.literal = gen::intLiteral(0);
-      e.tolerance = 1e-06;
-    }
-    {  // 9: d
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "d";
-      e.loc = "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:267:23)";
-      e.slot = 5;
-    }
-    {  // 10: first_and_rest.1.a1
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "first_and_rest.1.a1";
-      e.loc = "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:267:23)";
-      e.slot = 6;
-    }
-    {  // 11: d2
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "d2";
-      e.loc = "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:267:23)";
-      e.slot = 7;
-    }
-    {  // 12: first_and_rest.1.e2
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "first_and_rest.1.e2";
-      e.loc = "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:267:23)";
-      e.slot = 8;
-    }
-    {  // 13: first_and_rest.1.a2
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "first_and_rest.1.a2";
-      e.loc = "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:267:23)";
-      e.slot = 9;
-    }
-    {  // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
-      gen::ExprSpec& e = s.exprs[14];
-      e.label = "Slice";
-      e.loc = "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:267:23)";
-      e.slot = 10;
-      e.num_inputs = 4;
-    }
-    {  // 15: pos
-      gen::ExprSpec& e = s.exprs[15];
-      e.label = "pos";
-      e.loc = "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:268:27)";
-      e.slot = 11;
-    }
-    {  // 16: cos
-      gen::ExprSpec& e = s.exprs[16];
-      e.label = "cos";
-      e.loc = "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:268:27)";
-      e.slot = 12;
-    }
-    {  // 17: sin
-      gen::ExprSpec& e = s.exprs[17];
-      e.label = "sin";
-      e.loc = "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:268:27)";
-      e.slot = 13;
-    }
-    {  // 18: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
-       // interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
-       // is_packed_batching=0)
-      gen::ExprSpec& e = s.exprs[18];
-      e.label = "com.microsoft.RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:268:27)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:268:67";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:268:27)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:268:83";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "scale";
-        a.values.push_back(gen::floatLiteral(1.0));
-        a.default_value = gen::floatLiteral(1.0);
-        a.loc = "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:268:27)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "is_packed_batching";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:268:27)";
-      }
-    }
-    {  // 19: RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il),
-       // rotary_embedding_dim=0, num_heads=capture(n))
-      gen::ExprSpec& e = s.exprs[19];
-      e.label = "RotaryEmbedding";
-      e.loc = "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:268:27)";
-      e.num_inputs = 4;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "interleaved";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "il";
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:268:67";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "rotary_embedding_dim";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.loc = "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:268:27)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "num_heads";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 1;
-        a.capture_name = "n";
-        a.loc = "rules/rotary.yaml:268:83";
-      }
-    }
+  static const gen::RuleSpec spec = {
+    "rotary_embedding_partial_bsnh",
+    "rules/rotary.yaml:263:5",
+    7,  // root expr
+    // slots
+    {"x", "xr", "f3", "r3", "y", "d", "first_and_rest.1.a1", "d2", "first_and_rest.1.e2",
+     "first_and_rest.1.a2", "xp", "pos", "cos", "sin"},
+    2,  // attribute captures
+    4,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/rotary.yaml:271:13";
-      c.subject = "x";
-      c.slot = 0;
-      c.dims = {"B", "S", "N", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstantEquals;
-      c.loc = "rules/rotary.yaml:272:13";
-      c.subject = "f3";
-      c.slot = 2;
-      c.literal = gen::intsLiteral({0, 0, -1});
-      c.tolerance = 1e-06;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:273:13";
-      c.native = "rotary_dim_of";
-      c.predicate = gen::nativePredicate("rotary_dim_of");
-      c.args = {"d", "cos"};
-      c.arg_slots = {5, 12};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:274:13";
-      c.native = "rotary_dim_of";
-      c.predicate = gen::nativePredicate("rotary_dim_of");
-      c.args = {"d2", "cos"};
-      c.arg_slots = {7, 12};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:267:23)";
-      c.guard_slot = 1;  // xr
-      c.native = "slice_to_end";
-      c.predicate = gen::nativePredicate("slice_to_end");
-      c.args = {"first_and_rest.1.e2", "x"};
-      c.arg_slots = {8, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:267:23)";
-      c.guard_slot = 1;  // xr
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"first_and_rest.1.a1", "x"};
-      c.arg_slots = {6, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:267:23)";
-      c.guard_slot = 1;  // xr
-      c.native = "last_axis";
-      c.predicate = gen::nativePredicate("last_axis");
-      c.args = {"first_and_rest.1.a2", "x"};
-      c.arg_slots = {9, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:267:23)";
-      c.guard_slot = 1;  // xr
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"xr"};
-      c.arg_slots = {1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:267:23)";
-      c.guard_slot = 1;  // xr
-      c.native = "slice_unit_steps";
-      c.predicate = gen::nativePredicate("slice_unit_steps");
-      c.args = {"xp"};
-      c.arg_slots = {10};
-    }
-    s.num_symbols = 4;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.min_opset = 23;
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: x
+      {"x", "rules/rotary.yaml:267:38", 0},
+      // 1: Slice(x, 0, d, first_and_rest.1.a1)
+      {"Slice", "rules/rotary.yaml:93:12 (in first_and_rest at rules/rotary.yaml:267:23)", 1, 4},
+      // 2: f3
+      {"f3", "rules/rotary.yaml:268:49", 2},
+      // 3: Reshape(xr, f3, allowzero=0)
+      {"Reshape", "rules/rotary.yaml:268:37", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:268:53", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)}}},
+      // 4: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
+      {"r3", "rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:268:27)", 3},
+      // 5: _
+      {"_", "rules/rotary.yaml:269:31"},
+      // 6: Reshape(r3, _, allowzero=0)
+      {"Reshape", "rules/rotary.yaml:269:19", gen::kNoSlot, 2,
+       {{"allowzero", "rules/rotary.yaml:269:34", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)}}},
+      // 7: Concat(Reshape(r3, _, allowzero=0), xp, axis=-1)
+      {"Concat", "rules/rotary.yaml:269:12", 4, 2,
+       {{"axis", "rules/rotary.yaml:269:52", Attr::kEquals, {gen::intLiteral(-1)}, true}}},
+      // 8: 0
+      {"constant 0", "rules/rotary.yaml:93:21 (in first_and_rest at rules/rotary.yaml:267:23)",
+       gen::kNoSlot, 0, {}, gen::intLiteral(0)},
+      // 9: d
+      {"d", "rules/rotary.yaml:93:24 (in first_and_rest at rules/rotary.yaml:267:23)", 5},
+      // 10: first_and_rest.1.a1
+      {"first_and_rest.1.a1",
+       "rules/rotary.yaml:93:27 (in first_and_rest at rules/rotary.yaml:267:23)", 6},
+      // 11: d2
+      {"d2", "rules/rotary.yaml:94:21 (in first_and_rest at rules/rotary.yaml:267:23)", 7},
+      // 12: first_and_rest.1.e2
+      {"first_and_rest.1.e2",
+       "rules/rotary.yaml:94:25 (in first_and_rest at rules/rotary.yaml:267:23)", 8},
+      // 13: first_and_rest.1.a2
+      {"first_and_rest.1.a2",
+       "rules/rotary.yaml:94:29 (in first_and_rest at rules/rotary.yaml:267:23)", 9},
+      // 14: Slice(x, d2, first_and_rest.1.e2, first_and_rest.1.a2)
+      {"Slice", "rules/rotary.yaml:94:12 (in first_and_rest at rules/rotary.yaml:267:23)", 10, 4},
+      // 15: pos
+      {"pos", "rules/rotary.yaml:42:45 (in rotary_op at rules/rotary.yaml:268:27)", 11},
+      // 16: cos
+      {"cos", "rules/rotary.yaml:42:50 (in rotary_op at rules/rotary.yaml:268:27)", 12},
+      // 17: sin
+      {"sin", "rules/rotary.yaml:42:55 (in rotary_op at rules/rotary.yaml:268:27)", 13},
+      // 18: com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0, is_packed_batching=0)
+      {"com.microsoft.RotaryEmbedding",
+       "rules/rotary.yaml:42:12 (in rotary_op at rules/rotary.yaml:268:27)", gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:268:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+         {}, 0.0, 0.0, 0, "il"},
+        {"rotary_embedding_dim",
+         "rules/rotary.yaml:42:76 (in rotary_op at rules/rotary.yaml:268:27)", Attr::kEquals,
+         {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"num_heads", "rules/rotary.yaml:268:83", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 1, "n"},
+        {"scale", "rules/rotary.yaml:43:55 (in rotary_op at rules/rotary.yaml:268:27)",
+         Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
+        {"is_packed_batching", "rules/rotary.yaml:43:66 (in rotary_op at rules/rotary.yaml:268:27)",
+         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
+      // 19: RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos, interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
+      {"RotaryEmbedding", "rules/rotary.yaml:44:14 (in rotary_op at rules/rotary.yaml:268:27)",
+       gen::kNoSlot, 4,
+       {{"interleaved", "rules/rotary.yaml:268:67", Attr::kCapture, {}, false, gen::intLiteral(0),
+         {}, 0.0, 0.0, 0, "il"},
+        {"rotary_embedding_dim",
+         "rules/rotary.yaml:44:64 (in rotary_op at rules/rotary.yaml:268:27)", Attr::kEquals,
+         {gen::intLiteral(0)}, false, gen::intLiteral(0)},
+        {"num_heads", "rules/rotary.yaml:268:83", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1,
+         "n"}}},
+    },
+    // constraints
+    {{Check::kShape, "rules/rotary.yaml:271:13", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"B", "S", "N", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
+     {Check::kConstantEquals, "rules/rotary.yaml:272:13", "f3", 2, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intsLiteral({0, 0, -1})},
+     {Check::kNative, "rules/rotary.yaml:273:13", "d", gen::kNoSlot, {"d", "cos"}, {5, 12},
+      "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
+     {Check::kNative, "rules/rotary.yaml:274:13", "d2", gen::kNoSlot, {"d2", "cos"}, {7, 12},
+      "rotary_dim_of", gen::nativePredicate("rotary_dim_of")},
+     {Check::kNative, "rules/rotary.yaml:96:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+      "first_and_rest.1.e2", gen::kNoSlot, {"first_and_rest.1.e2", "x"}, {8, 0}, "slice_to_end",
+      gen::nativePredicate("slice_to_end"), 1},
+     {Check::kNative, "rules/rotary.yaml:97:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+      "first_and_rest.1.a1", gen::kNoSlot, {"first_and_rest.1.a1", "x"}, {6, 0}, "last_axis",
+      gen::nativePredicate("last_axis"), 1},
+     {Check::kNative, "rules/rotary.yaml:98:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+      "first_and_rest.1.a2", gen::kNoSlot, {"first_and_rest.1.a2", "x"}, {9, 0}, "last_axis",
+      gen::nativePredicate("last_axis"), 1},
+     {Check::kNative, "rules/rotary.yaml:99:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+      "xr", gen::kNoSlot, {"xr"}, {1}, "slice_unit_steps", gen::nativePredicate("slice_unit_steps"),
+      1},
+     {Check::kNative, "rules/rotary.yaml:100:13 (in first_and_rest at rules/rotary.yaml:267:23)",
+      "xp", gen::kNoSlot, {"xp"}, {10}, "slice_unit_steps",
+      gen::nativePredicate("slice_unit_steps"), 1}},
+    // rewrite variants
+    {{true, "", 23}, {}},
+  };
   return spec;
 }
 
-/// The search of rule rotary_embedding_partial_bsnh: one function per pattern expr, each matching
-/// its value and then the rest of the search (`k`); choice points try their options in order and
-/// undo what a failed option bound. Expr ids of rule rotary_embedding_partial_bsnh (indices into
-/// its RuleSpec's exprs).
+/// Expr ids of rule rotary_embedding_partial_bsnh (indices into its RuleSpec's exprs).
 struct RotaryEmbeddingPartialBsnhIds {
   enum : gen::ExprId {
     kX = 0,
@@ -6636,11 +4756,13 @@ struct RotaryEmbeddingPartialBsnhIds {
   };
 };
 
+/// The search of rule rotary_embedding_partial_bsnh: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbeddingPartialBsnhIds> {
  public:
   RotaryEmbeddingPartialBsnhMatch(gen::Scratch& scratch, Rewriter& rw)
-      : RotarySharedMatch<RotaryEmbeddingPartialBsnhIds>(specRotaryEmbeddingPartialBsnh(), scratch,
-                                                         rw) {}
+      : RotarySharedMatch<RotaryEmbeddingPartialBsnhIds>(specRotaryEmbeddingPartialBsnh(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -6680,8 +4802,9 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 
   // ---- Match
 
-  // From RotarySharedMatch (the same in other rules of this file): matchX, matchAny, matchConstant,
-  // matchD, matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2, matchFirstAndRest1A2, matchPos.
+  // From RotarySharedMatch (the same in other rules of this file):
+  // matchX, matchAny, matchConstant, matchD, matchFirstAndRest1A1, matchD2, matchFirstAndRest1E2,
+  // matchFirstAndRest1A2, matchPos.
 
   /// xr = Slice(x, 0, d, first_and_rest.1.a1)  (rules/rotary.yaml:93:12 (in first_and_rest at
   /// rules/rotary.yaml:267:23))
@@ -6692,7 +4815,9 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     if (n == kNoId || !attrs(kXr, n, v)) return false;
     return matchX(input(n, 0), [&] {
       return matchConstant(input(n, 1), [&] {
-        return matchD(input(n, 2), [&] { return matchFirstAndRest1A1(input(n, 3), k); });
+        return matchD(input(n, 2), [&] {
+          return matchFirstAndRest1A1(input(n, 3), k);
+        });
       });
     });
   }
@@ -6715,7 +4840,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   /// r3 = com.microsoft.RotaryEmbedding(Reshape(xr, f3, allowzero=0), pos, cos, sin,
   /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n), scale=1.0,
   /// is_packed_batching=0) | RotaryEmbedding(Reshape(xr, f3, allowzero=0), cos, sin, pos,
-  /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n))
+  /// interleaved=capture(il), rotary_embedding_dim=0, num_heads=capture(n)) 
   /// (rules/rotary.yaml:44:12 (in rotary_op at rules/rotary.yaml:268:27))
   bool matchR3(ValueId v, gen::Next k) {
     if (seen(kR3)) return same(kR3, v) && k();
@@ -6755,8 +4880,9 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     if (n == kNoId || !attrs(kXp, n, v)) return false;
     return matchX(input(n, 0), [&] {
       return matchD2(input(n, 1), [&] {
-        return matchFirstAndRest1E2(input(n, 2),
-                                    [&] { return matchFirstAndRest1A2(input(n, 3), k); });
+        return matchFirstAndRest1E2(input(n, 2), [&] {
+          return matchFirstAndRest1A2(input(n, 3), k);
+        });
       });
     });
   }
@@ -6783,7 +4909,9 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     if (n == kNoId || !attrs(kRotaryEmbedding18, n, v)) return false;
     return matchReshape3(input(n, 0), [&] {
       return matchPos(input(n, 1), [&] {
-        return matchCos(input(n, 2), [&] { return matchSin(input(n, 3), k); });
+        return matchCos(input(n, 2), [&] {
+          return matchSin(input(n, 3), k);
+        });
       });
     });
   }
@@ -6798,7 +4926,9 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     if (n == kNoId || !attrs(kRotaryEmbedding19, n, v)) return false;
     return matchReshape3(input(n, 0), [&] {
       return matchCos(input(n, 1), [&] {
-        return matchSin(input(n, 2), [&] { return matchPos(input(n, 3), k); });
+        return matchSin(input(n, 2), [&] {
+          return matchPos(input(n, 3), k);
+        });
       });
     });
   }
@@ -6806,9 +4936,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   // ---- Rewrite
 
   /// Variant 0 (when opset in [23, -]), rules/rotary.yaml:275:5:
-  ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos,
-  ///   interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)),
-  ///   tensor(helper, rotary_heads_shape))
+  ///   y = Reshape(RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), cos, sin, pos, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/rotary.yaml:276:27", "x")) return false;
@@ -6819,27 +4947,45 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     if (!requireBound(kSlotSin, "rules/rotary.yaml:276:68", "sin")) return false;
     if (!requireBound(kSlotPos, "rules/rotary.yaml:276:58", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    std::optional<onnx::AttributeProto> a6_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:276:73", "rules/rotary.yaml:276:73");
+    std::optional<onnx::AttributeProto> a6_0 = captured(
+        0,
+        "interleaved",
+        "il",
+        "rules/rotary.yaml:276:73",
+        "rules/rotary.yaml:276:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
-    std::optional<onnx::AttributeProto> a6_1 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:277:19", "rules/rotary.yaml:277:19");
+    std::optional<onnx::AttributeProto> a6_1 = captured(
+        1,
+        "num_heads",
+        "n",
+        "rules/rotary.yaml:277:19",
+        "rules/rotary.yaml:277:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
-    std::optional<onnx::AttributeProto> a6_2 =
-        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:277:38", "rules/rotary.yaml:277:38");
+    std::optional<onnx::AttributeProto> a6_2 = attrHelper(
+        gen::attributeHelper("rotary_dim_of_cache"),
+        {kSlotCos},
+        {"cos"},
+        "rotary_embedding_dim",
+        "rules/rotary.yaml:277:38",
+        "rules/rotary.yaml:277:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
-    std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:278:23");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("rotary_heads_shape"),
+        {kSlotX},
+        {"x"},
+        "rules/rotary.yaml:278:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:275:5",
-                     "rules/rotary.yaml:278:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:275:5",
+        "rules/rotary.yaml:278:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6874,9 +5020,7 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
   }
 
   /// Variant 1, rules/rotary.yaml:275:5:
-  ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin,
-  ///   interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)),
-  ///   tensor(helper, rotary_heads_shape))
+  ///   y = Reshape(com.microsoft.RotaryEmbedding(Reshape(x, tensor([0, 0, -1])), pos, cos, sin, interleaved=attr(il), num_heads=attr(n), rotary_embedding_dim=helper(rotary_dim_of_cache)), tensor(helper, rotary_heads_shape))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
     if (!requireBound(kSlotX, "rules/rotary.yaml:276:27", "x")) return false;
@@ -6887,27 +5031,45 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
     if (!requireBound(kSlotCos, "rules/rotary.yaml:276:63", "cos")) return false;
     if (!requireBound(kSlotSin, "rules/rotary.yaml:276:68", "sin")) return false;
     std::vector<onnx::AttributeProto> attrs6;
-    std::optional<onnx::AttributeProto> a6_0 =
-        captured(0, "interleaved", "il", "rules/rotary.yaml:276:73", "rules/rotary.yaml:276:73");
+    std::optional<onnx::AttributeProto> a6_0 = captured(
+        0,
+        "interleaved",
+        "il",
+        "rules/rotary.yaml:276:73",
+        "rules/rotary.yaml:276:73");
     if (!a6_0) return false;
     attrs6.push_back(std::move(*a6_0));
-    std::optional<onnx::AttributeProto> a6_1 =
-        captured(1, "num_heads", "n", "rules/rotary.yaml:277:19", "rules/rotary.yaml:277:19");
+    std::optional<onnx::AttributeProto> a6_1 = captured(
+        1,
+        "num_heads",
+        "n",
+        "rules/rotary.yaml:277:19",
+        "rules/rotary.yaml:277:19");
     if (!a6_1) return false;
     attrs6.push_back(std::move(*a6_1));
-    std::optional<onnx::AttributeProto> a6_2 =
-        attrHelper(gen::attributeHelper("rotary_dim_of_cache"), {kSlotCos}, {"cos"},
-                   "rotary_embedding_dim", "rules/rotary.yaml:277:38", "rules/rotary.yaml:277:38");
+    std::optional<onnx::AttributeProto> a6_2 = attrHelper(
+        gen::attributeHelper("rotary_dim_of_cache"),
+        {kSlotCos},
+        {"cos"},
+        "rotary_embedding_dim",
+        "rules/rotary.yaml:277:38",
+        "rules/rotary.yaml:277:38");
     if (!a6_2) return false;
     attrs6.push_back(std::move(*a6_2));
-    std::optional<onnx::TensorProto> t7 = helperTensor(gen::tensorHelper("rotary_heads_shape"),
-                                                       {kSlotX}, {"x"}, "rules/rotary.yaml:278:23");
+    std::optional<onnx::TensorProto> t7 = helperTensor(
+        gen::tensorHelper("rotary_heads_shape"),
+        {kSlotX},
+        {"x"},
+        "rules/rotary.yaml:278:23");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/rotary.yaml:275:5",
-                     "rules/rotary.yaml:278:11"))
-      return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/rotary.yaml:275:5",
+        "rules/rotary.yaml:278:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -6946,13 +5108,13 @@ class RotaryEmbeddingPartialBsnhMatch : public RotarySharedMatch<RotaryEmbedding
 class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
  public:
   RotaryEmbeddingPartialBsnhRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(
-            RuleInfo{std::move(name),
-                     root,
-                     94,
-                     {"ort", "onnx"},
-                     "rules/rotary.yaml:263:5",
-                     {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            94,
+            {"ort", "onnx"},
+            "rules/rotary.yaml:263:5",
+            {op::kReshape, op::kRotaryEmbedding, op::kComMicrosoftRotaryEmbedding}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -6976,16 +5138,26 @@ class RotaryEmbeddingPartialBsnhRule : public RewritePattern {
 
 void populateRotary(RuleSet& rules) {
   rules.add(std::make_unique<RotaryEmbeddingRule>("rotary_embedding", op::kAdd, 0));
-  rules.add(
-      std::make_unique<RotaryEmbeddingComputedRule>("rotary_embedding_computed", op::kAdd, 0));
-  rules.add(std::make_unique<RotaryEmbeddingInterleavedRule>("rotary_embedding_interleaved",
-                                                             op::kAdd, 0));
+  rules.add(std::make_unique<RotaryEmbeddingComputedRule>(
+      "rotary_embedding_computed",
+      op::kAdd,
+      0));
+  rules.add(std::make_unique<RotaryEmbeddingInterleavedRule>(
+      "rotary_embedding_interleaved",
+      op::kAdd,
+      0));
   rules.add(std::make_unique<RotaryEmbeddingInterleavedBsnhRule>(
-      "rotary_embedding_interleaved_bsnh", op::kAdd, 0));
-  rules.add(
-      std::make_unique<RotaryEmbeddingPartialRule>("rotary_embedding_partial", op::kConcat, 0));
-  rules.add(std::make_unique<RotaryEmbeddingPartialBsnhRule>("rotary_embedding_partial_bsnh",
-                                                             op::kConcat, 0));
+      "rotary_embedding_interleaved_bsnh",
+      op::kAdd,
+      0));
+  rules.add(std::make_unique<RotaryEmbeddingPartialRule>(
+      "rotary_embedding_partial",
+      op::kConcat,
+      0));
+  rules.add(std::make_unique<RotaryEmbeddingPartialBsnhRule>(
+      "rotary_embedding_partial_bsnh",
+      op::kConcat,
+      0));
 }
 
 }  // namespace onnx_rewrite

@@ -7,7 +7,11 @@
 // rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
 // rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
+// Laid out by rulec itself, so the text does not depend on any formatter's version;
+// formatters are told to leave it alone.
+//
 //===----------------------------------------------------------------------===//
+// clang-format off
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,13 +27,21 @@
 namespace onnx_rewrite {
 namespace {
 
+// Spec tables name only the members before the last non-default one.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 using To = gen::Matcher::To;
+// Enum values in the spec tables (runtime/match/RuleSpec.h).
+using Attr = gen::AttrSpec::Kind;
+using Check = gen::ConstraintSpec::Kind;
+using Dim = gen::ConstraintSpec::Dim::Kind;
 
 // Ops the rules match or create, interned once.
 namespace op {
 const OpId kAdd = OpId::get("", "Add");
-const OpId kComMicrosoftSkipLayerNormalization =
-    OpId::get("com.microsoft", "SkipLayerNormalization");
+const OpId kComMicrosoftSkipLayerNormalization = OpId::get(
+    "com.microsoft",
+    "SkipLayerNormalization");
 const OpId kLayerNormalization = OpId::get("", "LayerNormalization");
 }  // namespace op
 
@@ -124,7 +136,9 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
     const NodeId n = node(Ids::kLayerNormalization7, v, op::kLayerNormalization);
     if (n == kNoId || !attrs(Ids::kLayerNormalization7, n, v)) return false;
     return matchS(input(n, 0), [&] {
-      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
+      return matchGamma(input(n, 1), [&] {
+        return matchBeta(input(n, 2), k);
+      });
     });
   }
 
@@ -234,354 +248,135 @@ class SkipLayerNormSharedMatch : public gen::Matcher, protected Ids {
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/skip_layer_norm.yaml:64
-// skip_layer_norm_residual (priority 61): Residual Add (+ bias) + LayerNorm whose sum is also read
-// elsewhere.
+// skip_layer_norm_residual (priority 61): Residual Add (+ bias) + LayerNorm whose sum is also read elsewhere.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule skip_layer_norm_residual for the shared checks and messages.
 const gen::RuleSpec& specSkipLayerNormResidual() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "skip_layer_norm_residual";
-    s.loc = "rules/skip_layer_norm.yaml:64:5";
-    s.root = 5;
-    s.slot_names = {"a", "skip", "bias",          "gamma",        "beta",
-                    "y", "s",    "residual.1.ab", "residual.1.as"};
-    s.num_captures = 1;
-    s.exprs.resize(14);
-    {  // 0: a
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "a";
-      e.loc = "rules/skip_layer_norm.yaml:68:28";
-      e.slot = 0;
-    }
-    {  // 1: skip
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "skip";
-      e.loc = "rules/skip_layer_norm.yaml:68:31";
-      e.slot = 1;
-    }
-    {  // 2: bias
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "bias";
-      e.loc = "rules/skip_layer_norm.yaml:68:37";
-      e.slot = 2;
-    }
-    {  // 3: gamma
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "gamma";
-      e.loc = "rules/skip_layer_norm.yaml:68:43";
-      e.slot = 3;
-    }
-    {  // 4: beta
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "beta";
-      e.loc = "rules/skip_layer_norm.yaml:68:50";
-      e.slot = 4;
-    }
-    {  // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) |
-       // LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "y";
-      e.loc =
-          "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      e.slot = 5;
-    }
-    {  // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "s";
-      e.loc =
-          "rules/skip_layer_norm.yaml:28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      e.slot = 6;
-    }
-    {  // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "LayerNormalization";
-      e.loc =
-          "rules/skip_layer_norm.yaml:37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc =
-            "rules/skip_layer_norm.yaml:37:47 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:68:14)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:68:56";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "stash_type";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc =
-            "rules/skip_layer_norm.yaml:37:69 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:68:14)";
-      }
-    }
-    {  // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "LayerNormalization";
-      e.loc =
-          "rules/skip_layer_norm.yaml:38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc =
-            "rules/skip_layer_norm.yaml:38:43 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:68:14)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:68:56";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "stash_type";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc =
-            "rules/skip_layer_norm.yaml:38:65 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:68:14)";
-      }
-    }
-    {  // 9: Add(a, bias)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
-    {  // 10: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      e.slot = 8;
-      e.num_inputs = 2;
-    }
-    {  // 11: Add(residual.1.ab, skip)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      e.num_inputs = 2;
-    }
-    {  // 12: Add(residual.1.as, bias)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      e.num_inputs = 2;
-    }
-    {  // 13: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "skip_layer_norm_residual",
+    "rules/skip_layer_norm.yaml:64:5",
+    5,  // root expr
+    // slots
+    {"a", "skip", "bias", "gamma", "beta", "y", "s", "residual.1.ab", "residual.1.as"},
+    1,  // attribute captures
+    3,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc = "rules/skip_layer_norm.yaml:70:12";
-      c.subject = "s";
-      c.slot = 6;
-      c.has_min = true;
-      c.min = 2.0;
-      c.has_max = true;
-      c.max = 1e+06;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 5;  // y
-      c.subject = "a";
-      c.slot = 0;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc =
-          "rules/skip_layer_norm.yaml:47:34 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 5;  // y
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"a", "skip", "gamma"};
-      c.arg_slots = {0, 1, 3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 5;  // y
-      c.subject = "skip";
-      c.slot = 1;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 5;  // y
-      c.subject = "gamma";
-      c.slot = 3;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 5;  // y
-      c.subject = "beta";
-      c.slot = 4;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc =
-          "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 5;  // y
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"beta", "a"};
-      c.arg_slots = {4, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc =
-          "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 5;  // y
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"bias", "a"};
-      c.arg_slots = {2, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc =
-          "rules/skip_layer_norm.yaml:30:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 6;  // s
-      c.subject = "residual.1.ab";
-      c.slot = 7;
-      c.has_min = true;
-      c.min = 1.0;
-      c.has_max = true;
-      c.max = 1.0;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc =
-          "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 6;  // s
-      c.subject = "residual.1.as";
-      c.slot = 8;
-      c.has_min = true;
-      c.min = 1.0;
-      c.has_max = true;
-      c.max = 1.0;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 6;  // s
-      c.subject = "bias";
-      c.slot = 2;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc =
-          "rules/skip_layer_norm.yaml:32:27 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:68:14)";
-      c.guard_slot = 6;  // s
-      c.subject = "bias";
-      c.slot = 2;
-    }
-    s.num_symbols = 3;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{5, 1}});  // @no_beta
-      v.tags.push_back({{6, 2}});  // @plain
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{5, 1}});  // @no_beta
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{6, 2}});  // @plain
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: a
+      {"a", "rules/skip_layer_norm.yaml:68:28", 0},
+      // 1: skip
+      {"skip", "rules/skip_layer_norm.yaml:68:31", 1},
+      // 2: bias
+      {"bias", "rules/skip_layer_norm.yaml:68:37", 2},
+      // 3: gamma
+      {"gamma", "rules/skip_layer_norm.yaml:68:43", 3},
+      // 4: beta
+      {"beta", "rules/skip_layer_norm.yaml:68:50", 4},
+      // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) | LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+      {"y",
+       "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       5},
+      // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
+      {"s",
+       "rules/skip_layer_norm.yaml:28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       6},
+      // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+      {"LayerNormalization",
+       "rules/skip_layer_norm.yaml:37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       gen::kNoSlot, 3,
+       {{"axis",
+         "rules/skip_layer_norm.yaml:37:47 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
+        {"epsilon", "rules/skip_layer_norm.yaml:68:56", Attr::kCapture, {}, false,
+         gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
+        {"stash_type",
+         "rules/skip_layer_norm.yaml:37:69 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+      {"LayerNormalization",
+       "rules/skip_layer_norm.yaml:38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/skip_layer_norm.yaml:38:43 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
+        {"epsilon", "rules/skip_layer_norm.yaml:68:56", Attr::kCapture, {}, false,
+         gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
+        {"stash_type",
+         "rules/skip_layer_norm.yaml:38:65 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 9: Add(a, bias)
+      {"Add",
+       "rules/skip_layer_norm.yaml:26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       7, 2},
+      // 10: Add(a, skip)
+      {"Add",
+       "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       8, 2},
+      // 11: Add(residual.1.ab, skip)
+      {"Add",
+       "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       gen::kNoSlot, 2},
+      // 12: Add(residual.1.as, bias)
+      {"Add",
+       "rules/skip_layer_norm.yaml:28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       gen::kNoSlot, 2},
+      // 13: Add(a, skip)
+      {"Add",
+       "rules/skip_layer_norm.yaml:28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+       gen::kNoSlot, 2},
+    },
+    // constraints
+    {{Check::kConsumers, "rules/skip_layer_norm.yaml:70:12", "s", 6, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, true, true, 2.0, 1e+06},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "a", 0, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:47:34 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "a", gen::kNoSlot, {"a", "skip", "gamma"}, {0, 1, 3}, "same_elem_type",
+      gen::nativePredicate("same_elem_type"), 5},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "skip", 1, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "gamma", 3, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol, 0, 2}}},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "beta", 4, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol, 0, 2}}},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "beta", gen::kNoSlot, {"beta", "a"}, {4, 0}, "same_elem_type",
+      gen::nativePredicate("same_elem_type"), 5},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "bias", gen::kNoSlot, {"bias", "a"}, {2, 0}, "same_elem_type",
+      gen::nativePredicate("same_elem_type"), 5},
+     {Check::kConsumers,
+      "rules/skip_layer_norm.yaml:30:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "residual.1.ab", 7, {}, {}, "", nullptr, 6, {}, true, true, 1.0, 1.0},
+     {Check::kConsumers,
+      "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "residual.1.as", 8, {}, {}, "", nullptr, 6, {}, true, true, 1.0, 1.0},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "bias", 2, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol, 0, 2}}},
+     {Check::kConstant,
+      "rules/skip_layer_norm.yaml:32:27 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:68:14)",
+      "bias", 2, {}, {}, "", nullptr, 6}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{5, 1}}, {{6, 2}}}}, {true, "", -1, -1, {{{5, 1}}}},
+     {true, "", -1, -1, {{{6, 2}}}}, {}},
+  };
   return spec;
 }
 
-/// The search of rule skip_layer_norm_residual: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule skip_layer_norm_residual (indices into its RuleSpec's exprs).
 struct SkipLayerNormResidualIds {
   enum : gen::ExprId {
@@ -602,11 +397,13 @@ struct SkipLayerNormResidualIds {
   };
 };
 
+/// The search of rule skip_layer_norm_residual: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNormResidualIds> {
  public:
   SkipLayerNormResidualMatch(gen::Scratch& scratch, Rewriter& rw)
-      : SkipLayerNormSharedMatch<SkipLayerNormResidualIds>(specSkipLayerNormResidual(), scratch,
-                                                           rw) {}
+      : SkipLayerNormSharedMatch<SkipLayerNormResidualIds>(specSkipLayerNormResidual(), scratch, rw) {}
 
   /// Searches for a match whose root is `root`.
   bool run(ValueId root) {
@@ -645,8 +442,8 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
 
   // ---- Match
 
-  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchSkip,
-  // matchBias, matchGamma, matchBeta, matchY, matchS, matchLayerNormalization7,
+  // From SkipLayerNormSharedMatch (the same in other rules of this file):
+  // matchA, matchSkip, matchBias, matchGamma, matchBeta, matchY, matchS, matchLayerNormalization7,
   // matchLayerNormalization8, matchResidual1Ab, matchResidual1As, matchAdd11, matchAdd12,
   // matchAdd13.
 
@@ -661,20 +458,27 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:73:31", "skip")) return false;
     if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:73:37", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:73:56",
-                 "rules/skip_layer_norm.yaml:73:56");
+    std::optional<onnx::AttributeProto> a5_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/skip_layer_norm.yaml:73:56",
+        "rules/skip_layer_norm.yaml:73:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:72:9",
-            "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:73:20)"))
-      return false;
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:72:9",
+        "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:73:20)")) return false;
     if (!replaceable(
-            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:72:9",
-            "rules/skip_layer_norm.yaml:59:20 (in skip_ln at rules/skip_layer_norm.yaml:73:20)"))
-      return false;
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:72:9",
+        "rules/skip_layer_norm.yaml:59:20 (in skip_ln at rules/skip_layer_norm.yaml:73:20)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -705,20 +509,27 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:73:37", "gamma")) return false;
     if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:73:50", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:73:56",
-                 "rules/skip_layer_norm.yaml:73:56");
+    std::optional<onnx::AttributeProto> a5_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/skip_layer_norm.yaml:73:56",
+        "rules/skip_layer_norm.yaml:73:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:72:9",
-            "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:73:20)"))
-      return false;
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:72:9",
+        "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:73:20)")) return false;
     if (!replaceable(
-            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:72:9",
-            "rules/skip_layer_norm.yaml:61:20 (in skip_ln at rules/skip_layer_norm.yaml:73:20)"))
-      return false;
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:72:9",
+        "rules/skip_layer_norm.yaml:61:20 (in skip_ln at rules/skip_layer_norm.yaml:73:20)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -750,20 +561,27 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:74:37", "gamma")) return false;
     if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:74:44", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:74:56",
-                 "rules/skip_layer_norm.yaml:74:56");
+    std::optional<onnx::AttributeProto> a5_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/skip_layer_norm.yaml:74:56",
+        "rules/skip_layer_norm.yaml:74:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:74:9",
-            "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)"))
-      return false;
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:74:9",
+        "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
     if (!replaceable(
-            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:74:9",
-            "rules/skip_layer_norm.yaml:59:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)"))
-      return false;
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:74:9",
+        "rules/skip_layer_norm.yaml:59:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -795,20 +613,27 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
     if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:74:44", "beta")) return false;
     if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:74:50", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:74:56",
-                 "rules/skip_layer_norm.yaml:74:56");
+    std::optional<onnx::AttributeProto> a5_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/skip_layer_norm.yaml:74:56",
+        "rules/skip_layer_norm.yaml:74:56");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:74:9",
-            "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)"))
-      return false;
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:74:9",
+        "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
     if (!replaceable(
-            kSlotS, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:74:9",
-            "rules/skip_layer_norm.yaml:61:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)"))
-      return false;
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:74:9",
+        "rules/skip_layer_norm.yaml:61:20 (in skip_ln at rules/skip_layer_norm.yaml:74:20)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -835,12 +660,13 @@ class SkipLayerNormResidualMatch : public SkipLayerNormSharedMatch<SkipLayerNorm
 class SkipLayerNormResidualRule : public RewritePattern {
  public:
   SkipLayerNormResidualRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                61,
-                                {"ort"},
-                                "rules/skip_layer_norm.yaml:64:5",
-                                {op::kComMicrosoftSkipLayerNormalization}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            61,
+            {"ort"},
+            "rules/skip_layer_norm.yaml:64:5",
+            {op::kComMicrosoftSkipLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -867,337 +693,128 @@ class SkipLayerNormResidualRule : public RewritePattern {
 
 /// Static data of rule skip_layer_norm for the shared checks and messages.
 const gen::RuleSpec& specSkipLayerNorm() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "skip_layer_norm";
-    s.loc = "rules/skip_layer_norm.yaml:76:5";
-    s.root = 5;
-    s.slot_names = {"a", "skip", "bias",          "gamma",        "beta",
-                    "y", "s",    "residual.1.ab", "residual.1.as"};
-    s.num_captures = 1;
-    s.exprs.resize(14);
-    {  // 0: a
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "a";
-      e.loc = "rules/skip_layer_norm.yaml:80:28";
-      e.slot = 0;
-    }
-    {  // 1: skip
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "skip";
-      e.loc = "rules/skip_layer_norm.yaml:80:31";
-      e.slot = 1;
-    }
-    {  // 2: bias
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "bias";
-      e.loc = "rules/skip_layer_norm.yaml:80:37";
-      e.slot = 2;
-    }
-    {  // 3: gamma
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "gamma";
-      e.loc = "rules/skip_layer_norm.yaml:80:43";
-      e.slot = 3;
-    }
-    {  // 4: beta
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "beta";
-      e.loc = "rules/skip_layer_norm.yaml:80:50";
-      e.slot = 4;
-    }
-    {  // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) |
-       // LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "y";
-      e.loc =
-          "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      e.slot = 5;
-    }
-    {  // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "s";
-      e.loc =
-          "rules/skip_layer_norm.yaml:28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      e.slot = 6;
-    }
-    {  // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "LayerNormalization";
-      e.loc =
-          "rules/skip_layer_norm.yaml:37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc =
-            "rules/skip_layer_norm.yaml:37:47 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:80:14)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:80:56";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "stash_type";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc =
-            "rules/skip_layer_norm.yaml:37:69 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:80:14)";
-      }
-    }
-    {  // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "LayerNormalization";
-      e.loc =
-          "rules/skip_layer_norm.yaml:38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) "
-          "(in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc =
-            "rules/skip_layer_norm.yaml:38:43 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:80:14)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/skip_layer_norm.yaml:80:56";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "stash_type";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc =
-            "rules/skip_layer_norm.yaml:38:65 (in layer_norm_of at "
-            "rules/skip_layer_norm.yaml:45:11) (in residual_norm at "
-            "rules/skip_layer_norm.yaml:80:14)";
-      }
-    }
-    {  // 9: Add(a, bias)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      e.slot = 7;
-      e.num_inputs = 2;
-    }
-    {  // 10: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[10];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      e.slot = 8;
-      e.num_inputs = 2;
-    }
-    {  // 11: Add(residual.1.ab, skip)
-      gen::ExprSpec& e = s.exprs[11];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      e.num_inputs = 2;
-    }
-    {  // 12: Add(residual.1.as, bias)
-      gen::ExprSpec& e = s.exprs[12];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      e.num_inputs = 2;
-    }
-    {  // 13: Add(a, skip)
-      gen::ExprSpec& e = s.exprs[13];
-      e.label = "Add";
-      e.loc =
-          "rules/skip_layer_norm.yaml:28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      e.num_inputs = 2;
-    }
+  static const gen::RuleSpec spec = {
+    "skip_layer_norm",
+    "rules/skip_layer_norm.yaml:76:5",
+    5,  // root expr
+    // slots
+    {"a", "skip", "bias", "gamma", "beta", "y", "s", "residual.1.ab", "residual.1.as"},
+    1,  // attribute captures
+    3,  // shape symbols
+    // exprs
     {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 5;  // y
-      c.subject = "a";
-      c.slot = 0;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc =
-          "rules/skip_layer_norm.yaml:47:34 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 5;  // y
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"a", "skip", "gamma"};
-      c.arg_slots = {0, 1, 3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 5;  // y
-      c.subject = "skip";
-      c.slot = 1;
-      c.dims = {"B", "S", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 5;  // y
-      c.subject = "gamma";
-      c.slot = 3;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 5;  // y
-      c.subject = "beta";
-      c.slot = 4;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc =
-          "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 5;  // y
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"beta", "a"};
-      c.arg_slots = {4, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc =
-          "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 5;  // y
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"bias", "a"};
-      c.arg_slots = {2, 0};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc =
-          "rules/skip_layer_norm.yaml:30:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 6;  // s
-      c.subject = "residual.1.ab";
-      c.slot = 7;
-      c.has_min = true;
-      c.min = 1.0;
-      c.has_max = true;
-      c.max = 1.0;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConsumers;
-      c.loc =
-          "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 6;  // s
-      c.subject = "residual.1.as";
-      c.slot = 8;
-      c.has_min = true;
-      c.min = 1.0;
-      c.has_max = true;
-      c.max = 1.0;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 6;  // s
-      c.subject = "bias";
-      c.slot = 2;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kConstant;
-      c.loc =
-          "rules/skip_layer_norm.yaml:32:27 (in residual at rules/skip_layer_norm.yaml:44:11) (in "
-          "residual_norm at rules/skip_layer_norm.yaml:80:14)";
-      c.guard_slot = 6;  // s
-      c.subject = "bias";
-      c.slot = 2;
-    }
-    s.num_symbols = 3;
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{5, 1}});  // @no_beta
-      v.tags.push_back({{6, 2}});  // @plain
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{5, 1}});  // @no_beta
-    }
-    {
-      gen::VariantSpec& v = s.variants.emplace_back();
-      v.has_when = true;
-      v.tags.push_back({{6, 2}});  // @plain
-    }
-    s.variants.emplace_back();  // always
-    return s;
-  }();
+      // 0: a
+      {"a", "rules/skip_layer_norm.yaml:80:28", 0},
+      // 1: skip
+      {"skip", "rules/skip_layer_norm.yaml:80:31", 1},
+      // 2: bias
+      {"bias", "rules/skip_layer_norm.yaml:80:37", 2},
+      // 3: gamma
+      {"gamma", "rules/skip_layer_norm.yaml:80:43", 3},
+      // 4: beta
+      {"beta", "rules/skip_layer_norm.yaml:80:50", 4},
+      // 5: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) | LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+      {"y",
+       "rules/skip_layer_norm.yaml:38:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       5},
+      // 6: Add(residual.1.ab, skip) | Add(residual.1.as, bias) | Add(a, skip)
+      {"s",
+       "rules/skip_layer_norm.yaml:28:34 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       6},
+      // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+      {"LayerNormalization",
+       "rules/skip_layer_norm.yaml:37:12 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       gen::kNoSlot, 3,
+       {{"axis",
+         "rules/skip_layer_norm.yaml:37:47 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
+        {"epsilon", "rules/skip_layer_norm.yaml:80:56", Attr::kCapture, {}, false,
+         gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
+        {"stash_type",
+         "rules/skip_layer_norm.yaml:37:69 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 8: LayerNormalization(s, gamma, axis=-1, epsilon=capture(eps), stash_type=1)
+      {"LayerNormalization",
+       "rules/skip_layer_norm.yaml:38:14 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       gen::kNoSlot, 2,
+       {{"axis",
+         "rules/skip_layer_norm.yaml:38:43 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+         Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
+        {"epsilon", "rules/skip_layer_norm.yaml:80:56", Attr::kCapture, {}, false,
+         gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
+        {"stash_type",
+         "rules/skip_layer_norm.yaml:38:65 (in layer_norm_of at rules/skip_layer_norm.yaml:45:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+         Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
+      // 9: Add(a, bias)
+      {"Add",
+       "rules/skip_layer_norm.yaml:26:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       7, 2},
+      // 10: Add(a, skip)
+      {"Add",
+       "rules/skip_layer_norm.yaml:27:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       8, 2},
+      // 11: Add(residual.1.ab, skip)
+      {"Add",
+       "rules/skip_layer_norm.yaml:28:12 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       gen::kNoSlot, 2},
+      // 12: Add(residual.1.as, bias)
+      {"Add",
+       "rules/skip_layer_norm.yaml:28:36 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       gen::kNoSlot, 2},
+      // 13: Add(a, skip)
+      {"Add",
+       "rules/skip_layer_norm.yaml:28:59 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+       gen::kNoSlot, 2},
+    },
+    // constraints
+    {{Check::kShape,
+      "rules/skip_layer_norm.yaml:47:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "a", 0, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:47:34 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "a", gen::kNoSlot, {"a", "skip", "gamma"}, {0, 1, 3}, "same_elem_type",
+      gen::nativePredicate("same_elem_type"), 5},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:48:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "skip", 1, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:49:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "gamma", 3, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol, 0, 2}}},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:50:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "beta", 4, {}, {}, "", nullptr, 5, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol, 0, 2}}},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:50:28 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "beta", gen::kNoSlot, {"beta", "a"}, {4, 0}, "same_elem_type",
+      gen::nativePredicate("same_elem_type"), 5},
+     {Check::kNative,
+      "rules/skip_layer_norm.yaml:51:16 (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "bias", gen::kNoSlot, {"bias", "a"}, {2, 0}, "same_elem_type",
+      gen::nativePredicate("same_elem_type"), 5},
+     {Check::kConsumers,
+      "rules/skip_layer_norm.yaml:30:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "residual.1.ab", 7, {}, {}, "", nullptr, 6, {}, true, true, 1.0, 1.0},
+     {Check::kConsumers,
+      "rules/skip_layer_norm.yaml:31:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "residual.1.as", 8, {}, {}, "", nullptr, 6, {}, true, true, 1.0, 1.0},
+     {Check::kShape,
+      "rules/skip_layer_norm.yaml:32:15 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "bias", 2, {}, {}, "", nullptr, 6, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
+      {{Dim::kSymbol, 0, 2}}},
+     {Check::kConstant,
+      "rules/skip_layer_norm.yaml:32:27 (in residual at rules/skip_layer_norm.yaml:44:11) (in residual_norm at rules/skip_layer_norm.yaml:80:14)",
+      "bias", 2, {}, {}, "", nullptr, 6}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{5, 1}}, {{6, 2}}}}, {true, "", -1, -1, {{{5, 1}}}},
+     {true, "", -1, -1, {{{6, 2}}}}, {}},
+  };
   return spec;
 }
 
-/// The search of rule skip_layer_norm: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
 /// Expr ids of rule skip_layer_norm (indices into its RuleSpec's exprs).
 struct SkipLayerNormIds {
   enum : gen::ExprId {
@@ -1218,6 +835,9 @@ struct SkipLayerNormIds {
   };
 };
 
+/// The search of rule skip_layer_norm: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
 class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
  public:
   SkipLayerNormMatch(gen::Scratch& scratch, Rewriter& rw)
@@ -1260,8 +880,8 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
 
   // ---- Match
 
-  // From SkipLayerNormSharedMatch (the same in other rules of this file): matchA, matchSkip,
-  // matchBias, matchGamma, matchBeta, matchY, matchS, matchLayerNormalization7,
+  // From SkipLayerNormSharedMatch (the same in other rules of this file):
+  // matchA, matchSkip, matchBias, matchGamma, matchBeta, matchY, matchS, matchLayerNormalization7,
   // matchLayerNormalization8, matchResidual1Ab, matchResidual1As, matchAdd11, matchAdd12,
   // matchAdd13.
 
@@ -1275,16 +895,21 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     if (!requireBound(kSlotSkip, "rules/skip_layer_norm.yaml:83:28", "skip")) return false;
     if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:83:34", "gamma")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:83:53",
-                 "rules/skip_layer_norm.yaml:83:53");
+    std::optional<onnx::AttributeProto> a5_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/skip_layer_norm.yaml:83:53",
+        "rules/skip_layer_norm.yaml:83:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:82:9",
-            "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:83:17)"))
-      return false;
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:82:9",
+        "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:83:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1311,16 +936,21 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:83:34", "gamma")) return false;
     if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:83:47", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:83:53",
-                 "rules/skip_layer_norm.yaml:83:53");
+    std::optional<onnx::AttributeProto> a5_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/skip_layer_norm.yaml:83:53",
+        "rules/skip_layer_norm.yaml:83:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:82:9",
-            "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:83:17)"))
-      return false;
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:82:9",
+        "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:83:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1348,16 +978,21 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     if (!requireBound(kSlotGamma, "rules/skip_layer_norm.yaml:84:34", "gamma")) return false;
     if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:84:41", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:84:53",
-                 "rules/skip_layer_norm.yaml:84:53");
+    std::optional<onnx::AttributeProto> a5_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/skip_layer_norm.yaml:84:53",
+        "rules/skip_layer_norm.yaml:84:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:84:9",
-            "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)"))
-      return false;
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:84:9",
+        "rules/skip_layer_norm.yaml:59:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1385,16 +1020,21 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
     if (!requireBound(kSlotBeta, "rules/skip_layer_norm.yaml:84:41", "beta")) return false;
     if (!requireBound(kSlotBias, "rules/skip_layer_norm.yaml:84:47", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    std::optional<onnx::AttributeProto> a5_0 =
-        captured(0, "epsilon", "eps", "rules/skip_layer_norm.yaml:84:53",
-                 "rules/skip_layer_norm.yaml:84:53");
+    std::optional<onnx::AttributeProto> a5_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/skip_layer_norm.yaml:84:53",
+        "rules/skip_layer_norm.yaml:84:53");
     if (!a5_0) return false;
     attrs5.push_back(std::move(*a5_0));
     collectMatched();
     if (!replaceable(
-            kSlotY, To::kOp, gen::kNoSlot, "rules/skip_layer_norm.yaml:84:9",
-            "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)"))
-      return false;
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/skip_layer_norm.yaml:84:9",
+        "rules/skip_layer_norm.yaml:61:24 (in skip_ln at rules/skip_layer_norm.yaml:84:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1418,12 +1058,13 @@ class SkipLayerNormMatch : public SkipLayerNormSharedMatch<SkipLayerNormIds> {
 class SkipLayerNormRule : public RewritePattern {
  public:
   SkipLayerNormRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                60,
-                                {"ort"},
-                                "rules/skip_layer_norm.yaml:76:5",
-                                {op::kComMicrosoftSkipLayerNormalization}}),
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            60,
+            {"ort"},
+            "rules/skip_layer_norm.yaml:76:5",
+            {op::kComMicrosoftSkipLayerNormalization}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -1446,8 +1087,10 @@ class SkipLayerNormRule : public RewritePattern {
 }  // namespace
 
 void populateSkipLayerNorm(RuleSet& rules) {
-  rules.add(std::make_unique<SkipLayerNormResidualRule>("skip_layer_norm_residual",
-                                                        op::kLayerNormalization, 0));
+  rules.add(std::make_unique<SkipLayerNormResidualRule>(
+      "skip_layer_norm_residual",
+      op::kLayerNormalization,
+      0));
   rules.add(std::make_unique<SkipLayerNormRule>("skip_layer_norm", op::kLayerNormalization, 0));
 }
 

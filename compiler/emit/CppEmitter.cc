@@ -1,143 +1,82 @@
 //===- CppEmitter.cc - rules as C++ matchers ------------------------------===//
 //
-// One RuleEmitter per rule writes, in this order: the RuleSpec (static data the
-// shared checks read), the `<Name>Match` class (emitMatch: one function per
-// pattern expr; emitRewrite: one function per rewrite variant) and the
-// `<Name>Rule` pattern class. Slot, capture and symbol numbering follow
-// runtime/interp/RulePlan.cc exactly, so progress counts and failure texts agree
-// with the interpreter.
+// The emitter prints the one plan of each rule (compiler/plan/RulePlan.h), the
+// plan the interpreter runs; it decides nothing about matching itself. One
+// RuleEmitter per rule writes, in this order: the RuleSpec as a constant table
+// (emitSpec, via SpecTable.h), the `<Name>Match` class (emitMatch: one function
+// per pattern expr, in the interpreter's search order; emitRewrite: one function
+// per rewrite variant, walking the plan's build order) and the `<Name>Rule`
+// pattern class. SharedMatchPlanner writes match functions that several rules
+// of a file have verbatim once. The layout is the emitter's own (CppText.h): no
+// formatter runs over the output.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/emit/CppEmitter.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
-#include <tuple>
+
+#include "compiler/emit/CppText.h"
+#include "compiler/emit/SpecTable.h"
+#include "compiler/plan/RulePlan.h"
 
 namespace onnx_rewrite {
 namespace {
 
+using cpp::call;
+using cpp::joinStrings;
+using cpp::kRuleLine;
+using cpp::num;
+using cpp::str;
 using ir::ExprId;
-
-// ---- Text utilities -----------------------------------------------------------------------
 
 bool binds(const std::string& name) { return !name.empty() && name != "_"; }
 
-bool isOnnxDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
-
 std::string opLabel(const std::string& domain, const std::string& op) {
-  return isOnnxDomain(domain) ? op : domain + "." + op;
+  return plan::isOnnxDomain(domain) ? op : domain + "." + op;
 }
+
+/// `text` as comment lines (`prefix` each) of at most kColumns, broken at spaces.
+std::string wrappedComment(const std::string& text, const std::string& prefix = "//") {
+  std::string out, line = prefix;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (line.size() > prefix.size() && line.size() + 1 + word.size() > cpp::kColumns) {
+      out += line + "\n";
+      line = prefix;
+    }
+    line += " " + word;
+    start = end + 1;
+  }
+  return out + line + "\n";
+}
+
+/// Why generated files carry `clang-format off`.
+const char* const kLayoutNote =
+    "// Laid out by rulec itself, so the text does not depend on any formatter's version;\n"
+    "// formatters are told to leave it alone.\n";
 
 /// OpId::str(): "op" or "domain::op".
-std::string opIdStr(const std::string& domain, const std::string& op) {
-  return isOnnxDomain(domain) ? op : domain + "::" + op;
+std::string opIdStr(const plan::OpName& op) {
+  return plan::isOnnxDomain(op.domain) ? op.op : op.domain + "::" + op.op;
 }
-
-/// A C++ string literal.
-std::string str(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c < 0x20 || c >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\%03o", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-/// A C++ double literal that reads back exactly.
-std::string num(double v) {
-  // A range bound may be infinite (`scalar: [-inf, -1e4]`); C++ has no literal for it.
-  if (std::isinf(v)) return v < 0 ? "-gen::kInfinity" : "gen::kInfinity";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  // Prefer the shortest form that reads back exactly (1e-05, not 1.0000000000000001e-05).
-  for (int precision = 1; precision < 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) {
-      s = buf;
-      break;
-    }
-  }
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
-
-std::string joinStrings(const std::vector<std::string>& items) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
-  return out;
-}
-
-std::string literalExpr(const ir::Literal& lit) {
-  std::vector<std::string> items;
-  switch (lit.kind) {
-    case ir::Literal::Kind::kInt:
-      return "gen::intLiteral(" + std::to_string(lit.ints.at(0)) + ")";
-    case ir::Literal::Kind::kFloat:
-      return "gen::floatLiteral(" + num(lit.floats.at(0)) + ")";
-    case ir::Literal::Kind::kString:
-      return "gen::stringLiteral(" + str(lit.strings.at(0)) + ")";
-    case ir::Literal::Kind::kInts:
-      for (int64_t v : lit.ints) items.push_back(std::to_string(v));
-      return "gen::intsLiteral({" + joinStrings(items) + "})";
-    case ir::Literal::Kind::kFloats:
-      for (double v : lit.floats) items.push_back(num(v));
-      return "gen::floatsLiteral({" + joinStrings(items) + "})";
-    case ir::Literal::Kind::kStrings:
-      for (const std::string& v : lit.strings) items.push_back(str(v));
-      return "gen::stringsLiteral({" + joinStrings(items) + "})";
-  }
-  return "";
-}
-
-/// ONNX's TensorProto::DataType for a lowercase name, or 0.
-int32_t elemType(const std::string& name) {
-  static const std::map<std::string, int32_t> kTypes = {
-      {"float", 1},         {"uint8", 2},           {"int8", 3},        {"uint16", 4},
-      {"int16", 5},         {"int32", 6},           {"int64", 7},       {"string", 8},
-      {"bool", 9},          {"float16", 10},        {"double", 11},     {"uint32", 12},
-      {"uint64", 13},       {"complex64", 14},      {"complex128", 15}, {"bfloat16", 16},
-      {"float8e4m3fn", 17}, {"float8e4m3fnuz", 18}, {"float8e5m2", 19}, {"float8e5m2fnuz", 20}};
-  auto it = kTypes.find(name);
-  return it == kTypes.end() ? 0 : it->second;
-}
-
-/// The TableGen-style banner line: `//===- name - what ---...---===//`, 80 columns.
-std::string banner(const std::string& text) {
-  std::string line = "//===- " + text + " ";
-  while (line.size() < 74) line += '-';
-  return line + "===//\n";
-}
-
-const char* kRule =
-    "//===----------------------------------------------------------------------===//\n";
 
 // ---- One rule -----------------------------------------------------------------------------
 
 class RuleEmitter {
  public:
+  /// Plans `rule` (throws CppEmitError for a rule no back end can run).
   RuleEmitter(const ir::Rule& rule, std::map<std::string, std::string>& ops)
-      : rule_(rule), p_(rule.pattern), ops_(ops) {}
-
-  /// Plans the rule; after this the match functions' texts can be compared across rules.
-  void prepare() { plan(); }
+      : rule_(rule), p_(rule.pattern), plan_(planOrThrow(rule)), ops_(ops) {
+    name_ = CppEmitter::pascal(rule_.name);
+    nameExprs();
+  }
 
   // ---- What the family emitter compares to share match functions between rules
 
@@ -156,7 +95,7 @@ class RuleEmitter {
     const ir::Expr& e = p_.exprs[id];
     return (binds(e.name) && e.kind != ir::Expr::Kind::kCapture ? e.name + " = " : "") + show(id);
   }
-  std::string matchFnLoc(ExprId id) const { return locOf(p_.exprs[id].loc); }
+  const std::string& matchFnLoc(ExprId id) const { return plan_.spec.exprs[id].loc; }
   /// The exprs whose match functions `id`'s calls.
   const std::vector<ExprId>& callees(ExprId id) const { return p_.exprs[id].inputs; }
   /// The class name of the rule's expr ids (when it shares functions).
@@ -169,7 +108,7 @@ class RuleEmitter {
     shared_base_ = std::move(base);
   }
 
-  std::string run() {
+  std::string run() const {
     std::ostringstream os;
     emitHeaderComment(os);
     emitSpec(os);
@@ -178,78 +117,38 @@ class RuleEmitter {
     return os.str();
   }
 
-  /// `std::make_unique<...>(...)` calls adding this rule's patterns (one per root op).
+  /// The statements adding this rule's patterns (one per root op) to `rules`.
   std::vector<std::string> patternsToAdd() const {
     std::vector<std::string> out;
-    for (const auto& [domain, op, output] : roots_) {
+    for (const plan::Root& root : plan_.roots) {
       const std::string name =
-          roots_.size() == 1 ? rule_.name : rule_.name + "/" + opIdStr(domain, op);
-      out.push_back("std::make_unique<" + name_ + "Rule>(" + str(name) + ", " +
-                    opConst(domain, op) + ", " + std::to_string(output) + ")");
+          plan_.roots.size() == 1 ? rule_.name : rule_.name + "/" + opIdStr(root.op);
+      out.push_back(call(2, "rules.add(std::make_unique<" + name_ + "Rule>",
+                         {str(name), opConst(root.op), std::to_string(root.output)}, ");"));
     }
     return out;
   }
 
  private:
-  [[noreturn]] void error(const ir::SourceLoc& loc, const std::string& what) const {
-    const ir::SourceLoc& at = loc.known() || !loc.file.empty() ? loc : rule_.loc;
-    throw CppEmitError(at.str() + ": " + rule_.name + ": " + what);
+  static plan::RulePlan planOrThrow(const ir::Rule& rule) {
+    try {
+      return plan::planRule(rule);
+    } catch (const plan::PlanError& e) {
+      throw CppEmitError(e.what());
+    }
   }
 
-  /// RuleInterpreter's locOf: the location, or the rule's when unknown.
-  std::string locOf(const ir::SourceLoc& loc) const {
-    return (loc.known() || !loc.file.empty() ? loc : rule_.loc).trace();
-  }
-  std::string locOf(const ir::SourceLoc& loc, const ir::SourceLoc& fallback) const {
-    return locOf(loc.known() ? loc : fallback);
-  }
-
-  std::string opConst(const std::string& domain, const std::string& op) const {
-    std::string name = "k" + (isOnnxDomain(domain) ? "" : CppEmitter::pascal(domain)) + op;
-    ops_[name] = "OpId::get(" + str(isOnnxDomain(domain) ? "" : domain) + ", " + str(op) + ")";
+  std::string opConst(const plan::OpName& op) const {
+    const bool onnx = plan::isOnnxDomain(op.domain);
+    std::string name = "k" + (onnx ? "" : CppEmitter::pascal(op.domain)) + op.op;
+    ops_[name] = call(0, "const OpId " + name + " = OpId::get",
+                      {str(onnx ? "" : op.domain), str(op.op)}, ";");
     return "op::" + name;
   }
+  std::string opConst(const ir::Expr& e) const { return opConst({e.domain, e.op}); }
 
-  // ---- Planning (as RulePlan.cc) -----------------------------------------------------------
-
-  uint32_t slotFor(const std::string& name) {
-    auto [it, added] = slots_.emplace(name, static_cast<uint32_t>(slot_names_.size()));
-    if (added) slot_names_.push_back(name);
-    return it->second;
-  }
-
-  uint32_t boundSlot(const std::string& name, const ir::SourceLoc& loc, const char* who) const {
-    auto it = slots_.find(name);
-    if (it == slots_.end())
-      error(loc, std::string(who) + " '" + name + "', which the match never binds");
-    return it->second;
-  }
-
-  void plan() {
-    name_ = CppEmitter::pascal(rule_.name);
-    if (p_.root >= p_.exprs.size()) error(rule_.loc, "the pattern has no root");
-    if (rule_.targets.empty()) error(rule_.loc, "the rule has no rewrite");
-    expr_slot_.assign(p_.exprs.size(), UINT32_MAX);
-    for (ExprId id = 0; id < p_.exprs.size(); ++id) {
-      const ir::Expr& e = p_.exprs[id];
-      for (ExprId in : e.inputs)
-        if (in >= p_.exprs.size())
-          error(e.loc, "expr input " + std::to_string(in) + " does not exist");
-      if (binds(e.name)) expr_slot_[id] = slotFor(e.name);
-      if (e.kind == ir::Expr::Kind::kOp) {
-        if (e.optional && e.inputs.empty()) error(e.loc, "optional " + e.op + " has no input");
-        for (const auto& [output, name] : e.other_outputs)
-          if (binds(name)) slotFor(name);
-        for (const ir::AttrMatch& m : e.attrs)
-          if (m.kind == ir::AttrMatch::Kind::kCapture && binds(m.capture))
-            if (captures_.emplace(m.capture, static_cast<uint32_t>(captures_.size())).second)
-              capture_names_.push_back(m.capture);
-      }
-      if (e.kind == ir::Expr::Kind::kAlternatives && e.inputs.empty())
-        error(e.loc, "alternatives without any alternative");
-    }
-    collectRoots(p_.root);
-    // Identifiers: the bound name, else the op; numbered when several share one.
+  /// Identifiers: the bound name, else the op; numbered when several share one.
+  void nameExprs() {
     std::map<std::string, int> uses;
     std::vector<std::string> base(p_.exprs.size());
     for (ExprId id = 0; id < p_.exprs.size(); ++id) {
@@ -278,68 +177,6 @@ class RuleEmitter {
     ident_.resize(p_.exprs.size());
     for (ExprId id = 0; id < p_.exprs.size(); ++id)
       ident_[id] = uses[base[id]] > 1 ? base[id] + std::to_string(id) : base[id];
-    for (const ir::Target& t : rule_.targets) planTarget(t);
-  }
-
-  void collectRoots(ExprId id) {
-    const ir::Expr& e = p_.exprs[id];
-    if (e.kind == ir::Expr::Kind::kAlternatives) {
-      for (ExprId alt : e.inputs) collectRoots(alt);
-      return;
-    }
-    if (e.kind != ir::Expr::Kind::kOp)
-      error(e.loc, "the root of a pattern must be an op or alternatives of ops");
-    if (e.optional) error(e.loc, "the root of a pattern cannot be optional");
-    for (const auto& r : roots_)
-      if (isOnnxDomain(std::get<0>(r)) == isOnnxDomain(e.domain) &&
-          (isOnnxDomain(e.domain) || std::get<0>(r) == e.domain) && std::get<1>(r) == e.op)
-        return;
-    roots_.emplace_back(e.domain, e.op, e.output);
-  }
-
-  struct TargetOrder {
-    std::vector<uint32_t> order;
-    std::vector<uint32_t> num_outputs;
-    std::vector<std::vector<uint32_t>> omitted;
-  };
-
-  void planTarget(const ir::Target& t) {
-    TargetOrder to;
-    enum State : uint8_t { kUnseen, kOpen, kDone };
-    std::vector<State> state(t.exprs.size(), kUnseen);
-    std::vector<std::set<uint32_t>> used(t.exprs.size());
-    auto visit = [&](auto&& self, uint32_t i, bool as_value) -> void {
-      const ir::TargetExpr& te = t.exprs[i];
-      const bool secondary = te.kind == ir::TargetExpr::Kind::kOp && te.op.empty();
-      if (as_value && te.kind == ir::TargetExpr::Kind::kOp)
-        used[secondary ? te.inputs[0] : i].insert(te.output);
-      if (state[i] == kDone) return;
-      if (state[i] == kOpen) error(te.loc, "the rewrite is cyclic");
-      state[i] = kOpen;
-      for (uint32_t in : te.inputs) {
-        if (in >= t.exprs.size()) error(te.loc, "target input does not exist");
-        self(self, in, !secondary);
-      }
-      state[i] = kDone;
-      to.order.push_back(i);
-    };
-    for (const auto& [name, index] : t.replacements) {
-      if (index >= t.exprs.size()) error(t.loc, "replacement of '" + name + "' has no target expr");
-      boundSlot(name, t.loc, "the rewrite replaces");
-    }
-    for (const auto& [name, index] : t.replacements) visit(visit, index, true);
-    to.num_outputs.assign(t.exprs.size(), 1);
-    to.omitted.resize(t.exprs.size());
-    for (uint32_t i = 0; i < t.exprs.size(); ++i) {
-      const ir::TargetExpr& te = t.exprs[i];
-      if (state[i] != kDone || te.kind != ir::TargetExpr::Kind::kOp || te.op.empty()) continue;
-      to.num_outputs[i] = used[i].empty() ? 1 : *used[i].rbegin() + 1;
-      for (uint32_t o = 0; o < to.num_outputs[i]; ++o)
-        if (!used[i].count(o)) to.omitted[i].push_back(o);
-      const std::string c = opConst(te.domain, te.op);
-      if (std::find(creates_.begin(), creates_.end(), c) == creates_.end()) creates_.push_back(c);
-    }
-    targets_.push_back(std::move(to));
   }
 
   // ---- Output -------------------------------------------------------------------------------
@@ -380,265 +217,40 @@ class RuleEmitter {
   std::string exprConst(ExprId id) const { return "k" + ident_[id]; }
   std::string matchFn(ExprId id) const { return "match" + ident_[id]; }
   std::string slotConst(uint32_t slot) const {
-    return "kSlot" + CppEmitter::pascal(slot_names_[slot]);
+    return "kSlot" + CppEmitter::pascal(plan_.spec.slot_names[slot]);
   }
 
   void emitHeaderComment(std::ostream& os) const {
-    os << "\n" << kRule;
+    os << "\n" << kRuleLine;
     os << "// Generated from: " << rule_.loc.file << ":" << rule_.loc.line << "\n";
     os << "// " << rule_.name << " (priority " << rule_.priority << ")";
     if (!rule_.doc.empty()) os << ": " << rule_.doc;
-    os << "\n" << kRule << "\n";
+    os << "\n" << kRuleLine << "\n";
   }
 
-  std::string label(const ir::Expr& e) const {
-    switch (e.kind) {
-      case ir::Expr::Kind::kCapture:
-        return e.name.empty() ? "_" : e.name;
-      case ir::Expr::Kind::kConstant:
-        return "constant " + e.literal.str();
-      case ir::Expr::Kind::kNone:
-        return "none";
-      case ir::Expr::Kind::kAlternatives:
-        return e.name.empty() ? "alternatives" : e.name;
-      case ir::Expr::Kind::kOp:
-        return opLabel(e.domain, e.op);
-    }
-    return "";
-  }
-
-  /// The RuleSpec: everything the shared checks and failure messages read.
-  void emitSpec(std::ostream& os) {
-    const std::string fn = "spec" + name_;
+  /// The plan's RuleSpec: everything the shared checks and failure messages read.
+  void emitSpec(std::ostream& os) const {
+    std::vector<std::string> notes;
+    for (ExprId id = 0; id < p_.exprs.size(); ++id)
+      notes.push_back(std::to_string(id) + ": " + show(id));
     os << "/// Static data of rule " << rule_.name << " for the shared checks and messages.\n";
-    os << "const gen::RuleSpec& " << fn << "() {\n";
-    os << "  static const gen::RuleSpec spec = [] {\n";
-    os << "    gen::RuleSpec s;\n";
-    os << "    s.name = " << str(rule_.name) << ";\n";
-    os << "    s.loc = " << str(rule_.loc.str()) << ";\n";
-    os << "    s.root = " << p_.root << ";\n";
-    std::vector<std::string> names;
-    for (const std::string& n : slot_names_) names.push_back(str(n));
-    os << "    s.slot_names = {" << joinStrings(names) << "};\n";
-    os << "    s.num_captures = " << capture_names_.size() << ";\n";
-    os << "    s.exprs.resize(" << p_.exprs.size() << ");\n";
-    for (ExprId id = 0; id < p_.exprs.size(); ++id) emitExprSpec(os, id);
-    std::vector<std::string> symbols;
-    for (const ir::Constraint& c : p_.constraints) emitConstraintSpec(os, c, symbols);
-    os << "    s.num_symbols = " << symbols.size() << ";\n";
-    for (const ir::Target& t : rule_.targets) emitVariantSpec(os, t);
-    os << "    return s;\n";
-    os << "  }();\n";
+    os << "const gen::RuleSpec& spec" << name_ << "() {\n";
+    os << "  static const gen::RuleSpec spec = "
+       << cpp::layout(cpp::specTable(plan_.spec, notes), 2, 1) << ";\n";
     os << "  return spec;\n";
     os << "}\n\n";
   }
 
-  void emitExprSpec(std::ostream& os, ExprId id) const {
-    const ir::Expr& e = p_.exprs[id];
-    os << "    {  // " << id << ": " << show(id) << "\n";
-    os << "      gen::ExprSpec& e = s.exprs[" << id << "];\n";
-    os << "      e.label = " << str(label(e)) << ";\n";
-    os << "      e.loc = " << str(locOf(e.loc)) << ";\n";
-    if (expr_slot_[id] != UINT32_MAX) os << "      e.slot = " << expr_slot_[id] << ";\n";
-    if (e.kind == ir::Expr::Kind::kConstant) {
-      if (!e.literal.isList() && e.literal.kind != ir::Literal::Kind::kInt &&
-          e.literal.kind != ir::Literal::Kind::kFloat)
-        error(e.loc, "constant " + e.literal.str() + " is not a number or list of numbers");
-      os << "      e.literal = " << literalExpr(e.literal) << ";\n";
-      os << "      e.tolerance = " << num(e.tolerance) << ";\n";
-    }
-    if (e.kind == ir::Expr::Kind::kOp) {
-      if (e.output != 0) os << "      e.output = " << e.output << ";\n";
-      os << "      e.num_inputs = " << e.inputs.size() << ";\n";
-      if (!e.rest.empty()) os << "      e.variadic = true;  // " << e.rest << "...\n";
-      std::vector<std::string> none_inputs;
-      for (size_t i = 0; i < e.inputs.size(); ++i)
-        if (p_.exprs[e.inputs[i]].kind == ir::Expr::Kind::kNone)
-          none_inputs.push_back(std::to_string(i));
-      if (!none_inputs.empty())
-        os << "      e.none_inputs = {" << joinStrings(none_inputs) << "};\n";
-    }
-    if (e.kind == ir::Expr::Kind::kAlternatives && e.group != ir::kNoGroup) {
-      std::vector<std::string> peers;
-      for (ExprId peer = 0; peer < p_.exprs.size(); ++peer)
-        if (peer != id && p_.exprs[peer].kind == ir::Expr::Kind::kAlternatives &&
-            p_.exprs[peer].group == e.group)
-          peers.push_back(std::to_string(peer));
-      os << "      e.peers = {" << joinStrings(peers) << "};  // one tuple\n";
-    }
-    if (e.kind == ir::Expr::Kind::kOp) {
-      for (const auto& [output, name] : e.other_outputs)
-        os << "      e.other_outputs.push_back({" << output << ", "
-           << (binds(name) ? std::to_string(slots_.at(name)) : "gen::kNoSlot") << ", " << str(name)
-           << "});\n";
-      for (const ir::AttrMatch& m : e.attrs) {
-        os << "      {\n";
-        os << "        gen::AttrSpec& a = e.attrs.emplace_back();\n";
-        os << "        a.name = " << str(m.name) << ";\n";
-        switch (m.kind) {
-          case ir::AttrMatch::Kind::kEquals:
-            if (m.values.size() != 1) error(m.loc, "attribute " + m.name + " needs a value");
-            break;
-          case ir::AttrMatch::Kind::kOneOf:
-            os << "        a.kind = gen::AttrSpec::Kind::kOneOf;\n";
-            break;
-          case ir::AttrMatch::Kind::kRange:
-            os << "        a.kind = gen::AttrSpec::Kind::kRange;\n";
-            os << "        a.min = " << num(m.min) << ";\n";
-            os << "        a.max = " << num(m.max) << ";\n";
-            break;
-          case ir::AttrMatch::Kind::kCapture:
-            os << "        a.kind = gen::AttrSpec::Kind::kCapture;\n";
-            if (binds(m.capture)) os << "        a.capture = " << captures_.at(m.capture) << ";\n";
-            os << "        a.capture_name = " << str(m.capture) << ";\n";
-            break;
-          case ir::AttrMatch::Kind::kParam:
-            error(m.loc, "attribute parameter " + m.capture + " outside a fragment");
-            break;
-        }
-        for (const ir::Literal& v : m.values)
-          os << "        a.values.push_back(" << literalExpr(v) << ");\n";
-        if (m.default_value)
-          os << "        a.default_value = " << literalExpr(*m.default_value) << ";\n";
-        for (const auto& [until, value] : m.older_defaults)
-          os << "        a.older_defaults.emplace_back(" << until << ", " << literalExpr(value)
-             << ");  // up to opset " << until << "\n";
-        if (m.name == "axes" || m.name == "axis") os << "        a.axes = true;\n";
-        os << "        a.loc = " << str(locOf(m.loc, e.loc)) << ";\n";
-        os << "      }\n";
-      }
-    }
-    os << "    }\n";
-  }
-
-  void emitConstraintSpec(std::ostream& os, const ir::Constraint& c,
-                          std::vector<std::string>& symbols) const {
-    using K = ir::Constraint::Kind;
-    static const char* const kKinds[] = {"kConstant",  "kScalar",   "kConstantEquals",
-                                         "kRank",      "kElemType", "kShape",
-                                         "kConsumers", "kNative",   "kEquivalent"};
-    os << "    {\n";
-    os << "      gen::ConstraintSpec& c = s.constraints.emplace_back();\n";
-    os << "      c.kind = gen::ConstraintSpec::Kind::" << kKinds[static_cast<int>(c.kind)] << ";\n";
-    os << "      c.loc = " << str(locOf(c.loc)) << ";\n";
-    if (!c.guard.empty())
-      os << "      c.guard_slot = " << boundSlot(c.guard, c.loc, "a fragment's constraint")
-         << ";  // " << c.guard << "\n";
-    if (c.kind == K::kNative) {
-      os << "      c.native = " << str(c.native) << ";\n";
-      os << "      c.predicate = gen::nativePredicate(" << str(c.native) << ");\n";
-      std::vector<std::string> args, arg_slots;
-      for (const std::string& a : c.args) {
-        args.push_back(str(a));
-        arg_slots.push_back(std::to_string(boundSlot(a, c.loc, "native reads")));
-      }
-      os << "      c.args = {" << joinStrings(args) << "};\n";
-      os << "      c.arg_slots = {" << joinStrings(arg_slots) << "};\n";
-      os << "    }\n";
-      return;
-    }
-    os << "      c.subject = " << str(c.subject) << ";\n";
-    os << "      c.slot = " << boundSlot(c.subject, c.loc, "where names") << ";\n";
-    if (c.has_min) os << "      c.has_min = true;\n      c.min = " << num(c.min) << ";\n";
-    if (c.has_max) os << "      c.has_max = true;\n      c.max = " << num(c.max) << ";\n";
-    switch (c.kind) {
-      case K::kEquivalent:
-        if (c.args.size() != 1) error(c.loc, "equivalent names one other value");
-        os << "      c.args = {" << str(c.args[0]) << "};\n";
-        os << "      c.arg_slots = {" << boundSlot(c.args[0], c.loc, "equivalent names") << "};\n";
-        break;
-      case K::kConstantEquals:
-        os << "      c.literal = " << literalExpr(c.literal) << ";\n";
-        os << "      c.tolerance = " << num(c.tolerance) << ";\n";
-        break;
-      case K::kRank: {
-        std::vector<std::string> ints;
-        for (int64_t v : c.ints) ints.push_back(std::to_string(v));
-        os << "      c.ints = {" << joinStrings(ints) << "};\n";
-        break;
-      }
-      case K::kElemType: {
-        std::vector<std::string> names, types;
-        for (const std::string& n : c.strings) {
-          const int32_t t = elemType(n);
-          if (t == 0) error(c.loc, "unknown element type '" + n + "'");
-          names.push_back(str(n));
-          types.push_back(std::to_string(t));
-        }
-        os << "      c.strings = {" << joinStrings(names) << "};\n";
-        os << "      c.elem_types = {" << joinStrings(types) << "};\n";
-        break;
-      }
-      case K::kShape: {
-        std::vector<std::string> dims;
-        for (const std::string& d : c.dims) dims.push_back(str(d));
-        os << "      c.dims = {" << joinStrings(dims) << "};\n";
-        for (const std::string& d : c.dims) {
-          if (d == "_") {
-            os << "      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});\n";
-          } else if (!d.empty() && (std::isdigit(static_cast<unsigned char>(d[0])) ||
-                                    (d[0] == '-' && d.size() > 1))) {
-            size_t used = 0;
-            int64_t value = 0;
-            try {
-              value = std::stoll(d, &used);
-            } catch (const std::exception&) {
-              used = 0;
-            }
-            if (used != d.size()) error(c.loc, "bad dim '" + d + "'");
-            os << "      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kStatic, " << value
-               << ", 0});\n";
-          } else {
-            auto it = std::find(symbols.begin(), symbols.end(), d);
-            const size_t symbol = it - symbols.begin();
-            if (it == symbols.end()) symbols.push_back(d);
-            os << "      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, "
-               << symbol << "});\n";
-          }
-        }
-        break;
-      }
-      default:
-        break;
-    }
-    os << "    }\n";
-  }
-
-  void emitVariantSpec(std::ostream& os, const ir::Target& t) const {
-    if (!t.when) {
-      os << "    s.variants.emplace_back();  // always\n";
-      return;
-    }
-    os << "    {\n";
-    os << "      gen::VariantSpec& v = s.variants.emplace_back();\n";
-    {
-      const ir::Target::When& w = *t.when;
-      os << "      v.has_when = true;\n";
-      if (!w.domain.empty()) os << "      v.domain = " << str(w.domain) << ";\n";
-      if (w.min_opset >= 0) os << "      v.min_opset = " << w.min_opset << ";\n";
-      if (w.max_opset >= 0) os << "      v.max_opset = " << w.max_opset << ";\n";
-      for (const std::string& tag : w.tags) {
-        std::vector<std::string> carriers;
-        for (ExprId id = 0; id < p_.exprs.size(); ++id)
-          for (uint32_t i = 0; i < p_.exprs[id].tags.size(); ++i)
-            if (p_.exprs[id].kind == ir::Expr::Kind::kAlternatives && p_.exprs[id].tags[i] == tag)
-              carriers.push_back("{" + std::to_string(id) + ", " + std::to_string(i) + "}");
-        os << "      v.tags.push_back({" << joinStrings(carriers) << "});  // @" << tag << "\n";
-      }
-    }
-    os << "    }\n";
-  }
-
   // ---- The matcher ----------------------------------------------------------------------
 
-  void emitMatch(std::ostream& os) {
+  void emitMatch(std::ostream& os) const {
+    const bool shares = std::find(shared_.begin(), shared_.end(), true) != shared_.end();
+    const std::string base = shares ? shared_base_ + "<" + idsName() + ">" : "gen::Matcher";
+    if (shares) emitIds(os);
     os << "/// The search of rule " << rule_.name
        << ": one function per pattern expr, each matching its\n"
           "/// value and then the rest of the search (`k`); choice points try their options in\n"
           "/// order and undo what a failed option bound.\n";
-    const bool shares = std::find(shared_.begin(), shared_.end(), true) != shared_.end();
-    const std::string base = shares ? shared_base_ + "<" + idsName() + ">" : "gen::Matcher";
-    if (shares) emitIds(os);
     os << "class " << name_ << "Match : public " << base << " {\n";
     os << " public:\n";
     os << "  " << name_ << "Match(gen::Scratch& scratch, Rewriter& rw)\n";
@@ -651,14 +263,9 @@ class RuleEmitter {
     os << "  }\n\n";
     emitRewriteDispatch(os);
     os << " private:\n";
-    if (!shares) {
-      os << "  enum : gen::ExprId {\n";
-      for (ExprId id = 0; id < p_.exprs.size(); ++id)
-        os << "    " << exprConst(id) << " = " << id << ",\n";
-      os << "  };\n";
-    }
+    if (!shares) emitExprIds(os, "  ");
     os << "  enum : uint32_t {\n";
-    for (uint32_t s = 0; s < slot_names_.size(); ++s)
+    for (uint32_t s = 0; s < plan_.spec.slot_names.size(); ++s)
       os << "    " << slotConst(s) << " = " << s << ",\n";
     os << "  };\n\n";
     os << "  // ---- Match\n\n";
@@ -666,29 +273,42 @@ class RuleEmitter {
       std::vector<std::string> names;
       for (ExprId id = 0; id < p_.exprs.size(); ++id)
         if (shared_[id]) names.push_back(matchFn(id));
-      os << "  // From " << shared_base_
-         << " (the same in other rules of this file): " << joinStrings(names) << ".\n\n";
+      os << "  // From " << shared_base_ << " (the same in other rules of this file):\n";
+      std::string line = "  //";
+      for (size_t i = 0; i < names.size(); ++i) {
+        const std::string item = " " + names[i] + (i + 1 < names.size() ? "," : ".");
+        if (line.size() + item.size() > cpp::kColumns) {
+          os << line << "\n";
+          line = "  //";
+        }
+        line += item;
+      }
+      os << line << "\n\n";
     }
     for (ExprId id = 0; id < p_.exprs.size(); ++id)
       if (!shares || !shared_[id]) emitExprMatch(os, id);
     os << "  // ---- Rewrite\n";
-    for (size_t i = 0; i < rule_.targets.size(); ++i) emitRewrite(os, i);
+    for (size_t i = 0; i < plan_.targets.size(); ++i) emitRewrite(os, i);
     os << "};\n\n";
+  }
+
+  void emitExprIds(std::ostream& os, const std::string& in) const {
+    os << in << "enum : gen::ExprId {\n";
+    for (ExprId id = 0; id < p_.exprs.size(); ++id)
+      os << in << "  " << exprConst(id) << " = " << id << ",\n";
+    os << in << "};\n";
   }
 
   /// The rule's expr ids, which the family's shared match functions are instantiated with.
   void emitIds(std::ostream& os) const {
     os << "/// Expr ids of rule " << rule_.name << " (indices into its RuleSpec's exprs).\n";
     os << "struct " << idsName() << " {\n";
-    os << "  enum : gen::ExprId {\n";
-    for (ExprId id = 0; id < p_.exprs.size(); ++id)
-      os << "    " << exprConst(id) << " = " << id << ",\n";
-    os << "  };\n";
+    emitExprIds(os, "  ");
     os << "};\n\n";
   }
 
   void emitExprMatch(std::ostream& os, ExprId id) const {
-    os << "  /// " << matchFnDoc(id) << "  (" << matchFnLoc(id) << ")\n";
+    os << wrappedComment(matchFnDoc(id) + "  (" + matchFnLoc(id) + ")", "  ///");
     emitExprMatchFn(os, id, "");
   }
 
@@ -727,16 +347,16 @@ class RuleEmitter {
       case ir::Expr::Kind::kOp: {
         os << "    if (!bind(" << c << ", v)) return false;\n";
         if (!e.optional) {
-          emitNodeMatch(os, id, "    ", prefix);
+          emitNodeMatch(os, id, 4, prefix);
         } else {
           os << "    auto present = [&] {\n";
-          emitNodeMatch(os, id, "      ", prefix);
+          emitNodeMatch(os, id, 6, prefix);
           os << "    };\n";
           os << "    const uint32_t m = mark();\n";
           os << "    if (present()) return true;\n";
           os << "    undo(m);\n";
-          os << "    return " << matchFn(e.inputs[0])
-             << "(v, k);  // absent: " << opLabel(e.domain, e.op) << " stands for its input\n";
+          os << "    // absent: " << opLabel(e.domain, e.op) << " stands for its input\n";
+          os << "    return " << matchFn(e.inputs[0]) << "(v, k);\n";
         }
         break;
       }
@@ -744,26 +364,34 @@ class RuleEmitter {
     os << "  }\n\n";
   }
 
-  void emitNodeMatch(std::ostream& os, ExprId id, const std::string& in,
-                     const std::string& prefix) const {
+  /// `return matchA(input(n, 0), [&] { return matchB(input(n, 1), k); });`: inputs in
+  /// order, each continuing with the next; one lambda per line when that is too long.
+  std::string inputChain(const ir::Expr& e, size_t from, size_t indent, bool broken) const {
+    const std::string arg = "input(n, " + std::to_string(from) + ")";
+    const std::string fn = matchFn(e.inputs[from]);
+    if (from + 1 == e.inputs.size()) return "return " + fn + "(" + arg + ", k);";
+    if (!broken)
+      return "return " + fn + "(" + arg + ", [&] { " + inputChain(e, from + 1, 0, false) + " });";
+    const std::string pad(indent, ' ');
+    return "return " + fn + "(" + arg + ", [&] {\n" + pad + "  " +
+           inputChain(e, from + 1, indent + 2, true) + "\n" + pad + "});";
+  }
+
+  void emitNodeMatch(std::ostream& os, ExprId id, size_t indent, const std::string& prefix) const {
     const ir::Expr& e = p_.exprs[id];
+    const std::string in(indent, ' ');
     const std::string c = prefix + exprConst(id);
-    os << in << "const NodeId n = node(" << c << ", v, " << opConst(e.domain, e.op) << ");\n";
+    os << in << "const NodeId n = node(" << c << ", v, " << opConst(e) << ");\n";
     os << in << "if (n == kNoId || !attrs(" << c << ", n, v)) return false;\n";
     const size_t count = e.inputs.size();
     if (count == 0) {
       os << in << "return k();\n";
       return;
     }
-    const bool commutative = e.commutative && count == 2;
-    if (!commutative) {
-      // match(in0, [&] { return match(in1, [&] { return match(in2, k); }); })
-      std::string call =
-          matchFn(e.inputs[count - 1]) + "(input(n, " + std::to_string(count - 1) + "), k)";
-      for (size_t i = count - 1; i-- > 0;)
-        call = matchFn(e.inputs[i]) + "(input(n, " + std::to_string(i) + "), [&] { return " + call +
-               "; })";
-      os << in << "return " << call << ";\n";
+    if (!plan_.commutative[id]) {
+      std::string chain = inputChain(e, 0, indent, false);
+      if (indent + chain.size() > cpp::kColumns) chain = inputChain(e, 0, indent, true);
+      os << in << chain << "\n";
       return;
     }
     const std::string a = matchFn(e.inputs[0]), b = matchFn(e.inputs[1]);
@@ -780,11 +408,11 @@ class RuleEmitter {
   void emitRewriteDispatch(std::ostream& os) const {
     os << "  /// After run() succeeded: builds the chosen rewrite variant.\n";
     os << "  bool rewrite() {\n";
-    if (rule_.targets.size() == 1) {
+    if (plan_.targets.size() == 1) {
       os << "    return rewrite0();\n";
     } else {
       os << "    switch (chosen()) {\n";
-      for (size_t i = 0; i < rule_.targets.size(); ++i)
+      for (size_t i = 0; i < plan_.targets.size(); ++i)
         os << "      case " << i << ":\n        return rewrite" << i << "();\n";
       os << "    }\n";
       os << "    return false;\n";
@@ -833,7 +461,8 @@ class RuleEmitter {
     return "?";
   }
 
-  std::string literalAttr(const ir::TargetAttr& a) const {
+  /// A literal target attribute as the call that makes it.
+  static std::string literalAttr(const ir::TargetAttr& a) {
     const ir::Literal& l = a.literal;
     std::vector<std::string> items;
     switch (l.kind) {
@@ -856,63 +485,158 @@ class RuleEmitter {
     return "";
   }
 
-  /// `t<i>`, the constant of tensor literal `te` (as the interpreter's plan builds it: int64
-  /// or float unless a type is given; a list without dims is 1-D).
-  void emitTensorLiteral(std::ostream& os, const ir::TargetExpr& te, uint32_t i) {
-    const ir::Literal& lit = te.literal;
-    const bool ints = lit.kind == ir::Literal::Kind::kInt || lit.kind == ir::Literal::Kind::kInts;
-    const bool numeric =
-        ints || lit.kind == ir::Literal::Kind::kFloat || lit.kind == ir::Literal::Kind::kFloats;
-    if (!numeric) error(te.loc, "a tensor literal must be a number or a list of numbers");
-    const int32_t type = te.elem_type.empty() ? (ints ? 7 : 1) : elemType(te.elem_type);
-    if (type == 0) error(te.loc, "unknown element type '" + te.elem_type + "'");
-    const size_t values = ints ? lit.ints.size() : lit.floats.size();
-    std::vector<int64_t> dims = te.dims;
-    if (dims.empty() &&
-        (lit.kind == ir::Literal::Kind::kInts || lit.kind == ir::Literal::Kind::kFloats))
-      dims.push_back(static_cast<int64_t>(values));
-    int64_t count = 1;
-    for (int64_t d : dims) {
-      if (d < 0) error(te.loc, "a tensor literal has a negative dim");
-      count *= d;
+  /// `{kSlotA, kSlotB}` and `{"a", "b"}`: a helper's argument slots and names.
+  std::pair<std::string, std::string> helperArgs(const std::vector<uint32_t>& slots,
+                                                 const std::vector<std::string>& names) const {
+    std::vector<std::string> slot_text, name_text;
+    for (uint32_t s : slots) slot_text.push_back(slotConst(s));
+    for (const std::string& n : names) name_text.push_back(str(n));
+    return {"{" + joinStrings(slot_text) + "}", "{" + joinStrings(name_text) + "}"};
+  }
+
+  /// Checks and values computed before the graph changes: target expr `i`.
+  void emitPrepare(std::ostream& os, const plan::TargetPlan& tp, uint32_t i) const {
+    const ir::TargetExpr& te = tp.target->exprs[i];
+    const plan::TargetExprPlan& xp = tp.exprs[i];
+    const std::string t = "t" + std::to_string(i);
+    switch (te.kind) {
+      case ir::TargetExpr::Kind::kRef:
+        os << "    "
+           << call(4, "if (!requireBound", {slotConst(xp.slot), str(xp.loc), str(te.name)},
+                   ") return false;")
+           << "\n";
+        return;
+      case ir::TargetExpr::Kind::kNone:
+      case ir::TargetExpr::Kind::kRest:
+        return;
+      case ir::TargetExpr::Kind::kTensor: {
+        const std::string decl = "std::optional<onnx::TensorProto> " + t + " = ";
+        if (te.helper.empty()) {
+          std::vector<std::string> dims;
+          for (int64_t d : xp.dims) dims.push_back(std::to_string(d));
+          os << "    "
+             << call(4, decl + "gen::literalTensor",
+                     {cpp::literalText(plan::specLiteral(te.literal)), std::to_string(xp.elem_type),
+                      "{" + joinStrings(dims) + "}"},
+                     ";")
+             << "\n";
+        } else {
+          const auto [slots, names] = helperArgs(xp.args, te.args);
+          os << "    "
+             << call(4, decl + "helperTensor",
+                     {"gen::tensorHelper(" + str(te.helper) + ")", slots, names, str(xp.loc)}, ";")
+             << "\n";
+        }
+        os << "    if (!" << t << ") return false;\n";
+        return;
+      }
+      case ir::TargetExpr::Kind::kOp:
+        break;
     }
-    if (count != static_cast<int64_t>(values))
-      error(te.loc, "a tensor literal has " + std::to_string(values) + " values for " +
-                        std::to_string(count) + " elements");
-    std::vector<std::string> dim_text;
-    for (int64_t d : dims) dim_text.push_back(std::to_string(d));
-    os << "    std::optional<onnx::TensorProto> t" << i << " = gen::literalTensor("
-       << literalExpr(lit) << ", " << type << ", {" << joinStrings(dim_text) << "});\n";
-    os << "    if (!t" << i << ") return false;\n";
+    if (te.op.empty()) return;
+    const std::string attrs = "attrs" + std::to_string(i);
+    os << "    std::vector<onnx::AttributeProto> " << attrs << ";\n";
+    for (size_t k = 0; k < te.attrs.size(); ++k) {
+      const ir::TargetAttr& a = te.attrs[k];
+      const plan::TargetAttrPlan& ap = xp.attrs[k];
+      const std::string var = "a" + std::to_string(i) + "_" + std::to_string(k);
+      const std::string decl = "std::optional<onnx::AttributeProto> " + var + " = ";
+      const std::string loc = str(ap.loc);
+      std::string made;
+      switch (a.kind) {
+        case ir::TargetAttr::Kind::kLiteral:
+          os << "    " << call(4, attrs + ".push_back", {literalAttr(a)}, ";") << "\n";
+          continue;
+        case ir::TargetAttr::Kind::kCaptured:
+          made = call(4, decl + "captured",
+                      {std::to_string(ap.slot), str(a.name), str(a.ref), loc, loc}, ";");
+          break;
+        case ir::TargetAttr::Kind::kValueOf:
+          made = call(4, decl + "valueOf", {slotConst(ap.slot), str(a.name), str(a.ref), loc, loc},
+                      ";");
+          break;
+        case ir::TargetAttr::Kind::kHelper: {
+          const auto [slots, names] = helperArgs(ap.args, a.args);
+          made = call(
+              4, decl + "attrHelper",
+              {"gen::attributeHelper(" + str(a.ref) + ")", slots, names, str(a.name), loc, loc},
+              ";");
+          break;
+        }
+        case ir::TargetAttr::Kind::kParam:  // the plan rejects these
+          continue;
+      }
+      os << "    " << made << "\n";
+      os << "    if (!" << var << ") return false;\n";
+      os << "    " << attrs << ".push_back(std::move(*" << var << "));\n";
+    }
   }
 
   /// `spec.inputs = {...}`, splicing each `rest...` as the matched node's further inputs.
-  void emitInputs(std::ostream& os, const ir::Target& t, const ir::TargetExpr& te,
+  void emitInputs(std::ostream& os, const plan::TargetPlan& tp, const ir::TargetExpr& te,
                   const std::string& spec) const {
+    const ir::Target& t = *tp.target;
     std::vector<std::string> ins;
     size_t i = 0;
     for (; i < te.inputs.size() && t.exprs[te.inputs[i]].kind != ir::TargetExpr::Kind::kRest; ++i)
       ins.push_back("v" + std::to_string(te.inputs[i]));
     os << "    " << spec << ".inputs = {" << joinStrings(ins) << "};\n";
     for (; i < te.inputs.size(); ++i) {
-      const ir::TargetExpr& in = t.exprs[te.inputs[i]];
-      if (in.kind != ir::TargetExpr::Kind::kRest) {
-        os << "    " << spec << ".inputs.push_back(v" << te.inputs[i] << ");\n";
+      const uint32_t in = te.inputs[i];
+      if (t.exprs[in].kind != ir::TargetExpr::Kind::kRest) {
+        os << "    " << spec << ".inputs.push_back(v" << in << ");\n";
         continue;
       }
-      ExprId rest = ir::kNoExpr;
-      for (ExprId id = 0; id < p_.exprs.size() && rest == ir::kNoExpr; ++id)
-        if (p_.exprs[id].kind == ir::Expr::Kind::kOp && p_.exprs[id].rest == in.name) rest = id;
-      if (rest == ir::kNoExpr || in.name == "_")
-        error(in.loc, "'" + in.name + "...' splices no rest of the match");
-      os << "    for (const ValueId in : rest(" << exprConst(rest) << ")) " << spec
-         << ".inputs.push_back(in);  // " << in.name << "...\n";
+      os << "    for (const ValueId in : rest(" << exprConst(tp.exprs[in].rest) << ")) " << spec
+         << ".inputs.push_back(in);  // " << t.exprs[in].name << "...\n";
     }
   }
 
-  void emitRewrite(std::ostream& os, size_t index) {
-    const ir::Target& t = rule_.targets[index];
-    const TargetOrder& to = targets_[index];
+  /// Target expr `i` made in the graph: `v<i>` is its value.
+  void emitBuild(std::ostream& os, const plan::TargetPlan& tp, uint32_t i) const {
+    const ir::TargetExpr& te = tp.target->exprs[i];
+    const plan::TargetExprPlan& xp = tp.exprs[i];
+    const std::string v = "v" + std::to_string(i);
+    switch (te.kind) {
+      case ir::TargetExpr::Kind::kRef:
+        os << "    const ValueId " << v << " = slot(" << slotConst(xp.slot) << ");\n";
+        return;
+      case ir::TargetExpr::Kind::kNone:
+        os << "    const ValueId " << v << " = kNoId;\n";
+        return;
+      case ir::TargetExpr::Kind::kRest:
+        return;  // spliced into the inputs of the node that reads it
+      case ir::TargetExpr::Kind::kTensor:
+        os << "    const ValueId " << v << " = rw_.addInitializer(std::move(*t" << i
+           << "), ruleName());\n";
+        return;
+      case ir::TargetExpr::Kind::kOp:
+        break;
+    }
+    if (te.op.empty()) {
+      os << "    const ValueId " << v << " = g_.node(n" << te.inputs[0] << ").output(" << te.output
+         << ");\n";
+      return;
+    }
+    const std::string spec = "spec" + std::to_string(i);
+    os << "    NodeSpec " << spec << ";\n";
+    os << "    " << spec << ".op = " << opConst({te.domain, te.op}) << ";\n";
+    emitInputs(os, tp, te, spec);
+    if (xp.num_outputs != 1) os << "    " << spec << ".num_outputs = " << xp.num_outputs << ";\n";
+    if (!xp.omitted.empty()) {
+      std::vector<std::string> om;
+      for (uint32_t o : xp.omitted) om.push_back(std::to_string(o));
+      os << "    " << spec << ".omitted_outputs = {" << joinStrings(om) << "};\n";
+    }
+    os << "    " << spec << ".attributes = std::move(attrs" << i << ");\n";
+    os << "    " << spec << ".created_by = ruleName();\n";
+    os << "    const NodeId n" << i << " = rw_.createNode(std::move(" << spec << "));\n";
+    os << "    const ValueId " << v << " = g_.node(n" << i << ").output(" << te.output << ");\n";
+  }
+
+  void emitRewrite(std::ostream& os, size_t index) const {
+    const plan::TargetPlan& tp = plan_.targets[index];
+    const ir::Target& t = *tp.target;
     os << "\n  /// Variant " << index;
     if (t.when) {
       os << " (when";
@@ -923,151 +647,34 @@ class RuleEmitter {
       for (const std::string& tag : t.when->tags) os << " @" << tag;
       os << ")";
     }
-    os << ", " << locOf(t.loc) << ":\n";
+    os << ", " << tp.loc << ":\n";
     for (const auto& [name, i] : t.replacements)
       os << "  ///   " << name << " = " << targetText(t, i) << "\n";
     os << "  bool rewrite" << index << "() {\n";
     os << "    // Everything that can still fail, before the graph changes.\n";
-    for (uint32_t i : to.order) {
-      const ir::TargetExpr& te = t.exprs[i];
-      switch (te.kind) {
-        case ir::TargetExpr::Kind::kRef:
-          os << "    if (!requireBound("
-             << slotConst(boundSlot(te.name, te.loc, "the rewrite reads")) << ", "
-             << str(locOf(te.loc)) << ", " << str(te.name) << ")) return false;\n";
-          break;
-        case ir::TargetExpr::Kind::kNone:
-        case ir::TargetExpr::Kind::kRest:
-          break;
-        case ir::TargetExpr::Kind::kTensor: {
-          if (te.helper.empty()) {
-            emitTensorLiteral(os, te, i);
-            break;
-          }
-          std::vector<std::string> slots, names;
-          for (const std::string& a : te.args) {
-            slots.push_back(slotConst(boundSlot(a, te.loc, "helper reads")));
-            names.push_back(str(a));
-          }
-          os << "    std::optional<onnx::TensorProto> t" << i
-             << " = helperTensor(gen::tensorHelper(" << str(te.helper) << "), {"
-             << joinStrings(slots) << "}, {" << joinStrings(names) << "}, " << str(locOf(te.loc))
-             << ");\n";
-          os << "    if (!t" << i << ") return false;\n";
-          break;
-        }
-        case ir::TargetExpr::Kind::kOp: {
-          if (te.op.empty()) break;
-          os << "    std::vector<onnx::AttributeProto> attrs" << i << ";\n";
-          for (size_t k = 0; k < te.attrs.size(); ++k) {
-            const ir::TargetAttr& a = te.attrs[k];
-            const std::string loc = str(locOf(a.loc, te.loc));
-            const std::string unbound = str(locOf(a.loc.known() ? a.loc : te.loc));
-            const std::string var = "a" + std::to_string(i) + "_" + std::to_string(k);
-            switch (a.kind) {
-              case ir::TargetAttr::Kind::kLiteral:
-                os << "    attrs" << i << ".push_back(" << literalAttr(a) << ");\n";
-                continue;
-              case ir::TargetAttr::Kind::kCaptured: {
-                auto it = captures_.find(a.ref);
-                if (it == captures_.end())
-                  error(a.loc, "attr(" + a.ref + ") names no attribute capture of the match");
-                os << "    std::optional<onnx::AttributeProto> " << var << " = captured("
-                   << it->second << ", " << str(a.name) << ", " << str(a.ref) << ", " << loc << ", "
-                   << unbound << ");\n";
-                break;
-              }
-              case ir::TargetAttr::Kind::kValueOf:
-                os << "    std::optional<onnx::AttributeProto> " << var << " = valueOf("
-                   << slotConst(boundSlot(a.ref, a.loc, "value() reads")) << ", " << str(a.name)
-                   << ", " << str(a.ref) << ", " << loc << ", " << unbound << ");\n";
-                break;
-              case ir::TargetAttr::Kind::kHelper: {
-                std::vector<std::string> slots, names;
-                for (const std::string& arg : a.args) {
-                  slots.push_back(slotConst(boundSlot(arg, a.loc, "helper reads")));
-                  names.push_back(str(arg));
-                }
-                os << "    std::optional<onnx::AttributeProto> " << var
-                   << " = attrHelper(gen::attributeHelper(" << str(a.ref) << "), {"
-                   << joinStrings(slots) << "}, {" << joinStrings(names) << "}, " << str(a.name)
-                   << ", " << loc << ", " << unbound << ");\n";
-                break;
-              }
-              case ir::TargetAttr::Kind::kParam:
-                error(a.loc, "attribute parameter " + a.ref + " outside a fragment");
-                continue;
-            }
-            os << "    if (!" << var << ") return false;\n";
-            os << "    attrs" << i << ".push_back(std::move(*" << var << "));\n";
-          }
-          break;
-        }
-      }
-    }
+    for (uint32_t i : tp.order) emitPrepare(os, tp, i);
     os << "    collectMatched();\n";
-    for (const auto& [name, i] : t.replacements) {
-      const ir::TargetExpr& te = t.exprs[i];
-      if (te.kind == ir::TargetExpr::Kind::kNone)
-        error(te.loc, "'" + name + "' cannot be replaced by none");
-      const char* kind = te.kind == ir::TargetExpr::Kind::kRef      ? "kRef"
-                         : te.kind == ir::TargetExpr::Kind::kTensor ? "kTensor"
-                                                                    : "kOp";
-      const std::string to_slot = te.kind == ir::TargetExpr::Kind::kRef
-                                      ? slotConst(boundSlot(te.name, te.loc, "the rewrite reads"))
-                                      : "gen::kNoSlot";
-      os << "    if (!replaceable(" << slotConst(slots_.at(name)) << ", To::" << kind << ", "
-         << to_slot << ", " << str(locOf(t.loc)) << ", " << str(locOf(te.loc, t.loc))
-         << ")) return false;\n";
+    for (const plan::ReplacementPlan& r : tp.replacements) {
+      const ir::TargetExpr::Kind kind = t.exprs[r.expr].kind;
+      const char* to = kind == ir::TargetExpr::Kind::kRef      ? "To::kRef"
+                       : kind == ir::TargetExpr::Kind::kTensor ? "To::kTensor"
+                                                               : "To::kOp";
+      const uint32_t to_slot = tp.exprs[r.expr].slot;
+      os << "    "
+         << call(4, "if (!replaceable",
+                 {slotConst(r.slot), to,
+                  to_slot == gen::kNoSlot ? "gen::kNoSlot" : slotConst(to_slot), str(tp.loc),
+                  str(r.expr_loc)},
+                 ") return false;")
+         << "\n";
     }
     os << "    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;\n\n";
     os << "    // Build.\n";
-    for (uint32_t i : to.order) {
-      const ir::TargetExpr& te = t.exprs[i];
-      const std::string v = "v" + std::to_string(i);
-      switch (te.kind) {
-        case ir::TargetExpr::Kind::kRef:
-          os << "    const ValueId " << v << " = slot(" << slotConst(slots_.at(te.name)) << ");\n";
-          break;
-        case ir::TargetExpr::Kind::kNone:
-          os << "    const ValueId " << v << " = kNoId;\n";
-          break;
-        case ir::TargetExpr::Kind::kRest:
-          break;  // spliced into the inputs of the node that reads it
-        case ir::TargetExpr::Kind::kTensor:
-          os << "    const ValueId " << v << " = rw_.addInitializer(std::move(*t" << i
-             << "), ruleName());\n";
-          break;
-        case ir::TargetExpr::Kind::kOp: {
-          if (te.op.empty()) {
-            os << "    const ValueId " << v << " = g_.node(n" << te.inputs[0] << ").output("
-               << te.output << ");\n";
-            break;
-          }
-          const std::string spec = "spec" + std::to_string(i);
-          os << "    NodeSpec " << spec << ";\n";
-          os << "    " << spec << ".op = " << opConst(te.domain, te.op) << ";\n";
-          emitInputs(os, t, te, spec);
-          if (to.num_outputs[i] != 1)
-            os << "    " << spec << ".num_outputs = " << to.num_outputs[i] << ";\n";
-          if (!to.omitted[i].empty()) {
-            std::vector<std::string> om;
-            for (uint32_t o : to.omitted[i]) om.push_back(std::to_string(o));
-            os << "    " << spec << ".omitted_outputs = {" << joinStrings(om) << "};\n";
-          }
-          os << "    " << spec << ".attributes = std::move(attrs" << i << ");\n";
-          os << "    " << spec << ".created_by = ruleName();\n";
-          os << "    const NodeId n" << i << " = rw_.createNode(std::move(" << spec << "));\n";
-          os << "    const ValueId " << v << " = g_.node(n" << i << ").output(" << te.output
-             << ");\n";
-          break;
-        }
-      }
-    }
+    for (uint32_t i : tp.order) emitBuild(os, tp, i);
     std::vector<std::string> pairs;
-    for (size_t k = 0; k < t.replacements.size(); ++k)
+    for (size_t k = 0; k < tp.replacements.size(); ++k)
       pairs.push_back("{s_.provided[" + std::to_string(k) + "], v" +
-                      std::to_string(t.replacements[k].second) + "}");
+                      std::to_string(tp.replacements[k].expr) + "}");
     os << "    return rw_.replaceMatch(s_.matched, {" << joinStrings(pairs) << "});\n";
     os << "  }\n";
   }
@@ -1075,16 +682,21 @@ class RuleEmitter {
   // ---- The pattern class ------------------------------------------------------------------
 
   void emitPattern(std::ostream& os) const {
-    std::vector<std::string> tags;
+    std::vector<std::string> tags, creates;
     for (const std::string& t : rule_.tags) tags.push_back(str(t));
+    for (const plan::OpName& op : plan_.creates) creates.push_back(opConst(op));
     os << "/// " << rule_.name << " as a RewritePattern"
-       << (roots_.size() > 1 ? " (one per root op)" : "") << ".\n";
+       << (plan_.roots.size() > 1 ? " (one per root op)" : "") << ".\n";
     os << "class " << name_ << "Rule : public RewritePattern {\n";
     os << " public:\n";
     os << "  " << name_ << "Rule(std::string name, OpId root, uint32_t root_output)\n";
-    os << "      : RewritePattern(RuleInfo{std::move(name), root, " << rule_.priority << ", {"
-       << joinStrings(tags) << "}, " << str(rule_.loc.str()) << ", {" << joinStrings(creates_)
-       << "}}),\n";
+    os << "      : "
+       << cpp::braced(8, "RewritePattern(RuleInfo",
+                      {"std::move(name)", "root", std::to_string(rule_.priority),
+                       "{" + joinStrings(tags) + "}", str(rule_.loc.str()),
+                       "{" + joinStrings(creates) + "}"},
+                      "),")
+       << "\n";
     os << "        root_output_(root_output) {}\n\n";
     os << "  bool appliesTo(const Graph& graph) const override {\n";
     if (rule_.requires.empty()) os << "    (void)graph;\n";
@@ -1107,17 +719,10 @@ class RuleEmitter {
 
   const ir::Rule& rule_;
   const ir::Pattern& p_;
+  plan::RulePlan plan_;
   std::map<std::string, std::string>& ops_;
   std::string name_;
-  std::map<std::string, uint32_t> slots_;
-  std::vector<std::string> slot_names_;
-  std::vector<uint32_t> expr_slot_;
-  std::map<std::string, uint32_t> captures_;
-  std::vector<std::string> capture_names_;
   std::vector<std::string> ident_;
-  std::vector<std::tuple<std::string, std::string, uint32_t>> roots_;
-  std::vector<std::string> creates_;
-  std::vector<TargetOrder> targets_;
   std::vector<bool> shared_;  ///< match functions taken from shared_base_
   std::string shared_base_;
 };
@@ -1178,22 +783,24 @@ class SharedMatchPlanner {
               if (loc.compare(0, file.size() + 1, file + ":") == 0) loc.erase(0, file.size() + 1);
               where.push_back(rules_[o].ruleName() + " " + loc);
             }
-        body << "  /// " << rules_[r].matchFnDoc(id) << "\n";
-        body << "  /// (" << file << ": " << joinStrings(where) << ")\n";
-        body << rules_[r].matchFnText(id, "Ids::") << "\n";
+        body << wrappedComment(rules_[r].matchFnDoc(id), "  ///");
+        body << wrappedComment("(" + file + ": " + joinStrings(where) + ")", "  ///");
+        body << rules_[r].matchFnText(id, "Ids::");
       }
     for (size_t r = 0; r < n; ++r) rules_[r].useShared(shared_[r], class_name);
     if (written.empty()) return "";
     std::ostringstream os;
-    os << "\n" << kRule;
+    os << "\n" << kRuleLine;
     os << "// Match functions that several rules of this file share, written once. `Ids` is\n";
     os << "// the rule's expr ids: the same function names the same exprs in each rule.\n";
-    os << kRule << "\n";
+    os << kRuleLine << "\n";
     os << "template <typename Ids>\n";
     os << "class " << class_name << " : public gen::Matcher, protected Ids {\n";
     os << " protected:\n";
     os << "  using gen::Matcher::Matcher;\n\n";
-    os << body.str();
+    std::string text = body.str();
+    if (text.size() >= 2 && text.compare(text.size() - 2, 2, "\n\n") == 0) text.pop_back();
+    os << text;
     os << "};\n";
     return os.str();
   }
@@ -1289,24 +896,24 @@ std::string CppEmitter::emitFamily(const std::string& input) const {
   std::vector<std::string> adds;
   std::vector<RuleEmitter> emitters;
   emitters.reserve(rules.size());
-  for (const ir::Rule* r : rules) {
-    emitters.emplace_back(*r, ops);
-    emitters.back().prepare();
-  }
+  for (const ir::Rule* r : rules) emitters.emplace_back(*r, ops);
   body << SharedMatchPlanner(emitters).plan(pascal(stem(input)) + "SharedMatch", input);
   for (RuleEmitter& emitter : emitters) {
     body << emitter.run();
     for (const std::string& a : emitter.patternsToAdd()) adds.push_back(a);
   }
   std::ostringstream os;
-  os << banner(stem(input) + ".gen.cc - " + input + " compiled by rulec");
+  os << cpp::banner(stem(input) + ".gen.cc - " + input + " compiled by rulec");
   os << "//\n";
   os << "// Automatically generated by rulec, do not edit!\n";
   os << "//\n";
   os << "// Generated from: " << input << "\n";
-  os << "// Regenerate with: " << command_ << "\n";
+  os << wrappedComment("Regenerate with: " + command_);
   os << "//\n";
-  os << kRule;
+  os << kLayoutNote;
+  os << "//\n";
+  os << kRuleLine;
+  os << "// clang-format off\n";
   os << "#include <cstdint>\n#include <memory>\n#include <optional>\n#include <string>\n"
         "#include <utility>\n#include <vector>\n\n";
   os << "#include \"generated/registry.gen.h\"\n";
@@ -1314,27 +921,34 @@ std::string CppEmitter::emitFamily(const std::string& input) const {
   os << "#include \"runtime/driver/Rewriter.h\"\n";
   os << "#include \"runtime/match/GeneratedSupport.h\"\n\n";
   os << "namespace onnx_rewrite {\nnamespace {\n\n";
-  os << "using To = gen::Matcher::To;\n\n";
+  os << "// Spec tables name only the members before the last non-default one.\n";
+  os << "#pragma GCC diagnostic ignored \"-Wmissing-field-initializers\"\n\n";
+  os << "using To = gen::Matcher::To;\n";
+  os << cpp::specTableAliases() << "\n";
   os << "// Ops the rules match or create, interned once.\n";
   os << "namespace op {\n";
-  for (const auto& [name, init] : ops) os << "const OpId " << name << " = " << init << ";\n";
+  for (const auto& [name, init] : ops) os << init << "\n";
   os << "}  // namespace op\n";
   os << body.str();
   os << "\n}  // namespace\n\n";
   os << "void populate" << pascal(stem(input)) << "(RuleSet& rules) {\n";
-  for (const std::string& a : adds) os << "  rules.add(" << a << ");\n";
+  for (const std::string& a : adds) os << "  " << a << "\n";
   os << "}\n\n";
   os << "}  // namespace onnx_rewrite\n";
   return os.str();
 }
 
+std::string CppEmitter::registryHeading(const std::string& name) const {
+  std::string out = cpp::banner(name + " - the rules rulec compiled");
+  out += "//\n// Automatically generated by rulec, do not edit!\n//\n";
+  for (const std::string& in : inputs_) out += "// Generated from: " + in + "\n";
+  out += wrappedComment("Regenerate with: " + command_);
+  return out + "//\n" + kRuleLine;
+}
+
 std::string CppEmitter::emitRegistryHeader() const {
   std::ostringstream os;
-  os << banner("registry.gen.h - the rules rulec compiled");
-  os << "//\n// Automatically generated by rulec, do not edit!\n//\n";
-  for (const std::string& in : inputs_) os << "// Generated from: " << in << "\n";
-  os << "// Regenerate with: " << command_ << "\n";
-  os << "//\n" << kRule;
+  os << registryHeading("registry.gen.h");
   os << "#pragma once\n\n#include \"runtime/driver/RuleSet.h\"\n\n";
   os << "namespace onnx_rewrite {\n\n";
   os << "/// Adds every generated rule, in the order the interpreter would: files as given to\n"
@@ -1349,11 +963,7 @@ std::string CppEmitter::emitRegistryHeader() const {
 
 std::string CppEmitter::emitRegistrySource() const {
   std::ostringstream os;
-  os << banner("registry.gen.cc - the rules rulec compiled");
-  os << "//\n// Automatically generated by rulec, do not edit!\n//\n";
-  for (const std::string& in : inputs_) os << "// Generated from: " << in << "\n";
-  os << "// Regenerate with: " << command_ << "\n";
-  os << "//\n" << kRule;
+  os << registryHeading("registry.gen.cc");
   os << "#include \"generated/registry.gen.h\"\n\n";
   os << "namespace onnx_rewrite {\n\n";
   os << "void populateGeneratedRules(RuleSet& rules) {\n";

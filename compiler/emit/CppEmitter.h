@@ -2,16 +2,19 @@
 //
 // Writes one `<stem>.gen.cc` per rule file that has rules, plus registry.gen.h and
 // registry.gen.cc exposing populateGeneratedRules(RuleSet&) and one
-// populate<Family>(RuleSet&) per file. Each rule becomes a `<PascalName>Match`
-// (one function per pattern expr: early returns, backtracking at alternatives,
-// commutative operands and optional ops, in the interpreter's search order) and a
+// populate<Family>(RuleSet&) per file. Each rule's plan (compiler/plan/RulePlan.h,
+// the plan the interpreter runs) is printed as its RuleSpec constant table, a
+// `<PascalName>Match` (one function per pattern expr: early returns, backtracking
+// at alternatives, commutative operands and optional ops, in the interpreter's
+// search order; one function per rewrite variant, in the plan's build order) and a
 // `<PascalName>Rule : RewritePattern`. Match functions that several rules of a file
 // have verbatim (with everything they call) are written once, in a class template
-// `<Family>SharedMatch<Ids>` those rules derive from. The leaf checks and failure texts are shared
-// with the interpreter's semantics through runtime/match/GeneratedSupport.h.
+// `<Family>SharedMatch<Ids>` those rules derive from. The leaf checks and failure
+// texts are the interpreter's, through runtime/match/GeneratedSupport.h.
 //
 // Output is deterministic (no timestamps; files, rules and ops in input order) and
-// already clang-format clean, so CI can diff a fresh run against generated/.
+// laid out by the emitter itself (CppText.h), so it does not depend on any installed
+// formatter and CI can diff a fresh run against generated/.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -56,6 +59,8 @@ class CppEmitter {
   /// Input files that define at least one rule, in order.
   std::vector<std::string> familyInputs() const;
   std::vector<const ir::Rule*> rulesOf(const std::string& input) const;
+  /// The banner and provenance comment that open registry file `name`.
+  std::string registryHeading(const std::string& name) const;
 
   const ir::RuleFile& file_;
   std::vector<std::string> inputs_;

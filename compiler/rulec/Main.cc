@@ -73,27 +73,6 @@ bool writeAtomically(const std::string& path, const std::string& text) {
   return true;
 }
 
-/// Formats generated C++ with clang-format and the repository's .clang-format (found from
-/// the working directory, the repository root), so the output passes CI's format check.
-/// Returns false if clang-format is missing or fails.
-bool clangFormat(const std::string& dir, const std::string& name, std::string& text) {
-  const std::string raw = dir + "/." + name + ".raw";
-  if (!writeAtomically(raw, text)) return false;
-  const std::string command =
-      "clang-format --style=file --assume-filename=generated/" + name + " < '" + raw + "'";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  if (pipe) {
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  }
-  const bool ok = pipe && ::pclose(pipe) == 0 && !out.empty();
-  std::remove(raw.c_str());
-  if (ok) text = std::move(out);
-  return ok;
-}
-
 /// --emit=cpp: every file is generated before the first is written.
 int emitCpp(const Args& args, const ir::RuleFile& rules) {
   // The command quoted in the output names the committed folder, whatever -o is, so a
@@ -107,13 +86,9 @@ int emitCpp(const Args& args, const ir::RuleFile& rules) {
     std::fprintf(stderr, "%s\nrulec: nothing written\n", e.what());
     return 1;
   }
+  // Written as the emitter laid it out: no formatter runs, so the text depends on nothing
+  // installed on the machine.
   ::mkdir(args.output.c_str(), 0755);
-  for (auto& [name, text] : files)
-    if (!clangFormat(args.output, name, text)) {
-      std::fprintf(stderr, "rulec: error: clang-format failed on %s (is it installed?)\n",
-                   name.c_str());
-      return 1;
-    }
   for (const auto& [name, text] : files)
     if (!writeAtomically(args.output + "/" + name, text)) {
       std::fprintf(stderr, "rulec: error: %s/%s: cannot write output\n", args.output.c_str(),

@@ -1,6 +1,7 @@
 //===- RuleInterpreter.cc - running Rule IR without compiling it ----------===//
 //
-// Matching runs over the rule's Plan (RulePlan.h) with a per-pattern Scratch
+// Matching runs over the rule's plan (compiler/plan/RulePlan.h, the one rulec
+// prints as C++), bound to the program (BoundRule.h), with a per-pattern Scratch
 // whose buffers are reused from one attempt to the next, so a failed attempt
 // allocates nothing once the buffers have grown.
 //
@@ -48,7 +49,7 @@
 // The search (the goal stack) is the interpreter's own; every check it makes,
 // the search state it keeps and every reason above come from gen::Matcher
 // (runtime/match/GeneratedSupport.h), which rulec's generated matchers call
-// too, over the Plan's gen::RuleSpec.
+// too, over the plan's gen::RuleSpec.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/interp/RuleInterpreter.h"
@@ -56,13 +57,17 @@
 #include <stdexcept>
 
 #include "runtime/driver/Rewriter.h"
-#include "runtime/interp/RulePlan.h"
+#include "runtime/interp/BoundRule.h"
 #include "runtime/match/GeneratedSupport.h"
 
 namespace onnx_rewrite {
 namespace {
 
-using namespace interp;
+using interp::BoundAttr;
+using interp::BoundRule;
+using interp::BoundTargetExpr;
+using ir::ExprId;
+using ir::kNoExpr;
 
 struct Goal {
   ExprId expr = kNoExpr;
@@ -87,21 +92,22 @@ gen::ListRef<T> list(const std::vector<T>& v) {
 
 class Matcher : public gen::Matcher {
  public:
-  Matcher(const Plan& plan, Scratch& s, Rewriter& rw)
-      : gen::Matcher(plan.spec, s, rw), plan_(plan), is_(s) {}
+  Matcher(const BoundRule& rule, Scratch& s, Rewriter& rw)
+      : gen::Matcher(rule.plan.spec, s, rw), rule_(rule), is_(s) {}
 
   /// Searches for a match whose root expr is `root_value`.
   bool run(ValueId root_value) {
     reset();
     is_.goals.clear();
     if (root_value == kNoId) return rootOmitted();
-    is_.goals.push_back({plan_.rule->pattern.root, root_value});
+    is_.goals.push_back({rule_.rule->pattern.root, root_value});
     return solve();
   }
 
   /// After run() succeeded: computes target values, runs the escape check and rewrites.
   bool rewrite() {
-    const TargetPlan& t = plan_.targets[chosen()];
+    const plan::TargetPlan& t = rule_.plan.targets[chosen()];
+    const std::vector<BoundTargetExpr>& bound = rule_.targets[chosen()];
     const std::string& rule = ruleName();
     const size_t n = t.exprs.size();
     is_.tvalues.assign(n, kNoId);
@@ -111,8 +117,9 @@ class Matcher : public gen::Matcher {
 
     // 1. Everything that can still fail, before the graph changes.
     for (uint32_t i : t.order) {
-      const TargetExprPlan& xp = t.exprs[i];
-      const ir::TargetExpr& te = *xp.expr;
+      const plan::TargetExprPlan& xp = t.exprs[i];
+      const BoundTargetExpr& bx = bound[i];
+      const ir::TargetExpr& te = t.target->exprs[i];
       switch (te.kind) {
         case ir::TargetExpr::Kind::kRef:
           if (!requireBound(xp.slot, xp.loc.c_str(), te.name.c_str())) return false;
@@ -121,21 +128,22 @@ class Matcher : public gen::Matcher {
         case ir::TargetExpr::Kind::kRest:
           break;
         case ir::TargetExpr::Kind::kTensor:
-          if (xp.helper) {
+          if (bx.helper) {
             std::optional<onnx::TensorProto> made =
-                helperTensorArgs(xp.helper, list(xp.args), list(xp.arg_names), xp.loc.c_str());
+                helperTensorArgs(bx.helper, list(xp.args), list(bx.arg_names), xp.loc.c_str());
             if (!made) return false;
             is_.ttensors[i] = std::move(*made);
           } else {
-            is_.ttensors[i] = xp.tensor;
+            is_.ttensors[i] = bx.tensor;
           }
           break;
         case ir::TargetExpr::Kind::kOp: {
           if (te.op.empty()) break;
           std::vector<onnx::AttributeProto>& attrs = is_.tattrs[i];
           attrs.clear();
-          for (const TargetAttrPlan& ap : xp.attrs) {
-            std::optional<onnx::AttributeProto> a = targetAttribute(ap);
+          for (size_t k = 0; k < te.attrs.size(); ++k) {
+            std::optional<onnx::AttributeProto> a =
+                targetAttribute(te.attrs[k], xp.attrs[k], bx.attrs[k]);
             if (!a) return false;
             attrs.push_back(std::move(*a));
           }
@@ -144,14 +152,12 @@ class Matcher : public gen::Matcher {
       }
     }
     collectMatched();
-    const std::string target_loc = locOf(*plan_.rule, t.target->loc);
-    for (const auto& [slot, index] : t.replacements) {
-      const ir::TargetExpr& te = t.target->exprs[index];
-      const To to = te.kind == ir::TargetExpr::Kind::kRef      ? To::kRef
-                    : te.kind == ir::TargetExpr::Kind::kTensor ? To::kTensor
-                                                               : To::kOp;
-      const std::string expr_loc = locOf(*plan_.rule, te.loc.known() ? te.loc : t.target->loc);
-      if (!replaceable(slot, to, t.exprs[index].slot, target_loc.c_str(), expr_loc.c_str()))
+    for (const plan::ReplacementPlan& r : t.replacements) {
+      const ir::TargetExpr::Kind kind = t.target->exprs[r.expr].kind;
+      const To to = kind == ir::TargetExpr::Kind::kRef      ? To::kRef
+                    : kind == ir::TargetExpr::Kind::kTensor ? To::kTensor
+                                                            : To::kOp;
+      if (!replaceable(r.slot, to, t.exprs[r.expr].slot, t.loc.c_str(), r.expr_loc.c_str()))
         return false;
     }
 
@@ -160,8 +166,8 @@ class Matcher : public gen::Matcher {
 
     // 3. Build.
     for (uint32_t i : t.order) {
-      const TargetExprPlan& xp = t.exprs[i];
-      const ir::TargetExpr& te = *xp.expr;
+      const plan::TargetExprPlan& xp = t.exprs[i];
+      const ir::TargetExpr& te = t.target->exprs[i];
       switch (te.kind) {
         case ir::TargetExpr::Kind::kRef:
           is_.tvalues[i] = s_.slots[xp.slot];
@@ -178,7 +184,7 @@ class Matcher : public gen::Matcher {
             break;
           }
           NodeSpec spec;
-          spec.op = xp.op;
+          spec.op = bound[i].op;
           spec.inputs.reserve(te.inputs.size());
           for (uint32_t in : te.inputs) {
             if (t.exprs[in].rest == kNoExpr) {
@@ -201,7 +207,7 @@ class Matcher : public gen::Matcher {
     }
     is_.replacements.clear();
     for (size_t k = 0; k < t.replacements.size(); ++k)
-      is_.replacements.emplace_back(s_.provided[k], is_.tvalues[t.replacements[k].second]);
+      is_.replacements.emplace_back(s_.provided[k], is_.tvalues[t.replacements[k].expr]);
     return rw_.replaceMatch(s_.matched, is_.replacements);
   }
 
@@ -224,7 +230,7 @@ class Matcher : public gen::Matcher {
   bool matchGoal(Goal goal) {
     const ExprId id = goal.expr;
     const ValueId v = goal.value;
-    const ir::Expr& e = *plan_.exprs[id].expr;
+    const ir::Expr& e = rule_.rule->pattern.exprs[id];
     if (e.kind == ir::Expr::Kind::kNone) return none(id, v) && solve();
     if (seen(id)) return same(id, v) && solve();
     if (!bind(id, v)) return false;
@@ -262,9 +268,8 @@ class Matcher : public gen::Matcher {
   }
 
   bool matchNode(ExprId id, ValueId v) {
-    const ExprPlan& p = plan_.exprs[id];
-    const ir::Expr& e = *p.expr;
-    const NodeId n = node(id, v, p.op);
+    const ir::Expr& e = rule_.rule->pattern.exprs[id];
+    const NodeId n = node(id, v, rule_.ops[id]);
     if (n == kNoId || !attrs(id, n, v)) return false;
     const Node& nd = g_.node(n);
     const size_t want = e.inputs.size();
@@ -273,7 +278,7 @@ class Matcher : public gen::Matcher {
     const uint32_t trail_mark = mark();
     for (size_t i = want; i-- > 0;) is_.goals.push_back({e.inputs[i], nd.input(i)});
     if (solve()) return true;
-    if (!p.commutative || nd.input(0) == nd.input(1)) return false;
+    if (!rule_.plan.commutative[id] || nd.input(0) == nd.input(1)) return false;
     is_.goals.resize(goals_mark);
     undo(trail_mark);
     is_.goals.push_back({e.inputs[1], nd.input(0)});
@@ -283,18 +288,19 @@ class Matcher : public gen::Matcher {
 
   // ---- Target attributes ----------------------------------------------------------------
 
-  std::optional<onnx::AttributeProto> targetAttribute(const TargetAttrPlan& ap) {
-    const ir::TargetAttr& a = *ap.attr;
+  std::optional<onnx::AttributeProto> targetAttribute(const ir::TargetAttr& a,
+                                                      const plan::TargetAttrPlan& ap,
+                                                      const BoundAttr& ba) {
     const char* loc = ap.loc.c_str();
     switch (a.kind) {
       case ir::TargetAttr::Kind::kLiteral:
-        return ap.literal;
+        return ba.literal;
       case ir::TargetAttr::Kind::kCaptured:
         return captured(ap.slot, a.name.c_str(), a.ref.c_str(), loc, loc);
       case ir::TargetAttr::Kind::kValueOf:
         return valueOf(ap.slot, a.name.c_str(), a.ref.c_str(), loc, loc);
       case ir::TargetAttr::Kind::kHelper:
-        return attrHelperArgs(ap.helper, list(ap.args), list(ap.arg_names), a.name.c_str(), loc,
+        return attrHelperArgs(ba.helper, list(ap.args), list(ba.arg_names), a.name.c_str(), loc,
                               loc);
       case ir::TargetAttr::Kind::kParam:  // expanded before plans are built
         break;
@@ -302,7 +308,7 @@ class Matcher : public gen::Matcher {
     return std::nullopt;
   }
 
-  const Plan& plan_;
+  const BoundRule& rule_;
   Scratch& is_;
 };
 
@@ -310,11 +316,11 @@ class Matcher : public gen::Matcher {
 
 class InterpretedRule : public RewritePattern {
  public:
-  InterpretedRule(RuleInfo info, std::shared_ptr<const Plan> plan, uint32_t root_output)
-      : RewritePattern(std::move(info)), plan_(std::move(plan)), root_output_(root_output) {}
+  InterpretedRule(RuleInfo info, std::shared_ptr<const BoundRule> rule, uint32_t root_output)
+      : RewritePattern(std::move(info)), rule_(std::move(rule)), root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
-    for (const ir::Applicability& a : plan_->rule->requires) {
+    for (const ir::Applicability& a : rule_->rule->requires) {
       const int64_t version = graph.opsetVersion(a.domain);
       if (version < 0 || (a.min_opset >= 0 && version < a.min_opset) ||
           (a.max_opset >= 0 && version > a.max_opset))
@@ -324,14 +330,14 @@ class InterpretedRule : public RewritePattern {
   }
 
   bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    Matcher matcher(*plan_, scratch_, rw);
+    Matcher matcher(*rule_, scratch_, rw);
     if (!matcher.run(rw.graph().node(root).output(root_output_)))
       return rw.notifyMatchFailure([&] { return matcher.describe(); });
     return matcher.rewrite();
   }
 
  private:
-  std::shared_ptr<const Plan> plan_;
+  std::shared_ptr<const BoundRule> rule_;
   uint32_t root_output_;
   mutable Scratch scratch_;  // one attempt at a time: patterns are used by one thread
 };
@@ -341,17 +347,17 @@ class InterpretedRule : public RewritePattern {
 std::vector<std::unique_ptr<RewritePattern>> makeInterpretedRules(
     std::shared_ptr<const ir::Rule> rule) {
   if (!rule) throw std::invalid_argument("makeInterpretedRules: no rule");
-  auto plan = std::make_shared<const Plan>(buildPlan(rule));
+  auto bound = std::make_shared<const BoundRule>(interp::bindRule(rule));
   std::vector<std::unique_ptr<RewritePattern>> patterns;
-  for (const auto& [op, output] : plan->roots) {
+  for (const auto& [op, output] : bound->roots) {
     RuleInfo info;
-    info.name = plan->roots.size() == 1 ? rule->name : rule->name + "/" + op.str();
+    info.name = bound->roots.size() == 1 ? rule->name : rule->name + "/" + op.str();
     info.root = op;
     info.priority = rule->priority;
     info.tags = rule->tags;
     info.source = rule->loc.str();
-    info.creates = plan->creates;
-    patterns.push_back(std::make_unique<InterpretedRule>(std::move(info), plan, output));
+    info.creates = bound->creates;
+    patterns.push_back(std::make_unique<InterpretedRule>(std::move(info), bound, output));
   }
   return patterns;
 }

@@ -2,8 +2,9 @@
 //
 // One implementation of the checks and messages serves both rulec's generated
 // matchers and the interpreter (runtime/interp/RuleInterpreter.cc drives these
-// over its Plan's RuleSpec). CompiledEqualsInterpretedTest still compares the
-// two searches on every rule test model.
+// over the RuleSpec of the one plan, compiler/plan/RulePlan.h). The interpreted
+// and compiled searches are still compared by CompiledEqualsInterpretedTest on
+// every rule test model.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/match/GeneratedSupport.h"

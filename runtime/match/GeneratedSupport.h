@@ -8,16 +8,17 @@
 // attributes, the replaceability of the match, and the failure reasons.
 //
 // The interpreter (runtime/interp/RuleInterpreter.h) uses the same Matcher: it
-// builds a RuleSpec from the Rule IR (RulePlan.cc) and drives these checks from
-// its goal stack, so both keep the same search state (expr values, slots,
-// attribute captures, a trail to undo them, a progress count for "the failure
-// that got furthest") in one piece of code, find the same match and report the
-// same reason. tests/unit/codegen/CompiledEqualsInterpretedTest guards this.
+// takes the RuleSpec of the one plan (compiler/plan/RulePlan.h) that rulec also
+// prints, and drives these checks from its goal stack, so both keep the same
+// search state (expr values, slots, attribute captures, a trail to undo them, a
+// progress count for "the failure that got furthest") in one piece of code, find
+// the same match and report the same reason.
+// tests/unit/codegen/CompiledEqualsInterpretedTest guards this.
 //
 // A rule's static description (labels, locations, attribute conditions,
-// constraints, variants) is a RuleSpec the generated code builds once; a
-// Scratch (per rule object, reused by every attempt) holds the search state,
-// so a failed attempt allocates nothing once its buffers have grown.
+// constraints, variants) is a RuleSpec (RuleSpec.h), a constant table in
+// generated code; a Scratch (per rule object, reused by every attempt) holds the
+// search state, so a failed attempt allocates nothing once its buffers have grown.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -38,12 +39,9 @@
 #include "runtime/graph/Graph.h"
 #include "runtime/graph/Model.h"
 #include "runtime/match/NativeHelpers.h"
+#include "runtime/match/RuleSpec.h"
 
 namespace onnx_rewrite::gen {
-
-using ExprId = uint32_t;
-/// "No slot": an unnamed expr or `_`.
-inline constexpr uint32_t kNoSlot = UINT32_MAX;
 
 /// A non-owning reference to a `bool()` callable: the rest of the search after one
 /// goal. Two pointers, no allocation; the callable must outlive the call.
@@ -70,24 +68,7 @@ struct ListRef {
   const T* end() const { return data + size; }
 };
 
-// ---- Static description of a rule --------------------------------------------------------
-
-/// A literal of a rule file (ir::Literal without the compiler dependency).
-struct Literal {
-  enum class Kind : uint8_t { kInt, kFloat, kString, kInts, kFloats, kStrings };
-  Kind kind = Kind::kInt;
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-  std::vector<std::string> strings;
-
-  bool isList() const {
-    return kind == Kind::kInts || kind == Kind::kFloats || kind == Kind::kStrings;
-  }
-  bool isInt() const { return kind == Kind::kInt || kind == Kind::kInts; }
-  bool isNumeric() const { return kind != Kind::kString && kind != Kind::kStrings; }
-  /// As the rule printer writes it: "2", "2.0", "'x'", "[-1]".
-  std::string str() const;
-};
+// ---- Literals of the static description (RuleSpec.h) ---------------------------------
 
 Literal intLiteral(int64_t v);
 Literal floatLiteral(double v);
@@ -101,110 +82,6 @@ onnx::AttributeProto literalAttribute(const Literal& lit, const std::string& nam
 /// "Name" for the ONNX domain, else "domain.Name" (as rule files write ops).
 std::string opLabel(const std::string& domain, const std::string& op);
 std::string lowercase(std::string s);
-
-/// A condition on an attribute of a matched op (ir::AttrMatch).
-struct AttrSpec {
-  enum class Kind : uint8_t { kEquals, kOneOf, kRange, kCapture };
-  std::string name;
-  Kind kind = Kind::kEquals;
-  std::vector<Literal> values;
-  double min = 0, max = 0;
-  std::optional<Literal> default_value;
-  /// (last opset, default) pairs, oldest first, where older opsets default otherwise.
-  std::vector<std::pair<int64_t, Literal>> older_defaults;
-  bool axes = false;           ///< "axes"/"axis": compared after normalising by rank
-  uint32_t capture = kNoSlot;  ///< kCapture: the attribute-capture slot
-  std::string capture_name;
-  std::string loc;  ///< where it was written (resolved: the attr's, its expr's or the rule's)
-};
-
-/// One pattern expr (ir::Expr), for checks and messages.
-struct ExprSpec {
-  std::string label;  ///< "ReduceMean", "com.microsoft.Gelu", "x", "constant 2.0"
-  std::string loc;
-  uint32_t slot = kNoSlot;
-  uint32_t output = 0;
-  uint32_t num_inputs = 0;
-  /// `Op(a, rest...)`: the node may have inputs after the written ones (the rest).
-  bool variadic = false;
-  /// Written inputs that are `none`: these must be omitted, the others present.
-  std::vector<uint32_t> none_inputs;
-  std::vector<AttrSpec> attrs;
-  struct OtherOutput {
-    uint32_t output = 0;
-    uint32_t slot = kNoSlot;  ///< kNoSlot for `_`
-    std::string name;
-  };
-  std::vector<OtherOutput> other_outputs;
-  Literal literal;  ///< kConstant
-  double tolerance = 1e-6;
-  /// Alternatives of one tuple (`a, b = X | (Y, Z)`): the other members, which must take
-  /// the same alternative.
-  std::vector<ExprId> peers;
-};
-
-/// A `where` constraint (ir::Constraint).
-struct ConstraintSpec {
-  enum class Kind : uint8_t {
-    kConstant,
-    kScalar,
-    kConstantEquals,
-    kRank,
-    kElemType,
-    kShape,
-    kConsumers,
-    kNative,
-    kEquivalent
-  };
-  Kind kind = Kind::kConstant;
-  std::string subject;
-  uint32_t slot = kNoSlot;
-  double min = 0, max = 0;
-  bool has_min = false, has_max = false;
-  Literal literal;
-  double tolerance = 1e-6;
-  std::vector<int64_t> ints;
-  std::vector<std::string> strings;  ///< kElemType: the names as written
-  std::vector<int32_t> elem_types;   ///< kElemType: parsed
-  /// kShape: as written ("7", "H", "_") and resolved.
-  std::vector<std::string> dims;
-  struct Dim {
-    enum class Kind : uint8_t { kAny, kStatic, kSymbol };
-    Kind kind = Kind::kAny;
-    int64_t value = 0;
-    uint32_t symbol = 0;
-  };
-  std::vector<Dim> dim_plans;
-  std::string native;               ///< kNative: the predicate's name
-  std::vector<std::string> args;    ///< kNative: its arguments; kEquivalent: the other name
-  std::vector<uint32_t> arg_slots;  ///< the slots of `args`
-  const NativePredicate* predicate = nullptr;
-  /// A fragment's constraint: checked only when this slot (the use's result) is bound.
-  uint32_t guard_slot = kNoSlot;
-  std::string loc;
-};
-
-/// A rewrite variant's `when`.
-struct VariantSpec {
-  bool has_when = false;
-  std::string domain;
-  int64_t min_opset = -1, max_opset = -1;
-  /// For each tag, the (alternatives expr, index) pairs carrying it.
-  std::vector<std::vector<std::pair<ExprId, uint32_t>>> tags;
-};
-
-/// Everything the shared checks and messages need to know about one rule.
-struct RuleSpec {
-  std::string name;
-  std::string loc;  ///< the rule's own location
-  ExprId root = 0;
-  std::vector<ExprSpec> exprs;
-  std::vector<std::string> slot_names;
-  size_t num_captures = 0;
-  size_t num_symbols = 0;
-  std::vector<ConstraintSpec> constraints;
-  std::vector<VariantSpec> variants;
-};
 
 // ---- Search state -------------------------------------------------------------------------
 
