@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -197,6 +198,56 @@ void inferSliceKeepingRank(const onnx::InferenceFunction& base, onnx::InferenceC
   }
 }
 
+/// Einsum with an explicit output ("abc,cde->abde"): ONNX 1.12 infers only the rank (tf2onnx
+/// writes its projections and attention this way). Each output letter takes the dim the
+/// inputs give that letter; two inputs that disagree on a static size leave it unknown, and
+/// an ellipsis leaves the whole shape to ONNX's inference.
+void inferEinsumDims(const onnx::InferenceFunction& base, onnx::InferenceContext& ctx) {
+  base(ctx);
+  const onnx::AttributeProto* attr = ctx.getAttribute("equation");
+  if (!attr || !attr->has_s()) return;
+  std::string equation;
+  for (char c : attr->s())
+    if (c != ' ') equation += c;
+  const size_t arrow = equation.find("->");
+  if (arrow == std::string::npos || equation.find('.') != std::string::npos) return;
+  std::vector<std::string> terms(1);
+  for (char c : equation.substr(0, arrow)) {
+    if (c == ',')
+      terms.emplace_back();
+    else
+      terms.back() += c;
+  }
+  if (terms.size() != ctx.getNumInputs()) return;
+  std::map<char, onnx::TensorShapeProto::Dimension> dims;
+  std::set<char> conflicting;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (!onnx::hasInputShape(ctx, i)) continue;
+    const auto& shape = ctx.getInputType(i)->tensor_type().shape();
+    if (shape.dim_size() != static_cast<int>(terms[i].size())) return;  // a malformed node
+    for (size_t j = 0; j < terms[i].size(); ++j) {
+      const auto& d = shape.dim(static_cast<int>(j));
+      auto [it, fresh] = dims.emplace(terms[i][j], d);
+      if (fresh) continue;
+      // A broadcast 1 against a size, or two different sizes: not one dim to give.
+      const bool same = (it->second.has_dim_value() && d.has_dim_value() &&
+                         it->second.dim_value() == d.dim_value()) ||
+                        (it->second.has_dim_param() && d.has_dim_param() &&
+                         it->second.dim_param() == d.dim_param());
+      if (!same) conflicting.insert(terms[i][j]);
+    }
+  }
+  const std::string out = equation.substr(arrow + 2);
+  auto* shape = ctx.getOutputType(0)->mutable_tensor_type()->mutable_shape();
+  if (shape->dim_size() != static_cast<int>(out.size())) return;
+  for (size_t j = 0; j < out.size(); ++j) {
+    auto it = dims.find(out[j]);
+    auto* d = shape->mutable_dim(static_cast<int>(j));
+    if (it == dims.end() || conflicting.count(out[j]) || d->has_dim_value()) continue;
+    *d = it->second;
+  }
+}
+
 /// A copy of an older schema with a new version, optional extra inputs and inference.
 onnx::OpSchema derive(const onnx::OpSchema& base, int since, onnx::InferenceFunction fn) {
   onnx::OpSchema s = base;
@@ -227,6 +278,8 @@ struct Tables {
   std::map<std::string, onnx::OpSchema> changed;  // Reduce* 18 and the new ops
   /// Slice 10, 11 and 13 by since_version, keeping the rank when ONNX's inference cannot.
   std::map<int, onnx::OpSchema> slices;
+  /// Einsum 12, with the dims of an explicit output.
+  std::optional<onnx::OpSchema> einsum;
   /// ONNX Runtime's ops that rules emit (com.microsoft, and SimplifiedLayerNormalization in
   /// the ONNX domain), so shapes are inferred again past a fused op.
   std::map<std::string, onnx::OpSchema> contrib;
@@ -264,6 +317,11 @@ const Tables& tables() {
       t.slices.emplace(since, derive(*base, since, [fn](onnx::InferenceContext& ctx) {
                          inferSliceKeepingRank(fn, ctx);
                        }));
+    }
+    if (const onnx::OpSchema* base = onnx::OpSchemaRegistry::Schema("Einsum", 12, "");
+        base && base->SinceVersion() == 12) {
+      onnx::InferenceFunction fn = base->GetTypeAndShapeInferenceFunction();
+      t.einsum = derive(*base, 12, [fn](onnx::InferenceContext& ctx) { inferEinsumDims(fn, ctx); });
     }
     const char* ms = "com.microsoft";
     auto contrib = [&](const char* name, int min_inputs, int max_inputs, int outputs,
@@ -315,6 +373,7 @@ const onnx::OpSchema* NewerOpsetSchemas::GetSchema(const std::string& key,
     auto it = base ? t.slices.find(base->SinceVersion()) : t.slices.end();
     return it == t.slices.end() ? base : &it->second;
   }
+  if (onnx_domain && key == "Einsum" && maxInclusiveVersion >= 12 && t.einsum) return &*t.einsum;
   if (onnx_domain && key == "SimplifiedLayerNormalization") return &t.simplified_layer_norm;
   if (onnx_domain && key == "LayerNormalization" && maxInclusiveVersion < 17)
     return &t.layer_norm_before_17;

@@ -165,6 +165,25 @@ g (float[S, 2, 3, 4] a, float[6, 2, 3, 4] b, float[2, 3, 4] c) => (float y) {
   EXPECT_EQ(inferred(model, "g"), "untyped") << "ONNX Runtime wants equal ranks";
 }
 
+TEST(ShapeInference, InfersEinsumDimsFromItsEquation) {
+  // tf2onnx's projections and attention: each output letter takes its input's dim.
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[B, S, 16] x, float[16, 4, 4] w, float[B, S, 2, 4] q, float[B, T, 2, 4] k)
+  => (float[B, S, 16] y) {
+  p = Einsum <equation = "abc,cde->abde"> (x, w)
+  s = Einsum <equation = "aecd, abcd -> acbe"> (k, q)
+  m = Einsum <equation = "abcd,abcd->ab"> (q, k)
+  y = Relu(x)
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_EQ(inferred(model, "p"), "[B, S, 4, 4]");
+  EXPECT_EQ(inferred(model, "s"), "[B, 2, S, T]");
+  EXPECT_EQ(inferred(model, "m").substr(0, 4), "[B, ") << "b is S in q and T in k: not one dim";
+  EXPECT_EQ(inferred(model, "m").find("S"), std::string::npos);
+}
+
 TEST(ShapeInference, FusedMatMulRejectsAScalarAsOnnxRuntimeDoes) {
   // ONNX Runtime: "Input tensors of wrong rank (0)." Whole-model inference leaves such a
   // node untyped; the driver's soundness check refuses a rewrite that would create one.
