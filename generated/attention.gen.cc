@@ -48,6 +48,7 @@ const OpId kComMicrosoftMultiHeadAttention = OpId::get("com.microsoft", "MultiHe
 const OpId kComMicrosoftRotaryEmbedding = OpId::get("com.microsoft", "RotaryEmbedding");
 const OpId kConcat = OpId::get("", "Concat");
 const OpId kDiv = OpId::get("", "Div");
+const OpId kEinsum = OpId::get("", "Einsum");
 const OpId kEqual = OpId::get("", "Equal");
 const OpId kExpand = OpId::get("", "Expand");
 const OpId kGather = OpId::get("", "Gather");
@@ -76,11 +77,53 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/attention.yaml: packed_attention 292:70, attention_heads_merge 612:19,
-  /// concat_single_input 672:18)
+  /// (rules/attention.yaml: packed_attention 292:70, attention_heads_merge 648:19,
+  /// concat_single_input 708:18)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
+  }
+
+  /// wq
+  /// (rules/attention.yaml: packed_attention 292:73, multi_head_attention_einsum 505:27)
+  bool matchWq(ValueId v, gen::Next k) {
+    if (seen(Ids::kWq)) return same(Ids::kWq, v) && k();
+    return bind(Ids::kWq, v) && k();
+  }
+
+  /// bq
+  /// (rules/attention.yaml: packed_attention 292:78, multi_head_attention_einsum 505:58)
+  bool matchBq(ValueId v, gen::Next k) {
+    if (seen(Ids::kBq)) return same(Ids::kBq, v) && k();
+    return bind(Ids::kBq, v) && k();
+  }
+
+  /// wk
+  /// (rules/attention.yaml: packed_attention 293:73, multi_head_attention_einsum 506:26)
+  bool matchWk(ValueId v, gen::Next k) {
+    if (seen(Ids::kWk)) return same(Ids::kWk, v) && k();
+    return bind(Ids::kWk, v) && k();
+  }
+
+  /// bk
+  /// (rules/attention.yaml: packed_attention 293:78, multi_head_attention_einsum 506:57)
+  bool matchBk(ValueId v, gen::Next k) {
+    if (seen(Ids::kBk)) return same(Ids::kBk, v) && k();
+    return bind(Ids::kBk, v) && k();
+  }
+
+  /// wv
+  /// (rules/attention.yaml: packed_attention 294:73, multi_head_attention_einsum 507:26)
+  bool matchWv(ValueId v, gen::Next k) {
+    if (seen(Ids::kWv)) return same(Ids::kWv, v) && k();
+    return bind(Ids::kWv, v) && k();
+  }
+
+  /// bv
+  /// (rules/attention.yaml: packed_attention 294:78, multi_head_attention_einsum 507:57)
+  bool matchBv(ValueId v, gen::Next k) {
+    if (seen(Ids::kBv)) return same(Ids::kBv, v) && k();
+    return bind(Ids::kBv, v) && k();
   }
 
   /// scores.1.c
@@ -91,9 +134,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 81:31 (in scores at rules/attention.yaml:390:12), multi_head_attention_rotary 81:31 (in scores
   /// at rules/attention.yaml:438:12), multi_head_attention_kv_given 81:31 (in scores at
   /// rules/attention.yaml:472:12), multi_head_attention_past 81:31 (in scores at
-  /// rules/attention.yaml:504:17), attention_heads 81:31 (in scores at
-  /// rules/attention.yaml:537:12), single_head_attention 81:31 (in scores at
-  /// rules/attention.yaml:583:11))
+  /// rules/attention.yaml:540:17), attention_heads 81:31 (in scores at
+  /// rules/attention.yaml:573:12), single_head_attention 81:31 (in scores at
+  /// rules/attention.yaml:619:11))
   bool matchScores1C(ValueId v, gen::Next k) {
     if (seen(Ids::kScores1C)) return same(Ids::kScores1C, v) && k();
     return bind(Ids::kScores1C, v) && k();
@@ -107,9 +150,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 82:28 (in scores at rules/attention.yaml:390:12), multi_head_attention_rotary 82:28 (in scores
   /// at rules/attention.yaml:438:12), multi_head_attention_kv_given 82:28 (in scores at
   /// rules/attention.yaml:472:12), multi_head_attention_past 82:28 (in scores at
-  /// rules/attention.yaml:504:17), attention_heads 82:28 (in scores at
-  /// rules/attention.yaml:537:12), single_head_attention 82:28 (in scores at
-  /// rules/attention.yaml:583:11))
+  /// rules/attention.yaml:540:17), attention_heads 82:28 (in scores at
+  /// rules/attention.yaml:573:12), single_head_attention 82:28 (in scores at
+  /// rules/attention.yaml:619:11))
   bool matchScores1Cq(ValueId v, gen::Next k) {
     if (seen(Ids::kScores1Cq)) return same(Ids::kScores1Cq, v) && k();
     return bind(Ids::kScores1Cq, v) && k();
@@ -123,9 +166,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 82:58 (in scores at rules/attention.yaml:390:12), multi_head_attention_rotary 82:58 (in scores
   /// at rules/attention.yaml:438:12), multi_head_attention_kv_given 82:58 (in scores at
   /// rules/attention.yaml:472:12), multi_head_attention_past 82:58 (in scores at
-  /// rules/attention.yaml:504:17), attention_heads 82:58 (in scores at
-  /// rules/attention.yaml:537:12), single_head_attention 82:58 (in scores at
-  /// rules/attention.yaml:583:11))
+  /// rules/attention.yaml:540:17), attention_heads 82:58 (in scores at
+  /// rules/attention.yaml:573:12), single_head_attention 82:58 (in scores at
+  /// rules/attention.yaml:619:11))
   bool matchScores1Ck(ValueId v, gen::Next k) {
     if (seen(Ids::kScores1Ck)) return same(Ids::kScores1Ck, v) && k();
     return bind(Ids::kScores1Ck, v) && k();
@@ -139,9 +182,10 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:391:39), multi_head_attention_rotary 96:22 (in masked at
   /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:439:39),
   /// multi_head_attention_kv_given 96:22 (in masked at rules/attention.yaml:474:40),
-  /// attention_heads 96:22 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at
-  /// rules/attention.yaml:538:39), single_head_attention 96:22 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// multi_head_attention_einsum 96:22 (in masked at rules/attention.yaml:509:39), attention_heads
+  /// 96:22 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at
+  /// rules/attention.yaml:574:39), single_head_attention 96:22 (in masked at
+  /// rules/attention.yaml:620:39))
   bool matchCausal(ValueId v, gen::Next k) {
     if (seen(Ids::kCausal)) return same(Ids::kCausal, v) && k();
     return bind(Ids::kCausal, v) && k();
@@ -155,9 +199,10 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:391:39),
   /// multi_head_attention_rotary 96:33 (in masked at rules/attention.yaml:155:40) (in masked_sdpa
   /// at rules/attention.yaml:439:39), multi_head_attention_kv_given 96:33 (in masked at
-  /// rules/attention.yaml:474:40), attention_heads 96:33 (in masked at rules/attention.yaml:155:40)
-  /// (in masked_sdpa at rules/attention.yaml:538:39), single_head_attention 96:33 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// rules/attention.yaml:474:40), multi_head_attention_einsum 96:33 (in masked at
+  /// rules/attention.yaml:509:39), attention_heads 96:33 (in masked at rules/attention.yaml:155:40)
+  /// (in masked_sdpa at rules/attention.yaml:574:39), single_head_attention 96:33 (in masked at
+  /// rules/attention.yaml:620:39))
   bool matchFill(ValueId v, gen::Next k) {
     if (seen(Ids::kFill)) return same(Ids::kFill, v) && k();
     return bind(Ids::kFill, v) && k();
@@ -171,9 +216,10 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:391:39),
   /// multi_head_attention_rotary 96:40 (in masked at rules/attention.yaml:155:40) (in masked_sdpa
   /// at rules/attention.yaml:439:39), multi_head_attention_kv_given 96:40 (in masked at
-  /// rules/attention.yaml:474:40), attention_heads 96:40 (in masked at rules/attention.yaml:155:40)
-  /// (in masked_sdpa at rules/attention.yaml:538:39), single_head_attention 96:40 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// rules/attention.yaml:474:40), multi_head_attention_einsum 96:40 (in masked at
+  /// rules/attention.yaml:509:39), attention_heads 96:40 (in masked at rules/attention.yaml:155:40)
+  /// (in masked_sdpa at rules/attention.yaml:574:39), single_head_attention 96:40 (in masked at
+  /// rules/attention.yaml:620:39))
   bool matchMask(ValueId v, gen::Next k) {
     if (seen(Ids::kMask)) return same(Ids::kMask, v) && k();
     return bind(Ids::kMask, v) && k();
@@ -187,9 +233,10 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:391:39), multi_head_attention_rotary 97:27 (in masked at
   /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:439:39),
   /// multi_head_attention_kv_given 97:27 (in masked at rules/attention.yaml:474:40),
-  /// attention_heads 97:27 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at
-  /// rules/attention.yaml:538:39), single_head_attention 97:27 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// multi_head_attention_einsum 97:27 (in masked at rules/attention.yaml:509:39), attention_heads
+  /// 97:27 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at
+  /// rules/attention.yaml:574:39), single_head_attention 97:27 (in masked at
+  /// rules/attention.yaml:620:39))
   bool matchMasked(ValueId v, gen::Next k) {
     if (seen(Ids::kMasked)) return same(Ids::kMasked, v) && k();
     return bind(Ids::kMasked, v) && k();
@@ -199,7 +246,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: packed_attention 57:22 (in merge_shape at rules/attention.yaml:108:52)
   /// (in merged at rules/attention.yaml:121:11) (in sdpa at rules/attention.yaml:292:54),
   /// multi_head_attention_past 52:75 (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchAny59(ValueId v, gen::Next k) {
     if (seen(Ids::kAny59)) return same(Ids::kAny59, v) && k();
     return bind(Ids::kAny59, v) && k();
@@ -221,7 +268,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention 52:72 (in split_shape at rules/attention.yaml:63:22) (in heads at
   /// rules/attention.yaml:116:16) (in sdpa at rules/attention.yaml:354:54),
   /// multi_head_attention_past 57:22 (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchAny62(ValueId v, gen::Next k) {
     if (seen(Ids::kAny62)) return same(Ids::kAny62, v) && k();
     return bind(Ids::kAny62, v) && k();
@@ -231,7 +278,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: packed_attention 57:52 (in merge_shape at rules/attention.yaml:108:52)
   /// (in merged at rules/attention.yaml:121:11) (in sdpa at rules/attention.yaml:292:54),
   /// multi_head_attention_past 57:25 (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchConstant63(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant63)) return same(Ids::kConstant63, v) && k();
     return bind(Ids::kConstant63, v) && constant(Ids::kConstant63, v) && k();
@@ -243,7 +290,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention 52:88 (in split_shape at rules/attention.yaml:63:22) (in heads at
   /// rules/attention.yaml:116:16) (in sdpa at rules/attention.yaml:354:54),
   /// multi_head_attention_past 57:49 (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchAny65(ValueId v, gen::Next k) {
     if (seen(Ids::kAny65)) return same(Ids::kAny65, v) && k();
     return bind(Ids::kAny65, v) && k();
@@ -363,8 +410,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// q
   /// (rules/attention.yaml: multi_head_attention_causal_slice 323:22, multi_head_attention 354:59,
   /// group_query_attention 385:27, multi_head_attention_rotary 437:27,
-  /// multi_head_attention_kv_given 471:22, multi_head_attention_past 503:23, single_head_attention
-  /// 583:18)
+  /// multi_head_attention_kv_given 471:22, multi_head_attention_past 539:23, single_head_attention
+  /// 619:18)
   bool matchQ(ValueId v, gen::Next k) {
     if (seen(Ids::kQ)) return same(Ids::kQ, v) && k();
     return bind(Ids::kQ, v) && k();
@@ -372,7 +419,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// k
   /// (rules/attention.yaml: multi_head_attention_causal_slice 324:26, multi_head_attention 354:62,
-  /// group_query_attention 386:27, single_head_attention 583:31)
+  /// group_query_attention 386:27, single_head_attention 619:31)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(Ids::kK)) return same(Ids::kK, v) && k();
     return bind(Ids::kK, v) && k();
@@ -380,7 +427,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// v
   /// (rules/attention.yaml: multi_head_attention_causal_slice 325:22, multi_head_attention 354:65,
-  /// group_query_attention 387:22, single_head_attention 585:47)
+  /// group_query_attention 387:22, single_head_attention 621:47)
   bool matchV(ValueId v, gen::Next k) {
     if (seen(Ids::kV)) return same(Ids::kV, v) && k();
     return bind(Ids::kV, v) && k();
@@ -390,7 +437,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 329:22, multi_head_attention_kv_given
   /// 165:20 (in causal_slice at rules/attention.yaml:185:17) (in scores_causal at
   /// rules/attention.yaml:473:17), multi_head_attention_past 165:20 (in causal_slice at
-  /// rules/attention.yaml:505:17))
+  /// rules/attention.yaml:541:17))
   bool matchTril(ValueId v, gen::Next k) {
     if (seen(Ids::kTril)) return same(Ids::kTril, v) && k();
     return bind(Ids::kTril, v) && k();
@@ -497,7 +544,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 57:25 (in merge_shape at
   /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:121:11) (in sdpa at
   /// rules/attention.yaml:354:54), attention_heads 156:49 (in masked_sdpa at
-  /// rules/attention.yaml:538:39))
+  /// rules/attention.yaml:574:39))
   bool matchConstant50(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant50)) return same(Ids::kConstant50, v) && k();
     return bind(Ids::kConstant50, v) && constant(Ids::kConstant50, v) && k();
@@ -538,7 +585,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 52:25 (in split_shape at
   /// rules/attention.yaml:72:23) (in key_heads at rules/attention.yaml:117:16) (in sdpa at
   /// rules/attention.yaml:354:54), multi_head_attention_past 57:52 (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchConstant66(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant66)) return same(Ids::kConstant66, v) && k();
     return bind(Ids::kConstant66, v) && constant(Ids::kConstant66, v) && k();
@@ -548,7 +595,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 52:72 (in split_shape at
   /// rules/attention.yaml:72:23) (in key_heads at rules/attention.yaml:117:16) (in sdpa at
   /// rules/attention.yaml:354:54), multi_head_attention_past 57:85 (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchAny70(ValueId v, gen::Next k) {
     if (seen(Ids::kAny70)) return same(Ids::kAny70, v) && k();
     return bind(Ids::kAny70, v) && k();
@@ -625,7 +672,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention 143:53 (in repeat_kv at
-  /// rules/attention.yaml:388:12), attention_heads_merge 619:30)
+  /// rules/attention.yaml:388:12), attention_heads_merge 655:30)
   bool matchAny28(ValueId v, gen::Next k) {
     if (seen(Ids::kAny28)) return same(Ids::kAny28, v) && k();
     return bind(Ids::kAny28, v) && k();
@@ -633,7 +680,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention 143:62 (in repeat_kv at
-  /// rules/attention.yaml:388:12), attention_heads_merge 619:50)
+  /// rules/attention.yaml:388:12), attention_heads_merge 655:50)
   bool matchAny30(ValueId v, gen::Next k) {
     if (seen(Ids::kAny30)) return same(Ids::kAny30, v) && k();
     return bind(Ids::kAny30, v) && k();
@@ -641,7 +688,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention 144:29 (in repeat_kv at
-  /// rules/attention.yaml:388:12), attention_heads_merge 619:77)
+  /// rules/attention.yaml:388:12), attention_heads_merge 655:77)
   bool matchAny35(ValueId v, gen::Next k) {
     if (seen(Ids::kAny35)) return same(Ids::kAny35, v) && k();
     return bind(Ids::kAny35, v) && k();
@@ -661,14 +708,14 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:389:12), multi_head_attention_rotary 156:37 (in masked_sdpa at
   /// rules/attention.yaml:439:39), multi_head_attention_kv_given 166:47 (in causal_slice at
   /// rules/attention.yaml:185:17) (in scores_causal at rules/attention.yaml:473:17),
-  /// multi_head_attention_past 165:74 (in causal_slice at rules/attention.yaml:505:17))
+  /// multi_head_attention_past 165:74 (in causal_slice at rules/attention.yaml:541:17))
   bool matchConstant42(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant42)) return same(Ids::kConstant42, v) && k();
     return bind(Ids::kConstant42, v) && constant(Ids::kConstant42, v) && k();
   }
 
   /// kh
-  /// (rules/attention.yaml: multi_head_attention_rotary 438:33, attention_heads 535:37)
+  /// (rules/attention.yaml: multi_head_attention_rotary 438:33, attention_heads 571:37)
   bool matchKh(ValueId v, gen::Next k) {
     if (seen(Ids::kKh)) return same(Ids::kKh, v) && k();
     return bind(Ids::kKh, v) && k();
@@ -676,7 +723,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// vh
   /// (rules/attention.yaml: multi_head_attention_rotary 440:22, multi_head_attention_kv_given
-  /// 477:22, multi_head_attention_past 507:27, attention_heads 536:37)
+  /// 477:22, multi_head_attention_past 543:27, attention_heads 572:37)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(Ids::kVh)) return same(Ids::kVh, v) && k();
     return bind(Ids::kVh, v) && k();
@@ -694,7 +741,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0.0
   /// (rules/attention.yaml: multi_head_attention_rotary 156:49 (in masked_sdpa at
   /// rules/attention.yaml:439:39), multi_head_attention_past 166:26 (in causal_slice at
-  /// rules/attention.yaml:505:17))
+  /// rules/attention.yaml:541:17))
   bool matchConstant44(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant44)) return same(Ids::kConstant44, v) && k();
     return bind(Ids::kConstant44, v) && constant(Ids::kConstant44, v) && k();
@@ -704,7 +751,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_rotary 52:88 (in split_shape at
   /// rules/attention.yaml:131:22) (in rope_heads at rules/attention.yaml:437:16),
   /// multi_head_attention_past 52:72 (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchAny58(ValueId v, gen::Next k) {
     if (seen(Ids::kAny58)) return same(Ids::kAny58, v) && k();
     return bind(Ids::kAny58, v) && k();
@@ -721,14 +768,14 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cfill
-  /// (rules/attention.yaml: multi_head_attention_kv_given 475:29, multi_head_attention_past 506:33)
+  /// (rules/attention.yaml: multi_head_attention_kv_given 475:29, multi_head_attention_past 542:33)
   bool matchCfill(ValueId v, gen::Next k) {
     if (seen(Ids::kCfill)) return same(Ids::kCfill, v) && k();
     return bind(Ids::kCfill, v) && k();
   }
 
   /// cmask
-  /// (rules/attention.yaml: multi_head_attention_kv_given 475:37, multi_head_attention_past 506:41)
+  /// (rules/attention.yaml: multi_head_attention_kv_given 475:37, multi_head_attention_past 542:41)
   bool matchCmask(ValueId v, gen::Next k) {
     if (seen(Ids::kCmask)) return same(Ids::kCmask, v) && k();
     return bind(Ids::kCmask, v) && k();
@@ -737,10 +784,17 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 1
   /// (rules/attention.yaml: multi_head_attention_kv_given 166:50 (in causal_slice at
   /// rules/attention.yaml:185:17) (in scores_causal at rules/attention.yaml:473:17),
-  /// attention_heads 154:26 (in masked_sdpa at rules/attention.yaml:538:39))
+  /// attention_heads 154:26 (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchConstant43(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant43)) return same(Ids::kConstant43, v) && k();
     return bind(Ids::kConstant43, v) && constant(Ids::kConstant43, v) && k();
+  }
+
+  /// _
+  /// (rules/attention.yaml: multi_head_attention_einsum 507:23, attention_heads_merge 651:30)
+  bool matchAny10(ValueId v, gen::Next k) {
+    if (seen(Ids::kAny10)) return same(Ids::kAny10, v) && k();
+    return bind(Ids::kAny10, v) && k();
   }
 };
 
@@ -1623,16 +1677,10 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file):
-  // matchX, matchScores1C, matchScores1Cq, matchScores1Ck, matchCausal, matchFill, matchMask,
-  // matchMasked, matchAny59, matchConstant60, matchAny62, matchConstant63, matchAny65, matchAny67,
-  // matchConstant68, matchAny72, matchAny73, matchAny75, matchConstant76, matchConstant78,
-  // matchAny80, matchAny81, matchAny83, matchAny91.
-
-  /// wq  (rules/attention.yaml:292:73)
-  bool matchWq(ValueId v, gen::Next k) {
-    if (seen(kWq)) return same(kWq, v) && k();
-    return bind(kWq, v) && k();
-  }
+  // matchX, matchWq, matchBq, matchWk, matchBk, matchWv, matchBv, matchScores1C, matchScores1Cq,
+  // matchScores1Ck, matchCausal, matchFill, matchMask, matchMasked, matchAny59, matchConstant60,
+  // matchAny62, matchConstant63, matchAny65, matchAny67, matchConstant68, matchAny72, matchAny73,
+  // matchAny75, matchConstant76, matchConstant78, matchAny80, matchAny81, matchAny83, matchAny91.
 
   /// MatMul(x, wq)  (rules/attention.yaml:292:63)
   bool matchMatMul2(ValueId v, gen::Next k) {
@@ -1641,12 +1689,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kMatMul2, v, op::kMatMul);
     if (n == kNoId || !attrs(kMatMul2, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchWq(input(n, 1), k); });
-  }
-
-  /// bq  (rules/attention.yaml:292:78)
-  bool matchBq(ValueId v, gen::Next k) {
-    if (seen(kBq)) return same(kBq, v) && k();
-    return bind(kBq, v) && k();
   }
 
   /// sdpa.1.q = Add(MatMul(x, wq), bq)  (rules/attention.yaml:292:59)
@@ -1663,12 +1705,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchMatMul2(in1, [&] { return matchBq(in0, k); });
   }
 
-  /// wk  (rules/attention.yaml:293:73)
-  bool matchWk(ValueId v, gen::Next k) {
-    if (seen(kWk)) return same(kWk, v) && k();
-    return bind(kWk, v) && k();
-  }
-
   /// MatMul(x, wk)  (rules/attention.yaml:293:63)
   bool matchMatMul6(ValueId v, gen::Next k) {
     if (seen(kMatMul6)) return same(kMatMul6, v) && k();
@@ -1676,12 +1712,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kMatMul6, v, op::kMatMul);
     if (n == kNoId || !attrs(kMatMul6, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchWk(input(n, 1), k); });
-  }
-
-  /// bk  (rules/attention.yaml:293:78)
-  bool matchBk(ValueId v, gen::Next k) {
-    if (seen(kBk)) return same(kBk, v) && k();
-    return bind(kBk, v) && k();
   }
 
   /// Add(MatMul(x, wk), bk)  (rules/attention.yaml:293:59)
@@ -1698,12 +1728,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     return matchMatMul6(in1, [&] { return matchBk(in0, k); });
   }
 
-  /// wv  (rules/attention.yaml:294:73)
-  bool matchWv(ValueId v, gen::Next k) {
-    if (seen(kWv)) return same(kWv, v) && k();
-    return bind(kWv, v) && k();
-  }
-
   /// MatMul(x, wv)  (rules/attention.yaml:294:63)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(kMatMul10)) return same(kMatMul10, v) && k();
@@ -1711,12 +1735,6 @@ class PackedAttentionMatch : public AttentionSharedMatch<PackedAttentionIds> {
     const NodeId n = node(kMatMul10, v, op::kMatMul);
     if (n == kNoId || !attrs(kMatMul10, n, v)) return false;
     return matchX(input(n, 0), [&] { return matchWv(input(n, 1), k); });
-  }
-
-  /// bv  (rules/attention.yaml:294:78)
-  bool matchBv(ValueId v, gen::Next k) {
-    if (seen(kBv)) return same(kBv, v) && k();
-    return bind(kBv, v) && k();
   }
 
   /// Add(MatMul(x, wv), bv)  (rules/attention.yaml:294:59)
@@ -18446,7 +18464,1310 @@ class MultiHeadAttentionKvGivenRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:498
+// Generated from: rules/attention.yaml:500
+// multi_head_attention_einsum (priority 85): Attention as tf2onnx writes Keras's MultiHeadAttention, with Einsum projections and scores.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule multi_head_attention_einsum for the shared checks and messages.
+const gen::RuleSpec& specMultiHeadAttentionEinsum() {
+  static const gen::RuleSpec spec = {
+    "multi_head_attention_einsum",
+    "rules/attention.yaml:500:5",
+    20,  // root expr
+    // slots
+    {"xq", "wq", "bq", "qp", "wk", "bk", "kp", "wv", "bv", "vp", "c", "s", "m", "y", "causal",
+     "fill", "mask", "masked"},
+    0,  // attribute captures
+    5,  // shape symbols
+    // exprs
+    {
+      // 0: xq
+      {"xq", "rules/attention.yaml:505:23", 0},
+      // 1: wq
+      {"wq", "rules/attention.yaml:505:27", 1},
+      // 2: Einsum(xq, wq, equation='abc,cde->abde')
+      {"Einsum", "rules/attention.yaml:505:16", gen::kNoSlot, 2,
+       {{"equation", "rules/attention.yaml:505:31", Attr::kEquals,
+         {gen::stringLiteral("abc,cde->abde")}}}},
+      // 3: bq
+      {"bq", "rules/attention.yaml:505:58", 2},
+      // 4: Add(Einsum(xq, wq, equation='abc,cde->abde'), bq)
+      {"Add", "rules/attention.yaml:505:12", 3, 2},
+      // 5: _
+      {"_", "rules/attention.yaml:506:23"},
+      // 6: wk
+      {"wk", "rules/attention.yaml:506:26", 4},
+      // 7: Einsum(_, wk, equation='abc,cde->abde')
+      {"Einsum", "rules/attention.yaml:506:16", gen::kNoSlot, 2,
+       {{"equation", "rules/attention.yaml:506:30", Attr::kEquals,
+         {gen::stringLiteral("abc,cde->abde")}}}},
+      // 8: bk
+      {"bk", "rules/attention.yaml:506:57", 5},
+      // 9: Add(Einsum(_, wk, equation='abc,cde->abde'), bk)
+      {"Add", "rules/attention.yaml:506:12", 6, 2},
+      // 10: _
+      {"_", "rules/attention.yaml:507:23"},
+      // 11: wv
+      {"wv", "rules/attention.yaml:507:26", 7},
+      // 12: Einsum(_, wv, equation='abc,cde->abde')
+      {"Einsum", "rules/attention.yaml:507:16", gen::kNoSlot, 2,
+       {{"equation", "rules/attention.yaml:507:30", Attr::kEquals,
+         {gen::stringLiteral("abc,cde->abde")}}}},
+      // 13: bv
+      {"bv", "rules/attention.yaml:507:57", 8},
+      // 14: Add(Einsum(_, wv, equation='abc,cde->abde'), bv)
+      {"Add", "rules/attention.yaml:507:12", 9, 2},
+      // 15: c
+      {"c", "rules/attention.yaml:508:31", 10},
+      // 16: Mul(qp, c)
+      {"Mul", "rules/attention.yaml:508:23", gen::kNoSlot, 2},
+      // 17: Einsum(kp, Mul(qp, c), equation='aecd,abcd->acbe')
+      {"Einsum", "rules/attention.yaml:508:12", 11, 2,
+       {{"equation", "rules/attention.yaml:508:35", Attr::kEquals,
+         {gen::stringLiteral("aecd,abcd->acbe")}}}},
+      // 18: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
+      {"m", "rules/attention.yaml:96:59 (in masked at rules/attention.yaml:509:39)", 12},
+      // 19: Softmax(m, axis=-1)
+      {"Softmax", "rules/attention.yaml:510:19", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:510:30", Attr::kOneOf,
+         {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
+         {{12, gen::intLiteral(1)}}}}},
+      // 20: Einsum(Softmax(m, axis=-1), vp, equation='acbe,aecd->abcd')
+      {"Einsum", "rules/attention.yaml:510:12", 13, 2,
+       {{"equation", "rules/attention.yaml:510:52", Attr::kEquals,
+         {gen::stringLiteral("acbe,aecd->abcd")}}}},
+      // 21: causal
+      {"causal", "rules/attention.yaml:96:22 (in masked at rules/attention.yaml:509:39)", 14},
+      // 22: fill
+      {"fill", "rules/attention.yaml:96:33 (in masked at rules/attention.yaml:509:39)", 15},
+      // 23: Where(causal, s, fill)
+      {"Where", "rules/attention.yaml:96:16 (in masked at rules/attention.yaml:509:39)",
+       gen::kNoSlot, 3},
+      // 24: mask
+      {"mask", "rules/attention.yaml:96:40 (in masked at rules/attention.yaml:509:39)", 16},
+      // 25: Add(Where(causal, s, fill), mask)
+      {"Add", "rules/attention.yaml:96:12 (in masked at rules/attention.yaml:509:39)", gen::kNoSlot,
+       2},
+      // 26: Where(causal, s, fill)
+      {"Where", "rules/attention.yaml:96:61 (in masked at rules/attention.yaml:509:39)",
+       gen::kNoSlot, 3},
+      // 27: masked
+      {"masked", "rules/attention.yaml:97:27 (in masked at rules/attention.yaml:509:39)", 17},
+      // 28: Shape(s)
+      {"Shape", "rules/attention.yaml:97:35 (in masked at rules/attention.yaml:509:39)",
+       gen::kNoSlot, 1},
+      // 29: Expand(masked, Shape(s))
+      {"Expand", "rules/attention.yaml:97:20 (in masked at rules/attention.yaml:509:39)",
+       gen::kNoSlot, 2},
+      // 30: Where(Expand(masked, Shape(s)), fill, s)
+      {"Where", "rules/attention.yaml:97:14 (in masked at rules/attention.yaml:509:39)",
+       gen::kNoSlot, 3},
+      // 31: Where(masked, fill, s)
+      {"Where", "rules/attention.yaml:97:70 (in masked at rules/attention.yaml:509:39)",
+       gen::kNoSlot, 3},
+      // 32: Add(s, mask)
+      {"Add", "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:509:39)", gen::kNoSlot,
+       2},
+    },
+    // constraints
+    {{Check::kElemType, "rules/attention.yaml:512:13", "xq", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {"float"}, {1}},
+     {Check::kShape, "rules/attention.yaml:513:13", "wq", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"D", "N", "H"},
+      {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kConstant, "rules/attention.yaml:513:31", "wq", 1},
+     {Check::kShape, "rules/attention.yaml:514:13", "wk", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"DK", "N", "H"},
+      {{Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kConstant, "rules/attention.yaml:514:32", "wk", 4},
+     {Check::kShape, "rules/attention.yaml:515:13", "wv", 7, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"DK", "N", "HV"},
+      {{Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}}},
+     {Check::kConstant, "rules/attention.yaml:515:33", "wv", 7},
+     {Check::kShape, "rules/attention.yaml:516:13", "bq", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"N", "H"}, {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape, "rules/attention.yaml:517:13", "bk", 5, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"N", "H"}, {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
+     {Check::kShape, "rules/attention.yaml:518:13", "bv", 8, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {}, {}, {"N", "HV"}, {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}}},
+     {Check::kScalar, "rules/attention.yaml:519:13", "c", 10},
+     {Check::kScalar, "rules/attention.yaml:100:15 (in masked at rules/attention.yaml:509:39)",
+      "fill", 15, {}, {}, "", nullptr, 12, {}, true, true, -gen::kInfinity, -1e+04}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{18, 0}}}}, {true, "", -1, -1, {{{18, 1}}}},
+     {true, "", -1, -1, {{{18, 2}, {18, 3}}}}, {true, "", -1, -1, {{{18, 4}}}},
+     {true, "", -1, -1, {{{18, 5}}}}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule multi_head_attention_einsum (indices into its RuleSpec's exprs).
+struct MultiHeadAttentionEinsumIds {
+  enum : gen::ExprId {
+    kXq = 0,
+    kWq = 1,
+    kEinsum2 = 2,
+    kBq = 3,
+    kQp = 4,
+    kAny5 = 5,
+    kWk = 6,
+    kEinsum7 = 7,
+    kBk = 8,
+    kKp = 9,
+    kAny10 = 10,
+    kWv = 11,
+    kEinsum12 = 12,
+    kBv = 13,
+    kVp = 14,
+    kC = 15,
+    kMul = 16,
+    kS = 17,
+    kM = 18,
+    kSoftmax = 19,
+    kY = 20,
+    kCausal = 21,
+    kFill = 22,
+    kWhere23 = 23,
+    kMask = 24,
+    kAdd25 = 25,
+    kWhere26 = 26,
+    kMasked = 27,
+    kShape = 28,
+    kExpand = 29,
+    kWhere30 = 30,
+    kWhere31 = 31,
+    kAdd32 = 32,
+  };
+};
+
+/// The search of rule multi_head_attention_einsum: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class MultiHeadAttentionEinsumMatch : public AttentionSharedMatch<MultiHeadAttentionEinsumIds> {
+ public:
+  MultiHeadAttentionEinsumMatch(gen::Scratch& scratch, Rewriter& rw)
+      : AttentionSharedMatch<MultiHeadAttentionEinsumIds>(specMultiHeadAttentionEinsum(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+      case 2:
+        return rewrite2();
+      case 3:
+        return rewrite3();
+      case 4:
+        return rewrite4();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotXq = 0,
+    kSlotWq = 1,
+    kSlotBq = 2,
+    kSlotQp = 3,
+    kSlotWk = 4,
+    kSlotBk = 5,
+    kSlotKp = 6,
+    kSlotWv = 7,
+    kSlotBv = 8,
+    kSlotVp = 9,
+    kSlotC = 10,
+    kSlotS = 11,
+    kSlotM = 12,
+    kSlotY = 13,
+    kSlotCausal = 14,
+    kSlotFill = 15,
+    kSlotMask = 16,
+    kSlotMasked = 17,
+  };
+
+  // ---- Match
+
+  // From AttentionSharedMatch (the same in other rules of this file):
+  // matchWq, matchBq, matchWk, matchBk, matchAny10, matchWv, matchBv, matchCausal, matchFill,
+  // matchMask, matchMasked.
+
+  /// xq  (rules/attention.yaml:505:23)
+  bool matchXq(ValueId v, gen::Next k) {
+    if (seen(kXq)) return same(kXq, v) && k();
+    return bind(kXq, v) && k();
+  }
+
+  /// Einsum(xq, wq, equation='abc,cde->abde')  (rules/attention.yaml:505:16)
+  bool matchEinsum2(ValueId v, gen::Next k) {
+    if (seen(kEinsum2)) return same(kEinsum2, v) && k();
+    if (!bind(kEinsum2, v)) return false;
+    const NodeId n = node(kEinsum2, v, op::kEinsum);
+    if (n == kNoId || !attrs(kEinsum2, n, v)) return false;
+    return matchXq(input(n, 0), [&] { return matchWq(input(n, 1), k); });
+  }
+
+  /// qp = Add(Einsum(xq, wq, equation='abc,cde->abde'), bq)  (rules/attention.yaml:505:12)
+  bool matchQp(ValueId v, gen::Next k) {
+    if (seen(kQp)) return same(kQp, v) && k();
+    if (!bind(kQp, v)) return false;
+    const NodeId n = node(kQp, v, op::kAdd);
+    if (n == kNoId || !attrs(kQp, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchEinsum2(in0, [&] { return matchBq(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchEinsum2(in1, [&] { return matchBq(in0, k); });
+  }
+
+  /// _  (rules/attention.yaml:506:23)
+  bool matchAny5(ValueId v, gen::Next k) {
+    if (seen(kAny5)) return same(kAny5, v) && k();
+    return bind(kAny5, v) && k();
+  }
+
+  /// Einsum(_, wk, equation='abc,cde->abde')  (rules/attention.yaml:506:16)
+  bool matchEinsum7(ValueId v, gen::Next k) {
+    if (seen(kEinsum7)) return same(kEinsum7, v) && k();
+    if (!bind(kEinsum7, v)) return false;
+    const NodeId n = node(kEinsum7, v, op::kEinsum);
+    if (n == kNoId || !attrs(kEinsum7, n, v)) return false;
+    return matchAny5(input(n, 0), [&] { return matchWk(input(n, 1), k); });
+  }
+
+  /// kp = Add(Einsum(_, wk, equation='abc,cde->abde'), bk)  (rules/attention.yaml:506:12)
+  bool matchKp(ValueId v, gen::Next k) {
+    if (seen(kKp)) return same(kKp, v) && k();
+    if (!bind(kKp, v)) return false;
+    const NodeId n = node(kKp, v, op::kAdd);
+    if (n == kNoId || !attrs(kKp, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchEinsum7(in0, [&] { return matchBk(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchEinsum7(in1, [&] { return matchBk(in0, k); });
+  }
+
+  /// Einsum(_, wv, equation='abc,cde->abde')  (rules/attention.yaml:507:16)
+  bool matchEinsum12(ValueId v, gen::Next k) {
+    if (seen(kEinsum12)) return same(kEinsum12, v) && k();
+    if (!bind(kEinsum12, v)) return false;
+    const NodeId n = node(kEinsum12, v, op::kEinsum);
+    if (n == kNoId || !attrs(kEinsum12, n, v)) return false;
+    return matchAny10(input(n, 0), [&] { return matchWv(input(n, 1), k); });
+  }
+
+  /// vp = Add(Einsum(_, wv, equation='abc,cde->abde'), bv)  (rules/attention.yaml:507:12)
+  bool matchVp(ValueId v, gen::Next k) {
+    if (seen(kVp)) return same(kVp, v) && k();
+    if (!bind(kVp, v)) return false;
+    const NodeId n = node(kVp, v, op::kAdd);
+    if (n == kNoId || !attrs(kVp, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchEinsum12(in0, [&] { return matchBv(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchEinsum12(in1, [&] { return matchBv(in0, k); });
+  }
+
+  /// c  (rules/attention.yaml:508:31)
+  bool matchC(ValueId v, gen::Next k) {
+    if (seen(kC)) return same(kC, v) && k();
+    return bind(kC, v) && k();
+  }
+
+  /// Mul(qp, c)  (rules/attention.yaml:508:23)
+  bool matchMul(ValueId v, gen::Next k) {
+    if (seen(kMul)) return same(kMul, v) && k();
+    if (!bind(kMul, v)) return false;
+    const NodeId n = node(kMul, v, op::kMul);
+    if (n == kNoId || !attrs(kMul, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchQp(in0, [&] { return matchC(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchQp(in1, [&] { return matchC(in0, k); });
+  }
+
+  /// s = Einsum(kp, Mul(qp, c), equation='aecd,abcd->acbe')  (rules/attention.yaml:508:12)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
+    const NodeId n = node(kS, v, op::kEinsum);
+    if (n == kNoId || !attrs(kS, n, v)) return false;
+    return matchKp(input(n, 0), [&] { return matchMul(input(n, 1), k); });
+  }
+
+  /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
+  /// Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s  (rules/attention.yaml:96:59
+  /// (in masked at rules/attention.yaml:509:39))
+  bool matchM(ValueId v, gen::Next k) {
+    if (seen(kM)) return same(kM, v) && k();
+    if (!bind(kM, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kM, 0) && matchAdd25(v, k)) return true;  // @causal_mask
+    undo(m);
+    if (choose(kM, 1) && matchWhere26(v, k)) return true;  // @causal
+    undo(m);
+    if (choose(kM, 2) && matchWhere30(v, k)) return true;  // @masked_fill
+    undo(m);
+    if (choose(kM, 3) && matchWhere31(v, k)) return true;  // @masked_fill
+    undo(m);
+    if (choose(kM, 4) && matchAdd32(v, k)) return true;  // @mask
+    undo(m);
+    if (choose(kM, 5) && matchS(v, k)) return true;  // @plain
+    undo(m);
+    return false;
+  }
+
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:510:19)
+  bool matchSoftmax(ValueId v, gen::Next k) {
+    if (seen(kSoftmax)) return same(kSoftmax, v) && k();
+    if (!bind(kSoftmax, v)) return false;
+    const NodeId n = node(kSoftmax, v, op::kSoftmax);
+    if (n == kNoId || !attrs(kSoftmax, n, v)) return false;
+    return matchM(input(n, 0), k);
+  }
+
+  /// y = Einsum(Softmax(m, axis=-1), vp, equation='acbe,aecd->abcd')  (rules/attention.yaml:510:12)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kEinsum);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchSoftmax(input(n, 0), [&] { return matchVp(input(n, 1), k); });
+  }
+
+  /// Where(causal, s, fill)  (rules/attention.yaml:96:16 (in masked at
+  /// rules/attention.yaml:509:39))
+  bool matchWhere23(ValueId v, gen::Next k) {
+    if (seen(kWhere23)) return same(kWhere23, v) && k();
+    if (!bind(kWhere23, v)) return false;
+    const NodeId n = node(kWhere23, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere23, n, v)) return false;
+    return matchCausal(input(n, 0), [&] {
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
+    });
+  }
+
+  /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:96:12 (in masked at
+  /// rules/attention.yaml:509:39))
+  bool matchAdd25(ValueId v, gen::Next k) {
+    if (seen(kAdd25)) return same(kAdd25, v) && k();
+    if (!bind(kAdd25, v)) return false;
+    const NodeId n = node(kAdd25, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd25, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchWhere23(in0, [&] { return matchMask(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchWhere23(in1, [&] { return matchMask(in0, k); });
+  }
+
+  /// Where(causal, s, fill)  (rules/attention.yaml:96:61 (in masked at
+  /// rules/attention.yaml:509:39))
+  bool matchWhere26(ValueId v, gen::Next k) {
+    if (seen(kWhere26)) return same(kWhere26, v) && k();
+    if (!bind(kWhere26, v)) return false;
+    const NodeId n = node(kWhere26, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere26, n, v)) return false;
+    return matchCausal(input(n, 0), [&] {
+      return matchS(input(n, 1), [&] {
+        return matchFill(input(n, 2), k);
+      });
+    });
+  }
+
+  /// Shape(s)  (rules/attention.yaml:97:35 (in masked at rules/attention.yaml:509:39))
+  bool matchShape(ValueId v, gen::Next k) {
+    if (seen(kShape)) return same(kShape, v) && k();
+    if (!bind(kShape, v)) return false;
+    const NodeId n = node(kShape, v, op::kShape);
+    if (n == kNoId || !attrs(kShape, n, v)) return false;
+    return matchS(input(n, 0), k);
+  }
+
+  /// Expand(masked, Shape(s))  (rules/attention.yaml:97:20 (in masked at
+  /// rules/attention.yaml:509:39))
+  bool matchExpand(ValueId v, gen::Next k) {
+    if (seen(kExpand)) return same(kExpand, v) && k();
+    if (!bind(kExpand, v)) return false;
+    const NodeId n = node(kExpand, v, op::kExpand);
+    if (n == kNoId || !attrs(kExpand, n, v)) return false;
+    return matchMasked(input(n, 0), [&] { return matchShape(input(n, 1), k); });
+  }
+
+  /// Where(Expand(masked, Shape(s)), fill, s)  (rules/attention.yaml:97:14 (in masked at
+  /// rules/attention.yaml:509:39))
+  bool matchWhere30(ValueId v, gen::Next k) {
+    if (seen(kWhere30)) return same(kWhere30, v) && k();
+    if (!bind(kWhere30, v)) return false;
+    const NodeId n = node(kWhere30, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere30, n, v)) return false;
+    return matchExpand(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
+    });
+  }
+
+  /// Where(masked, fill, s)  (rules/attention.yaml:97:70 (in masked at
+  /// rules/attention.yaml:509:39))
+  bool matchWhere31(ValueId v, gen::Next k) {
+    if (seen(kWhere31)) return same(kWhere31, v) && k();
+    if (!bind(kWhere31, v)) return false;
+    const NodeId n = node(kWhere31, v, op::kWhere);
+    if (n == kNoId || !attrs(kWhere31, n, v)) return false;
+    return matchMasked(input(n, 0), [&] {
+      return matchFill(input(n, 1), [&] {
+        return matchS(input(n, 2), k);
+      });
+    });
+  }
+
+  /// Add(s, mask)  (rules/attention.yaml:98:14 (in masked at rules/attention.yaml:509:39))
+  bool matchAdd32(ValueId v, gen::Next k) {
+    if (seen(kAdd32)) return same(kAdd32, v) && k();
+    if (!bind(kAdd32, v)) return false;
+    const NodeId n = node(kAdd32, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd32, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchS(in0, [&] { return matchMask(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchS(in1, [&] { return matchMask(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @causal_mask), rules/attention.yaml:522:5:
+  ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0)), num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQp, "rules/attention.yaml:523:52", "qp")) return false;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:523:71", "kp")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:523:90", "vp")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:525:59", "causal")) return false;
+    std::optional<onnx::TensorProto> t27 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t27) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:525:81", "fill")) return false;
+    std::vector<onnx::AttributeProto> attrs28;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:525:67", "mask")) return false;
+    std::vector<onnx::AttributeProto> attrs29;
+    std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t26) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t21) return false;
+    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t22) return false;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t24) return false;
+    std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t25) return false;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs16;
+    std::vector<onnx::AttributeProto> attrs17;
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("einsum_heads"),
+        {kSlotWq},
+        {"wq"},
+        "num_heads",
+        "rules/attention.yaml:527:44",
+        "rules/attention.yaml:527:44");
+    if (!a17_0) return false;
+    attrs17.push_back(std::move(*a17_0));
+    std::optional<onnx::AttributeProto> a17_1 = valueOf(
+        kSlotC,
+        "scale",
+        "c",
+        "rules/attention.yaml:527:80",
+        "rules/attention.yaml:527:80");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:522:5",
+        "rules/attention.yaml:528:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQp);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kReshape;
+    spec2.inputs = {v1, v0};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotKp);
+    NodeSpec spec4;
+    spec4.op = op::kReshape;
+    spec4.inputs = {v3, v0};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotVp);
+    NodeSpec spec6;
+    spec6.op = op::kReshape;
+    spec6.inputs = {v5, v0};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = kNoId;
+    const ValueId v8 = kNoId;
+    const ValueId v9 = slot(kSlotCausal);
+    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
+    const ValueId v12 = slot(kSlotFill);
+    NodeSpec spec28;
+    spec28.op = op::kWhere;
+    spec28.inputs = {v9, v27, v12};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    const ValueId v10 = slot(kSlotMask);
+    NodeSpec spec29;
+    spec29.op = op::kAdd;
+    spec29.inputs = {v28, v10};
+    spec29.attributes = std::move(attrs29);
+    spec29.created_by = ruleName();
+    const NodeId n29 = rw_.createNode(std::move(spec29));
+    const ValueId v29 = g_.node(n29).output(0);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    NodeSpec spec20;
+    spec20.op = op::kShape;
+    spec20.inputs = {v1};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
+    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
+    NodeSpec spec13;
+    spec13.op = op::kSlice;
+    spec13.inputs = {v20, v21, v22};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kShape;
+    spec23.inputs = {v3};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
+    const ValueId v25 = rw_.addInitializer(std::move(*t25), ruleName());
+    NodeSpec spec14;
+    spec14.op = op::kSlice;
+    spec14.inputs = {v23, v24, v25};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kConcat;
+    spec15.inputs = {v26, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kExpand;
+    spec16.inputs = {v29, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kComMicrosoftMultiHeadAttention;
+    spec17.inputs = {v2, v4, v6, v7, v8, v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kShape;
+    spec18.inputs = {v5};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kReshape;
+    spec19.inputs = {v17, v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
+  }
+
+  /// Variant 1 (when @causal), rules/attention.yaml:522:5:
+  ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0)), num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQp, "rules/attention.yaml:523:52", "qp")) return false;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:523:71", "kp")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:523:90", "vp")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:525:59", "causal")) return false;
+    std::optional<onnx::TensorProto> t27 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t27) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:525:81", "fill")) return false;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t26) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t21) return false;
+    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t22) return false;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t24) return false;
+    std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t25) return false;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs16;
+    std::vector<onnx::AttributeProto> attrs17;
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("einsum_heads"),
+        {kSlotWq},
+        {"wq"},
+        "num_heads",
+        "rules/attention.yaml:527:44",
+        "rules/attention.yaml:527:44");
+    if (!a17_0) return false;
+    attrs17.push_back(std::move(*a17_0));
+    std::optional<onnx::AttributeProto> a17_1 = valueOf(
+        kSlotC,
+        "scale",
+        "c",
+        "rules/attention.yaml:527:80",
+        "rules/attention.yaml:527:80");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:522:5",
+        "rules/attention.yaml:528:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQp);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kReshape;
+    spec2.inputs = {v1, v0};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotKp);
+    NodeSpec spec4;
+    spec4.op = op::kReshape;
+    spec4.inputs = {v3, v0};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotVp);
+    NodeSpec spec6;
+    spec6.op = op::kReshape;
+    spec6.inputs = {v5, v0};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = kNoId;
+    const ValueId v8 = kNoId;
+    const ValueId v9 = slot(kSlotCausal);
+    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
+    const ValueId v12 = slot(kSlotFill);
+    NodeSpec spec28;
+    spec28.op = op::kWhere;
+    spec28.inputs = {v9, v27, v12};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    NodeSpec spec20;
+    spec20.op = op::kShape;
+    spec20.inputs = {v1};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
+    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
+    NodeSpec spec13;
+    spec13.op = op::kSlice;
+    spec13.inputs = {v20, v21, v22};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kShape;
+    spec23.inputs = {v3};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
+    const ValueId v25 = rw_.addInitializer(std::move(*t25), ruleName());
+    NodeSpec spec14;
+    spec14.op = op::kSlice;
+    spec14.inputs = {v23, v24, v25};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kConcat;
+    spec15.inputs = {v26, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kExpand;
+    spec16.inputs = {v28, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kComMicrosoftMultiHeadAttention;
+    spec17.inputs = {v2, v4, v6, v7, v8, v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kShape;
+    spec18.inputs = {v5};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kReshape;
+    spec19.inputs = {v17, v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
+  }
+
+  /// Variant 2 (when @masked_fill), rules/attention.yaml:522:5:
+  ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0)), num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
+  bool rewrite2() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQp, "rules/attention.yaml:523:52", "qp")) return false;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:523:71", "kp")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:523:90", "vp")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:525:73", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:525:81", "fill")) return false;
+    std::optional<onnx::TensorProto> t27 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
+    if (!t27) return false;
+    std::vector<onnx::AttributeProto> attrs28;
+    std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t26) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t21) return false;
+    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t22) return false;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t24) return false;
+    std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t25) return false;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs16;
+    std::vector<onnx::AttributeProto> attrs17;
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("einsum_heads"),
+        {kSlotWq},
+        {"wq"},
+        "num_heads",
+        "rules/attention.yaml:527:44",
+        "rules/attention.yaml:527:44");
+    if (!a17_0) return false;
+    attrs17.push_back(std::move(*a17_0));
+    std::optional<onnx::AttributeProto> a17_1 = valueOf(
+        kSlotC,
+        "scale",
+        "c",
+        "rules/attention.yaml:527:80",
+        "rules/attention.yaml:527:80");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:522:5",
+        "rules/attention.yaml:528:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQp);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kReshape;
+    spec2.inputs = {v1, v0};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotKp);
+    NodeSpec spec4;
+    spec4.op = op::kReshape;
+    spec4.inputs = {v3, v0};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotVp);
+    NodeSpec spec6;
+    spec6.op = op::kReshape;
+    spec6.inputs = {v5, v0};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = kNoId;
+    const ValueId v8 = kNoId;
+    const ValueId v11 = slot(kSlotMasked);
+    const ValueId v12 = slot(kSlotFill);
+    const ValueId v27 = rw_.addInitializer(std::move(*t27), ruleName());
+    NodeSpec spec28;
+    spec28.op = op::kWhere;
+    spec28.inputs = {v11, v12, v27};
+    spec28.attributes = std::move(attrs28);
+    spec28.created_by = ruleName();
+    const NodeId n28 = rw_.createNode(std::move(spec28));
+    const ValueId v28 = g_.node(n28).output(0);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    NodeSpec spec20;
+    spec20.op = op::kShape;
+    spec20.inputs = {v1};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
+    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
+    NodeSpec spec13;
+    spec13.op = op::kSlice;
+    spec13.inputs = {v20, v21, v22};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kShape;
+    spec23.inputs = {v3};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
+    const ValueId v25 = rw_.addInitializer(std::move(*t25), ruleName());
+    NodeSpec spec14;
+    spec14.op = op::kSlice;
+    spec14.inputs = {v23, v24, v25};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kConcat;
+    spec15.inputs = {v26, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kExpand;
+    spec16.inputs = {v28, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kComMicrosoftMultiHeadAttention;
+    spec17.inputs = {v2, v4, v6, v7, v8, v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kShape;
+    spec18.inputs = {v5};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kReshape;
+    spec19.inputs = {v17, v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
+  }
+
+  /// Variant 3 (when @mask), rules/attention.yaml:522:5:
+  ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(qp), tensor([1]), tensor([2])), Slice(Shape(kp), tensor([1]), tensor([2])), axis=0)), num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
+  bool rewrite3() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQp, "rules/attention.yaml:523:52", "qp")) return false;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:523:71", "kp")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:523:90", "vp")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:525:67", "mask")) return false;
+    std::optional<onnx::TensorProto> t26 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
+    if (!t26) return false;
+    std::vector<onnx::AttributeProto> attrs20;
+    std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t21) return false;
+    std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t22) return false;
+    std::vector<onnx::AttributeProto> attrs13;
+    std::vector<onnx::AttributeProto> attrs23;
+    std::optional<onnx::TensorProto> t24 = gen::literalTensor(gen::intsLiteral({1}), 7, {1});
+    if (!t24) return false;
+    std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
+    if (!t25) return false;
+    std::vector<onnx::AttributeProto> attrs14;
+    std::vector<onnx::AttributeProto> attrs15;
+    attrs15.push_back(gen::intAttribute("axis", 0));
+    std::vector<onnx::AttributeProto> attrs16;
+    std::vector<onnx::AttributeProto> attrs17;
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("einsum_heads"),
+        {kSlotWq},
+        {"wq"},
+        "num_heads",
+        "rules/attention.yaml:527:44",
+        "rules/attention.yaml:527:44");
+    if (!a17_0) return false;
+    attrs17.push_back(std::move(*a17_0));
+    std::optional<onnx::AttributeProto> a17_1 = valueOf(
+        kSlotC,
+        "scale",
+        "c",
+        "rules/attention.yaml:527:80",
+        "rules/attention.yaml:527:80");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:522:5",
+        "rules/attention.yaml:528:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQp);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kReshape;
+    spec2.inputs = {v1, v0};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotKp);
+    NodeSpec spec4;
+    spec4.op = op::kReshape;
+    spec4.inputs = {v3, v0};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotVp);
+    NodeSpec spec6;
+    spec6.op = op::kReshape;
+    spec6.inputs = {v5, v0};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = kNoId;
+    const ValueId v8 = kNoId;
+    const ValueId v10 = slot(kSlotMask);
+    const ValueId v26 = rw_.addInitializer(std::move(*t26), ruleName());
+    NodeSpec spec20;
+    spec20.op = op::kShape;
+    spec20.inputs = {v1};
+    spec20.attributes = std::move(attrs20);
+    spec20.created_by = ruleName();
+    const NodeId n20 = rw_.createNode(std::move(spec20));
+    const ValueId v20 = g_.node(n20).output(0);
+    const ValueId v21 = rw_.addInitializer(std::move(*t21), ruleName());
+    const ValueId v22 = rw_.addInitializer(std::move(*t22), ruleName());
+    NodeSpec spec13;
+    spec13.op = op::kSlice;
+    spec13.inputs = {v20, v21, v22};
+    spec13.attributes = std::move(attrs13);
+    spec13.created_by = ruleName();
+    const NodeId n13 = rw_.createNode(std::move(spec13));
+    const ValueId v13 = g_.node(n13).output(0);
+    NodeSpec spec23;
+    spec23.op = op::kShape;
+    spec23.inputs = {v3};
+    spec23.attributes = std::move(attrs23);
+    spec23.created_by = ruleName();
+    const NodeId n23 = rw_.createNode(std::move(spec23));
+    const ValueId v23 = g_.node(n23).output(0);
+    const ValueId v24 = rw_.addInitializer(std::move(*t24), ruleName());
+    const ValueId v25 = rw_.addInitializer(std::move(*t25), ruleName());
+    NodeSpec spec14;
+    spec14.op = op::kSlice;
+    spec14.inputs = {v23, v24, v25};
+    spec14.attributes = std::move(attrs14);
+    spec14.created_by = ruleName();
+    const NodeId n14 = rw_.createNode(std::move(spec14));
+    const ValueId v14 = g_.node(n14).output(0);
+    NodeSpec spec15;
+    spec15.op = op::kConcat;
+    spec15.inputs = {v26, v13, v14};
+    spec15.attributes = std::move(attrs15);
+    spec15.created_by = ruleName();
+    const NodeId n15 = rw_.createNode(std::move(spec15));
+    const ValueId v15 = g_.node(n15).output(0);
+    NodeSpec spec16;
+    spec16.op = op::kExpand;
+    spec16.inputs = {v10, v15};
+    spec16.attributes = std::move(attrs16);
+    spec16.created_by = ruleName();
+    const NodeId n16 = rw_.createNode(std::move(spec16));
+    const ValueId v16 = g_.node(n16).output(0);
+    NodeSpec spec17;
+    spec17.op = op::kComMicrosoftMultiHeadAttention;
+    spec17.inputs = {v2, v4, v6, v7, v8, v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kShape;
+    spec18.inputs = {v5};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kReshape;
+    spec19.inputs = {v17, v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
+  }
+
+  /// Variant 4 (when @plain), rules/attention.yaml:522:5:
+  ///   y = Reshape(com.microsoft.MultiHeadAttention(Reshape(qp, tensor([0, 0, -1])), Reshape(kp, tensor([0, 0, -1])), Reshape(vp, tensor([0, 0, -1])), none, none, none, num_heads=helper(einsum_heads), scale=value(c)), Shape(vp))
+  bool rewrite4() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotQp, "rules/attention.yaml:523:52", "qp")) return false;
+    std::optional<onnx::TensorProto> t0 = gen::literalTensor(gen::intsLiteral({0, 0, -1}), 7, {3});
+    if (!t0) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    if (!requireBound(kSlotKp, "rules/attention.yaml:523:71", "kp")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    if (!requireBound(kSlotVp, "rules/attention.yaml:523:90", "vp")) return false;
+    std::vector<onnx::AttributeProto> attrs6;
+    std::vector<onnx::AttributeProto> attrs17;
+    std::optional<onnx::AttributeProto> a17_0 = attrHelper(
+        gen::attributeHelper("einsum_heads"),
+        {kSlotWq},
+        {"wq"},
+        "num_heads",
+        "rules/attention.yaml:527:44",
+        "rules/attention.yaml:527:44");
+    if (!a17_0) return false;
+    attrs17.push_back(std::move(*a17_0));
+    std::optional<onnx::AttributeProto> a17_1 = valueOf(
+        kSlotC,
+        "scale",
+        "c",
+        "rules/attention.yaml:527:80",
+        "rules/attention.yaml:527:80");
+    if (!a17_1) return false;
+    attrs17.push_back(std::move(*a17_1));
+    std::vector<onnx::AttributeProto> attrs18;
+    std::vector<onnx::AttributeProto> attrs19;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/attention.yaml:522:5",
+        "rules/attention.yaml:528:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotQp);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    NodeSpec spec2;
+    spec2.op = op::kReshape;
+    spec2.inputs = {v1, v0};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotKp);
+    NodeSpec spec4;
+    spec4.op = op::kReshape;
+    spec4.inputs = {v3, v0};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotVp);
+    NodeSpec spec6;
+    spec6.op = op::kReshape;
+    spec6.inputs = {v5, v0};
+    spec6.attributes = std::move(attrs6);
+    spec6.created_by = ruleName();
+    const NodeId n6 = rw_.createNode(std::move(spec6));
+    const ValueId v6 = g_.node(n6).output(0);
+    const ValueId v7 = kNoId;
+    const ValueId v8 = kNoId;
+    const ValueId v16 = kNoId;
+    NodeSpec spec17;
+    spec17.op = op::kComMicrosoftMultiHeadAttention;
+    spec17.inputs = {v2, v4, v6, v7, v8, v16};
+    spec17.attributes = std::move(attrs17);
+    spec17.created_by = ruleName();
+    const NodeId n17 = rw_.createNode(std::move(spec17));
+    const ValueId v17 = g_.node(n17).output(0);
+    NodeSpec spec18;
+    spec18.op = op::kShape;
+    spec18.inputs = {v5};
+    spec18.attributes = std::move(attrs18);
+    spec18.created_by = ruleName();
+    const NodeId n18 = rw_.createNode(std::move(spec18));
+    const ValueId v18 = g_.node(n18).output(0);
+    NodeSpec spec19;
+    spec19.op = op::kReshape;
+    spec19.inputs = {v17, v18};
+    spec19.attributes = std::move(attrs19);
+    spec19.created_by = ruleName();
+    const NodeId n19 = rw_.createNode(std::move(spec19));
+    const ValueId v19 = g_.node(n19).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v19}});
+  }
+};
+
+/// multi_head_attention_einsum as a RewritePattern.
+class MultiHeadAttentionEinsumRule : public RewritePattern {
+ public:
+  MultiHeadAttentionEinsumRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            85,
+            {"ort"},
+            "rules/attention.yaml:500:5",
+            {op::kReshape, op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kWhere, op::kAdd}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 12, 22)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    MultiHeadAttentionEinsumMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/attention.yaml:534
 // multi_head_attention_past (priority 83): Attention on given K and V heads, the causal slice by the Q and K heads' lengths (GPT-2 4.x).
 //===----------------------------------------------------------------------===//
 
@@ -18454,7 +19775,7 @@ class MultiHeadAttentionKvGivenRule : public RewritePattern {
 const gen::RuleSpec& specMultiHeadAttentionPast() {
   static const gen::RuleSpec spec = {
     "multi_head_attention_past",
-    "rules/attention.yaml:498:5",
+    "rules/attention.yaml:534:5",
     15,  // root expr
     // slots
     {"q", "qr", "kc", "s", "size_m2.1.n", "size_m2.2.n", "c", "cfill", "cmask", "m", "vh", "y",
@@ -18466,392 +19787,392 @@ const gen::RuleSpec& specMultiHeadAttentionPast() {
     // exprs
     {
       // 0: q
-      {"q", "rules/attention.yaml:503:23", 0},
+      {"q", "rules/attention.yaml:539:23", 0},
       // 1: Reshape(q, split_shape.1.s)
-      {"Reshape", "rules/attention.yaml:63:11 (in heads at rules/attention.yaml:503:17)", 1, 2},
+      {"Reshape", "rules/attention.yaml:63:11 (in heads at rules/attention.yaml:539:17)", 1, 2},
       // 2: kc
-      {"kc", "rules/attention.yaml:504:38", 2},
+      {"kc", "rules/attention.yaml:540:38", 2},
       // 3: Transpose(kc, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/attention.yaml:504:28", gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:504:42", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      {"Transpose", "rules/attention.yaml:540:28", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:540:42", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 4: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
-      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:504:17)", 3},
+      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:540:17)", 3},
       // 5: Squeeze(Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0]), axes=[0])
-      {"Squeeze", "rules/attention.yaml:177:11 (in size_m2 at rules/attention.yaml:505:30)", 4, 1,
-       {{"axes", "rules/attention.yaml:177:47 (in size_m2 at rules/attention.yaml:505:30)",
+      {"Squeeze", "rules/attention.yaml:177:11 (in size_m2 at rules/attention.yaml:541:30)", 4, 1,
+       {{"axes", "rules/attention.yaml:177:47 (in size_m2 at rules/attention.yaml:541:30)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 6: Squeeze(Slice(Shape(qh), starts=[-2], ends=[-1], axes=[0]), axes=[0])
-      {"Squeeze", "rules/attention.yaml:177:11 (in size_m2 at rules/attention.yaml:505:43)", 5, 1,
-       {{"axes", "rules/attention.yaml:177:47 (in size_m2 at rules/attention.yaml:505:43)",
+      {"Squeeze", "rules/attention.yaml:177:11 (in size_m2 at rules/attention.yaml:541:43)", 5, 1,
+       {{"axes", "rules/attention.yaml:177:47 (in size_m2 at rules/attention.yaml:541:43)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 7: Cast(causal_slice.1.b, to=9) | causal_slice.1.b
-      {"c", "rules/attention.yaml:167:28 (in causal_slice at rules/attention.yaml:505:17)", 6},
+      {"c", "rules/attention.yaml:167:28 (in causal_slice at rules/attention.yaml:541:17)", 6},
       // 8: cfill
-      {"cfill", "rules/attention.yaml:506:33", 7},
+      {"cfill", "rules/attention.yaml:542:33", 7},
       // 9: Where(c, s, cfill)
-      {"Where", "rules/attention.yaml:506:21", gen::kNoSlot, 3},
+      {"Where", "rules/attention.yaml:542:21", gen::kNoSlot, 3},
       // 10: cmask
-      {"cmask", "rules/attention.yaml:506:41", 8},
+      {"cmask", "rules/attention.yaml:542:41", 8},
       // 11: Add(Where(c, s, cfill), cmask)
-      {"Add", "rules/attention.yaml:506:17", gen::kNoSlot, 2},
+      {"Add", "rules/attention.yaml:542:17", gen::kNoSlot, 2},
       // 12: Where(c, s, cfill)
-      {"Where", "rules/attention.yaml:506:70", gen::kNoSlot, 3},
+      {"Where", "rules/attention.yaml:542:70", gen::kNoSlot, 3},
       // 13: Add(Where(c, s, cfill), cmask) | Where(c, s, cfill)
-      {"m", "rules/attention.yaml:506:68", 9},
+      {"m", "rules/attention.yaml:542:68", 9},
       // 14: vh
-      {"vh", "rules/attention.yaml:507:27", 10},
+      {"vh", "rules/attention.yaml:543:27", 10},
       // 15: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
-      {"Reshape", "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:507:17)", 11, 2},
+      {"Reshape", "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:543:17)", 11, 2},
       // 16: Concat(dim.1.d, dim.2.d, _, _, axis=0) | _
       {"split_shape.1.s",
-       "rules/attention.yaml:52:86 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:52:86 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        12},
       // 17: Transpose(qr, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:503:17)", 13, 1,
-       {{"perm", "rules/attention.yaml:64:24 (in heads at rules/attention.yaml:503:17)",
+      {"Transpose", "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:539:17)", 13, 1,
+       {{"perm", "rules/attention.yaml:64:24 (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 18: MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]))
-      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:504:17)",
+      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:540:17)",
        gen::kNoSlot, 2},
       // 19: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:504:17)", 14},
+      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:540:17)", 14},
       // 20: Div(MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2])), scores.1.c)
-      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:504:17)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:540:17)", gen::kNoSlot,
        2},
       // 21: MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]))
-      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:504:17)",
+      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:540:17)",
        gen::kNoSlot, 2},
       // 22: Mul(MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2])), scores.1.c)
-      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:504:17)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:540:17)", gen::kNoSlot,
        2},
       // 23: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:504:17)", 15},
+      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:540:17)", 15},
       // 24: Mul(qh, scores.1.cq)
-      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:504:17)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:540:17)", gen::kNoSlot,
        2},
       // 25: Div(qh, scores.1.cq)
-      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:504:17)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:540:17)", gen::kNoSlot,
        2},
       // 26: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:504:17)"},
+      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:540:17)"},
       // 27: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:504:17)", 16},
+      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:540:17)", 16},
       // 28: Mul(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck)
-      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:504:17)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:540:17)", gen::kNoSlot,
        2},
       // 29: Div(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck)
-      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:504:17)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:540:17)", gen::kNoSlot,
        2},
       // 30: Mul(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck) | Transpose(kc, perm=[0, 1, 3, 2])
-      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:504:17)"},
+      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:540:17)"},
       // 31: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kc, perm=[0, 1, 3, 2])))
-      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:504:17)",
+      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:540:17)",
        gen::kNoSlot, 2},
       // 32: com.microsoft.FusedMatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:504:17)", gen::kNoSlot, 2,
-       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:504:17)",
+       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:540:17)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:540:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:504:17)",
+        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:540:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:504:17)",
+        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:540:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:504:17)",
+        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:540:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 33: Shape(kc)
-      {"Shape", "rules/attention.yaml:177:25 (in size_m2 at rules/attention.yaml:505:30)",
+      {"Shape", "rules/attention.yaml:177:25 (in size_m2 at rules/attention.yaml:541:30)",
        gen::kNoSlot, 1},
       // 34: Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0])
-      {"Slice", "rules/attention.yaml:177:19 (in size_m2 at rules/attention.yaml:505:30)",
+      {"Slice", "rules/attention.yaml:177:19 (in size_m2 at rules/attention.yaml:541:30)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:177:35 (in size_m2 at rules/attention.yaml:505:30)",
+       {{"starts", "rules/attention.yaml:177:35 (in size_m2 at rules/attention.yaml:541:30)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:177:39 (in size_m2 at rules/attention.yaml:505:30)",
+        {"ends", "rules/attention.yaml:177:39 (in size_m2 at rules/attention.yaml:541:30)",
          Attr::kEquals, {gen::intsLiteral({-1})}},
-        {"axes", "rules/attention.yaml:177:43 (in size_m2 at rules/attention.yaml:505:30)",
+        {"axes", "rules/attention.yaml:177:43 (in size_m2 at rules/attention.yaml:541:30)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 35: Shape(qh)
-      {"Shape", "rules/attention.yaml:177:25 (in size_m2 at rules/attention.yaml:505:43)",
+      {"Shape", "rules/attention.yaml:177:25 (in size_m2 at rules/attention.yaml:541:43)",
        gen::kNoSlot, 1},
       // 36: Slice(Shape(qh), starts=[-2], ends=[-1], axes=[0])
-      {"Slice", "rules/attention.yaml:177:19 (in size_m2 at rules/attention.yaml:505:43)",
+      {"Slice", "rules/attention.yaml:177:19 (in size_m2 at rules/attention.yaml:541:43)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:177:35 (in size_m2 at rules/attention.yaml:505:43)",
+       {{"starts", "rules/attention.yaml:177:35 (in size_m2 at rules/attention.yaml:541:43)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:177:39 (in size_m2 at rules/attention.yaml:505:43)",
+        {"ends", "rules/attention.yaml:177:39 (in size_m2 at rules/attention.yaml:541:43)",
          Attr::kEquals, {gen::intsLiteral({-1})}},
-        {"axes", "rules/attention.yaml:177:43 (in size_m2 at rules/attention.yaml:505:43)",
+        {"axes", "rules/attention.yaml:177:43 (in size_m2 at rules/attention.yaml:541:43)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 37: tril
-      {"tril", "rules/attention.yaml:165:20 (in causal_slice at rules/attention.yaml:505:17)", 17},
+      {"tril", "rules/attention.yaml:165:20 (in causal_slice at rules/attention.yaml:541:17)", 17},
       // 38: Sub(size_m2.1.n, size_m2.2.n)
-      {"Sub", "rules/attention.yaml:165:36 (in causal_slice at rules/attention.yaml:505:17)",
+      {"Sub", "rules/attention.yaml:165:36 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 2},
       // 39: Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0])
-      {"Unsqueeze", "rules/attention.yaml:165:26 (in causal_slice at rules/attention.yaml:505:17)",
+      {"Unsqueeze", "rules/attention.yaml:165:26 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:165:49 (in causal_slice at rules/attention.yaml:505:17)",
+       {{"axes", "rules/attention.yaml:165:49 (in causal_slice at rules/attention.yaml:541:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 40: Unsqueeze(size_m2.1.n, axes=[0])
-      {"Unsqueeze", "rules/attention.yaml:165:53 (in causal_slice at rules/attention.yaml:505:17)",
+      {"Unsqueeze", "rules/attention.yaml:165:53 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:165:67 (in causal_slice at rules/attention.yaml:505:17)",
+       {{"axes", "rules/attention.yaml:165:67 (in causal_slice at rules/attention.yaml:541:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 41: 2
-      {"constant 2", "rules/attention.yaml:165:71 (in causal_slice at rules/attention.yaml:505:17)",
+      {"constant 2", "rules/attention.yaml:165:71 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 42: 1
-      {"constant 1", "rules/attention.yaml:165:74 (in causal_slice at rules/attention.yaml:505:17)",
+      {"constant 1", "rules/attention.yaml:165:74 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 43: Slice(tril, Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0]), Unsqueeze(size_m2.1.n, axes=[0]), 2, 1)
-      {"Slice", "rules/attention.yaml:165:14 (in causal_slice at rules/attention.yaml:505:17)", 18,
+      {"Slice", "rules/attention.yaml:165:14 (in causal_slice at rules/attention.yaml:541:17)", 18,
        5},
       // 44: 0
-      {"constant 0", "rules/attention.yaml:166:26 (in causal_slice at rules/attention.yaml:505:17)",
+      {"constant 0", "rules/attention.yaml:166:26 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 45: Unsqueeze(size_m2.1.n, axes=[0])
-      {"Unsqueeze", "rules/attention.yaml:166:29 (in causal_slice at rules/attention.yaml:505:17)",
+      {"Unsqueeze", "rules/attention.yaml:166:29 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:166:43 (in causal_slice at rules/attention.yaml:505:17)",
+       {{"axes", "rules/attention.yaml:166:43 (in causal_slice at rules/attention.yaml:541:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 46: 3
-      {"constant 3", "rules/attention.yaml:166:47 (in causal_slice at rules/attention.yaml:505:17)",
+      {"constant 3", "rules/attention.yaml:166:47 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 47: 1
-      {"constant 1", "rules/attention.yaml:166:50 (in causal_slice at rules/attention.yaml:505:17)",
+      {"constant 1", "rules/attention.yaml:166:50 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 48: Slice(causal_slice.1.rows, 0, Unsqueeze(size_m2.1.n, axes=[0]), 3, 1)
-      {"Slice", "rules/attention.yaml:166:14 (in causal_slice at rules/attention.yaml:505:17)", 19,
+      {"Slice", "rules/attention.yaml:166:14 (in causal_slice at rules/attention.yaml:541:17)", 19,
        5},
       // 49: Cast(causal_slice.1.b, to=9)
-      {"Cast", "rules/attention.yaml:167:14 (in causal_slice at rules/attention.yaml:505:17)",
+      {"Cast", "rules/attention.yaml:167:14 (in causal_slice at rules/attention.yaml:541:17)",
        gen::kNoSlot, 1,
-       {{"to", "rules/attention.yaml:167:22 (in causal_slice at rules/attention.yaml:505:17)",
+       {{"to", "rules/attention.yaml:167:22 (in causal_slice at rules/attention.yaml:541:17)",
          Attr::kEquals, {gen::intLiteral(9)}}}},
       // 50: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:107:18 (in merged at rules/attention.yaml:507:17)",
+      {"Softmax", "rules/attention.yaml:107:18 (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:107:29 (in merged at rules/attention.yaml:507:17)",
+       {{"axis", "rules/attention.yaml:107:29 (in merged at rules/attention.yaml:543:17)",
          Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 51: MatMul(Softmax(m, axis=-1), vh)
-      {"MatMul", "rules/attention.yaml:107:11 (in merged at rules/attention.yaml:507:17)", 20, 2},
+      {"MatMul", "rules/attention.yaml:107:11 (in merged at rules/attention.yaml:543:17)", 20, 2},
       // 52: Transpose(merged.1.o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/attention.yaml:108:19 (in merged at rules/attention.yaml:507:17)",
+      {"Transpose", "rules/attention.yaml:108:19 (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:108:32 (in merged at rules/attention.yaml:507:17)",
+       {{"perm", "rules/attention.yaml:108:32 (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 53: Concat(dim.3.d, dim.4.d, _, axis=0) | _
       {"merge_shape.1.s",
-       "rules/attention.yaml:57:83 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:57:83 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        21},
       // 54: 0
       {"constant 0",
-       "rules/attention.yaml:52:25 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:52:25 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 55: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
       {"dim.1.d",
-       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        22},
       // 56: 1
       {"constant 1",
-       "rules/attention.yaml:52:52 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:52:52 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 57: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
       {"dim.2.d",
-       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        23},
       // 58: _
       {"_",
-       "rules/attention.yaml:52:72 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)"},
+       "rules/attention.yaml:52:72 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)"},
       // 59: _
       {"_",
-       "rules/attention.yaml:52:75 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)"},
+       "rules/attention.yaml:52:75 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)"},
       // 60: Concat(dim.1.d, dim.2.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:52:11 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:52:11 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:52:78 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+         "rules/attention.yaml:52:78 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 61: _
       {"_",
-       "rules/attention.yaml:52:88 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)"},
+       "rules/attention.yaml:52:88 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)"},
       // 62: _
       {"_",
-       "rules/attention.yaml:57:22 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)"},
+       "rules/attention.yaml:57:22 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)"},
       // 63: 0
       {"constant 0",
-       "rules/attention.yaml:57:25 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:57:25 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 64: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
       {"dim.3.d",
-       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        24},
       // 65: _
       {"_",
-       "rules/attention.yaml:57:49 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)"},
+       "rules/attention.yaml:57:49 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)"},
       // 66: 1
       {"constant 1",
-       "rules/attention.yaml:57:52 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:57:52 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 67: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
       {"dim.4.d",
-       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        25},
       // 68: _
       {"_",
-       "rules/attention.yaml:57:72 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)"},
+       "rules/attention.yaml:57:72 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)"},
       // 69: Concat(dim.3.d, dim.4.d, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:57:11 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:57:11 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 3,
        {{"axis",
-         "rules/attention.yaml:57:75 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+         "rules/attention.yaml:57:75 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 70: _
       {"_",
-       "rules/attention.yaml:57:85 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)"},
+       "rules/attention.yaml:57:85 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)"},
       // 71: Shape(q)
       {"Shape",
-       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 1},
       // 72: Gather(Shape(q), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 73: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 74: Shape(q, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:52:28 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+         "rules/attention.yaml:52:28 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:52:37 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+         "rules/attention.yaml:52:37 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 75: Shape(q)
       {"Shape",
-       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 1},
       // 76: Gather(Shape(q), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 77: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 78: Shape(q, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:52:55 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+         "rules/attention.yaml:52:55 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:52:64 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17)",
+         "rules/attention.yaml:52:64 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 79: Shape(_)
       {"Shape",
-       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 1},
       // 80: Gather(Shape(_), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 81: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 82: Shape(_, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:57:28 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+         "rules/attention.yaml:57:28 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:57:37 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+         "rules/attention.yaml:57:37 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 83: Shape(_)
       {"Shape",
-       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 1},
       // 84: Gather(Shape(_), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 85: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 86: Shape(_, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:57:55 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+         "rules/attention.yaml:57:55 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:57:64 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17)",
+         "rules/attention.yaml:57:64 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:509:16", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:545:16", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/attention.yaml:509:34", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/attention.yaml:545:34", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kShape, "rules/attention.yaml:510:16", "kc", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:546:16", "kc", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "_", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kAny}, {Dim::kSymbol, 0, 4}}},
-     {Check::kNative, "rules/attention.yaml:510:37", "kc", gen::kNoSlot, {"kc", "qr"}, {2, 1},
+     {Check::kNative, "rules/attention.yaml:546:37", "kc", gen::kNoSlot, {"kc", "qr"}, {2, 1},
       "head_count_like", gen::nativePredicate("head_count_like")},
-     {Check::kShape, "rules/attention.yaml:511:16", "vh", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:547:16", "vh", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "_", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kAny}, {Dim::kSymbol, 0, 5}}},
-     {Check::kNative, "rules/attention.yaml:511:38", "vh", gen::kNoSlot, {"vh", "qr"}, {10, 1},
+     {Check::kNative, "rules/attention.yaml:547:38", "vh", gen::kNoSlot, {"vh", "qr"}, {10, 1},
       "head_count_like", gen::nativePredicate("head_count_like")},
-     {Check::kNative, "rules/attention.yaml:512:16", "qr", gen::kNoSlot, {"qr"}, {1},
+     {Check::kNative, "rules/attention.yaml:548:16", "qr", gen::kNoSlot, {"qr"}, {1},
       "splits_heads", gen::nativePredicate("splits_heads")},
-     {Check::kNative, "rules/attention.yaml:513:16", "y", gen::kNoSlot, {"y", "vh", "q"},
+     {Check::kNative, "rules/attention.yaml:549:16", "y", gen::kNoSlot, {"y", "vh", "q"},
       {11, 10, 0}, "merges_heads_of", gen::nativePredicate("merges_heads_of")},
-     {Check::kScalar, "rules/attention.yaml:514:16", "cfill", 7, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kScalar, "rules/attention.yaml:550:16", "cfill", 7, {}, {}, "", nullptr, gen::kNoSlot,
       {}, true, true, -gen::kInfinity, -1e+04},
-     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:504:17)",
+     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:540:17)",
       "scores.1.c", 14, {}, {}, "", nullptr, 3},
-     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:504:17)",
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:540:17)",
       "scores.1.cq", 15, {}, {}, "", nullptr, 3},
-     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:504:17)",
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:540:17)",
       "scores.1.ck", 16, {}, {}, "", nullptr, 3}},
     // rewrite variants
     {{true, "", -1, -1, {{{13, 0}}}}, {true, "", -1, -1, {{{13, 1}}}}},
@@ -19016,7 +20337,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   // matchConstant63, matchAny65, matchConstant66, matchAny70.
 
   /// qr = Reshape(q, split_shape.1.s)  (rules/attention.yaml:63:11 (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchQr(ValueId v, gen::Next k) {
     if (seen(kQr)) return same(kQr, v) && k();
     if (!bind(kQr, v)) return false;
@@ -19025,13 +20346,13 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchQ(input(n, 0), [&] { return matchSplitShape1S(input(n, 1), k); });
   }
 
-  /// kc  (rules/attention.yaml:504:38)
+  /// kc  (rules/attention.yaml:540:38)
   bool matchKc(ValueId v, gen::Next k) {
     if (seen(kKc)) return same(kKc, v) && k();
     return bind(kKc, v) && k();
   }
 
-  /// Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:504:28)
+  /// Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:540:28)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -19044,7 +20365,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   /// | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) |
   /// com.microsoft.FusedMatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]), transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:81:34 (in scores at
-  /// rules/attention.yaml:504:17))
+  /// rules/attention.yaml:540:17))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -19061,7 +20382,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// size_m2.1.n = Squeeze(Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0]), axes=[0]) 
-  /// (rules/attention.yaml:177:11 (in size_m2 at rules/attention.yaml:505:30))
+  /// (rules/attention.yaml:177:11 (in size_m2 at rules/attention.yaml:541:30))
   bool matchSizeM21N(ValueId v, gen::Next k) {
     if (seen(kSizeM21N)) return same(kSizeM21N, v) && k();
     if (!bind(kSizeM21N, v)) return false;
@@ -19071,7 +20392,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// size_m2.2.n = Squeeze(Slice(Shape(qh), starts=[-2], ends=[-1], axes=[0]), axes=[0]) 
-  /// (rules/attention.yaml:177:11 (in size_m2 at rules/attention.yaml:505:43))
+  /// (rules/attention.yaml:177:11 (in size_m2 at rules/attention.yaml:541:43))
   bool matchSizeM22N(ValueId v, gen::Next k) {
     if (seen(kSizeM22N)) return same(kSizeM22N, v) && k();
     if (!bind(kSizeM22N, v)) return false;
@@ -19081,7 +20402,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// c = Cast(causal_slice.1.b, to=9) | causal_slice.1.b  (rules/attention.yaml:167:28 (in
-  /// causal_slice at rules/attention.yaml:505:17))
+  /// causal_slice at rules/attention.yaml:541:17))
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     if (!bind(kC, v)) return false;
@@ -19093,7 +20414,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return false;
   }
 
-  /// Where(c, s, cfill)  (rules/attention.yaml:506:21)
+  /// Where(c, s, cfill)  (rules/attention.yaml:542:21)
   bool matchWhere9(ValueId v, gen::Next k) {
     if (seen(kWhere9)) return same(kWhere9, v) && k();
     if (!bind(kWhere9, v)) return false;
@@ -19106,7 +20427,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     });
   }
 
-  /// Add(Where(c, s, cfill), cmask)  (rules/attention.yaml:506:17)
+  /// Add(Where(c, s, cfill), cmask)  (rules/attention.yaml:542:17)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -19120,7 +20441,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchWhere9(in1, [&] { return matchCmask(in0, k); });
   }
 
-  /// Where(c, s, cfill)  (rules/attention.yaml:506:70)
+  /// Where(c, s, cfill)  (rules/attention.yaml:542:70)
   bool matchWhere12(ValueId v, gen::Next k) {
     if (seen(kWhere12)) return same(kWhere12, v) && k();
     if (!bind(kWhere12, v)) return false;
@@ -19133,7 +20454,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     });
   }
 
-  /// m = Add(Where(c, s, cfill), cmask) | Where(c, s, cfill)  (rules/attention.yaml:506:68)
+  /// m = Add(Where(c, s, cfill), cmask) | Where(c, s, cfill)  (rules/attention.yaml:542:68)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -19146,7 +20467,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
-  /// (rules/attention.yaml:108:11 (in merged at rules/attention.yaml:507:17))
+  /// (rules/attention.yaml:108:11 (in merged at rules/attention.yaml:543:17))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -19156,7 +20477,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// split_shape.1.s = Concat(dim.1.d, dim.2.d, _, _, axis=0) | _  (rules/attention.yaml:52:86 (in
-  /// split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17))
+  /// split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17))
   bool matchSplitShape1S(ValueId v, gen::Next k) {
     if (seen(kSplitShape1S)) return same(kSplitShape1S, v) && k();
     if (!bind(kSplitShape1S, v)) return false;
@@ -19169,7 +20490,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:64:11 (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     if (!bind(kQh, v)) return false;
@@ -19179,7 +20500,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]))  (rules/attention.yaml:81:16 (in scores at
-  /// rules/attention.yaml:504:17))
+  /// rules/attention.yaml:540:17))
   bool matchMatMul18(ValueId v, gen::Next k) {
     if (seen(kMatMul18)) return same(kMatMul18, v) && k();
     if (!bind(kMatMul18, v)) return false;
@@ -19189,7 +20510,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Div(MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2])), scores.1.c)  (rules/attention.yaml:81:12 (in
-  /// scores at rules/attention.yaml:504:17))
+  /// scores at rules/attention.yaml:540:17))
   bool matchDiv20(ValueId v, gen::Next k) {
     if (seen(kDiv20)) return same(kDiv20, v) && k();
     if (!bind(kDiv20, v)) return false;
@@ -19199,7 +20520,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]))  (rules/attention.yaml:81:40 (in scores at
-  /// rules/attention.yaml:504:17))
+  /// rules/attention.yaml:540:17))
   bool matchMatMul21(ValueId v, gen::Next k) {
     if (seen(kMatMul21)) return same(kMatMul21, v) && k();
     if (!bind(kMatMul21, v)) return false;
@@ -19209,7 +20530,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Mul(MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2])), scores.1.c)  (rules/attention.yaml:81:36 (in
-  /// scores at rules/attention.yaml:504:17))
+  /// scores at rules/attention.yaml:540:17))
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(kMul22)) return same(kMul22, v) && k();
     if (!bind(kMul22, v)) return false;
@@ -19223,7 +20544,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchMatMul21(in1, [&] { return matchScores1C(in0, k); });
   }
 
-  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:504:17))
+  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:540:17))
   bool matchMul24(ValueId v, gen::Next k) {
     if (seen(kMul24)) return same(kMul24, v) && k();
     if (!bind(kMul24, v)) return false;
@@ -19237,7 +20558,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchQh(in1, [&] { return matchScores1Cq(in0, k); });
   }
 
-  /// Div(qh, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:504:17))
+  /// Div(qh, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:540:17))
   bool matchDiv25(ValueId v, gen::Next k) {
     if (seen(kDiv25)) return same(kDiv25, v) && k();
     if (!bind(kDiv25, v)) return false;
@@ -19247,7 +20568,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh  (rules/attention.yaml:82:32 (in scores at
-  /// rules/attention.yaml:504:17))
+  /// rules/attention.yaml:540:17))
   bool matchAnyOf26(ValueId v, gen::Next k) {
     if (seen(kAnyOf26)) return same(kAnyOf26, v) && k();
     if (!bind(kAnyOf26, v)) return false;
@@ -19262,7 +20583,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Mul(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck)  (rules/attention.yaml:82:50 (in scores at
-  /// rules/attention.yaml:504:17))
+  /// rules/attention.yaml:540:17))
   bool matchMul28(ValueId v, gen::Next k) {
     if (seen(kMul28)) return same(kMul28, v) && k();
     if (!bind(kMul28, v)) return false;
@@ -19277,7 +20598,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Div(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck)  (rules/attention.yaml:82:64 (in scores at
-  /// rules/attention.yaml:504:17))
+  /// rules/attention.yaml:540:17))
   bool matchDiv29(ValueId v, gen::Next k) {
     if (seen(kDiv29)) return same(kDiv29, v) && k();
     if (!bind(kDiv29, v)) return false;
@@ -19288,7 +20609,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Mul(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kc, perm=[0, 1, 3, 2]),
   /// scores.1.ck) | Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:82:62 (in scores at
-  /// rules/attention.yaml:504:17))
+  /// rules/attention.yaml:540:17))
   bool matchAnyOf30(ValueId v, gen::Next k) {
     if (seen(kAnyOf30)) return same(kAnyOf30, v) && k();
     if (!bind(kAnyOf30, v)) return false;
@@ -19304,7 +20625,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) |
   /// Div(Transpose(...), scores.1.ck) | Transpose(kc, perm=[0, 1, 3, 2]))) 
-  /// (rules/attention.yaml:82:14 (in scores at rules/attention.yaml:504:17))
+  /// (rules/attention.yaml:82:14 (in scores at rules/attention.yaml:540:17))
   bool matchMatMul31(ValueId v, gen::Next k) {
     if (seen(kMatMul31)) return same(kMatMul31, v) && k();
     if (!bind(kMatMul31, v)) return false;
@@ -19315,7 +20636,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// com.microsoft.FusedMatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]), transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:83:14 (in scores at
-  /// rules/attention.yaml:504:17))
+  /// rules/attention.yaml:540:17))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -19324,7 +20645,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchQh(input(n, 0), [&] { return matchTranspose3(input(n, 1), k); });
   }
 
-  /// Shape(kc)  (rules/attention.yaml:177:25 (in size_m2 at rules/attention.yaml:505:30))
+  /// Shape(kc)  (rules/attention.yaml:177:25 (in size_m2 at rules/attention.yaml:541:30))
   bool matchShape33(ValueId v, gen::Next k) {
     if (seen(kShape33)) return same(kShape33, v) && k();
     if (!bind(kShape33, v)) return false;
@@ -19334,7 +20655,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0])  (rules/attention.yaml:177:19 (in size_m2
-  /// at rules/attention.yaml:505:30))
+  /// at rules/attention.yaml:541:30))
   bool matchSlice34(ValueId v, gen::Next k) {
     if (seen(kSlice34)) return same(kSlice34, v) && k();
     if (!bind(kSlice34, v)) return false;
@@ -19343,7 +20664,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchShape33(input(n, 0), k);
   }
 
-  /// Shape(qh)  (rules/attention.yaml:177:25 (in size_m2 at rules/attention.yaml:505:43))
+  /// Shape(qh)  (rules/attention.yaml:177:25 (in size_m2 at rules/attention.yaml:541:43))
   bool matchShape35(ValueId v, gen::Next k) {
     if (seen(kShape35)) return same(kShape35, v) && k();
     if (!bind(kShape35, v)) return false;
@@ -19353,7 +20674,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Slice(Shape(qh), starts=[-2], ends=[-1], axes=[0])  (rules/attention.yaml:177:19 (in size_m2
-  /// at rules/attention.yaml:505:43))
+  /// at rules/attention.yaml:541:43))
   bool matchSlice36(ValueId v, gen::Next k) {
     if (seen(kSlice36)) return same(kSlice36, v) && k();
     if (!bind(kSlice36, v)) return false;
@@ -19363,7 +20684,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Sub(size_m2.1.n, size_m2.2.n)  (rules/attention.yaml:165:36 (in causal_slice at
-  /// rules/attention.yaml:505:17))
+  /// rules/attention.yaml:541:17))
   bool matchSub(ValueId v, gen::Next k) {
     if (seen(kSub)) return same(kSub, v) && k();
     if (!bind(kSub, v)) return false;
@@ -19373,7 +20694,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0])  (rules/attention.yaml:165:26 (in
-  /// causal_slice at rules/attention.yaml:505:17))
+  /// causal_slice at rules/attention.yaml:541:17))
   bool matchUnsqueeze39(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze39)) return same(kUnsqueeze39, v) && k();
     if (!bind(kUnsqueeze39, v)) return false;
@@ -19383,7 +20704,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Unsqueeze(size_m2.1.n, axes=[0])  (rules/attention.yaml:165:53 (in causal_slice at
-  /// rules/attention.yaml:505:17))
+  /// rules/attention.yaml:541:17))
   bool matchUnsqueeze40(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze40)) return same(kUnsqueeze40, v) && k();
     if (!bind(kUnsqueeze40, v)) return false;
@@ -19392,7 +20713,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchSizeM21N(input(n, 0), k);
   }
 
-  /// 2  (rules/attention.yaml:165:71 (in causal_slice at rules/attention.yaml:505:17))
+  /// 2  (rules/attention.yaml:165:71 (in causal_slice at rules/attention.yaml:541:17))
   bool matchConstant41(ValueId v, gen::Next k) {
     if (seen(kConstant41)) return same(kConstant41, v) && k();
     return bind(kConstant41, v) && constant(kConstant41, v) && k();
@@ -19400,7 +20721,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// causal_slice.1.rows = Slice(tril, Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0]),
   /// Unsqueeze(size_m2.1.n, axes=[0]), 2, 1)  (rules/attention.yaml:165:14 (in causal_slice at
-  /// rules/attention.yaml:505:17))
+  /// rules/attention.yaml:541:17))
   bool matchCausalSlice1Rows(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1Rows)) return same(kCausalSlice1Rows, v) && k();
     if (!bind(kCausalSlice1Rows, v)) return false;
@@ -19418,7 +20739,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Unsqueeze(size_m2.1.n, axes=[0])  (rules/attention.yaml:166:29 (in causal_slice at
-  /// rules/attention.yaml:505:17))
+  /// rules/attention.yaml:541:17))
   bool matchUnsqueeze45(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze45)) return same(kUnsqueeze45, v) && k();
     if (!bind(kUnsqueeze45, v)) return false;
@@ -19427,20 +20748,20 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchSizeM21N(input(n, 0), k);
   }
 
-  /// 3  (rules/attention.yaml:166:47 (in causal_slice at rules/attention.yaml:505:17))
+  /// 3  (rules/attention.yaml:166:47 (in causal_slice at rules/attention.yaml:541:17))
   bool matchConstant46(ValueId v, gen::Next k) {
     if (seen(kConstant46)) return same(kConstant46, v) && k();
     return bind(kConstant46, v) && constant(kConstant46, v) && k();
   }
 
-  /// 1  (rules/attention.yaml:166:50 (in causal_slice at rules/attention.yaml:505:17))
+  /// 1  (rules/attention.yaml:166:50 (in causal_slice at rules/attention.yaml:541:17))
   bool matchConstant47(ValueId v, gen::Next k) {
     if (seen(kConstant47)) return same(kConstant47, v) && k();
     return bind(kConstant47, v) && constant(kConstant47, v) && k();
   }
 
   /// causal_slice.1.b = Slice(causal_slice.1.rows, 0, Unsqueeze(size_m2.1.n, axes=[0]), 3, 1) 
-  /// (rules/attention.yaml:166:14 (in causal_slice at rules/attention.yaml:505:17))
+  /// (rules/attention.yaml:166:14 (in causal_slice at rules/attention.yaml:541:17))
   bool matchCausalSlice1B(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1B)) return same(kCausalSlice1B, v) && k();
     if (!bind(kCausalSlice1B, v)) return false;
@@ -19458,7 +20779,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Cast(causal_slice.1.b, to=9)  (rules/attention.yaml:167:14 (in causal_slice at
-  /// rules/attention.yaml:505:17))
+  /// rules/attention.yaml:541:17))
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -19467,7 +20788,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchCausalSlice1B(input(n, 0), k);
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:107:18 (in merged at rules/attention.yaml:507:17))
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:107:18 (in merged at rules/attention.yaml:543:17))
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -19477,7 +20798,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// merged.1.o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:107:11 (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchMerged1O(ValueId v, gen::Next k) {
     if (seen(kMerged1O)) return same(kMerged1O, v) && k();
     if (!bind(kMerged1O, v)) return false;
@@ -19487,7 +20808,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Transpose(merged.1.o, perm=[0, 2, 1, 3])  (rules/attention.yaml:108:19 (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchTranspose52(ValueId v, gen::Next k) {
     if (seen(kTranspose52)) return same(kTranspose52, v) && k();
     if (!bind(kTranspose52, v)) return false;
@@ -19497,7 +20818,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// merge_shape.1.s = Concat(dim.3.d, dim.4.d, _, axis=0) | _  (rules/attention.yaml:57:83 (in
-  /// merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchMergeShape1S(ValueId v, gen::Next k) {
     if (seen(kMergeShape1S)) return same(kMergeShape1S, v) && k();
     if (!bind(kMergeShape1S, v)) return false;
@@ -19510,7 +20831,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// 0  (rules/attention.yaml:52:25 (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchConstant54(ValueId v, gen::Next k) {
     if (seen(kConstant54)) return same(kConstant54, v) && k();
     return bind(kConstant54, v) && constant(kConstant54, v) && k();
@@ -19518,7 +20839,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:18) (in split_shape at
-  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17))
+  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17))
   bool matchDim1D(ValueId v, gen::Next k) {
     if (seen(kDim1D)) return same(kDim1D, v) && k();
     if (!bind(kDim1D, v)) return false;
@@ -19531,7 +20852,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// 1  (rules/attention.yaml:52:52 (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchConstant56(ValueId v, gen::Next k) {
     if (seen(kConstant56)) return same(kConstant56, v) && k();
     return bind(kConstant56, v) && constant(kConstant56, v) && k();
@@ -19539,7 +20860,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:45) (in split_shape at
-  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17))
+  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17))
   bool matchDim2D(ValueId v, gen::Next k) {
     if (seen(kDim2D)) return same(kDim2D, v) && k();
     if (!bind(kDim2D, v)) return false;
@@ -19552,7 +20873,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Concat(dim.1.d, dim.2.d, _, _, axis=0)  (rules/attention.yaml:52:11 (in split_shape at
-  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17))
+  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17))
   bool matchConcat60(ValueId v, gen::Next k) {
     if (seen(kConcat60)) return same(kConcat60, v) && k();
     if (!bind(kConcat60, v)) return false;
@@ -19568,7 +20889,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// _  (rules/attention.yaml:52:88 (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchAny61(ValueId v, gen::Next k) {
     if (seen(kAny61)) return same(kAny61, v) && k();
     return bind(kAny61, v) && k();
@@ -19576,7 +20897,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:18) (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchDim3D(ValueId v, gen::Next k) {
     if (seen(kDim3D)) return same(kDim3D, v) && k();
     if (!bind(kDim3D, v)) return false;
@@ -19590,7 +20911,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:45) (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchDim4D(ValueId v, gen::Next k) {
     if (seen(kDim4D)) return same(kDim4D, v) && k();
     if (!bind(kDim4D, v)) return false;
@@ -19603,14 +20924,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// _  (rules/attention.yaml:57:72 (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchAny68(ValueId v, gen::Next k) {
     if (seen(kAny68)) return same(kAny68, v) && k();
     return bind(kAny68, v) && k();
   }
 
   /// Concat(dim.3.d, dim.4.d, _, axis=0)  (rules/attention.yaml:57:11 (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchConcat69(ValueId v, gen::Next k) {
     if (seen(kConcat69)) return same(kConcat69, v) && k();
     if (!bind(kConcat69, v)) return false;
@@ -19624,7 +20945,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(q)  (rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:18) (in split_shape
-  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17))
+  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17))
   bool matchShape71(ValueId v, gen::Next k) {
     if (seen(kShape71)) return same(kShape71, v) && k();
     if (!bind(kShape71, v)) return false;
@@ -19635,7 +20956,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:47:21 (in dim at
   /// rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchGather72(ValueId v, gen::Next k) {
     if (seen(kGather72)) return same(kGather72, v) && k();
     if (!bind(kGather72, v)) return false;
@@ -19646,7 +20967,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])  (rules/attention.yaml:47:11 (in dim at
   /// rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchUnsqueeze73(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze73)) return same(kUnsqueeze73, v) && k();
     if (!bind(kUnsqueeze73, v)) return false;
@@ -19656,7 +20977,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(q, start=0, end=1)  (rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:18)
-  /// (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17))
+  /// (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17))
   bool matchShape74(ValueId v, gen::Next k) {
     if (seen(kShape74)) return same(kShape74, v) && k();
     if (!bind(kShape74, v)) return false;
@@ -19666,7 +20987,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(q)  (rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:45) (in split_shape
-  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17))
+  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17))
   bool matchShape75(ValueId v, gen::Next k) {
     if (seen(kShape75)) return same(kShape75, v) && k();
     if (!bind(kShape75, v)) return false;
@@ -19677,7 +20998,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:47:21 (in dim at
   /// rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchGather76(ValueId v, gen::Next k) {
     if (seen(kGather76)) return same(kGather76, v) && k();
     if (!bind(kGather76, v)) return false;
@@ -19688,7 +21009,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])  (rules/attention.yaml:47:11 (in dim at
   /// rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:503:17))
+  /// rules/attention.yaml:539:17))
   bool matchUnsqueeze77(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze77)) return same(kUnsqueeze77, v) && k();
     if (!bind(kUnsqueeze77, v)) return false;
@@ -19698,7 +21019,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(q, start=1, end=2)  (rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:45)
-  /// (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:503:17))
+  /// (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:539:17))
   bool matchShape78(ValueId v, gen::Next k) {
     if (seen(kShape78)) return same(kShape78, v) && k();
     if (!bind(kShape78, v)) return false;
@@ -19708,7 +21029,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(_)  (rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:18) (in merge_shape
-  /// at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchShape79(ValueId v, gen::Next k) {
     if (seen(kShape79)) return same(kShape79, v) && k();
     if (!bind(kShape79, v)) return false;
@@ -19719,7 +21040,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:47:21 (in dim at
   /// rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchGather80(ValueId v, gen::Next k) {
     if (seen(kGather80)) return same(kGather80, v) && k();
     if (!bind(kGather80, v)) return false;
@@ -19730,7 +21051,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:47:11 (in dim at
   /// rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchUnsqueeze81(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze81)) return same(kUnsqueeze81, v) && k();
     if (!bind(kUnsqueeze81, v)) return false;
@@ -19740,7 +21061,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(_, start=0, end=1)  (rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:18)
-  /// (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchShape82(ValueId v, gen::Next k) {
     if (seen(kShape82)) return same(kShape82, v) && k();
     if (!bind(kShape82, v)) return false;
@@ -19750,7 +21071,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(_)  (rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:45) (in merge_shape
-  /// at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchShape83(ValueId v, gen::Next k) {
     if (seen(kShape83)) return same(kShape83, v) && k();
     if (!bind(kShape83, v)) return false;
@@ -19761,7 +21082,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:47:21 (in dim at
   /// rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchGather84(ValueId v, gen::Next k) {
     if (seen(kGather84)) return same(kGather84, v) && k();
     if (!bind(kGather84, v)) return false;
@@ -19772,7 +21093,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:47:11 (in dim at
   /// rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:507:17))
+  /// rules/attention.yaml:543:17))
   bool matchUnsqueeze85(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze85)) return same(kUnsqueeze85, v) && k();
     if (!bind(kUnsqueeze85, v)) return false;
@@ -19782,7 +21103,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(_, start=1, end=2)  (rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:45)
-  /// (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:507:17))
+  /// (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:543:17))
   bool matchShape86(ValueId v, gen::Next k) {
     if (seen(kShape86)) return same(kShape86, v) && k();
     if (!bind(kShape86, v)) return false;
@@ -19793,14 +21114,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   // ---- Rewrite
 
-  /// Variant 0 (when @scores_causal_mask), rules/attention.yaml:519:5:
+  /// Variant 0 (when @scores_causal_mask), rules/attention.yaml:555:5:
   ///   y = com.microsoft.MultiHeadAttention(q, kc, vh, none, none, Expand(Add(Where(Cast(Slice(Slice(tril, Sub(Slice(Shape(kc), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([2]), tensor([1])), tensor([0]), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([3]), tensor([1])), to=9), tensor(0.0), cfill), cmask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kc), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:516:20", "q")) return false;
-    if (!requireBound(kSlotKc, "rules/attention.yaml:517:22", "kc")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:520:34", "vh")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:518:30", "tril")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:552:20", "q")) return false;
+    if (!requireBound(kSlotKc, "rules/attention.yaml:553:22", "kc")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:556:34", "vh")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:554:30", "tril")) return false;
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t22) return false;
@@ -19828,9 +21149,9 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     attrs6.push_back(gen::intAttribute("to", 9));
     std::optional<onnx::TensorProto> t31 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t31) return false;
-    if (!requireBound(kSlotCfill, "rules/attention.yaml:520:49", "cfill")) return false;
+    if (!requireBound(kSlotCfill, "rules/attention.yaml:556:49", "cfill")) return false;
     std::vector<onnx::AttributeProto> attrs32;
-    if (!requireBound(kSlotCmask, "rules/attention.yaml:520:56", "cmask")) return false;
+    if (!requireBound(kSlotCmask, "rules/attention.yaml:556:56", "cmask")) return false;
     std::vector<onnx::AttributeProto> attrs33;
     std::optional<onnx::TensorProto> t30 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t30) return false;
@@ -19843,8 +21164,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:241:44 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:520:11)",
-        "rules/attention.yaml:241:44 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:520:11)");
+        "rules/attention.yaml:241:44 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:556:11)",
+        "rules/attention.yaml:241:44 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:556:11)");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = attrHelper(
@@ -19852,8 +21173,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:242:44 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:520:11)",
-        "rules/attention.yaml:242:44 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:520:11)");
+        "rules/attention.yaml:242:44 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:556:11)",
+        "rules/attention.yaml:242:44 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:556:11)");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     collectMatched();
@@ -19861,8 +21182,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:519:5",
-        "rules/attention.yaml:240:11 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:520:11)")) return false;
+        "rules/attention.yaml:555:5",
+        "rules/attention.yaml:240:11 (in mha at rules/attention.yaml:252:15) (in given_heads_mha at rules/attention.yaml:556:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -19978,14 +21299,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v17}});
   }
 
-  /// Variant 1 (when @scores_causal), rules/attention.yaml:519:5:
+  /// Variant 1 (when @scores_causal), rules/attention.yaml:555:5:
   ///   y = com.microsoft.MultiHeadAttention(q, kc, vh, none, none, Expand(Where(Cast(Slice(Slice(tril, Sub(Slice(Shape(kc), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([2]), tensor([1])), tensor([0]), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([3]), tensor([1])), to=9), tensor(0.0), cfill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kc), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:516:20", "q")) return false;
-    if (!requireBound(kSlotKc, "rules/attention.yaml:517:22", "kc")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:520:34", "vh")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:518:30", "tril")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:552:20", "q")) return false;
+    if (!requireBound(kSlotKc, "rules/attention.yaml:553:22", "kc")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:556:34", "vh")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:554:30", "tril")) return false;
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t22) return false;
@@ -20013,7 +21334,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     attrs6.push_back(gen::intAttribute("to", 9));
     std::optional<onnx::TensorProto> t31 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t31) return false;
-    if (!requireBound(kSlotCfill, "rules/attention.yaml:520:49", "cfill")) return false;
+    if (!requireBound(kSlotCfill, "rules/attention.yaml:556:49", "cfill")) return false;
     std::vector<onnx::AttributeProto> attrs32;
     std::optional<onnx::TensorProto> t30 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t30) return false;
@@ -20026,8 +21347,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:241:44 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:520:11)",
-        "rules/attention.yaml:241:44 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:520:11)");
+        "rules/attention.yaml:241:44 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:556:11)",
+        "rules/attention.yaml:241:44 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:556:11)");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = attrHelper(
@@ -20035,8 +21356,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:242:44 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:520:11)",
-        "rules/attention.yaml:242:44 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:520:11)");
+        "rules/attention.yaml:242:44 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:556:11)",
+        "rules/attention.yaml:242:44 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:556:11)");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     collectMatched();
@@ -20044,8 +21365,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:519:5",
-        "rules/attention.yaml:240:11 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:520:11)")) return false;
+        "rules/attention.yaml:555:5",
+        "rules/attention.yaml:240:11 (in mha at rules/attention.yaml:255:15) (in given_heads_mha at rules/attention.yaml:556:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -20163,7 +21484,7 @@ class MultiHeadAttentionPastRule : public RewritePattern {
             root,
             83,
             {"ort"},
-            "rules/attention.yaml:498:5",
+            "rules/attention.yaml:534:5",
             {op::kSlice, op::kCast, op::kConcat, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kSub, op::kWhere, op::kAdd, op::kExpand}}),
         root_output_(root_output) {}
 
@@ -20185,7 +21506,7 @@ class MultiHeadAttentionPastRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:529
+// Generated from: rules/attention.yaml:565
 // attention_heads (priority 84): Scaled dot-product attention on [B, N, S, H] heads, grouped K/V heads too (LLaMA at opset 23).
 //===----------------------------------------------------------------------===//
 
@@ -20193,7 +21514,7 @@ class MultiHeadAttentionPastRule : public RewritePattern {
 const gen::RuleSpec& specAttentionHeads() {
   static const gen::RuleSpec spec = {
     "attention_heads",
-    "rules/attention.yaml:529:5",
+    "rules/attention.yaml:565:5",
     19,  // root expr
     // slots
     {"kh", "kr", "vh", "vr", "qh", "s", "m", "o", "scores.1.c", "scores.1.cq", "scores.1.ck",
@@ -20204,255 +21525,255 @@ const gen::RuleSpec& specAttentionHeads() {
     // exprs
     {
       // 0: kh
-      {"kh", "rules/attention.yaml:535:37", 0},
+      {"kh", "rules/attention.yaml:571:37", 0},
       // 1: Unsqueeze(kh, axes=[2])
-      {"Unsqueeze", "rules/attention.yaml:535:27", gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:535:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/attention.yaml:571:27", gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:571:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 2: _
-      {"_", "rules/attention.yaml:535:45"},
+      {"_", "rules/attention.yaml:571:45"},
       // 3: Expand(Unsqueeze(kh, axes=[2]), _)
-      {"Expand", "rules/attention.yaml:535:20", gen::kNoSlot, 2},
+      {"Expand", "rules/attention.yaml:571:20", gen::kNoSlot, 2},
       // 4: _
-      {"_", "rules/attention.yaml:535:49"},
+      {"_", "rules/attention.yaml:571:49"},
       // 5: Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)
-      {"Reshape", "rules/attention.yaml:535:12", gen::kNoSlot, 2},
+      {"Reshape", "rules/attention.yaml:571:12", gen::kNoSlot, 2},
       // 6: Reshape(Expand(Unsqueeze(...), _), _) | kh
-      {"kr", "rules/attention.yaml:535:52", 1},
+      {"kr", "rules/attention.yaml:571:52", 1},
       // 7: vh
-      {"vh", "rules/attention.yaml:536:37", 2},
+      {"vh", "rules/attention.yaml:572:37", 2},
       // 8: Unsqueeze(vh, axes=[2])
-      {"Unsqueeze", "rules/attention.yaml:536:27", gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:536:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      {"Unsqueeze", "rules/attention.yaml:572:27", gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:572:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
       // 9: _
-      {"_", "rules/attention.yaml:536:45"},
+      {"_", "rules/attention.yaml:572:45"},
       // 10: Expand(Unsqueeze(vh, axes=[2]), _)
-      {"Expand", "rules/attention.yaml:536:20", gen::kNoSlot, 2},
+      {"Expand", "rules/attention.yaml:572:20", gen::kNoSlot, 2},
       // 11: _
-      {"_", "rules/attention.yaml:536:49"},
+      {"_", "rules/attention.yaml:572:49"},
       // 12: Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)
-      {"Reshape", "rules/attention.yaml:536:12", gen::kNoSlot, 2},
+      {"Reshape", "rules/attention.yaml:572:12", gen::kNoSlot, 2},
       // 13: Reshape(Expand(Unsqueeze(...), _), _) | vh
-      {"vr", "rules/attention.yaml:536:52", 3},
+      {"vr", "rules/attention.yaml:572:52", 3},
       // 14: qh
-      {"qh", "rules/attention.yaml:537:19", 4},
+      {"qh", "rules/attention.yaml:573:19", 4},
       // 15: Transpose(kr, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/attention.yaml:537:23", gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:537:37", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      {"Transpose", "rules/attention.yaml:573:23", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:573:37", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 16: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
-      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:537:12)", 5},
+      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:573:12)", 5},
       // 17: Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm
-      {"m", "rules/attention.yaml:156:68 (in masked_sdpa at rules/attention.yaml:538:39)", 6},
+      {"m", "rules/attention.yaml:156:68 (in masked_sdpa at rules/attention.yaml:574:39)", 6},
       // 18: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:539:19", gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:539:30", Attr::kOneOf,
+      {"Softmax", "rules/attention.yaml:575:19", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:575:30", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1)}}},
       // 19: MatMul(Softmax(m, axis=-1), vr)
-      {"MatMul", "rules/attention.yaml:539:12", 7, 2},
+      {"MatMul", "rules/attention.yaml:575:12", 7, 2},
       // 20: MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))
-      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:537:12)",
+      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:573:12)",
        gen::kNoSlot, 2},
       // 21: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:537:12)", 8},
+      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:573:12)", 8},
       // 22: Div(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)
-      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:537:12)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:573:12)", gen::kNoSlot,
        2},
       // 23: MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))
-      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:537:12)",
+      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:573:12)",
        gen::kNoSlot, 2},
       // 24: Mul(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)
-      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:537:12)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:573:12)", gen::kNoSlot,
        2},
       // 25: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:537:12)", 9},
+      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:573:12)", 9},
       // 26: Mul(qh, scores.1.cq)
-      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:537:12)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:573:12)", gen::kNoSlot,
        2},
       // 27: Div(qh, scores.1.cq)
-      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:537:12)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:573:12)", gen::kNoSlot,
        2},
       // 28: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:537:12)"},
+      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:573:12)"},
       // 29: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:537:12)", 10},
+      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:573:12)", 10},
       // 30: Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)
-      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:537:12)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:573:12)", gen::kNoSlot,
        2},
       // 31: Div(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)
-      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:537:12)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:573:12)", gen::kNoSlot,
        2},
       // 32: Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])
-      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:537:12)"},
+      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:573:12)"},
       // 33: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])))
-      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:537:12)",
+      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:573:12)",
        gen::kNoSlot, 2},
       // 34: com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:537:12)", gen::kNoSlot, 2,
-       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:537:12)",
+       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:573:12)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:573:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:537:12)",
+        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:573:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:537:12)",
+        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:573:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:537:12)",
+        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:573:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 35: Shape(qh)
-      {"Shape", "rules/attention.yaml:152:19 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Shape", "rules/attention.yaml:152:19 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 1},
       // 36: Slice(Shape(qh), starts=[-2], ends=[-1])
-      {"Slice", "rules/attention.yaml:152:13 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Slice", "rules/attention.yaml:152:13 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:152:30 (in masked_sdpa at rules/attention.yaml:538:39)",
+       {{"starts", "rules/attention.yaml:152:30 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:152:34 (in masked_sdpa at rules/attention.yaml:538:39)",
+        {"ends", "rules/attention.yaml:152:34 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intsLiteral({-1})}}}},
       // 37: Shape(qh, start=-2, end=-1)
-      {"Shape", "rules/attention.yaml:152:40 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Shape", "rules/attention.yaml:152:40 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 1,
-       {{"start", "rules/attention.yaml:152:50 (in masked_sdpa at rules/attention.yaml:538:39)",
+       {{"start", "rules/attention.yaml:152:50 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
-        {"end", "rules/attention.yaml:152:60 (in masked_sdpa at rules/attention.yaml:538:39)",
+        {"end", "rules/attention.yaml:152:60 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intLiteral(-1)}}}},
       // 38: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
       {"masked_sdpa.1.ql",
-       "rules/attention.yaml:152:38 (in masked_sdpa at rules/attention.yaml:538:39)", 11},
+       "rules/attention.yaml:152:38 (in masked_sdpa at rules/attention.yaml:574:39)", 11},
       // 39: Shape(kr)
-      {"Shape", "rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Shape", "rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 1},
       // 40: Slice(Shape(kr), starts=[-2], ends=[-1])
-      {"Slice", "rules/attention.yaml:153:13 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Slice", "rules/attention.yaml:153:13 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:153:30 (in masked_sdpa at rules/attention.yaml:538:39)",
+       {{"starts", "rules/attention.yaml:153:30 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:153:34 (in masked_sdpa at rules/attention.yaml:538:39)",
+        {"ends", "rules/attention.yaml:153:34 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intsLiteral({-1})}}}},
       // 41: Shape(kr, start=-2, end=-1)
-      {"Shape", "rules/attention.yaml:153:40 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Shape", "rules/attention.yaml:153:40 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 1,
-       {{"start", "rules/attention.yaml:153:50 (in masked_sdpa at rules/attention.yaml:538:39)",
+       {{"start", "rules/attention.yaml:153:50 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
-        {"end", "rules/attention.yaml:153:60 (in masked_sdpa at rules/attention.yaml:538:39)",
+        {"end", "rules/attention.yaml:153:60 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intLiteral(-1)}}}},
       // 42: Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1)
       {"masked_sdpa.1.kl",
-       "rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:538:39)", 12},
+       "rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:574:39)", 12},
       // 43: 1.0
       {"constant 1.0",
-       "rules/attention.yaml:154:26 (in masked_sdpa at rules/attention.yaml:538:39)", gen::kNoSlot,
+       "rules/attention.yaml:154:26 (in masked_sdpa at rules/attention.yaml:574:39)", gen::kNoSlot,
        0, {}, gen::floatLiteral(1.0)},
       // 44: Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)
-      {"Concat", "rules/attention.yaml:154:31 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Concat", "rules/attention.yaml:154:31 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/attention.yaml:154:46 (in masked_sdpa at rules/attention.yaml:538:39)",
+       {{"axis", "rules/attention.yaml:154:46 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 45: Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))
-      {"Expand", "rules/attention.yaml:154:19 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Expand", "rules/attention.yaml:154:19 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 2},
       // 46: Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)), upper=0)
-      {"Trilu", "rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:538:39)", 13,
+      {"Trilu", "rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:574:39)", 13,
        1,
-       {{"upper", "rules/attention.yaml:154:56 (in masked_sdpa at rules/attention.yaml:538:39)",
+       {{"upper", "rules/attention.yaml:154:56 (in masked_sdpa at rules/attention.yaml:574:39)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(1)}}},
       // 47: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
       {"masked_sdpa.1.mm",
-       "rules/attention.yaml:96:59 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:96:59 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        14},
       // 48: 0.0
       {"constant 0.0",
-       "rules/attention.yaml:156:37 (in masked_sdpa at rules/attention.yaml:538:39)", gen::kNoSlot,
+       "rules/attention.yaml:156:37 (in masked_sdpa at rules/attention.yaml:574:39)", gen::kNoSlot,
        0, {}, gen::floatLiteral(0.0)},
       // 49: Equal(masked_sdpa.1.tri, 0.0)
-      {"Equal", "rules/attention.yaml:156:26 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Equal", "rules/attention.yaml:156:26 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 2},
       // 50: 0.0
       {"constant 0.0",
-       "rules/attention.yaml:156:49 (in masked_sdpa at rules/attention.yaml:538:39)", gen::kNoSlot,
+       "rules/attention.yaml:156:49 (in masked_sdpa at rules/attention.yaml:574:39)", gen::kNoSlot,
        0, {}, gen::floatLiteral(0.0)},
       // 51: Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)
-      {"Where", "rules/attention.yaml:156:20 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Where", "rules/attention.yaml:156:20 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 3},
       // 52: Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))
-      {"Add", "rules/attention.yaml:156:13 (in masked_sdpa at rules/attention.yaml:538:39)",
+      {"Add", "rules/attention.yaml:156:13 (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 2},
       // 53: causal
       {"causal",
-       "rules/attention.yaml:96:22 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:96:22 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        15},
       // 54: fill
       {"fill",
-       "rules/attention.yaml:96:33 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:96:33 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        16},
       // 55: Where(causal, s, fill)
       {"Where",
-       "rules/attention.yaml:96:16 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:96:16 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 3},
       // 56: mask
       {"mask",
-       "rules/attention.yaml:96:40 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:96:40 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        17},
       // 57: Add(Where(causal, s, fill), mask)
       {"Add",
-       "rules/attention.yaml:96:12 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:96:12 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 2},
       // 58: Where(causal, s, fill)
       {"Where",
-       "rules/attention.yaml:96:61 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:96:61 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 3},
       // 59: masked
       {"masked",
-       "rules/attention.yaml:97:27 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:97:27 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        18},
       // 60: Shape(s)
       {"Shape",
-       "rules/attention.yaml:97:35 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:97:35 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 1},
       // 61: Expand(masked, Shape(s))
       {"Expand",
-       "rules/attention.yaml:97:20 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:97:20 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 2},
       // 62: Where(Expand(masked, Shape(s)), fill, s)
       {"Where",
-       "rules/attention.yaml:97:14 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:97:14 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 3},
       // 63: Where(masked, fill, s)
       {"Where",
-       "rules/attention.yaml:97:70 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:97:70 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 3},
       // 64: Add(s, mask)
       {"Add",
-       "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+       "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:541:13", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:577:13", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kElemType, "rules/attention.yaml:541:34", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/attention.yaml:577:34", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kShape, "rules/attention.yaml:542:13", "kr", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:578:13", "kr", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/attention.yaml:542:34", "kr", gen::kNoSlot, {"kr", "kh"}, {1, 0},
+     {Check::kNative, "rules/attention.yaml:578:34", "kr", gen::kNoSlot, {"kr", "kh"}, {1, 0},
       "repeats_heads", gen::nativePredicate("repeats_heads")},
-     {Check::kShape, "rules/attention.yaml:543:13", "vr", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:579:13", "vr", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
-     {Check::kNative, "rules/attention.yaml:543:35", "vr", gen::kNoSlot, {"vr", "vh"}, {3, 2},
+     {Check::kNative, "rules/attention.yaml:579:35", "vr", gen::kNoSlot, {"vr", "vh"}, {3, 2},
       "repeats_heads", gen::nativePredicate("repeats_heads")},
-     {Check::kShape, "rules/attention.yaml:544:13", "kh", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:580:13", "kh", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "G", "L", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 6}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/attention.yaml:545:13", "vh", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:581:13", "vh", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "G", "L", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 6}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
-     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:537:12)",
+     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:573:12)",
       "scores.1.c", 8, {}, {}, "", nullptr, 5},
-     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:537:12)",
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:573:12)",
       "scores.1.cq", 9, {}, {}, "", nullptr, 5},
-     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:537:12)",
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:573:12)",
       "scores.1.ck", 10, {}, {}, "", nullptr, 5},
      {Check::kScalar,
-      "rules/attention.yaml:100:15 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39)",
+      "rules/attention.yaml:100:15 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39)",
       "fill", 16, {}, {}, "", nullptr, 14, {}, true, true, -gen::kInfinity, -1e+04}},
     // rewrite variants
     {{true, "", -1, -1, {{{17, 0}}}}, {true, "", -1, -1, {{{47, 0}}}},
@@ -20596,7 +21917,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   // matchKh, matchVh, matchScores1C, matchScores1Cq, matchScores1Ck, matchConstant43,
   // matchConstant50, matchCausal, matchFill, matchMask, matchMasked.
 
-  /// Unsqueeze(kh, axes=[2])  (rules/attention.yaml:535:27)
+  /// Unsqueeze(kh, axes=[2])  (rules/attention.yaml:571:27)
   bool matchUnsqueeze1(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze1)) return same(kUnsqueeze1, v) && k();
     if (!bind(kUnsqueeze1, v)) return false;
@@ -20605,13 +21926,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKh(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:535:45)
+  /// _  (rules/attention.yaml:571:45)
   bool matchAny2(ValueId v, gen::Next k) {
     if (seen(kAny2)) return same(kAny2, v) && k();
     return bind(kAny2, v) && k();
   }
 
-  /// Expand(Unsqueeze(kh, axes=[2]), _)  (rules/attention.yaml:535:20)
+  /// Expand(Unsqueeze(kh, axes=[2]), _)  (rules/attention.yaml:571:20)
   bool matchExpand3(ValueId v, gen::Next k) {
     if (seen(kExpand3)) return same(kExpand3, v) && k();
     if (!bind(kExpand3, v)) return false;
@@ -20620,13 +21941,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchUnsqueeze1(input(n, 0), [&] { return matchAny2(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:535:49)
+  /// _  (rules/attention.yaml:571:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(kAny4)) return same(kAny4, v) && k();
     return bind(kAny4, v) && k();
   }
 
-  /// Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)  (rules/attention.yaml:535:12)
+  /// Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)  (rules/attention.yaml:571:12)
   bool matchReshape5(ValueId v, gen::Next k) {
     if (seen(kReshape5)) return same(kReshape5, v) && k();
     if (!bind(kReshape5, v)) return false;
@@ -20635,7 +21956,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchExpand3(input(n, 0), [&] { return matchAny4(input(n, 1), k); });
   }
 
-  /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:535:52)
+  /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:571:52)
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
@@ -20647,7 +21968,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Unsqueeze(vh, axes=[2])  (rules/attention.yaml:536:27)
+  /// Unsqueeze(vh, axes=[2])  (rules/attention.yaml:572:27)
   bool matchUnsqueeze8(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze8)) return same(kUnsqueeze8, v) && k();
     if (!bind(kUnsqueeze8, v)) return false;
@@ -20656,13 +21977,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchVh(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:536:45)
+  /// _  (rules/attention.yaml:572:45)
   bool matchAny9(ValueId v, gen::Next k) {
     if (seen(kAny9)) return same(kAny9, v) && k();
     return bind(kAny9, v) && k();
   }
 
-  /// Expand(Unsqueeze(vh, axes=[2]), _)  (rules/attention.yaml:536:20)
+  /// Expand(Unsqueeze(vh, axes=[2]), _)  (rules/attention.yaml:572:20)
   bool matchExpand10(ValueId v, gen::Next k) {
     if (seen(kExpand10)) return same(kExpand10, v) && k();
     if (!bind(kExpand10, v)) return false;
@@ -20671,13 +21992,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchUnsqueeze8(input(n, 0), [&] { return matchAny9(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:536:49)
+  /// _  (rules/attention.yaml:572:49)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(kAny11)) return same(kAny11, v) && k();
     return bind(kAny11, v) && k();
   }
 
-  /// Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)  (rules/attention.yaml:536:12)
+  /// Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)  (rules/attention.yaml:572:12)
   bool matchReshape12(ValueId v, gen::Next k) {
     if (seen(kReshape12)) return same(kReshape12, v) && k();
     if (!bind(kReshape12, v)) return false;
@@ -20686,7 +22007,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchExpand10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
-  /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:536:52)
+  /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:572:52)
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
@@ -20698,13 +22019,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// qh  (rules/attention.yaml:537:19)
+  /// qh  (rules/attention.yaml:573:19)
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     return bind(kQh, v) && k();
   }
 
-  /// Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:537:23)
+  /// Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:573:23)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -20717,7 +22038,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   /// | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) |
   /// com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:81:34 (in scores at
-  /// rules/attention.yaml:537:12))
+  /// rules/attention.yaml:573:12))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -20734,7 +22055,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// m = Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm  (rules/attention.yaml:156:68 (in
-  /// masked_sdpa at rules/attention.yaml:538:39))
+  /// masked_sdpa at rules/attention.yaml:574:39))
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -20746,7 +22067,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:539:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:575:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -20755,7 +22076,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchM(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(m, axis=-1), vr)  (rules/attention.yaml:539:12)
+  /// o = MatMul(Softmax(m, axis=-1), vr)  (rules/attention.yaml:575:12)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -20765,7 +22086,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))  (rules/attention.yaml:81:16 (in scores at
-  /// rules/attention.yaml:537:12))
+  /// rules/attention.yaml:573:12))
   bool matchMatMul20(ValueId v, gen::Next k) {
     if (seen(kMatMul20)) return same(kMatMul20, v) && k();
     if (!bind(kMatMul20, v)) return false;
@@ -20775,7 +22096,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Div(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)  (rules/attention.yaml:81:12 (in
-  /// scores at rules/attention.yaml:537:12))
+  /// scores at rules/attention.yaml:573:12))
   bool matchDiv22(ValueId v, gen::Next k) {
     if (seen(kDiv22)) return same(kDiv22, v) && k();
     if (!bind(kDiv22, v)) return false;
@@ -20785,7 +22106,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))  (rules/attention.yaml:81:40 (in scores at
-  /// rules/attention.yaml:537:12))
+  /// rules/attention.yaml:573:12))
   bool matchMatMul23(ValueId v, gen::Next k) {
     if (seen(kMatMul23)) return same(kMatMul23, v) && k();
     if (!bind(kMatMul23, v)) return false;
@@ -20795,7 +22116,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)  (rules/attention.yaml:81:36 (in
-  /// scores at rules/attention.yaml:537:12))
+  /// scores at rules/attention.yaml:573:12))
   bool matchMul24(ValueId v, gen::Next k) {
     if (seen(kMul24)) return same(kMul24, v) && k();
     if (!bind(kMul24, v)) return false;
@@ -20809,7 +22130,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchMatMul23(in1, [&] { return matchScores1C(in0, k); });
   }
 
-  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:537:12))
+  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:573:12))
   bool matchMul26(ValueId v, gen::Next k) {
     if (seen(kMul26)) return same(kMul26, v) && k();
     if (!bind(kMul26, v)) return false;
@@ -20823,7 +22144,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(in1, [&] { return matchScores1Cq(in0, k); });
   }
 
-  /// Div(qh, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:537:12))
+  /// Div(qh, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:573:12))
   bool matchDiv27(ValueId v, gen::Next k) {
     if (seen(kDiv27)) return same(kDiv27, v) && k();
     if (!bind(kDiv27, v)) return false;
@@ -20833,7 +22154,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh  (rules/attention.yaml:82:32 (in scores at
-  /// rules/attention.yaml:537:12))
+  /// rules/attention.yaml:573:12))
   bool matchAnyOf28(ValueId v, gen::Next k) {
     if (seen(kAnyOf28)) return same(kAnyOf28, v) && k();
     if (!bind(kAnyOf28, v)) return false;
@@ -20848,7 +22169,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)  (rules/attention.yaml:82:50 (in scores at
-  /// rules/attention.yaml:537:12))
+  /// rules/attention.yaml:573:12))
   bool matchMul30(ValueId v, gen::Next k) {
     if (seen(kMul30)) return same(kMul30, v) && k();
     if (!bind(kMul30, v)) return false;
@@ -20863,7 +22184,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Div(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)  (rules/attention.yaml:82:64 (in scores at
-  /// rules/attention.yaml:537:12))
+  /// rules/attention.yaml:573:12))
   bool matchDiv31(ValueId v, gen::Next k) {
     if (seen(kDiv31)) return same(kDiv31, v) && k();
     if (!bind(kDiv31, v)) return false;
@@ -20874,7 +22195,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   /// Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kr, perm=[0, 1, 3, 2]),
   /// scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:82:62 (in scores at
-  /// rules/attention.yaml:537:12))
+  /// rules/attention.yaml:573:12))
   bool matchAnyOf32(ValueId v, gen::Next k) {
     if (seen(kAnyOf32)) return same(kAnyOf32, v) && k();
     if (!bind(kAnyOf32, v)) return false;
@@ -20890,7 +22211,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   /// MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) |
   /// Div(Transpose(...), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2]))) 
-  /// (rules/attention.yaml:82:14 (in scores at rules/attention.yaml:537:12))
+  /// (rules/attention.yaml:82:14 (in scores at rules/attention.yaml:573:12))
   bool matchMatMul33(ValueId v, gen::Next k) {
     if (seen(kMatMul33)) return same(kMatMul33, v) && k();
     if (!bind(kMatMul33, v)) return false;
@@ -20901,7 +22222,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   /// com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:83:14 (in scores at
-  /// rules/attention.yaml:537:12))
+  /// rules/attention.yaml:573:12))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -20910,7 +22231,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), [&] { return matchTranspose(input(n, 1), k); });
   }
 
-  /// Shape(qh)  (rules/attention.yaml:152:19 (in masked_sdpa at rules/attention.yaml:538:39))
+  /// Shape(qh)  (rules/attention.yaml:152:19 (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchShape35(ValueId v, gen::Next k) {
     if (seen(kShape35)) return same(kShape35, v) && k();
     if (!bind(kShape35, v)) return false;
@@ -20920,7 +22241,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Slice(Shape(qh), starts=[-2], ends=[-1])  (rules/attention.yaml:152:13 (in masked_sdpa at
-  /// rules/attention.yaml:538:39))
+  /// rules/attention.yaml:574:39))
   bool matchSlice36(ValueId v, gen::Next k) {
     if (seen(kSlice36)) return same(kSlice36, v) && k();
     if (!bind(kSlice36, v)) return false;
@@ -20930,7 +22251,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:152:40 (in masked_sdpa at
-  /// rules/attention.yaml:538:39))
+  /// rules/attention.yaml:574:39))
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(kShape37)) return same(kShape37, v) && k();
     if (!bind(kShape37, v)) return false;
@@ -20940,7 +22261,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1) 
-  /// (rules/attention.yaml:152:38 (in masked_sdpa at rules/attention.yaml:538:39))
+  /// (rules/attention.yaml:152:38 (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchMaskedSdpa1Ql(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Ql)) return same(kMaskedSdpa1Ql, v) && k();
     if (!bind(kMaskedSdpa1Ql, v)) return false;
@@ -20952,7 +22273,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Shape(kr)  (rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:538:39))
+  /// Shape(kr)  (rules/attention.yaml:153:19 (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchShape39(ValueId v, gen::Next k) {
     if (seen(kShape39)) return same(kShape39, v) && k();
     if (!bind(kShape39, v)) return false;
@@ -20962,7 +22283,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Slice(Shape(kr), starts=[-2], ends=[-1])  (rules/attention.yaml:153:13 (in masked_sdpa at
-  /// rules/attention.yaml:538:39))
+  /// rules/attention.yaml:574:39))
   bool matchSlice40(ValueId v, gen::Next k) {
     if (seen(kSlice40)) return same(kSlice40, v) && k();
     if (!bind(kSlice40, v)) return false;
@@ -20972,7 +22293,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Shape(kr, start=-2, end=-1)  (rules/attention.yaml:153:40 (in masked_sdpa at
-  /// rules/attention.yaml:538:39))
+  /// rules/attention.yaml:574:39))
   bool matchShape41(ValueId v, gen::Next k) {
     if (seen(kShape41)) return same(kShape41, v) && k();
     if (!bind(kShape41, v)) return false;
@@ -20982,7 +22303,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.kl = Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1) 
-  /// (rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:538:39))
+  /// (rules/attention.yaml:153:38 (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchMaskedSdpa1Kl(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Kl)) return same(kMaskedSdpa1Kl, v) && k();
     if (!bind(kMaskedSdpa1Kl, v)) return false;
@@ -20995,7 +22316,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)  (rules/attention.yaml:154:31 (in
-  /// masked_sdpa at rules/attention.yaml:538:39))
+  /// masked_sdpa at rules/attention.yaml:574:39))
   bool matchConcat(ValueId v, gen::Next k) {
     if (seen(kConcat)) return same(kConcat, v) && k();
     if (!bind(kConcat, v)) return false;
@@ -21005,7 +22326,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))  (rules/attention.yaml:154:19
-  /// (in masked_sdpa at rules/attention.yaml:538:39))
+  /// (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchExpand45(ValueId v, gen::Next k) {
     if (seen(kExpand45)) return same(kExpand45, v) && k();
     if (!bind(kExpand45, v)) return false;
@@ -21015,7 +22336,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.tri = Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)),
-  /// upper=0)  (rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:538:39))
+  /// upper=0)  (rules/attention.yaml:154:13 (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchMaskedSdpa1Tri(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Tri)) return same(kMaskedSdpa1Tri, v) && k();
     if (!bind(kMaskedSdpa1Tri, v)) return false;
@@ -21027,7 +22348,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   /// masked_sdpa.1.mm = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) |
   /// Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s 
   /// (rules/attention.yaml:96:59 (in masked at rules/attention.yaml:155:40) (in masked_sdpa at
-  /// rules/attention.yaml:538:39))
+  /// rules/attention.yaml:574:39))
   bool matchMaskedSdpa1Mm(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Mm)) return same(kMaskedSdpa1Mm, v) && k();
     if (!bind(kMaskedSdpa1Mm, v)) return false;
@@ -21047,14 +22368,14 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// 0.0  (rules/attention.yaml:156:37 (in masked_sdpa at rules/attention.yaml:538:39))
+  /// 0.0  (rules/attention.yaml:156:37 (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchConstant48(ValueId v, gen::Next k) {
     if (seen(kConstant48)) return same(kConstant48, v) && k();
     return bind(kConstant48, v) && constant(kConstant48, v) && k();
   }
 
   /// Equal(masked_sdpa.1.tri, 0.0)  (rules/attention.yaml:156:26 (in masked_sdpa at
-  /// rules/attention.yaml:538:39))
+  /// rules/attention.yaml:574:39))
   bool matchEqual(ValueId v, gen::Next k) {
     if (seen(kEqual)) return same(kEqual, v) && k();
     if (!bind(kEqual, v)) return false;
@@ -21069,7 +22390,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)  (rules/attention.yaml:156:20 (in masked_sdpa
-  /// at rules/attention.yaml:538:39))
+  /// at rules/attention.yaml:574:39))
   bool matchWhere51(ValueId v, gen::Next k) {
     if (seen(kWhere51)) return same(kWhere51, v) && k();
     if (!bind(kWhere51, v)) return false;
@@ -21083,7 +22404,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))  (rules/attention.yaml:156:13 (in
-  /// masked_sdpa at rules/attention.yaml:538:39))
+  /// masked_sdpa at rules/attention.yaml:574:39))
   bool matchAdd52(ValueId v, gen::Next k) {
     if (seen(kAdd52)) return same(kAdd52, v) && k();
     if (!bind(kAdd52, v)) return false;
@@ -21098,7 +22419,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:96:16 (in masked at rules/attention.yaml:155:40)
-  /// (in masked_sdpa at rules/attention.yaml:538:39))
+  /// (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchWhere55(ValueId v, gen::Next k) {
     if (seen(kWhere55)) return same(kWhere55, v) && k();
     if (!bind(kWhere55, v)) return false;
@@ -21112,7 +22433,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:96:12 (in masked at
-  /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39))
+  /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchAdd57(ValueId v, gen::Next k) {
     if (seen(kAdd57)) return same(kAdd57, v) && k();
     if (!bind(kAdd57, v)) return false;
@@ -21127,7 +22448,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:96:61 (in masked at rules/attention.yaml:155:40)
-  /// (in masked_sdpa at rules/attention.yaml:538:39))
+  /// (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchWhere58(ValueId v, gen::Next k) {
     if (seen(kWhere58)) return same(kWhere58, v) && k();
     if (!bind(kWhere58, v)) return false;
@@ -21141,7 +22462,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Shape(s)  (rules/attention.yaml:97:35 (in masked at rules/attention.yaml:155:40) (in
-  /// masked_sdpa at rules/attention.yaml:538:39))
+  /// masked_sdpa at rules/attention.yaml:574:39))
   bool matchShape60(ValueId v, gen::Next k) {
     if (seen(kShape60)) return same(kShape60, v) && k();
     if (!bind(kShape60, v)) return false;
@@ -21151,7 +22472,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Expand(masked, Shape(s))  (rules/attention.yaml:97:20 (in masked at
-  /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39))
+  /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchExpand61(ValueId v, gen::Next k) {
     if (seen(kExpand61)) return same(kExpand61, v) && k();
     if (!bind(kExpand61, v)) return false;
@@ -21161,7 +22482,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(Expand(masked, Shape(s)), fill, s)  (rules/attention.yaml:97:14 (in masked at
-  /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:538:39))
+  /// rules/attention.yaml:155:40) (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchWhere62(ValueId v, gen::Next k) {
     if (seen(kWhere62)) return same(kWhere62, v) && k();
     if (!bind(kWhere62, v)) return false;
@@ -21175,7 +22496,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:97:70 (in masked at rules/attention.yaml:155:40)
-  /// (in masked_sdpa at rules/attention.yaml:538:39))
+  /// (in masked_sdpa at rules/attention.yaml:574:39))
   bool matchWhere63(ValueId v, gen::Next k) {
     if (seen(kWhere63)) return same(kWhere63, v) && k();
     if (!bind(kWhere63, v)) return false;
@@ -21189,7 +22510,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(s, mask)  (rules/attention.yaml:98:14 (in masked at rules/attention.yaml:155:40) (in
-  /// masked_sdpa at rules/attention.yaml:538:39))
+  /// masked_sdpa at rules/attention.yaml:574:39))
   bool matchAdd64(ValueId v, gen::Next k) {
     if (seen(kAdd64)) return same(kAdd64, v) && k();
     if (!bind(kAdd64, v)) return false;
@@ -21205,13 +22526,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:550:9:
+  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:586:9:
   ///   o = Attention(qh, kh, vh, Where(Equal(Trilu(Expand(tensor(1.0), Concat(Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), upper=0), tensor(0.0)), fill, tensor(0.0)), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:547:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:548:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:552:33", "vh")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:583:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:584:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:588:33", "vh")) return false;
     std::optional<onnx::TensorProto> t14 = gen::literalTensor(gen::floatLiteral(1.0), 1, {});
     if (!t14) return false;
     std::vector<onnx::AttributeProto> attrs8;
@@ -21234,7 +22555,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t18) return false;
     std::vector<onnx::AttributeProto> attrs19;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:552:62", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:588:62", "fill")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs6;
@@ -21244,8 +22565,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:552:69",
-        "rules/attention.yaml:552:69");
+        "rules/attention.yaml:588:69",
+        "rules/attention.yaml:588:69");
     if (!a7_0) return false;
     attrs7.push_back(std::move(*a7_0));
     collectMatched();
@@ -21253,8 +22574,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:550:9",
-        "rules/attention.yaml:552:15")) return false;
+        "rules/attention.yaml:586:9",
+        "rules/attention.yaml:588:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -21342,19 +22663,19 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v7}});
   }
 
-  /// Variant 1 (when @causal_mask), rules/attention.yaml:553:9:
+  /// Variant 1 (when @causal_mask), rules/attention.yaml:589:9:
   ///   o = Attention(qh, kh, vh, Add(Where(causal, tensor(0.0), fill), mask), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:547:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:548:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:554:33", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:554:52", "causal")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:583:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:584:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:590:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:590:52", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:554:74", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:590:74", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:554:60", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:590:60", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 = attrHelper(
@@ -21362,8 +22683,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:555:25",
-        "rules/attention.yaml:555:25");
+        "rules/attention.yaml:591:25",
+        "rules/attention.yaml:591:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -21371,8 +22692,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:553:9",
-        "rules/attention.yaml:554:15")) return false;
+        "rules/attention.yaml:589:9",
+        "rules/attention.yaml:590:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -21407,22 +22728,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 2 (when @causal), rules/attention.yaml:553:9:
+  /// Variant 2 (when @causal), rules/attention.yaml:589:9:
   ///   o = Attention(qh, kh, vh, causal, scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:547:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:548:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:554:33", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:554:52", "causal")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:583:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:584:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:590:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:590:52", "causal")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 = attrHelper(
         gen::attributeHelper("attention_scale"),
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:555:25",
-        "rules/attention.yaml:555:25");
+        "rules/attention.yaml:591:25",
+        "rules/attention.yaml:591:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -21430,8 +22751,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:553:9",
-        "rules/attention.yaml:554:15")) return false;
+        "rules/attention.yaml:589:9",
+        "rules/attention.yaml:590:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -21449,15 +22770,15 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 3 (when @masked_fill), rules/attention.yaml:553:9:
+  /// Variant 3 (when @masked_fill), rules/attention.yaml:589:9:
   ///   o = Attention(qh, kh, vh, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:547:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:548:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:554:33", "vh")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:554:66", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:554:74", "fill")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:583:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:584:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:590:33", "vh")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:590:66", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:590:74", "fill")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
     std::vector<onnx::AttributeProto> attrs20;
@@ -21484,8 +22805,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:555:25",
-        "rules/attention.yaml:555:25");
+        "rules/attention.yaml:591:25",
+        "rules/attention.yaml:591:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -21493,8 +22814,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:553:9",
-        "rules/attention.yaml:554:15")) return false;
+        "rules/attention.yaml:589:9",
+        "rules/attention.yaml:590:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -21568,14 +22889,14 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 4 (when @mask), rules/attention.yaml:553:9:
+  /// Variant 4 (when @mask), rules/attention.yaml:589:9:
   ///   o = Attention(qh, kh, vh, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:547:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:548:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:554:33", "vh")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:554:60", "mask")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:583:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:584:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:590:33", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:590:60", "mask")) return false;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
     std::vector<onnx::AttributeProto> attrs12;
@@ -21599,8 +22920,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:555:25",
-        "rules/attention.yaml:555:25");
+        "rules/attention.yaml:591:25",
+        "rules/attention.yaml:591:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -21608,8 +22929,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:553:9",
-        "rules/attention.yaml:554:15")) return false;
+        "rules/attention.yaml:589:9",
+        "rules/attention.yaml:590:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -21674,21 +22995,21 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 5 (when @plain), rules/attention.yaml:553:9:
+  /// Variant 5 (when @plain), rules/attention.yaml:589:9:
   ///   o = Attention(qh, kh, vh, none, scale=helper(attention_scale))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:547:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:548:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:554:33", "vh")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:583:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:584:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:590:33", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 = attrHelper(
         gen::attributeHelper("attention_scale"),
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:555:25",
-        "rules/attention.yaml:555:25");
+        "rules/attention.yaml:591:25",
+        "rules/attention.yaml:591:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -21696,8 +23017,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:553:9",
-        "rules/attention.yaml:554:15")) return false;
+        "rules/attention.yaml:589:9",
+        "rules/attention.yaml:590:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -21725,7 +23046,7 @@ class AttentionHeadsRule : public RewritePattern {
             root,
             84,
             {"onnx"},
-            "rules/attention.yaml:529:5",
+            "rules/attention.yaml:565:5",
             {op::kSlice, op::kWhere, op::kAttention, op::kShape, op::kConcat, op::kExpand, op::kTrilu, op::kEqual, op::kAdd}}),
         root_output_(root_output) {}
 
@@ -21747,7 +23068,7 @@ class AttentionHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:578
+// Generated from: rules/attention.yaml:614
 // single_head_attention (priority 80): Scaled dot-product attention on 3-D Q, K, V (one head of a per-head module export).
 //===----------------------------------------------------------------------===//
 
@@ -21755,7 +23076,7 @@ class AttentionHeadsRule : public RewritePattern {
 const gen::RuleSpec& specSingleHeadAttention() {
   static const gen::RuleSpec spec = {
     "single_head_attention",
-    "rules/attention.yaml:578:5",
+    "rules/attention.yaml:614:5",
     7,  // root expr
     // slots
     {"q", "k", "s", "m", "v", "y", "scores.1.c", "scores.1.cq", "scores.1.ck", "causal", "fill",
@@ -21765,131 +23086,131 @@ const gen::RuleSpec& specSingleHeadAttention() {
     // exprs
     {
       // 0: q
-      {"q", "rules/attention.yaml:583:18", 0},
+      {"q", "rules/attention.yaml:619:18", 0},
       // 1: k
-      {"k", "rules/attention.yaml:583:31", 1},
+      {"k", "rules/attention.yaml:619:31", 1},
       // 2: Transpose(k, perm=[0, 2, 1])
-      {"Transpose", "rules/attention.yaml:583:21", gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:583:34", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/attention.yaml:619:21", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:619:34", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 3: Div(MatMul(q, Transpose(...)), scores.1.c) | Mul(MatMul(q, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | q), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0, transBatchB=0)
-      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:583:11)", 2},
+      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:619:11)", 2},
       // 4: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
-      {"m", "rules/attention.yaml:96:59 (in masked at rules/attention.yaml:584:39)", 3},
+      {"m", "rules/attention.yaml:96:59 (in masked at rules/attention.yaml:620:39)", 3},
       // 5: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:585:18", gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:585:29", Attr::kOneOf,
+      {"Softmax", "rules/attention.yaml:621:18", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:621:29", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 6: v
-      {"v", "rules/attention.yaml:585:47", 4},
+      {"v", "rules/attention.yaml:621:47", 4},
       // 7: MatMul(Softmax(m, axis=-1), v)
-      {"MatMul", "rules/attention.yaml:585:11", 5, 2},
+      {"MatMul", "rules/attention.yaml:621:11", 5, 2},
       // 8: MatMul(q, Transpose(k, perm=[0, 2, 1]))
-      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:583:11)",
+      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:619:11)",
        gen::kNoSlot, 2},
       // 9: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:583:11)", 6},
+      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:619:11)", 6},
       // 10: Div(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)
-      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:583:11)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:619:11)", gen::kNoSlot,
        2},
       // 11: MatMul(q, Transpose(k, perm=[0, 2, 1]))
-      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:583:11)",
+      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:619:11)",
        gen::kNoSlot, 2},
       // 12: Mul(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)
-      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:583:11)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:619:11)", gen::kNoSlot,
        2},
       // 13: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:583:11)", 7},
+      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:619:11)", 7},
       // 14: Mul(q, scores.1.cq)
-      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:583:11)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:619:11)", gen::kNoSlot,
        2},
       // 15: Div(q, scores.1.cq)
-      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:583:11)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:619:11)", gen::kNoSlot,
        2},
       // 16: Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q
-      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:583:11)"},
+      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:619:11)"},
       // 17: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:583:11)", 8},
+      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:619:11)", 8},
       // 18: Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck)
-      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:583:11)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:619:11)", gen::kNoSlot,
        2},
       // 19: Div(Transpose(k, perm=[0, 2, 1]), scores.1.ck)
-      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:583:11)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:619:11)", gen::kNoSlot,
        2},
       // 20: Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck) | Div(Transpose(k, perm=[0, 2, 1]), scores.1.ck) | Transpose(k, perm=[0, 2, 1])
-      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:583:11)"},
+      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:619:11)"},
       // 21: MatMul((Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(k, perm=[0, 2, 1])))
-      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:583:11)",
+      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:619:11)",
        gen::kNoSlot, 2},
       // 22: com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:583:11)", gen::kNoSlot, 2,
-       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:583:11)",
+       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:619:11)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:619:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:583:11)",
+        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:619:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:583:11)",
+        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:619:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:583:11)",
+        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:619:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 23: causal
-      {"causal", "rules/attention.yaml:96:22 (in masked at rules/attention.yaml:584:39)", 9},
+      {"causal", "rules/attention.yaml:96:22 (in masked at rules/attention.yaml:620:39)", 9},
       // 24: fill
-      {"fill", "rules/attention.yaml:96:33 (in masked at rules/attention.yaml:584:39)", 10},
+      {"fill", "rules/attention.yaml:96:33 (in masked at rules/attention.yaml:620:39)", 10},
       // 25: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:96:16 (in masked at rules/attention.yaml:584:39)",
+      {"Where", "rules/attention.yaml:96:16 (in masked at rules/attention.yaml:620:39)",
        gen::kNoSlot, 3},
       // 26: mask
-      {"mask", "rules/attention.yaml:96:40 (in masked at rules/attention.yaml:584:39)", 11},
+      {"mask", "rules/attention.yaml:96:40 (in masked at rules/attention.yaml:620:39)", 11},
       // 27: Add(Where(causal, s, fill), mask)
-      {"Add", "rules/attention.yaml:96:12 (in masked at rules/attention.yaml:584:39)", gen::kNoSlot,
+      {"Add", "rules/attention.yaml:96:12 (in masked at rules/attention.yaml:620:39)", gen::kNoSlot,
        2},
       // 28: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:96:61 (in masked at rules/attention.yaml:584:39)",
+      {"Where", "rules/attention.yaml:96:61 (in masked at rules/attention.yaml:620:39)",
        gen::kNoSlot, 3},
       // 29: masked
-      {"masked", "rules/attention.yaml:97:27 (in masked at rules/attention.yaml:584:39)", 12},
+      {"masked", "rules/attention.yaml:97:27 (in masked at rules/attention.yaml:620:39)", 12},
       // 30: Shape(s)
-      {"Shape", "rules/attention.yaml:97:35 (in masked at rules/attention.yaml:584:39)",
+      {"Shape", "rules/attention.yaml:97:35 (in masked at rules/attention.yaml:620:39)",
        gen::kNoSlot, 1},
       // 31: Expand(masked, Shape(s))
-      {"Expand", "rules/attention.yaml:97:20 (in masked at rules/attention.yaml:584:39)",
+      {"Expand", "rules/attention.yaml:97:20 (in masked at rules/attention.yaml:620:39)",
        gen::kNoSlot, 2},
       // 32: Where(Expand(masked, Shape(s)), fill, s)
-      {"Where", "rules/attention.yaml:97:14 (in masked at rules/attention.yaml:584:39)",
+      {"Where", "rules/attention.yaml:97:14 (in masked at rules/attention.yaml:620:39)",
        gen::kNoSlot, 3},
       // 33: Where(masked, fill, s)
-      {"Where", "rules/attention.yaml:97:70 (in masked at rules/attention.yaml:584:39)",
+      {"Where", "rules/attention.yaml:97:70 (in masked at rules/attention.yaml:620:39)",
        gen::kNoSlot, 3},
       // 34: Add(s, mask)
-      {"Add", "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:584:39)", gen::kNoSlot,
+      {"Add", "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:620:39)", gen::kNoSlot,
        2},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:587:17", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:623:17", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/attention.yaml:587:35", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/attention.yaml:623:35", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kShape, "rules/attention.yaml:588:17", "k", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:624:17", "k", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "L", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/attention.yaml:589:17", "v", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:625:17", "v", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "L", "DV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 4}}},
-     {Check::kRank, "rules/attention.yaml:590:17", "masked", 12, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:626:17", "masked", 12, {}, {}, "", nullptr, gen::kNoSlot,
       {1, 2}},
-     {Check::kRank, "rules/attention.yaml:591:17", "causal", 9, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:627:17", "causal", 9, {}, {}, "", nullptr, gen::kNoSlot,
       {1, 2}},
-     {Check::kRank, "rules/attention.yaml:592:17", "mask", 11, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:628:17", "mask", 11, {}, {}, "", nullptr, gen::kNoSlot,
       {1, 2}},
-     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:583:11)",
+     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:619:11)",
       "scores.1.c", 6, {}, {}, "", nullptr, 2},
-     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:583:11)",
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:619:11)",
       "scores.1.cq", 7, {}, {}, "", nullptr, 2},
-     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:583:11)",
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:619:11)",
       "scores.1.ck", 8, {}, {}, "", nullptr, 2},
-     {Check::kScalar, "rules/attention.yaml:100:15 (in masked at rules/attention.yaml:584:39)",
+     {Check::kScalar, "rules/attention.yaml:100:15 (in masked at rules/attention.yaml:620:39)",
       "fill", 10, {}, {}, "", nullptr, 3, {}, true, true, -gen::kInfinity, -1e+04}},
     // rewrite variants
     {{true, "", 23, -1, {{{4, 0}}}}, {true, "", 23, -1, {{{4, 1}}}},
@@ -22007,7 +23328,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   // matchQ, matchK, matchV, matchScores1C, matchScores1Cq, matchScores1Ck, matchCausal, matchFill,
   // matchMask, matchMasked.
 
-  /// Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:583:21)
+  /// Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:619:21)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -22019,7 +23340,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   /// s = Div(MatMul(q, Transpose(...)), scores.1.c) | Mul(MatMul(q, Transpose(...)), scores.1.c) |
   /// MatMul((Mul(...) | Div(...) | q), (Mul(...) | Div(...) | Transpose(...))) |
   /// com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0,
-  /// transBatchB=0)  (rules/attention.yaml:81:34 (in scores at rules/attention.yaml:583:11))
+  /// transBatchB=0)  (rules/attention.yaml:81:34 (in scores at rules/attention.yaml:619:11))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -22037,7 +23358,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
   /// Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s  (rules/attention.yaml:96:59
-  /// (in masked at rules/attention.yaml:584:39))
+  /// (in masked at rules/attention.yaml:620:39))
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -22057,7 +23378,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:585:18)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:621:18)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -22066,7 +23387,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchM(input(n, 0), k);
   }
 
-  /// y = MatMul(Softmax(m, axis=-1), v)  (rules/attention.yaml:585:11)
+  /// y = MatMul(Softmax(m, axis=-1), v)  (rules/attention.yaml:621:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -22076,7 +23397,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// MatMul(q, Transpose(k, perm=[0, 2, 1]))  (rules/attention.yaml:81:16 (in scores at
-  /// rules/attention.yaml:583:11))
+  /// rules/attention.yaml:619:11))
   bool matchMatMul8(ValueId v, gen::Next k) {
     if (seen(kMatMul8)) return same(kMatMul8, v) && k();
     if (!bind(kMatMul8, v)) return false;
@@ -22086,7 +23407,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Div(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)  (rules/attention.yaml:81:12 (in
-  /// scores at rules/attention.yaml:583:11))
+  /// scores at rules/attention.yaml:619:11))
   bool matchDiv10(ValueId v, gen::Next k) {
     if (seen(kDiv10)) return same(kDiv10, v) && k();
     if (!bind(kDiv10, v)) return false;
@@ -22096,7 +23417,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// MatMul(q, Transpose(k, perm=[0, 2, 1]))  (rules/attention.yaml:81:40 (in scores at
-  /// rules/attention.yaml:583:11))
+  /// rules/attention.yaml:619:11))
   bool matchMatMul11(ValueId v, gen::Next k) {
     if (seen(kMatMul11)) return same(kMatMul11, v) && k();
     if (!bind(kMatMul11, v)) return false;
@@ -22106,7 +23427,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)  (rules/attention.yaml:81:36 (in
-  /// scores at rules/attention.yaml:583:11))
+  /// scores at rules/attention.yaml:619:11))
   bool matchMul12(ValueId v, gen::Next k) {
     if (seen(kMul12)) return same(kMul12, v) && k();
     if (!bind(kMul12, v)) return false;
@@ -22120,7 +23441,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchMatMul11(in1, [&] { return matchScores1C(in0, k); });
   }
 
-  /// Mul(q, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:583:11))
+  /// Mul(q, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:619:11))
   bool matchMul14(ValueId v, gen::Next k) {
     if (seen(kMul14)) return same(kMul14, v) && k();
     if (!bind(kMul14, v)) return false;
@@ -22134,7 +23455,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchQ(in1, [&] { return matchScores1Cq(in0, k); });
   }
 
-  /// Div(q, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:583:11))
+  /// Div(q, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:619:11))
   bool matchDiv15(ValueId v, gen::Next k) {
     if (seen(kDiv15)) return same(kDiv15, v) && k();
     if (!bind(kDiv15, v)) return false;
@@ -22144,7 +23465,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q  (rules/attention.yaml:82:32 (in scores at
-  /// rules/attention.yaml:583:11))
+  /// rules/attention.yaml:619:11))
   bool matchAnyOf16(ValueId v, gen::Next k) {
     if (seen(kAnyOf16)) return same(kAnyOf16, v) && k();
     if (!bind(kAnyOf16, v)) return false;
@@ -22159,7 +23480,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck)  (rules/attention.yaml:82:50 (in scores at
-  /// rules/attention.yaml:583:11))
+  /// rules/attention.yaml:619:11))
   bool matchMul18(ValueId v, gen::Next k) {
     if (seen(kMul18)) return same(kMul18, v) && k();
     if (!bind(kMul18, v)) return false;
@@ -22174,7 +23495,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Div(Transpose(k, perm=[0, 2, 1]), scores.1.ck)  (rules/attention.yaml:82:64 (in scores at
-  /// rules/attention.yaml:583:11))
+  /// rules/attention.yaml:619:11))
   bool matchDiv19(ValueId v, gen::Next k) {
     if (seen(kDiv19)) return same(kDiv19, v) && k();
     if (!bind(kDiv19, v)) return false;
@@ -22185,7 +23506,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   /// Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck) | Div(Transpose(k, perm=[0, 2, 1]),
   /// scores.1.ck) | Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:82:62 (in scores at
-  /// rules/attention.yaml:583:11))
+  /// rules/attention.yaml:619:11))
   bool matchAnyOf20(ValueId v, gen::Next k) {
     if (seen(kAnyOf20)) return same(kAnyOf20, v) && k();
     if (!bind(kAnyOf20, v)) return false;
@@ -22201,7 +23522,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   /// MatMul((Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q), (Mul(Transpose(...), scores.1.ck) |
   /// Div(Transpose(...), scores.1.ck) | Transpose(k, perm=[0, 2, 1])))  (rules/attention.yaml:82:14
-  /// (in scores at rules/attention.yaml:583:11))
+  /// (in scores at rules/attention.yaml:619:11))
   bool matchMatMul21(ValueId v, gen::Next k) {
     if (seen(kMatMul21)) return same(kMatMul21, v) && k();
     if (!bind(kMatMul21, v)) return false;
@@ -22211,7 +23532,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0,
-  /// transBatchB=0)  (rules/attention.yaml:83:14 (in scores at rules/attention.yaml:583:11))
+  /// transBatchB=0)  (rules/attention.yaml:83:14 (in scores at rules/attention.yaml:619:11))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -22221,7 +23542,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:96:16 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// rules/attention.yaml:620:39))
   bool matchWhere25(ValueId v, gen::Next k) {
     if (seen(kWhere25)) return same(kWhere25, v) && k();
     if (!bind(kWhere25, v)) return false;
@@ -22235,7 +23556,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:96:12 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// rules/attention.yaml:620:39))
   bool matchAdd27(ValueId v, gen::Next k) {
     if (seen(kAdd27)) return same(kAdd27, v) && k();
     if (!bind(kAdd27, v)) return false;
@@ -22250,7 +23571,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:96:61 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// rules/attention.yaml:620:39))
   bool matchWhere28(ValueId v, gen::Next k) {
     if (seen(kWhere28)) return same(kWhere28, v) && k();
     if (!bind(kWhere28, v)) return false;
@@ -22263,7 +23584,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     });
   }
 
-  /// Shape(s)  (rules/attention.yaml:97:35 (in masked at rules/attention.yaml:584:39))
+  /// Shape(s)  (rules/attention.yaml:97:35 (in masked at rules/attention.yaml:620:39))
   bool matchShape(ValueId v, gen::Next k) {
     if (seen(kShape)) return same(kShape, v) && k();
     if (!bind(kShape, v)) return false;
@@ -22273,7 +23594,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Expand(masked, Shape(s))  (rules/attention.yaml:97:20 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// rules/attention.yaml:620:39))
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
@@ -22283,7 +23604,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(Expand(masked, Shape(s)), fill, s)  (rules/attention.yaml:97:14 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// rules/attention.yaml:620:39))
   bool matchWhere32(ValueId v, gen::Next k) {
     if (seen(kWhere32)) return same(kWhere32, v) && k();
     if (!bind(kWhere32, v)) return false;
@@ -22297,7 +23618,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:97:70 (in masked at
-  /// rules/attention.yaml:584:39))
+  /// rules/attention.yaml:620:39))
   bool matchWhere33(ValueId v, gen::Next k) {
     if (seen(kWhere33)) return same(kWhere33, v) && k();
     if (!bind(kWhere33, v)) return false;
@@ -22310,7 +23631,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:98:14 (in masked at rules/attention.yaml:584:39))
+  /// Add(s, mask)  (rules/attention.yaml:98:14 (in masked at rules/attention.yaml:620:39))
   bool matchAdd34(ValueId v, gen::Next k) {
     if (seen(kAdd34)) return same(kAdd34, v) && k();
     if (!bind(kAdd34, v)) return false;
@@ -22326,19 +23647,19 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:596:9:
+  /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:632:9:
   ///   y = Attention(q, k, v, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:598:31", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:594:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:634:31", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:630:26", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:594:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:630:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:594:34", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:630:34", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
@@ -22365,8 +23686,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:598:68",
-        "rules/attention.yaml:598:68");
+        "rules/attention.yaml:634:68",
+        "rules/attention.yaml:634:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -22374,8 +23695,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:596:9",
-        "rules/attention.yaml:598:15")) return false;
+        "rules/attention.yaml:632:9",
+        "rules/attention.yaml:634:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -22457,17 +23778,17 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:596:9:
+  /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:632:9:
   ///   y = Attention(q, k, v, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:598:31", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:594:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:634:31", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:630:26", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:594:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:630:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
@@ -22494,8 +23815,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:598:68",
-        "rules/attention.yaml:598:68");
+        "rules/attention.yaml:634:68",
+        "rules/attention.yaml:634:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -22503,8 +23824,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:596:9",
-        "rules/attention.yaml:598:15")) return false;
+        "rules/attention.yaml:632:9",
+        "rules/attention.yaml:634:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -22578,15 +23899,15 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 2 (when opset in [23, -] @masked_fill), rules/attention.yaml:596:9:
+  /// Variant 2 (when opset in [23, -] @masked_fill), rules/attention.yaml:632:9:
   ///   y = Attention(q, k, v, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:598:31", "v")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:594:40", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:594:48", "fill")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:634:31", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:630:40", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:630:48", "fill")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
     std::vector<onnx::AttributeProto> attrs20;
@@ -22615,8 +23936,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:598:68",
-        "rules/attention.yaml:598:68");
+        "rules/attention.yaml:634:68",
+        "rules/attention.yaml:634:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -22624,8 +23945,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:596:9",
-        "rules/attention.yaml:598:15")) return false;
+        "rules/attention.yaml:632:9",
+        "rules/attention.yaml:634:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -22699,14 +24020,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 3 (when opset in [23, -] @mask), rules/attention.yaml:596:9:
+  /// Variant 3 (when opset in [23, -] @mask), rules/attention.yaml:632:9:
   ///   y = Attention(q, k, v, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:598:31", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:594:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:634:31", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:630:34", "mask")) return false;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
     std::vector<onnx::AttributeProto> attrs12;
@@ -22732,8 +24053,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:598:68",
-        "rules/attention.yaml:598:68");
+        "rules/attention.yaml:634:68",
+        "rules/attention.yaml:634:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -22741,8 +24062,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:596:9",
-        "rules/attention.yaml:598:15")) return false;
+        "rules/attention.yaml:632:9",
+        "rules/attention.yaml:634:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -22807,13 +24128,13 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 4 (when opset in [23, -] @plain), rules/attention.yaml:596:9:
+  /// Variant 4 (when opset in [23, -] @plain), rules/attention.yaml:632:9:
   ///   y = Attention(q, k, v, none, q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:598:31", "v")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:634:31", "v")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("q_num_heads", 1));
     attrs11.push_back(gen::intAttribute("kv_num_heads", 1));
@@ -22822,8 +24143,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:598:68",
-        "rules/attention.yaml:598:68");
+        "rules/attention.yaml:634:68",
+        "rules/attention.yaml:634:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -22831,8 +24152,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:596:9",
-        "rules/attention.yaml:598:15")) return false;
+        "rules/attention.yaml:632:9",
+        "rules/attention.yaml:634:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -22850,19 +24171,19 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 5 (when @causal_mask), rules/attention.yaml:599:9:
+  /// Variant 5 (when @causal_mask), rules/attention.yaml:635:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:600:54", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:594:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:636:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:630:26", "causal")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t21) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:594:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:630:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs22;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:594:34", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:630:34", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs23;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t20) return false;
@@ -22888,8 +24209,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:601:48",
-        "rules/attention.yaml:601:48");
+        "rules/attention.yaml:637:48",
+        "rules/attention.yaml:637:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -22897,8 +24218,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:599:9",
-        "rules/attention.yaml:600:15")) return false;
+        "rules/attention.yaml:635:9",
+        "rules/attention.yaml:636:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -22982,17 +24303,17 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 6 (when @causal), rules/attention.yaml:599:9:
+  /// Variant 6 (when @causal), rules/attention.yaml:635:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite6() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:600:54", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:594:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:636:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:630:26", "causal")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t21) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:594:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:630:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs22;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t20) return false;
@@ -23018,8 +24339,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:601:48",
-        "rules/attention.yaml:601:48");
+        "rules/attention.yaml:637:48",
+        "rules/attention.yaml:637:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -23027,8 +24348,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:599:9",
-        "rules/attention.yaml:600:15")) return false;
+        "rules/attention.yaml:635:9",
+        "rules/attention.yaml:636:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23104,15 +24425,15 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 7 (when @masked_fill), rules/attention.yaml:599:9:
+  /// Variant 7 (when @masked_fill), rules/attention.yaml:635:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite7() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:600:54", "v")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:594:40", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:594:48", "fill")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:636:54", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:630:40", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:630:48", "fill")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t21) return false;
     std::vector<onnx::AttributeProto> attrs22;
@@ -23140,8 +24461,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:601:48",
-        "rules/attention.yaml:601:48");
+        "rules/attention.yaml:637:48",
+        "rules/attention.yaml:637:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -23149,8 +24470,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:599:9",
-        "rules/attention.yaml:600:15")) return false;
+        "rules/attention.yaml:635:9",
+        "rules/attention.yaml:636:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23226,14 +24547,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 8 (when @mask), rules/attention.yaml:599:9:
+  /// Variant 8 (when @mask), rules/attention.yaml:635:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite8() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:600:54", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:594:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:636:54", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:630:34", "mask")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs14;
@@ -23258,8 +24579,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:601:48",
-        "rules/attention.yaml:601:48");
+        "rules/attention.yaml:637:48",
+        "rules/attention.yaml:637:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -23267,8 +24588,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:599:9",
-        "rules/attention.yaml:600:15")) return false;
+        "rules/attention.yaml:635:9",
+        "rules/attention.yaml:636:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23335,13 +24656,13 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 9 (when @plain), rules/attention.yaml:599:9:
+  /// Variant 9 (when @plain), rules/attention.yaml:635:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, none, num_heads=1, scale=helper(attention_scale))
   bool rewrite9() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:594:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:594:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:600:54", "v")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:630:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:630:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:636:54", "v")) return false;
     std::vector<onnx::AttributeProto> attrs13;
     attrs13.push_back(gen::intAttribute("num_heads", 1));
     std::optional<onnx::AttributeProto> a13_1 = attrHelper(
@@ -23349,8 +24670,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:601:48",
-        "rules/attention.yaml:601:48");
+        "rules/attention.yaml:637:48",
+        "rules/attention.yaml:637:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -23358,8 +24679,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:599:9",
-        "rules/attention.yaml:600:15")) return false;
+        "rules/attention.yaml:635:9",
+        "rules/attention.yaml:636:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -23389,7 +24710,7 @@ class SingleHeadAttentionRule : public RewritePattern {
             root,
             80,
             {"ort"},
-            "rules/attention.yaml:578:5",
+            "rules/attention.yaml:614:5",
             {op::kSlice, op::kConcat, op::kExpand, op::kAttention, op::kShape, op::kWhere, op::kAdd, op::kComMicrosoftMultiHeadAttention}}),
         root_output_(root_output) {}
 
@@ -23411,7 +24732,7 @@ class SingleHeadAttentionRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:603
+// Generated from: rules/attention.yaml:639
 // attention_heads_merge (priority 79): The first two inputs of a Concat, attention ops (MultiHeadAttention, or ONNX Attention from opset 23) on projections of the same inputs with masks computed alike, as one op with the heads of both.
 //===----------------------------------------------------------------------===//
 
@@ -23419,7 +24740,7 @@ class SingleHeadAttentionRule : public RewritePattern {
 const gen::RuleSpec& specAttentionHeadsMerge() {
   static const gen::RuleSpec spec = {
     "attention_heads_merge",
-    "rules/attention.yaml:603:5",
+    "rules/attention.yaml:639:5",
     53,  // root expr
     // slots
     {"x", "wqa", "qa", "xk", "wka", "ka", "xv", "wva", "va", "ma", "ba", "wqb", "qb", "wkb", "kb",
@@ -23429,170 +24750,170 @@ const gen::RuleSpec& specAttentionHeadsMerge() {
     // exprs
     {
       // 0: x
-      {"x", "rules/attention.yaml:612:19", 0},
+      {"x", "rules/attention.yaml:648:19", 0},
       // 1: wqa
-      {"wqa", "rules/attention.yaml:612:22", 1},
+      {"wqa", "rules/attention.yaml:648:22", 1},
       // 2: MatMul(x, wqa)
-      {"MatMul", "rules/attention.yaml:612:12", 2, 2},
+      {"MatMul", "rules/attention.yaml:648:12", 2, 2},
       // 3: xk
-      {"xk", "rules/attention.yaml:613:19", 3},
+      {"xk", "rules/attention.yaml:649:19", 3},
       // 4: wka
-      {"wka", "rules/attention.yaml:613:23", 4},
+      {"wka", "rules/attention.yaml:649:23", 4},
       // 5: MatMul(xk, wka)
-      {"MatMul", "rules/attention.yaml:613:12", 5, 2},
+      {"MatMul", "rules/attention.yaml:649:12", 5, 2},
       // 6: xv
-      {"xv", "rules/attention.yaml:614:19", 6},
+      {"xv", "rules/attention.yaml:650:19", 6},
       // 7: wva
-      {"wva", "rules/attention.yaml:614:23", 7},
+      {"wva", "rules/attention.yaml:650:23", 7},
       // 8: MatMul(xv, wva)
-      {"MatMul", "rules/attention.yaml:614:12", 8, 2},
+      {"MatMul", "rules/attention.yaml:650:12", 8, 2},
       // 9: ma
-      {"ma", "rules/attention.yaml:615:19", 9},
+      {"ma", "rules/attention.yaml:651:19", 9},
       // 10: _
-      {"_", "rules/attention.yaml:615:30"},
+      {"_", "rules/attention.yaml:651:30"},
       // 11: Shape(qa)
-      {"Shape", "rules/attention.yaml:615:39", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:651:39", gen::kNoSlot, 1},
       // 12: _
-      {"_", "rules/attention.yaml:615:50"},
+      {"_", "rules/attention.yaml:651:50"},
       // 13: _
-      {"_", "rules/attention.yaml:615:53"},
+      {"_", "rules/attention.yaml:651:53"},
       // 14: Slice(Shape(qa), _, _)
-      {"Slice", "rules/attention.yaml:615:33", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:651:33", gen::kNoSlot, 3},
       // 15: Shape(ka)
-      {"Shape", "rules/attention.yaml:615:63", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:651:63", gen::kNoSlot, 1},
       // 16: _
-      {"_", "rules/attention.yaml:615:74"},
+      {"_", "rules/attention.yaml:651:74"},
       // 17: _
-      {"_", "rules/attention.yaml:615:77"},
+      {"_", "rules/attention.yaml:651:77"},
       // 18: Slice(Shape(ka), _, _)
-      {"Slice", "rules/attention.yaml:615:57", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:651:57", gen::kNoSlot, 3},
       // 19: Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
-      {"Concat", "rules/attention.yaml:615:23", gen::kNoSlot, 3,
-       {{"axis", "rules/attention.yaml:615:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/attention.yaml:651:23", gen::kNoSlot, 3,
+       {{"axis", "rules/attention.yaml:651:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 20: Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
-      {"Expand", "rules/attention.yaml:615:12", 10, 2},
+      {"Expand", "rules/attention.yaml:651:12", 10, 2},
       // 21: wqb
-      {"wqb", "rules/attention.yaml:616:22", 11},
+      {"wqb", "rules/attention.yaml:652:22", 11},
       // 22: MatMul(x, wqb)
-      {"MatMul", "rules/attention.yaml:616:12", 12, 2},
+      {"MatMul", "rules/attention.yaml:652:12", 12, 2},
       // 23: wkb
-      {"wkb", "rules/attention.yaml:617:23", 13},
+      {"wkb", "rules/attention.yaml:653:23", 13},
       // 24: MatMul(xk, wkb)
-      {"MatMul", "rules/attention.yaml:617:12", 14, 2},
+      {"MatMul", "rules/attention.yaml:653:12", 14, 2},
       // 25: wvb
-      {"wvb", "rules/attention.yaml:618:23", 15},
+      {"wvb", "rules/attention.yaml:654:23", 15},
       // 26: MatMul(xv, wvb)
-      {"MatMul", "rules/attention.yaml:618:12", 16, 2},
+      {"MatMul", "rules/attention.yaml:654:12", 16, 2},
       // 27: mb
-      {"mb", "rules/attention.yaml:619:19", 17},
+      {"mb", "rules/attention.yaml:655:19", 17},
       // 28: _
-      {"_", "rules/attention.yaml:619:30"},
+      {"_", "rules/attention.yaml:655:30"},
       // 29: Shape(qb)
-      {"Shape", "rules/attention.yaml:619:39", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:655:39", gen::kNoSlot, 1},
       // 30: _
-      {"_", "rules/attention.yaml:619:50"},
+      {"_", "rules/attention.yaml:655:50"},
       // 31: _
-      {"_", "rules/attention.yaml:619:53"},
+      {"_", "rules/attention.yaml:655:53"},
       // 32: Slice(Shape(qb), _, _)
-      {"Slice", "rules/attention.yaml:619:33", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:655:33", gen::kNoSlot, 3},
       // 33: Shape(kb)
-      {"Shape", "rules/attention.yaml:619:63", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:655:63", gen::kNoSlot, 1},
       // 34: _
-      {"_", "rules/attention.yaml:619:74"},
+      {"_", "rules/attention.yaml:655:74"},
       // 35: _
-      {"_", "rules/attention.yaml:619:77"},
+      {"_", "rules/attention.yaml:655:77"},
       // 36: Slice(Shape(kb), _, _)
-      {"Slice", "rules/attention.yaml:619:57", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:655:57", gen::kNoSlot, 3},
       // 37: Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
-      {"Concat", "rules/attention.yaml:619:23", gen::kNoSlot, 3,
-       {{"axis", "rules/attention.yaml:619:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/attention.yaml:655:23", gen::kNoSlot, 3,
+       {{"axis", "rules/attention.yaml:655:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 38: Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
-      {"Expand", "rules/attention.yaml:619:12", 18, 2},
+      {"Expand", "rules/attention.yaml:655:12", 18, 2},
       // 39: none
-      {"none", "rules/attention.yaml:620:63"},
+      {"none", "rules/attention.yaml:656:63"},
       // 40: none
-      {"none", "rules/attention.yaml:620:69"},
+      {"none", "rules/attention.yaml:656:69"},
       // 41: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:620:18", gen::kNoSlot, 6,
-       {{"scale", "rules/attention.yaml:620:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:656:18", gen::kNoSlot, 6,
+       {{"scale", "rules/attention.yaml:656:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"unidirectional", "rules/attention.yaml:621:51", Attr::kEquals, {gen::intLiteral(0)},
+        {"unidirectional", "rules/attention.yaml:657:51", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}},
        {}, 1e-06, 0, {3, 4}},
       // 42: none
-      {"none", "rules/attention.yaml:622:63"},
+      {"none", "rules/attention.yaml:658:63"},
       // 43: none
-      {"none", "rules/attention.yaml:622:69"},
+      {"none", "rules/attention.yaml:658:69"},
       // 44: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:622:18", gen::kNoSlot, 6,
-       {{"scale", "rules/attention.yaml:622:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:658:18", gen::kNoSlot, 6,
+       {{"scale", "rules/attention.yaml:658:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"unidirectional", "rules/attention.yaml:623:51", Attr::kEquals, {gen::intLiteral(0)},
+        {"unidirectional", "rules/attention.yaml:659:51", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}},
        {}, 1e-06, 0, {3, 4}},
       // 45: com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:624:20", gen::kNoSlot, 3,
-       {{"scale", "rules/attention.yaml:624:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:660:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:660:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"unidirectional", "rules/attention.yaml:624:84", Attr::kEquals, {gen::intLiteral(0)},
+        {"unidirectional", "rules/attention.yaml:660:84", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}}},
       // 46: com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:625:20", gen::kNoSlot, 3,
-       {{"scale", "rules/attention.yaml:625:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:661:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:661:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"unidirectional", "rules/attention.yaml:625:84", Attr::kEquals, {gen::intLiteral(0)},
+        {"unidirectional", "rules/attention.yaml:661:84", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}}},
       // 47: Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"Attention", "rules/attention.yaml:627:20", gen::kNoSlot, 4,
-       {{"scale", "rules/attention.yaml:627:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"Attention", "rules/attention.yaml:663:20", gen::kNoSlot, 4,
+       {{"scale", "rules/attention.yaml:663:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"is_causal", "rules/attention.yaml:627:65", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"is_causal", "rules/attention.yaml:663:65", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"softcap", "rules/attention.yaml:627:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+        {"softcap", "rules/attention.yaml:663:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
       // 48: Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"Attention", "rules/attention.yaml:628:20", gen::kNoSlot, 4,
-       {{"scale", "rules/attention.yaml:628:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"Attention", "rules/attention.yaml:664:20", gen::kNoSlot, 4,
+       {{"scale", "rules/attention.yaml:664:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"is_causal", "rules/attention.yaml:628:65", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"is_causal", "rules/attention.yaml:664:65", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"softcap", "rules/attention.yaml:628:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+        {"softcap", "rules/attention.yaml:664:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
       // 49: Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"Attention", "rules/attention.yaml:630:20", gen::kNoSlot, 3,
-       {{"scale", "rules/attention.yaml:630:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"Attention", "rules/attention.yaml:666:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:666:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"is_causal", "rules/attention.yaml:630:61", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"is_causal", "rules/attention.yaml:666:61", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"softcap", "rules/attention.yaml:630:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+        {"softcap", "rules/attention.yaml:666:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
       // 50: Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"Attention", "rules/attention.yaml:631:20", gen::kNoSlot, 3,
-       {{"scale", "rules/attention.yaml:631:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"Attention", "rules/attention.yaml:667:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:667:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"is_causal", "rules/attention.yaml:631:61", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"is_causal", "rules/attention.yaml:667:61", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"softcap", "rules/attention.yaml:631:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+        {"softcap", "rules/attention.yaml:667:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
       // 51: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0) | Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) | Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"ya", "rules/attention.yaml:624:17", 19, 0, {}, {}, 1e-06, 0, {}, false, {}, {52}},
+      {"ya", "rules/attention.yaml:660:17", 19, 0, {}, {}, 1e-06, 0, {}, false, {}, {52}},
       // 52: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0) | Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) | Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"yb", "rules/attention.yaml:624:17", 20, 0, {}, {}, 1e-06, 0, {}, false, {}, {51}},
+      {"yb", "rules/attention.yaml:660:17", 20, 0, {}, {}, 1e-06, 0, {}, false, {}, {51}},
       // 53: Concat(ya, yb, rest..., axis=-1)
-      {"Concat", "rules/attention.yaml:633:12", 21, 2,
-       {{"axis", "rules/attention.yaml:633:36", Attr::kEquals, {gen::intLiteral(-1)}, true}}, {},
+      {"Concat", "rules/attention.yaml:669:12", 21, 2,
+       {{"axis", "rules/attention.yaml:669:36", Attr::kEquals, {gen::intLiteral(-1)}, true}}, {},
        1e-06, 0, {}, true},
     },
     // constraints
-    {{Check::kRank, "rules/attention.yaml:635:14", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {3}},
-     {Check::kRank, "rules/attention.yaml:636:14", "wqa", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/attention.yaml:671:14", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {3}},
+     {Check::kRank, "rules/attention.yaml:672:14", "wqa", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {2}},
-     {Check::kNative, "rules/attention.yaml:636:23", "wqa", gen::kNoSlot,
+     {Check::kNative, "rules/attention.yaml:672:23", "wqa", gen::kNoSlot,
       {"wqa", "wka", "wva", "wqb", "wkb", "wvb"}, {1, 4, 7, 11, 13, 15}, "stored_inline",
       gen::nativePredicate("stored_inline")},
-     {Check::kNative, "rules/attention.yaml:637:14", "ya", gen::kNoSlot, {"ya", "yb"}, {19, 20},
+     {Check::kNative, "rules/attention.yaml:673:14", "ya", gen::kNoSlot, {"ya", "yb"}, {19, 20},
       "same_head_sizes", gen::nativePredicate("same_head_sizes")},
-     {Check::kEquivalent, "rules/attention.yaml:638:14", "mb", 17, {"ma"}, {9}}},
+     {Check::kEquivalent, "rules/attention.yaml:674:14", "mb", 17, {"ma"}, {9}}},
     // rewrite variants
     {{true, "", -1, -1, {{{51, 0}, {52, 0}}}}, {true, "", -1, -1, {{{51, 1}, {52, 1}}}},
      {true, "", 23, -1, {{{51, 2}, {52, 2}}}}, {true, "", 23, -1, {{{51, 3}, {52, 3}}}}},
@@ -23719,15 +25040,15 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   // ---- Match
 
   // From AttentionSharedMatch (the same in other rules of this file):
-  // matchX, matchAny28, matchAny30, matchAny35.
+  // matchX, matchAny10, matchAny28, matchAny30, matchAny35.
 
-  /// wqa  (rules/attention.yaml:612:22)
+  /// wqa  (rules/attention.yaml:648:22)
   bool matchWqa(ValueId v, gen::Next k) {
     if (seen(kWqa)) return same(kWqa, v) && k();
     return bind(kWqa, v) && k();
   }
 
-  /// qa = MatMul(x, wqa)  (rules/attention.yaml:612:12)
+  /// qa = MatMul(x, wqa)  (rules/attention.yaml:648:12)
   bool matchQa(ValueId v, gen::Next k) {
     if (seen(kQa)) return same(kQa, v) && k();
     if (!bind(kQa, v)) return false;
@@ -23736,19 +25057,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchX(input(n, 0), [&] { return matchWqa(input(n, 1), k); });
   }
 
-  /// xk  (rules/attention.yaml:613:19)
+  /// xk  (rules/attention.yaml:649:19)
   bool matchXk(ValueId v, gen::Next k) {
     if (seen(kXk)) return same(kXk, v) && k();
     return bind(kXk, v) && k();
   }
 
-  /// wka  (rules/attention.yaml:613:23)
+  /// wka  (rules/attention.yaml:649:23)
   bool matchWka(ValueId v, gen::Next k) {
     if (seen(kWka)) return same(kWka, v) && k();
     return bind(kWka, v) && k();
   }
 
-  /// ka = MatMul(xk, wka)  (rules/attention.yaml:613:12)
+  /// ka = MatMul(xk, wka)  (rules/attention.yaml:649:12)
   bool matchKa(ValueId v, gen::Next k) {
     if (seen(kKa)) return same(kKa, v) && k();
     if (!bind(kKa, v)) return false;
@@ -23757,19 +25078,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXk(input(n, 0), [&] { return matchWka(input(n, 1), k); });
   }
 
-  /// xv  (rules/attention.yaml:614:19)
+  /// xv  (rules/attention.yaml:650:19)
   bool matchXv(ValueId v, gen::Next k) {
     if (seen(kXv)) return same(kXv, v) && k();
     return bind(kXv, v) && k();
   }
 
-  /// wva  (rules/attention.yaml:614:23)
+  /// wva  (rules/attention.yaml:650:23)
   bool matchWva(ValueId v, gen::Next k) {
     if (seen(kWva)) return same(kWva, v) && k();
     return bind(kWva, v) && k();
   }
 
-  /// va = MatMul(xv, wva)  (rules/attention.yaml:614:12)
+  /// va = MatMul(xv, wva)  (rules/attention.yaml:650:12)
   bool matchVa(ValueId v, gen::Next k) {
     if (seen(kVa)) return same(kVa, v) && k();
     if (!bind(kVa, v)) return false;
@@ -23778,19 +25099,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXv(input(n, 0), [&] { return matchWva(input(n, 1), k); });
   }
 
-  /// ma  (rules/attention.yaml:615:19)
+  /// ma  (rules/attention.yaml:651:19)
   bool matchMa(ValueId v, gen::Next k) {
     if (seen(kMa)) return same(kMa, v) && k();
     return bind(kMa, v) && k();
   }
 
-  /// _  (rules/attention.yaml:615:30)
-  bool matchAny10(ValueId v, gen::Next k) {
-    if (seen(kAny10)) return same(kAny10, v) && k();
-    return bind(kAny10, v) && k();
-  }
-
-  /// Shape(qa)  (rules/attention.yaml:615:39)
+  /// Shape(qa)  (rules/attention.yaml:651:39)
   bool matchShape11(ValueId v, gen::Next k) {
     if (seen(kShape11)) return same(kShape11, v) && k();
     if (!bind(kShape11, v)) return false;
@@ -23799,19 +25114,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchQa(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:615:50)
+  /// _  (rules/attention.yaml:651:50)
   bool matchAny12(ValueId v, gen::Next k) {
     if (seen(kAny12)) return same(kAny12, v) && k();
     return bind(kAny12, v) && k();
   }
 
-  /// _  (rules/attention.yaml:615:53)
+  /// _  (rules/attention.yaml:651:53)
   bool matchAny13(ValueId v, gen::Next k) {
     if (seen(kAny13)) return same(kAny13, v) && k();
     return bind(kAny13, v) && k();
   }
 
-  /// Slice(Shape(qa), _, _)  (rules/attention.yaml:615:33)
+  /// Slice(Shape(qa), _, _)  (rules/attention.yaml:651:33)
   bool matchSlice14(ValueId v, gen::Next k) {
     if (seen(kSlice14)) return same(kSlice14, v) && k();
     if (!bind(kSlice14, v)) return false;
@@ -23824,7 +25139,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     });
   }
 
-  /// Shape(ka)  (rules/attention.yaml:615:63)
+  /// Shape(ka)  (rules/attention.yaml:651:63)
   bool matchShape15(ValueId v, gen::Next k) {
     if (seen(kShape15)) return same(kShape15, v) && k();
     if (!bind(kShape15, v)) return false;
@@ -23833,19 +25148,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchKa(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:615:74)
+  /// _  (rules/attention.yaml:651:74)
   bool matchAny16(ValueId v, gen::Next k) {
     if (seen(kAny16)) return same(kAny16, v) && k();
     return bind(kAny16, v) && k();
   }
 
-  /// _  (rules/attention.yaml:615:77)
+  /// _  (rules/attention.yaml:651:77)
   bool matchAny17(ValueId v, gen::Next k) {
     if (seen(kAny17)) return same(kAny17, v) && k();
     return bind(kAny17, v) && k();
   }
 
-  /// Slice(Shape(ka), _, _)  (rules/attention.yaml:615:57)
+  /// Slice(Shape(ka), _, _)  (rules/attention.yaml:651:57)
   bool matchSlice18(ValueId v, gen::Next k) {
     if (seen(kSlice18)) return same(kSlice18, v) && k();
     if (!bind(kSlice18, v)) return false;
@@ -23859,7 +25174,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0) 
-  /// (rules/attention.yaml:615:23)
+  /// (rules/attention.yaml:651:23)
   bool matchConcat19(ValueId v, gen::Next k) {
     if (seen(kConcat19)) return same(kConcat19, v) && k();
     if (!bind(kConcat19, v)) return false;
@@ -23873,7 +25188,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// ba = Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0)) 
-  /// (rules/attention.yaml:615:12)
+  /// (rules/attention.yaml:651:12)
   bool matchBa(ValueId v, gen::Next k) {
     if (seen(kBa)) return same(kBa, v) && k();
     if (!bind(kBa, v)) return false;
@@ -23882,13 +25197,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchMa(input(n, 0), [&] { return matchConcat19(input(n, 1), k); });
   }
 
-  /// wqb  (rules/attention.yaml:616:22)
+  /// wqb  (rules/attention.yaml:652:22)
   bool matchWqb(ValueId v, gen::Next k) {
     if (seen(kWqb)) return same(kWqb, v) && k();
     return bind(kWqb, v) && k();
   }
 
-  /// qb = MatMul(x, wqb)  (rules/attention.yaml:616:12)
+  /// qb = MatMul(x, wqb)  (rules/attention.yaml:652:12)
   bool matchQb(ValueId v, gen::Next k) {
     if (seen(kQb)) return same(kQb, v) && k();
     if (!bind(kQb, v)) return false;
@@ -23897,13 +25212,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchX(input(n, 0), [&] { return matchWqb(input(n, 1), k); });
   }
 
-  /// wkb  (rules/attention.yaml:617:23)
+  /// wkb  (rules/attention.yaml:653:23)
   bool matchWkb(ValueId v, gen::Next k) {
     if (seen(kWkb)) return same(kWkb, v) && k();
     return bind(kWkb, v) && k();
   }
 
-  /// kb = MatMul(xk, wkb)  (rules/attention.yaml:617:12)
+  /// kb = MatMul(xk, wkb)  (rules/attention.yaml:653:12)
   bool matchKb(ValueId v, gen::Next k) {
     if (seen(kKb)) return same(kKb, v) && k();
     if (!bind(kKb, v)) return false;
@@ -23912,13 +25227,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXk(input(n, 0), [&] { return matchWkb(input(n, 1), k); });
   }
 
-  /// wvb  (rules/attention.yaml:618:23)
+  /// wvb  (rules/attention.yaml:654:23)
   bool matchWvb(ValueId v, gen::Next k) {
     if (seen(kWvb)) return same(kWvb, v) && k();
     return bind(kWvb, v) && k();
   }
 
-  /// vb = MatMul(xv, wvb)  (rules/attention.yaml:618:12)
+  /// vb = MatMul(xv, wvb)  (rules/attention.yaml:654:12)
   bool matchVb(ValueId v, gen::Next k) {
     if (seen(kVb)) return same(kVb, v) && k();
     if (!bind(kVb, v)) return false;
@@ -23927,13 +25242,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXv(input(n, 0), [&] { return matchWvb(input(n, 1), k); });
   }
 
-  /// mb  (rules/attention.yaml:619:19)
+  /// mb  (rules/attention.yaml:655:19)
   bool matchMb(ValueId v, gen::Next k) {
     if (seen(kMb)) return same(kMb, v) && k();
     return bind(kMb, v) && k();
   }
 
-  /// Shape(qb)  (rules/attention.yaml:619:39)
+  /// Shape(qb)  (rules/attention.yaml:655:39)
   bool matchShape29(ValueId v, gen::Next k) {
     if (seen(kShape29)) return same(kShape29, v) && k();
     if (!bind(kShape29, v)) return false;
@@ -23942,13 +25257,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchQb(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:619:53)
+  /// _  (rules/attention.yaml:655:53)
   bool matchAny31(ValueId v, gen::Next k) {
     if (seen(kAny31)) return same(kAny31, v) && k();
     return bind(kAny31, v) && k();
   }
 
-  /// Slice(Shape(qb), _, _)  (rules/attention.yaml:619:33)
+  /// Slice(Shape(qb), _, _)  (rules/attention.yaml:655:33)
   bool matchSlice32(ValueId v, gen::Next k) {
     if (seen(kSlice32)) return same(kSlice32, v) && k();
     if (!bind(kSlice32, v)) return false;
@@ -23961,7 +25276,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     });
   }
 
-  /// Shape(kb)  (rules/attention.yaml:619:63)
+  /// Shape(kb)  (rules/attention.yaml:655:63)
   bool matchShape33(ValueId v, gen::Next k) {
     if (seen(kShape33)) return same(kShape33, v) && k();
     if (!bind(kShape33, v)) return false;
@@ -23970,13 +25285,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchKb(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:619:74)
+  /// _  (rules/attention.yaml:655:74)
   bool matchAny34(ValueId v, gen::Next k) {
     if (seen(kAny34)) return same(kAny34, v) && k();
     return bind(kAny34, v) && k();
   }
 
-  /// Slice(Shape(kb), _, _)  (rules/attention.yaml:619:57)
+  /// Slice(Shape(kb), _, _)  (rules/attention.yaml:655:57)
   bool matchSlice36(ValueId v, gen::Next k) {
     if (seen(kSlice36)) return same(kSlice36, v) && k();
     if (!bind(kSlice36, v)) return false;
@@ -23990,7 +25305,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0) 
-  /// (rules/attention.yaml:619:23)
+  /// (rules/attention.yaml:655:23)
   bool matchConcat37(ValueId v, gen::Next k) {
     if (seen(kConcat37)) return same(kConcat37, v) && k();
     if (!bind(kConcat37, v)) return false;
@@ -24004,7 +25319,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// bb = Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0)) 
-  /// (rules/attention.yaml:619:12)
+  /// (rules/attention.yaml:655:12)
   bool matchBb(ValueId v, gen::Next k) {
     if (seen(kBb)) return same(kBb, v) && k();
     if (!bind(kBb, v)) return false;
@@ -24013,18 +25328,18 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchMb(input(n, 0), [&] { return matchConcat37(input(n, 1), k); });
   }
 
-  /// none  (rules/attention.yaml:620:63)
+  /// none  (rules/attention.yaml:656:63)
   bool matchNone39(ValueId v, gen::Next k) {
     return none(kNone39, v) && k();
   }
 
-  /// none  (rules/attention.yaml:620:69)
+  /// none  (rules/attention.yaml:656:69)
   bool matchNone40(ValueId v, gen::Next k) {
     return none(kNone40, v) && k();
   }
 
   /// com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc),
-  /// unidirectional=0)  (rules/attention.yaml:620:18)
+  /// unidirectional=0)  (rules/attention.yaml:656:18)
   bool matchMultiHeadAttention41(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention41)) return same(kMultiHeadAttention41, v) && k();
     if (!bind(kMultiHeadAttention41, v)) return false;
@@ -24043,18 +25358,18 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     });
   }
 
-  /// none  (rules/attention.yaml:622:63)
+  /// none  (rules/attention.yaml:658:63)
   bool matchNone42(ValueId v, gen::Next k) {
     return none(kNone42, v) && k();
   }
 
-  /// none  (rules/attention.yaml:622:69)
+  /// none  (rules/attention.yaml:658:69)
   bool matchNone43(ValueId v, gen::Next k) {
     return none(kNone43, v) && k();
   }
 
   /// com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc),
-  /// unidirectional=0)  (rules/attention.yaml:622:18)
+  /// unidirectional=0)  (rules/attention.yaml:658:18)
   bool matchMultiHeadAttention44(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention44)) return same(kMultiHeadAttention44, v) && k();
     if (!bind(kMultiHeadAttention44, v)) return false;
@@ -24074,7 +25389,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0) 
-  /// (rules/attention.yaml:624:20)
+  /// (rules/attention.yaml:660:20)
   bool matchMultiHeadAttention45(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention45)) return same(kMultiHeadAttention45, v) && k();
     if (!bind(kMultiHeadAttention45, v)) return false;
@@ -24088,7 +25403,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0) 
-  /// (rules/attention.yaml:625:20)
+  /// (rules/attention.yaml:661:20)
   bool matchMultiHeadAttention46(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention46)) return same(kMultiHeadAttention46, v) && k();
     if (!bind(kMultiHeadAttention46, v)) return false;
@@ -24102,7 +25417,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:627:20)
+  /// (rules/attention.yaml:663:20)
   bool matchAttention47(ValueId v, gen::Next k) {
     if (seen(kAttention47)) return same(kAttention47, v) && k();
     if (!bind(kAttention47, v)) return false;
@@ -24118,7 +25433,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:628:20)
+  /// (rules/attention.yaml:664:20)
   bool matchAttention48(ValueId v, gen::Next k) {
     if (seen(kAttention48)) return same(kAttention48, v) && k();
     if (!bind(kAttention48, v)) return false;
@@ -24134,7 +25449,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:630:20)
+  /// (rules/attention.yaml:666:20)
   bool matchAttention49(ValueId v, gen::Next k) {
     if (seen(kAttention49)) return same(kAttention49, v) && k();
     if (!bind(kAttention49, v)) return false;
@@ -24148,7 +25463,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:631:20)
+  /// (rules/attention.yaml:667:20)
   bool matchAttention50(ValueId v, gen::Next k) {
     if (seen(kAttention50)) return same(kAttention50, v) && k();
     if (!bind(kAttention50, v)) return false;
@@ -24165,7 +25480,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   /// unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc),
   /// unidirectional=0) | Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) |
   /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:624:17)
+  /// (rules/attention.yaml:660:17)
   bool matchYa(ValueId v, gen::Next k) {
     if (seen(kYa)) return same(kYa, v) && k();
     if (!bind(kYa, v)) return false;
@@ -24185,7 +25500,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   /// unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc),
   /// unidirectional=0) | Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) |
   /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:624:17)
+  /// (rules/attention.yaml:660:17)
   bool matchYb(ValueId v, gen::Next k) {
     if (seen(kYb)) return same(kYb, v) && k();
     if (!bind(kYb, v)) return false;
@@ -24201,7 +25516,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return false;
   }
 
-  /// y = Concat(ya, yb, rest..., axis=-1)  (rules/attention.yaml:633:12)
+  /// y = Concat(ya, yb, rest..., axis=-1)  (rules/attention.yaml:669:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -24212,35 +25527,35 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
 
   // ---- Rewrite
 
-  /// Variant 0 (when @masked), rules/attention.yaml:645:9:
+  /// Variant 0 (when @masked), rules/attention.yaml:681:9:
   ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), none, none, Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])), axis=0)), num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:640:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:676:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:640:21");
+        "rules/attention.yaml:676:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:641:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:677:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:641:22");
+        "rules/attention.yaml:677:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:642:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:678:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:642:22");
+        "rules/attention.yaml:678:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
-    if (!requireBound(kSlotMa, "rules/attention.yaml:643:18", "ma")) return false;
+    if (!requireBound(kSlotMa, "rules/attention.yaml:679:18", "ma")) return false;
     std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t25) return false;
     std::vector<onnx::AttributeProto> attrs19;
@@ -24264,16 +25579,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "num_heads",
-        "rules/attention.yaml:648:55",
-        "rules/attention.yaml:648:55");
+        "rules/attention.yaml:684:55",
+        "rules/attention.yaml:684:55");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
     std::optional<onnx::AttributeProto> a16_1 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:649:55",
-        "rules/attention.yaml:649:55");
+        "rules/attention.yaml:685:55",
+        "rules/attention.yaml:685:55");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     std::vector<onnx::AttributeProto> attrs18;
@@ -24283,8 +25598,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:645:9",
-        "rules/attention.yaml:647:15")) return false;
+        "rules/attention.yaml:681:9",
+        "rules/attention.yaml:683:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -24383,32 +25698,32 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v18}});
   }
 
-  /// Variant 1 (when @plain), rules/attention.yaml:650:9:
+  /// Variant 1 (when @plain), rules/attention.yaml:686:9:
   ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:640:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:676:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:640:21");
+        "rules/attention.yaml:676:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:641:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:677:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:641:22");
+        "rules/attention.yaml:677:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:642:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:678:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:642:22");
+        "rules/attention.yaml:678:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs14;
@@ -24417,16 +25732,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "num_heads",
-        "rules/attention.yaml:652:64",
-        "rules/attention.yaml:652:64");
+        "rules/attention.yaml:688:64",
+        "rules/attention.yaml:688:64");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:653:55",
-        "rules/attention.yaml:653:55");
+        "rules/attention.yaml:689:55",
+        "rules/attention.yaml:689:55");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::vector<onnx::AttributeProto> attrs16;
@@ -24436,8 +25751,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:650:9",
-        "rules/attention.yaml:652:15")) return false;
+        "rules/attention.yaml:686:9",
+        "rules/attention.yaml:688:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -24486,35 +25801,35 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
   }
 
-  /// Variant 2 (when opset in [23, -] @onnx_masked), rules/attention.yaml:654:9:
+  /// Variant 2 (when opset in [23, -] @onnx_masked), rules/attention.yaml:690:9:
   ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])), axis=0)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:640:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:676:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:640:21");
+        "rules/attention.yaml:676:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:641:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:677:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:641:22");
+        "rules/attention.yaml:677:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:642:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:678:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:642:22");
+        "rules/attention.yaml:678:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
-    if (!requireBound(kSlotMa, "rules/attention.yaml:643:18", "ma")) return false;
+    if (!requireBound(kSlotMa, "rules/attention.yaml:679:18", "ma")) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t23) return false;
     std::vector<onnx::AttributeProto> attrs17;
@@ -24538,8 +25853,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "q_num_heads",
-        "rules/attention.yaml:656:44",
-        "rules/attention.yaml:656:44");
+        "rules/attention.yaml:692:44",
+        "rules/attention.yaml:692:44");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = attrHelper(
@@ -24547,16 +25862,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "kv_num_heads",
-        "rules/attention.yaml:657:32",
-        "rules/attention.yaml:657:32");
+        "rules/attention.yaml:693:32",
+        "rules/attention.yaml:693:32");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::optional<onnx::AttributeProto> a14_2 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:657:78",
-        "rules/attention.yaml:657:78");
+        "rules/attention.yaml:693:78",
+        "rules/attention.yaml:693:78");
     if (!a14_2) return false;
     attrs14.push_back(std::move(*a14_2));
     std::vector<onnx::AttributeProto> attrs16;
@@ -24566,8 +25881,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:654:9",
-        "rules/attention.yaml:656:15")) return false;
+        "rules/attention.yaml:690:9",
+        "rules/attention.yaml:692:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -24664,32 +25979,32 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
   }
 
-  /// Variant 3 (when opset in [23, -] @onnx_plain), rules/attention.yaml:659:9:
+  /// Variant 3 (when opset in [23, -] @onnx_plain), rules/attention.yaml:695:9:
   ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:640:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:676:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:640:21");
+        "rules/attention.yaml:676:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:641:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:677:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:641:22");
+        "rules/attention.yaml:677:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:642:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:678:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:642:22");
+        "rules/attention.yaml:678:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs14;
@@ -24698,8 +26013,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "q_num_heads",
-        "rules/attention.yaml:661:41",
-        "rules/attention.yaml:661:41");
+        "rules/attention.yaml:697:41",
+        "rules/attention.yaml:697:41");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = attrHelper(
@@ -24707,16 +26022,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "kv_num_heads",
-        "rules/attention.yaml:662:32",
-        "rules/attention.yaml:662:32");
+        "rules/attention.yaml:698:32",
+        "rules/attention.yaml:698:32");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::optional<onnx::AttributeProto> a14_2 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:662:78",
-        "rules/attention.yaml:662:78");
+        "rules/attention.yaml:698:78",
+        "rules/attention.yaml:698:78");
     if (!a14_2) return false;
     attrs14.push_back(std::move(*a14_2));
     std::vector<onnx::AttributeProto> attrs16;
@@ -24726,8 +26041,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:659:9",
-        "rules/attention.yaml:661:15")) return false;
+        "rules/attention.yaml:695:9",
+        "rules/attention.yaml:697:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -24786,7 +26101,7 @@ class AttentionHeadsMergeRule : public RewritePattern {
             root,
             79,
             {"ort", "onnx"},
-            "rules/attention.yaml:603:5",
+            "rules/attention.yaml:639:5",
             {op::kMatMul, op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kAttention}}),
         root_output_(root_output) {}
 
@@ -24808,7 +26123,7 @@ class AttentionHeadsMergeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:666
+// Generated from: rules/attention.yaml:702
 // concat_single_input (priority 78): A Concat of one input (the last merge of per-head attention leaves one) is its input.
 //===----------------------------------------------------------------------===//
 
@@ -24816,7 +26131,7 @@ class AttentionHeadsMergeRule : public RewritePattern {
 const gen::RuleSpec& specConcatSingleInput() {
   static const gen::RuleSpec spec = {
     "concat_single_input",
-    "rules/attention.yaml:666:5",
+    "rules/attention.yaml:702:5",
     1,  // root expr
     // slots
     {"x", "y"},
@@ -24825,9 +26140,9 @@ const gen::RuleSpec& specConcatSingleInput() {
     // exprs
     {
       // 0: x
-      {"x", "rules/attention.yaml:672:18", 0},
+      {"x", "rules/attention.yaml:708:18", 0},
       // 1: Concat(x)
-      {"Concat", "rules/attention.yaml:672:11", 1, 1},
+      {"Concat", "rules/attention.yaml:708:11", 1, 1},
     },
     // constraints
     {},
@@ -24876,7 +26191,7 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
   // From AttentionSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// y = Concat(x)  (rules/attention.yaml:672:11)
+  /// y = Concat(x)  (rules/attention.yaml:708:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -24887,18 +26202,18 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
 
   // ---- Rewrite
 
-  /// Variant 0, rules/attention.yaml:673:5:
+  /// Variant 0, rules/attention.yaml:709:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:674:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:710:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/attention.yaml:673:5",
-        "rules/attention.yaml:674:11")) return false;
+        "rules/attention.yaml:709:5",
+        "rules/attention.yaml:710:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -24916,7 +26231,7 @@ class ConcatSingleInputRule : public RewritePattern {
             root,
             78,
             {"ort", "onnx"},
-            "rules/attention.yaml:666:5",
+            "rules/attention.yaml:702:5",
             {}}),
         root_output_(root_output) {}
 
@@ -24954,6 +26269,10 @@ void populateAttention(RuleSet& rules) {
   rules.add(std::make_unique<MultiHeadAttentionKvGivenRule>(
       "multi_head_attention_kv_given",
       op::kReshape,
+      0));
+  rules.add(std::make_unique<MultiHeadAttentionEinsumRule>(
+      "multi_head_attention_einsum",
+      op::kEinsum,
       0));
   rules.add(std::make_unique<MultiHeadAttentionPastRule>(
       "multi_head_attention_past",

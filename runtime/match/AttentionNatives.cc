@@ -416,6 +416,13 @@ std::optional<onnx::AttributeProto> intAttribute(int64_t value) {
   return a;
 }
 
+/// INT: N of an Einsum projection weight w [D, N, H] (tf2onnx's EinsumDense).
+std::optional<onnx::AttributeProto> einsumHeads(const MatchContext& ctx, ValueArgs args) {
+  const auto w = staticShape(ctx.graph, args[0]);
+  if (!w || w->size() != 3 || (*w)[1] <= 0) return std::nullopt;
+  return intAttribute((*w)[1]);
+}
+
 std::optional<onnx::AttributeProto> attentionNumHeads(const MatchContext& ctx, ValueArgs args) {
   int64_t heads = 0, head_size = 0;
   if (!headSplit(ctx, args[0], heads, head_size)) return std::nullopt;
@@ -618,6 +625,8 @@ NativeFamily attentionNatives() {
       {"attention_scale", 1, &attentionScale,
        "FLOAT: the product of the constant factors (Mul c, Div 1/c) on Q.K^T, Q and K in "
        "the scores s"},
+      {"einsum_heads", 1, &einsumHeads,
+       "INT: N of a static Einsum projection weight w [D, N, H] (tf2onnx)"},
       {"attention_num_heads", 1, &attentionNumHeads,
        "INT: N of the head split r = Reshape(x, [_, _, N, H]) (see splits_heads)"},
       {"merged_heads", 2, &mergedHeads,

@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "tests/support/AttentionModels.h"
+#include "tests/support/EinsumAttentionModels.h"
 #include "tests/support/Oracle.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/TestModels.h"
@@ -24,6 +25,7 @@ namespace {
 
 using testing::attentionModel;
 using testing::AttentionSpec;
+using testing::EinsumAttentionSpec;
 using testing::expectSameInOrt;
 using testing::expectUnchanged;
 using testing::fuse;
@@ -1111,6 +1113,57 @@ TEST(MultiHeadAttentionRule, DoesNotFuseVNotTransposedToHeads) {
 TEST(MultiHeadAttentionRule, DoesNotFuseBelowOpset9) {
   // The rules require opset 9 (Where); below, nothing is tried.
   expectUnchanged(attentionModel(spec([](AttentionSpec& s) { s.opset = 8; })), kAttentionRules);
+}
+
+// ---- multi_head_attention_einsum: tf2onnx's Keras MultiHeadAttention ------------------
+
+EinsumAttentionSpec einsumSpec(void (*edit)(EinsumAttentionSpec&) = nullptr) {
+  EinsumAttentionSpec s;
+  if (edit) edit(s);
+  return s;
+}
+
+TEST(MultiHeadAttentionEinsumRule, FusesTf2OnnxKerasAttentionWithMask) {
+  const std::string text = testing::einsumAttentionModel(einsumSpec());
+  onnx::ModelProto model;
+  const Ops ops = fuse(text, &model);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1)
+      << ::testing::PrintToString(ops);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Softmax"), 0);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Einsum"), 4) << "3 projections and the output's";
+  const onnx::NodeProto& mha = nodeOf(model, "com.microsoft::MultiHeadAttention");
+  EXPECT_EQ(intOf(mha, "num_heads"), 2);
+  EXPECT_FLOAT_EQ(testing::attribute(mha, "scale")->f(), 0.5f);
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionEinsumRule, FusesWithoutMaskAtOpset17) {
+  const std::string text = testing::einsumAttentionModel(einsumSpec([](EinsumAttentionSpec& s) {
+    s.mask = false;
+    s.opset = 17;
+  }));
+  const Ops ops = fuse(text);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "com.microsoft::MultiHeadAttention"), 1);
+  expectSameInOrt(text);
+}
+
+TEST(MultiHeadAttentionEinsumRule, DoesNotFuseScoresOfAnotherEquation) {
+  // The query's positions as the last axis: Softmax would then run over the queries.
+  expectUnchanged(testing::einsumAttentionModel(einsumSpec(
+                      [](EinsumAttentionSpec& s) { s.scores_equation = "abcd,aecd->acbe"; })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionEinsumRule, DoesNotFuseSoftmaxOverAnotherAxis) {
+  expectUnchanged(testing::einsumAttentionModel(
+                      einsumSpec([](EinsumAttentionSpec& s) { s.softmax_axis = "2"; })),
+                  kAttentionRules);
+}
+
+TEST(MultiHeadAttentionEinsumRule, DoesNotFuseANonConstantScale) {
+  expectUnchanged(testing::einsumAttentionModel(
+                      einsumSpec([](EinsumAttentionSpec& s) { s.scale_is_input = true; })),
+                  kAttentionRules);
 }
 
 }  // namespace
