@@ -70,7 +70,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/gelu.yaml: gelu_erf 61:15, fast_gelu 82:19, quick_gelu 106:15, silu 118:15, bias_gelu
-  /// 129:35)
+  /// 129:35, gelu_approximation 151:31)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -90,24 +90,24 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
     return bind(Ids::kHalf, v) && k();
   }
 
-  /// a
-  /// (rules/gelu.yaml: transpose_cast_matmul 152:22, fused_matmul 167:22, fused_matmul_scale
-  /// 196:18, fused_matmul_input_scale 211:16)
-  bool matchA(ValueId v, gen::Next k) {
-    if (seen(Ids::kA)) return same(Ids::kA, v) && k();
-    return bind(Ids::kA, v) && k();
-  }
-
   /// b
-  /// (rules/gelu.yaml: transpose_cast_matmul 154:22, fused_matmul 168:22, fused_matmul_scale
-  /// 196:21, fused_matmul_input_scale 212:16)
+  /// (rules/gelu.yaml: gelu_approximation 151:68, transpose_cast_matmul 174:22, fused_matmul
+  /// 188:22, fused_matmul_scale 216:21, fused_matmul_input_scale 232:16)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
   }
 
+  /// a
+  /// (rules/gelu.yaml: transpose_cast_matmul 172:22, fused_matmul 187:22, fused_matmul_scale
+  /// 216:18, fused_matmul_input_scale 231:16)
+  bool matchA(ValueId v, gen::Next k) {
+    if (seen(Ids::kA)) return same(Ids::kA, v) && k();
+    return bind(Ids::kA, v) && k();
+  }
+
   /// c
-  /// (rules/gelu.yaml: fused_matmul_scale 197:18, fused_matmul_input_scale 211:19)
+  /// (rules/gelu.yaml: fused_matmul_scale 217:18, fused_matmul_input_scale 231:19)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -1871,7 +1871,229 @@ class BiasGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:148
+// Generated from: rules/gelu.yaml:146
+// gelu_approximation (priority 30): Exact Gelu as FastGelu, its tanh approximation; off unless --enable approximation.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule gelu_approximation for the shared checks and messages.
+const gen::RuleSpec& specGeluApproximation() {
+  static const gen::RuleSpec spec = {
+    "gelu_approximation",
+    "rules/gelu.yaml:146:5",
+    5,  // root expr
+    // slots
+    {"x", "b", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/gelu.yaml:151:31", 0},
+      // 1: com.microsoft.Gelu(x)
+      {"com.microsoft.Gelu", "rules/gelu.yaml:151:12", gen::kNoSlot, 1},
+      // 2: b
+      {"b", "rules/gelu.yaml:151:68", 1},
+      // 3: com.microsoft.BiasGelu(x, b)
+      {"com.microsoft.BiasGelu", "rules/gelu.yaml:151:42", gen::kNoSlot, 2},
+      // 4: Gelu(x, approximate='none')
+      {"Gelu", "rules/gelu.yaml:152:14", gen::kNoSlot, 1,
+       {{"approximate", "rules/gelu.yaml:152:22", Attr::kEquals, {gen::stringLiteral("none")},
+         false, gen::stringLiteral("none")}}},
+      // 5: com.microsoft.Gelu(x) | com.microsoft.BiasGelu(x, b) | Gelu(x, approximate='none')
+      {"y", "rules/gelu.yaml:151:40", 2},
+    },
+    // constraints
+    {{Check::kElemType, "rules/gelu.yaml:154:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{5, 1}}}}, {}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule gelu_approximation (indices into its RuleSpec's exprs).
+struct GeluApproximationIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kGelu1 = 1,
+    kB = 2,
+    kBiasGelu = 3,
+    kGelu4 = 4,
+    kY = 5,
+  };
+};
+
+/// The search of rule gelu_approximation: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
+ public:
+  GeluApproximationMatch(gen::Scratch& scratch, Rewriter& rw)
+      : GeluSharedMatch<GeluApproximationIds>(specGeluApproximation(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotB = 1,
+    kSlotY = 2,
+  };
+
+  // ---- Match
+
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchX, matchB.
+
+  /// com.microsoft.Gelu(x)  (rules/gelu.yaml:151:12)
+  bool matchGelu1(ValueId v, gen::Next k) {
+    if (seen(kGelu1)) return same(kGelu1, v) && k();
+    if (!bind(kGelu1, v)) return false;
+    const NodeId n = node(kGelu1, v, op::kComMicrosoftGelu);
+    if (n == kNoId || !attrs(kGelu1, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// com.microsoft.BiasGelu(x, b)  (rules/gelu.yaml:151:42)
+  bool matchBiasGelu(ValueId v, gen::Next k) {
+    if (seen(kBiasGelu)) return same(kBiasGelu, v) && k();
+    if (!bind(kBiasGelu, v)) return false;
+    const NodeId n = node(kBiasGelu, v, op::kComMicrosoftBiasGelu);
+    if (n == kNoId || !attrs(kBiasGelu, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchB(input(n, 1), k); });
+  }
+
+  /// Gelu(x, approximate='none')  (rules/gelu.yaml:152:14)
+  bool matchGelu4(ValueId v, gen::Next k) {
+    if (seen(kGelu4)) return same(kGelu4, v) && k();
+    if (!bind(kGelu4, v)) return false;
+    const NodeId n = node(kGelu4, v, op::kGelu);
+    if (n == kNoId || !attrs(kGelu4, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// y = com.microsoft.Gelu(x) | com.microsoft.BiasGelu(x, b) | Gelu(x, approximate='none') 
+  /// (rules/gelu.yaml:151:40)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kY, 0) && matchGelu1(v, k)) return true;  // @gelu
+    undo(m);
+    if (choose(kY, 1) && matchBiasGelu(v, k)) return true;  // @bias
+    undo(m);
+    if (choose(kY, 2) && matchGelu4(v, k)) return true;  // @gelu
+    undo(m);
+    return false;
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @bias), rules/gelu.yaml:156:9:
+  ///   y = com.microsoft.FastGelu(x, b)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/gelu.yaml:157:40", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:157:43", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:156:9",
+        "rules/gelu.yaml:157:17")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    const ValueId v1 = slot(kSlotB);
+    NodeSpec spec2;
+    spec2.op = op::kComMicrosoftFastGelu;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+  }
+
+  /// Variant 1, rules/gelu.yaml:158:9:
+  ///   y = com.microsoft.FastGelu(x)
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotX, "rules/gelu.yaml:158:40", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:158:9",
+        "rules/gelu.yaml:158:17")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotX);
+    NodeSpec spec1;
+    spec1.op = op::kComMicrosoftFastGelu;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
+  }
+};
+
+/// gelu_approximation as a RewritePattern (one per root op).
+class GeluApproximationRule : public RewritePattern {
+ public:
+  GeluApproximationRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            30,
+            {"ort", "opt_in", "approximation"},
+            "rules/gelu.yaml:146:5",
+            {op::kComMicrosoftFastGelu}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    GeluApproximationMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/gelu.yaml:168
 // transpose_cast_matmul (priority 21): MatMul of Cast(Transpose(a)) as MatMul of Transpose(Cast(a)), so the Transpose can fold.
 //===----------------------------------------------------------------------===//
 
@@ -1879,7 +2101,7 @@ class BiasGeluRule : public RewritePattern {
 const gen::RuleSpec& specTransposeCastMatmul() {
   static const gen::RuleSpec spec = {
     "transpose_cast_matmul",
-    "rules/gelu.yaml:148:5",
+    "rules/gelu.yaml:168:5",
     6,  // root expr
     // slots
     {"a", "tr", "c", "b", "y"},
@@ -1888,21 +2110,21 @@ const gen::RuleSpec& specTransposeCastMatmul() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:152:22", 0},
+      {"a", "rules/gelu.yaml:172:22", 0},
       // 1: Transpose(a, perm=capture(p))
-      {"Transpose", "rules/gelu.yaml:152:12", 1, 1,
-       {{"perm", "rules/gelu.yaml:152:25", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0, "p"}}},
+      {"Transpose", "rules/gelu.yaml:172:12", 1, 1,
+       {{"perm", "rules/gelu.yaml:172:25", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0, "p"}}},
       // 2: Cast(tr, to=capture(t))
-      {"Cast", "rules/gelu.yaml:153:12", 2, 1,
-       {{"to", "rules/gelu.yaml:153:21", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1, "t"}}},
+      {"Cast", "rules/gelu.yaml:173:12", 2, 1,
+       {{"to", "rules/gelu.yaml:173:21", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1, "t"}}},
       // 3: b
-      {"b", "rules/gelu.yaml:154:22", 3},
+      {"b", "rules/gelu.yaml:174:22", 3},
       // 4: MatMul(c, b)
-      {"MatMul", "rules/gelu.yaml:154:12", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:174:12", gen::kNoSlot, 2},
       // 5: MatMul(b, c)
-      {"MatMul", "rules/gelu.yaml:154:33", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:174:33", gen::kNoSlot, 2},
       // 6: MatMul(c, b) | MatMul(b, c)
-      {"y", "rules/gelu.yaml:154:31", 4},
+      {"y", "rules/gelu.yaml:174:31", 4},
     },
     // constraints
     {},
@@ -1965,7 +2187,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchB.
 
-  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:152:12)
+  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:172:12)
   bool matchTr(ValueId v, gen::Next k) {
     if (seen(kTr)) return same(kTr, v) && k();
     if (!bind(kTr, v)) return false;
@@ -1974,7 +2196,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchA(input(n, 0), k);
   }
 
-  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:153:12)
+  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:173:12)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     if (!bind(kC, v)) return false;
@@ -1983,7 +2205,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchTr(input(n, 0), k);
   }
 
-  /// MatMul(c, b)  (rules/gelu.yaml:154:12)
+  /// MatMul(c, b)  (rules/gelu.yaml:174:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -1992,7 +2214,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchC(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(b, c)  (rules/gelu.yaml:154:33)
+  /// MatMul(b, c)  (rules/gelu.yaml:174:33)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2001,7 +2223,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:154:31)
+  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:174:31)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2015,20 +2237,20 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @left), rules/gelu.yaml:157:9:
+  /// Variant 0 (when @left), rules/gelu.yaml:177:9:
   ///   tr = tr
   ///   y = MatMul(Transpose(Cast(a, to=attr(t)), perm=attr(p)), b)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:155:11", "tr")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:159:37", "a")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:175:11", "tr")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:179:37", "a")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 = captured(
         1,
         "to",
         "t",
-        "rules/gelu.yaml:159:40",
-        "rules/gelu.yaml:159:40");
+        "rules/gelu.yaml:179:40",
+        "rules/gelu.yaml:179:40");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::vector<onnx::AttributeProto> attrs3;
@@ -2036,25 +2258,25 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         0,
         "perm",
         "p",
-        "rules/gelu.yaml:159:53",
-        "rules/gelu.yaml:159:53");
+        "rules/gelu.yaml:179:53",
+        "rules/gelu.yaml:179:53");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
-    if (!requireBound(kSlotB, "rules/gelu.yaml:159:68", "b")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:179:68", "b")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
     if (!replaceable(
         kSlotTr,
         To::kRef,
         kSlotTr,
-        "rules/gelu.yaml:157:9",
-        "rules/gelu.yaml:155:11")) return false;
+        "rules/gelu.yaml:177:9",
+        "rules/gelu.yaml:175:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:157:9",
-        "rules/gelu.yaml:159:15")) return false;
+        "rules/gelu.yaml:177:9",
+        "rules/gelu.yaml:179:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2085,21 +2307,21 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 1, rules/gelu.yaml:160:9:
+  /// Variant 1, rules/gelu.yaml:180:9:
   ///   tr = tr
   ///   y = MatMul(b, Transpose(Cast(a, to=attr(t)), perm=attr(p)))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:155:11", "tr")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:161:22", "b")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:161:40", "a")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:175:11", "tr")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:181:22", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:181:40", "a")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = captured(
         1,
         "to",
         "t",
-        "rules/gelu.yaml:161:43",
-        "rules/gelu.yaml:161:43");
+        "rules/gelu.yaml:181:43",
+        "rules/gelu.yaml:181:43");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::vector<onnx::AttributeProto> attrs4;
@@ -2107,8 +2329,8 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         0,
         "perm",
         "p",
-        "rules/gelu.yaml:161:56",
-        "rules/gelu.yaml:161:56");
+        "rules/gelu.yaml:181:56",
+        "rules/gelu.yaml:181:56");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::vector<onnx::AttributeProto> attrs5;
@@ -2117,14 +2339,14 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         kSlotTr,
         To::kRef,
         kSlotTr,
-        "rules/gelu.yaml:160:9",
-        "rules/gelu.yaml:155:11")) return false;
+        "rules/gelu.yaml:180:9",
+        "rules/gelu.yaml:175:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:160:9",
-        "rules/gelu.yaml:161:15")) return false;
+        "rules/gelu.yaml:180:9",
+        "rules/gelu.yaml:181:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2165,7 +2387,7 @@ class TransposeCastMatmulRule : public RewritePattern {
             root,
             21,
             {"ort"},
-            "rules/gelu.yaml:148:5",
+            "rules/gelu.yaml:168:5",
             {op::kCast, op::kTranspose, op::kMatMul}}),
         root_output_(root_output) {}
 
@@ -2187,7 +2409,7 @@ class TransposeCastMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:163
+// Generated from: rules/gelu.yaml:183
 // fused_matmul (priority 20): MatMul of a transposed A and/or B (last two axes swapped, or batch-transposed) as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
@@ -2195,7 +2417,7 @@ class TransposeCastMatmulRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmul() {
   static const gen::RuleSpec spec = {
     "fused_matmul",
-    "rules/gelu.yaml:163:5",
+    "rules/gelu.yaml:183:5",
     7,  // root expr
     // slots
     {"a", "ta", "b", "tb", "y"},
@@ -2204,30 +2426,30 @@ const gen::RuleSpec& specFusedMatmul() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:167:22", 0},
+      {"a", "rules/gelu.yaml:187:22", 0},
       // 1: Transpose(a)
-      {"Transpose", "rules/gelu.yaml:167:12", 1, 1},
+      {"Transpose", "rules/gelu.yaml:187:12", 1, 1},
       // 2: b
-      {"b", "rules/gelu.yaml:168:22", 2},
+      {"b", "rules/gelu.yaml:188:22", 2},
       // 3: Transpose(b)
-      {"Transpose", "rules/gelu.yaml:168:12", 3, 1},
+      {"Transpose", "rules/gelu.yaml:188:12", 3, 1},
       // 4: MatMul(ta, tb)
-      {"MatMul", "rules/gelu.yaml:169:12", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:189:12", gen::kNoSlot, 2},
       // 5: MatMul(ta, b)
-      {"MatMul", "rules/gelu.yaml:169:39", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:189:39", gen::kNoSlot, 2},
       // 6: MatMul(a, tb)
-      {"MatMul", "rules/gelu.yaml:169:64", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:189:64", gen::kNoSlot, 2},
       // 7: MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)
-      {"y", "rules/gelu.yaml:169:37", 4},
+      {"y", "rules/gelu.yaml:189:37", 4},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:171:13", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:191:13", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kElemType, "rules/gelu.yaml:172:13", "b", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/gelu.yaml:192:13", "b", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kNative, "rules/gelu.yaml:173:13", "ta", gen::kNoSlot, {"ta"}, {1},
+     {Check::kNative, "rules/gelu.yaml:193:13", "ta", gen::kNoSlot, {"ta"}, {1},
       "folds_into_fused_matmul", gen::nativePredicate("folds_into_fused_matmul")},
-     {Check::kNative, "rules/gelu.yaml:174:13", "tb", gen::kNoSlot, {"tb"}, {3},
+     {Check::kNative, "rules/gelu.yaml:194:13", "tb", gen::kNoSlot, {"tb"}, {3},
       "folds_into_fused_matmul", gen::nativePredicate("folds_into_fused_matmul")}},
     // rewrite variants
     {{true, "", -1, -1, {{{7, 0}}}}, {true, "", -1, -1, {{{7, 1}}}}, {}},
@@ -2291,7 +2513,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchB.
 
-  /// ta = Transpose(a)  (rules/gelu.yaml:167:12)
+  /// ta = Transpose(a)  (rules/gelu.yaml:187:12)
   bool matchTa(ValueId v, gen::Next k) {
     if (seen(kTa)) return same(kTa, v) && k();
     if (!bind(kTa, v)) return false;
@@ -2300,7 +2522,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchA(input(n, 0), k);
   }
 
-  /// tb = Transpose(b)  (rules/gelu.yaml:168:12)
+  /// tb = Transpose(b)  (rules/gelu.yaml:188:12)
   bool matchTb(ValueId v, gen::Next k) {
     if (seen(kTb)) return same(kTb, v) && k();
     if (!bind(kTb, v)) return false;
@@ -2309,7 +2531,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchB(input(n, 0), k);
   }
 
-  /// MatMul(ta, tb)  (rules/gelu.yaml:169:12)
+  /// MatMul(ta, tb)  (rules/gelu.yaml:189:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -2318,7 +2540,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// MatMul(ta, b)  (rules/gelu.yaml:169:39)
+  /// MatMul(ta, b)  (rules/gelu.yaml:189:39)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2327,7 +2549,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, tb)  (rules/gelu.yaml:169:64)
+  /// MatMul(a, tb)  (rules/gelu.yaml:189:64)
   bool matchMatMul6(ValueId v, gen::Next k) {
     if (seen(kMatMul6)) return same(kMatMul6, v) && k();
     if (!bind(kMatMul6, v)) return false;
@@ -2336,7 +2558,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchA(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:169:37)
+  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:189:37)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2352,12 +2574,12 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @trans_ab), rules/gelu.yaml:176:9:
+  /// Variant 0 (when @trans_ab), rules/gelu.yaml:196:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=helper(fused_trans), transBatchA=helper(fused_trans_batch), transBatchB=helper(fused_trans_batch))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:178:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:178:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:198:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:198:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     std::optional<onnx::AttributeProto> a2_1 = attrHelper(
@@ -2365,8 +2587,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transA",
-        "rules/gelu.yaml:178:58",
-        "rules/gelu.yaml:178:58");
+        "rules/gelu.yaml:198:58",
+        "rules/gelu.yaml:198:58");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 = attrHelper(
@@ -2374,8 +2596,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transB",
-        "rules/gelu.yaml:179:41",
-        "rules/gelu.yaml:179:41");
+        "rules/gelu.yaml:199:41",
+        "rules/gelu.yaml:199:41");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     std::optional<onnx::AttributeProto> a2_3 = attrHelper(
@@ -2383,8 +2605,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transBatchA",
-        "rules/gelu.yaml:180:41",
-        "rules/gelu.yaml:180:41");
+        "rules/gelu.yaml:200:41",
+        "rules/gelu.yaml:200:41");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
     std::optional<onnx::AttributeProto> a2_4 = attrHelper(
@@ -2392,8 +2614,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transBatchB",
-        "rules/gelu.yaml:181:41",
-        "rules/gelu.yaml:181:41");
+        "rules/gelu.yaml:201:41",
+        "rules/gelu.yaml:201:41");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
@@ -2401,8 +2623,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:176:9",
-        "rules/gelu.yaml:178:15")) return false;
+        "rules/gelu.yaml:196:9",
+        "rules/gelu.yaml:198:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2418,12 +2640,12 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1 (when @trans_a), rules/gelu.yaml:182:9:
+  /// Variant 1 (when @trans_a), rules/gelu.yaml:202:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=0, transBatchA=helper(fused_trans_batch), transBatchB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:184:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:184:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:204:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:204:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     std::optional<onnx::AttributeProto> a2_1 = attrHelper(
@@ -2431,8 +2653,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transA",
-        "rules/gelu.yaml:184:58",
-        "rules/gelu.yaml:184:58");
+        "rules/gelu.yaml:204:58",
+        "rules/gelu.yaml:204:58");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     attrs2.push_back(gen::intAttribute("transB", 0));
@@ -2441,8 +2663,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transBatchA",
-        "rules/gelu.yaml:185:41",
-        "rules/gelu.yaml:185:41");
+        "rules/gelu.yaml:205:41",
+        "rules/gelu.yaml:205:41");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
     attrs2.push_back(gen::intAttribute("transBatchB", 0));
@@ -2451,8 +2673,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:182:9",
-        "rules/gelu.yaml:184:15")) return false;
+        "rules/gelu.yaml:202:9",
+        "rules/gelu.yaml:204:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2468,12 +2690,12 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 2, rules/gelu.yaml:186:9:
+  /// Variant 2, rules/gelu.yaml:206:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=0, transB=helper(fused_trans), transBatchA=0, transBatchB=helper(fused_trans_batch))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:187:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:187:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:207:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:207:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     attrs2.push_back(gen::intAttribute("transA", 0));
@@ -2482,8 +2704,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transB",
-        "rules/gelu.yaml:187:68",
-        "rules/gelu.yaml:187:68");
+        "rules/gelu.yaml:207:68",
+        "rules/gelu.yaml:207:68");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     attrs2.push_back(gen::intAttribute("transBatchA", 0));
@@ -2492,8 +2714,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transBatchB",
-        "rules/gelu.yaml:188:56",
-        "rules/gelu.yaml:188:56");
+        "rules/gelu.yaml:208:56",
+        "rules/gelu.yaml:208:56");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
@@ -2501,8 +2723,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:186:9",
-        "rules/gelu.yaml:187:15")) return false;
+        "rules/gelu.yaml:206:9",
+        "rules/gelu.yaml:207:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2528,7 +2750,7 @@ class FusedMatmulRule : public RewritePattern {
             root,
             20,
             {"ort"},
-            "rules/gelu.yaml:163:5",
+            "rules/gelu.yaml:183:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2550,7 +2772,7 @@ class FusedMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:192
+// Generated from: rules/gelu.yaml:212
 // fused_matmul_scale (priority 19): MatMul or FusedMatMul (alpha 1) times or over a scalar constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
@@ -2558,7 +2780,7 @@ class FusedMatmulRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmulScale() {
   static const gen::RuleSpec spec = {
     "fused_matmul_scale",
-    "rules/gelu.yaml:192:5",
+    "rules/gelu.yaml:212:5",
     8,  // root expr
     // slots
     {"a", "b", "unscaled_fused_matmul.1.y", "m", "c", "y"},
@@ -2567,42 +2789,42 @@ const gen::RuleSpec& specFusedMatmulScale() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:196:18", 0},
+      {"a", "rules/gelu.yaml:216:18", 0},
       // 1: b
-      {"b", "rules/gelu.yaml:196:21", 1},
+      {"b", "rules/gelu.yaml:216:21", 1},
       // 2: MatMul(a, b)
-      {"MatMul", "rules/gelu.yaml:196:11", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:216:11", gen::kNoSlot, 2},
       // 3: com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)", 2, 2,
-       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)",
+       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:216:33)", 2, 2,
+       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:216:33)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"transA", "rules/gelu.yaml:196:61", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transA", "rules/gelu.yaml:216:61", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:196:77", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:216:77", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
         {"transBatchA",
-         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)",
+         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:216:33)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transBatchB",
-         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:196:33)",
+         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:216:33)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 4: MatMul(a, b) | unscaled_fused_matmul.1.y
-      {"m", "rules/gelu.yaml:196:31", 3},
+      {"m", "rules/gelu.yaml:216:31", 3},
       // 5: c
-      {"c", "rules/gelu.yaml:197:18", 4},
+      {"c", "rules/gelu.yaml:217:18", 4},
       // 6: Mul(m, c)
-      {"Mul", "rules/gelu.yaml:197:11", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:217:11", gen::kNoSlot, 2},
       // 7: Div(m, c)
-      {"Div", "rules/gelu.yaml:197:28", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:217:28", gen::kNoSlot, 2},
       // 8: Mul(m, c) | Div(m, c)
-      {"y", "rules/gelu.yaml:197:26", 5},
+      {"y", "rules/gelu.yaml:217:26", 5},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:199:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:219:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kScalar, "rules/gelu.yaml:200:12", "c", 4},
-     {Check::kRank, "rules/gelu.yaml:200:26", "c", 4, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+     {Check::kScalar, "rules/gelu.yaml:220:12", "c", 4},
+     {Check::kRank, "rules/gelu.yaml:220:26", "c", 4, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{4, 0}}, {{8, 0}}}}, {true, "", -1, -1, {{{4, 0}}, {{8, 1}}}},
      {true, "", -1, -1, {{{8, 0}}}}, {true, "", -1, -1, {{{8, 1}}}}},
@@ -2670,7 +2892,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchB, matchC.
 
-  /// MatMul(a, b)  (rules/gelu.yaml:196:11)
+  /// MatMul(a, b)  (rules/gelu.yaml:216:11)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -2681,7 +2903,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   /// unscaled_fused_matmul.1.y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta),
   /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
-  /// unscaled_fused_matmul at rules/gelu.yaml:196:33))
+  /// unscaled_fused_matmul at rules/gelu.yaml:216:33))
   bool matchUnscaledFusedMatmul1Y(ValueId v, gen::Next k) {
     if (seen(kUnscaledFusedMatmul1Y)) return same(kUnscaledFusedMatmul1Y, v) && k();
     if (!bind(kUnscaledFusedMatmul1Y, v)) return false;
@@ -2690,7 +2912,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchA(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// m = MatMul(a, b) | unscaled_fused_matmul.1.y  (rules/gelu.yaml:196:31)
+  /// m = MatMul(a, b) | unscaled_fused_matmul.1.y  (rules/gelu.yaml:216:31)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -2702,7 +2924,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return false;
   }
 
-  /// Mul(m, c)  (rules/gelu.yaml:197:11)
+  /// Mul(m, c)  (rules/gelu.yaml:217:11)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -2716,7 +2938,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(m, c)  (rules/gelu.yaml:197:28)
+  /// Div(m, c)  (rules/gelu.yaml:217:28)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -2725,7 +2947,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:197:26)
+  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:217:26)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2739,19 +2961,19 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:202:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:222:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:203:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:203:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:223:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
         kSlotC,
         "alpha",
         "c",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:203:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:203:17)");
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
@@ -2761,8 +2983,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:202:9",
-        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:203:17)")) return false;
+        "rules/gelu.yaml:222:9",
+        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:223:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2778,20 +3000,20 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:202:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:222:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:203:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:203:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:223:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = attrHelper(
         gen::attributeHelper("reciprocal_of"),
         {kSlotC},
         {"c"},
         "alpha",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:203:17)",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:203:17)");
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
@@ -2801,8 +3023,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:202:9",
-        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:203:17)")) return false;
+        "rules/gelu.yaml:222:9",
+        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:223:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2818,35 +3040,35 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 2 (when @mul), rules/gelu.yaml:204:9:
+  /// Variant 2 (when @mul), rules/gelu.yaml:224:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:204:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:204:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:224:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:224:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
         kSlotC,
         "alpha",
         "c",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:204:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:204:17)");
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:224:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:224:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:204:40",
-        "rules/gelu.yaml:204:40");
+        "rules/gelu.yaml:224:40",
+        "rules/gelu.yaml:224:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     std::optional<onnx::AttributeProto> a3_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:204:53",
-        "rules/gelu.yaml:204:53");
+        "rules/gelu.yaml:224:53",
+        "rules/gelu.yaml:224:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
@@ -2854,8 +3076,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:204:9",
-        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:204:17)")) return false;
+        "rules/gelu.yaml:224:9",
+        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:224:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2871,36 +3093,36 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 3 (when @div), rules/gelu.yaml:204:9:
+  /// Variant 3 (when @div), rules/gelu.yaml:224:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta), transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:204:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:204:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:224:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:224:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = attrHelper(
         gen::attributeHelper("reciprocal_of"),
         {kSlotC},
         {"c"},
         "alpha",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:204:17)",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:204:17)");
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:224:17)",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:224:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:204:40",
-        "rules/gelu.yaml:204:40");
+        "rules/gelu.yaml:224:40",
+        "rules/gelu.yaml:224:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     std::optional<onnx::AttributeProto> a3_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:204:53",
-        "rules/gelu.yaml:204:53");
+        "rules/gelu.yaml:224:53",
+        "rules/gelu.yaml:224:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
@@ -2908,8 +3130,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:204:9",
-        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:204:17)")) return false;
+        "rules/gelu.yaml:224:9",
+        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:224:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2935,7 +3157,7 @@ class FusedMatmulScaleRule : public RewritePattern {
             root,
             19,
             {"ort"},
-            "rules/gelu.yaml:192:5",
+            "rules/gelu.yaml:212:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2957,7 +3179,7 @@ class FusedMatmulScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:207
+// Generated from: rules/gelu.yaml:227
 // fused_matmul_input_scale (priority 19): MatMul or FusedMatMul (alpha 1) of an input times or over a scalar constant, as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
@@ -2965,7 +3187,7 @@ class FusedMatmulScaleRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmulInputScale() {
   static const gen::RuleSpec spec = {
     "fused_matmul_input_scale",
-    "rules/gelu.yaml:207:5",
+    "rules/gelu.yaml:227:5",
     13,  // root expr
     // slots
     {"a", "c", "sa", "b", "sb", "unscaled_fused_matmul.1.y", "unscaled_fused_matmul.2.y", "y"},
@@ -2974,67 +3196,67 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:211:16", 0},
+      {"a", "rules/gelu.yaml:231:16", 0},
       // 1: c
-      {"c", "rules/gelu.yaml:211:19", 1},
+      {"c", "rules/gelu.yaml:231:19", 1},
       // 2: Mul(a, c)
-      {"Mul", "rules/gelu.yaml:211:12", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:231:12", gen::kNoSlot, 2},
       // 3: Div(a, c)
-      {"Div", "rules/gelu.yaml:211:29", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:231:29", gen::kNoSlot, 2},
       // 4: Mul(a, c) | Div(a, c)
-      {"sa", "rules/gelu.yaml:211:27", 2},
+      {"sa", "rules/gelu.yaml:231:27", 2},
       // 5: b
-      {"b", "rules/gelu.yaml:212:16", 3},
+      {"b", "rules/gelu.yaml:232:16", 3},
       // 6: Mul(b, c)
-      {"Mul", "rules/gelu.yaml:212:12", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:232:12", gen::kNoSlot, 2},
       // 7: Div(b, c)
-      {"Div", "rules/gelu.yaml:212:29", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:232:29", gen::kNoSlot, 2},
       // 8: Mul(b, c) | Div(b, c)
-      {"sb", "rules/gelu.yaml:212:27", 4},
+      {"sb", "rules/gelu.yaml:232:27", 4},
       // 9: MatMul(sa, b)
-      {"MatMul", "rules/gelu.yaml:213:13", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:233:13", gen::kNoSlot, 2},
       // 10: MatMul(a, sb)
-      {"MatMul", "rules/gelu.yaml:213:36", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:233:36", gen::kNoSlot, 2},
       // 11: com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)", 5, 2,
-       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)",
+       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:234:15)", 5, 2,
+       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:234:15)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"transA", "rules/gelu.yaml:214:44", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transA", "rules/gelu.yaml:234:44", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:214:60", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:234:60", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
         {"transBatchA",
-         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)",
+         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:234:15)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transBatchB",
-         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:214:15)",
+         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:234:15)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 12: com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)", 6, 2,
-       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)",
+       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:235:15)", 6, 2,
+       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:235:15)",
          Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"transA", "rules/gelu.yaml:215:44", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transA", "rules/gelu.yaml:235:44", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:215:60", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:235:60", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
         {"transBatchA",
-         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)",
+         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:235:15)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"transBatchB",
-         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:215:15)",
+         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:235:15)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 13: MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y
-      {"y", "rules/gelu.yaml:213:34", 7},
+      {"y", "rules/gelu.yaml:233:34", 7},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:217:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:237:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kElemType, "rules/gelu.yaml:218:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/gelu.yaml:238:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kScalar, "rules/gelu.yaml:219:12", "c", 1},
-     {Check::kRank, "rules/gelu.yaml:219:26", "c", 1, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+     {Check::kScalar, "rules/gelu.yaml:239:12", "c", 1},
+     {Check::kRank, "rules/gelu.yaml:239:26", "c", 1, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{13, 0}, {13, 1}}, {{4, 0}, {8, 0}}}},
      {true, "", -1, -1, {{{13, 0}, {13, 1}}, {{4, 1}, {8, 1}}}},
@@ -3110,7 +3332,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchC, matchB.
 
-  /// Mul(a, c)  (rules/gelu.yaml:211:12)
+  /// Mul(a, c)  (rules/gelu.yaml:231:12)
   bool matchMul2(ValueId v, gen::Next k) {
     if (seen(kMul2)) return same(kMul2, v) && k();
     if (!bind(kMul2, v)) return false;
@@ -3124,7 +3346,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(a, c)  (rules/gelu.yaml:211:29)
+  /// Div(a, c)  (rules/gelu.yaml:231:29)
   bool matchDiv3(ValueId v, gen::Next k) {
     if (seen(kDiv3)) return same(kDiv3, v) && k();
     if (!bind(kDiv3, v)) return false;
@@ -3133,7 +3355,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:211:27)
+  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:231:27)
   bool matchSa(ValueId v, gen::Next k) {
     if (seen(kSa)) return same(kSa, v) && k();
     if (!bind(kSa, v)) return false;
@@ -3145,7 +3367,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// Mul(b, c)  (rules/gelu.yaml:212:12)
+  /// Mul(b, c)  (rules/gelu.yaml:232:12)
   bool matchMul6(ValueId v, gen::Next k) {
     if (seen(kMul6)) return same(kMul6, v) && k();
     if (!bind(kMul6, v)) return false;
@@ -3159,7 +3381,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(b, c)  (rules/gelu.yaml:212:29)
+  /// Div(b, c)  (rules/gelu.yaml:232:29)
   bool matchDiv7(ValueId v, gen::Next k) {
     if (seen(kDiv7)) return same(kDiv7, v) && k();
     if (!bind(kDiv7, v)) return false;
@@ -3168,7 +3390,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:212:27)
+  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:232:27)
   bool matchSb(ValueId v, gen::Next k) {
     if (seen(kSb)) return same(kSb, v) && k();
     if (!bind(kSb, v)) return false;
@@ -3180,7 +3402,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// MatMul(sa, b)  (rules/gelu.yaml:213:13)
+  /// MatMul(sa, b)  (rules/gelu.yaml:233:13)
   bool matchMatMul9(ValueId v, gen::Next k) {
     if (seen(kMatMul9)) return same(kMatMul9, v) && k();
     if (!bind(kMatMul9, v)) return false;
@@ -3189,7 +3411,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchSa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, sb)  (rules/gelu.yaml:213:36)
+  /// MatMul(a, sb)  (rules/gelu.yaml:233:36)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(kMatMul10)) return same(kMatMul10, v) && k();
     if (!bind(kMatMul10, v)) return false;
@@ -3200,7 +3422,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   /// unscaled_fused_matmul.1.y = com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta),
   /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
-  /// unscaled_fused_matmul at rules/gelu.yaml:214:15))
+  /// unscaled_fused_matmul at rules/gelu.yaml:234:15))
   bool matchUnscaledFusedMatmul1Y(ValueId v, gen::Next k) {
     if (seen(kUnscaledFusedMatmul1Y)) return same(kUnscaledFusedMatmul1Y, v) && k();
     if (!bind(kUnscaledFusedMatmul1Y, v)) return false;
@@ -3211,7 +3433,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   /// unscaled_fused_matmul.2.y = com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta),
   /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
-  /// unscaled_fused_matmul at rules/gelu.yaml:215:15))
+  /// unscaled_fused_matmul at rules/gelu.yaml:235:15))
   bool matchUnscaledFusedMatmul2Y(ValueId v, gen::Next k) {
     if (seen(kUnscaledFusedMatmul2Y)) return same(kUnscaledFusedMatmul2Y, v) && k();
     if (!bind(kUnscaledFusedMatmul2Y, v)) return false;
@@ -3221,7 +3443,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   }
 
   /// y = MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y 
-  /// (rules/gelu.yaml:213:34)
+  /// (rules/gelu.yaml:233:34)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3239,19 +3461,19 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:221:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:241:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:222:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:222:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:242:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:242:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
         kSlotC,
         "alpha",
         "c",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:222:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:222:17)");
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:242:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:242:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
@@ -3261,8 +3483,8 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:221:9",
-        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:222:17)")) return false;
+        "rules/gelu.yaml:241:9",
+        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:242:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3278,20 +3500,20 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:221:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:241:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:222:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:222:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:242:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:242:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = attrHelper(
         gen::attributeHelper("reciprocal_of"),
         {kSlotC},
         {"c"},
         "alpha",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:222:17)",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:222:17)");
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:242:17)",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:242:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     attrs3.push_back(gen::intAttribute("transA", 0));
@@ -3301,8 +3523,8 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:221:9",
-        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:222:17)")) return false;
+        "rules/gelu.yaml:241:9",
+        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:242:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3318,35 +3540,35 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 2 (when @mul), rules/gelu.yaml:223:9:
+  /// Variant 2 (when @mul), rules/gelu.yaml:243:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:223:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:243:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:243:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = valueOf(
         kSlotC,
         "alpha",
         "c",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:243:17)",
+        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:243:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:223:40",
-        "rules/gelu.yaml:223:40");
+        "rules/gelu.yaml:243:40",
+        "rules/gelu.yaml:243:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     std::optional<onnx::AttributeProto> a3_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:223:53",
-        "rules/gelu.yaml:223:53");
+        "rules/gelu.yaml:243:53",
+        "rules/gelu.yaml:243:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
@@ -3354,8 +3576,8 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:223:9",
-        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:223:17)")) return false;
+        "rules/gelu.yaml:243:9",
+        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:243:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3371,36 +3593,36 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
   }
 
-  /// Variant 3 (when @div), rules/gelu.yaml:223:9:
+  /// Variant 3 (when @div), rules/gelu.yaml:243:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta), transB=attr(tb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:223:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:243:31", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:243:34", "b")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = attrHelper(
         gen::attributeHelper("reciprocal_of"),
         {kSlotC},
         {"c"},
         "alpha",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:243:17)",
+        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:243:17)");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::optional<onnx::AttributeProto> a3_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:223:40",
-        "rules/gelu.yaml:223:40");
+        "rules/gelu.yaml:243:40",
+        "rules/gelu.yaml:243:40");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     std::optional<onnx::AttributeProto> a3_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:223:53",
-        "rules/gelu.yaml:223:53");
+        "rules/gelu.yaml:243:53",
+        "rules/gelu.yaml:243:53");
     if (!a3_2) return false;
     attrs3.push_back(std::move(*a3_2));
     collectMatched();
@@ -3408,8 +3630,8 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:223:9",
-        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:223:17)")) return false;
+        "rules/gelu.yaml:243:9",
+        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:243:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3435,7 +3657,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
             root,
             19,
             {"ort"},
-            "rules/gelu.yaml:207:5",
+            "rules/gelu.yaml:227:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3472,6 +3694,15 @@ void populateGelu(RuleSet& rules) {
       "bias_gelu/com.microsoft::FastGelu",
       op::kComMicrosoftFastGelu,
       0));
+  rules.add(std::make_unique<GeluApproximationRule>(
+      "gelu_approximation/com.microsoft::Gelu",
+      op::kComMicrosoftGelu,
+      0));
+  rules.add(std::make_unique<GeluApproximationRule>(
+      "gelu_approximation/com.microsoft::BiasGelu",
+      op::kComMicrosoftBiasGelu,
+      0));
+  rules.add(std::make_unique<GeluApproximationRule>("gelu_approximation/Gelu", op::kGelu, 0));
   rules.add(std::make_unique<TransposeCastMatmulRule>("transpose_cast_matmul", op::kMatMul, 0));
   rules.add(std::make_unique<FusedMatmulRule>("fused_matmul", op::kMatMul, 0));
   rules.add(std::make_unique<FusedMatmulScaleRule>("fused_matmul_scale/Mul", op::kMul, 0));

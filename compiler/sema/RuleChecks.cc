@@ -254,8 +254,7 @@ class RuleChecker {
     for (const std::string& tag : rule.tags) {
       const auto& known = knownRuleTags();
       if (std::find(known.begin(), known.end(), tag) == known.end())
-        diag_.warning(rule.loc,
-                      "unknown tag " + quote(tag) + " (known: ort, onnx, cpu, cuda, test)");
+        diag_.warning(rule.loc, "unknown tag " + quote(tag) + " (known: " + knownTagList() + ")");
     }
     checkRequires(rule);
 
@@ -1297,8 +1296,17 @@ class RuleChecker {
 
 }  // namespace
 
+std::string knownTagList() {
+  std::string out;
+  for (const std::string& t : knownRuleTags()) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
 const std::vector<std::string>& knownRuleTags() {
-  static const std::vector<std::string> kTags = {"ort", "onnx", "cpu", "cuda", "test"};
+  // opt_in: off unless --enable selects the rule (runtime/driver/RuleSet.h); approximation:
+  // what such a rule gives up (exactness), for --enable approximation.
+  static const std::vector<std::string> kTags = {"ort",  "onnx",   "cpu",          "cuda",
+                                                 "test", "opt_in", "approximation"};
   return kTags;
 }
 

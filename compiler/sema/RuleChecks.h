@@ -41,8 +41,11 @@ class OpCatalog;
 /// Priorities outside [-kMaxRulePriority, kMaxRulePriority] are errors.
 inline constexpr int kMaxRulePriority = 10000;
 
-/// The tags a rule may carry without a warning: ort, onnx, cpu, cuda, test.
+/// The tags a rule may carry without a warning: ort, onnx, cpu, cuda, test, opt_in,
+/// approximation.
 const std::vector<std::string>& knownRuleTags();
+/// The same, comma-separated, for messages.
+std::string knownTagList();
 
 /// Checks every rule of `file` against ONNX and the op declarations of `file.ops` plus
 /// `extra_decls` (identical duplicates between the two are fine). Reports every problem

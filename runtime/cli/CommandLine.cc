@@ -34,7 +34,7 @@ bool isRuleFile(const std::string& arg) {
 std::string usageText() {
   return R"(usage: onnx-rewrite IN.onnx -o OUT.onnx [options]
        onnx-rewrite IN.onnx --explain RULE [options]
-       onnx-rewrite --list-rules [--only RE] [--skip RE]
+       onnx-rewrite --list-rules [--only RE] [--skip RE]   (opt-in rules included)
 
 Fuses subgraphs of an ONNX model into the single ops ONNX Runtime executes fast.
 IN is never modified; OUT is written atomically (temporary file, then rename).
@@ -47,6 +47,9 @@ options:
   --in-place             allow OUT to be IN (or omit -o to rewrite IN itself)
   --only RE              run only rules whose name or tag matches RE (RE2, searched)
   --skip RE              do not run rules whose name or tag matches RE
+  --enable RE            also run the opt-in rules (tag opt_in, off by default) whose
+                         name or tag matches RE, e.g. --enable approximation: Gelu as
+                         its tanh approximation, FastGelu (not exact: within ~1e-3)
   --max-iterations N     sweeps over each graph before giving up (default 10)
   --max-rewrites N       stop after N rewrites (default: no limit)
   --max-positions N      position ids the model is fed stay below N (its longest
@@ -109,6 +112,8 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
       cl.only = value();
     } else if (arg == "--skip") {
       cl.skip = value();
+    } else if (arg == "--enable") {
+      cl.enable = value();
     } else if (arg == "--max-iterations") {
       cl.max_iterations = static_cast<int>(parseCount(arg, value(), 1));
     } else if (arg == "--max-rewrites") {

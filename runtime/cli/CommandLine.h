@@ -23,6 +23,7 @@ struct CommandLine {
   std::string only;
   std::string explain;  ///< --explain RULE: why RULE did not apply, per candidate
   std::string skip;
+  std::string enable;  ///< --enable RE: opt-in rules (tag opt_in) it matches also run
   int max_iterations = 10;
   int64_t max_rewrites = -1;
   int64_t max_positions = 0;      ///< --max-positions N: position ids stay below N (0: unknown)

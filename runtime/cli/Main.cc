@@ -35,7 +35,9 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void listRules(const RuleSet& rules, const RuleFilter& filter) {
+void listRules(const RuleSet& rules, RuleFilter filter) {
+  // Opt-in rules are listed too: their opt_in tag says they are off by default.
+  if (filter.enable.empty()) filter.enable = ".";
   const std::vector<const RewritePattern*> selected = selectRules(rules, filter);
   int name_width = 0, root_width = 0;  // columns as wide as the longest entry
   for (const RewritePattern* rule : selected) {
@@ -141,7 +143,7 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   const RuleSet rules = loadRules(cl);
-  RuleFilter filter{cl.only, cl.skip};
+  RuleFilter filter{cl.only, cl.skip, cl.enable};
   try {
     selectRules(rules, filter);  // reject a bad pattern before any work
   } catch (const std::invalid_argument& e) {

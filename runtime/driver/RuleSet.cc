@@ -47,11 +47,19 @@ const RewritePattern* RuleSet::find(const std::string& name) const {
   return nullptr;
 }
 
+bool isOptIn(const RewritePattern& rule) {
+  for (const std::string& tag : rule.info().tags)
+    if (tag == kOptInTag) return true;
+  return false;
+}
+
 std::vector<const RewritePattern*> selectRules(const RuleSet& set, const RuleFilter& filter) {
   auto only = compile(filter.only, "--only");
   auto skip = compile(filter.skip, "--skip");
+  auto enable = compile(filter.enable, "--enable");
   std::vector<const RewritePattern*> result;
   for (const auto& rule : set.rules()) {
+    if (isOptIn(*rule) && !(enable && selects(*enable, *rule))) continue;
     if (only && !selects(*only, *rule)) continue;
     if (skip && selects(*skip, *rule)) continue;
     result.push_back(rule.get());
@@ -62,6 +70,10 @@ std::vector<const RewritePattern*> selectRules(const RuleSet& set, const RuleFil
 std::string whyFilteredOut(const RewritePattern& rule, const RuleFilter& filter) {
   auto only = compile(filter.only, "--only");
   auto skip = compile(filter.skip, "--skip");
+  auto enable = compile(filter.enable, "--enable");
+  if (isOptIn(rule) && !(enable && selects(*enable, rule)))
+    return std::string("it is tagged ") + kOptInTag + " and runs only when --enable matches it" +
+           (filter.enable.empty() ? std::string() : " ('" + filter.enable + "' does not)");
   if (only && !selects(*only, rule)) {
     std::string tags;
     for (const std::string& t : rule.info().tags) tags += (tags.empty() ? "" : ", ") + t;

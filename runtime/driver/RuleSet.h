@@ -30,7 +30,18 @@ class RuleSet {
 struct RuleFilter {
   std::string only;  ///< if non-empty, keep only rules matching this
   std::string skip;  ///< if non-empty, drop rules matching this
+  /// Rules tagged kOptInTag run only when this matches their name or one of their tags
+  /// (e.g. "approximation"); the others are not affected.
+  std::string enable;
 };
+
+/// The tag of rules that are off unless RuleFilter::enable selects them: rewrites that
+/// change what the model computes within a tolerance (Gelu's tanh approximation), which
+/// ONNX Runtime also leaves to an explicit option.
+inline constexpr const char* kOptInTag = "opt_in";
+
+/// Whether `rule` carries kOptInTag.
+bool isOptIn(const RewritePattern& rule);
 
 /// The rules of `set` that pass `filter`, in declaration order. Throws
 /// std::invalid_argument naming the option and RE2's reason for a malformed pattern.

@@ -90,11 +90,11 @@ TEST(Explain, AnOpsetRangeIsDescribedAsTheRuleAcceptsIt) {
 
 TEST(Explain, TheFilterSaysWhichPatternDroppedARule) {
   auto rule = makeRenameRule("layer_norm", op("Add"), op("Sub"));  // tagged "test"
-  EXPECT_EQ(whyFilteredOut(*rule, {"", "norm"}), "--skip 'norm' matches its name");
-  EXPECT_EQ(whyFilteredOut(*rule, {"", "^test$"}), "--skip '^test$' matches its tag 'test'");
-  EXPECT_EQ(whyFilteredOut(*rule, {"gelu", ""}),
+  EXPECT_EQ(whyFilteredOut(*rule, {"", "norm", ""}), "--skip 'norm' matches its name");
+  EXPECT_EQ(whyFilteredOut(*rule, {"", "^test$", ""}), "--skip '^test$' matches its tag 'test'");
+  EXPECT_EQ(whyFilteredOut(*rule, {"gelu", "", ""}),
             "--only 'gelu' matches neither its name nor its tags (test)");
-  EXPECT_EQ(whyFilteredOut(*rule, {"norm", "gelu"}), "");
+  EXPECT_EQ(whyFilteredOut(*rule, {"norm", "gelu", ""}), "");
 }
 
 }  // namespace

@@ -204,6 +204,57 @@ TEST(BiasGeluRule, FusesAnAddOfA1DBiasIntoGelu) {
   expectSameInOrtN(model);
 }
 
+// ---- gelu_approximation (opt-in) -----------------------------------------------------------
+
+/// Options that turn the opt-in approximation rule on.
+Options withApproximation() {
+  Options o;
+  o.filter.enable = "approximation";
+  return o;
+}
+
+/// The rewrite with `options` computes what the original does within the approximation's
+/// error (tanh against erf: under 1e-3).
+void expectApproximatelySameInOrt(const std::string& text, const Options& options) {
+  onnx::ModelProto before = parseModel(text);
+  onnx::ModelProto after = before;
+  Result r = rewrite(after, shippedRules(), options);
+  ASSERT_GT(r.stats.rewrites, 0u) << "nothing was fused";
+  testing::OracleVerdict verdict =
+      testing::compareInOrt(before, after, {"N=3"}, "--atol 1e-3 --rtol 1e-3");
+  EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
+TEST(GeluApproximationRule, IsOffByDefault) {
+  EXPECT_EQ(fuse(geluModel(GeluForm::kTorchScript)), kMsGelu);
+  const RewritePattern* rule = shippedRules().find("gelu_approximation/com.microsoft::Gelu");
+  ASSERT_NE(rule, nullptr);
+  EXPECT_EQ(whyFilteredOut(*rule, RuleFilter{}),
+            "it is tagged opt_in and runs only when --enable matches it");
+  EXPECT_EQ(whyFilteredOut(*rule, RuleFilter{"", "", "rotary"}),
+            "it is tagged opt_in and runs only when --enable matches it ('rotary' does not)");
+}
+
+TEST(GeluApproximationRule, TurnsGeluIntoFastGeluWhenEnabled) {
+  const std::string text = geluModel(GeluForm::kTorchScript);
+  EXPECT_EQ(fuse(text, nullptr, nullptr, withApproximation()), Ops{"com.microsoft::FastGelu"});
+  expectApproximatelySameInOrt(text, withApproximation());
+}
+
+TEST(GeluApproximationRule, KeepsTheBiasOfBiasGelu) {
+  const std::string text = geluModel(GeluForm::kTorchScript, 17, "0.5", "1.0", "1.4142135", true);
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model, nullptr, withApproximation()), Ops{"com.microsoft::FastGelu"});
+  EXPECT_EQ(model.graph().node(0).input_size(), 2) << "x and the bias";
+  expectApproximatelySameInOrt(text, withApproximation());
+}
+
+TEST(GeluApproximationRule, TurnsOnnxGeluOfOpset20IntoFastGelu) {
+  const std::string text = geluModel(GeluForm::kTorchScript, 20);
+  EXPECT_EQ(fuse(text, nullptr, nullptr, withApproximation()), Ops{"com.microsoft::FastGelu"});
+  expectApproximatelySameInOrt(text, withApproximation());
+}
+
 TEST(BiasGeluRule, DoesNotFuseABroadcastScalarBias) {
   expectUnchanged(R"(
 <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>

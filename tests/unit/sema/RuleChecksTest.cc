@@ -881,12 +881,12 @@ TEST(RuleChecks, WarnsAboutAnUnknownTag) {
   CheckResult r = check(b);
   EXPECT_TRUE(r.ok);
   EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:1:3: warning: unknown tag 'gpu' (known: ort, onnx, "
-                                   "cpu, cuda, test)"});
+                                   "cpu, cuda, test, opt_in, approximation)"});
 }
 
 TEST(RuleChecks, AcceptsTheKnownTags) {
   RuleBuilder b = quickGelu();
-  b.tags({"ort", "onnx", "cpu", "cuda", "test"});
+  b.tags({"ort", "onnx", "cpu", "cuda", "test", "opt_in", "approximation"});
   EXPECT_EQ(check(b).diagnostics, Strings{});
 }
 
