@@ -333,6 +333,8 @@ class RuleEmitter {
     for (uint32_t i = 0; i < t.exprs.size(); ++i) {
       const ir::TargetExpr& te = t.exprs[i];
       if (state[i] != kDone || te.kind != ir::TargetExpr::Kind::kOp || te.op.empty()) continue;
+      // As the interpreter's plan (runtime/interp/RulePlan.cc): required outputs are named.
+      for (uint32_t o = 1; o < te.required_outputs; ++o) used[i].insert(o);
       to.num_outputs[i] = used[i].empty() ? 1 : *used[i].rbegin() + 1;
       for (uint32_t o = 0; o < to.num_outputs[i]; ++o)
         if (!used[i].count(o)) to.omitted[i].push_back(o);

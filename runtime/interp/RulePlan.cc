@@ -380,6 +380,7 @@ class PlanBuilder {
           t.exprs[i].op.empty())
         continue;
       TargetExprPlan& xp = tp.exprs[i];
+      for (uint32_t o = 1; o < t.exprs[i].required_outputs; ++o) used[i].insert(o);
       xp.num_outputs = used[i].empty() ? 1 : *used[i].rbegin() + 1;
       for (uint32_t o = 0; o < xp.num_outputs; ++o)
         if (!used[i].count(o)) xp.omitted.push_back(o);
