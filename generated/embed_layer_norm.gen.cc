@@ -45,63 +45,80 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
  protected:
   using gen::Matcher::Matcher;
 
+  /// p
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:19, embed_layer_norm_position_ids 92:19,
+  /// embed_layer_norm_no_segment 116:19, embed_layer_norm_no_segment_position_ids 129:19)
+  bool matchP(ValueId v, gen::Next k) {
+    if (seen(Ids::kP)) return same(Ids::kP, v) && k();
+    return bind(Ids::kP, v) && k();
+  }
+
+  /// pos
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:22, embed_layer_norm_position_ids 92:22,
+  /// embed_layer_norm_no_segment 116:22, embed_layer_norm_no_segment_position_ids 129:22)
+  bool matchPos(ValueId v, gen::Next k) {
+    if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
+    return bind(Ids::kPos, v) && k();
+  }
+
+  /// pe = Gather(p, pos, axis=0)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:12, embed_layer_norm_position_ids 92:12,
+  /// embed_layer_norm_no_segment 116:12, embed_layer_norm_no_segment_position_ids 129:12)
+  bool matchPe(ValueId v, gen::Next k) {
+    if (seen(Ids::kPe)) return same(Ids::kPe, v) && k();
+    if (!bind(Ids::kPe, v)) return false;
+    const NodeId n = node(Ids::kPe, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kPe, n, v)) return false;
+    return matchP(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
   /// ids
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 82:23, embed_layer_norm_position_ids 92:23,
-  /// embed_layer_norm_no_segment 102:23, embed_layer_norm_no_segment_position_ids 112:23)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:24, embed_layer_norm_position_ids 93:24,
+  /// embed_layer_norm_constant_positions 105:23, embed_layer_norm_no_segment 117:24,
+  /// embed_layer_norm_no_segment_position_ids 130:24)
   bool matchIds(ValueId v, gen::Next k) {
     if (seen(Ids::kIds)) return same(Ids::kIds, v) && k();
     return bind(Ids::kIds, v) && k();
   }
 
   /// w
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 82:28, embed_layer_norm_position_ids 92:28,
-  /// embed_layer_norm_no_segment 102:28, embed_layer_norm_no_segment_position_ids 112:28)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:29, embed_layer_norm_position_ids 93:29,
+  /// embed_layer_norm_constant_positions 105:28, embed_layer_norm_no_segment 117:29,
+  /// embed_layer_norm_no_segment_position_ids 130:29)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
     return bind(Ids::kW, v) && k();
   }
 
-  /// pos
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 82:31, embed_layer_norm_position_ids 92:31,
-  /// embed_layer_norm_no_segment 102:31, embed_layer_norm_no_segment_position_ids 112:31)
-  bool matchPos(ValueId v, gen::Next k) {
-    if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
-    return bind(Ids::kPos, v) && k();
-  }
-
-  /// p
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 82:36, embed_layer_norm_position_ids 92:36,
-  /// embed_layer_norm_no_segment 102:36, embed_layer_norm_no_segment_position_ids 112:36)
-  bool matchP(ValueId v, gen::Next k) {
-    if (seen(Ids::kP)) return same(Ids::kP, v) && k();
-    return bind(Ids::kP, v) && k();
-  }
-
   /// seg
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 82:39, embed_layer_norm_position_ids 92:39)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:36, embed_layer_norm_position_ids 93:36,
+  /// embed_layer_norm_constant_positions 105:35)
   bool matchSeg(ValueId v, gen::Next k) {
     if (seen(Ids::kSeg)) return same(Ids::kSeg, v) && k();
     return bind(Ids::kSeg, v) && k();
   }
 
   /// t
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 82:44, embed_layer_norm_position_ids 92:44)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:41, embed_layer_norm_position_ids 93:41,
+  /// embed_layer_norm_constant_positions 105:40)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(Ids::kT)) return same(Ids::kT, v) && k();
     return bind(Ids::kT, v) && k();
   }
 
   /// gamma
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 82:47, embed_layer_norm_position_ids 92:47,
-  /// embed_layer_norm_no_segment 102:39, embed_layer_norm_no_segment_position_ids 112:39)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:44, embed_layer_norm_position_ids 93:44,
+  /// embed_layer_norm_constant_positions 105:43, embed_layer_norm_no_segment 117:36,
+  /// embed_layer_norm_no_segment_position_ids 130:36)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
   }
 
   /// beta
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 82:54, embed_layer_norm_position_ids 92:54,
-  /// embed_layer_norm_no_segment 102:46, embed_layer_norm_no_segment_position_ids 112:46)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:51, embed_layer_norm_position_ids 93:51,
+  /// embed_layer_norm_constant_positions 105:50, embed_layer_norm_no_segment 117:43,
+  /// embed_layer_norm_no_segment_position_ids 130:43)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
     return bind(Ids::kBeta, v) && k();
@@ -109,9 +126,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// y = LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
   /// stash_type=1) (rules/embed_layer_norm.yaml: embed_layer_norm 44:11 (in embed_norm at
-  /// rules/embed_layer_norm.yaml:55:12) (in embeddings3 at rules/embed_layer_norm.yaml:82:11),
-  /// embed_layer_norm_position_ids 44:11 (in embed_norm at rules/embed_layer_norm.yaml:55:12) (in
-  /// embeddings3 at rules/embed_layer_norm.yaml:92:11))
+  /// rules/embed_layer_norm.yaml:54:12) (in embeddings3 at rules/embed_layer_norm.yaml:80:12),
+  /// embed_layer_norm_position_ids 44:11 (in embed_norm at rules/embed_layer_norm.yaml:54:12) (in
+  /// embeddings3 at rules/embed_layer_norm.yaml:93:12))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -124,8 +141,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// embeddings3.1.we = Gather(w, ids, axis=0)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 51:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:82:11), embed_layer_norm_position_ids 51:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:92:11))
+  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 51:12 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:93:12), embed_layer_norm_constant_positions 51:12 (in embeddings3
+  /// at rules/embed_layer_norm.yaml:105:11))
   bool matchEmbeddings31We(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings31We)) return same(Ids::kEmbeddings31We, v) && k();
     if (!bind(Ids::kEmbeddings31We, v)) return false;
@@ -134,22 +152,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     return matchW(input(n, 0), [&] { return matchIds(input(n, 1), k); });
   }
 
-  /// embeddings3.1.pe = Gather(p, pos, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 52:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:82:11), embed_layer_norm_position_ids 52:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:92:11))
-  bool matchEmbeddings31Pe(ValueId v, gen::Next k) {
-    if (seen(Ids::kEmbeddings31Pe)) return same(Ids::kEmbeddings31Pe, v) && k();
-    if (!bind(Ids::kEmbeddings31Pe, v)) return false;
-    const NodeId n = node(Ids::kEmbeddings31Pe, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kEmbeddings31Pe, n, v)) return false;
-    return matchP(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
   /// embeddings3.1.se = Gather(t, seg, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:82:11), embed_layer_norm_position_ids 53:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:92:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 52:12 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 52:12 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:93:12), embed_layer_norm_constant_positions 52:12 (in embeddings3
+  /// at rules/embed_layer_norm.yaml:105:11))
   bool matchEmbeddings31Se(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings31Se)) return same(Ids::kEmbeddings31Se, v) && k();
     if (!bind(Ids::kEmbeddings31Se, v)) return false;
@@ -158,10 +165,10 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     return matchT(input(n, 0), [&] { return matchSeg(input(n, 1), k); });
   }
 
-  /// Add(embeddings3.1.we, embeddings3.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 54:16 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:82:11), embed_layer_norm_position_ids 54:16 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:92:11))
+  /// Add(embeddings3.1.we, pe)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:16 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:16 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:93:12))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd12)) return same(Ids::kAdd12, v) && k();
     if (!bind(Ids::kAdd12, v)) return false;
@@ -169,16 +176,16 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (n == kNoId || !attrs(Ids::kAdd12, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchEmbeddings31We(in0, [&] { return matchEmbeddings31Pe(in1, k); })) return true;
+    if (matchEmbeddings31We(in0, [&] { return matchPe(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchEmbeddings31We(in1, [&] { return matchEmbeddings31Pe(in0, k); });
+    return matchEmbeddings31We(in1, [&] { return matchPe(in0, k); });
   }
 
-  /// Add(Add(embeddings3.1.we, embeddings3.1.pe), embeddings3.1.se)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 54:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:82:11), embed_layer_norm_position_ids 54:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:92:11))
+  /// Add(Add(embeddings3.1.we, pe), embeddings3.1.se)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:12 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:12 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:93:12))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd13)) return same(Ids::kAdd13, v) && k();
     if (!bind(Ids::kAdd13, v)) return false;
@@ -193,9 +200,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(embeddings3.1.we, embeddings3.1.se)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 54:39 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:82:11), embed_layer_norm_position_ids 54:39 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:92:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:39 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:39 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:93:12))
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd14)) return same(Ids::kAdd14, v) && k();
     if (!bind(Ids::kAdd14, v)) return false;
@@ -209,10 +216,10 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     return matchEmbeddings31We(in1, [&] { return matchEmbeddings31Se(in0, k); });
   }
 
-  /// Add(Add(embeddings3.1.we, embeddings3.1.se), embeddings3.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 54:35 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:82:11), embed_layer_norm_position_ids 54:35 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:92:11))
+  /// Add(Add(embeddings3.1.we, embeddings3.1.se), pe)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:35 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:35 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:93:12))
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd15)) return same(Ids::kAdd15, v) && k();
     if (!bind(Ids::kAdd15, v)) return false;
@@ -220,16 +227,16 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (n == kNoId || !attrs(Ids::kAdd15, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchAdd14(in0, [&] { return matchEmbeddings31Pe(in1, k); })) return true;
+    if (matchAdd14(in0, [&] { return matchPe(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchAdd14(in1, [&] { return matchEmbeddings31Pe(in0, k); });
+    return matchAdd14(in1, [&] { return matchPe(in0, k); });
   }
 
-  /// embeddings3.1.s = Add(Add(embeddings3.1.we, embeddings3.1.pe), embeddings3.1.se) |
-  /// Add(Add(embeddings3.1.we, embeddings3.1.se), embeddings3.1.pe) (rules/embed_layer_norm.yaml:
-  /// embed_layer_norm 54:33 (in embeddings3 at rules/embed_layer_norm.yaml:82:11),
-  /// embed_layer_norm_position_ids 54:33 (in embeddings3 at rules/embed_layer_norm.yaml:92:11))
+  /// embeddings3.1.s = Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
+  /// embeddings3.1.se), pe) (rules/embed_layer_norm.yaml: embed_layer_norm 53:33 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:33 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:93:12))
   bool matchEmbeddings31S(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings31S)) return same(Ids::kEmbeddings31S, v) && k();
     if (!bind(Ids::kEmbeddings31S, v)) return false;
@@ -242,33 +249,21 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Gather(w, ids, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm_no_segment 68:15 (in embeddings2 at
-  /// rules/embed_layer_norm.yaml:102:11), embed_layer_norm_no_segment_position_ids 68:15 (in
-  /// embeddings2 at rules/embed_layer_norm.yaml:112:11))
-  bool matchGather7(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather7)) return same(Ids::kGather7, v) && k();
-    if (!bind(Ids::kGather7, v)) return false;
-    const NodeId n = node(Ids::kGather7, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather7, n, v)) return false;
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm_no_segment 66:15 (in embeddings2 at
+  /// rules/embed_layer_norm.yaml:117:12), embed_layer_norm_no_segment_position_ids 66:15 (in
+  /// embeddings2 at rules/embed_layer_norm.yaml:130:12))
+  bool matchGather(ValueId v, gen::Next k) {
+    if (seen(Ids::kGather)) return same(Ids::kGather, v) && k();
+    if (!bind(Ids::kGather, v)) return false;
+    const NodeId n = node(Ids::kGather, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGather, n, v)) return false;
     return matchW(input(n, 0), [&] { return matchIds(input(n, 1), k); });
   }
 
-  /// Gather(p, pos, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm_no_segment 68:39 (in embeddings2 at
-  /// rules/embed_layer_norm.yaml:102:11), embed_layer_norm_no_segment_position_ids 68:39 (in
-  /// embeddings2 at rules/embed_layer_norm.yaml:112:11))
-  bool matchGather8(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather8)) return same(Ids::kGather8, v) && k();
-    if (!bind(Ids::kGather8, v)) return false;
-    const NodeId n = node(Ids::kGather8, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather8, n, v)) return false;
-    return matchP(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
-  /// embeddings2.1.s = Add(Gather(w, ids, axis=0), Gather(p, pos, axis=0))
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm_no_segment 68:11 (in embeddings2 at
-  /// rules/embed_layer_norm.yaml:102:11), embed_layer_norm_no_segment_position_ids 68:11 (in
-  /// embeddings2 at rules/embed_layer_norm.yaml:112:11))
+  /// embeddings2.1.s = Add(Gather(w, ids, axis=0), pe)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm_no_segment 66:11 (in embeddings2 at
+  /// rules/embed_layer_norm.yaml:117:12), embed_layer_norm_no_segment_position_ids 66:11 (in
+  /// embeddings2 at rules/embed_layer_norm.yaml:130:12))
   bool matchEmbeddings21S(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings21S)) return same(Ids::kEmbeddings21S, v) && k();
     if (!bind(Ids::kEmbeddings21S, v)) return false;
@@ -276,15 +271,15 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (n == kNoId || !attrs(Ids::kEmbeddings21S, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchGather7(in0, [&] { return matchGather8(in1, k); })) return true;
+    if (matchGather(in0, [&] { return matchPe(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchGather7(in1, [&] { return matchGather8(in0, k); });
+    return matchGather(in1, [&] { return matchPe(in0, k); });
   }
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:78
+// Generated from: rules/embed_layer_norm.yaml:75
 // embed_layer_norm (priority 70): Word + position + segment embeddings and LayerNorm, positions 0
 // .. S - 1.
 //===----------------------------------------------------------------------===//
@@ -294,79 +289,94 @@ const gen::RuleSpec& specEmbedLayerNorm() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "embed_layer_norm";
-    s.loc = "rules/embed_layer_norm.yaml:78:5";
-    s.root = 8;
-    s.slot_names = {"ids",
-                    "w",
+    s.loc = "rules/embed_layer_norm.yaml:75:5";
+    s.root = 9;
+    s.slot_names = {"p",
                     "pos",
-                    "p",
+                    "pe",
+                    "ids",
+                    "w",
                     "seg",
                     "t",
                     "gamma",
                     "beta",
                     "y",
                     "embeddings3.1.we",
-                    "embeddings3.1.pe",
                     "embeddings3.1.se",
                     "embeddings3.1.s"};
     s.num_captures = 1;
     s.exprs.resize(17);
-    {  // 0: ids
+    {  // 0: p
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:82:23";
+      e.label = "p";
+      e.loc = "rules/embed_layer_norm.yaml:79:19";
       e.slot = 0;
     }
-    {  // 1: w
+    {  // 1: pos
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:82:28";
+      e.label = "pos";
+      e.loc = "rules/embed_layer_norm.yaml:79:22";
       e.slot = 1;
     }
-    {  // 2: pos
+    {  // 2: Gather(p, pos, axis=0)
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "pos";
-      e.loc = "rules/embed_layer_norm.yaml:82:31";
+      e.label = "Gather";
+      e.loc = "rules/embed_layer_norm.yaml:79:12";
       e.slot = 2;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/embed_layer_norm.yaml:79:27";
+      }
     }
-    {  // 3: p
+    {  // 3: ids
       gen::ExprSpec& e = s.exprs[3];
-      e.label = "p";
-      e.loc = "rules/embed_layer_norm.yaml:82:36";
+      e.label = "ids";
+      e.loc = "rules/embed_layer_norm.yaml:80:24";
       e.slot = 3;
     }
-    {  // 4: seg
+    {  // 4: w
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "seg";
-      e.loc = "rules/embed_layer_norm.yaml:82:39";
+      e.label = "w";
+      e.loc = "rules/embed_layer_norm.yaml:80:29";
       e.slot = 4;
     }
-    {  // 5: t
+    {  // 5: seg
       gen::ExprSpec& e = s.exprs[5];
-      e.label = "t";
-      e.loc = "rules/embed_layer_norm.yaml:82:44";
+      e.label = "seg";
+      e.loc = "rules/embed_layer_norm.yaml:80:36";
       e.slot = 5;
     }
-    {  // 6: gamma
+    {  // 6: t
       gen::ExprSpec& e = s.exprs[6];
-      e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:82:47";
+      e.label = "t";
+      e.loc = "rules/embed_layer_norm.yaml:80:41";
       e.slot = 6;
     }
-    {  // 7: beta
+    {  // 7: gamma
       gen::ExprSpec& e = s.exprs[7];
-      e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:82:54";
+      e.label = "gamma";
+      e.loc = "rules/embed_layer_norm.yaml:80:44";
       e.slot = 7;
     }
-    {  // 8: LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
+    {  // 8: beta
       gen::ExprSpec& e = s.exprs[8];
+      e.label = "beta";
+      e.loc = "rules/embed_layer_norm.yaml:80:51";
+      e.slot = 8;
+    }
+    {  // 9: LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+       // stash_type=1)
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:55:12) "
-          "(in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      e.slot = 8;
+          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:54:12) "
+          "(in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      e.slot = 9;
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -376,8 +386,8 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.axes = true;
         a.loc =
             "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:55:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:82:11)";
+            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:80:12)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -386,7 +396,7 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:82:60";
+        a.loc = "rules/embed_layer_norm.yaml:80:57";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -395,33 +405,15 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.default_value = gen::intLiteral(1);
         a.loc =
             "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:55:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:82:11)";
+            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:80:12)";
       }
     }
-    {  // 9: Gather(w, ids, axis=0)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Gather";
-      e.loc =
-          "rules/embed_layer_norm.yaml:51:12 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      e.slot = 9;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:51:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:82:11)";
-      }
-    }
-    {  // 10: Gather(p, pos, axis=0)
+    {  // 10: Gather(w, ids, axis=0)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:52:12 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
+          "rules/embed_layer_norm.yaml:51:12 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
       e.slot = 10;
       e.num_inputs = 2;
       {
@@ -431,15 +423,15 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:52:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:82:11)";
+            "rules/embed_layer_norm.yaml:51:27 (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:80:12)";
       }
     }
     {  // 11: Gather(t, seg, axis=0)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:12 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
+          "rules/embed_layer_norm.yaml:52:12 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
       e.slot = 11;
       e.num_inputs = 2;
       {
@@ -449,45 +441,74 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:53:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:82:11)";
+            "rules/embed_layer_norm.yaml:52:27 (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:80:12)";
       }
     }
-    {  // 12: Add(embeddings3.1.we, embeddings3.1.pe)
+    {  // 12: Add(embeddings3.1.we, pe)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:16 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
+          "rules/embed_layer_norm.yaml:53:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
       e.num_inputs = 2;
     }
-    {  // 13: Add(Add(embeddings3.1.we, embeddings3.1.pe), embeddings3.1.se)
+    {  // 13: Add(Add(embeddings3.1.we, pe), embeddings3.1.se)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:12 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
+          "rules/embed_layer_norm.yaml:53:12 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
       e.num_inputs = 2;
     }
     {  // 14: Add(embeddings3.1.we, embeddings3.1.se)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:39 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
+          "rules/embed_layer_norm.yaml:53:39 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
       e.num_inputs = 2;
     }
-    {  // 15: Add(Add(embeddings3.1.we, embeddings3.1.se), embeddings3.1.pe)
+    {  // 15: Add(Add(embeddings3.1.we, embeddings3.1.se), pe)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:35 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
+          "rules/embed_layer_norm.yaml:53:35 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
       e.num_inputs = 2;
     }
-    {  // 16: Add(Add(embeddings3.1.we, embeddings3.1.pe), embeddings3.1.se) |
-       // Add(Add(embeddings3.1.we, embeddings3.1.se), embeddings3.1.pe)
+    {  // 16: Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
+       // embeddings3.1.se), pe)
       gen::ExprSpec& e = s.exprs[16];
       e.label = "embeddings3.1.s";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:33 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
+          "rules/embed_layer_norm.yaml:53:33 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
       e.slot = 12;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/embed_layer_norm.yaml:82:14";
+      c.subject = "p";
+      c.slot = 0;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/embed_layer_norm.yaml:82:29";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"p", "w"};
+      c.arg_slots = {0, 4};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/embed_layer_norm.yaml:83:14";
+      c.subject = "w";
+      c.slot = 4;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
@@ -496,74 +517,74 @@ const gen::RuleSpec& specEmbedLayerNorm() {
       c.native = "embed_positions";
       c.predicate = gen::nativePredicate("embed_positions");
       c.args = {"pos", "ids"};
-      c.arg_slots = {2, 0};
+      c.arg_slots = {1, 3};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:57:16 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:56:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
       c.subject = "ids";
-      c.slot = 0;
+      c.slot = 3;
       c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:57:31 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "ids";
-      c.slot = 0;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:58:16 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "seg";
-      c.slot = 4;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:58:31 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "seg";
-      c.slot = 4;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:59:16 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "w";
-      c.slot = 1;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:59:31 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:56:31 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
+      c.subject = "ids";
+      c.slot = 3;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:57:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
+      c.subject = "seg";
+      c.slot = 5;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:57:31 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
+      c.subject = "seg";
+      c.slot = 5;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:58:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
       c.subject = "w";
-      c.slot = 1;
+      c.slot = 4;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:58:31 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
+      c.subject = "w";
+      c.slot = 4;
       c.strings = {"float", "float16"};
       c.elem_types = {1, 10};
     }
@@ -571,58 +592,46 @@ const gen::RuleSpec& specEmbedLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:60:16 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "p";
-      c.slot = 3;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:61:16 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:59:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
       c.subject = "t";
-      c.slot = 5;
+      c.slot = 6;
       c.dims = {"_", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:62:16 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:60:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
       c.subject = "gamma";
-      c.slot = 6;
+      c.slot = 7;
       c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/embed_layer_norm.yaml:62:28 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:60:28 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "p", "t", "beta"};
-      c.arg_slots = {6, 1, 3, 5, 7};
+      c.args = {"gamma", "w", "t", "beta"};
+      c.arg_slots = {7, 4, 6, 8};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:63:16 (in embeddings3 at rules/embed_layer_norm.yaml:82:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:61:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+      c.guard_slot = 9;  // y
       c.subject = "beta";
-      c.slot = 7;
+      c.slot = 8;
       c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     s.num_symbols = 3;
     s.variants.emplace_back();  // always
@@ -637,17 +646,17 @@ const gen::RuleSpec& specEmbedLayerNorm() {
 /// Expr ids of rule embed_layer_norm (indices into its RuleSpec's exprs).
 struct EmbedLayerNormIds {
   enum : gen::ExprId {
-    kIds = 0,
-    kW = 1,
-    kPos = 2,
-    kP = 3,
-    kSeg = 4,
-    kT = 5,
-    kGamma = 6,
-    kBeta = 7,
-    kY = 8,
-    kEmbeddings31We = 9,
-    kEmbeddings31Pe = 10,
+    kP = 0,
+    kPos = 1,
+    kPe = 2,
+    kIds = 3,
+    kW = 4,
+    kSeg = 5,
+    kT = 6,
+    kGamma = 7,
+    kBeta = 8,
+    kY = 9,
+    kEmbeddings31We = 10,
     kEmbeddings31Se = 11,
     kAdd12 = 12,
     kAdd13 = 13,
@@ -674,26 +683,26 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
 
  private:
   enum : uint32_t {
-    kSlotIds = 0,
-    kSlotW = 1,
-    kSlotPos = 2,
-    kSlotP = 3,
-    kSlotSeg = 4,
-    kSlotT = 5,
-    kSlotGamma = 6,
-    kSlotBeta = 7,
-    kSlotY = 8,
-    kSlotEmbeddings31We = 9,
-    kSlotEmbeddings31Pe = 10,
+    kSlotP = 0,
+    kSlotPos = 1,
+    kSlotPe = 2,
+    kSlotIds = 3,
+    kSlotW = 4,
+    kSlotSeg = 5,
+    kSlotT = 6,
+    kSlotGamma = 7,
+    kSlotBeta = 8,
+    kSlotY = 9,
+    kSlotEmbeddings31We = 10,
     kSlotEmbeddings31Se = 11,
     kSlotEmbeddings31S = 12,
   };
 
   // ---- Match
 
-  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
-  // matchPos, matchP, matchSeg, matchT, matchGamma, matchBeta, matchY, matchEmbeddings31We,
-  // matchEmbeddings31Pe, matchEmbeddings31Se, matchAdd12, matchAdd13, matchAdd14, matchAdd15,
+  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchP, matchPos,
+  // matchPe, matchIds, matchW, matchSeg, matchT, matchGamma, matchBeta, matchY,
+  // matchEmbeddings31We, matchEmbeddings31Se, matchAdd12, matchAdd13, matchAdd14, matchAdd15,
   // matchEmbeddings31S.
 
   // ---- Rewrite
@@ -768,7 +777,7 @@ class EmbedLayerNormRule : public RewritePattern {
                                 root,
                                 70,
                                 {"ort"},
-                                "rules/embed_layer_norm.yaml:78:5",
+                                "rules/embed_layer_norm.yaml:75:5",
                                 {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -801,78 +810,93 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
     gen::RuleSpec s;
     s.name = "embed_layer_norm_position_ids";
     s.loc = "rules/embed_layer_norm.yaml:88:5";
-    s.root = 8;
-    s.slot_names = {"ids",
-                    "w",
+    s.root = 9;
+    s.slot_names = {"p",
                     "pos",
-                    "p",
+                    "pe",
+                    "ids",
+                    "w",
                     "seg",
                     "t",
                     "gamma",
                     "beta",
                     "y",
                     "embeddings3.1.we",
-                    "embeddings3.1.pe",
                     "embeddings3.1.se",
                     "embeddings3.1.s"};
     s.num_captures = 1;
     s.exprs.resize(17);
-    {  // 0: ids
+    {  // 0: p
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:92:23";
+      e.label = "p";
+      e.loc = "rules/embed_layer_norm.yaml:92:19";
       e.slot = 0;
     }
-    {  // 1: w
+    {  // 1: pos
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:92:28";
+      e.label = "pos";
+      e.loc = "rules/embed_layer_norm.yaml:92:22";
       e.slot = 1;
     }
-    {  // 2: pos
+    {  // 2: Gather(p, pos, axis=0)
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "pos";
-      e.loc = "rules/embed_layer_norm.yaml:92:31";
+      e.label = "Gather";
+      e.loc = "rules/embed_layer_norm.yaml:92:12";
       e.slot = 2;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/embed_layer_norm.yaml:92:27";
+      }
     }
-    {  // 3: p
+    {  // 3: ids
       gen::ExprSpec& e = s.exprs[3];
-      e.label = "p";
-      e.loc = "rules/embed_layer_norm.yaml:92:36";
+      e.label = "ids";
+      e.loc = "rules/embed_layer_norm.yaml:93:24";
       e.slot = 3;
     }
-    {  // 4: seg
+    {  // 4: w
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "seg";
-      e.loc = "rules/embed_layer_norm.yaml:92:39";
+      e.label = "w";
+      e.loc = "rules/embed_layer_norm.yaml:93:29";
       e.slot = 4;
     }
-    {  // 5: t
+    {  // 5: seg
       gen::ExprSpec& e = s.exprs[5];
-      e.label = "t";
-      e.loc = "rules/embed_layer_norm.yaml:92:44";
+      e.label = "seg";
+      e.loc = "rules/embed_layer_norm.yaml:93:36";
       e.slot = 5;
     }
-    {  // 6: gamma
+    {  // 6: t
       gen::ExprSpec& e = s.exprs[6];
-      e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:92:47";
+      e.label = "t";
+      e.loc = "rules/embed_layer_norm.yaml:93:41";
       e.slot = 6;
     }
-    {  // 7: beta
+    {  // 7: gamma
       gen::ExprSpec& e = s.exprs[7];
-      e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:92:54";
+      e.label = "gamma";
+      e.loc = "rules/embed_layer_norm.yaml:93:44";
       e.slot = 7;
     }
-    {  // 8: LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
+    {  // 8: beta
       gen::ExprSpec& e = s.exprs[8];
+      e.label = "beta";
+      e.loc = "rules/embed_layer_norm.yaml:93:51";
+      e.slot = 8;
+    }
+    {  // 9: LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+       // stash_type=1)
+      gen::ExprSpec& e = s.exprs[9];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:55:12) "
-          "(in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      e.slot = 8;
+          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:54:12) "
+          "(in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      e.slot = 9;
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -882,8 +906,8 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.axes = true;
         a.loc =
             "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:55:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:92:11)";
+            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:93:12)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -892,7 +916,7 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:92:60";
+        a.loc = "rules/embed_layer_norm.yaml:93:57";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -901,33 +925,15 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.default_value = gen::intLiteral(1);
         a.loc =
             "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:55:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:92:11)";
+            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:93:12)";
       }
     }
-    {  // 9: Gather(w, ids, axis=0)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Gather";
-      e.loc =
-          "rules/embed_layer_norm.yaml:51:12 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      e.slot = 9;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:51:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:92:11)";
-      }
-    }
-    {  // 10: Gather(p, pos, axis=0)
+    {  // 10: Gather(w, ids, axis=0)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:52:12 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
+          "rules/embed_layer_norm.yaml:51:12 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
       e.slot = 10;
       e.num_inputs = 2;
       {
@@ -937,15 +943,15 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:52:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:92:11)";
+            "rules/embed_layer_norm.yaml:51:27 (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:93:12)";
       }
     }
     {  // 11: Gather(t, seg, axis=0)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:12 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
+          "rules/embed_layer_norm.yaml:52:12 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
       e.slot = 11;
       e.num_inputs = 2;
       {
@@ -955,121 +961,150 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:53:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:92:11)";
+            "rules/embed_layer_norm.yaml:52:27 (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:93:12)";
       }
     }
-    {  // 12: Add(embeddings3.1.we, embeddings3.1.pe)
+    {  // 12: Add(embeddings3.1.we, pe)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:16 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
+          "rules/embed_layer_norm.yaml:53:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
       e.num_inputs = 2;
     }
-    {  // 13: Add(Add(embeddings3.1.we, embeddings3.1.pe), embeddings3.1.se)
+    {  // 13: Add(Add(embeddings3.1.we, pe), embeddings3.1.se)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:12 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
+          "rules/embed_layer_norm.yaml:53:12 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
       e.num_inputs = 2;
     }
     {  // 14: Add(embeddings3.1.we, embeddings3.1.se)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:39 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
+          "rules/embed_layer_norm.yaml:53:39 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
       e.num_inputs = 2;
     }
-    {  // 15: Add(Add(embeddings3.1.we, embeddings3.1.se), embeddings3.1.pe)
+    {  // 15: Add(Add(embeddings3.1.we, embeddings3.1.se), pe)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:35 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
+          "rules/embed_layer_norm.yaml:53:35 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
       e.num_inputs = 2;
     }
-    {  // 16: Add(Add(embeddings3.1.we, embeddings3.1.pe), embeddings3.1.se) |
-       // Add(Add(embeddings3.1.we, embeddings3.1.se), embeddings3.1.pe)
+    {  // 16: Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
+       // embeddings3.1.se), pe)
       gen::ExprSpec& e = s.exprs[16];
       e.label = "embeddings3.1.s";
       e.loc =
-          "rules/embed_layer_norm.yaml:54:33 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
+          "rules/embed_layer_norm.yaml:53:33 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
       e.slot = 12;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/embed_layer_norm.yaml:95:14";
+      c.subject = "p";
+      c.slot = 0;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:94:14";
+      c.loc = "rules/embed_layer_norm.yaml:95:29";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"p", "w"};
+      c.arg_slots = {0, 4};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/embed_layer_norm.yaml:96:14";
+      c.subject = "w";
+      c.slot = 4;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/embed_layer_norm.yaml:97:14";
       c.native = "position_ids_of";
       c.predicate = gen::nativePredicate("position_ids_of");
       c.args = {"pos", "ids"};
-      c.arg_slots = {2, 0};
+      c.arg_slots = {1, 3};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:57:16 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:56:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
       c.subject = "ids";
-      c.slot = 0;
+      c.slot = 3;
       c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:57:31 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "ids";
-      c.slot = 0;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:58:16 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "seg";
-      c.slot = 4;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:58:31 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "seg";
-      c.slot = 4;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:59:16 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "w";
-      c.slot = 1;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:59:31 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:56:31 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
+      c.subject = "ids";
+      c.slot = 3;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:57:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
+      c.subject = "seg";
+      c.slot = 5;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:57:31 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
+      c.subject = "seg";
+      c.slot = 5;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:58:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
       c.subject = "w";
-      c.slot = 1;
+      c.slot = 4;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:58:31 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
+      c.subject = "w";
+      c.slot = 4;
       c.strings = {"float", "float16"};
       c.elem_types = {1, 10};
     }
@@ -1077,58 +1112,46 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:60:16 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
-      c.subject = "p";
-      c.slot = 3;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:61:16 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:59:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
       c.subject = "t";
-      c.slot = 5;
+      c.slot = 6;
       c.dims = {"_", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:62:16 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:60:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
       c.subject = "gamma";
-      c.slot = 6;
+      c.slot = 7;
       c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/embed_layer_norm.yaml:62:28 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:60:28 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "p", "t", "beta"};
-      c.arg_slots = {6, 1, 3, 5, 7};
+      c.args = {"gamma", "w", "t", "beta"};
+      c.arg_slots = {7, 4, 6, 8};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:63:16 (in embeddings3 at rules/embed_layer_norm.yaml:92:11)";
-      c.guard_slot = 8;  // y
+          "rules/embed_layer_norm.yaml:61:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+      c.guard_slot = 9;  // y
       c.subject = "beta";
-      c.slot = 7;
+      c.slot = 8;
       c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     s.num_symbols = 3;
     s.variants.emplace_back();  // always
@@ -1143,17 +1166,17 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
 /// its RuleSpec's exprs).
 struct EmbedLayerNormPositionIdsIds {
   enum : gen::ExprId {
-    kIds = 0,
-    kW = 1,
-    kPos = 2,
-    kP = 3,
-    kSeg = 4,
-    kT = 5,
-    kGamma = 6,
-    kBeta = 7,
-    kY = 8,
-    kEmbeddings31We = 9,
-    kEmbeddings31Pe = 10,
+    kP = 0,
+    kPos = 1,
+    kPe = 2,
+    kIds = 3,
+    kW = 4,
+    kSeg = 5,
+    kT = 6,
+    kGamma = 7,
+    kBeta = 8,
+    kY = 9,
+    kEmbeddings31We = 10,
     kEmbeddings31Se = 11,
     kAdd12 = 12,
     kAdd13 = 13,
@@ -1182,58 +1205,58 @@ class EmbedLayerNormPositionIdsMatch
 
  private:
   enum : uint32_t {
-    kSlotIds = 0,
-    kSlotW = 1,
-    kSlotPos = 2,
-    kSlotP = 3,
-    kSlotSeg = 4,
-    kSlotT = 5,
-    kSlotGamma = 6,
-    kSlotBeta = 7,
-    kSlotY = 8,
-    kSlotEmbeddings31We = 9,
-    kSlotEmbeddings31Pe = 10,
+    kSlotP = 0,
+    kSlotPos = 1,
+    kSlotPe = 2,
+    kSlotIds = 3,
+    kSlotW = 4,
+    kSlotSeg = 5,
+    kSlotT = 6,
+    kSlotGamma = 7,
+    kSlotBeta = 8,
+    kSlotY = 9,
+    kSlotEmbeddings31We = 10,
     kSlotEmbeddings31Se = 11,
     kSlotEmbeddings31S = 12,
   };
 
   // ---- Match
 
-  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
-  // matchPos, matchP, matchSeg, matchT, matchGamma, matchBeta, matchY, matchEmbeddings31We,
-  // matchEmbeddings31Pe, matchEmbeddings31Se, matchAdd12, matchAdd13, matchAdd14, matchAdd15,
+  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchP, matchPos,
+  // matchPe, matchIds, matchW, matchSeg, matchT, matchGamma, matchBeta, matchY,
+  // matchEmbeddings31We, matchEmbeddings31Se, matchAdd12, matchAdd13, matchAdd14, matchAdd15,
   // matchEmbeddings31S.
 
   // ---- Rewrite
 
-  /// Variant 0, rules/embed_layer_norm.yaml:95:5:
+  /// Variant 0, rules/embed_layer_norm.yaml:98:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma,
   ///   beta, none, Cast(pos, to=6), epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:96:54", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:99:54", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:96:71", "seg")) return false;
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:99:71", "seg")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:96:83", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:96:86", "p")) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:96:89", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:96:92", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:96:99", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:96:116", "pos")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:99:83", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:99:86", "p")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:99:89", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:99:92", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:99:99", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:99:116", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("to", 6));
     std::vector<onnx::AttributeProto> attrs12;
     std::optional<onnx::AttributeProto> a12_0 =
-        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:96:128",
-                 "rules/embed_layer_norm.yaml:96:128");
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:99:128",
+                 "rules/embed_layer_norm.yaml:99:128");
     if (!a12_0) return false;
     attrs12.push_back(std::move(*a12_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:95:5",
-                     "rules/embed_layer_norm.yaml:96:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:98:5",
+                     "rules/embed_layer_norm.yaml:99:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1310,65 +1333,81 @@ class EmbedLayerNormPositionIdsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:98
-// embed_layer_norm_no_segment (priority 70): Word + position embeddings and LayerNorm (DistilBERT),
-// positions 0 .. S - 1.
+// Generated from: rules/embed_layer_norm.yaml:101
+// embed_layer_norm_constant_positions (priority 70): The same with the position embeddings a
+// constant [S, H] or [B, S, H] (folded).
 //===----------------------------------------------------------------------===//
 
-/// Static data of rule embed_layer_norm_no_segment for the shared checks and messages.
-const gen::RuleSpec& specEmbedLayerNormNoSegment() {
+/// Static data of rule embed_layer_norm_constant_positions for the shared checks and messages.
+const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
-    s.name = "embed_layer_norm_no_segment";
-    s.loc = "rules/embed_layer_norm.yaml:98:5";
-    s.root = 6;
-    s.slot_names = {"ids", "w", "pos", "p", "gamma", "beta", "y", "embeddings2.1.s"};
+    s.name = "embed_layer_norm_constant_positions";
+    s.loc = "rules/embed_layer_norm.yaml:101:5";
+    s.root = 7;
+    s.slot_names = {"ids",
+                    "w",
+                    "pe",
+                    "seg",
+                    "t",
+                    "gamma",
+                    "beta",
+                    "y",
+                    "embeddings3.1.we",
+                    "embeddings3.1.se",
+                    "embeddings3.1.s"};
     s.num_captures = 1;
-    s.exprs.resize(10);
+    s.exprs.resize(15);
     {  // 0: ids
       gen::ExprSpec& e = s.exprs[0];
       e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:102:23";
+      e.loc = "rules/embed_layer_norm.yaml:105:23";
       e.slot = 0;
     }
     {  // 1: w
       gen::ExprSpec& e = s.exprs[1];
       e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:102:28";
+      e.loc = "rules/embed_layer_norm.yaml:105:28";
       e.slot = 1;
     }
-    {  // 2: pos
+    {  // 2: pe
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "pos";
-      e.loc = "rules/embed_layer_norm.yaml:102:31";
+      e.label = "pe";
+      e.loc = "rules/embed_layer_norm.yaml:105:31";
       e.slot = 2;
     }
-    {  // 3: p
+    {  // 3: seg
       gen::ExprSpec& e = s.exprs[3];
-      e.label = "p";
-      e.loc = "rules/embed_layer_norm.yaml:102:36";
+      e.label = "seg";
+      e.loc = "rules/embed_layer_norm.yaml:105:35";
       e.slot = 3;
     }
-    {  // 4: gamma
+    {  // 4: t
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:102:39";
+      e.label = "t";
+      e.loc = "rules/embed_layer_norm.yaml:105:40";
       e.slot = 4;
     }
-    {  // 5: beta
+    {  // 5: gamma
       gen::ExprSpec& e = s.exprs[5];
-      e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:102:46";
+      e.label = "gamma";
+      e.loc = "rules/embed_layer_norm.yaml:105:43";
       e.slot = 5;
     }
-    {  // 6: LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
+    {  // 6: beta
       gen::ExprSpec& e = s.exprs[6];
+      e.label = "beta";
+      e.loc = "rules/embed_layer_norm.yaml:105:50";
+      e.slot = 6;
+    }
+    {  // 7: LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+       // stash_type=1)
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:69:11) "
-          "(in embeddings2 at rules/embed_layer_norm.yaml:102:11)";
-      e.slot = 6;
+          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:54:12) "
+          "(in embeddings3 at rules/embed_layer_norm.yaml:105:11)";
+      e.slot = 7;
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1378,8 +1417,8 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
         a.axes = true;
         a.loc =
             "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:69:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:102:11)";
+            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:105:11)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1388,7 +1427,7 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:102:52";
+        a.loc = "rules/embed_layer_norm.yaml:105:56";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1397,34 +1436,17 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
         a.default_value = gen::intLiteral(1);
         a.loc =
             "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:69:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:102:11)";
+            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:105:11)";
       }
     }
-    {  // 7: Gather(w, ids, axis=0)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Gather";
-      e.loc =
-          "rules/embed_layer_norm.yaml:68:15 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:68:30 (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:102:11)";
-      }
-    }
-    {  // 8: Gather(p, pos, axis=0)
+    {  // 8: Gather(w, ids, axis=0)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:68:39 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
+          "rules/embed_layer_norm.yaml:51:12 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      e.slot = 8;
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1433,35 +1455,95 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:68:54 (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:102:11)";
+            "rules/embed_layer_norm.yaml:51:27 (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:105:11)";
       }
     }
-    {  // 9: Add(Gather(w, ids, axis=0), Gather(p, pos, axis=0))
+    {  // 9: Gather(t, seg, axis=0)
       gen::ExprSpec& e = s.exprs[9];
+      e.label = "Gather";
+      e.loc =
+          "rules/embed_layer_norm.yaml:52:12 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      e.slot = 9;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc =
+            "rules/embed_layer_norm.yaml:52:27 (in embeddings3 at "
+            "rules/embed_layer_norm.yaml:105:11)";
+      }
+    }
+    {  // 10: Add(embeddings3.1.we, pe)
+      gen::ExprSpec& e = s.exprs[10];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:68:11 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      e.slot = 7;
+          "rules/embed_layer_norm.yaml:53:16 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
       e.num_inputs = 2;
+    }
+    {  // 11: Add(Add(embeddings3.1.we, pe), embeddings3.1.se)
+      gen::ExprSpec& e = s.exprs[11];
+      e.label = "Add";
+      e.loc =
+          "rules/embed_layer_norm.yaml:53:12 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      e.num_inputs = 2;
+    }
+    {  // 12: Add(embeddings3.1.we, embeddings3.1.se)
+      gen::ExprSpec& e = s.exprs[12];
+      e.label = "Add";
+      e.loc =
+          "rules/embed_layer_norm.yaml:53:39 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      e.num_inputs = 2;
+    }
+    {  // 13: Add(Add(embeddings3.1.we, embeddings3.1.se), pe)
+      gen::ExprSpec& e = s.exprs[13];
+      e.label = "Add";
+      e.loc =
+          "rules/embed_layer_norm.yaml:53:35 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      e.num_inputs = 2;
+    }
+    {  // 14: Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
+       // embeddings3.1.se), pe)
+      gen::ExprSpec& e = s.exprs[14];
+      e.label = "embeddings3.1.s";
+      e.loc =
+          "rules/embed_layer_norm.yaml:53:33 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      e.slot = 10;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:104:14";
-      c.native = "embed_positions";
-      c.predicate = gen::nativePredicate("embed_positions");
-      c.args = {"pos", "ids"};
-      c.arg_slots = {2, 0};
+      c.loc = "rules/embed_layer_norm.yaml:107:13";
+      c.native = "constant_position_embeddings";
+      c.predicate = gen::nativePredicate("constant_position_embeddings");
+      c.args = {"pe", "ids", "w"};
+      c.arg_slots = {2, 0, 1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/embed_layer_norm.yaml:108:13";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"w", "pe"};
+      c.arg_slots = {1, 2};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:71:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:56:16 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
       c.subject = "ids";
       c.slot = 0;
       c.dims = {"B", "S"};
@@ -1472,9 +1554,9 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:71:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:56:31 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
       c.subject = "ids";
       c.slot = 0;
       c.strings = {"int32", "int64"};
@@ -1484,9 +1566,34 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:72:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:57:16 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
+      c.subject = "seg";
+      c.slot = 3;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:57:31 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
+      c.subject = "seg";
+      c.slot = 3;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:58:16 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
       c.subject = "w";
       c.slot = 1;
       c.dims = {"_", "H"};
@@ -1497,9 +1604,9 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:72:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:58:31 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
       c.subject = "w";
       c.slot = 1;
       c.strings = {"float", "float16"};
@@ -1509,11 +1616,11 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:73:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      c.guard_slot = 6;  // y
-      c.subject = "p";
-      c.slot = 3;
+          "rules/embed_layer_norm.yaml:59:16 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
+      c.subject = "t";
+      c.slot = 4;
       c.dims = {"_", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
@@ -1522,11 +1629,11 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:74:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:60:16 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
       c.subject = "gamma";
-      c.slot = 4;
+      c.slot = 5;
       c.dims = {"H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
     }
@@ -1534,25 +1641,540 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/embed_layer_norm.yaml:74:28 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:60:28 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "p", "beta"};
-      c.arg_slots = {4, 1, 3, 5};
+      c.args = {"gamma", "w", "t", "beta"};
+      c.arg_slots = {5, 1, 4, 6};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:75:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:102:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:61:16 (in embeddings3 at "
+          "rules/embed_layer_norm.yaml:105:11)";
+      c.guard_slot = 7;  // y
       c.subject = "beta";
-      c.slot = 5;
+      c.slot = 6;
       c.dims = {"H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    s.num_symbols = 3;
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule embed_layer_norm_constant_positions: one function per pattern expr, each
+/// matching its value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+/// Expr ids of rule embed_layer_norm_constant_positions (indices into its RuleSpec's exprs).
+struct EmbedLayerNormConstantPositionsIds {
+  enum : gen::ExprId {
+    kIds = 0,
+    kW = 1,
+    kPe = 2,
+    kSeg = 3,
+    kT = 4,
+    kGamma = 5,
+    kBeta = 6,
+    kY = 7,
+    kEmbeddings31We = 8,
+    kEmbeddings31Se = 9,
+    kAdd10 = 10,
+    kAdd11 = 11,
+    kAdd12 = 12,
+    kAdd13 = 13,
+    kEmbeddings31S = 14,
+  };
+};
+
+class EmbedLayerNormConstantPositionsMatch
+    : public EmbedLayerNormSharedMatch<EmbedLayerNormConstantPositionsIds> {
+ public:
+  EmbedLayerNormConstantPositionsMatch(gen::Scratch& scratch, Rewriter& rw)
+      : EmbedLayerNormSharedMatch<EmbedLayerNormConstantPositionsIds>(
+            specEmbedLayerNormConstantPositions(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
+  enum : uint32_t {
+    kSlotIds = 0,
+    kSlotW = 1,
+    kSlotPe = 2,
+    kSlotSeg = 3,
+    kSlotT = 4,
+    kSlotGamma = 5,
+    kSlotBeta = 6,
+    kSlotY = 7,
+    kSlotEmbeddings31We = 8,
+    kSlotEmbeddings31Se = 9,
+    kSlotEmbeddings31S = 10,
+  };
+
+  // ---- Match
+
+  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
+  // matchSeg, matchT, matchGamma, matchBeta, matchEmbeddings31We, matchEmbeddings31Se.
+
+  /// pe  (rules/embed_layer_norm.yaml:105:31)
+  bool matchPe(ValueId v, gen::Next k) {
+    if (seen(kPe)) return same(kPe, v) && k();
+    return bind(kPe, v) && k();
+  }
+
+  /// y = LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+  /// stash_type=1)  (rules/embed_layer_norm.yaml:44:11 (in embed_norm at
+  /// rules/embed_layer_norm.yaml:54:12) (in embeddings3 at rules/embed_layer_norm.yaml:105:11))
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kLayerNormalization);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchEmbeddings31S(input(n, 0), [&] {
+      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
+    });
+  }
+
+  /// Add(embeddings3.1.we, pe)  (rules/embed_layer_norm.yaml:53:16 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:105:11))
+  bool matchAdd10(ValueId v, gen::Next k) {
+    if (seen(kAdd10)) return same(kAdd10, v) && k();
+    if (!bind(kAdd10, v)) return false;
+    const NodeId n = node(kAdd10, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd10, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchEmbeddings31We(in0, [&] { return matchPe(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchEmbeddings31We(in1, [&] { return matchPe(in0, k); });
+  }
+
+  /// Add(Add(embeddings3.1.we, pe), embeddings3.1.se)  (rules/embed_layer_norm.yaml:53:12 (in
+  /// embeddings3 at rules/embed_layer_norm.yaml:105:11))
+  bool matchAdd11(ValueId v, gen::Next k) {
+    if (seen(kAdd11)) return same(kAdd11, v) && k();
+    if (!bind(kAdd11, v)) return false;
+    const NodeId n = node(kAdd11, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd11, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchAdd10(in0, [&] { return matchEmbeddings31Se(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchAdd10(in1, [&] { return matchEmbeddings31Se(in0, k); });
+  }
+
+  /// Add(embeddings3.1.we, embeddings3.1.se)  (rules/embed_layer_norm.yaml:53:39 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:105:11))
+  bool matchAdd12(ValueId v, gen::Next k) {
+    if (seen(kAdd12)) return same(kAdd12, v) && k();
+    if (!bind(kAdd12, v)) return false;
+    const NodeId n = node(kAdd12, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd12, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchEmbeddings31We(in0, [&] { return matchEmbeddings31Se(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchEmbeddings31We(in1, [&] { return matchEmbeddings31Se(in0, k); });
+  }
+
+  /// Add(Add(embeddings3.1.we, embeddings3.1.se), pe)  (rules/embed_layer_norm.yaml:53:35 (in
+  /// embeddings3 at rules/embed_layer_norm.yaml:105:11))
+  bool matchAdd13(ValueId v, gen::Next k) {
+    if (seen(kAdd13)) return same(kAdd13, v) && k();
+    if (!bind(kAdd13, v)) return false;
+    const NodeId n = node(kAdd13, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd13, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchAdd12(in0, [&] { return matchPe(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchAdd12(in1, [&] { return matchPe(in0, k); });
+  }
+
+  /// embeddings3.1.s = Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
+  /// embeddings3.1.se), pe)  (rules/embed_layer_norm.yaml:53:33 (in embeddings3 at
+  /// rules/embed_layer_norm.yaml:105:11))
+  bool matchEmbeddings31S(ValueId v, gen::Next k) {
+    if (seen(kEmbeddings31S)) return same(kEmbeddings31S, v) && k();
+    if (!bind(kEmbeddings31S, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kEmbeddings31S, 0) && matchAdd11(v, k)) return true;
+    undo(m);
+    if (choose(kEmbeddings31S, 1) && matchAdd13(v, k)) return true;
+    undo(m);
+    return false;
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/embed_layer_norm.yaml:109:5:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w,
+  ///   tensor(helper, position_table), t, gamma, beta, epsilon=attr(eps))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:110:54", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:110:71", "seg")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:110:83", "w")) return false;
+    std::optional<onnx::TensorProto> t5 =
+        helperTensor(gen::tensorHelper("position_table"), {kSlotPe, kSlotIds, kSlotW},
+                     {"pe", "ids", "w"}, "rules/embed_layer_norm.yaml:110:86");
+    if (!t5) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:110:130", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:110:133", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:110:140", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::optional<onnx::AttributeProto> a9_0 =
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:110:146",
+                 "rules/embed_layer_norm.yaml:110:146");
+    if (!a9_0) return false;
+    attrs9.push_back(std::move(*a9_0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:109:5",
+                     "rules/embed_layer_norm.yaml:110:11"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotIds);
+    NodeSpec spec1;
+    spec1.op = op::kCast;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = slot(kSlotSeg);
+    NodeSpec spec3;
+    spec3.op = op::kCast;
+    spec3.inputs = {v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    const ValueId v4 = slot(kSlotW);
+    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    const ValueId v6 = slot(kSlotT);
+    const ValueId v7 = slot(kSlotGamma);
+    const ValueId v8 = slot(kSlotBeta);
+    NodeSpec spec9;
+    spec9.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec9.inputs = {v1, v3, v4, v5, v6, v7, v8};
+    spec9.num_outputs = 2;
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
+  }
+};
+
+/// embed_layer_norm_constant_positions as a RewritePattern.
+class EmbedLayerNormConstantPositionsRule : public RewritePattern {
+ public:
+  EmbedLayerNormConstantPositionsRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                70,
+                                {"ort"},
+                                "rules/embed_layer_norm.yaml:101:5",
+                                {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    EmbedLayerNormConstantPositionsMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/embed_layer_norm.yaml:112
+// embed_layer_norm_no_segment (priority 70): Word + position embeddings and LayerNorm (DistilBERT),
+// positions 0 .. S - 1.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule embed_layer_norm_no_segment for the shared checks and messages.
+const gen::RuleSpec& specEmbedLayerNormNoSegment() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "embed_layer_norm_no_segment";
+    s.loc = "rules/embed_layer_norm.yaml:112:5";
+    s.root = 7;
+    s.slot_names = {"p", "pos", "pe", "ids", "w", "gamma", "beta", "y", "embeddings2.1.s"};
+    s.num_captures = 1;
+    s.exprs.resize(10);
+    {  // 0: p
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "p";
+      e.loc = "rules/embed_layer_norm.yaml:116:19";
+      e.slot = 0;
+    }
+    {  // 1: pos
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "pos";
+      e.loc = "rules/embed_layer_norm.yaml:116:22";
+      e.slot = 1;
+    }
+    {  // 2: Gather(p, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "Gather";
+      e.loc = "rules/embed_layer_norm.yaml:116:12";
+      e.slot = 2;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/embed_layer_norm.yaml:116:27";
+      }
+    }
+    {  // 3: ids
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "ids";
+      e.loc = "rules/embed_layer_norm.yaml:117:24";
+      e.slot = 3;
+    }
+    {  // 4: w
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "w";
+      e.loc = "rules/embed_layer_norm.yaml:117:29";
+      e.slot = 4;
+    }
+    {  // 5: gamma
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "gamma";
+      e.loc = "rules/embed_layer_norm.yaml:117:36";
+      e.slot = 5;
+    }
+    {  // 6: beta
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "beta";
+      e.loc = "rules/embed_layer_norm.yaml:117:43";
+      e.slot = 6;
+    }
+    {  // 7: LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+       // stash_type=1)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "LayerNormalization";
+      e.loc =
+          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:67:11) "
+          "(in embeddings2 at rules/embed_layer_norm.yaml:117:12)";
+      e.slot = 7;
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc =
+            "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
+            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
+            "rules/embed_layer_norm.yaml:117:12)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "epsilon";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "eps";
+        a.default_value = gen::floatLiteral(1e-05);
+        a.loc = "rules/embed_layer_norm.yaml:117:49";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "stash_type";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(1);
+        a.loc =
+            "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
+            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
+            "rules/embed_layer_norm.yaml:117:12)";
+      }
+    }
+    {  // 8: Gather(w, ids, axis=0)
+      gen::ExprSpec& e = s.exprs[8];
+      e.label = "Gather";
+      e.loc =
+          "rules/embed_layer_norm.yaml:66:15 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:117:12)";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc =
+            "rules/embed_layer_norm.yaml:66:30 (in embeddings2 at "
+            "rules/embed_layer_norm.yaml:117:12)";
+      }
+    }
+    {  // 9: Add(Gather(w, ids, axis=0), pe)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Add";
+      e.loc =
+          "rules/embed_layer_norm.yaml:66:11 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:117:12)";
+      e.slot = 8;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/embed_layer_norm.yaml:119:14";
+      c.subject = "p";
+      c.slot = 0;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/embed_layer_norm.yaml:119:29";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"p", "w"};
+      c.arg_slots = {0, 4};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/embed_layer_norm.yaml:120:14";
+      c.subject = "w";
+      c.slot = 4;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/embed_layer_norm.yaml:121:14";
+      c.native = "embed_positions";
+      c.predicate = gen::nativePredicate("embed_positions");
+      c.args = {"pos", "ids"};
+      c.arg_slots = {1, 3};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:69:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:117:12)";
+      c.guard_slot = 7;  // y
+      c.subject = "ids";
+      c.slot = 3;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:69:31 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:117:12)";
+      c.guard_slot = 7;  // y
+      c.subject = "ids";
+      c.slot = 3;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:70:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:117:12)";
+      c.guard_slot = 7;  // y
+      c.subject = "w";
+      c.slot = 4;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:70:31 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:117:12)";
+      c.guard_slot = 7;  // y
+      c.subject = "w";
+      c.slot = 4;
+      c.strings = {"float", "float16"};
+      c.elem_types = {1, 10};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:71:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:117:12)";
+      c.guard_slot = 7;  // y
+      c.subject = "gamma";
+      c.slot = 5;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/embed_layer_norm.yaml:71:28 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:117:12)";
+      c.guard_slot = 7;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"gamma", "w", "beta"};
+      c.arg_slots = {5, 4, 6};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:72:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:117:12)";
+      c.guard_slot = 7;  // y
+      c.subject = "beta";
+      c.slot = 6;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     s.num_symbols = 3;
     s.variants.emplace_back();  // always
@@ -1567,15 +2189,15 @@ const gen::RuleSpec& specEmbedLayerNormNoSegment() {
 /// Expr ids of rule embed_layer_norm_no_segment (indices into its RuleSpec's exprs).
 struct EmbedLayerNormNoSegmentIds {
   enum : gen::ExprId {
-    kIds = 0,
-    kW = 1,
-    kPos = 2,
-    kP = 3,
-    kGamma = 4,
-    kBeta = 5,
-    kY = 6,
-    kGather7 = 7,
-    kGather8 = 8,
+    kP = 0,
+    kPos = 1,
+    kPe = 2,
+    kIds = 3,
+    kW = 4,
+    kGamma = 5,
+    kBeta = 6,
+    kY = 7,
+    kGather = 8,
     kEmbeddings21S = 9,
   };
 };
@@ -1598,24 +2220,25 @@ class EmbedLayerNormNoSegmentMatch : public EmbedLayerNormSharedMatch<EmbedLayer
 
  private:
   enum : uint32_t {
-    kSlotIds = 0,
-    kSlotW = 1,
-    kSlotPos = 2,
-    kSlotP = 3,
-    kSlotGamma = 4,
-    kSlotBeta = 5,
-    kSlotY = 6,
-    kSlotEmbeddings21S = 7,
+    kSlotP = 0,
+    kSlotPos = 1,
+    kSlotPe = 2,
+    kSlotIds = 3,
+    kSlotW = 4,
+    kSlotGamma = 5,
+    kSlotBeta = 6,
+    kSlotY = 7,
+    kSlotEmbeddings21S = 8,
   };
 
   // ---- Match
 
-  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
-  // matchPos, matchP, matchGamma, matchBeta, matchGather7, matchGather8, matchEmbeddings21S.
+  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchP, matchPos,
+  // matchPe, matchIds, matchW, matchGamma, matchBeta, matchGather, matchEmbeddings21S.
 
   /// y = LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
   /// stash_type=1)  (rules/embed_layer_norm.yaml:44:11 (in embed_norm at
-  /// rules/embed_layer_norm.yaml:69:11) (in embeddings2 at rules/embed_layer_norm.yaml:102:11))
+  /// rules/embed_layer_norm.yaml:67:11) (in embeddings2 at rules/embed_layer_norm.yaml:117:12))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1628,27 +2251,27 @@ class EmbedLayerNormNoSegmentMatch : public EmbedLayerNormSharedMatch<EmbedLayer
 
   // ---- Rewrite
 
-  /// Variant 0, rules/embed_layer_norm.yaml:105:5:
+  /// Variant 0, rules/embed_layer_norm.yaml:122:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta,
   ///   epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:106:54", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:123:54", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:106:72", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:106:75", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:106:84", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:106:91", "beta")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:123:72", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:123:75", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:123:84", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:123:91", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 =
-        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:106:97",
-                 "rules/embed_layer_norm.yaml:106:97");
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:123:97",
+                 "rules/embed_layer_norm.yaml:123:97");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:105:5",
-                     "rules/embed_layer_norm.yaml:106:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:122:5",
+                     "rules/embed_layer_norm.yaml:123:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1687,7 +2310,7 @@ class EmbedLayerNormNoSegmentRule : public RewritePattern {
                                 root,
                                 70,
                                 {"ort"},
-                                "rules/embed_layer_norm.yaml:98:5",
+                                "rules/embed_layer_norm.yaml:112:5",
                                 {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1709,7 +2332,7 @@ class EmbedLayerNormNoSegmentRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:108
+// Generated from: rules/embed_layer_norm.yaml:125
 // embed_layer_norm_no_segment_position_ids (priority 70): The same with other position ids [B, S]
 // or [1, S], passed to the op.
 //===----------------------------------------------------------------------===//
@@ -1719,55 +2342,70 @@ const gen::RuleSpec& specEmbedLayerNormNoSegmentPositionIds() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "embed_layer_norm_no_segment_position_ids";
-    s.loc = "rules/embed_layer_norm.yaml:108:5";
-    s.root = 6;
-    s.slot_names = {"ids", "w", "pos", "p", "gamma", "beta", "y", "embeddings2.1.s"};
+    s.loc = "rules/embed_layer_norm.yaml:125:5";
+    s.root = 7;
+    s.slot_names = {"p", "pos", "pe", "ids", "w", "gamma", "beta", "y", "embeddings2.1.s"};
     s.num_captures = 1;
     s.exprs.resize(10);
-    {  // 0: ids
+    {  // 0: p
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:112:23";
+      e.label = "p";
+      e.loc = "rules/embed_layer_norm.yaml:129:19";
       e.slot = 0;
     }
-    {  // 1: w
+    {  // 1: pos
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:112:28";
+      e.label = "pos";
+      e.loc = "rules/embed_layer_norm.yaml:129:22";
       e.slot = 1;
     }
-    {  // 2: pos
+    {  // 2: Gather(p, pos, axis=0)
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "pos";
-      e.loc = "rules/embed_layer_norm.yaml:112:31";
+      e.label = "Gather";
+      e.loc = "rules/embed_layer_norm.yaml:129:12";
       e.slot = 2;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc = "rules/embed_layer_norm.yaml:129:27";
+      }
     }
-    {  // 3: p
+    {  // 3: ids
       gen::ExprSpec& e = s.exprs[3];
-      e.label = "p";
-      e.loc = "rules/embed_layer_norm.yaml:112:36";
+      e.label = "ids";
+      e.loc = "rules/embed_layer_norm.yaml:130:24";
       e.slot = 3;
     }
-    {  // 4: gamma
+    {  // 4: w
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:112:39";
+      e.label = "w";
+      e.loc = "rules/embed_layer_norm.yaml:130:29";
       e.slot = 4;
     }
-    {  // 5: beta
+    {  // 5: gamma
       gen::ExprSpec& e = s.exprs[5];
-      e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:112:46";
+      e.label = "gamma";
+      e.loc = "rules/embed_layer_norm.yaml:130:36";
       e.slot = 5;
     }
-    {  // 6: LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
+    {  // 6: beta
       gen::ExprSpec& e = s.exprs[6];
+      e.label = "beta";
+      e.loc = "rules/embed_layer_norm.yaml:130:43";
+      e.slot = 6;
+    }
+    {  // 7: LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+       // stash_type=1)
+      gen::ExprSpec& e = s.exprs[7];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:69:11) "
-          "(in embeddings2 at rules/embed_layer_norm.yaml:112:11)";
-      e.slot = 6;
+          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:67:11) "
+          "(in embeddings2 at rules/embed_layer_norm.yaml:130:12)";
+      e.slot = 7;
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1777,8 +2415,8 @@ const gen::RuleSpec& specEmbedLayerNormNoSegmentPositionIds() {
         a.axes = true;
         a.loc =
             "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:69:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:112:11)";
+            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
+            "rules/embed_layer_norm.yaml:130:12)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1787,7 +2425,7 @@ const gen::RuleSpec& specEmbedLayerNormNoSegmentPositionIds() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:112:52";
+        a.loc = "rules/embed_layer_norm.yaml:130:49";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1796,34 +2434,16 @@ const gen::RuleSpec& specEmbedLayerNormNoSegmentPositionIds() {
         a.default_value = gen::intLiteral(1);
         a.loc =
             "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:69:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:112:11)";
+            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
+            "rules/embed_layer_norm.yaml:130:12)";
       }
     }
-    {  // 7: Gather(w, ids, axis=0)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Gather";
-      e.loc =
-          "rules/embed_layer_norm.yaml:68:15 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:68:30 (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:112:11)";
-      }
-    }
-    {  // 8: Gather(p, pos, axis=0)
+    {  // 8: Gather(w, ids, axis=0)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:68:39 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
+          "rules/embed_layer_norm.yaml:66:15 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:130:12)";
       e.num_inputs = 2;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1832,50 +2452,79 @@ const gen::RuleSpec& specEmbedLayerNormNoSegmentPositionIds() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:68:54 (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:112:11)";
+            "rules/embed_layer_norm.yaml:66:30 (in embeddings2 at "
+            "rules/embed_layer_norm.yaml:130:12)";
       }
     }
-    {  // 9: Add(Gather(w, ids, axis=0), Gather(p, pos, axis=0))
+    {  // 9: Add(Gather(w, ids, axis=0), pe)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:68:11 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      e.slot = 7;
+          "rules/embed_layer_norm.yaml:66:11 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:130:12)";
+      e.slot = 8;
       e.num_inputs = 2;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/embed_layer_norm.yaml:132:14";
+      c.subject = "p";
+      c.slot = 0;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:114:14";
+      c.loc = "rules/embed_layer_norm.yaml:132:29";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"p", "w"};
+      c.arg_slots = {0, 4};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc = "rules/embed_layer_norm.yaml:133:14";
+      c.subject = "w";
+      c.slot = 4;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/embed_layer_norm.yaml:134:14";
       c.native = "position_ids_of";
       c.predicate = gen::nativePredicate("position_ids_of");
       c.args = {"pos", "ids"};
-      c.arg_slots = {2, 0};
+      c.arg_slots = {1, 3};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:71:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:69:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:130:12)";
+      c.guard_slot = 7;  // y
       c.subject = "ids";
-      c.slot = 0;
+      c.slot = 3;
       c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:71:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:69:31 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:130:12)";
+      c.guard_slot = 7;  // y
       c.subject = "ids";
-      c.slot = 0;
+      c.slot = 3;
       c.strings = {"int32", "int64"};
       c.elem_types = {6, 7};
     }
@@ -1883,24 +2532,24 @@ const gen::RuleSpec& specEmbedLayerNormNoSegmentPositionIds() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:72:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:70:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:130:12)";
+      c.guard_slot = 7;  // y
       c.subject = "w";
-      c.slot = 1;
+      c.slot = 4;
       c.dims = {"_", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:72:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:70:31 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:130:12)";
+      c.guard_slot = 7;  // y
       c.subject = "w";
-      c.slot = 1;
+      c.slot = 4;
       c.strings = {"float", "float16"};
       c.elem_types = {1, 10};
     }
@@ -1908,50 +2557,37 @@ const gen::RuleSpec& specEmbedLayerNormNoSegmentPositionIds() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:73:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      c.guard_slot = 6;  // y
-      c.subject = "p";
-      c.slot = 3;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:74:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:71:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:130:12)";
+      c.guard_slot = 7;  // y
       c.subject = "gamma";
-      c.slot = 4;
+      c.slot = 5;
       c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/embed_layer_norm.yaml:74:28 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:71:28 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:130:12)";
+      c.guard_slot = 7;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "p", "beta"};
-      c.arg_slots = {4, 1, 3, 5};
+      c.args = {"gamma", "w", "beta"};
+      c.arg_slots = {5, 4, 6};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:75:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:112:11)";
-      c.guard_slot = 6;  // y
+          "rules/embed_layer_norm.yaml:72:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:130:12)";
+      c.guard_slot = 7;  // y
       c.subject = "beta";
-      c.slot = 5;
+      c.slot = 6;
       c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     s.num_symbols = 3;
     s.variants.emplace_back();  // always
@@ -1966,15 +2602,15 @@ const gen::RuleSpec& specEmbedLayerNormNoSegmentPositionIds() {
 /// Expr ids of rule embed_layer_norm_no_segment_position_ids (indices into its RuleSpec's exprs).
 struct EmbedLayerNormNoSegmentPositionIdsIds {
   enum : gen::ExprId {
-    kIds = 0,
-    kW = 1,
-    kPos = 2,
-    kP = 3,
-    kGamma = 4,
-    kBeta = 5,
-    kY = 6,
-    kGather7 = 7,
-    kGather8 = 8,
+    kP = 0,
+    kPos = 1,
+    kPe = 2,
+    kIds = 3,
+    kW = 4,
+    kGamma = 5,
+    kBeta = 6,
+    kY = 7,
+    kGather = 8,
     kEmbeddings21S = 9,
   };
 };
@@ -1998,24 +2634,25 @@ class EmbedLayerNormNoSegmentPositionIdsMatch
 
  private:
   enum : uint32_t {
-    kSlotIds = 0,
-    kSlotW = 1,
-    kSlotPos = 2,
-    kSlotP = 3,
-    kSlotGamma = 4,
-    kSlotBeta = 5,
-    kSlotY = 6,
-    kSlotEmbeddings21S = 7,
+    kSlotP = 0,
+    kSlotPos = 1,
+    kSlotPe = 2,
+    kSlotIds = 3,
+    kSlotW = 4,
+    kSlotGamma = 5,
+    kSlotBeta = 6,
+    kSlotY = 7,
+    kSlotEmbeddings21S = 8,
   };
 
   // ---- Match
 
-  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
-  // matchPos, matchP, matchGamma, matchBeta, matchGather7, matchGather8, matchEmbeddings21S.
+  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchP, matchPos,
+  // matchPe, matchIds, matchW, matchGamma, matchBeta, matchGather, matchEmbeddings21S.
 
   /// y = LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
   /// stash_type=1)  (rules/embed_layer_norm.yaml:44:11 (in embed_norm at
-  /// rules/embed_layer_norm.yaml:69:11) (in embeddings2 at rules/embed_layer_norm.yaml:112:11))
+  /// rules/embed_layer_norm.yaml:67:11) (in embeddings2 at rules/embed_layer_norm.yaml:130:12))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2028,30 +2665,30 @@ class EmbedLayerNormNoSegmentPositionIdsMatch
 
   // ---- Rewrite
 
-  /// Variant 0, rules/embed_layer_norm.yaml:115:5:
+  /// Variant 0, rules/embed_layer_norm.yaml:135:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta,
   ///   none, Cast(pos, to=6), epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:116:54", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:136:54", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:116:72", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:116:75", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:116:84", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:116:91", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:116:108", "pos")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:136:72", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:136:75", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:136:84", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:136:91", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:136:108", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("to", 6));
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 =
-        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:116:120",
-                 "rules/embed_layer_norm.yaml:116:120");
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:136:120",
+                 "rules/embed_layer_norm.yaml:136:120");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:115:5",
-                     "rules/embed_layer_norm.yaml:116:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:135:5",
+                     "rules/embed_layer_norm.yaml:136:11"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -2099,7 +2736,7 @@ class EmbedLayerNormNoSegmentPositionIdsRule : public RewritePattern {
                                 root,
                                 70,
                                 {"ort"},
-                                "rules/embed_layer_norm.yaml:108:5",
+                                "rules/embed_layer_norm.yaml:125:5",
                                 {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -2126,6 +2763,8 @@ void populateEmbedLayerNorm(RuleSet& rules) {
   rules.add(std::make_unique<EmbedLayerNormRule>("embed_layer_norm", op::kLayerNormalization, 0));
   rules.add(std::make_unique<EmbedLayerNormPositionIdsRule>("embed_layer_norm_position_ids",
                                                             op::kLayerNormalization, 0));
+  rules.add(std::make_unique<EmbedLayerNormConstantPositionsRule>(
+      "embed_layer_norm_constant_positions", op::kLayerNormalization, 0));
   rules.add(std::make_unique<EmbedLayerNormNoSegmentRule>("embed_layer_norm_no_segment",
                                                           op::kLayerNormalization, 0));
   rules.add(std::make_unique<EmbedLayerNormNoSegmentPositionIdsRule>(

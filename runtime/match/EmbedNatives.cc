@@ -302,6 +302,63 @@ bool positionIdsOf(const MatchContext& ctx, ValueArgs args) {
   return sameDim(g, pos, 1, ids, 1) && (sameDim(g, pos, 0, ids, 0) || staticDim(g, pos, 0) == 1);
 }
 
+/// Constant position embeddings are read whole; larger ones (over 256 MiB) are not fused.
+constexpr uint64_t kMaxTableBytes = uint64_t{1} << 28;
+
+/// The embeddings added for the positions, already looked up and stored as a constant
+/// (constant folding of a graph with static shapes): `pe` [S, H] or [b, S, H] with b 1 or
+/// the ids' batch, S the ids' static dim 1, H `word`'s dim 1, of a floating type, every
+/// batch equal. Their bytes, or nullopt.
+std::optional<TensorBytes> positionEmbeddings(const MatchContext& ctx, ValueArgs args) {
+  const ValueId pe = args[0];
+  const ValueId ids = args[1];
+  const ValueId word = args[2];
+  const onnx::TensorProto* t = pe == kNoId ? nullptr : constantTensor(ctx.graph, pe);
+  if (!t || ids == kNoId || word == kNoId) return std::nullopt;
+  const int64_t seq = staticDim(ctx.graph, ids, 1).value_or(-1);
+  const int64_t hidden = staticDim(ctx.graph, word, 1).value_or(-1);
+  if (seq < 0 || hidden < 0 || !isFloatingType(t->data_type()) || t->dims_size() < 2 ||
+      t->dims_size() > 3 || t->dims(t->dims_size() - 2) != seq ||
+      t->dims(t->dims_size() - 1) != hidden)
+    return std::nullopt;
+  const int64_t batches = t->dims_size() == 3 ? t->dims(0) : 1;
+  const auto batch = staticDim(ctx.graph, ids, 0);
+  if (batches != 1 && (!batch || batches != *batch)) return std::nullopt;
+  try {
+    TensorBytes bytes = ctx.model.readTensorData(*t, kMaxTableBytes);
+    const size_t table = static_cast<size_t>(seq * hidden) * elementSize(bytes.data_type);
+    if (table == 0 || bytes.bytes.size() != table * static_cast<size_t>(batches))
+      return std::nullopt;
+    for (int64_t b = 1; b < batches; ++b)
+      if (bytes.bytes.compare(static_cast<size_t>(b) * table, table, bytes.bytes, 0, table) != 0)
+        return std::nullopt;
+    return bytes;
+  } catch (const ModelError&) {
+    return std::nullopt;  // unreadable: not fused
+  }
+}
+
+/// Predicate constant_position_embeddings(pe, ids, word): see positionEmbeddings.
+bool constantPositionEmbeddings(const MatchContext& ctx, ValueArgs args) {
+  return positionEmbeddings(ctx, args).has_value();
+}
+
+/// Tensor helper position_table(pe, ids, word): the first batch of pe, [S, H]: the table
+/// EmbedLayerNormalization reads row s of for token s.
+std::optional<onnx::TensorProto> positionTable(const MatchContext& ctx, ValueArgs args) {
+  std::optional<TensorBytes> bytes = positionEmbeddings(ctx, args);
+  if (!bytes) return std::nullopt;
+  const int64_t seq = bytes->dims[bytes->dims.size() - 2];
+  const int64_t hidden = bytes->dims.back();
+  onnx::TensorProto t;
+  t.set_data_type(bytes->data_type);
+  t.add_dims(seq);
+  t.add_dims(hidden);
+  bytes->bytes.resize(static_cast<size_t>(seq * hidden) * elementSize(bytes->data_type));
+  t.set_raw_data(std::move(bytes->bytes));
+  return t;
+}
+
 }  // namespace
 
 NativeFamily embedNatives() {
@@ -314,6 +371,13 @@ NativeFamily embedNatives() {
   f.predicates.push_back({"position_ids_of", 2, &positionIdsOf,
                           "pos is an int32 or int64 [B, S] or [1, S] tensor for ids [B, S] "
                           "(EmbedLayerNormalization's position_ids)"});
+  f.predicates.push_back({"constant_position_embeddings", 3, &constantPositionEmbeddings,
+                          "pe is a constant floating-point [S, H] or [b, S, H] (b 1 or the "
+                          "ids' static batch, every batch equal) with S the ids' static dim 1 "
+                          "and H word's dim 1: position embeddings looked up in advance"});
+  f.tensor_helpers.push_back({"position_table", 3, &positionTable,
+                              "the first batch [S, H] of constant_position_embeddings(pe, ids, "
+                              "word): the position table of positions 0 .. S - 1"});
   return f;
 }
 

@@ -26,6 +26,7 @@ struct EmbedSpec {
     kNonZero,      ///< Unsqueeze(Squeeze(Transpose(NonZero(ConstantOfShape([S], 1))), 1), 0)
     kConstant,     ///< a constant [1, 5] (static shapes [2, 5])
     kInput,        ///< a graph input position_ids [B, S]
+    kFolded,       ///< the looked-up embeddings a constant [2, 5, 8] (static shapes)
   };
   int opset = 13;
   bool segment = true;  ///< token type embeddings (else DistilBERT)
@@ -39,19 +40,20 @@ struct EmbedSpec {
   /// ReduceSum(Cast(mask, to), axis 1), the Attention reading the LayerNorm (output att).
   bool mask = false;
   // Negatives.
-  int pos_hidden = 8;           ///< hidden size of the position table
-  int gather_axis = 0;          ///< axis of the word Gather (1: not an embedding lookup)
-  int ln_axis = -1;             ///< axis of the LayerNormalization (ln_op)
-  int range_start = 0;          ///< start of the Range / Slice (1: positions off by one)
-  bool sum_used = false;        ///< the embedding sum also a graph output
-  bool pos_from_other = false;  ///< kRange: the length read from another input's shape
+  int pos_hidden = 8;                  ///< hidden size of the position table
+  int gather_axis = 0;                 ///< axis of the word Gather (1: not an embedding lookup)
+  int ln_axis = -1;                    ///< axis of the LayerNormalization (ln_op)
+  int range_start = 0;                 ///< start of the Range / Slice (1: positions off by one)
+  bool sum_used = false;               ///< the embedding sum also a graph output
+  bool pos_from_other = false;         ///< kRange: the length read from another input's shape
+  bool folded_batches_differ = false;  ///< kFolded: the two batches' embeddings differ
 };
 
 /// One embedding layer; names get `sfx`, the output is y`sfx`.
 inline std::string embedBody(const EmbedSpec& s, const std::string& sfx, std::string& inits,
                              std::string& inputs, std::string& outputs) {
   using P = EmbedSpec::Positions;
-  const bool dims_static = s.positions == P::kConstant;
+  const bool dims_static = s.positions == P::kConstant || s.positions == P::kFolded;
   const std::string bs = dims_static ? "2, 5" : "B, S";
   const std::string ids = "input_ids" + sfx;
   auto nm = [&](const std::string& v) { return v + sfx; };
@@ -132,8 +134,17 @@ inline std::string embedBody(const EmbedSpec& s, const std::string& sfx, std::st
     case P::kInput:
       pos = nm("position_ids");
       break;
+    case P::kFolded: {
+      // Rows 0 .. 4 of the position table, once per batch.
+      const std::string rows = attentionWeights(5, 8, 2);
+      const std::string other = s.folded_batches_differ ? attentionWeights(5, 8, 6) : rows;
+      inits += ", float[2, 5, 8] " + nm("pe") + " = {" + rows.substr(1, rows.size() - 2) + ", " +
+               other.substr(1, other.size() - 2) + "}";
+      break;
+    }
   }
-  body += nm("pe") + " = Gather(" + nm("pos_table") + ", " + pos + ")\n";
+  if (s.positions != P::kFolded)
+    body += nm("pe") + " = Gather(" + nm("pos_table") + ", " + pos + ")\n";
   std::string sum;
   if (!s.segment) {
     body += nm("s") + " = Add(" + nm("we") + ", " + nm("pe") + ")\n";

@@ -118,6 +118,22 @@ TEST(EmbedLayerNormRule, FusesTwoEmbeddingLayersOfOneModel) {
   expectFused(s, {"Cast", "Cast", "Cast", "Cast", kEln, kEln});
 }
 
+TEST(EmbedLayerNormConstantPositionsRule, FusesFoldedPositionEmbeddings) {
+  EmbedSpec s;
+  s.positions = P::kFolded;
+  onnx::ModelProto model;
+  ASSERT_EQ(fusedOps(s, &model), kBert);
+  // The op reads a new [S, H] table: one batch of the folded embeddings.
+  const auto inputs = elnInputs(model);
+  ASSERT_EQ(inputs.size(), 7u);
+  std::vector<int64_t> dims;
+  for (const auto& init : model.graph().initializer()) {
+    if (init.name() == inputs[3]) dims.assign(init.dims().begin(), init.dims().end());
+  }
+  EXPECT_EQ(dims, (std::vector<int64_t>{5, 8}));
+  expectSameInOrt(embedModel(s));
+}
+
 // ---- DistilBERT: no segment embedding ----------------------------------------------------
 
 TEST(EmbedLayerNormNoSegmentRule, FusesDistilBert) {
@@ -217,6 +233,13 @@ TEST(EmbedLayerNormNegative, ConstantPositionsOffByOneArePassedNotDropped) {
   s.range_start = 1;
   s.ln_op = true;
   expectUnchanged(embedModel(s), "^embed_layer_norm$");
+}
+
+TEST(EmbedLayerNormNegative, FoldedPositionEmbeddingsThatDifferPerBatch) {
+  EmbedSpec s;
+  s.positions = P::kFolded;
+  s.folded_batches_differ = true;
+  expectNotEmbedded(s);
 }
 
 TEST(EmbedLayerNormNegative, EmbeddingSumReadElsewhere) {

@@ -164,6 +164,7 @@ std::vector<std::pair<std::string, std::string>> normModelCases() {
   embed("nonzero", [](E& s) { s.opset = 11, s.positions = E::Positions::kNonZero; });
   embed("distilbert_opset17", [](E& s) { s.segment = false, s.opset = 17; });
   embed("position_input", [](E& s) { s.positions = E::Positions::kInput; });
+  embed("folded", [](E& s) { s.positions = E::Positions::kFolded; });
   embed("neg_ln_axis", [](E& s) { s.ln_op = true, s.ln_axis = 1; });
   return out;
 }
