@@ -75,7 +75,8 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// ids
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:24, embed_layer_norm_position_ids 93:24,
   /// embed_layer_norm_constant_positions 105:23, embed_layer_norm_no_segment 117:24,
-  /// embed_layer_norm_no_segment_position_ids 130:24)
+  /// embed_layer_norm_no_segment_position_ids 130:24,
+  /// embed_layer_norm_no_segment_constant_positions 142:23)
   bool matchIds(ValueId v, gen::Next k) {
     if (seen(Ids::kIds)) return same(Ids::kIds, v) && k();
     return bind(Ids::kIds, v) && k();
@@ -84,7 +85,8 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// w
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:29, embed_layer_norm_position_ids 93:29,
   /// embed_layer_norm_constant_positions 105:28, embed_layer_norm_no_segment 117:29,
-  /// embed_layer_norm_no_segment_position_ids 130:29)
+  /// embed_layer_norm_no_segment_position_ids 130:29,
+  /// embed_layer_norm_no_segment_constant_positions 142:28)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
     return bind(Ids::kW, v) && k();
@@ -109,7 +111,8 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// gamma
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:44, embed_layer_norm_position_ids 93:44,
   /// embed_layer_norm_constant_positions 105:43, embed_layer_norm_no_segment 117:36,
-  /// embed_layer_norm_no_segment_position_ids 130:36)
+  /// embed_layer_norm_no_segment_position_ids 130:36,
+  /// embed_layer_norm_no_segment_constant_positions 142:35)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
@@ -118,7 +121,8 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// beta
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:51, embed_layer_norm_position_ids 93:51,
   /// embed_layer_norm_constant_positions 105:50, embed_layer_norm_no_segment 117:43,
-  /// embed_layer_norm_no_segment_position_ids 130:43)
+  /// embed_layer_norm_no_segment_position_ids 130:43,
+  /// embed_layer_norm_no_segment_constant_positions 142:42)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
     return bind(Ids::kBeta, v) && k();
@@ -251,7 +255,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// Gather(w, ids, axis=0)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm_no_segment 66:15 (in embeddings2 at
   /// rules/embed_layer_norm.yaml:117:12), embed_layer_norm_no_segment_position_ids 66:15 (in
-  /// embeddings2 at rules/embed_layer_norm.yaml:130:12))
+  /// embeddings2 at rules/embed_layer_norm.yaml:130:12),
+  /// embed_layer_norm_no_segment_constant_positions 66:15 (in embeddings2 at
+  /// rules/embed_layer_norm.yaml:142:11))
   bool matchGather(ValueId v, gen::Next k) {
     if (seen(Ids::kGather)) return same(Ids::kGather, v) && k();
     if (!bind(Ids::kGather, v)) return false;
@@ -2757,6 +2763,400 @@ class EmbedLayerNormNoSegmentPositionIdsRule : public RewritePattern {
   mutable gen::Scratch scratch_;  // one attempt at a time
 };
 
+//===----------------------------------------------------------------------===//
+// Generated from: rules/embed_layer_norm.yaml:138
+// embed_layer_norm_no_segment_constant_positions (priority 70): The same with the position
+// embeddings a constant [S, H] or [B, S, H] (folded).
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule embed_layer_norm_no_segment_constant_positions for the shared checks and
+/// messages.
+const gen::RuleSpec& specEmbedLayerNormNoSegmentConstantPositions() {
+  static const gen::RuleSpec spec = [] {
+    gen::RuleSpec s;
+    s.name = "embed_layer_norm_no_segment_constant_positions";
+    s.loc = "rules/embed_layer_norm.yaml:138:5";
+    s.root = 5;
+    s.slot_names = {"ids", "w", "pe", "gamma", "beta", "y", "embeddings2.1.s"};
+    s.num_captures = 1;
+    s.exprs.resize(8);
+    {  // 0: ids
+      gen::ExprSpec& e = s.exprs[0];
+      e.label = "ids";
+      e.loc = "rules/embed_layer_norm.yaml:142:23";
+      e.slot = 0;
+    }
+    {  // 1: w
+      gen::ExprSpec& e = s.exprs[1];
+      e.label = "w";
+      e.loc = "rules/embed_layer_norm.yaml:142:28";
+      e.slot = 1;
+    }
+    {  // 2: pe
+      gen::ExprSpec& e = s.exprs[2];
+      e.label = "pe";
+      e.loc = "rules/embed_layer_norm.yaml:142:31";
+      e.slot = 2;
+    }
+    {  // 3: gamma
+      gen::ExprSpec& e = s.exprs[3];
+      e.label = "gamma";
+      e.loc = "rules/embed_layer_norm.yaml:142:35";
+      e.slot = 3;
+    }
+    {  // 4: beta
+      gen::ExprSpec& e = s.exprs[4];
+      e.label = "beta";
+      e.loc = "rules/embed_layer_norm.yaml:142:42";
+      e.slot = 4;
+    }
+    {  // 5: LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+       // stash_type=1)
+      gen::ExprSpec& e = s.exprs[5];
+      e.label = "LayerNormalization";
+      e.loc =
+          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:67:11) "
+          "(in embeddings2 at rules/embed_layer_norm.yaml:142:11)";
+      e.slot = 5;
+      e.num_inputs = 3;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(-1));
+        a.default_value = gen::intLiteral(-1);
+        a.axes = true;
+        a.loc =
+            "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
+            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
+            "rules/embed_layer_norm.yaml:142:11)";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "epsilon";
+        a.kind = gen::AttrSpec::Kind::kCapture;
+        a.capture = 0;
+        a.capture_name = "eps";
+        a.default_value = gen::floatLiteral(1e-05);
+        a.loc = "rules/embed_layer_norm.yaml:142:48";
+      }
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "stash_type";
+        a.values.push_back(gen::intLiteral(1));
+        a.default_value = gen::intLiteral(1);
+        a.loc =
+            "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
+            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
+            "rules/embed_layer_norm.yaml:142:11)";
+      }
+    }
+    {  // 6: Gather(w, ids, axis=0)
+      gen::ExprSpec& e = s.exprs[6];
+      e.label = "Gather";
+      e.loc =
+          "rules/embed_layer_norm.yaml:66:15 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:142:11)";
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc =
+            "rules/embed_layer_norm.yaml:66:30 (in embeddings2 at "
+            "rules/embed_layer_norm.yaml:142:11)";
+      }
+    }
+    {  // 7: Add(Gather(w, ids, axis=0), pe)
+      gen::ExprSpec& e = s.exprs[7];
+      e.label = "Add";
+      e.loc =
+          "rules/embed_layer_norm.yaml:66:11 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:142:11)";
+      e.slot = 6;
+      e.num_inputs = 2;
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/embed_layer_norm.yaml:144:13";
+      c.native = "constant_position_embeddings";
+      c.predicate = gen::nativePredicate("constant_position_embeddings");
+      c.args = {"pe", "ids", "w"};
+      c.arg_slots = {2, 0, 1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc = "rules/embed_layer_norm.yaml:145:13";
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"w", "pe"};
+      c.arg_slots = {1, 2};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:69:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:142:11)";
+      c.guard_slot = 5;  // y
+      c.subject = "ids";
+      c.slot = 0;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:69:31 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:142:11)";
+      c.guard_slot = 5;  // y
+      c.subject = "ids";
+      c.slot = 0;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:70:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:142:11)";
+      c.guard_slot = 5;  // y
+      c.subject = "w";
+      c.slot = 1;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:70:31 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:142:11)";
+      c.guard_slot = 5;  // y
+      c.subject = "w";
+      c.slot = 1;
+      c.strings = {"float", "float16"};
+      c.elem_types = {1, 10};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:71:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:142:11)";
+      c.guard_slot = 5;  // y
+      c.subject = "gamma";
+      c.slot = 3;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/embed_layer_norm.yaml:71:28 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:142:11)";
+      c.guard_slot = 5;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"gamma", "w", "beta"};
+      c.arg_slots = {3, 1, 4};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:72:16 (in embeddings2 at "
+          "rules/embed_layer_norm.yaml:142:11)";
+      c.guard_slot = 5;  // y
+      c.subject = "beta";
+      c.slot = 4;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    s.num_symbols = 3;
+    s.variants.emplace_back();  // always
+    return s;
+  }();
+  return spec;
+}
+
+/// The search of rule embed_layer_norm_no_segment_constant_positions: one function per pattern
+/// expr, each matching its value and then the rest of the search (`k`); choice points try their
+/// options in order and undo what a failed option bound. Expr ids of rule
+/// embed_layer_norm_no_segment_constant_positions (indices into its RuleSpec's exprs).
+struct EmbedLayerNormNoSegmentConstantPositionsIds {
+  enum : gen::ExprId {
+    kIds = 0,
+    kW = 1,
+    kPe = 2,
+    kGamma = 3,
+    kBeta = 4,
+    kY = 5,
+    kGather = 6,
+    kEmbeddings21S = 7,
+  };
+};
+
+class EmbedLayerNormNoSegmentConstantPositionsMatch
+    : public EmbedLayerNormSharedMatch<EmbedLayerNormNoSegmentConstantPositionsIds> {
+ public:
+  EmbedLayerNormNoSegmentConstantPositionsMatch(gen::Scratch& scratch, Rewriter& rw)
+      : EmbedLayerNormSharedMatch<EmbedLayerNormNoSegmentConstantPositionsIds>(
+            specEmbedLayerNormNoSegmentConstantPositions(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() { return rewrite0(); }
+
+ private:
+  enum : uint32_t {
+    kSlotIds = 0,
+    kSlotW = 1,
+    kSlotPe = 2,
+    kSlotGamma = 3,
+    kSlotBeta = 4,
+    kSlotY = 5,
+    kSlotEmbeddings21S = 6,
+  };
+
+  // ---- Match
+
+  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
+  // matchGamma, matchBeta, matchGather.
+
+  /// pe  (rules/embed_layer_norm.yaml:142:31)
+  bool matchPe(ValueId v, gen::Next k) {
+    if (seen(kPe)) return same(kPe, v) && k();
+    return bind(kPe, v) && k();
+  }
+
+  /// y = LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+  /// stash_type=1)  (rules/embed_layer_norm.yaml:44:11 (in embed_norm at
+  /// rules/embed_layer_norm.yaml:67:11) (in embeddings2 at rules/embed_layer_norm.yaml:142:11))
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kLayerNormalization);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchEmbeddings21S(input(n, 0), [&] {
+      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
+    });
+  }
+
+  /// embeddings2.1.s = Add(Gather(w, ids, axis=0), pe)  (rules/embed_layer_norm.yaml:66:11 (in
+  /// embeddings2 at rules/embed_layer_norm.yaml:142:11))
+  bool matchEmbeddings21S(ValueId v, gen::Next k) {
+    if (seen(kEmbeddings21S)) return same(kEmbeddings21S, v) && k();
+    if (!bind(kEmbeddings21S, v)) return false;
+    const NodeId n = node(kEmbeddings21S, v, op::kAdd);
+    if (n == kNoId || !attrs(kEmbeddings21S, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
+    const uint32_t m = mark();
+    if (matchGather(in0, [&] { return matchPe(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchGather(in1, [&] { return matchPe(in0, k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/embed_layer_norm.yaml:146:5:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, tensor(helper,
+  ///   position_table), none, gamma, beta, epsilon=attr(eps))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:147:54", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:147:72", "w")) return false;
+    std::optional<onnx::TensorProto> t4 =
+        helperTensor(gen::tensorHelper("position_table"), {kSlotPe, kSlotIds, kSlotW},
+                     {"pe", "ids", "w"}, "rules/embed_layer_norm.yaml:147:75");
+    if (!t4) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:147:125", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:147:132", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 =
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:147:138",
+                 "rules/embed_layer_norm.yaml:147:138");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:146:5",
+                     "rules/embed_layer_norm.yaml:147:11"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotIds);
+    NodeSpec spec1;
+    spec1.op = op::kCast;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = kNoId;
+    const ValueId v3 = slot(kSlotW);
+    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
+    const ValueId v5 = kNoId;
+    const ValueId v6 = slot(kSlotGamma);
+    const ValueId v7 = slot(kSlotBeta);
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec8.inputs = {v1, v2, v3, v4, v5, v6, v7};
+    spec8.num_outputs = 2;
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+};
+
+/// embed_layer_norm_no_segment_constant_positions as a RewritePattern.
+class EmbedLayerNormNoSegmentConstantPositionsRule : public RewritePattern {
+ public:
+  EmbedLayerNormNoSegmentConstantPositionsRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{std::move(name),
+                                root,
+                                70,
+                                {"ort"},
+                                "rules/embed_layer_norm.yaml:138:5",
+                                {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    EmbedLayerNormNoSegmentConstantPositionsMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
 }  // namespace
 
 void populateEmbedLayerNorm(RuleSet& rules) {
@@ -2769,6 +3169,8 @@ void populateEmbedLayerNorm(RuleSet& rules) {
                                                           op::kLayerNormalization, 0));
   rules.add(std::make_unique<EmbedLayerNormNoSegmentPositionIdsRule>(
       "embed_layer_norm_no_segment_position_ids", op::kLayerNormalization, 0));
+  rules.add(std::make_unique<EmbedLayerNormNoSegmentConstantPositionsRule>(
+      "embed_layer_norm_no_segment_constant_positions", op::kLayerNormalization, 0));
 }
 
 }  // namespace onnx_rewrite

@@ -23,6 +23,8 @@ struct EmbedSpec {
     kSlice,        ///< Slice(arange buffer [1, 16], 0, Unsqueeze(Gather(Shape(ids), 1)), axis 1)
     kRange,        ///< Expand(Unsqueeze(Range(0, Gather(Shape(ids), 1), 1), 0), Shape(ids))
     kRangeConcat,  ///< the same expanded to Concat(Unsqueeze(dim 0), Unsqueeze(dim 1))
+    kRangeWhere,   ///< that Concat behind Where(Equal(Reshape(c, [-1]), -1), 1, Reshape(c, [-1]))
+    kDynamoSlice,  ///< Slice(arange buffer, 0, Shape(ids, start=1, end=2), axis 1) (opset >= 15)
     kNonZero,      ///< Unsqueeze(Squeeze(Transpose(NonZero(ConstantOfShape([S], 1))), 1), 0)
     kConstant,     ///< a constant [1, 5] (static shapes [2, 5])
     kInput,        ///< a graph input position_ids [B, S]
@@ -99,8 +101,19 @@ inline std::string embedBody(const EmbedSpec& s, const std::string& sfx, std::st
               ", " + nm("slice_axes") + ")\n";
       pos = nm("pos");
       break;
+    case P::kDynamoSlice:
+      inits += ", int64[1, 16] " + nm("pos_buffer") +
+               " = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, int64[1] " +
+               nm("starts") + " = {0}, int64[1] " + nm("slice_axes") + " = {1}, int64[1] " +
+               nm("steps") + " = {1}";
+      body += nm("seq1") + " = Shape <start = 1, end = 2> (" + ids + ")\n" + nm("pos") +
+              " = Slice(" + nm("pos_buffer") + ", " + nm("starts") + ", " + nm("seq1") + ", " +
+              nm("slice_axes") + ", " + nm("steps") + ")\n";
+      pos = nm("pos");
+      break;
     case P::kRange:
     case P::kRangeConcat:
+    case P::kRangeWhere:
       body += nm("shape") + " = Shape(" + shape_of + ")\n" + nm("seq") + " = Gather <axis = 0> (" +
               nm("shape") + ", " + nm("one") + ")\n" + nm("r") + " = Range(" + nm("zero") + ", " +
               nm("seq") + ", " + nm("one") + ")\n" + unsqueeze(nm("ru"), nm("r"), "0");
@@ -109,8 +122,18 @@ inline std::string embedBody(const EmbedSpec& s, const std::string& sfx, std::st
       } else {
         body += nm("batch") + " = Gather <axis = 0> (" + nm("shape") + ", " + nm("dim0") + ")\n" +
                 unsqueeze(nm("b1"), nm("batch"), "0") + unsqueeze(nm("s1"), nm("seq"), "0") +
-                nm("target") + " = Concat <axis = 0> (" + nm("b1") + ", " + nm("s1") + ")\n" +
-                nm("pos") + " = Expand(" + nm("ru") + ", " + nm("target") + ")\n";
+                nm("target") + " = Concat <axis = 0> (" + nm("b1") + ", " + nm("s1") + ")\n";
+        std::string target = nm("target");
+        if (s.positions == P::kRangeWhere) {
+          // TorchScript's expand(batch, seq) of a size that could be -1.
+          inits += ", int64[1] " + nm("flat") + " = {-1}, int64[2] " + nm("minus1") +
+                   " = {-1, -1}, int64[2] " + nm("ones2") + " = {1, 1}";
+          body += nm("flat_t") + " = Reshape(" + target + ", " + nm("flat") + ")\n" + nm("eq") +
+                  " = Equal(" + nm("flat_t") + ", " + nm("minus1") + ")\n" + nm("fixed") +
+                  " = Where(" + nm("eq") + ", " + nm("ones2") + ", " + nm("flat_t") + ")\n";
+          target = nm("fixed");
+        }
+        body += nm("pos") + " = Expand(" + nm("ru") + ", " + target + ")\n";
       }
       pos = nm("pos");
       break;

@@ -73,6 +73,19 @@ TEST(EmbedLayerNormRule, FusesRangeExpandedToAConcatOfDims) {
   expectFused(s, kBert);
 }
 
+TEST(EmbedLayerNormRule, FusesAnExpandTargetBehindWhereEqualMinusOne) {
+  EmbedSpec s;
+  s.positions = P::kRangeWhere;
+  expectFused(s, kBert);
+}
+
+TEST(EmbedLayerNormRule, FusesDynamoSliceOfThePositionBuffer) {
+  EmbedSpec s;
+  s.positions = P::kDynamoSlice;
+  s.opset = 18;
+  expectFused(s, kBert);
+}
+
 TEST(EmbedLayerNormRule, FusesOldTorchNonZeroArange) {
   EmbedSpec s;
   s.opset = 11;
@@ -146,6 +159,14 @@ TEST(EmbedLayerNormNoSegmentRule, FusesDistilBert) {
 TEST(EmbedLayerNormNoSegmentRule, FusesDistilBertOpset17) {
   EmbedSpec s;
   s.segment = false;
+  s.opset = 17;
+  expectFused(s, kDistilBert);
+}
+
+TEST(EmbedLayerNormNoSegmentRule, FusesFoldedPositionEmbeddings) {
+  EmbedSpec s;
+  s.segment = false;
+  s.positions = P::kFolded;
   s.opset = 17;
   expectFused(s, kDistilBert);
 }
@@ -224,6 +245,12 @@ TEST(EmbedLayerNormNegative, PositionsOfAnotherSequenceLength) {
   EmbedSpec s;
   s.positions = P::kRange;
   s.pos_from_other = true;
+  expectNotEmbedded(s);
+}
+
+TEST(EmbedLayerNormNegative, BufferSlicedFromAnotherStart) {
+  EmbedSpec s;  // buffer[:, 1:S]
+  s.range_start = 1;
   expectNotEmbedded(s);
 }
 
