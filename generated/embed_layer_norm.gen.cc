@@ -45,134 +45,132 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
  protected:
   using gen::Matcher::Matcher;
 
-  /// p
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:19, embed_layer_norm_position_ids 92:19,
-  /// embed_layer_norm_no_segment 116:19, embed_layer_norm_no_segment_position_ids 129:19)
-  bool matchP(ValueId v, gen::Next k) {
-    if (seen(Ids::kP)) return same(Ids::kP, v) && k();
-    return bind(Ids::kP, v) && k();
-  }
-
-  /// pos
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:22, embed_layer_norm_position_ids 92:22,
-  /// embed_layer_norm_no_segment 116:22, embed_layer_norm_no_segment_position_ids 129:22)
-  bool matchPos(ValueId v, gen::Next k) {
-    if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
-    return bind(Ids::kPos, v) && k();
-  }
-
-  /// pe = Gather(p, pos, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:12, embed_layer_norm_position_ids 92:12,
-  /// embed_layer_norm_no_segment 116:12, embed_layer_norm_no_segment_position_ids 129:12)
-  bool matchPe(ValueId v, gen::Next k) {
-    if (seen(Ids::kPe)) return same(Ids::kPe, v) && k();
-    if (!bind(Ids::kPe, v)) return false;
-    const NodeId n = node(Ids::kPe, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kPe, n, v)) return false;
-    return matchP(input(n, 0), [&] { return matchPos(input(n, 1), k); });
-  }
-
   /// ids
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:24, embed_layer_norm_position_ids 93:24,
-  /// embed_layer_norm_constant_positions 105:23, embed_layer_norm_no_segment 117:24,
-  /// embed_layer_norm_no_segment_position_ids 130:24,
-  /// embed_layer_norm_no_segment_constant_positions 142:23)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:30, embed_layer_norm_position_ids 95:30,
+  /// embed_layer_norm_constant_positions 112:22)
   bool matchIds(ValueId v, gen::Next k) {
     if (seen(Ids::kIds)) return same(Ids::kIds, v) && k();
     return bind(Ids::kIds, v) && k();
   }
 
   /// w
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:29, embed_layer_norm_position_ids 93:29,
-  /// embed_layer_norm_constant_positions 105:28, embed_layer_norm_no_segment 117:29,
-  /// embed_layer_norm_no_segment_position_ids 130:29,
-  /// embed_layer_norm_no_segment_constant_positions 142:28)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:35, embed_layer_norm_position_ids 95:35,
+  /// embed_layer_norm_constant_positions 112:27)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
     return bind(Ids::kW, v) && k();
   }
 
+  /// p
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:38, embed_layer_norm_position_ids 95:38)
+  bool matchP(ValueId v, gen::Next k) {
+    if (seen(Ids::kP)) return same(Ids::kP, v) && k();
+    return bind(Ids::kP, v) && k();
+  }
+
+  /// pos
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:41, embed_layer_norm_position_ids 95:41)
+  bool matchPos(ValueId v, gen::Next k) {
+    if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
+    return bind(Ids::kPos, v) && k();
+  }
+
   /// seg
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:36, embed_layer_norm_position_ids 93:36,
-  /// embed_layer_norm_constant_positions 105:35)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:46, embed_layer_norm_position_ids 95:46,
+  /// embed_layer_norm_constant_positions 112:34)
   bool matchSeg(ValueId v, gen::Next k) {
     if (seen(Ids::kSeg)) return same(Ids::kSeg, v) && k();
     return bind(Ids::kSeg, v) && k();
   }
 
   /// t
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:41, embed_layer_norm_position_ids 93:41,
-  /// embed_layer_norm_constant_positions 105:40)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:51, embed_layer_norm_position_ids 95:51,
+  /// embed_layer_norm_constant_positions 112:39)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(Ids::kT)) return same(Ids::kT, v) && k();
     return bind(Ids::kT, v) && k();
   }
 
   /// gamma
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:44, embed_layer_norm_position_ids 93:44,
-  /// embed_layer_norm_constant_positions 105:43, embed_layer_norm_no_segment 117:36,
-  /// embed_layer_norm_no_segment_position_ids 130:36,
-  /// embed_layer_norm_no_segment_constant_positions 142:35)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:54, embed_layer_norm_position_ids 95:54,
+  /// embed_layer_norm_constant_positions 112:42)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
   }
 
   /// beta
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 80:51, embed_layer_norm_position_ids 93:51,
-  /// embed_layer_norm_constant_positions 105:50, embed_layer_norm_no_segment 117:43,
-  /// embed_layer_norm_no_segment_position_ids 130:43,
-  /// embed_layer_norm_no_segment_constant_positions 142:42)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:61, embed_layer_norm_position_ids 95:61,
+  /// embed_layer_norm_constant_positions 112:49)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
     return bind(Ids::kBeta, v) && k();
   }
 
-  /// y = LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1) (rules/embed_layer_norm.yaml: embed_layer_norm 44:11 (in embed_norm at
-  /// rules/embed_layer_norm.yaml:54:12) (in embeddings3 at rules/embed_layer_norm.yaml:80:12),
-  /// embed_layer_norm_position_ids 44:11 (in embed_norm at rules/embed_layer_norm.yaml:54:12) (in
-  /// embeddings3 at rules/embed_layer_norm.yaml:93:12))
+  /// y = LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+  /// stash_type=1) (rules/embed_layer_norm.yaml: embed_layer_norm 56:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 56:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:95:11))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
     const NodeId n = node(Ids::kY, v, op::kLayerNormalization);
     if (n == kNoId || !attrs(Ids::kY, n, v)) return false;
-    return matchEmbeddings31S(input(n, 0), [&] {
+    return matchEmbeddings1S(input(n, 0), [&] {
       return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
     });
   }
 
-  /// embeddings3.1.we = Gather(w, ids, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 51:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 51:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:93:12), embed_layer_norm_constant_positions 51:12 (in embeddings3
-  /// at rules/embed_layer_norm.yaml:105:11))
-  bool matchEmbeddings31We(ValueId v, gen::Next k) {
-    if (seen(Ids::kEmbeddings31We)) return same(Ids::kEmbeddings31We, v) && k();
-    if (!bind(Ids::kEmbeddings31We, v)) return false;
-    const NodeId n = node(Ids::kEmbeddings31We, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kEmbeddings31We, n, v)) return false;
+  /// gathered_positions.1.pe = Gather(p, pos, axis=0)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:12 (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 68:12 (in gathered_positions
+  /// at rules/embed_layer_norm.yaml:95:11))
+  bool matchGatheredPositions1Pe(ValueId v, gen::Next k) {
+    if (seen(Ids::kGatheredPositions1Pe)) return same(Ids::kGatheredPositions1Pe, v) && k();
+    if (!bind(Ids::kGatheredPositions1Pe, v)) return false;
+    const NodeId n = node(Ids::kGatheredPositions1Pe, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kGatheredPositions1Pe, n, v)) return false;
+    return matchP(input(n, 0), [&] { return matchPos(input(n, 1), k); });
+  }
+
+  /// embeddings.1.we = Gather(w, ids, axis=0)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 53:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:95:11), embed_layer_norm_constant_positions 53:12 (in embeddings
+  /// at rules/embed_layer_norm.yaml:112:11))
+  bool matchEmbeddings1We(ValueId v, gen::Next k) {
+    if (seen(Ids::kEmbeddings1We)) return same(Ids::kEmbeddings1We, v) && k();
+    if (!bind(Ids::kEmbeddings1We, v)) return false;
+    const NodeId n = node(Ids::kEmbeddings1We, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kEmbeddings1We, n, v)) return false;
     return matchW(input(n, 0), [&] { return matchIds(input(n, 1), k); });
   }
 
-  /// embeddings3.1.se = Gather(t, seg, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 52:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 52:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:93:12), embed_layer_norm_constant_positions 52:12 (in embeddings3
-  /// at rules/embed_layer_norm.yaml:105:11))
-  bool matchEmbeddings31Se(ValueId v, gen::Next k) {
-    if (seen(Ids::kEmbeddings31Se)) return same(Ids::kEmbeddings31Se, v) && k();
-    if (!bind(Ids::kEmbeddings31Se, v)) return false;
-    const NodeId n = node(Ids::kEmbeddings31Se, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kEmbeddings31Se, n, v)) return false;
+  /// embeddings.1.se = Gather(t, seg, axis=0)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 54:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 54:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:95:11), embed_layer_norm_constant_positions 54:12 (in embeddings
+  /// at rules/embed_layer_norm.yaml:112:11))
+  bool matchEmbeddings1Se(ValueId v, gen::Next k) {
+    if (seen(Ids::kEmbeddings1Se)) return same(Ids::kEmbeddings1Se, v) && k();
+    if (!bind(Ids::kEmbeddings1Se, v)) return false;
+    const NodeId n = node(Ids::kEmbeddings1Se, v, op::kGather);
+    if (n == kNoId || !attrs(Ids::kEmbeddings1Se, n, v)) return false;
     return matchT(input(n, 0), [&] { return matchSeg(input(n, 1), k); });
   }
 
-  /// Add(embeddings3.1.we, pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:16 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:16 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:93:12))
+  /// Add(embeddings.1.we, gathered_positions.1.pe)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:16 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:16 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:95:11))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd12)) return same(Ids::kAdd12, v) && k();
     if (!bind(Ids::kAdd12, v)) return false;
@@ -180,16 +178,18 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (n == kNoId || !attrs(Ids::kAdd12, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchEmbeddings31We(in0, [&] { return matchPe(in1, k); })) return true;
+    if (matchEmbeddings1We(in0, [&] { return matchGatheredPositions1Pe(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchEmbeddings31We(in1, [&] { return matchPe(in0, k); });
+    return matchEmbeddings1We(in1, [&] { return matchGatheredPositions1Pe(in0, k); });
   }
 
-  /// Add(Add(embeddings3.1.we, pe), embeddings3.1.se)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:12 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:93:12))
+  /// Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:95:11))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd13)) return same(Ids::kAdd13, v) && k();
     if (!bind(Ids::kAdd13, v)) return false;
@@ -197,16 +197,18 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (n == kNoId || !attrs(Ids::kAdd13, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchAdd12(in0, [&] { return matchEmbeddings31Se(in1, k); })) return true;
+    if (matchAdd12(in0, [&] { return matchEmbeddings1Se(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchAdd12(in1, [&] { return matchEmbeddings31Se(in0, k); });
+    return matchAdd12(in1, [&] { return matchEmbeddings1Se(in0, k); });
   }
 
-  /// Add(embeddings3.1.we, embeddings3.1.se)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:39 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:39 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:93:12))
+  /// Add(embeddings.1.we, embeddings.1.se)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:39 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:39 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:95:11))
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd14)) return same(Ids::kAdd14, v) && k();
     if (!bind(Ids::kAdd14, v)) return false;
@@ -214,16 +216,18 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (n == kNoId || !attrs(Ids::kAdd14, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchEmbeddings31We(in0, [&] { return matchEmbeddings31Se(in1, k); })) return true;
+    if (matchEmbeddings1We(in0, [&] { return matchEmbeddings1Se(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchEmbeddings31We(in1, [&] { return matchEmbeddings31Se(in0, k); });
+    return matchEmbeddings1We(in1, [&] { return matchEmbeddings1Se(in0, k); });
   }
 
-  /// Add(Add(embeddings3.1.we, embeddings3.1.se), pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:35 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:35 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:93:12))
+  /// Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:35 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:35 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:95:11))
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd15)) return same(Ids::kAdd15, v) && k();
     if (!bind(Ids::kAdd15, v)) return false;
@@ -231,62 +235,55 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     if (n == kNoId || !attrs(Ids::kAdd15, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchAdd14(in0, [&] { return matchPe(in1, k); })) return true;
+    if (matchAdd14(in0, [&] { return matchGatheredPositions1Pe(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchAdd14(in1, [&] { return matchPe(in0, k); });
+    return matchAdd14(in1, [&] { return matchGatheredPositions1Pe(in0, k); });
   }
 
-  /// embeddings3.1.s = Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
-  /// embeddings3.1.se), pe) (rules/embed_layer_norm.yaml: embed_layer_norm 53:33 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:80:12), embed_layer_norm_position_ids 53:33 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:93:12))
-  bool matchEmbeddings31S(ValueId v, gen::Next k) {
-    if (seen(Ids::kEmbeddings31S)) return same(Ids::kEmbeddings31S, v) && k();
-    if (!bind(Ids::kEmbeddings31S, v)) return false;
-    const uint32_t m = mark();
-    if (choose(Ids::kEmbeddings31S, 0) && matchAdd13(v, k)) return true;
-    undo(m);
-    if (choose(Ids::kEmbeddings31S, 1) && matchAdd15(v, k)) return true;
-    undo(m);
-    return false;
-  }
-
-  /// Gather(w, ids, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm_no_segment 66:15 (in embeddings2 at
-  /// rules/embed_layer_norm.yaml:117:12), embed_layer_norm_no_segment_position_ids 66:15 (in
-  /// embeddings2 at rules/embed_layer_norm.yaml:130:12),
-  /// embed_layer_norm_no_segment_constant_positions 66:15 (in embeddings2 at
-  /// rules/embed_layer_norm.yaml:142:11))
-  bool matchGather(ValueId v, gen::Next k) {
-    if (seen(Ids::kGather)) return same(Ids::kGather, v) && k();
-    if (!bind(Ids::kGather, v)) return false;
-    const NodeId n = node(Ids::kGather, v, op::kGather);
-    if (n == kNoId || !attrs(Ids::kGather, n, v)) return false;
-    return matchW(input(n, 0), [&] { return matchIds(input(n, 1), k); });
-  }
-
-  /// embeddings2.1.s = Add(Gather(w, ids, axis=0), pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm_no_segment 66:11 (in embeddings2 at
-  /// rules/embed_layer_norm.yaml:117:12), embed_layer_norm_no_segment_position_ids 66:11 (in
-  /// embeddings2 at rules/embed_layer_norm.yaml:130:12))
-  bool matchEmbeddings21S(ValueId v, gen::Next k) {
-    if (seen(Ids::kEmbeddings21S)) return same(Ids::kEmbeddings21S, v) && k();
-    if (!bind(Ids::kEmbeddings21S, v)) return false;
-    const NodeId n = node(Ids::kEmbeddings21S, v, op::kAdd);
-    if (n == kNoId || !attrs(Ids::kEmbeddings21S, n, v)) return false;
+  /// Add(embeddings.1.we, gathered_positions.1.pe)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:58 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:58 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:95:11))
+  bool matchAdd16(ValueId v, gen::Next k) {
+    if (seen(Ids::kAdd16)) return same(Ids::kAdd16, v) && k();
+    if (!bind(Ids::kAdd16, v)) return false;
+    const NodeId n = node(Ids::kAdd16, v, op::kAdd);
+    if (n == kNoId || !attrs(Ids::kAdd16, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchGather(in0, [&] { return matchPe(in1, k); })) return true;
+    if (matchEmbeddings1We(in0, [&] { return matchGatheredPositions1Pe(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchGather(in1, [&] { return matchPe(in0, k); });
+    return matchEmbeddings1We(in1, [&] { return matchGatheredPositions1Pe(in0, k); });
+  }
+
+  /// embeddings.1.s = Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) |
+  /// Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we,
+  /// gathered_positions.1.pe) (rules/embed_layer_norm.yaml: embed_layer_norm 55:33 (in embeddings
+  /// at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:33 (in embeddings at
+  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:95:11))
+  bool matchEmbeddings1S(ValueId v, gen::Next k) {
+    if (seen(Ids::kEmbeddings1S)) return same(Ids::kEmbeddings1S, v) && k();
+    if (!bind(Ids::kEmbeddings1S, v)) return false;
+    const uint32_t m = mark();
+    if (choose(Ids::kEmbeddings1S, 0) && matchAdd13(v, k)) return true;
+    undo(m);
+    if (choose(Ids::kEmbeddings1S, 1) && matchAdd15(v, k)) return true;
+    undo(m);
+    if (choose(Ids::kEmbeddings1S, 2) && matchAdd16(v, k)) return true;  // @no_segment
+    undo(m);
+    return false;
   }
 };
 
 //===----------------------------------------------------------------------===//
 // Generated from: rules/embed_layer_norm.yaml:75
-// embed_layer_norm (priority 70): Word + position + segment embeddings and LayerNorm, positions 0
+// embed_layer_norm (priority 70): Word + position (+ segment) embeddings and LayerNorm, positions 0
 // .. S - 1.
 //===----------------------------------------------------------------------===//
 
@@ -296,93 +293,78 @@ const gen::RuleSpec& specEmbedLayerNorm() {
     gen::RuleSpec s;
     s.name = "embed_layer_norm";
     s.loc = "rules/embed_layer_norm.yaml:75:5";
-    s.root = 9;
-    s.slot_names = {"p",
-                    "pos",
-                    "pe",
-                    "ids",
+    s.root = 8;
+    s.slot_names = {"ids",
                     "w",
+                    "p",
+                    "pos",
                     "seg",
                     "t",
                     "gamma",
                     "beta",
                     "y",
-                    "embeddings3.1.we",
-                    "embeddings3.1.se",
-                    "embeddings3.1.s"};
+                    "gathered_positions.1.pe",
+                    "embeddings.1.we",
+                    "embeddings.1.se",
+                    "embeddings.1.s"};
     s.num_captures = 1;
-    s.exprs.resize(17);
-    {  // 0: p
+    s.exprs.resize(18);
+    {  // 0: ids
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "p";
-      e.loc = "rules/embed_layer_norm.yaml:79:19";
+      e.label = "ids";
+      e.loc = "rules/embed_layer_norm.yaml:79:30";
       e.slot = 0;
     }
-    {  // 1: pos
+    {  // 1: w
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "pos";
-      e.loc = "rules/embed_layer_norm.yaml:79:22";
+      e.label = "w";
+      e.loc = "rules/embed_layer_norm.yaml:79:35";
       e.slot = 1;
     }
-    {  // 2: Gather(p, pos, axis=0)
+    {  // 2: p
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "Gather";
-      e.loc = "rules/embed_layer_norm.yaml:79:12";
+      e.label = "p";
+      e.loc = "rules/embed_layer_norm.yaml:79:38";
       e.slot = 2;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/embed_layer_norm.yaml:79:27";
-      }
     }
-    {  // 3: ids
+    {  // 3: pos
       gen::ExprSpec& e = s.exprs[3];
-      e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:80:24";
+      e.label = "pos";
+      e.loc = "rules/embed_layer_norm.yaml:79:41";
       e.slot = 3;
     }
-    {  // 4: w
+    {  // 4: seg
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:80:29";
+      e.label = "seg";
+      e.loc = "rules/embed_layer_norm.yaml:79:46";
       e.slot = 4;
     }
-    {  // 5: seg
+    {  // 5: t
       gen::ExprSpec& e = s.exprs[5];
-      e.label = "seg";
-      e.loc = "rules/embed_layer_norm.yaml:80:36";
+      e.label = "t";
+      e.loc = "rules/embed_layer_norm.yaml:79:51";
       e.slot = 5;
     }
-    {  // 6: t
+    {  // 6: gamma
       gen::ExprSpec& e = s.exprs[6];
-      e.label = "t";
-      e.loc = "rules/embed_layer_norm.yaml:80:41";
+      e.label = "gamma";
+      e.loc = "rules/embed_layer_norm.yaml:79:54";
       e.slot = 6;
     }
-    {  // 7: gamma
+    {  // 7: beta
       gen::ExprSpec& e = s.exprs[7];
-      e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:80:44";
+      e.label = "beta";
+      e.loc = "rules/embed_layer_norm.yaml:79:61";
       e.slot = 7;
     }
-    {  // 8: beta
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:80:51";
-      e.slot = 8;
-    }
-    {  // 9: LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+    {  // 8: LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
        // stash_type=1)
-      gen::ExprSpec& e = s.exprs[9];
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:54:12) "
-          "(in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      e.slot = 9;
+          "rules/embed_layer_norm.yaml:56:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      e.slot = 8;
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -391,9 +373,9 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:80:12)";
+            "rules/embed_layer_norm.yaml:56:47 (in embeddings at "
+            "rules/embed_layer_norm.yaml:69:12) (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:79:11)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -402,7 +384,7 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:80:57";
+        a.loc = "rules/embed_layer_norm.yaml:79:67";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -410,16 +392,36 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
         a.loc =
-            "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:80:12)";
+            "rules/embed_layer_norm.yaml:56:69 (in embeddings at "
+            "rules/embed_layer_norm.yaml:69:12) (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:79:11)";
+      }
+    }
+    {  // 9: Gather(p, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Gather";
+      e.loc =
+          "rules/embed_layer_norm.yaml:68:12 (in gathered_positions at "
+          "rules/embed_layer_norm.yaml:79:11)";
+      e.slot = 9;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc =
+            "rules/embed_layer_norm.yaml:68:27 (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:79:11)";
       }
     }
     {  // 10: Gather(w, ids, axis=0)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:51:12 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+          "rules/embed_layer_norm.yaml:53:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
       e.slot = 10;
       e.num_inputs = 2;
       {
@@ -429,15 +431,17 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:51:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:80:12)";
+            "rules/embed_layer_norm.yaml:53:27 (in embeddings at "
+            "rules/embed_layer_norm.yaml:69:12) (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:79:11)";
       }
     }
     {  // 11: Gather(t, seg, axis=0)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:52:12 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+          "rules/embed_layer_norm.yaml:54:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
       e.slot = 11;
       e.num_inputs = 2;
       {
@@ -447,150 +451,180 @@ const gen::RuleSpec& specEmbedLayerNorm() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:52:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:80:12)";
+            "rules/embed_layer_norm.yaml:54:27 (in embeddings at "
+            "rules/embed_layer_norm.yaml:69:12) (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:79:11)";
       }
     }
-    {  // 12: Add(embeddings3.1.we, pe)
+    {  // 12: Add(embeddings.1.we, gathered_positions.1.pe)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+          "rules/embed_layer_norm.yaml:55:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
       e.num_inputs = 2;
     }
-    {  // 13: Add(Add(embeddings3.1.we, pe), embeddings3.1.se)
+    {  // 13: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:12 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+          "rules/embed_layer_norm.yaml:55:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
       e.num_inputs = 2;
     }
-    {  // 14: Add(embeddings3.1.we, embeddings3.1.se)
+    {  // 14: Add(embeddings.1.we, embeddings.1.se)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:39 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+          "rules/embed_layer_norm.yaml:55:39 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
       e.num_inputs = 2;
     }
-    {  // 15: Add(Add(embeddings3.1.we, embeddings3.1.se), pe)
+    {  // 15: Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:35 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+          "rules/embed_layer_norm.yaml:55:35 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
       e.num_inputs = 2;
     }
-    {  // 16: Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
-       // embeddings3.1.se), pe)
+    {  // 16: Add(embeddings.1.we, gathered_positions.1.pe)
       gen::ExprSpec& e = s.exprs[16];
-      e.label = "embeddings3.1.s";
+      e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:33 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
+          "rules/embed_layer_norm.yaml:55:58 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      e.num_inputs = 2;
+    }
+    {  // 17: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) |
+       // Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we,
+       // gathered_positions.1.pe)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "embeddings.1.s";
+      e.loc =
+          "rules/embed_layer_norm.yaml:55:33 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
       e.slot = 12;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/embed_layer_norm.yaml:82:14";
-      c.subject = "p";
-      c.slot = 0;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:82:29";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"p", "w"};
-      c.arg_slots = {0, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/embed_layer_norm.yaml:83:14";
-      c.subject = "w";
-      c.slot = 4;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:84:14";
+      c.loc = "rules/embed_layer_norm.yaml:81:14";
       c.native = "embed_positions";
       c.predicate = gen::nativePredicate("embed_positions");
       c.args = {"pos", "ids"};
-      c.arg_slots = {1, 3};
+      c.arg_slots = {3, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:56:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "ids";
-      c.slot = 3;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:56:31 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "ids";
-      c.slot = 3;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:57:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "seg";
-      c.slot = 5;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:57:31 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "seg";
-      c.slot = 5;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:58:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "w";
-      c.slot = 4;
-      c.dims = {"_", "H"};
+          "rules/embed_layer_norm.yaml:71:12 (in gathered_positions at "
+          "rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "p";
+      c.slot = 2;
+      c.dims = {"_", "P"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/embed_layer_norm.yaml:71:27 (in gathered_positions at "
+          "rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"p", "w"};
+      c.arg_slots = {2, 1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:72:12 (in gathered_positions at "
+          "rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "w";
+      c.slot = 1;
+      c.dims = {"_", "P"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:58:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "ids";
+      c.slot = 0;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:58:31 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "w";
+          "rules/embed_layer_norm.yaml:58:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "ids";
+      c.slot = 0;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:59:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "seg";
       c.slot = 4;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:59:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "seg";
+      c.slot = 4;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:60:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "w";
+      c.slot = 1;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:60:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "w";
+      c.slot = 1;
       c.strings = {"float", "float16"};
       c.elem_types = {1, 10};
     }
@@ -598,48 +632,69 @@ const gen::RuleSpec& specEmbedLayerNorm() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:59:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
+          "rules/embed_layer_norm.yaml:61:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
       c.subject = "t";
-      c.slot = 6;
+      c.slot = 5;
       c.dims = {"_", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:60:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "gamma";
-      c.slot = 7;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/embed_layer_norm.yaml:60:28 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
+          "rules/embed_layer_norm.yaml:61:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "t", "beta"};
-      c.arg_slots = {7, 4, 6, 8};
+      c.args = {"t", "w"};
+      c.arg_slots = {5, 1};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:61:16 (in embeddings3 at rules/embed_layer_norm.yaml:80:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "beta";
-      c.slot = 8;
+          "rules/embed_layer_norm.yaml:62:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "gamma";
+      c.slot = 6;
       c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
     }
-    s.num_symbols = 3;
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/embed_layer_norm.yaml:62:28 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"gamma", "w", "beta"};
+      c.arg_slots = {6, 1, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:63:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:79:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "beta";
+      c.slot = 7;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    s.num_symbols = 4;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{17, 2}});  // @no_segment
+    }
     s.variants.emplace_back();  // always
     return s;
   }();
@@ -652,23 +707,24 @@ const gen::RuleSpec& specEmbedLayerNorm() {
 /// Expr ids of rule embed_layer_norm (indices into its RuleSpec's exprs).
 struct EmbedLayerNormIds {
   enum : gen::ExprId {
-    kP = 0,
-    kPos = 1,
-    kPe = 2,
-    kIds = 3,
-    kW = 4,
-    kSeg = 5,
-    kT = 6,
-    kGamma = 7,
-    kBeta = 8,
-    kY = 9,
-    kEmbeddings31We = 10,
-    kEmbeddings31Se = 11,
+    kIds = 0,
+    kW = 1,
+    kP = 2,
+    kPos = 3,
+    kSeg = 4,
+    kT = 5,
+    kGamma = 6,
+    kBeta = 7,
+    kY = 8,
+    kGatheredPositions1Pe = 9,
+    kEmbeddings1We = 10,
+    kEmbeddings1Se = 11,
     kAdd12 = 12,
     kAdd13 = 13,
     kAdd14 = 14,
     kAdd15 = 15,
-    kEmbeddings31S = 16,
+    kAdd16 = 16,
+    kEmbeddings1S = 17,
   };
 };
 
@@ -685,59 +741,117 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
 
  private:
   enum : uint32_t {
-    kSlotP = 0,
-    kSlotPos = 1,
-    kSlotPe = 2,
-    kSlotIds = 3,
-    kSlotW = 4,
-    kSlotSeg = 5,
-    kSlotT = 6,
-    kSlotGamma = 7,
-    kSlotBeta = 8,
-    kSlotY = 9,
-    kSlotEmbeddings31We = 10,
-    kSlotEmbeddings31Se = 11,
-    kSlotEmbeddings31S = 12,
+    kSlotIds = 0,
+    kSlotW = 1,
+    kSlotP = 2,
+    kSlotPos = 3,
+    kSlotSeg = 4,
+    kSlotT = 5,
+    kSlotGamma = 6,
+    kSlotBeta = 7,
+    kSlotY = 8,
+    kSlotGatheredPositions1Pe = 9,
+    kSlotEmbeddings1We = 10,
+    kSlotEmbeddings1Se = 11,
+    kSlotEmbeddings1S = 12,
   };
 
   // ---- Match
 
-  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchP, matchPos,
-  // matchPe, matchIds, matchW, matchSeg, matchT, matchGamma, matchBeta, matchY,
-  // matchEmbeddings31We, matchEmbeddings31Se, matchAdd12, matchAdd13, matchAdd14, matchAdd15,
-  // matchEmbeddings31S.
+  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
+  // matchP, matchPos, matchSeg, matchT, matchGamma, matchBeta, matchY, matchGatheredPositions1Pe,
+  // matchEmbeddings1We, matchEmbeddings1Se, matchAdd12, matchAdd13, matchAdd14, matchAdd15,
+  // matchAdd16, matchEmbeddings1S.
 
   // ---- Rewrite
 
-  /// Variant 0, rules/embed_layer_norm.yaml:85:5:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma,
-  ///   beta, epsilon=attr(eps))
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:83:9:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta,
+  ///   epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:86:54", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:85:58", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:86:71", "seg")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:85:76", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:85:79", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:85:88", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:85:95", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 =
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:86:53",
+                 "rules/embed_layer_norm.yaml:86:53");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:83:9",
+                     "rules/embed_layer_norm.yaml:85:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotIds);
+    NodeSpec spec1;
+    spec1.op = op::kCast;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = kNoId;
+    const ValueId v3 = slot(kSlotW);
+    const ValueId v4 = slot(kSlotP);
+    const ValueId v5 = kNoId;
+    const ValueId v6 = slot(kSlotGamma);
+    const ValueId v7 = slot(kSlotBeta);
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec8.inputs = {v1, v2, v3, v4, v5, v6, v7};
+    spec8.num_outputs = 2;
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+
+  /// Variant 1, rules/embed_layer_norm.yaml:87:9:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma,
+  ///   beta, epsilon=attr(eps))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:88:58", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:88:75", "seg")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:86:83", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:86:86", "p")) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:86:89", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:86:92", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:86:99", "beta")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:88:87", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:88:90", "p")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:88:93", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:89:53", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:89:60", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs9;
     std::optional<onnx::AttributeProto> a9_0 =
-        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:86:105",
-                 "rules/embed_layer_norm.yaml:86:105");
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:89:66",
+                 "rules/embed_layer_norm.yaml:89:66");
     if (!a9_0) return false;
     attrs9.push_back(std::move(*a9_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:85:5",
-                     "rules/embed_layer_norm.yaml:86:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:87:9",
+                     "rules/embed_layer_norm.yaml:88:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -805,7 +919,7 @@ class EmbedLayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:88
+// Generated from: rules/embed_layer_norm.yaml:91
 // embed_layer_norm_position_ids (priority 70): The same with other position ids [B, S] or [1, S],
 // passed to the op.
 //===----------------------------------------------------------------------===//
@@ -815,94 +929,79 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "embed_layer_norm_position_ids";
-    s.loc = "rules/embed_layer_norm.yaml:88:5";
-    s.root = 9;
-    s.slot_names = {"p",
-                    "pos",
-                    "pe",
-                    "ids",
+    s.loc = "rules/embed_layer_norm.yaml:91:5";
+    s.root = 8;
+    s.slot_names = {"ids",
                     "w",
+                    "p",
+                    "pos",
                     "seg",
                     "t",
                     "gamma",
                     "beta",
                     "y",
-                    "embeddings3.1.we",
-                    "embeddings3.1.se",
-                    "embeddings3.1.s"};
+                    "gathered_positions.1.pe",
+                    "embeddings.1.we",
+                    "embeddings.1.se",
+                    "embeddings.1.s"};
     s.num_captures = 1;
-    s.exprs.resize(17);
-    {  // 0: p
+    s.exprs.resize(18);
+    {  // 0: ids
       gen::ExprSpec& e = s.exprs[0];
-      e.label = "p";
-      e.loc = "rules/embed_layer_norm.yaml:92:19";
+      e.label = "ids";
+      e.loc = "rules/embed_layer_norm.yaml:95:30";
       e.slot = 0;
     }
-    {  // 1: pos
+    {  // 1: w
       gen::ExprSpec& e = s.exprs[1];
-      e.label = "pos";
-      e.loc = "rules/embed_layer_norm.yaml:92:22";
+      e.label = "w";
+      e.loc = "rules/embed_layer_norm.yaml:95:35";
       e.slot = 1;
     }
-    {  // 2: Gather(p, pos, axis=0)
+    {  // 2: p
       gen::ExprSpec& e = s.exprs[2];
-      e.label = "Gather";
-      e.loc = "rules/embed_layer_norm.yaml:92:12";
+      e.label = "p";
+      e.loc = "rules/embed_layer_norm.yaml:95:38";
       e.slot = 2;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/embed_layer_norm.yaml:92:27";
-      }
     }
-    {  // 3: ids
+    {  // 3: pos
       gen::ExprSpec& e = s.exprs[3];
-      e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:93:24";
+      e.label = "pos";
+      e.loc = "rules/embed_layer_norm.yaml:95:41";
       e.slot = 3;
     }
-    {  // 4: w
+    {  // 4: seg
       gen::ExprSpec& e = s.exprs[4];
-      e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:93:29";
+      e.label = "seg";
+      e.loc = "rules/embed_layer_norm.yaml:95:46";
       e.slot = 4;
     }
-    {  // 5: seg
+    {  // 5: t
       gen::ExprSpec& e = s.exprs[5];
-      e.label = "seg";
-      e.loc = "rules/embed_layer_norm.yaml:93:36";
+      e.label = "t";
+      e.loc = "rules/embed_layer_norm.yaml:95:51";
       e.slot = 5;
     }
-    {  // 6: t
+    {  // 6: gamma
       gen::ExprSpec& e = s.exprs[6];
-      e.label = "t";
-      e.loc = "rules/embed_layer_norm.yaml:93:41";
+      e.label = "gamma";
+      e.loc = "rules/embed_layer_norm.yaml:95:54";
       e.slot = 6;
     }
-    {  // 7: gamma
+    {  // 7: beta
       gen::ExprSpec& e = s.exprs[7];
-      e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:93:44";
+      e.label = "beta";
+      e.loc = "rules/embed_layer_norm.yaml:95:61";
       e.slot = 7;
     }
-    {  // 8: beta
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:93:51";
-      e.slot = 8;
-    }
-    {  // 9: LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+    {  // 8: LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
        // stash_type=1)
-      gen::ExprSpec& e = s.exprs[9];
+      gen::ExprSpec& e = s.exprs[8];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:54:12) "
-          "(in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      e.slot = 9;
+          "rules/embed_layer_norm.yaml:56:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      e.slot = 8;
       e.num_inputs = 3;
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -911,9 +1010,9 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:93:12)";
+            "rules/embed_layer_norm.yaml:56:47 (in embeddings at "
+            "rules/embed_layer_norm.yaml:69:12) (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:95:11)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -922,7 +1021,7 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:93:57";
+        a.loc = "rules/embed_layer_norm.yaml:95:67";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -930,16 +1029,36 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
         a.loc =
-            "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:93:12)";
+            "rules/embed_layer_norm.yaml:56:69 (in embeddings at "
+            "rules/embed_layer_norm.yaml:69:12) (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:95:11)";
+      }
+    }
+    {  // 9: Gather(p, pos, axis=0)
+      gen::ExprSpec& e = s.exprs[9];
+      e.label = "Gather";
+      e.loc =
+          "rules/embed_layer_norm.yaml:68:12 (in gathered_positions at "
+          "rules/embed_layer_norm.yaml:95:11)";
+      e.slot = 9;
+      e.num_inputs = 2;
+      {
+        gen::AttrSpec& a = e.attrs.emplace_back();
+        a.name = "axis";
+        a.values.push_back(gen::intLiteral(0));
+        a.default_value = gen::intLiteral(0);
+        a.axes = true;
+        a.loc =
+            "rules/embed_layer_norm.yaml:68:27 (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:95:11)";
       }
     }
     {  // 10: Gather(w, ids, axis=0)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:51:12 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+          "rules/embed_layer_norm.yaml:53:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
       e.slot = 10;
       e.num_inputs = 2;
       {
@@ -949,15 +1068,17 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:51:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:93:12)";
+            "rules/embed_layer_norm.yaml:53:27 (in embeddings at "
+            "rules/embed_layer_norm.yaml:69:12) (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:95:11)";
       }
     }
     {  // 11: Gather(t, seg, axis=0)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:52:12 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+          "rules/embed_layer_norm.yaml:54:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
       e.slot = 11;
       e.num_inputs = 2;
       {
@@ -967,74 +1088,60 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:52:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:93:12)";
+            "rules/embed_layer_norm.yaml:54:27 (in embeddings at "
+            "rules/embed_layer_norm.yaml:69:12) (in gathered_positions at "
+            "rules/embed_layer_norm.yaml:95:11)";
       }
     }
-    {  // 12: Add(embeddings3.1.we, pe)
+    {  // 12: Add(embeddings.1.we, gathered_positions.1.pe)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+          "rules/embed_layer_norm.yaml:55:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
       e.num_inputs = 2;
     }
-    {  // 13: Add(Add(embeddings3.1.we, pe), embeddings3.1.se)
+    {  // 13: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:12 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+          "rules/embed_layer_norm.yaml:55:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
       e.num_inputs = 2;
     }
-    {  // 14: Add(embeddings3.1.we, embeddings3.1.se)
+    {  // 14: Add(embeddings.1.we, embeddings.1.se)
       gen::ExprSpec& e = s.exprs[14];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:39 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+          "rules/embed_layer_norm.yaml:55:39 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
       e.num_inputs = 2;
     }
-    {  // 15: Add(Add(embeddings3.1.we, embeddings3.1.se), pe)
+    {  // 15: Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
       gen::ExprSpec& e = s.exprs[15];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:35 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+          "rules/embed_layer_norm.yaml:55:35 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
       e.num_inputs = 2;
     }
-    {  // 16: Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
-       // embeddings3.1.se), pe)
+    {  // 16: Add(embeddings.1.we, gathered_positions.1.pe)
       gen::ExprSpec& e = s.exprs[16];
-      e.label = "embeddings3.1.s";
+      e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:33 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
+          "rules/embed_layer_norm.yaml:55:58 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      e.num_inputs = 2;
+    }
+    {  // 17: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) |
+       // Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we,
+       // gathered_positions.1.pe)
+      gen::ExprSpec& e = s.exprs[17];
+      e.label = "embeddings.1.s";
+      e.loc =
+          "rules/embed_layer_norm.yaml:55:33 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
       e.slot = 12;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/embed_layer_norm.yaml:95:14";
-      c.subject = "p";
-      c.slot = 0;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:95:29";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"p", "w"};
-      c.arg_slots = {0, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/embed_layer_norm.yaml:96:14";
-      c.subject = "w";
-      c.slot = 4;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
@@ -1043,74 +1150,118 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
       c.native = "position_ids_of";
       c.predicate = gen::nativePredicate("position_ids_of");
       c.args = {"pos", "ids"};
-      c.arg_slots = {1, 3};
+      c.arg_slots = {3, 0};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:56:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "ids";
-      c.slot = 3;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:56:31 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "ids";
-      c.slot = 3;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:57:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "seg";
-      c.slot = 5;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:57:31 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "seg";
-      c.slot = 5;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:58:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "w";
-      c.slot = 4;
-      c.dims = {"_", "H"};
+          "rules/embed_layer_norm.yaml:71:12 (in gathered_positions at "
+          "rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "p";
+      c.slot = 2;
+      c.dims = {"_", "P"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/embed_layer_norm.yaml:71:27 (in gathered_positions at "
+          "rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"p", "w"};
+      c.arg_slots = {2, 1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:72:12 (in gathered_positions at "
+          "rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "w";
+      c.slot = 1;
+      c.dims = {"_", "P"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:58:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "ids";
+      c.slot = 0;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:58:31 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "w";
+          "rules/embed_layer_norm.yaml:58:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "ids";
+      c.slot = 0;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:59:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "seg";
       c.slot = 4;
+      c.dims = {"B", "S"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:59:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "seg";
+      c.slot = 4;
+      c.strings = {"int32", "int64"};
+      c.elem_types = {6, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:60:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "w";
+      c.slot = 1;
+      c.dims = {"_", "H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kElemType;
+      c.loc =
+          "rules/embed_layer_norm.yaml:60:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "w";
+      c.slot = 1;
       c.strings = {"float", "float16"};
       c.elem_types = {1, 10};
     }
@@ -1118,48 +1269,69 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:59:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
+          "rules/embed_layer_norm.yaml:61:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
       c.subject = "t";
-      c.slot = 6;
+      c.slot = 5;
       c.dims = {"_", "H"};
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:60:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "gamma";
-      c.slot = 7;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/embed_layer_norm.yaml:60:28 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
+          "rules/embed_layer_norm.yaml:61:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "t", "beta"};
-      c.arg_slots = {7, 4, 6, 8};
+      c.args = {"t", "w"};
+      c.arg_slots = {5, 1};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:61:16 (in embeddings3 at rules/embed_layer_norm.yaml:93:12)";
-      c.guard_slot = 9;  // y
-      c.subject = "beta";
-      c.slot = 8;
+          "rules/embed_layer_norm.yaml:62:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "gamma";
+      c.slot = 6;
       c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
     }
-    s.num_symbols = 3;
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/embed_layer_norm.yaml:62:28 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"gamma", "w", "beta"};
+      c.arg_slots = {6, 1, 7};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kShape;
+      c.loc =
+          "rules/embed_layer_norm.yaml:63:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) "
+          "(in gathered_positions at rules/embed_layer_norm.yaml:95:11)";
+      c.guard_slot = 8;  // y
+      c.subject = "beta";
+      c.slot = 7;
+      c.dims = {"H"};
+      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 3});
+    }
+    s.num_symbols = 4;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{17, 2}});  // @no_segment
+    }
     s.variants.emplace_back();  // always
     return s;
   }();
@@ -1172,23 +1344,24 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
 /// its RuleSpec's exprs).
 struct EmbedLayerNormPositionIdsIds {
   enum : gen::ExprId {
-    kP = 0,
-    kPos = 1,
-    kPe = 2,
-    kIds = 3,
-    kW = 4,
-    kSeg = 5,
-    kT = 6,
-    kGamma = 7,
-    kBeta = 8,
-    kY = 9,
-    kEmbeddings31We = 10,
-    kEmbeddings31Se = 11,
+    kIds = 0,
+    kW = 1,
+    kP = 2,
+    kPos = 3,
+    kSeg = 4,
+    kT = 5,
+    kGamma = 6,
+    kBeta = 7,
+    kY = 8,
+    kGatheredPositions1Pe = 9,
+    kEmbeddings1We = 10,
+    kEmbeddings1Se = 11,
     kAdd12 = 12,
     kAdd13 = 13,
     kAdd14 = 14,
     kAdd15 = 15,
-    kEmbeddings31S = 16,
+    kAdd16 = 16,
+    kEmbeddings1S = 17,
   };
 };
 
@@ -1207,62 +1380,132 @@ class EmbedLayerNormPositionIdsMatch
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
 
  private:
   enum : uint32_t {
-    kSlotP = 0,
-    kSlotPos = 1,
-    kSlotPe = 2,
-    kSlotIds = 3,
-    kSlotW = 4,
-    kSlotSeg = 5,
-    kSlotT = 6,
-    kSlotGamma = 7,
-    kSlotBeta = 8,
-    kSlotY = 9,
-    kSlotEmbeddings31We = 10,
-    kSlotEmbeddings31Se = 11,
-    kSlotEmbeddings31S = 12,
+    kSlotIds = 0,
+    kSlotW = 1,
+    kSlotP = 2,
+    kSlotPos = 3,
+    kSlotSeg = 4,
+    kSlotT = 5,
+    kSlotGamma = 6,
+    kSlotBeta = 7,
+    kSlotY = 8,
+    kSlotGatheredPositions1Pe = 9,
+    kSlotEmbeddings1We = 10,
+    kSlotEmbeddings1Se = 11,
+    kSlotEmbeddings1S = 12,
   };
 
   // ---- Match
 
-  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchP, matchPos,
-  // matchPe, matchIds, matchW, matchSeg, matchT, matchGamma, matchBeta, matchY,
-  // matchEmbeddings31We, matchEmbeddings31Se, matchAdd12, matchAdd13, matchAdd14, matchAdd15,
-  // matchEmbeddings31S.
+  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
+  // matchP, matchPos, matchSeg, matchT, matchGamma, matchBeta, matchY, matchGatheredPositions1Pe,
+  // matchEmbeddings1We, matchEmbeddings1Se, matchAdd12, matchAdd13, matchAdd14, matchAdd15,
+  // matchAdd16, matchEmbeddings1S.
 
   // ---- Rewrite
 
-  /// Variant 0, rules/embed_layer_norm.yaml:98:5:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma,
-  ///   beta, none, Cast(pos, to=6), epsilon=attr(eps))
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:99:9:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta,
+  ///   none, Cast(pos, to=6), epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:99:54", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:101:58", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:99:71", "seg")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:101:76", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:101:79", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:101:88", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:101:95", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:102:64", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs11;
+    std::optional<onnx::AttributeProto> a11_0 =
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:102:76",
+                 "rules/embed_layer_norm.yaml:102:76");
+    if (!a11_0) return false;
+    attrs11.push_back(std::move(*a11_0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:99:9",
+                     "rules/embed_layer_norm.yaml:101:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotIds);
+    NodeSpec spec1;
+    spec1.op = op::kCast;
+    spec1.inputs = {v0};
+    spec1.attributes = std::move(attrs1);
+    spec1.created_by = ruleName();
+    const NodeId n1 = rw_.createNode(std::move(spec1));
+    const ValueId v1 = g_.node(n1).output(0);
+    const ValueId v2 = kNoId;
+    const ValueId v3 = slot(kSlotW);
+    const ValueId v4 = slot(kSlotP);
+    const ValueId v5 = kNoId;
+    const ValueId v6 = slot(kSlotGamma);
+    const ValueId v7 = slot(kSlotBeta);
+    const ValueId v8 = kNoId;
+    const ValueId v9 = slot(kSlotPos);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v9};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    NodeSpec spec11;
+    spec11.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec11.inputs = {v1, v2, v3, v4, v5, v6, v7, v8, v10};
+    spec11.num_outputs = 2;
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
+  }
+
+  /// Variant 1, rules/embed_layer_norm.yaml:103:9:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma,
+  ///   beta, none, Cast(pos, to=6), epsilon=attr(eps))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:104:58", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs1;
+    attrs1.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:104:75", "seg")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:99:83", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:99:86", "p")) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:99:89", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:99:92", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:99:99", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:99:116", "pos")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:104:87", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:104:90", "p")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:104:93", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:105:53", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:105:60", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:105:77", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("to", 6));
     std::vector<onnx::AttributeProto> attrs12;
     std::optional<onnx::AttributeProto> a12_0 =
-        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:99:128",
-                 "rules/embed_layer_norm.yaml:99:128");
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:106:53",
+                 "rules/embed_layer_norm.yaml:106:53");
     if (!a12_0) return false;
     attrs12.push_back(std::move(*a12_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:98:5",
-                     "rules/embed_layer_norm.yaml:99:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:103:9",
+                     "rules/embed_layer_norm.yaml:104:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
@@ -1317,7 +1560,7 @@ class EmbedLayerNormPositionIdsRule : public RewritePattern {
                                 root,
                                 70,
                                 {"ort"},
-                                "rules/embed_layer_norm.yaml:88:5",
+                                "rules/embed_layer_norm.yaml:91:5",
                                 {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1339,7 +1582,7 @@ class EmbedLayerNormPositionIdsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:101
+// Generated from: rules/embed_layer_norm.yaml:108
 // embed_layer_norm_constant_positions (priority 70): The same with the position embeddings a
 // constant [S, H] or [B, S, H] (folded).
 //===----------------------------------------------------------------------===//
@@ -1349,7 +1592,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
   static const gen::RuleSpec spec = [] {
     gen::RuleSpec s;
     s.name = "embed_layer_norm_constant_positions";
-    s.loc = "rules/embed_layer_norm.yaml:101:5";
+    s.loc = "rules/embed_layer_norm.yaml:108:5";
     s.root = 7;
     s.slot_names = {"ids",
                     "w",
@@ -1359,60 +1602,59 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
                     "gamma",
                     "beta",
                     "y",
-                    "embeddings3.1.we",
-                    "embeddings3.1.se",
-                    "embeddings3.1.s"};
+                    "embeddings.1.we",
+                    "embeddings.1.se",
+                    "embeddings.1.s"};
     s.num_captures = 1;
-    s.exprs.resize(15);
+    s.exprs.resize(16);
     {  // 0: ids
       gen::ExprSpec& e = s.exprs[0];
       e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:105:23";
+      e.loc = "rules/embed_layer_norm.yaml:112:22";
       e.slot = 0;
     }
     {  // 1: w
       gen::ExprSpec& e = s.exprs[1];
       e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:105:28";
+      e.loc = "rules/embed_layer_norm.yaml:112:27";
       e.slot = 1;
     }
     {  // 2: pe
       gen::ExprSpec& e = s.exprs[2];
       e.label = "pe";
-      e.loc = "rules/embed_layer_norm.yaml:105:31";
+      e.loc = "rules/embed_layer_norm.yaml:112:30";
       e.slot = 2;
     }
     {  // 3: seg
       gen::ExprSpec& e = s.exprs[3];
       e.label = "seg";
-      e.loc = "rules/embed_layer_norm.yaml:105:35";
+      e.loc = "rules/embed_layer_norm.yaml:112:34";
       e.slot = 3;
     }
     {  // 4: t
       gen::ExprSpec& e = s.exprs[4];
       e.label = "t";
-      e.loc = "rules/embed_layer_norm.yaml:105:40";
+      e.loc = "rules/embed_layer_norm.yaml:112:39";
       e.slot = 4;
     }
     {  // 5: gamma
       gen::ExprSpec& e = s.exprs[5];
       e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:105:43";
+      e.loc = "rules/embed_layer_norm.yaml:112:42";
       e.slot = 5;
     }
     {  // 6: beta
       gen::ExprSpec& e = s.exprs[6];
       e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:105:50";
+      e.loc = "rules/embed_layer_norm.yaml:112:49";
       e.slot = 6;
     }
-    {  // 7: LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+    {  // 7: LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
        // stash_type=1)
       gen::ExprSpec& e = s.exprs[7];
       e.label = "LayerNormalization";
       e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:54:12) "
-          "(in embeddings3 at rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:56:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       e.slot = 7;
       e.num_inputs = 3;
       {
@@ -1422,9 +1664,8 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
         a.default_value = gen::intLiteral(-1);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:105:11)";
+            "rules/embed_layer_norm.yaml:56:47 (in embeddings at "
+            "rules/embed_layer_norm.yaml:112:11)";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1433,7 +1674,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
         a.capture = 0;
         a.capture_name = "eps";
         a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:105:56";
+        a.loc = "rules/embed_layer_norm.yaml:112:55";
       }
       {
         gen::AttrSpec& a = e.attrs.emplace_back();
@@ -1441,17 +1682,15 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
         a.values.push_back(gen::intLiteral(1));
         a.default_value = gen::intLiteral(1);
         a.loc =
-            "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:54:12) (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:105:11)";
+            "rules/embed_layer_norm.yaml:56:69 (in embeddings at "
+            "rules/embed_layer_norm.yaml:112:11)";
       }
     }
     {  // 8: Gather(w, ids, axis=0)
       gen::ExprSpec& e = s.exprs[8];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:51:12 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:53:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       e.slot = 8;
       e.num_inputs = 2;
       {
@@ -1461,16 +1700,15 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:51:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:105:11)";
+            "rules/embed_layer_norm.yaml:53:27 (in embeddings at "
+            "rules/embed_layer_norm.yaml:112:11)";
       }
     }
     {  // 9: Gather(t, seg, axis=0)
       gen::ExprSpec& e = s.exprs[9];
       e.label = "Gather";
       e.loc =
-          "rules/embed_layer_norm.yaml:52:12 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:54:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       e.slot = 9;
       e.num_inputs = 2;
       {
@@ -1480,55 +1718,57 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
         a.default_value = gen::intLiteral(0);
         a.axes = true;
         a.loc =
-            "rules/embed_layer_norm.yaml:52:27 (in embeddings3 at "
-            "rules/embed_layer_norm.yaml:105:11)";
+            "rules/embed_layer_norm.yaml:54:27 (in embeddings at "
+            "rules/embed_layer_norm.yaml:112:11)";
       }
     }
-    {  // 10: Add(embeddings3.1.we, pe)
+    {  // 10: Add(embeddings.1.we, pe)
       gen::ExprSpec& e = s.exprs[10];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:16 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:55:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       e.num_inputs = 2;
     }
-    {  // 11: Add(Add(embeddings3.1.we, pe), embeddings3.1.se)
+    {  // 11: Add(Add(embeddings.1.we, pe), embeddings.1.se)
       gen::ExprSpec& e = s.exprs[11];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:12 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:55:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       e.num_inputs = 2;
     }
-    {  // 12: Add(embeddings3.1.we, embeddings3.1.se)
+    {  // 12: Add(embeddings.1.we, embeddings.1.se)
       gen::ExprSpec& e = s.exprs[12];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:39 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:55:39 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       e.num_inputs = 2;
     }
-    {  // 13: Add(Add(embeddings3.1.we, embeddings3.1.se), pe)
+    {  // 13: Add(Add(embeddings.1.we, embeddings.1.se), pe)
       gen::ExprSpec& e = s.exprs[13];
       e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:35 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:55:35 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       e.num_inputs = 2;
     }
-    {  // 14: Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
-       // embeddings3.1.se), pe)
+    {  // 14: Add(embeddings.1.we, pe)
       gen::ExprSpec& e = s.exprs[14];
-      e.label = "embeddings3.1.s";
+      e.label = "Add";
       e.loc =
-          "rules/embed_layer_norm.yaml:53:33 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:55:58 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
+      e.num_inputs = 2;
+    }
+    {  // 15: Add(Add(embeddings.1.we, pe), embeddings.1.se) | Add(Add(embeddings.1.we,
+       // embeddings.1.se), pe) | Add(embeddings.1.we, pe)
+      gen::ExprSpec& e = s.exprs[15];
+      e.label = "embeddings.1.s";
+      e.loc =
+          "rules/embed_layer_norm.yaml:55:33 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       e.slot = 10;
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:107:13";
+      c.loc = "rules/embed_layer_norm.yaml:114:13";
       c.native = "constant_position_embeddings";
       c.predicate = gen::nativePredicate("constant_position_embeddings");
       c.args = {"pe", "ids", "w"};
@@ -1537,7 +1777,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:108:13";
+      c.loc = "rules/embed_layer_norm.yaml:115:13";
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
       c.args = {"w", "pe"};
@@ -1547,8 +1787,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:56:16 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:58:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.subject = "ids";
       c.slot = 0;
@@ -1560,8 +1799,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:56:31 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:58:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.subject = "ids";
       c.slot = 0;
@@ -1572,8 +1810,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:57:16 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:59:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.subject = "seg";
       c.slot = 3;
@@ -1585,8 +1822,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:57:31 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:59:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.subject = "seg";
       c.slot = 3;
@@ -1597,8 +1833,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:58:16 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:60:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.subject = "w";
       c.slot = 1;
@@ -1610,8 +1845,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kElemType;
       c.loc =
-          "rules/embed_layer_norm.yaml:58:31 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:60:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.subject = "w";
       c.slot = 1;
@@ -1622,8 +1856,7 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:59:16 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:61:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.subject = "t";
       c.slot = 4;
@@ -1633,10 +1866,20 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
+      c.kind = gen::ConstraintSpec::Kind::kNative;
+      c.loc =
+          "rules/embed_layer_norm.yaml:61:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
+      c.guard_slot = 7;  // y
+      c.native = "same_elem_type";
+      c.predicate = gen::nativePredicate("same_elem_type");
+      c.args = {"t", "w"};
+      c.arg_slots = {4, 1};
+    }
+    {
+      gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:60:16 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:62:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.subject = "gamma";
       c.slot = 5;
@@ -1647,20 +1890,18 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kNative;
       c.loc =
-          "rules/embed_layer_norm.yaml:60:28 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:62:28 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.native = "same_elem_type";
       c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "t", "beta"};
-      c.arg_slots = {5, 1, 4, 6};
+      c.args = {"gamma", "w", "beta"};
+      c.arg_slots = {5, 1, 6};
     }
     {
       gen::ConstraintSpec& c = s.constraints.emplace_back();
       c.kind = gen::ConstraintSpec::Kind::kShape;
       c.loc =
-          "rules/embed_layer_norm.yaml:61:16 (in embeddings3 at "
-          "rules/embed_layer_norm.yaml:105:11)";
+          "rules/embed_layer_norm.yaml:63:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)";
       c.guard_slot = 7;  // y
       c.subject = "beta";
       c.slot = 6;
@@ -1668,6 +1909,11 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
     }
     s.num_symbols = 3;
+    {
+      gen::VariantSpec& v = s.variants.emplace_back();
+      v.has_when = true;
+      v.tags.push_back({{15, 2}});  // @no_segment
+    }
     s.variants.emplace_back();  // always
     return s;
   }();
@@ -1688,13 +1934,14 @@ struct EmbedLayerNormConstantPositionsIds {
     kGamma = 5,
     kBeta = 6,
     kY = 7,
-    kEmbeddings31We = 8,
-    kEmbeddings31Se = 9,
+    kEmbeddings1We = 8,
+    kEmbeddings1Se = 9,
     kAdd10 = 10,
     kAdd11 = 11,
     kAdd12 = 12,
     kAdd13 = 13,
-    kEmbeddings31S = 14,
+    kAdd14 = 14,
+    kEmbeddings1S = 15,
   };
 };
 
@@ -1713,7 +1960,15 @@ class EmbedLayerNormConstantPositionsMatch
   }
 
   /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
 
  private:
   enum : uint32_t {
@@ -1725,37 +1980,37 @@ class EmbedLayerNormConstantPositionsMatch
     kSlotGamma = 5,
     kSlotBeta = 6,
     kSlotY = 7,
-    kSlotEmbeddings31We = 8,
-    kSlotEmbeddings31Se = 9,
-    kSlotEmbeddings31S = 10,
+    kSlotEmbeddings1We = 8,
+    kSlotEmbeddings1Se = 9,
+    kSlotEmbeddings1S = 10,
   };
 
   // ---- Match
 
   // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
-  // matchSeg, matchT, matchGamma, matchBeta, matchEmbeddings31We, matchEmbeddings31Se.
+  // matchSeg, matchT, matchGamma, matchBeta, matchEmbeddings1We, matchEmbeddings1Se.
 
-  /// pe  (rules/embed_layer_norm.yaml:105:31)
+  /// pe  (rules/embed_layer_norm.yaml:112:30)
   bool matchPe(ValueId v, gen::Next k) {
     if (seen(kPe)) return same(kPe, v) && k();
     return bind(kPe, v) && k();
   }
 
-  /// y = LayerNormalization(embeddings3.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1)  (rules/embed_layer_norm.yaml:44:11 (in embed_norm at
-  /// rules/embed_layer_norm.yaml:54:12) (in embeddings3 at rules/embed_layer_norm.yaml:105:11))
+  /// y = LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
+  /// stash_type=1)  (rules/embed_layer_norm.yaml:56:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:112:11))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kLayerNormalization);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchEmbeddings31S(input(n, 0), [&] {
+    return matchEmbeddings1S(input(n, 0), [&] {
       return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
     });
   }
 
-  /// Add(embeddings3.1.we, pe)  (rules/embed_layer_norm.yaml:53:16 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:105:11))
+  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:55:16 (in embeddings at
+  /// rules/embed_layer_norm.yaml:112:11))
   bool matchAdd10(ValueId v, gen::Next k) {
     if (seen(kAdd10)) return same(kAdd10, v) && k();
     if (!bind(kAdd10, v)) return false;
@@ -1763,14 +2018,14 @@ class EmbedLayerNormConstantPositionsMatch
     if (n == kNoId || !attrs(kAdd10, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchEmbeddings31We(in0, [&] { return matchPe(in1, k); })) return true;
+    if (matchEmbeddings1We(in0, [&] { return matchPe(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchEmbeddings31We(in1, [&] { return matchPe(in0, k); });
+    return matchEmbeddings1We(in1, [&] { return matchPe(in0, k); });
   }
 
-  /// Add(Add(embeddings3.1.we, pe), embeddings3.1.se)  (rules/embed_layer_norm.yaml:53:12 (in
-  /// embeddings3 at rules/embed_layer_norm.yaml:105:11))
+  /// Add(Add(embeddings.1.we, pe), embeddings.1.se)  (rules/embed_layer_norm.yaml:55:12 (in
+  /// embeddings at rules/embed_layer_norm.yaml:112:11))
   bool matchAdd11(ValueId v, gen::Next k) {
     if (seen(kAdd11)) return same(kAdd11, v) && k();
     if (!bind(kAdd11, v)) return false;
@@ -1778,14 +2033,14 @@ class EmbedLayerNormConstantPositionsMatch
     if (n == kNoId || !attrs(kAdd11, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchAdd10(in0, [&] { return matchEmbeddings31Se(in1, k); })) return true;
+    if (matchAdd10(in0, [&] { return matchEmbeddings1Se(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchAdd10(in1, [&] { return matchEmbeddings31Se(in0, k); });
+    return matchAdd10(in1, [&] { return matchEmbeddings1Se(in0, k); });
   }
 
-  /// Add(embeddings3.1.we, embeddings3.1.se)  (rules/embed_layer_norm.yaml:53:39 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:105:11))
+  /// Add(embeddings.1.we, embeddings.1.se)  (rules/embed_layer_norm.yaml:55:39 (in embeddings at
+  /// rules/embed_layer_norm.yaml:112:11))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(kAdd12)) return same(kAdd12, v) && k();
     if (!bind(kAdd12, v)) return false;
@@ -1793,14 +2048,14 @@ class EmbedLayerNormConstantPositionsMatch
     if (n == kNoId || !attrs(kAdd12, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchEmbeddings31We(in0, [&] { return matchEmbeddings31Se(in1, k); })) return true;
+    if (matchEmbeddings1We(in0, [&] { return matchEmbeddings1Se(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchEmbeddings31We(in1, [&] { return matchEmbeddings31Se(in0, k); });
+    return matchEmbeddings1We(in1, [&] { return matchEmbeddings1Se(in0, k); });
   }
 
-  /// Add(Add(embeddings3.1.we, embeddings3.1.se), pe)  (rules/embed_layer_norm.yaml:53:35 (in
-  /// embeddings3 at rules/embed_layer_norm.yaml:105:11))
+  /// Add(Add(embeddings.1.we, embeddings.1.se), pe)  (rules/embed_layer_norm.yaml:55:35 (in
+  /// embeddings at rules/embed_layer_norm.yaml:112:11))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(kAdd13)) return same(kAdd13, v) && k();
     if (!bind(kAdd13, v)) return false;
@@ -1814,78 +2069,148 @@ class EmbedLayerNormConstantPositionsMatch
     return matchAdd12(in1, [&] { return matchPe(in0, k); });
   }
 
-  /// embeddings3.1.s = Add(Add(embeddings3.1.we, pe), embeddings3.1.se) | Add(Add(embeddings3.1.we,
-  /// embeddings3.1.se), pe)  (rules/embed_layer_norm.yaml:53:33 (in embeddings3 at
-  /// rules/embed_layer_norm.yaml:105:11))
-  bool matchEmbeddings31S(ValueId v, gen::Next k) {
-    if (seen(kEmbeddings31S)) return same(kEmbeddings31S, v) && k();
-    if (!bind(kEmbeddings31S, v)) return false;
+  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:55:58 (in embeddings at
+  /// rules/embed_layer_norm.yaml:112:11))
+  bool matchAdd14(ValueId v, gen::Next k) {
+    if (seen(kAdd14)) return same(kAdd14, v) && k();
+    if (!bind(kAdd14, v)) return false;
+    const NodeId n = node(kAdd14, v, op::kAdd);
+    if (n == kNoId || !attrs(kAdd14, n, v)) return false;
+    const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (choose(kEmbeddings31S, 0) && matchAdd11(v, k)) return true;
+    if (matchEmbeddings1We(in0, [&] { return matchPe(in1, k); })) return true;
+    if (in0 == in1) return false;
+    undo(m);  // commutative: the other operand order
+    return matchEmbeddings1We(in1, [&] { return matchPe(in0, k); });
+  }
+
+  /// embeddings.1.s = Add(Add(embeddings.1.we, pe), embeddings.1.se) | Add(Add(embeddings.1.we,
+  /// embeddings.1.se), pe) | Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:55:33 (in
+  /// embeddings at rules/embed_layer_norm.yaml:112:11))
+  bool matchEmbeddings1S(ValueId v, gen::Next k) {
+    if (seen(kEmbeddings1S)) return same(kEmbeddings1S, v) && k();
+    if (!bind(kEmbeddings1S, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kEmbeddings1S, 0) && matchAdd11(v, k)) return true;
     undo(m);
-    if (choose(kEmbeddings31S, 1) && matchAdd13(v, k)) return true;
+    if (choose(kEmbeddings1S, 1) && matchAdd13(v, k)) return true;
+    undo(m);
+    if (choose(kEmbeddings1S, 2) && matchAdd14(v, k)) return true;  // @no_segment
     undo(m);
     return false;
   }
 
   // ---- Rewrite
 
-  /// Variant 0, rules/embed_layer_norm.yaml:109:5:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w,
-  ///   tensor(helper, position_table), t, gamma, beta, epsilon=attr(eps))
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:119:9:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, tensor(helper,
+  ///   position_table), none, gamma, beta, epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:110:54", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:110:71", "seg")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    attrs3.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:110:83", "w")) return false;
-    std::optional<onnx::TensorProto> t5 =
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:121:58", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    attrs2.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:121:76", "w")) return false;
+    std::optional<onnx::TensorProto> t0 =
         helperTensor(gen::tensorHelper("position_table"), {kSlotPe, kSlotIds, kSlotW},
-                     {"pe", "ids", "w"}, "rules/embed_layer_norm.yaml:110:86");
-    if (!t5) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:110:130", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:110:133", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:110:140", "beta")) return false;
-    std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 =
-        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:110:146",
-                 "rules/embed_layer_norm.yaml:110:146");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
+                     {"pe", "ids", "w"}, "rules/embed_layer_norm.yaml:117:15");
+    if (!t0) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:121:92", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:122:53", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 =
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:122:59",
+                 "rules/embed_layer_norm.yaml:122:59");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
     collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:109:5",
-                     "rules/embed_layer_norm.yaml:110:11"))
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:119:9",
+                     "rules/embed_layer_norm.yaml:121:15"))
       return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = slot(kSlotSeg);
-    NodeSpec spec3;
-    spec3.op = op::kCast;
-    spec3.inputs = {v2};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
+    const ValueId v1 = slot(kSlotIds);
+    NodeSpec spec2;
+    spec2.op = op::kCast;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = kNoId;
     const ValueId v4 = slot(kSlotW);
-    const ValueId v5 = rw_.addInitializer(std::move(*t5), ruleName());
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v5 = kNoId;
+    const ValueId v6 = slot(kSlotGamma);
+    const ValueId v7 = slot(kSlotBeta);
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec8.inputs = {v2, v3, v4, v0, v5, v6, v7};
+    spec8.num_outputs = 2;
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+  }
+
+  /// Variant 1, rules/embed_layer_norm.yaml:123:9:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w,
+  ///   tensor(helper, position_table), t, gamma, beta, epsilon=attr(eps))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:124:58", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    attrs2.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:124:75", "seg")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    attrs4.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:124:87", "w")) return false;
+    std::optional<onnx::TensorProto> t0 =
+        helperTensor(gen::tensorHelper("position_table"), {kSlotPe, kSlotIds, kSlotW},
+                     {"pe", "ids", "w"}, "rules/embed_layer_norm.yaml:117:15");
+    if (!t0) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:124:97", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:125:53", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:125:60", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs9;
+    std::optional<onnx::AttributeProto> a9_0 =
+        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:125:66",
+                 "rules/embed_layer_norm.yaml:125:66");
+    if (!a9_0) return false;
+    attrs9.push_back(std::move(*a9_0));
+    collectMatched();
+    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:123:9",
+                     "rules/embed_layer_norm.yaml:124:15"))
+      return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotIds);
+    NodeSpec spec2;
+    spec2.op = op::kCast;
+    spec2.inputs = {v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    const ValueId v3 = slot(kSlotSeg);
+    NodeSpec spec4;
+    spec4.op = op::kCast;
+    spec4.inputs = {v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    const ValueId v5 = slot(kSlotW);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
     const ValueId v6 = slot(kSlotT);
     const ValueId v7 = slot(kSlotGamma);
     const ValueId v8 = slot(kSlotBeta);
     NodeSpec spec9;
     spec9.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec9.inputs = {v1, v3, v4, v5, v6, v7, v8};
+    spec9.inputs = {v2, v4, v5, v0, v6, v7, v8};
     spec9.num_outputs = 2;
     spec9.attributes = std::move(attrs9);
     spec9.created_by = ruleName();
@@ -1903,7 +2228,7 @@ class EmbedLayerNormConstantPositionsRule : public RewritePattern {
                                 root,
                                 70,
                                 {"ort"},
-                                "rules/embed_layer_norm.yaml:101:5",
+                                "rules/embed_layer_norm.yaml:108:5",
                                 {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1924,1239 +2249,6 @@ class EmbedLayerNormConstantPositionsRule : public RewritePattern {
   mutable gen::Scratch scratch_;  // one attempt at a time
 };
 
-//===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:112
-// embed_layer_norm_no_segment (priority 70): Word + position embeddings and LayerNorm (DistilBERT),
-// positions 0 .. S - 1.
-//===----------------------------------------------------------------------===//
-
-/// Static data of rule embed_layer_norm_no_segment for the shared checks and messages.
-const gen::RuleSpec& specEmbedLayerNormNoSegment() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "embed_layer_norm_no_segment";
-    s.loc = "rules/embed_layer_norm.yaml:112:5";
-    s.root = 7;
-    s.slot_names = {"p", "pos", "pe", "ids", "w", "gamma", "beta", "y", "embeddings2.1.s"};
-    s.num_captures = 1;
-    s.exprs.resize(10);
-    {  // 0: p
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "p";
-      e.loc = "rules/embed_layer_norm.yaml:116:19";
-      e.slot = 0;
-    }
-    {  // 1: pos
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "pos";
-      e.loc = "rules/embed_layer_norm.yaml:116:22";
-      e.slot = 1;
-    }
-    {  // 2: Gather(p, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Gather";
-      e.loc = "rules/embed_layer_norm.yaml:116:12";
-      e.slot = 2;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/embed_layer_norm.yaml:116:27";
-      }
-    }
-    {  // 3: ids
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:117:24";
-      e.slot = 3;
-    }
-    {  // 4: w
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:117:29";
-      e.slot = 4;
-    }
-    {  // 5: gamma
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:117:36";
-      e.slot = 5;
-    }
-    {  // 6: beta
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:117:43";
-      e.slot = 6;
-    }
-    {  // 7: LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "LayerNormalization";
-      e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:67:11) "
-          "(in embeddings2 at rules/embed_layer_norm.yaml:117:12)";
-      e.slot = 7;
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:117:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:117:49";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "stash_type";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc =
-            "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:117:12)";
-      }
-    }
-    {  // 8: Gather(w, ids, axis=0)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Gather";
-      e.loc =
-          "rules/embed_layer_norm.yaml:66:15 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:117:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:66:30 (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:117:12)";
-      }
-    }
-    {  // 9: Add(Gather(w, ids, axis=0), pe)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Add";
-      e.loc =
-          "rules/embed_layer_norm.yaml:66:11 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:117:12)";
-      e.slot = 8;
-      e.num_inputs = 2;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/embed_layer_norm.yaml:119:14";
-      c.subject = "p";
-      c.slot = 0;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:119:29";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"p", "w"};
-      c.arg_slots = {0, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/embed_layer_norm.yaml:120:14";
-      c.subject = "w";
-      c.slot = 4;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:121:14";
-      c.native = "embed_positions";
-      c.predicate = gen::nativePredicate("embed_positions");
-      c.args = {"pos", "ids"};
-      c.arg_slots = {1, 3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:69:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:117:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "ids";
-      c.slot = 3;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:69:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:117:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "ids";
-      c.slot = 3;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:70:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:117:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "w";
-      c.slot = 4;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:70:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:117:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "w";
-      c.slot = 4;
-      c.strings = {"float", "float16"};
-      c.elem_types = {1, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:71:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:117:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "gamma";
-      c.slot = 5;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc =
-          "rules/embed_layer_norm.yaml:71:28 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:117:12)";
-      c.guard_slot = 7;  // y
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "beta"};
-      c.arg_slots = {5, 4, 6};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:72:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:117:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "beta";
-      c.slot = 6;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    s.num_symbols = 3;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
-  return spec;
-}
-
-/// The search of rule embed_layer_norm_no_segment: one function per pattern expr, each matching its
-/// value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
-/// Expr ids of rule embed_layer_norm_no_segment (indices into its RuleSpec's exprs).
-struct EmbedLayerNormNoSegmentIds {
-  enum : gen::ExprId {
-    kP = 0,
-    kPos = 1,
-    kPe = 2,
-    kIds = 3,
-    kW = 4,
-    kGamma = 5,
-    kBeta = 6,
-    kY = 7,
-    kGather = 8,
-    kEmbeddings21S = 9,
-  };
-};
-
-class EmbedLayerNormNoSegmentMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormNoSegmentIds> {
- public:
-  EmbedLayerNormNoSegmentMatch(gen::Scratch& scratch, Rewriter& rw)
-      : EmbedLayerNormSharedMatch<EmbedLayerNormNoSegmentIds>(specEmbedLayerNormNoSegment(),
-                                                              scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
-
- private:
-  enum : uint32_t {
-    kSlotP = 0,
-    kSlotPos = 1,
-    kSlotPe = 2,
-    kSlotIds = 3,
-    kSlotW = 4,
-    kSlotGamma = 5,
-    kSlotBeta = 6,
-    kSlotY = 7,
-    kSlotEmbeddings21S = 8,
-  };
-
-  // ---- Match
-
-  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchP, matchPos,
-  // matchPe, matchIds, matchW, matchGamma, matchBeta, matchGather, matchEmbeddings21S.
-
-  /// y = LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1)  (rules/embed_layer_norm.yaml:44:11 (in embed_norm at
-  /// rules/embed_layer_norm.yaml:67:11) (in embeddings2 at rules/embed_layer_norm.yaml:117:12))
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kLayerNormalization);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchEmbeddings21S(input(n, 0), [&] {
-      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
-    });
-  }
-
-  // ---- Rewrite
-
-  /// Variant 0, rules/embed_layer_norm.yaml:122:5:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta,
-  ///   epsilon=attr(eps))
-  bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:123:54", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:123:72", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:123:75", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:123:84", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:123:91", "beta")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    std::optional<onnx::AttributeProto> a8_0 =
-        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:123:97",
-                 "rules/embed_layer_norm.yaml:123:97");
-    if (!a8_0) return false;
-    attrs8.push_back(std::move(*a8_0));
-    collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:122:5",
-                     "rules/embed_layer_norm.yaml:123:11"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = kNoId;
-    const ValueId v3 = slot(kSlotW);
-    const ValueId v4 = slot(kSlotP);
-    const ValueId v5 = kNoId;
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = slot(kSlotBeta);
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec8.inputs = {v1, v2, v3, v4, v5, v6, v7};
-    spec8.num_outputs = 2;
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
-  }
-};
-
-/// embed_layer_norm_no_segment as a RewritePattern.
-class EmbedLayerNormNoSegmentRule : public RewritePattern {
- public:
-  EmbedLayerNormNoSegmentRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                70,
-                                {"ort"},
-                                "rules/embed_layer_norm.yaml:112:5",
-                                {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
-        root_output_(root_output) {}
-
-  bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 9, -1)) return false;
-    return true;
-  }
-
-  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    EmbedLayerNormNoSegmentMatch m(scratch_, rw);
-    if (!m.run(rw.graph().node(root).output(root_output_)))
-      return rw.notifyMatchFailure([&] { return m.describe(); });
-    return m.rewrite();
-  }
-
- private:
-  uint32_t root_output_;
-  mutable gen::Scratch scratch_;  // one attempt at a time
-};
-
-//===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:125
-// embed_layer_norm_no_segment_position_ids (priority 70): The same with other position ids [B, S]
-// or [1, S], passed to the op.
-//===----------------------------------------------------------------------===//
-
-/// Static data of rule embed_layer_norm_no_segment_position_ids for the shared checks and messages.
-const gen::RuleSpec& specEmbedLayerNormNoSegmentPositionIds() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "embed_layer_norm_no_segment_position_ids";
-    s.loc = "rules/embed_layer_norm.yaml:125:5";
-    s.root = 7;
-    s.slot_names = {"p", "pos", "pe", "ids", "w", "gamma", "beta", "y", "embeddings2.1.s"};
-    s.num_captures = 1;
-    s.exprs.resize(10);
-    {  // 0: p
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "p";
-      e.loc = "rules/embed_layer_norm.yaml:129:19";
-      e.slot = 0;
-    }
-    {  // 1: pos
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "pos";
-      e.loc = "rules/embed_layer_norm.yaml:129:22";
-      e.slot = 1;
-    }
-    {  // 2: Gather(p, pos, axis=0)
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "Gather";
-      e.loc = "rules/embed_layer_norm.yaml:129:12";
-      e.slot = 2;
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc = "rules/embed_layer_norm.yaml:129:27";
-      }
-    }
-    {  // 3: ids
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:130:24";
-      e.slot = 3;
-    }
-    {  // 4: w
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:130:29";
-      e.slot = 4;
-    }
-    {  // 5: gamma
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:130:36";
-      e.slot = 5;
-    }
-    {  // 6: beta
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:130:43";
-      e.slot = 6;
-    }
-    {  // 7: LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "LayerNormalization";
-      e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:67:11) "
-          "(in embeddings2 at rules/embed_layer_norm.yaml:130:12)";
-      e.slot = 7;
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:130:12)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:130:49";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "stash_type";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc =
-            "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:130:12)";
-      }
-    }
-    {  // 8: Gather(w, ids, axis=0)
-      gen::ExprSpec& e = s.exprs[8];
-      e.label = "Gather";
-      e.loc =
-          "rules/embed_layer_norm.yaml:66:15 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:130:12)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:66:30 (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:130:12)";
-      }
-    }
-    {  // 9: Add(Gather(w, ids, axis=0), pe)
-      gen::ExprSpec& e = s.exprs[9];
-      e.label = "Add";
-      e.loc =
-          "rules/embed_layer_norm.yaml:66:11 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:130:12)";
-      e.slot = 8;
-      e.num_inputs = 2;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/embed_layer_norm.yaml:132:14";
-      c.subject = "p";
-      c.slot = 0;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:132:29";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"p", "w"};
-      c.arg_slots = {0, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc = "rules/embed_layer_norm.yaml:133:14";
-      c.subject = "w";
-      c.slot = 4;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:134:14";
-      c.native = "position_ids_of";
-      c.predicate = gen::nativePredicate("position_ids_of");
-      c.args = {"pos", "ids"};
-      c.arg_slots = {1, 3};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:69:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:130:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "ids";
-      c.slot = 3;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:69:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:130:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "ids";
-      c.slot = 3;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:70:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:130:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "w";
-      c.slot = 4;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:70:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:130:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "w";
-      c.slot = 4;
-      c.strings = {"float", "float16"};
-      c.elem_types = {1, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:71:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:130:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "gamma";
-      c.slot = 5;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc =
-          "rules/embed_layer_norm.yaml:71:28 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:130:12)";
-      c.guard_slot = 7;  // y
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "beta"};
-      c.arg_slots = {5, 4, 6};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:72:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:130:12)";
-      c.guard_slot = 7;  // y
-      c.subject = "beta";
-      c.slot = 6;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-    }
-    s.num_symbols = 3;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
-  return spec;
-}
-
-/// The search of rule embed_layer_norm_no_segment_position_ids: one function per pattern expr, each
-/// matching its value and then the rest of the search (`k`); choice points try their options in
-/// order and undo what a failed option bound.
-/// Expr ids of rule embed_layer_norm_no_segment_position_ids (indices into its RuleSpec's exprs).
-struct EmbedLayerNormNoSegmentPositionIdsIds {
-  enum : gen::ExprId {
-    kP = 0,
-    kPos = 1,
-    kPe = 2,
-    kIds = 3,
-    kW = 4,
-    kGamma = 5,
-    kBeta = 6,
-    kY = 7,
-    kGather = 8,
-    kEmbeddings21S = 9,
-  };
-};
-
-class EmbedLayerNormNoSegmentPositionIdsMatch
-    : public EmbedLayerNormSharedMatch<EmbedLayerNormNoSegmentPositionIdsIds> {
- public:
-  EmbedLayerNormNoSegmentPositionIdsMatch(gen::Scratch& scratch, Rewriter& rw)
-      : EmbedLayerNormSharedMatch<EmbedLayerNormNoSegmentPositionIdsIds>(
-            specEmbedLayerNormNoSegmentPositionIds(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
-
- private:
-  enum : uint32_t {
-    kSlotP = 0,
-    kSlotPos = 1,
-    kSlotPe = 2,
-    kSlotIds = 3,
-    kSlotW = 4,
-    kSlotGamma = 5,
-    kSlotBeta = 6,
-    kSlotY = 7,
-    kSlotEmbeddings21S = 8,
-  };
-
-  // ---- Match
-
-  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchP, matchPos,
-  // matchPe, matchIds, matchW, matchGamma, matchBeta, matchGather, matchEmbeddings21S.
-
-  /// y = LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1)  (rules/embed_layer_norm.yaml:44:11 (in embed_norm at
-  /// rules/embed_layer_norm.yaml:67:11) (in embeddings2 at rules/embed_layer_norm.yaml:130:12))
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kLayerNormalization);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchEmbeddings21S(input(n, 0), [&] {
-      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
-    });
-  }
-
-  // ---- Rewrite
-
-  /// Variant 0, rules/embed_layer_norm.yaml:135:5:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta,
-  ///   none, Cast(pos, to=6), epsilon=attr(eps))
-  bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:136:54", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:136:72", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:136:75", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:136:84", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:136:91", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:136:108", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs10;
-    attrs10.push_back(gen::intAttribute("to", 6));
-    std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 =
-        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:136:120",
-                 "rules/embed_layer_norm.yaml:136:120");
-    if (!a11_0) return false;
-    attrs11.push_back(std::move(*a11_0));
-    collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:135:5",
-                     "rules/embed_layer_norm.yaml:136:11"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = kNoId;
-    const ValueId v3 = slot(kSlotW);
-    const ValueId v4 = slot(kSlotP);
-    const ValueId v5 = kNoId;
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = slot(kSlotBeta);
-    const ValueId v8 = kNoId;
-    const ValueId v9 = slot(kSlotPos);
-    NodeSpec spec10;
-    spec10.op = op::kCast;
-    spec10.inputs = {v9};
-    spec10.attributes = std::move(attrs10);
-    spec10.created_by = ruleName();
-    const NodeId n10 = rw_.createNode(std::move(spec10));
-    const ValueId v10 = g_.node(n10).output(0);
-    NodeSpec spec11;
-    spec11.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec11.inputs = {v1, v2, v3, v4, v5, v6, v7, v8, v10};
-    spec11.num_outputs = 2;
-    spec11.attributes = std::move(attrs11);
-    spec11.created_by = ruleName();
-    const NodeId n11 = rw_.createNode(std::move(spec11));
-    const ValueId v11 = g_.node(n11).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
-  }
-};
-
-/// embed_layer_norm_no_segment_position_ids as a RewritePattern.
-class EmbedLayerNormNoSegmentPositionIdsRule : public RewritePattern {
- public:
-  EmbedLayerNormNoSegmentPositionIdsRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                70,
-                                {"ort"},
-                                "rules/embed_layer_norm.yaml:125:5",
-                                {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
-        root_output_(root_output) {}
-
-  bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 9, -1)) return false;
-    return true;
-  }
-
-  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    EmbedLayerNormNoSegmentPositionIdsMatch m(scratch_, rw);
-    if (!m.run(rw.graph().node(root).output(root_output_)))
-      return rw.notifyMatchFailure([&] { return m.describe(); });
-    return m.rewrite();
-  }
-
- private:
-  uint32_t root_output_;
-  mutable gen::Scratch scratch_;  // one attempt at a time
-};
-
-//===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:138
-// embed_layer_norm_no_segment_constant_positions (priority 70): The same with the position
-// embeddings a constant [S, H] or [B, S, H] (folded).
-//===----------------------------------------------------------------------===//
-
-/// Static data of rule embed_layer_norm_no_segment_constant_positions for the shared checks and
-/// messages.
-const gen::RuleSpec& specEmbedLayerNormNoSegmentConstantPositions() {
-  static const gen::RuleSpec spec = [] {
-    gen::RuleSpec s;
-    s.name = "embed_layer_norm_no_segment_constant_positions";
-    s.loc = "rules/embed_layer_norm.yaml:138:5";
-    s.root = 5;
-    s.slot_names = {"ids", "w", "pe", "gamma", "beta", "y", "embeddings2.1.s"};
-    s.num_captures = 1;
-    s.exprs.resize(8);
-    {  // 0: ids
-      gen::ExprSpec& e = s.exprs[0];
-      e.label = "ids";
-      e.loc = "rules/embed_layer_norm.yaml:142:23";
-      e.slot = 0;
-    }
-    {  // 1: w
-      gen::ExprSpec& e = s.exprs[1];
-      e.label = "w";
-      e.loc = "rules/embed_layer_norm.yaml:142:28";
-      e.slot = 1;
-    }
-    {  // 2: pe
-      gen::ExprSpec& e = s.exprs[2];
-      e.label = "pe";
-      e.loc = "rules/embed_layer_norm.yaml:142:31";
-      e.slot = 2;
-    }
-    {  // 3: gamma
-      gen::ExprSpec& e = s.exprs[3];
-      e.label = "gamma";
-      e.loc = "rules/embed_layer_norm.yaml:142:35";
-      e.slot = 3;
-    }
-    {  // 4: beta
-      gen::ExprSpec& e = s.exprs[4];
-      e.label = "beta";
-      e.loc = "rules/embed_layer_norm.yaml:142:42";
-      e.slot = 4;
-    }
-    {  // 5: LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-       // stash_type=1)
-      gen::ExprSpec& e = s.exprs[5];
-      e.label = "LayerNormalization";
-      e.loc =
-          "rules/embed_layer_norm.yaml:44:11 (in embed_norm at rules/embed_layer_norm.yaml:67:11) "
-          "(in embeddings2 at rules/embed_layer_norm.yaml:142:11)";
-      e.slot = 5;
-      e.num_inputs = 3;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(-1));
-        a.default_value = gen::intLiteral(-1);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:44:46 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:142:11)";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "epsilon";
-        a.kind = gen::AttrSpec::Kind::kCapture;
-        a.capture = 0;
-        a.capture_name = "eps";
-        a.default_value = gen::floatLiteral(1e-05);
-        a.loc = "rules/embed_layer_norm.yaml:142:48";
-      }
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "stash_type";
-        a.values.push_back(gen::intLiteral(1));
-        a.default_value = gen::intLiteral(1);
-        a.loc =
-            "rules/embed_layer_norm.yaml:44:68 (in embed_norm at "
-            "rules/embed_layer_norm.yaml:67:11) (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:142:11)";
-      }
-    }
-    {  // 6: Gather(w, ids, axis=0)
-      gen::ExprSpec& e = s.exprs[6];
-      e.label = "Gather";
-      e.loc =
-          "rules/embed_layer_norm.yaml:66:15 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:142:11)";
-      e.num_inputs = 2;
-      {
-        gen::AttrSpec& a = e.attrs.emplace_back();
-        a.name = "axis";
-        a.values.push_back(gen::intLiteral(0));
-        a.default_value = gen::intLiteral(0);
-        a.axes = true;
-        a.loc =
-            "rules/embed_layer_norm.yaml:66:30 (in embeddings2 at "
-            "rules/embed_layer_norm.yaml:142:11)";
-      }
-    }
-    {  // 7: Add(Gather(w, ids, axis=0), pe)
-      gen::ExprSpec& e = s.exprs[7];
-      e.label = "Add";
-      e.loc =
-          "rules/embed_layer_norm.yaml:66:11 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:142:11)";
-      e.slot = 6;
-      e.num_inputs = 2;
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:144:13";
-      c.native = "constant_position_embeddings";
-      c.predicate = gen::nativePredicate("constant_position_embeddings");
-      c.args = {"pe", "ids", "w"};
-      c.arg_slots = {2, 0, 1};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc = "rules/embed_layer_norm.yaml:145:13";
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"w", "pe"};
-      c.arg_slots = {1, 2};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:69:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:142:11)";
-      c.guard_slot = 5;  // y
-      c.subject = "ids";
-      c.slot = 0;
-      c.dims = {"B", "S"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 1});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:69:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:142:11)";
-      c.guard_slot = 5;  // y
-      c.subject = "ids";
-      c.slot = 0;
-      c.strings = {"int32", "int64"};
-      c.elem_types = {6, 7};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:70:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:142:11)";
-      c.guard_slot = 5;  // y
-      c.subject = "w";
-      c.slot = 1;
-      c.dims = {"_", "H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kAny, 0, 0});
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kElemType;
-      c.loc =
-          "rules/embed_layer_norm.yaml:70:31 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:142:11)";
-      c.guard_slot = 5;  // y
-      c.subject = "w";
-      c.slot = 1;
-      c.strings = {"float", "float16"};
-      c.elem_types = {1, 10};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:71:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:142:11)";
-      c.guard_slot = 5;  // y
-      c.subject = "gamma";
-      c.slot = 3;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kNative;
-      c.loc =
-          "rules/embed_layer_norm.yaml:71:28 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:142:11)";
-      c.guard_slot = 5;  // y
-      c.native = "same_elem_type";
-      c.predicate = gen::nativePredicate("same_elem_type");
-      c.args = {"gamma", "w", "beta"};
-      c.arg_slots = {3, 1, 4};
-    }
-    {
-      gen::ConstraintSpec& c = s.constraints.emplace_back();
-      c.kind = gen::ConstraintSpec::Kind::kShape;
-      c.loc =
-          "rules/embed_layer_norm.yaml:72:16 (in embeddings2 at "
-          "rules/embed_layer_norm.yaml:142:11)";
-      c.guard_slot = 5;  // y
-      c.subject = "beta";
-      c.slot = 4;
-      c.dims = {"H"};
-      c.dim_plans.push_back({gen::ConstraintSpec::Dim::Kind::kSymbol, 0, 2});
-    }
-    s.num_symbols = 3;
-    s.variants.emplace_back();  // always
-    return s;
-  }();
-  return spec;
-}
-
-/// The search of rule embed_layer_norm_no_segment_constant_positions: one function per pattern
-/// expr, each matching its value and then the rest of the search (`k`); choice points try their
-/// options in order and undo what a failed option bound. Expr ids of rule
-/// embed_layer_norm_no_segment_constant_positions (indices into its RuleSpec's exprs).
-struct EmbedLayerNormNoSegmentConstantPositionsIds {
-  enum : gen::ExprId {
-    kIds = 0,
-    kW = 1,
-    kPe = 2,
-    kGamma = 3,
-    kBeta = 4,
-    kY = 5,
-    kGather = 6,
-    kEmbeddings21S = 7,
-  };
-};
-
-class EmbedLayerNormNoSegmentConstantPositionsMatch
-    : public EmbedLayerNormSharedMatch<EmbedLayerNormNoSegmentConstantPositionsIds> {
- public:
-  EmbedLayerNormNoSegmentConstantPositionsMatch(gen::Scratch& scratch, Rewriter& rw)
-      : EmbedLayerNormSharedMatch<EmbedLayerNormNoSegmentConstantPositionsIds>(
-            specEmbedLayerNormNoSegmentConstantPositions(), scratch, rw) {}
-
-  /// Searches for a match whose root is `root`.
-  bool run(ValueId root) {
-    reset();
-    if (root == kNoId) return rootOmitted();
-    return matchY(root, [&] { return accept(); });
-  }
-
-  /// After run() succeeded: builds the chosen rewrite variant.
-  bool rewrite() { return rewrite0(); }
-
- private:
-  enum : uint32_t {
-    kSlotIds = 0,
-    kSlotW = 1,
-    kSlotPe = 2,
-    kSlotGamma = 3,
-    kSlotBeta = 4,
-    kSlotY = 5,
-    kSlotEmbeddings21S = 6,
-  };
-
-  // ---- Match
-
-  // From EmbedLayerNormSharedMatch (the same in other rules of this file): matchIds, matchW,
-  // matchGamma, matchBeta, matchGather.
-
-  /// pe  (rules/embed_layer_norm.yaml:142:31)
-  bool matchPe(ValueId v, gen::Next k) {
-    if (seen(kPe)) return same(kPe, v) && k();
-    return bind(kPe, v) && k();
-  }
-
-  /// y = LayerNormalization(embeddings2.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1)  (rules/embed_layer_norm.yaml:44:11 (in embed_norm at
-  /// rules/embed_layer_norm.yaml:67:11) (in embeddings2 at rules/embed_layer_norm.yaml:142:11))
-  bool matchY(ValueId v, gen::Next k) {
-    if (seen(kY)) return same(kY, v) && k();
-    if (!bind(kY, v)) return false;
-    const NodeId n = node(kY, v, op::kLayerNormalization);
-    if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchEmbeddings21S(input(n, 0), [&] {
-      return matchGamma(input(n, 1), [&] { return matchBeta(input(n, 2), k); });
-    });
-  }
-
-  /// embeddings2.1.s = Add(Gather(w, ids, axis=0), pe)  (rules/embed_layer_norm.yaml:66:11 (in
-  /// embeddings2 at rules/embed_layer_norm.yaml:142:11))
-  bool matchEmbeddings21S(ValueId v, gen::Next k) {
-    if (seen(kEmbeddings21S)) return same(kEmbeddings21S, v) && k();
-    if (!bind(kEmbeddings21S, v)) return false;
-    const NodeId n = node(kEmbeddings21S, v, op::kAdd);
-    if (n == kNoId || !attrs(kEmbeddings21S, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchGather(in0, [&] { return matchPe(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchGather(in1, [&] { return matchPe(in0, k); });
-  }
-
-  // ---- Rewrite
-
-  /// Variant 0, rules/embed_layer_norm.yaml:146:5:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, tensor(helper,
-  ///   position_table), none, gamma, beta, epsilon=attr(eps))
-  bool rewrite0() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:147:54", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:147:72", "w")) return false;
-    std::optional<onnx::TensorProto> t4 =
-        helperTensor(gen::tensorHelper("position_table"), {kSlotPe, kSlotIds, kSlotW},
-                     {"pe", "ids", "w"}, "rules/embed_layer_norm.yaml:147:75");
-    if (!t4) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:147:125", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:147:132", "beta")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    std::optional<onnx::AttributeProto> a8_0 =
-        captured(0, "epsilon", "eps", "rules/embed_layer_norm.yaml:147:138",
-                 "rules/embed_layer_norm.yaml:147:138");
-    if (!a8_0) return false;
-    attrs8.push_back(std::move(*a8_0));
-    collectMatched();
-    if (!replaceable(kSlotY, To::kOp, gen::kNoSlot, "rules/embed_layer_norm.yaml:146:5",
-                     "rules/embed_layer_norm.yaml:147:11"))
-      return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = kNoId;
-    const ValueId v3 = slot(kSlotW);
-    const ValueId v4 = rw_.addInitializer(std::move(*t4), ruleName());
-    const ValueId v5 = kNoId;
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = slot(kSlotBeta);
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec8.inputs = {v1, v2, v3, v4, v5, v6, v7};
-    spec8.num_outputs = 2;
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
-  }
-};
-
-/// embed_layer_norm_no_segment_constant_positions as a RewritePattern.
-class EmbedLayerNormNoSegmentConstantPositionsRule : public RewritePattern {
- public:
-  EmbedLayerNormNoSegmentConstantPositionsRule(std::string name, OpId root, uint32_t root_output)
-      : RewritePattern(RuleInfo{std::move(name),
-                                root,
-                                70,
-                                {"ort"},
-                                "rules/embed_layer_norm.yaml:138:5",
-                                {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
-        root_output_(root_output) {}
-
-  bool appliesTo(const Graph& graph) const override {
-    if (!gen::opsetIn(graph, "", 9, -1)) return false;
-    return true;
-  }
-
-  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
-    EmbedLayerNormNoSegmentConstantPositionsMatch m(scratch_, rw);
-    if (!m.run(rw.graph().node(root).output(root_output_)))
-      return rw.notifyMatchFailure([&] { return m.describe(); });
-    return m.rewrite();
-  }
-
- private:
-  uint32_t root_output_;
-  mutable gen::Scratch scratch_;  // one attempt at a time
-};
-
 }  // namespace
 
 void populateEmbedLayerNorm(RuleSet& rules) {
@@ -3165,12 +2257,6 @@ void populateEmbedLayerNorm(RuleSet& rules) {
                                                             op::kLayerNormalization, 0));
   rules.add(std::make_unique<EmbedLayerNormConstantPositionsRule>(
       "embed_layer_norm_constant_positions", op::kLayerNormalization, 0));
-  rules.add(std::make_unique<EmbedLayerNormNoSegmentRule>("embed_layer_norm_no_segment",
-                                                          op::kLayerNormalization, 0));
-  rules.add(std::make_unique<EmbedLayerNormNoSegmentPositionIdsRule>(
-      "embed_layer_norm_no_segment_position_ids", op::kLayerNormalization, 0));
-  rules.add(std::make_unique<EmbedLayerNormNoSegmentConstantPositionsRule>(
-      "embed_layer_norm_no_segment_constant_positions", op::kLayerNormalization, 0));
 }
 
 }  // namespace onnx_rewrite
