@@ -5,14 +5,15 @@
 // Generated from: rules/attention.yaml
 // Generated from: rules/canonicalize.yaml
 // Generated from: rules/com_microsoft.yaml
+// Generated from: rules/embed_layer_norm.yaml
 // Generated from: rules/gelu.yaml
 // Generated from: rules/layer_norm.yaml
 // Generated from: rules/rms_norm.td
 // Generated from: rules/rotary.yaml
 // Generated from: rules/skip_layer_norm.yaml
 // Regenerate with: build/compiler/rulec/rulec --emit=cpp -o generated rules/attention.yaml
-// rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
-// rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
+// rules/canonicalize.yaml rules/com_microsoft.yaml rules/embed_layer_norm.yaml rules/gelu.yaml
+// rules/layer_norm.yaml rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
 //===----------------------------------------------------------------------===//
 #include "generated/registry.gen.h"
@@ -22,6 +23,7 @@ namespace onnx_rewrite {
 void populateGeneratedRules(RuleSet& rules) {
   populateAttention(rules);
   populateCanonicalize(rules);
+  populateEmbedLayerNorm(rules);
   populateGelu(rules);
   populateLayerNorm(rules);
   populateRmsNorm(rules);

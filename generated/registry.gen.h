@@ -5,14 +5,15 @@
 // Generated from: rules/attention.yaml
 // Generated from: rules/canonicalize.yaml
 // Generated from: rules/com_microsoft.yaml
+// Generated from: rules/embed_layer_norm.yaml
 // Generated from: rules/gelu.yaml
 // Generated from: rules/layer_norm.yaml
 // Generated from: rules/rms_norm.td
 // Generated from: rules/rotary.yaml
 // Generated from: rules/skip_layer_norm.yaml
 // Regenerate with: build/compiler/rulec/rulec --emit=cpp -o generated rules/attention.yaml
-// rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
-// rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
+// rules/canonicalize.yaml rules/com_microsoft.yaml rules/embed_layer_norm.yaml rules/gelu.yaml
+// rules/layer_norm.yaml rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,6 +30,8 @@ void populateGeneratedRules(RuleSet& rules);
 void populateAttention(RuleSet& rules);
 /// The rules of rules/canonicalize.yaml.
 void populateCanonicalize(RuleSet& rules);
+/// The rules of rules/embed_layer_norm.yaml.
+void populateEmbedLayerNorm(RuleSet& rules);
 /// The rules of rules/gelu.yaml.
 void populateGelu(RuleSet& rules);
 /// The rules of rules/layer_norm.yaml.

@@ -4,8 +4,8 @@
 //
 // Generated from: rules/skip_layer_norm.yaml
 // Regenerate with: build/compiler/rulec/rulec --emit=cpp -o generated rules/attention.yaml
-// rules/canonicalize.yaml rules/com_microsoft.yaml rules/gelu.yaml rules/layer_norm.yaml
-// rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
+// rules/canonicalize.yaml rules/com_microsoft.yaml rules/embed_layer_norm.yaml rules/gelu.yaml
+// rules/layer_norm.yaml rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //
 // Laid out by rulec itself, so the text does not depend on any formatter's version;
 // formatters are told to leave it alone.

@@ -223,6 +223,9 @@ struct TargetExpr {
   std::vector<uint32_t> inputs;  ///< indices into Target::exprs
   std::vector<TargetAttr> attrs;
   uint32_t num_outputs = 1;  ///< outputs the new node declares (omitted ones stay empty)
+  /// Leading outputs the op requires (set by the checks from its signature): the new node
+  /// gets them, named, even when no value of the rewrite reads them.
+  uint32_t required_outputs = 1;
   uint32_t output = 0;
   Literal literal;
   std::vector<int64_t> dims;

@@ -405,6 +405,8 @@ class PlanBuilder {
       const ir::TargetExpr& te = t.exprs[i];
       if (state[i] != kDone || te.kind != ir::TargetExpr::Kind::kOp || te.op.empty()) continue;
       TargetExprPlan& xp = tp.exprs[i];
+      // Outputs the op requires are named even when nothing of the rewrite reads them.
+      for (uint32_t o = 1; o < t.exprs[i].required_outputs; ++o) used[i].insert(o);
       xp.num_outputs = used[i].empty() ? 1 : *used[i].rbegin() + 1;
       for (uint32_t o = 0; o < xp.num_outputs; ++o)
         if (!used[i].count(o)) xp.omitted.push_back(o);

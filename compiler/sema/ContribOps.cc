@@ -87,6 +87,13 @@ std::vector<ir::OpDecl> contribOpDecls() {
                      {"output", "mean?", "inv_std_var?", "input_skip_bias_sum?"},
                      {attr("epsilon", "float", f(1e-12))},
                      "LayerNormalization of input + skip (+ bias); output 3 is that sum."));
+  ops.push_back(decl(kMs, "EmbedLayerNormalization",
+                     {"input_ids", "segment_ids?", "word_embedding", "position_embedding",
+                      "segment_embedding?", "gamma", "beta", "mask?", "position_ids?"},
+                     {"output", "mask_index", "embedding_sum?"},
+                     {attr("epsilon", "float", f(1e-12)), attr("mask_index_type", "int")},
+                     "LayerNormalization of word + position (+ segment) embeddings looked up by "
+                     "int32 ids; output 1 counts the ones of each mask row."));
   ops.push_back(decl(kMs, "SkipSimplifiedLayerNormalization", {"input", "skip", "gamma", "bias?"},
                      {"output", "mean?", "inv_std_var?", "input_skip_bias_sum?"},
                      {attr("epsilon", "float", f(1e-12))},

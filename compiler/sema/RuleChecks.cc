@@ -1154,6 +1154,13 @@ class RuleChecker {
       diag_.error(loc, "output " + std::to_string(e.output) + " of op " + quote(name) +
                            " is not among the " + countText(e.num_outputs, "output") +
                            " the rewrite declares");
+    // Outputs the op cannot be without (at every opset the rule covers) are written even
+    // when nothing reads them: ONNX Runtime's inference of EmbedLayerNormalization fails
+    // without its mask_index.
+    int required = kUnboundedArity;
+    for (const OpSignature* s : sigs) required = std::min(required, s->min_outputs);
+    if (!sigs.empty() && required != kUnboundedArity && required > 1)
+      e.required_outputs = static_cast<uint32_t>(required);
 
     // Attributes.
     std::set<std::string> given;

@@ -62,6 +62,35 @@ void inferSkipLayerNorm(onnx::InferenceContext& ctx) {
     if (out < ctx.getNumOutputs()) likeInput0(ctx, out);
 }
 
+/// com.microsoft.EmbedLayerNormalization: output 0 (and the sum, output 2) [B, S, H] of the
+/// ids [B, S] and the word table [V, H] of its element type; mask_index (output 1) int32 [B].
+void inferEmbedLayerNorm(onnx::InferenceContext& ctx) {
+  for (size_t out : {size_t{0}, size_t{2}}) {
+    if (out >= ctx.getNumOutputs()) continue;
+    onnx::propagateElemTypeFromInputToOutput(ctx, 2, out);
+    if (!onnx::hasInputShape(ctx, 0) || !onnx::hasInputShape(ctx, 2)) continue;
+    const auto& ids = ctx.getInputType(0)->tensor_type().shape();
+    const auto& word = ctx.getInputType(2)->tensor_type().shape();
+    if (ids.dim_size() != 2 || word.dim_size() != 2) continue;
+    auto* shape = ctx.getOutputType(out)->mutable_tensor_type()->mutable_shape();
+    shape->Clear();
+    *shape->add_dim() = ids.dim(0);
+    *shape->add_dim() = ids.dim(1);
+    *shape->add_dim() = word.dim(1);
+  }
+  if (ctx.getNumOutputs() > 1) {
+    auto* mask = ctx.getOutputType(1)->mutable_tensor_type();
+    mask->set_elem_type(onnx::TensorProto::INT32);
+    if (onnx::hasInputShape(ctx, 0)) {
+      const auto& ids = ctx.getInputType(0)->tensor_type().shape();
+      if (ids.dim_size() == 2) {
+        mask->mutable_shape()->Clear();
+        *mask->mutable_shape()->add_dim() = ids.dim(0);
+      }
+    }
+  }
+}
+
 /// Static dims of `shape` (-1 where unknown).
 std::vector<int64_t> dimsOf(const onnx::TensorShapeProto& shape) {
   std::vector<int64_t> dims;
@@ -339,6 +368,23 @@ const Tables& tables() {
     contrib("BiasGelu", 2, 2, 1, inferLikeInput0);
     contrib("QuickGelu", 1, 1, 1, inferLikeInput0);
     contrib("FusedMatMul", 2, 2, 1, inferFusedMatMul);
+    {
+      // Integer ids (T1) and float tables (T) as ONNX Runtime's schema types them.
+      onnx::OpSchema e;
+      e.SetName("EmbedLayerNormalization").SetDomain(ms).SinceVersion(1);
+      const char* types[] = {"T1", "T1", "T", "T", "T", "T", "T", "T1", "T1"};
+      for (int i = 0; i < 9; ++i)
+        e.Input(i, "in" + std::to_string(i), "", types[i],
+                i == 1 || i == 4 || i >= 7 ? onnx::OpSchema::Optional : onnx::OpSchema::Single);
+      e.Output(0, "output", "", "T");
+      e.Output(1, "mask_index", "", "T1", onnx::OpSchema::Optional);
+      e.Output(2, "embedding_sum", "", "T", onnx::OpSchema::Optional);
+      e.TypeConstraint("T", {"tensor(float)", "tensor(float16)"}, "");
+      e.TypeConstraint("T1", {"tensor(int32)"}, "");
+      e.TypeAndShapeInferenceFunction(inferEmbedLayerNorm);
+      e.Finalize();
+      t.contrib.emplace("EmbedLayerNormalization", std::move(e));
+    }
     t.simplified_layer_norm = fresh("SimplifiedLayerNormalization", 1, 2, 2, 2, inferLikeInput0);
     t.layer_norm_before_17 = fresh("LayerNormalization", 1, 2, 3, 3, inferLikeInput0);
     return t;

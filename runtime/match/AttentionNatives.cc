@@ -36,19 +36,6 @@ const Node* reshapeOf(const Graph& g, ValueId v) {
   return n;
 }
 
-/// Dim `i` of `a` and dim `j` of `b` are the same: equal static sizes or one symbol.
-bool sameDim(const Graph& g, ValueId a, int i, ValueId b, int j) {
-  if (a == b && i == j) return true;
-  const onnx::TensorShapeProto* sa = valueShape(g, a);
-  const onnx::TensorShapeProto* sb = valueShape(g, b);
-  if (!sa || !sb || sa->dim_size() <= i || sb->dim_size() <= j) return false;
-  const auto& da = sa->dim(i);
-  const auto& db = sb->dim(j);
-  if (da.has_dim_value() && db.has_dim_value()) return da.dim_value() == db.dim_value();
-  return da.has_dim_param() && db.has_dim_param() && !da.dim_param().empty() &&
-         da.dim_param() == db.dim_param();
-}
-
 /// The value whose dim `i` the one-element shape part `p` reads at run time: TorchScript's
 /// Unsqueeze(Gather(Shape(y), i), [0]) or dynamo's Shape(y, start=i, end=i+1); else kNoId.
 ValueId dimSource(const MatchContext& ctx, ValueId p, int64_t i) {

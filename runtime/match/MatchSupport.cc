@@ -78,6 +78,22 @@ std::optional<std::vector<int64_t>> staticShape(const Graph& graph, ValueId v) {
   return dims;
 }
 
+bool sameDim(const Graph& graph, ValueId a, int i, ValueId b, int j) {
+  if (a == kNoId || b == kNoId) return false;
+  if (a == b && i == j) return true;
+  const onnx::TensorShapeProto* sa = valueShape(graph, a);
+  const onnx::TensorShapeProto* sb = valueShape(graph, b);
+  if (!sa || !sb) return false;
+  if (i < 0) i += sa->dim_size();
+  if (j < 0) j += sb->dim_size();
+  if (i < 0 || j < 0 || i >= sa->dim_size() || j >= sb->dim_size()) return false;
+  const auto& da = sa->dim(i);
+  const auto& db = sb->dim(j);
+  if (da.has_dim_value() && db.has_dim_value()) return da.dim_value() == db.dim_value();
+  return da.has_dim_param() && db.has_dim_param() && !da.dim_param().empty() &&
+         da.dim_param() == db.dim_param();
+}
+
 std::optional<std::vector<int64_t>> constantShape(const Graph& graph, ValueId v) {
   const onnx::TensorProto* t = constantTensor(graph, v);
   if (!t) return std::nullopt;

@@ -43,6 +43,10 @@ bool isScalarConstant(Model& model, const Graph& graph, ValueId v, double expect
 /// Static dims of `v` (-1 for a symbolic or unknown dim), or nullopt if the rank is unknown.
 std::optional<std::vector<int64_t>> staticShape(const Graph& graph, ValueId v);
 
+/// Dim `i` of `a` and dim `j` of `b` (negative: from the end) are known and the same: equal
+/// static sizes or one symbol; or the same dim of the same value.
+bool sameDim(const Graph& graph, ValueId a, int i, ValueId b, int j);
+
 /// Shape of constant `v` from its tensor (no data read), or nullopt.
 std::optional<std::vector<int64_t>> constantShape(const Graph& graph, ValueId v);
 

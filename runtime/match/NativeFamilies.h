@@ -25,5 +25,6 @@ struct NativeFamily {
 NativeFamily attentionNatives();  // AttentionNatives.cc
 NativeFamily rotaryNatives();     // RotaryNatives.cc
 NativeFamily geluNatives();       // GeluNatives.cc
+NativeFamily embedNatives();      // EmbedNatives.cc
 
 }  // namespace onnx_rewrite

@@ -40,22 +40,6 @@ std::optional<int64_t> staticLastDim(const Graph& g, ValueId x) {
   return dims->back();
 }
 
-/// Dim `i` (negative: from the end) of `a` and dim `j` of `b` are known and equal: the same
-/// static size or the same symbol.
-bool sameDim(const Graph& g, ValueId a, int i, ValueId b, int j) {
-  const onnx::TensorShapeProto* sa = valueShape(g, a);
-  const onnx::TensorShapeProto* sb = valueShape(g, b);
-  if (!sa || !sb) return false;
-  if (i < 0) i += sa->dim_size();
-  if (j < 0) j += sb->dim_size();
-  if (i < 0 || j < 0 || i >= sa->dim_size() || j >= sb->dim_size()) return false;
-  const auto& da = sa->dim(i);
-  const auto& db = sb->dim(j);
-  if (da.has_dim_value() && db.has_dim_value()) return da.dim_value() == db.dim_value();
-  return da.has_dim_param() && db.has_dim_param() && !da.dim_param().empty() &&
-         da.dim_param() == db.dim_param();
-}
-
 /// pos [B, S] gives one position per token of x: B is x's dim 0 and S its dim -2 (the
 /// sequence of [B, N, S, H] heads and of a 3-D [B, S, H] x).
 bool positionsOf(const MatchContext& ctx, ValueArgs args) {

@@ -13,6 +13,7 @@
 #include "dsl/RuleLoader.h"
 #include "generated/registry.gen.h"
 #include "runtime/interp/RuleInterpreter.h"
+#include "tests/support/EmbedModels.h"
 #include "tests/support/NormModels.h"
 #include "tests/support/Oracle.h"
 #include "tests/support/RotaryModels.h"
@@ -152,6 +153,19 @@ std::vector<std::pair<std::string, std::string>> normModelCases() {
   gptj("bsnh_torchscript", [](I& s) { s.flatten = I::Flatten::kTorchScript; });
   gptj("bnsh_dynamo", [](I& s) { s.bsnh = false, s.flatten = I::Flatten::kDynamo, s.opset = 18; });
   gptj("neg_pairs_differ", [](I& s) { s.pairs_differ = true; });
+  auto embed = [&](const std::string& name, auto edit) {
+    EmbedSpec s;
+    edit(s);
+    out.emplace_back("embed_layer_norm/" + name, embedModel(s));
+  };
+  using E = EmbedSpec;
+  embed("bert_slice", [](E&) {});
+  embed("range_opset11", [](E& s) { s.opset = 11, s.positions = E::Positions::kRange; });
+  embed("nonzero", [](E& s) { s.opset = 11, s.positions = E::Positions::kNonZero; });
+  embed("distilbert_opset17", [](E& s) { s.segment = false, s.opset = 17; });
+  embed("position_input", [](E& s) { s.positions = E::Positions::kInput; });
+  embed("folded", [](E& s) { s.positions = E::Positions::kFolded; });
+  embed("neg_ln_axis", [](E& s) { s.ln_op = true, s.ln_axis = 1; });
   return out;
 }
 

@@ -55,10 +55,11 @@ TEST(ContribOps, DeclaresTheOpsRulesEmit) {
   EXPECT_EQ(ops,
             (std::vector<std::string>{
                 "LayerNormalization", "SimplifiedLayerNormalization", "com.microsoft.Attention",
-                "com.microsoft.BiasGelu", "com.microsoft.FastGelu", "com.microsoft.FusedMatMul",
-                "com.microsoft.Gelu", "com.microsoft.GroupQueryAttention",
-                "com.microsoft.MultiHeadAttention", "com.microsoft.QuickGelu",
-                "com.microsoft.RotaryEmbedding", "com.microsoft.SkipLayerNormalization",
+                "com.microsoft.BiasGelu", "com.microsoft.EmbedLayerNormalization",
+                "com.microsoft.FastGelu", "com.microsoft.FusedMatMul", "com.microsoft.Gelu",
+                "com.microsoft.GroupQueryAttention", "com.microsoft.MultiHeadAttention",
+                "com.microsoft.QuickGelu", "com.microsoft.RotaryEmbedding",
+                "com.microsoft.SkipLayerNormalization",
                 "com.microsoft.SkipSimplifiedLayerNormalization"}));
 }
 
