@@ -58,7 +58,7 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// ids
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:30, embed_layer_norm_position_ids 95:30,
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:30, embed_layer_norm_position_ids 102:30,
   /// embed_layer_norm_constant_positions 112:22)
   bool matchIds(ValueId v, gen::Next k) {
     if (seen(Ids::kIds)) return same(Ids::kIds, v) && k();
@@ -66,7 +66,7 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// w
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:35, embed_layer_norm_position_ids 95:35,
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:35, embed_layer_norm_position_ids 102:35,
   /// embed_layer_norm_constant_positions 112:27)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
@@ -74,21 +74,21 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// p
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:38, embed_layer_norm_position_ids 95:38)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:38, embed_layer_norm_position_ids 102:38)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(Ids::kP)) return same(Ids::kP, v) && k();
     return bind(Ids::kP, v) && k();
   }
 
   /// pos
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:41, embed_layer_norm_position_ids 95:41)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:41, embed_layer_norm_position_ids 102:41)
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// seg
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:46, embed_layer_norm_position_ids 95:46,
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:46, embed_layer_norm_position_ids 102:46,
   /// embed_layer_norm_constant_positions 112:34)
   bool matchSeg(ValueId v, gen::Next k) {
     if (seen(Ids::kSeg)) return same(Ids::kSeg, v) && k();
@@ -96,7 +96,7 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// t
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:51, embed_layer_norm_position_ids 95:51,
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:51, embed_layer_norm_position_ids 102:51,
   /// embed_layer_norm_constant_positions 112:39)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(Ids::kT)) return same(Ids::kT, v) && k();
@@ -104,7 +104,7 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// gamma
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:54, embed_layer_norm_position_ids 95:54,
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:54, embed_layer_norm_position_ids 102:54,
   /// embed_layer_norm_constant_positions 112:42)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
@@ -112,7 +112,7 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// beta
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 79:61, embed_layer_norm_position_ids 95:61,
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:61, embed_layer_norm_position_ids 102:61,
   /// embed_layer_norm_constant_positions 112:49)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
@@ -121,11 +121,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// y = LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
   /// stash_type=1)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 56:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 56:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:95:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 69:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 69:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:102:11))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -139,9 +139,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// gathered_positions.1.pe = Gather(p, pos, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:12 (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 68:12 (in gathered_positions
-  /// at rules/embed_layer_norm.yaml:95:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 81:12 (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 81:12 (in gathered_positions
+  /// at rules/embed_layer_norm.yaml:102:11))
   bool matchGatheredPositions1Pe(ValueId v, gen::Next k) {
     if (seen(Ids::kGatheredPositions1Pe)) return same(Ids::kGatheredPositions1Pe, v) && k();
     if (!bind(Ids::kGatheredPositions1Pe, v)) return false;
@@ -151,11 +151,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// embeddings.1.we = Gather(w, ids, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 53:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 53:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:95:11), embed_layer_norm_constant_positions 53:12 (in embeddings
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 66:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 66:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:102:11), embed_layer_norm_constant_positions 66:12 (in embeddings
   /// at rules/embed_layer_norm.yaml:112:11))
   bool matchEmbeddings1We(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings1We)) return same(Ids::kEmbeddings1We, v) && k();
@@ -166,11 +166,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// embeddings.1.se = Gather(t, seg, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 54:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 54:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:95:11), embed_layer_norm_constant_positions 54:12 (in embeddings
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 67:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 67:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:102:11), embed_layer_norm_constant_positions 67:12 (in embeddings
   /// at rules/embed_layer_norm.yaml:112:11))
   bool matchEmbeddings1Se(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings1Se)) return same(Ids::kEmbeddings1Se, v) && k();
@@ -181,11 +181,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(embeddings.1.we, gathered_positions.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:16 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:16 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:95:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:16 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:16 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:102:11))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd12)) return same(Ids::kAdd12, v) && k();
     if (!bind(Ids::kAdd12, v)) return false;
@@ -200,11 +200,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:95:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:102:11))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd13)) return same(Ids::kAdd13, v) && k();
     if (!bind(Ids::kAdd13, v)) return false;
@@ -219,11 +219,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(embeddings.1.we, embeddings.1.se)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:39 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:39 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:95:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:39 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:39 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:102:11))
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd14)) return same(Ids::kAdd14, v) && k();
     if (!bind(Ids::kAdd14, v)) return false;
@@ -238,11 +238,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:35 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:35 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:95:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:35 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:35 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:102:11))
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd15)) return same(Ids::kAdd15, v) && k();
     if (!bind(Ids::kAdd15, v)) return false;
@@ -257,11 +257,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(embeddings.1.we, gathered_positions.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:58 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:58 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:95:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:58 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:58 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:102:11))
   bool matchAdd16(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd16)) return same(Ids::kAdd16, v) && k();
     if (!bind(Ids::kAdd16, v)) return false;
@@ -278,11 +278,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// embeddings.1.s = Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) |
   /// Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we,
   /// gathered_positions.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 55:33 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:79:11), embed_layer_norm_position_ids 55:33 (in embeddings at
-  /// rules/embed_layer_norm.yaml:69:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:95:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:33 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:33 (in embeddings at
+  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:102:11))
   bool matchEmbeddings1S(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings1S)) return same(Ids::kEmbeddings1S, v) && k();
     if (!bind(Ids::kEmbeddings1S, v)) return false;
@@ -298,7 +298,7 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:75
+// Generated from: rules/embed_layer_norm.yaml:88
 // embed_layer_norm (priority 70): Word + position (+ segment) embeddings and LayerNorm, positions 0 .. S - 1.
 //===----------------------------------------------------------------------===//
 
@@ -306,7 +306,7 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specEmbedLayerNorm() {
   static const gen::RuleSpec spec = {
     "embed_layer_norm",
-    "rules/embed_layer_norm.yaml:75:5",
+    "rules/embed_layer_norm.yaml:88:5",
     8,  // root expr
     // slots
     {"ids", "w", "p", "pos", "seg", "t", "gamma", "beta", "y", "gathered_positions.1.pe",
@@ -316,133 +316,133 @@ const gen::RuleSpec& specEmbedLayerNorm() {
     // exprs
     {
       // 0: ids
-      {"ids", "rules/embed_layer_norm.yaml:79:30", 0},
+      {"ids", "rules/embed_layer_norm.yaml:92:30", 0},
       // 1: w
-      {"w", "rules/embed_layer_norm.yaml:79:35", 1},
+      {"w", "rules/embed_layer_norm.yaml:92:35", 1},
       // 2: p
-      {"p", "rules/embed_layer_norm.yaml:79:38", 2},
+      {"p", "rules/embed_layer_norm.yaml:92:38", 2},
       // 3: pos
-      {"pos", "rules/embed_layer_norm.yaml:79:41", 3},
+      {"pos", "rules/embed_layer_norm.yaml:92:41", 3},
       // 4: seg
-      {"seg", "rules/embed_layer_norm.yaml:79:46", 4},
+      {"seg", "rules/embed_layer_norm.yaml:92:46", 4},
       // 5: t
-      {"t", "rules/embed_layer_norm.yaml:79:51", 5},
+      {"t", "rules/embed_layer_norm.yaml:92:51", 5},
       // 6: gamma
-      {"gamma", "rules/embed_layer_norm.yaml:79:54", 6},
+      {"gamma", "rules/embed_layer_norm.yaml:92:54", 6},
       // 7: beta
-      {"beta", "rules/embed_layer_norm.yaml:79:61", 7},
+      {"beta", "rules/embed_layer_norm.yaml:92:61", 7},
       // 8: LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/embed_layer_norm.yaml:56:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:69:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        8, 3,
        {{"axis",
-         "rules/embed_layer_norm.yaml:56:47 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+         "rules/embed_layer_norm.yaml:69:47 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/embed_layer_norm.yaml:79:67", Attr::kCapture, {}, false,
+        {"epsilon", "rules/embed_layer_norm.yaml:92:67", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/embed_layer_norm.yaml:56:69 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+         "rules/embed_layer_norm.yaml:69:69 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 9: Gather(p, pos, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:68:12 (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:81:12 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        9, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:68:27 (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+         "rules/embed_layer_norm.yaml:81:27 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 10: Gather(w, ids, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:53:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:66:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        10, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:53:27 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+         "rules/embed_layer_norm.yaml:66:27 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 11: Gather(t, seg, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:54:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:67:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        11, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:54:27 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+         "rules/embed_layer_norm.yaml:67:27 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 12: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:68:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        gen::kNoSlot, 2},
       // 13: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:68:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        gen::kNoSlot, 2},
       // 14: Add(embeddings.1.we, embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:39 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:68:39 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        gen::kNoSlot, 2},
       // 15: Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:35 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:68:35 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        gen::kNoSlot, 2},
       // 16: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:58 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:68:58 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        gen::kNoSlot, 2},
       // 17: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) | Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we, gathered_positions.1.pe)
       {"embeddings.1.s",
-       "rules/embed_layer_norm.yaml:55:33 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+       "rules/embed_layer_norm.yaml:68:33 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
        12},
     },
     // constraints
-    {{Check::kNative, "rules/embed_layer_norm.yaml:81:14", "pos", gen::kNoSlot, {"pos", "ids"},
+    {{Check::kNative, "rules/embed_layer_norm.yaml:94:14", "pos", gen::kNoSlot, {"pos", "ids"},
       {3, 0}, "embed_positions", gen::nativePredicate("embed_positions")},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:71:12 (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:84:12 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "p", 2, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:71:27 (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:84:27 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "p", gen::kNoSlot, {"p", "w"}, {2, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:72:12 (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:85:12 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:58:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:71:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:58:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:71:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:59:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:59:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:72:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:60:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:73:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:60:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:73:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:61:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:74:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "t", 5, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:61:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:74:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "t", gen::kNoSlot, {"t", "w"}, {5, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:62:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "gamma", 6, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:62:28 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:75:28 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "gamma", gen::kNoSlot, {"gamma", "w", "beta"}, {6, 1, 7}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:63:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:79:11)",
+      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
       "beta", 7, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}}},
     // rewrite variants
@@ -527,24 +527,24 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:83:9:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta, epsilon=attr(eps))
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:95:5:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta, none, none, epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:85:58", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:85:76", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:85:79", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:85:88", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:85:95", "beta")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:96:15", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:96:25", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:96:28", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:96:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:96:41", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:86:53",
-        "rules/embed_layer_norm.yaml:86:53");
+        "rules/embed_layer_norm.yaml:96:53",
+        "rules/embed_layer_norm.yaml:96:53");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
     collectMatched();
@@ -552,28 +552,30 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:83:9",
-        "rules/embed_layer_norm.yaml:85:15")) return false;
+        "rules/embed_layer_norm.yaml:95:5",
+        "rules/embed_layer_norm.yaml:54:15 (in eln at rules/embed_layer_norm.yaml:96:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = kNoId;
-    const ValueId v3 = slot(kSlotW);
-    const ValueId v4 = slot(kSlotP);
-    const ValueId v5 = kNoId;
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = slot(kSlotBeta);
+    NodeSpec spec9;
+    spec9.op = op::kCast;
+    spec9.inputs = {v0};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    const ValueId v10 = kNoId;
+    const ValueId v2 = slot(kSlotW);
+    const ValueId v3 = slot(kSlotP);
+    const ValueId v11 = kNoId;
+    const ValueId v5 = slot(kSlotGamma);
+    const ValueId v6 = slot(kSlotBeta);
+    const ValueId v12 = kNoId;
+    const ValueId v7 = kNoId;
     NodeSpec spec8;
     spec8.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec8.inputs = {v1, v2, v3, v4, v5, v6, v7};
+    spec8.inputs = {v9, v10, v2, v3, v11, v5, v6, v12, v7};
     spec8.num_outputs = 2;
     spec8.attributes = std::move(attrs8);
     spec8.created_by = ruleName();
@@ -582,70 +584,72 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/embed_layer_norm.yaml:87:9:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma, beta, epsilon=attr(eps))
+  /// Variant 1, rules/embed_layer_norm.yaml:95:5:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma, beta, none, none, epsilon=attr(eps))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:88:58", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:88:75", "seg")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    attrs3.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:88:87", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:88:90", "p")) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:88:93", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:89:53", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:89:60", "beta")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:96:15", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 = captured(
+    attrs9.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:96:20", "seg")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:96:25", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:96:28", "p")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:96:31", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:96:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:96:41", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:89:66",
-        "rules/embed_layer_norm.yaml:89:66");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
+        "rules/embed_layer_norm.yaml:96:53",
+        "rules/embed_layer_norm.yaml:96:53");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:87:9",
-        "rules/embed_layer_norm.yaml:88:15")) return false;
+        "rules/embed_layer_norm.yaml:95:5",
+        "rules/embed_layer_norm.yaml:57:15 (in eln at rules/embed_layer_norm.yaml:96:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = slot(kSlotSeg);
-    NodeSpec spec3;
-    spec3.op = op::kCast;
-    spec3.inputs = {v2};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    const ValueId v4 = slot(kSlotW);
-    const ValueId v5 = slot(kSlotP);
-    const ValueId v6 = slot(kSlotT);
-    const ValueId v7 = slot(kSlotGamma);
-    const ValueId v8 = slot(kSlotBeta);
     NodeSpec spec9;
-    spec9.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec9.inputs = {v1, v3, v4, v5, v6, v7, v8};
-    spec9.num_outputs = 2;
+    spec9.op = op::kCast;
+    spec9.inputs = {v0};
     spec9.attributes = std::move(attrs9);
     spec9.created_by = ruleName();
     const NodeId n9 = rw_.createNode(std::move(spec9));
     const ValueId v9 = g_.node(n9).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
+    const ValueId v1 = slot(kSlotSeg);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v1};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    const ValueId v2 = slot(kSlotW);
+    const ValueId v3 = slot(kSlotP);
+    const ValueId v4 = slot(kSlotT);
+    const ValueId v5 = slot(kSlotGamma);
+    const ValueId v6 = slot(kSlotBeta);
+    const ValueId v11 = kNoId;
+    const ValueId v7 = kNoId;
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec8.inputs = {v9, v10, v2, v3, v4, v5, v6, v11, v7};
+    spec8.num_outputs = 2;
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 };
 
@@ -658,8 +662,8 @@ class EmbedLayerNormRule : public RewritePattern {
             root,
             70,
             {"ort"},
-            "rules/embed_layer_norm.yaml:75:5",
-            {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
+            "rules/embed_layer_norm.yaml:88:5",
+            {op::kComMicrosoftEmbedLayerNormalization, op::kCast}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
@@ -680,7 +684,7 @@ class EmbedLayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:91
+// Generated from: rules/embed_layer_norm.yaml:98
 // embed_layer_norm_position_ids (priority 70): The same with other position ids [B, S] or [1, S], passed to the op.
 //===----------------------------------------------------------------------===//
 
@@ -688,7 +692,7 @@ class EmbedLayerNormRule : public RewritePattern {
 const gen::RuleSpec& specEmbedLayerNormPositionIds() {
   static const gen::RuleSpec spec = {
     "embed_layer_norm_position_ids",
-    "rules/embed_layer_norm.yaml:91:5",
+    "rules/embed_layer_norm.yaml:98:5",
     8,  // root expr
     // slots
     {"ids", "w", "p", "pos", "seg", "t", "gamma", "beta", "y", "gathered_positions.1.pe",
@@ -698,133 +702,133 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
     // exprs
     {
       // 0: ids
-      {"ids", "rules/embed_layer_norm.yaml:95:30", 0},
+      {"ids", "rules/embed_layer_norm.yaml:102:30", 0},
       // 1: w
-      {"w", "rules/embed_layer_norm.yaml:95:35", 1},
+      {"w", "rules/embed_layer_norm.yaml:102:35", 1},
       // 2: p
-      {"p", "rules/embed_layer_norm.yaml:95:38", 2},
+      {"p", "rules/embed_layer_norm.yaml:102:38", 2},
       // 3: pos
-      {"pos", "rules/embed_layer_norm.yaml:95:41", 3},
+      {"pos", "rules/embed_layer_norm.yaml:102:41", 3},
       // 4: seg
-      {"seg", "rules/embed_layer_norm.yaml:95:46", 4},
+      {"seg", "rules/embed_layer_norm.yaml:102:46", 4},
       // 5: t
-      {"t", "rules/embed_layer_norm.yaml:95:51", 5},
+      {"t", "rules/embed_layer_norm.yaml:102:51", 5},
       // 6: gamma
-      {"gamma", "rules/embed_layer_norm.yaml:95:54", 6},
+      {"gamma", "rules/embed_layer_norm.yaml:102:54", 6},
       // 7: beta
-      {"beta", "rules/embed_layer_norm.yaml:95:61", 7},
+      {"beta", "rules/embed_layer_norm.yaml:102:61", 7},
       // 8: LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/embed_layer_norm.yaml:56:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:69:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        8, 3,
        {{"axis",
-         "rules/embed_layer_norm.yaml:56:47 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+         "rules/embed_layer_norm.yaml:69:47 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/embed_layer_norm.yaml:95:67", Attr::kCapture, {}, false,
+        {"epsilon", "rules/embed_layer_norm.yaml:102:67", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/embed_layer_norm.yaml:56:69 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+         "rules/embed_layer_norm.yaml:69:69 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 9: Gather(p, pos, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:68:12 (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:81:12 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        9, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:68:27 (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+         "rules/embed_layer_norm.yaml:81:27 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 10: Gather(w, ids, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:53:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:66:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        10, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:53:27 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+         "rules/embed_layer_norm.yaml:66:27 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 11: Gather(t, seg, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:54:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:67:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        11, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:54:27 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+         "rules/embed_layer_norm.yaml:67:27 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 12: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:68:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        gen::kNoSlot, 2},
       // 13: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:12 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:68:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        gen::kNoSlot, 2},
       // 14: Add(embeddings.1.we, embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:39 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:68:39 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        gen::kNoSlot, 2},
       // 15: Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:35 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:68:35 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        gen::kNoSlot, 2},
       // 16: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:58 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:68:58 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        gen::kNoSlot, 2},
       // 17: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) | Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we, gathered_positions.1.pe)
       {"embeddings.1.s",
-       "rules/embed_layer_norm.yaml:55:33 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+       "rules/embed_layer_norm.yaml:68:33 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
        12},
     },
     // constraints
-    {{Check::kNative, "rules/embed_layer_norm.yaml:97:14", "pos", gen::kNoSlot, {"pos", "ids"},
+    {{Check::kNative, "rules/embed_layer_norm.yaml:104:14", "pos", gen::kNoSlot, {"pos", "ids"},
       {3, 0}, "position_ids_of", gen::nativePredicate("position_ids_of")},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:71:12 (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:84:12 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "p", 2, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:71:27 (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:84:27 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "p", gen::kNoSlot, {"p", "w"}, {2, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:72:12 (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:85:12 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:58:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:71:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:58:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:71:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:59:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:59:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:72:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:60:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:73:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:60:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:73:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:61:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:74:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "t", 5, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:61:31 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:74:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "t", gen::kNoSlot, {"t", "w"}, {5, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:62:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "gamma", 6, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:62:28 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:75:28 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "gamma", gen::kNoSlot, {"gamma", "w", "beta"}, {6, 1, 7}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:63:16 (in embeddings at rules/embed_layer_norm.yaml:69:12) (in gathered_positions at rules/embed_layer_norm.yaml:95:11)",
+      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
       "beta", 7, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}}},
     // rewrite variants
@@ -909,149 +913,149 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:99:9:
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:105:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta, none, Cast(pos, to=6), epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:101:58", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:101:76", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:101:79", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:101:88", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:101:95", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:102:64", "pos")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:106:15", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("to", 6));
-    std::vector<onnx::AttributeProto> attrs11;
-    std::optional<onnx::AttributeProto> a11_0 = captured(
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:106:25", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:106:28", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:106:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:106:41", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:106:52", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs9;
+    std::optional<onnx::AttributeProto> a9_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:102:76",
-        "rules/embed_layer_norm.yaml:102:76");
-    if (!a11_0) return false;
-    attrs11.push_back(std::move(*a11_0));
+        "rules/embed_layer_norm.yaml:106:64",
+        "rules/embed_layer_norm.yaml:106:64");
+    if (!a9_0) return false;
+    attrs9.push_back(std::move(*a9_0));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:99:9",
-        "rules/embed_layer_norm.yaml:101:15")) return false;
+        "rules/embed_layer_norm.yaml:105:5",
+        "rules/embed_layer_norm.yaml:54:15 (in eln at rules/embed_layer_norm.yaml:106:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = kNoId;
-    const ValueId v3 = slot(kSlotW);
-    const ValueId v4 = slot(kSlotP);
-    const ValueId v5 = kNoId;
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = slot(kSlotBeta);
-    const ValueId v8 = kNoId;
-    const ValueId v9 = slot(kSlotPos);
     NodeSpec spec10;
     spec10.op = op::kCast;
-    spec10.inputs = {v9};
+    spec10.inputs = {v0};
     spec10.attributes = std::move(attrs10);
     spec10.created_by = ruleName();
     const NodeId n10 = rw_.createNode(std::move(spec10));
     const ValueId v10 = g_.node(n10).output(0);
-    NodeSpec spec11;
-    spec11.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec11.inputs = {v1, v2, v3, v4, v5, v6, v7, v8, v10};
-    spec11.num_outputs = 2;
-    spec11.attributes = std::move(attrs11);
-    spec11.created_by = ruleName();
-    const NodeId n11 = rw_.createNode(std::move(spec11));
-    const ValueId v11 = g_.node(n11).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
+    const ValueId v11 = kNoId;
+    const ValueId v2 = slot(kSlotW);
+    const ValueId v3 = slot(kSlotP);
+    const ValueId v12 = kNoId;
+    const ValueId v5 = slot(kSlotGamma);
+    const ValueId v6 = slot(kSlotBeta);
+    const ValueId v13 = kNoId;
+    const ValueId v7 = slot(kSlotPos);
+    NodeSpec spec8;
+    spec8.op = op::kCast;
+    spec8.inputs = {v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec9.inputs = {v10, v11, v2, v3, v12, v5, v6, v13, v8};
+    spec9.num_outputs = 2;
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
   }
 
-  /// Variant 1, rules/embed_layer_norm.yaml:103:9:
+  /// Variant 1, rules/embed_layer_norm.yaml:105:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma, beta, none, Cast(pos, to=6), epsilon=attr(eps))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:104:58", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs1;
-    attrs1.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:104:75", "seg")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    attrs3.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:104:87", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:104:90", "p")) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:104:93", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:105:53", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:105:60", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:105:77", "pos")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:106:15", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:106:20", "seg")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("to", 6));
-    std::vector<onnx::AttributeProto> attrs12;
-    std::optional<onnx::AttributeProto> a12_0 = captured(
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:106:25", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:106:28", "p")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:106:31", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:106:34", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:106:41", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:106:52", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs9;
+    std::optional<onnx::AttributeProto> a9_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:106:53",
-        "rules/embed_layer_norm.yaml:106:53");
-    if (!a12_0) return false;
-    attrs12.push_back(std::move(*a12_0));
+        "rules/embed_layer_norm.yaml:106:64",
+        "rules/embed_layer_norm.yaml:106:64");
+    if (!a9_0) return false;
+    attrs9.push_back(std::move(*a9_0));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:103:9",
-        "rules/embed_layer_norm.yaml:104:15")) return false;
+        "rules/embed_layer_norm.yaml:105:5",
+        "rules/embed_layer_norm.yaml:57:15 (in eln at rules/embed_layer_norm.yaml:106:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec1;
-    spec1.op = op::kCast;
-    spec1.inputs = {v0};
-    spec1.attributes = std::move(attrs1);
-    spec1.created_by = ruleName();
-    const NodeId n1 = rw_.createNode(std::move(spec1));
-    const ValueId v1 = g_.node(n1).output(0);
-    const ValueId v2 = slot(kSlotSeg);
-    NodeSpec spec3;
-    spec3.op = op::kCast;
-    spec3.inputs = {v2};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    const ValueId v4 = slot(kSlotW);
-    const ValueId v5 = slot(kSlotP);
-    const ValueId v6 = slot(kSlotT);
-    const ValueId v7 = slot(kSlotGamma);
-    const ValueId v8 = slot(kSlotBeta);
-    const ValueId v9 = kNoId;
-    const ValueId v10 = slot(kSlotPos);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v0};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    const ValueId v1 = slot(kSlotSeg);
     NodeSpec spec11;
     spec11.op = op::kCast;
-    spec11.inputs = {v10};
+    spec11.inputs = {v1};
     spec11.attributes = std::move(attrs11);
     spec11.created_by = ruleName();
     const NodeId n11 = rw_.createNode(std::move(spec11));
     const ValueId v11 = g_.node(n11).output(0);
-    NodeSpec spec12;
-    spec12.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec12.inputs = {v1, v3, v4, v5, v6, v7, v8, v9, v11};
-    spec12.num_outputs = 2;
-    spec12.attributes = std::move(attrs12);
-    spec12.created_by = ruleName();
-    const NodeId n12 = rw_.createNode(std::move(spec12));
-    const ValueId v12 = g_.node(n12).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v12}});
+    const ValueId v2 = slot(kSlotW);
+    const ValueId v3 = slot(kSlotP);
+    const ValueId v4 = slot(kSlotT);
+    const ValueId v5 = slot(kSlotGamma);
+    const ValueId v6 = slot(kSlotBeta);
+    const ValueId v12 = kNoId;
+    const ValueId v7 = slot(kSlotPos);
+    NodeSpec spec8;
+    spec8.op = op::kCast;
+    spec8.inputs = {v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec9.inputs = {v10, v11, v2, v3, v4, v5, v6, v12, v8};
+    spec9.num_outputs = 2;
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
   }
 };
 
@@ -1064,7 +1068,7 @@ class EmbedLayerNormPositionIdsRule : public RewritePattern {
             root,
             70,
             {"ort"},
-            "rules/embed_layer_norm.yaml:91:5",
+            "rules/embed_layer_norm.yaml:98:5",
             {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1119,53 +1123,53 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
       {"beta", "rules/embed_layer_norm.yaml:112:49", 6},
       // 7: LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/embed_layer_norm.yaml:56:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)", 7,
+       "rules/embed_layer_norm.yaml:69:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)", 7,
        3,
        {{"axis",
-         "rules/embed_layer_norm.yaml:56:47 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+         "rules/embed_layer_norm.yaml:69:47 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
         {"epsilon", "rules/embed_layer_norm.yaml:112:55", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/embed_layer_norm.yaml:56:69 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+         "rules/embed_layer_norm.yaml:69:69 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 8: Gather(w, ids, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:53:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)", 8,
+       "rules/embed_layer_norm.yaml:66:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)", 8,
        2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:53:27 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+         "rules/embed_layer_norm.yaml:66:27 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 9: Gather(t, seg, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:54:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)", 9,
+       "rules/embed_layer_norm.yaml:67:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)", 9,
        2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:54:27 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+         "rules/embed_layer_norm.yaml:67:27 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 10: Add(embeddings.1.we, pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:68:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
        gen::kNoSlot, 2},
       // 11: Add(Add(embeddings.1.we, pe), embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:68:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
        gen::kNoSlot, 2},
       // 12: Add(embeddings.1.we, embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:39 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:68:39 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
        gen::kNoSlot, 2},
       // 13: Add(Add(embeddings.1.we, embeddings.1.se), pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:35 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:68:35 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
        gen::kNoSlot, 2},
       // 14: Add(embeddings.1.we, pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:55:58 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:68:58 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
        gen::kNoSlot, 2},
       // 15: Add(Add(embeddings.1.we, pe), embeddings.1.se) | Add(Add(embeddings.1.we, embeddings.1.se), pe) | Add(embeddings.1.we, pe)
       {"embeddings.1.s",
-       "rules/embed_layer_norm.yaml:55:33 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:68:33 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
        10},
     },
     // constraints
@@ -1175,44 +1179,44 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
      {Check::kNative, "rules/embed_layer_norm.yaml:115:13", "w", gen::kNoSlot, {"w", "pe"}, {1, 2},
       "same_elem_type", gen::nativePredicate("same_elem_type")},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:58:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:71:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "ids", 0, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:58:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:71:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "ids", 0, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:59:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "seg", 3, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:59:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:72:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "seg", 3, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:60:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:73:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "w", 1, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:60:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:73:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "w", 1, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:61:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:74:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "t", 4, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 2}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:61:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:74:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "t", gen::kNoSlot, {"t", "w"}, {4, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 7},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:62:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "gamma", 5, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 2}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:62:28 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:75:28 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "gamma", gen::kNoSlot, {"gamma", "w", "beta"}, {5, 1, 6}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 7},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:63:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
       "beta", 6, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 2}}}},
     // rewrite variants
@@ -1297,7 +1301,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
   }
 
   /// y = LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1)  (rules/embed_layer_norm.yaml:56:12 (in embeddings at
+  /// stash_type=1)  (rules/embed_layer_norm.yaml:69:12 (in embeddings at
   /// rules/embed_layer_norm.yaml:112:11))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
@@ -1311,7 +1315,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     });
   }
 
-  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:55:16 (in embeddings at
+  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:68:16 (in embeddings at
   /// rules/embed_layer_norm.yaml:112:11))
   bool matchAdd10(ValueId v, gen::Next k) {
     if (seen(kAdd10)) return same(kAdd10, v) && k();
@@ -1326,7 +1330,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return matchEmbeddings1We(in1, [&] { return matchPe(in0, k); });
   }
 
-  /// Add(Add(embeddings.1.we, pe), embeddings.1.se)  (rules/embed_layer_norm.yaml:55:12 (in
+  /// Add(Add(embeddings.1.we, pe), embeddings.1.se)  (rules/embed_layer_norm.yaml:68:12 (in
   /// embeddings at rules/embed_layer_norm.yaml:112:11))
   bool matchAdd11(ValueId v, gen::Next k) {
     if (seen(kAdd11)) return same(kAdd11, v) && k();
@@ -1341,7 +1345,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return matchAdd10(in1, [&] { return matchEmbeddings1Se(in0, k); });
   }
 
-  /// Add(embeddings.1.we, embeddings.1.se)  (rules/embed_layer_norm.yaml:55:39 (in embeddings at
+  /// Add(embeddings.1.we, embeddings.1.se)  (rules/embed_layer_norm.yaml:68:39 (in embeddings at
   /// rules/embed_layer_norm.yaml:112:11))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(kAdd12)) return same(kAdd12, v) && k();
@@ -1356,7 +1360,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return matchEmbeddings1We(in1, [&] { return matchEmbeddings1Se(in0, k); });
   }
 
-  /// Add(Add(embeddings.1.we, embeddings.1.se), pe)  (rules/embed_layer_norm.yaml:55:35 (in
+  /// Add(Add(embeddings.1.we, embeddings.1.se), pe)  (rules/embed_layer_norm.yaml:68:35 (in
   /// embeddings at rules/embed_layer_norm.yaml:112:11))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(kAdd13)) return same(kAdd13, v) && k();
@@ -1371,7 +1375,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return matchAdd12(in1, [&] { return matchPe(in0, k); });
   }
 
-  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:55:58 (in embeddings at
+  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:68:58 (in embeddings at
   /// rules/embed_layer_norm.yaml:112:11))
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(kAdd14)) return same(kAdd14, v) && k();
@@ -1387,7 +1391,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
   }
 
   /// embeddings.1.s = Add(Add(embeddings.1.we, pe), embeddings.1.se) | Add(Add(embeddings.1.we,
-  /// embeddings.1.se), pe) | Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:55:33 (in
+  /// embeddings.1.se), pe) | Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:68:33 (in
   /// embeddings at rules/embed_layer_norm.yaml:112:11))
   bool matchEmbeddings1S(ValueId v, gen::Next k) {
     if (seen(kEmbeddings1S)) return same(kEmbeddings1S, v) && k();
@@ -1404,29 +1408,29 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:119:9:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, tensor(helper, position_table), none, gamma, beta, epsilon=attr(eps))
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:118:5:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, tensor(helper, position_table), none, gamma, beta, none, none, epsilon=attr(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:121:58", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    attrs2.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:121:76", "w")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:119:15", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:119:25", "w")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("position_table"),
         {kSlotPe, kSlotIds, kSlotW},
         {"pe", "ids", "w"},
         "rules/embed_layer_norm.yaml:117:15");
     if (!t0) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:121:92", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:122:53", "beta")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:119:38", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:119:45", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:122:59",
-        "rules/embed_layer_norm.yaml:122:59");
+        "rules/embed_layer_norm.yaml:119:57",
+        "rules/embed_layer_norm.yaml:119:57");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
     collectMatched();
@@ -1434,28 +1438,30 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:119:9",
-        "rules/embed_layer_norm.yaml:121:15")) return false;
+        "rules/embed_layer_norm.yaml:118:5",
+        "rules/embed_layer_norm.yaml:54:15 (in eln at rules/embed_layer_norm.yaml:119:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v1 = slot(kSlotIds);
-    NodeSpec spec2;
-    spec2.op = op::kCast;
-    spec2.inputs = {v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    const ValueId v3 = kNoId;
-    const ValueId v4 = slot(kSlotW);
+    NodeSpec spec9;
+    spec9.op = op::kCast;
+    spec9.inputs = {v1};
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    const ValueId v10 = kNoId;
+    const ValueId v3 = slot(kSlotW);
     const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
-    const ValueId v5 = kNoId;
-    const ValueId v6 = slot(kSlotGamma);
-    const ValueId v7 = slot(kSlotBeta);
+    const ValueId v11 = kNoId;
+    const ValueId v5 = slot(kSlotGamma);
+    const ValueId v6 = slot(kSlotBeta);
+    const ValueId v12 = kNoId;
+    const ValueId v7 = kNoId;
     NodeSpec spec8;
     spec8.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec8.inputs = {v2, v3, v4, v0, v5, v6, v7};
+    spec8.inputs = {v9, v10, v3, v0, v11, v5, v6, v12, v7};
     spec8.num_outputs = 2;
     spec8.attributes = std::move(attrs8);
     spec8.created_by = ruleName();
@@ -1464,75 +1470,77 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 
-  /// Variant 1, rules/embed_layer_norm.yaml:123:9:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, tensor(helper, position_table), t, gamma, beta, epsilon=attr(eps))
+  /// Variant 1, rules/embed_layer_norm.yaml:118:5:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, tensor(helper, position_table), t, gamma, beta, none, none, epsilon=attr(eps))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:124:58", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    attrs2.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:124:75", "seg")) return false;
-    std::vector<onnx::AttributeProto> attrs4;
-    attrs4.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:124:87", "w")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:119:15", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs9;
+    attrs9.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:119:20", "seg")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:119:25", "w")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("position_table"),
         {kSlotPe, kSlotIds, kSlotW},
         {"pe", "ids", "w"},
         "rules/embed_layer_norm.yaml:117:15");
     if (!t0) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:124:97", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:125:53", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:125:60", "beta")) return false;
-    std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 = captured(
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:119:35", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:119:38", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:119:45", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:125:66",
-        "rules/embed_layer_norm.yaml:125:66");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
+        "rules/embed_layer_norm.yaml:119:57",
+        "rules/embed_layer_norm.yaml:119:57");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:123:9",
-        "rules/embed_layer_norm.yaml:124:15")) return false;
+        "rules/embed_layer_norm.yaml:118:5",
+        "rules/embed_layer_norm.yaml:57:15 (in eln at rules/embed_layer_norm.yaml:119:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v1 = slot(kSlotIds);
-    NodeSpec spec2;
-    spec2.op = op::kCast;
-    spec2.inputs = {v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    const ValueId v3 = slot(kSlotSeg);
-    NodeSpec spec4;
-    spec4.op = op::kCast;
-    spec4.inputs = {v3};
-    spec4.attributes = std::move(attrs4);
-    spec4.created_by = ruleName();
-    const NodeId n4 = rw_.createNode(std::move(spec4));
-    const ValueId v4 = g_.node(n4).output(0);
-    const ValueId v5 = slot(kSlotW);
-    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
-    const ValueId v6 = slot(kSlotT);
-    const ValueId v7 = slot(kSlotGamma);
-    const ValueId v8 = slot(kSlotBeta);
     NodeSpec spec9;
-    spec9.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec9.inputs = {v2, v4, v5, v0, v6, v7, v8};
-    spec9.num_outputs = 2;
+    spec9.op = op::kCast;
+    spec9.inputs = {v1};
     spec9.attributes = std::move(attrs9);
     spec9.created_by = ruleName();
     const NodeId n9 = rw_.createNode(std::move(spec9));
     const ValueId v9 = g_.node(n9).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
+    const ValueId v2 = slot(kSlotSeg);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v2};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    const ValueId v3 = slot(kSlotW);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v4 = slot(kSlotT);
+    const ValueId v5 = slot(kSlotGamma);
+    const ValueId v6 = slot(kSlotBeta);
+    const ValueId v11 = kNoId;
+    const ValueId v7 = kNoId;
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec8.inputs = {v9, v10, v3, v0, v4, v5, v6, v11, v7};
+    spec8.num_outputs = 2;
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
   }
 };
 
@@ -1546,7 +1554,7 @@ class EmbedLayerNormConstantPositionsRule : public RewritePattern {
             70,
             {"ort"},
             "rules/embed_layer_norm.yaml:108:5",
-            {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
+            {op::kComMicrosoftEmbedLayerNormalization, op::kCast}}),
         root_output_(root_output) {}
 
   bool appliesTo(const Graph& graph) const override {
