@@ -10,6 +10,47 @@
 
 namespace onnx_rewrite::symbolic {
 
+bool Sym::isNonNegative() const {
+  if (isInt()) return value >= 0;
+  if (!isSymbol() || value < 0) return false;
+  for (const auto& t : terms)
+    if (t.second <= 0) return false;
+  return true;
+}
+
+Sym addSyms(const Sym& a, const Sym& b, int64_t sign) {
+  if (!a.known() || !b.known() || (sign != 1 && sign != -1)) return Sym::unknown();
+  Sym r;
+  int64_t scaled = 0;
+  if (__builtin_mul_overflow(b.value, sign, &scaled) ||
+      __builtin_add_overflow(a.value, scaled, &r.value))
+    return Sym::unknown();
+  // Merge the sorted terms.
+  size_t i = 0, j = 0;
+  while (i < a.terms.size() || j < b.terms.size()) {
+    const bool take_a =
+        j == b.terms.size() || (i < a.terms.size() && a.terms[i].first < b.terms[j].first);
+    const bool take_b =
+        i == a.terms.size() || (j < b.terms.size() && b.terms[j].first < a.terms[i].first);
+    if (take_a) {
+      r.terms.push_back(a.terms[i++]);
+    } else if (take_b) {
+      r.terms.emplace_back(b.terms[j].first, b.terms[j].second * sign);
+      ++j;
+    } else {
+      int64_t c = 0;
+      if (__builtin_mul_overflow(b.terms[j].second, sign, &c) ||
+          __builtin_add_overflow(a.terms[i].second, c, &c))
+        return Sym::unknown();
+      if (c != 0) r.terms.emplace_back(a.terms[i].first, c);
+      ++i;
+      ++j;
+    }
+  }
+  r.kind = r.terms.empty() ? Sym::Kind::kInt : Sym::Kind::kSymbol;
+  return r;
+}
+
 Sym symOfDim(const onnx::TensorShapeProto::Dimension& dim) {
   if (dim.has_dim_value()) return dim.dim_value() >= 0 ? Sym::of(dim.dim_value()) : Sym::unknown();
   if (isUnknownDim(dim)) return Sym::unknown();

@@ -21,13 +21,15 @@ namespace onnx_rewrite::symbolic {
 /// small, and the pass must stay linear in the graph.
 inline constexpr int64_t kMaxFoldedElements = 64;
 
-/// A symbol may carry an int offset (S + 1: a past length plus the new tokens), so that
-/// Range(S, S + 1) has a known length; only offset-free symbols are ever written as dims.
+/// A symbolic element is a linear form over the model's symbols, c1*S1 + c2*S2 + ... + k
+/// (a past length plus the new tokens: P + S), so that Range(P, P + S) has S elements;
+/// only a lone symbol (1*S + 0) is ever written as a dim.
 struct Sym {
   enum class Kind : uint8_t { kUnknown, kInt, kSymbol };
+  using Terms = std::vector<std::pair<std::string, int64_t>>;  ///< sorted, coefficients != 0
   Kind kind = Kind::kUnknown;
-  int64_t value = 0;  ///< the int, or a symbol's offset
-  std::string name;
+  int64_t value = 0;  ///< the int, or a linear form's constant term
+  Terms terms;        ///< a linear form's symbols and coefficients
 
   static Sym unknown() { return {}; }
   static Sym of(int64_t v) {
@@ -39,7 +41,7 @@ struct Sym {
   static Sym symbol(std::string n, int64_t offset = 0) {
     Sym s;
     s.kind = Kind::kSymbol;
-    s.name = std::move(n);
+    s.terms.emplace_back(std::move(n), 1);
     s.value = offset;
     return s;
   }
@@ -47,14 +49,24 @@ struct Sym {
   bool isInt() const { return kind == Kind::kInt; }
   bool isInt(int64_t v) const { return isInt() && value == v; }
   bool isSymbol() const { return kind == Kind::kSymbol; }
-  /// A symbol with no offset: a dim the model names.
-  bool isDimSymbol() const { return isSymbol() && value == 0; }
-  /// Provably the same number: equal ints, or the same symbol with the same offset.
+  /// A lone symbol: a dim the model names.
+  bool isDimSymbol() const {
+    return isSymbol() && value == 0 && terms.size() == 1 && terms[0].second == 1;
+  }
+  /// A sum of symbols with positive coefficients plus a non-negative int: never negative.
+  bool isNonNegative() const;
+  /// The name of a lone symbol.
+  const std::string& name() const { return terms[0].first; }
+  /// Provably the same number: equal ints, or the same linear form.
   bool same(const Sym& o) const {
     if (kind != o.kind || kind == Kind::kUnknown) return false;
-    return value == o.value && name == o.name;
+    return value == o.value && terms == o.terms;
   }
 };
+
+/// a + sign * b over ints and linear forms (an int when the symbols cancel); unknown when
+/// either is unknown or a coefficient overflows.
+Sym addSyms(const Sym& a, const Sym& b, int64_t sign);
 
 using Dims = std::vector<Sym>;
 

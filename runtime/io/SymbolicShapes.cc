@@ -120,7 +120,7 @@ Facts merge(const Facts& known, Facts ours) {
 void setDim(onnx::TensorShapeProto::Dimension& d, const Sym& s) {
   d.Clear();
   if (s.isInt()) d.set_dim_value(s.value);
-  if (s.isDimSymbol()) d.set_dim_param(s.name);  // S + 1 has no name: unknown
+  if (s.isDimSymbol()) d.set_dim_param(s.name());  // S + 1 has no name: unknown
 }
 
 /// Writes into `type` what `facts` adds to it; true if anything changed.

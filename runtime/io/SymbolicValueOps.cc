@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <tuple>
 
 #include "runtime/io/SymbolicOps.h"
 
@@ -239,8 +240,6 @@ void concatRule(const NodeView& n, std::vector<Facts>& out) {
   const std::optional<int64_t> axis = normalizeAxis(n.intAttr("axis").value_or(0), rank);
   if (!axis) return;
   Dims shape(shapes[0]->size());
-  int64_t total = 0;
-  bool total_known = true;
   Sym single;  // the axis dim when all but one input have 0 there
   int nonzero = 0;
   for (const Dims* s : shapes) {
@@ -250,31 +249,16 @@ void concatRule(const NodeView& n, std::vector<Facts>& out) {
       if (!shape[d].known()) shape[d] = (*s)[d];
     }
     const Sym& a = (*s)[static_cast<size_t>(*axis)];
-    if (a.isInt()) {
-      total += a.value;
-    } else {
-      total_known = false;
-    }
     if (!a.isInt(0)) {
       ++nonzero;
       single = a;
     }
   }
-  // All ints, or one symbol plus ints (a cache of S positions and 1 new: S + 1).
-  Sym along = nonzero == 1 ? single : Sym::unknown();
-  if (total_known) along = Sym::of(total);
-  int symbols = 0;
-  int64_t offset = 0;
-  bool summable = true;
-  for (const Dims* s : shapes) {
-    const Sym& a = (*s)[static_cast<size_t>(*axis)];
-    if (a.isSymbol()) {
-      ++symbols;
-      single = a;
-    }
-    summable = summable && a.known() && !__builtin_add_overflow(offset, a.value, &offset);
-  }
-  if (!total_known && summable && symbols == 1) along = Sym::symbol(single.name, offset);
+  // The sum of the lengths (a cache of P positions and S new ones: P + S), or the one
+  // input's length when all others are 0.
+  Sym along = Sym::of(0);
+  for (const Dims* s : shapes) along = addSyms(along, (*s)[static_cast<size_t>(*axis)], 1);
+  if (!along.known() && nonzero == 1) along = single;
   shape[static_cast<size_t>(*axis)] = along;
   out[0].shape = shape;
   if (rank != 1) return;
@@ -382,15 +366,8 @@ Sym arith(const std::string& op, const Sym& a, const Sym& b) {
       return Sym::of(a.value / b.value);
     return Sym::unknown();
   }
-  if (op == "Add" && a.isSymbol() && b.isInt() && !__builtin_add_overflow(a.value, b.value, &r))
-    return Sym::symbol(a.name, r);
-  if (op == "Add" && b.isSymbol() && a.isInt() && !__builtin_add_overflow(a.value, b.value, &r))
-    return Sym::symbol(b.name, r);
-  if (op == "Sub" && a.isSymbol() && b.isInt() && !__builtin_sub_overflow(a.value, b.value, &r))
-    return Sym::symbol(a.name, r);
-  if (op == "Sub" && a.isSymbol() && b.isSymbol() && a.name == b.name &&
-      !__builtin_sub_overflow(a.value, b.value, &r))
-    return Sym::of(r);
+  if (op == "Add") return addSyms(a, b, 1);
+  if (op == "Sub") return addSyms(a, b, -1);
   if (op == "Mul" && b.isInt(1)) return a;
   if (op == "Mul" && a.isInt(1)) return b;
   if (op == "Div" && b.isInt(1)) return a;
@@ -464,10 +441,11 @@ void equalRule(const NodeView& n, std::vector<Facts>& out) {
   foldBroadcast(n, out[0], 2, *shape, TensorProto::BOOL, [](const std::vector<Sym>& a) {
     if (a[0].isInt() && a[1].isInt()) return Sym::of(a[0].value == a[1].value ? 1 : 0);
     if (a[0].same(a[1])) return Sym::of(1);
-    if (a[0].isSymbol() && a[1].isSymbol() && a[0].name == a[1].name) return Sym::of(0);
+    // Linear forms that differ by a non-zero int are different numbers.
+    if (addSyms(a[0], a[1], -1).isInt()) return Sym::of(0);
     // A symbol is a dim, never negative: it differs from any negative int (Reshape's -1).
-    if ((a[0].isDimSymbol() && a[1].isInt() && a[1].value < 0) ||
-        (a[1].isDimSymbol() && a[0].isInt() && a[0].value < 0))
+    if ((a[0].isNonNegative() && a[1].isInt() && a[1].value < 0) ||
+        (a[1].isNonNegative() && a[0].isInt() && a[0].value < 0))
       return Sym::of(0);
     return Sym::unknown();
   });
@@ -495,10 +473,14 @@ void rangeRule(const NodeView& n, std::vector<Facts>& out) {
   if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 || delta->size() != 1)
     return;
   const Sym &s = (*start)[0], &l = (*limit)[0], &d = (*delta)[0];
-  const Sym span = arith("Sub", l, s);  // an int also for S .. S + 1
+  const Sym span = addSyms(l, s, -1);  // also P + S - P = S
+  if (span.isSymbol() && d.isInt(1) && span.isNonNegative()) {
+    (*out[0].shape)[0] = span;
+    return;
+  }
   if (!span.isInt() || !d.isInt() || d.value == 0) {
     // Range(0, n, 1) has n elements; a dim n (plus a non-negative offset) is never negative.
-    if (s.isInt(0) && d.isInt(1) && l.isSymbol() && l.value >= 0) (*out[0].shape)[0] = l;
+    if (s.isInt(0) && d.isInt(1) && l.isNonNegative()) (*out[0].shape)[0] = l;
     return;
   }
   // ceil(span / delta), at least 0.
@@ -542,12 +524,16 @@ void constantOfShapeRule(const NodeView& n, std::vector<Facts>& out) {
     setValue(out[0], out[0].elem, *shape, Dims(static_cast<size_t>(*count), (*fill)[0]));
 }
 
-/// The element count of `dims` as an int coefficient times a product of symbols (with
-/// their offsets); nullopt when a dim is unknown or the count overflows.
+/// The element count of `dims` as an int coefficient times a product of symbolic factors
+/// (each a linear form, opaque); nullopt when a dim is unknown or the count overflows.
 struct Product {
   int64_t coefficient = 1;
-  std::vector<std::pair<std::string, int64_t>> symbols;  // sorted
+  std::vector<Sym> factors;  // sorted by factorOrder
 };
+
+bool factorOrder(const Sym& a, const Sym& b) {
+  return std::tie(a.terms, a.value) < std::tie(b.terms, b.value);
+}
 
 std::optional<Product> productOf(const Dims& dims) {
   Product p;
@@ -556,26 +542,26 @@ std::optional<Product> productOf(const Dims& dims) {
       if (d.value < 0 || __builtin_mul_overflow(p.coefficient, d.value, &p.coefficient))
         return std::nullopt;
     } else if (d.isSymbol()) {
-      p.symbols.emplace_back(d.name, d.value);
+      p.factors.push_back(d);
     } else {
       return std::nullopt;
     }
   }
-  std::sort(p.symbols.begin(), p.symbols.end());
+  std::sort(p.factors.begin(), p.factors.end(), factorOrder);
   return p;
 }
 
-/// in / rest when provably a single int or symbol (Reshape's -1).
+/// in / rest when provably a single int or symbolic factor (Reshape's -1).
 Sym quotient(const Product& in, const Product& rest) {
   if (rest.coefficient <= 0 || in.coefficient % rest.coefficient != 0) return Sym::unknown();
-  std::vector<std::pair<std::string, int64_t>> left;
-  std::set_difference(in.symbols.begin(), in.symbols.end(), rest.symbols.begin(),
-                      rest.symbols.end(), std::back_inserter(left));
-  // Every symbol of the rest must cancel against one of the input.
-  if (left.size() + rest.symbols.size() != in.symbols.size()) return Sym::unknown();
+  std::vector<Sym> left;
+  std::set_difference(in.factors.begin(), in.factors.end(), rest.factors.begin(),
+                      rest.factors.end(), std::back_inserter(left), factorOrder);
+  // Every factor of the rest must cancel against one of the input.
+  if (left.size() + rest.factors.size() != in.factors.size()) return Sym::unknown();
   const int64_t c = in.coefficient / rest.coefficient;
   if (left.empty()) return Sym::of(c);
-  if (left.size() == 1 && c == 1) return Sym::symbol(left[0].first, left[0].second);
+  if (left.size() == 1 && c == 1) return left[0];
   return Sym::unknown();  // a product of symbols has no name
 }
 

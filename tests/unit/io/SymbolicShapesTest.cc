@@ -224,6 +224,37 @@ g (int64[B, 1] ids, float[B, 2, P, 4] past_k, float[B, 2, 1, 4] new_k) => (float
   EXPECT_EQ(shapeOf(m, "k"), "[B, 2, ?, 4]") << "P + 1 has no name";
 }
 
+TEST(SymbolicShapes, SizesRangeOverTheNewTokensAfterAPast) {
+  // position_ids = arange(P, P + S).unsqueeze(0).view(-1, S): (P + S) - P is S.
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 7, opset_import: ["" : 11]>
+g (int64[B, S] ids, float[B, 2, P, 4] past_k, float[B, 2, S, 4] new_k) => (float[B, 2, S, 4] y)
+<int64 i1 = {1}, int64 i2 = {2}, int64[1] minus_one = {-1}> {
+  s = Shape(ids)
+  n = Gather <axis = 0> (s, i1)
+  ps = Shape(past_k)
+  p = Gather <axis = 0> (ps, i2)
+  l = Add(n, p)
+  r = Range(p, l, i1)
+  r1 = Unsqueeze <axes = [0]> (r)
+  nu = Unsqueeze <axes = [0]> (n)
+  pos_shape = Concat <axis = 0> (minus_one, nu)
+  pos = Reshape(r1, pos_shape)
+  k = Concat <axis = 2> (past_k, new_k)
+  ks = Shape(k)
+  t = Gather <axis = 0> (ks, i2)
+  d = Sub(t, n)
+  du = Unsqueeze <axes = [0]> (d)
+  past_again = ConstantOfShape(du)
+  y = Identity(new_k)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "r"), "[S]");
+  EXPECT_EQ(shapeOf(m, "pos"), "[1, S]");
+  EXPECT_EQ(shapeOf(m, "k"), "[B, 2, ?, 4]") << "P + S has no name";
+  EXPECT_EQ(shapeOf(m, "past_again"), "[P]") << "(P + S) - S";
+}
+
 TEST(SymbolicShapes, ReadsInt32ShapeTensorsAndIndices) {
   const onnx::ModelProto m = inferred(R"(
 <ir_version: 7, opset_import: ["" : 11]>
@@ -318,7 +349,7 @@ TEST(SymbolicShapes, BroadcastOfTwoDifferentSymbolsIsUnknown) {
   const auto dims = [](const std::optional<symbolic::Dims>& d) {
     std::string out;
     for (const Sym& s : *d)
-      out += (s.isInt() ? std::to_string(s.value) : s.known() ? s.name : "?") + " ";
+      out += (s.isInt() ? std::to_string(s.value) : s.isDimSymbol() ? s.name() : "?") + " ";
     return out;
   };
   EXPECT_EQ(dims(broadcastShapes({Sym::symbol("S")}, {Sym::symbol("T")})), "? ");
