@@ -10,6 +10,8 @@
 // Concat(Unsqueeze(Gather(Shape(x), 0)), Unsqueeze(Gather(Shape(x), 1)), [24]), then Split
 // in Q, K, V; heads [0, 0, 2, -1]; the causal slice of a tril buffer by the scores' own
 // lengths; Where(mask, w, -10000); Softmax; merge [0, 0, -1]; c_proj the same way as c_attn.
+// With past, position_ids start at the cache's length (Range(P, P + S)) and K, V are the
+// cache's heads followed by the new ones.
 // Hidden size 8, 2 heads of 4, vocabulary 20, 16 positions.
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +26,10 @@ namespace onnx_rewrite::testing {
 struct Gpt2TorchSpec {
   /// Opset 11 gives Split/Squeeze/Unsqueeze parameters as attributes, 13 as inputs.
   int opset = 11;
+  /// With a key/value cache (transformers 3.x): past [2, batch, 2, past_len, 4] in front of
+  /// the new K and V heads, present as a second output, and the position ids
+  /// arange(past_len, past_len + seq_len), past_len read from past's shape.
+  bool past = false;
 };
 
 inline std::string gpt2TorchModel(const Gpt2TorchSpec& s) {
@@ -91,11 +97,18 @@ inline std::string gpt2TorchModel(const Gpt2TorchSpec& s) {
       tril += std::string(tril.empty() ? "" : ", ") + (j <= i ? "1.0" : "0.0");
   init("float[1, 1, 16, 16] tril = {" + tril + "}");
 
-  // Embeddings with the position ids computed from the ids' length.
+  // Embeddings with the position ids computed from the ids' length (and the past's).
   body += "ids_shape = Shape(ids)\nseq = Gather <axis = 0> (ids_shape, i1)\n";
   unsqueeze("seq_u", "seq");
   body += "pos_shape = Concat <axis = 0> (minus_one, seq_u)\n";
-  body += "pos_range = Range(start, seq, step)\n";
+  if (s.past) {
+    body += "pk = Gather <axis = 0> (past, i0)\npv = Gather <axis = 0> (past, i1)\n";
+    body += "pk_shape = Shape(pk)\npast_len_1 = Slice(pk_shape, second_last, last, zero)\n";
+    squeeze("past_len", "past_len_1");
+    body += "pos_end = Add(seq, past_len)\npos_range = Range(past_len, pos_end, step)\n";
+  } else {
+    body += "pos_range = Range(start, seq, step)\n";
+  }
   unsqueeze("pos_1", "pos_range");
   body += "pos = Reshape(pos_1, pos_shape)\n";
   body += "ids_flat = Reshape(ids, flat_ids)\n";
@@ -110,7 +123,14 @@ inline std::string gpt2TorchModel(const Gpt2TorchSpec& s) {
     init("int64[3] qkv_split = {8, 8, 8}");
     body += "q, k, v = Split <axis = 2> (qkv, qkv_split)\n";
   }
-  body += "kr = Reshape(k, head_shape)\nkt = Transpose <perm = [0, 2, 3, 1]> (kr)\n";
+  body += "kr = Reshape(k, head_shape)\n";
+  if (s.past) {
+    // present = stack(K heads, V heads), each the cache followed by the new heads.
+    body += "kh = Transpose <perm = [0, 2, 1, 3]> (kr)\nkc = Concat <axis = -2> (pk, kh)\n";
+    body += "kt = Transpose <perm = [0, 1, 3, 2]> (kc)\n";
+  } else {
+    body += "kt = Transpose <perm = [0, 2, 3, 1]> (kr)\n";
+  }
   body += "qr = Reshape(q, head_shape)\nqh = Transpose <perm = [0, 2, 1, 3]> (qr)\n";
   body += "qk = MatMul(qh, kt)\nw = Div(qk, scale)\n";
   body += "w_shape1 = Shape(w)\nns_1 = Slice(w_shape1, last, big, zero)\n";
@@ -125,13 +145,26 @@ inline std::string gpt2TorchModel(const Gpt2TorchSpec& s) {
   body += "bc = Cast <to = 9> (b)\nwc = Where(bc, w, fill)\n";
   body += "p = Softmax <axis = 3> (wc)\n";
   body += "vr = Reshape(v, head_shape)\nvh = Transpose <perm = [0, 2, 1, 3]> (vr)\n";
-  body += "o = MatMul(p, vh)\not = Transpose <perm = [0, 2, 1, 3]> (o)\n";
+  std::string values = "vh";
+  if (s.past) {
+    body += "vc = Concat <axis = -2> (pv, vh)\n";
+    unsqueeze("pres_k", "kc");
+    unsqueeze("pres_v", "vc");
+    body += "present = Concat <axis = 0> (pres_k, pres_v)\n";
+    values = "vc";
+  }
+  body += "o = MatMul(p, " + values + ")\not = Transpose <perm = [0, 2, 1, 3]> (o)\n";
   body += "merged = Reshape(ot, merge_shape)\n";
   conv1d("a", "merged", "c_proj", "c8", "proj");
   body += "y = Add(h, a)\n";
-  return "<ir_version: 7, opset_import: [\"\" : " + std::to_string(s.opset) +
-         "]>\ngpt2_torch (int64[batch, seq_len] ids) => (float[batch, seq_len, 8] y)\n<" + inits +
-         ">\n{\n" + body + "}\n";
+  const std::string inputs = s.past
+                                 ? "int64[batch, seq_len] ids, float[2, batch, 2, past_len, 4] past"
+                                 : "int64[batch, seq_len] ids";
+  const std::string outputs =
+      s.past ? "float[batch, seq_len, 8] y, float[2, batch, 2, total_len, 4] present"
+             : "float[batch, seq_len, 8] y";
+  return "<ir_version: 7, opset_import: [\"\" : " + std::to_string(s.opset) + "]>\ngpt2_torch (" +
+         inputs + ") => (" + outputs + ")\n<" + inits + ">\n{\n" + body + "}\n";
 }
 
 }  // namespace onnx_rewrite::testing

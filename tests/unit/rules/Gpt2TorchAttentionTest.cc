@@ -36,14 +36,31 @@ void expectFusedAndSame(const Gpt2TorchSpec& spec) {
       << ::testing::PrintToString(ops);
   EXPECT_EQ(count(ops, "Softmax"), 0u) << ::testing::PrintToString(ops);
   const onnx::ModelProto before = testing::parseModel(text);
-  const testing::OracleVerdict verdict =
-      testing::compareInOrt(before, after, {"batch=2", "seq_len=5"});
+  // With past, 4 cached and 3 new positions (7 of the 16 the causal buffer holds).
+  const std::vector<std::string> dims =
+      spec.past ? std::vector<std::string>{"batch=2", "seq_len=3", "past_len=4", "total_len=7"}
+                : std::vector<std::string>{"batch=2", "seq_len=5"};
+  const testing::OracleVerdict verdict = testing::compareInOrt(before, after, dims);
   EXPECT_TRUE(verdict.equal) << verdict.report;
 }
 
 TEST(Gpt2TorchAttention, FusesBehindComputedShapesAtOpset11) { expectFusedAndSame({11}); }
 
 TEST(Gpt2TorchAttention, FusesBehindComputedShapesAtOpset13) { expectFusedAndSame({13}); }
+
+TEST(Gpt2TorchAttention, FusesWithPastWhosePositionsStartAtTheCacheLength) {
+  // Range(P, P + S) has S elements: the symbolic pass subtracts linear forms.
+  Gpt2TorchSpec spec;
+  spec.past = true;
+  expectFusedAndSame(spec);
+}
+
+TEST(Gpt2TorchAttention, FusesWithPastAtOpset13) {
+  Gpt2TorchSpec spec;
+  spec.past = true;
+  spec.opset = 13;
+  expectFusedAndSame(spec);
+}
 
 TEST(Gpt2TorchAttention, SavesOnlyTheTypesTheModelCameWith) {
   // Inference and the symbolic pass are undone: no value_info appears in the output.
