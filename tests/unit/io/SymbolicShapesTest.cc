@@ -341,6 +341,44 @@ g (float[B, S, 8] x) => (float[B, S, 8] y) <int64[2] heads = {2, 4}> {
   EXPECT_EQ(shapeOf(m, "r"), "[?, ?, ?, 2, 4]");
 }
 
+TEST(SymbolicShapes, SlicesDataOfAComputedShapeByConstantBounds) {
+  // Steps forward and backward, clamped ends, and the whole of a symbolic dim.
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[B, S, 8] x) => (float[B, S, 8] y) <int64[1] zero = {0}, int64[1] two = {2},
+ int64[1] big = {9223372036854775807}, int64[1] minus_one = {-1}, int64[1] ax1 = {1},
+ int64[1] ax2 = {2}, int64[1] back = {-2}, int64[1] before_start = {-100}> {
+  s = Shape(x)
+  r = Reshape(x, s)
+  a = Slice(r, zero, two, ax2)
+  b = Slice(r, minus_one, before_start, ax2, back)
+  c = Slice(r, zero, big, ax1)
+  d = Slice(r, two, big, ax1)
+  y = Identity(x)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "a"), "[B, S, 2]");
+  EXPECT_EQ(shapeOf(m, "b"), "[B, S, 4]") << "7, 5, 3, 1";
+  EXPECT_EQ(shapeOf(m, "c"), "[B, S, 8]") << "all of S";
+  EXPECT_EQ(shapeOf(m, "d"), "[B, ?, 8]") << "S - 2, or 0 when S < 2";
+}
+
+TEST(SymbolicShapes, ReadsOpset18AxesAndNumOutputs) {
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 8, opset_import: ["" : 18]>
+g (float[B, S, 8] x) => (float[B, S, 8] y) <int64[1] last = {-1}> {
+  s = Shape(x)
+  r = Reshape(x, s)
+  mean = ReduceMean <keepdims = 1> (r, last)
+  p1, p2, p3 = Split <axis = 2, num_outputs = 3> (r)
+  y = Identity(x)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "mean"), "[B, S, 1]");
+  EXPECT_EQ(shapeOf(m, "p1"), "[B, S, 3]");
+  EXPECT_EQ(shapeOf(m, "p3"), "[B, S, 2]") << "ceil(8 / 3) each, the last one smaller";
+}
+
 // ---- what must stay unknown ----------------------------------------------------------
 
 TEST(SymbolicShapes, BroadcastOfTwoDifferentSymbolsIsUnknown) {

@@ -62,6 +62,14 @@ TEST(Gpt2TorchAttention, FusesWithPastAtOpset13) {
   expectFusedAndSame(spec);
 }
 
+TEST(Gpt2TorchAttention, DoesNotFuseWithoutShapeInference) {
+  // --no-shape-inference turns the symbolic pass off with ONNX's: q has no shape.
+  Options options;
+  options.shape_inference = false;
+  const Ops ops = fuse(gpt2TorchModel({11}), nullptr, nullptr, options);
+  EXPECT_EQ(count(ops, "com.microsoft::MultiHeadAttention"), 0u) << ::testing::PrintToString(ops);
+}
+
 TEST(Gpt2TorchAttention, SavesOnlyTheTypesTheModelCameWith) {
   // Inference and the symbolic pass are undone: no value_info appears in the output.
   onnx::ModelProto after;
