@@ -260,6 +260,12 @@ void packedAttentionRule(const NodeView& n, std::vector<Facts>& out) {
   like3dInput0WithLast(n, out[0], hidden);
 }
 
+/// com.microsoft.GroupQueryAttention with Q, K and V apart (as rules emit it): output 0 is
+/// [B, S, N * H], query's shape. Packed QKV (no key) is left unknown: its query is wider.
+void groupQueryAttentionRule(const NodeView& n, std::vector<Facts>& out) {
+  if (n.in(1)) likeInput0(n, out[0]);
+}
+
 }  // namespace
 
 void addTensorOpRules(OpRules& rules) {
@@ -326,6 +332,7 @@ void addTensorOpRules(OpRules& rules) {
     rules[op] = reduceRule;
   rules["com.microsoft:MultiHeadAttention"] = multiHeadAttentionRule;
   rules["com.microsoft:Attention"] = packedAttentionRule;
+  rules["com.microsoft:GroupQueryAttention"] = groupQueryAttentionRule;
 }
 
 }  // namespace onnx_rewrite::symbolic

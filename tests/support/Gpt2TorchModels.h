@@ -37,12 +37,10 @@ inline std::string gpt2TorchModel(const Gpt2TorchSpec& s) {
   std::string body, inits;
   auto init = [&](const std::string& text) { inits += (inits.empty() ? "" : ", ") + text; };
   auto unsqueeze = [&](const std::string& out, const std::string& in) {
-    body += attrs ? out + " = Unsqueeze <axes = [0]> (" + in + ")\n"
-                  : out + " = Unsqueeze(" + in + ", ax0)\n";
+    body += onAxis0("Unsqueeze", s.opset, out, in);
   };
   auto squeeze = [&](const std::string& out, const std::string& in) {
-    body += attrs ? out + " = Squeeze <axes = [0]> (" + in + ")\n"
-                  : out + " = Squeeze(" + in + ", ax0)\n";
+    body += onAxis0("Squeeze", s.opset, out, in);
   };
   // x.view(-1, x.size(-1)) @ w + b, viewed back as [x.size(0), x.size(1), cols].
   auto conv1d = [&](const std::string& out, const std::string& x, const std::string& w,

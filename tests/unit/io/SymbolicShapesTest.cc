@@ -199,31 +199,6 @@ g (float[B, S] x) => (float[B, S] y) <int64 i1 = {1}, int64 four = {4}, int64 tw
   EXPECT_EQ(shapeOf(m, "r"), "[3]");
 }
 
-TEST(SymbolicShapes, SizesRangeFromAPastLengthToItPlusTheNewTokens) {
-  // GPT-2 with past: position_ids = arange(P, P + S); S + P has no name, but its
-  // difference with P is S's value, 1 here.
-  const onnx::ModelProto m = inferred(R"(
-<ir_version: 7, opset_import: ["" : 11]>
-g (int64[B, 1] ids, float[B, 2, P, 4] past_k, float[B, 2, 1, 4] new_k) => (float[B, 2, 1, 4] y)
-<int64 i1 = {1}, int64 i2 = {2}, int64[2] pos_shape = {-1, 1}> {
-  s = Shape(ids)
-  n = Gather <axis = 0> (s, i1)
-  ps = Shape(past_k)
-  p = Gather <axis = 0> (ps, i2)
-  l = Add(n, p)
-  r = Range(p, l, i1)
-  r1 = Unsqueeze <axes = [0]> (r)
-  pos = Reshape(r1, pos_shape)
-  k = Concat <axis = 2> (past_k, new_k)
-  kl = Shape(k)
-  y = Identity(new_k)
-}
-)");
-  EXPECT_EQ(shapeOf(m, "r"), "[1]");
-  EXPECT_EQ(shapeOf(m, "pos"), "[1, 1]");
-  EXPECT_EQ(shapeOf(m, "k"), "[B, 2, ?, 4]") << "P + 1 has no name";
-}
-
 TEST(SymbolicShapes, SizesRangeOverTheNewTokensAfterAPast) {
   // position_ids = arange(P, P + S).unsqueeze(0).view(-1, S): (P + S) - P is S.
   const onnx::ModelProto m = inferred(R"(
@@ -246,6 +221,10 @@ g (int64[B, S] ids, float[B, 2, P, 4] past_k, float[B, 2, S, 4] new_k) => (float
   d = Sub(t, n)
   du = Unsqueeze <axes = [0]> (d)
   past_again = ConstantOfShape(du)
+  p1 = Add(p, i1)
+  one_len = Sub(p1, p)
+  one_u = Unsqueeze <axes = [0]> (one_len)
+  one = ConstantOfShape(one_u)
   y = Identity(new_k)
 }
 )");
@@ -253,6 +232,7 @@ g (int64[B, S] ids, float[B, 2, P, 4] past_k, float[B, 2, S, 4] new_k) => (float
   EXPECT_EQ(shapeOf(m, "pos"), "[1, S]");
   EXPECT_EQ(shapeOf(m, "k"), "[B, 2, ?, 4]") << "P + S has no name";
   EXPECT_EQ(shapeOf(m, "past_again"), "[P]") << "(P + S) - S";
+  EXPECT_EQ(shapeOf(m, "one"), "[1]") << "(P + 1) - P, a single new token";
 }
 
 TEST(SymbolicShapes, ReadsInt32ShapeTensorsAndIndices) {
@@ -317,6 +297,7 @@ g (float[B, S, 8] x, float[8] gamma, float[8] beta) => (float[B, S, 8] y) <int64
   n, u1, u2, sum = com.microsoft.SkipLayerNormalization(r, x, gamma, beta)
   g1 = com.microsoft.FastGelu(n)
   a = com.microsoft.MultiHeadAttention <num_heads = 2> (g1, g1, g1)
+  packed = com.microsoft.GroupQueryAttention <num_heads = 2, kv_num_heads = 1> (g1)
   y = Identity(a)
 }
 )");
@@ -324,6 +305,7 @@ g (float[B, S, 8] x, float[8] gamma, float[8] beta) => (float[B, S, 8] y) <int64
   EXPECT_EQ(shapeOf(m, "sum"), "[B, S, 8]");
   EXPECT_EQ(shapeOf(m, "g1"), "[B, S, 8]");
   EXPECT_EQ(shapeOf(m, "a"), "[B, S, 8]");
+  EXPECT_NE(shapeOf(m, "packed"), "[B, S, 8]") << "packed QKV: the query is wider than the output";
 }
 
 TEST(SymbolicShapes, IgnoresShapeStartAndEndBeforeOpset15) {
