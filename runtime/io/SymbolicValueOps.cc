@@ -6,7 +6,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include <algorithm>
-#include <cstring>
 #include <iterator>
 #include <limits>
 #include <tuple>
@@ -24,15 +23,12 @@ Dims intsToDims(const std::vector<int64_t>& ints) {
   return dims;
 }
 
-/// Sets output 0 to a folded value of `shape` (static) and `elem`.
+/// Sets `out` to a value of `elem`s and `shape`, with its elements when the shape is static
+/// and holds exactly that many (Facts::value is only ever that).
 void setValue(Facts& out, int32_t elem, Dims shape, Dims value) {
   out.elem = elem;
-  if (staticCount(shape) != static_cast<int64_t>(value.size())) {
-    out.shape = std::move(shape);
-    return;
-  }
   out.shape = std::move(shape);
-  out.value = std::move(value);
+  if (staticCount(*out.shape) == static_cast<int64_t>(value.size())) out.value = std::move(value);
 }
 
 void constantRule(const NodeView& n, std::vector<Facts>& out) {
