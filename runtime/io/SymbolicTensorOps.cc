@@ -90,8 +90,12 @@ void matmulRule(const NodeView& n, std::vector<Facts>& out) {
 void fusedMatmulRule(const NodeView& n, std::vector<Facts>& out) {
   out[0].elem = n.elem(0);
   if (!n.shape(0) || !n.shape(1)) return;
-  if (n.intAttr("transBatchA").value_or(0) != 0 || n.intAttr("transBatchB").value_or(0) != 0)
-    return;  // batch axes moved: no rule emits it
+  // Batch axes moved: ONNX Runtime has its own rules for those (equal ranks, ...) that the
+  // registry's inference applies; claim nothing, not even the type of what it may reject.
+  if (n.intAttr("transBatchA").value_or(0) != 0 || n.intAttr("transBatchB").value_or(0) != 0) {
+    out[0] = Facts{};
+    return;
+  }
   Dims a = *n.shape(0), b = *n.shape(1);
   if (a.empty() || b.empty()) {
     out[0] = Facts{};  // ONNX Runtime rejects a scalar operand: claim nothing

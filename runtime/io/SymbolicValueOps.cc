@@ -602,6 +602,36 @@ void reshapeRule(const NodeView& n, std::vector<Facts>& out) {
   if (const Dims* v = n.value(0)) setValue(out[0], n.elem(0), shape, *v);
 }
 
+/// The product of `dims` as one int or one symbolic factor (S * 1 * 1 is S), else unknown.
+Sym productDim(const Dims& dims) {
+  const std::optional<Product> p = productOf(dims);
+  return p ? quotient(*p, Product{}) : Sym::unknown();
+}
+
+/// Flatten(x, axis): [product of the dims before axis, product of the rest].
+void flattenRule(const NodeView& n, std::vector<Facts>& out) {
+  out[0].elem = n.elem(0);
+  const Dims* in = n.shape(0);
+  if (!in) return;
+  const int64_t rank = static_cast<int64_t>(in->size());
+  const int64_t axis = n.intAttr("axis").value_or(1);
+  // Flatten takes axis in [-rank, rank] (rank: everything before it).
+  if (axis < -rank || axis > rank) return;
+  const size_t split = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+  out[0].shape = Dims{productDim(Dims(in->begin(), in->begin() + split)),
+                      productDim(Dims(in->begin() + split, in->end()))};
+}
+
+/// Size(x): the element count, a scalar.
+void sizeRule(const NodeView& n, std::vector<Facts>& out) {
+  out[0].elem = TensorProto::INT64;
+  out[0].shape = Dims{};
+  const Dims* in = n.shape(0);
+  if (!in) return;
+  const Sym count = productDim(*in);
+  if (count.known()) setValue(out[0], TensorProto::INT64, Dims{}, Dims{count});
+}
+
 void expandRule(const NodeView& n, std::vector<Facts>& out) {
   out[0].elem = n.elem(0);
   const Dims* in = n.shape(0);
@@ -653,6 +683,8 @@ void addValueOpRules(OpRules& rules) {
   rules["Reshape"] = reshapeRule;
   rules["Expand"] = expandRule;
   rules["Tile"] = tileRule;
+  rules["Flatten"] = flattenRule;
+  rules["Size"] = sizeRule;
 }
 
 }  // namespace onnx_rewrite::symbolic

@@ -253,6 +253,29 @@ g (float[B, S, 8] x) => (float[B, S, 8] y) <int32[1] i1 = {1}, int64[2] tail = {
   EXPECT_EQ(shapeOf(m, "c"), "[S, S, 2, 4]") << "int32 indices pick like int64 ones";
 }
 
+TEST(SymbolicShapes, SizesFlattenAndFoldsSize) {
+  const onnx::ModelProto m = inferred(R"(
+<ir_version: 7, opset_import: ["" : 13]>
+g (float[B, S, 8] x, float[2, 3] z) => (float[B, S, 8] y) <int64[1] ax0 = {0}> {
+  s = Shape(x)
+  r = Reshape(x, s)
+  f1 = Flatten <axis = 1> (r)
+  f2 = Flatten <axis = 2> (r)
+  f0 = Flatten <axis = 0> (r)
+  zs = Shape(z)
+  zr = Reshape(z, zs)
+  n = Size(zr)
+  nu = Unsqueeze(n, ax0)
+  c = ConstantOfShape(nu)
+  y = Identity(x)
+}
+)");
+  EXPECT_EQ(shapeOf(m, "f1"), "[B, ?]") << "S * 8 has no name";
+  EXPECT_EQ(shapeOf(m, "f2"), "[?, 8]");
+  EXPECT_EQ(shapeOf(m, "f0"), "[1, ?]");
+  EXPECT_EQ(shapeOf(m, "c"), "[6]") << "Size folds to 2 * 3";
+}
+
 // ---- propagation past a computed shape ------------------------------------------------
 
 TEST(SymbolicShapes, PropagatesThroughAttentionOps) {
