@@ -3,6 +3,7 @@
 
 #include "runtime/graph/Opsets.h"
 #include "runtime/io/NewerOpsetSchemas.h"
+#include "runtime/io/SymbolicShapes.h"
 
 #include <exception>
 
@@ -110,6 +111,14 @@ InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims
     note_ = std::string("shape inference stopped early: ") + e.what();
     for (char& c : note_)
       if (c == '\n') c = ' ';  // reports are one line per note
+  }
+  // What ONNX could not see through (computed Reshape shapes and all after them). It writes
+  // into value_info as ONNX does, so undo() takes its results out too. Even after ONNX
+  // stopped early: it proves each dim from what is there.
+  try {
+    refineSymbolicShapes(model);
+  } catch (const std::exception& e) {
+    note_ += std::string(note_.empty() ? "" : "; ") + "symbolic shapes stopped early: " + e.what();
   }
 }
 

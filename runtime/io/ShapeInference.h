@@ -4,7 +4,9 @@
 // 1.12's inference knows operator schemas up to opset 17; applied blindly to a newer
 // opset it would infer wrong shapes (ReduceMean-13 reads axes from an attribute,
 // ReduceMean-18 from an input). So opsets 18+ go through NewerOpsetSchemas, which
-// knows what changed; newer opsets than that skip inference with a note. Inference
+// knows what changed; newer opsets than that skip inference with a note. Right after
+// it, our symbolic shape pass (SymbolicShapes.h) sizes what ONNX cannot see through
+// (Reshapes to shapes computed at run time, and everything after them). Inference
 // never throws, and is undone before saving: the saved model carries only the type
 // information it came with.
 //

@@ -29,6 +29,14 @@ inline std::string attentionWeights(int rows, int cols, int seed) {
   return out + "}";
 }
 
+/// `out = op(in)` on axis 0 for op Squeeze or Unsqueeze: the axes an attribute before opset
+/// 13, from 13 the input ax0, which the model defines as int64[1] {0}.
+inline std::string onAxis0(const std::string& op, int opset, const std::string& out,
+                           const std::string& in) {
+  return opset < 13 ? out + " = " + op + " <axes = [0]> (" + in + ")\n"
+                    : out + " = " + op + "(" + in + ", ax0)\n";
+}
+
 /// One self-attention block on x: float[B, S, 8].
 struct AttentionSpec {
   int opset = 14;

@@ -42,12 +42,10 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
   std::string body, inits;
   auto init = [&](const std::string& text) { inits += (inits.empty() ? "" : ", ") + text; };
   auto unsqueeze = [&](const std::string& out, const std::string& in) {
-    body += attrs ? out + " = Unsqueeze <axes = [0]> (" + in + ")\n"
-                  : out + " = Unsqueeze(" + in + ", ax0)\n";
+    body += onAxis0("Unsqueeze", s.opset, out, in);
   };
   auto squeeze = [&](const std::string& out, const std::string& in) {
-    body += attrs ? out + " = Squeeze <axes = [0]> (" + in + ")\n"
-                  : out + " = Squeeze(" + in + ", ax0)\n";
+    body += onAxis0("Squeeze", s.opset, out, in);
   };
   init("float[8, 24] wqkv = " + attentionWeights(8, 24, 4));
   init("float[24] bqkv = " + attentionWeights(1, 24, 5));

@@ -1,0 +1,262 @@
+//===- SymbolicShapes.cc - shapes ONNX's inference cannot see through ----===//
+#include "runtime/io/SymbolicShapes.h"
+
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "runtime/graph/Opsets.h"
+#include "runtime/io/ShapeInference.h"
+#include "runtime/io/SymbolicOps.h"
+
+namespace onnx_rewrite {
+namespace symbolic {
+
+const Dims* NodeView::shape(size_t i) const {
+  const Facts* f = in(i);
+  return f && f->shape ? &*f->shape : nullptr;
+}
+
+const Dims* NodeView::value(size_t i) const {
+  const Facts* f = in(i);
+  return f && f->value ? &*f->value : nullptr;
+}
+
+std::optional<std::vector<int64_t>> NodeView::ints(size_t i) const {
+  const Dims* v = value(i);
+  if (!v) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const Sym& s : *v) {
+    if (!s.isInt()) return std::nullopt;
+    out.push_back(s.value);
+  }
+  return out;
+}
+
+int32_t NodeView::elem(size_t i) const {
+  const Facts* f = in(i);
+  return f ? f->elem : 0;
+}
+
+const onnx::AttributeProto* NodeView::attr(const char* name) const {
+  for (const onnx::AttributeProto& a : node.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+std::optional<int64_t> NodeView::intAttr(const char* name) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (!a || a->type() != onnx::AttributeProto::INT) return std::nullopt;
+  return a->i();
+}
+
+std::optional<std::vector<int64_t>> NodeView::intsAttr(const char* name) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (!a || a->type() != onnx::AttributeProto::INTS) return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<std::vector<int64_t>> NodeView::attrOrInput(const char* name, int64_t since,
+                                                          size_t input, bool* present) const {
+  if (opset < since) {
+    *present = attr(name) != nullptr;
+    return intsAttr(name);
+  }
+  *present = in(input) != nullptr;
+  return ints(input);
+}
+
+namespace {
+
+const OpRules& opRules() {
+  static const OpRules rules = [] {
+    OpRules r;
+    addValueOpRules(r);
+    addTensorOpRules(r);
+    return r;
+  }();
+  return rules;
+}
+
+/// What an initializer is: its type, and its elements when small and integer.
+Facts factsOfInitializer(const onnx::TensorProto& t) {
+  Facts f;
+  f.elem = t.data_type();
+  Dims dims;
+  for (int64_t d : t.dims()) {
+    if (d < 0) return Facts{};  // malformed
+    dims.push_back(Sym::of(d));
+  }
+  f.shape = dims;
+  f.value = smallIntTensor(t);
+  return f;
+}
+
+/// `ours` merged into `known`: ours fills what known lacks; on any disagreement (a rank or
+/// a dim), what is known stands and our elements are dropped.
+Facts merge(const Facts& known, Facts ours) {
+  Facts r = known;
+  if (r.elem == 0) r.elem = ours.elem;
+  if (ours.elem != 0 && r.elem != ours.elem) return r;
+  if (!ours.shape) return r;
+  if (!r.shape) {
+    r.shape = std::move(ours.shape);
+  } else {
+    if (r.shape->size() != ours.shape->size()) return r;
+    for (size_t i = 0; i < r.shape->size(); ++i) {
+      const Sym& k = (*r.shape)[i];
+      const Sym& o = (*ours.shape)[i];
+      if (k.isInt() && o.isInt() && k.value != o.value) return known;
+    }
+    for (size_t i = 0; i < r.shape->size(); ++i)
+      if (!(*r.shape)[i].known()) (*r.shape)[i] = (*ours.shape)[i];
+  }
+  if (ours.value && staticCount(*r.shape) == static_cast<int64_t>(ours.value->size()))
+    r.value = std::move(ours.value);
+  return r;
+}
+
+void setDim(onnx::TensorShapeProto::Dimension& d, const Sym& s) {
+  d.Clear();
+  if (s.isInt()) d.set_dim_value(s.value);
+  if (s.isDimSymbol()) d.set_dim_param(s.name());  // S + 1 has no name: unknown
+}
+
+/// Writes into `type` what `facts` adds to it; true if anything changed.
+bool refine(onnx::TypeProto& type, const Facts& facts) {
+  if (type.value_case() != onnx::TypeProto::VALUE_NOT_SET && !type.has_tensor_type()) return false;
+  if (!type.has_tensor_type() && facts.elem == 0) return false;
+  onnx::TypeProto_Tensor* t = type.mutable_tensor_type();
+  bool changed = false;
+  if (t->elem_type() == 0 && facts.elem != 0) {
+    t->set_elem_type(facts.elem);
+    changed = true;
+  }
+  if (!facts.shape || t->elem_type() == 0) return changed;
+  if (!t->has_shape()) {
+    onnx::TensorShapeProto* shape = t->mutable_shape();
+    for (const Sym& s : *facts.shape) setDim(*shape->add_dim(), s);
+    return true;
+  }
+  if (t->shape().dim_size() != static_cast<int>(facts.shape->size())) return changed;
+  for (int i = 0; i < t->shape().dim_size(); ++i) {
+    onnx::TensorShapeProto::Dimension& d = *t->mutable_shape()->mutable_dim(i);
+    const Sym& s = (*facts.shape)[static_cast<size_t>(i)];
+    if (isUnknownDim(d) && (s.isInt() || s.isDimSymbol())) {
+      setDim(d, s);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/// The main graph's nodes in topological order (inputs produced by main-graph nodes first);
+/// nodes on a cycle are left out.
+std::vector<int> topologicalOrder(const onnx::GraphProto& g) {
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const std::string& out : g.node(i).output())
+      if (!out.empty()) producer.emplace(out, i);
+  std::vector<int> pending(static_cast<size_t>(g.node_size()), 0);
+  std::vector<std::vector<int>> readers(static_cast<size_t>(g.node_size()));
+  std::deque<int> ready;
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const std::string& in : g.node(i).input()) {
+      auto it = in.empty() ? producer.end() : producer.find(in);
+      if (it == producer.end() || it->second == i) continue;
+      ++pending[static_cast<size_t>(i)];
+      readers[static_cast<size_t>(it->second)].push_back(i);
+    }
+    if (pending[static_cast<size_t>(i)] == 0) ready.push_back(i);
+  }
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int i = ready.front();
+    ready.pop_front();
+    order.push_back(i);
+    for (int r : readers[static_cast<size_t>(i)])
+      if (--pending[static_cast<size_t>(r)] == 0) ready.push_back(r);
+  }
+  return order;
+}
+
+}  // namespace
+}  // namespace symbolic
+
+int refineSymbolicShapes(onnx::ModelProto& model) {
+  using namespace symbolic;
+  onnx::GraphProto& g = *model.mutable_graph();
+  const int64_t opset = onnxOpsetVersion(model.opset_import());
+  std::unordered_map<std::string, Facts> facts;
+  std::unordered_set<std::string> inputs;
+  for (const onnx::ValueInfoProto& in : g.input()) {
+    inputs.insert(in.name());
+    facts[in.name()] = factsOfType(in.type());
+  }
+  for (const onnx::TensorProto& t : g.initializer()) {
+    // An initializer that is also an input is a default a feed may replace: not a constant.
+    if (inputs.count(t.name())) continue;
+    facts[t.name()] = factsOfInitializer(t);
+  }
+  // Intermediates and outputs as ONNX's inference (or the model) typed them. A name may
+  // have an output entry and a value_info entry: both are refined, and what they say is
+  // merged first.
+  std::unordered_map<std::string, std::vector<onnx::ValueInfoProto*>> infos;
+  for (auto* list : {g.mutable_output(), g.mutable_value_info()})
+    for (onnx::ValueInfoProto& info : *list) {
+      if (inputs.count(info.name())) continue;
+      std::vector<onnx::ValueInfoProto*>& entries = infos[info.name()];
+      entries.push_back(&info);
+      Facts given = factsOfType(info.type());
+      auto [it, fresh] = facts.emplace(info.name(), given);
+      if (!fresh) it->second = merge(it->second, std::move(given));
+    }
+
+  const OpRules& rules = opRules();
+  int refined = 0;
+  for (int index : topologicalOrder(g)) {
+    const onnx::NodeProto& node = g.node(index);
+    const std::string& domain = node.domain();
+    const bool onnx_domain = domain.empty() || domain == "ai.onnx";
+    auto rule = rules.find(onnx_domain ? node.op_type() : domain + ":" + node.op_type());
+    if (rule == rules.end() || node.output_size() == 0) continue;
+    std::vector<Facts> none_known(static_cast<size_t>(node.input_size()));
+    NodeView view{node, opset, {}};
+    for (int i = 0; i < node.input_size(); ++i) {
+      const std::string& in = node.input(i);
+      auto it = in.empty() ? facts.end() : facts.find(in);
+      // An input nothing is known of is an input with empty Facts; an absent one is null.
+      view.inputs.push_back(in.empty()          ? nullptr
+                            : it != facts.end() ? &it->second
+                                                : &none_known[static_cast<size_t>(i)]);
+    }
+    std::vector<Facts> outputs(static_cast<size_t>(node.output_size()));
+    rule->second(view, outputs);
+    for (int o = 0; o < node.output_size(); ++o) {
+      const std::string& name = node.output(o);
+      if (name.empty() || inputs.count(name)) continue;
+      Facts& known = facts[name];
+      known = merge(known, std::move(outputs[static_cast<size_t>(o)]));
+      std::vector<onnx::ValueInfoProto*>& entries = infos[name];
+      if (entries.empty()) {
+        // A value inference left untyped: a new entry, which undo() removes again.
+        onnx::ValueInfoProto fresh;
+        fresh.set_name(name);
+        if (refine(*fresh.mutable_type(), known)) {
+          onnx::ValueInfoProto* added = g.add_value_info();
+          *added = std::move(fresh);
+          entries.push_back(added);
+          ++refined;
+        }
+        continue;
+      }
+      bool changed = false;
+      for (onnx::ValueInfoProto* info : entries) changed |= refine(*info->mutable_type(), known);
+      refined += changed ? 1 : 0;
+    }
+  }
+  return refined;
+}
+
+}  // namespace onnx_rewrite

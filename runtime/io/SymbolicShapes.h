@@ -1,0 +1,30 @@
+//===- SymbolicShapes.h - shapes ONNX's inference cannot see through -----===//
+//
+// ONNX 1.12's inference gives up at a Reshape (or Expand, ConstantOfShape) whose shape is
+// computed at run time from Shape, Gather, Concat, ... as exporters write it, and every
+// value after it stays unsized: torch 1.x GPT-2's position ids, the Reshape-Gemm-Reshape
+// of each projection. This pass runs right after that inference over the main graph in
+// topological order, folds small integer shape computations to their elements (ints or
+// the model's symbolic dims), and fills in the dims and ranks inference left unknown.
+//
+// It only ever adds what it proves: a dim it cannot prove stays unknown (no value and no
+// name), and a dim the model or ONNX already gave is never changed. Where what it derives
+// disagrees with what is there (which a valid model never shows), it keeps what is there.
+// Its results live in the graph's value_info like ONNX's, so InferredShapes::undo takes
+// them out again: the saved model carries only the type information it came with.
+// Subgraphs are not visited. The cost is linear in the nodes; folded tensors are capped at
+// kMaxFoldedElements elements.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+namespace onnx_rewrite {
+
+/// Refines the types of the main graph's intermediate values and outputs in place (graph
+/// inputs and initializers are left alone); returns how many values it refined. Never
+/// throws on a malformed model: what it cannot read it leaves unknown.
+int refineSymbolicShapes(onnx::ModelProto& model);
+
+}  // namespace onnx_rewrite
