@@ -101,6 +101,25 @@ TEST_F(CliTest, OnlyAndSkipChooseRules) {
   EXPECT_EQ(testing::opTypes(out), (std::vector<std::string>{"Add", "com.microsoft::Gelu"}));
 }
 
+TEST_F(CliTest, EnableTurnsOnAnOptInRule) {
+  // gelu_approximation (tag opt_in) is off by default; --enable approximation takes the
+  // BiasGelu the default rules make on to FastGelu.
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " -q --enable approximation");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  EXPECT_EQ(testing::opTypes(out), std::vector<std::string>{"com.microsoft::FastGelu"});
+  r = cli("--list-rules --only approximation");
+  EXPECT_NE(r.out.find("opt_in"), std::string::npos) << "listed with its tag: " << r.out;
+}
+
+TEST_F(CliTest, BadEnablePattern) {
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --enable '['");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("onnx-rewrite: error: bad --enable pattern '[': ", 0), 0u) << r.err;
+  expectNoOutput();
+}
+
 TEST_F(CliTest, ListsRules) {
   CommandResult r = cli("--list-rules");
   ASSERT_EQ(r.exit_code, 0) << r.err;
