@@ -7,6 +7,7 @@
 
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/graph/Model.h"
+#include "runtime/io/ModelValidation.h"
 #include "runtime/io/ShapeInference.h"
 #include "runtime/match/Params.h"
 
@@ -88,6 +89,8 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
   if (options.max_inference_rounds < 1)
     throw std::invalid_argument("max_inference_rounds must be >= 1, not " +
                                 std::to_string(options.max_inference_rounds));
+  // Before shape inference (ONNX code that trusts tensors) or import see the model.
+  validateModel(model);
   Result result;
   std::vector<const RewritePattern*> selected = selectRules(rules, options.filter);
   for (int round = 0;; ++round) {
