@@ -93,6 +93,7 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
   validateModel(model);
   Result result;
   std::vector<const RewritePattern*> selected = selectRules(rules, options.filter);
+  int64_t budget = options.max_rewrites;
   for (int round = 0;; ++round) {
     std::unique_ptr<InferredShapes> shapes;
     auto infer = [&] {
@@ -123,10 +124,17 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
       ir.setAssumptions(assumptions);
       DriverConfig config;
       config.max_iterations = options.max_iterations;
-      config.max_rewrites =
-          options.max_rewrites == DriverConfig::kNoLimit
-              ? DriverConfig::kNoLimit
-              : options.max_rewrites - static_cast<int64_t>(result.stats.rewrites);
+      // One budget for the whole run, every round of inference included: the default one
+      // is sized by the model as loaded.
+      if (round == 0 && budget == DriverConfig::kProportional) {
+        uint64_t nodes = 0;
+        for (Graph* g : ir.allGraphs()) nodes += g->liveNodeCount();
+        budget = proportionalRewriteBudget(nodes);
+      }
+      config.default_budget = options.max_rewrites == DriverConfig::kProportional;
+      config.max_rewrites = budget == DriverConfig::kNoLimit
+                                ? DriverConfig::kNoLimit
+                                : budget - static_cast<int64_t>(result.stats.rewrites);
       config.listener = options.listener;
       config.verify_rewrites = options.verify_rewrites;
       const DriverStats stats = runDriver(ir, selected, config);

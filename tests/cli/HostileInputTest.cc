@@ -4,15 +4,18 @@
 // per test (issue 15): malformed tensors, negative dims, external data that
 // overflows or escapes the model's folder, devices and FIFOs where files are
 // expected, nesting deeper than protobuf allows, names that would split an
-// error line. Each gives one line on stderr
-// naming the culprit, exit status 1, no output file, and the input untouched.
+// error line, and rules that undo each other. Each gives one line on stderr
+// naming the culprit, exit status 1, no output file, and the input untouched
+// -- or, for the rule cycle, a run that stops soon, small, and says why.
 //
 // The hostile models are built here from a small valid one; none is checked in.
 //
 //===----------------------------------------------------------------------===//
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -236,6 +239,45 @@ TEST_F(HostileInput, ANewlineInAValueNameDoesNotSplitTheErrorLine) {
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
   EXPECT_NE(r.err.find("c\\nonnx-rewrite: forged line"), std::string::npos) << r.err;
   EXPECT_EQ(listFolder(dir_.path()), Names{"in.onnx"});
+}
+
+// ---- 2. Rules that undo each other stop -------------------------------------------------
+
+TEST_F(HostileInput, RulesThatUndoEachOtherStopWithinFiveSecondsAndHalfAGigabyteNamingThem) {
+  // Was 10 GB in 60 s: each rewrite makes a node the other rule rewrites back, so one
+  // sweep never ends and --max-iterations cannot stop it.
+  writeModel(in_, validModel());
+  const std::string rules = dir_.file("cycle.yaml");
+  writeFile(rules, R"(rules:
+  - rule: add_to_sub
+    match: |
+      y = Add(a, b)
+    rewrite: |
+      y = Sub(a, Neg(b))
+  - rule: sub_to_add
+    match: |
+      y = Sub(a, b)
+    rewrite: |
+      y = Add(a, Neg(b))
+)");
+  const auto start = std::chrono::steady_clock::now();
+  CommandResult r = run("--rules " + shellQuote(rules) + " --max-iterations 1");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  struct rusage usage {};
+  ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &usage), 0);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_LT(usage.ru_maxrss, 500 * 1024) << "peak RSS in KiB";
+  // 3 nodes: 4 x 3 + 10000 rewrites, the two rules alternating.
+  EXPECT_NE(
+      r.err.find("note: rewrite budget (10012, 4 per node + 10000) reached in main; more "
+                 "rewrites may apply; rules still firing: add_to_sub (500), sub_to_add (500)"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("NOT converged"), std::string::npos) << r.err;
+  onnx::ModelProto out;
+  EXPECT_TRUE(out.ParseFromString(readFile(out_))) << "the output is a whole model";
 }
 
 }  // namespace
