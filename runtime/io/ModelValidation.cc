@@ -19,12 +19,15 @@ class Validator {
                        std::to_string(kMaxGraphNesting) + " levels");
     // Names in the main graph need no place; names in a body say which body.
     const std::string where = depth == 0 ? "" : " in graph " + quoted(g.name());
-    for (const onnx::ValueInfoProto& v : g.input())
-      type(v.type(), "graph input " + quoted(v.name()) + where, 0);
-    for (const onnx::ValueInfoProto& v : g.output())
-      type(v.type(), "graph output " + quoted(v.name()) + where, 0);
-    for (const onnx::ValueInfoProto& v : g.value_info())
-      type(v.type(), "value_info " + quoted(v.name()) + where, 0);
+    // Names are built only for a message: a model has a value_info per value.
+    auto declared = [&](const char* kind, const onnx::ValueInfoProto& v) {
+      const std::string problem = typeProblem(v.type(), 0);
+      if (!problem.empty())
+        throw ModelError(kind + (" " + quoted(v.name())) + where + ": " + problem);
+    };
+    for (const onnx::ValueInfoProto& v : g.input()) declared("graph input", v);
+    for (const onnx::ValueInfoProto& v : g.output()) declared("graph output", v);
+    for (const onnx::ValueInfoProto& v : g.value_info()) declared("value_info", v);
     for (const onnx::TensorProto& t : g.initializer())
       checkTensor(t, "initializer " + quoted(t.name()) + where);
     for (const onnx::SparseTensorProto& s : g.sparse_initializer())
@@ -36,14 +39,21 @@ class Validator {
              const std::string& where, int depth) {
     for (const onnx::NodeProto& n : nodes)
       for (const onnx::AttributeProto& a : n.attribute()) {
-        const std::string what = "attribute " + quoted(a.name()) + " of node " + quoted(n.name()) +
-                                 " (" + oneLine(n.op_type()) + ")" + where;
-        if (a.has_t()) checkTensor(a.t(), what);
-        for (const onnx::TensorProto& t : a.tensors()) checkTensor(t, what);
-        if (a.has_sparse_tensor()) sparse(a.sparse_tensor(), what);
-        for (const onnx::SparseTensorProto& s : a.sparse_tensors()) sparse(s, what);
-        if (a.has_tp()) type(a.tp(), what, 0);
-        for (const onnx::TypeProto& tp : a.type_protos()) type(tp, what, 0);
+        // Most attributes are numbers: the name is built only for one that holds a tensor.
+        const bool holds = a.has_t() || a.tensors_size() > 0 || a.has_sparse_tensor() ||
+                           a.sparse_tensors_size() > 0 || a.has_tp() || a.type_protos_size() > 0;
+        if (holds) {
+          const std::string what = "attribute " + quoted(a.name()) + " of node " +
+                                   quoted(n.name()) + " (" + oneLine(n.op_type()) + ")" + where;
+          if (a.has_t()) checkTensor(a.t(), what);
+          for (const onnx::TensorProto& t : a.tensors()) checkTensor(t, what);
+          if (a.has_sparse_tensor()) sparse(a.sparse_tensor(), what);
+          for (const onnx::SparseTensorProto& s : a.sparse_tensors()) sparse(s, what);
+          std::string problem = a.has_tp() ? typeProblem(a.tp(), 0) : "";
+          for (const onnx::TypeProto& tp : a.type_protos())
+            if (problem.empty()) problem = typeProblem(tp, 0);
+          if (!problem.empty()) throw ModelError(what + ": " + problem);
+        }
         if (a.has_g()) graph(a.g(), depth + 1);
         for (const onnx::GraphProto& body : a.graphs()) graph(body, depth + 1);
       }
@@ -69,22 +79,24 @@ class Validator {
            std::to_string(indices.dims(0)) + " indices");
   }
 
-  void type(const onnx::TypeProto& t, const std::string& what, int depth) {
+  /// Why declared type `t` is malformed ("has a negative dim -3 at axis 1"), or "".
+  static std::string typeProblem(const onnx::TypeProto& t, int depth) {
     if (depth > kMaxGraphNesting)
-      throw ModelError(what + ": its type is nested deeper than " +
-                       std::to_string(kMaxGraphNesting) + " levels");
-    auto shape = [&](const onnx::TensorShapeProto& s) {
+      return "its type is nested deeper than " + std::to_string(kMaxGraphNesting) + " levels";
+    auto shape = [](const onnx::TensorShapeProto& s) -> std::string {
       for (int i = 0; i < s.dim_size(); ++i)
         if (s.dim(i).has_dim_value() && s.dim(i).dim_value() < 0)
-          throw ModelError(what + ": has a negative dim " + std::to_string(s.dim(i).dim_value()) +
-                           " at axis " + std::to_string(i));
+          return "has a negative dim " + std::to_string(s.dim(i).dim_value()) + " at axis " +
+                 std::to_string(i);
+      return {};
     };
-    if (t.has_tensor_type() && t.tensor_type().has_shape()) shape(t.tensor_type().shape());
+    if (t.has_tensor_type() && t.tensor_type().has_shape()) return shape(t.tensor_type().shape());
     if (t.has_sparse_tensor_type() && t.sparse_tensor_type().has_shape())
-      shape(t.sparse_tensor_type().shape());
-    if (t.has_sequence_type()) type(t.sequence_type().elem_type(), what, depth + 1);
-    if (t.has_map_type()) type(t.map_type().value_type(), what, depth + 1);
-    if (t.has_optional_type()) type(t.optional_type().elem_type(), what, depth + 1);
+      return shape(t.sparse_tensor_type().shape());
+    if (t.has_sequence_type()) return typeProblem(t.sequence_type().elem_type(), depth + 1);
+    if (t.has_map_type()) return typeProblem(t.map_type().value_type(), depth + 1);
+    if (t.has_optional_type()) return typeProblem(t.optional_type().elem_type(), depth + 1);
+    return {};
   }
 };
 
