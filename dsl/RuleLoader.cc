@@ -5,12 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "compiler/sema/ContribOps.h"
 #include "compiler/sema/ExpandFragments.h"
 #include "compiler/sema/RuleChecks.h"
+#include "dsl/RegularFileText.h"
 #include "dsl/tablegen/TableGenFrontEnd.h"
 #include "dsl/yaml/YamlFrontEnd.h"
 
@@ -48,15 +47,13 @@ bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions&
   for (const std::string& path : paths) {
     ir::RuleFile one;
     if (endsWith(path, ".yaml") || endsWith(path, ".yml")) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) {
-        diag.error(ir::SourceLoc{path, 0, 0}, "cannot read rule file");
+      std::string text, error;
+      if (!readRegularFile(path, text, error)) {
+        diag.error(ir::SourceLoc{path, 0, 0}, cannotReadRuleFile(error));
         ok = false;
         continue;
       }
-      std::ostringstream text;
-      text << in.rdbuf();
-      ok &= parseYamlRules(path, text.str(), one, diag);
+      ok &= parseYamlRules(path, text, one, diag);
     } else if (endsWith(path, ".td")) {
       ok &= parseTableGenRules(path, includes, one, diag);
     } else {

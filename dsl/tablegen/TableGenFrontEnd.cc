@@ -35,10 +35,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "dsl/RegularFileText.h"
+#include "dsl/tablegen/IncludeCheck.h"
 #include "dsl/tablegen/RecordConverter.h"
 #include "dsl/tablegen/RuleFileWire.h"
 
@@ -277,15 +277,18 @@ std::string describeStatus(int status) {
 bool parseTableGenRules(const std::string& path, const std::vector<std::string>& include_dirs,
                         ir::RuleFile& out, DiagnosticEngine& diag) {
   const ir::SourceLoc file_loc{path, 0, 0};
-  struct stat st;
-  std::ifstream in(path, std::ios::binary);
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !in) {
-    diag.error(file_loc, "cannot read rule file");
+  std::string text, error;
+  if (!readRegularFile(path, text, error)) {
+    diag.error(file_loc, cannotReadRuleFile(error));
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  diag.addSource(path, text.str());
+  diag.addSource(path, text);
+  // TableGen would open any include (/dev/zero, the file itself): check them first. Files
+  // next to the rule file are found wherever rulec runs.
+  std::vector<std::string> includes = include_dirs;
+  const size_t slash = path.rfind('/');
+  includes.push_back(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash));
+  if (!tablegen::checkIncludes(path, includes, diag)) return false;
 
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
@@ -305,7 +308,7 @@ bool parseTableGenRules(const std::string& path, const std::vector<std::string>&
   }
   if (pid == 0) {
     ::close(fds[0]);
-    runChild(fds[1], path, include_dirs);
+    runChild(fds[1], path, includes);
   }
   ::close(fds[1]);
   std::string stream = readAll(fds[0]);

@@ -17,13 +17,13 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <system_error>
 
+#include "dsl/RegularFileText.h"
 #include "dsl/yaml/RuleExprParser.h"
 #include "dsl/yaml/RuleLexer.h"
 
@@ -1171,14 +1171,12 @@ bool parseYamlRules(const std::string& path, const std::string& text, ir::RuleFi
 }
 
 bool parseYamlRuleFile(const std::string& path, ir::RuleFile& out, DiagnosticEngine& diag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diag.error(ir::SourceLoc{path, 0, 0}, "cannot read rule file");
+  std::string text, error;
+  if (!readRegularFile(path, text, error)) {
+    diag.error(ir::SourceLoc{path, 0, 0}, cannotReadRuleFile(error));
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseYamlRules(path, text.str(), out, diag);
+  return parseYamlRules(path, text, out, diag);
 }
 
 }  // namespace onnx_rewrite

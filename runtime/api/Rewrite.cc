@@ -7,6 +7,7 @@
 
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/graph/Model.h"
+#include "runtime/io/ModelValidation.h"
 #include "runtime/io/ShapeInference.h"
 #include "runtime/match/Params.h"
 
@@ -88,8 +89,11 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
   if (options.max_inference_rounds < 1)
     throw std::invalid_argument("max_inference_rounds must be >= 1, not " +
                                 std::to_string(options.max_inference_rounds));
+  // Before shape inference (ONNX code that trusts tensors) or import see the model.
+  validateModel(model);
   Result result;
   std::vector<const RewritePattern*> selected = selectRules(rules, options.filter);
+  int64_t budget = options.max_rewrites;
   for (int round = 0;; ++round) {
     std::unique_ptr<InferredShapes> shapes;
     auto infer = [&] {
@@ -120,10 +124,17 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
       ir.setAssumptions(assumptions);
       DriverConfig config;
       config.max_iterations = options.max_iterations;
-      config.max_rewrites =
-          options.max_rewrites == DriverConfig::kNoLimit
-              ? DriverConfig::kNoLimit
-              : options.max_rewrites - static_cast<int64_t>(result.stats.rewrites);
+      // One budget for the whole run, every round of inference included: the default one
+      // is sized by the model as loaded.
+      if (round == 0 && budget == DriverConfig::kProportional) {
+        uint64_t nodes = 0;
+        for (Graph* g : ir.allGraphs()) nodes += g->liveNodeCount();
+        budget = proportionalRewriteBudget(nodes);
+      }
+      config.default_budget = options.max_rewrites == DriverConfig::kProportional;
+      config.max_rewrites = budget == DriverConfig::kNoLimit
+                                ? DriverConfig::kNoLimit
+                                : budget - static_cast<int64_t>(result.stats.rewrites);
       config.listener = options.listener;
       config.verify_rewrites = options.verify_rewrites;
       const DriverStats stats = runDriver(ir, selected, config);

@@ -25,7 +25,9 @@ struct Options {
   RuleFilter filter;
   /// Driver caps; hitting one is reported in Result::stats.cap_hit.
   int max_iterations = 10;
-  int64_t max_rewrites = DriverConfig::kNoLimit;
+  /// Rewrites in the whole run: by default proportionalRewriteBudget() of the model's
+  /// nodes (Driver.h), so rules that undo each other stop; kNoLimit for none.
+  int64_t max_rewrites = DriverConfig::kProportional;
   /// Run ONNX shape inference first (skipped, with a note, for opsets ONNX 1.12 does
   /// not know). Inferred types guide rules but are not saved.
   bool shape_inference = true;

@@ -51,7 +51,8 @@ options:
                          name or tag matches RE, e.g. --enable approximation: Gelu as
                          its tanh approximation, FastGelu (not exact: within ~1e-3)
   --max-iterations N     sweeps over each graph before giving up (default 10)
-  --max-rewrites N       stop after N rewrites (default: no limit)
+  --max-rewrites N       stop after N rewrites (default: 4 per node + 10000, which
+                         ends rules that undo each other; 0: no limit)
   --max-positions N      position ids the model is fed stay below N (its longest
                          sequence); lets RoPE whose cos/sin are computed per forward
                          pass fuse, with [N, d/2] constant caches (default: unknown)
@@ -118,6 +119,7 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
       cl.max_iterations = static_cast<int>(parseCount(arg, value(), 1));
     } else if (arg == "--max-rewrites") {
       cl.max_rewrites = parseCount(arg, value(), 0);
+      if (cl.max_rewrites == 0) cl.max_rewrites = DriverConfig::kNoLimit;
     } else if (arg == "--max-positions") {
       cl.max_positions = parseCount(arg, value(), 1);
     } else if (arg == "--max-inference-rounds") {

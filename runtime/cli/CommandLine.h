@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/driver/Driver.h"
+
 namespace onnx_rewrite {
 
 /// A mistake in the command line; main() prints it and exits with status 2.
@@ -25,7 +27,7 @@ struct CommandLine {
   std::string skip;
   std::string enable;  ///< --enable RE: opt-in rules (tag opt_in) it matches also run
   int max_iterations = 10;
-  int64_t max_rewrites = -1;
+  int64_t max_rewrites = DriverConfig::kProportional;  ///< --max-rewrites 0: kNoLimit
   int64_t max_positions = 0;      ///< --max-positions N: position ids stay below N (0: unknown)
   int max_inference_rounds = 16;  ///< --max-inference-rounds N (Options::max_inference_rounds)
   bool list_rules = false;

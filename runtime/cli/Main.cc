@@ -22,6 +22,7 @@
 #include "runtime/cli/CommandLine.h"
 #include "runtime/cli/Explain.h"
 #include "runtime/graph/ModelError.h"
+#include "runtime/graph/QuotedName.h"
 #include "runtime/interp/RuleInterpreter.h"
 #include "runtime/io/ModelFile.h"
 
@@ -129,7 +130,8 @@ void printSummary(const CommandLine& cl, const Result& result, double load_s, do
     std::fprintf(stderr, "  load %.3f s, rewrite %.3f s\n", load_s, s.seconds);
   else
     std::fprintf(stderr, "  load %.3f s, rewrite %.3f s, save %.3f s\n", load_s, s.seconds, save_s);
-  for (const std::string& note : result.notes) std::fprintf(stderr, "  note: %s\n", note.c_str());
+  for (const std::string& note : result.notes)
+    std::fprintf(stderr, "  note: %s\n", oneLine(note).c_str());
 }
 
 int run(const std::vector<std::string>& args) {
@@ -213,13 +215,16 @@ int main(int argc, char** argv) {
   try {
     return onnx_rewrite::run(args);
   } catch (const onnx_rewrite::UsageError& e) {
-    std::fprintf(stderr, "onnx-rewrite: error: %s (see --help)\n", e.what());
+    std::fprintf(stderr, "onnx-rewrite: error: %s (see --help)\n",
+                 onnx_rewrite::oneLine(e.what()).c_str());
     return 2;
   } catch (const onnx_rewrite::ModelError& e) {
-    std::fprintf(stderr, "onnx-rewrite: error: %s\n", e.what());
+    // Messages carry text from the model; one error is one line whatever it holds.
+    std::fprintf(stderr, "onnx-rewrite: error: %s\n", onnx_rewrite::oneLine(e.what()).c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "onnx-rewrite: internal error: %s\n", e.what());
+    std::fprintf(stderr, "onnx-rewrite: internal error: %s\n",
+                 onnx_rewrite::oneLine(e.what()).c_str());
     return 1;
   }
 }

@@ -2,6 +2,7 @@
 #include "runtime/driver/Driver.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
 #include <queue>
@@ -179,6 +180,41 @@ void reportRulesNotRun(Model& model, Graph& graph, const std::vector<const Rewri
   }
 }
 
+/// The rules of the last rewrites, so hitting the budget can name the rules that kept
+/// firing (a cycle's rules) rather than those that fired most over the whole run.
+class RecentRewrites {
+ public:
+  void add(size_t rule) {
+    ring_[next_ % ring_.size()] = rule;
+    ++next_;
+  }
+  /// "a (n), b (m)": the rules of the last rewrites, most frequent first, at most five.
+  std::string describe(const std::vector<RuleStats>& rules) const {
+    std::vector<std::pair<uint64_t, size_t>> counts;  // (count, rule)
+    const size_t held = std::min(next_, ring_.size());
+    for (size_t i = 0; i < held; ++i) {
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const auto& c) { return c.second == ring_[i]; });
+      if (it == counts.end())
+        counts.emplace_back(1, ring_[i]);
+      else
+        ++it->first;
+    }
+    std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    std::string out;
+    for (size_t i = 0; i < counts.size() && i < 5; ++i)
+      out += (i ? ", " : "") + rules[counts[i].second].name + " (" +
+             std::to_string(counts[i].first) + ")";
+    return out;
+  }
+
+ private:
+  std::array<size_t, 1000> ring_{};
+  size_t next_ = 0;
+};
+
 uint64_t liveNodes(const std::vector<Graph*>& graphs) {
   uint64_t n = 0;
   for (const Graph* g : graphs) n += g->liveNodeCount();
@@ -186,6 +222,11 @@ uint64_t liveNodes(const std::vector<Graph*>& graphs) {
 }
 
 }  // namespace
+
+int64_t proportionalRewriteBudget(uint64_t nodes) {
+  const uint64_t capped = std::min<uint64_t>(nodes, uint64_t{1} << 60);  // no overflow
+  return static_cast<int64_t>(4 * capped + 10000);
+}
 
 bool verifiesRewritesByDefault() {
 #ifdef ONNX_REWRITE_VERIFY_REWRITES
@@ -209,6 +250,12 @@ DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& ru
   std::vector<Graph*> graphs = model.allGraphs();
   stats.nodes_before = liveNodes(graphs);
   bool out_of_rewrites = false;
+  const bool default_budget =
+      config.default_budget || config.max_rewrites == DriverConfig::kProportional;
+  const int64_t max_rewrites = config.max_rewrites == DriverConfig::kProportional
+                                   ? proportionalRewriteBudget(stats.nodes_before)
+                                   : config.max_rewrites;
+  RecentRewrites recent;
 
   const bool explain = config.listener && config.listener->wantsMatchFailures();
   for (Graph* graph : graphs) {
@@ -258,11 +305,20 @@ DriverStats runDriver(Model& model, const std::vector<const RewritePattern*>& ru
           ++rs.applied;
           ++stats.rewrites;
           ++rewrites_this_sweep;
-          if (config.max_rewrites != DriverConfig::kNoLimit &&
-              static_cast<int64_t>(stats.rewrites) >= config.max_rewrites) {
+          recent.add(r);
+          if (max_rewrites != DriverConfig::kNoLimit &&
+              static_cast<int64_t>(stats.rewrites) >= max_rewrites) {
             out_of_rewrites = true;
-            stats.cap_hit = "max-rewrites (" + std::to_string(config.max_rewrites) +
-                            ") reached in " + graph->label() + "; more rewrites may apply";
+            stats.cap_hit =
+                (default_budget
+                     ? "rewrite budget (" + std::to_string(max_rewrites) + ", 4 per node + 10000)"
+                     : "max-rewrites (" + std::to_string(max_rewrites) + ")") +
+                " reached in " + graph->label() +
+                "; more rewrites may apply; rules still firing: " + recent.describe(stats.rules);
+            if (default_budget)
+              stats.cap_hit +=
+                  " (rules that undo each other never stop; --max-rewrites N "
+                  "changes the budget, 0 lifts it)";
           }
           break;  // the root was rewritten; its new neighbourhood is queued
         }

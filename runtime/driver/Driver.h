@@ -23,12 +23,19 @@ namespace onnx_rewrite {
 /// How the driver runs. Plain data; every field has a usable default.
 struct DriverConfig {
   static constexpr int64_t kNoLimit = -1;
+  /// The default budget: proportionalRewriteBudget() of the nodes the run starts with.
+  static constexpr int64_t kProportional = -2;
   /// Sweeps per graph. A sweep drains a worklist seeded with every candidate; the run
   /// stops after the first sweep that rewrites nothing (converged). Hitting the cap
   /// while rewrites still happen is reported in DriverStats::cap_hit, never fatal.
   int max_iterations = 10;
-  /// Rewrites allowed in the whole run (kNoLimit: no limit); hitting it is reported.
-  int64_t max_rewrites = kNoLimit;
+  /// Rewrites allowed in the whole run (kProportional by default, kNoLimit: none),
+  /// checked after every rewrite, inside a sweep: rules that undo each other (Add to Sub,
+  /// Sub back to Add) rewrite forever within one sweep, so only this stops them. Hitting
+  /// it is reported in DriverStats::cap_hit with the rules that were still firing.
+  int64_t max_rewrites = kProportional;
+  /// The budget came from kProportional (the report says so and how to change it).
+  bool default_budget = false;
   /// Told about every change and, if it asks, every match failure (explain, tracing).
   RewriteListener* listener = nullptr;
   /// Measure time per rule (two clock reads per attempt).
@@ -38,6 +45,11 @@ struct DriverConfig {
   /// builds (CMake option ONNX_REWRITE_VERIFY_REWRITES) do this whatever the flag says.
   bool verify_rewrites = false;
 };
+
+/// The default rewrite budget for a model of `nodes` live nodes (all graphs): 4 rewrites
+/// per node plus 10,000. Real rule sets rewrite each node a few times (canonicalization,
+/// then fusion); a cycle of rules hits it within seconds and a few MB of new nodes.
+int64_t proportionalRewriteBudget(uint64_t nodes);
 
 /// True when this library was built to verify every rewrite (ONNX_REWRITE_VERIFY_REWRITES).
 bool verifiesRewritesByDefault();

@@ -1,10 +1,16 @@
 //===- TensorData.cc - reading one tensor's bytes on demand --------------===//
 #include "runtime/graph/TensorData.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <limits>
 
 #include "runtime/graph/ModelError.h"
+#include "runtime/graph/QuotedName.h"
+#include "runtime/graph/TensorCheck.h"
+#include "runtime/io/RegularFile.h"
 
 namespace onnx_rewrite {
 namespace {
@@ -88,14 +94,19 @@ bool isExternal(const TensorProto& tensor) {
 ExternalRef externalRef(const TensorProto& tensor) {
   ExternalRef ref;
   auto number = [&](const onnx::StringStringEntryProto& e) -> uint64_t {
-    // stoull would accept "-16" (as 2^64 - 16) and leading blanks: insist on digits.
+    // stoull would accept "-16" (as 2^64 - 16) and leading blanks: insist on digits. A
+    // value past INT64_MAX would wrap negative where ONNX reads it as int64.
     const std::string& v = e.value();
     bool digits =
         !v.empty() && v.size() <= 19 && v.find_first_not_of("0123456789") == std::string::npos;
     if (!digits)
-      throw ModelError("tensor '" + tensor.name() + "' has a malformed external_data " + e.key() +
-                       " '" + v + "'");
-    return std::stoull(v);
+      throw ModelError("tensor " + quoted(tensor.name()) + " has a malformed external_data " +
+                       e.key() + " " + quoted(v));
+    const uint64_t n = std::stoull(v);
+    if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      throw ModelError("tensor " + quoted(tensor.name()) + " has an external_data " + e.key() +
+                       " " + v + " beyond 2^63 - 1");
+    return n;
   };
   for (const onnx::StringStringEntryProto& e : tensor.external_data()) {
     if (e.key() == "location") ref.location = e.value();
@@ -110,24 +121,33 @@ TensorBytes readTensor(const TensorProto& tensor, const std::string& base_dir, u
   TensorBytes out;
   out.data_type = tensor.data_type();
   out.dims.assign(tensor.dims().begin(), tensor.dims().end());
-  const size_t element = elementSize(out.data_type);
-  if (element == 0)
-    throw ModelError("tensor '" + tensor.name() + "' has an element type without a fixed size");
-  const uint64_t expected = static_cast<uint64_t>(out.elementCount()) * element;
+  const std::string name = quoted(tensor.name());
+  if (elementSize(out.data_type) == 0)
+    throw ModelError("tensor " + name + " has an element type without a fixed size");
+  // Import checked every tensor (TensorCheck.h); a rule's own tensors are checked here.
+  checkTensor(tensor, "tensor " + name);
+  const uint64_t expected =
+      static_cast<uint64_t>(*payloadBytes(out.data_type, *checkedElementCount(tensor.dims())));
   if (expected > max_bytes)
-    throw ModelError("tensor '" + tensor.name() + "' has " + std::to_string(expected) +
+    throw ModelError("tensor " + name + " has " + std::to_string(expected) +
                      " bytes, more than the " + std::to_string(max_bytes) + " allowed");
   if (isExternal(tensor)) {
     ExternalRef ref = externalRef(tensor);
     const std::string path = base_dir.empty() ? ref.location : base_dir + "/" + ref.location;
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw ModelError("cannot open external data file '" + path + "'");
-    file.seekg(static_cast<std::streamoff>(ref.offset));
+    RegularFile file(path);
+    if (file.fd() < 0)
+      throw ModelError("cannot open external data file " + quoted(path) + ": " + file.error());
     out.bytes.resize(expected);
-    file.read(out.bytes.data(), static_cast<std::streamsize>(expected));
-    if (static_cast<uint64_t>(file.gcount()) != expected)
-      throw ModelError("external data file '" + path + "' is too short for tensor '" +
-                       tensor.name() + "'");
+    size_t done = 0;
+    while (done < expected) {
+      const ssize_t n = ::pread(file.fd(), out.bytes.data() + done, expected - done,
+                                static_cast<off_t>(ref.offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    if (done != expected)
+      throw ModelError("external data file " + quoted(path) + " is too short for tensor " + name);
     if (external_bytes_read) *external_bytes_read += expected;
   } else if (tensor.has_raw_data()) {
     out.bytes = tensor.raw_data();
@@ -167,11 +187,11 @@ TensorBytes readTensor(const TensorProto& tensor, const std::string& base_dir, u
         appendTyped<uint8_t>(out.bytes, tensor.int32_data());
         break;
       default:
-        throw ModelError("tensor '" + tensor.name() + "' has an unsupported element type");
+        throw ModelError("tensor " + name + " has an unsupported element type");
     }
   }
   if (out.bytes.size() != expected)
-    throw ModelError("tensor '" + tensor.name() + "' holds " + std::to_string(out.bytes.size()) +
+    throw ModelError("tensor " + name + " holds " + std::to_string(out.bytes.size()) +
                      " bytes but its shape needs " + std::to_string(expected));
   return out;
 }

@@ -5,14 +5,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "runtime/graph/ModelError.h"
+#include "runtime/graph/QuotedName.h"
+#include "runtime/graph/TensorCheck.h"
 #include "runtime/graph/TensorData.h"
+#include "runtime/io/RegularFile.h"
 
 namespace onnx_rewrite {
 namespace {
@@ -51,11 +56,38 @@ std::string joinPath(const std::string& dir, const std::string& rel) {
 /// References must stay inside the model's folder (as ONNX's checker demands).
 void checkLocationShape(const std::string& location, const std::string& tensor) {
   if (location.empty())
-    throw ModelError("tensor '" + tensor + "' is marked external but names no location");
+    throw ModelError("tensor " + quoted(tensor) + " is marked external but names no location");
   if (location.front() == '/' || location == ".." || location.rfind("../", 0) == 0 ||
-      location.find("/../") != std::string::npos)
-    throw ModelError("tensor '" + tensor + "' has external data location '" + location +
-                     "' outside the model's folder");
+      location.find("/../") != std::string::npos ||
+      (location.size() >= 3 && location.compare(location.size() - 3, 3, "/..") == 0))
+    throw ModelError("tensor " + quoted(tensor) + " has external data location " +
+                     quoted(location) + " outside the model's folder");
+}
+
+/// Copies regular file `from` to a new file `to` (kernel-side where it can); "" or why not.
+/// A partly written `to` is removed.
+std::string copyFile(const std::string& from, const std::string& to) {
+  RegularFile in(from);
+  if (in.fd() < 0) return in.error();
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (out < 0) return std::strerror(errno);
+  std::string error;
+  long long left = in.size();
+  while (left > 0 && error.empty()) {
+    ssize_t n = ::copy_file_range(in.fd(), nullptr, out, nullptr, static_cast<size_t>(left), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+      char buffer[1 << 16];  // no kernel-side copy between these files: read and write
+      n = ::read(in.fd(), buffer, sizeof buffer);
+      if (n > 0 && ::write(out, buffer, static_cast<size_t>(n)) != n) n = -1;
+    }
+    if (n < 0) error = std::strerror(errno);
+    if (n == 0) error = "the file shrank while it was copied";
+    if (n > 0) left -= n;
+  }
+  if (::close(out) != 0 && error.empty()) error = std::strerror(errno);
+  if (!error.empty()) ::unlink(to.c_str());
+  return error;
 }
 
 }  // namespace
@@ -76,29 +108,43 @@ std::vector<std::string> externalLocations(onnx::ModelProto& model) {
   return result;
 }
 
-void checkExternalData(onnx::ModelProto& model, const std::string& base_dir) {
+void checkExternalData(onnx::ModelProto& model, const std::string& base_dir,
+                       const std::string& model_path) {
+  // The model's folder as named and, for a model file that is a symlink (the Hugging Face
+  // cache links snapshots/<rev>/model.onnx to blobs/<hash>), the folder it really lies in.
+  std::vector<std::string> folders = {base_dir.empty() ? "." : base_dir};
+  if (!model_path.empty()) {
+    char real[PATH_MAX];
+    if (::realpath(model_path.c_str(), real)) {
+      const std::string path(real);
+      folders.push_back(path.substr(0, std::max<size_t>(path.rfind('/'), 1)));
+    }
+  }
   forEachTensor(model, [&](onnx::TensorProto& t) {
     if (!isExternal(t)) return;
     ExternalRef ref = externalRef(t);
     checkLocationShape(ref.location, t.name());
     const std::string path = joinPath(base_dir, ref.location);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-      throw ModelError("external data file '" + path + "' of tensor '" + t.name() +
-                       "': " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode))
-      throw ModelError("external data file '" + path + "' of tensor '" + t.name() +
-                       "' is not a regular file");
-    const size_t element = elementSize(t.data_type());
-    int64_t count = 1;
-    for (int64_t d : t.dims()) count *= d;
-    const uint64_t length = ref.length >= 0 ? static_cast<uint64_t>(ref.length)
-                                            : static_cast<uint64_t>(count) * element;
-    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    const std::string where =
+        "external data file " + quoted(path) + " of tensor " + quoted(t.name());
+    RegularFile file(path);
+    if (file.fd() < 0) throw ModelError(where + ": " + file.error());
+    // The location's text stays inside the folder; a symlink on the way must too, or any
+    // readable file could be linked next to the output.
+    if (!resolvesInside(path, folders))
+      throw ModelError(where +
+                       " resolves (through a symlink) to a file outside the model's folder");
+    const std::optional<int64_t> count = checkedElementCount(t.dims());
+    const std::optional<int64_t> bytes =
+        count ? payloadBytes(t.data_type(), *count) : std::optional<int64_t>();
+    if (!bytes) throw ModelError(where + ": the tensor's size is unknown or beyond 2^63 - 1");
+    const uint64_t length =
+        ref.length >= 0 ? static_cast<uint64_t>(ref.length) : static_cast<uint64_t>(*bytes);
+    const uint64_t size = static_cast<uint64_t>(file.size());
     if (ref.offset > size || length > size - ref.offset)  // no overflow for huge offsets
-      throw ModelError("external data file '" + path + "' is too short for tensor '" + t.name() +
-                       "' (needs " + std::to_string(ref.offset + length) + " bytes, has " +
-                       std::to_string(st.st_size) + ")");
+      throw ModelError("external data file " + quoted(path) + " is too short for tensor " +
+                       quoted(t.name()) + " (needs " + std::to_string(ref.offset) + " + " +
+                       std::to_string(length) + " bytes, has " + std::to_string(size) + ")");
   });
 }
 
@@ -128,10 +174,13 @@ void linkExternalData(onnx::ModelProto& model, const std::string& from_dir,
       created.push_back(target);
       continue;
     }
-    char resolved[PATH_MAX];
-    if (!::realpath(source.c_str(), resolved) || ::symlink(resolved, target.c_str()) != 0)
+    // Another file system (or one without hard links): a copy. A symlink would do without
+    // the disk, but a data file that resolves outside the output's folder is exactly what
+    // loading refuses (checkExternalData), so the output would not load again.
+    const std::string error = copyFile(source, target);
+    if (!error.empty())
       throw ModelError("cannot make external data file '" + source + "' available at '" + target +
-                       "': " + std::strerror(errno));
+                       "': " + error);
     created.push_back(target);
   }
 }

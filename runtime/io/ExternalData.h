@@ -1,10 +1,10 @@
 //===- ExternalData.h - external tensor files: checks and relocation -----===//
 //
 // Weights stored outside the .onnx file are referenced by a path relative to the
-// model's folder. Loading checks that every referenced file exists and is long
-// enough, without reading it; saving into another folder makes the references
-// valid there by linking the files (hard link, else symbolic link), never by
-// copying gigabytes.
+// model's folder. Loading checks that every referenced file exists, is long
+// enough and lies inside the model's folder, without reading it; saving into
+// another folder makes the references valid there by hard-linking the files,
+// and copies them only onto another file system.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,8 +25,11 @@ void forEachTensor(onnx::ModelProto& model, const std::function<void(onnx::Tenso
 std::vector<std::string> externalLocations(onnx::ModelProto& model);
 
 /// Throws ModelError unless every external reference is a relative path inside
-/// `base_dir` whose file exists and covers offset + length.
-void checkExternalData(onnx::ModelProto& model, const std::string& base_dir);
+/// `base_dir` that names a regular file covering offset + length, and that file, with every
+/// symlink resolved, lies inside `base_dir` or inside the folder `model_path` (if given)
+/// really lies in. Run validateModel (ModelValidation.h) first.
+void checkExternalData(onnx::ModelProto& model, const std::string& base_dir,
+                       const std::string& model_path = {});
 
 /// Makes `model`'s external references valid from `to_dir` (the output's folder) by
 /// linking each file of `from_dir` there. Files created are appended to `created`, so a

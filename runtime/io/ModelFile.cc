@@ -16,6 +16,8 @@
 
 #include "runtime/graph/ModelError.h"
 #include "runtime/io/ExternalData.h"
+#include "runtime/io/ModelValidation.h"
+#include "runtime/io/RegularFile.h"
 
 namespace onnx_rewrite {
 namespace {
@@ -29,6 +31,21 @@ struct FdCloser {
     if (fd >= 0) ::close(fd);
   }
 };
+
+/// protobuf's default recursion limit, kept: deeper models are refused with a message.
+constexpr int kProtobufNesting = 100;
+/// Room for the second parse that only tells "too deep" from "not a model"; small enough
+/// for the stack of a sanitizer build.
+constexpr int kProbeNesting = 1000;
+
+/// Parses the whole of `fd` into `model` with at most `nesting` levels of messages.
+bool parseNested(int fd, int nesting, onnx::ModelProto& model) {
+  google::protobuf::io::FileInputStream raw(fd);
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  coded.SetRecursionLimit(nesting);
+  return model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage() && raw.GetErrno() == 0;
+}
 
 }  // namespace
 
@@ -48,27 +65,27 @@ bool sameFile(const std::string& a, const std::string& b) {
 
 void loadModelFile(const std::string& path, onnx::ModelProto& model) {
   auto fail = [&](const std::string& cause) { throw ModelError(path + ": " + cause); };
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) fail(errnoText());
-  if (S_ISDIR(st.st_mode)) fail("is a folder, not a model file");
-  if (st.st_size > INT_MAX)
+  RegularFile file(path);
+  if (file.fd() < 0)
+    fail(file.error() == "is a folder" ? "is a folder, not a model file" : file.error());
+  if (file.size() > INT_MAX)
     fail("is larger than 2 GiB, which protobuf cannot parse; store the weights as external data");
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) fail(errnoText());
-  FdCloser closer{fd};
-  {
-    google::protobuf::io::FileInputStream raw(fd);
-    google::protobuf::io::CodedInputStream coded(&raw);
-    coded.SetTotalBytesLimit(INT_MAX);
-    if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-      fail("not an ONNX model: the protobuf does not parse (truncated or another format)");
-    if (raw.GetErrno() != 0) fail(errnoText());
+  if (!parseNested(file.fd(), kProtobufNesting, model)) {
+    // protobuf says only "failed": a second parse with room for deeper nesting tells a
+    // model nested too deep (an If in an If ... 200 deep) from one that is not a model.
+    onnx::ModelProto deeper;
+    if (::lseek(file.fd(), 0, SEEK_SET) == 0 && parseNested(file.fd(), kProbeNesting, deeper))
+      fail("not supported: its messages are nested deeper than " +
+           std::to_string(kProtobufNesting) + " levels (protobuf's limit; about " +
+           std::to_string(kProtobufNesting / 3) + " levels of If/Loop/Scan bodies)");
+    fail("not an ONNX model: the protobuf does not parse (truncated or another format)");
   }
   if (model.ir_version() <= 0 || !model.has_graph())
     fail("not an ONNX model: ir_version or graph is missing (truncated or another format)");
   if (model.opset_import_size() == 0) fail("not an ONNX model: it imports no opset");
   try {
-    checkExternalData(model, folderOf(path));
+    validateModel(model);
+    checkExternalData(model, folderOf(path), path);
   } catch (const ModelError& e) {
     fail(e.what());
   }

@@ -43,4 +43,20 @@ status=$?
 set -e
 [[ $status == 2 ]] || fail "exit status $status for a bad --emit"
 grep -q "unknown --emit value 'bogus'" "$tmp/err" || fail "usage message"
+# Hostile rule files (issue 15): include "/dev/zero" and a self-include are errors at the
+# include, within seconds, not a hang or a crashed parse process; a FIFO is not read.
+printf 'include "/dev/zero"\n' >"$tmp/zero.td"
+printf 'include "self.td"\n' >"$tmp/self.td"
+mkfifo "$tmp/fifo.yaml"
+for bad in zero.td self.td fifo.yaml; do
+  set +e
+  timeout 20 "$rulec" --emit=ir -o "$tmp/out.ir" "$tmp/$bad" 2>"$tmp/err"
+  status=$?
+  set -e
+  [[ $status == 1 ]] || { cat "$tmp/err"; fail "exit status $status for $bad"; }
+  [[ ! -e $tmp/out.ir ]] || fail "output written for $bad"
+done
+{ timeout 20 "$rulec" --emit=check "$tmp/zero.td" 2>&1 || true; } | grep -q "zero.td:1:1: error: include \"/dev/zero\": '/dev/zero' is not a regular file" || fail "/dev/zero message"
+{ timeout 20 "$rulec" --emit=check "$tmp/self.td" 2>&1 || true; } | grep -q "self.td:1:1: error: include \"self.td\": the file includes itself" || fail "self-include message"
+{ timeout 20 "$rulec" --emit=check "$tmp/fifo.yaml" 2>&1 || true; } | grep -q "fifo.yaml: error: cannot read rule file: it is not a regular file" || fail "FIFO message"
 echo "rulec: all checks passed"

@@ -103,4 +103,17 @@ std::string sourcePath(const std::string& relative) {
   return std::string(ONNX_REWRITE_SOURCE_DIR) + "/" + relative;
 }
 
+onnx::ModelProto modelWithTensors() {
+  return parseModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[2, 3] x) => (float[2, 3] y)
+    <float[2, 3] w = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}>
+    {
+      a = Add (x, w)
+      c = Constant <value = float[3] {1.0, 2.0, 3.0}> ()
+      y = Add (a, c)
+    }
+  )");
+}
+
 }  // namespace onnx_rewrite::testing

@@ -37,4 +37,8 @@ void writeModel(const std::string& path, const onnx::ModelProto& model);
 /// Path of a file in the source tree, e.g. sourcePath("tests/models/x.onnxtxt").
 std::string sourcePath(const std::string& relative);
 
+/// y = x + w + c: an initializer w (float[2, 3], node 0 reads it) and a Constant c (float[3],
+/// node 1). The valid model the hostile-input tests break one field at a time.
+onnx::ModelProto modelWithTensors();
+
 }  // namespace onnx_rewrite::testing

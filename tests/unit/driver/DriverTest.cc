@@ -170,6 +170,46 @@ TEST(Driver, IterationCapIsReportedNotFatal) {
   EXPECT_EQ(model.graph().node_size(), 2) << "the model is still whole and saved";
 }
 
+TEST(Driver, RulesThatUndoEachOtherStopAtTheDefaultBudgetInsideOneSweepNamingThem) {
+  // Each rewrite makes a node the other rule rewrites back: one sweep never drains, so
+  // the sweep cap cannot stop it; the default budget (4 per node + 10000) does.
+  RuleSet rules;
+  rules.add(makeRenameRule("relu_to_tanh", op("Relu"), op("Tanh")));
+  rules.add(makeRenameRule("tanh_to_relu", op("Tanh"), op("Relu")));
+  onnx::ModelProto model = parseModel(kReluNeg);
+  Options options = noInference();
+  options.max_iterations = 1;
+  Result result = rewrite(model, rules, options);
+  EXPECT_EQ(result.stats.rewrites, 10008u) << "2 nodes: 4 x 2 + 10000";
+  EXPECT_FALSE(result.stats.converged);
+  EXPECT_EQ(result.stats.cap_hit,
+            "rewrite budget (10008, 4 per node + 10000) reached in main; more rewrites may "
+            "apply; rules still firing: relu_to_tanh (500), tanh_to_relu (500) (rules that "
+            "undo each other never stop; --max-rewrites N changes the budget, 0 lifts it)");
+  EXPECT_EQ(result.notes.back(), result.stats.cap_hit);
+  EXPECT_EQ(model.graph().node_size(), 2) << "the model is still whole and saved";
+}
+
+TEST(Driver, NoLimitLiftsTheDefaultBudget) {
+  onnx::ModelProto model = parseModel(kReluNeg);
+  RuleSet rules;
+  rules.add(makeRenameRule("relu_to_tanh", op("Relu"), op("Tanh")));
+  rules.add(makeRenameRule("tanh_to_relu", op("Tanh"), op("Relu")));
+  Options options = noInference();
+  options.max_iterations = 1;
+  options.max_rewrites = 20000;  // an explicit budget above the default one is honoured
+  Result result = rewrite(model, rules, options);
+  EXPECT_EQ(result.stats.rewrites, 20000u);
+  EXPECT_EQ(result.stats.cap_hit.rfind("max-rewrites (20000) reached in main", 0), 0u)
+      << result.stats.cap_hit;
+}
+
+TEST(Driver, TheDefaultBudgetGrowsWithTheModel) {
+  EXPECT_EQ(proportionalRewriteBudget(0), 10000);
+  EXPECT_EQ(proportionalRewriteBudget(1000000), 4010000);
+  EXPECT_GT(proportionalRewriteBudget(UINT64_MAX), 0) << "no overflow";
+}
+
 TEST(Driver, RewriteCapStopsEarlyAndSaysSo) {
   onnx::ModelProto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 17]>
@@ -186,7 +226,9 @@ g (float[2] x) => (float[2] y) {
   Result result = rewrite(model, rules, options);
   EXPECT_EQ(result.stats.rewrites, 2u);
   EXPECT_FALSE(result.stats.converged);
-  EXPECT_EQ(result.stats.cap_hit, "max-rewrites (2) reached in main; more rewrites may apply");
+  EXPECT_EQ(result.stats.cap_hit,
+            "max-rewrites (2) reached in main; more rewrites may apply; rules still firing: "
+            "relu_to_tanh (2)");
   EXPECT_EQ(opTypes(model), (std::vector<std::string>{"Tanh", "Tanh", "Relu"}));
 }
 

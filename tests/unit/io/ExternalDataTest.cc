@@ -256,7 +256,9 @@ TEST(ExternalData, TensorsInSubgraphsAndFunctionsAreRelocatedToo) {
 }
 
 TEST(ExternalData, DataFileThatIsARelativeSymlinkStaysValidInAnotherFolder) {
-  // The Hugging Face cache layout: snapshots/<rev>/weights.bin -> ../../blobs/<hash>.
+  // The Hugging Face cache layout: snapshots/<rev>/weights.bin -> ../../blobs/<hash>, and
+  // the model file too. The data lies outside the model's folder as named, but inside the
+  // folder the model file really lies in, so it is the model's own.
   TempDir cache, other;
   const std::string blobs = cache.file("blobs"), snapshot = cache.file("snapshots");
   ASSERT_EQ(::mkdir(blobs.c_str(), 0755), 0);
@@ -265,6 +267,8 @@ TEST(ExternalData, DataFileThatIsARelativeSymlinkStaysValidInAnotherFolder) {
   const std::string in = writeExternalModel(snapshot + "/rev");
   ASSERT_EQ(::rename((snapshot + "/rev/weights.bin").c_str(), (blobs + "/1234abcd").c_str()), 0);
   ASSERT_EQ(::symlink("../../blobs/1234abcd", (snapshot + "/rev/weights.bin").c_str()), 0);
+  ASSERT_EQ(::rename(in.c_str(), (blobs + "/5678ef90").c_str()), 0);
+  ASSERT_EQ(::symlink("../../blobs/5678ef90", in.c_str()), 0);
   Result result = loadRewriteSave(in, other.file("out.onnx"), reluToSigmoid());
   EXPECT_EQ(result.external_bytes_read, 0u);
   expectReferencesValid(other.file("out.onnx"));
@@ -507,6 +511,41 @@ TEST(ExternalData, MalformedOffsetIsAModelError) {
   onnx::ModelProto loaded;
   std::string message = errorOf([&] { loadModelFile(dir.file("bad.onnx"), loaded); });
   EXPECT_NE(message.find("sixteen"), std::string::npos) << message;
+}
+
+TEST(ExternalData, DataFileSymlinkedOutOfTheModelFolderIsRefusedNamingIt) {
+  // The location's text stays inside; the symlink does not. Accepted, it would be linked
+  // next to the output: a way to copy any readable file into someone's folder.
+  TempDir dir, outside, other;
+  const std::string in = writeExternalModel(dir.path());
+  ASSERT_EQ(::rename(dir.file("weights.bin").c_str(), outside.file("weights.bin").c_str()), 0);
+  ASSERT_EQ(::symlink(outside.file("weights.bin").c_str(), dir.file("weights.bin").c_str()), 0);
+  onnx::ModelProto model;
+  EXPECT_EQ(errorOf([&] { loadModelFile(in, model); }),
+            in + ": external data file '" + dir.file("weights.bin") +
+                "' of tensor 'w' resolves (through a symlink) to a file outside the model's "
+                "folder");
+}
+
+TEST(ExternalData, DataFileInASymlinkedSubFolderOutsideIsRefused) {
+  TempDir dir, outside;
+  const std::string in = writeExternalModel(dir.path());
+  ASSERT_EQ(::rename(dir.file("extra").c_str(), outside.file("extra").c_str()), 0);
+  ASSERT_EQ(::symlink(outside.file("extra").c_str(), dir.file("extra").c_str()), 0);
+  onnx::ModelProto model;
+  EXPECT_NE(errorOf([&] { loadModelFile(in, model); }).find("outside the model's folder"),
+            std::string::npos);
+}
+
+TEST(ExternalData, ADeviceAsDataFileIsRefusedNotRead) {
+  TempDir dir;
+  const std::string in = writeExternalModel(dir.path());
+  ASSERT_EQ(::unlink(dir.file("weights.bin").c_str()), 0);
+  ASSERT_EQ(::symlink("/dev/zero", dir.file("weights.bin").c_str()), 0);
+  onnx::ModelProto model;
+  EXPECT_EQ(errorOf([&] { loadModelFile(in, model); }),
+            in + ": external data file '" + dir.file("weights.bin") +
+                "' of tensor 'w': is not a regular file (a device, FIFO or socket)");
 }
 
 // ---- Saving must not clobber other files -----------------------------------------------
