@@ -79,20 +79,11 @@ class Validator {
            std::to_string(indices.dims(0)) + " indices");
   }
 
-  /// Why declared type `t` is malformed ("has a negative dim -3 at axis 1"), or "".
+  /// Why declared type `t` is malformed (nested too deep), or "".
   static std::string typeProblem(const onnx::TypeProto& t, int depth) {
     if (depth > kMaxGraphNesting)
       return "its type is nested deeper than " + std::to_string(kMaxGraphNesting) + " levels";
-    auto shape = [](const onnx::TensorShapeProto& s) -> std::string {
-      for (int i = 0; i < s.dim_size(); ++i)
-        if (s.dim(i).has_dim_value() && s.dim(i).dim_value() < 0)
-          return "has a negative dim " + std::to_string(s.dim(i).dim_value()) + " at axis " +
-                 std::to_string(i);
-      return {};
-    };
-    if (t.has_tensor_type() && t.tensor_type().has_shape()) return shape(t.tensor_type().shape());
-    if (t.has_sparse_tensor_type() && t.sparse_tensor_type().has_shape())
-      return shape(t.sparse_tensor_type().shape());
+    // Negative dims are not a problem here: forgetNegativeDims reads them as unknown.
     if (t.has_sequence_type()) return typeProblem(t.sequence_type().elem_type(), depth + 1);
     if (t.has_map_type()) return typeProblem(t.map_type().value_type(), depth + 1);
     if (t.has_optional_type()) return typeProblem(t.optional_type().elem_type(), depth + 1);
@@ -101,6 +92,48 @@ class Validator {
 };
 
 }  // namespace
+
+namespace {
+
+int forgetInType(onnx::TypeProto& t, int depth) {
+  if (depth > kMaxGraphNesting) return 0;
+  auto shape = [](onnx::TensorShapeProto& s) {
+    int n = 0;
+    for (auto& d : *s.mutable_dim())
+      if (d.has_dim_value() && d.dim_value() < 0) {
+        d.clear_dim_value();
+        ++n;
+      }
+    return n;
+  };
+  if (t.has_tensor_type() && t.tensor_type().has_shape())
+    return shape(*t.mutable_tensor_type()->mutable_shape());
+  if (t.has_sparse_tensor_type() && t.sparse_tensor_type().has_shape())
+    return shape(*t.mutable_sparse_tensor_type()->mutable_shape());
+  if (t.has_sequence_type())
+    return forgetInType(*t.mutable_sequence_type()->mutable_elem_type(), depth + 1);
+  if (t.has_map_type()) return forgetInType(*t.mutable_map_type()->mutable_value_type(), depth + 1);
+  if (t.has_optional_type())
+    return forgetInType(*t.mutable_optional_type()->mutable_elem_type(), depth + 1);
+  return 0;
+}
+
+int forgetInGraph(onnx::GraphProto& g, int depth) {
+  if (depth > kMaxGraphNesting) return 0;
+  int n = 0;
+  for (auto* infos : {g.mutable_input(), g.mutable_output(), g.mutable_value_info()})
+    for (onnx::ValueInfoProto& v : *infos) n += forgetInType(*v.mutable_type(), 0);
+  for (onnx::NodeProto& node : *g.mutable_node())
+    for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+      if (a.has_g()) n += forgetInGraph(*a.mutable_g(), depth + 1);
+      for (onnx::GraphProto& body : *a.mutable_graphs()) n += forgetInGraph(body, depth + 1);
+    }
+  return n;
+}
+
+}  // namespace
+
+int forgetNegativeDims(onnx::ModelProto& model) { return forgetInGraph(*model.mutable_graph(), 0); }
 
 void validateModel(const onnx::ModelProto& model) {
   Validator v;

@@ -3,9 +3,10 @@
 // The one pass over a model that stands between an untrusted file (or a
 // ModelProto an exporter built) and every other part: graph import, ONNX's
 // shape inference, the rules. It checks what those parts trust without
-// checking: every tensor (TensorCheck.h) of every graph, body and function,
-// dims >= 0 in every declared type (ONNX 1.12's shape merging crashes on a
-// negative dim), and a nesting depth the recursive parts can take.
+// checking: every tensor (TensorCheck.h) of every graph, body and function, and a
+// nesting depth the recursive parts can take. A negative dim in a declared type
+// (exporters write -1 for "any size", and ONNX Runtime loads it) is read as an
+// unknown dim instead (forgetNegativeDims): ONNX 1.12's shape merging crashes on it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -23,5 +24,10 @@ constexpr int kMaxGraphNesting = 64;
 /// raw_data holds 10 bytes but its shape [2, 3] needs 24". Reads no tensor payload and no
 /// file.
 void validateModel(const onnx::ModelProto& model);
+
+/// Clears every negative dim_value of the declared types (graph inputs, outputs and
+/// value_info, in bodies too), leaving those dims unknown; returns how many. Run before
+/// ONNX's shape inference sees the model.
+int forgetNegativeDims(onnx::ModelProto& model);
 
 }  // namespace onnx_rewrite
