@@ -92,9 +92,10 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
   // Before shape inference (ONNX code that trusts tensors) or import see the model.
   validateModel(model);
   Result result;
-  if (const int forgotten = forgetNegativeDims(model))
-    result.notes.push_back(std::to_string(forgotten) +
-                           " declared dim(s) below 0 (exporters' -1 for any size) read as unknown");
+  if (const int forgotten = nameNegativeDims(model))
+    result.notes.push_back(
+        std::to_string(forgotten) +
+        " declared dim(s) below 0 (exporters' -1 for any size) named onnx_rewrite_any_dim_N");
   std::vector<const RewritePattern*> selected = selectRules(rules, options.filter);
   int64_t budget = options.max_rewrites;
   for (int round = 0;; ++round) {

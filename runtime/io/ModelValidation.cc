@@ -83,7 +83,7 @@ class Validator {
   static std::string typeProblem(const onnx::TypeProto& t, int depth) {
     if (depth > kMaxGraphNesting)
       return "its type is nested deeper than " + std::to_string(kMaxGraphNesting) + " levels";
-    // Negative dims are not a problem here: forgetNegativeDims reads them as unknown.
+    // Negative dims are not a problem here: nameNegativeDims reads them as unknown.
     if (t.has_sequence_type()) return typeProblem(t.sequence_type().elem_type(), depth + 1);
     if (t.has_map_type()) return typeProblem(t.map_type().value_type(), depth + 1);
     if (t.has_optional_type()) return typeProblem(t.optional_type().elem_type(), depth + 1);
@@ -95,45 +95,55 @@ class Validator {
 
 namespace {
 
-int forgetInType(onnx::TypeProto& t, int depth) {
-  if (depth > kMaxGraphNesting) return 0;
-  auto shape = [](onnx::TensorShapeProto& s) {
-    int n = 0;
-    for (auto& d : *s.mutable_dim())
-      if (d.has_dim_value() && d.dim_value() < 0) {
-        d.clear_dim_value();
-        ++n;
-      }
-    return n;
-  };
-  if (t.has_tensor_type() && t.tensor_type().has_shape())
-    return shape(*t.mutable_tensor_type()->mutable_shape());
-  if (t.has_sparse_tensor_type() && t.sparse_tensor_type().has_shape())
-    return shape(*t.mutable_sparse_tensor_type()->mutable_shape());
-  if (t.has_sequence_type())
-    return forgetInType(*t.mutable_sequence_type()->mutable_elem_type(), depth + 1);
-  if (t.has_map_type()) return forgetInType(*t.mutable_map_type()->mutable_value_type(), depth + 1);
-  if (t.has_optional_type())
-    return forgetInType(*t.mutable_optional_type()->mutable_elem_type(), depth + 1);
-  return 0;
-}
+/// Gives each negative dim a symbol of its own: a dim of any size, the same as itself
+/// only (two -1 dims need not be equal), which rules and inference can still follow
+/// through Shape and its readers.
+class NegativeDims {
+ public:
+  int count() const { return count_; }
 
-int forgetInGraph(onnx::GraphProto& g, int depth) {
-  if (depth > kMaxGraphNesting) return 0;
-  int n = 0;
-  for (auto* infos : {g.mutable_input(), g.mutable_output(), g.mutable_value_info()})
-    for (onnx::ValueInfoProto& v : *infos) n += forgetInType(*v.mutable_type(), 0);
-  for (onnx::NodeProto& node : *g.mutable_node())
-    for (onnx::AttributeProto& a : *node.mutable_attribute()) {
-      if (a.has_g()) n += forgetInGraph(*a.mutable_g(), depth + 1);
-      for (onnx::GraphProto& body : *a.mutable_graphs()) n += forgetInGraph(body, depth + 1);
-    }
-  return n;
-}
+  void type(onnx::TypeProto& t, int depth) {
+    if (depth > kMaxGraphNesting) return;
+    if (t.has_tensor_type() && t.tensor_type().has_shape())
+      shape(*t.mutable_tensor_type()->mutable_shape());
+    else if (t.has_sparse_tensor_type() && t.sparse_tensor_type().has_shape())
+      shape(*t.mutable_sparse_tensor_type()->mutable_shape());
+    else if (t.has_sequence_type())
+      type(*t.mutable_sequence_type()->mutable_elem_type(), depth + 1);
+    else if (t.has_map_type())
+      type(*t.mutable_map_type()->mutable_value_type(), depth + 1);
+    else if (t.has_optional_type())
+      type(*t.mutable_optional_type()->mutable_elem_type(), depth + 1);
+  }
+
+  void graph(onnx::GraphProto& g, int depth) {
+    if (depth > kMaxGraphNesting) return;
+    for (auto* infos : {g.mutable_input(), g.mutable_output(), g.mutable_value_info()})
+      for (onnx::ValueInfoProto& v : *infos) type(*v.mutable_type(), 0);
+    for (onnx::NodeProto& node : *g.mutable_node())
+      for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+        if (a.has_g()) graph(*a.mutable_g(), depth + 1);
+        for (onnx::GraphProto& body : *a.mutable_graphs()) graph(body, depth + 1);
+      }
+  }
+
+ private:
+  void shape(onnx::TensorShapeProto& s) {
+    for (auto& d : *s.mutable_dim())
+      if (d.has_dim_value() && d.dim_value() < 0)
+        d.set_dim_param("onnx_rewrite_any_dim_" + std::to_string(count_++));
+  }
+
+  int count_ = 0;
+};
 
 }  // namespace
 
-int forgetNegativeDims(onnx::ModelProto& model) { return forgetInGraph(*model.mutable_graph(), 0); }
+int nameNegativeDims(onnx::ModelProto& model) {
+  NegativeDims dims;
+  dims.graph(*model.mutable_graph(), 0);
+  return dims.count();
+}
 
 void validateModel(const onnx::ModelProto& model) {
   Validator v;

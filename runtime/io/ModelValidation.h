@@ -5,8 +5,8 @@
 // shape inference, the rules. It checks what those parts trust without
 // checking: every tensor (TensorCheck.h) of every graph, body and function, and a
 // nesting depth the recursive parts can take. A negative dim in a declared type
-// (exporters write -1 for "any size", and ONNX Runtime loads it) is read as an
-// unknown dim instead (forgetNegativeDims): ONNX 1.12's shape merging crashes on it.
+// (exporters write -1 for "any size", and ONNX Runtime loads it) gets a symbol of its
+// own instead (nameNegativeDims): ONNX 1.12's shape merging crashes on it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,9 +25,10 @@ constexpr int kMaxGraphNesting = 64;
 /// file.
 void validateModel(const onnx::ModelProto& model);
 
-/// Clears every negative dim_value of the declared types (graph inputs, outputs and
-/// value_info, in bodies too), leaving those dims unknown; returns how many. Run before
-/// ONNX's shape inference sees the model.
-int forgetNegativeDims(onnx::ModelProto& model);
+/// Names every negative dim_value of the declared types (graph inputs, outputs and
+/// value_info, in bodies too) with a symbol of its own, onnx_rewrite_any_dim_N: any size,
+/// equal to no other dim; returns how many. Run before ONNX's shape inference sees the
+/// model; the names stay in the saved model (ONNX Runtime reads both forms alike).
+int nameNegativeDims(onnx::ModelProto& model);
 
 }  // namespace onnx_rewrite

@@ -128,10 +128,10 @@ TEST_F(HostileInput, ConstantWithFewerValuesThanItsShapeInsideAnIfBodyIsNamed) {
       "shape [3] needs 3");
 }
 
-TEST_F(HostileInput, NegativeDimOfAGraphInputIsReadAsUnknown) {
+TEST_F(HostileInput, NegativeDimOfAGraphInputGetsASymbolOfItsOwn) {
   // Was a SIGSEGV in TensorShapeProto_Dimension::MergeImpl (ONNX 1.12 shape inference).
-  // Exporters write -1 for "any size" and ONNX Runtime loads it: the dim becomes unknown,
-  // with a note, before inference sees it.
+  // Exporters write -1 for "any size" and ONNX Runtime loads it: the dim gets a symbol of
+  // its own, with a note, before inference sees it.
   onnx::ModelProto model = validModel();
   model.mutable_graph()
       ->mutable_input(0)
@@ -143,14 +143,15 @@ TEST_F(HostileInput, NegativeDimOfAGraphInputIsReadAsUnknown) {
   writeModel(in_, model);
   CommandResult r = run();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("note: 1 declared dim(s) below 0 (exporters' -1 for any size) read as "
-                       "unknown"),
+  EXPECT_NE(r.err.find("note: 1 declared dim(s) below 0 (exporters' -1 for any size) named "
+                       "onnx_rewrite_any_dim_N"),
             std::string::npos)
       << r.err;
   onnx::ModelProto out;
   ASSERT_TRUE(out.ParseFromString(readFile(out_)));
   const auto& dim = out.graph().input(0).type().tensor_type().shape().dim(1);
   EXPECT_FALSE(dim.has_dim_value());
+  EXPECT_EQ(dim.dim_param(), "onnx_rewrite_any_dim_0");
 }
 
 TEST_F(HostileInput, ElementCountBeyondInt64IsRefused) {
