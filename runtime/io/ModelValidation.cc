@@ -104,6 +104,7 @@ class NegativeDims {
 
   void type(onnx::TypeProto& t, int depth) {
     if (depth > kMaxGraphNesting) return;
+    // has_* first: the mutable accessors would add what the model does not have.
     if (t.has_tensor_type() && t.tensor_type().has_shape())
       shape(*t.mutable_tensor_type()->mutable_shape());
     else if (t.has_sparse_tensor_type() && t.sparse_tensor_type().has_shape())
@@ -119,7 +120,8 @@ class NegativeDims {
   void graph(onnx::GraphProto& g, int depth) {
     if (depth > kMaxGraphNesting) return;
     for (auto* infos : {g.mutable_input(), g.mutable_output(), g.mutable_value_info()})
-      for (onnx::ValueInfoProto& v : *infos) type(*v.mutable_type(), 0);
+      for (onnx::ValueInfoProto& v : *infos)
+        if (v.has_type()) type(*v.mutable_type(), 0);  // mutable_type() would add a type
     for (onnx::NodeProto& node : *g.mutable_node())
       for (onnx::AttributeProto& a : *node.mutable_attribute()) {
         if (a.has_g()) graph(*a.mutable_g(), depth + 1);
