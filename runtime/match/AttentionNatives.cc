@@ -29,9 +29,8 @@ namespace {
 
 /// The live Reshape producing `v` (allowzero absent or 0), or null.
 const Node* reshapeOf(const Graph& g, ValueId v) {
-  if (v == kNoId) return nullptr;
-  const Node* n = g.producerOf(v);
-  if (!n || !n->live() || n->opType() != "Reshape" || !n->domain().empty()) return nullptr;
+  const Node* n = producerOp(g, v, "Reshape");
+  if (!n) return nullptr;
   if (const onnx::AttributeProto* a = n->attribute("allowzero"); a && a->i() != 0) return nullptr;
   return n;
 }
@@ -151,12 +150,6 @@ bool reshapesToOwnShape(const MatchContext& ctx, ValueArgs args) {
   for (size_t i = 0; i < rank; ++i)
     unproven += !keepsDim(ctx, shape[i], parts[i], n->input(0), dims, i);
   return unproven <= 1;
-}
-
-/// The live op `op_type` (ONNX domain) producing `v`, or null.
-const Node* producerOp(const Graph& g, ValueId v, const char* op_type) {
-  const Node* n = v == kNoId ? nullptr : g.producerOf(v);
-  return n && n->live() && n->opType() == op_type && n->domain().empty() ? n : nullptr;
 }
 
 /// `p` reads the last dim of `x` at run time as a one-element tensor: torch 1.x's

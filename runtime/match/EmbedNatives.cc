@@ -29,14 +29,6 @@ namespace {
 /// Position tables are read whole to check their values; larger constants are not proofs.
 constexpr size_t kMaxPositionElements = size_t{1} << 20;
 
-/// The live node of `op` in the ONNX domain producing `v`, or null.
-const Node* producerOp(const Graph& g, ValueId v, const char* op) {
-  if (v == kNoId) return nullptr;
-  const Node* n = g.producerOf(v);
-  if (!n || !n->live() || !n->domain().empty() || n->opType() != op) return nullptr;
-  return n;
-}
-
 /// `v` with Casts between integer types looked through: sizes and positions keep their
 /// values in int32 and int64.
 ValueId throughIntCasts(const Graph& g, ValueId v) {

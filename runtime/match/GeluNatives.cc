@@ -44,9 +44,8 @@ struct MatMulTranspose {
 /// r-2] swaps the last two axes; [1, .., r-2, 0, r-1] (rank >= 3) is ONNX Runtime's
 /// transBatch, axis 0 read as the last batch axis; [1, .., r-2, r-1, 0] is both.
 std::optional<MatMulTranspose> matMulTranspose(const Graph& g, ValueId t) {
-  const Node* n = t == kNoId ? nullptr : g.producerOf(t);
-  if (!n || !n->live() || n->opType() != "Transpose" || !n->domain().empty()) return std::nullopt;
-  const onnx::AttributeProto* perm = n->attribute("perm");
+  const Node* n = producerOp(g, t, "Transpose");
+  const onnx::AttributeProto* perm = n ? n->attribute("perm") : nullptr;
   if (!perm) return std::nullopt;
   const int rank = perm->ints_size();
   if (rank < 2 || rank > 5) return std::nullopt;

@@ -15,6 +15,11 @@ NodeId producerIf(const Graph& graph, ValueId v, OpId op) {
   return p;
 }
 
+const Node* producerOp(const Graph& graph, ValueId v, std::string_view op_type) {
+  const Node* n = v == kNoId ? nullptr : graph.producerOf(v);
+  return n && n->live() && n->domain().empty() && n->opType() == op_type ? n : nullptr;
+}
+
 ValueId otherInput(const Node& node, ValueId known) {
   if (node.inputs().size() != 2) return kNoId;
   if (node.input(0) == known) return node.input(1);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "runtime/graph/Graph.h"
@@ -19,6 +20,10 @@ namespace onnx_rewrite {
 
 /// The producer of `v` if it is a live node of `op`, else kNoId.
 NodeId producerIf(const Graph& graph, ValueId v, OpId op);
+
+/// The live node of `op_type` in the ONNX domain producing `v`, or null: the form native
+/// checks use, which name ops by string.
+const Node* producerOp(const Graph& graph, ValueId v, std::string_view op_type);
 
 /// The other input of binary node `node` given one input `known` (kNoId if `known` is
 /// not an input; the second input when both inputs are `known`).
