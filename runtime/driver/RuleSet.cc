@@ -29,6 +29,11 @@ std::string matchedPart(const RE2& re, const RewritePattern& rule) {
 
 bool selects(const RE2& re, const RewritePattern& rule) { return !matchedPart(re, rule).empty(); }
 
+/// An opt-in rule that `enable` (null: no --enable) does not select.
+bool heldBack(const RE2* enable, const RewritePattern& rule) {
+  return isOptIn(rule) && !(enable && selects(*enable, rule));
+}
+
 }  // namespace
 
 void RuleSet::add(std::unique_ptr<RewritePattern> rule) {
@@ -59,7 +64,7 @@ std::vector<const RewritePattern*> selectRules(const RuleSet& set, const RuleFil
   auto enable = compile(filter.enable, "--enable");
   std::vector<const RewritePattern*> result;
   for (const auto& rule : set.rules()) {
-    if (isOptIn(*rule) && !(enable && selects(*enable, *rule))) continue;
+    if (heldBack(enable.get(), *rule)) continue;
     if (only && !selects(*only, *rule)) continue;
     if (skip && selects(*skip, *rule)) continue;
     result.push_back(rule.get());
@@ -71,7 +76,7 @@ std::string whyFilteredOut(const RewritePattern& rule, const RuleFilter& filter)
   auto only = compile(filter.only, "--only");
   auto skip = compile(filter.skip, "--skip");
   auto enable = compile(filter.enable, "--enable");
-  if (isOptIn(rule) && !(enable && selects(*enable, rule)))
+  if (heldBack(enable.get(), rule))
     return std::string("it is tagged ") + kOptInTag + " and runs only when --enable matches it" +
            (filter.enable.empty() ? std::string() : " ('" + filter.enable + "' does not)");
   if (only && !selects(*only, rule)) {

@@ -36,13 +36,15 @@ using Ops = std::vector<std::string>;
 
 const Ops kMsGelu = {"com.microsoft::Gelu"};
 
-/// geluModel's models are over x: float[N, 4]; the ORT check needs N.
-void expectSameInOrtN(const std::string& text) {
+/// geluModel's models are over x: float[N, 4]; the ORT check needs N. The rewrite runs
+/// with `options`; `tolerance` replaces the oracle's default one.
+void expectSameInOrtN(const std::string& text, const Options& options = {},
+                      const std::string& tolerance = "") {
   onnx::ModelProto before = parseModel(text);
   onnx::ModelProto after = before;
-  Result r = rewrite(after, shippedRules());
+  Result r = rewrite(after, shippedRules(), options);
   ASSERT_GT(r.stats.rewrites, 0u) << "nothing was fused";
-  testing::OracleVerdict verdict = testing::compareInOrt(before, after, {"N=3"});
+  testing::OracleVerdict verdict = testing::compareInOrt(before, after, {"N=3"}, tolerance);
   EXPECT_TRUE(verdict.equal) << verdict.report;
 }
 
@@ -216,13 +218,7 @@ Options withApproximation() {
 /// The rewrite with `options` computes what the original does within the approximation's
 /// error (tanh against erf: under 1e-3).
 void expectApproximatelySameInOrt(const std::string& text, const Options& options) {
-  onnx::ModelProto before = parseModel(text);
-  onnx::ModelProto after = before;
-  Result r = rewrite(after, shippedRules(), options);
-  ASSERT_GT(r.stats.rewrites, 0u) << "nothing was fused";
-  testing::OracleVerdict verdict =
-      testing::compareInOrt(before, after, {"N=3"}, "--atol 1e-3 --rtol 1e-3");
-  EXPECT_TRUE(verdict.equal) << verdict.report;
+  expectSameInOrtN(text, options, "--atol 1e-3 --rtol 1e-3");
 }
 
 TEST(GeluApproximationRule, IsOffByDefault) {
