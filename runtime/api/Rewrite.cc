@@ -129,19 +129,17 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
       DriverConfig config;
       config.max_iterations = options.max_iterations;
       // One budget for the whole run, every round of inference included: the default one
-      // is sized by the model as loaded.
-      if (round == 0 && budget == DriverConfig::kProportional) {
-        uint64_t nodes = 0;
-        for (Graph* g : ir.allGraphs()) nodes += g->liveNodeCount();
-        budget = proportionalRewriteBudget(nodes);
-      }
+      // is sized by the model as loaded, which the first round's driver counts.
       config.default_budget = options.max_rewrites == DriverConfig::kProportional;
-      config.max_rewrites = budget == DriverConfig::kNoLimit
-                                ? DriverConfig::kNoLimit
-                                : budget - static_cast<int64_t>(result.stats.rewrites);
+      config.max_rewrites =
+          budget == DriverConfig::kNoLimit || budget == DriverConfig::kProportional
+              ? budget
+              : budget - static_cast<int64_t>(result.stats.rewrites);
       config.listener = options.listener;
       config.verify_rewrites = options.verify_rewrites;
       const DriverStats stats = runDriver(ir, selected, config);
+      if (budget == DriverConfig::kProportional)
+        budget = proportionalRewriteBudget(stats.nodes_before);
       if (round == 0)
         result.stats = stats;
       else
