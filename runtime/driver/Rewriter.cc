@@ -17,6 +17,7 @@ void Rewriter::beginAttempt(const RewritePattern& rule, NodeId root) {
   matched_ = false;
   refused_as_unsound_ = false;
   created_.clear();
+  feeders_.clear();
 }
 
 void Rewriter::reportFailure(const std::string& reason) {
@@ -26,7 +27,8 @@ void Rewriter::reportFailure(const std::string& reason) {
 bool Rewriter::checkReplaceable(const std::vector<NodeId>& matched,
                                 const std::vector<ValueId>& provided) {
   matched_ = true;
-  std::string reason = findEscapingValue(graph_, matched, provided);
+  feeders_.clear();
+  std::string reason = findEscapingValue(graph_, matched, provided, &feeders_);
   if (reason.empty()) return true;
   if (listener_ && listener_->wantsMatchFailures()) reportFailure(reason);
   return false;
@@ -90,6 +92,15 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
       });
     }
   }
+  // A feeder of the match the target reads would keep itself and the matched values it
+  // reads alive: the match would be computed twice.
+  if (const ValueId fed = readFeeder(); fed != kNoId) {
+    const std::string name = graph_.value(fed).name();
+    rollBack();
+    return notifyMatchFailure([&] {
+      return "the rewrite reads '" + name + "', which is computed from values inside the match";
+    });
+  }
   // Nor may a replacement change what readers of the replaced value see.
   std::vector<TypedReplacement> typed;
   typed.reserve(replacements.size());
@@ -130,6 +141,17 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
     }
   }
   return true;
+}
+
+ValueId Rewriter::readFeeder() const {
+  for (NodeId created : created_)
+    for (ValueId in : graph_.node(created).inputs()) {
+      const NodeId producer = in == kNoId ? kNoId : graph_.value(in).producer();
+      if (producer != kNoId &&
+          std::find(feeders_.begin(), feeders_.end(), producer) != feeders_.end())
+        return in;
+    }
+  return kNoId;
 }
 
 void Rewriter::rollBack() {

@@ -81,6 +81,8 @@ class Rewriter {
 
  private:
   void reportFailure(const std::string& reason);
+  /// An input of a created node that a feeder of the match computes, or kNoId.
+  ValueId readFeeder() const;
   /// Erases the nodes this attempt created, newest first, when its rewrite is refused.
   void rollBack();
   /// Erases each of `candidates` (popped from the back) that has no reader left, then its
@@ -97,6 +99,9 @@ class Rewriter {
   bool verify_ = false;
   /// Nodes created in this attempt, in creation order (a topological order).
   std::vector<NodeId> created_;
+  /// Nodes outside the match that read a matched value and feed only the match: the
+  /// target may not read them, or they (and the matched values) would stay.
+  std::vector<NodeId> feeders_;
   /// Initializers added so far, by a hash of their serialised contents without the name.
   std::unordered_multimap<size_t, ValueId> added_;
 };

@@ -18,6 +18,17 @@ bool Sym::isNonNegative() const {
   return true;
 }
 
+bool provablyAtMost(const Sym& v, int64_t max, const UpperBounds& bounds) {
+  if (v.isInt()) return v.value <= max;
+  for (const UpperBound& b : bounds) {
+    const Sym offset = addSyms(v, b.value, -1);
+    int64_t most = 0;
+    if (offset.isInt() && !__builtin_add_overflow(b.max, offset.value, &most) && most <= max)
+      return true;
+  }
+  return false;
+}
+
 Sym addSyms(const Sym& a, const Sym& b, int64_t sign) {
   if (!a.known() || !b.known() || (sign != 1 && sign != -1)) return Sym::unknown();
   Sym r;

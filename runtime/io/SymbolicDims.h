@@ -71,10 +71,32 @@ Sym addSyms(const Sym& a, const Sym& b, int64_t sign);
 using Dims = std::vector<Sym>;
 
 /// What the pass knows of one value.
+/// The elements of an integer tensor are exactly the ints start, start + 1, ..., limit - 1,
+/// in some order and shape: a Range with step 1, reshaped or cast. Kept however long it is,
+/// since what it proves (UpperBound) does not depend on the elements being listed.
+struct IntSpan {
+  Sym start, limit;
+};
+
+/// `value` <= `max` in every run of the model that succeeds. Gather fails on an index out
+/// of range, so Gather(data, indices) with data's dim R on its axis and indices a span of
+/// non-negative ints [start, limit) that holds at least one int proves limit <= R: a model
+/// reading positions Range(P, P + S) from an embedding of R rows has P + S <= R.
+struct UpperBound {
+  Sym value;
+  int64_t max = 0;
+};
+using UpperBounds = std::vector<UpperBound>;
+
+/// True when `v` <= `max` follows from `v` being an int or from one of `bounds` (v is a
+/// bound's value plus an int).
+bool provablyAtMost(const Sym& v, int64_t max, const UpperBounds& bounds);
+
 struct Facts {
-  int32_t elem = 0;           ///< ONNX element type, 0 unknown
-  std::optional<Dims> shape;  ///< nullopt: rank unknown
-  std::optional<Dims> value;  ///< elements (row-major) of a small integer tensor
+  int32_t elem = 0;             ///< ONNX element type, 0 unknown
+  std::optional<Dims> shape;    ///< nullopt: rank unknown
+  std::optional<Dims> value;    ///< elements (row-major) of a small integer tensor
+  std::optional<IntSpan> span;  ///< the elements as a span of ints, of any length
 };
 
 /// A dim of an ONNX shape: unknown for no value and no name, or a name ONNX made up (unk__).

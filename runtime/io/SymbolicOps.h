@@ -24,8 +24,9 @@ namespace onnx_rewrite::symbolic {
 /// One node, with what is known of its inputs.
 struct NodeView {
   const onnx::NodeProto& node;
-  int64_t opset;                     ///< the model's ai.onnx opset
-  std::vector<const Facts*> inputs;  ///< null for an absent optional input
+  int64_t opset;                        ///< the model's ai.onnx opset
+  std::vector<const Facts*> inputs;     ///< null for an absent optional input
+  const UpperBounds* bounds = nullptr;  ///< what the model's Gathers proved so far
 
   const Facts* in(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
   /// Input i's dims when its rank is known, else null.
@@ -50,7 +51,12 @@ using OpRule = void (*)(const NodeView& node, std::vector<Facts>& outputs);
 /// Keyed by "op" for the ONNX domain and "domain:op" for others.
 using OpRules = std::unordered_map<std::string, OpRule>;
 
-void addValueOpRules(OpRules& rules);   // SymbolicValueOps.cc
+void addValueOpRules(OpRules& rules);  // SymbolicValueOps.cc
+/// Carries an input's IntSpan to the output of ops that only rearrange elements (Reshape,
+/// Unsqueeze, Squeeze, Flatten, Identity, a widening integer Cast).
+void forwardSpan(const NodeView& node, std::vector<Facts>& outputs);
+/// What a Gather proves of its indices (see UpperBound), added to `bounds`.
+void recordIndexBound(const NodeView& node, UpperBounds& bounds);
 void addTensorOpRules(OpRules& rules);  // SymbolicTensorOps.cc
 
 }  // namespace onnx_rewrite::symbolic

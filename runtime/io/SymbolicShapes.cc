@@ -214,48 +214,57 @@ int refineSymbolicShapes(onnx::ModelProto& model) {
     }
 
   const OpRules& rules = opRules();
+  const std::vector<int> order = topologicalOrder(g);
+  UpperBounds bounds;
   int refined = 0;
-  for (int index : topologicalOrder(g)) {
-    const onnx::NodeProto& node = g.node(index);
-    const std::string& domain = node.domain();
-    const bool onnx_domain = domain.empty() || domain == "ai.onnx";
-    auto rule = rules.find(onnx_domain ? node.op_type() : domain + ":" + node.op_type());
-    if (rule == rules.end() || node.output_size() == 0) continue;
-    std::vector<Facts> none_known(static_cast<size_t>(node.input_size()));
-    NodeView view{node, opset, {}};
-    for (int i = 0; i < node.input_size(); ++i) {
-      const std::string& in = node.input(i);
-      auto it = in.empty() ? facts.end() : facts.find(in);
-      // An input nothing is known of is an input with empty Facts; an absent one is null.
-      view.inputs.push_back(in.empty()          ? nullptr
-                            : it != facts.end() ? &it->second
-                                                : &none_known[static_cast<size_t>(i)]);
-    }
-    std::vector<Facts> outputs(static_cast<size_t>(node.output_size()));
-    rule->second(view, outputs);
-    for (int o = 0; o < node.output_size(); ++o) {
-      const std::string& name = node.output(o);
-      if (name.empty() || inputs.count(name)) continue;
-      Facts& known = facts[name];
-      known = merge(known, std::move(outputs[static_cast<size_t>(o)]));
-      std::vector<onnx::ValueInfoProto*>& entries = infos[name];
-      if (entries.empty()) {
-        // A value inference left untyped: a new entry, which undo() removes again.
-        onnx::ValueInfoProto fresh;
-        fresh.set_name(name);
-        if (refine(*fresh.mutable_type(), known)) {
-          onnx::ValueInfoProto* added = g.add_value_info();
-          *added = std::move(fresh);
-          entries.push_back(added);
-          ++refined;
-        }
-        continue;
+  // A second sweep when the first found bounds: a Gather that proves one may come after
+  // the Slice it sizes in topological order.
+  for (int sweep = 0; sweep < 2 && (sweep == 0 || !bounds.empty()); ++sweep)
+    for (int index : order) {
+      const onnx::NodeProto& node = g.node(index);
+      const std::string& domain = node.domain();
+      const bool onnx_domain = domain.empty() || domain == "ai.onnx";
+      auto rule = rules.find(onnx_domain ? node.op_type() : domain + ":" + node.op_type());
+      if (rule == rules.end() || node.output_size() == 0) continue;
+      std::vector<Facts> none_known(static_cast<size_t>(node.input_size()));
+      NodeView view{node, opset, {}, &bounds};
+      for (int i = 0; i < node.input_size(); ++i) {
+        const std::string& in = node.input(i);
+        auto it = in.empty() ? facts.end() : facts.find(in);
+        // An input nothing is known of is an input with empty Facts; an absent one is null.
+        view.inputs.push_back(in.empty()          ? nullptr
+                              : it != facts.end() ? &it->second
+                                                  : &none_known[static_cast<size_t>(i)]);
       }
-      bool changed = false;
-      for (onnx::ValueInfoProto* info : entries) changed |= refine(*info->mutable_type(), known);
-      refined += changed ? 1 : 0;
+      std::vector<Facts> outputs(static_cast<size_t>(node.output_size()));
+      rule->second(view, outputs);
+      forwardSpan(view, outputs);
+      if (sweep == 0) recordIndexBound(view, bounds);
+      for (int o = 0; o < node.output_size(); ++o) {
+        const std::string& name = node.output(o);
+        if (name.empty() || inputs.count(name)) continue;
+        Facts& known = facts[name];
+        std::optional<IntSpan> span = std::move(outputs[static_cast<size_t>(o)].span);
+        known = merge(known, std::move(outputs[static_cast<size_t>(o)]));
+        if (!known.span) known.span = std::move(span);
+        std::vector<onnx::ValueInfoProto*>& entries = infos[name];
+        if (entries.empty()) {
+          // A value inference left untyped: a new entry, which undo() removes again.
+          onnx::ValueInfoProto fresh;
+          fresh.set_name(name);
+          if (refine(*fresh.mutable_type(), known)) {
+            onnx::ValueInfoProto* added = g.add_value_info();
+            *added = std::move(fresh);
+            entries.push_back(added);
+            ++refined;
+          }
+          continue;
+        }
+        bool changed = false;
+        for (onnx::ValueInfoProto* info : entries) changed |= refine(*info->mutable_type(), known);
+        refined += changed ? 1 : 0;
+      }
     }
-  }
   return refined;
 }
 

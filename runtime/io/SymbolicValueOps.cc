@@ -176,6 +176,31 @@ Sym symbolicSliceLength(const Sym& size, int64_t start, int64_t end, int64_t ste
   return Sym::unknown();
 }
 
+/// The length of the `i`th slice of a dim of `size` when its bounds are computed at run time
+/// (opset >= 10): start and end non-negative, step 1, end - start never negative, and
+/// end <= size proven (an int, or by an UpperBound), so that nothing is clamped: the
+/// causal mask a decoder cuts from its [max, max] buffer by the cached and new lengths,
+/// rows [P, P + S) and columns [0, P + S), once the position embedding's Gather proved
+/// P + S <= max.
+Sym symbolicBoundsLength(const NodeView& n, size_t i, const Sym& size) {
+  if (n.opset < 10 || !size.isInt() || !n.bounds) return Sym::unknown();
+  const Dims* starts = n.value(1);
+  const Dims* ends = n.value(2);
+  if (!starts || !ends || i >= starts->size() || starts->size() != ends->size())
+    return Sym::unknown();
+  if (n.in(4)) {
+    const std::optional<std::vector<int64_t>> steps = n.ints(4);
+    if (!steps || i >= steps->size() || (*steps)[i] != 1) return Sym::unknown();
+  }
+  const Sym& start = (*starts)[i];
+  const Sym& end = (*ends)[i];
+  const Sym length = addSyms(end, start, -1);
+  if (!start.isNonNegative() || !end.isNonNegative() || !length.isNonNegative() ||
+      !provablyAtMost(end, size.value, *n.bounds))
+    return Sym::unknown();
+  return length;
+}
+
 void sliceRule(const NodeView& n, std::vector<Facts>& out) {
   out[0].elem = n.elem(0);
   const Dims* data = n.shape(0);
@@ -189,10 +214,10 @@ void sliceRule(const NodeView& n, std::vector<Facts>& out) {
     Dims shape(data->size());
     if (axes) {
       shape = *data;
-      for (int64_t a : *axes) {
-        const std::optional<int64_t> axis = normalizeAxis(a, rank);
+      for (size_t i = 0; i < axes->size(); ++i) {
+        const std::optional<int64_t> axis = normalizeAxis((*axes)[i], rank);
         if (!axis) return;
-        shape[static_cast<size_t>(*axis)] = Sym::unknown();
+        shape[static_cast<size_t>(*axis)] = symbolicBoundsLength(n, i, (*data)[*axis]);
       }
     }
     out[0].shape = shape;
@@ -469,6 +494,7 @@ void rangeRule(const NodeView& n, std::vector<Facts>& out) {
   if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 || delta->size() != 1)
     return;
   const Sym &s = (*start)[0], &l = (*limit)[0], &d = (*delta)[0];
+  if (d.isInt(1) && isShapeElem(n.elem(0))) out[0].span = IntSpan{s, l};
   const Sym span = addSyms(l, s, -1);  // also P + S - P = S
   if (span.isSymbol() && d.isInt(1) && span.isNonNegative()) {
     (*out[0].shape)[0] = span;
@@ -664,6 +690,37 @@ void tileRule(const NodeView& n, std::vector<Facts>& out) {
 }
 
 }  // namespace
+
+void forwardSpan(const NodeView& n, std::vector<Facts>& out) {
+  const Facts* in = n.in(0);
+  if (!in || !in->span || out.empty() || !n.node.domain().empty()) return;
+  const std::string& op = n.node.op_type();
+  bool keeps = op == "Reshape" || op == "Unsqueeze" || op == "Squeeze" || op == "Flatten" ||
+               op == "Identity";
+  if (op == "Cast") {
+    // int32 -> int32/int64 and int64 -> int64 keep every value; a narrowing Cast wraps.
+    const int64_t to = n.intAttr("to").value_or(0);
+    keeps = to == TensorProto::INT64 ? isShapeElem(in->elem)
+                                     : to == TensorProto::INT32 && in->elem == TensorProto::INT32;
+  }
+  if (keeps) out[0].span = in->span;
+}
+
+void recordIndexBound(const NodeView& n, UpperBounds& bounds) {
+  const Dims* data = n.shape(0);
+  const Facts* indices = n.in(1);
+  if (!data || !indices || !indices->span || !n.node.domain().empty() ||
+      n.node.op_type() != "Gather")
+    return;
+  const std::optional<int64_t> axis =
+      normalizeAxis(n.intAttr("axis").value_or(0), static_cast<int64_t>(data->size()));
+  if (!axis || !(*data)[static_cast<size_t>(*axis)].isInt()) return;
+  const IntSpan& span = *indices->span;
+  // Every index is >= 0 (no wrap from the end), and there is one: limit - 1 < R.
+  const Sym count = addSyms(span.limit, span.start, -1);
+  if (!span.start.isNonNegative() || !count.isInt() || count.value < 1) return;
+  bounds.push_back({span.limit, (*data)[static_cast<size_t>(*axis)].value});
+}
 
 void addValueOpRules(OpRules& rules) {
   rules["Constant"] = constantRule;

@@ -17,8 +17,12 @@
 namespace onnx_rewrite {
 
 /// Returns why `matched` cannot be replaced, or an empty string if it can. Outputs of
-/// matched nodes listed in `provided` are replaced by the target and may escape.
+/// matched nodes listed in `provided` are replaced by the target and may escape. A matched
+/// value may also be read by nodes outside the match that feed only the match (the Shape
+/// chain computing a matched Reshape's target from a matched value): they go with it,
+/// provided the target does not read them; they are added to `feeders` for that check.
 std::string findEscapingValue(const Graph& graph, const std::vector<NodeId>& matched,
-                              const std::vector<ValueId>& provided);
+                              const std::vector<ValueId>& provided,
+                              std::vector<NodeId>* feeders = nullptr);
 
 }  // namespace onnx_rewrite

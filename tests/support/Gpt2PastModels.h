@@ -31,6 +31,14 @@ struct Gpt2PastSpec {
   bool causal_by_heads = false;
   /// The causal buffer's element type: float (gpt2) or uint8 (ORT's tools); bool needs no Cast.
   std::string tril_type = "float";
+  /// One new token per step (x: [B, 1, 8]), as a decoding graph exported with past is fed.
+  bool one_token = false;
+  /// x is the new hidden states plus their positions' embedding: Gather(wpe [16, 8],
+  /// Range(P, P + S)), the position ids transformers builds from the past length.
+  bool position_embedding = false;
+  /// The merge Reshape's target read at run time from the context heads, as torch 1.x
+  /// writes a.size(0), a.size(1), a.size(-2) * a.size(-1), instead of a constant.
+  bool merge_shape_computed = false;
   // ---- one field per condition a negative test breaks ----
   std::string fill = "-10000.0";
   std::string rows_start = "d";  ///< the causal rows start at ns - nd
@@ -73,7 +81,20 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
                                                           : (s.tril_type == "float" ? "0.0" : "0"));
   init(s.tril_type + "[1, 1, 16, 16] tril = {" + tril + "}");
 
-  body += "qkvm = MatMul(x, wqkv)\nqkv = Add(qkvm, bqkv)\n";
+  const std::string seq = s.one_token ? "1" : "S";
+  std::string x = "x";
+  if (s.position_embedding) {
+    init("float[16, 8] wpe = " + attentionWeights(16, 8, 6));
+    body += "past_shape = Shape(past)\npast_len_1 = Slice(past_shape, second_last, last, zero)\n";
+    squeeze("past_len", "past_len_1");
+    body += "x_shape = Shape(x)\nnew_len = Gather <axis = 0> (x_shape, i1)\n";
+    body += "total_len = Add(past_len, new_len)\n";
+    body += "positions = Range(past_len, total_len, i1)\n";
+    unsqueeze("position_ids", "positions");
+    body += "position_embeds = Gather(wpe, position_ids)\nxp = Add(x, position_embeds)\n";
+    x = "xp";
+  }
+  body += "qkvm = MatMul(" + x + ", wqkv)\nqkv = Add(qkvm, bqkv)\n";
   if (attrs) {
     body += "q, k, v = Split <axis = 2, split = [8, 8, 8]> (qkv)\n";
   } else {
@@ -125,7 +146,7 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
   }
   body += "wc = Where(" + cond + ", w, fill)\n";
   std::string last = "wc";
-  std::string inputs = "float[B, S, 8] x, float[2, B, 2, P, 4] past";
+  std::string inputs = "float[B, " + seq + ", 8] x, float[2, B, 2, P, 4] past";
   if (s.padding_mask) {
     inputs += ", float[B, T] attention_mask";
     // attention_mask.unsqueeze(1).unsqueeze(2): [B, 1, 1, T].
@@ -138,10 +159,25 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
   }
   body += "p = Softmax <axis = " + s.softmax_axis + "> (" + last + ")\n";
   body += "o = MatMul(p, vc)\not = Transpose <perm = [0, 2, 1, 3]> (o)\n";
-  body += "y = Reshape(ot, out_shape)\n";
+  if (s.merge_shape_computed) {
+    body += "ot_shape = Shape(ot)\nm_b = Gather <axis = 0> (ot_shape, i0)\n";
+    body += "m_s = Gather <axis = 0> (ot_shape, i1)\n";
+    body +=
+        "m_n1 = Slice(ot_shape, second_last, last, zero)\nm_h1 = Slice(ot_shape, last, big, "
+        "zero)\n";
+    squeeze("m_n", "m_n1");
+    squeeze("m_h", "m_h1");
+    body += "m_d = Mul(m_n, m_h)\n";
+    unsqueeze("m_b1", "m_b");
+    unsqueeze("m_s1", "m_s");
+    unsqueeze("m_d1", "m_d");
+    body += "merge_shape = Concat <axis = 0> (m_b1, m_s1, m_d1)\ny = Reshape(ot, merge_shape)\n";
+  } else {
+    body += "y = Reshape(ot, out_shape)\n";
+  }
   return "<ir_version: 7, opset_import: [\"\" : " + std::to_string(s.opset) + "]>\ngpt2_past (" +
-         inputs + ") => (float[B, S, 8] y, float[2, B, 2, T, 4] present)\n<" + inits + ">\n{\n" +
-         body + "}\n";
+         inputs + ") => (float[B, " + seq + ", 8] y, float[2, B, 2, T, 4] present)\n<" + inits +
+         ">\n{\n" + body + "}\n";
 }
 
 }  // namespace onnx_rewrite::testing

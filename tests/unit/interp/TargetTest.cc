@@ -340,6 +340,65 @@ TEST(InterpTarget, TheEscapeCheckBlocksAnIntermediateReadOutsideTheMatch) {
             (Ops{"com.microsoft::SkipLayerNormalization", "Relu"}));
 }
 
+/// y = Reshape(Relu(x), shape) -> y = com.test.Fused(x) (or Fused(x, shape): `reads_shape`).
+Rule reshapeOfReluRule(bool reads_shape) {
+  Rule r("fused_reshape");
+  ExprId relu = r.named(r.op("Relu", {r.cap("x")}), "t");
+  r.root(r.op("Reshape", {relu, r.cap("shape")}), "y");
+  Target t = r.rewrite();
+  std::vector<uint32_t> inputs{t.ref("x")};
+  if (reads_shape) inputs.push_back(t.ref("shape"));
+  t.replace("y", t.op("com.test.Fused", inputs));
+  return r;
+}
+
+/// The Reshape's target is computed from the matched Relu's own shape (as torch writes
+/// x.view(x.size(0), -1)); `extra` adds nodes, `outputs` graph outputs.
+std::string reshapeOfOwnShape(const std::string& extra = "", const std::string& outputs = "") {
+  return R"(
+<ir_version: 8, opset_import: ["" : 17, "com.test" : 1]>
+g (float[2, 3, 4] x) => (float[2, 12] y)" +
+         outputs + R"()
+<int64[1] minus_one = {-1}, int64 zero = {0}> {
+  t = Relu(x)
+  ts = Shape(t)
+  b = Gather <axis = 0> (ts, zero)
+  bu = Unsqueeze(b, zero)
+  shape = Concat <axis = 0> (bu, minus_one)
+  y = Reshape(t, shape)
+)" + extra +
+         "}\n";
+}
+
+TEST(InterpTarget, AShapeChainFeedingOnlyTheMatchGoesWithIt) {
+  // Shape(t) reads the matched Relu, but all it computes is the matched Reshape's target:
+  // it dies with the match, so t escapes nowhere.
+  Outcome out = runRules(reshapeOfOwnShape(), reshapeOfReluRule(false), false);
+  EXPECT_EQ(out.ops(), Ops{"com.test::Fused"}) << out.reason();
+}
+
+TEST(InterpTarget, AShapeChainTheTargetReadsBlocksTheMatch) {
+  // Fused(x, shape) would keep the chain, and with it the Relu it reads: computed twice.
+  Outcome out = runRules(reshapeOfOwnShape(), reshapeOfReluRule(true), false);
+  EXPECT_EQ(out.result.stats.rules[0].applied, 0u);
+  EXPECT_NE(out.reason().find("the rewrite reads 'shape', which is computed from values inside "
+                              "the match"),
+            std::string::npos)
+      << out.reason();
+}
+
+TEST(InterpTarget, AShapeChainAlsoReadElsewhereBlocksTheMatch) {
+  Outcome graph_output = runRules(reshapeOfOwnShape("  z = Identity(b)\n", ", int64 z"),
+                                  reshapeOfReluRule(false), false);
+  EXPECT_EQ(graph_output.result.stats.rules[0].applied, 0u);
+  EXPECT_NE(graph_output.reason().find("is also used by Shape"), std::string::npos)
+      << graph_output.reason();
+  // A chain that ends nowhere (a dead node) is not the match's either.
+  Outcome dead_end =
+      runRules(reshapeOfOwnShape("  unused = Neg(b)\n"), reshapeOfReluRule(false), false);
+  EXPECT_EQ(dead_end.result.stats.rules[0].applied, 0u);
+}
+
 TEST(InterpTarget, AnUnusedOutputZeroIsOmittedToo) {
   // _, b = Split(x); y = Relu(b) -> _, y = com.test.Pair(x).
   Rule r("second_half");

@@ -235,6 +235,65 @@ g (int64[B, S] ids, float[B, 2, P, 4] past_k, float[B, 2, S, 4] new_k) => (float
   EXPECT_EQ(shapeOf(m, "one"), "[1]") << "(P + 1) - P, a single new token";
 }
 
+/// A decoder step cuts its causal mask from a [16, 16] buffer by the past length P and the
+/// new tokens: rows [P, P + n), columns [0, P + n), bounds computed at run time. `gather`
+/// is how the position ids reach the embedding (or nothing), `n` the new tokens' count.
+std::string causalCutModel(const std::string& gather, const std::string& n) {
+  std::string wpe, tril;
+  for (int i = 0; i < 16 * 4; ++i) wpe += std::string(i ? ", " : "") + "0.5";
+  for (int i = 0; i < 16 * 16; ++i) tril += std::string(i ? ", " : "") + "1.0";
+  return R"(
+<ir_version: 7, opset_import: ["" : 11]>
+g (int64[B, S] ids, float[B, 2, P, 4] past_k) => (float[?, ?] cut)
+<int64 one = {1}, int64 i1 = {1}, int64 i2 = {2}, int64[1] ax0 = {0}, int64[1] ax1 = {1},
+ int64[1] zero = {0}, float[16, 4] wpe = {)" +
+         wpe + "}, float[16, 16] tril = {" + tril + R"(}> {
+  ps = Shape(past_k)
+  p = Gather <axis = 0> (ps, i2)
+  s = Shape(ids)
+  n = Gather <axis = 0> (s, i1)
+  l = Add(p, )" +
+         n + R"()
+)" + gather +
+         R"(
+  pu = Unsqueeze <axes = [0]> (p)
+  lu = Unsqueeze <axes = [0]> (l)
+  rows = Slice(tril, pu, lu, ax0)
+  cut = Slice(rows, zero, lu, ax1)
+}
+)";
+}
+
+TEST(SymbolicShapes, SizesACausalCutOnceThePositionEmbeddingBoundsIt) {
+  // Gather(wpe [16, 4], Range(P, P + 1)) fails unless P + 1 <= 16: in every run that gets
+  // past it, the cut [P, P + 1) x [0, P + 1) is not clamped. torch writes the position
+  // ids' Range between Casts, and unsqueezes them.
+  const onnx::ModelProto m = inferred(causalCutModel(
+      "  pc = Cast <to = 7> (p)\n  lc = Cast <to = 7> (l)\n  r = Range(pc, lc, one)\n"
+      "  r1 = Unsqueeze <axes = [0]> (r)\n  pos = Gather(wpe, r1)\n",
+      "one"));
+  EXPECT_EQ(shapeOf(m, "rows"), "[1, 16]");
+  EXPECT_EQ(shapeOf(m, "cut"), "[1, ?]") << "P + 1 has no name, but is known in the pass";
+}
+
+TEST(SymbolicShapes, ClaimsNoCutTheModelDoesNotBound) {
+  // Without the embedding, P may exceed 15 and the slice be clamped (or empty).
+  const onnx::ModelProto none = inferred(causalCutModel("", "one"));
+  EXPECT_EQ(shapeOf(none, "rows"), "[?, 16]");
+  // Range(P, P + S) may hold no position (S = 0), and then the Gather proves nothing.
+  const onnx::ModelProto maybe_empty =
+      inferred(causalCutModel("  r = Range(p, l, one)\n  pos = Gather(wpe, r)\n", "n"));
+  EXPECT_EQ(shapeOf(maybe_empty, "rows"), "[?, 16]");
+  // Nor does a Range cast to int32 (a narrowing Cast may wrap), nor one taken from the end
+  // of the embedding by a possibly negative start.
+  const onnx::ModelProto narrowed = inferred(causalCutModel(
+      "  r = Range(p, l, one)\n  r32 = Cast <to = 6> (r)\n  pos = Gather(wpe, r32)\n", "one"));
+  EXPECT_EQ(shapeOf(narrowed, "rows"), "[?, 16]");
+  const onnx::ModelProto negative = inferred(
+      causalCutModel("  m = Sub(p, i2)\n  r = Range(m, l, one)\n  pos = Gather(wpe, r)\n", "one"));
+  EXPECT_EQ(shapeOf(negative, "rows"), "[?, 16]");
+}
+
 TEST(SymbolicShapes, ReadsInt32ShapeTensorsAndIndices) {
   const onnx::ModelProto m = inferred(R"(
 <ir_version: 7, opset_import: ["" : 11]>

@@ -46,11 +46,15 @@ void expectFusedAndSame(const Gpt2PastSpec& model_spec) {
   EXPECT_EQ(count(ops, "Where"), 1u) << "the causal slice becomes an additive bias";
   // The stack of K and V for present stays (Unsqueeze, Unsqueeze, Concat), and so does the
   // padding mask's [B, 1, 1, T] (two Unsqueezes).
-  EXPECT_EQ(count(ops, "Unsqueeze"), model_spec.padding_mask ? 4u : 2u)
+  // The position ids' Unsqueeze stays too (the embedding Gather reads it).
+  EXPECT_EQ(count(ops, "Unsqueeze"),
+            (model_spec.padding_mask ? 4u : 2u) + (model_spec.position_embedding ? 1u : 0u))
       << ::testing::PrintToString(ops);
   const onnx::ModelProto before = testing::parseModel(text);
-  testing::OracleVerdict verdict =
-      testing::compareInOrt(before, after, {"B=2", "S=3", "P=4", "T=7"});
+  testing::OracleVerdict verdict = testing::compareInOrt(
+      before, after,
+      model_spec.one_token ? std::vector<std::string>{"B=2", "P=4", "T=5"}
+                           : std::vector<std::string>{"B=2", "S=3", "P=4", "T=7"});
   EXPECT_TRUE(verdict.equal) << verdict.report;
 }
 
@@ -76,6 +80,30 @@ TEST(MultiHeadAttentionKvGivenRule, FusesAUint8CausalBuffer) {
 
 TEST(MultiHeadAttentionKvGivenRule, FusesABoolCausalBuffer) {
   expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.tril_type = "bool"; }));
+}
+
+TEST(MultiHeadAttentionKvGivenRule, FusesOneTokenStepWithTheMergeShapeReadFromTheContext) {
+  // torch 1.x's GPT-2 decoding graph (PyTorch 1.6, transformers 2.x): the merge Reshape's
+  // target is read from the context heads by Shape nodes, so the fusion needs their
+  // shape, which depends on the causal slice [P, P + 1) of the 16-row buffer. The
+  // position embedding's Gather of Range(P, P + 1) from 16 rows proves P + 1 <= 16 (or
+  // the model fails there), so nothing is clamped; and the Shape chain goes with the
+  // match, since it feeds only the merge.
+  expectFusedAndSame(spec([](Gpt2PastSpec& s) {
+    s.one_token = true;
+    s.position_embedding = true;
+    s.merge_shape_computed = true;
+  }));
+}
+
+TEST(MultiHeadAttentionKvGivenRule, DoesNotAssumeTheCausalSliceInRangeWithoutProof) {
+  // The same without the position embedding: nothing bounds P, the slice [P, P + 1) of 16
+  // rows may be empty at run time, and the context's length is not known to be 1.
+  testing::expectUnchanged(gpt2PastModel(spec([](Gpt2PastSpec& s) {
+                             s.one_token = true;
+                             s.merge_shape_computed = true;
+                           })),
+                           "attention");
 }
 
 TEST(MultiHeadAttentionKvGivenRule, LeavesNoTransposePairForKTransposedAfterTheConcat) {
