@@ -58,80 +58,79 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// ids
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:30, embed_layer_norm_position_ids 102:30,
-  /// embed_layer_norm_constant_positions 112:22)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:33, embed_layer_norm_position_ids 107:33,
+  /// embed_layer_norm_constant_positions 117:25)
   bool matchIds(ValueId v, gen::Next k) {
     if (seen(Ids::kIds)) return same(Ids::kIds, v) && k();
     return bind(Ids::kIds, v) && k();
   }
 
   /// w
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:35, embed_layer_norm_position_ids 102:35,
-  /// embed_layer_norm_constant_positions 112:27)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:38, embed_layer_norm_position_ids 107:38,
+  /// embed_layer_norm_constant_positions 117:30)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
     return bind(Ids::kW, v) && k();
   }
 
   /// p
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:38, embed_layer_norm_position_ids 102:38)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:41, embed_layer_norm_position_ids 107:41)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(Ids::kP)) return same(Ids::kP, v) && k();
     return bind(Ids::kP, v) && k();
   }
 
   /// pos
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:41, embed_layer_norm_position_ids 102:41)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:44, embed_layer_norm_position_ids 107:44)
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// seg
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:46, embed_layer_norm_position_ids 102:46,
-  /// embed_layer_norm_constant_positions 112:34)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:49, embed_layer_norm_position_ids 107:49,
+  /// embed_layer_norm_constant_positions 117:37)
   bool matchSeg(ValueId v, gen::Next k) {
     if (seen(Ids::kSeg)) return same(Ids::kSeg, v) && k();
     return bind(Ids::kSeg, v) && k();
   }
 
   /// t
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:51, embed_layer_norm_position_ids 102:51,
-  /// embed_layer_norm_constant_positions 112:39)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:54, embed_layer_norm_position_ids 107:54,
+  /// embed_layer_norm_constant_positions 117:42)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(Ids::kT)) return same(Ids::kT, v) && k();
     return bind(Ids::kT, v) && k();
   }
 
   /// gamma
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:54, embed_layer_norm_position_ids 102:54,
-  /// embed_layer_norm_constant_positions 112:42)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:57, embed_layer_norm_position_ids 107:57,
+  /// embed_layer_norm_constant_positions 117:45)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
   }
 
   /// beta
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 92:61, embed_layer_norm_position_ids 102:61,
-  /// embed_layer_norm_constant_positions 112:49)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:64, embed_layer_norm_position_ids 107:64,
+  /// embed_layer_norm_constant_positions 117:52)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
     return bind(Ids::kBeta, v) && k();
   }
 
-  /// y = LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 69:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 69:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:102:11))
+  /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 73:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 73:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:107:14))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
     const NodeId n = node(Ids::kY, v, op::kLayerNormalization);
     if (n == kNoId || !attrs(Ids::kY, n, v)) return false;
-    return matchEmbeddings1S(input(n, 0), [&] {
+    return matchS(input(n, 0), [&] {
       return matchGamma(input(n, 1), [&] {
         return matchBeta(input(n, 2), k);
       });
@@ -139,9 +138,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// gathered_positions.1.pe = Gather(p, pos, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 81:12 (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 81:12 (in gathered_positions
-  /// at rules/embed_layer_norm.yaml:102:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 86:15 (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 86:15 (in gathered_positions
+  /// at rules/embed_layer_norm.yaml:107:14))
   bool matchGatheredPositions1Pe(ValueId v, gen::Next k) {
     if (seen(Ids::kGatheredPositions1Pe)) return same(Ids::kGatheredPositions1Pe, v) && k();
     if (!bind(Ids::kGatheredPositions1Pe, v)) return false;
@@ -151,12 +150,12 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// embeddings.1.we = Gather(w, ids, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 66:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 66:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:102:11), embed_layer_norm_constant_positions 66:12 (in embeddings
-  /// at rules/embed_layer_norm.yaml:112:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 70:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 70:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:107:14), embed_layer_norm_constant_positions 70:12 (in embeddings
+  /// at rules/embed_layer_norm.yaml:117:14))
   bool matchEmbeddings1We(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings1We)) return same(Ids::kEmbeddings1We, v) && k();
     if (!bind(Ids::kEmbeddings1We, v)) return false;
@@ -166,12 +165,12 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// embeddings.1.se = Gather(t, seg, axis=0)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 67:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 67:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:102:11), embed_layer_norm_constant_positions 67:12 (in embeddings
-  /// at rules/embed_layer_norm.yaml:112:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 71:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 71:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:107:14), embed_layer_norm_constant_positions 71:12 (in embeddings
+  /// at rules/embed_layer_norm.yaml:117:14))
   bool matchEmbeddings1Se(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings1Se)) return same(Ids::kEmbeddings1Se, v) && k();
     if (!bind(Ids::kEmbeddings1Se, v)) return false;
@@ -181,11 +180,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(embeddings.1.we, gathered_positions.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:16 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:16 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:102:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:16 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:16 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:107:14))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd12)) return same(Ids::kAdd12, v) && k();
     if (!bind(Ids::kAdd12, v)) return false;
@@ -200,11 +199,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:102:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:107:14))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd13)) return same(Ids::kAdd13, v) && k();
     if (!bind(Ids::kAdd13, v)) return false;
@@ -219,11 +218,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(embeddings.1.we, embeddings.1.se)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:39 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:39 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:102:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:39 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:39 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:107:14))
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd14)) return same(Ids::kAdd14, v) && k();
     if (!bind(Ids::kAdd14, v)) return false;
@@ -238,11 +237,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:35 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:35 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:102:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:35 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:35 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:107:14))
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd15)) return same(Ids::kAdd15, v) && k();
     if (!bind(Ids::kAdd15, v)) return false;
@@ -257,11 +256,11 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// Add(embeddings.1.we, gathered_positions.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:58 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:58 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:102:11))
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:58 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:58 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:107:14))
   bool matchAdd16(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd16)) return same(Ids::kAdd16, v) && k();
     if (!bind(Ids::kAdd16, v)) return false;
@@ -275,30 +274,30 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
     return matchEmbeddings1We(in1, [&] { return matchGatheredPositions1Pe(in0, k); });
   }
 
-  /// embeddings.1.s = Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) |
+  /// s = Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) |
   /// Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we,
   /// gathered_positions.1.pe)
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 68:33 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:92:11), embed_layer_norm_position_ids 68:33 (in embeddings at
-  /// rules/embed_layer_norm.yaml:82:12) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:102:11))
-  bool matchEmbeddings1S(ValueId v, gen::Next k) {
-    if (seen(Ids::kEmbeddings1S)) return same(Ids::kEmbeddings1S, v) && k();
-    if (!bind(Ids::kEmbeddings1S, v)) return false;
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:33 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:33 (in embeddings at
+  /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
+  /// rules/embed_layer_norm.yaml:107:14))
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(Ids::kS)) return same(Ids::kS, v) && k();
+    if (!bind(Ids::kS, v)) return false;
     const uint32_t m = mark();
-    if (choose(Ids::kEmbeddings1S, 0) && matchAdd13(v, k)) return true;
+    if (choose(Ids::kS, 0) && matchAdd13(v, k)) return true;
     undo(m);
-    if (choose(Ids::kEmbeddings1S, 1) && matchAdd15(v, k)) return true;
+    if (choose(Ids::kS, 1) && matchAdd15(v, k)) return true;
     undo(m);
-    if (choose(Ids::kEmbeddings1S, 2) && matchAdd16(v, k)) return true;  // @no_segment
+    if (choose(Ids::kS, 2) && matchAdd16(v, k)) return true;  // @no_segment
     undo(m);
     return false;
   }
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:88
+// Generated from: rules/embed_layer_norm.yaml:93
 // embed_layer_norm (priority 70): Word + position (+ segment) embeddings and LayerNorm, positions 0 .. S - 1.
 //===----------------------------------------------------------------------===//
 
@@ -306,143 +305,143 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specEmbedLayerNorm() {
   static const gen::RuleSpec spec = {
     "embed_layer_norm",
-    "rules/embed_layer_norm.yaml:88:5",
+    "rules/embed_layer_norm.yaml:93:5",
     8,  // root expr
     // slots
     {"ids", "w", "p", "pos", "seg", "t", "gamma", "beta", "y", "gathered_positions.1.pe",
-     "embeddings.1.we", "embeddings.1.se", "embeddings.1.s"},
+     "embeddings.1.we", "embeddings.1.se", "s"},
     1,  // attribute captures
     4,  // shape symbols
     // exprs
     {
       // 0: ids
-      {"ids", "rules/embed_layer_norm.yaml:92:30", 0},
+      {"ids", "rules/embed_layer_norm.yaml:97:33", 0},
       // 1: w
-      {"w", "rules/embed_layer_norm.yaml:92:35", 1},
+      {"w", "rules/embed_layer_norm.yaml:97:38", 1},
       // 2: p
-      {"p", "rules/embed_layer_norm.yaml:92:38", 2},
+      {"p", "rules/embed_layer_norm.yaml:97:41", 2},
       // 3: pos
-      {"pos", "rules/embed_layer_norm.yaml:92:41", 3},
+      {"pos", "rules/embed_layer_norm.yaml:97:44", 3},
       // 4: seg
-      {"seg", "rules/embed_layer_norm.yaml:92:46", 4},
+      {"seg", "rules/embed_layer_norm.yaml:97:49", 4},
       // 5: t
-      {"t", "rules/embed_layer_norm.yaml:92:51", 5},
+      {"t", "rules/embed_layer_norm.yaml:97:54", 5},
       // 6: gamma
-      {"gamma", "rules/embed_layer_norm.yaml:92:54", 6},
+      {"gamma", "rules/embed_layer_norm.yaml:97:57", 6},
       // 7: beta
-      {"beta", "rules/embed_layer_norm.yaml:92:61", 7},
-      // 8: LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+      {"beta", "rules/embed_layer_norm.yaml:97:64", 7},
+      // 8: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/embed_layer_norm.yaml:69:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+       "rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        8, 3,
        {{"axis",
-         "rules/embed_layer_norm.yaml:69:47 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+         "rules/embed_layer_norm.yaml:73:47 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/embed_layer_norm.yaml:92:67", Attr::kCapture, {}, false,
+        {"epsilon", "rules/embed_layer_norm.yaml:97:70", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/embed_layer_norm.yaml:69:69 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+         "rules/embed_layer_norm.yaml:73:69 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 9: Gather(p, pos, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:81:12 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+       "rules/embed_layer_norm.yaml:86:15 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        9, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:81:27 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+         "rules/embed_layer_norm.yaml:86:30 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 10: Gather(w, ids, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:66:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+       "rules/embed_layer_norm.yaml:70:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        10, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:66:27 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+         "rules/embed_layer_norm.yaml:70:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 11: Gather(t, seg, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:67:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+       "rules/embed_layer_norm.yaml:71:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        11, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:67:27 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+         "rules/embed_layer_norm.yaml:71:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 12: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+       "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        gen::kNoSlot, 2},
       // 13: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+       "rules/embed_layer_norm.yaml:72:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        gen::kNoSlot, 2},
       // 14: Add(embeddings.1.we, embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:39 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+       "rules/embed_layer_norm.yaml:72:39 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        gen::kNoSlot, 2},
       // 15: Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:35 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+       "rules/embed_layer_norm.yaml:72:35 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        gen::kNoSlot, 2},
       // 16: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:58 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+       "rules/embed_layer_norm.yaml:72:58 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        gen::kNoSlot, 2},
       // 17: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) | Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we, gathered_positions.1.pe)
-      {"embeddings.1.s",
-       "rules/embed_layer_norm.yaml:68:33 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      {"s",
+       "rules/embed_layer_norm.yaml:72:33 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
        12},
     },
     // constraints
-    {{Check::kNative, "rules/embed_layer_norm.yaml:94:14", "pos", gen::kNoSlot, {"pos", "ids"},
+    {{Check::kNative, "rules/embed_layer_norm.yaml:99:14", "pos", gen::kNoSlot, {"pos", "ids"},
       {3, 0}, "embed_positions", gen::nativePredicate("embed_positions")},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:84:12 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:89:12 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "p", 2, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:84:27 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:89:27 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "p", gen::kNoSlot, {"p", "w"}, {2, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:85:12 (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:90:12 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:71:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:71:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:75:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:72:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:76:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:73:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:77:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:73:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:77:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:74:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:78:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "t", 5, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:74:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:78:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "t", gen::kNoSlot, {"t", "w"}, {5, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:79:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "gamma", 6, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:75:28 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:79:28 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "gamma", gen::kNoSlot, {"gamma", "w", "beta"}, {6, 1, 7}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:92:11)",
+      "rules/embed_layer_norm.yaml:80:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
       "beta", 7, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}}},
     // rewrite variants
@@ -471,7 +470,7 @@ struct EmbedLayerNormIds {
     kAdd14 = 14,
     kAdd15 = 15,
     kAdd16 = 16,
-    kEmbeddings1S = 17,
+    kS = 17,
   };
 };
 
@@ -515,7 +514,7 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
     kSlotGatheredPositions1Pe = 9,
     kSlotEmbeddings1We = 10,
     kSlotEmbeddings1Se = 11,
-    kSlotEmbeddings1S = 12,
+    kSlotS = 12,
   };
 
   // ---- Match
@@ -523,28 +522,29 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
   // From EmbedLayerNormSharedMatch (the same in other rules of this file):
   // matchIds, matchW, matchP, matchPos, matchSeg, matchT, matchGamma, matchBeta, matchY,
   // matchGatheredPositions1Pe, matchEmbeddings1We, matchEmbeddings1Se, matchAdd12, matchAdd13,
-  // matchAdd14, matchAdd15, matchAdd16, matchEmbeddings1S.
+  // matchAdd14, matchAdd15, matchAdd16, matchS.
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:95:5:
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:100:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta, none, none, epsilon=attr(eps))
+  ///   s = output 2
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:96:15", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs9;
-    attrs9.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:96:25", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:96:28", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:96:34", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:96:41", "beta")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:101:18", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:101:28", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:101:31", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:101:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:101:44", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:96:53",
-        "rules/embed_layer_norm.yaml:96:53");
+        "rules/embed_layer_norm.yaml:101:56",
+        "rules/embed_layer_norm.yaml:101:56");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
     collectMatched();
@@ -552,104 +552,119 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:95:5",
-        "rules/embed_layer_norm.yaml:54:15 (in eln at rules/embed_layer_norm.yaml:96:11)")) return false;
+        "rules/embed_layer_norm.yaml:100:5",
+        "rules/embed_layer_norm.yaml:57:21 (in eln at rules/embed_layer_norm.yaml:101:14)")) return false;
+    if (!replaceable(
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/embed_layer_norm.yaml:100:5",
+        "rules/embed_layer_norm.yaml:57:17 (in eln at rules/embed_layer_norm.yaml:101:14)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v0};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    const ValueId v10 = kNoId;
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v0};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    const ValueId v11 = kNoId;
     const ValueId v2 = slot(kSlotW);
     const ValueId v3 = slot(kSlotP);
-    const ValueId v11 = kNoId;
+    const ValueId v12 = kNoId;
+    const ValueId v5 = slot(kSlotGamma);
+    const ValueId v6 = slot(kSlotBeta);
+    const ValueId v13 = kNoId;
+    const ValueId v7 = kNoId;
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec8.inputs = {v10, v11, v2, v3, v12, v5, v6, v13, v7};
+    spec8.num_outputs = 3;
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v14 = g_.node(n8).output(2);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}, {s_.provided[1], v14}});
+  }
+
+  /// Variant 1, rules/embed_layer_norm.yaml:100:5:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma, beta, none, none, epsilon=attr(eps))
+  ///   s = output 2
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:101:18", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:101:23", "seg")) return false;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:101:28", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:101:31", "p")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:101:34", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:101:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:101:44", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/embed_layer_norm.yaml:101:56",
+        "rules/embed_layer_norm.yaml:101:56");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/embed_layer_norm.yaml:100:5",
+        "rules/embed_layer_norm.yaml:60:21 (in eln at rules/embed_layer_norm.yaml:101:14)")) return false;
+    if (!replaceable(
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/embed_layer_norm.yaml:100:5",
+        "rules/embed_layer_norm.yaml:60:17 (in eln at rules/embed_layer_norm.yaml:101:14)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotIds);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v0};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    const ValueId v1 = slot(kSlotSeg);
+    NodeSpec spec11;
+    spec11.op = op::kCast;
+    spec11.inputs = {v1};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    const ValueId v2 = slot(kSlotW);
+    const ValueId v3 = slot(kSlotP);
+    const ValueId v4 = slot(kSlotT);
     const ValueId v5 = slot(kSlotGamma);
     const ValueId v6 = slot(kSlotBeta);
     const ValueId v12 = kNoId;
     const ValueId v7 = kNoId;
     NodeSpec spec8;
     spec8.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec8.inputs = {v9, v10, v2, v3, v11, v5, v6, v12, v7};
-    spec8.num_outputs = 2;
+    spec8.inputs = {v10, v11, v2, v3, v4, v5, v6, v12, v7};
+    spec8.num_outputs = 3;
     spec8.attributes = std::move(attrs8);
     spec8.created_by = ruleName();
     const NodeId n8 = rw_.createNode(std::move(spec8));
     const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
-  }
-
-  /// Variant 1, rules/embed_layer_norm.yaml:95:5:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma, beta, none, none, epsilon=attr(eps))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:96:15", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs9;
-    attrs9.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:96:20", "seg")) return false;
-    std::vector<onnx::AttributeProto> attrs10;
-    attrs10.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:96:25", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:96:28", "p")) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:96:31", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:96:34", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:96:41", "beta")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    std::optional<onnx::AttributeProto> a8_0 = captured(
-        0,
-        "epsilon",
-        "eps",
-        "rules/embed_layer_norm.yaml:96:53",
-        "rules/embed_layer_norm.yaml:96:53");
-    if (!a8_0) return false;
-    attrs8.push_back(std::move(*a8_0));
-    collectMatched();
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:95:5",
-        "rules/embed_layer_norm.yaml:57:15 (in eln at rules/embed_layer_norm.yaml:96:11)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v0};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    const ValueId v1 = slot(kSlotSeg);
-    NodeSpec spec10;
-    spec10.op = op::kCast;
-    spec10.inputs = {v1};
-    spec10.attributes = std::move(attrs10);
-    spec10.created_by = ruleName();
-    const NodeId n10 = rw_.createNode(std::move(spec10));
-    const ValueId v10 = g_.node(n10).output(0);
-    const ValueId v2 = slot(kSlotW);
-    const ValueId v3 = slot(kSlotP);
-    const ValueId v4 = slot(kSlotT);
-    const ValueId v5 = slot(kSlotGamma);
-    const ValueId v6 = slot(kSlotBeta);
-    const ValueId v11 = kNoId;
-    const ValueId v7 = kNoId;
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec8.inputs = {v9, v10, v2, v3, v4, v5, v6, v11, v7};
-    spec8.num_outputs = 2;
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+    const ValueId v13 = g_.node(n8).output(2);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}, {s_.provided[1], v13}});
   }
 };
 
@@ -662,7 +677,7 @@ class EmbedLayerNormRule : public RewritePattern {
             root,
             70,
             {"ort"},
-            "rules/embed_layer_norm.yaml:88:5",
+            "rules/embed_layer_norm.yaml:93:5",
             {op::kComMicrosoftEmbedLayerNormalization, op::kCast}}),
         root_output_(root_output) {}
 
@@ -684,7 +699,7 @@ class EmbedLayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:98
+// Generated from: rules/embed_layer_norm.yaml:103
 // embed_layer_norm_position_ids (priority 70): The same with other position ids [B, S] or [1, S], passed to the op.
 //===----------------------------------------------------------------------===//
 
@@ -692,143 +707,143 @@ class EmbedLayerNormRule : public RewritePattern {
 const gen::RuleSpec& specEmbedLayerNormPositionIds() {
   static const gen::RuleSpec spec = {
     "embed_layer_norm_position_ids",
-    "rules/embed_layer_norm.yaml:98:5",
+    "rules/embed_layer_norm.yaml:103:5",
     8,  // root expr
     // slots
     {"ids", "w", "p", "pos", "seg", "t", "gamma", "beta", "y", "gathered_positions.1.pe",
-     "embeddings.1.we", "embeddings.1.se", "embeddings.1.s"},
+     "embeddings.1.we", "embeddings.1.se", "s"},
     1,  // attribute captures
     4,  // shape symbols
     // exprs
     {
       // 0: ids
-      {"ids", "rules/embed_layer_norm.yaml:102:30", 0},
+      {"ids", "rules/embed_layer_norm.yaml:107:33", 0},
       // 1: w
-      {"w", "rules/embed_layer_norm.yaml:102:35", 1},
+      {"w", "rules/embed_layer_norm.yaml:107:38", 1},
       // 2: p
-      {"p", "rules/embed_layer_norm.yaml:102:38", 2},
+      {"p", "rules/embed_layer_norm.yaml:107:41", 2},
       // 3: pos
-      {"pos", "rules/embed_layer_norm.yaml:102:41", 3},
+      {"pos", "rules/embed_layer_norm.yaml:107:44", 3},
       // 4: seg
-      {"seg", "rules/embed_layer_norm.yaml:102:46", 4},
+      {"seg", "rules/embed_layer_norm.yaml:107:49", 4},
       // 5: t
-      {"t", "rules/embed_layer_norm.yaml:102:51", 5},
+      {"t", "rules/embed_layer_norm.yaml:107:54", 5},
       // 6: gamma
-      {"gamma", "rules/embed_layer_norm.yaml:102:54", 6},
+      {"gamma", "rules/embed_layer_norm.yaml:107:57", 6},
       // 7: beta
-      {"beta", "rules/embed_layer_norm.yaml:102:61", 7},
-      // 8: LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+      {"beta", "rules/embed_layer_norm.yaml:107:64", 7},
+      // 8: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/embed_layer_norm.yaml:69:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+       "rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        8, 3,
        {{"axis",
-         "rules/embed_layer_norm.yaml:69:47 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+         "rules/embed_layer_norm.yaml:73:47 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/embed_layer_norm.yaml:102:67", Attr::kCapture, {}, false,
+        {"epsilon", "rules/embed_layer_norm.yaml:107:70", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/embed_layer_norm.yaml:69:69 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+         "rules/embed_layer_norm.yaml:73:69 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 9: Gather(p, pos, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:81:12 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+       "rules/embed_layer_norm.yaml:86:15 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        9, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:81:27 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+         "rules/embed_layer_norm.yaml:86:30 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 10: Gather(w, ids, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:66:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+       "rules/embed_layer_norm.yaml:70:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        10, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:66:27 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+         "rules/embed_layer_norm.yaml:70:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 11: Gather(t, seg, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:67:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+       "rules/embed_layer_norm.yaml:71:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        11, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:67:27 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+         "rules/embed_layer_norm.yaml:71:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 12: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+       "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        gen::kNoSlot, 2},
       // 13: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:12 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+       "rules/embed_layer_norm.yaml:72:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        gen::kNoSlot, 2},
       // 14: Add(embeddings.1.we, embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:39 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+       "rules/embed_layer_norm.yaml:72:39 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        gen::kNoSlot, 2},
       // 15: Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:35 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+       "rules/embed_layer_norm.yaml:72:35 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        gen::kNoSlot, 2},
       // 16: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:58 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+       "rules/embed_layer_norm.yaml:72:58 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        gen::kNoSlot, 2},
       // 17: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) | Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we, gathered_positions.1.pe)
-      {"embeddings.1.s",
-       "rules/embed_layer_norm.yaml:68:33 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      {"s",
+       "rules/embed_layer_norm.yaml:72:33 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
        12},
     },
     // constraints
-    {{Check::kNative, "rules/embed_layer_norm.yaml:104:14", "pos", gen::kNoSlot, {"pos", "ids"},
+    {{Check::kNative, "rules/embed_layer_norm.yaml:109:14", "pos", gen::kNoSlot, {"pos", "ids"},
       {3, 0}, "position_ids_of", gen::nativePredicate("position_ids_of")},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:84:12 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:89:12 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "p", 2, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:84:27 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:89:27 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "p", gen::kNoSlot, {"p", "w"}, {2, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:85:12 (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:90:12 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:71:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:71:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:75:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:72:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:76:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:73:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:77:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:73:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:77:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:74:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:78:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "t", 5, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:74:31 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:78:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "t", gen::kNoSlot, {"t", "w"}, {5, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:79:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "gamma", 6, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:75:28 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:79:28 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "gamma", gen::kNoSlot, {"gamma", "w", "beta"}, {6, 1, 7}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:82:12) (in gathered_positions at rules/embed_layer_norm.yaml:102:11)",
+      "rules/embed_layer_norm.yaml:80:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
       "beta", 7, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}}},
     // rewrite variants
@@ -857,7 +872,7 @@ struct EmbedLayerNormPositionIdsIds {
     kAdd14 = 14,
     kAdd15 = 15,
     kAdd16 = 16,
-    kEmbeddings1S = 17,
+    kS = 17,
   };
 };
 
@@ -901,7 +916,7 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
     kSlotGatheredPositions1Pe = 9,
     kSlotEmbeddings1We = 10,
     kSlotEmbeddings1Se = 11,
-    kSlotEmbeddings1S = 12,
+    kSlotS = 12,
   };
 
   // ---- Match
@@ -909,22 +924,23 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
   // From EmbedLayerNormSharedMatch (the same in other rules of this file):
   // matchIds, matchW, matchP, matchPos, matchSeg, matchT, matchGamma, matchBeta, matchY,
   // matchGatheredPositions1Pe, matchEmbeddings1We, matchEmbeddings1Se, matchAdd12, matchAdd13,
-  // matchAdd14, matchAdd15, matchAdd16, matchEmbeddings1S.
+  // matchAdd14, matchAdd15, matchAdd16, matchS.
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:105:5:
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:110:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta, none, Cast(pos, to=6), epsilon=attr(eps))
+  ///   s = output 2
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:106:15", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs10;
-    attrs10.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:106:25", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:106:28", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:106:34", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:106:41", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:106:52", "pos")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:111:18", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:111:28", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:111:31", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:111:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:111:44", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:111:55", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("to", 6));
     std::vector<onnx::AttributeProto> attrs9;
@@ -932,8 +948,8 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:106:64",
-        "rules/embed_layer_norm.yaml:106:64");
+        "rules/embed_layer_norm.yaml:111:67",
+        "rules/embed_layer_norm.yaml:111:67");
     if (!a9_0) return false;
     attrs9.push_back(std::move(*a9_0));
     collectMatched();
@@ -941,23 +957,115 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:105:5",
-        "rules/embed_layer_norm.yaml:54:15 (in eln at rules/embed_layer_norm.yaml:106:11)")) return false;
+        "rules/embed_layer_norm.yaml:110:5",
+        "rules/embed_layer_norm.yaml:57:21 (in eln at rules/embed_layer_norm.yaml:111:14)")) return false;
+    if (!replaceable(
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/embed_layer_norm.yaml:110:5",
+        "rules/embed_layer_norm.yaml:57:17 (in eln at rules/embed_layer_norm.yaml:111:14)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec10;
-    spec10.op = op::kCast;
-    spec10.inputs = {v0};
-    spec10.attributes = std::move(attrs10);
-    spec10.created_by = ruleName();
-    const NodeId n10 = rw_.createNode(std::move(spec10));
-    const ValueId v10 = g_.node(n10).output(0);
-    const ValueId v11 = kNoId;
+    NodeSpec spec11;
+    spec11.op = op::kCast;
+    spec11.inputs = {v0};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    const ValueId v12 = kNoId;
     const ValueId v2 = slot(kSlotW);
     const ValueId v3 = slot(kSlotP);
-    const ValueId v12 = kNoId;
+    const ValueId v13 = kNoId;
+    const ValueId v5 = slot(kSlotGamma);
+    const ValueId v6 = slot(kSlotBeta);
+    const ValueId v14 = kNoId;
+    const ValueId v7 = slot(kSlotPos);
+    NodeSpec spec8;
+    spec8.op = op::kCast;
+    spec8.inputs = {v7};
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    NodeSpec spec9;
+    spec9.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec9.inputs = {v11, v12, v2, v3, v13, v5, v6, v14, v8};
+    spec9.num_outputs = 3;
+    spec9.attributes = std::move(attrs9);
+    spec9.created_by = ruleName();
+    const NodeId n9 = rw_.createNode(std::move(spec9));
+    const ValueId v9 = g_.node(n9).output(0);
+    const ValueId v15 = g_.node(n9).output(2);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}, {s_.provided[1], v15}});
+  }
+
+  /// Variant 1, rules/embed_layer_norm.yaml:110:5:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma, beta, none, Cast(pos, to=6), epsilon=attr(eps))
+  ///   s = output 2
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:111:18", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:111:23", "seg")) return false;
+    std::vector<onnx::AttributeProto> attrs12;
+    attrs12.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:111:28", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:111:31", "p")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:111:34", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:111:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:111:44", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:111:55", "pos")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    attrs8.push_back(gen::intAttribute("to", 6));
+    std::vector<onnx::AttributeProto> attrs9;
+    std::optional<onnx::AttributeProto> a9_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/embed_layer_norm.yaml:111:67",
+        "rules/embed_layer_norm.yaml:111:67");
+    if (!a9_0) return false;
+    attrs9.push_back(std::move(*a9_0));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/embed_layer_norm.yaml:110:5",
+        "rules/embed_layer_norm.yaml:60:21 (in eln at rules/embed_layer_norm.yaml:111:14)")) return false;
+    if (!replaceable(
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/embed_layer_norm.yaml:110:5",
+        "rules/embed_layer_norm.yaml:60:17 (in eln at rules/embed_layer_norm.yaml:111:14)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotIds);
+    NodeSpec spec11;
+    spec11.op = op::kCast;
+    spec11.inputs = {v0};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    const ValueId v1 = slot(kSlotSeg);
+    NodeSpec spec12;
+    spec12.op = op::kCast;
+    spec12.inputs = {v1};
+    spec12.attributes = std::move(attrs12);
+    spec12.created_by = ruleName();
+    const NodeId n12 = rw_.createNode(std::move(spec12));
+    const ValueId v12 = g_.node(n12).output(0);
+    const ValueId v2 = slot(kSlotW);
+    const ValueId v3 = slot(kSlotP);
+    const ValueId v4 = slot(kSlotT);
     const ValueId v5 = slot(kSlotGamma);
     const ValueId v6 = slot(kSlotBeta);
     const ValueId v13 = kNoId;
@@ -971,91 +1079,14 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
     const ValueId v8 = g_.node(n8).output(0);
     NodeSpec spec9;
     spec9.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec9.inputs = {v10, v11, v2, v3, v12, v5, v6, v13, v8};
-    spec9.num_outputs = 2;
+    spec9.inputs = {v11, v12, v2, v3, v4, v5, v6, v13, v8};
+    spec9.num_outputs = 3;
     spec9.attributes = std::move(attrs9);
     spec9.created_by = ruleName();
     const NodeId n9 = rw_.createNode(std::move(spec9));
     const ValueId v9 = g_.node(n9).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
-  }
-
-  /// Variant 1, rules/embed_layer_norm.yaml:105:5:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma, beta, none, Cast(pos, to=6), epsilon=attr(eps))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:106:15", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs10;
-    attrs10.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:106:20", "seg")) return false;
-    std::vector<onnx::AttributeProto> attrs11;
-    attrs11.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:106:25", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:106:28", "p")) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:106:31", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:106:34", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:106:41", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:106:52", "pos")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    attrs8.push_back(gen::intAttribute("to", 6));
-    std::vector<onnx::AttributeProto> attrs9;
-    std::optional<onnx::AttributeProto> a9_0 = captured(
-        0,
-        "epsilon",
-        "eps",
-        "rules/embed_layer_norm.yaml:106:64",
-        "rules/embed_layer_norm.yaml:106:64");
-    if (!a9_0) return false;
-    attrs9.push_back(std::move(*a9_0));
-    collectMatched();
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:105:5",
-        "rules/embed_layer_norm.yaml:57:15 (in eln at rules/embed_layer_norm.yaml:106:11)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotIds);
-    NodeSpec spec10;
-    spec10.op = op::kCast;
-    spec10.inputs = {v0};
-    spec10.attributes = std::move(attrs10);
-    spec10.created_by = ruleName();
-    const NodeId n10 = rw_.createNode(std::move(spec10));
-    const ValueId v10 = g_.node(n10).output(0);
-    const ValueId v1 = slot(kSlotSeg);
-    NodeSpec spec11;
-    spec11.op = op::kCast;
-    spec11.inputs = {v1};
-    spec11.attributes = std::move(attrs11);
-    spec11.created_by = ruleName();
-    const NodeId n11 = rw_.createNode(std::move(spec11));
-    const ValueId v11 = g_.node(n11).output(0);
-    const ValueId v2 = slot(kSlotW);
-    const ValueId v3 = slot(kSlotP);
-    const ValueId v4 = slot(kSlotT);
-    const ValueId v5 = slot(kSlotGamma);
-    const ValueId v6 = slot(kSlotBeta);
-    const ValueId v12 = kNoId;
-    const ValueId v7 = slot(kSlotPos);
-    NodeSpec spec8;
-    spec8.op = op::kCast;
-    spec8.inputs = {v7};
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    NodeSpec spec9;
-    spec9.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec9.inputs = {v10, v11, v2, v3, v4, v5, v6, v12, v8};
-    spec9.num_outputs = 2;
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}});
+    const ValueId v14 = g_.node(n9).output(2);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}, {s_.provided[1], v14}});
   }
 };
 
@@ -1068,7 +1099,7 @@ class EmbedLayerNormPositionIdsRule : public RewritePattern {
             root,
             70,
             {"ort"},
-            "rules/embed_layer_norm.yaml:98:5",
+            "rules/embed_layer_norm.yaml:103:5",
             {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1090,7 +1121,7 @@ class EmbedLayerNormPositionIdsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:108
+// Generated from: rules/embed_layer_norm.yaml:113
 // embed_layer_norm_constant_positions (priority 70): The same with the position embeddings a constant [S, H] or [B, S, H] (folded).
 //===----------------------------------------------------------------------===//
 
@@ -1098,125 +1129,124 @@ class EmbedLayerNormPositionIdsRule : public RewritePattern {
 const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
   static const gen::RuleSpec spec = {
     "embed_layer_norm_constant_positions",
-    "rules/embed_layer_norm.yaml:108:5",
+    "rules/embed_layer_norm.yaml:113:5",
     7,  // root expr
     // slots
-    {"ids", "w", "pe", "seg", "t", "gamma", "beta", "y", "embeddings.1.we", "embeddings.1.se",
-     "embeddings.1.s"},
+    {"ids", "w", "pe", "seg", "t", "gamma", "beta", "y", "embeddings.1.we", "embeddings.1.se", "s"},
     1,  // attribute captures
     3,  // shape symbols
     // exprs
     {
       // 0: ids
-      {"ids", "rules/embed_layer_norm.yaml:112:22", 0},
+      {"ids", "rules/embed_layer_norm.yaml:117:25", 0},
       // 1: w
-      {"w", "rules/embed_layer_norm.yaml:112:27", 1},
+      {"w", "rules/embed_layer_norm.yaml:117:30", 1},
       // 2: pe
-      {"pe", "rules/embed_layer_norm.yaml:112:30", 2},
+      {"pe", "rules/embed_layer_norm.yaml:117:33", 2},
       // 3: seg
-      {"seg", "rules/embed_layer_norm.yaml:112:34", 3},
+      {"seg", "rules/embed_layer_norm.yaml:117:37", 3},
       // 4: t
-      {"t", "rules/embed_layer_norm.yaml:112:39", 4},
+      {"t", "rules/embed_layer_norm.yaml:117:42", 4},
       // 5: gamma
-      {"gamma", "rules/embed_layer_norm.yaml:112:42", 5},
+      {"gamma", "rules/embed_layer_norm.yaml:117:45", 5},
       // 6: beta
-      {"beta", "rules/embed_layer_norm.yaml:112:49", 6},
-      // 7: LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
+      {"beta", "rules/embed_layer_norm.yaml:117:52", 6},
+      // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/embed_layer_norm.yaml:69:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)", 7,
+       "rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:117:14)", 7,
        3,
        {{"axis",
-         "rules/embed_layer_norm.yaml:69:47 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+         "rules/embed_layer_norm.yaml:73:47 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/embed_layer_norm.yaml:112:55", Attr::kCapture, {}, false,
+        {"epsilon", "rules/embed_layer_norm.yaml:117:58", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/embed_layer_norm.yaml:69:69 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+         "rules/embed_layer_norm.yaml:73:69 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 8: Gather(w, ids, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:66:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)", 8,
+       "rules/embed_layer_norm.yaml:70:12 (in embeddings at rules/embed_layer_norm.yaml:117:14)", 8,
        2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:66:27 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+         "rules/embed_layer_norm.yaml:70:27 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 9: Gather(t, seg, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:67:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)", 9,
+       "rules/embed_layer_norm.yaml:71:12 (in embeddings at rules/embed_layer_norm.yaml:117:14)", 9,
        2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:67:27 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+         "rules/embed_layer_norm.yaml:71:27 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 10: Add(embeddings.1.we, pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
        gen::kNoSlot, 2},
       // 11: Add(Add(embeddings.1.we, pe), embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:12 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:72:12 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
        gen::kNoSlot, 2},
       // 12: Add(embeddings.1.we, embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:39 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:72:39 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
        gen::kNoSlot, 2},
       // 13: Add(Add(embeddings.1.we, embeddings.1.se), pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:35 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:72:35 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
        gen::kNoSlot, 2},
       // 14: Add(embeddings.1.we, pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:68:58 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+       "rules/embed_layer_norm.yaml:72:58 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
        gen::kNoSlot, 2},
       // 15: Add(Add(embeddings.1.we, pe), embeddings.1.se) | Add(Add(embeddings.1.we, embeddings.1.se), pe) | Add(embeddings.1.we, pe)
-      {"embeddings.1.s",
-       "rules/embed_layer_norm.yaml:68:33 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      {"s",
+       "rules/embed_layer_norm.yaml:72:33 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
        10},
     },
     // constraints
-    {{Check::kNative, "rules/embed_layer_norm.yaml:114:13", "pe", gen::kNoSlot, {"pe", "ids", "w"},
+    {{Check::kNative, "rules/embed_layer_norm.yaml:119:13", "pe", gen::kNoSlot, {"pe", "ids", "w"},
       {2, 0, 1}, "constant_position_embeddings",
       gen::nativePredicate("constant_position_embeddings")},
-     {Check::kNative, "rules/embed_layer_norm.yaml:115:13", "w", gen::kNoSlot, {"w", "pe"}, {1, 2},
+     {Check::kNative, "rules/embed_layer_norm.yaml:120:13", "w", gen::kNoSlot, {"w", "pe"}, {1, 2},
       "same_elem_type", gen::nativePredicate("same_elem_type")},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:71:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "ids", 0, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:71:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:75:31 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "ids", 0, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "seg", 3, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:72:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:76:31 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "seg", 3, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:73:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:77:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "w", 1, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:73:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:77:31 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "w", 1, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:74:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:78:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "t", 4, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 2}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:74:31 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:78:31 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "t", gen::kNoSlot, {"t", "w"}, {4, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 7},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:79:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "gamma", 5, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 2}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:75:28 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:79:28 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "gamma", gen::kNoSlot, {"gamma", "w", "beta"}, {5, 1, 6}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 7},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:112:11)",
+      "rules/embed_layer_norm.yaml:80:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
       "beta", 6, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 2}}}},
     // rewrite variants
@@ -1243,7 +1273,7 @@ struct EmbedLayerNormConstantPositionsIds {
     kAdd12 = 12,
     kAdd13 = 13,
     kAdd14 = 14,
-    kEmbeddings1S = 15,
+    kS = 15,
   };
 };
 
@@ -1285,7 +1315,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     kSlotY = 7,
     kSlotEmbeddings1We = 8,
     kSlotEmbeddings1Se = 9,
-    kSlotEmbeddings1S = 10,
+    kSlotS = 10,
   };
 
   // ---- Match
@@ -1294,29 +1324,28 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
   // matchIds, matchW, matchSeg, matchT, matchGamma, matchBeta, matchEmbeddings1We,
   // matchEmbeddings1Se.
 
-  /// pe  (rules/embed_layer_norm.yaml:112:30)
+  /// pe  (rules/embed_layer_norm.yaml:117:33)
   bool matchPe(ValueId v, gen::Next k) {
     if (seen(kPe)) return same(kPe, v) && k();
     return bind(kPe, v) && k();
   }
 
-  /// y = LayerNormalization(embeddings.1.s, gamma, beta, axis=-1, epsilon=capture(eps),
-  /// stash_type=1)  (rules/embed_layer_norm.yaml:69:12 (in embeddings at
-  /// rules/embed_layer_norm.yaml:112:11))
+  /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) 
+  /// (rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:117:14))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const NodeId n = node(kY, v, op::kLayerNormalization);
     if (n == kNoId || !attrs(kY, n, v)) return false;
-    return matchEmbeddings1S(input(n, 0), [&] {
+    return matchS(input(n, 0), [&] {
       return matchGamma(input(n, 1), [&] {
         return matchBeta(input(n, 2), k);
       });
     });
   }
 
-  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:68:16 (in embeddings at
-  /// rules/embed_layer_norm.yaml:112:11))
+  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:72:16 (in embeddings at
+  /// rules/embed_layer_norm.yaml:117:14))
   bool matchAdd10(ValueId v, gen::Next k) {
     if (seen(kAdd10)) return same(kAdd10, v) && k();
     if (!bind(kAdd10, v)) return false;
@@ -1330,8 +1359,8 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return matchEmbeddings1We(in1, [&] { return matchPe(in0, k); });
   }
 
-  /// Add(Add(embeddings.1.we, pe), embeddings.1.se)  (rules/embed_layer_norm.yaml:68:12 (in
-  /// embeddings at rules/embed_layer_norm.yaml:112:11))
+  /// Add(Add(embeddings.1.we, pe), embeddings.1.se)  (rules/embed_layer_norm.yaml:72:12 (in
+  /// embeddings at rules/embed_layer_norm.yaml:117:14))
   bool matchAdd11(ValueId v, gen::Next k) {
     if (seen(kAdd11)) return same(kAdd11, v) && k();
     if (!bind(kAdd11, v)) return false;
@@ -1345,8 +1374,8 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return matchAdd10(in1, [&] { return matchEmbeddings1Se(in0, k); });
   }
 
-  /// Add(embeddings.1.we, embeddings.1.se)  (rules/embed_layer_norm.yaml:68:39 (in embeddings at
-  /// rules/embed_layer_norm.yaml:112:11))
+  /// Add(embeddings.1.we, embeddings.1.se)  (rules/embed_layer_norm.yaml:72:39 (in embeddings at
+  /// rules/embed_layer_norm.yaml:117:14))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(kAdd12)) return same(kAdd12, v) && k();
     if (!bind(kAdd12, v)) return false;
@@ -1360,8 +1389,8 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return matchEmbeddings1We(in1, [&] { return matchEmbeddings1Se(in0, k); });
   }
 
-  /// Add(Add(embeddings.1.we, embeddings.1.se), pe)  (rules/embed_layer_norm.yaml:68:35 (in
-  /// embeddings at rules/embed_layer_norm.yaml:112:11))
+  /// Add(Add(embeddings.1.we, embeddings.1.se), pe)  (rules/embed_layer_norm.yaml:72:35 (in
+  /// embeddings at rules/embed_layer_norm.yaml:117:14))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(kAdd13)) return same(kAdd13, v) && k();
     if (!bind(kAdd13, v)) return false;
@@ -1375,8 +1404,8 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return matchAdd12(in1, [&] { return matchPe(in0, k); });
   }
 
-  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:68:58 (in embeddings at
-  /// rules/embed_layer_norm.yaml:112:11))
+  /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:72:58 (in embeddings at
+  /// rules/embed_layer_norm.yaml:117:14))
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(kAdd14)) return same(kAdd14, v) && k();
     if (!bind(kAdd14, v)) return false;
@@ -1390,47 +1419,48 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return matchEmbeddings1We(in1, [&] { return matchPe(in0, k); });
   }
 
-  /// embeddings.1.s = Add(Add(embeddings.1.we, pe), embeddings.1.se) | Add(Add(embeddings.1.we,
-  /// embeddings.1.se), pe) | Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:68:33 (in
-  /// embeddings at rules/embed_layer_norm.yaml:112:11))
-  bool matchEmbeddings1S(ValueId v, gen::Next k) {
-    if (seen(kEmbeddings1S)) return same(kEmbeddings1S, v) && k();
-    if (!bind(kEmbeddings1S, v)) return false;
+  /// s = Add(Add(embeddings.1.we, pe), embeddings.1.se) | Add(Add(embeddings.1.we,
+  /// embeddings.1.se), pe) | Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:72:33 (in
+  /// embeddings at rules/embed_layer_norm.yaml:117:14))
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    if (choose(kEmbeddings1S, 0) && matchAdd11(v, k)) return true;
+    if (choose(kS, 0) && matchAdd11(v, k)) return true;
     undo(m);
-    if (choose(kEmbeddings1S, 1) && matchAdd13(v, k)) return true;
+    if (choose(kS, 1) && matchAdd13(v, k)) return true;
     undo(m);
-    if (choose(kEmbeddings1S, 2) && matchAdd14(v, k)) return true;  // @no_segment
+    if (choose(kS, 2) && matchAdd14(v, k)) return true;  // @no_segment
     undo(m);
     return false;
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:118:5:
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:123:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, tensor(helper, position_table), none, gamma, beta, none, none, epsilon=attr(eps))
+  ///   s = output 2
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:119:15", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs9;
-    attrs9.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:119:25", "w")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:124:18", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:124:28", "w")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("position_table"),
         {kSlotPe, kSlotIds, kSlotW},
         {"pe", "ids", "w"},
-        "rules/embed_layer_norm.yaml:117:15");
+        "rules/embed_layer_norm.yaml:122:15");
     if (!t0) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:119:38", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:119:45", "beta")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:124:41", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:124:48", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:119:57",
-        "rules/embed_layer_norm.yaml:119:57");
+        "rules/embed_layer_norm.yaml:124:60",
+        "rules/embed_layer_norm.yaml:124:60");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
     collectMatched();
@@ -1438,109 +1468,124 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:118:5",
-        "rules/embed_layer_norm.yaml:54:15 (in eln at rules/embed_layer_norm.yaml:119:11)")) return false;
+        "rules/embed_layer_norm.yaml:123:5",
+        "rules/embed_layer_norm.yaml:57:21 (in eln at rules/embed_layer_norm.yaml:124:14)")) return false;
+    if (!replaceable(
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/embed_layer_norm.yaml:123:5",
+        "rules/embed_layer_norm.yaml:57:17 (in eln at rules/embed_layer_norm.yaml:124:14)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v1 = slot(kSlotIds);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v1};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    const ValueId v10 = kNoId;
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v1};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    const ValueId v11 = kNoId;
     const ValueId v3 = slot(kSlotW);
     const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
-    const ValueId v11 = kNoId;
+    const ValueId v12 = kNoId;
+    const ValueId v5 = slot(kSlotGamma);
+    const ValueId v6 = slot(kSlotBeta);
+    const ValueId v13 = kNoId;
+    const ValueId v7 = kNoId;
+    NodeSpec spec8;
+    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
+    spec8.inputs = {v10, v11, v3, v0, v12, v5, v6, v13, v7};
+    spec8.num_outputs = 3;
+    spec8.attributes = std::move(attrs8);
+    spec8.created_by = ruleName();
+    const NodeId n8 = rw_.createNode(std::move(spec8));
+    const ValueId v8 = g_.node(n8).output(0);
+    const ValueId v14 = g_.node(n8).output(2);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}, {s_.provided[1], v14}});
+  }
+
+  /// Variant 1, rules/embed_layer_norm.yaml:123:5:
+  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, tensor(helper, position_table), t, gamma, beta, none, none, epsilon=attr(eps))
+  ///   s = output 2
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:124:18", "ids")) return false;
+    std::vector<onnx::AttributeProto> attrs10;
+    attrs10.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:124:23", "seg")) return false;
+    std::vector<onnx::AttributeProto> attrs11;
+    attrs11.push_back(gen::intAttribute("to", 6));
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:124:28", "w")) return false;
+    std::optional<onnx::TensorProto> t0 = helperTensor(
+        gen::tensorHelper("position_table"),
+        {kSlotPe, kSlotIds, kSlotW},
+        {"pe", "ids", "w"},
+        "rules/embed_layer_norm.yaml:122:15");
+    if (!t0) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:124:38", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:124:41", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:124:48", "beta")) return false;
+    std::vector<onnx::AttributeProto> attrs8;
+    std::optional<onnx::AttributeProto> a8_0 = captured(
+        0,
+        "epsilon",
+        "eps",
+        "rules/embed_layer_norm.yaml:124:60",
+        "rules/embed_layer_norm.yaml:124:60");
+    if (!a8_0) return false;
+    attrs8.push_back(std::move(*a8_0));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/embed_layer_norm.yaml:123:5",
+        "rules/embed_layer_norm.yaml:60:21 (in eln at rules/embed_layer_norm.yaml:124:14)")) return false;
+    if (!replaceable(
+        kSlotS,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/embed_layer_norm.yaml:123:5",
+        "rules/embed_layer_norm.yaml:60:17 (in eln at rules/embed_layer_norm.yaml:124:14)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v1 = slot(kSlotIds);
+    NodeSpec spec10;
+    spec10.op = op::kCast;
+    spec10.inputs = {v1};
+    spec10.attributes = std::move(attrs10);
+    spec10.created_by = ruleName();
+    const NodeId n10 = rw_.createNode(std::move(spec10));
+    const ValueId v10 = g_.node(n10).output(0);
+    const ValueId v2 = slot(kSlotSeg);
+    NodeSpec spec11;
+    spec11.op = op::kCast;
+    spec11.inputs = {v2};
+    spec11.attributes = std::move(attrs11);
+    spec11.created_by = ruleName();
+    const NodeId n11 = rw_.createNode(std::move(spec11));
+    const ValueId v11 = g_.node(n11).output(0);
+    const ValueId v3 = slot(kSlotW);
+    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
+    const ValueId v4 = slot(kSlotT);
     const ValueId v5 = slot(kSlotGamma);
     const ValueId v6 = slot(kSlotBeta);
     const ValueId v12 = kNoId;
     const ValueId v7 = kNoId;
     NodeSpec spec8;
     spec8.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec8.inputs = {v9, v10, v3, v0, v11, v5, v6, v12, v7};
-    spec8.num_outputs = 2;
+    spec8.inputs = {v10, v11, v3, v0, v4, v5, v6, v12, v7};
+    spec8.num_outputs = 3;
     spec8.attributes = std::move(attrs8);
     spec8.created_by = ruleName();
     const NodeId n8 = rw_.createNode(std::move(spec8));
     const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
-  }
-
-  /// Variant 1, rules/embed_layer_norm.yaml:118:5:
-  ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, tensor(helper, position_table), t, gamma, beta, none, none, epsilon=attr(eps))
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:119:15", "ids")) return false;
-    std::vector<onnx::AttributeProto> attrs9;
-    attrs9.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:119:20", "seg")) return false;
-    std::vector<onnx::AttributeProto> attrs10;
-    attrs10.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:119:25", "w")) return false;
-    std::optional<onnx::TensorProto> t0 = helperTensor(
-        gen::tensorHelper("position_table"),
-        {kSlotPe, kSlotIds, kSlotW},
-        {"pe", "ids", "w"},
-        "rules/embed_layer_norm.yaml:117:15");
-    if (!t0) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:119:35", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:119:38", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:119:45", "beta")) return false;
-    std::vector<onnx::AttributeProto> attrs8;
-    std::optional<onnx::AttributeProto> a8_0 = captured(
-        0,
-        "epsilon",
-        "eps",
-        "rules/embed_layer_norm.yaml:119:57",
-        "rules/embed_layer_norm.yaml:119:57");
-    if (!a8_0) return false;
-    attrs8.push_back(std::move(*a8_0));
-    collectMatched();
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:118:5",
-        "rules/embed_layer_norm.yaml:57:15 (in eln at rules/embed_layer_norm.yaml:119:11)")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v1 = slot(kSlotIds);
-    NodeSpec spec9;
-    spec9.op = op::kCast;
-    spec9.inputs = {v1};
-    spec9.attributes = std::move(attrs9);
-    spec9.created_by = ruleName();
-    const NodeId n9 = rw_.createNode(std::move(spec9));
-    const ValueId v9 = g_.node(n9).output(0);
-    const ValueId v2 = slot(kSlotSeg);
-    NodeSpec spec10;
-    spec10.op = op::kCast;
-    spec10.inputs = {v2};
-    spec10.attributes = std::move(attrs10);
-    spec10.created_by = ruleName();
-    const NodeId n10 = rw_.createNode(std::move(spec10));
-    const ValueId v10 = g_.node(n10).output(0);
-    const ValueId v3 = slot(kSlotW);
-    const ValueId v0 = rw_.addInitializer(std::move(*t0), ruleName());
-    const ValueId v4 = slot(kSlotT);
-    const ValueId v5 = slot(kSlotGamma);
-    const ValueId v6 = slot(kSlotBeta);
-    const ValueId v11 = kNoId;
-    const ValueId v7 = kNoId;
-    NodeSpec spec8;
-    spec8.op = op::kComMicrosoftEmbedLayerNormalization;
-    spec8.inputs = {v9, v10, v3, v0, v4, v5, v6, v11, v7};
-    spec8.num_outputs = 2;
-    spec8.attributes = std::move(attrs8);
-    spec8.created_by = ruleName();
-    const NodeId n8 = rw_.createNode(std::move(spec8));
-    const ValueId v8 = g_.node(n8).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}});
+    const ValueId v13 = g_.node(n8).output(2);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}, {s_.provided[1], v13}});
   }
 };
 
@@ -1553,7 +1598,7 @@ class EmbedLayerNormConstantPositionsRule : public RewritePattern {
             root,
             70,
             {"ort"},
-            "rules/embed_layer_norm.yaml:108:5",
+            "rules/embed_layer_norm.yaml:113:5",
             {op::kComMicrosoftEmbedLayerNormalization, op::kCast}}),
         root_output_(root_output) {}
 

@@ -114,6 +114,12 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
     rollBack();
     return notifyMatchFailure([&] { return std::move(change); });
   }
+  // Outputs of new nodes that take over matched intermediates other than the root's: the
+  // values a rule re-exports in case something outside the match reads them.
+  std::vector<ValueId> reexports;
+  for (const auto& [from, to] : replacements)
+    if (graph_.value(from).producer() != root_ && graph_.value(to).producer() != kNoId)
+      reexports.push_back(to);
   for (const auto& [from, to] : replacements) replaceValue(from, to);
   // Later rules see what the new values are (a Cast's element type, a FusedMatMul's rank);
   // a replacement already took the replaced value's type (what whole-model inference knew).
@@ -126,6 +132,17 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
     return std::make_pair(graph_.node(a).order(), a) < std::make_pair(graph_.node(b).order(), b);
   });
   eraseNodesLeftDead(std::move(order));
+  // A re-export nothing reads any more is not written: an unread last output of the new
+  // node goes (EmbedLayerNormalization's embedding_sum, SkipLayerNormalization's sum), so
+  // that the op does not compute it.
+  for (ValueId v : reexports) {
+    const Value& value = graph_.value(v);
+    const NodeId producer = value.producer();
+    if (!value.live() || producer == kNoId ||
+        std::find(created_.begin(), created_.end(), producer) == created_.end())
+      continue;
+    graph_.dropUnreadTrailingOutputs(producer, value.producerOutput());
+  }
   if (verify_) {
     // The same question over the rewired graph, where "cannot tell" counts too: a check of
     // the check (and of the inference tables) that test builds run after every rewrite.

@@ -496,6 +496,24 @@ bool Graph::isDead(NodeId id) const {
   return true;
 }
 
+uint32_t Graph::dropUnreadTrailingOutputs(NodeId id, uint32_t from) {
+  Node& n = nodes_[id];
+  uint32_t dropped = 0;
+  while (n.outputs_.size() > from) {
+    const ValueId out = n.outputs_.back();
+    if (out != kNoId && (!values_[out].uses_.empty() || values_[out].graph_output_count_ > 0))
+      break;
+    if (out != kNoId) values_[out].live_ = false;
+    n.outputs_.pop_back();
+    ++dropped;
+  }
+  if (dropped) {
+    n.io_dirty_ = true;
+    modified_ = true;
+  }
+  return dropped;
+}
+
 void Graph::removeUse(ValueId v, Use use) {
   std::vector<Use>& uses = values_[v].uses_;
   // Search from the back (the newest uses go first) and swap-pop: shared constants

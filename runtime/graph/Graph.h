@@ -242,6 +242,10 @@ class Graph {
   void eraseNode(NodeId id);
   /// True when erasing `id` is allowed (no output used or exported).
   bool isDead(NodeId id) const;
+  /// Given: node %n. Execute: its last outputs, while each is unread and not exported,
+  /// become omitted, as far as output `from` (never below it). Result: %n declares fewer
+  /// outputs; returns how many went.
+  uint32_t dropUnreadTrailingOutputs(NodeId id, uint32_t from);
   /// Gives `v`, a value a rewrite created whose type nothing else knows, the type its
   /// producer's shape inference gave (so later rules can test it). Kept in the graph, not
   /// exported: ONNX Runtime infers it again.

@@ -67,6 +67,30 @@ TEST(DropoutInInferenceRule, KeepsDropoutInTrainingModeWithARatio) {
                         "float ratio = {0.5}, bool on = {1}"));
 }
 
+// ---- add_zero ------------------------------------------------------------------------------
+
+TEST(AddZeroRule, RemovesAnAddOfAScalarZeroInEitherOrder) {
+  // Old GPT-2 exports: word + position embeddings + token_type_embeds (0 without token types).
+  const std::string text = model("(float[2, 3] x) => (float[2, 3] y, float[2, 3] z)",
+                                 "a = Relu(x)\nb = Add(a, zero)\ny = Neg(b)\nc = Add(zero, a)\n"
+                                 "z = Abs(c)\n",
+                                 13, "float zero = {0.0}");
+  EXPECT_EQ(fuse(text), (Ops{"Relu", "Neg", "Abs"}));
+  expectSameInOrt(text);
+}
+
+TEST(AddZeroRule, KeepsAnAddOfAnotherConstant) {
+  expectUnchanged(model("(float[2, 3] x) => (float[2, 3] y)",
+                        "a = Relu(x)\nb = Add(a, c)\ny = Neg(b)\n", 13, "float c = {0.5}"));
+}
+
+TEST(AddZeroRule, KeepsAZeroThatWidensTheSum) {
+  // [2, 3] + [1, 1, 1] is [1, 2, 3]: the sum is not x.
+  expectUnchanged(model("(float[2, 3] x) => (float[1, 2, 3] y)",
+                        "a = Relu(x)\nb = Add(a, zero)\ny = Neg(b)\n", 13,
+                        "float[1, 1, 1] zero = {0.0}"));
+}
+
 // ---- transpose_pair ------------------------------------------------------------------------
 
 TEST(TransposePairRule, RemovesATransposeUndoneByTheNext) {

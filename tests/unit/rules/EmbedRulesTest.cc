@@ -106,6 +106,33 @@ TEST(EmbedLayerNormRule, FusesTheLayerNormalizationOpOfOpset17) {
   expectFused(s, kBert);
 }
 
+/// The outputs of the first EmbedLayerNormalization of `model`.
+std::vector<std::string> elnOutputs(const onnx::ModelProto& model) {
+  for (const auto& n : model.graph().node())
+    if (n.op_type() == "EmbedLayerNormalization")
+      return std::vector<std::string>(n.output().begin(), n.output().end());
+  return {};
+}
+
+TEST(EmbedLayerNormRule, ExportsTheEmbeddingSumWhenItIsReadElsewhere) {
+  // GPT-2 and Megatron add the embedding sum to the first attention output: the op's
+  // embedding_sum output (2) takes its place.
+  EmbedSpec s;
+  s.sum_used = true;  // the sum a graph output
+  onnx::ModelProto model;
+  ASSERT_EQ(fusedOps(s, &model), kBert);
+  const std::vector<std::string> outputs = elnOutputs(model);
+  ASSERT_EQ(outputs.size(), 3u);
+  EXPECT_EQ(outputs[2], "s");
+  expectSameInOrt(embedModel(s));
+}
+
+TEST(EmbedLayerNormRule, WritesNoEmbeddingSumNothingReads) {
+  onnx::ModelProto model;
+  ASSERT_EQ(fusedOps(EmbedSpec{}, &model), kBert);
+  EXPECT_EQ(elnOutputs(model).size(), 2u) << "output, mask_index (ONNX Runtime requires it)";
+}
+
 TEST(EmbedLayerNormRule, Int32IdsNeedNoCast) {
   EmbedSpec s;
   s.ids_type = "int32";
@@ -266,12 +293,6 @@ TEST(EmbedLayerNormNegative, FoldedPositionEmbeddingsThatDifferPerBatch) {
   EmbedSpec s;
   s.positions = P::kFolded;
   s.folded_batches_differ = true;
-  expectNotEmbedded(s);
-}
-
-TEST(EmbedLayerNormNegative, EmbeddingSumReadElsewhere) {
-  EmbedSpec s;
-  s.sum_used = true;
   expectNotEmbedded(s);
 }
 
