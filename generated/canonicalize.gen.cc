@@ -60,14 +60,14 @@ class CanonicalizeSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/canonicalize.yaml: identity 15:20, cast_to_same_type 22:16, dropout_in_inference 33:19,
-  /// add_zero 46:15, transpose_pair 57:32, gemm_of_flattened_rows 73:19)
+  /// add_zero 49:15, transpose_pair 60:32, gemm_of_flattened_rows 76:19)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// _
-  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 73:22, reshape_to_own_shape 90:22)
+  /// (rules/canonicalize.yaml: gemm_of_flattened_rows 76:22, reshape_to_own_shape 93:22)
   bool matchAny(ValueId v, gen::Next k) {
     if (seen(Ids::kAny)) return same(Ids::kAny, v) && k();
     return bind(Ids::kAny, v) && k();
@@ -580,15 +580,15 @@ class DropoutInInferenceRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:43
-// add_zero (priority 1000): Add(x, 0) (in either order) of a one-element constant zero is x.
+// Generated from: rules/canonicalize.yaml:45
+// add_zero (priority 100): Add(x, 0) (in either order) of a one-element constant zero is x.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule add_zero for the shared checks and messages.
 const gen::RuleSpec& specAddZero() {
   static const gen::RuleSpec spec = {
     "add_zero",
-    "rules/canonicalize.yaml:43:5",
+    "rules/canonicalize.yaml:45:5",
     2,  // root expr
     // slots
     {"x", "z", "y"},
@@ -597,14 +597,14 @@ const gen::RuleSpec& specAddZero() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:46:15", 0},
+      {"x", "rules/canonicalize.yaml:49:15", 0},
       // 1: z
-      {"z", "rules/canonicalize.yaml:46:18", 1},
+      {"z", "rules/canonicalize.yaml:49:18", 1},
       // 2: Add(x, z)
-      {"Add", "rules/canonicalize.yaml:46:11", 2, 2},
+      {"Add", "rules/canonicalize.yaml:49:11", 2, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/canonicalize.yaml:48:12", "z", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kScalar, "rules/canonicalize.yaml:51:12", "z", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {}, true, true}},
     // rewrite variants
     {{}},
@@ -653,13 +653,13 @@ class AddZeroMatch : public CanonicalizeSharedMatch<AddZeroIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// z  (rules/canonicalize.yaml:46:18)
+  /// z  (rules/canonicalize.yaml:49:18)
   bool matchZ(ValueId v, gen::Next k) {
     if (seen(kZ)) return same(kZ, v) && k();
     return bind(kZ, v) && k();
   }
 
-  /// y = Add(x, z)  (rules/canonicalize.yaml:46:11)
+  /// y = Add(x, z)  (rules/canonicalize.yaml:49:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -675,18 +675,18 @@ class AddZeroMatch : public CanonicalizeSharedMatch<AddZeroIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:49:5:
+  /// Variant 0, rules/canonicalize.yaml:52:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:50:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:53:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:49:5",
-        "rules/canonicalize.yaml:50:11")) return false;
+        "rules/canonicalize.yaml:52:5",
+        "rules/canonicalize.yaml:53:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -702,9 +702,9 @@ class AddZeroRule : public RewritePattern {
       : RewritePattern(RuleInfo{
             std::move(name),
             root,
-            1000,
+            100,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:43:5",
+            "rules/canonicalize.yaml:45:5",
             {}}),
         root_output_(root_output) {}
 
@@ -726,7 +726,7 @@ class AddZeroRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:54
+// Generated from: rules/canonicalize.yaml:57
 // transpose_pair (priority 1000): Transpose(Transpose(x, p), p) of a perm p that is its own inverse is x.
 //===----------------------------------------------------------------------===//
 
@@ -734,7 +734,7 @@ class AddZeroRule : public RewritePattern {
 const gen::RuleSpec& specTransposePair() {
   static const gen::RuleSpec spec = {
     "transpose_pair",
-    "rules/canonicalize.yaml:54:5",
+    "rules/canonicalize.yaml:57:5",
     9,  // root expr
     // slots
     {"x", "y"},
@@ -743,37 +743,37 @@ const gen::RuleSpec& specTransposePair() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:57:32", 0},
+      {"x", "rules/canonicalize.yaml:60:32", 0},
       // 1: Transpose(x, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:57:22", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:57:35", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:60:22", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:60:35", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 2: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])
-      {"Transpose", "rules/canonicalize.yaml:57:12", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:57:55", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:60:12", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:60:55", Attr::kEquals,
          {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 3: Transpose(x, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:58:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:58:37", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:61:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:61:37", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 4: Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])
-      {"Transpose", "rules/canonicalize.yaml:58:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:58:57", Attr::kEquals,
+      {"Transpose", "rules/canonicalize.yaml:61:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:61:57", Attr::kEquals,
          {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 5: Transpose(x, perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:59:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:59:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:62:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:62:37", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 6: Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])
-      {"Transpose", "rules/canonicalize.yaml:59:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:59:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/canonicalize.yaml:62:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:62:54", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 7: Transpose(x, perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:60:24", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:60:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:63:24", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:63:37", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 8: Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"Transpose", "rules/canonicalize.yaml:60:14", gen::kNoSlot, 1,
-       {{"perm", "rules/canonicalize.yaml:60:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
+      {"Transpose", "rules/canonicalize.yaml:63:14", gen::kNoSlot, 1,
+       {{"perm", "rules/canonicalize.yaml:63:51", Attr::kEquals, {gen::intsLiteral({1, 0})}}}},
       // 9: Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])
-      {"y", "rules/canonicalize.yaml:58:12", 1},
+      {"y", "rules/canonicalize.yaml:61:12", 1},
     },
     // constraints
     {},
@@ -830,7 +830,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:57:22)
+  /// Transpose(x, perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:60:22)
   bool matchTranspose1(ValueId v, gen::Next k) {
     if (seen(kTranspose1)) return same(kTranspose1, v) && k();
     if (!bind(kTranspose1, v)) return false;
@@ -839,7 +839,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:57:12)
+  /// Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2])  (rules/canonicalize.yaml:60:12)
   bool matchTranspose2(ValueId v, gen::Next k) {
     if (seen(kTranspose2)) return same(kTranspose2, v) && k();
     if (!bind(kTranspose2, v)) return false;
@@ -848,7 +848,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose1(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:58:24)
+  /// Transpose(x, perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:61:24)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -857,7 +857,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:58:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3])  (rules/canonicalize.yaml:61:14)
   bool matchTranspose4(ValueId v, gen::Next k) {
     if (seen(kTranspose4)) return same(kTranspose4, v) && k();
     if (!bind(kTranspose4, v)) return false;
@@ -866,7 +866,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose3(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:59:24)
+  /// Transpose(x, perm=[0, 2, 1])  (rules/canonicalize.yaml:62:24)
   bool matchTranspose5(ValueId v, gen::Next k) {
     if (seen(kTranspose5)) return same(kTranspose5, v) && k();
     if (!bind(kTranspose5, v)) return false;
@@ -875,7 +875,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:59:14)
+  /// Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2, 1])  (rules/canonicalize.yaml:62:14)
   bool matchTranspose6(ValueId v, gen::Next k) {
     if (seen(kTranspose6)) return same(kTranspose6, v) && k();
     if (!bind(kTranspose6, v)) return false;
@@ -884,7 +884,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchTranspose5(input(n, 0), k);
   }
 
-  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:60:24)
+  /// Transpose(x, perm=[1, 0])  (rules/canonicalize.yaml:63:24)
   bool matchTranspose7(ValueId v, gen::Next k) {
     if (seen(kTranspose7)) return same(kTranspose7, v) && k();
     if (!bind(kTranspose7, v)) return false;
@@ -893,7 +893,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:60:14)
+  /// Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:63:14)
   bool matchTranspose8(ValueId v, gen::Next k) {
     if (seen(kTranspose8)) return same(kTranspose8, v) && k();
     if (!bind(kTranspose8, v)) return false;
@@ -904,7 +904,7 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   /// y = Transpose(Transpose(x, perm=[0, 1, 3, 2]), perm=[0, 1, 3, 2]) | Transpose(Transpose(x,
   /// perm=[0, 2, 1, 3]), perm=[0, 2, 1, 3]) | Transpose(Transpose(x, perm=[0, 2, 1]), perm=[0, 2,
-  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:58:12)
+  /// 1]) | Transpose(Transpose(x, perm=[1, 0]), perm=[1, 0])  (rules/canonicalize.yaml:61:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -922,18 +922,18 @@ class TransposePairMatch : public CanonicalizeSharedMatch<TransposePairIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:61:5:
+  /// Variant 0, rules/canonicalize.yaml:64:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:62:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:65:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/canonicalize.yaml:61:5",
-        "rules/canonicalize.yaml:62:11")) return false;
+        "rules/canonicalize.yaml:64:5",
+        "rules/canonicalize.yaml:65:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -951,7 +951,7 @@ class TransposePairRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:54:5",
+            "rules/canonicalize.yaml:57:5",
             {}}),
         root_output_(root_output) {}
 
@@ -973,7 +973,7 @@ class TransposePairRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:70
+// Generated from: rules/canonicalize.yaml:73
 // gemm_of_flattened_rows (priority 1000): Reshape(Gemm(Reshape(x, _), w, c), s) on x [.., K] is Reshape(MatMul(x, w) + c, s).
 //===----------------------------------------------------------------------===//
 
@@ -981,7 +981,7 @@ class TransposePairRule : public RewritePattern {
 const gen::RuleSpec& specGemmOfFlattenedRows() {
   static const gen::RuleSpec spec = {
     "gemm_of_flattened_rows",
-    "rules/canonicalize.yaml:70:5",
+    "rules/canonicalize.yaml:73:5",
     9,  // root expr
     // slots
     {"x", "f", "w", "c", "g", "s", "y"},
@@ -990,44 +990,44 @@ const gen::RuleSpec& specGemmOfFlattenedRows() {
     // exprs
     {
       // 0: x
-      {"x", "rules/canonicalize.yaml:73:19", 0},
+      {"x", "rules/canonicalize.yaml:76:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:73:22"},
+      {"_", "rules/canonicalize.yaml:76:22"},
       // 2: Reshape(x, _)
-      {"Reshape", "rules/canonicalize.yaml:73:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:76:11", 1, 2},
       // 3: w
-      {"w", "rules/canonicalize.yaml:74:20", 2},
+      {"w", "rules/canonicalize.yaml:77:20", 2},
       // 4: c
-      {"c", "rules/canonicalize.yaml:74:23", 3},
+      {"c", "rules/canonicalize.yaml:77:23", 3},
       // 5: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:74:12", gen::kNoSlot, 3,
-       {{"alpha", "rules/canonicalize.yaml:74:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:77:12", gen::kNoSlot, 3,
+       {{"alpha", "rules/canonicalize.yaml:77:26", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"beta", "rules/canonicalize.yaml:74:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+        {"beta", "rules/canonicalize.yaml:77:37", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:74:47", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:77:47", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:74:57", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:77:57", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"Gemm", "rules/canonicalize.yaml:75:14", gen::kNoSlot, 2,
-       {{"alpha", "rules/canonicalize.yaml:75:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
+      {"Gemm", "rules/canonicalize.yaml:78:14", gen::kNoSlot, 2,
+       {{"alpha", "rules/canonicalize.yaml:78:25", Attr::kEquals, {gen::floatLiteral(1.0)}, false,
          gen::floatLiteral(1.0)},
-        {"transA", "rules/canonicalize.yaml:75:36", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/canonicalize.yaml:78:36", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/canonicalize.yaml:75:46", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/canonicalize.yaml:78:46", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 7: Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0, transB=0)
-      {"g", "rules/canonicalize.yaml:75:12", 4},
+      {"g", "rules/canonicalize.yaml:78:12", 4},
       // 8: s
-      {"s", "rules/canonicalize.yaml:76:22", 5},
+      {"s", "rules/canonicalize.yaml:79:22", 5},
       // 9: Reshape(g, s)
-      {"Reshape", "rules/canonicalize.yaml:76:11", 6, 2},
+      {"Reshape", "rules/canonicalize.yaml:79:11", 6, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:78:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
+    {{Check::kNative, "rules/canonicalize.yaml:81:12", "f", gen::kNoSlot, {"f", "w"}, {1, 2},
       "flattens_rows", gen::nativePredicate("flattens_rows")},
-     {Check::kRank, "rules/canonicalize.yaml:79:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/canonicalize.yaml:82:12", "c", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{7, 0}}}}, {}},
@@ -1093,7 +1093,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchX, matchAny.
 
-  /// f = Reshape(x, _)  (rules/canonicalize.yaml:73:11)
+  /// f = Reshape(x, _)  (rules/canonicalize.yaml:76:11)
   bool matchF(ValueId v, gen::Next k) {
     if (seen(kF)) return same(kF, v) && k();
     if (!bind(kF, v)) return false;
@@ -1102,19 +1102,19 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return matchX(input(n, 0), [&] { return matchAny(input(n, 1), k); });
   }
 
-  /// w  (rules/canonicalize.yaml:74:20)
+  /// w  (rules/canonicalize.yaml:77:20)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(kW)) return same(kW, v) && k();
     return bind(kW, v) && k();
   }
 
-  /// c  (rules/canonicalize.yaml:74:23)
+  /// c  (rules/canonicalize.yaml:77:23)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     return bind(kC, v) && k();
   }
 
-  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:74:12)
+  /// Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:77:12)
   bool matchGemm5(ValueId v, gen::Next k) {
     if (seen(kGemm5)) return same(kGemm5, v) && k();
     if (!bind(kGemm5, v)) return false;
@@ -1127,7 +1127,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     });
   }
 
-  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:75:14)
+  /// Gemm(f, w, alpha=1.0, transA=0, transB=0)  (rules/canonicalize.yaml:78:14)
   bool matchGemm6(ValueId v, gen::Next k) {
     if (seen(kGemm6)) return same(kGemm6, v) && k();
     if (!bind(kGemm6, v)) return false;
@@ -1137,7 +1137,7 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
   }
 
   /// g = Gemm(f, w, c, alpha=1.0, beta=1.0, transA=0, transB=0) | Gemm(f, w, alpha=1.0, transA=0,
-  /// transB=0)  (rules/canonicalize.yaml:75:12)
+  /// transB=0)  (rules/canonicalize.yaml:78:12)
   bool matchG(ValueId v, gen::Next k) {
     if (seen(kG)) return same(kG, v) && k();
     if (!bind(kG, v)) return false;
@@ -1149,13 +1149,13 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return false;
   }
 
-  /// s  (rules/canonicalize.yaml:76:22)
+  /// s  (rules/canonicalize.yaml:79:22)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     return bind(kS, v) && k();
   }
 
-  /// y = Reshape(g, s)  (rules/canonicalize.yaml:76:11)
+  /// y = Reshape(g, s)  (rules/canonicalize.yaml:79:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1166,24 +1166,24 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/canonicalize.yaml:81:9:
+  /// Variant 0 (when @bias), rules/canonicalize.yaml:84:9:
   ///   y = Reshape(Add(MatMul(x, w), c), s)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:83:34", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:83:37", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:86:34", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:86:37", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotC, "rules/canonicalize.yaml:83:41", "c")) return false;
+    if (!requireBound(kSlotC, "rules/canonicalize.yaml:86:41", "c")) return false;
     std::vector<onnx::AttributeProto> attrs4;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:83:45", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:86:45", "s")) return false;
     std::vector<onnx::AttributeProto> attrs6;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:81:9",
-        "rules/canonicalize.yaml:83:15")) return false;
+        "rules/canonicalize.yaml:84:9",
+        "rules/canonicalize.yaml:86:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1215,22 +1215,22 @@ class GemmOfFlattenedRowsMatch : public CanonicalizeSharedMatch<GemmOfFlattenedR
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v6}});
   }
 
-  /// Variant 1, rules/canonicalize.yaml:84:9:
+  /// Variant 1, rules/canonicalize.yaml:87:9:
   ///   y = Reshape(MatMul(x, w), s)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/canonicalize.yaml:85:30", "x")) return false;
-    if (!requireBound(kSlotW, "rules/canonicalize.yaml:85:33", "w")) return false;
+    if (!requireBound(kSlotX, "rules/canonicalize.yaml:88:30", "x")) return false;
+    if (!requireBound(kSlotW, "rules/canonicalize.yaml:88:33", "w")) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotS, "rules/canonicalize.yaml:85:37", "s")) return false;
+    if (!requireBound(kSlotS, "rules/canonicalize.yaml:88:37", "s")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/canonicalize.yaml:84:9",
-        "rules/canonicalize.yaml:85:15")) return false;
+        "rules/canonicalize.yaml:87:9",
+        "rules/canonicalize.yaml:88:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1264,7 +1264,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:70:5",
+            "rules/canonicalize.yaml:73:5",
             {op::kMatMul, op::kAdd, op::kReshape}}),
         root_output_(root_output) {}
 
@@ -1286,7 +1286,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/canonicalize.yaml:87
+// Generated from: rules/canonicalize.yaml:90
 // reshape_to_own_shape (priority 1000): A Reshape of t to t's own shape (0s, its static dims, its dims read at run time) is t.
 //===----------------------------------------------------------------------===//
 
@@ -1294,7 +1294,7 @@ class GemmOfFlattenedRowsRule : public RewritePattern {
 const gen::RuleSpec& specReshapeToOwnShape() {
   static const gen::RuleSpec spec = {
     "reshape_to_own_shape",
-    "rules/canonicalize.yaml:87:5",
+    "rules/canonicalize.yaml:90:5",
     2,  // root expr
     // slots
     {"t", "y"},
@@ -1303,14 +1303,14 @@ const gen::RuleSpec& specReshapeToOwnShape() {
     // exprs
     {
       // 0: t
-      {"t", "rules/canonicalize.yaml:90:19", 0},
+      {"t", "rules/canonicalize.yaml:93:19", 0},
       // 1: _
-      {"_", "rules/canonicalize.yaml:90:22"},
+      {"_", "rules/canonicalize.yaml:93:22"},
       // 2: Reshape(t, _)
-      {"Reshape", "rules/canonicalize.yaml:90:11", 1, 2},
+      {"Reshape", "rules/canonicalize.yaml:93:11", 1, 2},
     },
     // constraints
-    {{Check::kNative, "rules/canonicalize.yaml:92:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
+    {{Check::kNative, "rules/canonicalize.yaml:95:12", "y", gen::kNoSlot, {"y", "t"}, {1, 0},
       "reshapes_to_own_shape", gen::nativePredicate("reshapes_to_own_shape")}},
     // rewrite variants
     {{}},
@@ -1358,13 +1358,13 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
   // From CanonicalizeSharedMatch (the same in other rules of this file):
   // matchAny.
 
-  /// t  (rules/canonicalize.yaml:90:19)
+  /// t  (rules/canonicalize.yaml:93:19)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     return bind(kT, v) && k();
   }
 
-  /// y = Reshape(t, _)  (rules/canonicalize.yaml:90:11)
+  /// y = Reshape(t, _)  (rules/canonicalize.yaml:93:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1375,18 +1375,18 @@ class ReshapeToOwnShapeMatch : public CanonicalizeSharedMatch<ReshapeToOwnShapeI
 
   // ---- Rewrite
 
-  /// Variant 0, rules/canonicalize.yaml:93:5:
+  /// Variant 0, rules/canonicalize.yaml:96:5:
   ///   y = t
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotT, "rules/canonicalize.yaml:94:11", "t")) return false;
+    if (!requireBound(kSlotT, "rules/canonicalize.yaml:97:11", "t")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotT,
-        "rules/canonicalize.yaml:93:5",
-        "rules/canonicalize.yaml:94:11")) return false;
+        "rules/canonicalize.yaml:96:5",
+        "rules/canonicalize.yaml:97:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1404,7 +1404,7 @@ class ReshapeToOwnShapeRule : public RewritePattern {
             root,
             1000,
             {"ort", "onnx"},
-            "rules/canonicalize.yaml:87:5",
+            "rules/canonicalize.yaml:90:5",
             {}}),
         root_output_(root_output) {}
 

@@ -223,9 +223,14 @@ bool mergesInto(const MatchContext& ctx, ValueId y, ValueId q, int64_t heads, in
   const std::vector<int64_t> dims = staticShape(ctx.graph, q).value_or(std::vector<int64_t>{});
   // As for a split, one of the three may be anything the other two force: -1 (or a
   // computed N * Hv) is the product of the last two dims once a and b keep the first two,
-  // and b = -1 is the sequence once a and N * Hv are right.
-  const bool a = keepsDim(ctx, shape[0], parts[0], q, dims, 0);
-  const bool b = keepsDim(ctx, shape[1], parts[1], q, dims, 1);
+  // and b = -1 is the sequence once a and N * Hv are right. A dim of t read back from t at
+  // run time (torch 1.x's a.size(0), a.size(1)) is a 0 spelled out: t's own dim, as 0 is.
+  auto ownDim = [&](size_t i) {
+    return shape[i] == INT64_MIN &&
+           dimSource(ctx, parts[i], static_cast<int64_t>(i)) == n->input(0);
+  };
+  const bool a = keepsDim(ctx, shape[0], parts[0], q, dims, 0) || ownDim(0);
+  const bool b = keepsDim(ctx, shape[1], parts[1], q, dims, 1) || ownDim(1);
   const bool c = shape[2] == heads * head_size;
   return a + b + c >= 2;
 }
