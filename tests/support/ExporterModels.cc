@@ -621,17 +621,26 @@ class ModelWriter {
   }
 
   /// BertEmbeddings: inputs_embeds + token_type_embeddings, then += position_embeddings of
-  /// position_ids = self.position_ids[:, :seq_length], a Slice of the registered arange
-  /// buffer [1, max_positions] by the length read from input_ids (TorchScript's Slice(buffer,
-  /// 0, Unsqueeze(Gather(Shape(ids), 1)), 1, 1), dynamo's end Shape(ids, start=1, end=2));
-  /// then LayerNorm (dropout is gone in eval).
+  /// position_ids sliced from the registered arange buffer [1, max_positions] by the length
+  /// read from input_ids, then LayerNorm (dropout is gone in eval). transformers >= 4.2
+  /// slices [:, past : seq_length + past] with past = 0, which TorchScript traces as
+  /// Slice(buffer, 0, Unsqueeze(Add(Gather(Shape(ids), 1), 0)), 1, 1) (the optional Add of
+  /// ONNX Runtime's fusion_embedlayer.py); the opset 11 exports of older transformers slice
+  /// [:, :seq_length], without the Add. Dynamo's symbolic sizes fold the + 0: its end is
+  /// Shape(ids, start=1, end=2).
   std::string bertEmbeddings() {
     const int p = s_.max_positions;
     Ints arange(static_cast<size_t>(p));
     for (int i = 0; i < p; ++i) arange[static_cast<size_t>(i)] = i;
     std::string buffer = b_.intTensor(child("position_ids"), {1, p}, arange);
-    std::string pos =
-        b_.node("Slice", {buffer, b_.ints({0}), dim("input_ids", 1), b_.ints({1}), b_.ints({1})});
+    std::string end;
+    if (ts_ && s_.opset >= 13) {
+      std::string seq = b_.node("Gather", {b_.node("Shape", {"input_ids"}), b_.ints({1}, true)});
+      end = unsqueeze(b_.node("Add", {seq, b_.ints({0}, true)}), {0});
+    } else {
+      end = dim("input_ids", 1);
+    }
+    std::string pos = b_.node("Slice", {buffer, b_.ints({0}), end, b_.ints({1}), b_.ints({1})});
     std::string words =
         b_.node("Gather", {embeddingTable("word_embeddings", s_.vocab), "input_ids"});
     std::string types =
