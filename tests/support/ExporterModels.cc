@@ -323,7 +323,8 @@ class ModelWriter {
 
   /// transpose(1, 2) then reshape(batch, seq, heads * head_dim).
   std::string mergeHeads(const std::string& ctx, const std::string& like) {
-    std::string t = transpose(ctx, {0, 2, 1, 3});
+    // .contiguous() after the transpose: torchlib's aten_contiguous is an Identity.
+    std::string t = b_.returned(transpose(ctx, {0, 2, 1, 3}));
     std::string shape = concat({dim(like, 0), dim(like, 1), b_.ints({s_.heads * s_.head_dim})});
     return b_.node("Reshape", {t, shape});
   }
@@ -848,7 +849,7 @@ class ModelWriter {
   /// T5Attention of the encoder on its normed input n: q, k, v, o Linears without bias,
   /// shape() = view(batch, -1, heads, d_kv).transpose(1, 2), scores = q @ k.transpose(3, 2)
   /// unscaled, += position_bias, softmax(scores.float()) (TorchScript keeps that no-op
-  /// Cast), @ v, unshape() = transpose(1, 2).view(batch, -1, inner).
+  /// Cast), @ v, unshape() = transpose(1, 2).contiguous().view(batch, -1, inner).
   std::string t5Attention(const std::string& n, const std::string& position_bias) {
     const int h = s_.hidden, inner = s_.heads * s_.head_dim;
     auto heads = [&](const std::string& t, const Ints& perm) {
@@ -865,7 +866,7 @@ class ModelWriter {
     scores = b_.node("Add", {scores, position_bias});
     if (ts_) scores = b_.node("Cast", {scores}, {attrInt("to", 1)});
     std::string ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
-    std::string merged = b_.node("Reshape", {transpose(ctx, {0, 2, 1, 3}),
+    std::string merged = b_.node("Reshape", {b_.returned(transpose(ctx, {0, 2, 1, 3})),
                                              concat({dim(n, 0), b_.ints({-1}), b_.ints({inner})})});
     return linear(merged, inner, h, false, "o");
   }
