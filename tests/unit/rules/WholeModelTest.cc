@@ -269,6 +269,31 @@ TEST(WholeModelForms, UnoptimizedDynamoExportComputesTheSameWithIdentities) {
   }
 }
 
+// Once canonicalized, the unoptimized export is the optimized one: the same ops remain after
+// fusion, except the Constant nodes its literals stay.
+TEST(WholeModelForms, UnoptimizedDynamoExportFusesToTheOptimizedOnesOps) {
+  for (ModelFamily f : {ModelFamily::kLlama, ModelFamily::kT5, ModelFamily::kBert}) {
+    ExporterModelSpec optimized;
+    optimized.family = f;
+    optimized.exporter = Exporter::kDynamo;
+    optimized.embeddings = f == ModelFamily::kBert;
+    ExporterModelSpec raw = optimized;
+    raw.unoptimized = true;
+    auto fusedOps = [](const ExporterModelSpec& s) {
+      onnx::ModelProto m = testing::makeExporterModel(s);
+      Options options;
+      options.max_positions = testing::resolved(s).max_positions;
+      rewrite(m, testing::shippedRules(), options);
+      std::vector<std::string> ops;
+      for (const std::string& op : testing::opTypes(m))
+        if (op != "Constant") ops.push_back(op);
+      std::sort(ops.begin(), ops.end());
+      return ops;
+    };
+    EXPECT_EQ(fusedOps(raw), fusedOps(optimized)) << testing::familyName(f);
+  }
+}
+
 // An Identity reads RMSNorm's Reciprocal in torch 2.4's unoptimized exports: the form the
 // canonicalization rules exist for.
 TEST(WholeModelForms, UnoptimizedRmsNormReadsItsReciprocalThroughAnIdentity) {
