@@ -1,6 +1,7 @@
 //===- ExporterModels.cc - whole transformer models as exporters emit them -===//
 #include "tests/support/ExporterModels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -75,11 +76,16 @@ void setRaw(onnx::TensorProto& t, const std::vector<T>& values) {
 /// Appends nodes and initializers to a graph with the naming and constant conventions of
 /// one exporter: TorchScript names nodes by module scope ("/layers.0/attn/MatMul") and
 /// makes literals Constant nodes; dynamo names values val_N and keeps literals as
-/// initializers (onnxscript's optimizer folds Constant nodes into them).
+/// initializers (onnxscript's optimizer folds Constant nodes into them). Without that
+/// optimizer (`unoptimized`), dynamo's literals stay Constant nodes and the Identity nodes
+/// of inlined functions stay: one per parameter read and per returned value.
 class GraphBuilder {
  public:
-  GraphBuilder(Exporter exporter, uint64_t seed, onnx::GraphProto& graph)
-      : torchscript_(exporter == Exporter::kTorchScript), random_(seed), graph_(graph) {}
+  GraphBuilder(Exporter exporter, bool unoptimized, uint64_t seed, onnx::GraphProto& graph)
+      : torchscript_(exporter == Exporter::kTorchScript),
+        unoptimized_(unoptimized && !torchscript_),
+        random_(seed),
+        graph_(graph) {}
 
   /// Module path of the nodes and parameters that follow, e.g. "layers.0.attn".
   void setScope(const std::string& scope) { scope_ = scope; }
@@ -123,7 +129,20 @@ class GraphBuilder {
     for (int64_t d : dims) n *= d;
     v.reserve(n);
     for (int64_t i = 0; i < n; ++i) v.push_back(center + random_.uniform(-bound, bound));
-    return floatTensor(scope_ + (scope_.empty() ? "" : ".") + name, dims, v);
+    return returned(floatTensor(scope_ + (scope_.empty() ? "" : ".") + name, dims, v));
+  }
+
+  /// What a module or torchlib function returns to its caller: the value itself, or in an
+  /// unoptimized dynamo export the Identity that renames the inlined function's output.
+  std::string returned(const std::string& x) { return unoptimized_ ? node("Identity", {x}) : x; }
+
+  std::string intTensor(const std::string& name, const Ints& dims, const Ints& values) {
+    onnx::TensorProto* t = graph_.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : dims) t->add_dims(d);
+    setRaw(*t, values);
+    return name;
   }
 
   std::string floatTensor(const std::string& name, const Ints& dims,
@@ -181,7 +200,7 @@ class GraphBuilder {
   }
 
   std::string literal(onnx::TensorProto t) {
-    if (torchscript_) {
+    if (torchscript_ || unoptimized_) {
       onnx::AttributeProto a;
       a.set_name("value");
       a.set_type(onnx::AttributeProto::TENSOR);
@@ -194,6 +213,7 @@ class GraphBuilder {
   }
 
   bool torchscript_;
+  bool unoptimized_;
   Random random_;
   onnx::GraphProto& graph_;
   std::string scope_;
@@ -206,7 +226,7 @@ class ModelWriter {
  public:
   explicit ModelWriter(const ExporterModelSpec& spec, onnx::GraphProto& graph)
       : s_(spec),
-        b_(spec.exporter, spec.seed, graph),
+        b_(spec.exporter, spec.unoptimized, spec.seed, graph),
         ts_(spec.exporter == Exporter::kTorchScript) {}
 
   /// Emits the whole graph body from hidden_states to the returned output value.
@@ -222,6 +242,8 @@ class ModelWriter {
         return phi();
       case ModelFamily::kHeads:
         return heads();
+      case ModelFamily::kT5:
+        return t5();
     }
     throw std::invalid_argument("unknown model family");
   }
@@ -232,6 +254,7 @@ class ModelWriter {
   std::vector<onnx::AttributeProto> axesAttr(const Ints& axes) { return {attrInts("axes", axes)}; }
 
   std::string unsqueeze(const std::string& x, const Ints& axes) {
+    if (s_.opset < 13) return b_.node("Unsqueeze", {x}, axesAttr(axes));
     return b_.node("Unsqueeze", {x, b_.ints(axes)});  // axes an input since opset 13
   }
 
@@ -272,7 +295,7 @@ class ModelWriter {
       y = ts_ ? b_.node("Add", {bv, y}) : b_.node("Add", {y, bv});
     }
     b_.setScope(scope_);
-    return y;
+    return b_.returned(y);
   }
 
   /// GPT-2's Conv1D: x.view(-1, in), addmm(bias, x, weight) (Gemm), view(*lead, out).
@@ -300,7 +323,8 @@ class ModelWriter {
 
   /// transpose(1, 2) then reshape(batch, seq, heads * head_dim).
   std::string mergeHeads(const std::string& ctx, const std::string& like) {
-    std::string t = transpose(ctx, {0, 2, 1, 3});
+    // .contiguous() after the transpose: torchlib's aten_contiguous is an Identity.
+    std::string t = b_.returned(transpose(ctx, {0, 2, 1, 3}));
     std::string shape = concat({dim(like, 0), dim(like, 1), b_.ints({s_.heads * s_.head_dim})});
     return b_.node("Reshape", {t, shape});
   }
@@ -322,24 +346,28 @@ class ModelWriter {
       y = b_.node("Add", {b_.node("Mul", {b_.node("Div", {d, sd}), gamma}), beta});
     }
     b_.setScope(scope_);
-    return y;
+    return b_.returned(y);
   }
 
   /// LlamaRMSNorm: weight * (x.float() * rsqrt(mean(x^2) + eps)).to(dtype). TorchScript
   /// keeps both Casts and writes rsqrt as Div(1, Sqrt); dynamo drops the no-op casts and
-  /// writes rsqrt as Reciprocal(Sqrt).
-  std::string rmsNorm(const std::string& x, const std::string& name) {
+  /// writes rsqrt as Reciprocal(Sqrt) (torchlib's aten_rsqrt, whose result an unoptimized
+  /// export reads through an Identity). T5LayerNorm (`t5`) casts only the input of the
+  /// variance, x.to(float32).pow(2).mean(-1, keepdim=True), and multiplies x itself:
+  /// weight * (x * rsqrt(variance + eps)), no cast back for float32 weights.
+  std::string rmsNorm(const std::string& x, const std::string& name, bool t5 = false) {
     b_.setScope(child(name));
     std::string w = b_.param("weight", {s_.hidden}, 0.2f, 1.0f);
     std::string xf = ts_ ? b_.node("Cast", {x}, {attrInt("to", 1)}) : x;
     std::string var = reduceMean(b_.node("Pow", {xf, b_.scalar(2.0f)}));
     std::string sd = b_.node("Sqrt", {b_.node("Add", {var, b_.scalar(1e-6f)})});
-    std::string inv = ts_ ? b_.node("Div", {b_.floatOne(), sd}) : b_.node("Reciprocal", {sd});
-    std::string h = b_.node("Mul", {xf, inv});
-    if (ts_) h = b_.node("Cast", {h}, {attrInt("to", 1)});
+    std::string inv =
+        ts_ ? b_.node("Div", {b_.floatOne(), sd}) : b_.returned(b_.node("Reciprocal", {sd}));
+    std::string h = b_.node("Mul", {t5 ? x : xf, inv});
+    if (ts_ && !t5) h = b_.node("Cast", {h}, {attrInt("to", 1)});
     std::string y = b_.node("Mul", {w, h});
     b_.setScope(scope_);
-    return y;
+    return b_.returned(y);
   }
 
   /// nn.functional.gelu (erf). TorchScript: Div(x, sqrt 2), Erf, Add 1, Mul x, Mul 0.5;
@@ -585,10 +613,49 @@ class ModelWriter {
 
   // ---- families --------------------------------------------------------------------------
 
+  /// An nn.Embedding's table [rows, hidden] under the current scope.
+  std::string embeddingTable(const std::string& name, int rows) {
+    b_.setScope(child(name));
+    std::string w = b_.param("weight", {rows, s_.hidden}, 1.0f);
+    b_.setScope(scope_);
+    return w;
+  }
+
+  /// BertEmbeddings: inputs_embeds + token_type_embeddings, then += position_embeddings of
+  /// position_ids sliced from the registered arange buffer [1, max_positions] by the length
+  /// read from input_ids, then LayerNorm (dropout is gone in eval). transformers >= 4.2
+  /// slices [:, past : seq_length + past] with past = 0, which TorchScript traces as
+  /// Slice(buffer, 0, Unsqueeze(Add(Gather(Shape(ids), 1), 0)), 1, 1) (the optional Add of
+  /// ONNX Runtime's fusion_embedlayer.py); the opset 11 exports of older transformers slice
+  /// [:, :seq_length], without the Add. Dynamo's symbolic sizes fold the + 0: its end is
+  /// Shape(ids, start=1, end=2).
+  std::string bertEmbeddings() {
+    const int p = s_.max_positions;
+    Ints arange(static_cast<size_t>(p));
+    for (int i = 0; i < p; ++i) arange[static_cast<size_t>(i)] = i;
+    std::string buffer = b_.intTensor(child("position_ids"), {1, p}, arange);
+    std::string end;
+    if (ts_ && s_.opset >= 13) {
+      std::string seq = b_.node("Gather", {b_.node("Shape", {"input_ids"}), b_.ints({1}, true)});
+      end = unsqueeze(b_.node("Add", {seq, b_.ints({0}, true)}), {0});
+    } else {
+      end = dim("input_ids", 1);
+    }
+    std::string pos = b_.node("Slice", {buffer, b_.ints({0}), end, b_.ints({1}), b_.ints({1})});
+    std::string words =
+        b_.node("Gather", {embeddingTable("word_embeddings", s_.vocab), "input_ids"});
+    std::string types =
+        b_.node("Gather", {embeddingTable("token_type_embeddings", 2), "token_type_ids"});
+    std::string e = b_.node("Add", {words, types});
+    e = b_.node("Add", {e, b_.node("Gather", {embeddingTable("position_embeddings", p), pos})});
+    return layerNorm(e, 1e-12f, "LayerNorm");
+  }
+
   std::string bert() {
     const int h = s_.hidden;
     enterModel("embeddings");
-    std::string x = layerNorm("hidden_states", 1e-12f, "LayerNorm");
+    std::string x =
+        s_.embeddings ? bertEmbeddings() : layerNorm("hidden_states", 1e-12f, "LayerNorm");
     std::string mask = paddingMask();
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "encoder.layer");
@@ -604,7 +671,7 @@ class ModelWriter {
       x = layerNorm(b_.node("Add", {a, x}), 1e-12f, "attention.output.LayerNorm");
       std::string inter = geluErf(linear(x, h, s_.ffn, true, "intermediate.dense"));
       std::string o = linear(inter, s_.ffn, h, true, "output.dense");
-      x = layerNorm(b_.node("Add", {o, x}), 1e-12f, "output.LayerNorm");
+      x = b_.returned(layerNorm(b_.node("Add", {o, x}), 1e-12f, "output.LayerNorm"));
     }
     return x;
   }
@@ -681,7 +748,7 @@ class ModelWriter {
       std::string act = b_.node("Mul", {gate, b_.node("Sigmoid", {gate})});  // SiLU
       std::string down = linear(b_.node("Mul", {act, up}), s_.ffn, h, false, "down_proj");
       enterLayer(i, "model.layers");
-      x = b_.node("Add", {r, down});
+      x = b_.returned(b_.node("Add", {r, down}));
     }
     enterModel("model");
     return rmsNorm(x, "norm");
@@ -747,6 +814,96 @@ class ModelWriter {
     return layerNorm(x, 1e-5f, "ln_f");
   }
 
+  /// T5Attention._relative_position_bucket of key j - query i (bidirectional, 32 buckets,
+  /// max_distance 128), in torch's float32 arithmetic.
+  static int64_t t5Bucket(int64_t rel) {
+    const int64_t half = 16, max_exact = 8;
+    int64_t bucket = rel > 0 ? half : 0;
+    const int64_t a = rel < 0 ? -rel : rel;
+    if (a < max_exact) return bucket + a;
+    const float scaled = std::log(static_cast<float>(a) / static_cast<float>(max_exact)) /
+                         static_cast<float>(std::log(128.0 / 8.0)) *
+                         static_cast<float>(half - max_exact);
+    return bucket + std::min<int64_t>(max_exact + static_cast<int64_t>(scaled), half - 1);
+  }
+
+  /// compute_bias(S, S) of layer 0: relative_attention_bias(buckets).permute([2, 0, 1])
+  /// .unsqueeze(0), [1, N, S, S]. The exporters compute the buckets from two aranges of S
+  /// with Range/Sub/Abs/Log/Where; the buckets of S are the top-left [S, S] of those of
+  /// max_positions, so here they are a constant table sliced by S read from x.
+  std::string t5PositionBias(const std::string& x) {
+    const int p = s_.max_positions;
+    Ints buckets;
+    for (int i = 0; i < p; ++i)
+      for (int j = 0; j < p; ++j) buckets.push_back(t5Bucket(j - i));
+    std::string table = b_.intTensor(child("relative_position_bucket"), {p, p}, buckets);
+    std::string seq = dim(x, 1);
+    std::string rows = b_.node("Slice", {table, b_.ints({0}), seq, b_.ints({0}), b_.ints({1})});
+    std::string cell = b_.node("Slice", {rows, b_.ints({0}), seq, b_.ints({1}), b_.ints({1})});
+    b_.setScope(child("relative_attention_bias"));
+    std::string w = b_.param("weight", {32, s_.heads}, 1.0f);
+    b_.setScope(scope_);
+    return unsqueeze(transpose(b_.node("Gather", {w, cell}), {2, 0, 1}), {0});
+  }
+
+  /// T5Attention of the encoder on its normed input n: q, k, v, o Linears without bias,
+  /// shape() = view(batch, -1, heads, d_kv).transpose(1, 2), scores = q @ k.transpose(3, 2)
+  /// unscaled, += position_bias, softmax(scores.float()) (TorchScript keeps that no-op
+  /// Cast), @ v, unshape() = transpose(1, 2).contiguous().view(batch, -1, inner).
+  std::string t5Attention(const std::string& n, const std::string& position_bias) {
+    const int h = s_.hidden, inner = s_.heads * s_.head_dim;
+    auto heads = [&](const std::string& t, const Ints& perm) {
+      std::string shape =
+          concat({dim(n, 0), b_.ints({-1}), b_.ints({s_.heads}), b_.ints({s_.head_dim})});
+      return transpose(b_.node("Reshape", {t, shape}), perm);
+    };
+    std::string q = heads(linear(n, h, inner, false, "q"), {0, 2, 1, 3});
+    // TorchScript merges shape()'s transpose(1, 2) and transpose(3, 2) of K.
+    std::string k =
+        heads(linear(n, h, inner, false, "k"), ts_ ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
+    std::string v = heads(linear(n, h, inner, false, "v"), {0, 2, 1, 3});
+    std::string scores = b_.node("MatMul", {q, ts_ ? k : transpose(k, {0, 1, 3, 2})});
+    scores = b_.node("Add", {scores, position_bias});
+    if (ts_) scores = b_.node("Cast", {scores}, {attrInt("to", 1)});
+    std::string ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
+    std::string merged = b_.node("Reshape", {b_.returned(transpose(ctx, {0, 2, 1, 3})),
+                                             concat({dim(n, 0), b_.ints({-1}), b_.ints({inner})})});
+    return linear(merged, inner, h, false, "o");
+  }
+
+  /// T5Stack as the encoder: per block, x + SelfAttention(layer_norm(x)) and
+  /// x + DenseReluDense(layer_norm(x)) (wi, ReLU, wo; no biases), then final_layer_norm.
+  /// The extended padding mask is added to layer 0's position bias once; every layer adds
+  /// that sum to its scores.
+  std::string t5() {
+    const int h = s_.hidden;
+    enterModel("encoder");
+    std::string x = "hidden_states";
+    if (s_.embeddings)
+      x = b_.node("Gather", {embeddingTable("embed_tokens", s_.vocab), "input_ids"});
+    std::string mask = paddingMask();
+    std::string position_bias;
+    for (int i = 0; i < s_.layers; ++i) {
+      enterLayer(i, "encoder.block");
+      enterScope(".layer.0");
+      std::string n = rmsNorm(x, "layer_norm", true);
+      enterScope(".SelfAttention");
+      if (i == 0) position_bias = b_.node("Add", {t5PositionBias(n), mask});
+      std::string a = b_.returned(t5Attention(n, position_bias));
+      enterLayer(i, "encoder.block");
+      x = b_.node("Add", {x, a});
+      enterScope(".layer.1");
+      std::string n2 = rmsNorm(x, "layer_norm", true);
+      enterScope(".DenseReluDense");
+      std::string f =
+          linear(b_.node("Relu", {linear(n2, h, s_.ffn, false, "wi")}), s_.ffn, h, false, "wo");
+      enterLayer(i, "encoder.block");
+      x = b_.returned(b_.node("Add", {x, f}));
+    }
+    enterModel("encoder");
+    return rmsNorm(x, "final_layer_norm", true);
+  }
+
   const ExporterModelSpec& s_;
   GraphBuilder b_;
   bool ts_;
@@ -784,6 +941,14 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   // be another model, so a set one is rejected (as kSdpa is for bert and gpt2).
   if (s.family == ModelFamily::kHeads && s.causal_mask && *s.causal_mask != CausalMask::kWhere)
     throw std::invalid_argument("heads masks with its per-head tril buffer (where) only");
+  if (s.family == ModelFamily::kT5 && s.causal_mask)
+    throw std::invalid_argument("t5's encoder has no causal mask");
+  if (s.embeddings && s.family != ModelFamily::kBert && s.family != ModelFamily::kT5)
+    throw std::invalid_argument("embeddings are built for bert and t5");
+  if (s.unoptimized && ts)
+    throw std::invalid_argument("unoptimized is a dynamo export without its optimizer");
+  if (s.vocab == 0) s.vocab = 100;
+  if (s.vocab <= 0) throw std::invalid_argument("vocab must be positive");
   if (!s.causal_mask)
     s.causal_mask = ts || s.family == ModelFamily::kHeads ? CausalMask::kWhere : CausalMask::kAdd;
   if (!s.rope_cache) s.rope_cache = ts ? RopeCache::kGather : RopeCache::kComputed;
@@ -795,10 +960,17 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
     throw std::invalid_argument("heads must be a multiple of kv_heads");
   if (s.family != ModelFamily::kLlama && s.kv_heads != s.heads)
     throw std::invalid_argument("only llama has grouped KV heads");
-  if (s.family != ModelFamily::kLlama && s.heads * s.head_dim != s.hidden)
+  // T5's inner dim heads * d_kv may differ from d_model (its o projection maps it back).
+  if (s.family != ModelFamily::kLlama && s.family != ModelFamily::kT5 &&
+      s.heads * s.head_dim != s.hidden)
     throw std::invalid_argument("heads * head_dim must equal hidden");
-  if (ts && (s.opset < 14 || s.opset > 17))
-    throw std::invalid_argument("the TorchScript exporter emits opsets 14-17");
+  // Opsets 11-13 (axes as attributes) are built for the encoders only; the decoders' Split
+  // and Trilu forms are opset 13's and 14's.
+  const bool encoder = s.family == ModelFamily::kBert || s.family == ModelFamily::kT5;
+  if (ts && (s.opset < (encoder ? 11 : 14) || s.opset > 17))
+    throw std::invalid_argument(encoder ? "the TorchScript exporter emits opsets 11-17"
+                                        : "below opset 14 only bert and t5 are built; the "
+                                          "TorchScript exporter emits opsets up to 17");
   if (!ts && (s.opset < 18 || s.opset > 24))
     throw std::invalid_argument("the dynamo exporter emits opsets 18-24");
   const bool decoder_with_rope = s.family == ModelFamily::kLlama || s.family == ModelFamily::kPhi;
@@ -815,16 +987,25 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
   onnx::ModelProto model;
   model.set_ir_version(s.exporter == Exporter::kTorchScript ? 8 : 9);
   model.set_producer_name("pytorch");
-  model.set_producer_version(s.exporter == Exporter::kTorchScript ? "2.1.0" : "2.6.0");
+  model.set_producer_version(s.exporter == Exporter::kTorchScript ? "2.1.0"
+                             : s.unoptimized                      ? "2.4.0"
+                                                                  : "2.6.0");
   auto* opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(s.opset);
   onnx::GraphProto& g = *model.mutable_graph();
   g.set_name(std::string(familyName(s.family)) + "_" + exporterName(s.exporter));
 
-  addInput(g, "hidden_states", onnx::TensorProto::FLOAT,
-           {"batch", "seq", std::to_string(s.hidden)});
-  if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2) {
+  if (s.embeddings) {
+    addInput(g, "input_ids", onnx::TensorProto::INT64, {"batch", "seq"});
+    if (s.family == ModelFamily::kBert)
+      addInput(g, "token_type_ids", onnx::TensorProto::INT64, {"batch", "seq"});
+  } else {
+    addInput(g, "hidden_states", onnx::TensorProto::FLOAT,
+             {"batch", "seq", std::to_string(s.hidden)});
+  }
+  if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
+      s.family == ModelFamily::kT5) {
     addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
   } else if (s.family != ModelFamily::kHeads) {  // heads: the tril buffers mask, no positions
     if (*s.causal_mask != CausalMask::kSdpa)
@@ -864,8 +1045,10 @@ ExpectedFusions expectedFusions(const ExporterModelSpec& spec) {
   const int l = s.layers;
   e.attention = l;
   switch (s.family) {
-    case ModelFamily::kBert:  // embeddings LN, then Add + LN twice per layer
-      e.layer_norm = 1, e.skip_layer_norm = 2 * l, e.gelu = l;
+    case ModelFamily::kBert:  // embeddings LN (or all the embeddings), then Add + LN twice per
+                              // layer
+      (s.embeddings ? e.embed_layer_norm : e.layer_norm) = 1;
+      e.skip_layer_norm = 2 * l, e.gelu = l;
       break;
     case ModelFamily::kGpt2:  // ln_1 of layer 0; ln_2, later ln_1 and ln_f after an Add
       e.layer_norm = 1, e.skip_layer_norm = 2 * l, e.gelu = l;
@@ -879,6 +1062,12 @@ ExpectedFusions expectedFusions(const ExporterModelSpec& spec) {
       break;
     case ModelFamily::kHeads:  // as gpt2, ReLU MLP; the heads merge into one attention
       e.layer_norm = 1, e.skip_layer_norm = 2 * l;
+      break;
+    case ModelFamily::kT5:
+      // Layer 0's first norm reads the embeddings; every other norm follows a residual Add.
+      // Attention: MultiHeadAttention with scale 1 and the position bias plus padding mask
+      // as attention_bias. ReLU: nothing to fuse.
+      e.simplified_norm = 1, e.skip_simplified = 2 * l;
       break;
   }
   return e;
@@ -896,6 +1085,8 @@ const char* familyName(ModelFamily family) {
       return "phi";
     case ModelFamily::kHeads:
       return "heads";
+    case ModelFamily::kT5:
+      return "t5";
   }
   return "?";
 }
@@ -906,7 +1097,7 @@ const char* exporterName(Exporter exporter) {
 
 bool parseFamily(const std::string& name, ModelFamily* family) {
   for (ModelFamily f : {ModelFamily::kBert, ModelFamily::kGpt2, ModelFamily::kLlama,
-                        ModelFamily::kPhi, ModelFamily::kHeads})
+                        ModelFamily::kPhi, ModelFamily::kHeads, ModelFamily::kT5})
     if (name == familyName(f)) {
       *family = f;
       return true;
@@ -925,8 +1116,13 @@ bool parseExporter(const std::string& name, Exporter* exporter) {
 
 std::string oracleIntRanges(const ExporterModelSpec& spec) {
   const ExporterModelSpec s = resolved(spec);
-  if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2)
-    return "--int-range attention_mask=0:2";
+  if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
+      s.family == ModelFamily::kT5) {
+    std::string ranges = "--int-range attention_mask=0:2";
+    if (s.embeddings) ranges += " --int-range input_ids=0:" + std::to_string(s.vocab);
+    if (s.embeddings && s.family == ModelFamily::kBert) ranges += " --int-range token_type_ids=0:2";
+    return ranges;
+  }
   if (s.family == ModelFamily::kHeads) return "";  // hidden_states is its only input
   return "--int-range position_ids=0:" + std::to_string(s.max_positions);
 }

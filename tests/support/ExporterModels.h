@@ -11,9 +11,11 @@
 // as Mul(q, sqrt(scale)) . Mul(Transpose(k), sqrt(scale)), halves by Split, RoPE
 // cos/sin computed from inv_freq and position_ids).
 //
-// Families (Hugging Face transformers' modules, vocabulary-free: the model starts
-// at the hidden states):
-//   bert   post-LN encoder, erf GELU, additive padding mask from attention_mask
+// Families (Hugging Face transformers' modules, vocabulary-free unless `embeddings`: the
+// model starts at the hidden states):
+//   bert   post-LN encoder, erf GELU, additive padding mask from attention_mask; with
+//          `embeddings`, BertEmbeddings first (word + token type + position Gathers, Add,
+//          LayerNorm; position ids sliced from the registered position_ids buffer)
 //   gpt2   pre-LN decoder, Conv1D as Reshape/Gemm/Reshape, gelu_new (tanh, Pow 3),
 //          causal mask as Where on a slice of the tril buffer (or an Add)
 //   llama  RMSNorm, rotate_half RoPE, grouped KV heads (repeat_kv), SwiGLU MLP
@@ -22,6 +24,18 @@
 //   heads  the GPT of Karpathy's "Let's build GPT" (gpt.py): pre-LN, attention as one
 //          module per head (own K/Q/V Linears and tril buffer, masked_fill -inf),
 //          heads concatenated then projected, ReLU MLP; no mask or position inputs
+//   t5     T5's encoder stack: pre-norm T5LayerNorm (RMSNorm without mean subtraction or
+//          bias), unscaled attention plus the relative position bias (computed once in
+//          layer 0 from its bucket Gather, the padding mask added to it, shared by every
+//          layer), DenseReluDense FFN, final_layer_norm; with `embeddings`, the shared
+//          token embedding Gather first
+// Below opset 14 only bert and t5 are built (TorchScript at opsets 11-13: Unsqueeze,
+// Squeeze and Reduce* axes as attributes).
+// `unoptimized` dynamo exports are what torch 2.4's exporter leaves when no optimizer runs:
+// an Identity per parameter read and per module (and torchlib function) output, e.g. one
+// reading RMSNorm's Reciprocal and one for .contiguous() between the merge's Transpose and
+// Reshape, and literals as Constant nodes. The module functions are inlined (no
+// FunctionProtos).
 // Value_info carries every intermediate shape with the symbolic dims batch and seq,
 // as the exporters leave it (ONNX shape inference with data propagation).
 //
@@ -36,7 +50,7 @@
 
 namespace onnx_rewrite::testing {
 
-enum class ModelFamily { kBert, kGpt2, kLlama, kPhi, kHeads };
+enum class ModelFamily { kBert, kGpt2, kLlama, kPhi, kHeads, kT5 };
 enum class Exporter { kTorchScript, kDynamo };
 
 /// How future positions are masked. GPT-2: kWhere or kAdd. LLaMA and Phi: kSdpa, or else
@@ -71,6 +85,12 @@ struct ExporterModelSpec {
   int rotary_dim = 0;  ///< 0: head_dim / 2 for phi, head_dim for llama; unused otherwise
   int ffn = 0;         ///< 0: 4 * hidden (llama: 2 * hidden, SwiGLU)
   int max_positions = 64;
+  /// bert and t5: start from input_ids (and bert's token_type_ids) through the embedding
+  /// layer instead of from hidden_states.
+  bool embeddings = false;
+  int vocab = 0;  ///< 0: 100 (with embeddings)
+  /// dynamo only: keep the Identity nodes and Constant literals no optimizer removed.
+  bool unoptimized = false;
   /// gpt2; unset: kWhere for TorchScript, kAdd for dynamo. llama, phi: kSdpa or the
   /// attention_mask input (any other value). heads: kWhere (unset or set).
   std::optional<CausalMask> causal_mask;
@@ -82,35 +102,37 @@ struct ExporterModelSpec {
 /// The spec with every default filled in; throws std::invalid_argument on bad sizes.
 ExporterModelSpec resolved(const ExporterModelSpec& spec);
 
-/// The model. Inputs: hidden_states float[batch, seq, hidden] (heads: only it); bert and gpt2 add
-/// attention_mask int64[batch, seq] (1 keep, 0 pad); llama and phi add attention_mask
-/// float[batch, 1, seq, seq] (additive, causal and padding combined as HF prepares it
-/// once for all layers; not with CausalMask::kSdpa) and position_ids int64[batch, seq]. Output
+/// The model. Inputs: hidden_states float[batch, seq, hidden] (heads: only it), or with
+/// `embeddings` input_ids int64[batch, seq] (bert: and token_type_ids int64[batch, seq]);
+/// bert, gpt2 and t5 add attention_mask int64[batch, seq] (1 keep, 0 pad); llama and phi add
+/// attention_mask float[batch, 1, seq, seq] (additive, causal and padding combined as HF prepares
+/// it once for all layers; not with CausalMask::kSdpa) and position_ids int64[batch, seq]. Output
 /// last_hidden_state float[batch, seq, hidden]. Weights are initializers.
 onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec);
 
 /// Fused ops the shipped rules should leave in the model.
 struct ExpectedFusions {
-  int attention = 0;        ///< one per layer (any of the attention ops)
-  int layer_norm = 0;       ///< LayerNormalization
-  int skip_layer_norm = 0;  ///< com.microsoft.SkipLayerNormalization
-  int simplified_norm = 0;  ///< SimplifiedLayerNormalization / RMSNormalization
-  int skip_simplified = 0;  ///< com.microsoft.SkipSimplifiedLayerNormalization
-  int rotary = 0;           ///< RotaryEmbedding: one for Q and one for K per layer
-  int gelu = 0;             ///< Gelu / BiasGelu / FastGelu / QuickGelu (SiLU)
+  int attention = 0;         ///< one per layer (any of the attention ops)
+  int layer_norm = 0;        ///< LayerNormalization
+  int skip_layer_norm = 0;   ///< com.microsoft.SkipLayerNormalization
+  int simplified_norm = 0;   ///< SimplifiedLayerNormalization / RMSNormalization
+  int skip_simplified = 0;   ///< com.microsoft.SkipSimplifiedLayerNormalization
+  int rotary = 0;            ///< RotaryEmbedding: one for Q and one for K per layer
+  int gelu = 0;              ///< Gelu / BiasGelu / FastGelu / QuickGelu (SiLU)
+  int embed_layer_norm = 0;  ///< com.microsoft.EmbedLayerNormalization
 };
 ExpectedFusions expectedFusions(const ExporterModelSpec& spec);
 
-/// Names used on the command line and in test names: bert, gpt2, llama, phi, heads;
+/// Names used on the command line and in test names: bert, gpt2, llama, phi, heads, t5;
 /// torchscript, dynamo. parse* return false for an unknown name.
 const char* familyName(ModelFamily family);
 const char* exporterName(Exporter exporter);
 bool parseFamily(const std::string& name, ModelFamily* family);
 bool parseExporter(const std::string& name, Exporter* exporter);
 
-/// compare.js options that keep the integer inputs valid: attention_mask in {0, 1},
-/// position_ids below max_positions ("--int-range NAME=LO:HI ..."); "" for heads, which
-/// has no integer inputs.
+/// compare.js options that keep the integer inputs valid: attention_mask and token_type_ids
+/// in {0, 1}, input_ids below vocab, position_ids below max_positions ("--int-range
+/// NAME=LO:HI ..."); "" for heads, which has no integer inputs.
 std::string oracleIntRanges(const ExporterModelSpec& spec);
 
 }  // namespace onnx_rewrite::testing

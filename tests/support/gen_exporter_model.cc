@@ -21,11 +21,12 @@ namespace {
 using onnx_rewrite::testing::ExporterModelSpec;
 
 const char* kUsage =
-    "usage: gen_exporter_model --family bert|gpt2|llama|phi|heads\n"
+    "usage: gen_exporter_model --family bert|gpt2|llama|phi|heads|t5\n"
     "         [--exporter torchscript|dynamo]\n"
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa] [--rope-cache gather|computed]\n"
+    "         [--embeddings [--vocab N]] [--unoptimized]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
 
@@ -79,6 +80,12 @@ int main(int argc, char** argv) {
         if (v != "gather" && v != "computed")
           throw std::invalid_argument("--rope-cache: gather|computed");
         spec.rope_cache = v == "gather" ? t::RopeCache::kGather : t::RopeCache::kComputed;
+      } else if (a == "--embeddings") {
+        spec.embeddings = true;
+      } else if (a == "--vocab") {
+        spec.vocab = toInt(a, value());
+      } else if (a == "--unoptimized") {
+        spec.unoptimized = true;
       } else if (a == "--opset") {
         spec.opset = toInt(a, value());
       } else if (a == "--layers") {
@@ -129,7 +136,8 @@ int main(int argc, char** argv) {
                 << ", \"skip_layer_norm\": " << e.skip_layer_norm
                 << ", \"simplified_norm\": " << e.simplified_norm
                 << ", \"skip_simplified_norm\": " << e.skip_simplified
-                << ", \"rotary\": " << e.rotary << ", \"gelu\": " << e.gelu << "}\n";
+                << ", \"rotary\": " << e.rotary << ", \"gelu\": " << e.gelu
+                << ", \"embed_layer_norm\": " << e.embed_layer_norm << "}\n";
     }
     if (oracle_args) std::cout << t::oracleIntRanges(spec) << "\n";
   } catch (const std::exception& e) {

@@ -9,7 +9,7 @@ compare="$here/../oracle/compare.js"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for family in bert gpt2 llama phi heads; do
+for family in bert gpt2 llama phi heads t5; do
   for exporter in torchscript dynamo; do
     model="$tmp/${family}_$exporter.onnx"
     "$gen" --family "$family" --exporter "$exporter" --layers 2 -o "$model"
@@ -21,6 +21,8 @@ for family in bert gpt2 llama phi heads; do
 done
 
 "$gen" --family llama --exporter dynamo --opset 23 --layers 1 -o "$tmp/llama23.onnx"
+"$gen" --family bert --opset 11 --embeddings --expected | grep -q '"embed_layer_norm": 1'
+"$gen" --family llama --exporter dynamo --unoptimized --layers 1 -o "$tmp/llama_raw.onnx"
 
 fails() {
   local status=0
@@ -35,5 +37,7 @@ fails --family heads --causal-mask add -o "$tmp/x.onnx"
 fails --family llama --exporter torchscript --opset 18 -o "$tmp/x.onnx"
 fails --family bert --kv-heads 2 -o "$tmp/x.onnx"
 fails --family llama --layers two -o "$tmp/x.onnx"
+fails --family llama --embeddings -o "$tmp/x.onnx"
+fails --family bert --unoptimized -o "$tmp/x.onnx"
 fails --layers 2 -o "$tmp/x.onnx"
 echo "gen_exporter_model: OK"
