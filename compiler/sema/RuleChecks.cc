@@ -16,6 +16,7 @@
 #include <set>
 
 #include "compiler/ir/RulePrinter.h"
+#include "compiler/sema/EndlessRewrites.h"
 #include "compiler/sema/OpCatalog.h"
 #include "runtime/match/OpsetForms.h"
 
@@ -89,40 +90,6 @@ bool isKnownAttrType(const std::string& t) {
       "int",   "float",         "string",     "ints",    "floats", "strings",        "tensor",
       "graph", "sparse_tensor", "type_proto", "tensors", "graphs", "sparse_tensors", "type_protos"};
   return kTypes.count(t) != 0;
-}
-
-bool isNumeric(const Literal& l) {
-  return l.kind == Literal::Kind::kInt || l.kind == Literal::Kind::kFloat;
-}
-
-double numberOf(const Literal& l) {
-  if (l.kind == Literal::Kind::kInt && !l.ints.empty()) return static_cast<double>(l.ints[0]);
-  if (l.kind == Literal::Kind::kFloat && !l.floats.empty()) return l.floats[0];
-  return 0;
-}
-
-/// Literal equality where an int and a float of the same value are equal.
-bool sameValue(const Literal& a, const Literal& b) {
-  if (isNumeric(a) && isNumeric(b)) return numberOf(a) == numberOf(b);
-  return a == b;
-}
-
-/// True if a node whose attribute has value `v` satisfies `m` (kCapture always does).
-bool satisfies(const AttrMatch& m, const Literal& v) {
-  switch (m.kind) {
-    case AttrMatch::Kind::kEquals:
-      return !m.values.empty() && sameValue(m.values[0], v);
-    case AttrMatch::Kind::kOneOf:
-      for (const Literal& candidate : m.values)
-        if (sameValue(candidate, v)) return true;
-      return false;
-    case AttrMatch::Kind::kRange:
-      return isNumeric(v) && numberOf(v) >= m.min && numberOf(v) <= m.max;
-    case AttrMatch::Kind::kCapture:
-    case AttrMatch::Kind::kParam:  // only in fragments, expanded before the checks
-      return true;
-  }
-  return false;
 }
 
 std::string countText(int n, const char* what) {
@@ -921,7 +888,7 @@ class RuleChecker {
       if (!root_replacement)
         diag_.error(tloc, "the rewrite does not replace the match root " + quote(root.name));
       else if (root_replacement->second < t.exprs.size())
-        checkEndlessLoop(rule, t, t.exprs[root_replacement->second], tloc);
+        checkEndlessLoop(rule, t.exprs[root_replacement->second], tloc);
     }
   }
 
@@ -1239,49 +1206,13 @@ class RuleChecker {
     }
   }
 
-  /// Reports a rewrite whose root the rule's own match would match again.
-  void checkEndlessLoop(const Rule& rule, const Target& t, const TargetExpr& produced,
-                        const SourceLoc& loc) {
+  /// Reports a rewrite that replaces the match root with itself (a match fitting what its
+  /// rewrite creates is checkEndlessRewrites' finding).
+  void checkEndlessLoop(const Rule& rule, const TargetExpr& produced, const SourceLoc& loc) {
     const ir::Pattern& p = rule.pattern;
     const Expr& root = p.exprs[p.root];
-    if (produced.kind == TargetExpr::Kind::kRef && produced.name == root.name) {
+    if (produced.kind == TargetExpr::Kind::kRef && produced.name == root.name)
       diag_.error(loc, "the rewrite replaces the match root " + quote(root.name) + " with itself");
-      return;
-    }
-    if (root.kind != Expr::Kind::kOp || root.optional || produced.kind != TargetExpr::Kind::kOp)
-      return;
-    if (OpCatalog::normalizeDomain(root.domain) != OpCatalog::normalizeDomain(produced.domain) ||
-        root.op != produced.op || root.output != produced.output)
-      return;
-    // Input counts: with `rest...` the root matches any node with its written inputs or more.
-    // Splicing the root's rest back with fewer written inputs shrinks the node each time.
-    size_t written = 0;
-    for (uint32_t in : produced.inputs) {
-      if (in >= t.exprs.size()) return;
-      const TargetExpr& x = t.exprs[in];
-      if (x.kind != TargetExpr::Kind::kRest)
-        ++written;
-      else if (x.name != root.rest)
-        return;  // another node's inputs: the count is not known
-    }
-    if (root.rest.empty() ? written != root.inputs.size() : written < root.inputs.size()) return;
-    for (ExprId in : root.inputs)
-      if (in >= p.exprs.size() || p.exprs[in].kind != Expr::Kind::kCapture) return;
-    // Every attribute condition must hold for the produced node, as far as it is known.
-    for (const AttrMatch& m : root.attrs) {
-      if (m.kind == AttrMatch::Kind::kCapture) continue;
-      std::optional<Literal> value = m.default_value;
-      bool known = true;
-      for (const TargetAttr& a : produced.attrs) {
-        if (a.name != m.name) continue;
-        if (a.kind == TargetAttr::Kind::kLiteral)
-          value = a.literal;
-        else
-          known = false;
-      }
-      if (!known || !value || !satisfies(m, *value)) return;
-    }
-    diag_.error(loc, "the rewrite produces what the rule matches: it would apply forever");
   }
 
   const OpCatalog& catalog_;
@@ -1320,6 +1251,8 @@ const std::vector<std::string>& knownRuleTags() {
 bool checkRules(ir::RuleFile& file, const OpCatalog& catalog, DiagnosticEngine& diag) {
   unsigned errors = diag.errorCount();
   RuleChecker(catalog, diag).checkFile(file);
+  // On rules that check clean (commutativity and attribute defaults filled in).
+  if (diag.errorCount() == errors) checkEndlessRewrites(file, diag);
   return diag.errorCount() == errors;
 }
 
@@ -1332,6 +1265,7 @@ bool checkRules(ir::RuleFile& file, const std::vector<ir::OpDecl>& extra_decls,
   for (const ir::OpDecl& d : file.ops) all.push_back(&d);
   OpCatalog catalog(checkDecls(all, diag));
   RuleChecker(catalog, diag).checkFile(file);
+  if (diag.errorCount() == errors) checkEndlessRewrites(file, diag);
   return diag.errorCount() == errors;
 }
 

@@ -59,4 +59,31 @@ done
 { timeout 20 "$rulec" --emit=check "$tmp/zero.td" 2>&1 || true; } | grep -q "zero.td:1:1: error: include \"/dev/zero\": '/dev/zero' is not a regular file" || fail "/dev/zero message"
 { timeout 20 "$rulec" --emit=check "$tmp/self.td" 2>&1 || true; } | grep -q "self.td:1:1: error: include \"self.td\": the file includes itself" || fail "self-include message"
 { timeout 20 "$rulec" --emit=check "$tmp/fifo.yaml" 2>&1 || true; } | grep -q "fifo.yaml: error: cannot read rule file: it is not a regular file" || fail "FIFO message"
+# Rules that would never stop (issues 15 and 16): a rewrite its own match fits again, and
+# two rules each fitting what the other creates, are errors at the rewrite.
+cat >"$tmp/endless.yaml" <<'YAML'
+rules:
+  - rule: grow
+    match: |
+      y = Relu(Relu(x))
+    rewrite: |
+      y = Relu(Relu(Relu(x)))
+  - rule: add_to_sub
+    match: |
+      y = Add(a, b)
+    rewrite: |
+      y = Sub(a, Neg(b))
+  - rule: sub_to_add
+    match: |
+      y = Sub(a, b)
+    rewrite: |
+      y = Add(a, Neg(b))
+YAML
+set +e
+"$rulec" --emit=check "$tmp/endless.yaml" 2>"$tmp/err"
+status=$?
+set -e
+[[ $status == 1 ]] || { cat "$tmp/err"; fail "exit status $status for endless rules"; }
+grep -q "endless.yaml:6:16: error: rule 'grow' matches the Relu its own rewrite creates: it would apply to its own result forever" "$tmp/err" || { cat "$tmp/err"; fail "growing rule message"; }
+grep -q "endless.yaml:16:11: error: rules 'add_to_sub' and 'sub_to_add' undo each other" "$tmp/err" || { cat "$tmp/err"; fail "rule pair message"; }
 echo "rulec: all checks passed"

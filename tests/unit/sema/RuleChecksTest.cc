@@ -423,12 +423,15 @@ TEST(RuleChecks, ReportsTooManyInputsInTheRewrite) {
 }
 
 TEST(RuleChecks, NamesTheOpsetWhereTheRewriteHasTooManyInputs) {
-  // requires >=13   rewrite: y = Pad(x, p, c, a)   (axes input from opset 18)
+  // requires >=13   match: y = Abs(Pad(x, p, c, a))   rewrite: y = Relu(Pad(x, p, c, a))
+  // (axes input from opset 18)
   RuleBuilder b("pad");
   b.requiresOpset("", 13, -1, at(3, 15));
-  b.root(
-      b.op("Pad", {b.capture("x"), b.capture("p"), b.capture("c"), b.capture("a")}, {}, at(5, 11)),
-      "y");
+  b.root(b.op("Abs",
+              {b.op("Pad", {b.capture("x"), b.capture("p"), b.capture("c"), b.capture("a")}, {},
+                    at(5, 15))},
+              {}, at(5, 11)),
+         "y");
   auto t = b.target(at(7, 5));
   t.replace(
       "y",
@@ -792,9 +795,11 @@ TEST(RuleChecks, ReportsARewriteThatItsOwnMatchMatchesAgain) {
   // match: y = Softsign(x)   rewrite: y = Softsign(x)
   RuleBuilder b = withTarget(
       [](test::TargetBuilder& t) { return t.op("Softsign", {t.ref("x")}, {}, at(7, 11)); });
-  EXPECT_EQ(check(b).diagnostics,
-            Strings{"rule.yaml:7:5: error: the rewrite produces what the rule "
-                    "matches: it would apply forever"});
+  EXPECT_EQ(
+      check(b).diagnostics,
+      Strings{
+          "rule.yaml:7:11: error: rule 'r' matches the Softsign its own rewrite creates: it would "
+          "apply to its own result forever"});
 }
 
 TEST(RuleChecks, ReportsALoopWhenTheRewriteReliesOnAnAttributeDefault) {
@@ -804,9 +809,11 @@ TEST(RuleChecks, ReportsALoopWhenTheRewriteReliesOnAnAttributeDefault) {
   b.root(b.op("LeakyRelu", {b.capture("x")}, {equals("alpha", lfloat(0.01))}, at(5, 11)), "y");
   auto t = b.target(at(7, 5));
   t.replace("y", t.op("LeakyRelu", {t.ref("x")}, {}, at(7, 11)));
-  EXPECT_EQ(check(b).diagnostics,
-            Strings{"rule.yaml:7:5: error: the rewrite produces what the rule "
-                    "matches: it would apply forever"});
+  EXPECT_EQ(
+      check(b).diagnostics,
+      Strings{
+          "rule.yaml:7:11: error: rule 'r' matches the LeakyRelu its own rewrite creates: it would "
+          "apply to its own result forever"});
 }
 
 TEST(RuleChecks, AcceptsASameOpRewriteWhoseAttributesTheMatchRejects) {
@@ -827,6 +834,98 @@ TEST(RuleChecks, AcceptsASameOpRewriteWhenTheMatchNeedsMoreStructure) {
   auto t = b.target(at(7, 5));
   t.replace("y", t.op("Relu", {t.ref("x")}, {}, at(7, 11)));
   EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+/// match: y = Relu(Relu(x))   rewrite: y = `rewrite` of x.
+RuleBuilder reluOfRelu(const std::string& name,
+                       const std::function<uint32_t(test::TargetBuilder&)>& rewrite) {
+  RuleBuilder b(name);
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.root(b.op("Relu", {b.op("Relu", {b.capture("x")}, {}, at(5, 16))}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", rewrite(t));
+  return b;
+}
+
+TEST(RuleChecks, ReportsARewriteThatGrowsWhatItsMatchMatches) {
+  // rewrite: y = Relu(Relu(Relu(x))): each application leaves another to make.
+  RuleBuilder b = reluOfRelu("grow", [](test::TargetBuilder& t) {
+    return t.op("Relu", {t.op("Relu", {t.op("Relu", {t.ref("x")})})});
+  });
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:7:5: error: rule 'grow' matches the Relu its own rewrite creates: "
+                    "it would apply to its own result forever"});
+}
+
+TEST(RuleChecks, ReportsAMatchFittingANodeInsideItsRewrite) {
+  // rewrite: y = Neg(Relu(Relu(x))): the match fits the rewrite's inner Relu.
+  RuleBuilder b = reluOfRelu("wrap", [](test::TargetBuilder& t) {
+    return t.op("Neg", {t.op("Relu", {t.op("Relu", {t.ref("x")})})});
+  });
+  EXPECT_FALSE(check(b).ok);
+}
+
+TEST(RuleChecks, AcceptsARewriteThatShrinksWhatItsMatchMatches) {
+  // rewrite: y = Relu(x): a Relu of x is not a Relu of a Relu (x is whatever it was).
+  RuleBuilder b =
+      reluOfRelu("shrink", [](test::TargetBuilder& t) { return t.op("Relu", {t.ref("x")}); });
+  EXPECT_EQ(check(b).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, DoesNotJudgeAMatchWithConstraints) {
+  // The same growing rule with x: { rank: 4 }: whether it fits depends on the model (and the
+  // driver's rewrite budget still ends it).
+  RuleBuilder b = reluOfRelu("grow", [](test::TargetBuilder& t) {
+    return t.op("Relu", {t.op("Relu", {t.op("Relu", {t.ref("x")})})});
+  });
+  b.constraint(ir::Constraint::Kind::kRank, "x", at(6, 9)).ints = {4};
+  EXPECT_TRUE(check(b).ok);
+}
+
+/// match: y = `from`(a, b)   rewrite: y = `to`(a, Neg(b))
+RuleBuilder swapWithNeg(const std::string& name, const std::string& from, const std::string& to,
+                        int line, int64_t max_opset = -1) {
+  RuleBuilder b(name);
+  b.requiresOpset("", 13, max_opset, at(line, 15));
+  b.root(b.op(from, {b.capture("a"), b.capture("b")}, {}, at(line + 2, 11)), "y");
+  auto t = b.target(at(line + 4, 5));
+  t.replace("y", t.op(to, {t.ref("a"), t.op("Neg", {t.ref("b")})}, {}, at(line + 4, 11)));
+  return b;
+}
+
+TEST(RuleChecks, ReportsTwoRulesThatUndoEachOther) {
+  // Add(a, b) -> Sub(a, Neg(b)) and Sub(a, b) -> Add(a, Neg(b)): each creates what the
+  // other matches, and the graph grows a Neg per round.
+  CheckResult r = check({swapWithNeg("add_to_sub", "Add", "Sub", 1).rule(),
+                         swapWithNeg("sub_to_add", "Sub", "Add", 11).rule()});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics,
+            (Strings{"rule.yaml:15:11: error: rules 'add_to_sub' and 'sub_to_add' undo each "
+                     "other: 'add_to_sub' matches this Add, and 'sub_to_add' the Sub "
+                     "'add_to_sub' creates: they would apply forever",
+                     "rule.yaml:5:11: note: 'add_to_sub' creates the Sub here"}));
+}
+
+TEST(RuleChecks, AcceptsTwoSuchRulesAtDisjointOpsets) {
+  // Never run on one model: add_to_sub runs up to opset 13, sub_to_add from opset 14.
+  RuleBuilder late = swapWithNeg("sub_to_add", "Sub", "Add", 11);
+  late.rule().requires[0].min_opset = 14;
+  CheckResult r = check({swapWithNeg("add_to_sub", "Add", "Sub", 1, 13).rule(), late.rule()});
+  EXPECT_TRUE(r.ok) << ::testing::PrintToString(r.diagnostics);
+}
+
+TEST(RuleChecks, AcceptsARulePairWhereOnlyOneFeedsTheOther) {
+  // Add(a, b) -> Sub(a, Neg(b)) and Sub(a, Neg(b)) -> Mul(a, b): the second's rewrite is no
+  // Add, so the chain ends.
+  RuleBuilder second("sub_of_neg");
+  second.requiresOpset("", 13, -1, at(11, 15));
+  second.root(second.op("Sub", {second.capture("a"), second.op("Neg", {second.capture("b")})}, {},
+                        at(13, 11)),
+              "y");
+  auto t = second.target(at(15, 5));
+  t.replace("y", t.op("Mul", {t.ref("a"), t.ref("b")}, {}, at(15, 11)));
+  CheckResult r = check({swapWithNeg("add_to_sub", "Add", "Sub", 1).rule(), second.rule()});
+  EXPECT_TRUE(r.ok) << ::testing::PrintToString(r.diagnostics);
 }
 
 TEST(RuleChecks, ReportsARewriteThatReplacesTheRootWithItself) {
@@ -1055,12 +1154,15 @@ TEST(RuleChecks, ReportsARewriteThatKeepsAsManyInputsAsTheRestNeeds) {
   t.exprs[4].inputs = {2, 0, 3};
   CheckResult r = check(b);
   EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:7:5: error: the rewrite produces what the rule "
-                                   "matches: it would apply forever"});
+  EXPECT_EQ(
+      r.diagnostics,
+      Strings{
+          "rule.yaml:7:11: error: rule 'r' matches the Concat its own rewrite creates: it would "
+          "apply to its own result forever"});
 }
 
 TEST(RuleChecks, WarnsAboutARestOfAnOpThatTakesNoMoreInputs) {
-  // match: y = Sub(a, b, rest...)    rewrite: y = Neg(Sub(b, a, rest...))
+  // match: y = Sub(a, b, rest...)    rewrite: y = Neg(Add(b, a, rest...))
   RuleBuilder b("r");
   b.requiresOpset("", 13, -1, at(3, 15));
   b.root(
@@ -1069,7 +1171,7 @@ TEST(RuleChecks, WarnsAboutARestOfAnOpThatTakesNoMoreInputs) {
       "y");
   auto t = b.target(at(7, 5));
   t.replace("y",
-            t.op("Neg", {t.op("Sub", {t.ref("b"), t.ref("a"), t.rest("rest")})}, {}, at(7, 11)));
+            t.op("Neg", {t.op("Add", {t.ref("b"), t.ref("a"), t.rest("rest")})}, {}, at(7, 11)));
   CheckResult r = check(b);
   EXPECT_TRUE(r.ok);
   EXPECT_EQ(r.diagnostics, Strings{"rule.yaml:5:21: warning: 'rest...' is always empty: op "
