@@ -11,7 +11,7 @@
 // Generated from: rules/rms_norm.td
 // Generated from: rules/rotary.yaml
 // Generated from: rules/skip_layer_norm.yaml
-// Regenerate with: build/compiler/rulec/rulec --emit=cpp -o generated rules/attention.yaml
+// Regenerate with: rulec --emit=cpp -o <the folder of this file> rules/attention.yaml
 // rules/canonicalize.yaml rules/com_microsoft.yaml rules/embed_layer_norm.yaml rules/gelu.yaml
 // rules/layer_norm.yaml rules/rms_norm.td rules/rotary.yaml rules/skip_layer_norm.yaml
 //

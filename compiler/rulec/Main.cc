@@ -75,9 +75,12 @@ bool writeAtomically(const std::string& path, const std::string& text) {
 
 /// --emit=cpp: every file is generated before the first is written.
 int emitCpp(const Args& args, const ir::RuleFile& rules) {
-  // The command quoted in the output names the committed folder, whatever -o is, so a
-  // check run into a temporary folder produces identical text.
-  std::string command = "build/compiler/rulec/rulec --emit=cpp -o generated";
+  // The command quoted in the output is the one that made it, with the output folder
+  // described rather than named: a check run into a temporary folder produces identical
+  // text, and the line is right in and out of this repository.
+  std::string command = "rulec --emit=cpp";
+  for (const std::string& dir : args.includes) command += " -I " + dir;
+  command += " -o <the folder of this file>";
   for (const std::string& in : args.inputs) command += " " + in;
   std::vector<std::pair<std::string, std::string>> files;
   try {

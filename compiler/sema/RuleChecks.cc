@@ -299,6 +299,26 @@ class RuleChecker {
     return Range{std::max(base.lo, lo), std::min(base.hi, hi), true};
   }
 
+  /// targetRange without the opsets an earlier variant of the rule takes whatever the match
+  /// (a `when` of opsets only): a fallback after `when: {opset: ">=11"}` is only ever built
+  /// below 11. Trimmed at either end; an earlier variant inside the range leaves it whole.
+  Range uncoveredRange(const Target& t, const std::string& domain) const {
+    Range r = targetRange(t, domain);
+    if (!rule_) return r;
+    for (const Target& earlier : rule_->targets) {
+      if (&earlier == &t) break;
+      if (!earlier.when || !earlier.when->tags.empty() ||
+          OpCatalog::normalizeDomain(earlier.when->domain) != domain ||
+          (earlier.when->min_opset < 0 && earlier.when->max_opset < 0))
+        continue;
+      const Range taken = targetRange(earlier, domain);
+      if (taken.empty()) continue;
+      if (taken.lo <= r.lo && taken.hi >= r.lo) r.lo = taken.hi + 1;
+      if (taken.lo <= r.hi && taken.hi >= r.hi) r.hi = taken.lo - 1;
+    }
+    return r;
+  }
+
   // ---- The match -----------------------------------------------------------------------
 
   /// Walks the DAG from the root: reachable exprs (in id order), bound names, capture
@@ -995,7 +1015,7 @@ class RuleChecker {
     if (!checkOpKnown(e.domain, e.op, loc)) return;
     std::string domain = OpCatalog::normalizeDomain(e.domain);
     std::string name = OpCatalog::displayName(domain, e.op);
-    Range r = targetRange(t, domain);
+    Range r = uncoveredRange(t, domain);
     if (r.empty()) return;
     std::vector<const OpSignature*> sigs;
     std::vector<int64_t> first_version;  // the first opset of the range each sig covers

@@ -124,6 +124,42 @@ bool hasListAfterOperator(const std::string& line) {
   return false;
 }
 
+/// The names `keyword` (def, class) introduces at the start of a line, followed by
+/// `marker` (" : Op<"), in the files TableGen loaded so far (onnx_rewrite/Ops.td declares
+/// every op and attribute name so, onnx_rewrite/Rule.td the classes).
+std::vector<std::string> definedNames(const std::string& keyword, const std::string& marker) {
+  std::vector<std::string> names;
+  const std::string start = keyword + " ";
+  for (unsigned i = 1; i <= llvm::SrcMgr.getNumBuffers(); ++i) {
+    const llvm::StringRef text = llvm::SrcMgr.getMemoryBuffer(i)->getBuffer();
+    for (size_t at = text.find(start); at != llvm::StringRef::npos;
+         at = text.find(start, at + start.size())) {
+      if (at > 0 && text[at - 1] != '\n') continue;
+      const size_t begin = at + start.size();
+      size_t end = begin;
+      while (end < text.size() && isIdentifierChar(text[end])) ++end;
+      if (end > begin && text.substr(end).startswith(marker))
+        names.push_back(text.substr(begin, end - begin).str());
+    }
+  }
+  return names;
+}
+
+/// "did you mean 'x'? " for the candidate nearest to `name` (a plausible typo: at most 2
+/// edits, and at most a third of the name), else "".
+std::string didYouMean(const std::string& name, const std::vector<std::string>& candidates) {
+  std::string best;
+  unsigned best_distance = 3;
+  for (const std::string& candidate : candidates) {
+    const unsigned d = llvm::StringRef(name).edit_distance(candidate, true, best_distance);
+    if (d < best_distance && d * 3 <= name.size()) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  return best.empty() ? "" : "did you mean '" + best + "'? ";
+}
+
 /// A note for TableGen errors that rule authors meet because of TableGen's syntax, or "".
 std::string syntaxHint(const llvm::SMDiagnostic& d) {
   const std::string message = d.getMessage().str();
@@ -145,11 +181,24 @@ std::string syntaxHint(const llvm::SMDiagnostic& d) {
     const std::string n = message.substr(undefined.size(), message.size() - undefined.size() - 1);
     if (!std::all_of(n.begin(), n.end(), isIdentifierChar)) return "";
     if (std::isupper(static_cast<unsigned char>(n[0])))
-      return "ops are records from onnx_rewrite/Ops.td (com.microsoft ops have the prefix Ms, "
+      return didYouMean(n, definedNames("def", " : Op<")) +
+             "ops are records from onnx_rewrite/Ops.td (com.microsoft ops have the prefix Ms, "
              "as in MsGelu); declare another op with def " +
              n + " : Op<\"" + n + "\", \"my.domain\">";
-    return "attribute names are records from onnx_rewrite/Ops.td; declare another with def " + n +
+    return didYouMean(n, definedNames("def", " : AttrName<")) +
+           "attribute names are records from onnx_rewrite/Ops.td; declare another with def " + n +
            " : AttrName<\"" + n + "\">";
+  }
+  // The classes rules are written with come from one include.
+  const std::string no_class = "Couldn't find class '";
+  if (message.rfind(no_class, 0) == 0 && message.back() == '\'') {
+    std::vector<std::string> classes = definedNames("class", "");
+    if (std::find(classes.begin(), classes.end(), "Rule") == classes.end())
+      return "rules, fragments, constraints and variants are classes of onnx_rewrite/Rule.td: "
+             "start the file with include \"onnx_rewrite/Rule.td\"";
+    const std::string n = message.substr(no_class.size(), message.size() - no_class.size() - 1);
+    const std::string guess = didYouMean(n, classes);
+    if (!guess.empty()) return guess.substr(0, guess.size() - 1);
   }
   return "";
 }

@@ -57,10 +57,13 @@ options:
                          sequence); lets RoPE whose cos/sin are computed per forward
                          pass fuse, with [N, d/2] constant caches (default: unknown)
   --stats FILE|-         write per-rule statistics as JSON to FILE or stdout
-  --explain RULE         print, for each node RULE was tried on, why it did not apply
-                         (a rewrite that would change a value's type or shape is one
-                         reason), or why RULE never ran (--only/--skip, the model's
-                         opsets, no node of its root op)
+  --explain RULE         print, for each node RULE was tried on and that is still
+                         there at the end, why it did not apply (a rewrite that would
+                         change a value's type or shape is one reason), or why RULE
+                         never ran (--only/--skip, the model's opsets, no node of its
+                         root op)
+  --explain-all          with --explain: print every failed attempt as it happens,
+                         also at nodes a rule fused later
   --no-shape-inference   do not run ONNX shape inference before matching
   --max-inference-rounds N
                          rounds of shape inference and rewriting (default 16): another
@@ -131,6 +134,9 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     } else if (arg == "--in-place") {
       flag();
       cl.in_place = true;
+    } else if (arg == "--explain-all") {
+      flag();
+      cl.explain_all = true;
     } else if (arg == "--no-shape-inference") {
       flag();
       cl.shape_inference = false;
@@ -153,6 +159,7 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     }
   }
   if (cl.help || cl.version || cl.list_rules) return cl;
+  if (cl.explain_all && cl.explain.empty()) throw UsageError("--explain-all needs --explain RULE");
   if (positional.empty()) throw UsageError("no input model given");
   if (positional.size() > 1)
     throw UsageError("more than one input model given: '" + positional[1] + "'");

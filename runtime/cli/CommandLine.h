@@ -23,7 +23,8 @@ struct CommandLine {
   std::string stats;               ///< "" none, "-" stdout, else a file
   std::vector<std::string> rules;  ///< --rules: rule files run instead of the built-in set
   std::string only;
-  std::string explain;  ///< --explain RULE: why RULE did not apply, per candidate
+  std::string explain;       ///< --explain RULE: why RULE did not apply, per candidate
+  bool explain_all = false;  ///< --explain-all: every attempt, also at nodes fused later
   std::string skip;
   std::string enable;  ///< --enable RE: opt-in rules (tag opt_in) it matches also run
   int max_iterations = 10;

@@ -9,12 +9,40 @@ bool Explainer::covers(const std::string& name) const {
   return name == rule_ || name.rfind(rule_ + "/", 0) == 0;
 }
 
+std::string Explainer::where(const Graph& graph, const Node& node) {
+  std::string at = node.op().str() + " ";
+  if (!node.name().empty()) {
+    at += "'" + node.name() + "'";
+  } else {
+    const ValueId out = node.outputs().empty() ? kNoId : node.outputs()[0];
+    at += "(output '" + (out == kNoId ? std::string() : graph.value(out).name()) + "')";
+  }
+  return at + " in " + graph.label();
+}
+
 void Explainer::onMatchFailure(const RewritePattern& rule, Graph& graph, NodeId root,
                                const std::string& reason) {
   if (!covers(rule.name())) return;
-  const Node& node = graph.node(root);
-  std::fprintf(out_, "explain: %s at %s '%s' in %s: %s\n", rule_.c_str(), node.op().str().c_str(),
-               node.name().c_str(), graph.label().c_str(), reason.c_str());
+  const std::string at = where(graph, graph.node(root));
+  const std::string line = "explain: " + rule_ + " at " + at + ": " + reason + "\n";
+  if (all_) {
+    std::fputs(line.c_str(), out_);
+    return;
+  }
+  for (auto& [node, held] : held_)
+    if (node == at) {
+      held = line;
+      return;
+    }
+  held_.emplace_back(at, line);
+}
+
+void Explainer::onNodeErased(Graph& graph, NodeId node) {
+  if (all_ || held_.empty()) return;
+  const std::string at = where(graph, graph.node(node));
+  held_.erase(
+      std::remove_if(held_.begin(), held_.end(), [&](const auto& h) { return h.first == at; }),
+      held_.end());
 }
 
 void Explainer::onRuleNotRun(const RewritePattern& rule, const Graph& graph,
@@ -38,6 +66,8 @@ bool Explainer::reportFilteredOut(const RuleSet& rules, const RuleFilter& filter
 }
 
 void Explainer::reportNotRun(const DriverStats& stats) {
+  for (const auto& [node, line] : held_) std::fputs(line.c_str(), out_);
+  held_.clear();
   uint64_t tried = 0;
   for (const RuleStats& r : stats.rules)
     if (covers(r.name)) tried += r.tried;

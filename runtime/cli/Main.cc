@@ -180,7 +180,7 @@ int run(const std::vector<std::string>& args) {
   options.max_inference_rounds = cl.max_inference_rounds;
   options.shape_inference = cl.shape_inference;
   options.base_dir = folderOf(cl.input);
-  Explainer explain(cl.explain, stderr);
+  Explainer explain(cl.explain, stderr, cl.explain_all);
   if (!cl.explain.empty()) {
     options.listener = &explain;
     explain.reportFilteredOut(rules, filter);

@@ -59,4 +59,22 @@ if ldd "$ex/silu_exporter" | grep -iE 'llvm|yaml'; then fail "the example loads 
 
 "$ex/silu_exporter" "$tmp/fused.onnx"
 [[ -s $tmp/fused.onnx ]] || fail "no model saved"
+
+echo "== a rule file named like a shipped family is refused at configure time"
+clash="$tmp/clash"
+mkdir -p "$clash/rules"
+cp "$root/tests/install/example/rules/"* "$clash/rules/"
+first_rule=$(ls "$clash/rules" | head -1)
+mv "$clash/rules/$first_rule" "$clash/rules/gelu.${first_rule##*.}"
+cat >"$clash/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.22)
+project(clash LANGUAGES CXX)
+find_package(onnx_rewrite CONFIG REQUIRED)
+onnx_rewrite_generate(GENERATED RULES rules/gelu.${first_rule##*.})
+CMAKE
+if cmake -S "$clash" -B "$clash/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_CXX_COMPILER="$cxx" >"$tmp/clash.log" 2>&1; then
+  fail "a rule file named gelu was accepted"
+fi
+grep -q "'gelu' is the name of a shipped" "$tmp/clash.log" || { cat "$tmp/clash.log"; fail "collision message"; }
 echo "OK"

@@ -154,7 +154,7 @@ def R : Rule<"r"> {
      R"(rule.td:4:19: error: Variable not defined: 'LayerNormalizaton'
   let rewrite = [(LayerNormalizaton:$y $x)];
                   ^
-rule.td:4:19: note: ops are records from onnx_rewrite/Ops.td (com.microsoft ops have the prefix Ms, as in MsGelu); declare another op with def LayerNormalizaton : Op<"LayerNormalizaton", "my.domain">
+rule.td:4:19: note: did you mean 'LayerNormalization'? ops are records from onnx_rewrite/Ops.td (com.microsoft ops have the prefix Ms, as in MsGelu); declare another op with def LayerNormalizaton : Op<"LayerNormalizaton", "my.domain">
   let rewrite = [(LayerNormalizaton:$y $x)];
                   ^
 )"},
@@ -191,6 +191,47 @@ def R : Rule<"r"> {
      R"(rule.td:4:32: error: Rank constrains 'scael', which the match does not bind
   let where = [Rank<"x", [3]>, Rank<"scael", [1]>];
                                ^
+)"},
+    {"AttributeNameTypo",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+  let match = [(ReduceMean:$y $x, (keepdim 1))];
+  let rewrite = [(Identity:$y $x)];
+}
+)",
+     R"(rule.td:3:36: error: Variable not defined: 'keepdim'
+  let match = [(ReduceMean:$y $x, (keepdim 1))];
+                                   ^
+rule.td:3:36: note: did you mean 'keepdims'? attribute names are records from onnx_rewrite/Ops.td; declare another with def keepdim : AttrName<"keepdim">
+  let match = [(ReduceMean:$y $x, (keepdim 1))];
+                                   ^
+)"},
+    {"MissingRuleInclude",
+     R"(def R : Rule<"r"> {
+  let match = [(Neg:$y $x)];
+  let rewrite = [(Abs:$y $x)];
+}
+)",
+     R"(rule.td:1:9: error: Couldn't find class 'Rule'
+def R : Rule<"r"> {
+        ^
+rule.td:1:9: note: rules, fragments, constraints and variants are classes of onnx_rewrite/Rule.td: start the file with include "onnx_rewrite/Rule.td"
+def R : Rule<"r"> {
+        ^
+)"},
+    {"ClassNameTypo",
+     R"(include "onnx_rewrite/Rule.td"
+def R : Rul<"r"> {
+  let match = [(Neg:$y $x)];
+  let rewrite = [(Abs:$y $x)];
+}
+)",
+     R"(rule.td:2:9: error: Couldn't find class 'Rul'
+def R : Rul<"r"> {
+        ^
+rule.td:2:9: note: did you mean 'Rule'?
+def R : Rul<"r"> {
+        ^
 )"},
     {"ListAsFirstDagArgument",
      R"(include "onnx_rewrite/Rule.td"

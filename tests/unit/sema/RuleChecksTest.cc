@@ -228,6 +228,31 @@ TEST(RuleChecks, AcceptsARewriteOpInAVariantLimitedToItsOpsets) {
   EXPECT_EQ(check(b).diagnostics, Strings{});
 }
 
+TEST(RuleChecks, ChecksAFallbackOnlyAtTheOpsetsNoEarlierVariantTakes) {
+  // requires >=9, <=12   match: y = Abs(Scatter(d, i, u))
+  // rewrite: [{ when: { opset: ">=11" }, do: "y = ScatterElements(d, i, u)" },
+  //           { do: "y = Scatter(d, i, u)" }]        (Scatter is deprecated from opset 11)
+  RuleBuilder b("scatter");
+  b.requiresOpset("", 9, 12, at(3, 15));
+  b.root(b.op("Abs",
+              {b.op("Scatter", {b.capture("d"), b.capture("i"), b.capture("u")}, {}, at(5, 15))},
+              {}, at(5, 11)),
+         "y");
+  auto v1 = b.target(at(7, 7));
+  v1.when("", 11).replace(
+      "y", v1.op("ScatterElements", {v1.ref("d"), v1.ref("i"), v1.ref("u")}, {}, at(8, 13)));
+  auto fallback = b.target(at(9, 7));
+  fallback.replace(
+      "y", fallback.op("Scatter", {fallback.ref("d"), fallback.ref("i"), fallback.ref("u")}, {},
+                       at(10, 13)));
+  EXPECT_EQ(check(b).diagnostics, Strings{}) << "the fallback is built at opsets 9-10 only";
+  // Without the first variant, the fallback is built at 11 and 12 too.
+  b.rule().targets.erase(b.rule().targets.begin());
+  EXPECT_EQ(check(b).diagnostics,
+            Strings{"rule.yaml:10:13: error: op 'Scatter' does not exist at opset 11, which this "
+                    "rewrite must support (ai.onnx 9-12); it exists at opsets 9-10"});
+}
+
 TEST(RuleChecks, WarnsWhenARequiredOpsetIsNewerThanTheChecksKnow) {
   RuleBuilder b = quickGelu();
   b.rule().requires[0].min_opset = 30;
