@@ -35,6 +35,7 @@ std::string usageText() {
   return R"(usage: onnx-rewrite IN.onnx -o OUT.onnx [options]
        onnx-rewrite IN.onnx --explain RULE [options]
        onnx-rewrite --list-rules [--only RE] [--skip RE]   (opt-in rules included)
+       onnx-rewrite test FILE.test.yaml...   (rule tests as data: docs/authoring.md)
 
 Fuses subgraphs of an ONNX model into the single ops ONNX Runtime executes fast.
 IN is never modified; OUT is written atomically (temporary file, then rename).

@@ -21,6 +21,7 @@
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/cli/CommandLine.h"
 #include "runtime/cli/Explain.h"
+#include "runtime/cli/RuleTests.h"
 #include "runtime/graph/ModelError.h"
 #include "runtime/graph/QuotedName.h"
 #include "runtime/interp/RuleInterpreter.h"
@@ -135,6 +136,10 @@ void printSummary(const CommandLine& cl, const Result& result, double load_s, do
 }
 
 int run(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "test") {
+    if (args.size() == 1) throw UsageError("test: no rule test files given");
+    return runRuleTests(std::vector<std::string>(args.begin() + 1, args.end()), stdout);
+  }
   CommandLine cl = parseCommandLine(args);
   if (cl.help) {
     std::fputs(usageText().c_str(), stdout);

@@ -641,5 +641,62 @@ TEST_F(CliTest, HelpDescribesUsageAndExitStatus) {
   EXPECT_NE(r.out.find("exit status: 0 done, 1 the model"), std::string::npos);
 }
 
+// ---- onnx-rewrite test: rule tests as data --------------------------------------------------
+
+/// A rule test file for the shipped canonicalize.yaml with one case: `body` after its name.
+std::string ruleTestFile(const std::string& body) {
+  return "rules: [" + rulesPath("canonicalize.yaml") +
+         "]\n"
+         "cases:\n"
+         "  - name: identity\n"
+         "    model: |\n"
+         "      <ir_version: 8, opset_import: [\"\" : 17]>\n"
+         "      g (float[2] x) => (float[2] y) {\n"
+         "        a = Relu(x)\n"
+         "        b = Identity(a)\n"
+         "        y = Neg(b)\n"
+         "      }\n" +
+         body;
+}
+
+TEST_F(CliTest, RuleTestsPassAndSayHowMany) {
+  const std::string file = dir_.file("canon.test.yaml");
+  writeFile(file, ruleTestFile("    ops: [Relu, Neg]\n    counts: { Identity: 0 }\n"));
+  CommandResult r = cli("test " + shellQuote(file));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "[       OK ] " + file + ": identity\n1 case(s): 1 passed, 0 failed\n");
+}
+
+TEST_F(CliTest, ARuleTestWithAWrongCountFailsShowingWhatDiffered) {
+  const std::string file = dir_.file("canon.test.yaml");
+  writeFile(file, ruleTestFile("    counts: { Relu: 2 }\n"));
+  CommandResult r = cli("test " + shellQuote(file));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "[  FAILED  ] " + file +
+                       ":3:5: identity\n"
+                       "      count of Relu: expected 2, got 1 (ops after: [Relu, Neg])\n"
+                       "1 case(s): 0 passed, 1 failed\n");
+}
+
+TEST_F(CliTest, ABrokenRuleTestFileIsAnErrorNamingWhere) {
+  const std::string file = dir_.file("broken.test.yaml");
+  writeFile(file, "rules: [x.yaml]\n");
+  CommandResult r = cli("test " + shellQuote(file));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "[  ERROR   ] " + file +
+                       ": a rule test file is a mapping with rules: and cases:\n"
+                       "0 case(s): 0 passed, 0 failed; 1 test file(s) could not run\n");
+  writeFile(file, ruleTestFile("    ops: [Relu]\n")
+                      .replace(ruleTestFile("").find("y = Neg(b)"), 10, "y = Neg(b"));
+  r = cli("test " + shellQuote(file));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("[  ERROR   ] " + file + ":4:12: the model does not parse: "),
+            std::string::npos)
+      << r.out;
+  r = cli("test");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "onnx-rewrite: error: test: no rule test files given (see --help)\n");
+}
+
 }  // namespace
 }  // namespace onnx_rewrite

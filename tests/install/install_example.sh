@@ -60,6 +60,19 @@ if ldd "$ex/silu_exporter" | grep -iE 'llvm|yaml'; then fail "the example loads 
 "$ex/silu_exporter" "$tmp/fused.onnx"
 [[ -s $tmp/fused.onnx ]] || fail "no model saved"
 
+echo "== the example's rule tests, run by the installed onnx-rewrite (rule tests as data)"
+cp -r "$root/tests/install/example/rules" "$tmp/rule_tests"
+"$prefix/bin/onnx-rewrite" test "$tmp/rule_tests/quick_gelu.test.yaml" >"$tmp/test.log" \
+  || { cat "$tmp/test.log"; fail "the example's rule tests"; }
+grep -q "2 case(s): 2 passed, 0 failed" "$tmp/test.log" || { cat "$tmp/test.log"; fail "rule test summary"; }
+# A wrong expectation fails with what differed.
+sed -i 's/ops: \[com.microsoft.QuickGelu\]/ops: [Mul]/' "$tmp/rule_tests/quick_gelu.test.yaml"
+if "$prefix/bin/onnx-rewrite" test "$tmp/rule_tests/quick_gelu.test.yaml" >"$tmp/test.log"; then
+  fail "a wrong expectation passed"
+fi
+grep -q "ops: expected \[Mul\]" "$tmp/test.log" || { cat "$tmp/test.log"; fail "rule test diff"; }
+grep -q "got \[com.microsoft.QuickGelu\]" "$tmp/test.log" || { cat "$tmp/test.log"; fail "rule test diff"; }
+
 echo "== a rule file named like a shipped family is refused at configure time"
 clash="$tmp/clash"
 mkdir -p "$clash/rules"
