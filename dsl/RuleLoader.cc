@@ -4,12 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-
-#include "compiler/sema/ContribOps.h"
-#include "compiler/sema/ExpandFragments.h"
-#include "compiler/sema/RuleChecks.h"
 #include "dsl/RegularFileText.h"
+#include "dsl/RuleFileMerge.h"
 #include "dsl/tablegen/TableGenFrontEnd.h"
 #include "dsl/yaml/YamlFrontEnd.h"
 
@@ -62,21 +58,9 @@ bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions&
       ok = false;
       continue;
     }
-    for (ir::Rule& r : one.rules) out.rules.push_back(std::move(r));
-    for (ir::OpDecl& d : one.ops) out.ops.push_back(std::move(d));
-    for (ir::Fragment& f : one.fragments) {
-      // A .td file that several loaded files include defines its fragments once.
-      const bool loaded = std::any_of(
-          out.fragments.begin(), out.fragments.end(),
-          [&](const ir::Fragment& g) { return g.name == f.name && g.loc.str() == f.loc.str(); });
-      if (!loaded) out.fragments.push_back(std::move(f));
-    }
+    mergeRuleFile(out, std::move(one));
   }
-  // Fragments of every file serve the rules of every file.
-  if (ok) ok = expandFragments(out, diag);
-  if (!ok || !options.check) return ok && !diag.hasErrors();
-  std::vector<ir::OpDecl> decls = contribOpDecls();
-  return checkRules(out, decls, diag) && !diag.hasErrors();
+  return ok && finishRuleFile(out, options.check, diag);
 }
 
 }  // namespace onnx_rewrite

@@ -60,6 +60,16 @@ if ldd "$ex/silu_exporter" | grep -iE 'llvm|yaml'; then fail "the example loads 
 "$ex/silu_exporter" "$tmp/fused.onnx"
 [[ -s $tmp/fused.onnx ]] || fail "no model saved"
 
+echo "== the interpreter component: a YAML rule file loaded at run time"
+if ldd "$ex/yaml_rules_exporter" | grep -i llvm; then fail "the interpreter component loads LLVM"; fi
+"$ex/yaml_rules_exporter" "$root/tests/install/example/rules/silu_runtime.yaml" \
+  || fail "yaml_rules_exporter"
+printf 'rules:\n  - rule: bad\n    match: |\n      y = Sigmod(x)\n    rewrite: |\n      y = x\n' >"$tmp/bad.yaml"
+if "$ex/yaml_rules_exporter" "$tmp/bad.yaml" 2>"$tmp/bad.log"; then fail "a bad rule file loaded"; fi
+grep -q "bad.yaml:4:11: error: unknown op 'Sigmod'; did you mean 'Sigmoid'?" "$tmp/bad.log" \
+  || { cat "$tmp/bad.log"; fail "rule file diagnostics"; }
+[[ -e $prefix/include/onnx_rewrite/Rewrite.h ]] || fail "no <onnx_rewrite/Rewrite.h>"
+
 echo "== the example's rule tests, run by the installed onnx-rewrite (rule tests as data)"
 cp -r "$root/tests/install/example/rules" "$tmp/rule_tests"
 "$prefix/bin/onnx-rewrite" test "$tmp/rule_tests/quick_gelu.test.yaml" >"$tmp/test.log" \
