@@ -135,6 +135,11 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.past = true; }));
   cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_past",
                            [](ExporterModelSpec& s) { s.past = true; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kTorchScript, "_past",
+                           [](ExporterModelSpec& s) { s.past = true; }));
+  // From opset 23 ONNX's Attention takes the concatenated heads (the standard op preferred).
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_past_opset23",
+                           [](ExporterModelSpec& s) { s.past = true, s.opset = 23; }));
   // The step exported for one new token (static S = 1): LLaMA's grouped heads become
   // GroupQueryAttention on the cache.
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_past_one_token",
@@ -405,15 +410,19 @@ TEST_P(WholeModel, FusesOneAttentionPerLayer) {
 // With a cache, LLaMA's attention is GroupQueryAttention on past_key/past_value only for a
 // one-token step: ONNX Runtime's kernel refuses S > 1 with a cache unless the batch is 1,
 // so steps of symbolic length are MultiHeadAttention on the concatenated K/V heads (as
-// GPT-2's and Phi's), the presents still computed by their Concats.
+// GPT-2's and Phi's), the presents still computed by their Concats. From opset 23 the
+// standard Attention takes the concatenated heads.
 TEST_P(WholeModel, FusesAttentionOnTheCacheIntoTheOpThatRunsEveryStep) {
   if (!spec().past) GTEST_SKIP() << "no cache";
   const auto ops = fused();
-  const bool gqa = spec().one_token && spec().family == ModelFamily::kLlama;
-  EXPECT_EQ(count(ops, {"com.microsoft::GroupQueryAttention"}), gqa ? expected().attention : 0)
-      << summary(ops);
-  EXPECT_EQ(count(ops, {"com.microsoft::MultiHeadAttention"}), gqa ? 0 : expected().attention)
-      << summary(ops);
+  const std::string kind = testing::resolved(spec()).opset >= 23 ? "Attention"
+                           : spec().one_token && spec().family == ModelFamily::kLlama
+                               ? "com.microsoft::GroupQueryAttention"
+                               : "com.microsoft::MultiHeadAttention";
+  for (const char* op :
+       {"Attention", "com.microsoft::GroupQueryAttention", "com.microsoft::MultiHeadAttention"})
+    EXPECT_EQ(count(ops, {op}), op == kind ? expected().attention : 0)
+        << op << ": " << summary(ops);
 }
 
 TEST_P(WholeModel, FusesEveryNorm) {
