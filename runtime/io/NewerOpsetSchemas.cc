@@ -121,6 +121,31 @@ void inferMultiHeadAttention(onnx::InferenceContext& ctx) {
   if (v.size() == 4) setLikeInput0WithLast(ctx, v[1] > 0 && v[3] > 0 ? v[1] * v[3] : -1);
 }
 
+/// com.microsoft.GroupQueryAttention: output 0 like the query (Q, K and V apart, as rules
+/// emit it); with past_key/past_value (inputs 3, 4: [B, G, P, H]) present_key/present_value
+/// (outputs 1, 2) are [B, G, P + S, H], the cache with the S new positions behind it (ONNX
+/// Runtime's buffer without past_present_share_buffer, which rules do not set).
+void inferGroupQueryAttention(onnx::InferenceContext& ctx) {
+  likeInput0(ctx, 0);
+  for (size_t out : {size_t{1}, size_t{2}}) {
+    const size_t past = out + 2;
+    if (out >= ctx.getNumOutputs() || ctx.getNumInputs() <= past || !ctx.getInputType(past))
+      continue;
+    onnx::propagateElemTypeFromInputToOutput(ctx, past, out);
+    if (!onnx::hasInputShape(ctx, past) || !onnx::hasInputShape(ctx, 0)) continue;
+    const auto& p = ctx.getInputType(past)->tensor_type().shape();
+    const auto& q = ctx.getInputType(0)->tensor_type().shape();
+    if (p.dim_size() != 4 || q.dim_size() != 3) continue;
+    auto* shape = ctx.getOutputType(out)->mutable_tensor_type()->mutable_shape();
+    *shape->add_dim() = p.dim(0);
+    *shape->add_dim() = p.dim(1);
+    auto* total = shape->add_dim();
+    if (p.dim(2).has_dim_value() && q.dim(1).has_dim_value())
+      total->set_dim_value(p.dim(2).dim_value() + q.dim(1).dim_value());
+    *shape->add_dim() = p.dim(3);
+  }
+}
+
 /// ONNX Attention (opset 23): 3-D Q [B, S, Dq], V [B, L, Dv] give [B, S, q_num_heads * Dv /
 /// kv_num_heads]; 4-D Q [B, Nq, S, H], V [B, Nkv, L, Hv] give [B, Nq, S, Hv].
 void inferAttention(onnx::InferenceContext& ctx) {
@@ -359,7 +384,7 @@ const Tables& tables() {
     };
     contrib("MultiHeadAttention", 1, 10, 4, inferMultiHeadAttention);
     contrib("Attention", 2, 10, 4, inferPackedAttention);
-    contrib("GroupQueryAttention", 7, 16, 4, inferLikeInput0);
+    contrib("GroupQueryAttention", 7, 16, 4, inferGroupQueryAttention);
     contrib("RotaryEmbedding", 4, 4, 1, inferLikeInput0);
     contrib("SkipLayerNormalization", 3, 5, 4, inferSkipLayerNorm);
     contrib("SkipSimplifiedLayerNormalization", 3, 4, 4, inferSkipLayerNorm);

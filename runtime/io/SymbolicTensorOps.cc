@@ -266,8 +266,18 @@ void packedAttentionRule(const NodeView& n, std::vector<Facts>& out) {
 
 /// com.microsoft.GroupQueryAttention with Q, K and V apart (as rules emit it): output 0 is
 /// [B, S, N * H], query's shape. Packed QKV (no key) is left unknown: its query is wider.
+/// With past_key/past_value [B, G, P, H] (inputs 3, 4), present_key/present_value (outputs
+/// 1, 2) are [B, G, P + S, H]: the cache with the S new positions behind it.
 void groupQueryAttentionRule(const NodeView& n, std::vector<Facts>& out) {
   if (n.in(1)) likeInput0(n, out[0]);
+  const Dims* q = n.shape(0);
+  for (size_t o : {size_t{1}, size_t{2}}) {
+    const Dims* p = n.shape(o + 2);
+    if (o >= out.size() || !p || p->size() != 4) continue;
+    out[o].elem = n.elem(o + 2);
+    const Sym total = q && q->size() == 3 ? addSyms((*p)[2], (*q)[1], 1) : Sym::unknown();
+    out[o].shape = Dims{(*p)[0], (*p)[1], total, (*p)[3]};
+  }
 }
 
 }  // namespace

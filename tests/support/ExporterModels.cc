@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -229,6 +230,9 @@ class ModelWriter {
         b_(spec.exporter, spec.unoptimized, spec.seed, graph),
         ts_(spec.exporter == Exporter::kTorchScript) {}
 
+  /// With past, after build(): each cache Concat's value and its present output's name.
+  const std::vector<std::pair<std::string, std::string>>& presents() const { return presents_; }
+
   /// Emits the whole graph body from hidden_states to the returned output value.
   std::string build() {
     switch (s_.family) {
@@ -450,6 +454,49 @@ class ModelWriter {
     return b_.node("Slice", {rows, b_.ints({0}), klen, b_.ints({3}), b_.ints({1})});
   }
 
+  /// self.bias[:, :, key_length - query_length : key_length, :key_length] with query_length,
+  /// key_length = query.size(-2), key.size(-2) of the Q heads and the concatenated K heads,
+  /// as TorchScript traces transformers 4.x's GPT2Attention with past: each size a Gather
+  /// of the heads' Shape (their rank is known, so -2 is index 2), the Python int arithmetic
+  /// a Sub of scalars, and each use as a slice bound its own Unsqueeze.
+  std::string causalSliceByHeads(const std::string& tril, const std::string& qh,
+                                 const std::string& kh) {
+    std::string klen = b_.node("Gather", {b_.node("Shape", {kh}), b_.ints({2}, true)});
+    std::string qlen = b_.node("Gather", {b_.node("Shape", {qh}), b_.ints({2}, true)});
+    std::string start = unsqueeze(b_.node("Sub", {klen, qlen}), {0});
+    std::string rows =
+        b_.node("Slice", {tril, start, unsqueeze(klen, {0}), b_.ints({2}), b_.ints({1})});
+    return b_.node("Slice", {rows, b_.ints({0}), unsqueeze(klen, {0}), b_.ints({3}), b_.ints({1})});
+  }
+
+  /// DynamicCache.update / torch.cat((past, new), dim=-2) of layer i's cached heads
+  /// (`which`: "key" or "value"); the result is also the graph output present_<which>_i.
+  std::string withPast(const std::string& which, const std::string& heads) {
+    const std::string i = std::to_string(layer_);
+    std::string c = concat({"past_" + which + "_" + i, heads}, 2);
+    presents_.emplace_back(c, "present_" + which + "_" + i);
+    return c;
+  }
+
+  /// HF >= 4.38's _update_causal_mask with a cache, once for all layers: key j is visible
+  /// to query i when j <= past + i (cache_position) and attention_mask[b, j] is 1;
+  /// Where(visible, 0, finfo.min) as [batch, 1, seq, total].
+  std::string pastAttentionMask() {
+    auto size = [&](const std::string& x, int64_t i) {
+      return b_.node("Gather", {b_.node("Shape", {x}), b_.ints({i}, true)});
+    };
+    std::string p = size("past_key_0", 2);
+    std::string t = b_.node("Add", {p, size("hidden_states", 1)});
+    std::string one = b_.ints({1}, true);
+    std::string cache_position = b_.node("Range", {p, t, one});
+    std::string keys = b_.node("Range", {b_.ints({0}, true), t, one});
+    std::string causal =
+        b_.node("LessOrEqual", {unsqueeze(keys, {0}), unsqueeze(cache_position, {1})});
+    std::string pad = b_.node("Cast", {unsqueeze(unsqueeze("attention_mask", {1}), {2})},
+                              {attrInt("to", onnx::TensorProto::BOOL)});
+    return b_.node("Where", {b_.node("And", {causal, pad}), b_.scalar(0.0f), b_.scalar(kFloatMin)});
+  }
+
   /// rotate_half(x) = cat(-x2, x1): halves by Slice (TorchScript) or Split (dynamo).
   std::string rotateHalf(const std::string& x, int d) {
     std::string x1, x2;
@@ -585,9 +632,9 @@ class ModelWriter {
     std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
     q = applyRope(q, cos, sin);
     k = applyRope(k, cos, sin);
+    if (s_.past) k = withPast("key", k), v = withPast("value", v);
     const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
-    std::string ctx =
-        attend(q, repeatKv(k), repeatKv(v), sdpa ? "" : "attention_mask", false, sdpa);
+    std::string ctx = attend(q, repeatKv(k), repeatKv(v), sdpa ? "" : mask_, false, sdpa);
     return mergeHeads(ctx, n);
   }
 
@@ -597,6 +644,7 @@ class ModelWriter {
   }
 
   void enterLayer(int i, const std::string& name) {
+    layer_ = i;
     scope_ = name + "." + std::to_string(i);
     b_.setScope(scope_);
   }
@@ -700,13 +748,22 @@ class ModelWriter {
       Names qkv = b_.nodeN("Split", {conv1d(ln1, h, 3 * h, "c_attn"), b_.ints({h, h, h})}, 3,
                            {attrInt("axis", 2)});
       std::string q = splitHeads(qkv[0], s_.heads, {0, 2, 1, 3});
-      std::string k = splitHeads(qkv[1], s_.heads, ts_ ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
+      // With past, K is concatenated as heads and transposed after: nothing to merge.
+      std::string k =
+          splitHeads(qkv[1], s_.heads, ts_ && !s_.past ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
       std::string v = splitHeads(qkv[2], s_.heads, {0, 2, 1, 3});
+      std::string kc;
+      if (s_.past) {
+        kc = withPast("key", k);
+        v = withPast("value", v);
+        k = transpose(kc, {0, 1, 3, 2});
+      }
       std::string ctx;
       if (where) {
         std::string scores =
             b_.node("Div", {b_.node("MatMul", {q, k}), b_.scalar(std::sqrt(float(s_.head_dim)))});
-        std::string causal = causalSlice(trilBuffer(), q, v);
+        std::string causal =
+            s_.past ? causalSliceByHeads(trilBuffer(), q, kc) : causalSlice(trilBuffer(), q, v);
         scores = b_.node("Where", {causal, scores, b_.scalar(kFloatMin)});
         scores = b_.node("Add", {scores, mask});
         ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
@@ -732,6 +789,7 @@ class ModelWriter {
     // HF >= 4.38 computes cos/sin once in LlamaModel; older layers each Gather their own.
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
+    mask_ = s_.past ? pastAttentionMask() : "attention_mask";
     std::string x = "hidden_states";
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "model.layers");
@@ -759,6 +817,7 @@ class ModelWriter {
     enterModel("model");
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
+    mask_ = s_.past ? pastAttentionMask() : "attention_mask";
     std::string x = "hidden_states";
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "model.layers");
@@ -908,6 +967,10 @@ class ModelWriter {
   GraphBuilder b_;
   bool ts_;
   std::string scope_;
+  int layer_ = 0;
+  std::string mask_;  ///< llama and phi: the additive mask every layer adds
+  /// With past: each Concat's value and the present output it is returned as.
+  std::vector<std::pair<std::string, std::string>> presents_;
 };
 
 void addInput(onnx::GraphProto& g, const std::string& name, int type, const Names& dims) {
@@ -979,6 +1042,15 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (!ts && *s.causal_mask == CausalMask::kWhere && !decoder_with_rope &&
       s.family != ModelFamily::kHeads)
     throw std::invalid_argument("the per-layer Where mask is TorchScript's (eager attention)");
+  if (s.past && !decoder_with_rope && s.family != ModelFamily::kGpt2)
+    throw std::invalid_argument("past is built for the decoders gpt2, llama and phi");
+  // GPT-2 with past as TorchScript exports GPT2Attention (eager); SDPA's is_causal aligns
+  // its triangle top-left, which is wrong with a cache (HF passes an explicit mask then).
+  if (s.past && s.family == ModelFamily::kGpt2 && (!ts || *s.causal_mask != CausalMask::kWhere))
+    throw std::invalid_argument("gpt2 with past is built as TorchScript's eager attention");
+  if (s.one_token && !s.past) throw std::invalid_argument("one_token is a decoding step with past");
+  if (s.past && *s.causal_mask == CausalMask::kSdpa)
+    throw std::invalid_argument("is_causal does not mask a decoding step with past");
   return s;
 }
 
@@ -996,16 +1068,27 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
   onnx::GraphProto& g = *model.mutable_graph();
   g.set_name(std::string(familyName(s.family)) + "_" + exporterName(s.exporter));
 
+  // A decoding step exported for one new token has a static sequence length.
+  const std::string seq = s.one_token ? "1" : "seq";
   if (s.embeddings) {
     addInput(g, "input_ids", onnx::TensorProto::INT64, {"batch", "seq"});
     if (s.family == ModelFamily::kBert)
       addInput(g, "token_type_ids", onnx::TensorProto::INT64, {"batch", "seq"});
   } else {
     addInput(g, "hidden_states", onnx::TensorProto::FLOAT,
-             {"batch", "seq", std::to_string(s.hidden)});
+             {"batch", seq, std::to_string(s.hidden)});
   }
-  if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
-      s.family == ModelFamily::kT5) {
+  if (s.past) {
+    addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "total"});
+    if (s.family != ModelFamily::kGpt2)
+      addInput(g, "position_ids", onnx::TensorProto::INT64, {"batch", seq});
+    for (int i = 0; i < s.layers; ++i)
+      for (const char* which : {"key", "value"})
+        addInput(g, std::string("past_") + which + "_" + std::to_string(i),
+                 onnx::TensorProto::FLOAT,
+                 {"batch", std::to_string(s.kv_heads), "past", std::to_string(s.head_dim)});
+  } else if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
+             s.family == ModelFamily::kT5) {
     addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
   } else if (s.family != ModelFamily::kHeads) {  // heads: the tril buffers mask, no positions
     if (*s.causal_mask != CausalMask::kSdpa)
@@ -1027,8 +1110,29 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
   auto* t = out->mutable_type()->mutable_tensor_type();
   t->set_elem_type(onnx::TensorProto::FLOAT);
   t->mutable_shape()->add_dim()->set_dim_param("batch");
-  t->mutable_shape()->add_dim()->set_dim_param("seq");
+  if (s.one_token)
+    t->mutable_shape()->add_dim()->set_dim_value(1);
+  else
+    t->mutable_shape()->add_dim()->set_dim_param("seq");
   t->mutable_shape()->add_dim()->set_dim_value(s.hidden);
+  // The exporters name the Concats' outputs after the present outputs they are.
+  std::map<std::string, std::string> renamed(writer.presents().begin(), writer.presents().end());
+  for (onnx::NodeProto& n : *g.mutable_node()) {
+    for (std::string& in : *n.mutable_input())
+      if (auto it = renamed.find(in); it != renamed.end()) in = it->second;
+    for (std::string& o : *n.mutable_output())
+      if (auto it = renamed.find(o); it != renamed.end()) o = it->second;
+  }
+  for (const auto& [value, name] : writer.presents()) {
+    onnx::ValueInfoProto* p = g.add_output();
+    p->set_name(name);
+    auto* pt = p->mutable_type()->mutable_tensor_type();
+    pt->set_elem_type(onnx::TensorProto::FLOAT);
+    pt->mutable_shape()->add_dim()->set_dim_param("batch");
+    pt->mutable_shape()->add_dim()->set_dim_value(s.kv_heads);
+    pt->mutable_shape()->add_dim()->set_dim_param("total");
+    pt->mutable_shape()->add_dim()->set_dim_value(s.head_dim);
+  }
 
   // Both exporters leave every intermediate typed; data propagation through the shape
   // arithmetic keeps batch and seq symbolic where a Reshape reads a computed shape.
@@ -1124,7 +1228,8 @@ std::string oracleIntRanges(const ExporterModelSpec& spec) {
     return ranges;
   }
   if (s.family == ModelFamily::kHeads) return "";  // hidden_states is its only input
-  return "--int-range position_ids=0:" + std::to_string(s.max_positions);
+  return std::string(s.past ? "--int-range attention_mask=0:2 " : "") +
+         "--int-range position_ids=0:" + std::to_string(s.max_positions);
 }
 
 }  // namespace onnx_rewrite::testing

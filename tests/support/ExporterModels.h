@@ -96,6 +96,16 @@ struct ExporterModelSpec {
   std::optional<CausalMask> causal_mask;
   /// llama and phi; unset: kGather for TorchScript, kComputed for dynamo.
   std::optional<RopeCache> rope_cache;
+  /// gpt2 (TorchScript, kWhere), llama and phi (not kSdpa): the decoding graph with a KV
+  /// cache, as transformers >= 4.36 (separate key and value caches, DynamicCache) is
+  /// exported with past_key_values: per layer past_key_i / past_value_i [batch, kv_heads,
+  /// past, head_dim] concatenated in front of the new K (after RoPE) and V heads on axis 2,
+  /// the results also returned as present_key_i / present_value_i [batch, kv_heads, total,
+  /// head_dim]; attention_mask covers all total = past + seq keys.
+  bool past = false;
+  /// With past: the step is exported for one new token, a static sequence length of 1
+  /// (hidden_states [batch, 1, hidden], position_ids [batch, 1]).
+  bool one_token = false;
   uint64_t seed = 1;
 };
 
@@ -108,6 +118,11 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec);
 /// attention_mask float[batch, 1, seq, seq] (additive, causal and padding combined as HF prepares
 /// it once for all layers; not with CausalMask::kSdpa) and position_ids int64[batch, seq]. Output
 /// last_hidden_state float[batch, seq, hidden]. Weights are initializers.
+/// With `past`: attention_mask is int64[batch, total] for every family (llama and phi build
+/// the additive [batch, 1, seq, total] mask from it once, causal by cache position
+/// past + i, as HF >= 4.38's _update_causal_mask), then the past_key_i/past_value_i inputs;
+/// the present_key_i/present_value_i outputs follow last_hidden_state. Feed it with the
+/// symbolic dims batch, seq, past and total = past + seq.
 onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec);
 
 /// Fused ops the shipped rules should leave in the model.

@@ -29,6 +29,10 @@ struct Gpt2PastSpec {
   /// transformers 4.x: the causal slice reads the lengths of the Q heads and of the
   /// concatenated K heads (query.size(-2), key.size(-2)) instead of the scores' own.
   bool causal_by_heads = false;
+  /// With causal_by_heads: each size read as Gather(Shape(heads), index) of this index
+  /// ("2", or "-2" when the exporter does not know the rank), as torch >= 1.13 traces
+  /// x.size(-2), instead of torch 1.x's Squeeze(Slice(Shape, -2, -1)). Empty: the Slice.
+  std::string size_index;
   /// The causal buffer's element type: float (gpt2) or uint8 (ORT's tools); bool needs no Cast.
   std::string tril_type = "float";
   /// One new token per step (x: [B, 1, 8]), as a decoding graph exported with past is fed.
@@ -120,7 +124,11 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
   unsqueeze("pres_v", "vc");
   body += "present = Concat <axis = 0> (pres_k, pres_v)\n";
   body += "qk = MatMul(qh, kt)\nw = Div(qk, scale)\n";
-  if (s.causal_by_heads) {
+  if (s.causal_by_heads && !s.size_index.empty()) {
+    init("int64 size_i = {" + s.size_index + "}");
+    body += "q_shape = Shape(qh)\nnd = Gather <axis = 0> (q_shape, size_i)\n";
+    body += "k_shape = Shape(kc)\nns = Gather <axis = 0> (k_shape, size_i)\n";
+  } else if (s.causal_by_heads) {
     // query_length, key_length = query.size(-2), key.size(-2).
     body += "q_shape = Shape(qh)\nnd_1 = Slice(q_shape, second_last, last, zero)\n";
     squeeze("nd", "nd_1");

@@ -26,7 +26,7 @@ const char* kUsage =
     "         [--opset N] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n"
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa] [--rope-cache gather|computed]\n"
-    "         [--embeddings [--vocab N]] [--unoptimized]\n"
+    "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
 
@@ -86,6 +86,10 @@ int main(int argc, char** argv) {
         spec.vocab = toInt(a, value());
       } else if (a == "--unoptimized") {
         spec.unoptimized = true;
+      } else if (a == "--past") {
+        spec.past = true;
+      } else if (a == "--one-token") {
+        spec.one_token = true;
       } else if (a == "--opset") {
         spec.opset = toInt(a, value());
       } else if (a == "--layers") {

@@ -131,6 +131,29 @@ g (float[B, S, 16] q, float[B, L, 16] k, float[B, L, 8] v, float[B, 2, L, 4] vh,
   EXPECT_EQ(inferred(model, "g1"), "[B, S, 16]");
 }
 
+// The presents are the cache with the new positions behind it: [B, G, P + S, H].
+TEST(ShapeInference, InfersGroupQueryAttentionPresentsAsTheCacheExtendedByTheStep) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[B, 1, 32] q, float[B, 1, 16] k, float[B, 1, 16] v, float[B, 2, 3, 8] pk,
+   float[B, 2, 3, 8] pv, float[B, 2, P, 8] sk, float[B, 2, P, 8] sv, int32[B] seqlens,
+   int32 total) => (float[B, 1, 32] o) {
+  y, kp, vp = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2>
+                  (q, k, v, pk, pv, seqlens, total)
+  z, ks, vs = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2>
+                  (q, k, v, sk, sv, seqlens, total)
+  o = Relu(y)
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_EQ(inferred(model, "y"), "[B, 1, 32]");
+  EXPECT_EQ(inferred(model, "kp"), "[B, 2, 4, 8]");
+  EXPECT_EQ(inferred(model, "vp"), "[B, 2, 4, 8]");
+  const std::string symbolic = inferred(model, "ks");
+  EXPECT_EQ(symbolic.rfind("[B, 2, ", 0), 0u) << symbolic;
+  EXPECT_EQ(symbolic.substr(symbolic.size() - 4), ", 8]") << symbolic;
+}
+
 TEST(ShapeInference, InfersFusedMatMulLikeMatMulOfTheTransposedInputs) {
   onnx::ModelProto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>

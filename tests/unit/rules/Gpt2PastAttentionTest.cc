@@ -152,6 +152,24 @@ TEST(MultiHeadAttentionPastRule, FusesABoolCausalBuffer) {
   expectFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.tril_type = "bool"; }));
 }
 
+// torch >= 1.13 reads query.size(-2) and key.size(-2) as a Gather of each Shape, of index 2
+// when it knows the heads' rank (as whole-model GPT-2 exports with past do), else -2.
+TEST(MultiHeadAttentionPastRule, FusesSizesReadByGatherOfIndex2) {
+  expectFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.size_index = "2"; }));
+}
+
+TEST(MultiHeadAttentionPastRule, FusesSizesReadByGatherOfIndexMinus2AtOpset14) {
+  expectFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.size_index = "-2", s.opset = 14; }));
+}
+
+TEST(MultiHeadAttentionPastRule, DoesNotFuseSizesGatheredFromAnotherDim) {
+  // Index 3 reads the head size, not the lengths: not the causal slice of the scores.
+  testing::expectUnchanged(gpt2PastModel(spec4x([](Gpt2PastSpec& s) { s.size_index = "3"; })),
+                           "attention");
+  testing::expectUnchanged(gpt2PastModel(spec4x([](Gpt2PastSpec& s) { s.size_index = "1"; })),
+                           "attention");
+}
+
 TEST(MultiHeadAttentionPastRule, DoesNotFuseACausalSliceNotEndingAtTheLastRow) {
   testing::expectUnchanged(gpt2PastModel(spec4x([](Gpt2PastSpec& s) { s.rows_start = "zero"; })),
                            "attention");

@@ -123,6 +123,29 @@ std::vector<WholeModelCase> wholeModelCases() {
   cases.push_back(
       makeCase(ModelFamily::kBert, Exporter::kDynamo, "_embeddings_unoptimized",
                [](ExporterModelSpec& s) { s.embeddings = true, s.unoptimized = true; }));
+  // Decoding steps with a KV cache (issue 13): past_key_i/past_value_i concatenated in front
+  // of the new K (after RoPE) and V heads, the Concats returned as present outputs.
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_past",
+                           [](ExporterModelSpec& s) { s.past = true; }));
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_past_opset14",
+                           [](ExporterModelSpec& s) { s.past = true, s.opset = 14; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_past",
+                           [](ExporterModelSpec& s) { s.past = true; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_past",
+                           [](ExporterModelSpec& s) { s.past = true; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_past",
+                           [](ExporterModelSpec& s) { s.past = true; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kTorchScript, "_past",
+                           [](ExporterModelSpec& s) { s.past = true; }));
+  // From opset 23 ONNX's Attention takes the concatenated heads (the standard op preferred).
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_past_opset23",
+                           [](ExporterModelSpec& s) { s.past = true, s.opset = 23; }));
+  // The step exported for one new token (static S = 1): LLaMA's grouped heads become
+  // GroupQueryAttention on the cache.
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_past_one_token",
+                           [](ExporterModelSpec& s) { s.past = true, s.one_token = true; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_past_one_token",
+                           [](ExporterModelSpec& s) { s.past = true, s.one_token = true; }));
   return cases;
 }
 
@@ -137,12 +160,21 @@ int count(const std::vector<std::string>& ops, const std::set<std::string>& kind
 }
 
 const std::vector<std::string> kDims = {"batch=2", "seq=6"};
+/// A decoding step with a cache: 3 cached tokens and 2 new ones, or 1 new one.
+const std::vector<std::vector<std::string>> kPastDims = {{"batch=2", "seq=2", "past=3", "total=5"},
+                                                         {"batch=2", "seq=1", "past=3", "total=4"}};
 
 class WholeModel : public ::testing::TestWithParam<WholeModelCase> {
  protected:
   const ExporterModelSpec& spec() const { return GetParam().spec; }
 
   onnx::ModelProto model() const { return testing::makeExporterModel(spec()); }
+
+  /// The symbolic dims to run the model with: one set, or the decoding steps with past.
+  std::vector<std::vector<std::string>> dimSets() const {
+    if (spec().one_token) return {{"batch=2", "past=3", "total=4"}};
+    return spec().past ? kPastDims : std::vector<std::vector<std::string>>{kDims};
+  }
 
   /// The model after every shipped rule; its op types.
   std::vector<std::string> fused(onnx::ModelProto* out = nullptr) const {
@@ -172,8 +204,10 @@ class WholeModel : public ::testing::TestWithParam<WholeModelCase> {
 
 TEST_P(WholeModel, RunsInOrtAsGenerated) {
   onnx::ModelProto m = model();
-  testing::OracleVerdict v = testing::compareInOrt(m, m, kDims, testing::oracleIntRanges(spec()));
-  EXPECT_TRUE(v.equal) << v.report;
+  for (const auto& dims : dimSets()) {
+    testing::OracleVerdict v = testing::compareInOrt(m, m, dims, testing::oracleIntRanges(spec()));
+    EXPECT_TRUE(v.equal) << ::testing::PrintToString(dims) << ": " << v.report;
+  }
 }
 
 TEST_P(WholeModel, KeepsBatchAndSeqSymbolicInValueInfo) {
@@ -249,6 +283,57 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
   rejects([](ExporterModelSpec& s) {
     s.family = ModelFamily::kT5, s.causal_mask = CausalMask::kAdd;  // an encoder
   });
+  rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kBert, s.past = true; });
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kGpt2, s.exporter = Exporter::kDynamo, s.past = true;
+  });
+  rejects([](ExporterModelSpec& s) {
+    s.past = true, s.causal_mask = CausalMask::kSdpa;  // is_causal is top-left aligned
+  });
+  rejects([](ExporterModelSpec& s) { s.one_token = true; });  // a step with past
+}
+
+// The TorchScript and dynamo forms of a decoder with past compute the same step (eager
+// attention vs SDPA, cached vs computed cos/sin), and return the same present K/V.
+TEST(WholeModelForms, TorchScriptAndDynamoComputeTheSameStepWithPast) {
+  for (ModelFamily f : {ModelFamily::kLlama, ModelFamily::kPhi}) {
+    ExporterModelSpec ts, dynamo;
+    ts.family = dynamo.family = f;
+    ts.past = dynamo.past = true;
+    dynamo.exporter = Exporter::kDynamo;
+    for (const auto& dims : kPastDims) {
+      testing::OracleVerdict v =
+          testing::compareInOrt(testing::makeExporterModel(ts), testing::makeExporterModel(dynamo),
+                                dims, testing::oracleIntRanges(ts));
+      EXPECT_TRUE(v.equal) << testing::familyName(f) << ": " << v.report;
+    }
+  }
+}
+
+// Every layer returns its caches as present outputs, each the Concat of the past in front of
+// the new heads on the sequence axis (2).
+TEST(WholeModelForms, PastModelsReturnPresentsAfterTheCache) {
+  for (ModelFamily f : {ModelFamily::kGpt2, ModelFamily::kLlama, ModelFamily::kPhi}) {
+    ExporterModelSpec s;
+    s.family = f;
+    s.past = true;
+    const onnx::ModelProto m = testing::makeExporterModel(s);
+    std::vector<std::string> outputs;
+    for (const auto& o : m.graph().output()) outputs.push_back(o.name());
+    EXPECT_EQ(outputs,
+              (std::vector<std::string>{"last_hidden_state", "present_key_0", "present_value_0",
+                                        "present_key_1", "present_value_1"}))
+        << testing::familyName(f);
+    int concats = 0;
+    for (const auto& n : m.graph().node())
+      if (n.op_type() == "Concat" && n.output(0).rfind("present_", 0) == 0) {
+        ++concats;
+        EXPECT_EQ(n.input(0).rfind("past_", 0), 0u) << n.name();
+        ASSERT_EQ(n.attribute_size(), 1);
+        EXPECT_EQ(n.attribute(0).i(), 2) << n.name();
+      }
+    EXPECT_EQ(concats, 4) << testing::familyName(f);
+  }
 }
 
 // The unoptimized export computes what the optimized one does, with its no-ops in the graph.
@@ -322,6 +407,24 @@ TEST_P(WholeModel, FusesOneAttentionPerLayer) {
   EXPECT_EQ(count(ops, {"Softmax"}), 0) << summary(ops);
 }
 
+// With a cache, LLaMA's attention is GroupQueryAttention on past_key/past_value only for a
+// one-token step: ONNX Runtime's kernel refuses S > 1 with a cache unless the batch is 1,
+// so steps of symbolic length are MultiHeadAttention on the concatenated K/V heads (as
+// GPT-2's and Phi's), the presents still computed by their Concats. From opset 23 the
+// standard Attention takes the concatenated heads.
+TEST_P(WholeModel, FusesAttentionOnTheCacheIntoTheOpThatRunsEveryStep) {
+  if (!spec().past) GTEST_SKIP() << "no cache";
+  const auto ops = fused();
+  const std::string kind = testing::resolved(spec()).opset >= 23 ? "Attention"
+                           : spec().one_token && spec().family == ModelFamily::kLlama
+                               ? "com.microsoft::GroupQueryAttention"
+                               : "com.microsoft::MultiHeadAttention";
+  for (const char* op :
+       {"Attention", "com.microsoft::GroupQueryAttention", "com.microsoft::MultiHeadAttention"})
+    EXPECT_EQ(count(ops, {op}), op == kind ? expected().attention : 0)
+        << op << ": " << summary(ops);
+}
+
 TEST_P(WholeModel, FusesEveryNorm) {
   const auto ops = fused();
   const auto e = expected();
@@ -386,9 +489,11 @@ TEST_P(WholeModel, FusedModelComputesTheSameInOrt) {
   onnx::ModelProto before = model();
   onnx::ModelProto after;
   fused(&after);
-  testing::OracleVerdict v =
-      testing::compareInOrt(before, after, kDims, testing::oracleIntRanges(spec()));
-  EXPECT_TRUE(v.equal) << v.report;
+  for (const auto& dims : dimSets()) {
+    testing::OracleVerdict v =
+        testing::compareInOrt(before, after, dims, testing::oracleIntRanges(spec()));
+    EXPECT_TRUE(v.equal) << ::testing::PrintToString(dims) << ": " << v.report;
+  }
 }
 
 // ---- inference rounds -------------------------------------------------------------------
