@@ -19,8 +19,7 @@
 #include "dsl/RuleLoader.h"
 #include "runtime/api/Rewrite.h"
 #include "runtime/builtin/BuiltinRules.h"
-#include "runtime/driver/RewriteListener.h"
-#include "runtime/driver/RewritePattern.h"
+#include "runtime/driver/FailureReasons.h"
 #include "runtime/graph/ModelError.h"
 #include "runtime/interp/RuleInterpreter.h"
 #include "runtime/io/ModelFile.h"
@@ -62,21 +61,6 @@ std::string listText(const std::vector<std::string>& items) {
   for (const std::string& s : items) out += (out.size() > 1 ? ", " : "") + s;
   return out + "]";
 }
-
-/// Collects the match failure reasons of one rule (and its per-root-op parts, RULE/Op).
-class ReasonCollector : public RewriteListener {
- public:
-  explicit ReasonCollector(std::string rule) : rule_(std::move(rule)) {}
-  bool wantsMatchFailures() const override { return true; }
-  void onMatchFailure(const RewritePattern& rule, Graph&, NodeId,
-                      const std::string& reason) override {
-    if (rule.name() == rule_ || rule.name().rfind(rule_ + "/", 0) == 0) reasons.push_back(reason);
-  }
-  std::vector<std::string> reasons;
-
- private:
-  std::string rule_;
-};
 
 /// The rules a test file names, loaded once per file.
 RuleSet loadTestRules(const std::string& file, const YAML::Node& rules_node) {
@@ -171,11 +155,11 @@ void runCase(const std::string& file, const YAML::Node& c, const RuleSet& rules,
 
   Options options;
   options.base_dir = folderOf(file);
-  std::unique_ptr<ReasonCollector> reasons;
+  std::unique_ptr<FailureReasons> reasons;
   if (c["explain"]) {
     if (!c["explain"]["rule"] || !c["explain"]["reason"])
       throw TestFileError(at(file, c["explain"]) + ": explain needs rule and reason");
-    reasons = std::make_unique<ReasonCollector>(c["explain"]["rule"].as<std::string>());
+    reasons = std::make_unique<FailureReasons>(c["explain"]["rule"].as<std::string>());
     options.listener = reasons.get();
   }
   Result result;

@@ -11,6 +11,7 @@
 
 #include "runtime/api/Rewrite.h"
 #include "runtime/builtin/BuiltinRules.h"
+#include "runtime/driver/FailureReasons.h"
 #include "runtime/driver/Rewriter.h"
 #include "runtime/driver/RuleSet.h"
 #include "runtime/driver/Soundness.h"
@@ -28,21 +29,6 @@ using testing::serialize;
 
 OpId op(const char* type) { return OpId::get("", type); }
 
-/// Collects the failure reasons of one rule, as --explain prints them (a rule with several
-/// root ops is several patterns, "rule/Op").
-class Reasons : public RewriteListener {
- public:
-  explicit Reasons(std::string rule) : rule_(std::move(rule)) {}
-  bool wantsMatchFailures() const override { return true; }
-  void onMatchFailure(const RewritePattern& rule, Graph&, NodeId,
-                      const std::string& reason) override {
-    if (rule.name() == rule_ || rule.name().rfind(rule_ + "/", 0) == 0) reasons.push_back(reason);
-  }
-  std::vector<std::string> reasons;
-
- private:
-  std::string rule_;
-};
 
 /// The shipped rules that fold a constant scale into a MatMul, and nothing else.
 Options matmulRulesOnly(RewriteListener* listener) {
@@ -67,7 +53,7 @@ TEST(Soundness, RefusesToDropABroadcastThatMadeAScalarAVector) {
   // scalar, which FusedMatMul (unlike the Mul) does not accept.
   onnx::ModelProto model = parseModel(kScalarTimesVector);
   const std::string before = serialize(model);
-  Reasons explain("fused_matmul_input_scale");
+  FailureReasons explain("fused_matmul_input_scale");
   const RuleSet rules = builtinRules();
   Result result = rewrite(model, rules, matmulRulesOnly(&explain));
   EXPECT_EQ(serialize(model), before) << "the refused rewrite leaves the model as it was";
@@ -125,7 +111,7 @@ TEST(Soundness, RefusesAReplacementOfAnotherRankOrDim) {
     onnx::ModelProto model = parseModel(addModel(c.x, c.b, c.y));
     RuleSet rules;
     rules.add(makeBypassRule("drop_add", op("Add")));
-    Reasons explain("drop_add");
+    FailureReasons explain("drop_add");
     Options options;
     options.listener = &explain;
     Result result = rewrite(model, rules, options);
@@ -160,7 +146,7 @@ g (float[2] x) => (float16[2] z) {
 )");
   RuleSet rules;
   rules.add(makeBypassRule("drop_cast", op("Cast")));
-  Reasons explain("drop_cast");
+  FailureReasons explain("drop_cast");
   Options options;
   options.listener = &explain;
   rewrite(model, rules, options);
