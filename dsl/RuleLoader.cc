@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "compiler/sema/ContribOps.h"
 #include "compiler/sema/ExpandFragments.h"
@@ -12,6 +13,7 @@
 #include "dsl/RegularFileText.h"
 #include "dsl/tablegen/TableGenFrontEnd.h"
 #include "dsl/yaml/YamlFrontEnd.h"
+#include "runtime/interp/BindCheck.h"
 
 namespace onnx_rewrite {
 namespace {
@@ -76,7 +78,12 @@ bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions&
   if (ok) ok = expandFragments(out, diag);
   if (!ok || !options.check) return ok && !diag.hasErrors();
   std::vector<ir::OpDecl> decls = contribOpDecls();
-  return checkRules(out, decls, diag) && !diag.hasErrors();
+  if (!checkRules(out, decls, diag) || diag.hasErrors()) return false;
+  // What binding a rule to the program rejects (the plan, the natives' registry): checked
+  // here, for rulec and onnx-rewrite --rules alike, rather than first when a rule runs.
+  for (const ir::Rule& rule : out.rules)
+    if (std::optional<plan::PlanError> e = interp::bindError(rule)) diag.error(e->loc, e->message);
+  return !diag.hasErrors();
 }
 
 }  // namespace onnx_rewrite
