@@ -156,11 +156,12 @@ class Mutator {
                                       int64_t{1} << 62,
                                       std::numeric_limits<int64_t>::max(),
                                       std::numeric_limits<int64_t>::min()};
+    // A step from `near` wraps (in unsigned arithmetic) rather than overflowing.
     switch (below(4)) {
       case 0:
-        return near + 1;
+        return static_cast<int64_t>(static_cast<uint64_t>(near) + 1);
       case 1:
-        return near - 1;
+        return static_cast<int64_t>(static_cast<uint64_t>(near) - 1);
       default:
         return kValues[below(sizeof kValues / sizeof kValues[0])];
     }
