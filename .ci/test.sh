@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs every test: the normal build (unit, CLI and ONNX
-# Runtime oracle tests through ctest), a clang-format check, and the same tests built
-# with AddressSanitizer + UndefinedBehaviorSanitizer.
+# Runtime oracle tests through ctest), a clang-format check, the same tests built with
+# clang-14 and AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer targets of
+# that build (tests/fuzz), each for a bounded time.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 jobs=$(nproc)
@@ -21,10 +22,20 @@ ctest --test-dir build --output-on-failure -R '^generated_is_current$'
 echo "== tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-echo "== build (ASan + UBSan)"
+echo "== build (ASan + UBSan, clang-14, with the fuzz targets)"
+# clang, because libFuzzer is clang's: the whole build gets its coverage instrumentation
+# and the fuzz targets link libFuzzer, so no third build is needed. A build-asan left by
+# an older gcc configuration is reconfigured from scratch (CMake cannot switch compilers).
+if [[ -f build-asan/CMakeCache.txt ]] && ! grep -q '^CMAKE_CXX_COMPILER:.*clang++-14' build-asan/CMakeCache.txt; then
+  rm -rf build-asan
+fi
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DONNX_REWRITE_SANITIZE=ON \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DONNX_REWRITE_FUZZ=ON \
   -DONNX_REWRITE_BENCHMARKS=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
 echo "== tests (ASan + UBSan)"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+echo "== fuzz (ASan + UBSan, 45 s per target)"
+# A crash prints the reproducer; tests/fuzz/regressions is where it goes once fixed.
+bash tests/fuzz/run.sh -t 45 -j "$jobs" build-asan

@@ -4,10 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <optional>
+
 #include "dsl/RegularFileText.h"
 #include "dsl/RuleFileMerge.h"
 #include "dsl/tablegen/TableGenFrontEnd.h"
 #include "dsl/yaml/YamlFrontEnd.h"
+#include "runtime/interp/BindCheck.h"
 
 namespace onnx_rewrite {
 namespace {
@@ -60,7 +63,13 @@ bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions&
     }
     mergeRuleFile(out, std::move(one));
   }
-  return ok && finishRuleFile(out, options.check, diag);
+  if (!ok || !finishRuleFile(out, options.check, diag)) return false;
+  if (!options.check) return true;
+  // What binding a rule to the program rejects (the plan, the natives' registry): checked
+  // here, for rulec and onnx-rewrite --rules alike, rather than first when a rule runs.
+  for (const ir::Rule& rule : out.rules)
+    if (std::optional<plan::PlanError> e = interp::bindError(rule)) diag.error(e->loc, e->message);
+  return !diag.hasErrors();
 }
 
 }  // namespace onnx_rewrite

@@ -235,19 +235,23 @@ struct TargetExpr {
   SourceLoc loc;
 };
 
+/// When a target variant applies: the model imports `domain` at an opset in [min, max]
+/// (max < 0: no upper bound), and every alternative tag in `tags` was taken. Declared
+/// outside Target (and aliased as Target::When): clang rejects std::optional of a nested
+/// struct whose member initializers it has not seen before the enclosing class is complete.
+struct TargetWhen {
+  std::string domain;
+  int64_t min_opset = -1, max_opset = -1;
+  std::vector<std::string> tags;
+};
+
 /// The target side: new nodes, and which source values they replace.
 struct Target {
   std::vector<TargetExpr> exprs;
   /// (source name, target expr): every use of the source value reads the target value.
   /// The root's name is always here; other names are re-exported intermediates.
   std::vector<std::pair<std::string, uint32_t>> replacements;
-  /// When this variant applies: the model imports `domain` at an opset in [min, max]
-  /// (max < 0: no upper bound), and every alternative tag in `tags` was taken.
-  struct When {
-    std::string domain;
-    int64_t min_opset = -1, max_opset = -1;
-    std::vector<std::string> tags;
-  };
+  using When = TargetWhen;
   std::optional<When> when;
   SourceLoc loc;
 };

@@ -74,7 +74,7 @@ class PlanBuilder {
  private:
   [[noreturn]] void error(const ir::SourceLoc& loc, const std::string& what) const {
     const ir::SourceLoc& at = loc.known() || !loc.file.empty() ? loc : rule_.loc;
-    throw PlanError(at.str() + ": " + rule_.name + ": " + what);
+    throw PlanError(at, rule_.name, what);
   }
 
   std::string loc(const ir::SourceLoc& l) const { return locOf(rule_, l); }

@@ -32,10 +32,16 @@ namespace onnx_rewrite::plan {
 
 using gen::kNoSlot;
 
-/// A rule no back end can run ("file:line:col: rule: what").
+/// A rule no back end can run. what() is "file:line:col: rule: message"; `loc` and
+/// `message` are its parts, for a diagnostic (dsl/RuleLoader reports it as rulec's checks do).
 class PlanError : public std::invalid_argument {
  public:
-  using std::invalid_argument::invalid_argument;
+  PlanError(ir::SourceLoc loc, const std::string& rule, std::string message)
+      : std::invalid_argument(loc.str() + ": " + rule + ": " + message),
+        loc(std::move(loc)),
+        message(std::move(message)) {}
+  ir::SourceLoc loc;
+  std::string message;
 };
 
 /// An op as written in the rule (domain "" or "ai.onnx" is ONNX's).

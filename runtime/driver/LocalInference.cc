@@ -159,7 +159,7 @@ NodeInference LocalInference::infer(NodeId id) {
   const onnx::OpSchema* schema = nullptr;
   if (domain.empty()) {
     // Opsets NewerOpsetSchemas does not know are not inferred (as in InferredShapes).
-    if (version >= 1 && version <= kNewestInferredOpset)
+    if (inferredOpset(version))
       schema = inferenceSchemas().GetSchema(node.opType(), static_cast<int>(version), domain);
   } else {
     // A com.microsoft op may be the first of its domain (the import is added on export);

@@ -39,7 +39,7 @@ class Binder {
   [[noreturn]] void error(const ir::SourceLoc& loc, const std::string& what) const {
     const ir::Rule& r = *bound_.rule;
     const ir::SourceLoc& at = loc.known() || !loc.file.empty() ? loc : r.loc;
-    throw std::invalid_argument(at.str() + ": " + r.name + ": " + what);
+    throw plan::PlanError(at, r.name, what);
   }
 
   /// The registry entry `name` of a kind, taking `args` arguments.

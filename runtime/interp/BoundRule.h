@@ -50,8 +50,8 @@ struct BoundRule {
   std::vector<OpId> creates;                          ///< plan.creates
 };
 
-/// Plans and binds `rule`. Throws std::invalid_argument ("file:line:col: rule: what") for
-/// a rule the interpreter cannot run (see makeInterpretedRules).
+/// Plans and binds `rule`. Throws plan::PlanError ("file:line:col: rule: what", a
+/// std::invalid_argument) for a rule the interpreter cannot run (see makeInterpretedRules).
 BoundRule bindRule(std::shared_ptr<const ir::Rule> rule);
 
 }  // namespace onnx_rewrite::interp

@@ -15,6 +15,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include "runtime/graph/ModelError.h"
+#include "runtime/graph/QuotedName.h"
 #include "runtime/io/ExternalData.h"
 #include "runtime/io/ModelValidation.h"
 #include "runtime/io/RegularFile.h"
@@ -101,6 +102,19 @@ void saveModelFile(onnx::ModelProto& model, const std::string& path,
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("is a folder");
   if (model.ByteSizeLong() > static_cast<size_t>(INT_MAX))
     fail("the rewritten model is larger than 2 GiB; protobuf cannot write it");
+
+  // The output must not take the name of one of the model's external data files: in the
+  // input's folder the rename would replace that data file (part of the input) with the
+  // model, elsewhere it would replace the link made for it; either way the saved model's
+  // weights would be read from the model file itself.
+  const std::string name = path.substr(path.find_last_of('/') + 1);
+  for (const std::string& location : externalLocations(model)) {
+    std::string relative = location;
+    while (relative.rfind("./", 0) == 0) relative.erase(0, 2);
+    if (relative == name || sameFile(folder + "/" + location, path))
+      fail("is the name of the external data file " + quoted(location) +
+           " the model refers to; choose another output name");
+  }
 
   std::string temp = path + ".tmp-XXXXXX";
   std::vector<char> temp_buf(temp.begin(), temp.end());

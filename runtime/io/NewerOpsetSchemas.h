@@ -25,6 +25,12 @@ namespace onnx_rewrite {
 /// The newest ai.onnx opset this registry answers for (newer models skip inference).
 inline constexpr int kNewestInferredOpset = static_cast<int>(kNewestOnnxOpset);
 
+/// True when ai.onnx opset `version` is one this registry answers for (1 to
+/// kNewestInferredOpset); ops of a model of another opset are not inferred.
+inline bool inferredOpset(int64_t version) {
+  return version >= 1 && version <= kNewestInferredOpset;
+}
+
 /// A schema registry for shape inference of opset 18..kNewestInferredOpset models; for
 /// older opsets and other domains it answers exactly like ONNX's own registry.
 class NewerOpsetSchemas : public onnx::ISchemaRegistry {

@@ -186,6 +186,30 @@ TEST_F(HostileInput, ExternalLengthOtherThanTheShapeNeedsIsRefused) {
 
 // ---- 3. Files: only regular files, only inside the model's folder -----------------------
 
+TEST_F(HostileInput, AnOutputNamedLikeAnExternalDataFileIsRefusedAndTheDataFileKept) {
+  // Was accepted: `-o m/weights.bin` renamed the model over the input's data file, and the
+  // saved model read its weights from itself. The same name in another folder replaced the
+  // link made for the output.
+  onnx::ModelProto model = validModel();
+  makeExternal(*model.mutable_graph()->mutable_initializer(0), "weights.bin", "24");
+  const std::string data(24, 'd');
+  writeFile(dir_.file("weights.bin"), data);
+  writeModel(in_, model);
+  TempDir elsewhere;
+  for (const std::string& out : {dir_.file("weights.bin"), elsewhere.file("weights.bin")}) {
+    const Names before = listFolder(dir_.path());
+    CommandResult r =
+        runCommand(shellQuote(ONNX_REWRITE_CLI) + " " + shellQuote(in_) + " -o " + shellQuote(out));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(r.err, "onnx-rewrite: error: " + out +
+                         ": is the name of the external data file 'weights.bin' the model refers "
+                         "to; choose another output name\n");
+    EXPECT_EQ(readFile(dir_.file("weights.bin")), data) << "the input's data file is kept";
+    EXPECT_EQ(listFolder(dir_.path()), before);
+    EXPECT_EQ(listFolder(elsewhere.path()), Names{}) << "nothing written, no link left";
+  }
+}
+
 TEST_F(HostileInput, ExternalDataSymlinkedOutOfTheModelFolderIsRefusedAndNotLinked) {
   // Was accepted, and the outside file hard-linked next to the output.
   TempDir outside;
