@@ -42,6 +42,18 @@ using Names = std::vector<std::string>;
 
 onnx::ModelProto validModel() { return testing::modelWithTensors(); }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitizedBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitizedBuild = true;
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+
 /// Marks `t` external: location, offset 0, and `length` unless it is empty.
 void makeExternal(onnx::TensorProto& t, const std::string& location, const std::string& length) {
   t.clear_float_data();
@@ -324,8 +336,10 @@ TEST_F(HostileInput, RulesThatUndoEachOtherStopWithinFiveSecondsAndHalfAGigabyte
   struct rusage usage {};
   ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &usage), 0);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_LT(seconds, 5.0);
-  EXPECT_LT(usage.ru_maxrss, 500 * 1024) << "peak RSS in KiB";
+  // 5 s is the target of an optimized build; an unoptimized ASan build (CI's sanitizer
+  // run, two tests at a time) takes about three times as long for the same 10,012 rewrites.
+  EXPECT_LT(seconds, kSanitizedBuild ? 30.0 : 5.0);
+  EXPECT_LT(usage.ru_maxrss, (kSanitizedBuild ? 1500 : 500) * 1024) << "peak RSS in KiB";
   // 3 nodes: 4 x 3 + 10000 rewrites, the two rules alternating.
   EXPECT_NE(
       r.err.find("note: rewrite budget (10012, 4 per node + 10000) reached in main; more "

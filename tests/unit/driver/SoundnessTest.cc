@@ -29,7 +29,6 @@ using testing::serialize;
 
 OpId op(const char* type) { return OpId::get("", type); }
 
-
 /// The shipped rules that fold a constant scale into a MatMul, and nothing else.
 Options matmulRulesOnly(RewriteListener* listener) {
   Options options;
