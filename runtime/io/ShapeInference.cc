@@ -86,8 +86,45 @@ std::string unsupportedOpsetReason(const onnx::ModelProto& model) {
   return {};
 }
 
+namespace {
+
+/// The most dims a shape tensor (the input ConstantOfShape, Expand and Reshape read as a
+/// shape) may declare before inference is skipped: ONNX's inference makes its output of that
+/// rank, so a declared [2^62] shape input would allocate dims until memory runs out (a
+/// 292-byte model found by fuzz_model). Real ranks are a handful.
+constexpr int64_t kMaxShapeTensorLength = 4096;
+
+/// Why ONNX's inference must not run on `model`'s declared shapes, or "".
+std::string oversizedShapeInputReason(const onnx::ModelProto& model) {
+  const onnx::GraphProto& g = model.graph();
+  auto declaredLength = [&](const std::string& name) -> int64_t {
+    for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+      for (const onnx::ValueInfoProto& v : *list) {
+        if (v.name() != name || !v.type().has_tensor_type()) continue;
+        const auto& shape = v.type().tensor_type().shape();
+        if (shape.dim_size() == 1 && shape.dim(0).has_dim_value()) return shape.dim(0).dim_value();
+      }
+    return -1;
+  };
+  for (const onnx::NodeProto& n : g.node()) {
+    if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+    const int index = n.op_type() == "ConstantOfShape"                      ? 0
+                      : n.op_type() == "Expand" || n.op_type() == "Reshape" ? 1
+                                                                            : -1;
+    if (index < 0 || n.input_size() <= index) continue;
+    const int64_t length = declaredLength(n.input(index));
+    if (length > kMaxShapeTensorLength)
+      return "'" + n.input(index) + "', the shape " + n.op_type() + " reads, declares " +
+             std::to_string(length) + " elements (a rank no tensor has)";
+  }
+  return "";
+}
+
+}  // namespace
+
 InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims) {
   note_ = unsupportedOpsetReason(model);
+  if (note_.empty()) note_ = oversizedShapeInputReason(model);
   if (!note_.empty()) {
     note_ = "shape inference skipped: " + note_;
     return;
