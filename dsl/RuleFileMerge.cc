@@ -8,6 +8,20 @@
 #include "compiler/sema/RuleChecks.h"
 
 namespace onnx_rewrite {
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+bool isYamlRuleFile(const std::string& path) {
+  return endsWith(path, ".yaml") || endsWith(path, ".yml");
+}
+
+bool isTableGenRuleFile(const std::string& path) { return endsWith(path, ".td"); }
 
 void mergeRuleFile(ir::RuleFile& into, ir::RuleFile&& one) {
   for (ir::Rule& r : one.rules) into.rules.push_back(std::move(r));

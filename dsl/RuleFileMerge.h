@@ -8,10 +8,16 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <string>
+
 #include "compiler/diag/Diagnostics.h"
 #include "compiler/ir/RuleIR.h"
 
 namespace onnx_rewrite {
+
+/// A YAML rule file by its name (.yaml, .yml), and a TableGen one (.td).
+bool isYamlRuleFile(const std::string& path);
+bool isTableGenRuleFile(const std::string& path);
 
 /// Moves the rules, declarations and fragments of `one` into `into`; a fragment that several
 /// files define (a .td file included by more than one) is kept once.

@@ -13,14 +13,6 @@
 #include "runtime/interp/BindCheck.h"
 
 namespace onnx_rewrite {
-namespace {
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 std::string defaultTableGenIncludeDir() {
   // An installed rulec finds the .td files next to it (<prefix>/bin/../share/...); a
@@ -45,7 +37,7 @@ bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions&
   bool ok = true;
   for (const std::string& path : paths) {
     ir::RuleFile one;
-    if (endsWith(path, ".yaml") || endsWith(path, ".yml")) {
+    if (isYamlRuleFile(path)) {
       std::string text, error;
       if (!readRegularFile(path, text, error)) {
         diag.error(ir::SourceLoc{path, 0, 0}, cannotReadRuleFile(error));
@@ -53,7 +45,7 @@ bool loadRuleFiles(const std::vector<std::string>& paths, const RuleLoadOptions&
         continue;
       }
       ok &= parseYamlRules(path, text, one, diag);
-    } else if (endsWith(path, ".td")) {
+    } else if (isTableGenRuleFile(path)) {
       ok &= parseTableGenRules(path, includes, one, diag);
     } else {
       diag.error(ir::SourceLoc{path, 0, 0},

@@ -16,10 +16,8 @@ RuleSet loadRuleFiles(const std::vector<std::string>& paths) {
   ir::RuleFile file;
   bool ok = true;
   for (const std::string& path : paths) {
-    const bool yaml = (path.size() > 5 && path.compare(path.size() - 5, 5, ".yaml") == 0) ||
-                      (path.size() > 4 && path.compare(path.size() - 4, 4, ".yml") == 0);
     std::string text, error;
-    if (!yaml) {
+    if (!isYamlRuleFile(path)) {
       diag.error(ir::SourceLoc{path, 0, 0},
                  "only YAML rule files load at run time; compile .td files with rulec "
                  "(onnx_rewrite_generate)");

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "dsl/RuleFileMerge.h"
+
 namespace onnx_rewrite {
 namespace {
 
@@ -21,13 +23,7 @@ int64_t parseCount(const std::string& option, const std::string& text, int64_t m
   return value;
 }
 
-bool isRuleFile(const std::string& arg) {
-  auto ends = [&](const char* suffix) {
-    std::string s(suffix);
-    return arg.size() > s.size() && arg.compare(arg.size() - s.size(), s.size(), s) == 0;
-  };
-  return ends(".yaml") || ends(".yml") || ends(".td");
-}
+bool isRuleFile(const std::string& arg) { return isYamlRuleFile(arg) || isTableGenRuleFile(arg); }
 
 }  // namespace
 

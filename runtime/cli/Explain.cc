@@ -3,11 +3,11 @@
 
 #include <algorithm>
 
+#include "runtime/driver/FailureReasons.h"
+
 namespace onnx_rewrite {
 
-bool Explainer::covers(const std::string& name) const {
-  return name == rule_ || name.rfind(rule_ + "/", 0) == 0;
-}
+bool Explainer::covers(const std::string& name) const { return isPartOfRule(name, rule_); }
 
 std::string Explainer::where(const Graph& graph, const Node& node) {
   std::string at = node.op().str() + " ";

@@ -17,13 +17,18 @@
 
 namespace onnx_rewrite {
 
+/// True when `pattern` is rule `rule` or one of its per-root-op parts ("rule/Op").
+inline bool isPartOfRule(const std::string& pattern, const std::string& rule) {
+  return pattern == rule || pattern.rfind(rule + "/", 0) == 0;
+}
+
 class FailureReasons : public RewriteListener {
  public:
   explicit FailureReasons(std::string rule) : rule_(std::move(rule)) {}
   bool wantsMatchFailures() const override { return true; }
   void onMatchFailure(const RewritePattern& rule, Graph&, NodeId,
                       const std::string& reason) override {
-    if (rule.name() == rule_ || rule.name().rfind(rule_ + "/", 0) == 0) reasons.push_back(reason);
+    if (isPartOfRule(rule.name(), rule_)) reasons.push_back(reason);
   }
   /// In the order they were reported.
   std::vector<std::string> reasons;

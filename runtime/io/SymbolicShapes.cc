@@ -217,9 +217,11 @@ int refineSymbolicShapes(onnx::ModelProto& model) {
   const std::vector<int> order = topologicalOrder(g);
   UpperBounds bounds;
   int refined = 0;
-  // A second sweep when the first found bounds: a Gather that proves one may come after
-  // the Slice it sizes in topological order.
-  for (int sweep = 0; sweep < 2 && (sweep == 0 || !bounds.empty()); ++sweep)
+  // A second sweep only when the first found a bound after a Slice with run-time bounds,
+  // which it may size: a Gather that proves one may come after that Slice in topological
+  // order.
+  bool runtime_slice_seen = false, late_bound = false;
+  for (int sweep = 0; sweep < 2 && (sweep == 0 || late_bound); ++sweep)
     for (int index : order) {
       const onnx::NodeProto& node = g.node(index);
       const std::string& domain = node.domain();
@@ -239,7 +241,13 @@ int refineSymbolicShapes(onnx::ModelProto& model) {
       std::vector<Facts> outputs(static_cast<size_t>(node.output_size()));
       rule->second(view, outputs);
       forwardSpan(view, outputs);
-      if (sweep == 0) recordIndexBound(view, bounds);
+      if (sweep == 0) {
+        runtime_slice_seen |= onnx_domain && node.op_type() == "Slice" && opset >= 10 &&
+                              (!view.ints(1) || !view.ints(2));
+        const size_t known_bounds = bounds.size();
+        recordIndexBound(view, bounds);
+        late_bound |= runtime_slice_seen && bounds.size() > known_bounds;
+      }
       for (int o = 0; o < node.output_size(); ++o) {
         const std::string& name = node.output(o);
         if (name.empty() || inputs.count(name)) continue;
