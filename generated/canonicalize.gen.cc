@@ -40,12 +40,15 @@ using Dim = gen::ConstraintSpec::Dim::Kind;
 namespace op {
 const OpId kAdd = OpId::get("", "Add");
 const OpId kCast = OpId::get("", "Cast");
+const OpId kConcat = OpId::get("", "Concat");
 const OpId kDropout = OpId::get("", "Dropout");
+const OpId kGather = OpId::get("", "Gather");
 const OpId kGemm = OpId::get("", "Gemm");
 const OpId kIdentity = OpId::get("", "Identity");
 const OpId kMatMul = OpId::get("", "MatMul");
 const OpId kReshape = OpId::get("", "Reshape");
 const OpId kTranspose = OpId::get("", "Transpose");
+const OpId kUnsqueeze = OpId::get("", "Unsqueeze");
 }  // namespace op
 
 //===----------------------------------------------------------------------===//
@@ -1425,6 +1428,221 @@ class ReshapeToOwnShapeRule : public RewritePattern {
   mutable gen::Scratch scratch_;  // one attempt at a time
 };
 
+//===----------------------------------------------------------------------===//
+// Generated from: rules/canonicalize.yaml:101
+// present_restack (priority 1000): Concat(Unsqueeze(Gather(p, 0), 0), Unsqueeze(Gather(p, 1), 0), axis=0) of p [2, ...] is p.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule present_restack for the shared checks and messages.
+const gen::RuleSpec& specPresentRestack() {
+  static const gen::RuleSpec spec = {
+    "present_restack",
+    "rules/canonicalize.yaml:101:5",
+    7,  // root expr
+    // slots
+    {"p", "i0", "i1", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: p
+      {"p", "rules/canonicalize.yaml:104:35", 0},
+      // 1: i0
+      {"i0", "rules/canonicalize.yaml:104:38", 1},
+      // 2: Gather(p, i0, axis=0)
+      {"Gather", "rules/canonicalize.yaml:104:28", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:104:42", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 3: Unsqueeze(Gather(p, i0, axis=0), axes=[0])
+      {"Unsqueeze", "rules/canonicalize.yaml:104:18", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:104:51", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 4: i1
+      {"i1", "rules/canonicalize.yaml:104:75", 2},
+      // 5: Gather(p, i1, axis=0)
+      {"Gather", "rules/canonicalize.yaml:104:65", gen::kNoSlot, 2,
+       {{"axis", "rules/canonicalize.yaml:104:79", Attr::kEquals, {gen::intLiteral(0)}, true,
+         gen::intLiteral(0)}}},
+      // 6: Unsqueeze(Gather(p, i1, axis=0), axes=[0])
+      {"Unsqueeze", "rules/canonicalize.yaml:104:55", gen::kNoSlot, 1,
+       {{"axes", "rules/canonicalize.yaml:104:88", Attr::kEquals, {gen::intsLiteral({0})}, true}}},
+      // 7: Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0), axes=[0]), axis=0)
+      {"Concat", "rules/canonicalize.yaml:104:11", 3, 2,
+       {{"axis", "rules/canonicalize.yaml:104:92", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+    },
+    // constraints
+    {{Check::kShape, "rules/canonicalize.yaml:106:13", "p", 0, {}, {}, "", nullptr, gen::kNoSlot,
+      {}, false, false, 0.0, 0.0, {}, {}, {"2", "_", "_", "_", "_"},
+      {{Dim::kStatic, 2}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}, {Dim::kAny}}},
+     {Check::kConstantEquals, "rules/canonicalize.yaml:107:13", "i0", 1, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(0)},
+     {Check::kRank, "rules/canonicalize.yaml:107:24", "i0", 1, {}, {}, "", nullptr, gen::kNoSlot,
+      {0}},
+     {Check::kConstantEquals, "rules/canonicalize.yaml:108:13", "i1", 2, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::intLiteral(1)},
+     {Check::kRank, "rules/canonicalize.yaml:108:24", "i1", 2, {}, {}, "", nullptr, gen::kNoSlot,
+      {0}}},
+    // rewrite variants
+    {{}},
+  };
+  return spec;
+}
+
+/// The search of rule present_restack: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class PresentRestackMatch : public gen::Matcher {
+ public:
+  PresentRestackMatch(gen::Scratch& scratch, Rewriter& rw)
+      : gen::Matcher(specPresentRestack(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    return rewrite0();
+  }
+
+ private:
+  enum : gen::ExprId {
+    kP = 0,
+    kI0 = 1,
+    kGather2 = 2,
+    kUnsqueeze3 = 3,
+    kI1 = 4,
+    kGather5 = 5,
+    kUnsqueeze6 = 6,
+    kY = 7,
+  };
+  enum : uint32_t {
+    kSlotP = 0,
+    kSlotI0 = 1,
+    kSlotI1 = 2,
+    kSlotY = 3,
+  };
+
+  // ---- Match
+
+  /// p  (rules/canonicalize.yaml:104:35)
+  bool matchP(ValueId v, gen::Next k) {
+    if (seen(kP)) return same(kP, v) && k();
+    return bind(kP, v) && k();
+  }
+
+  /// i0  (rules/canonicalize.yaml:104:38)
+  bool matchI0(ValueId v, gen::Next k) {
+    if (seen(kI0)) return same(kI0, v) && k();
+    return bind(kI0, v) && k();
+  }
+
+  /// Gather(p, i0, axis=0)  (rules/canonicalize.yaml:104:28)
+  bool matchGather2(ValueId v, gen::Next k) {
+    if (seen(kGather2)) return same(kGather2, v) && k();
+    if (!bind(kGather2, v)) return false;
+    const NodeId n = node(kGather2, v, op::kGather);
+    if (n == kNoId || !attrs(kGather2, n, v)) return false;
+    return matchP(input(n, 0), [&] { return matchI0(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(p, i0, axis=0), axes=[0])  (rules/canonicalize.yaml:104:18)
+  bool matchUnsqueeze3(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze3)) return same(kUnsqueeze3, v) && k();
+    if (!bind(kUnsqueeze3, v)) return false;
+    const NodeId n = node(kUnsqueeze3, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze3, n, v)) return false;
+    return matchGather2(input(n, 0), k);
+  }
+
+  /// i1  (rules/canonicalize.yaml:104:75)
+  bool matchI1(ValueId v, gen::Next k) {
+    if (seen(kI1)) return same(kI1, v) && k();
+    return bind(kI1, v) && k();
+  }
+
+  /// Gather(p, i1, axis=0)  (rules/canonicalize.yaml:104:65)
+  bool matchGather5(ValueId v, gen::Next k) {
+    if (seen(kGather5)) return same(kGather5, v) && k();
+    if (!bind(kGather5, v)) return false;
+    const NodeId n = node(kGather5, v, op::kGather);
+    if (n == kNoId || !attrs(kGather5, n, v)) return false;
+    return matchP(input(n, 0), [&] { return matchI1(input(n, 1), k); });
+  }
+
+  /// Unsqueeze(Gather(p, i1, axis=0), axes=[0])  (rules/canonicalize.yaml:104:55)
+  bool matchUnsqueeze6(ValueId v, gen::Next k) {
+    if (seen(kUnsqueeze6)) return same(kUnsqueeze6, v) && k();
+    if (!bind(kUnsqueeze6, v)) return false;
+    const NodeId n = node(kUnsqueeze6, v, op::kUnsqueeze);
+    if (n == kNoId || !attrs(kUnsqueeze6, n, v)) return false;
+    return matchGather5(input(n, 0), k);
+  }
+
+  /// y = Concat(Unsqueeze(Gather(p, i0, axis=0), axes=[0]), Unsqueeze(Gather(p, i1, axis=0),
+  /// axes=[0]), axis=0)  (rules/canonicalize.yaml:104:11)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const NodeId n = node(kY, v, op::kConcat);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchUnsqueeze3(input(n, 0), [&] { return matchUnsqueeze6(input(n, 1), k); });
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0, rules/canonicalize.yaml:109:5:
+  ///   y = p
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotP, "rules/canonicalize.yaml:110:11", "p")) return false;
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kRef,
+        kSlotP,
+        "rules/canonicalize.yaml:109:5",
+        "rules/canonicalize.yaml:110:11")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotP);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}});
+  }
+};
+
+/// present_restack as a RewritePattern.
+class PresentRestackRule : public RewritePattern {
+ public:
+  PresentRestackRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            1000,
+            {"ort", "onnx"},
+            "rules/canonicalize.yaml:101:5",
+            {}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    PresentRestackMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
 }  // namespace
 
 void populateCanonicalize(RuleSet& rules) {
@@ -1435,6 +1653,7 @@ void populateCanonicalize(RuleSet& rules) {
   rules.add(std::make_unique<TransposePairRule>("transpose_pair", op::kTranspose, 0));
   rules.add(std::make_unique<GemmOfFlattenedRowsRule>("gemm_of_flattened_rows", op::kReshape, 0));
   rules.add(std::make_unique<ReshapeToOwnShapeRule>("reshape_to_own_shape", op::kReshape, 0));
+  rules.add(std::make_unique<PresentRestackRule>("present_restack", op::kConcat, 0));
 }
 
 }  // namespace onnx_rewrite

@@ -164,10 +164,30 @@ void inferAttention(onnx::InferenceContext& ctx) {
   setLikeInput0WithLast(ctx, known ? q_heads * (v[2] / kv_heads) : -1);
 }
 
+/// com.microsoft.Attention's present (output 1) with past (input 4, [2, B, N, P, H]):
+/// [2, B, N, P + S, H], the cache with the S new positions behind it (without
+/// past_present_share_buffer, which rules do not set).
+void inferPackedAttentionPresent(onnx::InferenceContext& ctx) {
+  if (ctx.getNumOutputs() < 2 || ctx.getNumInputs() < 5 || !ctx.getInputType(4)) return;
+  onnx::propagateElemTypeFromInputToOutput(ctx, 4, 1);
+  if (!onnx::hasInputShape(ctx, 4) || !onnx::hasInputShape(ctx, 0)) return;
+  const auto& p = ctx.getInputType(4)->tensor_type().shape();
+  const auto& x = ctx.getInputType(0)->tensor_type().shape();
+  if (p.dim_size() != 5 || x.dim_size() != 3) return;
+  auto* shape = ctx.getOutputType(1)->mutable_tensor_type()->mutable_shape();
+  shape->Clear();
+  for (int i = 0; i < 3; ++i) *shape->add_dim() = p.dim(i);
+  auto* total = shape->add_dim();
+  if (p.dim(3).has_dim_value() && x.dim(1).has_dim_value())
+    total->set_dim_value(p.dim(3).dim_value() + x.dim(1).dim_value());
+  *shape->add_dim() = p.dim(4);
+}
+
 /// com.microsoft.Attention: [B, S, v hidden], the last of qkv_hidden_sizes or a third of
-/// the packed weights' columns.
+/// the packed weights' columns; present as above.
 void inferPackedAttention(onnx::InferenceContext& ctx) {
   onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  inferPackedAttentionPresent(ctx);
   if (!onnx::hasInputShape(ctx, 0) || !onnx::hasInputShape(ctx, 1)) return;
   if (ctx.getInputType(0)->tensor_type().shape().dim_size() != 3) return;
   const std::vector<int64_t> w = dimsOf(ctx.getInputType(1)->tensor_type().shape());

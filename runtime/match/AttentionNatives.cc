@@ -13,9 +13,12 @@
 // unknown hidden size) is "no": the rules then do not fuse.
 //
 //===----------------------------------------------------------------------===//
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <optional>
+#include <vector>
 
 #include "runtime/graph/TensorData.h"
 #include "runtime/match/MatchSupport.h"
@@ -67,39 +70,100 @@ ValueId dimSource(const MatchContext& ctx, ValueId p, int64_t i) {
   return shape->input(0);
 }
 
+/// The target shape of a Reshape, element by element.
+struct ReshapeTarget {
+  std::vector<int64_t> values;  ///< element i when constant, else INT64_MIN
+  std::vector<ValueId> parts;   ///< the one-element part computing element i, or kNoId
+  /// Element i is dim `sliced_dim[i]` of `sliced[i]`, read as part of a Slice of its Shape
+  /// (x.size()[:-1] in GPT-2's Conv1D), else kNoId.
+  std::vector<ValueId> sliced;
+  std::vector<int64_t> sliced_dim;
+};
+
+/// The dims of `v` a shape part `p` = Slice(Shape(v), [a], [b]) reads (axis 0, step 1,
+/// v of known rank), in order; empty when `p` is not such a Slice.
+std::vector<int64_t> slicedDims(const MatchContext& ctx, ValueId p, ValueId& v) {
+  const Graph& g = ctx.graph;
+  const Node* slice = producerOp(g, p, "Slice");
+  const Node* shape = slice ? producerOp(g, slice->input(0), "Shape") : nullptr;
+  if (!shape || shape->attribute("start") || shape->attribute("end")) return {};
+  const NodeId id = g.value(p).producer();
+  const auto starts = intsParam(ctx.model, g, id, "starts");
+  const auto ends = intsParam(ctx.model, g, id, "ends");
+  const auto axes = intsParam(ctx.model, g, id, "axes");
+  const auto steps = intsParam(ctx.model, g, id, "steps");
+  const auto dims = staticShape(g, shape->input(0));
+  if (!starts || !ends || starts->size() != 1 || ends->size() != 1 || !dims ||
+      (axes && *axes != std::vector<int64_t>{0}) || (steps && *steps != std::vector<int64_t>{1}))
+    return {};
+  const int64_t rank = static_cast<int64_t>(dims->size());
+  auto clamp = [rank](int64_t i) {
+    return std::min(std::max(i < 0 ? i + rank : i, int64_t{0}), rank);
+  };
+  std::vector<int64_t> read;
+  for (int64_t d = clamp((*starts)[0]); d < clamp((*ends)[0]); ++d) read.push_back(d);
+  v = shape->input(0);
+  return read;
+}
+
 /// The target shape of Reshape `n`, of `rank` elements: a constant, or a Concat on axis 0
-/// of one-element parts. `values[i]` holds element i when it is constant (else INT64_MIN)
-/// and `parts[i]` the part computing it (kNoId for a constant shape).
-bool reshapeTarget(const MatchContext& ctx, const Node& n, size_t rank,
-                   std::vector<int64_t>& values, std::vector<ValueId>& parts) {
-  values.assign(rank, INT64_MIN);
-  parts.assign(rank, kNoId);
+/// of constants, one-element parts and Slices of a Shape.
+std::optional<ReshapeTarget> reshapeTarget(const MatchContext& ctx, const Node& n, size_t rank) {
+  ReshapeTarget t;
+  t.values.assign(rank, INT64_MIN);
+  t.parts.assign(rank, kNoId);
+  t.sliced.assign(rank, kNoId);
+  t.sliced_dim.assign(rank, -1);
   std::vector<int64_t> all;
   if (readConstantInts(ctx.model, ctx.graph, n.input(1), all, rank)) {
-    if (all.size() != rank) return false;
-    values = all;
-    return true;
+    if (all.size() != rank) return std::nullopt;
+    t.values = all;
+    return t;
   }
   const Node* concat = ctx.graph.producerOf(n.input(1));
-  if (!concat || !concat->live() || concat->opType() != "Concat" || concat->inputs().size() != rank)
-    return false;
+  if (!concat || !concat->live() || concat->opType() != "Concat") return std::nullopt;
   const onnx::AttributeProto* axis = concat->attribute("axis");
-  if (!axis || axis->i() != 0) return false;
-  for (size_t i = 0; i < rank; ++i) {
-    parts[i] = concat->input(i);
-    std::vector<int64_t> one;
-    if (readConstantInts(ctx.model, ctx.graph, parts[i], one, 1) && one.size() == 1)
-      values[i] = one[0];
+  if (!axis || axis->i() != 0) return std::nullopt;
+  size_t i = 0;
+  for (ValueId part : concat->inputs()) {
+    std::vector<int64_t> constant;
+    ValueId source = kNoId;
+    if (readConstantInts(ctx.model, ctx.graph, part, constant, rank) && !constant.empty()) {
+      for (int64_t c : constant) {
+        if (i == rank) return std::nullopt;
+        t.values[i++] = c;
+      }
+    } else if (const std::vector<int64_t> read = slicedDims(ctx, part, source); !read.empty()) {
+      for (int64_t d : read) {
+        if (i == rank) return std::nullopt;
+        t.sliced[i] = source;
+        t.sliced_dim[i++] = d;
+      }
+    } else {
+      // A computed part counts as one element; one known to hold more is not read.
+      const auto part_dims = staticShape(ctx.graph, part);
+      if (i == rank || (part_dims && (part_dims->size() != 1 || (*part_dims)[0] > 1)))
+        return std::nullopt;
+      t.parts[i++] = part;
+    }
   }
-  return true;
+  if (i != rank) return std::nullopt;
+  return t;
+}
+
+/// The value whose dim `i` element `i` of target `t` reads at run time, or kNoId.
+ValueId elementSource(const MatchContext& ctx, const ReshapeTarget& t, size_t i) {
+  if (t.sliced[i] != kNoId) return t.sliced_dim[i] == static_cast<int64_t>(i) ? t.sliced[i] : kNoId;
+  return t.parts[i] == kNoId ? kNoId : dimSource(ctx, t.parts[i], static_cast<int64_t>(i));
 }
 
 /// Element `i` of a Reshape's target keeps dim `i` of `x` (static dims `dims`): a constant
 /// 0 (copy) or x's static size, or computed from dim `i` of x or of a value of the same dim.
-bool keepsDim(const MatchContext& ctx, int64_t value, ValueId part, ValueId x,
+bool keepsDim(const MatchContext& ctx, const ReshapeTarget& t, ValueId x,
               const std::vector<int64_t>& dims, size_t i) {
+  const int64_t value = t.values[i];
   if (value != INT64_MIN) return value == 0 || (value > 0 && i < dims.size() && dims[i] == value);
-  const ValueId source = part == kNoId ? kNoId : dimSource(ctx, part, static_cast<int64_t>(i));
+  const ValueId source = elementSource(ctx, t, i);
   return source != kNoId && sameDim(ctx.graph, source, static_cast<int>(i), x, static_cast<int>(i));
 }
 
@@ -112,15 +176,15 @@ bool keepsDim(const MatchContext& ctx, int64_t value, ValueId part, ValueId x,
 /// something else).
 bool headSplit(const MatchContext& ctx, ValueId r, int64_t& heads, int64_t& head_size) {
   const Node* n = reshapeOf(ctx.graph, r);
-  std::vector<int64_t> shape;
-  std::vector<ValueId> parts;
-  if (!n || !reshapeTarget(ctx, *n, 4, shape, parts)) return false;
+  const std::optional<ReshapeTarget> t = n ? reshapeTarget(ctx, *n, 4) : std::nullopt;
+  if (!t) return false;
+  const std::vector<int64_t>& shape = t->values;
   const ValueId x = n->input(0);
   const auto dims = staticShape(ctx.graph, x);
   if (!dims || dims->size() != 3 || (*dims)[2] <= 0) return false;
   const int64_t hidden = (*dims)[2];
-  const bool a = keepsDim(ctx, shape[0], parts[0], x, *dims, 0);
-  const bool b = keepsDim(ctx, shape[1], parts[1], x, *dims, 1);
+  const bool a = keepsDim(ctx, *t, x, *dims, 0);
+  const bool b = keepsDim(ctx, *t, x, *dims, 1);
   const bool n_known = shape[2] > 0 && hidden % shape[2] == 0;
   const bool h_known = shape[3] > 0 && hidden % shape[3] == 0;
   const int unknown = !a + !b + !n_known + !h_known;
@@ -139,16 +203,14 @@ bool reshapesToOwnShape(const MatchContext& ctx, ValueArgs args) {
   const onnx::TensorShapeProto* own = n ? valueShape(ctx.graph, n->input(0)) : nullptr;
   if (!own || n->input(0) != args[1]) return false;
   const size_t rank = static_cast<size_t>(own->dim_size());
-  std::vector<int64_t> shape;
-  std::vector<ValueId> parts;
-  if (!reshapeTarget(ctx, *n, rank, shape, parts)) return false;
+  const std::optional<ReshapeTarget> t = reshapeTarget(ctx, *n, rank);
+  if (!t) return false;
   std::vector<int64_t> dims(rank, -1);
   for (size_t i = 0; i < rank; ++i)
     if (own->dim(static_cast<int>(i)).has_dim_value())
       dims[i] = own->dim(static_cast<int>(i)).dim_value();
   size_t unproven = 0;
-  for (size_t i = 0; i < rank; ++i)
-    unproven += !keepsDim(ctx, shape[i], parts[i], n->input(0), dims, i);
+  for (size_t i = 0; i < rank; ++i) unproven += !keepsDim(ctx, *t, n->input(0), dims, i);
   return unproven <= 1;
 }
 
@@ -181,10 +243,8 @@ bool flattensRows(const MatchContext& ctx, ValueArgs args) {
   const onnx::TensorShapeProto* xs = valueShape(ctx.graph, x);
   if (xs && xs->dim_size() >= 1 && xs->dim(xs->dim_size() - 1).has_dim_value())
     return xs->dim(xs->dim_size() - 1).dim_value() == (*w)[0];
-  std::vector<int64_t> shape;
-  std::vector<ValueId> parts;
-  return reshapeTarget(ctx, *n, 2, shape, parts) && shape[0] == -1 && parts[1] != kNoId &&
-         readsLastDim(ctx, parts[1], x);
+  const std::optional<ReshapeTarget> t = reshapeTarget(ctx, *n, 2);
+  return t && t->values[0] == -1 && t->parts[1] != kNoId && readsLastDim(ctx, t->parts[1], x);
 }
 
 // ---- Predicates ---------------------------------------------------------------------------
@@ -217,20 +277,19 @@ bool sameHeadCount(const MatchContext& ctx, ValueArgs args) {
 /// q = [B, S, D] transposed back: a and b keep q's first two dims (see keepsDim).
 bool mergesInto(const MatchContext& ctx, ValueId y, ValueId q, int64_t heads, int64_t head_size) {
   const Node* n = reshapeOf(ctx.graph, y);
-  std::vector<int64_t> shape;
-  std::vector<ValueId> parts;
-  if (!n || q == kNoId || !reshapeTarget(ctx, *n, 3, shape, parts)) return false;
+  const std::optional<ReshapeTarget> t = n && q != kNoId ? reshapeTarget(ctx, *n, 3) : std::nullopt;
+  if (!t) return false;
+  const std::vector<int64_t>& shape = t->values;
   const std::vector<int64_t> dims = staticShape(ctx.graph, q).value_or(std::vector<int64_t>{});
   // As for a split, one of the three may be anything the other two force: -1 (or a
   // computed N * Hv) is the product of the last two dims once a and b keep the first two,
   // and b = -1 is the sequence once a and N * Hv are right. A dim of t read back from t at
   // run time (torch 1.x's a.size(0), a.size(1)) is a 0 spelled out: t's own dim, as 0 is.
   auto ownDim = [&](size_t i) {
-    return shape[i] == INT64_MIN &&
-           dimSource(ctx, parts[i], static_cast<int64_t>(i)) == n->input(0);
+    return shape[i] == INT64_MIN && elementSource(ctx, *t, i) == n->input(0);
   };
-  const bool a = keepsDim(ctx, shape[0], parts[0], q, dims, 0) || ownDim(0);
-  const bool b = keepsDim(ctx, shape[1], parts[1], q, dims, 1) || ownDim(1);
+  const bool a = keepsDim(ctx, *t, q, dims, 0) || ownDim(0);
+  const bool b = keepsDim(ctx, *t, q, dims, 1) || ownDim(1);
   const bool c = shape[2] == heads * head_size;
   return a + b + c >= 2;
 }
@@ -323,6 +382,75 @@ bool repeatsHeads(const MatchContext& ctx, ValueArgs args) {
          groups * (*dims)[2] == heads && (*dims)[4] == size && sameDim(ctx.graph, e, 0, h, 0) &&
          sameDim(ctx.graph, e, 3, h, 2) && sameDim(ctx.graph, r, 0, h, 0) &&
          sameDim(ctx.graph, r, 2, h, 2);
+}
+
+/// splits_qkv(q, qkv): q is output 0 of a three-output Split of rank-3 qkv along its last
+/// axis into equal parts of its static last dim (no `split`: equal parts, as opset 13-17
+/// and num_outputs=3 at 18+ cut them), so the three outputs are qkv's columns [0, D), [D,
+/// 2D), [2D, 3D): com.microsoft.Attention's packed projection, read from one weight.
+bool splitsQkv(const MatchContext& ctx, ValueArgs args) {
+  if (args[0] == kNoId || args[1] == kNoId) return false;
+  static const OpId kSplit = OpId::get("", "Split");
+  const NodeId split = producerIf(ctx.graph, args[0], kSplit);
+  const auto dims = staticShape(ctx.graph, args[1]);
+  if (split == kNoId || ctx.graph.node(split).outputs().size() != 3 ||
+      ctx.graph.node(split).output(0) != args[0] || !dims || dims->size() != 3 || (*dims)[2] <= 0 ||
+      (*dims)[2] % 3 != 0)
+    return false;
+  const onnx::AttributeProto* axis = ctx.graph.node(split).attribute("axis");
+  if (!axis || (axis->i() != 2 && axis->i() != -1)) return false;
+  if (findParam(ctx.graph, split, "split").kind == ParamRef::Kind::kAbsent) return true;
+  std::vector<int64_t> sizes;
+  const int64_t part = (*dims)[2] / 3;
+  return readIntsParam(ctx.model, ctx.graph, split, "split", sizes) && sizes.size() == 3 &&
+         sizes[0] == part && sizes[1] == part && sizes[2] == part;
+}
+
+/// unstacks(h, p): h is output 0 of a two-output Split of p along axis 0, p's static dim 0
+/// is 2, and the Split cuts it [1, 1] (or, without `split`, in equal halves): h and the other
+/// output are p[0:1] and p[1:2], torch.unbind(past) before its Squeezes.
+bool unstacks(const MatchContext& ctx, ValueArgs args) {
+  if (args[0] == kNoId || args[1] == kNoId) return false;
+  static const OpId kSplit = OpId::get("", "Split");
+  const NodeId split = producerIf(ctx.graph, args[0], kSplit);
+  const auto dims = staticShape(ctx.graph, args[1]);
+  if (split == kNoId || ctx.graph.node(split).outputs().size() != 2 ||
+      ctx.graph.node(split).output(0) != args[0] || ctx.graph.node(split).input(0) != args[1] ||
+      !dims || dims->empty() || (*dims)[0] != 2)
+    return false;
+  const onnx::AttributeProto* axis = ctx.graph.node(split).attribute("axis");
+  if (axis && axis->i() != 0) return false;
+  if (findParam(ctx.graph, split, "split").kind == ParamRef::Kind::kAbsent) return true;
+  std::vector<int64_t> sizes;
+  return readIntsParam(ctx.model, ctx.graph, split, "split", sizes) &&
+         sizes == std::vector<int64_t>{1, 1};
+}
+
+/// causal_buffer(t): t is a constant [1, .., 1, R, R] whose element (i, j) is nonzero
+/// exactly when j <= i (GPT-2's `bias` buffer, torch.tril(ones)): its slice
+/// [T - S : T, :T] is the causal mask of S queries behind T - S cached keys, which
+/// com.microsoft.Attention's unidirectional=1 applies itself. Buffers above 64 MiB are
+/// not read (no fusion).
+bool causalBuffer(const MatchContext& ctx, ValueArgs args) {
+  const onnx::TensorProto* t = args[0] == kNoId ? nullptr : constantTensor(ctx.graph, args[0]);
+  const int rank = t ? t->dims_size() : 0;
+  if (rank < 2 || t->dims(rank - 1) != t->dims(rank - 2) || t->dims(rank - 1) <= 0) return false;
+  for (int i = 0; i + 2 < rank; ++i)
+    if (t->dims(i) != 1) return false;
+  const int64_t r = t->dims(rank - 1);
+  const size_t element = elementSize(t->data_type());
+  if (element == 0) return false;
+  TensorBytes bytes;
+  try {
+    bytes = ctx.model.readTensorData(*t, uint64_t{64} << 20);
+  } catch (const std::exception&) {
+    return false;  // unreadable or too large: no fusion
+  }
+  if (bytes.bytes.size() != static_cast<size_t>(r * r) * element) return false;
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < r; ++j)
+      if ((elementAsDouble(bytes, i * r + j) != 0) != (j <= i)) return false;
+  return true;
 }
 
 // ---- Attribute helpers --------------------------------------------------------------------
@@ -602,6 +730,15 @@ NativeFamily attentionNatives() {
       {"same_head_sizes", 2, &sameHeadSizes,
        "ya and yb are attention ops (MultiHeadAttention, Attention) on 3-D Q, K, V with static "
        "last dims whose heads have equal sizes"},
+      {"splits_qkv", 2, &splitsQkv,
+       "q is output 0 of a three-output Split of rank-3 qkv along its last axis into equal "
+       "parts of its static last dim"},
+      {"unstacks", 2, &unstacks,
+       "h is output 0 of a two-output Split of p [2, ...] along axis 0 into [1, 1] (or equal "
+       "halves)"},
+      {"causal_buffer", 1, &causalBuffer,
+       "t is a constant [1, .., 1, R, R] whose element (i, j) is nonzero exactly when j <= i "
+       "(torch.tril(ones))"},
       {"repeats_heads", 2, &repeatsHeads,
        "r is h = [B, G, L, H] or its repeat_kv Reshape(Expand(Unsqueeze(h, 2), [B, G, R, L, "
        "H]), [B, G*R, L, H]) (static G, R, H)"},

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -478,6 +479,19 @@ class ModelWriter {
     return c;
   }
 
+  /// The stacked cache of ONNX Runtime's GPT-2 export: K and V heads concatenated behind
+  /// past_i[0] and past_i[1] on axis 2; present_i = stack(K, V), a graph output.
+  std::pair<std::string, std::string> withStackedPast(const std::string& k, const std::string& v) {
+    const std::string i = std::to_string(layer_);
+    auto half = [&](int64_t which) {
+      return b_.node("Gather", {"past_" + i, b_.ints({which}, true)}, {attrInt("axis", 0)});
+    };
+    std::string kc = concat({half(0), k}, 2);
+    std::string vc = concat({half(1), v}, 2);
+    presents_.emplace_back(concat({unsqueeze(kc, {0}), unsqueeze(vc, {0})}, 0), "present_" + i);
+    return {kc, vc};
+  }
+
   /// HF >= 4.38's _update_causal_mask with a cache, once for all layers: key j is visible
   /// to query i when j <= past + i (cache_position) and attention_mask[b, j] is 1;
   /// Where(visible, 0, finfo.min) as [batch, 1, seq, total].
@@ -728,7 +742,7 @@ class ModelWriter {
     const int h = s_.hidden;
     const bool where = *s_.causal_mask == CausalMask::kWhere;
     enterModel("transformer");
-    std::string mask = paddingMask();
+    std::string mask = s_.padding_mask ? paddingMask() : "";
     std::string tril;
     if (where) {
       // Every GPT2Attention has its own tril buffer "bias"; the layers below make theirs.
@@ -753,7 +767,10 @@ class ModelWriter {
           splitHeads(qkv[1], s_.heads, ts_ && !s_.past ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
       std::string v = splitHeads(qkv[2], s_.heads, {0, 2, 1, 3});
       std::string kc;
-      if (s_.past) {
+      if (s_.past && s_.stacked_past) {
+        std::tie(kc, v) = withStackedPast(k, v);
+        k = transpose(kc, {0, 1, 3, 2});
+      } else if (s_.past) {
         kc = withPast("key", k);
         v = withPast("value", v);
         k = transpose(kc, {0, 1, 3, 2});
@@ -765,7 +782,7 @@ class ModelWriter {
         std::string causal =
             s_.past ? causalSliceByHeads(trilBuffer(), q, kc) : causalSlice(trilBuffer(), q, v);
         scores = b_.node("Where", {causal, scores, b_.scalar(kFloatMin)});
-        scores = b_.node("Add", {scores, mask});
+        if (!mask.empty()) scores = b_.node("Add", {scores, mask});
         ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
       } else {
         ctx = attend(q, k, v, mask, ts_);
@@ -1049,6 +1066,10 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (s.past && s.family == ModelFamily::kGpt2 && (!ts || *s.causal_mask != CausalMask::kWhere))
     throw std::invalid_argument("gpt2 with past is built as TorchScript's eager attention");
   if (s.one_token && !s.past) throw std::invalid_argument("one_token is a decoding step with past");
+  if (!s.padding_mask && (s.family != ModelFamily::kGpt2 || *s.causal_mask != CausalMask::kWhere))
+    throw std::invalid_argument("only gpt2's per-layer causal Where goes without a padding mask");
+  if (s.stacked_past && (!s.past || s.family != ModelFamily::kGpt2))
+    throw std::invalid_argument("stacked_past is GPT-2's cache with past");
   if (s.past && *s.causal_mask == CausalMask::kSdpa)
     throw std::invalid_argument("is_causal does not mask a decoding step with past");
   return s;
@@ -1079,17 +1100,23 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
              {"batch", seq, std::to_string(s.hidden)});
   }
   if (s.past) {
-    addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "total"});
+    if (s.padding_mask) addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "total"});
     if (s.family != ModelFamily::kGpt2)
       addInput(g, "position_ids", onnx::TensorProto::INT64, {"batch", seq});
-    for (int i = 0; i < s.layers; ++i)
+    for (int i = 0; i < s.layers; ++i) {
+      if (s.stacked_past) {
+        addInput(g, "past_" + std::to_string(i), onnx::TensorProto::FLOAT,
+                 {"2", "batch", std::to_string(s.kv_heads), "past", std::to_string(s.head_dim)});
+        continue;
+      }
       for (const char* which : {"key", "value"})
         addInput(g, std::string("past_") + which + "_" + std::to_string(i),
                  onnx::TensorProto::FLOAT,
                  {"batch", std::to_string(s.kv_heads), "past", std::to_string(s.head_dim)});
+    }
   } else if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
              s.family == ModelFamily::kT5) {
-    addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
+    if (s.padding_mask) addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "seq"});
   } else if (s.family != ModelFamily::kHeads) {  // heads: the tril buffers mask, no positions
     if (*s.causal_mask != CausalMask::kSdpa)
       addInput(g, "attention_mask", onnx::TensorProto::FLOAT, {"batch", "1", "seq", "seq"});
@@ -1128,6 +1155,7 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
     p->set_name(name);
     auto* pt = p->mutable_type()->mutable_tensor_type();
     pt->set_elem_type(onnx::TensorProto::FLOAT);
+    if (s.stacked_past) pt->mutable_shape()->add_dim()->set_dim_value(2);
     pt->mutable_shape()->add_dim()->set_dim_param("batch");
     pt->mutable_shape()->add_dim()->set_dim_value(s.kv_heads);
     pt->mutable_shape()->add_dim()->set_dim_param("total");
@@ -1220,6 +1248,7 @@ bool parseExporter(const std::string& name, Exporter* exporter) {
 
 std::string oracleIntRanges(const ExporterModelSpec& spec) {
   const ExporterModelSpec s = resolved(spec);
+  if (!s.padding_mask) return "";  // gpt2 from hidden_states alone
   if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
       s.family == ModelFamily::kT5) {
     std::string ranges = "--int-range attention_mask=0:2";

@@ -103,6 +103,14 @@ struct ExporterModelSpec {
   /// the results also returned as present_key_i / present_value_i [batch, kv_heads, total,
   /// head_dim]; attention_mask covers all total = past + seq keys.
   bool past = false;
+  /// gpt2 with past: one stacked cache per layer, past_i [2, batch, heads, past, head_dim]
+  /// (K at 0, V at 1), and present_i = stack(K, V) [2, batch, heads, total, head_dim], as
+  /// ONNX Runtime's GPT-2 export (its MyGPT2Model wrapper) and PyTorch 1.x's exports of
+  /// transformers 2.x-3.x feed the cache.
+  bool stacked_past = false;
+  /// gpt2 with the kWhere causal mask: false drops the attention_mask input and its
+  /// additive (1 - mask) * finfo.min, as PyTorch 1.6's GPT-2 decoding graph has none.
+  bool padding_mask = true;
   /// With past: the step is exported for one new token, a static sequence length of 1
   /// (hidden_states [batch, 1, hidden], position_ids [batch, 1]).
   bool one_token = false;

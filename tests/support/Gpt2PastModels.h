@@ -43,10 +43,14 @@ struct Gpt2PastSpec {
   /// The merge Reshape's target read at run time from the context heads, as torch 1.x
   /// writes a.size(0), a.size(1), a.size(-2) * a.size(-1), instead of a constant.
   bool merge_shape_computed = false;
+  /// The cache's halves taken by Split(past, [1, 1]) and Squeezes instead of Gathers.
+  bool past_split = false;
   // ---- one field per condition a negative test breaks ----
   std::string fill = "-10000.0";
   std::string rows_start = "d";  ///< the causal rows start at ns - nd
   std::string softmax_axis = "3";
+  bool tril_above_diagonal = false;  ///< the buffer holds a 1 at (0, 1): not tril(ones)
+  std::string past_k_index = "i0";   ///< the past half K is read from
 };
 
 inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
@@ -80,9 +84,10 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
   std::string tril;
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 16; ++j)
-      tril +=
-          std::string(tril.empty() ? "" : ", ") + (j <= i ? (s.tril_type == "float" ? "1.0" : "1")
-                                                          : (s.tril_type == "float" ? "0.0" : "0"));
+      tril += std::string(tril.empty() ? "" : ", ") +
+              (j <= i || (s.tril_above_diagonal && i == 0 && j == 1)
+                   ? (s.tril_type == "float" ? "1.0" : "1")
+                   : (s.tril_type == "float" ? "0.0" : "0"));
   init(s.tril_type + "[1, 1, 16, 16] tril = {" + tril + "}");
 
   const std::string seq = s.one_token ? "1" : "S";
@@ -108,7 +113,20 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
   body += "qr = Reshape(q, head_shape)\nqh = Transpose <perm = [0, 2, 1, 3]> (qr)\n";
   body += "kr = Reshape(k, head_shape)\nvr = Reshape(v, head_shape)\n";
   body += "vh = Transpose <perm = [0, 2, 1, 3]> (vr)\n";
-  body += "pk = Gather <axis = 0> (past, i0)\npv = Gather <axis = 0> (past, i1)\n";
+  if (s.past_split) {
+    // torch.unbind as the ONNX Runtime tests write it: Split in [1, 1], then Squeezes.
+    if (attrs) {
+      body += "sk, sv = Split <axis = 0, split = [1, 1]> (past)\n";
+    } else {
+      init("int64[2] halves = {1, 1}");
+      body += "sk, sv = Split <axis = 0> (past, halves)\n";
+    }
+    squeeze("pk", "sk");
+    squeeze("pv", "sv");
+  } else {
+    body += "pk = Gather <axis = 0> (past, " + s.past_k_index + ")\n";
+    body += "pv = Gather <axis = 0> (past, i1)\n";
+  }
   body += "vc = Concat <axis = -2> (pv, vh)\n";
   if (s.k_cached_transposed) {
     body += "kt_new = Transpose <perm = [0, 2, 3, 1]> (kr)\n";

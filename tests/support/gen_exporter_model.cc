@@ -27,6 +27,7 @@ const char* kUsage =
     "         [--head-dim N] [--rotary-dim N] [--ffn N] [--max-positions N] [--seed N]\n"
     "         [--causal-mask where|add|sdpa] [--rope-cache gather|computed]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
+    "         [--stacked-past] [--no-padding-mask]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
 
@@ -88,6 +89,10 @@ int main(int argc, char** argv) {
         spec.unoptimized = true;
       } else if (a == "--past") {
         spec.past = true;
+      } else if (a == "--stacked-past") {
+        spec.stacked_past = true;
+      } else if (a == "--no-padding-mask") {
+        spec.padding_mask = false;
       } else if (a == "--one-token") {
         spec.one_token = true;
       } else if (a == "--opset") {

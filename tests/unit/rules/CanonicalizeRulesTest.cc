@@ -136,5 +136,31 @@ TEST(ReshapeToOwnShapeRule, KeepsAReshapeWithTwoDimsLeftOpen) {
                         "int64[3] s = {0, -1, 2}"));
 }
 
+/// transformers 4.x's Conv1D shape x.size()[:-1] + (nf,): Concat(Slice(Shape(x), start,
+/// end), [6]) as the Reshape back after a projection of x [B, S, 8] to 6 columns.
+std::string sizeSliceModel(const std::string& start, const std::string& end,
+                           const std::string& out = "float[B, S, 6]") {
+  std::string w;
+  for (int i = 0; i < 48; ++i) w += (i ? ", " : "") + std::to_string((i % 5 - 2) / 4.0);
+  return model("(float[B, S, 8] x) => (" + out + " y)",
+               "p = MatMul(x, w)\nxs = Shape(x)\nlead = Slice(xs, st, en, zero)\n"
+               "s = Concat <axis = 0> (lead, six)\nr = Reshape(p, s)\ny = Neg(r)\n",
+               13,
+               "float[8, 6] w = {" + w + "}, int64[1] st = {" + start + "}, int64[1] en = {" + end +
+                   "}, int64[1] zero = {0}, int64[1] six = {6}");
+}
+
+TEST(ReshapeToOwnShapeRule, RemovesAReshapeToLeadingDimsSlicedFromAShape) {
+  // x.size()[:-1] + (6,) of p = x @ w: p's own shape, its first dims read together.
+  const std::string text = sizeSliceModel("0", "-1");
+  EXPECT_EQ(fuse(text), (Ops{"MatMul", "Neg"}));
+  expectSameInOrt(text);
+}
+
+TEST(ReshapeToOwnShapeRule, KeepsAReshapeToDimsSlicedFromTheWrongPlace) {
+  // x.size()[1:] + (6,) = [S, 8, 6]: moves elements.
+  expectUnchanged(sizeSliceModel("1", "3", "float[S, 8, 6]"), "reshape_to_own_shape");
+}
+
 }  // namespace
 }  // namespace onnx_rewrite

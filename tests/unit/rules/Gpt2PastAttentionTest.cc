@@ -1,10 +1,13 @@
 //===- Gpt2PastAttentionTest.cc - attention on cached K/V heads ----------===//
 //
-// multi_head_attention_kv_given and multi_head_attention_past (rules/attention.yaml) on
-// GPT-2 attention with past as torch.onnx exports transformers 2.x-3.x and 4.x
-// (tests/support/Gpt2PastModels.h): the core
-// becomes MultiHeadAttention on the concatenated K/V heads, the present output keeps
-// being computed, and ONNX Runtime gives the same outputs. Each negative breaks one
+// GPT-2 attention with past as torch.onnx exports transformers 2.x-3.x and 4.x with a
+// stacked cache (tests/support/Gpt2PastModels.h):
+// - attention_past (rules/attention.yaml) makes the whole block, present included, one
+//   com.microsoft.Attention with past and present;
+// - without it (--skip), multi_head_attention_kv_given and multi_head_attention_past make
+//   the core MultiHeadAttention on the concatenated K/V heads and the present output keeps
+//   being computed: those rules also serve separate key/value caches (WholeModelTest).
+// Both must compute the same as the original in ONNX Runtime. Each negative breaks one
 // condition and must come out unchanged.
 //
 //===----------------------------------------------------------------------===//
@@ -35,12 +38,46 @@ size_t count(const Ops& ops, const std::string& op) {
   return static_cast<size_t>(std::count(ops.begin(), ops.end(), op));
 }
 
-/// The model fuses into one MultiHeadAttention, without Softmax or scores left, and
-/// computes the same in ONNX Runtime with a past of 4 and 3 new tokens.
-void expectFusedAndSame(const Gpt2PastSpec& model_spec) {
+/// Runs `before` and `after` in ONNX Runtime with a past of 4 and 3 new tokens (or 1).
+void expectSameInOrt(const Gpt2PastSpec& model_spec, const std::string& text,
+                     const onnx::ModelProto& after) {
+  const onnx::ModelProto before = testing::parseModel(text);
+  testing::OracleVerdict verdict = testing::compareInOrt(
+      before, after,
+      model_spec.one_token ? std::vector<std::string>{"B=2", "P=4", "T=5"}
+                           : std::vector<std::string>{"B=2", "S=3", "P=4", "T=7"});
+  EXPECT_TRUE(verdict.equal) << verdict.report;
+}
+
+/// attention_past: the block becomes one Attention with past whose present is the graph's
+/// present (the stack is gone), with no scores, causal slice or K/V Concat left.
+void expectAttentionWithPast(const Gpt2PastSpec& model_spec) {
   const std::string text = gpt2PastModel(model_spec);
   onnx::ModelProto after;
   const Ops ops = fuse(text, &after);
+  EXPECT_EQ(count(ops, "com.microsoft::Attention"), 1u) << ::testing::PrintToString(ops);
+  for (const char* gone : {"Softmax", "Where", "Split", "MatMul", "Transpose"})
+    EXPECT_EQ(count(ops, gone), 0u) << gone << " in " << ::testing::PrintToString(ops);
+  // The position ids' Unsqueeze stays (the embedding Gather reads it).
+  EXPECT_EQ(count(ops, "Unsqueeze"), model_spec.position_embedding ? 1u : 0u)
+      << ::testing::PrintToString(ops);
+  for (const auto& n : after.graph().node()) {
+    if (n.op_type() != "Attention") continue;
+    ASSERT_EQ(n.output_size(), 2);
+    EXPECT_EQ(n.output(1), "present") << "the present output is Attention's own";
+    EXPECT_EQ(n.input(4), "past");
+  }
+  expectSameInOrt(model_spec, text, after);
+}
+
+/// The rules after attention_past: the core becomes one MultiHeadAttention, without Softmax
+/// or scores left, and the present's stack stays.
+void expectFusedAndSame(const Gpt2PastSpec& model_spec) {
+  const std::string text = gpt2PastModel(model_spec);
+  onnx::ModelProto after;
+  Options options;
+  options.filter.skip = "^attention_past$";
+  const Ops ops = fuse(text, &after, nullptr, options);
   EXPECT_EQ(count(ops, "com.microsoft::MultiHeadAttention"), 1u) << ::testing::PrintToString(ops);
   EXPECT_EQ(count(ops, "Softmax"), 0u);
   EXPECT_EQ(count(ops, "Where"), 1u) << "the causal slice becomes an additive bias";
@@ -50,49 +87,54 @@ void expectFusedAndSame(const Gpt2PastSpec& model_spec) {
   EXPECT_EQ(count(ops, "Unsqueeze"),
             (model_spec.padding_mask ? 4u : 2u) + (model_spec.position_embedding ? 1u : 0u))
       << ::testing::PrintToString(ops);
-  const onnx::ModelProto before = testing::parseModel(text);
-  testing::OracleVerdict verdict = testing::compareInOrt(
-      before, after,
-      model_spec.one_token ? std::vector<std::string>{"B=2", "P=4", "T=5"}
-                           : std::vector<std::string>{"B=2", "S=3", "P=4", "T=7"});
-  EXPECT_TRUE(verdict.equal) << verdict.report;
+  expectSameInOrt(model_spec, text, after);
+}
+
+/// Both: attention_past's result on the model without its padding mask (ONNX Runtime's
+/// Attention takes no attention_bias with past), and the MultiHeadAttention rules' on the
+/// model as it is.
+void expectBothFusedAndSame(const Gpt2PastSpec& model_spec) {
+  Gpt2PastSpec unpadded = model_spec;
+  unpadded.padding_mask = false;
+  expectAttentionWithPast(unpadded);
+  expectFusedAndSame(model_spec);
 }
 
 TEST(MultiHeadAttentionKvGivenRule, FusesGpt2WithTransposedKCacheAtOpset11) {
-  expectFusedAndSame(spec());
+  expectBothFusedAndSame(spec());
 }
 
 TEST(MultiHeadAttentionKvGivenRule, FusesGpt2WithKCacheAsHeads) {
-  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.k_cached_transposed = false; }));
+  expectBothFusedAndSame(spec([](Gpt2PastSpec& s) { s.k_cached_transposed = false; }));
 }
 
 TEST(MultiHeadAttentionKvGivenRule, FusesOpset13ParametersAsInputs) {
-  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.opset = 13; }));
+  expectBothFusedAndSame(spec([](Gpt2PastSpec& s) { s.opset = 13; }));
 }
 
 TEST(MultiHeadAttentionKvGivenRule, FusesWithoutPaddingMask) {
-  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.padding_mask = false; }));
+  expectBothFusedAndSame(spec([](Gpt2PastSpec& s) { s.padding_mask = false; }));
 }
 
 TEST(MultiHeadAttentionKvGivenRule, FusesAUint8CausalBuffer) {
-  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.tril_type = "uint8"; }));
+  expectBothFusedAndSame(spec([](Gpt2PastSpec& s) { s.tril_type = "uint8"; }));
 }
 
 TEST(MultiHeadAttentionKvGivenRule, FusesABoolCausalBuffer) {
-  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.tril_type = "bool"; }));
+  expectBothFusedAndSame(spec([](Gpt2PastSpec& s) { s.tril_type = "bool"; }));
 }
 
 TEST(MultiHeadAttentionKvGivenRule, FusesTheMergeShapeReadFromTheContext) {
   // torch 1.x writes a.view(a.size(0), a.size(1), a.size(-2) * a.size(-1)): the Shape
   // chain reads the context heads, but what it computes is their own dims (a 0 spelled
   // out), and it goes with the match since it feeds only the merge.
-  expectFusedAndSame(spec([](Gpt2PastSpec& s) { s.merge_shape_computed = true; }));
+  expectBothFusedAndSame(spec([](Gpt2PastSpec& s) { s.merge_shape_computed = true; }));
 }
 
 TEST(MultiHeadAttentionKvGivenRule, FusesOneTokenStepWithPositionEmbeddings) {
   // PyTorch 1.6's GPT-2 decoding graph: one new token, positions Range(P, P + 1) read from
   // a 16-row embedding, the merge shape computed.
-  expectFusedAndSame(spec([](Gpt2PastSpec& s) {
+  expectBothFusedAndSame(spec([](Gpt2PastSpec& s) {
     s.one_token = true;
     s.position_embedding = true;
     s.merge_shape_computed = true;
@@ -101,7 +143,10 @@ TEST(MultiHeadAttentionKvGivenRule, FusesOneTokenStepWithPositionEmbeddings) {
 
 TEST(MultiHeadAttentionKvGivenRule, LeavesNoTransposePairForKTransposedAfterTheConcat) {
   // K given as Transpose(kc): the rewrite's Transpose back is folded by transpose_pair.
-  const Ops ops = fuse(gpt2PastModel(spec([](Gpt2PastSpec& s) { s.k_cached_transposed = false; })));
+  Options options;
+  options.filter.skip = "^attention_past$";
+  const Ops ops = fuse(gpt2PastModel(spec([](Gpt2PastSpec& s) { s.k_cached_transposed = false; })),
+                       nullptr, nullptr, options);
   EXPECT_EQ(count(ops, "Transpose"), 2u)
       << "Q's head split and V's; " << ::testing::PrintToString(ops);
 }
@@ -135,31 +180,33 @@ Gpt2PastSpec spec4x(void (*edit)(Gpt2PastSpec&) = nullptr) {
 }
 
 TEST(MultiHeadAttentionPastRule, FusesGpt2Transformers4WithPast) {
-  expectFusedAndSame(spec4x());
+  expectBothFusedAndSame(spec4x());
   // K goes in as the concatenated heads themselves: no Transpose is added.
-  const Ops ops = fuse(gpt2PastModel(spec4x()));
+  Options options;
+  options.filter.skip = "^attention_past$";
+  const Ops ops = fuse(gpt2PastModel(spec4x()), nullptr, nullptr, options);
   EXPECT_EQ(count(ops, "Transpose"), 2u) << ::testing::PrintToString(ops);
 }
 
 TEST(MultiHeadAttentionPastRule, FusesOpset11WithoutPaddingMask) {
-  expectFusedAndSame(spec4x([](Gpt2PastSpec& s) {
+  expectBothFusedAndSame(spec4x([](Gpt2PastSpec& s) {
     s.opset = 11;
     s.padding_mask = false;
   }));
 }
 
 TEST(MultiHeadAttentionPastRule, FusesABoolCausalBuffer) {
-  expectFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.tril_type = "bool"; }));
+  expectBothFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.tril_type = "bool"; }));
 }
 
 // torch >= 1.13 reads query.size(-2) and key.size(-2) as a Gather of each Shape, of index 2
 // when it knows the heads' rank (as whole-model GPT-2 exports with past do), else -2.
 TEST(MultiHeadAttentionPastRule, FusesSizesReadByGatherOfIndex2) {
-  expectFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.size_index = "2"; }));
+  expectBothFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.size_index = "2"; }));
 }
 
 TEST(MultiHeadAttentionPastRule, FusesSizesReadByGatherOfIndexMinus2AtOpset14) {
-  expectFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.size_index = "-2", s.opset = 14; }));
+  expectBothFusedAndSame(spec4x([](Gpt2PastSpec& s) { s.size_index = "-2", s.opset = 14; }));
 }
 
 TEST(MultiHeadAttentionPastRule, DoesNotFuseSizesGatheredFromAnotherDim) {
@@ -178,6 +225,46 @@ TEST(MultiHeadAttentionPastRule, DoesNotFuseACausalSliceNotEndingAtTheLastRow) {
 TEST(MultiHeadAttentionPastRule, DoesNotFuseAFillThatSoftmaxDoesNotZero) {
   testing::expectUnchanged(gpt2PastModel(spec4x([](Gpt2PastSpec& s) { s.fill = "-100.0"; })),
                            "attention");
+}
+
+// ---- attention_past only -----------------------------------------------------------------
+
+TEST(AttentionPastRule, FusesTheCacheSplitInHalves) {
+  expectBothFusedAndSame(spec([](Gpt2PastSpec& m) { m.past_split = true; }));
+  expectBothFusedAndSame(spec4x([](Gpt2PastSpec& m) { m.past_split = true; }));
+  expectBothFusedAndSame(spec([](Gpt2PastSpec& m) { m.past_split = true, m.opset = 13; }));
+}
+
+TEST(AttentionPastRule, LeavesAPaddingMaskToMultiHeadAttention) {
+  // ONNX Runtime 1.30: "Attention cannot have both past and attention_bias"; its int32
+  // mask_index would hold the additive mask only for binary masks.
+  const Ops ops = fuse(gpt2PastModel(spec()));
+  EXPECT_EQ(count(ops, "com.microsoft::Attention"), 0u) << ::testing::PrintToString(ops);
+  EXPECT_EQ(count(ops, "com.microsoft::MultiHeadAttention"), 1u) << ::testing::PrintToString(ops);
+}
+
+TEST(AttentionPastRule, LeavesABufferThatIsNotTrilToMultiHeadAttention) {
+  // One 1 above the diagonal: the slice is no causal mask, which unidirectional=1 would
+  // apply. multi_head_attention_kv_given re-cuts the buffer itself, exact for any buffer.
+  const Gpt2PastSpec s = spec([](Gpt2PastSpec& m) {
+    m.tril_above_diagonal = true;
+    m.padding_mask = false;
+  });
+  onnx::ModelProto after;
+  const Ops ops = fuse(gpt2PastModel(s), &after);
+  EXPECT_EQ(count(ops, "com.microsoft::Attention"), 0u) << ::testing::PrintToString(ops);
+  EXPECT_EQ(count(ops, "com.microsoft::MultiHeadAttention"), 1u) << ::testing::PrintToString(ops);
+  expectSameInOrt(s, gpt2PastModel(s), after);
+}
+
+TEST(AttentionPastRule, DoesNotTakeKFromTheValueHalfOfThePast) {
+  // K concatenated behind past[1]: Attention's present would put it at 0.
+  const Gpt2PastSpec s = spec([](Gpt2PastSpec& m) {
+    m.past_k_index = "i1";
+    m.padding_mask = false;
+  });
+  const Ops ops = fuse(gpt2PastModel(s));
+  EXPECT_EQ(count(ops, "com.microsoft::Attention"), 0u) << ::testing::PrintToString(ops);
 }
 
 }  // namespace

@@ -137,6 +137,20 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.past = true; }));
   cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kTorchScript, "_past",
                            [](ExporterModelSpec& s) { s.past = true; }));
+  // ONNX Runtime's GPT-2 export: one stacked cache past_i [2, ...] and present_i = stack(K, V)
+  // per layer become com.microsoft.Attention with past and present.
+  // Without a padding mask (PyTorch 1.6's decoding graph); with one, ONNX Runtime's
+  // Attention cannot take it beside past, and MultiHeadAttention takes the core.
+  cases.push_back(makeCase(
+      ModelFamily::kGpt2, Exporter::kTorchScript, "_stacked_past",
+      [](ExporterModelSpec& s) { s.past = true, s.stacked_past = true, s.padding_mask = false; }));
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_stacked_past_opset14",
+                           [](ExporterModelSpec& s) {
+                             s.past = true, s.stacked_past = true, s.padding_mask = false;
+                             s.opset = 14;
+                           }));
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_stacked_past_padded",
+                           [](ExporterModelSpec& s) { s.past = true, s.stacked_past = true; }));
   // From opset 23 ONNX's Attention takes the concatenated heads (the standard op preferred).
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_past_opset23",
                            [](ExporterModelSpec& s) { s.past = true, s.opset = 23; }));
@@ -412,17 +426,30 @@ TEST_P(WholeModel, FusesOneAttentionPerLayer) {
 // so steps of symbolic length are MultiHeadAttention on the concatenated K/V heads (as
 // GPT-2's and Phi's), the presents still computed by their Concats. From opset 23 the
 // standard Attention takes the concatenated heads.
+// GPT-2's stacked cache without a padding mask is com.microsoft.Attention with past, whose
+// present output is the model's present_i itself.
 TEST_P(WholeModel, FusesAttentionOnTheCacheIntoTheOpThatRunsEveryStep) {
   if (!spec().past) GTEST_SKIP() << "no cache";
-  const auto ops = fused();
+  onnx::ModelProto out;
+  const auto ops = fused(&out);
+  const bool packed = spec().stacked_past && !spec().padding_mask;
   const std::string kind = testing::resolved(spec()).opset >= 23 ? "Attention"
                            : spec().one_token && spec().family == ModelFamily::kLlama
                                ? "com.microsoft::GroupQueryAttention"
-                               : "com.microsoft::MultiHeadAttention";
-  for (const char* op :
-       {"Attention", "com.microsoft::GroupQueryAttention", "com.microsoft::MultiHeadAttention"})
+                           : packed ? "com.microsoft::Attention"
+                                    : "com.microsoft::MultiHeadAttention";
+  for (const char* op : {"Attention", "com.microsoft::GroupQueryAttention",
+                         "com.microsoft::MultiHeadAttention", "com.microsoft::Attention"})
     EXPECT_EQ(count(ops, {op}), op == kind ? expected().attention : 0)
         << op << ": " << summary(ops);
+  if (!packed) return;
+  int presents = 0;
+  for (const auto& n : out.graph().node())
+    if (n.op_type() == "Attention" && n.domain() == "com.microsoft") {
+      ASSERT_EQ(n.output_size(), 2) << n.name();
+      EXPECT_EQ(n.output(1), "present_" + std::to_string(presents++)) << n.name();
+    }
+  EXPECT_EQ(count(ops, {"Concat", "Gather", "Split", "Transpose"}), 0) << summary(ops);
 }
 
 TEST_P(WholeModel, FusesEveryNorm) {
