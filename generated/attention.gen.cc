@@ -79,7 +79,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// x
   /// (rules/attention.yaml: packed_attention 331:70, attention_past 599:28, attention_heads_merge
-  /// 800:19, concat_single_input 860:18)
+  /// 801:19, concat_single_input 861:18)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
@@ -136,9 +136,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// at rules/attention.yaml:481:12), multi_head_attention_rotary 81:31 (in scores at
   /// rules/attention.yaml:521:12), multi_head_attention_kv_given 81:31 (in scores at
   /// rules/attention.yaml:555:12), attention_past 81:31 (in scores at rules/attention.yaml:611:17),
-  /// multi_head_attention_past 81:31 (in scores at rules/attention.yaml:692:17), attention_heads
-  /// 81:31 (in scores at rules/attention.yaml:725:12), single_head_attention 81:31 (in scores at
-  /// rules/attention.yaml:771:11))
+  /// multi_head_attention_past 81:31 (in scores at rules/attention.yaml:693:17), attention_heads
+  /// 81:31 (in scores at rules/attention.yaml:726:12), single_head_attention 81:31 (in scores at
+  /// rules/attention.yaml:772:11))
   bool matchScores1C(ValueId v, gen::Next k) {
     if (seen(Ids::kScores1C)) return same(Ids::kScores1C, v) && k();
     return bind(Ids::kScores1C, v) && k();
@@ -153,9 +153,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// at rules/attention.yaml:481:12), multi_head_attention_rotary 82:28 (in scores at
   /// rules/attention.yaml:521:12), multi_head_attention_kv_given 82:28 (in scores at
   /// rules/attention.yaml:555:12), attention_past 82:28 (in scores at rules/attention.yaml:611:17),
-  /// multi_head_attention_past 82:28 (in scores at rules/attention.yaml:692:17), attention_heads
-  /// 82:28 (in scores at rules/attention.yaml:725:12), single_head_attention 82:28 (in scores at
-  /// rules/attention.yaml:771:11))
+  /// multi_head_attention_past 82:28 (in scores at rules/attention.yaml:693:17), attention_heads
+  /// 82:28 (in scores at rules/attention.yaml:726:12), single_head_attention 82:28 (in scores at
+  /// rules/attention.yaml:772:11))
   bool matchScores1Cq(ValueId v, gen::Next k) {
     if (seen(Ids::kScores1Cq)) return same(Ids::kScores1Cq, v) && k();
     return bind(Ids::kScores1Cq, v) && k();
@@ -170,9 +170,9 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// at rules/attention.yaml:481:12), multi_head_attention_rotary 82:58 (in scores at
   /// rules/attention.yaml:521:12), multi_head_attention_kv_given 82:58 (in scores at
   /// rules/attention.yaml:555:12), attention_past 82:58 (in scores at rules/attention.yaml:611:17),
-  /// multi_head_attention_past 82:58 (in scores at rules/attention.yaml:692:17), attention_heads
-  /// 82:58 (in scores at rules/attention.yaml:725:12), single_head_attention 82:58 (in scores at
-  /// rules/attention.yaml:771:11))
+  /// multi_head_attention_past 82:58 (in scores at rules/attention.yaml:693:17), attention_heads
+  /// 82:58 (in scores at rules/attention.yaml:726:12), single_head_attention 82:58 (in scores at
+  /// rules/attention.yaml:772:11))
   bool matchScores1Ck(ValueId v, gen::Next k) {
     if (seen(Ids::kScores1Ck)) return same(Ids::kScores1Ck, v) && k();
     return bind(Ids::kScores1Ck, v) && k();
@@ -189,8 +189,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_kv_given 96:22 (in masked at rules/attention.yaml:557:40),
   /// multi_head_attention_einsum 96:22 (in masked at rules/attention.yaml:661:39), attention_heads
   /// 96:22 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at
-  /// rules/attention.yaml:726:39), single_head_attention 96:22 (in masked at
-  /// rules/attention.yaml:772:39))
+  /// rules/attention.yaml:727:39), single_head_attention 96:22 (in masked at
+  /// rules/attention.yaml:773:39))
   bool matchCausal(ValueId v, gen::Next k) {
     if (seen(Ids::kCausal)) return same(Ids::kCausal, v) && k();
     return bind(Ids::kCausal, v) && k();
@@ -207,8 +207,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// at rules/attention.yaml:522:39), multi_head_attention_kv_given 96:33 (in masked at
   /// rules/attention.yaml:557:40), attention_past 615:36, multi_head_attention_einsum 96:33 (in
   /// masked at rules/attention.yaml:661:39), attention_heads 96:33 (in masked at
-  /// rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39),
-  /// single_head_attention 96:33 (in masked at rules/attention.yaml:772:39))
+  /// rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39),
+  /// single_head_attention 96:33 (in masked at rules/attention.yaml:773:39))
   bool matchFill(ValueId v, gen::Next k) {
     if (seen(Ids::kFill)) return same(Ids::kFill, v) && k();
     return bind(Ids::kFill, v) && k();
@@ -225,8 +225,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// at rules/attention.yaml:522:39), multi_head_attention_kv_given 96:40 (in masked at
   /// rules/attention.yaml:557:40), multi_head_attention_einsum 96:40 (in masked at
   /// rules/attention.yaml:661:39), attention_heads 96:40 (in masked at rules/attention.yaml:169:40)
-  /// (in masked_sdpa at rules/attention.yaml:726:39), single_head_attention 96:40 (in masked at
-  /// rules/attention.yaml:772:39))
+  /// (in masked_sdpa at rules/attention.yaml:727:39), single_head_attention 96:40 (in masked at
+  /// rules/attention.yaml:773:39))
   bool matchMask(ValueId v, gen::Next k) {
     if (seen(Ids::kMask)) return same(Ids::kMask, v) && k();
     return bind(Ids::kMask, v) && k();
@@ -243,8 +243,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention_kv_given 97:27 (in masked at rules/attention.yaml:557:40),
   /// multi_head_attention_einsum 97:27 (in masked at rules/attention.yaml:661:39), attention_heads
   /// 97:27 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at
-  /// rules/attention.yaml:726:39), single_head_attention 97:27 (in masked at
-  /// rules/attention.yaml:772:39))
+  /// rules/attention.yaml:727:39), single_head_attention 97:27 (in masked at
+  /// rules/attention.yaml:773:39))
   bool matchMasked(ValueId v, gen::Next k) {
     if (seen(Ids::kMasked)) return same(Ids::kMasked, v) && k();
     return bind(Ids::kMasked, v) && k();
@@ -255,7 +255,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (in merged at rules/attention.yaml:121:11) (in sdpa at rules/attention.yaml:331:54),
   /// multi_head_attention 52:52 (in split_shape at rules/attention.yaml:63:22) (in heads at
   /// rules/attention.yaml:116:16) (in sdpa at rules/attention.yaml:393:54),
-  /// multi_head_attention_past 180:47 (in causal_slice at rules/attention.yaml:693:17))
+  /// multi_head_attention_past 180:47 (in causal_slice at rules/attention.yaml:694:17))
   bool matchConstant60(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant60)) return same(Ids::kConstant60, v) && k();
     return bind(Ids::kConstant60, v) && constant(Ids::kConstant60, v) && k();
@@ -297,7 +297,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention 52:52 (in split_shape at rules/attention.yaml:72:23) (in key_heads at
   /// rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:393:54),
   /// multi_head_attention_past 52:25 (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:691:17))
+  /// rules/attention.yaml:692:17))
   bool matchConstant68(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant68)) return same(Ids::kConstant68, v) && k();
     return bind(Ids::kConstant68, v) && constant(Ids::kConstant68, v) && k();
@@ -308,7 +308,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (in heads at rules/attention.yaml:116:16) (in sdpa at rules/attention.yaml:331:54),
   /// attention_past 186:35 (in size_m1 at rules/attention.yaml:612:17), multi_head_attention_past
   /// 52:52 (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:691:17))
+  /// rules/attention.yaml:692:17))
   bool matchConstant70(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant70)) return same(Ids::kConstant70, v) && k();
     return bind(Ids::kConstant70, v) && constant(Ids::kConstant70, v) && k();
@@ -319,7 +319,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (in heads at rules/attention.yaml:116:16) (in sdpa at rules/attention.yaml:331:54),
   /// multi_head_attention_kv_given 186:39 (in size_m1 at rules/attention.yaml:203:30) (in
   /// scores_causal at rules/attention.yaml:556:17), multi_head_attention_past 52:72 (in split_shape
-  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchAny72(ValueId v, gen::Next k) {
     if (seen(Ids::kAny72)) return same(Ids::kAny72, v) && k();
     return bind(Ids::kAny72, v) && k();
@@ -331,7 +331,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// multi_head_attention 52:88 (in split_shape at rules/attention.yaml:72:23) (in key_heads at
   /// rules/attention.yaml:117:16) (in sdpa at rules/attention.yaml:393:54),
   /// multi_head_attention_past 52:75 (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:691:17))
+  /// rules/attention.yaml:692:17))
   bool matchAny73(ValueId v, gen::Next k) {
     if (seen(Ids::kAny73)) return same(Ids::kAny73, v) && k();
     return bind(Ids::kAny73, v) && k();
@@ -342,7 +342,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (in heads at rules/attention.yaml:116:16) (in sdpa at rules/attention.yaml:331:54),
   /// multi_head_attention_causal_slice 52:72 (in split_shape at rules/attention.yaml:63:22) (in
   /// heads at rules/attention.yaml:362:16), multi_head_attention_past 52:88 (in split_shape at
-  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchAny75(ValueId v, gen::Next k) {
     if (seen(Ids::kAny75)) return same(Ids::kAny75, v) && k();
     return bind(Ids::kAny75, v) && k();
@@ -400,8 +400,8 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// q
   /// (rules/attention.yaml: multi_head_attention_causal_slice 362:22, multi_head_attention 393:59,
   /// group_query_attention 424:38, group_query_attention_past 475:38, multi_head_attention_rotary
-  /// 520:27, multi_head_attention_kv_given 554:22, multi_head_attention_past 691:23,
-  /// single_head_attention 771:18)
+  /// 520:27, multi_head_attention_kv_given 554:22, multi_head_attention_past 692:23,
+  /// single_head_attention 772:18)
   bool matchQ(ValueId v, gen::Next k) {
     if (seen(Ids::kQ)) return same(Ids::kQ, v) && k();
     return bind(Ids::kQ, v) && k();
@@ -410,7 +410,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// k
   /// (rules/attention.yaml: multi_head_attention_causal_slice 363:26, multi_head_attention 393:62,
   /// group_query_attention 424:41, group_query_attention_past 475:41, attention_past 602:25,
-  /// single_head_attention 771:31)
+  /// single_head_attention 772:31)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(Ids::kK)) return same(Ids::kK, v) && k();
     return bind(Ids::kK, v) && k();
@@ -419,7 +419,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// v
   /// (rules/attention.yaml: multi_head_attention_causal_slice 364:22, multi_head_attention 393:65,
   /// group_query_attention 424:44, group_query_attention_past 475:44, attention_past 603:23,
-  /// single_head_attention 773:47)
+  /// single_head_attention 774:47)
   bool matchV(ValueId v, gen::Next k) {
     if (seen(Ids::kV)) return same(Ids::kV, v) && k();
     return bind(Ids::kV, v) && k();
@@ -430,7 +430,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 179:20 (in causal_slice at rules/attention.yaml:203:17) (in scores_causal at
   /// rules/attention.yaml:556:17), attention_past 179:20 (in causal_slice at
   /// rules/attention.yaml:614:17), multi_head_attention_past 179:20 (in causal_slice at
-  /// rules/attention.yaml:693:17))
+  /// rules/attention.yaml:694:17))
   bool matchTril(ValueId v, gen::Next k) {
     if (seen(Ids::kTril)) return same(Ids::kTril, v) && k();
     return bind(Ids::kTril, v) && k();
@@ -484,7 +484,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention_causal_slice 52:75 (in split_shape at
   /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:362:16),
   /// multi_head_attention_past 57:22 (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchAny76(ValueId v, gen::Next k) {
     if (seen(Ids::kAny76)) return same(Ids::kAny76, v) && k();
     return bind(Ids::kAny76, v) && k();
@@ -524,7 +524,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:72:23) (in key_heads at rules/attention.yaml:363:16),
   /// multi_head_attention_kv_given 57:22 (in merge_shape at rules/attention.yaml:108:52) (in merged
   /// at rules/attention.yaml:560:12), multi_head_attention_past 57:85 (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchAny84(ValueId v, gen::Next k) {
     if (seen(Ids::kAny84)) return same(Ids::kAny84, v) && k();
     return bind(Ids::kAny84, v) && k();
@@ -603,7 +603,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 57:25 (in merge_shape at
   /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:121:11) (in sdpa at
   /// rules/attention.yaml:393:54), attention_heads 170:49 (in masked_sdpa at
-  /// rules/attention.yaml:726:39))
+  /// rules/attention.yaml:727:39))
   bool matchConstant50(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant50)) return same(Ids::kConstant50, v) && k();
     return bind(Ids::kConstant50, v) && constant(Ids::kConstant50, v) && k();
@@ -643,7 +643,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// (rules/attention.yaml: multi_head_attention 52:25 (in split_shape at
   /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:116:16) (in sdpa at
   /// rules/attention.yaml:393:54), multi_head_attention_past 180:26 (in causal_slice at
-  /// rules/attention.yaml:693:17))
+  /// rules/attention.yaml:694:17))
   bool matchConstant58(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant58)) return same(Ids::kConstant58, v) && k();
     return bind(Ids::kConstant58, v) && constant(Ids::kConstant58, v) && k();
@@ -666,7 +666,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:393:54), multi_head_attention_rotary 57:85 (in merge_shape at
   /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:523:12),
   /// multi_head_attention_past 57:49 (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchAny79(ValueId v, gen::Next k) {
     if (seen(Ids::kAny79)) return same(Ids::kAny79, v) && k();
     return bind(Ids::kAny79, v) && k();
@@ -735,7 +735,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention 158:29 (in repeat_kv at
-  /// rules/attention.yaml:426:12), attention_heads_merge 807:50)
+  /// rules/attention.yaml:426:12), attention_heads_merge 808:50)
   bool matchAny30(ValueId v, gen::Next k) {
     if (seen(Ids::kAny30)) return same(Ids::kAny30, v) && k();
     return bind(Ids::kAny30, v) && k();
@@ -744,7 +744,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// _
   /// (rules/attention.yaml: group_query_attention 158:35 (in repeat_kv at
   /// rules/attention.yaml:426:12), group_query_attention_past 157:75 (in repeat_kv at
-  /// rules/attention.yaml:479:12), attention_heads_merge 807:53)
+  /// rules/attention.yaml:479:12), attention_heads_merge 808:53)
   bool matchAny31(ValueId v, gen::Next k) {
     if (seen(Ids::kAny31)) return same(Ids::kAny31, v) && k();
     return bind(Ids::kAny31, v) && k();
@@ -755,7 +755,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// rules/attention.yaml:427:12), multi_head_attention_rotary 168:26 (in masked_sdpa at
   /// rules/attention.yaml:522:39), multi_head_attention_kv_given 179:71 (in causal_slice at
   /// rules/attention.yaml:203:17) (in scores_causal at rules/attention.yaml:556:17),
-  /// multi_head_attention_past 194:70 (in size_m2 at rules/attention.yaml:693:30))
+  /// multi_head_attention_past 194:70 (in size_m2 at rules/attention.yaml:694:30))
   bool matchConstant37(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant37)) return same(Ids::kConstant37, v) && k();
     return bind(Ids::kConstant37, v) && constant(Ids::kConstant37, v) && k();
@@ -792,7 +792,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0.0
   /// (rules/attention.yaml: group_query_attention 170:37 (in masked_sdpa at
   /// rules/attention.yaml:429:39), multi_head_attention_past 57:52 (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchConstant80(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant80)) return same(Ids::kConstant80, v) && k();
     return bind(Ids::kConstant80, v) && constant(Ids::kConstant80, v) && k();
@@ -862,7 +862,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention_past 157:56 (in repeat_kv at
-  /// rules/attention.yaml:479:12), attention_heads_merge 807:30)
+  /// rules/attention.yaml:479:12), attention_heads_merge 808:30)
   bool matchAny28(ValueId v, gen::Next k) {
     if (seen(Ids::kAny28)) return same(Ids::kAny28, v) && k();
     return bind(Ids::kAny28, v) && k();
@@ -870,7 +870,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention_past 158:29 (in repeat_kv at
-  /// rules/attention.yaml:479:12), attention_heads_merge 807:74)
+  /// rules/attention.yaml:479:12), attention_heads_merge 808:74)
   bool matchAny34(ValueId v, gen::Next k) {
     if (seen(Ids::kAny34)) return same(Ids::kAny34, v) && k();
     return bind(Ids::kAny34, v) && k();
@@ -878,7 +878,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// _
   /// (rules/attention.yaml: group_query_attention_past 158:35 (in repeat_kv at
-  /// rules/attention.yaml:479:12), attention_heads_merge 807:77)
+  /// rules/attention.yaml:479:12), attention_heads_merge 808:77)
   bool matchAny35(ValueId v, gen::Next k) {
     if (seen(Ids::kAny35)) return same(Ids::kAny35, v) && k();
     return bind(Ids::kAny35, v) && k();
@@ -912,7 +912,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// kh
-  /// (rules/attention.yaml: multi_head_attention_rotary 521:33, attention_heads 723:37)
+  /// (rules/attention.yaml: multi_head_attention_rotary 521:33, attention_heads 724:37)
   bool matchKh(ValueId v, gen::Next k) {
     if (seen(Ids::kKh)) return same(Ids::kKh, v) && k();
     return bind(Ids::kKh, v) && k();
@@ -920,7 +920,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// vh
   /// (rules/attention.yaml: multi_head_attention_rotary 523:22, multi_head_attention_kv_given
-  /// 560:22, multi_head_attention_past 695:27, attention_heads 724:37)
+  /// 560:22, multi_head_attention_past 696:27, attention_heads 725:37)
   bool matchVh(ValueId v, gen::Next k) {
     if (seen(Ids::kVh)) return same(Ids::kVh, v) && k();
     return bind(Ids::kVh, v) && k();
@@ -954,14 +954,14 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// cfill
-  /// (rules/attention.yaml: multi_head_attention_kv_given 558:29, multi_head_attention_past 694:33)
+  /// (rules/attention.yaml: multi_head_attention_kv_given 558:29, multi_head_attention_past 695:33)
   bool matchCfill(ValueId v, gen::Next k) {
     if (seen(Ids::kCfill)) return same(Ids::kCfill, v) && k();
     return bind(Ids::kCfill, v) && k();
   }
 
   /// cmask
-  /// (rules/attention.yaml: multi_head_attention_kv_given 558:37, multi_head_attention_past 694:41)
+  /// (rules/attention.yaml: multi_head_attention_kv_given 558:37, multi_head_attention_past 695:41)
   bool matchCmask(ValueId v, gen::Next k) {
     if (seen(Ids::kCmask)) return same(Ids::kCmask, v) && k();
     return bind(Ids::kCmask, v) && k();
@@ -970,7 +970,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 0
   /// (rules/attention.yaml: multi_head_attention_kv_given 180:26 (in causal_slice at
   /// rules/attention.yaml:203:17) (in scores_causal at rules/attention.yaml:556:17),
-  /// multi_head_attention_past 195:31 (in size_m2 at rules/attention.yaml:693:30))
+  /// multi_head_attention_past 195:31 (in size_m2 at rules/attention.yaml:694:30))
   bool matchConstant40(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant40)) return same(Ids::kConstant40, v) && k();
     return bind(Ids::kConstant40, v) && constant(Ids::kConstant40, v) && k();
@@ -979,7 +979,7 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
   /// 1
   /// (rules/attention.yaml: multi_head_attention_kv_given 180:50 (in causal_slice at
   /// rules/attention.yaml:203:17) (in scores_causal at rules/attention.yaml:556:17),
-  /// attention_heads 168:26 (in masked_sdpa at rules/attention.yaml:726:39))
+  /// attention_heads 168:26 (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchConstant43(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant43)) return same(Ids::kConstant43, v) && k();
     return bind(Ids::kConstant43, v) && constant(Ids::kConstant43, v) && k();
@@ -987,14 +987,14 @@ class AttentionSharedMatch : public gen::Matcher, protected Ids {
 
   /// 1
   /// (rules/attention.yaml: attention_past 52:52 (in split_shape at rules/attention.yaml:602:28),
-  /// multi_head_attention_past 194:70 (in size_m2 at rules/attention.yaml:693:43))
+  /// multi_head_attention_past 194:70 (in size_m2 at rules/attention.yaml:694:43))
   bool matchConstant46(ValueId v, gen::Next k) {
     if (seen(Ids::kConstant46)) return same(Ids::kConstant46, v) && k();
     return bind(Ids::kConstant46, v) && constant(Ids::kConstant46, v) && k();
   }
 
   /// _
-  /// (rules/attention.yaml: multi_head_attention_einsum 659:23, attention_heads_merge 803:30)
+  /// (rules/attention.yaml: multi_head_attention_einsum 659:23, attention_heads_merge 804:30)
   bool matchAny10(ValueId v, gen::Next k) {
     if (seen(Ids::kAny10)) return same(Ids::kAny10, v) && k();
     return bind(Ids::kAny10, v) && k();
@@ -27232,15 +27232,15 @@ class MultiHeadAttentionEinsumRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:686
-// multi_head_attention_past (priority 83): Attention on given K and V heads, the causal slice by the Q and K heads' lengths (GPT-2 4.x).
+// Generated from: rules/attention.yaml:687
+// multi_head_attention_past (priority 82): Attention on given K and V heads, the causal slice by the Q and K heads' lengths (GPT-2 4.x).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule multi_head_attention_past for the shared checks and messages.
 const gen::RuleSpec& specMultiHeadAttentionPast() {
   static const gen::RuleSpec spec = {
     "multi_head_attention_past",
-    "rules/attention.yaml:686:5",
+    "rules/attention.yaml:687:5",
     15,  // root expr
     // slots
     {"q", "qr", "kc", "s", "size_m2.1.n", "size_m2.2.n", "c", "cfill", "cmask", "m", "vh", "y",
@@ -27252,442 +27252,442 @@ const gen::RuleSpec& specMultiHeadAttentionPast() {
     // exprs
     {
       // 0: q
-      {"q", "rules/attention.yaml:691:23", 0},
+      {"q", "rules/attention.yaml:692:23", 0},
       // 1: Reshape(q, split_shape.1.s)
-      {"Reshape", "rules/attention.yaml:63:11 (in heads at rules/attention.yaml:691:17)", 1, 2},
+      {"Reshape", "rules/attention.yaml:63:11 (in heads at rules/attention.yaml:692:17)", 1, 2},
       // 2: kc
-      {"kc", "rules/attention.yaml:692:38", 2},
+      {"kc", "rules/attention.yaml:693:38", 2},
       // 3: Transpose(kc, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/attention.yaml:692:28", gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:692:42", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      {"Transpose", "rules/attention.yaml:693:28", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:693:42", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 4: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
-      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:692:17)", 3},
+      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:693:17)", 3},
       // 5: Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) | Gather(Shape(kc), -2, axis=0) | Gather(Shape(kc), 2, axis=0)
-      {"size_m2.1.n", "rules/attention.yaml:194:51 (in size_m2 at rules/attention.yaml:693:30)", 4},
+      {"size_m2.1.n", "rules/attention.yaml:194:51 (in size_m2 at rules/attention.yaml:694:30)", 4},
       // 6: Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) | Gather(Shape(qh), -2, axis=0) | Gather(Shape(qh), 2, axis=0)
-      {"size_m2.2.n", "rules/attention.yaml:194:51 (in size_m2 at rules/attention.yaml:693:43)", 5},
+      {"size_m2.2.n", "rules/attention.yaml:194:51 (in size_m2 at rules/attention.yaml:694:43)", 5},
       // 7: Cast(causal_slice.1.b, to=9) | causal_slice.1.b
-      {"c", "rules/attention.yaml:181:28 (in causal_slice at rules/attention.yaml:693:17)", 6},
+      {"c", "rules/attention.yaml:181:28 (in causal_slice at rules/attention.yaml:694:17)", 6},
       // 8: cfill
-      {"cfill", "rules/attention.yaml:694:33", 7},
+      {"cfill", "rules/attention.yaml:695:33", 7},
       // 9: Where(c, s, cfill)
-      {"Where", "rules/attention.yaml:694:21", gen::kNoSlot, 3},
+      {"Where", "rules/attention.yaml:695:21", gen::kNoSlot, 3},
       // 10: cmask
-      {"cmask", "rules/attention.yaml:694:41", 8},
+      {"cmask", "rules/attention.yaml:695:41", 8},
       // 11: Add(Where(c, s, cfill), cmask)
-      {"Add", "rules/attention.yaml:694:17", gen::kNoSlot, 2},
+      {"Add", "rules/attention.yaml:695:17", gen::kNoSlot, 2},
       // 12: Where(c, s, cfill)
-      {"Where", "rules/attention.yaml:694:70", gen::kNoSlot, 3},
+      {"Where", "rules/attention.yaml:695:70", gen::kNoSlot, 3},
       // 13: Add(Where(c, s, cfill), cmask) | Where(c, s, cfill)
-      {"m", "rules/attention.yaml:694:68", 9},
+      {"m", "rules/attention.yaml:695:68", 9},
       // 14: vh
-      {"vh", "rules/attention.yaml:695:27", 10},
+      {"vh", "rules/attention.yaml:696:27", 10},
       // 15: Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s)
-      {"Reshape", "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:695:17)", 11, 2},
+      {"Reshape", "rules/attention.yaml:108:11 (in merged at rules/attention.yaml:696:17)", 11, 2},
       // 16: Concat(dim.1.d, dim.2.d, _, _, axis=0) | _
       {"split_shape.1.s",
-       "rules/attention.yaml:52:86 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:52:86 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        12},
       // 17: Transpose(qr, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:691:17)", 13, 1,
-       {{"perm", "rules/attention.yaml:64:24 (in heads at rules/attention.yaml:691:17)",
+      {"Transpose", "rules/attention.yaml:64:11 (in heads at rules/attention.yaml:692:17)", 13, 1,
+       {{"perm", "rules/attention.yaml:64:24 (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 18: MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]))
-      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:692:17)",
+      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:693:17)",
        gen::kNoSlot, 2},
       // 19: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:692:17)", 14},
+      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:693:17)", 14},
       // 20: Div(MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2])), scores.1.c)
-      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:692:17)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:693:17)", gen::kNoSlot,
        2},
       // 21: MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]))
-      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:692:17)",
+      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:693:17)",
        gen::kNoSlot, 2},
       // 22: Mul(MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2])), scores.1.c)
-      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:692:17)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:693:17)", gen::kNoSlot,
        2},
       // 23: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:692:17)", 15},
+      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:693:17)", 15},
       // 24: Mul(qh, scores.1.cq)
-      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:692:17)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:693:17)", gen::kNoSlot,
        2},
       // 25: Div(qh, scores.1.cq)
-      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:692:17)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:693:17)", gen::kNoSlot,
        2},
       // 26: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:692:17)"},
+      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:693:17)"},
       // 27: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:692:17)", 16},
+      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:693:17)", 16},
       // 28: Mul(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck)
-      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:692:17)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:693:17)", gen::kNoSlot,
        2},
       // 29: Div(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck)
-      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:692:17)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:693:17)", gen::kNoSlot,
        2},
       // 30: Mul(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck) | Transpose(kc, perm=[0, 1, 3, 2])
-      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:692:17)"},
+      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:693:17)"},
       // 31: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kc, perm=[0, 1, 3, 2])))
-      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:692:17)",
+      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:693:17)",
        gen::kNoSlot, 2},
       // 32: com.microsoft.FusedMatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:692:17)", gen::kNoSlot, 2,
-       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:692:17)",
+       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:693:17)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:693:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:692:17)",
+        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:693:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:692:17)",
+        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:693:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:692:17)",
+        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:693:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 33: Shape(kc)
-      {"Shape", "rules/attention.yaml:194:26 (in size_m2 at rules/attention.yaml:693:30)",
+      {"Shape", "rules/attention.yaml:194:26 (in size_m2 at rules/attention.yaml:694:30)",
        gen::kNoSlot, 1},
       // 34: Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0])
-      {"Slice", "rules/attention.yaml:194:20 (in size_m2 at rules/attention.yaml:693:30)",
+      {"Slice", "rules/attention.yaml:194:20 (in size_m2 at rules/attention.yaml:694:30)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:194:36 (in size_m2 at rules/attention.yaml:693:30)",
+       {{"starts", "rules/attention.yaml:194:36 (in size_m2 at rules/attention.yaml:694:30)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:194:40 (in size_m2 at rules/attention.yaml:693:30)",
+        {"ends", "rules/attention.yaml:194:40 (in size_m2 at rules/attention.yaml:694:30)",
          Attr::kEquals, {gen::intsLiteral({-1})}},
-        {"axes", "rules/attention.yaml:194:44 (in size_m2 at rules/attention.yaml:693:30)",
+        {"axes", "rules/attention.yaml:194:44 (in size_m2 at rules/attention.yaml:694:30)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 35: Squeeze(Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0]), axes=[0])
-      {"Squeeze", "rules/attention.yaml:194:12 (in size_m2 at rules/attention.yaml:693:30)",
+      {"Squeeze", "rules/attention.yaml:194:12 (in size_m2 at rules/attention.yaml:694:30)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:194:48 (in size_m2 at rules/attention.yaml:693:30)",
+       {{"axes", "rules/attention.yaml:194:48 (in size_m2 at rules/attention.yaml:694:30)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 36: Shape(kc)
-      {"Shape", "rules/attention.yaml:194:60 (in size_m2 at rules/attention.yaml:693:30)",
+      {"Shape", "rules/attention.yaml:194:60 (in size_m2 at rules/attention.yaml:694:30)",
        gen::kNoSlot, 1},
       // 37: -2
-      {"constant -2", "rules/attention.yaml:194:70 (in size_m2 at rules/attention.yaml:693:30)",
+      {"constant -2", "rules/attention.yaml:194:70 (in size_m2 at rules/attention.yaml:694:30)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-2)},
       // 38: Gather(Shape(kc), -2, axis=0)
-      {"Gather", "rules/attention.yaml:194:53 (in size_m2 at rules/attention.yaml:693:30)",
+      {"Gather", "rules/attention.yaml:194:53 (in size_m2 at rules/attention.yaml:694:30)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/attention.yaml:194:74 (in size_m2 at rules/attention.yaml:693:30)",
+       {{"axis", "rules/attention.yaml:194:74 (in size_m2 at rules/attention.yaml:694:30)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 39: Shape(kc)
-      {"Shape", "rules/attention.yaml:195:21 (in size_m2 at rules/attention.yaml:693:30)",
+      {"Shape", "rules/attention.yaml:195:21 (in size_m2 at rules/attention.yaml:694:30)",
        gen::kNoSlot, 1},
       // 40: 2
-      {"constant 2", "rules/attention.yaml:195:31 (in size_m2 at rules/attention.yaml:693:30)",
+      {"constant 2", "rules/attention.yaml:195:31 (in size_m2 at rules/attention.yaml:694:30)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 41: Gather(Shape(kc), 2, axis=0)
-      {"Gather", "rules/attention.yaml:195:14 (in size_m2 at rules/attention.yaml:693:30)",
+      {"Gather", "rules/attention.yaml:195:14 (in size_m2 at rules/attention.yaml:694:30)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/attention.yaml:195:34 (in size_m2 at rules/attention.yaml:693:30)",
+       {{"axis", "rules/attention.yaml:195:34 (in size_m2 at rules/attention.yaml:694:30)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 42: Shape(qh)
-      {"Shape", "rules/attention.yaml:194:26 (in size_m2 at rules/attention.yaml:693:43)",
+      {"Shape", "rules/attention.yaml:194:26 (in size_m2 at rules/attention.yaml:694:43)",
        gen::kNoSlot, 1},
       // 43: Slice(Shape(qh), starts=[-2], ends=[-1], axes=[0])
-      {"Slice", "rules/attention.yaml:194:20 (in size_m2 at rules/attention.yaml:693:43)",
+      {"Slice", "rules/attention.yaml:194:20 (in size_m2 at rules/attention.yaml:694:43)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:194:36 (in size_m2 at rules/attention.yaml:693:43)",
+       {{"starts", "rules/attention.yaml:194:36 (in size_m2 at rules/attention.yaml:694:43)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:194:40 (in size_m2 at rules/attention.yaml:693:43)",
+        {"ends", "rules/attention.yaml:194:40 (in size_m2 at rules/attention.yaml:694:43)",
          Attr::kEquals, {gen::intsLiteral({-1})}},
-        {"axes", "rules/attention.yaml:194:44 (in size_m2 at rules/attention.yaml:693:43)",
+        {"axes", "rules/attention.yaml:194:44 (in size_m2 at rules/attention.yaml:694:43)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 44: Squeeze(Slice(Shape(qh), starts=[-2], ends=[-1], axes=[0]), axes=[0])
-      {"Squeeze", "rules/attention.yaml:194:12 (in size_m2 at rules/attention.yaml:693:43)",
+      {"Squeeze", "rules/attention.yaml:194:12 (in size_m2 at rules/attention.yaml:694:43)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:194:48 (in size_m2 at rules/attention.yaml:693:43)",
+       {{"axes", "rules/attention.yaml:194:48 (in size_m2 at rules/attention.yaml:694:43)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 45: Shape(qh)
-      {"Shape", "rules/attention.yaml:194:60 (in size_m2 at rules/attention.yaml:693:43)",
+      {"Shape", "rules/attention.yaml:194:60 (in size_m2 at rules/attention.yaml:694:43)",
        gen::kNoSlot, 1},
       // 46: -2
-      {"constant -2", "rules/attention.yaml:194:70 (in size_m2 at rules/attention.yaml:693:43)",
+      {"constant -2", "rules/attention.yaml:194:70 (in size_m2 at rules/attention.yaml:694:43)",
        gen::kNoSlot, 0, {}, gen::intLiteral(-2)},
       // 47: Gather(Shape(qh), -2, axis=0)
-      {"Gather", "rules/attention.yaml:194:53 (in size_m2 at rules/attention.yaml:693:43)",
+      {"Gather", "rules/attention.yaml:194:53 (in size_m2 at rules/attention.yaml:694:43)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/attention.yaml:194:74 (in size_m2 at rules/attention.yaml:693:43)",
+       {{"axis", "rules/attention.yaml:194:74 (in size_m2 at rules/attention.yaml:694:43)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 48: Shape(qh)
-      {"Shape", "rules/attention.yaml:195:21 (in size_m2 at rules/attention.yaml:693:43)",
+      {"Shape", "rules/attention.yaml:195:21 (in size_m2 at rules/attention.yaml:694:43)",
        gen::kNoSlot, 1},
       // 49: 2
-      {"constant 2", "rules/attention.yaml:195:31 (in size_m2 at rules/attention.yaml:693:43)",
+      {"constant 2", "rules/attention.yaml:195:31 (in size_m2 at rules/attention.yaml:694:43)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 50: Gather(Shape(qh), 2, axis=0)
-      {"Gather", "rules/attention.yaml:195:14 (in size_m2 at rules/attention.yaml:693:43)",
+      {"Gather", "rules/attention.yaml:195:14 (in size_m2 at rules/attention.yaml:694:43)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/attention.yaml:195:34 (in size_m2 at rules/attention.yaml:693:43)",
+       {{"axis", "rules/attention.yaml:195:34 (in size_m2 at rules/attention.yaml:694:43)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 51: tril
-      {"tril", "rules/attention.yaml:179:20 (in causal_slice at rules/attention.yaml:693:17)", 17},
+      {"tril", "rules/attention.yaml:179:20 (in causal_slice at rules/attention.yaml:694:17)", 17},
       // 52: Sub(size_m2.1.n, size_m2.2.n)
-      {"Sub", "rules/attention.yaml:179:36 (in causal_slice at rules/attention.yaml:693:17)",
+      {"Sub", "rules/attention.yaml:179:36 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 2},
       // 53: Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0])
-      {"Unsqueeze", "rules/attention.yaml:179:26 (in causal_slice at rules/attention.yaml:693:17)",
+      {"Unsqueeze", "rules/attention.yaml:179:26 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:179:49 (in causal_slice at rules/attention.yaml:693:17)",
+       {{"axes", "rules/attention.yaml:179:49 (in causal_slice at rules/attention.yaml:694:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 54: Unsqueeze(size_m2.1.n, axes=[0])
-      {"Unsqueeze", "rules/attention.yaml:179:53 (in causal_slice at rules/attention.yaml:693:17)",
+      {"Unsqueeze", "rules/attention.yaml:179:53 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:179:67 (in causal_slice at rules/attention.yaml:693:17)",
+       {{"axes", "rules/attention.yaml:179:67 (in causal_slice at rules/attention.yaml:694:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 55: 2
-      {"constant 2", "rules/attention.yaml:179:71 (in causal_slice at rules/attention.yaml:693:17)",
+      {"constant 2", "rules/attention.yaml:179:71 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(2)},
       // 56: 1
-      {"constant 1", "rules/attention.yaml:179:74 (in causal_slice at rules/attention.yaml:693:17)",
+      {"constant 1", "rules/attention.yaml:179:74 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 57: Slice(tril, Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0]), Unsqueeze(size_m2.1.n, axes=[0]), 2, 1)
-      {"Slice", "rules/attention.yaml:179:14 (in causal_slice at rules/attention.yaml:693:17)", 18,
+      {"Slice", "rules/attention.yaml:179:14 (in causal_slice at rules/attention.yaml:694:17)", 18,
        5},
       // 58: 0
-      {"constant 0", "rules/attention.yaml:180:26 (in causal_slice at rules/attention.yaml:693:17)",
+      {"constant 0", "rules/attention.yaml:180:26 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 59: Unsqueeze(size_m2.1.n, axes=[0])
-      {"Unsqueeze", "rules/attention.yaml:180:29 (in causal_slice at rules/attention.yaml:693:17)",
+      {"Unsqueeze", "rules/attention.yaml:180:29 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:180:43 (in causal_slice at rules/attention.yaml:693:17)",
+       {{"axes", "rules/attention.yaml:180:43 (in causal_slice at rules/attention.yaml:694:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 60: 3
-      {"constant 3", "rules/attention.yaml:180:47 (in causal_slice at rules/attention.yaml:693:17)",
+      {"constant 3", "rules/attention.yaml:180:47 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(3)},
       // 61: 1
-      {"constant 1", "rules/attention.yaml:180:50 (in causal_slice at rules/attention.yaml:693:17)",
+      {"constant 1", "rules/attention.yaml:180:50 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 62: Slice(causal_slice.1.rows, 0, Unsqueeze(size_m2.1.n, axes=[0]), 3, 1)
-      {"Slice", "rules/attention.yaml:180:14 (in causal_slice at rules/attention.yaml:693:17)", 19,
+      {"Slice", "rules/attention.yaml:180:14 (in causal_slice at rules/attention.yaml:694:17)", 19,
        5},
       // 63: Cast(causal_slice.1.b, to=9)
-      {"Cast", "rules/attention.yaml:181:14 (in causal_slice at rules/attention.yaml:693:17)",
+      {"Cast", "rules/attention.yaml:181:14 (in causal_slice at rules/attention.yaml:694:17)",
        gen::kNoSlot, 1,
-       {{"to", "rules/attention.yaml:181:22 (in causal_slice at rules/attention.yaml:693:17)",
+       {{"to", "rules/attention.yaml:181:22 (in causal_slice at rules/attention.yaml:694:17)",
          Attr::kEquals, {gen::intLiteral(9)}}}},
       // 64: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:107:18 (in merged at rules/attention.yaml:695:17)",
+      {"Softmax", "rules/attention.yaml:107:18 (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:107:29 (in merged at rules/attention.yaml:695:17)",
+       {{"axis", "rules/attention.yaml:107:29 (in merged at rules/attention.yaml:696:17)",
          Attr::kOneOf, {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 65: MatMul(Softmax(m, axis=-1), vh)
-      {"MatMul", "rules/attention.yaml:107:11 (in merged at rules/attention.yaml:695:17)", 20, 2},
+      {"MatMul", "rules/attention.yaml:107:11 (in merged at rules/attention.yaml:696:17)", 20, 2},
       // 66: Transpose(merged.1.o, perm=[0, 2, 1, 3])
-      {"Transpose", "rules/attention.yaml:108:19 (in merged at rules/attention.yaml:695:17)",
+      {"Transpose", "rules/attention.yaml:108:19 (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:108:32 (in merged at rules/attention.yaml:695:17)",
+       {{"perm", "rules/attention.yaml:108:32 (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intsLiteral({0, 2, 1, 3})}}}},
       // 67: Concat(dim.3.d, dim.4.d, _, axis=0) | _
       {"merge_shape.1.s",
-       "rules/attention.yaml:57:83 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:57:83 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        21},
       // 68: 0
       {"constant 0",
-       "rules/attention.yaml:52:25 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:52:25 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 69: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1)
       {"dim.1.d",
-       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        22},
       // 70: 1
       {"constant 1",
-       "rules/attention.yaml:52:52 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:52:52 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 71: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2)
       {"dim.2.d",
-       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        23},
       // 72: _
       {"_",
-       "rules/attention.yaml:52:72 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)"},
+       "rules/attention.yaml:52:72 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)"},
       // 73: _
       {"_",
-       "rules/attention.yaml:52:75 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)"},
+       "rules/attention.yaml:52:75 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)"},
       // 74: Concat(dim.1.d, dim.2.d, _, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:52:11 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:52:11 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 4,
        {{"axis",
-         "rules/attention.yaml:52:78 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+         "rules/attention.yaml:52:78 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 75: _
       {"_",
-       "rules/attention.yaml:52:88 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)"},
+       "rules/attention.yaml:52:88 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)"},
       // 76: _
       {"_",
-       "rules/attention.yaml:57:22 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)"},
+       "rules/attention.yaml:57:22 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)"},
       // 77: 0
       {"constant 0",
-       "rules/attention.yaml:57:25 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:57:25 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(0)},
       // 78: Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1)
       {"dim.3.d",
-       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        24},
       // 79: _
       {"_",
-       "rules/attention.yaml:57:49 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)"},
+       "rules/attention.yaml:57:49 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)"},
       // 80: 1
       {"constant 1",
-       "rules/attention.yaml:57:52 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:57:52 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 0, {}, gen::intLiteral(1)},
       // 81: Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2)
       {"dim.4.d",
-       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        25},
       // 82: _
       {"_",
-       "rules/attention.yaml:57:72 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)"},
+       "rules/attention.yaml:57:72 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)"},
       // 83: Concat(dim.3.d, dim.4.d, _, axis=0)
       {"Concat",
-       "rules/attention.yaml:57:11 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:57:11 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 3,
        {{"axis",
-         "rules/attention.yaml:57:75 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+         "rules/attention.yaml:57:75 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 84: _
       {"_",
-       "rules/attention.yaml:57:85 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)"},
+       "rules/attention.yaml:57:85 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)"},
       // 85: Shape(q)
       {"Shape",
-       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 1},
       // 86: Gather(Shape(q), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 87: Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 88: Shape(q, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:52:28 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+         "rules/attention.yaml:52:28 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:52:37 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+         "rules/attention.yaml:52:37 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 89: Shape(q)
       {"Shape",
-       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 1},
       // 90: Gather(Shape(q), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 91: Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 92: Shape(q, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:52:55 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+         "rules/attention.yaml:52:55 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:52:64 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17)",
+         "rules/attention.yaml:52:64 (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
       // 93: Shape(_)
       {"Shape",
-       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 1},
       // 94: Gather(Shape(_), 0, axis=0)
       {"Gather",
-       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 95: Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 96: Shape(_, start=0, end=1)
       {"Shape",
-       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:57:28 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+         "rules/attention.yaml:57:28 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:57:37 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+         "rules/attention.yaml:57:37 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intLiteral(1)}}}},
       // 97: Shape(_)
       {"Shape",
-       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 1},
       // 98: Gather(Shape(_), 1, axis=0)
       {"Gather",
-       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:21 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 2,
        {{"axis",
-         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+         "rules/attention.yaml:47:41 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 99: Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])
       {"Unsqueeze",
-       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:11 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 1,
        {{"axes",
-         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+         "rules/attention.yaml:47:50 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intsLiteral({0})}, true}}},
       // 100: Shape(_, start=1, end=2)
       {"Shape",
-       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+       "rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
        gen::kNoSlot, 1,
        {{"start",
-         "rules/attention.yaml:57:55 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+         "rules/attention.yaml:57:55 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(0)},
         {"end",
-         "rules/attention.yaml:57:64 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17)",
+         "rules/attention.yaml:57:64 (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17)",
          Attr::kEquals, {gen::intLiteral(2)}}}},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:697:16", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:698:16", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/attention.yaml:697:34", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/attention.yaml:698:34", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kShape, "rules/attention.yaml:698:16", "kc", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:699:16", "kc", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "_", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kAny}, {Dim::kSymbol, 0, 4}}},
-     {Check::kNative, "rules/attention.yaml:698:37", "kc", gen::kNoSlot, {"kc", "qr"}, {2, 1},
+     {Check::kNative, "rules/attention.yaml:699:37", "kc", gen::kNoSlot, {"kc", "qr"}, {2, 1},
       "head_count_like", gen::nativePredicate("head_count_like")},
-     {Check::kShape, "rules/attention.yaml:699:16", "vh", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:700:16", "vh", 10, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "_", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kAny}, {Dim::kSymbol, 0, 5}}},
-     {Check::kNative, "rules/attention.yaml:699:38", "vh", gen::kNoSlot, {"vh", "qr"}, {10, 1},
+     {Check::kNative, "rules/attention.yaml:700:38", "vh", gen::kNoSlot, {"vh", "qr"}, {10, 1},
       "head_count_like", gen::nativePredicate("head_count_like")},
-     {Check::kNative, "rules/attention.yaml:700:16", "qr", gen::kNoSlot, {"qr"}, {1},
+     {Check::kNative, "rules/attention.yaml:701:16", "qr", gen::kNoSlot, {"qr"}, {1},
       "splits_heads", gen::nativePredicate("splits_heads")},
-     {Check::kNative, "rules/attention.yaml:701:16", "y", gen::kNoSlot, {"y", "vh", "q"},
+     {Check::kNative, "rules/attention.yaml:702:16", "y", gen::kNoSlot, {"y", "vh", "q"},
       {11, 10, 0}, "merges_heads_of", gen::nativePredicate("merges_heads_of")},
-     {Check::kScalar, "rules/attention.yaml:702:16", "cfill", 7, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kScalar, "rules/attention.yaml:703:16", "cfill", 7, {}, {}, "", nullptr, gen::kNoSlot,
       {}, true, true, -gen::kInfinity, -1e+04},
-     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:692:17)",
+     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:693:17)",
       "scores.1.c", 14, {}, {}, "", nullptr, 3},
-     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:692:17)",
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:693:17)",
       "scores.1.cq", 15, {}, {}, "", nullptr, 3},
-     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:692:17)",
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:693:17)",
       "scores.1.ck", 16, {}, {}, "", nullptr, 3}},
     // rewrite variants
     {{true, "", -1, -1, {{{13, 0}}}}, {true, "", -1, -1, {{{13, 1}}}}},
@@ -27867,7 +27867,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   // matchConstant80, matchAny84.
 
   /// qr = Reshape(q, split_shape.1.s)  (rules/attention.yaml:63:11 (in heads at
-  /// rules/attention.yaml:691:17))
+  /// rules/attention.yaml:692:17))
   bool matchQr(ValueId v, gen::Next k) {
     if (seen(kQr)) return same(kQr, v) && k();
     if (!bind(kQr, v)) return false;
@@ -27876,13 +27876,13 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchQ(input(n, 0), [&] { return matchSplitShape1S(input(n, 1), k); });
   }
 
-  /// kc  (rules/attention.yaml:692:38)
+  /// kc  (rules/attention.yaml:693:38)
   bool matchKc(ValueId v, gen::Next k) {
     if (seen(kKc)) return same(kKc, v) && k();
     return bind(kKc, v) && k();
   }
 
-  /// Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:692:28)
+  /// Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:693:28)
   bool matchTranspose3(ValueId v, gen::Next k) {
     if (seen(kTranspose3)) return same(kTranspose3, v) && k();
     if (!bind(kTranspose3, v)) return false;
@@ -27895,7 +27895,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   /// | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) |
   /// com.microsoft.FusedMatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]), transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:81:34 (in scores at
-  /// rules/attention.yaml:692:17))
+  /// rules/attention.yaml:693:17))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -27913,7 +27913,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// size_m2.1.n = Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) |
   /// Gather(Shape(kc), -2, axis=0) | Gather(Shape(kc), 2, axis=0)  (rules/attention.yaml:194:51 (in
-  /// size_m2 at rules/attention.yaml:693:30))
+  /// size_m2 at rules/attention.yaml:694:30))
   bool matchSizeM21N(ValueId v, gen::Next k) {
     if (seen(kSizeM21N)) return same(kSizeM21N, v) && k();
     if (!bind(kSizeM21N, v)) return false;
@@ -27929,7 +27929,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// size_m2.2.n = Squeeze(Slice(Shape(...), starts=[-2], ends=[-1], axes=[0]), axes=[0]) |
   /// Gather(Shape(qh), -2, axis=0) | Gather(Shape(qh), 2, axis=0)  (rules/attention.yaml:194:51 (in
-  /// size_m2 at rules/attention.yaml:693:43))
+  /// size_m2 at rules/attention.yaml:694:43))
   bool matchSizeM22N(ValueId v, gen::Next k) {
     if (seen(kSizeM22N)) return same(kSizeM22N, v) && k();
     if (!bind(kSizeM22N, v)) return false;
@@ -27944,7 +27944,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// c = Cast(causal_slice.1.b, to=9) | causal_slice.1.b  (rules/attention.yaml:181:28 (in
-  /// causal_slice at rules/attention.yaml:693:17))
+  /// causal_slice at rules/attention.yaml:694:17))
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     if (!bind(kC, v)) return false;
@@ -27956,7 +27956,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return false;
   }
 
-  /// Where(c, s, cfill)  (rules/attention.yaml:694:21)
+  /// Where(c, s, cfill)  (rules/attention.yaml:695:21)
   bool matchWhere9(ValueId v, gen::Next k) {
     if (seen(kWhere9)) return same(kWhere9, v) && k();
     if (!bind(kWhere9, v)) return false;
@@ -27969,7 +27969,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     });
   }
 
-  /// Add(Where(c, s, cfill), cmask)  (rules/attention.yaml:694:17)
+  /// Add(Where(c, s, cfill), cmask)  (rules/attention.yaml:695:17)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -27983,7 +27983,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchWhere9(in1, [&] { return matchCmask(in0, k); });
   }
 
-  /// Where(c, s, cfill)  (rules/attention.yaml:694:70)
+  /// Where(c, s, cfill)  (rules/attention.yaml:695:70)
   bool matchWhere12(ValueId v, gen::Next k) {
     if (seen(kWhere12)) return same(kWhere12, v) && k();
     if (!bind(kWhere12, v)) return false;
@@ -27996,7 +27996,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     });
   }
 
-  /// m = Add(Where(c, s, cfill), cmask) | Where(c, s, cfill)  (rules/attention.yaml:694:68)
+  /// m = Add(Where(c, s, cfill), cmask) | Where(c, s, cfill)  (rules/attention.yaml:695:68)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -28009,7 +28009,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// y = Reshape(Transpose(merged.1.o, perm=[0, 2, 1, 3]), merge_shape.1.s) 
-  /// (rules/attention.yaml:108:11 (in merged at rules/attention.yaml:695:17))
+  /// (rules/attention.yaml:108:11 (in merged at rules/attention.yaml:696:17))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -28019,7 +28019,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// split_shape.1.s = Concat(dim.1.d, dim.2.d, _, _, axis=0) | _  (rules/attention.yaml:52:86 (in
-  /// split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchSplitShape1S(ValueId v, gen::Next k) {
     if (seen(kSplitShape1S)) return same(kSplitShape1S, v) && k();
     if (!bind(kSplitShape1S, v)) return false;
@@ -28032,7 +28032,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// qh = Transpose(qr, perm=[0, 2, 1, 3])  (rules/attention.yaml:64:11 (in heads at
-  /// rules/attention.yaml:691:17))
+  /// rules/attention.yaml:692:17))
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     if (!bind(kQh, v)) return false;
@@ -28042,7 +28042,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]))  (rules/attention.yaml:81:16 (in scores at
-  /// rules/attention.yaml:692:17))
+  /// rules/attention.yaml:693:17))
   bool matchMatMul18(ValueId v, gen::Next k) {
     if (seen(kMatMul18)) return same(kMatMul18, v) && k();
     if (!bind(kMatMul18, v)) return false;
@@ -28052,7 +28052,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Div(MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2])), scores.1.c)  (rules/attention.yaml:81:12 (in
-  /// scores at rules/attention.yaml:692:17))
+  /// scores at rules/attention.yaml:693:17))
   bool matchDiv20(ValueId v, gen::Next k) {
     if (seen(kDiv20)) return same(kDiv20, v) && k();
     if (!bind(kDiv20, v)) return false;
@@ -28062,7 +28062,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]))  (rules/attention.yaml:81:40 (in scores at
-  /// rules/attention.yaml:692:17))
+  /// rules/attention.yaml:693:17))
   bool matchMatMul21(ValueId v, gen::Next k) {
     if (seen(kMatMul21)) return same(kMatMul21, v) && k();
     if (!bind(kMatMul21, v)) return false;
@@ -28072,7 +28072,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Mul(MatMul(qh, Transpose(kc, perm=[0, 1, 3, 2])), scores.1.c)  (rules/attention.yaml:81:36 (in
-  /// scores at rules/attention.yaml:692:17))
+  /// scores at rules/attention.yaml:693:17))
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(kMul22)) return same(kMul22, v) && k();
     if (!bind(kMul22, v)) return false;
@@ -28086,7 +28086,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchMatMul21(in1, [&] { return matchScores1C(in0, k); });
   }
 
-  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:692:17))
+  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:693:17))
   bool matchMul24(ValueId v, gen::Next k) {
     if (seen(kMul24)) return same(kMul24, v) && k();
     if (!bind(kMul24, v)) return false;
@@ -28100,7 +28100,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchQh(in1, [&] { return matchScores1Cq(in0, k); });
   }
 
-  /// Div(qh, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:692:17))
+  /// Div(qh, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:693:17))
   bool matchDiv25(ValueId v, gen::Next k) {
     if (seen(kDiv25)) return same(kDiv25, v) && k();
     if (!bind(kDiv25, v)) return false;
@@ -28110,7 +28110,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh  (rules/attention.yaml:82:32 (in scores at
-  /// rules/attention.yaml:692:17))
+  /// rules/attention.yaml:693:17))
   bool matchAnyOf26(ValueId v, gen::Next k) {
     if (seen(kAnyOf26)) return same(kAnyOf26, v) && k();
     if (!bind(kAnyOf26, v)) return false;
@@ -28125,7 +28125,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Mul(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck)  (rules/attention.yaml:82:50 (in scores at
-  /// rules/attention.yaml:692:17))
+  /// rules/attention.yaml:693:17))
   bool matchMul28(ValueId v, gen::Next k) {
     if (seen(kMul28)) return same(kMul28, v) && k();
     if (!bind(kMul28, v)) return false;
@@ -28140,7 +28140,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Div(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck)  (rules/attention.yaml:82:64 (in scores at
-  /// rules/attention.yaml:692:17))
+  /// rules/attention.yaml:693:17))
   bool matchDiv29(ValueId v, gen::Next k) {
     if (seen(kDiv29)) return same(kDiv29, v) && k();
     if (!bind(kDiv29, v)) return false;
@@ -28151,7 +28151,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Mul(Transpose(kc, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kc, perm=[0, 1, 3, 2]),
   /// scores.1.ck) | Transpose(kc, perm=[0, 1, 3, 2])  (rules/attention.yaml:82:62 (in scores at
-  /// rules/attention.yaml:692:17))
+  /// rules/attention.yaml:693:17))
   bool matchAnyOf30(ValueId v, gen::Next k) {
     if (seen(kAnyOf30)) return same(kAnyOf30, v) && k();
     if (!bind(kAnyOf30, v)) return false;
@@ -28167,7 +28167,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) |
   /// Div(Transpose(...), scores.1.ck) | Transpose(kc, perm=[0, 1, 3, 2]))) 
-  /// (rules/attention.yaml:82:14 (in scores at rules/attention.yaml:692:17))
+  /// (rules/attention.yaml:82:14 (in scores at rules/attention.yaml:693:17))
   bool matchMatMul31(ValueId v, gen::Next k) {
     if (seen(kMatMul31)) return same(kMatMul31, v) && k();
     if (!bind(kMatMul31, v)) return false;
@@ -28178,7 +28178,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// com.microsoft.FusedMatMul(qh, Transpose(kc, perm=[0, 1, 3, 2]), transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:83:14 (in scores at
-  /// rules/attention.yaml:692:17))
+  /// rules/attention.yaml:693:17))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -28187,7 +28187,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchQh(input(n, 0), [&] { return matchTranspose3(input(n, 1), k); });
   }
 
-  /// Shape(kc)  (rules/attention.yaml:194:26 (in size_m2 at rules/attention.yaml:693:30))
+  /// Shape(kc)  (rules/attention.yaml:194:26 (in size_m2 at rules/attention.yaml:694:30))
   bool matchShape33(ValueId v, gen::Next k) {
     if (seen(kShape33)) return same(kShape33, v) && k();
     if (!bind(kShape33, v)) return false;
@@ -28197,7 +28197,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0])  (rules/attention.yaml:194:20 (in size_m2
-  /// at rules/attention.yaml:693:30))
+  /// at rules/attention.yaml:694:30))
   bool matchSlice34(ValueId v, gen::Next k) {
     if (seen(kSlice34)) return same(kSlice34, v) && k();
     if (!bind(kSlice34, v)) return false;
@@ -28207,7 +28207,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Squeeze(Slice(Shape(kc), starts=[-2], ends=[-1], axes=[0]), axes=[0]) 
-  /// (rules/attention.yaml:194:12 (in size_m2 at rules/attention.yaml:693:30))
+  /// (rules/attention.yaml:194:12 (in size_m2 at rules/attention.yaml:694:30))
   bool matchSqueeze35(ValueId v, gen::Next k) {
     if (seen(kSqueeze35)) return same(kSqueeze35, v) && k();
     if (!bind(kSqueeze35, v)) return false;
@@ -28216,7 +28216,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchSlice34(input(n, 0), k);
   }
 
-  /// Shape(kc)  (rules/attention.yaml:194:60 (in size_m2 at rules/attention.yaml:693:30))
+  /// Shape(kc)  (rules/attention.yaml:194:60 (in size_m2 at rules/attention.yaml:694:30))
   bool matchShape36(ValueId v, gen::Next k) {
     if (seen(kShape36)) return same(kShape36, v) && k();
     if (!bind(kShape36, v)) return false;
@@ -28226,7 +28226,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Gather(Shape(kc), -2, axis=0)  (rules/attention.yaml:194:53 (in size_m2 at
-  /// rules/attention.yaml:693:30))
+  /// rules/attention.yaml:694:30))
   bool matchGather38(ValueId v, gen::Next k) {
     if (seen(kGather38)) return same(kGather38, v) && k();
     if (!bind(kGather38, v)) return false;
@@ -28235,7 +28235,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchShape36(input(n, 0), [&] { return matchConstant37(input(n, 1), k); });
   }
 
-  /// Shape(kc)  (rules/attention.yaml:195:21 (in size_m2 at rules/attention.yaml:693:30))
+  /// Shape(kc)  (rules/attention.yaml:195:21 (in size_m2 at rules/attention.yaml:694:30))
   bool matchShape39(ValueId v, gen::Next k) {
     if (seen(kShape39)) return same(kShape39, v) && k();
     if (!bind(kShape39, v)) return false;
@@ -28245,7 +28245,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Gather(Shape(kc), 2, axis=0)  (rules/attention.yaml:195:14 (in size_m2 at
-  /// rules/attention.yaml:693:30))
+  /// rules/attention.yaml:694:30))
   bool matchGather41(ValueId v, gen::Next k) {
     if (seen(kGather41)) return same(kGather41, v) && k();
     if (!bind(kGather41, v)) return false;
@@ -28254,7 +28254,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchShape39(input(n, 0), [&] { return matchConstant40(input(n, 1), k); });
   }
 
-  /// Shape(qh)  (rules/attention.yaml:194:26 (in size_m2 at rules/attention.yaml:693:43))
+  /// Shape(qh)  (rules/attention.yaml:194:26 (in size_m2 at rules/attention.yaml:694:43))
   bool matchShape42(ValueId v, gen::Next k) {
     if (seen(kShape42)) return same(kShape42, v) && k();
     if (!bind(kShape42, v)) return false;
@@ -28264,7 +28264,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Slice(Shape(qh), starts=[-2], ends=[-1], axes=[0])  (rules/attention.yaml:194:20 (in size_m2
-  /// at rules/attention.yaml:693:43))
+  /// at rules/attention.yaml:694:43))
   bool matchSlice43(ValueId v, gen::Next k) {
     if (seen(kSlice43)) return same(kSlice43, v) && k();
     if (!bind(kSlice43, v)) return false;
@@ -28274,7 +28274,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Squeeze(Slice(Shape(qh), starts=[-2], ends=[-1], axes=[0]), axes=[0]) 
-  /// (rules/attention.yaml:194:12 (in size_m2 at rules/attention.yaml:693:43))
+  /// (rules/attention.yaml:194:12 (in size_m2 at rules/attention.yaml:694:43))
   bool matchSqueeze44(ValueId v, gen::Next k) {
     if (seen(kSqueeze44)) return same(kSqueeze44, v) && k();
     if (!bind(kSqueeze44, v)) return false;
@@ -28283,7 +28283,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchSlice43(input(n, 0), k);
   }
 
-  /// Shape(qh)  (rules/attention.yaml:194:60 (in size_m2 at rules/attention.yaml:693:43))
+  /// Shape(qh)  (rules/attention.yaml:194:60 (in size_m2 at rules/attention.yaml:694:43))
   bool matchShape45(ValueId v, gen::Next k) {
     if (seen(kShape45)) return same(kShape45, v) && k();
     if (!bind(kShape45, v)) return false;
@@ -28293,7 +28293,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Gather(Shape(qh), -2, axis=0)  (rules/attention.yaml:194:53 (in size_m2 at
-  /// rules/attention.yaml:693:43))
+  /// rules/attention.yaml:694:43))
   bool matchGather47(ValueId v, gen::Next k) {
     if (seen(kGather47)) return same(kGather47, v) && k();
     if (!bind(kGather47, v)) return false;
@@ -28302,7 +28302,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchShape45(input(n, 0), [&] { return matchConstant46(input(n, 1), k); });
   }
 
-  /// Shape(qh)  (rules/attention.yaml:195:21 (in size_m2 at rules/attention.yaml:693:43))
+  /// Shape(qh)  (rules/attention.yaml:195:21 (in size_m2 at rules/attention.yaml:694:43))
   bool matchShape48(ValueId v, gen::Next k) {
     if (seen(kShape48)) return same(kShape48, v) && k();
     if (!bind(kShape48, v)) return false;
@@ -28311,14 +28311,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchQh(input(n, 0), k);
   }
 
-  /// 2  (rules/attention.yaml:195:31 (in size_m2 at rules/attention.yaml:693:43))
+  /// 2  (rules/attention.yaml:195:31 (in size_m2 at rules/attention.yaml:694:43))
   bool matchConstant49(ValueId v, gen::Next k) {
     if (seen(kConstant49)) return same(kConstant49, v) && k();
     return bind(kConstant49, v) && constant(kConstant49, v) && k();
   }
 
   /// Gather(Shape(qh), 2, axis=0)  (rules/attention.yaml:195:14 (in size_m2 at
-  /// rules/attention.yaml:693:43))
+  /// rules/attention.yaml:694:43))
   bool matchGather50(ValueId v, gen::Next k) {
     if (seen(kGather50)) return same(kGather50, v) && k();
     if (!bind(kGather50, v)) return false;
@@ -28328,7 +28328,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Sub(size_m2.1.n, size_m2.2.n)  (rules/attention.yaml:179:36 (in causal_slice at
-  /// rules/attention.yaml:693:17))
+  /// rules/attention.yaml:694:17))
   bool matchSub(ValueId v, gen::Next k) {
     if (seen(kSub)) return same(kSub, v) && k();
     if (!bind(kSub, v)) return false;
@@ -28338,7 +28338,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0])  (rules/attention.yaml:179:26 (in
-  /// causal_slice at rules/attention.yaml:693:17))
+  /// causal_slice at rules/attention.yaml:694:17))
   bool matchUnsqueeze53(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze53)) return same(kUnsqueeze53, v) && k();
     if (!bind(kUnsqueeze53, v)) return false;
@@ -28348,7 +28348,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Unsqueeze(size_m2.1.n, axes=[0])  (rules/attention.yaml:179:53 (in causal_slice at
-  /// rules/attention.yaml:693:17))
+  /// rules/attention.yaml:694:17))
   bool matchUnsqueeze54(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze54)) return same(kUnsqueeze54, v) && k();
     if (!bind(kUnsqueeze54, v)) return false;
@@ -28357,13 +28357,13 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchSizeM21N(input(n, 0), k);
   }
 
-  /// 2  (rules/attention.yaml:179:71 (in causal_slice at rules/attention.yaml:693:17))
+  /// 2  (rules/attention.yaml:179:71 (in causal_slice at rules/attention.yaml:694:17))
   bool matchConstant55(ValueId v, gen::Next k) {
     if (seen(kConstant55)) return same(kConstant55, v) && k();
     return bind(kConstant55, v) && constant(kConstant55, v) && k();
   }
 
-  /// 1  (rules/attention.yaml:179:74 (in causal_slice at rules/attention.yaml:693:17))
+  /// 1  (rules/attention.yaml:179:74 (in causal_slice at rules/attention.yaml:694:17))
   bool matchConstant56(ValueId v, gen::Next k) {
     if (seen(kConstant56)) return same(kConstant56, v) && k();
     return bind(kConstant56, v) && constant(kConstant56, v) && k();
@@ -28371,7 +28371,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// causal_slice.1.rows = Slice(tril, Unsqueeze(Sub(size_m2.1.n, size_m2.2.n), axes=[0]),
   /// Unsqueeze(size_m2.1.n, axes=[0]), 2, 1)  (rules/attention.yaml:179:14 (in causal_slice at
-  /// rules/attention.yaml:693:17))
+  /// rules/attention.yaml:694:17))
   bool matchCausalSlice1Rows(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1Rows)) return same(kCausalSlice1Rows, v) && k();
     if (!bind(kCausalSlice1Rows, v)) return false;
@@ -28389,7 +28389,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Unsqueeze(size_m2.1.n, axes=[0])  (rules/attention.yaml:180:29 (in causal_slice at
-  /// rules/attention.yaml:693:17))
+  /// rules/attention.yaml:694:17))
   bool matchUnsqueeze59(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze59)) return same(kUnsqueeze59, v) && k();
     if (!bind(kUnsqueeze59, v)) return false;
@@ -28398,14 +28398,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchSizeM21N(input(n, 0), k);
   }
 
-  /// 1  (rules/attention.yaml:180:50 (in causal_slice at rules/attention.yaml:693:17))
+  /// 1  (rules/attention.yaml:180:50 (in causal_slice at rules/attention.yaml:694:17))
   bool matchConstant61(ValueId v, gen::Next k) {
     if (seen(kConstant61)) return same(kConstant61, v) && k();
     return bind(kConstant61, v) && constant(kConstant61, v) && k();
   }
 
   /// causal_slice.1.b = Slice(causal_slice.1.rows, 0, Unsqueeze(size_m2.1.n, axes=[0]), 3, 1) 
-  /// (rules/attention.yaml:180:14 (in causal_slice at rules/attention.yaml:693:17))
+  /// (rules/attention.yaml:180:14 (in causal_slice at rules/attention.yaml:694:17))
   bool matchCausalSlice1B(ValueId v, gen::Next k) {
     if (seen(kCausalSlice1B)) return same(kCausalSlice1B, v) && k();
     if (!bind(kCausalSlice1B, v)) return false;
@@ -28423,7 +28423,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Cast(causal_slice.1.b, to=9)  (rules/attention.yaml:181:14 (in causal_slice at
-  /// rules/attention.yaml:693:17))
+  /// rules/attention.yaml:694:17))
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -28432,7 +28432,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return matchCausalSlice1B(input(n, 0), k);
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:107:18 (in merged at rules/attention.yaml:695:17))
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:107:18 (in merged at rules/attention.yaml:696:17))
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -28442,7 +28442,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// merged.1.o = MatMul(Softmax(m, axis=-1), vh)  (rules/attention.yaml:107:11 (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchMerged1O(ValueId v, gen::Next k) {
     if (seen(kMerged1O)) return same(kMerged1O, v) && k();
     if (!bind(kMerged1O, v)) return false;
@@ -28452,7 +28452,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Transpose(merged.1.o, perm=[0, 2, 1, 3])  (rules/attention.yaml:108:19 (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchTranspose66(ValueId v, gen::Next k) {
     if (seen(kTranspose66)) return same(kTranspose66, v) && k();
     if (!bind(kTranspose66, v)) return false;
@@ -28462,7 +28462,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// merge_shape.1.s = Concat(dim.3.d, dim.4.d, _, axis=0) | _  (rules/attention.yaml:57:83 (in
-  /// merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchMergeShape1S(ValueId v, gen::Next k) {
     if (seen(kMergeShape1S)) return same(kMergeShape1S, v) && k();
     if (!bind(kMergeShape1S, v)) return false;
@@ -28476,7 +28476,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// dim.1.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(q, start=0, end=1) 
   /// (rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:18) (in split_shape at
-  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchDim1D(ValueId v, gen::Next k) {
     if (seen(kDim1D)) return same(kDim1D, v) && k();
     if (!bind(kDim1D, v)) return false;
@@ -28490,7 +28490,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// dim.2.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(q, start=1, end=2) 
   /// (rules/attention.yaml:47:53 (in dim at rules/attention.yaml:52:45) (in split_shape at
-  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchDim2D(ValueId v, gen::Next k) {
     if (seen(kDim2D)) return same(kDim2D, v) && k();
     if (!bind(kDim2D, v)) return false;
@@ -28503,7 +28503,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Concat(dim.1.d, dim.2.d, _, _, axis=0)  (rules/attention.yaml:52:11 (in split_shape at
-  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchConcat74(ValueId v, gen::Next k) {
     if (seen(kConcat74)) return same(kConcat74, v) && k();
     if (!bind(kConcat74, v)) return false;
@@ -28519,7 +28519,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// 0  (rules/attention.yaml:57:25 (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchConstant77(ValueId v, gen::Next k) {
     if (seen(kConstant77)) return same(kConstant77, v) && k();
     return bind(kConstant77, v) && constant(kConstant77, v) && k();
@@ -28527,7 +28527,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// dim.3.d = Unsqueeze(Gather(Shape(...), 0, axis=0), axes=[0]) | Shape(_, start=0, end=1) 
   /// (rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:18) (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchDim3D(ValueId v, gen::Next k) {
     if (seen(kDim3D)) return same(kDim3D, v) && k();
     if (!bind(kDim3D, v)) return false;
@@ -28541,7 +28541,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// dim.4.d = Unsqueeze(Gather(Shape(...), 1, axis=0), axes=[0]) | Shape(_, start=1, end=2) 
   /// (rules/attention.yaml:47:53 (in dim at rules/attention.yaml:57:45) (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchDim4D(ValueId v, gen::Next k) {
     if (seen(kDim4D)) return same(kDim4D, v) && k();
     if (!bind(kDim4D, v)) return false;
@@ -28554,14 +28554,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// _  (rules/attention.yaml:57:72 (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchAny82(ValueId v, gen::Next k) {
     if (seen(kAny82)) return same(kAny82, v) && k();
     return bind(kAny82, v) && k();
   }
 
   /// Concat(dim.3.d, dim.4.d, _, axis=0)  (rules/attention.yaml:57:11 (in merge_shape at
-  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchConcat83(ValueId v, gen::Next k) {
     if (seen(kConcat83)) return same(kConcat83, v) && k();
     if (!bind(kConcat83, v)) return false;
@@ -28575,7 +28575,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(q)  (rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:18) (in split_shape
-  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchShape85(ValueId v, gen::Next k) {
     if (seen(kShape85)) return same(kShape85, v) && k();
     if (!bind(kShape85, v)) return false;
@@ -28586,7 +28586,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(q), 0, axis=0)  (rules/attention.yaml:47:21 (in dim at
   /// rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:691:17))
+  /// rules/attention.yaml:692:17))
   bool matchGather86(ValueId v, gen::Next k) {
     if (seen(kGather86)) return same(kGather86, v) && k();
     if (!bind(kGather86, v)) return false;
@@ -28597,7 +28597,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(q), 0, axis=0), axes=[0])  (rules/attention.yaml:47:11 (in dim at
   /// rules/attention.yaml:52:18) (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:691:17))
+  /// rules/attention.yaml:692:17))
   bool matchUnsqueeze87(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze87)) return same(kUnsqueeze87, v) && k();
     if (!bind(kUnsqueeze87, v)) return false;
@@ -28607,7 +28607,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(q, start=0, end=1)  (rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:18)
-  /// (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchShape88(ValueId v, gen::Next k) {
     if (seen(kShape88)) return same(kShape88, v) && k();
     if (!bind(kShape88, v)) return false;
@@ -28617,7 +28617,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(q)  (rules/attention.yaml:47:28 (in dim at rules/attention.yaml:52:45) (in split_shape
-  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchShape89(ValueId v, gen::Next k) {
     if (seen(kShape89)) return same(kShape89, v) && k();
     if (!bind(kShape89, v)) return false;
@@ -28628,7 +28628,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(q), 1, axis=0)  (rules/attention.yaml:47:21 (in dim at
   /// rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:691:17))
+  /// rules/attention.yaml:692:17))
   bool matchGather90(ValueId v, gen::Next k) {
     if (seen(kGather90)) return same(kGather90, v) && k();
     if (!bind(kGather90, v)) return false;
@@ -28639,7 +28639,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(q), 1, axis=0), axes=[0])  (rules/attention.yaml:47:11 (in dim at
   /// rules/attention.yaml:52:45) (in split_shape at rules/attention.yaml:63:22) (in heads at
-  /// rules/attention.yaml:691:17))
+  /// rules/attention.yaml:692:17))
   bool matchUnsqueeze91(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze91)) return same(kUnsqueeze91, v) && k();
     if (!bind(kUnsqueeze91, v)) return false;
@@ -28649,7 +28649,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(q, start=1, end=2)  (rules/attention.yaml:47:55 (in dim at rules/attention.yaml:52:45)
-  /// (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:691:17))
+  /// (in split_shape at rules/attention.yaml:63:22) (in heads at rules/attention.yaml:692:17))
   bool matchShape92(ValueId v, gen::Next k) {
     if (seen(kShape92)) return same(kShape92, v) && k();
     if (!bind(kShape92, v)) return false;
@@ -28659,7 +28659,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(_)  (rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:18) (in merge_shape
-  /// at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchShape93(ValueId v, gen::Next k) {
     if (seen(kShape93)) return same(kShape93, v) && k();
     if (!bind(kShape93, v)) return false;
@@ -28670,7 +28670,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(_), 0, axis=0)  (rules/attention.yaml:47:21 (in dim at
   /// rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchGather94(ValueId v, gen::Next k) {
     if (seen(kGather94)) return same(kGather94, v) && k();
     if (!bind(kGather94, v)) return false;
@@ -28681,7 +28681,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(_), 0, axis=0), axes=[0])  (rules/attention.yaml:47:11 (in dim at
   /// rules/attention.yaml:57:18) (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchUnsqueeze95(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze95)) return same(kUnsqueeze95, v) && k();
     if (!bind(kUnsqueeze95, v)) return false;
@@ -28691,7 +28691,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(_, start=0, end=1)  (rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:18)
-  /// (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchShape96(ValueId v, gen::Next k) {
     if (seen(kShape96)) return same(kShape96, v) && k();
     if (!bind(kShape96, v)) return false;
@@ -28701,7 +28701,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(_)  (rules/attention.yaml:47:28 (in dim at rules/attention.yaml:57:45) (in merge_shape
-  /// at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchShape97(ValueId v, gen::Next k) {
     if (seen(kShape97)) return same(kShape97, v) && k();
     if (!bind(kShape97, v)) return false;
@@ -28712,7 +28712,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Gather(Shape(_), 1, axis=0)  (rules/attention.yaml:47:21 (in dim at
   /// rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchGather98(ValueId v, gen::Next k) {
     if (seen(kGather98)) return same(kGather98, v) && k();
     if (!bind(kGather98, v)) return false;
@@ -28723,7 +28723,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   /// Unsqueeze(Gather(Shape(_), 1, axis=0), axes=[0])  (rules/attention.yaml:47:11 (in dim at
   /// rules/attention.yaml:57:45) (in merge_shape at rules/attention.yaml:108:52) (in merged at
-  /// rules/attention.yaml:695:17))
+  /// rules/attention.yaml:696:17))
   bool matchUnsqueeze99(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze99)) return same(kUnsqueeze99, v) && k();
     if (!bind(kUnsqueeze99, v)) return false;
@@ -28733,7 +28733,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
   }
 
   /// Shape(_, start=1, end=2)  (rules/attention.yaml:47:55 (in dim at rules/attention.yaml:57:45)
-  /// (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:695:17))
+  /// (in merge_shape at rules/attention.yaml:108:52) (in merged at rules/attention.yaml:696:17))
   bool matchShape100(ValueId v, gen::Next k) {
     if (seen(kShape100)) return same(kShape100, v) && k();
     if (!bind(kShape100, v)) return false;
@@ -28744,14 +28744,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
 
   // ---- Rewrite
 
-  /// Variant 0 (when @scores_causal_mask), rules/attention.yaml:707:5:
+  /// Variant 0 (when @scores_causal_mask), rules/attention.yaml:708:5:
   ///   y = com.microsoft.MultiHeadAttention(q, kc, vh, none, none, Expand(Add(Where(Cast(Slice(Slice(tril, Sub(Slice(Shape(kc), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([2]), tensor([1])), tensor([0]), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([3]), tensor([1])), to=9), tensor(0.0), cfill), cmask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kc), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:704:20", "q")) return false;
-    if (!requireBound(kSlotKc, "rules/attention.yaml:705:22", "kc")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:708:34", "vh")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:706:30", "tril")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:705:20", "q")) return false;
+    if (!requireBound(kSlotKc, "rules/attention.yaml:706:22", "kc")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:709:34", "vh")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:707:30", "tril")) return false;
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t22) return false;
@@ -28779,9 +28779,9 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     attrs6.push_back(gen::intAttribute("to", 9));
     std::optional<onnx::TensorProto> t31 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t31) return false;
-    if (!requireBound(kSlotCfill, "rules/attention.yaml:708:49", "cfill")) return false;
+    if (!requireBound(kSlotCfill, "rules/attention.yaml:709:49", "cfill")) return false;
     std::vector<onnx::AttributeProto> attrs32;
-    if (!requireBound(kSlotCmask, "rules/attention.yaml:708:56", "cmask")) return false;
+    if (!requireBound(kSlotCmask, "rules/attention.yaml:709:56", "cmask")) return false;
     std::vector<onnx::AttributeProto> attrs33;
     std::optional<onnx::TensorProto> t30 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t30) return false;
@@ -28794,8 +28794,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:269:44 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:708:11)",
-        "rules/attention.yaml:269:44 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:708:11)");
+        "rules/attention.yaml:269:44 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:709:11)",
+        "rules/attention.yaml:269:44 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:709:11)");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = attrHelper(
@@ -28803,8 +28803,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:270:44 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:708:11)",
-        "rules/attention.yaml:270:44 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:708:11)");
+        "rules/attention.yaml:270:44 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:709:11)",
+        "rules/attention.yaml:270:44 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:709:11)");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     collectMatched();
@@ -28812,8 +28812,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:707:5",
-        "rules/attention.yaml:268:11 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:708:11)")) return false;
+        "rules/attention.yaml:708:5",
+        "rules/attention.yaml:268:11 (in mha at rules/attention.yaml:280:15) (in given_heads_mha at rules/attention.yaml:709:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -28929,14 +28929,14 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v17}});
   }
 
-  /// Variant 1 (when @scores_causal), rules/attention.yaml:707:5:
+  /// Variant 1 (when @scores_causal), rules/attention.yaml:708:5:
   ///   y = com.microsoft.MultiHeadAttention(q, kc, vh, none, none, Expand(Where(Cast(Slice(Slice(tril, Sub(Slice(Shape(kc), tensor([2]), tensor([3])), Slice(Shape(q), tensor([1]), tensor([2]))), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([2]), tensor([1])), tensor([0]), Slice(Shape(kc), tensor([2]), tensor([3])), tensor([3]), tensor([1])), to=9), tensor(0.0), cfill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(kc), tensor([2]), tensor([3])), axis=0)), num_heads=helper(attention_num_heads), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:704:20", "q")) return false;
-    if (!requireBound(kSlotKc, "rules/attention.yaml:705:22", "kc")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:708:34", "vh")) return false;
-    if (!requireBound(kSlotTril, "rules/attention.yaml:706:30", "tril")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:705:20", "q")) return false;
+    if (!requireBound(kSlotKc, "rules/attention.yaml:706:22", "kc")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:709:34", "vh")) return false;
+    if (!requireBound(kSlotTril, "rules/attention.yaml:707:30", "tril")) return false;
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::TensorProto> t22 = gen::literalTensor(gen::intsLiteral({2}), 7, {1});
     if (!t22) return false;
@@ -28964,7 +28964,7 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
     attrs6.push_back(gen::intAttribute("to", 9));
     std::optional<onnx::TensorProto> t31 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t31) return false;
-    if (!requireBound(kSlotCfill, "rules/attention.yaml:708:49", "cfill")) return false;
+    if (!requireBound(kSlotCfill, "rules/attention.yaml:709:49", "cfill")) return false;
     std::vector<onnx::AttributeProto> attrs32;
     std::optional<onnx::TensorProto> t30 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t30) return false;
@@ -28977,8 +28977,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotQr},
         {"qr"},
         "num_heads",
-        "rules/attention.yaml:269:44 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:708:11)",
-        "rules/attention.yaml:269:44 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:708:11)");
+        "rules/attention.yaml:269:44 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:709:11)",
+        "rules/attention.yaml:269:44 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:709:11)");
     if (!a17_0) return false;
     attrs17.push_back(std::move(*a17_0));
     std::optional<onnx::AttributeProto> a17_1 = attrHelper(
@@ -28986,8 +28986,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:270:44 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:708:11)",
-        "rules/attention.yaml:270:44 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:708:11)");
+        "rules/attention.yaml:270:44 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:709:11)",
+        "rules/attention.yaml:270:44 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:709:11)");
     if (!a17_1) return false;
     attrs17.push_back(std::move(*a17_1));
     collectMatched();
@@ -28995,8 +28995,8 @@ class MultiHeadAttentionPastMatch : public AttentionSharedMatch<MultiHeadAttenti
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:707:5",
-        "rules/attention.yaml:268:11 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:708:11)")) return false;
+        "rules/attention.yaml:708:5",
+        "rules/attention.yaml:268:11 (in mha at rules/attention.yaml:283:15) (in given_heads_mha at rules/attention.yaml:709:11)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -29112,9 +29112,9 @@ class MultiHeadAttentionPastRule : public RewritePattern {
       : RewritePattern(RuleInfo{
             std::move(name),
             root,
-            83,
+            82,
             {"ort"},
-            "rules/attention.yaml:686:5",
+            "rules/attention.yaml:687:5",
             {op::kSlice, op::kCast, op::kConcat, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kSub, op::kWhere, op::kAdd, op::kExpand}}),
         root_output_(root_output) {}
 
@@ -29136,7 +29136,7 @@ class MultiHeadAttentionPastRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:717
+// Generated from: rules/attention.yaml:718
 // attention_heads (priority 84): Scaled dot-product attention on [B, N, S, H] heads, grouped K/V heads too (LLaMA at opset 23).
 //===----------------------------------------------------------------------===//
 
@@ -29144,7 +29144,7 @@ class MultiHeadAttentionPastRule : public RewritePattern {
 const gen::RuleSpec& specAttentionHeads() {
   static const gen::RuleSpec spec = {
     "attention_heads",
-    "rules/attention.yaml:717:5",
+    "rules/attention.yaml:718:5",
     19,  // root expr
     // slots
     {"kh", "kr", "vh", "vr", "qh", "s", "m", "o", "scores.1.c", "scores.1.cq", "scores.1.ck",
@@ -29155,255 +29155,255 @@ const gen::RuleSpec& specAttentionHeads() {
     // exprs
     {
       // 0: kh
-      {"kh", "rules/attention.yaml:723:37", 0},
+      {"kh", "rules/attention.yaml:724:37", 0},
       // 1: Unsqueeze(kh, axes=[2])
-      {"Unsqueeze", "rules/attention.yaml:723:27", gen::kNoSlot, 1,
-       {{"axes", "rules/attention.yaml:723:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
-      // 2: _
-      {"_", "rules/attention.yaml:723:45"},
-      // 3: Expand(Unsqueeze(kh, axes=[2]), _)
-      {"Expand", "rules/attention.yaml:723:20", gen::kNoSlot, 2},
-      // 4: _
-      {"_", "rules/attention.yaml:723:49"},
-      // 5: Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)
-      {"Reshape", "rules/attention.yaml:723:12", gen::kNoSlot, 2},
-      // 6: Reshape(Expand(Unsqueeze(...), _), _) | kh
-      {"kr", "rules/attention.yaml:723:52", 1},
-      // 7: vh
-      {"vh", "rules/attention.yaml:724:37", 2},
-      // 8: Unsqueeze(vh, axes=[2])
       {"Unsqueeze", "rules/attention.yaml:724:27", gen::kNoSlot, 1,
        {{"axes", "rules/attention.yaml:724:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
-      // 9: _
+      // 2: _
       {"_", "rules/attention.yaml:724:45"},
-      // 10: Expand(Unsqueeze(vh, axes=[2]), _)
+      // 3: Expand(Unsqueeze(kh, axes=[2]), _)
       {"Expand", "rules/attention.yaml:724:20", gen::kNoSlot, 2},
-      // 11: _
+      // 4: _
       {"_", "rules/attention.yaml:724:49"},
-      // 12: Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)
+      // 5: Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)
       {"Reshape", "rules/attention.yaml:724:12", gen::kNoSlot, 2},
+      // 6: Reshape(Expand(Unsqueeze(...), _), _) | kh
+      {"kr", "rules/attention.yaml:724:52", 1},
+      // 7: vh
+      {"vh", "rules/attention.yaml:725:37", 2},
+      // 8: Unsqueeze(vh, axes=[2])
+      {"Unsqueeze", "rules/attention.yaml:725:27", gen::kNoSlot, 1,
+       {{"axes", "rules/attention.yaml:725:41", Attr::kEquals, {gen::intsLiteral({2})}, true}}},
+      // 9: _
+      {"_", "rules/attention.yaml:725:45"},
+      // 10: Expand(Unsqueeze(vh, axes=[2]), _)
+      {"Expand", "rules/attention.yaml:725:20", gen::kNoSlot, 2},
+      // 11: _
+      {"_", "rules/attention.yaml:725:49"},
+      // 12: Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)
+      {"Reshape", "rules/attention.yaml:725:12", gen::kNoSlot, 2},
       // 13: Reshape(Expand(Unsqueeze(...), _), _) | vh
-      {"vr", "rules/attention.yaml:724:52", 3},
+      {"vr", "rules/attention.yaml:725:52", 3},
       // 14: qh
-      {"qh", "rules/attention.yaml:725:19", 4},
+      {"qh", "rules/attention.yaml:726:19", 4},
       // 15: Transpose(kr, perm=[0, 1, 3, 2])
-      {"Transpose", "rules/attention.yaml:725:23", gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:725:37", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
+      {"Transpose", "rules/attention.yaml:726:23", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:726:37", Attr::kEquals, {gen::intsLiteral({0, 1, 3, 2})}}}},
       // 16: Div(MatMul(qh, Transpose(...)), scores.1.c) | Mul(MatMul(qh, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
-      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:725:12)", 5},
+      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:726:12)", 5},
       // 17: Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm
-      {"m", "rules/attention.yaml:170:68 (in masked_sdpa at rules/attention.yaml:726:39)", 6},
+      {"m", "rules/attention.yaml:170:68 (in masked_sdpa at rules/attention.yaml:727:39)", 6},
       // 18: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:727:19", gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:727:30", Attr::kOneOf,
+      {"Softmax", "rules/attention.yaml:728:19", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:728:30", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(3)}, true, gen::intLiteral(-1)}}},
       // 19: MatMul(Softmax(m, axis=-1), vr)
-      {"MatMul", "rules/attention.yaml:727:12", 7, 2},
+      {"MatMul", "rules/attention.yaml:728:12", 7, 2},
       // 20: MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))
-      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:725:12)",
+      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:726:12)",
        gen::kNoSlot, 2},
       // 21: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:725:12)", 8},
+      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:726:12)", 8},
       // 22: Div(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)
-      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:725:12)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:726:12)", gen::kNoSlot,
        2},
       // 23: MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))
-      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:725:12)",
+      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:726:12)",
        gen::kNoSlot, 2},
       // 24: Mul(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)
-      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:725:12)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:726:12)", gen::kNoSlot,
        2},
       // 25: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:725:12)", 9},
+      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:726:12)", 9},
       // 26: Mul(qh, scores.1.cq)
-      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:725:12)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:726:12)", gen::kNoSlot,
        2},
       // 27: Div(qh, scores.1.cq)
-      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:725:12)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:726:12)", gen::kNoSlot,
        2},
       // 28: Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh
-      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:725:12)"},
+      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:726:12)"},
       // 29: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:725:12)", 10},
+      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:726:12)", 10},
       // 30: Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)
-      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:725:12)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:726:12)", gen::kNoSlot,
        2},
       // 31: Div(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)
-      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:725:12)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:726:12)", gen::kNoSlot,
        2},
       // 32: Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])
-      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:725:12)"},
+      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:726:12)"},
       // 33: MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])))
-      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:725:12)",
+      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:726:12)",
        gen::kNoSlot, 2},
       // 34: com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:725:12)", gen::kNoSlot, 2,
-       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:725:12)",
+       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:726:12)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:726:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:725:12)",
+        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:726:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:725:12)",
+        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:726:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:725:12)",
+        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:726:12)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 35: Shape(qh)
-      {"Shape", "rules/attention.yaml:166:19 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Shape", "rules/attention.yaml:166:19 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 1},
       // 36: Slice(Shape(qh), starts=[-2], ends=[-1])
-      {"Slice", "rules/attention.yaml:166:13 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Slice", "rules/attention.yaml:166:13 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:166:30 (in masked_sdpa at rules/attention.yaml:726:39)",
+       {{"starts", "rules/attention.yaml:166:30 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:166:34 (in masked_sdpa at rules/attention.yaml:726:39)",
+        {"ends", "rules/attention.yaml:166:34 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intsLiteral({-1})}}}},
       // 37: Shape(qh, start=-2, end=-1)
-      {"Shape", "rules/attention.yaml:166:40 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Shape", "rules/attention.yaml:166:40 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 1,
-       {{"start", "rules/attention.yaml:166:50 (in masked_sdpa at rules/attention.yaml:726:39)",
+       {{"start", "rules/attention.yaml:166:50 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
-        {"end", "rules/attention.yaml:166:60 (in masked_sdpa at rules/attention.yaml:726:39)",
+        {"end", "rules/attention.yaml:166:60 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intLiteral(-1)}}}},
       // 38: Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1)
       {"masked_sdpa.1.ql",
-       "rules/attention.yaml:166:38 (in masked_sdpa at rules/attention.yaml:726:39)", 11},
+       "rules/attention.yaml:166:38 (in masked_sdpa at rules/attention.yaml:727:39)", 11},
       // 39: Shape(kr)
-      {"Shape", "rules/attention.yaml:167:19 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Shape", "rules/attention.yaml:167:19 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 1},
       // 40: Slice(Shape(kr), starts=[-2], ends=[-1])
-      {"Slice", "rules/attention.yaml:167:13 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Slice", "rules/attention.yaml:167:13 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 1,
-       {{"starts", "rules/attention.yaml:167:30 (in masked_sdpa at rules/attention.yaml:726:39)",
+       {{"starts", "rules/attention.yaml:167:30 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intsLiteral({-2})}},
-        {"ends", "rules/attention.yaml:167:34 (in masked_sdpa at rules/attention.yaml:726:39)",
+        {"ends", "rules/attention.yaml:167:34 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intsLiteral({-1})}}}},
       // 41: Shape(kr, start=-2, end=-1)
-      {"Shape", "rules/attention.yaml:167:40 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Shape", "rules/attention.yaml:167:40 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 1,
-       {{"start", "rules/attention.yaml:167:50 (in masked_sdpa at rules/attention.yaml:726:39)",
+       {{"start", "rules/attention.yaml:167:50 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intLiteral(-2)}, false, gen::intLiteral(0)},
-        {"end", "rules/attention.yaml:167:60 (in masked_sdpa at rules/attention.yaml:726:39)",
+        {"end", "rules/attention.yaml:167:60 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intLiteral(-1)}}}},
       // 42: Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1)
       {"masked_sdpa.1.kl",
-       "rules/attention.yaml:167:38 (in masked_sdpa at rules/attention.yaml:726:39)", 12},
+       "rules/attention.yaml:167:38 (in masked_sdpa at rules/attention.yaml:727:39)", 12},
       // 43: 1.0
       {"constant 1.0",
-       "rules/attention.yaml:168:26 (in masked_sdpa at rules/attention.yaml:726:39)", gen::kNoSlot,
+       "rules/attention.yaml:168:26 (in masked_sdpa at rules/attention.yaml:727:39)", gen::kNoSlot,
        0, {}, gen::floatLiteral(1.0)},
       // 44: Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)
-      {"Concat", "rules/attention.yaml:168:31 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Concat", "rules/attention.yaml:168:31 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 2,
-       {{"axis", "rules/attention.yaml:168:46 (in masked_sdpa at rules/attention.yaml:726:39)",
+       {{"axis", "rules/attention.yaml:168:46 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 45: Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))
-      {"Expand", "rules/attention.yaml:168:19 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Expand", "rules/attention.yaml:168:19 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 2},
       // 46: Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)), upper=0)
-      {"Trilu", "rules/attention.yaml:168:13 (in masked_sdpa at rules/attention.yaml:726:39)", 13,
+      {"Trilu", "rules/attention.yaml:168:13 (in masked_sdpa at rules/attention.yaml:727:39)", 13,
        1,
-       {{"upper", "rules/attention.yaml:168:56 (in masked_sdpa at rules/attention.yaml:726:39)",
+       {{"upper", "rules/attention.yaml:168:56 (in masked_sdpa at rules/attention.yaml:727:39)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(1)}}},
       // 47: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
       {"masked_sdpa.1.mm",
-       "rules/attention.yaml:96:59 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:96:59 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        14},
       // 48: 0.0
       {"constant 0.0",
-       "rules/attention.yaml:170:37 (in masked_sdpa at rules/attention.yaml:726:39)", gen::kNoSlot,
+       "rules/attention.yaml:170:37 (in masked_sdpa at rules/attention.yaml:727:39)", gen::kNoSlot,
        0, {}, gen::floatLiteral(0.0)},
       // 49: Equal(masked_sdpa.1.tri, 0.0)
-      {"Equal", "rules/attention.yaml:170:26 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Equal", "rules/attention.yaml:170:26 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 2},
       // 50: 0.0
       {"constant 0.0",
-       "rules/attention.yaml:170:49 (in masked_sdpa at rules/attention.yaml:726:39)", gen::kNoSlot,
+       "rules/attention.yaml:170:49 (in masked_sdpa at rules/attention.yaml:727:39)", gen::kNoSlot,
        0, {}, gen::floatLiteral(0.0)},
       // 51: Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)
-      {"Where", "rules/attention.yaml:170:20 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Where", "rules/attention.yaml:170:20 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 3},
       // 52: Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))
-      {"Add", "rules/attention.yaml:170:13 (in masked_sdpa at rules/attention.yaml:726:39)",
+      {"Add", "rules/attention.yaml:170:13 (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 2},
       // 53: causal
       {"causal",
-       "rules/attention.yaml:96:22 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:96:22 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        15},
       // 54: fill
       {"fill",
-       "rules/attention.yaml:96:33 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:96:33 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        16},
       // 55: Where(causal, s, fill)
       {"Where",
-       "rules/attention.yaml:96:16 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:96:16 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 3},
       // 56: mask
       {"mask",
-       "rules/attention.yaml:96:40 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:96:40 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        17},
       // 57: Add(Where(causal, s, fill), mask)
       {"Add",
-       "rules/attention.yaml:96:12 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:96:12 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 2},
       // 58: Where(causal, s, fill)
       {"Where",
-       "rules/attention.yaml:96:61 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:96:61 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 3},
       // 59: masked
       {"masked",
-       "rules/attention.yaml:97:27 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:97:27 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        18},
       // 60: Shape(s)
       {"Shape",
-       "rules/attention.yaml:97:35 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:97:35 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 1},
       // 61: Expand(masked, Shape(s))
       {"Expand",
-       "rules/attention.yaml:97:20 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:97:20 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 2},
       // 62: Where(Expand(masked, Shape(s)), fill, s)
       {"Where",
-       "rules/attention.yaml:97:14 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:97:14 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 3},
       // 63: Where(masked, fill, s)
       {"Where",
-       "rules/attention.yaml:97:70 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:97:70 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 3},
       // 64: Add(s, mask)
       {"Add",
-       "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+       "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:729:13", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:730:13", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "S", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}, {Dim::kSymbol, 0, 3}}},
-     {Check::kElemType, "rules/attention.yaml:729:34", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/attention.yaml:730:34", "qh", 4, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kShape, "rules/attention.yaml:730:13", "kr", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:731:13", "kr", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kNative, "rules/attention.yaml:730:34", "kr", gen::kNoSlot, {"kr", "kh"}, {1, 0},
+     {Check::kNative, "rules/attention.yaml:731:34", "kr", gen::kNoSlot, {"kr", "kh"}, {1, 0},
       "repeats_heads", gen::nativePredicate("repeats_heads")},
-     {Check::kShape, "rules/attention.yaml:731:13", "vr", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:732:13", "vr", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "N", "L", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
-     {Check::kNative, "rules/attention.yaml:731:35", "vr", gen::kNoSlot, {"vr", "vh"}, {3, 2},
+     {Check::kNative, "rules/attention.yaml:732:35", "vr", gen::kNoSlot, {"vr", "vh"}, {3, 2},
       "repeats_heads", gen::nativePredicate("repeats_heads")},
-     {Check::kShape, "rules/attention.yaml:732:13", "kh", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:733:13", "kh", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "G", "L", "H"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 6}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 3}}},
-     {Check::kShape, "rules/attention.yaml:733:13", "vh", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:734:13", "vh", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "G", "L", "HV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 6}, {Dim::kSymbol, 0, 4}, {Dim::kSymbol, 0, 5}}},
-     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:725:12)",
+     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:726:12)",
       "scores.1.c", 8, {}, {}, "", nullptr, 5},
-     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:725:12)",
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:726:12)",
       "scores.1.cq", 9, {}, {}, "", nullptr, 5},
-     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:725:12)",
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:726:12)",
       "scores.1.ck", 10, {}, {}, "", nullptr, 5},
      {Check::kScalar,
-      "rules/attention.yaml:100:15 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39)",
+      "rules/attention.yaml:100:15 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39)",
       "fill", 16, {}, {}, "", nullptr, 14, {}, true, true, -gen::kInfinity, -1e+04}},
     // rewrite variants
     {{true, "", -1, -1, {{{17, 0}}}}, {true, "", -1, -1, {{{47, 0}}}},
@@ -29547,7 +29547,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   // matchKh, matchVh, matchScores1C, matchScores1Cq, matchScores1Ck, matchConstant43,
   // matchConstant50, matchCausal, matchFill, matchMask, matchMasked.
 
-  /// Unsqueeze(kh, axes=[2])  (rules/attention.yaml:723:27)
+  /// Unsqueeze(kh, axes=[2])  (rules/attention.yaml:724:27)
   bool matchUnsqueeze1(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze1)) return same(kUnsqueeze1, v) && k();
     if (!bind(kUnsqueeze1, v)) return false;
@@ -29556,13 +29556,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchKh(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:723:45)
+  /// _  (rules/attention.yaml:724:45)
   bool matchAny2(ValueId v, gen::Next k) {
     if (seen(kAny2)) return same(kAny2, v) && k();
     return bind(kAny2, v) && k();
   }
 
-  /// Expand(Unsqueeze(kh, axes=[2]), _)  (rules/attention.yaml:723:20)
+  /// Expand(Unsqueeze(kh, axes=[2]), _)  (rules/attention.yaml:724:20)
   bool matchExpand3(ValueId v, gen::Next k) {
     if (seen(kExpand3)) return same(kExpand3, v) && k();
     if (!bind(kExpand3, v)) return false;
@@ -29571,13 +29571,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchUnsqueeze1(input(n, 0), [&] { return matchAny2(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:723:49)
+  /// _  (rules/attention.yaml:724:49)
   bool matchAny4(ValueId v, gen::Next k) {
     if (seen(kAny4)) return same(kAny4, v) && k();
     return bind(kAny4, v) && k();
   }
 
-  /// Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)  (rules/attention.yaml:723:12)
+  /// Reshape(Expand(Unsqueeze(kh, axes=[2]), _), _)  (rules/attention.yaml:724:12)
   bool matchReshape5(ValueId v, gen::Next k) {
     if (seen(kReshape5)) return same(kReshape5, v) && k();
     if (!bind(kReshape5, v)) return false;
@@ -29586,7 +29586,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchExpand3(input(n, 0), [&] { return matchAny4(input(n, 1), k); });
   }
 
-  /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:723:52)
+  /// kr = Reshape(Expand(Unsqueeze(...), _), _) | kh  (rules/attention.yaml:724:52)
   bool matchKr(ValueId v, gen::Next k) {
     if (seen(kKr)) return same(kKr, v) && k();
     if (!bind(kKr, v)) return false;
@@ -29598,7 +29598,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Unsqueeze(vh, axes=[2])  (rules/attention.yaml:724:27)
+  /// Unsqueeze(vh, axes=[2])  (rules/attention.yaml:725:27)
   bool matchUnsqueeze8(ValueId v, gen::Next k) {
     if (seen(kUnsqueeze8)) return same(kUnsqueeze8, v) && k();
     if (!bind(kUnsqueeze8, v)) return false;
@@ -29607,13 +29607,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchVh(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:724:45)
+  /// _  (rules/attention.yaml:725:45)
   bool matchAny9(ValueId v, gen::Next k) {
     if (seen(kAny9)) return same(kAny9, v) && k();
     return bind(kAny9, v) && k();
   }
 
-  /// Expand(Unsqueeze(vh, axes=[2]), _)  (rules/attention.yaml:724:20)
+  /// Expand(Unsqueeze(vh, axes=[2]), _)  (rules/attention.yaml:725:20)
   bool matchExpand10(ValueId v, gen::Next k) {
     if (seen(kExpand10)) return same(kExpand10, v) && k();
     if (!bind(kExpand10, v)) return false;
@@ -29622,13 +29622,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchUnsqueeze8(input(n, 0), [&] { return matchAny9(input(n, 1), k); });
   }
 
-  /// _  (rules/attention.yaml:724:49)
+  /// _  (rules/attention.yaml:725:49)
   bool matchAny11(ValueId v, gen::Next k) {
     if (seen(kAny11)) return same(kAny11, v) && k();
     return bind(kAny11, v) && k();
   }
 
-  /// Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)  (rules/attention.yaml:724:12)
+  /// Reshape(Expand(Unsqueeze(vh, axes=[2]), _), _)  (rules/attention.yaml:725:12)
   bool matchReshape12(ValueId v, gen::Next k) {
     if (seen(kReshape12)) return same(kReshape12, v) && k();
     if (!bind(kReshape12, v)) return false;
@@ -29637,7 +29637,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchExpand10(input(n, 0), [&] { return matchAny11(input(n, 1), k); });
   }
 
-  /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:724:52)
+  /// vr = Reshape(Expand(Unsqueeze(...), _), _) | vh  (rules/attention.yaml:725:52)
   bool matchVr(ValueId v, gen::Next k) {
     if (seen(kVr)) return same(kVr, v) && k();
     if (!bind(kVr, v)) return false;
@@ -29649,13 +29649,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// qh  (rules/attention.yaml:725:19)
+  /// qh  (rules/attention.yaml:726:19)
   bool matchQh(ValueId v, gen::Next k) {
     if (seen(kQh)) return same(kQh, v) && k();
     return bind(kQh, v) && k();
   }
 
-  /// Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:725:23)
+  /// Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:726:23)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -29668,7 +29668,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   /// | MatMul((Mul(...) | Div(...) | qh), (Mul(...) | Div(...) | Transpose(...))) |
   /// com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:81:34 (in scores at
-  /// rules/attention.yaml:725:12))
+  /// rules/attention.yaml:726:12))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -29685,7 +29685,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// m = Add(s, Where(Equal(...), fill, 0.0)) | masked_sdpa.1.mm  (rules/attention.yaml:170:68 (in
-  /// masked_sdpa at rules/attention.yaml:726:39))
+  /// masked_sdpa at rules/attention.yaml:727:39))
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -29697,7 +29697,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:727:19)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:728:19)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -29706,7 +29706,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchM(input(n, 0), k);
   }
 
-  /// o = MatMul(Softmax(m, axis=-1), vr)  (rules/attention.yaml:727:12)
+  /// o = MatMul(Softmax(m, axis=-1), vr)  (rules/attention.yaml:728:12)
   bool matchO(ValueId v, gen::Next k) {
     if (seen(kO)) return same(kO, v) && k();
     if (!bind(kO, v)) return false;
@@ -29716,7 +29716,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))  (rules/attention.yaml:81:16 (in scores at
-  /// rules/attention.yaml:725:12))
+  /// rules/attention.yaml:726:12))
   bool matchMatMul20(ValueId v, gen::Next k) {
     if (seen(kMatMul20)) return same(kMatMul20, v) && k();
     if (!bind(kMatMul20, v)) return false;
@@ -29726,7 +29726,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Div(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)  (rules/attention.yaml:81:12 (in
-  /// scores at rules/attention.yaml:725:12))
+  /// scores at rules/attention.yaml:726:12))
   bool matchDiv22(ValueId v, gen::Next k) {
     if (seen(kDiv22)) return same(kDiv22, v) && k();
     if (!bind(kDiv22, v)) return false;
@@ -29736,7 +29736,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]))  (rules/attention.yaml:81:40 (in scores at
-  /// rules/attention.yaml:725:12))
+  /// rules/attention.yaml:726:12))
   bool matchMatMul23(ValueId v, gen::Next k) {
     if (seen(kMatMul23)) return same(kMatMul23, v) && k();
     if (!bind(kMatMul23, v)) return false;
@@ -29746,7 +29746,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(MatMul(qh, Transpose(kr, perm=[0, 1, 3, 2])), scores.1.c)  (rules/attention.yaml:81:36 (in
-  /// scores at rules/attention.yaml:725:12))
+  /// scores at rules/attention.yaml:726:12))
   bool matchMul24(ValueId v, gen::Next k) {
     if (seen(kMul24)) return same(kMul24, v) && k();
     if (!bind(kMul24, v)) return false;
@@ -29760,7 +29760,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchMatMul23(in1, [&] { return matchScores1C(in0, k); });
   }
 
-  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:725:12))
+  /// Mul(qh, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:726:12))
   bool matchMul26(ValueId v, gen::Next k) {
     if (seen(kMul26)) return same(kMul26, v) && k();
     if (!bind(kMul26, v)) return false;
@@ -29774,7 +29774,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(in1, [&] { return matchScores1Cq(in0, k); });
   }
 
-  /// Div(qh, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:725:12))
+  /// Div(qh, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:726:12))
   bool matchDiv27(ValueId v, gen::Next k) {
     if (seen(kDiv27)) return same(kDiv27, v) && k();
     if (!bind(kDiv27, v)) return false;
@@ -29784,7 +29784,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh  (rules/attention.yaml:82:32 (in scores at
-  /// rules/attention.yaml:725:12))
+  /// rules/attention.yaml:726:12))
   bool matchAnyOf28(ValueId v, gen::Next k) {
     if (seen(kAnyOf28)) return same(kAnyOf28, v) && k();
     if (!bind(kAnyOf28, v)) return false;
@@ -29799,7 +29799,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)  (rules/attention.yaml:82:50 (in scores at
-  /// rules/attention.yaml:725:12))
+  /// rules/attention.yaml:726:12))
   bool matchMul30(ValueId v, gen::Next k) {
     if (seen(kMul30)) return same(kMul30, v) && k();
     if (!bind(kMul30, v)) return false;
@@ -29814,7 +29814,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Div(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck)  (rules/attention.yaml:82:64 (in scores at
-  /// rules/attention.yaml:725:12))
+  /// rules/attention.yaml:726:12))
   bool matchDiv31(ValueId v, gen::Next k) {
     if (seen(kDiv31)) return same(kDiv31, v) && k();
     if (!bind(kDiv31, v)) return false;
@@ -29825,7 +29825,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   /// Mul(Transpose(kr, perm=[0, 1, 3, 2]), scores.1.ck) | Div(Transpose(kr, perm=[0, 1, 3, 2]),
   /// scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2])  (rules/attention.yaml:82:62 (in scores at
-  /// rules/attention.yaml:725:12))
+  /// rules/attention.yaml:726:12))
   bool matchAnyOf32(ValueId v, gen::Next k) {
     if (seen(kAnyOf32)) return same(kAnyOf32, v) && k();
     if (!bind(kAnyOf32, v)) return false;
@@ -29841,7 +29841,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   /// MatMul((Mul(qh, scores.1.cq) | Div(qh, scores.1.cq) | qh), (Mul(Transpose(...), scores.1.ck) |
   /// Div(Transpose(...), scores.1.ck) | Transpose(kr, perm=[0, 1, 3, 2]))) 
-  /// (rules/attention.yaml:82:14 (in scores at rules/attention.yaml:725:12))
+  /// (rules/attention.yaml:82:14 (in scores at rules/attention.yaml:726:12))
   bool matchMatMul33(ValueId v, gen::Next k) {
     if (seen(kMatMul33)) return same(kMatMul33, v) && k();
     if (!bind(kMatMul33, v)) return false;
@@ -29852,7 +29852,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   /// com.microsoft.FusedMatMul(qh, Transpose(kr, perm=[0, 1, 3, 2]), transA=0, transB=0,
   /// transBatchA=0, transBatchB=0)  (rules/attention.yaml:83:14 (in scores at
-  /// rules/attention.yaml:725:12))
+  /// rules/attention.yaml:726:12))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -29861,7 +29861,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return matchQh(input(n, 0), [&] { return matchTranspose(input(n, 1), k); });
   }
 
-  /// Shape(qh)  (rules/attention.yaml:166:19 (in masked_sdpa at rules/attention.yaml:726:39))
+  /// Shape(qh)  (rules/attention.yaml:166:19 (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchShape35(ValueId v, gen::Next k) {
     if (seen(kShape35)) return same(kShape35, v) && k();
     if (!bind(kShape35, v)) return false;
@@ -29871,7 +29871,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Slice(Shape(qh), starts=[-2], ends=[-1])  (rules/attention.yaml:166:13 (in masked_sdpa at
-  /// rules/attention.yaml:726:39))
+  /// rules/attention.yaml:727:39))
   bool matchSlice36(ValueId v, gen::Next k) {
     if (seen(kSlice36)) return same(kSlice36, v) && k();
     if (!bind(kSlice36, v)) return false;
@@ -29881,7 +29881,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Shape(qh, start=-2, end=-1)  (rules/attention.yaml:166:40 (in masked_sdpa at
-  /// rules/attention.yaml:726:39))
+  /// rules/attention.yaml:727:39))
   bool matchShape37(ValueId v, gen::Next k) {
     if (seen(kShape37)) return same(kShape37, v) && k();
     if (!bind(kShape37, v)) return false;
@@ -29891,7 +29891,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.ql = Slice(Shape(qh), starts=[-2], ends=[-1]) | Shape(qh, start=-2, end=-1) 
-  /// (rules/attention.yaml:166:38 (in masked_sdpa at rules/attention.yaml:726:39))
+  /// (rules/attention.yaml:166:38 (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchMaskedSdpa1Ql(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Ql)) return same(kMaskedSdpa1Ql, v) && k();
     if (!bind(kMaskedSdpa1Ql, v)) return false;
@@ -29903,7 +29903,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// Shape(kr)  (rules/attention.yaml:167:19 (in masked_sdpa at rules/attention.yaml:726:39))
+  /// Shape(kr)  (rules/attention.yaml:167:19 (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchShape39(ValueId v, gen::Next k) {
     if (seen(kShape39)) return same(kShape39, v) && k();
     if (!bind(kShape39, v)) return false;
@@ -29913,7 +29913,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Slice(Shape(kr), starts=[-2], ends=[-1])  (rules/attention.yaml:167:13 (in masked_sdpa at
-  /// rules/attention.yaml:726:39))
+  /// rules/attention.yaml:727:39))
   bool matchSlice40(ValueId v, gen::Next k) {
     if (seen(kSlice40)) return same(kSlice40, v) && k();
     if (!bind(kSlice40, v)) return false;
@@ -29923,7 +29923,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Shape(kr, start=-2, end=-1)  (rules/attention.yaml:167:40 (in masked_sdpa at
-  /// rules/attention.yaml:726:39))
+  /// rules/attention.yaml:727:39))
   bool matchShape41(ValueId v, gen::Next k) {
     if (seen(kShape41)) return same(kShape41, v) && k();
     if (!bind(kShape41, v)) return false;
@@ -29933,7 +29933,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.kl = Slice(Shape(kr), starts=[-2], ends=[-1]) | Shape(kr, start=-2, end=-1) 
-  /// (rules/attention.yaml:167:38 (in masked_sdpa at rules/attention.yaml:726:39))
+  /// (rules/attention.yaml:167:38 (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchMaskedSdpa1Kl(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Kl)) return same(kMaskedSdpa1Kl, v) && k();
     if (!bind(kMaskedSdpa1Kl, v)) return false;
@@ -29946,7 +29946,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)  (rules/attention.yaml:168:31 (in
-  /// masked_sdpa at rules/attention.yaml:726:39))
+  /// masked_sdpa at rules/attention.yaml:727:39))
   bool matchConcat(ValueId v, gen::Next k) {
     if (seen(kConcat)) return same(kConcat, v) && k();
     if (!bind(kConcat, v)) return false;
@@ -29956,7 +29956,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0))  (rules/attention.yaml:168:19
-  /// (in masked_sdpa at rules/attention.yaml:726:39))
+  /// (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchExpand45(ValueId v, gen::Next k) {
     if (seen(kExpand45)) return same(kExpand45, v) && k();
     if (!bind(kExpand45, v)) return false;
@@ -29966,7 +29966,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// masked_sdpa.1.tri = Trilu(Expand(1.0, Concat(masked_sdpa.1.ql, masked_sdpa.1.kl, axis=0)),
-  /// upper=0)  (rules/attention.yaml:168:13 (in masked_sdpa at rules/attention.yaml:726:39))
+  /// upper=0)  (rules/attention.yaml:168:13 (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchMaskedSdpa1Tri(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Tri)) return same(kMaskedSdpa1Tri, v) && k();
     if (!bind(kMaskedSdpa1Tri, v)) return false;
@@ -29978,7 +29978,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   /// masked_sdpa.1.mm = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) |
   /// Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s 
   /// (rules/attention.yaml:96:59 (in masked at rules/attention.yaml:169:40) (in masked_sdpa at
-  /// rules/attention.yaml:726:39))
+  /// rules/attention.yaml:727:39))
   bool matchMaskedSdpa1Mm(ValueId v, gen::Next k) {
     if (seen(kMaskedSdpa1Mm)) return same(kMaskedSdpa1Mm, v) && k();
     if (!bind(kMaskedSdpa1Mm, v)) return false;
@@ -29998,14 +29998,14 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return false;
   }
 
-  /// 0.0  (rules/attention.yaml:170:37 (in masked_sdpa at rules/attention.yaml:726:39))
+  /// 0.0  (rules/attention.yaml:170:37 (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchConstant48(ValueId v, gen::Next k) {
     if (seen(kConstant48)) return same(kConstant48, v) && k();
     return bind(kConstant48, v) && constant(kConstant48, v) && k();
   }
 
   /// Equal(masked_sdpa.1.tri, 0.0)  (rules/attention.yaml:170:26 (in masked_sdpa at
-  /// rules/attention.yaml:726:39))
+  /// rules/attention.yaml:727:39))
   bool matchEqual(ValueId v, gen::Next k) {
     if (seen(kEqual)) return same(kEqual, v) && k();
     if (!bind(kEqual, v)) return false;
@@ -30020,7 +30020,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0)  (rules/attention.yaml:170:20 (in masked_sdpa
-  /// at rules/attention.yaml:726:39))
+  /// at rules/attention.yaml:727:39))
   bool matchWhere51(ValueId v, gen::Next k) {
     if (seen(kWhere51)) return same(kWhere51, v) && k();
     if (!bind(kWhere51, v)) return false;
@@ -30034,7 +30034,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(s, Where(Equal(masked_sdpa.1.tri, 0.0), fill, 0.0))  (rules/attention.yaml:170:13 (in
-  /// masked_sdpa at rules/attention.yaml:726:39))
+  /// masked_sdpa at rules/attention.yaml:727:39))
   bool matchAdd52(ValueId v, gen::Next k) {
     if (seen(kAdd52)) return same(kAdd52, v) && k();
     if (!bind(kAdd52, v)) return false;
@@ -30049,7 +30049,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:96:16 (in masked at rules/attention.yaml:169:40)
-  /// (in masked_sdpa at rules/attention.yaml:726:39))
+  /// (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchWhere55(ValueId v, gen::Next k) {
     if (seen(kWhere55)) return same(kWhere55, v) && k();
     if (!bind(kWhere55, v)) return false;
@@ -30063,7 +30063,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:96:12 (in masked at
-  /// rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39))
+  /// rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchAdd57(ValueId v, gen::Next k) {
     if (seen(kAdd57)) return same(kAdd57, v) && k();
     if (!bind(kAdd57, v)) return false;
@@ -30078,7 +30078,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:96:61 (in masked at rules/attention.yaml:169:40)
-  /// (in masked_sdpa at rules/attention.yaml:726:39))
+  /// (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchWhere58(ValueId v, gen::Next k) {
     if (seen(kWhere58)) return same(kWhere58, v) && k();
     if (!bind(kWhere58, v)) return false;
@@ -30092,7 +30092,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Shape(s)  (rules/attention.yaml:97:35 (in masked at rules/attention.yaml:169:40) (in
-  /// masked_sdpa at rules/attention.yaml:726:39))
+  /// masked_sdpa at rules/attention.yaml:727:39))
   bool matchShape60(ValueId v, gen::Next k) {
     if (seen(kShape60)) return same(kShape60, v) && k();
     if (!bind(kShape60, v)) return false;
@@ -30102,7 +30102,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Expand(masked, Shape(s))  (rules/attention.yaml:97:20 (in masked at
-  /// rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39))
+  /// rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchExpand61(ValueId v, gen::Next k) {
     if (seen(kExpand61)) return same(kExpand61, v) && k();
     if (!bind(kExpand61, v)) return false;
@@ -30112,7 +30112,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(Expand(masked, Shape(s)), fill, s)  (rules/attention.yaml:97:14 (in masked at
-  /// rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:726:39))
+  /// rules/attention.yaml:169:40) (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchWhere62(ValueId v, gen::Next k) {
     if (seen(kWhere62)) return same(kWhere62, v) && k();
     if (!bind(kWhere62, v)) return false;
@@ -30126,7 +30126,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:97:70 (in masked at rules/attention.yaml:169:40)
-  /// (in masked_sdpa at rules/attention.yaml:726:39))
+  /// (in masked_sdpa at rules/attention.yaml:727:39))
   bool matchWhere63(ValueId v, gen::Next k) {
     if (seen(kWhere63)) return same(kWhere63, v) && k();
     if (!bind(kWhere63, v)) return false;
@@ -30140,7 +30140,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
   }
 
   /// Add(s, mask)  (rules/attention.yaml:98:14 (in masked at rules/attention.yaml:169:40) (in
-  /// masked_sdpa at rules/attention.yaml:726:39))
+  /// masked_sdpa at rules/attention.yaml:727:39))
   bool matchAdd64(ValueId v, gen::Next k) {
     if (seen(kAdd64)) return same(kAdd64, v) && k();
     if (!bind(kAdd64, v)) return false;
@@ -30156,13 +30156,13 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:738:9:
+  /// Variant 0 (when @sdpa_causal), rules/attention.yaml:739:9:
   ///   o = Attention(qh, kh, vh, Where(Equal(Trilu(Expand(tensor(1.0), Concat(Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), upper=0), tensor(0.0)), fill, tensor(0.0)), scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:735:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:736:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:740:33", "vh")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:736:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:737:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:741:33", "vh")) return false;
     std::optional<onnx::TensorProto> t14 = gen::literalTensor(gen::floatLiteral(1.0), 1, {});
     if (!t14) return false;
     std::vector<onnx::AttributeProto> attrs8;
@@ -30185,7 +30185,7 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t18) return false;
     std::vector<onnx::AttributeProto> attrs19;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:740:62", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:741:62", "fill")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs6;
@@ -30195,8 +30195,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:740:69",
-        "rules/attention.yaml:740:69");
+        "rules/attention.yaml:741:69",
+        "rules/attention.yaml:741:69");
     if (!a7_0) return false;
     attrs7.push_back(std::move(*a7_0));
     collectMatched();
@@ -30204,8 +30204,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:738:9",
-        "rules/attention.yaml:740:15")) return false;
+        "rules/attention.yaml:739:9",
+        "rules/attention.yaml:741:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -30293,19 +30293,19 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v7}});
   }
 
-  /// Variant 1 (when @causal_mask), rules/attention.yaml:741:9:
+  /// Variant 1 (when @causal_mask), rules/attention.yaml:742:9:
   ///   o = Attention(qh, kh, vh, Add(Where(causal, tensor(0.0), fill), mask), scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:735:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:736:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:742:33", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:742:52", "causal")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:736:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:737:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:743:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:743:52", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:742:74", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:743:74", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:742:60", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:743:60", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 = attrHelper(
@@ -30313,8 +30313,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:743:25",
-        "rules/attention.yaml:743:25");
+        "rules/attention.yaml:744:25",
+        "rules/attention.yaml:744:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -30322,8 +30322,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:741:9",
-        "rules/attention.yaml:742:15")) return false;
+        "rules/attention.yaml:742:9",
+        "rules/attention.yaml:743:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -30358,22 +30358,22 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 2 (when @causal), rules/attention.yaml:741:9:
+  /// Variant 2 (when @causal), rules/attention.yaml:742:9:
   ///   o = Attention(qh, kh, vh, causal, scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:735:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:736:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:742:33", "vh")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:742:52", "causal")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:736:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:737:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:743:33", "vh")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:743:52", "causal")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 = attrHelper(
         gen::attributeHelper("attention_scale"),
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:743:25",
-        "rules/attention.yaml:743:25");
+        "rules/attention.yaml:744:25",
+        "rules/attention.yaml:744:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -30381,8 +30381,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:741:9",
-        "rules/attention.yaml:742:15")) return false;
+        "rules/attention.yaml:742:9",
+        "rules/attention.yaml:743:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -30400,15 +30400,15 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 3 (when @masked_fill), rules/attention.yaml:741:9:
+  /// Variant 3 (when @masked_fill), rules/attention.yaml:742:9:
   ///   o = Attention(qh, kh, vh, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:735:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:736:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:742:33", "vh")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:742:66", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:742:74", "fill")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:736:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:737:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:743:33", "vh")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:743:66", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:743:74", "fill")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
     std::vector<onnx::AttributeProto> attrs20;
@@ -30435,8 +30435,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:743:25",
-        "rules/attention.yaml:743:25");
+        "rules/attention.yaml:744:25",
+        "rules/attention.yaml:744:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -30444,8 +30444,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:741:9",
-        "rules/attention.yaml:742:15")) return false;
+        "rules/attention.yaml:742:9",
+        "rules/attention.yaml:743:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -30519,14 +30519,14 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 4 (when @mask), rules/attention.yaml:741:9:
+  /// Variant 4 (when @mask), rules/attention.yaml:742:9:
   ///   o = Attention(qh, kh, vh, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(qh), tensor([2]), tensor([3])), Slice(Shape(kh), tensor([2]), tensor([3])), axis=0)), scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:735:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:736:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:742:33", "vh")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:742:60", "mask")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:736:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:737:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:743:33", "vh")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:743:60", "mask")) return false;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
     std::vector<onnx::AttributeProto> attrs12;
@@ -30550,8 +30550,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:743:25",
-        "rules/attention.yaml:743:25");
+        "rules/attention.yaml:744:25",
+        "rules/attention.yaml:744:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -30559,8 +30559,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:741:9",
-        "rules/attention.yaml:742:15")) return false;
+        "rules/attention.yaml:742:9",
+        "rules/attention.yaml:743:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -30625,21 +30625,21 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 5 (when @plain), rules/attention.yaml:741:9:
+  /// Variant 5 (when @plain), rules/attention.yaml:742:9:
   ///   o = Attention(qh, kh, vh, none, scale=helper(attention_scale))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQh, "rules/attention.yaml:735:22", "qh")) return false;
-    if (!requireBound(kSlotKh, "rules/attention.yaml:736:22", "kh")) return false;
-    if (!requireBound(kSlotVh, "rules/attention.yaml:742:33", "vh")) return false;
+    if (!requireBound(kSlotQh, "rules/attention.yaml:736:22", "qh")) return false;
+    if (!requireBound(kSlotKh, "rules/attention.yaml:737:22", "kh")) return false;
+    if (!requireBound(kSlotVh, "rules/attention.yaml:743:33", "vh")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     std::optional<onnx::AttributeProto> a11_0 = attrHelper(
         gen::attributeHelper("attention_scale"),
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:743:25",
-        "rules/attention.yaml:743:25");
+        "rules/attention.yaml:744:25",
+        "rules/attention.yaml:744:25");
     if (!a11_0) return false;
     attrs11.push_back(std::move(*a11_0));
     collectMatched();
@@ -30647,8 +30647,8 @@ class AttentionHeadsMatch : public AttentionSharedMatch<AttentionHeadsIds> {
         kSlotO,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:741:9",
-        "rules/attention.yaml:742:15")) return false;
+        "rules/attention.yaml:742:9",
+        "rules/attention.yaml:743:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -30676,7 +30676,7 @@ class AttentionHeadsRule : public RewritePattern {
             root,
             84,
             {"onnx"},
-            "rules/attention.yaml:717:5",
+            "rules/attention.yaml:718:5",
             {op::kSlice, op::kWhere, op::kAttention, op::kShape, op::kConcat, op::kExpand, op::kTrilu, op::kEqual, op::kAdd}}),
         root_output_(root_output) {}
 
@@ -30698,7 +30698,7 @@ class AttentionHeadsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:766
+// Generated from: rules/attention.yaml:767
 // single_head_attention (priority 80): Scaled dot-product attention on 3-D Q, K, V (one head of a per-head module export).
 //===----------------------------------------------------------------------===//
 
@@ -30706,7 +30706,7 @@ class AttentionHeadsRule : public RewritePattern {
 const gen::RuleSpec& specSingleHeadAttention() {
   static const gen::RuleSpec spec = {
     "single_head_attention",
-    "rules/attention.yaml:766:5",
+    "rules/attention.yaml:767:5",
     7,  // root expr
     // slots
     {"q", "k", "s", "m", "v", "y", "scores.1.c", "scores.1.cq", "scores.1.ck", "causal", "fill",
@@ -30716,131 +30716,131 @@ const gen::RuleSpec& specSingleHeadAttention() {
     // exprs
     {
       // 0: q
-      {"q", "rules/attention.yaml:771:18", 0},
+      {"q", "rules/attention.yaml:772:18", 0},
       // 1: k
-      {"k", "rules/attention.yaml:771:31", 1},
+      {"k", "rules/attention.yaml:772:31", 1},
       // 2: Transpose(k, perm=[0, 2, 1])
-      {"Transpose", "rules/attention.yaml:771:21", gen::kNoSlot, 1,
-       {{"perm", "rules/attention.yaml:771:34", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
+      {"Transpose", "rules/attention.yaml:772:21", gen::kNoSlot, 1,
+       {{"perm", "rules/attention.yaml:772:34", Attr::kEquals, {gen::intsLiteral({0, 2, 1})}}}},
       // 3: Div(MatMul(q, Transpose(...)), scores.1.c) | Mul(MatMul(q, Transpose(...)), scores.1.c) | MatMul((Mul(...) | Div(...) | q), (Mul(...) | Div(...) | Transpose(...))) | com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0, transBatchB=0)
-      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:771:11)", 2},
+      {"s", "rules/attention.yaml:81:34 (in scores at rules/attention.yaml:772:11)", 2},
       // 4: Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked, Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s
-      {"m", "rules/attention.yaml:96:59 (in masked at rules/attention.yaml:772:39)", 3},
+      {"m", "rules/attention.yaml:96:59 (in masked at rules/attention.yaml:773:39)", 3},
       // 5: Softmax(m, axis=-1)
-      {"Softmax", "rules/attention.yaml:773:18", gen::kNoSlot, 1,
-       {{"axis", "rules/attention.yaml:773:29", Attr::kOneOf,
+      {"Softmax", "rules/attention.yaml:774:18", gen::kNoSlot, 1,
+       {{"axis", "rules/attention.yaml:774:29", Attr::kOneOf,
          {gen::intLiteral(-1), gen::intLiteral(2)}, true, gen::intLiteral(-1),
          {{10, gen::intLiteral(1)}, {12, gen::intLiteral(1)}}}}},
       // 6: v
-      {"v", "rules/attention.yaml:773:47", 4},
+      {"v", "rules/attention.yaml:774:47", 4},
       // 7: MatMul(Softmax(m, axis=-1), v)
-      {"MatMul", "rules/attention.yaml:773:11", 5, 2},
+      {"MatMul", "rules/attention.yaml:774:11", 5, 2},
       // 8: MatMul(q, Transpose(k, perm=[0, 2, 1]))
-      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:771:11)",
+      {"MatMul", "rules/attention.yaml:81:16 (in scores at rules/attention.yaml:772:11)",
        gen::kNoSlot, 2},
       // 9: scores.1.c
-      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:771:11)", 6},
+      {"scores.1.c", "rules/attention.yaml:81:31 (in scores at rules/attention.yaml:772:11)", 6},
       // 10: Div(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)
-      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:771:11)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:81:12 (in scores at rules/attention.yaml:772:11)", gen::kNoSlot,
        2},
       // 11: MatMul(q, Transpose(k, perm=[0, 2, 1]))
-      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:771:11)",
+      {"MatMul", "rules/attention.yaml:81:40 (in scores at rules/attention.yaml:772:11)",
        gen::kNoSlot, 2},
       // 12: Mul(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)
-      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:771:11)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:81:36 (in scores at rules/attention.yaml:772:11)", gen::kNoSlot,
        2},
       // 13: scores.1.cq
-      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:771:11)", 7},
+      {"scores.1.cq", "rules/attention.yaml:82:28 (in scores at rules/attention.yaml:772:11)", 7},
       // 14: Mul(q, scores.1.cq)
-      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:771:11)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:21 (in scores at rules/attention.yaml:772:11)", gen::kNoSlot,
        2},
       // 15: Div(q, scores.1.cq)
-      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:771:11)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:34 (in scores at rules/attention.yaml:772:11)", gen::kNoSlot,
        2},
       // 16: Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q
-      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:771:11)"},
+      {"alternatives", "rules/attention.yaml:82:32 (in scores at rules/attention.yaml:772:11)"},
       // 17: scores.1.ck
-      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:771:11)", 8},
+      {"scores.1.ck", "rules/attention.yaml:82:58 (in scores at rules/attention.yaml:772:11)", 8},
       // 18: Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck)
-      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:771:11)", gen::kNoSlot,
+      {"Mul", "rules/attention.yaml:82:50 (in scores at rules/attention.yaml:772:11)", gen::kNoSlot,
        2},
       // 19: Div(Transpose(k, perm=[0, 2, 1]), scores.1.ck)
-      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:771:11)", gen::kNoSlot,
+      {"Div", "rules/attention.yaml:82:64 (in scores at rules/attention.yaml:772:11)", gen::kNoSlot,
        2},
       // 20: Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck) | Div(Transpose(k, perm=[0, 2, 1]), scores.1.ck) | Transpose(k, perm=[0, 2, 1])
-      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:771:11)"},
+      {"alternatives", "rules/attention.yaml:82:62 (in scores at rules/attention.yaml:772:11)"},
       // 21: MatMul((Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q), (Mul(Transpose(...), scores.1.ck) | Div(Transpose(...), scores.1.ck) | Transpose(k, perm=[0, 2, 1])))
-      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:771:11)",
+      {"MatMul", "rules/attention.yaml:82:14 (in scores at rules/attention.yaml:772:11)",
        gen::kNoSlot, 2},
       // 22: com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0, transBatchB=0)
       {"com.microsoft.FusedMatMul",
-       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:771:11)", gen::kNoSlot, 2,
-       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:771:11)",
+       "rules/attention.yaml:83:14 (in scores at rules/attention.yaml:772:11)", gen::kNoSlot, 2,
+       {{"transA", "rules/attention.yaml:83:47 (in scores at rules/attention.yaml:772:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:771:11)",
+        {"transB", "rules/attention.yaml:83:57 (in scores at rules/attention.yaml:772:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:771:11)",
+        {"transBatchA", "rules/attention.yaml:83:67 (in scores at rules/attention.yaml:772:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:771:11)",
+        {"transBatchB", "rules/attention.yaml:83:82 (in scores at rules/attention.yaml:772:11)",
          Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
       // 23: causal
-      {"causal", "rules/attention.yaml:96:22 (in masked at rules/attention.yaml:772:39)", 9},
+      {"causal", "rules/attention.yaml:96:22 (in masked at rules/attention.yaml:773:39)", 9},
       // 24: fill
-      {"fill", "rules/attention.yaml:96:33 (in masked at rules/attention.yaml:772:39)", 10},
+      {"fill", "rules/attention.yaml:96:33 (in masked at rules/attention.yaml:773:39)", 10},
       // 25: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:96:16 (in masked at rules/attention.yaml:772:39)",
+      {"Where", "rules/attention.yaml:96:16 (in masked at rules/attention.yaml:773:39)",
        gen::kNoSlot, 3},
       // 26: mask
-      {"mask", "rules/attention.yaml:96:40 (in masked at rules/attention.yaml:772:39)", 11},
+      {"mask", "rules/attention.yaml:96:40 (in masked at rules/attention.yaml:773:39)", 11},
       // 27: Add(Where(causal, s, fill), mask)
-      {"Add", "rules/attention.yaml:96:12 (in masked at rules/attention.yaml:772:39)", gen::kNoSlot,
+      {"Add", "rules/attention.yaml:96:12 (in masked at rules/attention.yaml:773:39)", gen::kNoSlot,
        2},
       // 28: Where(causal, s, fill)
-      {"Where", "rules/attention.yaml:96:61 (in masked at rules/attention.yaml:772:39)",
+      {"Where", "rules/attention.yaml:96:61 (in masked at rules/attention.yaml:773:39)",
        gen::kNoSlot, 3},
       // 29: masked
-      {"masked", "rules/attention.yaml:97:27 (in masked at rules/attention.yaml:772:39)", 12},
+      {"masked", "rules/attention.yaml:97:27 (in masked at rules/attention.yaml:773:39)", 12},
       // 30: Shape(s)
-      {"Shape", "rules/attention.yaml:97:35 (in masked at rules/attention.yaml:772:39)",
+      {"Shape", "rules/attention.yaml:97:35 (in masked at rules/attention.yaml:773:39)",
        gen::kNoSlot, 1},
       // 31: Expand(masked, Shape(s))
-      {"Expand", "rules/attention.yaml:97:20 (in masked at rules/attention.yaml:772:39)",
+      {"Expand", "rules/attention.yaml:97:20 (in masked at rules/attention.yaml:773:39)",
        gen::kNoSlot, 2},
       // 32: Where(Expand(masked, Shape(s)), fill, s)
-      {"Where", "rules/attention.yaml:97:14 (in masked at rules/attention.yaml:772:39)",
+      {"Where", "rules/attention.yaml:97:14 (in masked at rules/attention.yaml:773:39)",
        gen::kNoSlot, 3},
       // 33: Where(masked, fill, s)
-      {"Where", "rules/attention.yaml:97:70 (in masked at rules/attention.yaml:772:39)",
+      {"Where", "rules/attention.yaml:97:70 (in masked at rules/attention.yaml:773:39)",
        gen::kNoSlot, 3},
       // 34: Add(s, mask)
-      {"Add", "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:772:39)", gen::kNoSlot,
+      {"Add", "rules/attention.yaml:98:14 (in masked at rules/attention.yaml:773:39)", gen::kNoSlot,
        2},
     },
     // constraints
-    {{Check::kShape, "rules/attention.yaml:775:17", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kShape, "rules/attention.yaml:776:17", "q", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "S", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
-     {Check::kElemType, "rules/attention.yaml:775:35", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/attention.yaml:776:35", "q", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float"}, {1}},
-     {Check::kShape, "rules/attention.yaml:776:17", "k", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:777:17", "k", 1, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "L", "D"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 2}}},
-     {Check::kShape, "rules/attention.yaml:777:17", "v", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kShape, "rules/attention.yaml:778:17", "v", 4, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {}, {}, {"B", "L", "DV"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 3}, {Dim::kSymbol, 0, 4}}},
-     {Check::kRank, "rules/attention.yaml:778:17", "masked", 12, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:779:17", "masked", 12, {}, {}, "", nullptr, gen::kNoSlot,
       {1, 2}},
-     {Check::kRank, "rules/attention.yaml:779:17", "causal", 9, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:780:17", "causal", 9, {}, {}, "", nullptr, gen::kNoSlot,
       {1, 2}},
-     {Check::kRank, "rules/attention.yaml:780:17", "mask", 11, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/attention.yaml:781:17", "mask", 11, {}, {}, "", nullptr, gen::kNoSlot,
       {1, 2}},
-     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:771:11)",
+     {Check::kScalar, "rules/attention.yaml:85:13 (in scores at rules/attention.yaml:772:11)",
       "scores.1.c", 6, {}, {}, "", nullptr, 2},
-     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:771:11)",
+     {Check::kScalar, "rules/attention.yaml:86:13 (in scores at rules/attention.yaml:772:11)",
       "scores.1.cq", 7, {}, {}, "", nullptr, 2},
-     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:771:11)",
+     {Check::kScalar, "rules/attention.yaml:87:13 (in scores at rules/attention.yaml:772:11)",
       "scores.1.ck", 8, {}, {}, "", nullptr, 2},
-     {Check::kScalar, "rules/attention.yaml:100:15 (in masked at rules/attention.yaml:772:39)",
+     {Check::kScalar, "rules/attention.yaml:100:15 (in masked at rules/attention.yaml:773:39)",
       "fill", 10, {}, {}, "", nullptr, 3, {}, true, true, -gen::kInfinity, -1e+04}},
     // rewrite variants
     {{true, "", 23, -1, {{{4, 0}}}}, {true, "", 23, -1, {{{4, 1}}}},
@@ -30958,7 +30958,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   // matchQ, matchK, matchV, matchScores1C, matchScores1Cq, matchScores1Ck, matchCausal, matchFill,
   // matchMask, matchMasked.
 
-  /// Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:771:21)
+  /// Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:772:21)
   bool matchTranspose(ValueId v, gen::Next k) {
     if (seen(kTranspose)) return same(kTranspose, v) && k();
     if (!bind(kTranspose, v)) return false;
@@ -30970,7 +30970,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   /// s = Div(MatMul(q, Transpose(...)), scores.1.c) | Mul(MatMul(q, Transpose(...)), scores.1.c) |
   /// MatMul((Mul(...) | Div(...) | q), (Mul(...) | Div(...) | Transpose(...))) |
   /// com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0,
-  /// transBatchB=0)  (rules/attention.yaml:81:34 (in scores at rules/attention.yaml:771:11))
+  /// transBatchB=0)  (rules/attention.yaml:81:34 (in scores at rules/attention.yaml:772:11))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -30988,7 +30988,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   /// m = Add(Where(causal, s, fill), mask) | Where(causal, s, fill) | Where(Expand(masked,
   /// Shape(...)), fill, s) | Where(masked, fill, s) | Add(s, mask) | s  (rules/attention.yaml:96:59
-  /// (in masked at rules/attention.yaml:772:39))
+  /// (in masked at rules/attention.yaml:773:39))
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -31008,7 +31008,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return false;
   }
 
-  /// Softmax(m, axis=-1)  (rules/attention.yaml:773:18)
+  /// Softmax(m, axis=-1)  (rules/attention.yaml:774:18)
   bool matchSoftmax(ValueId v, gen::Next k) {
     if (seen(kSoftmax)) return same(kSoftmax, v) && k();
     if (!bind(kSoftmax, v)) return false;
@@ -31017,7 +31017,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchM(input(n, 0), k);
   }
 
-  /// y = MatMul(Softmax(m, axis=-1), v)  (rules/attention.yaml:773:11)
+  /// y = MatMul(Softmax(m, axis=-1), v)  (rules/attention.yaml:774:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -31027,7 +31027,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// MatMul(q, Transpose(k, perm=[0, 2, 1]))  (rules/attention.yaml:81:16 (in scores at
-  /// rules/attention.yaml:771:11))
+  /// rules/attention.yaml:772:11))
   bool matchMatMul8(ValueId v, gen::Next k) {
     if (seen(kMatMul8)) return same(kMatMul8, v) && k();
     if (!bind(kMatMul8, v)) return false;
@@ -31037,7 +31037,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Div(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)  (rules/attention.yaml:81:12 (in
-  /// scores at rules/attention.yaml:771:11))
+  /// scores at rules/attention.yaml:772:11))
   bool matchDiv10(ValueId v, gen::Next k) {
     if (seen(kDiv10)) return same(kDiv10, v) && k();
     if (!bind(kDiv10, v)) return false;
@@ -31047,7 +31047,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// MatMul(q, Transpose(k, perm=[0, 2, 1]))  (rules/attention.yaml:81:40 (in scores at
-  /// rules/attention.yaml:771:11))
+  /// rules/attention.yaml:772:11))
   bool matchMatMul11(ValueId v, gen::Next k) {
     if (seen(kMatMul11)) return same(kMatMul11, v) && k();
     if (!bind(kMatMul11, v)) return false;
@@ -31057,7 +31057,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(MatMul(q, Transpose(k, perm=[0, 2, 1])), scores.1.c)  (rules/attention.yaml:81:36 (in
-  /// scores at rules/attention.yaml:771:11))
+  /// scores at rules/attention.yaml:772:11))
   bool matchMul12(ValueId v, gen::Next k) {
     if (seen(kMul12)) return same(kMul12, v) && k();
     if (!bind(kMul12, v)) return false;
@@ -31071,7 +31071,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchMatMul11(in1, [&] { return matchScores1C(in0, k); });
   }
 
-  /// Mul(q, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:771:11))
+  /// Mul(q, scores.1.cq)  (rules/attention.yaml:82:21 (in scores at rules/attention.yaml:772:11))
   bool matchMul14(ValueId v, gen::Next k) {
     if (seen(kMul14)) return same(kMul14, v) && k();
     if (!bind(kMul14, v)) return false;
@@ -31085,7 +31085,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return matchQ(in1, [&] { return matchScores1Cq(in0, k); });
   }
 
-  /// Div(q, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:771:11))
+  /// Div(q, scores.1.cq)  (rules/attention.yaml:82:34 (in scores at rules/attention.yaml:772:11))
   bool matchDiv15(ValueId v, gen::Next k) {
     if (seen(kDiv15)) return same(kDiv15, v) && k();
     if (!bind(kDiv15, v)) return false;
@@ -31095,7 +31095,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q  (rules/attention.yaml:82:32 (in scores at
-  /// rules/attention.yaml:771:11))
+  /// rules/attention.yaml:772:11))
   bool matchAnyOf16(ValueId v, gen::Next k) {
     if (seen(kAnyOf16)) return same(kAnyOf16, v) && k();
     if (!bind(kAnyOf16, v)) return false;
@@ -31110,7 +31110,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck)  (rules/attention.yaml:82:50 (in scores at
-  /// rules/attention.yaml:771:11))
+  /// rules/attention.yaml:772:11))
   bool matchMul18(ValueId v, gen::Next k) {
     if (seen(kMul18)) return same(kMul18, v) && k();
     if (!bind(kMul18, v)) return false;
@@ -31125,7 +31125,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Div(Transpose(k, perm=[0, 2, 1]), scores.1.ck)  (rules/attention.yaml:82:64 (in scores at
-  /// rules/attention.yaml:771:11))
+  /// rules/attention.yaml:772:11))
   bool matchDiv19(ValueId v, gen::Next k) {
     if (seen(kDiv19)) return same(kDiv19, v) && k();
     if (!bind(kDiv19, v)) return false;
@@ -31136,7 +31136,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   /// Mul(Transpose(k, perm=[0, 2, 1]), scores.1.ck) | Div(Transpose(k, perm=[0, 2, 1]),
   /// scores.1.ck) | Transpose(k, perm=[0, 2, 1])  (rules/attention.yaml:82:62 (in scores at
-  /// rules/attention.yaml:771:11))
+  /// rules/attention.yaml:772:11))
   bool matchAnyOf20(ValueId v, gen::Next k) {
     if (seen(kAnyOf20)) return same(kAnyOf20, v) && k();
     if (!bind(kAnyOf20, v)) return false;
@@ -31152,7 +31152,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   /// MatMul((Mul(q, scores.1.cq) | Div(q, scores.1.cq) | q), (Mul(Transpose(...), scores.1.ck) |
   /// Div(Transpose(...), scores.1.ck) | Transpose(k, perm=[0, 2, 1])))  (rules/attention.yaml:82:14
-  /// (in scores at rules/attention.yaml:771:11))
+  /// (in scores at rules/attention.yaml:772:11))
   bool matchMatMul21(ValueId v, gen::Next k) {
     if (seen(kMatMul21)) return same(kMatMul21, v) && k();
     if (!bind(kMatMul21, v)) return false;
@@ -31162,7 +31162,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// com.microsoft.FusedMatMul(q, Transpose(k, perm=[0, 2, 1]), transA=0, transB=0, transBatchA=0,
-  /// transBatchB=0)  (rules/attention.yaml:83:14 (in scores at rules/attention.yaml:771:11))
+  /// transBatchB=0)  (rules/attention.yaml:83:14 (in scores at rules/attention.yaml:772:11))
   bool matchFusedMatMul(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul)) return same(kFusedMatMul, v) && k();
     if (!bind(kFusedMatMul, v)) return false;
@@ -31172,7 +31172,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:96:16 (in masked at
-  /// rules/attention.yaml:772:39))
+  /// rules/attention.yaml:773:39))
   bool matchWhere25(ValueId v, gen::Next k) {
     if (seen(kWhere25)) return same(kWhere25, v) && k();
     if (!bind(kWhere25, v)) return false;
@@ -31186,7 +31186,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Add(Where(causal, s, fill), mask)  (rules/attention.yaml:96:12 (in masked at
-  /// rules/attention.yaml:772:39))
+  /// rules/attention.yaml:773:39))
   bool matchAdd27(ValueId v, gen::Next k) {
     if (seen(kAdd27)) return same(kAdd27, v) && k();
     if (!bind(kAdd27, v)) return false;
@@ -31201,7 +31201,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(causal, s, fill)  (rules/attention.yaml:96:61 (in masked at
-  /// rules/attention.yaml:772:39))
+  /// rules/attention.yaml:773:39))
   bool matchWhere28(ValueId v, gen::Next k) {
     if (seen(kWhere28)) return same(kWhere28, v) && k();
     if (!bind(kWhere28, v)) return false;
@@ -31214,7 +31214,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     });
   }
 
-  /// Shape(s)  (rules/attention.yaml:97:35 (in masked at rules/attention.yaml:772:39))
+  /// Shape(s)  (rules/attention.yaml:97:35 (in masked at rules/attention.yaml:773:39))
   bool matchShape(ValueId v, gen::Next k) {
     if (seen(kShape)) return same(kShape, v) && k();
     if (!bind(kShape, v)) return false;
@@ -31224,7 +31224,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Expand(masked, Shape(s))  (rules/attention.yaml:97:20 (in masked at
-  /// rules/attention.yaml:772:39))
+  /// rules/attention.yaml:773:39))
   bool matchExpand(ValueId v, gen::Next k) {
     if (seen(kExpand)) return same(kExpand, v) && k();
     if (!bind(kExpand, v)) return false;
@@ -31234,7 +31234,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(Expand(masked, Shape(s)), fill, s)  (rules/attention.yaml:97:14 (in masked at
-  /// rules/attention.yaml:772:39))
+  /// rules/attention.yaml:773:39))
   bool matchWhere32(ValueId v, gen::Next k) {
     if (seen(kWhere32)) return same(kWhere32, v) && k();
     if (!bind(kWhere32, v)) return false;
@@ -31248,7 +31248,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
   }
 
   /// Where(masked, fill, s)  (rules/attention.yaml:97:70 (in masked at
-  /// rules/attention.yaml:772:39))
+  /// rules/attention.yaml:773:39))
   bool matchWhere33(ValueId v, gen::Next k) {
     if (seen(kWhere33)) return same(kWhere33, v) && k();
     if (!bind(kWhere33, v)) return false;
@@ -31261,7 +31261,7 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     });
   }
 
-  /// Add(s, mask)  (rules/attention.yaml:98:14 (in masked at rules/attention.yaml:772:39))
+  /// Add(s, mask)  (rules/attention.yaml:98:14 (in masked at rules/attention.yaml:773:39))
   bool matchAdd34(ValueId v, gen::Next k) {
     if (seen(kAdd34)) return same(kAdd34, v) && k();
     if (!bind(kAdd34, v)) return false;
@@ -31277,19 +31277,19 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:784:9:
+  /// Variant 0 (when opset in [23, -] @causal_mask), rules/attention.yaml:785:9:
   ///   y = Attention(q, k, v, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:786:31", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:782:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:787:31", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:783:26", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:782:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:783:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:782:34", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:783:34", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs21;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
@@ -31316,8 +31316,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:786:68",
-        "rules/attention.yaml:786:68");
+        "rules/attention.yaml:787:68",
+        "rules/attention.yaml:787:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -31325,8 +31325,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:784:9",
-        "rules/attention.yaml:786:15")) return false;
+        "rules/attention.yaml:785:9",
+        "rules/attention.yaml:787:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -31408,17 +31408,17 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:784:9:
+  /// Variant 1 (when opset in [23, -] @causal), rules/attention.yaml:785:9:
   ///   y = Attention(q, k, v, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:786:31", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:782:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:787:31", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:783:26", "causal")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:782:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:783:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs20;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
@@ -31445,8 +31445,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:786:68",
-        "rules/attention.yaml:786:68");
+        "rules/attention.yaml:787:68",
+        "rules/attention.yaml:787:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -31454,8 +31454,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:784:9",
-        "rules/attention.yaml:786:15")) return false;
+        "rules/attention.yaml:785:9",
+        "rules/attention.yaml:787:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -31529,15 +31529,15 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 2 (when opset in [23, -] @masked_fill), rules/attention.yaml:784:9:
+  /// Variant 2 (when opset in [23, -] @masked_fill), rules/attention.yaml:785:9:
   ///   y = Attention(q, k, v, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:786:31", "v")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:782:40", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:782:48", "fill")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:787:31", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:783:40", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:783:48", "fill")) return false;
     std::optional<onnx::TensorProto> t19 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t19) return false;
     std::vector<onnx::AttributeProto> attrs20;
@@ -31566,8 +31566,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:786:68",
-        "rules/attention.yaml:786:68");
+        "rules/attention.yaml:787:68",
+        "rules/attention.yaml:787:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -31575,8 +31575,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:784:9",
-        "rules/attention.yaml:786:15")) return false;
+        "rules/attention.yaml:785:9",
+        "rules/attention.yaml:787:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -31650,14 +31650,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 3 (when opset in [23, -] @mask), rules/attention.yaml:784:9:
+  /// Variant 3 (when opset in [23, -] @mask), rules/attention.yaml:785:9:
   ///   y = Attention(q, k, v, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:786:31", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:782:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:787:31", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:783:34", "mask")) return false;
     std::optional<onnx::TensorProto> t18 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t18) return false;
     std::vector<onnx::AttributeProto> attrs12;
@@ -31683,8 +31683,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:786:68",
-        "rules/attention.yaml:786:68");
+        "rules/attention.yaml:787:68",
+        "rules/attention.yaml:787:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -31692,8 +31692,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:784:9",
-        "rules/attention.yaml:786:15")) return false;
+        "rules/attention.yaml:785:9",
+        "rules/attention.yaml:787:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -31758,13 +31758,13 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 4 (when opset in [23, -] @plain), rules/attention.yaml:784:9:
+  /// Variant 4 (when opset in [23, -] @plain), rules/attention.yaml:785:9:
   ///   y = Attention(q, k, v, none, q_num_heads=1, kv_num_heads=1, scale=helper(attention_scale))
   bool rewrite4() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:786:31", "v")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:787:31", "v")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("q_num_heads", 1));
     attrs11.push_back(gen::intAttribute("kv_num_heads", 1));
@@ -31773,8 +31773,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:786:68",
-        "rules/attention.yaml:786:68");
+        "rules/attention.yaml:787:68",
+        "rules/attention.yaml:787:68");
     if (!a11_2) return false;
     attrs11.push_back(std::move(*a11_2));
     collectMatched();
@@ -31782,8 +31782,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:784:9",
-        "rules/attention.yaml:786:15")) return false;
+        "rules/attention.yaml:785:9",
+        "rules/attention.yaml:787:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -31801,19 +31801,19 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v11}});
   }
 
-  /// Variant 5 (when @causal_mask), rules/attention.yaml:787:9:
+  /// Variant 5 (when @causal_mask), rules/attention.yaml:788:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Add(Where(causal, tensor(0.0), fill), mask), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite5() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:788:54", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:782:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:789:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:783:26", "causal")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t21) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:782:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:783:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs22;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:782:34", "mask")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:783:34", "mask")) return false;
     std::vector<onnx::AttributeProto> attrs23;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t20) return false;
@@ -31839,8 +31839,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:789:48",
-        "rules/attention.yaml:789:48");
+        "rules/attention.yaml:790:48",
+        "rules/attention.yaml:790:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -31848,8 +31848,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:787:9",
-        "rules/attention.yaml:788:15")) return false;
+        "rules/attention.yaml:788:9",
+        "rules/attention.yaml:789:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -31933,17 +31933,17 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 6 (when @causal), rules/attention.yaml:787:9:
+  /// Variant 6 (when @causal), rules/attention.yaml:788:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(causal, tensor(0.0), fill), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite6() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:788:54", "v")) return false;
-    if (!requireBound(kSlotCausal, "rules/attention.yaml:782:26", "causal")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:789:54", "v")) return false;
+    if (!requireBound(kSlotCausal, "rules/attention.yaml:783:26", "causal")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t21) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:782:48", "fill")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:783:48", "fill")) return false;
     std::vector<onnx::AttributeProto> attrs22;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t20) return false;
@@ -31969,8 +31969,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:789:48",
-        "rules/attention.yaml:789:48");
+        "rules/attention.yaml:790:48",
+        "rules/attention.yaml:790:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -31978,8 +31978,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:787:9",
-        "rules/attention.yaml:788:15")) return false;
+        "rules/attention.yaml:788:9",
+        "rules/attention.yaml:789:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -32055,15 +32055,15 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 7 (when @masked_fill), rules/attention.yaml:787:9:
+  /// Variant 7 (when @masked_fill), rules/attention.yaml:788:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(Where(masked, fill, tensor(0.0)), Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite7() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:788:54", "v")) return false;
-    if (!requireBound(kSlotMasked, "rules/attention.yaml:782:40", "masked")) return false;
-    if (!requireBound(kSlotFill, "rules/attention.yaml:782:48", "fill")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:789:54", "v")) return false;
+    if (!requireBound(kSlotMasked, "rules/attention.yaml:783:40", "masked")) return false;
+    if (!requireBound(kSlotFill, "rules/attention.yaml:783:48", "fill")) return false;
     std::optional<onnx::TensorProto> t21 = gen::literalTensor(gen::floatLiteral(0.0), 1, {});
     if (!t21) return false;
     std::vector<onnx::AttributeProto> attrs22;
@@ -32091,8 +32091,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:789:48",
-        "rules/attention.yaml:789:48");
+        "rules/attention.yaml:790:48",
+        "rules/attention.yaml:790:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -32100,8 +32100,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:787:9",
-        "rules/attention.yaml:788:15")) return false;
+        "rules/attention.yaml:788:9",
+        "rules/attention.yaml:789:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -32177,14 +32177,14 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 8 (when @mask), rules/attention.yaml:787:9:
+  /// Variant 8 (when @mask), rules/attention.yaml:788:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, Expand(mask, Concat(tensor([1, 1]), Slice(Shape(q), tensor([1]), tensor([2])), Slice(Shape(k), tensor([1]), tensor([2])), axis=0)), num_heads=1, scale=helper(attention_scale))
   bool rewrite8() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:788:54", "v")) return false;
-    if (!requireBound(kSlotMask, "rules/attention.yaml:782:34", "mask")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:789:54", "v")) return false;
+    if (!requireBound(kSlotMask, "rules/attention.yaml:783:34", "mask")) return false;
     std::optional<onnx::TensorProto> t20 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t20) return false;
     std::vector<onnx::AttributeProto> attrs14;
@@ -32209,8 +32209,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:789:48",
-        "rules/attention.yaml:789:48");
+        "rules/attention.yaml:790:48",
+        "rules/attention.yaml:790:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -32218,8 +32218,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:787:9",
-        "rules/attention.yaml:788:15")) return false;
+        "rules/attention.yaml:788:9",
+        "rules/attention.yaml:789:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -32286,13 +32286,13 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v13}});
   }
 
-  /// Variant 9 (when @plain), rules/attention.yaml:787:9:
+  /// Variant 9 (when @plain), rules/attention.yaml:788:9:
   ///   y = com.microsoft.MultiHeadAttention(q, k, v, none, none, none, num_heads=1, scale=helper(attention_scale))
   bool rewrite9() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotQ, "rules/attention.yaml:782:73", "q")) return false;
-    if (!requireBound(kSlotK, "rules/attention.yaml:782:85", "k")) return false;
-    if (!requireBound(kSlotV, "rules/attention.yaml:788:54", "v")) return false;
+    if (!requireBound(kSlotQ, "rules/attention.yaml:783:73", "q")) return false;
+    if (!requireBound(kSlotK, "rules/attention.yaml:783:85", "k")) return false;
+    if (!requireBound(kSlotV, "rules/attention.yaml:789:54", "v")) return false;
     std::vector<onnx::AttributeProto> attrs13;
     attrs13.push_back(gen::intAttribute("num_heads", 1));
     std::optional<onnx::AttributeProto> a13_1 = attrHelper(
@@ -32300,8 +32300,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         {kSlotS},
         {"s"},
         "scale",
-        "rules/attention.yaml:789:48",
-        "rules/attention.yaml:789:48");
+        "rules/attention.yaml:790:48",
+        "rules/attention.yaml:790:48");
     if (!a13_1) return false;
     attrs13.push_back(std::move(*a13_1));
     collectMatched();
@@ -32309,8 +32309,8 @@ class SingleHeadAttentionMatch : public AttentionSharedMatch<SingleHeadAttention
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:787:9",
-        "rules/attention.yaml:788:15")) return false;
+        "rules/attention.yaml:788:9",
+        "rules/attention.yaml:789:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -32340,7 +32340,7 @@ class SingleHeadAttentionRule : public RewritePattern {
             root,
             80,
             {"ort"},
-            "rules/attention.yaml:766:5",
+            "rules/attention.yaml:767:5",
             {op::kSlice, op::kConcat, op::kExpand, op::kAttention, op::kShape, op::kWhere, op::kAdd, op::kComMicrosoftMultiHeadAttention}}),
         root_output_(root_output) {}
 
@@ -32362,7 +32362,7 @@ class SingleHeadAttentionRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:791
+// Generated from: rules/attention.yaml:792
 // attention_heads_merge (priority 79): The first two inputs of a Concat, attention ops (MultiHeadAttention, or ONNX Attention from opset 23) on projections of the same inputs with masks computed alike, as one op with the heads of both.
 //===----------------------------------------------------------------------===//
 
@@ -32370,7 +32370,7 @@ class SingleHeadAttentionRule : public RewritePattern {
 const gen::RuleSpec& specAttentionHeadsMerge() {
   static const gen::RuleSpec spec = {
     "attention_heads_merge",
-    "rules/attention.yaml:791:5",
+    "rules/attention.yaml:792:5",
     53,  // root expr
     // slots
     {"x", "wqa", "qa", "xk", "wka", "ka", "xv", "wva", "va", "ma", "ba", "wqb", "qb", "wkb", "kb",
@@ -32380,128 +32380,120 @@ const gen::RuleSpec& specAttentionHeadsMerge() {
     // exprs
     {
       // 0: x
-      {"x", "rules/attention.yaml:800:19", 0},
+      {"x", "rules/attention.yaml:801:19", 0},
       // 1: wqa
-      {"wqa", "rules/attention.yaml:800:22", 1},
+      {"wqa", "rules/attention.yaml:801:22", 1},
       // 2: MatMul(x, wqa)
-      {"MatMul", "rules/attention.yaml:800:12", 2, 2},
+      {"MatMul", "rules/attention.yaml:801:12", 2, 2},
       // 3: xk
-      {"xk", "rules/attention.yaml:801:19", 3},
+      {"xk", "rules/attention.yaml:802:19", 3},
       // 4: wka
-      {"wka", "rules/attention.yaml:801:23", 4},
+      {"wka", "rules/attention.yaml:802:23", 4},
       // 5: MatMul(xk, wka)
-      {"MatMul", "rules/attention.yaml:801:12", 5, 2},
+      {"MatMul", "rules/attention.yaml:802:12", 5, 2},
       // 6: xv
-      {"xv", "rules/attention.yaml:802:19", 6},
+      {"xv", "rules/attention.yaml:803:19", 6},
       // 7: wva
-      {"wva", "rules/attention.yaml:802:23", 7},
+      {"wva", "rules/attention.yaml:803:23", 7},
       // 8: MatMul(xv, wva)
-      {"MatMul", "rules/attention.yaml:802:12", 8, 2},
+      {"MatMul", "rules/attention.yaml:803:12", 8, 2},
       // 9: ma
-      {"ma", "rules/attention.yaml:803:19", 9},
+      {"ma", "rules/attention.yaml:804:19", 9},
       // 10: _
-      {"_", "rules/attention.yaml:803:30"},
+      {"_", "rules/attention.yaml:804:30"},
       // 11: Shape(qa)
-      {"Shape", "rules/attention.yaml:803:39", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:804:39", gen::kNoSlot, 1},
       // 12: _
-      {"_", "rules/attention.yaml:803:50"},
+      {"_", "rules/attention.yaml:804:50"},
       // 13: _
-      {"_", "rules/attention.yaml:803:53"},
+      {"_", "rules/attention.yaml:804:53"},
       // 14: Slice(Shape(qa), _, _)
-      {"Slice", "rules/attention.yaml:803:33", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:804:33", gen::kNoSlot, 3},
       // 15: Shape(ka)
-      {"Shape", "rules/attention.yaml:803:63", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:804:63", gen::kNoSlot, 1},
       // 16: _
-      {"_", "rules/attention.yaml:803:74"},
+      {"_", "rules/attention.yaml:804:74"},
       // 17: _
-      {"_", "rules/attention.yaml:803:77"},
+      {"_", "rules/attention.yaml:804:77"},
       // 18: Slice(Shape(ka), _, _)
-      {"Slice", "rules/attention.yaml:803:57", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:804:57", gen::kNoSlot, 3},
       // 19: Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0)
-      {"Concat", "rules/attention.yaml:803:23", gen::kNoSlot, 3,
-       {{"axis", "rules/attention.yaml:803:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/attention.yaml:804:23", gen::kNoSlot, 3,
+       {{"axis", "rules/attention.yaml:804:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 20: Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
-      {"Expand", "rules/attention.yaml:803:12", 10, 2},
+      {"Expand", "rules/attention.yaml:804:12", 10, 2},
       // 21: wqb
-      {"wqb", "rules/attention.yaml:804:22", 11},
+      {"wqb", "rules/attention.yaml:805:22", 11},
       // 22: MatMul(x, wqb)
-      {"MatMul", "rules/attention.yaml:804:12", 12, 2},
+      {"MatMul", "rules/attention.yaml:805:12", 12, 2},
       // 23: wkb
-      {"wkb", "rules/attention.yaml:805:23", 13},
+      {"wkb", "rules/attention.yaml:806:23", 13},
       // 24: MatMul(xk, wkb)
-      {"MatMul", "rules/attention.yaml:805:12", 14, 2},
+      {"MatMul", "rules/attention.yaml:806:12", 14, 2},
       // 25: wvb
-      {"wvb", "rules/attention.yaml:806:23", 15},
+      {"wvb", "rules/attention.yaml:807:23", 15},
       // 26: MatMul(xv, wvb)
-      {"MatMul", "rules/attention.yaml:806:12", 16, 2},
+      {"MatMul", "rules/attention.yaml:807:12", 16, 2},
       // 27: mb
-      {"mb", "rules/attention.yaml:807:19", 17},
+      {"mb", "rules/attention.yaml:808:19", 17},
       // 28: _
-      {"_", "rules/attention.yaml:807:30"},
+      {"_", "rules/attention.yaml:808:30"},
       // 29: Shape(qb)
-      {"Shape", "rules/attention.yaml:807:39", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:808:39", gen::kNoSlot, 1},
       // 30: _
-      {"_", "rules/attention.yaml:807:50"},
+      {"_", "rules/attention.yaml:808:50"},
       // 31: _
-      {"_", "rules/attention.yaml:807:53"},
+      {"_", "rules/attention.yaml:808:53"},
       // 32: Slice(Shape(qb), _, _)
-      {"Slice", "rules/attention.yaml:807:33", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:808:33", gen::kNoSlot, 3},
       // 33: Shape(kb)
-      {"Shape", "rules/attention.yaml:807:63", gen::kNoSlot, 1},
+      {"Shape", "rules/attention.yaml:808:63", gen::kNoSlot, 1},
       // 34: _
-      {"_", "rules/attention.yaml:807:74"},
+      {"_", "rules/attention.yaml:808:74"},
       // 35: _
-      {"_", "rules/attention.yaml:807:77"},
+      {"_", "rules/attention.yaml:808:77"},
       // 36: Slice(Shape(kb), _, _)
-      {"Slice", "rules/attention.yaml:807:57", gen::kNoSlot, 3},
+      {"Slice", "rules/attention.yaml:808:57", gen::kNoSlot, 3},
       // 37: Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0)
-      {"Concat", "rules/attention.yaml:807:23", gen::kNoSlot, 3,
-       {{"axis", "rules/attention.yaml:807:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
+      {"Concat", "rules/attention.yaml:808:23", gen::kNoSlot, 3,
+       {{"axis", "rules/attention.yaml:808:81", Attr::kEquals, {gen::intLiteral(0)}, true}}},
       // 38: Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0))
-      {"Expand", "rules/attention.yaml:807:12", 18, 2},
+      {"Expand", "rules/attention.yaml:808:12", 18, 2},
       // 39: none
-      {"none", "rules/attention.yaml:808:63"},
+      {"none", "rules/attention.yaml:809:63"},
       // 40: none
-      {"none", "rules/attention.yaml:808:69"},
+      {"none", "rules/attention.yaml:809:69"},
       // 41: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:808:18", gen::kNoSlot, 6,
-       {{"scale", "rules/attention.yaml:808:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:809:18", gen::kNoSlot, 6,
+       {{"scale", "rules/attention.yaml:809:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"unidirectional", "rules/attention.yaml:809:51", Attr::kEquals, {gen::intLiteral(0)},
+        {"unidirectional", "rules/attention.yaml:810:51", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}},
        {}, 1e-06, 0, {3, 4}},
       // 42: none
-      {"none", "rules/attention.yaml:810:63"},
+      {"none", "rules/attention.yaml:811:63"},
       // 43: none
-      {"none", "rules/attention.yaml:810:69"},
+      {"none", "rules/attention.yaml:811:69"},
       // 44: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:810:18", gen::kNoSlot, 6,
-       {{"scale", "rules/attention.yaml:810:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:811:18", gen::kNoSlot, 6,
+       {{"scale", "rules/attention.yaml:811:79", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"unidirectional", "rules/attention.yaml:811:51", Attr::kEquals, {gen::intLiteral(0)},
+        {"unidirectional", "rules/attention.yaml:812:51", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}},
        {}, 1e-06, 0, {3, 4}},
       // 45: com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0)
-      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:812:20", gen::kNoSlot, 3,
-       {{"scale", "rules/attention.yaml:812:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
-         "sc"},
-        {"unidirectional", "rules/attention.yaml:812:84", Attr::kEquals, {gen::intLiteral(0)},
-         false, gen::intLiteral(0)}}},
-      // 46: com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
       {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:813:20", gen::kNoSlot, 3,
        {{"scale", "rules/attention.yaml:813:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
         {"unidirectional", "rules/attention.yaml:813:84", Attr::kEquals, {gen::intLiteral(0)},
          false, gen::intLiteral(0)}}},
-      // 47: Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"Attention", "rules/attention.yaml:815:20", gen::kNoSlot, 4,
-       {{"scale", "rules/attention.yaml:815:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      // 46: com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0)
+      {"com.microsoft.MultiHeadAttention", "rules/attention.yaml:814:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:814:65", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"is_causal", "rules/attention.yaml:815:65", Attr::kEquals, {gen::intLiteral(0)}, false,
-         gen::intLiteral(0)},
-        {"softcap", "rules/attention.yaml:815:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
-         gen::floatLiteral(0.0)}}},
-      // 48: Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0)
+        {"unidirectional", "rules/attention.yaml:814:84", Attr::kEquals, {gen::intLiteral(0)},
+         false, gen::intLiteral(0)}}},
+      // 47: Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0)
       {"Attention", "rules/attention.yaml:816:20", gen::kNoSlot, 4,
        {{"scale", "rules/attention.yaml:816:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
@@ -32509,15 +32501,15 @@ const gen::RuleSpec& specAttentionHeadsMerge() {
          gen::intLiteral(0)},
         {"softcap", "rules/attention.yaml:816:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
-      // 49: Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"Attention", "rules/attention.yaml:818:20", gen::kNoSlot, 3,
-       {{"scale", "rules/attention.yaml:818:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+      // 48: Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"Attention", "rules/attention.yaml:817:20", gen::kNoSlot, 4,
+       {{"scale", "rules/attention.yaml:817:46", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
-        {"is_causal", "rules/attention.yaml:818:61", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"is_causal", "rules/attention.yaml:817:65", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"softcap", "rules/attention.yaml:818:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+        {"softcap", "rules/attention.yaml:817:78", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
-      // 50: Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+      // 49: Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
       {"Attention", "rules/attention.yaml:819:20", gen::kNoSlot, 3,
        {{"scale", "rules/attention.yaml:819:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
          "sc"},
@@ -32525,25 +32517,33 @@ const gen::RuleSpec& specAttentionHeadsMerge() {
          gen::intLiteral(0)},
         {"softcap", "rules/attention.yaml:819:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
          gen::floatLiteral(0.0)}}},
+      // 50: Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
+      {"Attention", "rules/attention.yaml:820:20", gen::kNoSlot, 3,
+       {{"scale", "rules/attention.yaml:820:42", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0,
+         "sc"},
+        {"is_causal", "rules/attention.yaml:820:61", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"softcap", "rules/attention.yaml:820:74", Attr::kEquals, {gen::floatLiteral(0.0)}, false,
+         gen::floatLiteral(0.0)}}},
       // 51: com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0) | Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) | Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"ya", "rules/attention.yaml:812:17", 19, 0, {}, {}, 1e-06, 0, {}, false, {}, {52}},
+      {"ya", "rules/attention.yaml:813:17", 19, 0, {}, {}, 1e-06, 0, {}, false, {}, {52}},
       // 52: com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc), unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0) | Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) | Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0)
-      {"yb", "rules/attention.yaml:812:17", 20, 0, {}, {}, 1e-06, 0, {}, false, {}, {51}},
+      {"yb", "rules/attention.yaml:813:17", 20, 0, {}, {}, 1e-06, 0, {}, false, {}, {51}},
       // 53: Concat(ya, yb, rest..., axis=-1)
-      {"Concat", "rules/attention.yaml:821:12", 21, 2,
-       {{"axis", "rules/attention.yaml:821:36", Attr::kEquals, {gen::intLiteral(-1)}, true}}, {},
+      {"Concat", "rules/attention.yaml:822:12", 21, 2,
+       {{"axis", "rules/attention.yaml:822:36", Attr::kEquals, {gen::intLiteral(-1)}, true}}, {},
        1e-06, 0, {}, true},
     },
     // constraints
-    {{Check::kRank, "rules/attention.yaml:823:14", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {3}},
-     {Check::kRank, "rules/attention.yaml:824:14", "wqa", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/attention.yaml:824:14", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {3}},
+     {Check::kRank, "rules/attention.yaml:825:14", "wqa", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {2}},
-     {Check::kNative, "rules/attention.yaml:824:23", "wqa", gen::kNoSlot,
+     {Check::kNative, "rules/attention.yaml:825:23", "wqa", gen::kNoSlot,
       {"wqa", "wka", "wva", "wqb", "wkb", "wvb"}, {1, 4, 7, 11, 13, 15}, "stored_inline",
       gen::nativePredicate("stored_inline")},
-     {Check::kNative, "rules/attention.yaml:825:14", "ya", gen::kNoSlot, {"ya", "yb"}, {19, 20},
+     {Check::kNative, "rules/attention.yaml:826:14", "ya", gen::kNoSlot, {"ya", "yb"}, {19, 20},
       "same_head_sizes", gen::nativePredicate("same_head_sizes")},
-     {Check::kEquivalent, "rules/attention.yaml:826:14", "mb", 17, {"ma"}, {9}}},
+     {Check::kEquivalent, "rules/attention.yaml:827:14", "mb", 17, {"ma"}, {9}}},
     // rewrite variants
     {{true, "", -1, -1, {{{51, 0}, {52, 0}}}}, {true, "", -1, -1, {{{51, 1}, {52, 1}}}},
      {true, "", 23, -1, {{{51, 2}, {52, 2}}}}, {true, "", 23, -1, {{{51, 3}, {52, 3}}}}},
@@ -32672,13 +32672,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   // From AttentionSharedMatch (the same in other rules of this file):
   // matchX, matchAny10, matchAny28, matchAny30, matchAny31, matchAny34, matchAny35.
 
-  /// wqa  (rules/attention.yaml:800:22)
+  /// wqa  (rules/attention.yaml:801:22)
   bool matchWqa(ValueId v, gen::Next k) {
     if (seen(kWqa)) return same(kWqa, v) && k();
     return bind(kWqa, v) && k();
   }
 
-  /// qa = MatMul(x, wqa)  (rules/attention.yaml:800:12)
+  /// qa = MatMul(x, wqa)  (rules/attention.yaml:801:12)
   bool matchQa(ValueId v, gen::Next k) {
     if (seen(kQa)) return same(kQa, v) && k();
     if (!bind(kQa, v)) return false;
@@ -32687,19 +32687,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchX(input(n, 0), [&] { return matchWqa(input(n, 1), k); });
   }
 
-  /// xk  (rules/attention.yaml:801:19)
+  /// xk  (rules/attention.yaml:802:19)
   bool matchXk(ValueId v, gen::Next k) {
     if (seen(kXk)) return same(kXk, v) && k();
     return bind(kXk, v) && k();
   }
 
-  /// wka  (rules/attention.yaml:801:23)
+  /// wka  (rules/attention.yaml:802:23)
   bool matchWka(ValueId v, gen::Next k) {
     if (seen(kWka)) return same(kWka, v) && k();
     return bind(kWka, v) && k();
   }
 
-  /// ka = MatMul(xk, wka)  (rules/attention.yaml:801:12)
+  /// ka = MatMul(xk, wka)  (rules/attention.yaml:802:12)
   bool matchKa(ValueId v, gen::Next k) {
     if (seen(kKa)) return same(kKa, v) && k();
     if (!bind(kKa, v)) return false;
@@ -32708,19 +32708,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXk(input(n, 0), [&] { return matchWka(input(n, 1), k); });
   }
 
-  /// xv  (rules/attention.yaml:802:19)
+  /// xv  (rules/attention.yaml:803:19)
   bool matchXv(ValueId v, gen::Next k) {
     if (seen(kXv)) return same(kXv, v) && k();
     return bind(kXv, v) && k();
   }
 
-  /// wva  (rules/attention.yaml:802:23)
+  /// wva  (rules/attention.yaml:803:23)
   bool matchWva(ValueId v, gen::Next k) {
     if (seen(kWva)) return same(kWva, v) && k();
     return bind(kWva, v) && k();
   }
 
-  /// va = MatMul(xv, wva)  (rules/attention.yaml:802:12)
+  /// va = MatMul(xv, wva)  (rules/attention.yaml:803:12)
   bool matchVa(ValueId v, gen::Next k) {
     if (seen(kVa)) return same(kVa, v) && k();
     if (!bind(kVa, v)) return false;
@@ -32729,13 +32729,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXv(input(n, 0), [&] { return matchWva(input(n, 1), k); });
   }
 
-  /// ma  (rules/attention.yaml:803:19)
+  /// ma  (rules/attention.yaml:804:19)
   bool matchMa(ValueId v, gen::Next k) {
     if (seen(kMa)) return same(kMa, v) && k();
     return bind(kMa, v) && k();
   }
 
-  /// Shape(qa)  (rules/attention.yaml:803:39)
+  /// Shape(qa)  (rules/attention.yaml:804:39)
   bool matchShape11(ValueId v, gen::Next k) {
     if (seen(kShape11)) return same(kShape11, v) && k();
     if (!bind(kShape11, v)) return false;
@@ -32744,19 +32744,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchQa(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:803:50)
+  /// _  (rules/attention.yaml:804:50)
   bool matchAny12(ValueId v, gen::Next k) {
     if (seen(kAny12)) return same(kAny12, v) && k();
     return bind(kAny12, v) && k();
   }
 
-  /// _  (rules/attention.yaml:803:53)
+  /// _  (rules/attention.yaml:804:53)
   bool matchAny13(ValueId v, gen::Next k) {
     if (seen(kAny13)) return same(kAny13, v) && k();
     return bind(kAny13, v) && k();
   }
 
-  /// Slice(Shape(qa), _, _)  (rules/attention.yaml:803:33)
+  /// Slice(Shape(qa), _, _)  (rules/attention.yaml:804:33)
   bool matchSlice14(ValueId v, gen::Next k) {
     if (seen(kSlice14)) return same(kSlice14, v) && k();
     if (!bind(kSlice14, v)) return false;
@@ -32769,7 +32769,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     });
   }
 
-  /// Shape(ka)  (rules/attention.yaml:803:63)
+  /// Shape(ka)  (rules/attention.yaml:804:63)
   bool matchShape15(ValueId v, gen::Next k) {
     if (seen(kShape15)) return same(kShape15, v) && k();
     if (!bind(kShape15, v)) return false;
@@ -32778,19 +32778,19 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchKa(input(n, 0), k);
   }
 
-  /// _  (rules/attention.yaml:803:74)
+  /// _  (rules/attention.yaml:804:74)
   bool matchAny16(ValueId v, gen::Next k) {
     if (seen(kAny16)) return same(kAny16, v) && k();
     return bind(kAny16, v) && k();
   }
 
-  /// _  (rules/attention.yaml:803:77)
+  /// _  (rules/attention.yaml:804:77)
   bool matchAny17(ValueId v, gen::Next k) {
     if (seen(kAny17)) return same(kAny17, v) && k();
     return bind(kAny17, v) && k();
   }
 
-  /// Slice(Shape(ka), _, _)  (rules/attention.yaml:803:57)
+  /// Slice(Shape(ka), _, _)  (rules/attention.yaml:804:57)
   bool matchSlice18(ValueId v, gen::Next k) {
     if (seen(kSlice18)) return same(kSlice18, v) && k();
     if (!bind(kSlice18, v)) return false;
@@ -32804,7 +32804,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Concat(_, Slice(Shape(qa), _, _), Slice(Shape(ka), _, _), axis=0) 
-  /// (rules/attention.yaml:803:23)
+  /// (rules/attention.yaml:804:23)
   bool matchConcat19(ValueId v, gen::Next k) {
     if (seen(kConcat19)) return same(kConcat19, v) && k();
     if (!bind(kConcat19, v)) return false;
@@ -32818,7 +32818,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// ba = Expand(ma, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0)) 
-  /// (rules/attention.yaml:803:12)
+  /// (rules/attention.yaml:804:12)
   bool matchBa(ValueId v, gen::Next k) {
     if (seen(kBa)) return same(kBa, v) && k();
     if (!bind(kBa, v)) return false;
@@ -32827,13 +32827,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchMa(input(n, 0), [&] { return matchConcat19(input(n, 1), k); });
   }
 
-  /// wqb  (rules/attention.yaml:804:22)
+  /// wqb  (rules/attention.yaml:805:22)
   bool matchWqb(ValueId v, gen::Next k) {
     if (seen(kWqb)) return same(kWqb, v) && k();
     return bind(kWqb, v) && k();
   }
 
-  /// qb = MatMul(x, wqb)  (rules/attention.yaml:804:12)
+  /// qb = MatMul(x, wqb)  (rules/attention.yaml:805:12)
   bool matchQb(ValueId v, gen::Next k) {
     if (seen(kQb)) return same(kQb, v) && k();
     if (!bind(kQb, v)) return false;
@@ -32842,13 +32842,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchX(input(n, 0), [&] { return matchWqb(input(n, 1), k); });
   }
 
-  /// wkb  (rules/attention.yaml:805:23)
+  /// wkb  (rules/attention.yaml:806:23)
   bool matchWkb(ValueId v, gen::Next k) {
     if (seen(kWkb)) return same(kWkb, v) && k();
     return bind(kWkb, v) && k();
   }
 
-  /// kb = MatMul(xk, wkb)  (rules/attention.yaml:805:12)
+  /// kb = MatMul(xk, wkb)  (rules/attention.yaml:806:12)
   bool matchKb(ValueId v, gen::Next k) {
     if (seen(kKb)) return same(kKb, v) && k();
     if (!bind(kKb, v)) return false;
@@ -32857,13 +32857,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXk(input(n, 0), [&] { return matchWkb(input(n, 1), k); });
   }
 
-  /// wvb  (rules/attention.yaml:806:23)
+  /// wvb  (rules/attention.yaml:807:23)
   bool matchWvb(ValueId v, gen::Next k) {
     if (seen(kWvb)) return same(kWvb, v) && k();
     return bind(kWvb, v) && k();
   }
 
-  /// vb = MatMul(xv, wvb)  (rules/attention.yaml:806:12)
+  /// vb = MatMul(xv, wvb)  (rules/attention.yaml:807:12)
   bool matchVb(ValueId v, gen::Next k) {
     if (seen(kVb)) return same(kVb, v) && k();
     if (!bind(kVb, v)) return false;
@@ -32872,13 +32872,13 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchXv(input(n, 0), [&] { return matchWvb(input(n, 1), k); });
   }
 
-  /// mb  (rules/attention.yaml:807:19)
+  /// mb  (rules/attention.yaml:808:19)
   bool matchMb(ValueId v, gen::Next k) {
     if (seen(kMb)) return same(kMb, v) && k();
     return bind(kMb, v) && k();
   }
 
-  /// Shape(qb)  (rules/attention.yaml:807:39)
+  /// Shape(qb)  (rules/attention.yaml:808:39)
   bool matchShape29(ValueId v, gen::Next k) {
     if (seen(kShape29)) return same(kShape29, v) && k();
     if (!bind(kShape29, v)) return false;
@@ -32887,7 +32887,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchQb(input(n, 0), k);
   }
 
-  /// Slice(Shape(qb), _, _)  (rules/attention.yaml:807:33)
+  /// Slice(Shape(qb), _, _)  (rules/attention.yaml:808:33)
   bool matchSlice32(ValueId v, gen::Next k) {
     if (seen(kSlice32)) return same(kSlice32, v) && k();
     if (!bind(kSlice32, v)) return false;
@@ -32900,7 +32900,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     });
   }
 
-  /// Shape(kb)  (rules/attention.yaml:807:63)
+  /// Shape(kb)  (rules/attention.yaml:808:63)
   bool matchShape33(ValueId v, gen::Next k) {
     if (seen(kShape33)) return same(kShape33, v) && k();
     if (!bind(kShape33, v)) return false;
@@ -32909,7 +32909,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchKb(input(n, 0), k);
   }
 
-  /// Slice(Shape(kb), _, _)  (rules/attention.yaml:807:57)
+  /// Slice(Shape(kb), _, _)  (rules/attention.yaml:808:57)
   bool matchSlice36(ValueId v, gen::Next k) {
     if (seen(kSlice36)) return same(kSlice36, v) && k();
     if (!bind(kSlice36, v)) return false;
@@ -32923,7 +32923,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Concat(_, Slice(Shape(qb), _, _), Slice(Shape(kb), _, _), axis=0) 
-  /// (rules/attention.yaml:807:23)
+  /// (rules/attention.yaml:808:23)
   bool matchConcat37(ValueId v, gen::Next k) {
     if (seen(kConcat37)) return same(kConcat37, v) && k();
     if (!bind(kConcat37, v)) return false;
@@ -32937,7 +32937,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// bb = Expand(mb, Concat(_, Slice(Shape(...), _, _), Slice(Shape(...), _, _), axis=0)) 
-  /// (rules/attention.yaml:807:12)
+  /// (rules/attention.yaml:808:12)
   bool matchBb(ValueId v, gen::Next k) {
     if (seen(kBb)) return same(kBb, v) && k();
     if (!bind(kBb, v)) return false;
@@ -32946,18 +32946,18 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return matchMb(input(n, 0), [&] { return matchConcat37(input(n, 1), k); });
   }
 
-  /// none  (rules/attention.yaml:808:63)
+  /// none  (rules/attention.yaml:809:63)
   bool matchNone39(ValueId v, gen::Next k) {
     return none(kNone39, v) && k();
   }
 
-  /// none  (rules/attention.yaml:808:69)
+  /// none  (rules/attention.yaml:809:69)
   bool matchNone40(ValueId v, gen::Next k) {
     return none(kNone40, v) && k();
   }
 
   /// com.microsoft.MultiHeadAttention(qa, ka, va, none, none, ba, scale=capture(sc),
-  /// unidirectional=0)  (rules/attention.yaml:808:18)
+  /// unidirectional=0)  (rules/attention.yaml:809:18)
   bool matchMultiHeadAttention41(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention41)) return same(kMultiHeadAttention41, v) && k();
     if (!bind(kMultiHeadAttention41, v)) return false;
@@ -32976,18 +32976,18 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     });
   }
 
-  /// none  (rules/attention.yaml:810:63)
+  /// none  (rules/attention.yaml:811:63)
   bool matchNone42(ValueId v, gen::Next k) {
     return none(kNone42, v) && k();
   }
 
-  /// none  (rules/attention.yaml:810:69)
+  /// none  (rules/attention.yaml:811:69)
   bool matchNone43(ValueId v, gen::Next k) {
     return none(kNone43, v) && k();
   }
 
   /// com.microsoft.MultiHeadAttention(qb, kb, vb, none, none, bb, scale=capture(sc),
-  /// unidirectional=0)  (rules/attention.yaml:810:18)
+  /// unidirectional=0)  (rules/attention.yaml:811:18)
   bool matchMultiHeadAttention44(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention44)) return same(kMultiHeadAttention44, v) && k();
     if (!bind(kMultiHeadAttention44, v)) return false;
@@ -33007,7 +33007,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc), unidirectional=0) 
-  /// (rules/attention.yaml:812:20)
+  /// (rules/attention.yaml:813:20)
   bool matchMultiHeadAttention45(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention45)) return same(kMultiHeadAttention45, v) && k();
     if (!bind(kMultiHeadAttention45, v)) return false;
@@ -33021,7 +33021,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc), unidirectional=0) 
-  /// (rules/attention.yaml:813:20)
+  /// (rules/attention.yaml:814:20)
   bool matchMultiHeadAttention46(ValueId v, gen::Next k) {
     if (seen(kMultiHeadAttention46)) return same(kMultiHeadAttention46, v) && k();
     if (!bind(kMultiHeadAttention46, v)) return false;
@@ -33035,7 +33035,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:815:20)
+  /// (rules/attention.yaml:816:20)
   bool matchAttention47(ValueId v, gen::Next k) {
     if (seen(kAttention47)) return same(kAttention47, v) && k();
     if (!bind(kAttention47, v)) return false;
@@ -33051,7 +33051,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:816:20)
+  /// (rules/attention.yaml:817:20)
   bool matchAttention48(ValueId v, gen::Next k) {
     if (seen(kAttention48)) return same(kAttention48, v) && k();
     if (!bind(kAttention48, v)) return false;
@@ -33067,7 +33067,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:818:20)
+  /// (rules/attention.yaml:819:20)
   bool matchAttention49(ValueId v, gen::Next k) {
     if (seen(kAttention49)) return same(kAttention49, v) && k();
     if (!bind(kAttention49, v)) return false;
@@ -33081,7 +33081,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   }
 
   /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:819:20)
+  /// (rules/attention.yaml:820:20)
   bool matchAttention50(ValueId v, gen::Next k) {
     if (seen(kAttention50)) return same(kAttention50, v) && k();
     if (!bind(kAttention50, v)) return false;
@@ -33098,7 +33098,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   /// unidirectional=0) | com.microsoft.MultiHeadAttention(qa, ka, va, scale=capture(sc),
   /// unidirectional=0) | Attention(qa, ka, va, ba, scale=capture(sc), is_causal=0, softcap=0.0) |
   /// Attention(qa, ka, va, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:812:17)
+  /// (rules/attention.yaml:813:17)
   bool matchYa(ValueId v, gen::Next k) {
     if (seen(kYa)) return same(kYa, v) && k();
     if (!bind(kYa, v)) return false;
@@ -33118,7 +33118,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
   /// unidirectional=0) | com.microsoft.MultiHeadAttention(qb, kb, vb, scale=capture(sc),
   /// unidirectional=0) | Attention(qb, kb, vb, bb, scale=capture(sc), is_causal=0, softcap=0.0) |
   /// Attention(qb, kb, vb, scale=capture(sc), is_causal=0, softcap=0.0) 
-  /// (rules/attention.yaml:812:17)
+  /// (rules/attention.yaml:813:17)
   bool matchYb(ValueId v, gen::Next k) {
     if (seen(kYb)) return same(kYb, v) && k();
     if (!bind(kYb, v)) return false;
@@ -33134,7 +33134,7 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return false;
   }
 
-  /// y = Concat(ya, yb, rest..., axis=-1)  (rules/attention.yaml:821:12)
+  /// y = Concat(ya, yb, rest..., axis=-1)  (rules/attention.yaml:822:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -33145,35 +33145,35 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
 
   // ---- Rewrite
 
-  /// Variant 0 (when @masked), rules/attention.yaml:833:9:
+  /// Variant 0 (when @masked), rules/attention.yaml:834:9:
   ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), none, none, Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])), axis=0)), num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:828:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:829:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:828:21");
+        "rules/attention.yaml:829:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:829:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:830:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:829:22");
+        "rules/attention.yaml:830:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:830:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:831:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:830:22");
+        "rules/attention.yaml:831:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
-    if (!requireBound(kSlotMa, "rules/attention.yaml:831:18", "ma")) return false;
+    if (!requireBound(kSlotMa, "rules/attention.yaml:832:18", "ma")) return false;
     std::optional<onnx::TensorProto> t25 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t25) return false;
     std::vector<onnx::AttributeProto> attrs19;
@@ -33197,16 +33197,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "num_heads",
-        "rules/attention.yaml:836:55",
-        "rules/attention.yaml:836:55");
+        "rules/attention.yaml:837:55",
+        "rules/attention.yaml:837:55");
     if (!a16_0) return false;
     attrs16.push_back(std::move(*a16_0));
     std::optional<onnx::AttributeProto> a16_1 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:837:55",
-        "rules/attention.yaml:837:55");
+        "rules/attention.yaml:838:55",
+        "rules/attention.yaml:838:55");
     if (!a16_1) return false;
     attrs16.push_back(std::move(*a16_1));
     std::vector<onnx::AttributeProto> attrs18;
@@ -33216,8 +33216,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:833:9",
-        "rules/attention.yaml:835:15")) return false;
+        "rules/attention.yaml:834:9",
+        "rules/attention.yaml:836:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -33316,32 +33316,32 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v18}});
   }
 
-  /// Variant 1 (when @plain), rules/attention.yaml:838:9:
+  /// Variant 1 (when @plain), rules/attention.yaml:839:9:
   ///   y = Concat(com.microsoft.MultiHeadAttention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), num_heads=helper(merged_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:828:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:829:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:828:21");
+        "rules/attention.yaml:829:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:829:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:830:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:829:22");
+        "rules/attention.yaml:830:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:830:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:831:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:830:22");
+        "rules/attention.yaml:831:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs14;
@@ -33350,16 +33350,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "num_heads",
-        "rules/attention.yaml:840:64",
-        "rules/attention.yaml:840:64");
+        "rules/attention.yaml:841:64",
+        "rules/attention.yaml:841:64");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:841:55",
-        "rules/attention.yaml:841:55");
+        "rules/attention.yaml:842:55",
+        "rules/attention.yaml:842:55");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::vector<onnx::AttributeProto> attrs16;
@@ -33369,8 +33369,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:838:9",
-        "rules/attention.yaml:840:15")) return false;
+        "rules/attention.yaml:839:9",
+        "rules/attention.yaml:841:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -33419,35 +33419,35 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
   }
 
-  /// Variant 2 (when opset in [23, -] @onnx_masked), rules/attention.yaml:842:9:
+  /// Variant 2 (when opset in [23, -] @onnx_masked), rules/attention.yaml:843:9:
   ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), Expand(ma, Concat(tensor([1, 1]), Slice(Shape(MatMul(x, tensor(helper, concat_columns))), tensor([1]), tensor([2])), Slice(Shape(MatMul(xk, tensor(helper, concat_columns))), tensor([1]), tensor([2])), axis=0)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:828:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:829:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:828:21");
+        "rules/attention.yaml:829:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:829:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:830:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:829:22");
+        "rules/attention.yaml:830:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:830:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:831:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:830:22");
+        "rules/attention.yaml:831:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
-    if (!requireBound(kSlotMa, "rules/attention.yaml:831:18", "ma")) return false;
+    if (!requireBound(kSlotMa, "rules/attention.yaml:832:18", "ma")) return false;
     std::optional<onnx::TensorProto> t23 = gen::literalTensor(gen::intsLiteral({1, 1}), 7, {2});
     if (!t23) return false;
     std::vector<onnx::AttributeProto> attrs17;
@@ -33471,8 +33471,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "q_num_heads",
-        "rules/attention.yaml:844:44",
-        "rules/attention.yaml:844:44");
+        "rules/attention.yaml:845:44",
+        "rules/attention.yaml:845:44");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = attrHelper(
@@ -33480,16 +33480,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "kv_num_heads",
-        "rules/attention.yaml:845:32",
-        "rules/attention.yaml:845:32");
+        "rules/attention.yaml:846:32",
+        "rules/attention.yaml:846:32");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::optional<onnx::AttributeProto> a14_2 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:845:78",
-        "rules/attention.yaml:845:78");
+        "rules/attention.yaml:846:78",
+        "rules/attention.yaml:846:78");
     if (!a14_2) return false;
     attrs14.push_back(std::move(*a14_2));
     std::vector<onnx::AttributeProto> attrs16;
@@ -33499,8 +33499,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:842:9",
-        "rules/attention.yaml:844:15")) return false;
+        "rules/attention.yaml:843:9",
+        "rules/attention.yaml:845:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -33597,32 +33597,32 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v16}});
   }
 
-  /// Variant 3 (when opset in [23, -] @onnx_plain), rules/attention.yaml:847:9:
+  /// Variant 3 (when opset in [23, -] @onnx_plain), rules/attention.yaml:848:9:
   ///   y = Concat(Attention(MatMul(x, tensor(helper, concat_columns)), MatMul(xk, tensor(helper, concat_columns)), MatMul(xv, tensor(helper, concat_columns)), q_num_heads=helper(merged_heads), kv_num_heads=helper(merged_kv_heads), scale=attr(sc)), rest..., axis=-1)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:828:18", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:829:18", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWqa, kSlotWqb},
         {"wqa", "wqb"},
-        "rules/attention.yaml:828:21");
+        "rules/attention.yaml:829:21");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
-    if (!requireBound(kSlotXk, "rules/attention.yaml:829:18", "xk")) return false;
+    if (!requireBound(kSlotXk, "rules/attention.yaml:830:18", "xk")) return false;
     std::optional<onnx::TensorProto> t4 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWka, kSlotWkb},
         {"wka", "wkb"},
-        "rules/attention.yaml:829:22");
+        "rules/attention.yaml:830:22");
     if (!t4) return false;
     std::vector<onnx::AttributeProto> attrs5;
-    if (!requireBound(kSlotXv, "rules/attention.yaml:830:18", "xv")) return false;
+    if (!requireBound(kSlotXv, "rules/attention.yaml:831:18", "xv")) return false;
     std::optional<onnx::TensorProto> t7 = helperTensor(
         gen::tensorHelper("concat_columns"),
         {kSlotWva, kSlotWvb},
         {"wva", "wvb"},
-        "rules/attention.yaml:830:22");
+        "rules/attention.yaml:831:22");
     if (!t7) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::vector<onnx::AttributeProto> attrs14;
@@ -33631,8 +33631,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "q_num_heads",
-        "rules/attention.yaml:849:41",
-        "rules/attention.yaml:849:41");
+        "rules/attention.yaml:850:41",
+        "rules/attention.yaml:850:41");
     if (!a14_0) return false;
     attrs14.push_back(std::move(*a14_0));
     std::optional<onnx::AttributeProto> a14_1 = attrHelper(
@@ -33640,16 +33640,16 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         {kSlotYa, kSlotYb},
         {"ya", "yb"},
         "kv_num_heads",
-        "rules/attention.yaml:850:32",
-        "rules/attention.yaml:850:32");
+        "rules/attention.yaml:851:32",
+        "rules/attention.yaml:851:32");
     if (!a14_1) return false;
     attrs14.push_back(std::move(*a14_1));
     std::optional<onnx::AttributeProto> a14_2 = captured(
         0,
         "scale",
         "sc",
-        "rules/attention.yaml:850:78",
-        "rules/attention.yaml:850:78");
+        "rules/attention.yaml:851:78",
+        "rules/attention.yaml:851:78");
     if (!a14_2) return false;
     attrs14.push_back(std::move(*a14_2));
     std::vector<onnx::AttributeProto> attrs16;
@@ -33659,8 +33659,8 @@ class AttentionHeadsMergeMatch : public AttentionSharedMatch<AttentionHeadsMerge
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/attention.yaml:847:9",
-        "rules/attention.yaml:849:15")) return false;
+        "rules/attention.yaml:848:9",
+        "rules/attention.yaml:850:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -33719,7 +33719,7 @@ class AttentionHeadsMergeRule : public RewritePattern {
             root,
             79,
             {"ort", "onnx"},
-            "rules/attention.yaml:791:5",
+            "rules/attention.yaml:792:5",
             {op::kMatMul, op::kSlice, op::kConcat, op::kExpand, op::kComMicrosoftMultiHeadAttention, op::kShape, op::kAttention}}),
         root_output_(root_output) {}
 
@@ -33741,7 +33741,7 @@ class AttentionHeadsMergeRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/attention.yaml:854
+// Generated from: rules/attention.yaml:855
 // concat_single_input (priority 78): A Concat of one input (the last merge of per-head attention leaves one) is its input.
 //===----------------------------------------------------------------------===//
 
@@ -33749,7 +33749,7 @@ class AttentionHeadsMergeRule : public RewritePattern {
 const gen::RuleSpec& specConcatSingleInput() {
   static const gen::RuleSpec spec = {
     "concat_single_input",
-    "rules/attention.yaml:854:5",
+    "rules/attention.yaml:855:5",
     1,  // root expr
     // slots
     {"x", "y"},
@@ -33758,9 +33758,9 @@ const gen::RuleSpec& specConcatSingleInput() {
     // exprs
     {
       // 0: x
-      {"x", "rules/attention.yaml:860:18", 0},
+      {"x", "rules/attention.yaml:861:18", 0},
       // 1: Concat(x)
-      {"Concat", "rules/attention.yaml:860:11", 1, 1},
+      {"Concat", "rules/attention.yaml:861:11", 1, 1},
     },
     // constraints
     {},
@@ -33809,7 +33809,7 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
   // From AttentionSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// y = Concat(x)  (rules/attention.yaml:860:11)
+  /// y = Concat(x)  (rules/attention.yaml:861:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -33820,18 +33820,18 @@ class ConcatSingleInputMatch : public AttentionSharedMatch<ConcatSingleInputIds>
 
   // ---- Rewrite
 
-  /// Variant 0, rules/attention.yaml:861:5:
+  /// Variant 0, rules/attention.yaml:862:5:
   ///   y = x
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/attention.yaml:862:11", "x")) return false;
+    if (!requireBound(kSlotX, "rules/attention.yaml:863:11", "x")) return false;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kRef,
         kSlotX,
-        "rules/attention.yaml:861:5",
-        "rules/attention.yaml:862:11")) return false;
+        "rules/attention.yaml:862:5",
+        "rules/attention.yaml:863:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -33849,7 +33849,7 @@ class ConcatSingleInputRule : public RewritePattern {
             root,
             78,
             {"ort", "onnx"},
-            "rules/attention.yaml:854:5",
+            "rules/attention.yaml:855:5",
             {}}),
         root_output_(root_output) {}
 

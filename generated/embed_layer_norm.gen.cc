@@ -58,62 +58,62 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// ids
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:33, embed_layer_norm_position_ids 107:33,
-  /// embed_layer_norm_constant_positions 117:25)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 99:33, embed_layer_norm_position_ids 109:33,
+  /// embed_layer_norm_constant_positions 119:25)
   bool matchIds(ValueId v, gen::Next k) {
     if (seen(Ids::kIds)) return same(Ids::kIds, v) && k();
     return bind(Ids::kIds, v) && k();
   }
 
   /// w
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:38, embed_layer_norm_position_ids 107:38,
-  /// embed_layer_norm_constant_positions 117:30)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 99:38, embed_layer_norm_position_ids 109:38,
+  /// embed_layer_norm_constant_positions 119:30)
   bool matchW(ValueId v, gen::Next k) {
     if (seen(Ids::kW)) return same(Ids::kW, v) && k();
     return bind(Ids::kW, v) && k();
   }
 
   /// p
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:41, embed_layer_norm_position_ids 107:41)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 99:41, embed_layer_norm_position_ids 109:41)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(Ids::kP)) return same(Ids::kP, v) && k();
     return bind(Ids::kP, v) && k();
   }
 
   /// pos
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:44, embed_layer_norm_position_ids 107:44)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 99:44, embed_layer_norm_position_ids 109:44)
   bool matchPos(ValueId v, gen::Next k) {
     if (seen(Ids::kPos)) return same(Ids::kPos, v) && k();
     return bind(Ids::kPos, v) && k();
   }
 
   /// seg
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:49, embed_layer_norm_position_ids 107:49,
-  /// embed_layer_norm_constant_positions 117:37)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 99:49, embed_layer_norm_position_ids 109:49,
+  /// embed_layer_norm_constant_positions 119:37)
   bool matchSeg(ValueId v, gen::Next k) {
     if (seen(Ids::kSeg)) return same(Ids::kSeg, v) && k();
     return bind(Ids::kSeg, v) && k();
   }
 
   /// t
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:54, embed_layer_norm_position_ids 107:54,
-  /// embed_layer_norm_constant_positions 117:42)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 99:54, embed_layer_norm_position_ids 109:54,
+  /// embed_layer_norm_constant_positions 119:42)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(Ids::kT)) return same(Ids::kT, v) && k();
     return bind(Ids::kT, v) && k();
   }
 
   /// gamma
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:57, embed_layer_norm_position_ids 107:57,
-  /// embed_layer_norm_constant_positions 117:45)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 99:57, embed_layer_norm_position_ids 109:57,
+  /// embed_layer_norm_constant_positions 119:45)
   bool matchGamma(ValueId v, gen::Next k) {
     if (seen(Ids::kGamma)) return same(Ids::kGamma, v) && k();
     return bind(Ids::kGamma, v) && k();
   }
 
   /// beta
-  /// (rules/embed_layer_norm.yaml: embed_layer_norm 97:64, embed_layer_norm_position_ids 107:64,
-  /// embed_layer_norm_constant_positions 117:52)
+  /// (rules/embed_layer_norm.yaml: embed_layer_norm 99:64, embed_layer_norm_position_ids 109:64,
+  /// embed_layer_norm_constant_positions 119:52)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(Ids::kBeta)) return same(Ids::kBeta, v) && k();
     return bind(Ids::kBeta, v) && k();
@@ -122,9 +122,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 73:12 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 73:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 73:12 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:107:14))
+  /// rules/embed_layer_norm.yaml:109:14))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(Ids::kY)) return same(Ids::kY, v) && k();
     if (!bind(Ids::kY, v)) return false;
@@ -139,8 +139,8 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// gathered_positions.1.pe = Gather(p, pos, axis=0)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 86:15 (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 86:15 (in gathered_positions
-  /// at rules/embed_layer_norm.yaml:107:14))
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 86:15 (in gathered_positions
+  /// at rules/embed_layer_norm.yaml:109:14))
   bool matchGatheredPositions1Pe(ValueId v, gen::Next k) {
     if (seen(Ids::kGatheredPositions1Pe)) return same(Ids::kGatheredPositions1Pe, v) && k();
     if (!bind(Ids::kGatheredPositions1Pe, v)) return false;
@@ -152,10 +152,10 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// embeddings.1.we = Gather(w, ids, axis=0)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 70:12 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 70:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 70:12 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:107:14), embed_layer_norm_constant_positions 70:12 (in embeddings
-  /// at rules/embed_layer_norm.yaml:117:14))
+  /// rules/embed_layer_norm.yaml:109:14), embed_layer_norm_constant_positions 70:12 (in embeddings
+  /// at rules/embed_layer_norm.yaml:119:14))
   bool matchEmbeddings1We(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings1We)) return same(Ids::kEmbeddings1We, v) && k();
     if (!bind(Ids::kEmbeddings1We, v)) return false;
@@ -167,10 +167,10 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// embeddings.1.se = Gather(t, seg, axis=0)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 71:12 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 71:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 71:12 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:107:14), embed_layer_norm_constant_positions 71:12 (in embeddings
-  /// at rules/embed_layer_norm.yaml:117:14))
+  /// rules/embed_layer_norm.yaml:109:14), embed_layer_norm_constant_positions 71:12 (in embeddings
+  /// at rules/embed_layer_norm.yaml:119:14))
   bool matchEmbeddings1Se(ValueId v, gen::Next k) {
     if (seen(Ids::kEmbeddings1Se)) return same(Ids::kEmbeddings1Se, v) && k();
     if (!bind(Ids::kEmbeddings1Se, v)) return false;
@@ -182,9 +182,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// Add(embeddings.1.we, gathered_positions.1.pe)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:16 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:16 (in embeddings at
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 72:16 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:107:14))
+  /// rules/embed_layer_norm.yaml:109:14))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd12)) return same(Ids::kAdd12, v) && k();
     if (!bind(Ids::kAdd12, v)) return false;
@@ -201,9 +201,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:12 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:12 (in embeddings at
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 72:12 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:107:14))
+  /// rules/embed_layer_norm.yaml:109:14))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd13)) return same(Ids::kAdd13, v) && k();
     if (!bind(Ids::kAdd13, v)) return false;
@@ -220,9 +220,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// Add(embeddings.1.we, embeddings.1.se)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:39 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:39 (in embeddings at
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 72:39 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:107:14))
+  /// rules/embed_layer_norm.yaml:109:14))
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd14)) return same(Ids::kAdd14, v) && k();
     if (!bind(Ids::kAdd14, v)) return false;
@@ -239,9 +239,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:35 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:35 (in embeddings at
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 72:35 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:107:14))
+  /// rules/embed_layer_norm.yaml:109:14))
   bool matchAdd15(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd15)) return same(Ids::kAdd15, v) && k();
     if (!bind(Ids::kAdd15, v)) return false;
@@ -258,9 +258,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// Add(embeddings.1.we, gathered_positions.1.pe)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:58 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:58 (in embeddings at
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 72:58 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:107:14))
+  /// rules/embed_layer_norm.yaml:109:14))
   bool matchAdd16(ValueId v, gen::Next k) {
     if (seen(Ids::kAdd16)) return same(Ids::kAdd16, v) && k();
     if (!bind(Ids::kAdd16, v)) return false;
@@ -279,9 +279,9 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
   /// gathered_positions.1.pe)
   /// (rules/embed_layer_norm.yaml: embed_layer_norm 72:33 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:97:14), embed_layer_norm_position_ids 72:33 (in embeddings at
+  /// rules/embed_layer_norm.yaml:99:14), embed_layer_norm_position_ids 72:33 (in embeddings at
   /// rules/embed_layer_norm.yaml:87:15) (in gathered_positions at
-  /// rules/embed_layer_norm.yaml:107:14))
+  /// rules/embed_layer_norm.yaml:109:14))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(Ids::kS)) return same(Ids::kS, v) && k();
     if (!bind(Ids::kS, v)) return false;
@@ -297,15 +297,15 @@ class EmbedLayerNormSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:93
-// embed_layer_norm (priority 70): Word + position (+ segment) embeddings and LayerNorm, positions 0 .. S - 1.
+// Generated from: rules/embed_layer_norm.yaml:95
+// embed_layer_norm (priority 72): Word + position (+ segment) embeddings and LayerNorm, positions 0 .. S - 1.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule embed_layer_norm for the shared checks and messages.
 const gen::RuleSpec& specEmbedLayerNorm() {
   static const gen::RuleSpec spec = {
     "embed_layer_norm",
-    "rules/embed_layer_norm.yaml:93:5",
+    "rules/embed_layer_norm.yaml:95:5",
     8,  // root expr
     // slots
     {"ids", "w", "p", "pos", "seg", "t", "gamma", "beta", "y", "gathered_positions.1.pe",
@@ -315,133 +315,133 @@ const gen::RuleSpec& specEmbedLayerNorm() {
     // exprs
     {
       // 0: ids
-      {"ids", "rules/embed_layer_norm.yaml:97:33", 0},
+      {"ids", "rules/embed_layer_norm.yaml:99:33", 0},
       // 1: w
-      {"w", "rules/embed_layer_norm.yaml:97:38", 1},
+      {"w", "rules/embed_layer_norm.yaml:99:38", 1},
       // 2: p
-      {"p", "rules/embed_layer_norm.yaml:97:41", 2},
+      {"p", "rules/embed_layer_norm.yaml:99:41", 2},
       // 3: pos
-      {"pos", "rules/embed_layer_norm.yaml:97:44", 3},
+      {"pos", "rules/embed_layer_norm.yaml:99:44", 3},
       // 4: seg
-      {"seg", "rules/embed_layer_norm.yaml:97:49", 4},
+      {"seg", "rules/embed_layer_norm.yaml:99:49", 4},
       // 5: t
-      {"t", "rules/embed_layer_norm.yaml:97:54", 5},
+      {"t", "rules/embed_layer_norm.yaml:99:54", 5},
       // 6: gamma
-      {"gamma", "rules/embed_layer_norm.yaml:97:57", 6},
+      {"gamma", "rules/embed_layer_norm.yaml:99:57", 6},
       // 7: beta
-      {"beta", "rules/embed_layer_norm.yaml:97:64", 7},
+      {"beta", "rules/embed_layer_norm.yaml:99:64", 7},
       // 8: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        8, 3,
        {{"axis",
-         "rules/embed_layer_norm.yaml:73:47 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+         "rules/embed_layer_norm.yaml:73:47 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/embed_layer_norm.yaml:97:70", Attr::kCapture, {}, false,
+        {"epsilon", "rules/embed_layer_norm.yaml:99:70", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/embed_layer_norm.yaml:73:69 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+         "rules/embed_layer_norm.yaml:73:69 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 9: Gather(p, pos, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:86:15 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:86:15 (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        9, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:86:30 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+         "rules/embed_layer_norm.yaml:86:30 (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 10: Gather(w, ids, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:70:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:70:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        10, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:70:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+         "rules/embed_layer_norm.yaml:70:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 11: Gather(t, seg, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:71:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:71:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        11, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:71:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+         "rules/embed_layer_norm.yaml:71:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 12: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        gen::kNoSlot, 2},
       // 13: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:72:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        gen::kNoSlot, 2},
       // 14: Add(embeddings.1.we, embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:39 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:72:39 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        gen::kNoSlot, 2},
       // 15: Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:35 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:72:35 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        gen::kNoSlot, 2},
       // 16: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:58 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:72:58 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        gen::kNoSlot, 2},
       // 17: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) | Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we, gathered_positions.1.pe)
       {"s",
-       "rules/embed_layer_norm.yaml:72:33 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+       "rules/embed_layer_norm.yaml:72:33 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
        12},
     },
     // constraints
-    {{Check::kNative, "rules/embed_layer_norm.yaml:99:14", "pos", gen::kNoSlot, {"pos", "ids"},
+    {{Check::kNative, "rules/embed_layer_norm.yaml:101:14", "pos", gen::kNoSlot, {"pos", "ids"},
       {3, 0}, "embed_positions", gen::nativePredicate("embed_positions")},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:89:12 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:89:12 (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "p", 2, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:89:27 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:89:27 (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "p", gen::kNoSlot, {"p", "w"}, {2, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:90:12 (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:90:12 (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:75:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:75:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:76:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:76:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:77:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:77:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:77:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:77:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:78:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:78:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "t", 5, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:78:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:78:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "t", gen::kNoSlot, {"t", "w"}, {5, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:79:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:79:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "gamma", 6, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:79:28 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:79:28 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "gamma", gen::kNoSlot, {"gamma", "w", "beta"}, {6, 1, 7}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:80:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:97:14)",
+      "rules/embed_layer_norm.yaml:80:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:99:14)",
       "beta", 7, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}}},
     // rewrite variants
@@ -526,25 +526,25 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:100:5:
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:102:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta, none, none, epsilon=attr(eps))
   ///   s = output 2
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:101:18", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:103:18", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:101:28", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:101:31", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:101:37", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:101:44", "beta")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:103:28", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:103:31", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:103:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:103:44", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:101:56",
-        "rules/embed_layer_norm.yaml:101:56");
+        "rules/embed_layer_norm.yaml:103:56",
+        "rules/embed_layer_norm.yaml:103:56");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
     collectMatched();
@@ -552,14 +552,14 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:100:5",
-        "rules/embed_layer_norm.yaml:57:21 (in eln at rules/embed_layer_norm.yaml:101:14)")) return false;
+        "rules/embed_layer_norm.yaml:102:5",
+        "rules/embed_layer_norm.yaml:57:21 (in eln at rules/embed_layer_norm.yaml:103:14)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:100:5",
-        "rules/embed_layer_norm.yaml:57:17 (in eln at rules/embed_layer_norm.yaml:101:14)")) return false;
+        "rules/embed_layer_norm.yaml:102:5",
+        "rules/embed_layer_norm.yaml:57:17 (in eln at rules/embed_layer_norm.yaml:103:14)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -591,29 +591,29 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}, {s_.provided[1], v14}});
   }
 
-  /// Variant 1, rules/embed_layer_norm.yaml:100:5:
+  /// Variant 1, rules/embed_layer_norm.yaml:102:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma, beta, none, none, epsilon=attr(eps))
   ///   s = output 2
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:101:18", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:103:18", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:101:23", "seg")) return false;
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:103:23", "seg")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:101:28", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:101:31", "p")) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:101:34", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:101:37", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:101:44", "beta")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:103:28", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:103:31", "p")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:103:34", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:103:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:103:44", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:101:56",
-        "rules/embed_layer_norm.yaml:101:56");
+        "rules/embed_layer_norm.yaml:103:56",
+        "rules/embed_layer_norm.yaml:103:56");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
     collectMatched();
@@ -621,14 +621,14 @@ class EmbedLayerNormMatch : public EmbedLayerNormSharedMatch<EmbedLayerNormIds> 
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:100:5",
-        "rules/embed_layer_norm.yaml:60:21 (in eln at rules/embed_layer_norm.yaml:101:14)")) return false;
+        "rules/embed_layer_norm.yaml:102:5",
+        "rules/embed_layer_norm.yaml:60:21 (in eln at rules/embed_layer_norm.yaml:103:14)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:100:5",
-        "rules/embed_layer_norm.yaml:60:17 (in eln at rules/embed_layer_norm.yaml:101:14)")) return false;
+        "rules/embed_layer_norm.yaml:102:5",
+        "rules/embed_layer_norm.yaml:60:17 (in eln at rules/embed_layer_norm.yaml:103:14)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -675,9 +675,9 @@ class EmbedLayerNormRule : public RewritePattern {
       : RewritePattern(RuleInfo{
             std::move(name),
             root,
-            70,
+            72,
             {"ort"},
-            "rules/embed_layer_norm.yaml:93:5",
+            "rules/embed_layer_norm.yaml:95:5",
             {op::kComMicrosoftEmbedLayerNormalization, op::kCast}}),
         root_output_(root_output) {}
 
@@ -699,7 +699,7 @@ class EmbedLayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:103
+// Generated from: rules/embed_layer_norm.yaml:105
 // embed_layer_norm_position_ids (priority 70): The same with other position ids [B, S] or [1, S], passed to the op.
 //===----------------------------------------------------------------------===//
 
@@ -707,7 +707,7 @@ class EmbedLayerNormRule : public RewritePattern {
 const gen::RuleSpec& specEmbedLayerNormPositionIds() {
   static const gen::RuleSpec spec = {
     "embed_layer_norm_position_ids",
-    "rules/embed_layer_norm.yaml:103:5",
+    "rules/embed_layer_norm.yaml:105:5",
     8,  // root expr
     // slots
     {"ids", "w", "p", "pos", "seg", "t", "gamma", "beta", "y", "gathered_positions.1.pe",
@@ -717,133 +717,133 @@ const gen::RuleSpec& specEmbedLayerNormPositionIds() {
     // exprs
     {
       // 0: ids
-      {"ids", "rules/embed_layer_norm.yaml:107:33", 0},
+      {"ids", "rules/embed_layer_norm.yaml:109:33", 0},
       // 1: w
-      {"w", "rules/embed_layer_norm.yaml:107:38", 1},
+      {"w", "rules/embed_layer_norm.yaml:109:38", 1},
       // 2: p
-      {"p", "rules/embed_layer_norm.yaml:107:41", 2},
+      {"p", "rules/embed_layer_norm.yaml:109:41", 2},
       // 3: pos
-      {"pos", "rules/embed_layer_norm.yaml:107:44", 3},
+      {"pos", "rules/embed_layer_norm.yaml:109:44", 3},
       // 4: seg
-      {"seg", "rules/embed_layer_norm.yaml:107:49", 4},
+      {"seg", "rules/embed_layer_norm.yaml:109:49", 4},
       // 5: t
-      {"t", "rules/embed_layer_norm.yaml:107:54", 5},
+      {"t", "rules/embed_layer_norm.yaml:109:54", 5},
       // 6: gamma
-      {"gamma", "rules/embed_layer_norm.yaml:107:57", 6},
+      {"gamma", "rules/embed_layer_norm.yaml:109:57", 6},
       // 7: beta
-      {"beta", "rules/embed_layer_norm.yaml:107:64", 7},
+      {"beta", "rules/embed_layer_norm.yaml:109:64", 7},
       // 8: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        8, 3,
        {{"axis",
-         "rules/embed_layer_norm.yaml:73:47 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+         "rules/embed_layer_norm.yaml:73:47 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/embed_layer_norm.yaml:107:70", Attr::kCapture, {}, false,
+        {"epsilon", "rules/embed_layer_norm.yaml:109:70", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/embed_layer_norm.yaml:73:69 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+         "rules/embed_layer_norm.yaml:73:69 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 9: Gather(p, pos, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:86:15 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:86:15 (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        9, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:86:30 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+         "rules/embed_layer_norm.yaml:86:30 (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 10: Gather(w, ids, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:70:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:70:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        10, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:70:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+         "rules/embed_layer_norm.yaml:70:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 11: Gather(t, seg, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:71:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:71:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        11, 2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:71:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+         "rules/embed_layer_norm.yaml:71:27 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 12: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        gen::kNoSlot, 2},
       // 13: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:72:12 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        gen::kNoSlot, 2},
       // 14: Add(embeddings.1.we, embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:39 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:72:39 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        gen::kNoSlot, 2},
       // 15: Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:35 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:72:35 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        gen::kNoSlot, 2},
       // 16: Add(embeddings.1.we, gathered_positions.1.pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:58 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:72:58 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        gen::kNoSlot, 2},
       // 17: Add(Add(embeddings.1.we, gathered_positions.1.pe), embeddings.1.se) | Add(Add(embeddings.1.we, embeddings.1.se), gathered_positions.1.pe) | Add(embeddings.1.we, gathered_positions.1.pe)
       {"s",
-       "rules/embed_layer_norm.yaml:72:33 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+       "rules/embed_layer_norm.yaml:72:33 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
        12},
     },
     // constraints
-    {{Check::kNative, "rules/embed_layer_norm.yaml:109:14", "pos", gen::kNoSlot, {"pos", "ids"},
+    {{Check::kNative, "rules/embed_layer_norm.yaml:111:14", "pos", gen::kNoSlot, {"pos", "ids"},
       {3, 0}, "position_ids_of", gen::nativePredicate("position_ids_of")},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:89:12 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:89:12 (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "p", 2, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:89:27 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:89:27 (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "p", gen::kNoSlot, {"p", "w"}, {2, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:90:12 (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:90:12 (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "P"},
       {{Dim::kAny}, {Dim::kSymbol}}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:75:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:75:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "ids", 0, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol, 0, 1}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:76:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:76:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "seg", 4, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:77:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:77:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:77:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:77:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "w", 1, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:78:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:78:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "t", 5, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:78:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:78:31 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "t", gen::kNoSlot, {"t", "w"}, {5, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:79:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:79:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "gamma", 6, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:79:28 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:79:28 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "gamma", gen::kNoSlot, {"gamma", "w", "beta"}, {6, 1, 7}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 8},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:80:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:107:14)",
+      "rules/embed_layer_norm.yaml:80:16 (in embeddings at rules/embed_layer_norm.yaml:87:15) (in gathered_positions at rules/embed_layer_norm.yaml:109:14)",
       "beta", 7, {}, {}, "", nullptr, 8, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 3}}}},
     // rewrite variants
@@ -928,19 +928,19 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:110:5:
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:112:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, p, none, gamma, beta, none, Cast(pos, to=6), epsilon=attr(eps))
   ///   s = output 2
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:111:18", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:113:18", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:111:28", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:111:31", "p")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:111:37", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:111:44", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:111:55", "pos")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:113:28", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:113:31", "p")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:113:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:113:44", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:113:55", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("to", 6));
     std::vector<onnx::AttributeProto> attrs9;
@@ -948,8 +948,8 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:111:67",
-        "rules/embed_layer_norm.yaml:111:67");
+        "rules/embed_layer_norm.yaml:113:67",
+        "rules/embed_layer_norm.yaml:113:67");
     if (!a9_0) return false;
     attrs9.push_back(std::move(*a9_0));
     collectMatched();
@@ -957,14 +957,14 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:110:5",
-        "rules/embed_layer_norm.yaml:57:21 (in eln at rules/embed_layer_norm.yaml:111:14)")) return false;
+        "rules/embed_layer_norm.yaml:112:5",
+        "rules/embed_layer_norm.yaml:57:21 (in eln at rules/embed_layer_norm.yaml:113:14)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:110:5",
-        "rules/embed_layer_norm.yaml:57:17 (in eln at rules/embed_layer_norm.yaml:111:14)")) return false;
+        "rules/embed_layer_norm.yaml:112:5",
+        "rules/embed_layer_norm.yaml:57:17 (in eln at rules/embed_layer_norm.yaml:113:14)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1003,23 +1003,23 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v9}, {s_.provided[1], v15}});
   }
 
-  /// Variant 1, rules/embed_layer_norm.yaml:110:5:
+  /// Variant 1, rules/embed_layer_norm.yaml:112:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, p, t, gamma, beta, none, Cast(pos, to=6), epsilon=attr(eps))
   ///   s = output 2
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:111:18", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:113:18", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:111:23", "seg")) return false;
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:113:23", "seg")) return false;
     std::vector<onnx::AttributeProto> attrs12;
     attrs12.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:111:28", "w")) return false;
-    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:111:31", "p")) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:111:34", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:111:37", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:111:44", "beta")) return false;
-    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:111:55", "pos")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:113:28", "w")) return false;
+    if (!requireBound(kSlotP, "rules/embed_layer_norm.yaml:113:31", "p")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:113:34", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:113:37", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:113:44", "beta")) return false;
+    if (!requireBound(kSlotPos, "rules/embed_layer_norm.yaml:113:55", "pos")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     attrs8.push_back(gen::intAttribute("to", 6));
     std::vector<onnx::AttributeProto> attrs9;
@@ -1027,8 +1027,8 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:111:67",
-        "rules/embed_layer_norm.yaml:111:67");
+        "rules/embed_layer_norm.yaml:113:67",
+        "rules/embed_layer_norm.yaml:113:67");
     if (!a9_0) return false;
     attrs9.push_back(std::move(*a9_0));
     collectMatched();
@@ -1036,14 +1036,14 @@ class EmbedLayerNormPositionIdsMatch : public EmbedLayerNormSharedMatch<EmbedLay
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:110:5",
-        "rules/embed_layer_norm.yaml:60:21 (in eln at rules/embed_layer_norm.yaml:111:14)")) return false;
+        "rules/embed_layer_norm.yaml:112:5",
+        "rules/embed_layer_norm.yaml:60:21 (in eln at rules/embed_layer_norm.yaml:113:14)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:110:5",
-        "rules/embed_layer_norm.yaml:60:17 (in eln at rules/embed_layer_norm.yaml:111:14)")) return false;
+        "rules/embed_layer_norm.yaml:112:5",
+        "rules/embed_layer_norm.yaml:60:17 (in eln at rules/embed_layer_norm.yaml:113:14)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1099,7 +1099,7 @@ class EmbedLayerNormPositionIdsRule : public RewritePattern {
             root,
             70,
             {"ort"},
-            "rules/embed_layer_norm.yaml:103:5",
+            "rules/embed_layer_norm.yaml:105:5",
             {op::kCast, op::kComMicrosoftEmbedLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1121,15 +1121,15 @@ class EmbedLayerNormPositionIdsRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/embed_layer_norm.yaml:113
-// embed_layer_norm_constant_positions (priority 70): The same with the position embeddings a constant [S, H] or [B, S, H] (folded).
+// Generated from: rules/embed_layer_norm.yaml:115
+// embed_layer_norm_constant_positions (priority 71): The same with the position embeddings a constant [S, H] or [B, S, H] (folded).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule embed_layer_norm_constant_positions for the shared checks and messages.
 const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
   static const gen::RuleSpec spec = {
     "embed_layer_norm_constant_positions",
-    "rules/embed_layer_norm.yaml:113:5",
+    "rules/embed_layer_norm.yaml:115:5",
     7,  // root expr
     // slots
     {"ids", "w", "pe", "seg", "t", "gamma", "beta", "y", "embeddings.1.we", "embeddings.1.se", "s"},
@@ -1138,115 +1138,115 @@ const gen::RuleSpec& specEmbedLayerNormConstantPositions() {
     // exprs
     {
       // 0: ids
-      {"ids", "rules/embed_layer_norm.yaml:117:25", 0},
+      {"ids", "rules/embed_layer_norm.yaml:119:25", 0},
       // 1: w
-      {"w", "rules/embed_layer_norm.yaml:117:30", 1},
+      {"w", "rules/embed_layer_norm.yaml:119:30", 1},
       // 2: pe
-      {"pe", "rules/embed_layer_norm.yaml:117:33", 2},
+      {"pe", "rules/embed_layer_norm.yaml:119:33", 2},
       // 3: seg
-      {"seg", "rules/embed_layer_norm.yaml:117:37", 3},
+      {"seg", "rules/embed_layer_norm.yaml:119:37", 3},
       // 4: t
-      {"t", "rules/embed_layer_norm.yaml:117:42", 4},
+      {"t", "rules/embed_layer_norm.yaml:119:42", 4},
       // 5: gamma
-      {"gamma", "rules/embed_layer_norm.yaml:117:45", 5},
+      {"gamma", "rules/embed_layer_norm.yaml:119:45", 5},
       // 6: beta
-      {"beta", "rules/embed_layer_norm.yaml:117:52", 6},
+      {"beta", "rules/embed_layer_norm.yaml:119:52", 6},
       // 7: LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1)
       {"LayerNormalization",
-       "rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:117:14)", 7,
+       "rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:119:14)", 7,
        3,
        {{"axis",
-         "rules/embed_layer_norm.yaml:73:47 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+         "rules/embed_layer_norm.yaml:73:47 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
          Attr::kEquals, {gen::intLiteral(-1)}, true, gen::intLiteral(-1)},
-        {"epsilon", "rules/embed_layer_norm.yaml:117:58", Attr::kCapture, {}, false,
+        {"epsilon", "rules/embed_layer_norm.yaml:119:58", Attr::kCapture, {}, false,
          gen::floatLiteral(1e-05), {}, 0.0, 0.0, 0, "eps"},
         {"stash_type",
-         "rules/embed_layer_norm.yaml:73:69 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+         "rules/embed_layer_norm.yaml:73:69 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 8: Gather(w, ids, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:70:12 (in embeddings at rules/embed_layer_norm.yaml:117:14)", 8,
+       "rules/embed_layer_norm.yaml:70:12 (in embeddings at rules/embed_layer_norm.yaml:119:14)", 8,
        2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:70:27 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+         "rules/embed_layer_norm.yaml:70:27 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 9: Gather(t, seg, axis=0)
       {"Gather",
-       "rules/embed_layer_norm.yaml:71:12 (in embeddings at rules/embed_layer_norm.yaml:117:14)", 9,
+       "rules/embed_layer_norm.yaml:71:12 (in embeddings at rules/embed_layer_norm.yaml:119:14)", 9,
        2,
        {{"axis",
-         "rules/embed_layer_norm.yaml:71:27 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+         "rules/embed_layer_norm.yaml:71:27 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
          Attr::kEquals, {gen::intLiteral(0)}, true, gen::intLiteral(0)}}},
       // 10: Add(embeddings.1.we, pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+       "rules/embed_layer_norm.yaml:72:16 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
        gen::kNoSlot, 2},
       // 11: Add(Add(embeddings.1.we, pe), embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:12 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+       "rules/embed_layer_norm.yaml:72:12 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
        gen::kNoSlot, 2},
       // 12: Add(embeddings.1.we, embeddings.1.se)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:39 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+       "rules/embed_layer_norm.yaml:72:39 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
        gen::kNoSlot, 2},
       // 13: Add(Add(embeddings.1.we, embeddings.1.se), pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:35 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+       "rules/embed_layer_norm.yaml:72:35 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
        gen::kNoSlot, 2},
       // 14: Add(embeddings.1.we, pe)
       {"Add",
-       "rules/embed_layer_norm.yaml:72:58 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+       "rules/embed_layer_norm.yaml:72:58 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
        gen::kNoSlot, 2},
       // 15: Add(Add(embeddings.1.we, pe), embeddings.1.se) | Add(Add(embeddings.1.we, embeddings.1.se), pe) | Add(embeddings.1.we, pe)
       {"s",
-       "rules/embed_layer_norm.yaml:72:33 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+       "rules/embed_layer_norm.yaml:72:33 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
        10},
     },
     // constraints
-    {{Check::kNative, "rules/embed_layer_norm.yaml:119:13", "pe", gen::kNoSlot, {"pe", "ids", "w"},
+    {{Check::kNative, "rules/embed_layer_norm.yaml:121:13", "pe", gen::kNoSlot, {"pe", "ids", "w"},
       {2, 0, 1}, "constant_position_embeddings",
       gen::nativePredicate("constant_position_embeddings")},
-     {Check::kNative, "rules/embed_layer_norm.yaml:120:13", "w", gen::kNoSlot, {"w", "pe"}, {1, 2},
+     {Check::kNative, "rules/embed_layer_norm.yaml:122:13", "w", gen::kNoSlot, {"w", "pe"}, {1, 2},
       "same_elem_type", gen::nativePredicate("same_elem_type")},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:75:16 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "ids", 0, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:75:31 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:75:31 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "ids", 0, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:76:16 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "seg", 3, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"B", "S"},
       {{Dim::kSymbol}, {Dim::kSymbol, 0, 1}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:76:31 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:76:31 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "seg", 3, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {"int32", "int64"}, {6, 7}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:77:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:77:16 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "w", 1, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 2}}},
      {Check::kElemType,
-      "rules/embed_layer_norm.yaml:77:31 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:77:31 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "w", 1, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:78:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:78:16 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "t", 4, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"_", "H"},
       {{Dim::kAny}, {Dim::kSymbol, 0, 2}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:78:31 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:78:31 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "t", gen::kNoSlot, {"t", "w"}, {4, 1}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 7},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:79:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:79:16 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "gamma", 5, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 2}}},
      {Check::kNative,
-      "rules/embed_layer_norm.yaml:79:28 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:79:28 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "gamma", gen::kNoSlot, {"gamma", "w", "beta"}, {5, 1, 6}, "same_elem_type",
       gen::nativePredicate("same_elem_type"), 7},
      {Check::kShape,
-      "rules/embed_layer_norm.yaml:80:16 (in embeddings at rules/embed_layer_norm.yaml:117:14)",
+      "rules/embed_layer_norm.yaml:80:16 (in embeddings at rules/embed_layer_norm.yaml:119:14)",
       "beta", 6, {}, {}, "", nullptr, 7, {}, false, false, 0.0, 0.0, {}, {}, {"H"},
       {{Dim::kSymbol, 0, 2}}}},
     // rewrite variants
@@ -1324,14 +1324,14 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
   // matchIds, matchW, matchSeg, matchT, matchGamma, matchBeta, matchEmbeddings1We,
   // matchEmbeddings1Se.
 
-  /// pe  (rules/embed_layer_norm.yaml:117:33)
+  /// pe  (rules/embed_layer_norm.yaml:119:33)
   bool matchPe(ValueId v, gen::Next k) {
     if (seen(kPe)) return same(kPe, v) && k();
     return bind(kPe, v) && k();
   }
 
   /// y = LayerNormalization(s, gamma, beta, axis=-1, epsilon=capture(eps), stash_type=1) 
-  /// (rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:117:14))
+  /// (rules/embed_layer_norm.yaml:73:12 (in embeddings at rules/embed_layer_norm.yaml:119:14))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1345,7 +1345,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
   }
 
   /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:72:16 (in embeddings at
-  /// rules/embed_layer_norm.yaml:117:14))
+  /// rules/embed_layer_norm.yaml:119:14))
   bool matchAdd10(ValueId v, gen::Next k) {
     if (seen(kAdd10)) return same(kAdd10, v) && k();
     if (!bind(kAdd10, v)) return false;
@@ -1360,7 +1360,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
   }
 
   /// Add(Add(embeddings.1.we, pe), embeddings.1.se)  (rules/embed_layer_norm.yaml:72:12 (in
-  /// embeddings at rules/embed_layer_norm.yaml:117:14))
+  /// embeddings at rules/embed_layer_norm.yaml:119:14))
   bool matchAdd11(ValueId v, gen::Next k) {
     if (seen(kAdd11)) return same(kAdd11, v) && k();
     if (!bind(kAdd11, v)) return false;
@@ -1375,7 +1375,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
   }
 
   /// Add(embeddings.1.we, embeddings.1.se)  (rules/embed_layer_norm.yaml:72:39 (in embeddings at
-  /// rules/embed_layer_norm.yaml:117:14))
+  /// rules/embed_layer_norm.yaml:119:14))
   bool matchAdd12(ValueId v, gen::Next k) {
     if (seen(kAdd12)) return same(kAdd12, v) && k();
     if (!bind(kAdd12, v)) return false;
@@ -1390,7 +1390,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
   }
 
   /// Add(Add(embeddings.1.we, embeddings.1.se), pe)  (rules/embed_layer_norm.yaml:72:35 (in
-  /// embeddings at rules/embed_layer_norm.yaml:117:14))
+  /// embeddings at rules/embed_layer_norm.yaml:119:14))
   bool matchAdd13(ValueId v, gen::Next k) {
     if (seen(kAdd13)) return same(kAdd13, v) && k();
     if (!bind(kAdd13, v)) return false;
@@ -1405,7 +1405,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
   }
 
   /// Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:72:58 (in embeddings at
-  /// rules/embed_layer_norm.yaml:117:14))
+  /// rules/embed_layer_norm.yaml:119:14))
   bool matchAdd14(ValueId v, gen::Next k) {
     if (seen(kAdd14)) return same(kAdd14, v) && k();
     if (!bind(kAdd14, v)) return false;
@@ -1421,7 +1421,7 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
 
   /// s = Add(Add(embeddings.1.we, pe), embeddings.1.se) | Add(Add(embeddings.1.we,
   /// embeddings.1.se), pe) | Add(embeddings.1.we, pe)  (rules/embed_layer_norm.yaml:72:33 (in
-  /// embeddings at rules/embed_layer_norm.yaml:117:14))
+  /// embeddings at rules/embed_layer_norm.yaml:119:14))
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -1437,30 +1437,30 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
 
   // ---- Rewrite
 
-  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:123:5:
+  /// Variant 0 (when @no_segment), rules/embed_layer_norm.yaml:125:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), none, w, tensor(helper, position_table), none, gamma, beta, none, none, epsilon=attr(eps))
   ///   s = output 2
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:124:18", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:126:18", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:124:28", "w")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:126:28", "w")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("position_table"),
         {kSlotPe, kSlotIds, kSlotW},
         {"pe", "ids", "w"},
-        "rules/embed_layer_norm.yaml:122:15");
+        "rules/embed_layer_norm.yaml:124:15");
     if (!t0) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:124:41", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:124:48", "beta")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:126:41", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:126:48", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:124:60",
-        "rules/embed_layer_norm.yaml:124:60");
+        "rules/embed_layer_norm.yaml:126:60",
+        "rules/embed_layer_norm.yaml:126:60");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
     collectMatched();
@@ -1468,14 +1468,14 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:123:5",
-        "rules/embed_layer_norm.yaml:57:21 (in eln at rules/embed_layer_norm.yaml:124:14)")) return false;
+        "rules/embed_layer_norm.yaml:125:5",
+        "rules/embed_layer_norm.yaml:57:21 (in eln at rules/embed_layer_norm.yaml:126:14)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:123:5",
-        "rules/embed_layer_norm.yaml:57:17 (in eln at rules/embed_layer_norm.yaml:124:14)")) return false;
+        "rules/embed_layer_norm.yaml:125:5",
+        "rules/embed_layer_norm.yaml:57:17 (in eln at rules/embed_layer_norm.yaml:126:14)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1507,34 +1507,34 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v8}, {s_.provided[1], v14}});
   }
 
-  /// Variant 1, rules/embed_layer_norm.yaml:123:5:
+  /// Variant 1, rules/embed_layer_norm.yaml:125:5:
   ///   y = com.microsoft.EmbedLayerNormalization(Cast(ids, to=6), Cast(seg, to=6), w, tensor(helper, position_table), t, gamma, beta, none, none, epsilon=attr(eps))
   ///   s = output 2
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:124:18", "ids")) return false;
+    if (!requireBound(kSlotIds, "rules/embed_layer_norm.yaml:126:18", "ids")) return false;
     std::vector<onnx::AttributeProto> attrs10;
     attrs10.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:124:23", "seg")) return false;
+    if (!requireBound(kSlotSeg, "rules/embed_layer_norm.yaml:126:23", "seg")) return false;
     std::vector<onnx::AttributeProto> attrs11;
     attrs11.push_back(gen::intAttribute("to", 6));
-    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:124:28", "w")) return false;
+    if (!requireBound(kSlotW, "rules/embed_layer_norm.yaml:126:28", "w")) return false;
     std::optional<onnx::TensorProto> t0 = helperTensor(
         gen::tensorHelper("position_table"),
         {kSlotPe, kSlotIds, kSlotW},
         {"pe", "ids", "w"},
-        "rules/embed_layer_norm.yaml:122:15");
+        "rules/embed_layer_norm.yaml:124:15");
     if (!t0) return false;
-    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:124:38", "t")) return false;
-    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:124:41", "gamma")) return false;
-    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:124:48", "beta")) return false;
+    if (!requireBound(kSlotT, "rules/embed_layer_norm.yaml:126:38", "t")) return false;
+    if (!requireBound(kSlotGamma, "rules/embed_layer_norm.yaml:126:41", "gamma")) return false;
+    if (!requireBound(kSlotBeta, "rules/embed_layer_norm.yaml:126:48", "beta")) return false;
     std::vector<onnx::AttributeProto> attrs8;
     std::optional<onnx::AttributeProto> a8_0 = captured(
         0,
         "epsilon",
         "eps",
-        "rules/embed_layer_norm.yaml:124:60",
-        "rules/embed_layer_norm.yaml:124:60");
+        "rules/embed_layer_norm.yaml:126:60",
+        "rules/embed_layer_norm.yaml:126:60");
     if (!a8_0) return false;
     attrs8.push_back(std::move(*a8_0));
     collectMatched();
@@ -1542,14 +1542,14 @@ class EmbedLayerNormConstantPositionsMatch : public EmbedLayerNormSharedMatch<Em
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:123:5",
-        "rules/embed_layer_norm.yaml:60:21 (in eln at rules/embed_layer_norm.yaml:124:14)")) return false;
+        "rules/embed_layer_norm.yaml:125:5",
+        "rules/embed_layer_norm.yaml:60:21 (in eln at rules/embed_layer_norm.yaml:126:14)")) return false;
     if (!replaceable(
         kSlotS,
         To::kOp,
         gen::kNoSlot,
-        "rules/embed_layer_norm.yaml:123:5",
-        "rules/embed_layer_norm.yaml:60:17 (in eln at rules/embed_layer_norm.yaml:124:14)")) return false;
+        "rules/embed_layer_norm.yaml:125:5",
+        "rules/embed_layer_norm.yaml:60:17 (in eln at rules/embed_layer_norm.yaml:126:14)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1596,9 +1596,9 @@ class EmbedLayerNormConstantPositionsRule : public RewritePattern {
       : RewritePattern(RuleInfo{
             std::move(name),
             root,
-            70,
+            71,
             {"ort"},
-            "rules/embed_layer_norm.yaml:113:5",
+            "rules/embed_layer_norm.yaml:115:5",
             {op::kComMicrosoftEmbedLayerNormalization, op::kCast}}),
         root_output_(root_output) {}
 

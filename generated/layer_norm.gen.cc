@@ -61,22 +61,22 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/layer_norm.yaml: layer_norm 45:32, layer_norm_fp16 58:37, layer_norm_no_bias 71:32,
-  /// layer_norm_no_affine 83:32)
+  /// (rules/layer_norm.yaml: layer_norm 45:32, layer_norm_fp16 59:37, layer_norm_no_bias 72:32,
+  /// layer_norm_no_affine 84:32)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// scale
-  /// (rules/layer_norm.yaml: layer_norm 46:22, layer_norm_fp16 59:35, layer_norm_no_bias 72:18)
+  /// (rules/layer_norm.yaml: layer_norm 46:22, layer_norm_fp16 60:35, layer_norm_no_bias 73:18)
   bool matchScale(ValueId v, gen::Next k) {
     if (seen(Ids::kScale)) return same(Ids::kScale, v) && k();
     return bind(Ids::kScale, v) && k();
   }
 
   /// bias
-  /// (rules/layer_norm.yaml: layer_norm 46:30, layer_norm_fp16 59:43)
+  /// (rules/layer_norm.yaml: layer_norm 46:30, layer_norm_fp16 60:43)
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(Ids::kBias)) return same(Ids::kBias, v) && k();
     return bind(Ids::kBias, v) && k();
@@ -84,8 +84,8 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// layer_norm_core.1.mean = ReduceMean(x, axes=[-1], keepdims=1)
   /// (rules/layer_norm.yaml: layer_norm 31:14 (in layer_norm_core at rules/layer_norm.yaml:45:16),
-  /// layer_norm_no_bias 31:14 (in layer_norm_core at rules/layer_norm.yaml:71:16),
-  /// layer_norm_no_affine 31:14 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// layer_norm_no_bias 31:14 (in layer_norm_core at rules/layer_norm.yaml:72:16),
+  /// layer_norm_no_affine 31:14 (in layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchLayerNormCore1Mean(ValueId v, gen::Next k) {
     if (seen(Ids::kLayerNormCore1Mean)) return same(Ids::kLayerNormCore1Mean, v) && k();
     if (!bind(Ids::kLayerNormCore1Mean, v)) return false;
@@ -96,8 +96,8 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// layer_norm_core.1.d = Sub(x, layer_norm_core.1.mean)
   /// (rules/layer_norm.yaml: layer_norm 32:14 (in layer_norm_core at rules/layer_norm.yaml:45:16),
-  /// layer_norm_no_bias 32:14 (in layer_norm_core at rules/layer_norm.yaml:71:16),
-  /// layer_norm_no_affine 32:14 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// layer_norm_no_bias 32:14 (in layer_norm_core at rules/layer_norm.yaml:72:16),
+  /// layer_norm_no_affine 32:14 (in layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchLayerNormCore1D(ValueId v, gen::Next k) {
     if (seen(Ids::kLayerNormCore1D)) return same(Ids::kLayerNormCore1D, v) && k();
     if (!bind(Ids::kLayerNormCore1D, v)) return false;
@@ -108,8 +108,8 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// layer_norm_core.1.d2 = Sub(x, layer_norm_core.1.mean)
   /// (rules/layer_norm.yaml: layer_norm 33:14 (in layer_norm_core at rules/layer_norm.yaml:45:16),
-  /// layer_norm_no_bias 33:14 (in layer_norm_core at rules/layer_norm.yaml:71:16),
-  /// layer_norm_no_affine 33:14 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// layer_norm_no_bias 33:14 (in layer_norm_core at rules/layer_norm.yaml:72:16),
+  /// layer_norm_no_affine 33:14 (in layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
     if (seen(Ids::kLayerNormCore1D2)) return same(Ids::kLayerNormCore1D2, v) && k();
     if (!bind(Ids::kLayerNormCore1D2, v)) return false;
@@ -120,9 +120,9 @@ class LayerNormSharedMatch : public gen::Matcher, protected Ids {
 
   /// eps
   /// (rules/layer_norm.yaml: layer_norm 35:28 (in layer_norm_core at rules/layer_norm.yaml:45:16),
-  /// layer_norm_fp16 35:28 (in layer_norm_core at rules/layer_norm.yaml:58:16), layer_norm_no_bias
-  /// 35:28 (in layer_norm_core at rules/layer_norm.yaml:71:16), layer_norm_no_affine 35:28 (in
-  /// layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// layer_norm_fp16 35:28 (in layer_norm_core at rules/layer_norm.yaml:59:16), layer_norm_no_bias
+  /// 35:28 (in layer_norm_core at rules/layer_norm.yaml:72:16), layer_norm_no_affine 35:28 (in
+  /// layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchEps(ValueId v, gen::Next k) {
     if (seen(Ids::kEps)) return same(Ids::kEps, v) && k();
     return bind(Ids::kEps, v) && k();
@@ -574,15 +574,15 @@ class LayerNormRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:54
-// layer_norm_fp16 (priority 130): LayerNorm of an fp16 model, statistics computed in float between two Casts.
+// Generated from: rules/layer_norm.yaml:55
+// layer_norm_fp16 (priority 129): LayerNorm of an fp16 model, statistics computed in float between two Casts.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule layer_norm_fp16 for the shared checks and messages.
 const gen::RuleSpec& specLayerNormFp16() {
   static const gen::RuleSpec spec = {
     "layer_norm_fp16",
-    "rules/layer_norm.yaml:54:5",
+    "rules/layer_norm.yaml:55:5",
     7,  // root expr
     // slots
     {"x", "n", "scale", "bias", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
@@ -592,104 +592,104 @@ const gen::RuleSpec& specLayerNormFp16() {
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:58:37", 0},
+      {"x", "rules/layer_norm.yaml:59:37", 0},
       // 1: Cast(x, to=1)
-      {"Cast", "rules/layer_norm.yaml:58:32", gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:58:40", Attr::kEquals, {gen::intLiteral(1)}}}},
+      {"Cast", "rules/layer_norm.yaml:59:32", gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:59:40", Attr::kEquals, {gen::intLiteral(1)}}}},
       // 2: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 1},
+      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 1},
       // 3: Cast(n, to=10)
-      {"Cast", "rules/layer_norm.yaml:59:19", gen::kNoSlot, 1,
-       {{"to", "rules/layer_norm.yaml:59:27", Attr::kEquals, {gen::intLiteral(10)}}}},
+      {"Cast", "rules/layer_norm.yaml:60:19", gen::kNoSlot, 1,
+       {{"to", "rules/layer_norm.yaml:60:27", Attr::kEquals, {gen::intLiteral(10)}}}},
       // 4: scale
-      {"scale", "rules/layer_norm.yaml:59:35", 2},
+      {"scale", "rules/layer_norm.yaml:60:35", 2},
       // 5: Mul(Cast(n, to=10), scale)
-      {"Mul", "rules/layer_norm.yaml:59:15", gen::kNoSlot, 2},
+      {"Mul", "rules/layer_norm.yaml:60:15", gen::kNoSlot, 2},
       // 6: bias
-      {"bias", "rules/layer_norm.yaml:59:43", 3},
+      {"bias", "rules/layer_norm.yaml:60:43", 3},
       // 7: Add(Mul(Cast(n, to=10), scale), bias)
-      {"Add", "rules/layer_norm.yaml:59:11", 4, 2},
+      {"Add", "rules/layer_norm.yaml:60:11", 4, 2},
       // 8: ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 5, 1,
-       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 5, 1,
+       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 9: Sub(Cast(x, to=1), layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 6,
+      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 6,
        2},
       // 10: Sub(Cast(x, to=1), layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 7,
+      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 7,
        2},
       // 11: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 12: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 13: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        gen::kNoSlot, 1},
       // 14: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:58:16)"},
+       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:59:16)"},
       // 15: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        gen::kNoSlot, 2},
       // 16: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        gen::kNoSlot, 2},
       // 17: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:58:16)"},
+       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:59:16)"},
       // 18: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 8, 1,
-       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 8, 1,
+       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 19: eps
-      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:58:16)", 9},
+      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:59:16)", 9},
       // 20: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        gen::kNoSlot, 2},
       // 21: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        10, 1},
       // 22: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        gen::kNoSlot, 2},
       // 23: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        gen::kNoSlot, 1},
       // 24: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:58:16)",
+      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:59:16)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kElemType, "rules/layer_norm.yaml:61:16", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kElemType, "rules/layer_norm.yaml:62:16", "x", 0, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float16"}, {10}},
-     {Check::kRank, "rules/layer_norm.yaml:62:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/layer_norm.yaml:63:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {1}},
-     {Check::kElemType, "rules/layer_norm.yaml:62:25", "scale", 2, {}, {}, "", nullptr,
+     {Check::kElemType, "rules/layer_norm.yaml:63:25", "scale", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {"float16"}, {10}},
-     {Check::kNative, "rules/layer_norm.yaml:62:41", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+     {Check::kNative, "rules/layer_norm.yaml:63:41", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kRank, "rules/layer_norm.yaml:63:16", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kRank, "rules/layer_norm.yaml:64:16", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {1}},
-     {Check::kElemType, "rules/layer_norm.yaml:63:25", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kElemType, "rules/layer_norm.yaml:64:25", "bias", 3, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {"float16"}, {10}},
-     {Check::kNative, "rules/layer_norm.yaml:63:41", "bias", gen::kNoSlot, {"bias", "x"}, {3, 0},
+     {Check::kNative, "rules/layer_norm.yaml:64:41", "bias", gen::kNoSlot, {"bias", "x"}, {3, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:58:16)", "eps", 9,
+      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:59:16)", "eps", 9,
       {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
@@ -768,7 +768,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   // From LayerNormSharedMatch (the same in other rules of this file):
   // matchX, matchScale, matchBias, matchEps.
 
-  /// Cast(x, to=1)  (rules/layer_norm.yaml:58:32)
+  /// Cast(x, to=1)  (rules/layer_norm.yaml:59:32)
   bool matchCast1(ValueId v, gen::Next k) {
     if (seen(kCast1)) return same(kCast1, v) && k();
     if (!bind(kCast1, v)) return false;
@@ -779,7 +779,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
   /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
+  /// rules/layer_norm.yaml:59:16))
   bool matchN(ValueId v, gen::Next k) {
     if (seen(kN)) return same(kN, v) && k();
     if (!bind(kN, v)) return false;
@@ -791,7 +791,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return false;
   }
 
-  /// Cast(n, to=10)  (rules/layer_norm.yaml:59:19)
+  /// Cast(n, to=10)  (rules/layer_norm.yaml:60:19)
   bool matchCast3(ValueId v, gen::Next k) {
     if (seen(kCast3)) return same(kCast3, v) && k();
     if (!bind(kCast3, v)) return false;
@@ -800,7 +800,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchN(input(n, 0), k);
   }
 
-  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:59:15)
+  /// Mul(Cast(n, to=10), scale)  (rules/layer_norm.yaml:60:15)
   bool matchMul5(ValueId v, gen::Next k) {
     if (seen(kMul5)) return same(kMul5, v) && k();
     if (!bind(kMul5, v)) return false;
@@ -814,7 +814,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchCast3(in1, [&] { return matchScale(in0, k); });
   }
 
-  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:59:11)
+  /// y = Add(Mul(Cast(n, to=10), scale), bias)  (rules/layer_norm.yaml:60:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -829,7 +829,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// layer_norm_core.1.mean = ReduceMean(Cast(x, to=1), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// (rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchLayerNormCore1Mean(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Mean)) return same(kLayerNormCore1Mean, v) && k();
     if (!bind(kLayerNormCore1Mean, v)) return false;
@@ -839,7 +839,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// layer_norm_core.1.d = Sub(Cast(x, to=1), layer_norm_core.1.mean)  (rules/layer_norm.yaml:32:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// (in layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchLayerNormCore1D(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D)) return same(kLayerNormCore1D, v) && k();
     if (!bind(kLayerNormCore1D, v)) return false;
@@ -849,7 +849,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// layer_norm_core.1.d2 = Sub(Cast(x, to=1), layer_norm_core.1.mean) 
-  /// (rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// (rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchLayerNormCore1D2(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1D2)) return same(kLayerNormCore1D2, v) && k();
     if (!bind(kLayerNormCore1D2, v)) return false;
@@ -858,19 +858,19 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
     return matchCast1(input(n, 0), [&] { return matchLayerNormCore1Mean(input(n, 1), k); });
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchConstant11(ValueId v, gen::Next k) {
     if (seen(kConstant11)) return same(kConstant11, v) && k();
     return bind(kConstant11, v) && constant(kConstant11, v) && k();
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchConstant12(ValueId v, gen::Next k) {
     if (seen(kConstant12)) return same(kConstant12, v) && k();
     return bind(kConstant12, v) && constant(kConstant12, v) && k();
   }
 
-  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchCast13(ValueId v, gen::Next k) {
     if (seen(kCast13)) return same(kCast13, v) && k();
     if (!bind(kCast13, v)) return false;
@@ -880,7 +880,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
+  /// rules/layer_norm.yaml:59:16))
   bool matchAnyOf14(ValueId v, gen::Next k) {
     if (seen(kAnyOf14)) return same(kAnyOf14, v) && k();
     if (!bind(kAnyOf14, v)) return false;
@@ -893,7 +893,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:58:16))
+  /// at rules/layer_norm.yaml:59:16))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
@@ -903,7 +903,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchMul16(ValueId v, gen::Next k) {
     if (seen(kMul16)) return same(kMul16, v) && k();
     if (!bind(kMul16, v)) return false;
@@ -918,7 +918,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchAnyOf17(ValueId v, gen::Next k) {
     if (seen(kAnyOf17)) return same(kAnyOf17, v) && k();
     if (!bind(kAnyOf17, v)) return false;
@@ -932,7 +932,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
@@ -942,7 +942,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
+  /// rules/layer_norm.yaml:59:16))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -957,7 +957,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// (in layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
     if (!bind(kLayerNormCore1Std, v)) return false;
@@ -967,7 +967,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -979,7 +979,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:58:16))
+  /// rules/layer_norm.yaml:59:16))
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -989,7 +989,7 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
   }
 
   /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:58:16))
+  /// layer_norm_core at rules/layer_norm.yaml:59:16))
   bool matchMul24(ValueId v, gen::Next k) {
     if (seen(kMul24)) return same(kMul24, v) && k();
     if (!bind(kMul24, v)) return false;
@@ -1005,21 +1005,21 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:64:5:
+  /// Variant 0, rules/layer_norm.yaml:65:5:
   ///   y = LayerNormalization(x, scale, bias, axis=-1, epsilon=value(eps), stash_type=1)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:65:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:65:33", "scale")) return false;
-    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:65:40", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:66:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:66:33", "scale")) return false;
+    if (!requireBound(kSlotBias, "rules/layer_norm.yaml:66:40", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     attrs3.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a3_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:65:55",
-        "rules/layer_norm.yaml:65:55");
+        "rules/layer_norm.yaml:66:55",
+        "rules/layer_norm.yaml:66:55");
     if (!a3_1) return false;
     attrs3.push_back(std::move(*a3_1));
     attrs3.push_back(gen::intAttribute("stash_type", 1));
@@ -1028,8 +1028,8 @@ class LayerNormFp16Match : public LayerNormSharedMatch<LayerNormFp16Ids> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:64:5",
-        "rules/layer_norm.yaml:65:11")) return false;
+        "rules/layer_norm.yaml:65:5",
+        "rules/layer_norm.yaml:66:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1054,9 +1054,9 @@ class LayerNormFp16Rule : public RewritePattern {
       : RewritePattern(RuleInfo{
             std::move(name),
             root,
-            130,
+            129,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:54:5",
+            "rules/layer_norm.yaml:55:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1078,7 +1078,7 @@ class LayerNormFp16Rule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:67
+// Generated from: rules/layer_norm.yaml:68
 // layer_norm_no_bias (priority 120): LayerNorm with a scale but no bias.
 //===----------------------------------------------------------------------===//
 
@@ -1086,7 +1086,7 @@ class LayerNormFp16Rule : public RewritePattern {
 const gen::RuleSpec& specLayerNormNoBias() {
   static const gen::RuleSpec spec = {
     "layer_norm_no_bias",
-    "rules/layer_norm.yaml:67:5",
+    "rules/layer_norm.yaml:68:5",
     3,  // root expr
     // slots
     {"x", "n", "scale", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d",
@@ -1096,86 +1096,86 @@ const gen::RuleSpec& specLayerNormNoBias() {
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:71:32", 0},
+      {"x", "rules/layer_norm.yaml:72:32", 0},
       // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 1},
+      {"n", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 1},
       // 2: scale
-      {"scale", "rules/layer_norm.yaml:72:18", 2},
+      {"scale", "rules/layer_norm.yaml:73:18", 2},
       // 3: Mul(n, scale)
-      {"Mul", "rules/layer_norm.yaml:72:11", 3, 2},
+      {"Mul", "rules/layer_norm.yaml:73:11", 3, 2},
       // 4: ReduceMean(x, axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 4, 1,
-       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 4, 1,
+       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 5: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 5,
+      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 5,
        2},
       // 6: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 6,
+      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 6,
        2},
       // 7: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 8: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 9: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
        gen::kNoSlot, 1},
       // 10: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:71:16)"},
+       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:72:16)"},
       // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
        gen::kNoSlot, 2},
       // 12: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
        gen::kNoSlot, 2},
       // 13: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:71:16)"},
+       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:72:16)"},
       // 14: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 7, 1,
-       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 7, 1,
+       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 15: eps
-      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 8},
+      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 8},
       // 16: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
        gen::kNoSlot, 2},
       // 17: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", 9,
+      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", 9,
        1},
       // 18: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
        gen::kNoSlot, 2},
       // 19: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
        gen::kNoSlot, 1},
       // 20: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:71:16)",
+      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:72:16)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kRank, "rules/layer_norm.yaml:74:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kRank, "rules/layer_norm.yaml:75:16", "scale", 2, {}, {}, "", nullptr, gen::kNoSlot,
       {1}},
-     {Check::kNative, "rules/layer_norm.yaml:74:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
+     {Check::kNative, "rules/layer_norm.yaml:75:25", "scale", gen::kNoSlot, {"scale", "x"}, {2, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kNative, "rules/layer_norm.yaml:75:16", "x", gen::kNoSlot, {"x", "scale"}, {0, 2},
+     {Check::kNative, "rules/layer_norm.yaml:76:16", "x", gen::kNoSlot, {"x", "scale"}, {0, 2},
       "same_elem_type", gen::nativePredicate("same_elem_type")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:71:16)", "eps", 8,
+      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:72:16)", "eps", 8,
       {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
@@ -1252,7 +1252,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
 
   /// n = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
   /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:71:16))
+  /// rules/layer_norm.yaml:72:16))
   bool matchN(ValueId v, gen::Next k) {
     if (seen(kN)) return same(kN, v) && k();
     if (!bind(kN, v)) return false;
@@ -1264,7 +1264,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     return false;
   }
 
-  /// y = Mul(n, scale)  (rules/layer_norm.yaml:72:11)
+  /// y = Mul(n, scale)  (rules/layer_norm.yaml:73:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1278,19 +1278,19 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
     return matchN(in1, [&] { return matchScale(in0, k); });
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:72:16))
   bool matchConstant7(ValueId v, gen::Next k) {
     if (seen(kConstant7)) return same(kConstant7, v) && k();
     return bind(kConstant7, v) && constant(kConstant7, v) && k();
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:72:16))
   bool matchConstant8(ValueId v, gen::Next k) {
     if (seen(kConstant8)) return same(kConstant8, v) && k();
     return bind(kConstant8, v) && constant(kConstant8, v) && k();
   }
 
-  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:72:16))
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -1300,7 +1300,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:71:16))
+  /// rules/layer_norm.yaml:72:16))
   bool matchAnyOf10(ValueId v, gen::Next k) {
     if (seen(kAnyOf10)) return same(kAnyOf10, v) && k();
     if (!bind(kAnyOf10, v)) return false;
@@ -1313,7 +1313,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:71:16))
+  /// at rules/layer_norm.yaml:72:16))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
@@ -1323,7 +1323,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:71:16))
+  /// layer_norm_core at rules/layer_norm.yaml:72:16))
   bool matchMul12(ValueId v, gen::Next k) {
     if (seen(kMul12)) return same(kMul12, v) && k();
     if (!bind(kMul12, v)) return false;
@@ -1338,7 +1338,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:72:16))
   bool matchAnyOf13(ValueId v, gen::Next k) {
     if (seen(kAnyOf13)) return same(kAnyOf13, v) && k();
     if (!bind(kAnyOf13, v)) return false;
@@ -1352,7 +1352,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:72:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
@@ -1362,7 +1362,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:71:16))
+  /// rules/layer_norm.yaml:72:16))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -1377,7 +1377,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:71:16))
+  /// (in layer_norm_core at rules/layer_norm.yaml:72:16))
   bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
     if (!bind(kLayerNormCore1Std, v)) return false;
@@ -1387,7 +1387,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:71:16))
+  /// layer_norm_core at rules/layer_norm.yaml:72:16))
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -1399,7 +1399,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:71:16))
+  /// rules/layer_norm.yaml:72:16))
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -1409,7 +1409,7 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
   }
 
   /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:71:16))
+  /// layer_norm_core at rules/layer_norm.yaml:72:16))
   bool matchMul20(ValueId v, gen::Next k) {
     if (seen(kMul20)) return same(kMul20, v) && k();
     if (!bind(kMul20, v)) return false;
@@ -1425,20 +1425,20 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:76:5:
+  /// Variant 0, rules/layer_norm.yaml:77:5:
   ///   y = LayerNormalization(x, scale, axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:77:30", "x")) return false;
-    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:77:33", "scale")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:78:30", "x")) return false;
+    if (!requireBound(kSlotScale, "rules/layer_norm.yaml:78:33", "scale")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
     std::optional<onnx::AttributeProto> a2_1 = valueOf(
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:77:49",
-        "rules/layer_norm.yaml:77:49");
+        "rules/layer_norm.yaml:78:49",
+        "rules/layer_norm.yaml:78:49");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
@@ -1446,8 +1446,8 @@ class LayerNormNoBiasMatch : public LayerNormSharedMatch<LayerNormNoBiasIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:76:5",
-        "rules/layer_norm.yaml:77:11")) return false;
+        "rules/layer_norm.yaml:77:5",
+        "rules/layer_norm.yaml:78:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1473,7 +1473,7 @@ class LayerNormNoBiasRule : public RewritePattern {
             root,
             120,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:67:5",
+            "rules/layer_norm.yaml:68:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 
@@ -1495,7 +1495,7 @@ class LayerNormNoBiasRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/layer_norm.yaml:79
+// Generated from: rules/layer_norm.yaml:80
 // layer_norm_no_affine (priority 110): LayerNorm without scale or bias; the scale becomes a constant of ones.
 //===----------------------------------------------------------------------===//
 
@@ -1503,7 +1503,7 @@ class LayerNormNoBiasRule : public RewritePattern {
 const gen::RuleSpec& specLayerNormNoAffine() {
   static const gen::RuleSpec spec = {
     "layer_norm_no_affine",
-    "rules/layer_norm.yaml:79:5",
+    "rules/layer_norm.yaml:80:5",
     1,  // root expr
     // slots
     {"x", "y", "layer_norm_core.1.mean", "layer_norm_core.1.d", "layer_norm_core.1.d2",
@@ -1513,78 +1513,78 @@ const gen::RuleSpec& specLayerNormNoAffine() {
     // exprs
     {
       // 0: x
-      {"x", "rules/layer_norm.yaml:83:32", 0},
+      {"x", "rules/layer_norm.yaml:84:32", 0},
       // 1: Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"y", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 1},
+      {"y", "rules/layer_norm.yaml:36:27 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 1},
       // 2: ReduceMean(x, axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 2, 1,
-       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       "rules/layer_norm.yaml:31:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 2, 1,
+       {{"axes", "rules/layer_norm.yaml:31:28 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+         "rules/layer_norm.yaml:31:39 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 3: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 3,
+      {"Sub", "rules/layer_norm.yaml:32:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 3,
        2},
       // 4: Sub(x, layer_norm_core.1.mean)
-      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 4,
+      {"Sub", "rules/layer_norm.yaml:33:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 4,
        2},
       // 5: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       "rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 6: 2.0
       {"constant 2.0",
-       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       "rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
        gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 7: Cast(2.0)
-      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+      {"Cast", "rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
        gen::kNoSlot, 1},
       // 8: 2.0 | Cast(2.0)
       {"alternatives",
-       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:83:16)"},
+       "rules/layer_norm.yaml:34:36 (in layer_norm_core at rules/layer_norm.yaml:84:16)"},
       // 9: Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))
-      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+      {"Pow", "rules/layer_norm.yaml:34:25 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
        gen::kNoSlot, 2},
       // 10: Mul(layer_norm_core.1.d, layer_norm_core.1.d)
-      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+      {"Mul", "rules/layer_norm.yaml:34:51 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
        gen::kNoSlot, 2},
       // 11: Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)
       {"alternatives",
-       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:83:16)"},
+       "rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:84:16)"},
       // 12: ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1)
       {"ReduceMean",
-       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 5, 1,
-       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       "rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 5, 1,
+       {{"axes", "rules/layer_norm.yaml:34:62 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
          Attr::kEquals, {gen::intsLiteral({-1})}, true},
         {"keepdims",
-         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+         "rules/layer_norm.yaml:34:73 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
          Attr::kEquals, {gen::intLiteral(1)}, false, gen::intLiteral(1)}}},
       // 13: eps
-      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 6},
+      {"eps", "rules/layer_norm.yaml:35:28 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 6},
       // 14: Add(layer_norm_core.1.var, eps)
-      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+      {"Add", "rules/layer_norm.yaml:35:19 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
        gen::kNoSlot, 2},
       // 15: Sqrt(Add(layer_norm_core.1.var, eps))
-      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", 7,
+      {"Sqrt", "rules/layer_norm.yaml:35:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", 7,
        1},
       // 16: Div(layer_norm_core.1.d2, layer_norm_core.1.std)
-      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+      {"Div", "rules/layer_norm.yaml:36:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
        gen::kNoSlot, 2},
       // 17: Reciprocal(layer_norm_core.1.std)
       {"Reciprocal",
-       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+       "rules/layer_norm.yaml:36:37 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
        gen::kNoSlot, 1},
       // 18: Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))
-      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:83:16)",
+      {"Mul", "rules/layer_norm.yaml:36:29 (in layer_norm_core at rules/layer_norm.yaml:84:16)",
        gen::kNoSlot, 2},
     },
     // constraints
-    {{Check::kNative, "rules/layer_norm.yaml:85:12", "x", gen::kNoSlot, {"x"}, {0},
+    {{Check::kNative, "rules/layer_norm.yaml:86:12", "x", gen::kNoSlot, {"x"}, {0},
       "static_last_dim", gen::nativePredicate("static_last_dim")},
      {Check::kScalar,
-      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:83:16)", "eps", 6,
+      "rules/layer_norm.yaml:38:14 (in layer_norm_core at rules/layer_norm.yaml:84:16)", "eps", 6,
       {}, {}, "", nullptr, 1, {}, true, true, 0.0, 0.001}},
     // rewrite variants
     {{}},
@@ -1656,7 +1656,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
 
   /// y = Div(layer_norm_core.1.d2, layer_norm_core.1.std) | Mul(layer_norm_core.1.d2,
   /// Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:27 (in layer_norm_core at
-  /// rules/layer_norm.yaml:83:16))
+  /// rules/layer_norm.yaml:84:16))
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1668,19 +1668,19 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
     return false;
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// 2.0  (rules/layer_norm.yaml:34:32 (in layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchConstant5(ValueId v, gen::Next k) {
     if (seen(kConstant5)) return same(kConstant5, v) && k();
     return bind(kConstant5, v) && constant(kConstant5, v) && k();
   }
 
-  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// 2.0  (rules/layer_norm.yaml:34:43 (in layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchConstant6(ValueId v, gen::Next k) {
     if (seen(kConstant6)) return same(kConstant6, v) && k();
     return bind(kConstant6, v) && constant(kConstant6, v) && k();
   }
 
-  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// Cast(2.0)  (rules/layer_norm.yaml:34:38 (in layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchCast(ValueId v, gen::Next k) {
     if (seen(kCast)) return same(kCast, v) && k();
     if (!bind(kCast, v)) return false;
@@ -1690,7 +1690,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// 2.0 | Cast(2.0)  (rules/layer_norm.yaml:34:36 (in layer_norm_core at
-  /// rules/layer_norm.yaml:83:16))
+  /// rules/layer_norm.yaml:84:16))
   bool matchAnyOf8(ValueId v, gen::Next k) {
     if (seen(kAnyOf8)) return same(kAnyOf8, v) && k();
     if (!bind(kAnyOf8, v)) return false;
@@ -1703,7 +1703,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(2.0)))  (rules/layer_norm.yaml:34:25 (in layer_norm_core
-  /// at rules/layer_norm.yaml:83:16))
+  /// at rules/layer_norm.yaml:84:16))
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
@@ -1713,7 +1713,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)  (rules/layer_norm.yaml:34:51 (in
-  /// layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchMul10(ValueId v, gen::Next k) {
     if (seen(kMul10)) return same(kMul10, v) && k();
     if (!bind(kMul10, v)) return false;
@@ -1728,7 +1728,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// Pow(layer_norm_core.1.d, (2.0 | Cast(...))) | Mul(layer_norm_core.1.d, layer_norm_core.1.d) 
-  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// (rules/layer_norm.yaml:34:49 (in layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchAnyOf11(ValueId v, gen::Next k) {
     if (seen(kAnyOf11)) return same(kAnyOf11, v) && k();
     if (!bind(kAnyOf11, v)) return false;
@@ -1742,7 +1742,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
 
   /// layer_norm_core.1.var = ReduceMean((Pow(layer_norm_core.1.d, (2.0 | Cast(...))) |
   /// Mul(layer_norm_core.1.d, layer_norm_core.1.d)), axes=[-1], keepdims=1) 
-  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// (rules/layer_norm.yaml:34:14 (in layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchLayerNormCore1Var(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Var)) return same(kLayerNormCore1Var, v) && k();
     if (!bind(kLayerNormCore1Var, v)) return false;
@@ -1752,7 +1752,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// Add(layer_norm_core.1.var, eps)  (rules/layer_norm.yaml:35:19 (in layer_norm_core at
-  /// rules/layer_norm.yaml:83:16))
+  /// rules/layer_norm.yaml:84:16))
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -1767,7 +1767,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// layer_norm_core.1.std = Sqrt(Add(layer_norm_core.1.var, eps))  (rules/layer_norm.yaml:35:14
-  /// (in layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// (in layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchLayerNormCore1Std(ValueId v, gen::Next k) {
     if (seen(kLayerNormCore1Std)) return same(kLayerNormCore1Std, v) && k();
     if (!bind(kLayerNormCore1Std, v)) return false;
@@ -1777,7 +1777,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// Div(layer_norm_core.1.d2, layer_norm_core.1.std)  (rules/layer_norm.yaml:36:14 (in
-  /// layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -1789,7 +1789,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// Reciprocal(layer_norm_core.1.std)  (rules/layer_norm.yaml:36:37 (in layer_norm_core at
-  /// rules/layer_norm.yaml:83:16))
+  /// rules/layer_norm.yaml:84:16))
   bool matchReciprocal(ValueId v, gen::Next k) {
     if (seen(kReciprocal)) return same(kReciprocal, v) && k();
     if (!bind(kReciprocal, v)) return false;
@@ -1799,7 +1799,7 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
   }
 
   /// Mul(layer_norm_core.1.d2, Reciprocal(layer_norm_core.1.std))  (rules/layer_norm.yaml:36:29 (in
-  /// layer_norm_core at rules/layer_norm.yaml:83:16))
+  /// layer_norm_core at rules/layer_norm.yaml:84:16))
   bool matchMul18(ValueId v, gen::Next k) {
     if (seen(kMul18)) return same(kMul18, v) && k();
     if (!bind(kMul18, v)) return false;
@@ -1815,16 +1815,16 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
 
   // ---- Rewrite
 
-  /// Variant 0, rules/layer_norm.yaml:86:5:
+  /// Variant 0, rules/layer_norm.yaml:87:5:
   ///   y = LayerNormalization(x, tensor(helper, ones_of_last_dim), axis=-1, epsilon=value(eps))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/layer_norm.yaml:87:30", "x")) return false;
+    if (!requireBound(kSlotX, "rules/layer_norm.yaml:88:30", "x")) return false;
     std::optional<onnx::TensorProto> t1 = helperTensor(
         gen::tensorHelper("ones_of_last_dim"),
         {kSlotX},
         {"x"},
-        "rules/layer_norm.yaml:87:33");
+        "rules/layer_norm.yaml:88:33");
     if (!t1) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::intAttribute("axis", -1));
@@ -1832,8 +1832,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
         kSlotEps,
         "epsilon",
         "eps",
-        "rules/layer_norm.yaml:87:79",
-        "rules/layer_norm.yaml:87:79");
+        "rules/layer_norm.yaml:88:79",
+        "rules/layer_norm.yaml:88:79");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     collectMatched();
@@ -1841,8 +1841,8 @@ class LayerNormNoAffineMatch : public LayerNormSharedMatch<LayerNormNoAffineIds>
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/layer_norm.yaml:86:5",
-        "rules/layer_norm.yaml:87:11")) return false;
+        "rules/layer_norm.yaml:87:5",
+        "rules/layer_norm.yaml:88:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1868,7 +1868,7 @@ class LayerNormNoAffineRule : public RewritePattern {
             root,
             110,
             {"ort", "onnx"},
-            "rules/layer_norm.yaml:79:5",
+            "rules/layer_norm.yaml:80:5",
             {op::kLayerNormalization}}),
         root_output_(root_output) {}
 

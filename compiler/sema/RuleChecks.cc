@@ -18,6 +18,7 @@
 #include "compiler/ir/RulePrinter.h"
 #include "compiler/sema/EndlessRewrites.h"
 #include "compiler/sema/OpCatalog.h"
+#include "compiler/sema/RuleOverlaps.h"
 #include "runtime/match/OpsetForms.h"
 
 namespace onnx_rewrite {
@@ -1273,6 +1274,7 @@ bool checkRules(ir::RuleFile& file, const OpCatalog& catalog, DiagnosticEngine& 
   RuleChecker(catalog, diag).checkFile(file);
   // On rules that check clean (commutativity and attribute defaults filled in).
   if (diag.errorCount() == errors) checkEndlessRewrites(file, diag);
+  if (diag.errorCount() == errors) checkRuleOverlaps(file, diag);
   return diag.errorCount() == errors;
 }
 
@@ -1286,6 +1288,7 @@ bool checkRules(ir::RuleFile& file, const std::vector<ir::OpDecl>& extra_decls,
   OpCatalog catalog(checkDecls(all, diag));
   RuleChecker(catalog, diag).checkFile(file);
   if (diag.errorCount() == errors) checkEndlessRewrites(file, diag);
+  if (diag.errorCount() == errors) checkRuleOverlaps(file, diag);
   return diag.errorCount() == errors;
 }
 

@@ -975,10 +975,106 @@ TEST(RuleChecks, ReportsDuplicateRuleNames) {
 }
 
 TEST(RuleChecks, AcceptsDistinctRuleNames) {
+  // The same match twice is legal (a warning says the second never applies).
   RuleBuilder first = quickGelu();
   RuleBuilder second = quickGelu();
   second.rule().name = "quick_gelu_2";
-  EXPECT_EQ(check({first.rule(), second.rule()}).diagnostics, Strings{});
+  EXPECT_TRUE(check({first.rule(), second.rule()}).ok);
+}
+
+// ---- Shadowed rules and equal-priority ties ----------------------------------------------
+
+/// `name`: y = Relu(<inner>) rewritten to Identity(x), at `priority`.
+RuleBuilder reluRule(const std::string& name, int priority,
+                     const std::function<ExprId(RuleBuilder&)>& inner) {
+  RuleBuilder b(name);
+  b.requiresOpset("", 13, -1, at(3, 15));
+  b.priority(priority);
+  b.root(b.op("Relu", {inner(b)}, {}, at(5, 11)), "y");
+  auto t = b.target(at(7, 5));
+  t.replace("y", t.op("Identity", {t.ref("x", at(7, 20))}, {}, at(7, 11)));
+  return b;
+}
+
+ExprId anyX(RuleBuilder& b) { return b.capture("x", at(5, 16)); }
+ExprId negOfX(RuleBuilder& b) { return b.op("Neg", {b.capture("x")}, {}, at(5, 16)); }
+ExprId sigmoidOfX(RuleBuilder& b) { return b.op("Sigmoid", {b.capture("x")}, {}, at(5, 16)); }
+
+TEST(RuleChecks, WarnsOfARuleAWiderRuleOfHigherPriorityShadows) {
+  // relu_any: y = Relu(x) at 20 goes first on every Relu(Neg(x)) relu_neg would take.
+  RuleBuilder wide = reluRule("relu_any", 20, anyX);
+  RuleBuilder narrow = reluRule("relu_neg", 10, negOfX);
+  EXPECT_EQ(check({wide.rule(), narrow.rule()}).diagnostics,
+            (Strings{"rule.yaml:1:3: warning: rule 'relu_neg' never applies: rule 'relu_any' "
+                     "(priority 20) matches everything it matches and goes first",
+                     "rule.yaml:1:3: note: 'relu_any' is here"}));
+}
+
+TEST(RuleChecks, AcceptsANarrowRuleAboveTheWiderOne) {
+  // The specific form first, the general one for the rest: the intended order.
+  RuleBuilder narrow = reluRule("relu_neg", 20, negOfX);
+  RuleBuilder wide = reluRule("relu_any", 10, anyX);
+  EXPECT_EQ(check({narrow.rule(), wide.rule()}).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, DoesNotCallARuleShadowedByOneWithAConstraintItLacks) {
+  // relu_const: y = Relu(x), x a constant: it does not take every Relu(Neg(x)).
+  RuleBuilder wide = reluRule("relu_const", 20, anyX);
+  wide.constraint(ir::Constraint::Kind::kConstant, "x", at(9, 7));
+  RuleBuilder narrow = reluRule("relu_neg", 10, negOfX);
+  EXPECT_EQ(check({wide.rule(), narrow.rule()}).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, DoesNotCallARuleShadowedByOneThatRunsAtFewerOpsets) {
+  RuleBuilder wide = reluRule("relu_any", 20, anyX);
+  wide.rule().requires[0].min_opset = 18;
+  RuleBuilder narrow = reluRule("relu_neg", 10, negOfX);
+  EXPECT_EQ(check({wide.rule(), narrow.rule()}).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, WarnsOfEqualPrioritiesOnRulesThatCanMatchOneNode) {
+  // Relu(x) and Relu(Neg(x)) at 10: on Relu(Neg(a)) the load order decides.
+  RuleBuilder a = reluRule("relu_neg", 10, negOfX);
+  RuleBuilder b = reluRule("relu_any", 10, anyX);
+  b.rule().loc = at(11, 3);
+  EXPECT_EQ(check({a.rule(), b.rule()}).diagnostics,
+            (Strings{"rule.yaml:11:3: warning: rules 'relu_neg' and 'relu_any' have the same "
+                     "priority (10) and can match the same Relu: which applies depends on the "
+                     "order they are loaded in; give the one that should go first a higher "
+                     "priority",
+                     "rule.yaml:1:3: note: 'relu_neg' is here"}));
+}
+
+TEST(RuleChecks, AcceptsEqualPrioritiesOnRulesNoNodeMatchesBoth) {
+  // Relu(Neg(x)) and Relu(Sigmoid(x)): different ops under the root.
+  RuleBuilder a = reluRule("relu_neg", 10, negOfX);
+  RuleBuilder b = reluRule("relu_sigmoid", 10, sigmoidOfX);
+  EXPECT_EQ(check({a.rule(), b.rule()}).diagnostics, Strings{});
+}
+
+TEST(RuleChecks, AcceptsEqualPrioritiesWhenACaptureWouldHaveToContainItself) {
+  // SiLU x * Sigmoid(x) and QuickGelu x * Sigmoid(x * a): one node matching both would need
+  // x = x * a, which no finite graph has.
+  RuleBuilder silu("silu");
+  silu.requiresOpset("", 13, -1, at(3, 15));
+  silu.priority(50);
+  {
+    ExprId x = silu.capture("x");
+    silu.root(silu.op("Mul", {x, silu.op("Sigmoid", {x})}), "y");
+    auto t = silu.target(at(7, 5));
+    t.replace("y", t.op("Identity", {t.ref("x")}, {}, at(7, 11)));
+  }
+  RuleBuilder quick("quick_gelu");
+  quick.requiresOpset("", 13, -1, at(3, 15));
+  quick.priority(50);
+  {
+    ExprId x = quick.capture("x");
+    ExprId scaled = quick.op("Mul", {x, quick.capture("_")});
+    quick.root(quick.op("Mul", {x, quick.op("Sigmoid", {scaled})}), "y");
+    auto t = quick.target(at(7, 5));
+    t.replace("y", t.op("Identity", {t.ref("x")}, {}, at(7, 11)));
+  }
+  EXPECT_EQ(check({silu.rule(), quick.rule()}).diagnostics, Strings{});
 }
 
 TEST(RuleChecks, ReportsAPriorityOutOfRange) {
