@@ -2,7 +2,8 @@
 //
 // Every family of tests/support/ExporterModels.h (BERT, GPT-2, LLaMA, Phi, gpt.py's
 // per-head attention, T5's encoder) in the forms of both torch.onnx exporters, fused with
-// all shipped rules. Each model must first run in ONNX Runtime as generated; after fusion it
+// all shipped rules (the `_mask_index` cases with the opt-in packed_attention_mask_index
+// too). Each model must first run in ONNX Runtime as generated; after fusion it
 // must hold exactly the fused ops the model calls for (one attention op per layer, its
 // norms, its EmbedLayerNormalization, two RotaryEmbeddings per layer in RoPE models, its
 // Gelus) and compute the same outputs. The
@@ -446,9 +447,9 @@ TEST_P(WholeModel, FusesAttentionOnTheCacheIntoTheOpThatRunsEveryStep) {
 
 // With --enable mask_index, each layer's Attention reads the raw [batch, seq] attention_mask
 // (expanded to its input's [batch, seq], cast to int32) as its mask_index, with finfo.min as
-// mask_filter_value: never
-// EmbedLayerNormalization's 1-D mask_index (which would also assume right padding), and no
-// attention_bias. The padding mask BERT computes once for all layers is gone.
+// mask_filter_value: never EmbedLayerNormalization's 1-D mask_index (which would also
+// assume right padding), and no attention_bias. The padding mask BERT computes once for all
+// layers is gone. The counts of every fused op are the other tests'.
 TEST_P(WholeModel, PassesThePaddingMaskAsMaskIndexWhenEnabled) {
   if (GetParam().enable != "mask_index") GTEST_SKIP() << "mask_index not enabled";
   onnx::ModelProto m;
