@@ -46,7 +46,9 @@ options:
   --skip RE              do not run rules whose name or tag matches RE
   --enable RE            also run the opt-in rules (tag opt_in, off by default) whose
                          name or tag matches RE, e.g. --enable approximation: Gelu as
-                         its tanh approximation, FastGelu (not exact: within ~1e-3)
+                         its tanh approximation, FastGelu (not exact: within ~1e-3);
+                         --enable mask_index: BERT's padding mask as Attention's
+                         mask_index (exact only if attention_mask holds just 0 and 1)
   --max-iterations N     sweeps over each graph before giving up (default 10)
   --max-rewrites N       stop after N rewrites (default: 4 per node + 10000, which
                          ends rules that undo each other; 0: no limit)

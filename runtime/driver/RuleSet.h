@@ -36,8 +36,9 @@ struct RuleFilter {
 };
 
 /// The tag of rules that are off unless RuleFilter::enable selects them: rewrites that
-/// change what the model computes within a tolerance (Gelu's tanh approximation), which
-/// ONNX Runtime also leaves to an explicit option.
+/// change what the model computes within a tolerance (Gelu's tanh approximation), or
+/// on inputs outside an assumption the model does not state (BERT's mask as mask_index:
+/// a 0/1 attention_mask), which ONNX Runtime also leaves to an explicit option.
 inline constexpr const char* kOptInTag = "opt_in";
 
 /// Whether `rule` carries kOptInTag.

@@ -113,6 +113,17 @@ TEST_F(CliTest, EnableTurnsOnAnOptInRule) {
   EXPECT_NE(r.out.find("opt_in"), std::string::npos) << "listed with its tag: " << r.out;
 }
 
+TEST_F(CliTest, ListsAndDocumentsTheMaskIndexOptIn) {
+  // BERT's padding mask as Attention's mask_index assumes a 0/1 attention_mask: opt-in.
+  CommandResult r = cli("--list-rules --only mask_index");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("packed_attention_mask_index"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("opt_in"), std::string::npos) << "listed with its tag: " << r.out;
+  r = cli("--help");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--enable mask_index"), std::string::npos) << r.out;
+}
+
 TEST_F(CliTest, BadEnablePattern) {
   CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --enable '['");
   EXPECT_EQ(r.exit_code, 2);

@@ -53,7 +53,27 @@ struct AttentionSpec {
   /// compared with 0, reshaped to [B, 1, 1, T], expanded to the scores' shape and
   /// scores.masked_fill(mask, finfo.min): Where(Expand(Reshape(Equal(mask, 0)), Shape(s)),
   /// fill, s).
-  enum class Mask { kNone, kAdd, kCausal, kCausalAdd, kMaskedFill, kDistilBert } mask = Mask::kAdd;
+  /// ... or BERT's own (get_extended_attention_mask) of an attention_mask[B, S] input:
+  /// Mul(Sub(1.0, Cast(Unsqueeze(Unsqueeze(attention_mask, 1), 2), float)), fill), added.
+  enum class Mask {
+    kNone,
+    kAdd,
+    kCausal,
+    kCausalAdd,
+    kMaskedFill,
+    kDistilBert,
+    kPadding
+  } mask = Mask::kAdd;
+  /// kPadding: where the Cast to float is: after the Unsqueezes (torch.onnx), before them,
+  /// or nowhere (attention_mask is float then).
+  enum class PaddingCast { kAfter, kBefore, kNone } padding_cast = PaddingCast::kAfter;
+  std::string padding_type = "int64";  ///< kPadding: attention_mask's element type
+  bool padding_one_unsqueeze = false;  ///< kPadding: one Unsqueeze of axes [1, 2] (onnxsim)
+  std::string padding_shape = "B, S";  ///< kPadding: attention_mask's dims
+  // kPadding, for negative tests: the constant the mask is subtracted from; the second
+  // Unsqueeze's axis (2: the keys).
+  std::string padding_one = "1.0";
+  std::string padding_axis = "2";
   /// DistilBERT scales q (q / sqrt(H)) before the product and splits heads with
   /// view(bs, -1, n_heads, dim): a -1 in the split shapes.
   bool scale_q_first = false;
@@ -232,6 +252,29 @@ inline std::string attentionModel(const AttentionSpec& s) {
     body +=
         "sc_shape = Shape(sc)\nmasked = Expand(masked4, sc_shape)\nw = Where(masked, fill, sc)\n";
     last = "w";
+  }
+  if (s.mask == S::Mask::kPadding) {
+    const bool cast = s.padding_cast != S::PaddingCast::kNone;
+    inputs += ", " + (cast ? s.padding_type : std::string("float")) + "[" + s.padding_shape +
+              "] attention_mask";
+    init("float pad_one = {" + s.padding_one + "}");
+    init("float fill = {" + s.fill + "}");
+    std::string m = "attention_mask";
+    if (s.padding_cast == S::PaddingCast::kBefore)
+      body += "am_f = Cast <to = 1> (" + m + ")\n", m = "am_f";
+    if (s.padding_one_unsqueeze) {
+      init("int64[2] pad_axes = {1, " + s.padding_axis + "}");
+      body += "am_4 = Unsqueeze(" + m + ", pad_axes)\n";
+    } else {
+      init("int64[1] pad_ax1 = {1}");
+      init("int64[1] pad_ax2 = {" + s.padding_axis + "}");
+      body += "am_3 = Unsqueeze(" + m + ", pad_ax1)\nam_4 = Unsqueeze(am_3, pad_ax2)\n";
+    }
+    m = "am_4";
+    if (s.padding_cast == S::PaddingCast::kAfter)
+      body += "am_c = Cast <to = 1> (" + m + ")\n", m = "am_c";
+    body += "inv = Sub(pad_one, " + m + ")\npad = Mul(inv, fill)\nsm = Add(" + last + ", pad)\n";
+    last = "sm";
   }
   if (s.mask == S::Mask::kAdd || s.mask == S::Mask::kCausalAdd) {
     inputs += s.cross ? ", float[B, 1, 1, L] mask" : ", float[B, 1, 1, S] mask";

@@ -2,7 +2,8 @@
 //
 // Every family of tests/support/ExporterModels.h (BERT, GPT-2, LLaMA, Phi, gpt.py's
 // per-head attention, T5's encoder) in the forms of both torch.onnx exporters, fused with
-// all shipped rules. Each model must first run in ONNX Runtime as generated; after fusion it
+// all shipped rules (the `_mask_index` cases with the opt-in packed_attention_mask_index
+// too). Each model must first run in ONNX Runtime as generated; after fusion it
 // must hold exactly the fused ops the model calls for (one attention op per layer, its
 // norms, its EmbedLayerNormalization, two RotaryEmbeddings per layer in RoPE models, its
 // Gelus) and compute the same outputs. The
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <set>
@@ -37,6 +39,8 @@ using testing::RopeCache;
 struct WholeModelCase {
   std::string name;
   ExporterModelSpec spec;
+  /// Opt-in rules the case runs too (--enable, Options::filter.enable); empty: none.
+  std::string enable = "";
 };
 
 WholeModelCase makeCase(ModelFamily family, Exporter exporter, const std::string& suffix = "",
@@ -160,6 +164,17 @@ std::vector<WholeModelCase> wholeModelCases() {
                            [](ExporterModelSpec& s) { s.past = true, s.one_token = true; }));
   cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_past_one_token",
                            [](ExporterModelSpec& s) { s.past = true, s.one_token = true; }));
+  // BERT's padding mask as Attention's mask_index (opt-in: it assumes a 0/1 attention_mask,
+  // which oracleIntRanges feeds), with its LayerNorms written out or its embeddings fused.
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript, "_opset11_mask_index",
+                           [](ExporterModelSpec& s) { s.opset = 11; }));
+  cases.back().enable = "mask_index";
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kTorchScript,
+                           "_opset11_embeddings_mask_index",
+                           [](ExporterModelSpec& s) { s.opset = 11, s.embeddings = true; }));
+  cases.back().enable = "mask_index";
+  cases.push_back(makeCase(ModelFamily::kBert, Exporter::kDynamo, "_mask_index"));
+  cases.back().enable = "mask_index";
   return cases;
 }
 
@@ -193,11 +208,7 @@ class WholeModel : public ::testing::TestWithParam<WholeModelCase> {
   /// The model after every shipped rule; its op types.
   std::vector<std::string> fused(onnx::ModelProto* out = nullptr) const {
     onnx::ModelProto m = model();
-    // The models' position_ids stay below max_positions (oracleIntRanges): computed RoPE
-    // caches need that stated.
-    Options options;
-    options.max_positions = testing::resolved(spec()).max_positions;
-    Result r = rewrite(m, testing::shippedRules(), options);
+    Result r = rewrite(m, testing::shippedRules(), options());
     std::vector<std::string> ops = testing::opTypes(m);
     if (out) *out = std::move(m);
     return ops;
@@ -212,6 +223,15 @@ class WholeModel : public ::testing::TestWithParam<WholeModelCase> {
   }
 
   testing::ExpectedFusions expected() const { return testing::expectedFusions(spec()); }
+
+  /// The options every case runs with: the models' position_ids stay below max_positions
+  /// (oracleIntRanges), which computed RoPE caches need stated; the case's opt-in rules.
+  Options options() const {
+    Options o;
+    o.max_positions = testing::resolved(spec()).max_positions;
+    o.filter.enable = GetParam().enable;
+    return o;
+  }
 };
 
 // ---- the generated models are valid ------------------------------------------------------
@@ -452,6 +472,44 @@ TEST_P(WholeModel, FusesAttentionOnTheCacheIntoTheOpThatRunsEveryStep) {
   EXPECT_EQ(count(ops, {"Concat", "Gather", "Split", "Transpose"}), 0) << summary(ops);
 }
 
+// With --enable mask_index, each layer's Attention reads the raw [batch, seq] attention_mask
+// (expanded to its input's [batch, seq], cast to int32) as its mask_index, with finfo.min as
+// mask_filter_value: never EmbedLayerNormalization's 1-D mask_index (which would also
+// assume right padding), and no attention_bias. The padding mask BERT computes once for all
+// layers is gone. The counts of every fused op are the other tests'.
+TEST_P(WholeModel, PassesThePaddingMaskAsMaskIndexWhenEnabled) {
+  if (GetParam().enable != "mask_index") GTEST_SKIP() << "mask_index not enabled";
+  onnx::ModelProto m;
+  const auto ops = fused(&m);
+  std::map<std::string, const onnx::NodeProto*> producers;
+  for (const onnx::NodeProto& n : m.graph().node())
+    for (const std::string& out : n.output()) producers[out] = &n;
+  int attention = 0;
+  for (const onnx::NodeProto& n : m.graph().node()) {
+    if (n.op_type() != "Attention" || n.domain() != "com.microsoft") continue;
+    ++attention;
+    ASSERT_EQ(n.input_size(), 4) << "input, weights, bias, mask_index; no attention_bias";
+    const onnx::NodeProto* cast = producers[n.input(3)];
+    ASSERT_NE(cast, nullptr) << n.input(3);
+    ASSERT_EQ(cast->op_type(), "Cast");
+    const onnx::AttributeProto* to = testing::attribute(*cast, "to");
+    ASSERT_NE(to, nullptr);
+    EXPECT_EQ(to->i(), onnx::TensorProto::INT32);
+    const onnx::NodeProto* expand = producers[cast->input(0)];
+    ASSERT_NE(expand, nullptr) << cast->input(0);
+    EXPECT_EQ(expand->op_type(), "Expand") << "to x's [batch, seq]";
+    EXPECT_EQ(expand->input(0), "attention_mask");
+    const onnx::AttributeProto* fill = testing::attribute(n, "mask_filter_value");
+    ASSERT_NE(fill, nullptr);
+    EXPECT_FLOAT_EQ(fill->f(), std::numeric_limits<float>::lowest());
+  }
+  EXPECT_EQ(attention, expected().attention) << summary(ops);
+  // The mask's (1 - m) * finfo.min, and the attention_bias shapes: one Expand per layer,
+  // the mask's to [batch, seq].
+  EXPECT_EQ(count(ops, {"Sub", "Mul", "Unsqueeze", "Concat"}), 0) << summary(ops);
+  EXPECT_EQ(count(ops, {"Expand"}), expected().attention) << summary(ops);
+}
+
 TEST_P(WholeModel, FusesEveryNorm) {
   const auto ops = fused();
   const auto e = expected();
@@ -501,9 +559,7 @@ TEST_P(WholeModel, FusesTheSameWhenTheOnnxDomainIsSpelledAiOnnx) {
     if (o.domain().empty()) o.set_domain("ai.onnx");
   for (onnx::NodeProto& n : *m.mutable_graph()->mutable_node())
     if (n.domain().empty()) n.set_domain("ai.onnx");
-  Options options;
-  options.max_positions = testing::resolved(spec()).max_positions;
-  rewrite(m, testing::shippedRules(), options);
+  rewrite(m, testing::shippedRules(), options());
   std::vector<std::string> ops = testing::opTypes(m), plain = fused();
   std::sort(ops.begin(), ops.end());
   std::sort(plain.begin(), plain.end());
