@@ -106,8 +106,11 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
     };
     infer();
     bool again = false;
+    // Outside the try: on an error, inferred types are undone while the IR still holds
+    // the value_info they point into (its destructor exports, and deletes, value_info).
+    std::unique_ptr<Model> model_ir;
     try {
-      auto model_ir = std::make_unique<Model>(model, options.base_dir);
+      model_ir = std::make_unique<Model>(model, options.base_dir);
       if (round == 0) {
         const std::vector<std::string> notes = model_ir->importNotes();
         result.notes.insert(result.notes.end(), notes.begin(), notes.end());

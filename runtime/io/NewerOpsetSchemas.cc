@@ -112,6 +112,26 @@ void setLikeInput0WithLast(onnx::InferenceContext& ctx, int64_t last) {
 /// value [B, L, Dv] or heads [B, N, L, H] (then N * H).
 void inferMultiHeadAttention(onnx::InferenceContext& ctx) {
   onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  // With past_key/past_value (inputs 6, 7: [B, N, P, H]) and a 3-D query, present_key and
+  // present_value (outputs 1, 2) are [B, N, P + S, H]: the cache, then the new positions.
+  for (size_t out : {size_t{1}, size_t{2}}) {
+    const size_t past = out + 5;
+    if (out >= ctx.getNumOutputs() || ctx.getNumInputs() <= past || !ctx.getInputType(past))
+      continue;
+    onnx::propagateElemTypeFromInputToOutput(ctx, past, out);
+    if (!onnx::hasInputShape(ctx, past) || !onnx::hasInputShape(ctx, 0)) continue;
+    const auto& p = ctx.getInputType(past)->tensor_type().shape();
+    const auto& q = ctx.getInputType(0)->tensor_type().shape();
+    if (p.dim_size() != 4 || q.dim_size() != 3) continue;
+    auto* shape = ctx.getOutputType(out)->mutable_tensor_type()->mutable_shape();
+    shape->Clear();
+    *shape->add_dim() = p.dim(0);
+    *shape->add_dim() = p.dim(1);
+    auto* total = shape->add_dim();
+    if (p.dim(2).has_dim_value() && q.dim(1).has_dim_value())
+      total->set_dim_value(p.dim(2).dim_value() + q.dim(1).dim_value());
+    *shape->add_dim() = p.dim(3);
+  }
   if (!onnx::hasInputShape(ctx, 0) || ctx.getNumInputs() < 3 || !ctx.getInputType(2) ||
       !onnx::hasInputShape(ctx, 2))
     return;

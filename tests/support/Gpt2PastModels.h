@@ -51,6 +51,7 @@ struct Gpt2PastSpec {
   std::string softmax_axis = "3";
   bool tril_above_diagonal = false;  ///< the buffer holds a 1 at (0, 1): not tril(ones)
   std::string past_k_index = "i0";   ///< the past half K is read from
+  bool new_heads_first = false;      ///< K and V concatenated as Concat(new, cache)
 };
 
 inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
@@ -127,7 +128,8 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
     body += "pk = Gather <axis = 0> (past, " + s.past_k_index + ")\n";
     body += "pv = Gather <axis = 0> (past, i1)\n";
   }
-  body += "vc = Concat <axis = -2> (pv, vh)\n";
+  body += s.new_heads_first ? "vc = Concat <axis = -2> (vh, pv)\n"
+                            : "vc = Concat <axis = -2> (pv, vh)\n";
   if (s.k_cached_transposed) {
     body += "kt_new = Transpose <perm = [0, 2, 3, 1]> (kr)\n";
     body += "pk_t = Transpose <perm = [0, 1, 3, 2]> (pk)\n";
@@ -135,7 +137,8 @@ inline std::string gpt2PastModel(const Gpt2PastSpec& s) {
     body += "kc = Transpose <perm = [0, 1, 3, 2]> (kt)\n";
   } else {
     body += "kh = Transpose <perm = [0, 2, 1, 3]> (kr)\n";
-    body += "kc = Concat <axis = -2> (pk, kh)\n";
+    body += s.new_heads_first ? "kc = Concat <axis = -2> (kh, pk)\n"
+                              : "kc = Concat <axis = -2> (pk, kh)\n";
     body += "kt = Transpose <perm = [0, 1, 3, 2]> (kc)\n";
   }
   unsqueeze("pres_k", "kc");

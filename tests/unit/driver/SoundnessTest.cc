@@ -210,5 +210,30 @@ g (float[2] x) => (float[2] z) {
   }
 }
 
+TEST(Soundness, AFailedRewriteLeavesTheModelAsItWas) {
+  // The error leaves rewrite() after the driver ran on inferred value_info: the types it
+  // inferred must be undone before the IR exports (and deletes) value_info, not after
+  // (reading freed value_info hung a run of a rule whose op had no inference; the
+  // sanitizer build of this test reports the use after free).
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3] x) => (float[2, 3] z) {
+  a = Neg(x)
+  b = Abs(a)
+  y = Relu(b)
+  z = Neg(y)
+}
+)");
+  RuleSet rules;
+  rules.add(makeRenameRule("relu_to_mystery", op("Relu"), OpId::get("com.microsoft", "Mystery")));
+  Options options;
+  options.verify_rewrites = true;
+  EXPECT_THROW(rewrite(model, rules, options), SoundnessViolation);
+  // What inference added is gone again, and the graph outputs keep their declared types.
+  EXPECT_EQ(model.graph().value_info_size(), 0);
+  ASSERT_EQ(model.graph().output_size(), 1);
+  EXPECT_EQ(model.graph().output(0).type().tensor_type().shape().dim_size(), 2);
+}
+
 }  // namespace
 }  // namespace onnx_rewrite

@@ -183,9 +183,46 @@ TEST(MultiHeadAttentionPastRule, FusesGpt2Transformers4WithPast) {
   expectBothFusedAndSame(spec4x());
   // K goes in as the concatenated heads themselves: no Transpose is added.
   Options options;
-  options.filter.skip = "^attention_past$";
+  options.filter.skip = "^(attention_past|multi_head_attention_cache)$";
   const Ops ops = fuse(gpt2PastModel(spec4x()), nullptr, nullptr, options);
   EXPECT_EQ(count(ops, "Transpose"), 2u) << ::testing::PrintToString(ops);
+}
+
+// ---- multi_head_attention_cache: the cache as MultiHeadAttention's past ---------------------
+
+TEST(MultiHeadAttentionCacheRule, GivesMultiHeadAttentionTheCacheAndTakesItsPresents) {
+  // With a padding mask attention_past does not apply: K and V are concatenated behind the
+  // halves of the stacked cache, which MultiHeadAttention takes as past_key/past_value.
+  const Gpt2PastSpec s = spec4x();
+  onnx::ModelProto after;
+  const Ops ops = fuse(gpt2PastModel(s), &after);
+  EXPECT_EQ(count(ops, "com.microsoft::MultiHeadAttention"), 1u) << ::testing::PrintToString(ops);
+  EXPECT_EQ(count(ops, "Transpose"), 0u) << "the heads stay 3-D: " << ::testing::PrintToString(ops);
+  for (const auto& n : after.graph().node()) {
+    if (n.op_type() != "MultiHeadAttention") continue;
+    ASSERT_EQ(n.input_size(), 8);
+    EXPECT_EQ(n.input(1), "k") << "the new K, 3-D";
+    EXPECT_EQ(n.input(2), "v");
+    EXPECT_EQ(n.input(6), "pk");
+    EXPECT_EQ(n.input(7), "pv");
+    ASSERT_EQ(n.output_size(), 3) << "present_key and present_value";
+  }
+  expectSameInOrt(s, gpt2PastModel(s), after);
+}
+
+TEST(MultiHeadAttentionCacheRule, DoesNotTakeACacheConcatenatedBehindTheNewHeads) {
+  // Concat(new, cache): MultiHeadAttention's present is cache then new. The core still
+  // fuses (multi_head_attention_past, on the concatenated heads), without the cache inputs.
+  const Gpt2PastSpec s = spec4x([](Gpt2PastSpec& m) { m.new_heads_first = true; });
+  onnx::ModelProto after;
+  const Ops ops = fuse(gpt2PastModel(s), &after);
+  EXPECT_EQ(count(ops, "com.microsoft::MultiHeadAttention"), 1u) << ::testing::PrintToString(ops);
+  for (const auto& n : after.graph().node()) {
+    if (n.op_type() == "MultiHeadAttention") {
+      EXPECT_LE(n.input_size(), 6) << "no past inputs";
+    }
+  }
+  expectSameInOrt(s, gpt2PastModel(s), after);
 }
 
 TEST(MultiHeadAttentionPastRule, FusesOpset11WithoutPaddingMask) {
