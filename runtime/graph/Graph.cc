@@ -562,6 +562,43 @@ void Graph::exportNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& out
   for (NodeId id = 0; id < nodes_.size(); ++id) nodes_[id].proto_.reset();  // erased nodes
 }
 
+bool Graph::modifiedWithin() const {
+  if (modified_) return true;
+  for (NodeId id = 0; id < nodes_.size(); ++id)
+    if (nodes_[id].live_)
+      for (const auto& body : nodes_[id].subgraphs_)
+        if (body->modifiedWithin()) return true;
+  return false;
+}
+
+bool Graph::readsOuter(const std::string& name) const {
+  const ValueId v = findValue(name);
+  // A body value of that name that is not outer is the body's own (a malformed shadow).
+  if (v == kNoId || !values_[v].outer_) return false;
+  if (values_[v].graph_output_count_ > 0) return true;
+  for (const Use& u : values_[v].uses_) {
+    if (u.input != kSubgraphUse) return true;  // erased nodes drop their uses
+    const Node& n = nodes_[u.node];
+    if (!n.live_) continue;
+    for (const auto& body : n.subgraphs_)
+      if (body->readsOuter(name)) return true;
+  }
+  return false;
+}
+
+bool Graph::onlyStaleCaptures(ValueId v) const {
+  const Value& value = values_[v];
+  if (value.uses_.empty()) return false;
+  for (const Use& u : value.uses_) {
+    if (u.input != kSubgraphUse) return false;
+    const Node& n = nodes_[u.node];
+    if (!n.live_) continue;
+    for (const auto& body : n.subgraphs_)
+      if (body->readsOuter(value.name_)) return false;
+  }
+  return true;
+}
+
 void Graph::exportInitializers() {
   auto* inits = graph_proto_->mutable_initializer();
   bool any_dropped = !dropped_initializers_.empty();
@@ -569,9 +606,11 @@ void Graph::exportInitializers() {
   for (uint32_t index : dropped_initializers_) keep[index] = false;
   for (ValueId id = 0; id < values_.size(); ++id) {
     const Value& v = values_[id];
-    if (!v.initializer_ || !v.drop_if_unused_ || !v.uses_.empty() || v.graph_output_count_ > 0 ||
-        v.graph_input_)
-      continue;
+    if (!v.initializer_ || v.graph_output_count_ > 0 || v.graph_input_) continue;
+    // Unread since a rewrite took its last reader here, or read only by bodies that were
+    // rewritten not to read it (a merged decoder's cos/sin caches, once both branches'
+    // rotary embeddings are fused). An initializer nothing read on import stays.
+    if (v.uses_.empty() ? !v.drop_if_unused_ : !onlyStaleCaptures(id)) continue;
     // Initializers move only here, so the index taken on import or add still holds.
     if (v.initializer_index_ >= keep.size() || &inits->Get(v.initializer_index_) != v.initializer_)
       continue;
@@ -614,8 +653,11 @@ void Graph::exportBack() {
   if (exported_) return;
   exported_ = true;
   if (graph_proto_) {
+    // Checked before the nodes go back (bodies included): a rewrite in a body may leave an
+    // initializer of this graph unread.
+    const bool rewritten = modified_ || repaired_ || modifiedWithin();
     exportNodes(*graph_proto_->mutable_node());
-    if (modified_ || repaired_) {
+    if (rewritten) {
       exportInitializers();
       exportValueInfo();
     }

@@ -290,6 +290,14 @@ class Graph {
   std::vector<NodeId> sortedIfTopological(
       const std::vector<std::pair<uint64_t, NodeId>>& sorted) const;
   void exportNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& out);
+  /// True when this graph or a body of one of its live nodes (at any depth) was rewritten.
+  bool modifiedWithin() const;
+  /// True when this body (or one nested in it) still reads the enclosing graphs' value
+  /// `name`: a live node reads it, a body output passes it on, or a deeper body reads it.
+  bool readsOuter(const std::string& name) const;
+  /// True when `v` has uses and each is a capture no body of its node reads any more (the
+  /// nodes that read it there were rewritten away).
+  bool onlyStaleCaptures(ValueId v) const;
   void exportInitializers();
   void exportValueInfo();
 

@@ -20,16 +20,36 @@ void remember(onnx::ValueInfoProto& info, TypeSnapshot& types) {
                      info.has_type() ? std::optional<onnx::TypeProto>(info.type()) : std::nullopt);
 }
 
-void snapshot(onnx::GraphProto& g, std::vector<std::pair<onnx::GraphProto*, int>>& sizes,
-              TypeSnapshot& types) {
-  sizes.emplace_back(&g, g.value_info_size());
-  for (onnx::ValueInfoProto& out : *g.mutable_output()) remember(out, types);
-  for (onnx::ValueInfoProto& info : *g.mutable_value_info()) remember(info, types);
+/// Calls fn on every body of g's nodes (If branches, Loop and Scan bodies), outermost first.
+template <typename Fn>
+void forEachBody(onnx::GraphProto& g, const Fn& fn) {
   for (onnx::NodeProto& n : *g.mutable_node())
     for (onnx::AttributeProto& a : *n.mutable_attribute()) {
-      if (a.has_g()) snapshot(*a.mutable_g(), sizes, types);
-      for (onnx::GraphProto& body : *a.mutable_graphs()) snapshot(body, sizes, types);
+      if (a.has_g()) fn(*a.mutable_g());
+      for (onnx::GraphProto& body : *a.mutable_graphs()) fn(body);
     }
+}
+
+void snapshot(onnx::GraphProto& g, std::vector<std::pair<onnx::GraphProto*, int>>& sizes,
+              TypeSnapshot& types, bool body = false) {
+  sizes.emplace_back(&g, g.value_info_size());
+  // ONNX's inference merges what the node gives a body (Loop's, Scan's) into its inputs.
+  if (body)
+    for (onnx::ValueInfoProto& in : *g.mutable_input()) remember(in, types);
+  for (onnx::ValueInfoProto& out : *g.mutable_output()) remember(out, types);
+  for (onnx::ValueInfoProto& info : *g.mutable_value_info()) remember(info, types);
+  forEachBody(g, [&](onnx::GraphProto& b) { snapshot(b, sizes, types, /*body=*/true); });
+}
+
+/// Clears the dims an earlier inference could only name (unk__N) from the value_info of `g`
+/// and of its bodies: intermediates only, graph outputs keep what the model says of them.
+void forgetUnknownDims(onnx::GraphProto& g) {
+  for (onnx::ValueInfoProto& info : *g.mutable_value_info()) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) continue;
+    for (auto& d : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+      if (d.has_dim_param() && isUnknownDim(d)) d.clear_dim_param();
+  }
+  forEachBody(g, forgetUnknownDims);
 }
 
 /// ONNX's inference looks a node's opset up under the node's own spelling of its domain
@@ -94,19 +114,35 @@ namespace {
 /// 292-byte model found by fuzz_model). Real ranks are a handful.
 constexpr int64_t kMaxShapeTensorLength = 4096;
 
-/// Why ONNX's inference must not run on `model`'s declared shapes, or "".
-std::string oversizedShapeInputReason(const onnx::ModelProto& model) {
-  const onnx::GraphProto& g = model.graph();
+/// Why ONNX's inference must not run on the declared shapes of `g` (a body when `outer` is
+/// set: it also reads the declarations of the graphs around it), or "".
+std::string oversizedShapeInputReason(const onnx::GraphProto& g,
+                                      std::vector<const onnx::GraphProto*>& outer) {
   auto declaredLength = [&](const std::string& name) -> int64_t {
-    for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
-      for (const onnx::ValueInfoProto& v : *list) {
-        if (v.name() != name || !v.type().has_tensor_type()) continue;
-        const auto& shape = v.type().tensor_type().shape();
-        if (shape.dim_size() == 1 && shape.dim(0).has_dim_value()) return shape.dim(0).dim_value();
-      }
-    return -1;
+    outer.push_back(&g);
+    int64_t length = -1;
+    for (auto it = outer.rbegin(); it != outer.rend() && length < 0; ++it)
+      for (const auto* list : {&(*it)->input(), &(*it)->value_info(), &(*it)->output()})
+        for (const onnx::ValueInfoProto& v : *list) {
+          if (length >= 0 || v.name() != name || !v.type().has_tensor_type()) continue;
+          const auto& shape = v.type().tensor_type().shape();
+          if (shape.dim_size() == 1 && shape.dim(0).has_dim_value())
+            length = shape.dim(0).dim_value();
+        }
+    outer.pop_back();
+    return length;
   };
   for (const onnx::NodeProto& n : g.node()) {
+    // The bodies first: ONNX's inference reaches them through their node.
+    outer.push_back(&g);
+    std::string reason;
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (reason.empty() && a.has_g()) reason = oversizedShapeInputReason(a.g(), outer);
+      for (const onnx::GraphProto& body : a.graphs())
+        if (reason.empty()) reason = oversizedShapeInputReason(body, outer);
+    }
+    outer.pop_back();
+    if (!reason.empty()) return reason;
     if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
     const int index = n.op_type() == "ConstantOfShape"                      ? 0
                       : n.op_type() == "Expand" || n.op_type() == "Reshape" ? 1
@@ -124,21 +160,17 @@ std::string oversizedShapeInputReason(const onnx::ModelProto& model) {
 
 InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims) {
   note_ = unsupportedOpsetReason(model);
-  if (note_.empty()) note_ = oversizedShapeInputReason(model);
+  if (note_.empty()) {
+    std::vector<const onnx::GraphProto*> outer;
+    note_ = oversizedShapeInputReason(model.graph(), outer);
+  }
   if (!note_.empty()) {
     note_ = "shape inference skipped: " + note_;
     return;
   }
   snapshot(*model.mutable_graph(), value_info_sizes_, types_);
   ran_ = true;
-  if (forget_unknown_dims) {
-    // Only value_info (intermediates): graph outputs keep what the model says of them.
-    for (onnx::ValueInfoProto& info : *model.mutable_graph()->mutable_value_info()) {
-      if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape()) continue;
-      for (auto& d : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
-        if (d.has_dim_param() && isUnknownDim(d)) d.clear_dim_param();
-    }
-  }
+  if (forget_unknown_dims) forgetUnknownDims(*model.mutable_graph());
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
                                         /*data_prop=*/false);

@@ -151,7 +151,7 @@ bool refine(onnx::TypeProto& type, const Facts& facts) {
   return changed;
 }
 
-/// The main graph's nodes in topological order (inputs produced by main-graph nodes first);
+/// A graph's nodes in topological order (inputs produced by the graph's own nodes first);
 /// nodes on a cycle are left out.
 std::vector<int> topologicalOrder(const onnx::GraphProto& g) {
   std::unordered_map<std::string, int> producer;
@@ -181,14 +181,27 @@ std::vector<int> topologicalOrder(const onnx::GraphProto& g) {
   return order;
 }
 
-}  // namespace
-}  // namespace symbolic
-
-int refineSymbolicShapes(onnx::ModelProto& model) {
-  using namespace symbolic;
-  onnx::GraphProto& g = *model.mutable_graph();
-  const int64_t opset = onnxOpsetVersion(model.opset_import());
+/// What is known of the values of one graph, and of the graphs around it: a body reads the
+/// values of its enclosing graphs by name (ONNX forbids a body to redefine them).
+struct Scope {
   std::unordered_map<std::string, Facts> facts;
+  const Scope* outer = nullptr;
+
+  const Facts* find(const std::string& name) const {
+    for (const Scope* s = this; s; s = s->outer)
+      if (auto it = s->facts.find(name); it != s->facts.end()) return &it->second;
+    return nullptr;
+  }
+};
+
+/// Refines the intermediates and outputs of `g` (a body when `outer` is set), then the
+/// bodies of its nodes with what is known here as their outer scope. `bounds` starts as
+/// what the enclosing graphs' Gathers proved: they ran whenever this graph runs. What this
+/// graph's Gathers prove holds only when it runs, so it stays with this graph and its bodies.
+int refineGraph(onnx::GraphProto& g, int64_t opset, const Scope* outer, UpperBounds bounds) {
+  Scope scope;
+  scope.outer = outer;
+  std::unordered_map<std::string, Facts>& facts = scope.facts;
   std::unordered_set<std::string> inputs;
   for (const onnx::ValueInfoProto& in : g.input()) {
     inputs.insert(in.name());
@@ -201,11 +214,16 @@ int refineSymbolicShapes(onnx::ModelProto& model) {
   }
   // Intermediates and outputs as ONNX's inference (or the model) typed them. A name may
   // have an output entry and a value_info entry: both are refined, and what they say is
-  // merged first.
+  // merged first. A body's output may be an outer value it passes through: the body has no
+  // type of its own to refine then.
+  std::unordered_set<std::string> defined;
+  if (outer)
+    for (const onnx::NodeProto& n : g.node()) defined.insert(n.output().begin(), n.output().end());
   std::unordered_map<std::string, std::vector<onnx::ValueInfoProto*>> infos;
   for (auto* list : {g.mutable_output(), g.mutable_value_info()})
     for (onnx::ValueInfoProto& info : *list) {
       if (inputs.count(info.name())) continue;
+      if (outer && !defined.count(info.name()) && !facts.count(info.name())) continue;
       std::vector<onnx::ValueInfoProto*>& entries = infos[info.name()];
       entries.push_back(&info);
       Facts given = factsOfType(info.type());
@@ -215,7 +233,6 @@ int refineSymbolicShapes(onnx::ModelProto& model) {
 
   const OpRules& rules = opRules();
   const std::vector<int> order = topologicalOrder(g);
-  UpperBounds bounds;
   int refined = 0;
   // A second sweep only when the first found a bound after a Slice with run-time bounds,
   // which it may size: a Gather that proves one may come after that Slice in topological
@@ -232,11 +249,11 @@ int refineSymbolicShapes(onnx::ModelProto& model) {
       NodeView view{node, opset, {}, &bounds};
       for (int i = 0; i < node.input_size(); ++i) {
         const std::string& in = node.input(i);
-        auto it = in.empty() ? facts.end() : facts.find(in);
+        const Facts* known = in.empty() ? nullptr : scope.find(in);
         // An input nothing is known of is an input with empty Facts; an absent one is null.
-        view.inputs.push_back(in.empty()          ? nullptr
-                              : it != facts.end() ? &it->second
-                                                  : &none_known[static_cast<size_t>(i)]);
+        view.inputs.push_back(in.empty() ? nullptr
+                              : known    ? known
+                                         : &none_known[static_cast<size_t>(i)]);
       }
       std::vector<Facts> outputs(static_cast<size_t>(node.output_size()));
       rule->second(view, outputs);
@@ -273,7 +290,22 @@ int refineSymbolicShapes(onnx::ModelProto& model) {
         refined += changed ? 1 : 0;
       }
     }
+  // If/Loop/Scan bodies (and bodies nested in them), once what they read here is known.
+  for (onnx::NodeProto& node : *g.mutable_node())
+    for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+      if (a.has_g()) refined += refineGraph(*a.mutable_g(), opset, &scope, bounds);
+      for (onnx::GraphProto& body : *a.mutable_graphs())
+        refined += refineGraph(body, opset, &scope, bounds);
+    }
   return refined;
+}
+
+}  // namespace
+}  // namespace symbolic
+
+int refineSymbolicShapes(onnx::ModelProto& model) {
+  return symbolic::refineGraph(*model.mutable_graph(), onnxOpsetVersion(model.opset_import()),
+                               nullptr, {});
 }
 
 }  // namespace onnx_rewrite

@@ -5,15 +5,17 @@
 // value after it stays unsized: torch 1.x GPT-2's position ids, the Reshape-Gemm-Reshape
 // of each projection. This pass runs right after that inference over the main graph in
 // topological order, folds small integer shape computations to their elements (ints or
-// the model's symbolic dims), and fills in the dims and ranks inference left unknown.
+// the model's symbolic dims), and fills in the dims and ranks inference left unknown; then
+// over each If/Loop/Scan body the same way, the body reading what is known of the values of
+// its enclosing graphs (a merged decoder's branches, whose weights and inputs are the main
+// graph's and whose intermediates no exporter typed).
 //
 // It only ever adds what it proves: a dim it cannot prove stays unknown (no value and no
 // name), and a dim the model or ONNX already gave is never changed. Where what it derives
 // disagrees with what is there (which a valid model never shows), it keeps what is there.
 // Its results live in the graph's value_info like ONNX's, so InferredShapes::undo takes
 // them out again: the saved model carries only the type information it came with.
-// Subgraphs are not visited. The cost is linear in the nodes; folded tensors are capped at
-// kMaxFoldedElements elements.
+// The cost is linear in the nodes; folded tensors are capped at kMaxFoldedElements elements.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -22,9 +24,9 @@
 
 namespace onnx_rewrite {
 
-/// Refines the types of the main graph's intermediate values and outputs in place (graph
-/// inputs and initializers are left alone); returns how many values it refined. Never
-/// throws on a malformed model: what it cannot read it leaves unknown.
+/// Refines the types of the intermediate values and outputs of the main graph and of every
+/// body in place (graph inputs and initializers are left alone); returns how many values it
+/// refined. Never throws on a malformed model: what it cannot read it leaves unknown.
 int refineSymbolicShapes(onnx::ModelProto& model);
 
 }  // namespace onnx_rewrite

@@ -70,6 +70,17 @@ ValueId dimSource(const MatchContext& ctx, ValueId p, int64_t i) {
   return shape->input(0);
 }
 
+/// True when shape part `p`, element `i` of a Reshape's target, is provably one element:
+/// typed [1], or a dim read at run time (dimSource). A part of unknown length
+/// (Slice(Shape(x), 0, -1) of an x of unknown rank, as in an If branch nothing typed) may
+/// hold several: counting it as one would misplace every element after it.
+bool oneElement(const MatchContext& ctx, ValueId p, size_t i) {
+  const auto dims = staticShape(ctx.graph, p);
+  if (dims && dims->size() == 1 && (*dims)[0] == 1) return true;
+  if (dims && (dims->size() != 1 || (*dims)[0] >= 0)) return false;  // known to hold more
+  return dimSource(ctx, p, static_cast<int64_t>(i)) != kNoId;
+}
+
 /// The target shape of a Reshape, element by element.
 struct ReshapeTarget {
   std::vector<int64_t> values;  ///< element i when constant, else INT64_MIN
@@ -140,10 +151,8 @@ std::optional<ReshapeTarget> reshapeTarget(const MatchContext& ctx, const Node& 
         t.sliced_dim[i++] = d;
       }
     } else {
-      // A computed part counts as one element; one known to hold more is not read.
-      const auto part_dims = staticShape(ctx.graph, part);
-      if (i == rank || (part_dims && (part_dims->size() != 1 || (*part_dims)[0] > 1)))
-        return std::nullopt;
+      // A computed part must be proven one element.
+      if (i == rank || !oneElement(ctx, part, i)) return std::nullopt;
       t.parts[i++] = part;
     }
   }

@@ -16,7 +16,8 @@ options:
   --dim NAME=VALUE        size of symbolic dimension NAME (repeatable)
   --shape INPUT=D0,D1,..  full shape of an input, overriding the model's
                           (use "--shape INPUT=" for a scalar) (repeatable)
-  --int-range INPUT=LO:HI integer input values drawn from [LO, HI) (default [0, 8))
+  --int-range INPUT=LO:HI integer input values drawn from [LO, HI) (default [0, 8));
+                          for a bool input 0:1 (all false), 1:2 (all true) or 0:2
   --seed N                seed of the first run (default 1)
   --runs N                number of runs, with seeds N, N+1, ... (default 1)
   --atol X                absolute tolerance (default 1e-4)
@@ -209,7 +210,9 @@ function generate(type, count, r, intRange) {
   }
   if (type === 'bool') {
     const d = new Uint8Array(count);
-    for (let i = 0; i < count; i++) d[i] = r() >>> 31;
+    // A range pins a flag (0:1 false, 1:2 true); 50/50 otherwise.
+    const [lo, hi] = intRange || [0, 2];
+    for (let i = 0; i < count; i++) d[i] = hi - lo === 1 ? lo : r() >>> 31;
     return d;
   }
   const [Ctor] = INT_TYPES[type];
@@ -407,9 +410,9 @@ function resolveShapes(specs, args, file) {
   for (const [k] of args.intRanges) {
     const s = specs.find((x) => x.name === k);
     if (!s) problems.push(`--int-range ${k}: ${file} has no input '${k}'`);
-    else if (!INT_TYPES[s.type]) problems.push(`--int-range ${k}: input '${k}' is ${s.type}, not an integer type`);
+    else if (!INT_TYPES[s.type] && s.type !== 'bool') problems.push(`--int-range ${k}: input '${k}' is ${s.type}, not an integer type or bool`);
     else {
-      const [, tlo, thi] = INT_TYPES[s.type];
+      const [, tlo, thi] = s.type === 'bool' ? [null, 0, 2] : INT_TYPES[s.type];
       const [lo, hi] = args.intRanges.get(k);
       if (lo < tlo || hi > thi) problems.push(`--int-range ${k}: [${lo}, ${hi}) does not fit ${s.type}`);
     }
@@ -565,7 +568,7 @@ async function main(argv) {
       const feeds = {};
       for (const s of specs) {
         const count = s.resolved.reduce((x, y) => x * y, 1);
-        const range = args.intRanges.get(s.name) || [0, 8];
+        const range = args.intRanges.get(s.name) || (s.type === 'bool' ? [0, 2] : [0, 8]);
         feeds[s.name] = new ort.Tensor(s.type, generate(s.type, count, streamFor(seed, s.name), range), s.resolved);
       }
       const results = [];
@@ -586,7 +589,7 @@ async function main(argv) {
         seeds, dims: Object.fromEntries(args.dims),
         inputs: specs.map((s) => ({
           name: s.name, type: s.type, shape: s.resolved,
-          range: INT_TYPES[s.type] ? (args.intRanges.get(s.name) || [0, 8]) : s.type === 'bool' ? [0, 2] : [-1, 1],
+          range: INT_TYPES[s.type] ? (args.intRanges.get(s.name) || [0, 8]) : s.type === 'bool' ? (args.intRanges.get(s.name) || [0, 2]) : [-1, 1],
         })),
         outputs: stats.map((s) => ({
           name: s.name, ok: s.ok, shape: s.shape_before, shape_after: s.shape_after, shape_equal: s.shape_equal,
@@ -602,7 +605,8 @@ async function main(argv) {
       process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     } else {
       const lines = specs.map((s) => {
-        const r = INT_TYPES[s.type] ? `ints in [${(args.intRanges.get(s.name) || [0, 8]).join(', ')})` : s.type === 'bool' ? 'random bool' : 'uniform [-1, 1)';
+        const pinned = s.type === 'bool' && args.intRanges.has(s.name) && args.intRanges.get(s.name)[1] - args.intRanges.get(s.name)[0] === 1;
+        const r = INT_TYPES[s.type] ? `ints in [${(args.intRanges.get(s.name) || [0, 8]).join(', ')})` : pinned ? `all ${args.intRanges.get(s.name)[0] ? 'true' : 'false'}` : s.type === 'bool' ? 'random bool' : 'uniform [-1, 1)';
         return `input ${s.name}: ${s.type} ${shapeStr(s.resolved)} ${r}`;
       });
       for (const st of stats) lines.push(textLine(st));
@@ -630,4 +634,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { mulberry32, floatToHalfBits, halfBitsToFloat, parseModelIO, main };
+module.exports = { mulberry32, floatToHalfBits, halfBitsToFloat, parseModelIO, generate, main };

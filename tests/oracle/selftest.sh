@@ -38,6 +38,20 @@ expect "missing --dim is a usage error"      2 "$td/gelu_erf.onnx" "$td/gelu_ms.
 expect "different input/output names"        2 "$td/gelu_erf.onnx" "$td/types.onnx" --dim batch=3
 expect "all input dtypes round-trip"         0 "$td/types.onnx" "$td/types.onnx" --dim n=4 --int-range i64=0:1000
 expect "missing model file"                  2 "$td/gelu_erf.onnx" "$td/does_not_exist.onnx" --dim batch=3
+expect "a bool pinned true"                  0 "$td/types.onnx" "$td/types.onnx" --dim n=4 --int-range b=1:2
+expect "a bool range past 0:2"               2 "$td/types.onnx" "$td/types.onnx" --dim n=4 --int-range b=0:3
+
+# --int-range pins a bool input (a merged decoder's use_cache_branch): 1:2 all true, 0:1 all false
+if node -e '
+  const { generate, mulberry32 } = require(process.argv[1]);
+  const t = generate("bool", 64, mulberry32(7), [1, 2]), f = generate("bool", 64, mulberry32(7), [0, 1]);
+  const r = generate("bool", 64, mulberry32(7), [0, 2]);
+  if (!t.every((x) => x === 1) || !f.every((x) => x === 0) || r.every((x) => x === r[0])) process.exit(1);
+' "$cmp_js"; then
+  pass=$((pass + 1)); echo "ok   --int-range pins bool inputs"
+else
+  fail=$((fail + 1)); echo "FAIL --int-range pins bool inputs"
+fi
 
 # --json prints one parseable object whose verdict matches the exit code
 got=0

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -472,9 +473,10 @@ class ModelWriter {
 
   /// DynamicCache.update / torch.cat((past, new), dim=-2) of layer i's cached heads
   /// (`which`: "key" or "value"); the result is also the graph output present_<which>_i.
+  /// The first step (`presents`, no past) returns the new heads themselves.
   std::string withPast(const std::string& which, const std::string& heads) {
     const std::string i = std::to_string(layer_);
-    std::string c = concat({"past_" + which + "_" + i, heads}, 2);
+    std::string c = s_.past ? concat({"past_" + which + "_" + i, heads}, 2) : heads;
     presents_.emplace_back(c, "present_" + which + "_" + i);
     return c;
   }
@@ -494,12 +496,13 @@ class ModelWriter {
 
   /// HF >= 4.38's _update_causal_mask with a cache, once for all layers: key j is visible
   /// to query i when j <= past + i (cache_position) and attention_mask[b, j] is 1;
-  /// Where(visible, 0, finfo.min) as [batch, 1, seq, total].
+  /// Where(visible, 0, finfo.min) as [batch, 1, seq, total]. The first step (`presents`)
+  /// traced past_seen_tokens = 0 as a literal.
   std::string pastAttentionMask() {
     auto size = [&](const std::string& x, int64_t i) {
       return b_.node("Gather", {b_.node("Shape", {x}), b_.ints({i}, true)});
     };
-    std::string p = size("past_key_0", 2);
+    std::string p = s_.past ? size("past_key_0", 2) : b_.ints({0}, true);
     std::string t = b_.node("Add", {p, size("hidden_states", 1)});
     std::string one = b_.ints({1}, true);
     std::string cache_position = b_.node("Range", {p, t, one});
@@ -646,7 +649,7 @@ class ModelWriter {
     std::string cos = unsqueeze(tables.first, {1}), sin = unsqueeze(tables.second, {1});
     q = applyRope(q, cos, sin);
     k = applyRope(k, cos, sin);
-    if (s_.past) k = withPast("key", k), v = withPast("value", v);
+    if (s_.past || s_.presents) k = withPast("key", k), v = withPast("value", v);
     const bool sdpa = *s_.causal_mask == CausalMask::kSdpa;
     std::string ctx = attend(q, repeatKv(k), repeatKv(v), sdpa ? "" : mask_, false, sdpa);
     return mergeHeads(ctx, n);
@@ -762,15 +765,17 @@ class ModelWriter {
       Names qkv = b_.nodeN("Split", {conv1d(ln1, h, 3 * h, "c_attn"), b_.ints({h, h, h})}, 3,
                            {attrInt("axis", 2)});
       std::string q = splitHeads(qkv[0], s_.heads, {0, 2, 1, 3});
-      // With past, K is concatenated as heads and transposed after: nothing to merge.
+      // With a cache, K is kept (concatenated) as heads, its present, and transposed after:
+      // nothing to merge.
+      const bool cache = s_.past || s_.presents;
       std::string k =
-          splitHeads(qkv[1], s_.heads, ts_ && !s_.past ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
+          splitHeads(qkv[1], s_.heads, ts_ && !cache ? Ints{0, 2, 3, 1} : Ints{0, 2, 1, 3});
       std::string v = splitHeads(qkv[2], s_.heads, {0, 2, 1, 3});
       std::string kc;
       if (s_.past && s_.stacked_past) {
         std::tie(kc, v) = withStackedPast(k, v);
         k = transpose(kc, {0, 1, 3, 2});
-      } else if (s_.past) {
+      } else if (cache) {
         kc = withPast("key", k);
         v = withPast("value", v);
         k = transpose(kc, {0, 1, 3, 2});
@@ -780,7 +785,7 @@ class ModelWriter {
         std::string scores =
             b_.node("Div", {b_.node("MatMul", {q, k}), b_.scalar(std::sqrt(float(s_.head_dim)))});
         std::string causal =
-            s_.past ? causalSliceByHeads(trilBuffer(), q, kc) : causalSlice(trilBuffer(), q, v);
+            cache ? causalSliceByHeads(trilBuffer(), q, kc) : causalSlice(trilBuffer(), q, v);
         scores = b_.node("Where", {causal, scores, b_.scalar(kFloatMin)});
         if (!mask.empty()) scores = b_.node("Add", {scores, mask});
         ctx = b_.node("MatMul", {b_.node("Softmax", {scores}, {attrInt("axis", -1)}), v});
@@ -806,7 +811,7 @@ class ModelWriter {
     // HF >= 4.38 computes cos/sin once in LlamaModel; older layers each Gather their own.
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
-    mask_ = s_.past ? pastAttentionMask() : "attention_mask";
+    mask_ = s_.past || s_.presents ? pastAttentionMask() : "attention_mask";
     std::string x = "hidden_states";
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "model.layers");
@@ -834,7 +839,7 @@ class ModelWriter {
     enterModel("model");
     const bool per_layer = *s_.rope_cache == RopeCache::kGather;
     auto tables = per_layer ? std::pair<std::string, std::string>{} : ropeTables();
-    mask_ = s_.past ? pastAttentionMask() : "attention_mask";
+    mask_ = s_.past || s_.presents ? pastAttentionMask() : "attention_mask";
     std::string x = "hidden_states";
     for (int i = 0; i < s_.layers; ++i) {
       enterLayer(i, "model.layers");
@@ -1004,6 +1009,84 @@ void addInput(onnx::GraphProto& g, const std::string& name, int type, const Name
   }
 }
 
+/// optimum's merge_decoders (optimum/onnx/graph_transformations.py), as it writes
+/// decoder_model_merged.onnx from decoder_model.onnx (`first`, no past) and
+/// decoder_with_past_model.onnx (`step`); see ExporterModelSpec::merged.
+onnx::ModelProto mergeDecoders(onnx::ModelProto first, onnx::ModelProto step) {
+  onnx::ModelProto merged;
+  merged.set_ir_version(first.ir_version());
+  merged.set_producer_name("optimum-onnx");
+  *merged.mutable_opset_import() = first.opset_import();
+  onnx::GraphProto& g = *merged.mutable_graph();
+  g.set_name("merged");
+  // The inputs of the first step, then those only the step with past has. attention_mask
+  // may be longer than the new tokens (past + seq): its second dim gets a name of its own.
+  std::set<std::string> seen;
+  for (const onnx::ModelProto* m : {&first, &step})
+    for (const onnx::ValueInfoProto& in : m->graph().input())
+      if (seen.insert(in.name()).second) *g.add_input() = in;
+  for (onnx::ValueInfoProto& in : *g.mutable_input())
+    if (in.name() == "attention_mask")
+      in.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param(
+          "total");
+  addInput(g, "use_cache_branch", onnx::TensorProto::BOOL, {"1"});
+
+  // Weights (every tensor of rank 2 or more, and rank-1 ones but integer ones) move to the
+  // main graph, once per content; scalars and 1-D integer tensors stay in their branch.
+  std::map<std::tuple<int32_t, Ints, std::string>, std::string> main_name;  // content -> name
+  std::map<std::string, int> name_uses;
+  auto branch = [&](onnx::ModelProto& m, const std::string& name) {
+    onnx::GraphProto b;
+    b.set_name(name);
+    std::map<std::string, std::string> renamed;
+    for (onnx::TensorProto& t : *m.mutable_graph()->mutable_initializer()) {
+      const bool integer =
+          t.data_type() == onnx::TensorProto::INT32 || t.data_type() == onnx::TensorProto::INT64;
+      if (t.dims_size() == 0 || (t.dims_size() == 1 && integer)) {
+        *b.add_initializer() = t;
+        continue;
+      }
+      const std::string original = t.name();
+      auto [it, fresh] = main_name.emplace(
+          std::make_tuple(t.data_type(), Ints(t.dims().begin(), t.dims().end()), t.raw_data()), "");
+      if (fresh) {
+        it->second = original + "_merged_" + std::to_string(++name_uses[original]);
+        onnx::TensorProto* moved = g.add_initializer();
+        *moved = std::move(t);
+        moved->set_name(it->second);
+      }
+      renamed[original] = it->second;
+    }
+    for (onnx::NodeProto& n : *m.mutable_graph()->mutable_node()) {
+      for (std::string& in : *n.mutable_input())
+        if (auto r = renamed.find(in); r != renamed.end()) in = r->second;
+      *b.add_node() = std::move(n);
+    }
+    // The outputs as declared (both steps declare the same); no value_info, no inputs.
+    *b.mutable_output() = m.graph().output();
+    return b;
+  };
+  onnx::GraphProto no_past = branch(first, "no_past");
+  onnx::GraphProto with_past = branch(step, "with_past");
+
+  onnx::NodeProto* node = g.add_node();
+  node->set_op_type("If");
+  node->set_name("optimum::if");
+  node->add_input("use_cache_branch");
+  for (const onnx::ValueInfoProto& out : no_past.output()) {
+    node->add_output(out.name());
+    *g.add_output() = out;
+  }
+  for (auto [attr, body] : {std::pair<const char*, onnx::GraphProto*>{"then_branch", &with_past},
+                            {"else_branch", &no_past}}) {
+    onnx::AttributeProto* a = node->add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = std::move(*body);
+  }
+  return merged;
+}
+
 }  // namespace
 
 ExporterModelSpec resolved(const ExporterModelSpec& spec) {
@@ -1059,24 +1142,35 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec) {
   if (!ts && *s.causal_mask == CausalMask::kWhere && !decoder_with_rope &&
       s.family != ModelFamily::kHeads)
     throw std::invalid_argument("the per-layer Where mask is TorchScript's (eager attention)");
-  if (s.past && !decoder_with_rope && s.family != ModelFamily::kGpt2)
+  // The step with past, the first step returning presents, and the two merged: one cache.
+  const bool cache = s.past || s.presents || s.merged;
+  if (cache && !decoder_with_rope && s.family != ModelFamily::kGpt2)
     throw std::invalid_argument("past is built for the decoders gpt2, llama and phi");
   // GPT-2 with past as TorchScript exports GPT2Attention (eager); SDPA's is_causal aligns
   // its triangle top-left, which is wrong with a cache (HF passes an explicit mask then).
-  if (s.past && s.family == ModelFamily::kGpt2 && (!ts || *s.causal_mask != CausalMask::kWhere))
+  if (cache && s.family == ModelFamily::kGpt2 && (!ts || *s.causal_mask != CausalMask::kWhere))
     throw std::invalid_argument("gpt2 with past is built as TorchScript's eager attention");
-  if (s.one_token && !s.past) throw std::invalid_argument("one_token is a decoding step with past");
+  if (s.one_token && (!s.past || s.merged))
+    throw std::invalid_argument("one_token is a decoding step with past, not merged");
   if (!s.padding_mask && (s.family != ModelFamily::kGpt2 || *s.causal_mask != CausalMask::kWhere))
     throw std::invalid_argument("only gpt2's per-layer causal Where goes without a padding mask");
-  if (s.stacked_past && (!s.past || s.family != ModelFamily::kGpt2))
-    throw std::invalid_argument("stacked_past is GPT-2's cache with past");
-  if (s.past && *s.causal_mask == CausalMask::kSdpa)
+  if (s.stacked_past && (!s.past || s.merged || s.family != ModelFamily::kGpt2))
+    throw std::invalid_argument("stacked_past is GPT-2's cache with past (optimum merges HF's)");
+  if (cache && *s.causal_mask == CausalMask::kSdpa)
     throw std::invalid_argument("is_causal does not mask a decoding step with past");
+  if (s.presents && s.past) throw std::invalid_argument("presents is the first step, without past");
   return s;
 }
 
 onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
   const ExporterModelSpec s = resolved(spec);
+  if (s.merged) {
+    ExporterModelSpec first = s, step = s;
+    first.merged = step.merged = false;
+    first.presents = true, first.past = false;
+    step.past = true, step.presents = false;
+    return mergeDecoders(makeExporterModel(first), makeExporterModel(step));
+  }
   onnx::ModelProto model;
   model.set_ir_version(s.exporter == Exporter::kTorchScript ? 8 : 9);
   model.set_producer_name("pytorch");
@@ -1099,11 +1193,12 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
     addInput(g, "hidden_states", onnx::TensorProto::FLOAT,
              {"batch", seq, std::to_string(s.hidden)});
   }
-  if (s.past) {
-    if (s.padding_mask) addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", "total"});
+  if (s.past || s.presents) {
+    if (s.padding_mask)
+      addInput(g, "attention_mask", onnx::TensorProto::INT64, {"batch", s.past ? "total" : "seq"});
     if (s.family != ModelFamily::kGpt2)
       addInput(g, "position_ids", onnx::TensorProto::INT64, {"batch", seq});
-    for (int i = 0; i < s.layers; ++i) {
+    for (int i = 0; i < s.layers && s.past; ++i) {
       if (s.stacked_past) {
         addInput(g, "past_" + std::to_string(i), onnx::TensorProto::FLOAT,
                  {"2", "batch", std::to_string(s.kv_heads), "past", std::to_string(s.head_dim)});
@@ -1169,6 +1264,20 @@ onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec) {
                                       /*enable_data_propagation=*/true);
   onnx::shape_inference::InferShapes(model, &registry, options);
   return model;
+}
+
+MergedBranches mergedBranches(const onnx::ModelProto& model) {
+  MergedBranches m;
+  for (const onnx::NodeProto& n : model.graph().node()) {
+    if (n.op_type() != "If") continue;
+    m.if_node = &n;
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.name() == "then_branch") m.with_past = &a.g();
+      if (a.name() == "else_branch") m.no_past = &a.g();
+    }
+    break;
+  }
+  return m;
 }
 
 ExpectedFusions expectedFusions(const ExporterModelSpec& spec) {
@@ -1246,8 +1355,15 @@ bool parseExporter(const std::string& name, Exporter* exporter) {
   return false;
 }
 
-std::string oracleIntRanges(const ExporterModelSpec& spec) {
+std::string oracleIntRanges(const ExporterModelSpec& spec, std::optional<bool> use_cache) {
   const ExporterModelSpec s = resolved(spec);
+  if (s.merged) {
+    ExporterModelSpec step = s;
+    step.merged = step.presents = false, step.past = true;
+    return oracleIntRanges(step) +
+           (use_cache ? std::string(" --int-range use_cache_branch=") + (*use_cache ? "1:2" : "0:1")
+                      : "");
+  }
   if (!s.padding_mask) return "";  // gpt2 from hidden_states alone
   if (s.family == ModelFamily::kBert || s.family == ModelFamily::kGpt2 ||
       s.family == ModelFamily::kT5) {
@@ -1257,7 +1373,7 @@ std::string oracleIntRanges(const ExporterModelSpec& spec) {
     return ranges;
   }
   if (s.family == ModelFamily::kHeads) return "";  // hidden_states is its only input
-  return std::string(s.past ? "--int-range attention_mask=0:2 " : "") +
+  return std::string(s.past || s.presents ? "--int-range attention_mask=0:2 " : "") +
          "--int-range position_ids=0:" + std::to_string(s.max_positions);
 }
 

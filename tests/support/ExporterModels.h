@@ -114,6 +114,24 @@ struct ExporterModelSpec {
   /// With past: the step is exported for one new token, a static sequence length of 1
   /// (hidden_states [batch, 1, hidden], position_ids [batch, 1]).
   bool one_token = false;
+  /// Without past, for the families and forms `past` is built for: the first step of a
+  /// decoder with a KV cache, as optimum exports decoder_model.onnx: attention_mask is
+  /// int64[batch, seq] and builds the additive mask as with past, the past length a literal 0
+  /// (llama, phi), and the new K (after RoPE) and V heads are returned as present_key_i /
+  /// present_value_i (declared [batch, kv_heads, total, head_dim], as with past, though total
+  /// is seq here); GPT-2 keeps K as heads (its present) and transposes it after.
+  bool presents = false;
+  /// optimum's decoder_model_merged.onnx (merge_decoders) of the `presents` model and the
+  /// `past` model of this spec (neither flag need be set; `one_token` is not built): the main
+  /// graph holds the inputs of both (attention_mask int64[batch, total]) and the input
+  /// use_cache_branch bool[1], the weights of both deduplicated (each tensor of rank 2 or
+  /// more, or a rank-1 non-integer one, once, renamed "<name>_merged_1"), and one If node:
+  /// then_branch "with_past" is the past model's nodes, else_branch "no_past" the presents
+  /// model's. The branches declare no inputs and no value_info (every intermediate is
+  /// untyped), keep their scalar and 1-D integer initializers, read the rest from the main
+  /// graph, and return last_hidden_state and the presents under the If's output names. Feed
+  /// the no_past branch (use_cache_branch false) past = 0 and total = seq.
+  bool merged = false;
   uint64_t seed = 1;
 };
 
@@ -130,10 +148,21 @@ ExporterModelSpec resolved(const ExporterModelSpec& spec);
 /// the additive [batch, 1, seq, total] mask from it once, causal by cache position
 /// past + i, as HF >= 4.38's _update_causal_mask), then the past_key_i/past_value_i inputs;
 /// the present_key_i/present_value_i outputs follow last_hidden_state. Feed it with the
-/// symbolic dims batch, seq, past and total = past + seq.
+/// symbolic dims batch, seq, past and total = past + seq. With `presents`: attention_mask
+/// int64[batch, seq], no past inputs, the presents after last_hidden_state. `merged`: see
+/// ExporterModelSpec::merged.
 onnx::ModelProto makeExporterModel(const ExporterModelSpec& spec);
 
-/// Fused ops the shipped rules should leave in the model.
+/// The If node of a `merged` model and its then (with past) and else (no past) branches.
+struct MergedBranches {
+  const onnx::NodeProto* if_node = nullptr;
+  const onnx::GraphProto* with_past = nullptr;
+  const onnx::GraphProto* no_past = nullptr;
+};
+/// The branches of the first If node of `model`'s main graph; null members when it has none.
+MergedBranches mergedBranches(const onnx::ModelProto& model);
+
+/// Fused ops the shipped rules should leave in the model (in each branch of a `merged` one).
 struct ExpectedFusions {
   int attention = 0;         ///< one per layer (any of the attention ops)
   int layer_norm = 0;        ///< LayerNormalization
@@ -155,7 +184,9 @@ bool parseExporter(const std::string& name, Exporter* exporter);
 
 /// compare.js options that keep the integer inputs valid: attention_mask and token_type_ids
 /// in {0, 1}, input_ids below vocab, position_ids below max_positions ("--int-range
-/// NAME=LO:HI ..."); "" for heads, which has no integer inputs.
-std::string oracleIntRanges(const ExporterModelSpec& spec);
+/// NAME=LO:HI ..."); "" for heads, which has no integer inputs. For a `merged` model, also
+/// use_cache_branch (a bool, 0:1 false or 1:2 true) with `use_cache`; unset, it is random.
+std::string oracleIntRanges(const ExporterModelSpec& spec,
+                            std::optional<bool> use_cache = std::nullopt);
 
 }  // namespace onnx_rewrite::testing

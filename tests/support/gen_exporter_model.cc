@@ -28,6 +28,7 @@ const char* kUsage =
     "         [--causal-mask where|add|sdpa] [--rope-cache gather|computed]\n"
     "         [--embeddings [--vocab N]] [--unoptimized] [--past [--one-token]]\n"
     "         [--stacked-past] [--no-padding-mask]\n"
+    "         [--presents] [--merged]\n"
     "         [-o OUT.onnx] [--expected] [--oracle-args]\n"
     "Zero or omitted sizes take the family's defaults (ExporterModels.h).\n";
 
@@ -95,6 +96,10 @@ int main(int argc, char** argv) {
         spec.padding_mask = false;
       } else if (a == "--one-token") {
         spec.one_token = true;
+      } else if (a == "--presents") {
+        spec.presents = true;
+      } else if (a == "--merged") {
+        spec.merged = true;
       } else if (a == "--opset") {
         spec.opset = toInt(a, value());
       } else if (a == "--layers") {

@@ -24,6 +24,20 @@ done
 "$gen" --family bert --opset 11 --embeddings --expected | grep -q '"embed_layer_norm": 1'
 "$gen" --family llama --exporter dynamo --unoptimized --layers 1 -o "$tmp/llama_raw.onnx"
 
+# optimum's merged decoder runs down either branch: use_cache_branch true with 3 cached
+# tokens, false with an empty cache.
+for family in gpt2 llama; do
+  model="$tmp/${family}_merged.onnx"
+  "$gen" --family "$family" --merged -o "$model"
+  # shellcheck disable=SC2046 # the options are words
+  node "$compare" "$model" "$model" --dim batch=2 --dim seq=2 --dim past=3 --dim total=5 \
+    $("$gen" --family "$family" --merged --oracle-args) --int-range use_cache_branch=1:2 >/dev/null
+  # shellcheck disable=SC2046
+  node "$compare" "$model" "$model" --dim batch=2 --dim seq=5 --dim past=0 --dim total=5 \
+    $("$gen" --family "$family" --merged --oracle-args) --int-range use_cache_branch=0:1 >/dev/null
+done
+"$gen" --family llama --exporter dynamo --presents --layers 1 -o "$tmp/llama_first.onnx"
+
 fails() {
   local status=0
   "$gen" "$@" >/dev/null 2>"$tmp/err" || status=$?
@@ -40,4 +54,6 @@ fails --family llama --layers two -o "$tmp/x.onnx"
 fails --family llama --embeddings -o "$tmp/x.onnx"
 fails --family bert --unoptimized -o "$tmp/x.onnx"
 fails --layers 2 -o "$tmp/x.onnx"
+fails --family bert --merged -o "$tmp/x.onnx"
+fails --family llama --past --presents -o "$tmp/x.onnx"
 echo "gen_exporter_model: OK"

@@ -343,6 +343,51 @@ g (bool cond, float[2] x) => (float[2] y) {
   EXPECT_EQ(opTypes(model), (std::vector<std::string>{"Neg", "Relu", "If"}));
 }
 
+/// Names of the main graph's initializers.
+std::vector<std::string> initializerNames(const onnx::ModelProto& model) {
+  std::vector<std::string> names;
+  for (const onnx::TensorProto& t : model.graph().initializer()) names.push_back(t.name());
+  return names;
+}
+
+// A merged decoder's weights are main-graph initializers only its branches read. One that
+// rewrites in every branch stopped reading (its rotary caches) goes, as a main-graph
+// initializer goes when a rewrite takes its last reader; one a branch still reads stays, and
+// so does one nothing read on import.
+TEST(Driver, DropsAnInitializerNoBodyReadsAnyMore) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool cond, float[2] x) => (float[2] y) <float one = {1.0}, float half = {1.0}, float unread = {4.0}> {
+  y = If(cond) <then_branch = then_g () => (float[2] a) { p = Mul(x, one)  a = Mul(p, half) },
+                else_branch = else_g () => (float[2] b) { q = Mul(x, one)  b = Add(q, half) }>
+}
+)");
+  RuleSet rules;
+  rules.add(testing::makeMulByConstantRule("mul_by_one", 1.0));
+  Result result = rewrite(model, rules, noInference());
+  EXPECT_EQ(result.stats.rewrites, 3u);
+  EXPECT_EQ(initializerNames(model), (std::vector<std::string>{"half", "unread"}));
+}
+
+TEST(Driver, KeepsAnInitializerANestedBodyStillReads) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool cond, float[2] x) => (float[2] y) <float one = {1.0}> {
+  y = If(cond) <then_branch = then_g () => (float[2] a) {
+        p = Mul(x, one)
+        a = If(cond) <then_branch = t2 () => (float[2] c) { c = Add(p, one) },
+                      else_branch = e2 () => (float[2] d) { d = Neg(p) }>
+      },
+      else_branch = else_g () => (float[2] b) { b = Mul(x, one) }>
+}
+)");
+  RuleSet rules;
+  rules.add(testing::makeMulByConstantRule("mul_by_one", 1.0));
+  Result result = rewrite(model, rules, noInference());
+  EXPECT_EQ(result.stats.rewrites, 2u);
+  EXPECT_EQ(initializerNames(model), std::vector<std::string>{"one"}) << "t2's Add reads it";
+}
+
 TEST(Driver, OnlyAndSkipSelectRulesByNameOrTag) {
   const RuleSet rules = mixedRules();
   auto names = [&](const RuleFilter& f) {

@@ -326,5 +326,83 @@ g (float[B, S, 8] x) => (float[B, S, 1] y) <int64[1] axes = {-1}> {
   EXPECT_EQ(model.SerializeAsString(), given);
 }
 
+// ONNX's inference reaches a body through its node: a shape input declared huge there (or
+// in the graph around it) must skip inference as it does in the main graph.
+TEST(ShapeInference, IsSkippedWhenABodyReadsAHugeDeclaredShape) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool c, int64[4611686018427387904] x) => (float y) {
+  y = If(c) <then_branch = t () => (float a) { z = ConstantOfShape(x)  a = ReduceSum(z) },
+             else_branch = e () => (float b) { b = Constant <value = float {1.0}> () }>
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_FALSE(shapes.ran());
+  EXPECT_NE(
+      shapes.note().find("'x', the shape ConstantOfShape reads, declares 4611686018427387904"),
+      std::string::npos)
+      << shapes.note();
+}
+
+/// Dims of `name` in the value_info of `g` (as inferred() prints them), or "untyped".
+std::string inferredIn(const onnx::GraphProto& g, const std::string& name) {
+  onnx::ModelProto wrapper;
+  *wrapper.mutable_graph() = g;
+  return inferred(wrapper, name);
+}
+
+// A later round forgets the names an earlier inference made up for dims (unk__N) in bodies
+// too: ONNX keeps a dim a value_info names over the one it infers. (Hardmax: an op the
+// symbolic pass does not size, so what ONNX infers is all there is.)
+TEST(ShapeInference, ForgetsMadeUpDimNamesInBodies) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool c, float[S] x) => (float y) {
+  y = If(c) <then_branch = t () => (float a) { n = Hardmax(x)  a = Relu(n) },
+             else_branch = e () => (float b) { b = Abs(x) }>
+}
+)";
+  onnx::ModelProto model = parseModel(text);
+  onnx::GraphProto* then_g =
+      model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+  onnx::ValueInfoProto* n = then_g->add_value_info();
+  n->set_name("n");
+  n->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  n->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("unk__0");
+  onnx::ModelProto again = model;
+  InferredShapes first(model);
+  EXPECT_EQ(inferredIn(model.graph().node(0).attribute(0).g(), "n"), "[unk__0]");
+  InferredShapes second(again, /*forget_unknown_dims=*/true);
+  EXPECT_EQ(inferredIn(again.graph().node(0).attribute(0).g(), "n"), "[S]");
+}
+
+// ONNX's inference merges what Scan gives its body into the body's inputs: undo() takes that
+// out too, so the saved model keeps the body's inputs as they were.
+TEST(ShapeInference, UndoRestoresTheInputsOfBodies) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] init, float[N, 4] xs) => (float[4] last, float[N, 4] ys) {
+  last, ys = Scan <num_scan_inputs = 1, body = step (float s, float x) => (float s2, float y) {
+    s2 = Add(s, x)
+    y = Identity(s2)
+  }> (init, xs)
+}
+)");
+  onnx::GraphProto* body = nullptr;
+  for (onnx::AttributeProto& a : *model.mutable_graph()->mutable_node(0)->mutable_attribute())
+    if (a.name() == "body") body = a.mutable_g();
+  ASSERT_NE(body, nullptr);
+  // The text format gives "float x" an empty shape (a scalar): no shape at all, as exporters
+  // declare a body's inputs.
+  for (onnx::ValueInfoProto& in : *body->mutable_input())
+    in.mutable_type()->mutable_tensor_type()->clear_shape();
+  const std::string before = testing::serialize(model);
+  InferredShapes shapes(model);
+  EXPECT_EQ(body->input(1).type().tensor_type().shape().dim_size(), 1)
+      << "inference gave x a shape";
+  shapes.undo();
+  EXPECT_EQ(testing::serialize(model), before);
+}
+
 }  // namespace
 }  // namespace onnx_rewrite

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "runtime/io/ShapeInference.h"
 #include "runtime/io/SymbolicDims.h"
 #include "runtime/io/SymbolicShapes.h"
@@ -20,8 +22,8 @@ using testing::parseModel;
 
 /// Dims of value `name` (value_info or graph output) after inference: "[B, 4, ?]" ("?"
 /// unknown, unk__ names included), "no shape", or "untyped".
-std::string shapeOf(const onnx::ModelProto& model, const std::string& name) {
-  for (const auto* list : {&model.graph().value_info(), &model.graph().output()})
+std::string shapeIn(const onnx::GraphProto& graph, const std::string& name) {
+  for (const auto* list : {&graph.value_info(), &graph.output()})
     for (const onnx::ValueInfoProto& v : *list) {
       if (v.name() != name) continue;
       if (!v.type().tensor_type().has_shape()) return "no shape";
@@ -35,6 +37,18 @@ std::string shapeOf(const onnx::ModelProto& model, const std::string& name) {
       return out + "]";
     }
   return "untyped";
+}
+
+std::string shapeOf(const onnx::ModelProto& model, const std::string& name) {
+  return shapeIn(model.graph(), name);
+}
+
+/// Branch `attr` ("then_branch", "else_branch") of the main graph's last node.
+const onnx::GraphProto& branch(const onnx::ModelProto& model, const std::string& attr) {
+  const onnx::NodeProto& n = model.graph().node(model.graph().node_size() - 1);
+  for (const onnx::AttributeProto& a : n.attribute())
+    if (a.name() == attr) return a.g();
+  throw std::runtime_error("no " + attr);
 }
 
 /// `text` with ONNX's inference and the symbolic pass run on it, as the driver runs them.
@@ -575,6 +589,56 @@ g (int64[batch, seq] ids) => (int64[batch, seq] y) <int64 zero = {0}, int64 one 
   const std::string before = testing::serialize(model);
   InferredShapes shapes(model);
   EXPECT_EQ(shapeOf(model, "pos"), "[1, seq]");
+  shapes.undo();
+  EXPECT_EQ(testing::serialize(model), before) << "the saved model carries only its own types";
+}
+
+// ---- bodies ----------------------------------------------------------------------------
+
+// A merged decoder's branches are typed by nothing but inference: ONNX's sees no constant
+// of the enclosing graph in a body and leaves each Reshape to a computed shape unsized. The
+// pass sizes it from what it knows of the main graph's values: its inputs' dims, its
+// initializers' elements and what it folded there.
+const char* kHeadsInABranch = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool use_cache, float[batch, seq, 8] x) => (float[batch, 2, seq, 4] y)
+<int64[1] heads = {2}, int64 zero = {0}, int64[1] axes = {0}> {
+  s = Shape(x)
+  b = Gather <axis = 0> (s, zero)
+  b1 = Unsqueeze(b, axes)
+  y = If(use_cache) <
+    then_branch = with_past () => (float[batch, 2, seq, 4] a)
+                  <int64 one = {1}, int64[1] dim = {4}> {
+      n = Gather <axis = 0> (s, one)
+      n1 = Unsqueeze(n, axes)
+      shape = Concat <axis = 0> (b1, n1, heads, dim)
+      r = Reshape(x, shape)
+      t = Transpose <perm = [0, 2, 1, 3]> (r)
+      a = Neg(t)
+    },
+    else_branch = no_past () => (float[batch, 2, seq, 4] c) <int64[2] dims = {-1, 4}> {
+      shape2 = Concat <axis = 0> (b1, heads, dims)
+      q = Reshape(x, shape2)
+      c = Neg(q)
+    }>
+}
+)";
+
+TEST(SymbolicShapes, SizesReshapesInBranchesFromTheEnclosingGraphsValues) {
+  const onnx::ModelProto m = inferred(kHeadsInABranch);
+  const onnx::GraphProto& then_g = branch(m, "then_branch");
+  EXPECT_EQ(shapeIn(then_g, "n1"), "[1]") << "axes is the main graph's initializer";
+  EXPECT_EQ(shapeIn(then_g, "r"), "[batch, seq, 2, 4]") << "b1 folded in the main graph";
+  EXPECT_EQ(shapeIn(then_g, "t"), "[batch, 2, seq, 4]");
+  EXPECT_EQ(shapeIn(branch(m, "else_branch"), "q"), "[batch, 2, seq, 4]")
+      << "-1 solved from x's element count";
+}
+
+TEST(SymbolicShapes, IsUndoneInBodiesToo) {
+  onnx::ModelProto model = parseModel(kHeadsInABranch);
+  const std::string before = testing::serialize(model);
+  InferredShapes shapes(model);
+  EXPECT_EQ(shapeIn(branch(model, "then_branch"), "t"), "[batch, 2, seq, 4]");
   shapes.undo();
   EXPECT_EQ(testing::serialize(model), before) << "the saved model carries only its own types";
 }

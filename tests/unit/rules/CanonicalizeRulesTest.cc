@@ -162,5 +162,16 @@ TEST(ReshapeToOwnShapeRule, KeepsAReshapeToDimsSlicedFromTheWrongPlace) {
   expectUnchanged(sizeSliceModel("1", "3", "float[S, 8, 6]"), "reshape_to_own_shape");
 }
 
+TEST(ReshapeToOwnShapeRule, KeepsAReshapeToPartsOfUnknownLength) {
+  // [lead..., 6] with lead = Shape(u)[:-1] of a u of unknown rank: two parts, not two
+  // elements. (A merged decoder's branch, before its shapes were inferred, lost GPT-2's
+  // Conv1D view(*lead, out) this way.)
+  expectUnchanged(model("(float[N, 6] m, float[B, S, 6] x, int64[R] dyn) => (float[?, ?, 6] y)",
+                        "u = Reshape(x, dyn)\nus = Shape(u)\nlead = Slice(us, zero, neg1)\n"
+                        "back = Concat <axis = 0> (lead, six)\nr = Reshape(m, back)\ny = Neg(r)\n",
+                        13, "int64[1] zero = {0}, int64[1] neg1 = {-1}, int64[1] six = {6}"),
+                  "reshape_to_own_shape");
+}
+
 }  // namespace
 }  // namespace onnx_rewrite

@@ -175,6 +175,17 @@ std::vector<WholeModelCase> wholeModelCases() {
   cases.back().enable = "mask_index";
   cases.push_back(makeCase(ModelFamily::kBert, Exporter::kDynamo, "_mask_index"));
   cases.back().enable = "mask_index";
+  // The first step of a decoder with a cache (optimum's decoder_model.onnx, the else branch
+  // of a merged decoder, MergedDecoderTest.cc): HF's 2-D attention_mask, the new K/V heads
+  // returned as presents.
+  cases.push_back(makeCase(ModelFamily::kGpt2, Exporter::kTorchScript, "_presents",
+                           [](ExporterModelSpec& s) { s.presents = true; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kTorchScript, "_presents",
+                           [](ExporterModelSpec& s) { s.presents = true; }));
+  cases.push_back(makeCase(ModelFamily::kLlama, Exporter::kDynamo, "_presents",
+                           [](ExporterModelSpec& s) { s.presents = true; }));
+  cases.push_back(makeCase(ModelFamily::kPhi, Exporter::kDynamo, "_presents",
+                           [](ExporterModelSpec& s) { s.presents = true; }));
   return cases;
 }
 
@@ -251,6 +262,7 @@ TEST_P(WholeModel, KeepsBatchAndSeqSymbolicInValueInfo) {
   onnx::ModelProto m = model();
   std::map<std::string, const onnx::ValueInfoProto*> info;
   for (const auto& v : m.graph().value_info()) info[v.name()] = &v;
+  for (const auto& v : m.graph().output()) info[v.name()] = &v;  // a first step's V heads
   int reshapes = 0;
   for (const auto& n : m.graph().node()) {
     if (n.op_type() != "Reshape" && n.op_type() != "Transpose") continue;
@@ -325,6 +337,14 @@ TEST(WholeModelForms, RejectsSpecsNoExporterEmits) {
     s.past = true, s.causal_mask = CausalMask::kSdpa;  // is_causal is top-left aligned
   });
   rejects([](ExporterModelSpec& s) { s.one_token = true; });  // a step with past
+  rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kBert, s.presents = true; });
+  rejects([](ExporterModelSpec& s) { s.family = ModelFamily::kT5, s.merged = true; });
+  rejects([](ExporterModelSpec& s) { s.presents = true, s.past = true; });  // the first step
+  rejects([](ExporterModelSpec& s) { s.merged = true, s.past = true, s.one_token = true; });
+  rejects([](ExporterModelSpec& s) {
+    s.family = ModelFamily::kGpt2, s.exporter = Exporter::kDynamo, s.merged = true;
+  });
+  rejects([](ExporterModelSpec& s) { s.merged = true, s.causal_mask = CausalMask::kSdpa; });
 }
 
 // The TorchScript and dynamo forms of a decoder with past compute the same step (eager
@@ -367,6 +387,41 @@ TEST(WholeModelForms, PastModelsReturnPresentsAfterTheCache) {
         EXPECT_EQ(n.attribute(0).i(), 2) << n.name();
       }
     EXPECT_EQ(concats, 4) << testing::familyName(f);
+  }
+}
+
+// The first step returns the new K (after RoPE) and V heads of every layer as its presents:
+// no Concat, no cache read, and the same function in both exporters' forms.
+TEST(WholeModelForms, FirstStepModelsReturnTheNewHeadsAsPresents) {
+  for (ModelFamily f : {ModelFamily::kGpt2, ModelFamily::kLlama, ModelFamily::kPhi}) {
+    ExporterModelSpec s;
+    s.family = f;
+    s.presents = true;
+    const onnx::ModelProto m = testing::makeExporterModel(s);
+    std::vector<std::string> inputs, outputs;
+    for (const auto& in : m.graph().input()) inputs.push_back(in.name());
+    for (const auto& o : m.graph().output()) outputs.push_back(o.name());
+    EXPECT_EQ(outputs,
+              (std::vector<std::string>{"last_hidden_state", "present_key_0", "present_value_0",
+                                        "present_key_1", "present_value_1"}))
+        << testing::familyName(f);
+    EXPECT_EQ(inputs[1], "attention_mask");
+    EXPECT_EQ(m.graph().input(1).type().tensor_type().elem_type(), onnx::TensorProto::INT64);
+    for (const std::string& in : inputs) EXPECT_NE(in.rfind("past_", 0), 0u) << in;
+    // Phi's partial rotary concatenates the pass-through dims on the last axis, never on
+    // the sequence axis (2) a cache extends.
+    for (const auto& n : m.graph().node()) {
+      if (n.output(0).rfind("present_", 0) != 0 || n.op_type() != "Concat") continue;
+      const onnx::AttributeProto* axis = testing::attribute(n, "axis");
+      ASSERT_NE(axis, nullptr);
+      EXPECT_NE(axis->i(), 2) << testing::familyName(f) << ": " << n.name();
+    }
+    if (f == ModelFamily::kGpt2) continue;  // its dynamo form is not built with a cache
+    ExporterModelSpec dynamo = s;
+    dynamo.exporter = Exporter::kDynamo;
+    testing::OracleVerdict v = testing::compareInOrt(m, testing::makeExporterModel(dynamo), kDims,
+                                                     testing::oracleIntRanges(s));
+    EXPECT_TRUE(v.equal) << testing::familyName(f) << ": " << v.report;
   }
 }
 
