@@ -108,19 +108,17 @@ void setLikeInput0WithLast(onnx::InferenceContext& ctx, int64_t last) {
   if (last >= 0) d->set_dim_value(last);
 }
 
-/// com.microsoft.MultiHeadAttention: the output is [B, S, v hidden] for a 3-D query, with
-/// value [B, L, Dv] or heads [B, N, L, H] (then N * H).
-void inferMultiHeadAttention(onnx::InferenceContext& ctx) {
-  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
-  // With past_key/past_value (inputs 6, 7: [B, N, P, H]) and a 3-D query, present_key and
-  // present_value (outputs 1, 2) are [B, N, P + S, H]: the cache, then the new positions.
+/// Outputs 1 and 2 (present_key, present_value) of an attention op whose past_key and
+/// past_value [B, N, P, H] are inputs `past` and `past + 1`, with a 3-D query [B, S, D]:
+/// [B, N, P + S, H], the cache with the S new positions behind it (ONNX Runtime's buffer
+/// without past_present_share_buffer, which rules do not set).
+void inferCachePresents(onnx::InferenceContext& ctx, size_t past) {
   for (size_t out : {size_t{1}, size_t{2}}) {
-    const size_t past = out + 5;
-    if (out >= ctx.getNumOutputs() || ctx.getNumInputs() <= past || !ctx.getInputType(past))
-      continue;
-    onnx::propagateElemTypeFromInputToOutput(ctx, past, out);
-    if (!onnx::hasInputShape(ctx, past) || !onnx::hasInputShape(ctx, 0)) continue;
-    const auto& p = ctx.getInputType(past)->tensor_type().shape();
+    const size_t in = past + out - 1;
+    if (out >= ctx.getNumOutputs() || ctx.getNumInputs() <= in || !ctx.getInputType(in)) continue;
+    onnx::propagateElemTypeFromInputToOutput(ctx, in, out);
+    if (!onnx::hasInputShape(ctx, in) || !onnx::hasInputShape(ctx, 0)) continue;
+    const auto& p = ctx.getInputType(in)->tensor_type().shape();
     const auto& q = ctx.getInputType(0)->tensor_type().shape();
     if (p.dim_size() != 4 || q.dim_size() != 3) continue;
     auto* shape = ctx.getOutputType(out)->mutable_tensor_type()->mutable_shape();
@@ -132,6 +130,14 @@ void inferMultiHeadAttention(onnx::InferenceContext& ctx) {
       total->set_dim_value(p.dim(2).dim_value() + q.dim(1).dim_value());
     *shape->add_dim() = p.dim(3);
   }
+}
+
+/// com.microsoft.MultiHeadAttention: the output is [B, S, v hidden] for a 3-D query, with
+/// value [B, L, Dv] or heads [B, N, L, H] (then N * H).
+void inferMultiHeadAttention(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  // With past_key/past_value (inputs 6, 7), present_key and present_value (outputs 1, 2).
+  inferCachePresents(ctx, 6);
   if (!onnx::hasInputShape(ctx, 0) || ctx.getNumInputs() < 3 || !ctx.getInputType(2) ||
       !onnx::hasInputShape(ctx, 2))
     return;
@@ -147,23 +153,7 @@ void inferMultiHeadAttention(onnx::InferenceContext& ctx) {
 /// Runtime's buffer without past_present_share_buffer, which rules do not set).
 void inferGroupQueryAttention(onnx::InferenceContext& ctx) {
   likeInput0(ctx, 0);
-  for (size_t out : {size_t{1}, size_t{2}}) {
-    const size_t past = out + 2;
-    if (out >= ctx.getNumOutputs() || ctx.getNumInputs() <= past || !ctx.getInputType(past))
-      continue;
-    onnx::propagateElemTypeFromInputToOutput(ctx, past, out);
-    if (!onnx::hasInputShape(ctx, past) || !onnx::hasInputShape(ctx, 0)) continue;
-    const auto& p = ctx.getInputType(past)->tensor_type().shape();
-    const auto& q = ctx.getInputType(0)->tensor_type().shape();
-    if (p.dim_size() != 4 || q.dim_size() != 3) continue;
-    auto* shape = ctx.getOutputType(out)->mutable_tensor_type()->mutable_shape();
-    *shape->add_dim() = p.dim(0);
-    *shape->add_dim() = p.dim(1);
-    auto* total = shape->add_dim();
-    if (p.dim(2).has_dim_value() && q.dim(1).has_dim_value())
-      total->set_dim_value(p.dim(2).dim_value() + q.dim(1).dim_value());
-    *shape->add_dim() = p.dim(3);
-  }
+  inferCachePresents(ctx, 3);
 }
 
 /// ONNX Attention (opset 23): 3-D Q [B, S, Dq], V [B, L, Dv] give [B, S, q_num_heads * Dv /
