@@ -6,6 +6,9 @@
 #include "runtime/io/SymbolicShapes.h"
 
 #include <exception>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
@@ -114,46 +117,56 @@ namespace {
 /// 292-byte model found by fuzz_model). Real ranks are a handful.
 constexpr int64_t kMaxShapeTensorLength = 4096;
 
+/// The length each value of `g` is declared with, for the values declared as 1-D tensors of
+/// a static length (inputs, then value_info, then outputs: the first such declaration).
+using DeclaredLengths = std::unordered_map<std::string, int64_t>;
+DeclaredLengths declaredLengths(const onnx::GraphProto& g) {
+  DeclaredLengths lengths;
+  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
+    for (const onnx::ValueInfoProto& v : *list) {
+      if (!v.type().has_tensor_type()) continue;
+      const auto& shape = v.type().tensor_type().shape();
+      if (shape.dim_size() == 1 && shape.dim(0).has_dim_value())
+        lengths.emplace(v.name(), shape.dim(0).dim_value());
+    }
+  return lengths;
+}
+
 /// Why ONNX's inference must not run on the declared shapes of `g` (a body when `outer` is
-/// set: it also reads the declarations of the graphs around it), or "".
+/// not empty: it also reads the declarations of the graphs around it, innermost last), or
+/// "".
 std::string oversizedShapeInputReason(const onnx::GraphProto& g,
-                                      std::vector<const onnx::GraphProto*>& outer) {
+                                      std::vector<const DeclaredLengths*>& outer) {
+  const DeclaredLengths own = declaredLengths(g);
+  outer.push_back(&own);
   auto declaredLength = [&](const std::string& name) -> int64_t {
-    outer.push_back(&g);
-    int64_t length = -1;
-    for (auto it = outer.rbegin(); it != outer.rend() && length < 0; ++it)
-      for (const auto* list : {&(*it)->input(), &(*it)->value_info(), &(*it)->output()})
-        for (const onnx::ValueInfoProto& v : *list) {
-          if (length >= 0 || v.name() != name || !v.type().has_tensor_type()) continue;
-          const auto& shape = v.type().tensor_type().shape();
-          if (shape.dim_size() == 1 && shape.dim(0).has_dim_value())
-            length = shape.dim(0).dim_value();
-        }
-    outer.pop_back();
-    return length;
+    for (auto it = outer.rbegin(); it != outer.rend(); ++it)
+      if (auto found = (*it)->find(name); found != (*it)->end()) return found->second;
+    return -1;
   };
+  std::string reason;
   for (const onnx::NodeProto& n : g.node()) {
     // The bodies first: ONNX's inference reaches them through their node.
-    outer.push_back(&g);
-    std::string reason;
     for (const onnx::AttributeProto& a : n.attribute()) {
       if (reason.empty() && a.has_g()) reason = oversizedShapeInputReason(a.g(), outer);
       for (const onnx::GraphProto& body : a.graphs())
         if (reason.empty()) reason = oversizedShapeInputReason(body, outer);
     }
-    outer.pop_back();
-    if (!reason.empty()) return reason;
+    if (!reason.empty()) break;
     if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
     const int index = n.op_type() == "ConstantOfShape"                      ? 0
                       : n.op_type() == "Expand" || n.op_type() == "Reshape" ? 1
                                                                             : -1;
     if (index < 0 || n.input_size() <= index) continue;
     const int64_t length = declaredLength(n.input(index));
-    if (length > kMaxShapeTensorLength)
-      return "'" + n.input(index) + "', the shape " + n.op_type() + " reads, declares " +
-             std::to_string(length) + " elements (a rank no tensor has)";
+    if (length > kMaxShapeTensorLength) {
+      reason = "'" + n.input(index) + "', the shape " + n.op_type() + " reads, declares " +
+               std::to_string(length) + " elements (a rank no tensor has)";
+      break;
+    }
   }
-  return "";
+  outer.pop_back();
+  return reason;
 }
 
 }  // namespace
@@ -161,7 +174,7 @@ std::string oversizedShapeInputReason(const onnx::GraphProto& g,
 InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims) {
   note_ = unsupportedOpsetReason(model);
   if (note_.empty()) {
-    std::vector<const onnx::GraphProto*> outer;
+    std::vector<const DeclaredLengths*> outer;
     note_ = oversizedShapeInputReason(model.graph(), outer);
   }
   if (!note_.empty()) {
