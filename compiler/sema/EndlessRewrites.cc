@@ -161,26 +161,6 @@ class Fit {
   std::map<std::string, std::string> bound_;
 };
 
-/// ONNX opsets [lo, hi] at which a rule (narrowed by one of its rewrite variants) runs.
-struct Opsets {
-  int64_t lo = 1, hi = std::numeric_limits<int64_t>::max();
-  void narrow(const std::string& domain, int64_t min_opset, int64_t max_opset) {
-    if (OpCatalog::normalizeDomain(domain) != "") return;
-    if (min_opset >= 0) lo = std::max(lo, min_opset);
-    if (max_opset >= 0) hi = std::min(hi, max_opset);
-  }
-  bool empty() const { return lo > hi; }
-  bool overlaps(const Opsets& o) const { return std::max(lo, o.lo) <= std::min(hi, o.hi); }
-};
-
-Opsets opsetsOf(const Rule& rule, const Target* variant) {
-  Opsets r;
-  for (const ir::Applicability& a : rule.requires) r.narrow(a.domain, a.min_opset, a.max_opset);
-  if (variant && variant->when)
-    r.narrow(variant->when->domain, variant->when->min_opset, variant->when->max_opset);
-  return r;
-}
-
 /// The first value of `t` that a node of `t` creates and `rule`'s match fits, or -1.
 int64_t fittingValue(const Rule& rule, const Target& t) {
   if (!rule.pattern.constraints.empty()) return -1;
@@ -224,6 +204,19 @@ bool attrMatchHolds(const AttrMatch& m, const Literal& v) {
   return false;
 }
 
+RuleOpsets ruleOpsets(const Rule& rule, const Target* variant) {
+  RuleOpsets r;
+  auto narrow = [&r](const std::string& domain, int64_t min_opset, int64_t max_opset) {
+    if (OpCatalog::normalizeDomain(domain) != "") return;
+    if (min_opset >= 0) r.lo = std::max(r.lo, min_opset);
+    if (max_opset >= 0) r.hi = std::min(r.hi, max_opset);
+  };
+  for (const ir::Applicability& a : rule.requires) narrow(a.domain, a.min_opset, a.max_opset);
+  if (variant && variant->when)
+    narrow(variant->when->domain, variant->when->min_opset, variant->when->max_opset);
+  return r;
+}
+
 bool matchFitsRewrite(const Pattern& pattern, const Target& t, uint32_t at) {
   return pattern.constraints.empty() && Fit(pattern, t).value(pattern.root, at);
 }
@@ -234,7 +227,7 @@ void checkEndlessRewrites(const ir::RuleFile& file, DiagnosticEngine& diag) {
     for (const Target& t : rule.targets) {
       const int64_t at = fittingValue(rule, t);
       // The variant's opsets are the rule's narrowed by its `when`: none left, never built.
-      if (at < 0 || opsetsOf(rule, &t).empty()) continue;
+      if (at < 0 || ruleOpsets(rule, &t).empty()) continue;
       const TargetExpr& created = t.exprs[static_cast<size_t>(at)];
       diag.error(where(created, t, rule), "rule " + quote(rule.name) + " matches the " +
                                               opText(created, t) +
@@ -248,7 +241,7 @@ void checkEndlessRewrites(const ir::RuleFile& file, DiagnosticEngine& diag) {
       auto feeds = [](const Rule& from, const Rule& to) -> std::pair<const Target*, int64_t> {
         for (const Target& t : from.targets) {
           const int64_t at = fittingValue(to, t);
-          if (at >= 0 && opsetsOf(from, &t).overlaps(opsetsOf(to, nullptr))) return {&t, at};
+          if (at >= 0 && ruleOpsets(from, &t).overlaps(ruleOpsets(to, nullptr))) return {&t, at};
         }
         return {nullptr, -1};
       };

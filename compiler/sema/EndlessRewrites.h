@@ -12,12 +12,23 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "compiler/diag/Diagnostics.h"
 #include "compiler/ir/RuleIR.h"
 
 namespace onnx_rewrite {
+
+/// ONNX opsets [lo, hi] at which a rule (narrowed by one of its rewrite variants) runs.
+struct RuleOpsets {
+  int64_t lo = 1, hi = std::numeric_limits<int64_t>::max();
+  bool empty() const { return lo > hi; }
+  bool overlaps(const RuleOpsets& o) const { return std::max(lo, o.lo) <= std::min(hi, o.hi); }
+  bool covers(const RuleOpsets& o) const { return lo <= o.lo && o.hi <= hi; }
+};
+RuleOpsets ruleOpsets(const ir::Rule& rule, const ir::Target* variant = nullptr);
 
 /// True if a node whose attribute has value `v` satisfies `m` (kCapture always does).
 bool attrMatchHolds(const ir::AttrMatch& m, const ir::Literal& v);

@@ -2,7 +2,6 @@
 #include "compiler/sema/RuleOverlaps.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -369,17 +368,6 @@ class Overlap {
   size_t steps_ = 0;
 };
 
-/// The ONNX-domain opsets [lo, hi] a rule runs at.
-std::pair<int64_t, int64_t> onnxOpsets(const Rule& r) {
-  int64_t lo = 1, hi = std::numeric_limits<int64_t>::max();
-  for (const ir::Applicability& a : r.requires) {
-    if (OpCatalog::normalizeDomain(a.domain) != "") continue;
-    if (a.min_opset >= 0) lo = std::max(lo, a.min_opset);
-    if (a.max_opset >= 0) hi = std::min(hi, a.max_opset);
-  }
-  return {lo, hi};
-}
-
 bool optIn(const Rule& r) {
   return std::find(r.tags.begin(), r.tags.end(), "opt_in") != r.tags.end();
 }
@@ -410,9 +398,9 @@ void checkRuleOverlaps(const ir::RuleFile& file, DiagnosticEngine& diag) {
       if (w == n || wide.priority < narrow.priority ||
           (wide.priority == narrow.priority && w > n) || (optIn(wide) && !optIn(narrow)))
         continue;
-      const auto [wlo, whi] = onnxOpsets(wide);
-      const auto [nlo, nhi] = onnxOpsets(narrow);
-      if (wlo > nlo || whi < nhi || !patternSubsumes(wide.pattern, narrow.pattern)) continue;
+      if (!ruleOpsets(wide).covers(ruleOpsets(narrow)) ||
+          !patternSubsumes(wide.pattern, narrow.pattern))
+        continue;
       shadowing.insert({std::min(w, n), std::max(w, n)});
       diag.warning(narrow.loc, "rule " + quote(narrow.name) + " never applies: rule " +
                                    quote(wide.name) + " (priority " +
@@ -425,9 +413,7 @@ void checkRuleOverlaps(const ir::RuleFile& file, DiagnosticEngine& diag) {
       const Rule& first = rules[a];
       const Rule& second = rules[b];
       if (first.priority != second.priority || shadowing.count({a, b})) continue;
-      const auto [alo, ahi] = onnxOpsets(first);
-      const auto [blo, bhi] = onnxOpsets(second);
-      if (std::max(alo, blo) > std::min(ahi, bhi) ||
+      if (!ruleOpsets(first).overlaps(ruleOpsets(second)) ||
           !patternsOverlap(first.pattern, second.pattern))
         continue;
       diag.warning(second.loc, "rules " + quote(first.name) + " and " + quote(second.name) +

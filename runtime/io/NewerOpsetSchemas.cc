@@ -108,28 +108,31 @@ void setLikeInput0WithLast(onnx::InferenceContext& ctx, int64_t last) {
   if (last >= 0) d->set_dim_value(last);
 }
 
-/// Outputs 1 and 2 (present_key, present_value) of an attention op whose past_key and
-/// past_value [B, N, P, H] are inputs `past` and `past + 1`, with a 3-D query [B, S, D]:
-/// [B, N, P + S, H], the cache with the S new positions behind it (ONNX Runtime's buffer
-/// without past_present_share_buffer, which rules do not set).
+/// Output `out` of an attention op, a present cache: the past cache of input `past`, of
+/// rank `rank` with its sequence axis second to last ([B, N, P, H], or
+/// com.microsoft.Attention's stacked [2, B, N, P, H]), with the S new positions of the
+/// query (input 0, [B, S, D]) behind it, as ONNX Runtime's buffer without
+/// past_present_share_buffer (which rules do not set).
+void inferPresent(onnx::InferenceContext& ctx, size_t past, size_t out, int rank) {
+  if (out >= ctx.getNumOutputs() || ctx.getNumInputs() <= past || !ctx.getInputType(past)) return;
+  onnx::propagateElemTypeFromInputToOutput(ctx, past, out);
+  if (!onnx::hasInputShape(ctx, past) || !onnx::hasInputShape(ctx, 0)) return;
+  const auto& p = ctx.getInputType(past)->tensor_type().shape();
+  const auto& q = ctx.getInputType(0)->tensor_type().shape();
+  if (p.dim_size() != rank || q.dim_size() != 3) return;
+  auto* shape = ctx.getOutputType(out)->mutable_tensor_type()->mutable_shape();
+  *shape = p;
+  auto* total = shape->mutable_dim(rank - 2);
+  total->Clear();
+  if (p.dim(rank - 2).has_dim_value() && q.dim(1).has_dim_value())
+    total->set_dim_value(p.dim(rank - 2).dim_value() + q.dim(1).dim_value());
+}
+
+/// present_key and present_value (outputs 1, 2) from past_key and past_value [B, N, P, H]
+/// (inputs `past`, `past + 1`).
 void inferCachePresents(onnx::InferenceContext& ctx, size_t past) {
-  for (size_t out : {size_t{1}, size_t{2}}) {
-    const size_t in = past + out - 1;
-    if (out >= ctx.getNumOutputs() || ctx.getNumInputs() <= in || !ctx.getInputType(in)) continue;
-    onnx::propagateElemTypeFromInputToOutput(ctx, in, out);
-    if (!onnx::hasInputShape(ctx, in) || !onnx::hasInputShape(ctx, 0)) continue;
-    const auto& p = ctx.getInputType(in)->tensor_type().shape();
-    const auto& q = ctx.getInputType(0)->tensor_type().shape();
-    if (p.dim_size() != 4 || q.dim_size() != 3) continue;
-    auto* shape = ctx.getOutputType(out)->mutable_tensor_type()->mutable_shape();
-    shape->Clear();
-    *shape->add_dim() = p.dim(0);
-    *shape->add_dim() = p.dim(1);
-    auto* total = shape->add_dim();
-    if (p.dim(2).has_dim_value() && q.dim(1).has_dim_value())
-      total->set_dim_value(p.dim(2).dim_value() + q.dim(1).dim_value());
-    *shape->add_dim() = p.dim(3);
-  }
+  inferPresent(ctx, past, 1, 4);
+  inferPresent(ctx, past + 1, 2, 4);
 }
 
 /// com.microsoft.MultiHeadAttention: the output is [B, S, v hidden] for a 3-D query, with
@@ -174,30 +177,11 @@ void inferAttention(onnx::InferenceContext& ctx) {
   setLikeInput0WithLast(ctx, known ? q_heads * (v[2] / kv_heads) : -1);
 }
 
-/// com.microsoft.Attention's present (output 1) with past (input 4, [2, B, N, P, H]):
-/// [2, B, N, P + S, H], the cache with the S new positions behind it (without
-/// past_present_share_buffer, which rules do not set).
-void inferPackedAttentionPresent(onnx::InferenceContext& ctx) {
-  if (ctx.getNumOutputs() < 2 || ctx.getNumInputs() < 5 || !ctx.getInputType(4)) return;
-  onnx::propagateElemTypeFromInputToOutput(ctx, 4, 1);
-  if (!onnx::hasInputShape(ctx, 4) || !onnx::hasInputShape(ctx, 0)) return;
-  const auto& p = ctx.getInputType(4)->tensor_type().shape();
-  const auto& x = ctx.getInputType(0)->tensor_type().shape();
-  if (p.dim_size() != 5 || x.dim_size() != 3) return;
-  auto* shape = ctx.getOutputType(1)->mutable_tensor_type()->mutable_shape();
-  shape->Clear();
-  for (int i = 0; i < 3; ++i) *shape->add_dim() = p.dim(i);
-  auto* total = shape->add_dim();
-  if (p.dim(3).has_dim_value() && x.dim(1).has_dim_value())
-    total->set_dim_value(p.dim(3).dim_value() + x.dim(1).dim_value());
-  *shape->add_dim() = p.dim(4);
-}
-
 /// com.microsoft.Attention: [B, S, v hidden], the last of qkv_hidden_sizes or a third of
-/// the packed weights' columns; present as above.
+/// the packed weights' columns; with past (input 4, [2, B, N, P, H]) present (output 1).
 void inferPackedAttention(onnx::InferenceContext& ctx) {
   onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
-  inferPackedAttentionPresent(ctx);
+  inferPresent(ctx, 4, 1, 5);
   if (!onnx::hasInputShape(ctx, 0) || !onnx::hasInputShape(ctx, 1)) return;
   if (ctx.getInputType(0)->tensor_type().shape().dim_size() != 3) return;
   const std::vector<int64_t> w = dimsOf(ctx.getInputType(1)->tensor_type().shape());

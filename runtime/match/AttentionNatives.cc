@@ -393,35 +393,12 @@ bool repeatsHeads(const MatchContext& ctx, ValueArgs args) {
          sameDim(ctx.graph, r, 2, h, 2);
 }
 
-/// `v` is output 0 of a `parts`-output Split of `x` along `axis` (or its negative spelling),
-/// where x's static dim divides evenly, cut in equal parts (no `split`: equal parts, as
-/// opset 13-17 and num_outputs at 18+ cut them).
-bool splitsEvenly(const MatchContext& ctx, ValueId v, ValueId x, int64_t axis, size_t parts) {
-  static const OpId kSplit = OpId::get("", "Split");
-  const NodeId split = v == kNoId ? kNoId : producerIf(ctx.graph, v, kSplit);
-  const auto dims = x == kNoId ? std::nullopt : staticShape(ctx.graph, x);
-  if (split == kNoId || !dims || axis >= static_cast<int64_t>(dims->size())) return false;
-  const Node& n = ctx.graph.node(split);
-  const int64_t dim = (*dims)[static_cast<size_t>(axis)];
-  const int64_t count = static_cast<int64_t>(parts);
-  if (n.outputs().size() != parts || n.output(0) != v || n.input(0) != x || dim <= 0 ||
-      dim % count != 0)
-    return false;
-  const onnx::AttributeProto* a = n.attribute("axis");
-  const int64_t at = a ? a->i() : 0;
-  if (at != axis && at != axis - static_cast<int64_t>(dims->size())) return false;
-  if (findParam(ctx.graph, split, "split").kind == ParamRef::Kind::kAbsent) return true;
-  std::vector<int64_t> sizes;
-  return readIntsParam(ctx.model, ctx.graph, split, "split", sizes) &&
-         sizes == std::vector<int64_t>(parts, dim / count);
-}
-
 /// splits_qkv(q, qkv): q is output 0 of a three-output Split of rank-3 qkv along its last
 /// axis into equal parts, so the three outputs are qkv's columns [0, D), [D, 2D), [2D, 3D):
 /// com.microsoft.Attention's packed projection, read from one weight.
 bool splitsQkv(const MatchContext& ctx, ValueArgs args) {
   const auto dims = args[1] == kNoId ? std::nullopt : staticShape(ctx.graph, args[1]);
-  return dims && dims->size() == 3 && splitsEvenly(ctx, args[0], args[1], 2, 3);
+  return dims && dims->size() == 3 && splitsEvenly(ctx.model, ctx.graph, args[0], args[1], 2, 3);
 }
 
 /// unstacks(h, p): h is output 0 of a two-output Split of p [2, ...] along axis 0 into
@@ -429,7 +406,8 @@ bool splitsQkv(const MatchContext& ctx, ValueArgs args) {
 /// Squeezes.
 bool unstacks(const MatchContext& ctx, ValueArgs args) {
   const auto dims = args[1] == kNoId ? std::nullopt : staticShape(ctx.graph, args[1]);
-  return dims && !dims->empty() && (*dims)[0] == 2 && splitsEvenly(ctx, args[0], args[1], 0, 2);
+  return dims && !dims->empty() && (*dims)[0] == 2 &&
+         splitsEvenly(ctx.model, ctx.graph, args[0], args[1], 0, 2);
 }
 
 /// causal_buffer(t): t is a constant [1, .., 1, R, R] whose element (i, j) is nonzero

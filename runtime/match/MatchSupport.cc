@@ -83,6 +83,27 @@ std::optional<std::vector<int64_t>> staticShape(const Graph& graph, ValueId v) {
   return dims;
 }
 
+bool splitsEvenly(Model& model, const Graph& graph, ValueId v, ValueId x, int64_t axis,
+                  size_t parts) {
+  static const OpId kSplit = OpId::get("", "Split");
+  const NodeId split = v == kNoId ? kNoId : producerIf(graph, v, kSplit);
+  const auto dims = x == kNoId ? std::nullopt : staticShape(graph, x);
+  if (split == kNoId || !dims || axis >= static_cast<int64_t>(dims->size())) return false;
+  const Node& n = graph.node(split);
+  const int64_t dim = (*dims)[static_cast<size_t>(axis)];
+  const int64_t count = static_cast<int64_t>(parts);
+  if (n.outputs().size() != parts || n.output(0) != v || n.input(0) != x || dim <= 0 ||
+      dim % count != 0)
+    return false;
+  const onnx::AttributeProto* a = n.attribute("axis");
+  const int64_t at = a ? a->i() : 0;
+  if (at != axis && at != axis - static_cast<int64_t>(dims->size())) return false;
+  if (findParam(graph, split, "split").kind == ParamRef::Kind::kAbsent) return true;
+  std::vector<int64_t> sizes;
+  return readIntsParam(model, graph, split, "split", sizes) &&
+         sizes == std::vector<int64_t>(parts, dim / count);
+}
+
 bool sameDim(const Graph& graph, ValueId a, int i, ValueId b, int j) {
   if (a == kNoId || b == kNoId) return false;
   if (a == b && i == j) return true;

@@ -48,6 +48,12 @@ bool isScalarConstant(Model& model, const Graph& graph, ValueId v, double expect
 /// Static dims of `v` (-1 for a symbolic or unknown dim), or nullopt if the rank is unknown.
 std::optional<std::vector<int64_t>> staticShape(const Graph& graph, ValueId v);
 
+/// `v` is output 0 of a `parts`-output Split of `x` along `axis` (or its negative spelling),
+/// where x's static dim divides evenly, cut in equal parts (no `split`: equal parts, as
+/// opset 13-17 and num_outputs at 18+ cut them).
+bool splitsEvenly(Model& model, const Graph& graph, ValueId v, ValueId x, int64_t axis,
+                  size_t parts);
+
 /// Dim `i` of `a` and dim `j` of `b` (negative: from the end) are known and the same: equal
 /// static sizes or one symbol; or the same dim of the same value.
 bool sameDim(const Graph& graph, ValueId a, int i, ValueId b, int j);

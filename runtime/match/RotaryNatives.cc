@@ -91,17 +91,10 @@ bool sliceUnitSteps(const MatchContext& ctx, ValueArgs args) {
 }
 
 bool splitHalves(const MatchContext& ctx, ValueArgs args) {
-  if (args[0] == kNoId) return false;
-  static const OpId kSplit = OpId::get("", "Split");
-  const NodeId split = producerIf(ctx.graph, args[0], kSplit);
-  const std::optional<int64_t> dim = staticLastDim(ctx.graph, args[1]);
-  if (split == kNoId || ctx.graph.node(split).outputs().size() != 2 || !dim || *dim % 2 != 0)
-    return false;
-  // No `split`: equal parts (opset 13-17) or num_outputs=2 of an even dim (18+).
-  if (findParam(ctx.graph, split, "split").kind == ParamRef::Kind::kAbsent) return true;
-  std::vector<int64_t> sizes;
-  return readIntsParam(ctx.model, ctx.graph, split, "split", sizes) && sizes.size() == 2 &&
-         sizes[0] == *dim / 2 && sizes[1] == *dim / 2;
+  const auto dims = args[1] == kNoId ? std::nullopt : staticShape(ctx.graph, args[1]);
+  return dims && !dims->empty() &&
+         splitsEvenly(ctx.model, ctx.graph, args[0], args[1],
+                      static_cast<int64_t>(dims->size()) - 1, 2);
 }
 
 /// A constant floating-point cache [rows, cols] with an even number of columns, read
