@@ -106,9 +106,15 @@ bool staticLastDim(const MatchContext& ctx, ValueArgs args) {
   return dimOf(ctx.graph, args[0], -1, x) && x.is_static && x.value > 0;
 }
 
+/// The most elements ones_of_last_dim builds (64 MiB of float): a declared last dim beyond
+/// it (a hostile model's 2^62) would be filled until memory runs out; no fusion instead.
+constexpr int64_t kMaxOnesElements = int64_t{1} << 24;
+
 std::optional<onnx::TensorProto> onesOfLastDim(const MatchContext& ctx, ValueArgs args) {
   Dim x;
-  if (!dimOf(ctx.graph, args[0], -1, x) || !x.is_static || x.value <= 0) return std::nullopt;
+  if (!dimOf(ctx.graph, args[0], -1, x) || !x.is_static || x.value <= 0 ||
+      x.value > kMaxOnesElements)
+    return std::nullopt;
   onnx::TensorProto t;
   const int32_t type = valueElemType(ctx.graph, args[0]);
   t.set_data_type(type);
