@@ -303,11 +303,14 @@ class PatternExpander {
 
 class TargetExpander {
  public:
-  /// `tags`: the alternative tags of the rule's match. A fragment variant testing a tag the
-  /// match does not have can never be chosen in this rule and is left out.
+  /// `tags`: the alternative tags of the rule's match; `requires`: the rule's opset
+  /// requirements. A fragment variant testing a tag the match does not have, or opsets the
+  /// rule never runs at, can never be chosen in this rule and is left out (a fragment serves
+  /// rules of many opsets; a rule's own unreachable variant is still an error, in the checks).
   TargetExpander(const std::map<std::string, const ir::Fragment*>& fragments,
-                 DiagnosticEngine& diag, std::set<std::string> tags)
-      : fragments_(fragments), diag_(diag), tags_(std::move(tags)) {}
+                 DiagnosticEngine& diag, std::set<std::string> tags,
+                 const std::vector<ir::Applicability>& requires)
+      : fragments_(fragments), diag_(diag), tags_(std::move(tags)), requires_(requires) {}
 
   /// Appends `t` with its fragment uses expanded (several variants when a fragment has
   /// several) to `out`.
@@ -340,7 +343,7 @@ class TargetExpander {
       if (!combineWhen(t.when, f.rewrite[v].when, when, empty))
         return fail(call.loc, "the opsets of variant " + std::to_string(v + 1) + " of fragment " +
                                   quote(f.name) + " and of this rewrite are of two domains");
-      if (empty) continue;
+      if (empty || outsideRequires(f.rewrite[v].when)) continue;
       ir::Target copy = t;
       if (!substitute(copy, at, f, v)) return false;
       copy.when = when;
@@ -352,6 +355,19 @@ class TargetExpander {
  private:
   bool fail(const SourceLoc& loc, const std::string& message) {
     diag_.error(loc, message);
+    return false;
+  }
+
+  /// Whether `when`'s opsets and the rule's requirement on the same domain do not overlap.
+  bool outsideRequires(const std::optional<ir::Target::When>& when) const {
+    if (!when || (when->min_opset < 0 && when->max_opset < 0)) return false;
+    auto norm = [](const std::string& d) { return d == "ai.onnx" ? std::string() : d; };
+    for (const ir::Applicability& r : requires_) {
+      if (norm(r.domain) != norm(when->domain)) continue;
+      const bool below = r.max_opset >= 0 && when->min_opset > r.max_opset;
+      const bool above = when->max_opset >= 0 && r.min_opset > when->max_opset;
+      if (below || above) return true;
+    }
     return false;
   }
 
@@ -497,6 +513,7 @@ class TargetExpander {
   const std::map<std::string, const ir::Fragment*>& fragments_;
   DiagnosticEngine& diag_;
   std::set<std::string> tags_;
+  const std::vector<ir::Applicability>& requires_;
 };
 
 }  // namespace
@@ -522,7 +539,7 @@ bool expandFragments(ir::RuleFile& file, DiagnosticEngine& diag) {
     for (const ir::Expr& e : rule.pattern.exprs)
       for (const std::string& tag : e.tags)
         if (!tag.empty()) tags.insert(tag);
-    TargetExpander expander(fragments, diag, std::move(tags));
+    TargetExpander expander(fragments, diag, std::move(tags), rule.requires);
     bool ok = true;
     for (const ir::Target& t : rule.targets) ok &= expander.expand(t, targets);
     if (ok) rule.targets = std::move(targets);

@@ -43,6 +43,9 @@ AttentionSpec spec(void (*edit)(AttentionSpec&) = nullptr) {
 const Ops kBertProjections = {"MatMul", "Add", "MatMul", "Add", "MatMul", "Add"};
 /// The attention_bias built from a mask: expanded to [1, 1, S, T].
 const Ops kBiasShape = {"Shape", "Slice", "Shape", "Slice", "Concat"};
+/// From opset 23, an additive mask's float lowest raised to the next float up
+/// (softmax_mask): Where(Equal(mask, lowest), next, mask).
+const Ops kRaisedLowest = {"Equal", "Where"};
 
 Ops concat(std::initializer_list<Ops> parts) {
   Ops out;
@@ -472,9 +475,11 @@ TEST(OnnxAttentionRule, FusesMaskedFillAtOpset23) {
     s.mask = Mask::kMaskedFill;
   }));
   EXPECT_EQ(fuse(text), concat({kGpt2Projection,
-                                {"Shape", "Slice", "Slice", "Slice", "Equal", "Where"},
+                                {"Shape", "Slice", "Slice", "Slice", "Equal", "Equal", "Where"},
+                                {"Where"},
                                 kBiasShape,
-                                {"Expand", "Attention"}}));
+                                {"Expand", "Attention"}}))
+      << "the fill raised (Equal, Where) before the masked_fill's Where";
   expectSameInOrt(text);
 }
 
@@ -528,13 +533,76 @@ std::string domainOf(const onnx::ModelProto& model, const std::string& op_type) 
 TEST(OnnxAttentionRule, FusesBertIntoOnnxAttentionAtOpset23) {
   const std::string text = attentionModel(spec([](AttentionSpec& s) { s.opset = 23; }));
   onnx::ModelProto model;
-  EXPECT_EQ(fuse(text, &model), concat({kBertProjections, kBiasShape, {"Expand", "Attention"}}))
+  EXPECT_EQ(fuse(text, &model),
+            concat({kBertProjections, kRaisedLowest, kBiasShape, {"Expand", "Attention"}}))
       << "not packed: the standard op is preferred";
   EXPECT_EQ(domainOf(model, "Attention"), "");
   EXPECT_EQ(intAttribute(model, "Attention", "q_num_heads"), 2);
   EXPECT_EQ(intAttribute(model, "Attention", "kv_num_heads"), 2);
   EXPECT_FLOAT_EQ(floatAttribute(model, "Attention", "scale"), 0.5f);
   expectSameInOrt(text);
+}
+
+// ONNX Runtime's Attention (opset 23) gives 0 on a query row whose scores all end at float's
+// lowest, where Softmax averages the values: the mask goes in with lowest raised to the next
+// float. attention_mask 0:1 pads every key, so every row is such a row.
+TEST(OnnxAttentionRule, AveragesARowWithEveryKeyPaddedAsSoftmaxDoes) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.opset = 23;
+    s.mask = Mask::kPadding;
+  }));
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model),
+            concat({kBertProjections,
+                    {"Unsqueeze", "Unsqueeze", "Cast", "Sub", "Mul"},
+                    kRaisedLowest,
+                    kBiasShape,
+                    {"Expand", "Attention"}}));
+  for (const char* padding : {"0:1", "0:2 --runs 4"}) {
+    testing::OracleVerdict v =
+        testing::compareInOrt(testing::parseModel(text), model, {"B=2", "S=5"},
+                              std::string("--int-range attention_mask=") + padding);
+    EXPECT_TRUE(v.equal) << padding << ": " << v.report;
+  }
+}
+
+/// `text` with its float input `name` read from an int64 input `name`_ids by a Cast, so
+/// that the oracle can draw it from an integer range (0:1, all zeros).
+std::string fedByIntegers(std::string text, const std::string& name) {
+  const std::string input = "float[B, S] " + name, first_read = "Equal(" + name + ",";
+  text.replace(text.find(input), input.size(), "int64[B, S] " + name + "_ids");
+  const size_t line = text.rfind('\n', text.find(first_read)) + 1;
+  text.insert(line, name + " = Cast <to = 1> (" + name + "_ids)\n");
+  return text;
+}
+
+TEST(OnnxAttentionRule, AveragesARowWithEveryKeyMaskedFilledAsSoftmaxDoes) {
+  const std::string text =
+      fedByIntegers(attentionModel(distilBert([](AttentionSpec& s) { s.opset = 23; })), "mask");
+  onnx::ModelProto model;
+  fuse(text, &model);
+  ASSERT_EQ(testing::opTypes(model).back(), "Attention");
+  for (const char* padding : {"0:1", "0:2 --runs 4"}) {
+    testing::OracleVerdict v =
+        testing::compareInOrt(testing::parseModel(text), model, {"B=2", "S=5"},
+                              std::string("--int-range mask_ids=") + padding);
+    EXPECT_TRUE(v.equal) << padding << ": " << v.report;
+  }
+}
+
+// Below opset 23 the targets add the mask as Softmax does: it goes in as it is.
+TEST(MultiHeadAttentionRule, TakesTheMaskAsItIsBelowOpset23) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) {
+    s.opset = 22;
+    s.mask = Mask::kPadding;
+  }));
+  onnx::ModelProto model;
+  const Ops ops = fuseOnly(text, kMhaOnly, &model);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), "Equal"), 0) << ::testing::PrintToString(ops);
+  EXPECT_EQ(ops.back(), "com.microsoft::MultiHeadAttention");
+  testing::OracleVerdict v = testing::compareInOrt(testing::parseModel(text), model,
+                                                   {"B=2", "S=5"}, "--int-range attention_mask=0:1");
+  EXPECT_TRUE(v.equal) << v.report;
 }
 
 TEST(OnnxAttentionRule, PassesGpt2sCausalSliceAsABooleanMask) {
@@ -556,7 +624,9 @@ TEST(OnnxAttentionRule, FusesCausalAndPaddingMasks) {
   }));
   EXPECT_EQ(fuse(text),
             concat({kGpt2Projection,
-                    {"Shape", "Slice", "Sub", "Slice", "Slice", "Where", "Add", "Attention"}}));
+                    {"Shape", "Slice", "Sub", "Slice", "Slice", "Where"},
+                    kRaisedLowest,
+                    {"Add", "Attention"}}));
   expectSameInOrt(text);
 }
 
@@ -720,8 +790,8 @@ TEST(AttentionHeadsRule, FusesGroupedKvHeadsWithoutRepeatKv) {
     s.dynamo = true;
   }));
   onnx::ModelProto model;
-  EXPECT_EQ(fuse(text, &model),
-            concat({kLlama23Heads, kBiasShape, {"Expand", "Attention", "Transpose", "Reshape"}}))
+  EXPECT_EQ(fuse(text, &model), concat({kLlama23Heads, kRaisedLowest, kBiasShape,
+                                        {"Expand", "Attention", "Transpose", "Reshape"}}))
       << "repeat_kv dropped: Attention repeats the one K/V head itself";
   const onnx::NodeProto& attention = nodeOf(model, "Attention");
   EXPECT_EQ(attention.input(0), nodeOf(model, "RotaryEmbedding").output(0));
@@ -763,6 +833,7 @@ TEST(AttentionHeadsRule, TakesARepeatItCannotReadAsPlainHeads) {
   EXPECT_EQ(fuse(text, &model),
             concat({kLlama23Heads,
                     {"Unsqueeze", "Expand", "Reshape", "Unsqueeze", "Expand", "Reshape"},
+                    kRaisedLowest,
                     kBiasShape,
                     {"Expand", "Attention", "Transpose", "Reshape"}}));
   EXPECT_EQ(nodeOf(model, "Attention").input(2), "vrep");
@@ -944,10 +1015,8 @@ TEST(AttentionHeadsRule, FusesMaskedFill) {
     s.opset = 23;
     s.mask = RopeMask::kMaskedFill;
   }));
-  EXPECT_EQ(
-      fuse(text),
-      concat(
-          {kLlama23Heads, {"Where"}, kBiasShape, {"Expand", "Attention", "Transpose", "Reshape"}}));
+  EXPECT_EQ(fuse(text), concat({kLlama23Heads, kRaisedLowest, {"Where"}, kBiasShape,
+                                {"Expand", "Attention", "Transpose", "Reshape"}}));
   expectSameInOrt(text);
 }
 

@@ -623,13 +623,15 @@ TEST_P(WholeModel, FusesTheSameWhenTheOnnxDomainIsSpelledAiOnnx) {
 
 // ---- numerics ------------------------------------------------------------------------------
 
+// Four seeds: a query row whose every visible key is padded (where the targets' masking
+// differs most from Softmax's) comes only from some draws of attention_mask.
 TEST_P(WholeModel, FusedModelComputesTheSameInOrt) {
   onnx::ModelProto before = model();
   onnx::ModelProto after;
   fused(&after);
   for (const auto& dims : dimSets()) {
-    testing::OracleVerdict v =
-        testing::compareInOrt(before, after, dims, testing::oracleIntRanges(spec()));
+    testing::OracleVerdict v = testing::compareInOrt(before, after, dims,
+                                                     testing::oracleIntRanges(spec()) + " --runs 4");
     EXPECT_TRUE(v.equal) << ::testing::PrintToString(dims) << ": " << v.report;
   }
 }

@@ -303,6 +303,33 @@ TEST(RewriteFragment, VariantsWhoseOpsetsCannotHoldTogetherAreDropped) {
   EXPECT_EQ(ruleText(e).find("RMSNormalization(%0"), std::string::npos) << ruleText(e);
 }
 
+// A fragment serves rules of many opsets: its variants for opsets a rule never runs at are
+// left out of that rule (the rule's own such variant is an error of the checks).
+TEST(RewriteFragment, VariantsOutsideTheRulesRequiredOpsetsAreDropped) {
+  Expanded e = expand(std::string(kRms) + R"(rules:
+  - rule: r
+    requires: { opset: ">=13,<=22" }
+    match: |
+      y = Mul(x, w)
+    rewrite: y = rms(x, w)
+)");
+  ASSERT_TRUE(e.ok);
+  const ir::Rule& r = e.file.rules[0];
+  ASSERT_EQ(r.targets.size(), 1u) << ruleText(e);
+  EXPECT_FALSE(r.targets[0].when.has_value());
+  EXPECT_EQ(ruleText(e).find("RMSNormalization(%0"), std::string::npos) << ruleText(e);
+
+  Expanded newer = expand(std::string(kRms) + R"(rules:
+  - rule: r
+    requires: { opset: ">=23" }
+    match: |
+      y = Mul(x, w)
+    rewrite: y = rms(x, w)
+)");
+  ASSERT_TRUE(newer.ok);
+  EXPECT_EQ(newer.file.rules[0].targets.size(), 2u) << "both can hold at some opset >= 23";
+}
+
 TEST(RewriteFragment, LocalValuesAndSeveralResults) {
   Expanded e = expand(R"(fragments:
   - fragment: seq_len(q)
