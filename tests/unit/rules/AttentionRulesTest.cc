@@ -552,12 +552,11 @@ TEST(OnnxAttentionRule, AveragesARowWithEveryKeyPaddedAsSoftmaxDoes) {
     s.mask = Mask::kPadding;
   }));
   onnx::ModelProto model;
-  EXPECT_EQ(fuse(text, &model),
-            concat({kBertProjections,
-                    {"Unsqueeze", "Unsqueeze", "Cast", "Sub", "Mul"},
-                    kRaisedLowest,
-                    kBiasShape,
-                    {"Expand", "Attention"}}));
+  EXPECT_EQ(fuse(text, &model), concat({kBertProjections,
+                                        {"Unsqueeze", "Unsqueeze", "Cast", "Sub", "Mul"},
+                                        kRaisedLowest,
+                                        kBiasShape,
+                                        {"Expand", "Attention"}}));
   for (const char* padding : {"0:1", "0:2 --runs 4"}) {
     testing::OracleVerdict v =
         testing::compareInOrt(testing::parseModel(text), model, {"B=2", "S=5"},
@@ -600,8 +599,8 @@ TEST(MultiHeadAttentionRule, TakesTheMaskAsItIsBelowOpset23) {
   const Ops ops = fuseOnly(text, kMhaOnly, &model);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), "Equal"), 0) << ::testing::PrintToString(ops);
   EXPECT_EQ(ops.back(), "com.microsoft::MultiHeadAttention");
-  testing::OracleVerdict v = testing::compareInOrt(testing::parseModel(text), model,
-                                                   {"B=2", "S=5"}, "--int-range attention_mask=0:1");
+  testing::OracleVerdict v = testing::compareInOrt(testing::parseModel(text), model, {"B=2", "S=5"},
+                                                   "--int-range attention_mask=0:1");
   EXPECT_TRUE(v.equal) << v.report;
 }
 
@@ -622,11 +621,10 @@ TEST(OnnxAttentionRule, FusesCausalAndPaddingMasks) {
     s.projection = AttentionSpec::Projection::kSplit;
     s.mask = Mask::kCausalAdd;
   }));
-  EXPECT_EQ(fuse(text),
-            concat({kGpt2Projection,
-                    {"Shape", "Slice", "Sub", "Slice", "Slice", "Where"},
-                    kRaisedLowest,
-                    {"Add", "Attention"}}));
+  EXPECT_EQ(fuse(text), concat({kGpt2Projection,
+                                {"Shape", "Slice", "Sub", "Slice", "Slice", "Where"},
+                                kRaisedLowest,
+                                {"Add", "Attention"}}));
   expectSameInOrt(text);
 }
 
@@ -790,7 +788,9 @@ TEST(AttentionHeadsRule, FusesGroupedKvHeadsWithoutRepeatKv) {
     s.dynamo = true;
   }));
   onnx::ModelProto model;
-  EXPECT_EQ(fuse(text, &model), concat({kLlama23Heads, kRaisedLowest, kBiasShape,
+  EXPECT_EQ(fuse(text, &model), concat({kLlama23Heads,
+                                        kRaisedLowest,
+                                        kBiasShape,
                                         {"Expand", "Attention", "Transpose", "Reshape"}}))
       << "repeat_kv dropped: Attention repeats the one K/V head itself";
   const onnx::NodeProto& attention = nodeOf(model, "Attention");
@@ -1015,7 +1015,10 @@ TEST(AttentionHeadsRule, FusesMaskedFill) {
     s.opset = 23;
     s.mask = RopeMask::kMaskedFill;
   }));
-  EXPECT_EQ(fuse(text), concat({kLlama23Heads, kRaisedLowest, {"Where"}, kBiasShape,
+  EXPECT_EQ(fuse(text), concat({kLlama23Heads,
+                                kRaisedLowest,
+                                {"Where"},
+                                kBiasShape,
                                 {"Expand", "Attention", "Transpose", "Reshape"}}));
   expectSameInOrt(text);
 }

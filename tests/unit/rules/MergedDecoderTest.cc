@@ -44,7 +44,8 @@ MergedCase mergedCase(ModelFamily family, Exporter exporter, int opset = 0) {
   s.family = family;
   s.exporter = exporter;
   s.merged = true;
-  std::string name = std::string(testing::familyName(family)) + "_" + testing::exporterName(exporter);
+  std::string name =
+      std::string(testing::familyName(family)) + "_" + testing::exporterName(exporter);
   if (opset) {
     s.opset = opset;
     name += "_opset" + std::to_string(opset);

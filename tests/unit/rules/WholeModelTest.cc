@@ -630,8 +630,8 @@ TEST_P(WholeModel, FusedModelComputesTheSameInOrt) {
   onnx::ModelProto after;
   fused(&after);
   for (const auto& dims : dimSets()) {
-    testing::OracleVerdict v = testing::compareInOrt(before, after, dims,
-                                                     testing::oracleIntRanges(spec()) + " --runs 4");
+    testing::OracleVerdict v =
+        testing::compareInOrt(before, after, dims, testing::oracleIntRanges(spec()) + " --runs 4");
     EXPECT_TRUE(v.equal) << ::testing::PrintToString(dims) << ": " << v.report;
   }
 }
