@@ -11,7 +11,7 @@
 
 #include "runtime/graph/OpId.h"
 #include "runtime/graph/TensorData.h"
-#include "runtime/io/NewerOpsetSchemas.h"
+#include "runtime/io/NodeSchemaInference.h"
 #include "runtime/match/MatchSupport.h"
 #include "runtime/match/Params.h"
 
@@ -30,61 +30,6 @@ bool hasElemType(const onnx::TypeProto* type) {
 bool hasShape(const onnx::TypeProto* type) {
   return hasElemType(type) && type->has_tensor_type() && type->tensor_type().has_shape();
 }
-
-/// ONNX's message on one line, without its "[ShapeInferenceError] " tag or the context
-/// ONNX appends.
-std::string oneLine(std::string message) {
-  if (message.size() > 1 && message[0] == '[') {
-    const size_t close = message.find("] ");
-    if (close != std::string::npos) message.erase(0, close + 2);
-  }
-  const size_t context = message.find("\n\n==> Context:");
-  if (context != std::string::npos) message.erase(context);
-  for (char& c : message)
-    if (c == '\n') c = ' ';
-  return message;
-}
-
-/// ONNX's view of one node: attributes from the node, input types and small constant
-/// inputs from LocalInference, outputs collected here.
-class NodeContext : public onnx::InferenceContext {
- public:
-  NodeContext(const Node& node, std::vector<const onnx::TypeProto*> inputs,
-              std::vector<std::optional<onnx::TensorProto>> data)
-      : node_(node),
-        inputs_(std::move(inputs)),
-        data_(std::move(data)),
-        outputs_(node.outputs().size()) {}
-
-  const onnx::AttributeProto* getAttribute(const std::string& name) const override {
-    return node_.attribute(name);
-  }
-  size_t getNumInputs() const override { return inputs_.size(); }
-  const onnx::TypeProto* getInputType(size_t i) const override {
-    return i < inputs_.size() ? inputs_[i] : nullptr;
-  }
-  const onnx::TensorProto* getInputData(size_t i) const override {
-    return i < data_.size() && data_[i] ? &*data_[i] : nullptr;
-  }
-  size_t getNumOutputs() const override { return outputs_.size(); }
-  onnx::TypeProto* getOutputType(size_t i) override {
-    return i < outputs_.size() ? &outputs_[i] : nullptr;
-  }
-  // Rules create no nodes with bodies, and data propagation is off (as in InferredShapes).
-  onnx::GraphInferencer* getGraphAttributeInferencer(const std::string&) override {
-    return nullptr;
-  }
-  const onnx::SparseTensorProto* getInputSparseData(size_t) const override { return nullptr; }
-  const onnx::TensorShapeProto* getSymbolicInput(size_t) const override { return nullptr; }
-
-  std::vector<onnx::TypeProto>& outputs() { return outputs_; }
-
- private:
-  const Node& node_;
-  std::vector<const onnx::TypeProto*> inputs_;
-  std::vector<std::optional<onnx::TensorProto>> data_;
-  std::vector<onnx::TypeProto> outputs_;
-};
 
 /// ONNX 1.12's Reshape inference gives no shape when the target shape is computed (a
 /// Concat of Shape slices, as exporters write it). Its length still fixes the rank, which
@@ -155,35 +100,26 @@ NodeInference LocalInference::infer(NodeId id) {
   };
 
   const std::string domain(canonicalDomain(node.domain()));
-  const int64_t version = graph_.opsetVersion(domain);
-  const onnx::OpSchema* schema = nullptr;
-  if (domain.empty()) {
-    // Opsets NewerOpsetSchemas does not know are not inferred (as in InferredShapes).
-    if (inferredOpset(version))
-      schema = inferenceSchemas().GetSchema(node.opType(), static_cast<int>(version), domain);
-  } else {
-    // A com.microsoft op may be the first of its domain (the import is added on export);
-    // NewerOpsetSchemas answers for those whatever the version.
-    const int query = version < 1 || version > INT32_MAX ? 1 : static_cast<int>(version);
-    schema = inferenceSchemas().GetSchema(node.opType(), query, domain);
-  }
-  if (!schema || !schema->has_type_and_shape_inference_function()) {
+  const onnx::OpSchema* schema =
+      inferenceSchemaOf(node.opType(), domain, graph_.opsetVersion(domain));
+  if (!schema) {
     record(nullptr);
     return result;
   }
   const onnx::TypeProto* reshape_target = inputs.size() > 1 ? inputs[1] : nullptr;
-  NodeContext ctx(node, std::move(inputs), std::move(data));
-  try {
-    schema->GetTypeAndShapeInferenceFunction()(ctx);
+  NodeInferenceInputs in;
+  in.attribute = [&node](const std::string& name) { return node.attribute(name); };
+  in.types = std::move(inputs);
+  in.data = std::move(data);
+  in.outputs = node.outputs().size();
+  NodeInferenceResult inferred = inferNode(*schema, std::move(in));
+  if (inferred.ran) {
     result.status = NodeInference::Status::kInferred;
-    refineReshapeRank(node, reshape_target, ctx.outputs());
-    record(&ctx.outputs());
+    refineReshapeRank(node, reshape_target, inferred.outputs);
+    record(&inferred.outputs);
     return result;
-  } catch (const std::exception& e) {
-    result.error = oneLine(e.what());
-  } catch (...) {
-    result.error = "unknown error";
   }
+  result.error = std::move(inferred.error);
   result.status = typed ? NodeInference::Status::kRejected : NodeInference::Status::kUntypedInputs;
   record(nullptr);
   return result;

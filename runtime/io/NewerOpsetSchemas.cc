@@ -365,11 +365,17 @@ const Tables& tables() {
     Tables t;
     for (const char* op : {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
                            "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {
-      const onnx::OpSchema* base = onnx::OpSchemaRegistry::Schema(op, kNewestKnown, "");
-      if (!base) continue;
-      onnx::OpSchema s = derive(*base, 18, inferReduceWithAxesInput);
+      // Written out, not derived from 17's: Finalize on a copy of a finalized schema counts
+      // its inputs and outputs twice.
+      onnx::OpSchema s;
+      s.SetName(op).SetDomain(onnx::ONNX_DOMAIN).SinceVersion(18);
+      s.Input(0, "data", "", "T");
       s.Input(1, "axes", "", "tensor(int64)", onnx::OpSchema::Optional);
-      s.TypeConstraint("tensor(int64)", {"tensor(int64)"}, "");
+      s.Output(0, "reduced", "", "T");
+      s.Attr("keepdims", "", onnx::AttributeProto::INT, static_cast<int64_t>(1));
+      s.Attr("noop_with_empty_axes", "", onnx::AttributeProto::INT, static_cast<int64_t>(0));
+      s.TypeConstraint("T", onnx::OpSchema::all_numeric_types(), "");
+      s.TypeAndShapeInferenceFunction(inferReduceWithAxesInput);
       s.Finalize();
       t.changed.emplace(op, std::move(s));
     }

@@ -2,7 +2,9 @@
 #include "runtime/io/ShapeInference.h"
 
 #include "runtime/graph/Opsets.h"
+#include "runtime/graph/QuotedName.h"
 #include "runtime/io/NewerOpsetSchemas.h"
+#include "runtime/io/NodeSchemaInference.h"
 #include "runtime/io/SymbolicShapes.h"
 
 #include <exception>
@@ -111,6 +113,8 @@ std::string unsupportedOpsetReason(const onnx::ModelProto& model) {
 
 namespace {
 
+using Imports = std::unordered_map<std::string, int64_t>;
+
 /// The most dims a shape tensor (the input ConstantOfShape, Expand and Reshape read as a
 /// shape) may declare before inference is skipped: ONNX's inference makes its output of that
 /// rank, so a declared [2^62] shape input would allocate dims until memory runs out (a
@@ -169,6 +173,44 @@ std::string oversizedShapeInputReason(const onnx::GraphProto& g,
   return reason;
 }
 
+/// Why ONNX's whole-model pass must not run on `g` (and the bodies in it): a node with
+/// fewer inputs, or more or fewer outputs, than its schema takes, which inference functions
+/// assume (Split's divides by its output count: a Split with none crashed it, found by
+/// fuzz_model); or "".
+std::string arityReason(const onnx::GraphProto& g, const Imports& imports) {
+  for (const onnx::NodeProto& n : g.node()) {
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      std::string reason = a.has_g() ? arityReason(a.g(), imports) : std::string();
+      for (const onnx::GraphProto& body : a.graphs())
+        if (reason.empty()) reason = arityReason(body, imports);
+      if (!reason.empty()) return reason;
+    }
+    const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
+    auto version = imports.find(domain);
+    const onnx::OpSchema* schema =
+        inferenceSchemaOf(n.op_type(), domain, version == imports.end() ? -1 : version->second);
+    if (!schema) continue;
+    if (!arityFits(*schema, n))
+      return "node " + quoted(n.name()) + " (" + n.op_type() + ") has " +
+             std::to_string(n.input_size()) + " input(s) and " + std::to_string(n.output_size()) +
+             " output(s), which " + n.op_type() + " does not take";
+  }
+  return {};
+}
+
+/// Whether `model` needs ONNX's whole-model pass: control flow (its bodies are inferred
+/// through their node) or model-local functions (inferred through their bodies). Every
+/// other model is inferred by the symbolic pass alone, ONNX's per-op functions serving the
+/// ops it has no rule for.
+bool needsWholeModelInference(const onnx::ModelProto& model) {
+  if (model.functions_size() > 0) return true;
+  for (const onnx::NodeProto& n : model.graph().node()) {
+    if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+    if (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims) {
@@ -181,24 +223,39 @@ InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims
     note_ = "shape inference skipped: " + note_;
     return;
   }
+  const bool whole_model = needsWholeModelInference(model);
+  if (whole_model) {
+    Imports imports;
+    for (const onnx::OperatorSetIdProto& o : model.opset_import())
+      imports.emplace(o.domain() == "ai.onnx" ? std::string() : o.domain(), o.version());
+    if (!imports.count("")) imports.emplace("", kNewestOnnxOpset);
+    note_ = arityReason(model.graph(), imports);
+    if (!note_.empty()) {
+      note_ = "shape inference skipped: " + note_;
+      return;
+    }
+  }
   snapshot(*model.mutable_graph(), value_info_sizes_, types_);
   ran_ = true;
   if (forget_unknown_dims) forgetUnknownDims(*model.mutable_graph());
-  try {
-    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
-                                        /*data_prop=*/false);
-    BothOnnxSpellings imports(model);
-    onnx::shape_inference::InferShapes(model, &inferenceSchemas(), options);
-  } catch (const std::exception& e) {
-    note_ = std::string("shape inference stopped early: ") + e.what();
-    for (char& c : note_)
-      if (c == '\n') c = ' ';  // reports are one line per note
+  if (whole_model) {
+    try {
+      onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
+                                          /*data_prop=*/false);
+      BothOnnxSpellings imports(model);
+      onnx::shape_inference::InferShapes(model, &inferenceSchemas(), options);
+    } catch (const std::exception& e) {
+      note_ = std::string("shape inference stopped early: ") + e.what();
+      for (char& c : note_)
+        if (c == '\n') c = ' ';  // reports are one line per note
+    }
   }
-  // What ONNX could not see through (computed Reshape shapes and all after them). It writes
-  // into value_info as ONNX does, so undo() takes its results out too. Even after ONNX
-  // stopped early: it proves each dim from what is there.
+  // What ONNX could not see through (computed Reshape shapes and all after them), or,
+  // without the whole-model pass, everything. It writes into value_info as ONNX does, so
+  // undo() takes its results out too. Even after ONNX stopped early: it proves each dim
+  // from what is there.
   try {
-    refineSymbolicShapes(model);
+    refineSymbolicShapes(model, /*infer_other_ops=*/!whole_model);
   } catch (const std::exception& e) {
     note_ += std::string(note_.empty() ? "" : "; ") + "symbolic shapes stopped early: " + e.what();
   }

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "runtime/graph/Opsets.h"
+#include "runtime/io/NodeSchemaInference.h"
 #include "runtime/io/ShapeInference.h"
 #include "runtime/io/SymbolicOps.h"
 
@@ -181,6 +182,89 @@ std::vector<int> topologicalOrder(const onnx::GraphProto& g) {
   return order;
 }
 
+/// `facts` as the TypeProto ONNX's inference functions read: the element type, and the dims
+/// (an int, a name the model gives, or unknown) when the rank is known. Unknown when the
+/// element type is.
+onnx::TypeProto typeOfFacts(const Facts& facts) {
+  onnx::TypeProto type;
+  if (facts.elem == 0) return type;
+  onnx::TypeProto_Tensor* t = type.mutable_tensor_type();
+  t->set_elem_type(facts.elem);
+  if (facts.shape) {
+    onnx::TensorShapeProto* shape = t->mutable_shape();  // a scalar has a shape of no dims
+    for (const Sym& s : *facts.shape) setDim(*shape->add_dim(), s);
+  }
+  return type;
+}
+
+/// A small integer constant as a tensor an inference function reads (Reshape's shape,
+/// Unsqueeze's axes), or nullopt.
+std::optional<onnx::TensorProto> dataOfFacts(const Facts& facts) {
+  if (!facts.value || !facts.shape || !isShapeElem(facts.elem)) return std::nullopt;
+  onnx::TensorProto t;
+  t.set_data_type(facts.elem);
+  for (const Sym& d : *facts.shape) {
+    if (!d.isInt()) return std::nullopt;
+    t.add_dims(d.value);
+  }
+  for (const Sym& v : *facts.value) {
+    if (!v.isInt()) return std::nullopt;
+    if (facts.elem == onnx::TensorProto::INT64)
+      t.add_int64_data(v.value);
+    else
+      t.add_int32_data(static_cast<int32_t>(v.value));
+  }
+  return t;
+}
+
+bool anyElem(const std::vector<Facts>& outputs) {
+  for (const Facts& f : outputs)
+    if (f.elem != 0) return true;
+  return false;
+}
+
+/// Every present input's element type is known: what an inference function needs to say
+/// anything (and all it can fail on when it throws).
+bool typedInputs(const NodeView& view) {
+  for (const Facts* f : view.inputs)
+    if (f && f->elem == 0) return false;
+  return true;
+}
+
+/// The opsets a model imports, by domain ("" for ONNX), for the ops the pass has no rule
+/// of its own for: they go through their ONNX inference function (NodeSchemaInference.h).
+/// Null where the whole-model ONNX pass ran before and typed them already.
+using Imports = std::unordered_map<std::string, int64_t>;
+
+/// What `node`'s ONNX inference function says of its outputs, over `view`'s inputs;
+/// nothing for control flow (bodies are the whole-model pass's) and for ops without one.
+void inferThroughSchema(const NodeView& view, const std::string& domain, const Imports& imports,
+                        std::vector<Facts>& outputs) {
+  const std::string& op = view.node.op_type();
+  if (domain.empty() && (op == "If" || op == "Loop" || op == "Scan")) return;
+  auto version = imports.find(domain);
+  const onnx::OpSchema* schema =
+      inferenceSchemaOf(op, domain, version == imports.end() ? -1 : version->second);
+  if (!schema) return;
+  // GroupQueryAttention's reads the query as Q alone, which a packed QKV given as the only
+  // input is not: its schema takes 7 inputs at least.
+  if (!arityFits(*schema, view.node)) return;
+  std::vector<onnx::TypeProto> types(view.inputs.size());
+  NodeInferenceInputs in;
+  in.attribute = [&view](const std::string& name) { return view.attr(name.c_str()); };
+  for (size_t i = 0; i < view.inputs.size(); ++i) {
+    const Facts* f = view.inputs[i];
+    if (f) types[i] = typeOfFacts(*f);
+    in.types.push_back(f && types[i].has_tensor_type() ? &types[i] : nullptr);
+    in.data.push_back(f ? dataOfFacts(*f) : std::nullopt);
+  }
+  in.outputs = outputs.size();
+  NodeInferenceResult inferred = inferNode(*schema, std::move(in));
+  if (!inferred.ran) return;
+  for (size_t o = 0; o < outputs.size() && o < inferred.outputs.size(); ++o)
+    outputs[o] = factsOfType(inferred.outputs[o]);
+}
+
 /// What is known of the values of one graph, and of the graphs around it: a body reads the
 /// values of its enclosing graphs by name (ONNX forbids a body to redefine them).
 struct Scope {
@@ -198,7 +282,8 @@ struct Scope {
 /// bodies of its nodes with what is known here as their outer scope. `bounds` starts as
 /// what the enclosing graphs' Gathers proved: they ran whenever this graph runs. What this
 /// graph's Gathers prove holds only when it runs, so it stays with this graph and its bodies.
-int refineGraph(onnx::GraphProto& g, int64_t opset, const Scope* outer, UpperBounds bounds) {
+int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, const Scope* outer,
+                UpperBounds bounds) {
   Scope scope;
   scope.outer = outer;
   std::unordered_map<std::string, Facts>& facts = scope.facts;
@@ -244,7 +329,7 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Scope* outer, UpperBou
       const std::string& domain = node.domain();
       const bool onnx_domain = domain.empty() || domain == "ai.onnx";
       auto rule = rules.find(onnx_domain ? node.op_type() : domain + ":" + node.op_type());
-      if (rule == rules.end() || node.output_size() == 0) continue;
+      if ((rule == rules.end() && !imports) || node.output_size() == 0) continue;
       std::vector<Facts> none_known(static_cast<size_t>(node.input_size()));
       NodeView view{node, opset, {}, &bounds};
       for (int i = 0; i < node.input_size(); ++i) {
@@ -256,7 +341,11 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Scope* outer, UpperBou
                                          : &none_known[static_cast<size_t>(i)]);
       }
       std::vector<Facts> outputs(static_cast<size_t>(node.output_size()));
-      rule->second(view, outputs);
+      if (rule != rules.end()) rule->second(view, outputs);
+      // Where no rule of the pass, or a rule that proved nothing (FusedMatMul's batch
+      // transposes, Shape-13 with Shape-15's attributes), the op's ONNX function speaks.
+      if (imports && sweep == 0 && !anyElem(outputs) && typedInputs(view))
+        inferThroughSchema(view, onnx_domain ? std::string() : domain, *imports, outputs);
       forwardSpan(view, outputs);
       if (sweep == 0) {
         runtime_slice_seen |= onnx_domain && node.op_type() == "Slice" && opset >= 10 &&
@@ -293,9 +382,9 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Scope* outer, UpperBou
   // If/Loop/Scan bodies (and bodies nested in them), once what they read here is known.
   for (onnx::NodeProto& node : *g.mutable_node())
     for (onnx::AttributeProto& a : *node.mutable_attribute()) {
-      if (a.has_g()) refined += refineGraph(*a.mutable_g(), opset, &scope, bounds);
+      if (a.has_g()) refined += refineGraph(*a.mutable_g(), opset, imports, &scope, bounds);
       for (onnx::GraphProto& body : *a.mutable_graphs())
-        refined += refineGraph(body, opset, &scope, bounds);
+        refined += refineGraph(body, opset, imports, &scope, bounds);
     }
   return refined;
 }
@@ -303,8 +392,16 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Scope* outer, UpperBou
 }  // namespace
 }  // namespace symbolic
 
-int refineSymbolicShapes(onnx::ModelProto& model) {
-  return symbolic::refineGraph(*model.mutable_graph(), onnxOpsetVersion(model.opset_import()),
+int refineSymbolicShapes(onnx::ModelProto& model, bool infer_other_ops) {
+  symbolic::Imports imports;
+  if (infer_other_ops)
+    for (const onnx::OperatorSetIdProto& o : model.opset_import())
+      imports.emplace(o.domain() == "ai.onnx" ? std::string() : o.domain(), o.version());
+  // A model without an ai.onnx import is read at the newest opset, as the graph IR reads it.
+  int64_t opset = onnxOpsetVersion(model.opset_import());
+  if (opset < 0) opset = kNewestOnnxOpset;
+  if (infer_other_ops) imports.emplace("", opset);
+  return symbolic::refineGraph(*model.mutable_graph(), opset, infer_other_ops ? &imports : nullptr,
                                nullptr, {});
 }
 

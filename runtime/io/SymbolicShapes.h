@@ -27,6 +27,8 @@ namespace onnx_rewrite {
 /// Refines the types of the intermediate values and outputs of the main graph and of every
 /// body in place (graph inputs and initializers are left alone); returns how many values it
 /// refined. Never throws on a malformed model: what it cannot read it leaves unknown.
-int refineSymbolicShapes(onnx::ModelProto& model);
+/// With `infer_other_ops`, the ops it has no rule for go through their ONNX inference
+/// function, one node at a time (for a model the whole-model ONNX pass did not see).
+int refineSymbolicShapes(onnx::ModelProto& model, bool infer_other_ops = false);
 
 }  // namespace onnx_rewrite
