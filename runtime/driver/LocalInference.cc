@@ -12,6 +12,7 @@
 #include "runtime/graph/OpId.h"
 #include "runtime/graph/TensorData.h"
 #include "runtime/io/NodeSchemaInference.h"
+#include "runtime/io/SymbolicShapes.h"
 #include "runtime/match/MatchSupport.h"
 #include "runtime/match/Params.h"
 
@@ -73,6 +74,7 @@ NodeInference LocalInference::infer(NodeId id) {
   bool typed = true;
   result.inputs_shaped = true;
   std::vector<int64_t> ints;
+  std::vector<std::optional<std::vector<int64_t>>> constant_ints(node.inputs().size());
   for (size_t i = 0; i < node.inputs().size(); ++i) {
     const ValueId in = node.inputs()[i];
     inputs.push_back(typeOf(in));
@@ -89,6 +91,7 @@ NodeInference LocalInference::infer(NodeId id) {
     t.set_data_type(onnx::TensorProto::INT64);
     for (int64_t d : tensor->dims()) t.add_dims(d);
     for (int64_t x : ints) t.add_int64_data(x);
+    constant_ints[i] = ints;
   }
 
   // Whatever happens, the outputs count as inferred here: an unknown stays unknown rather
@@ -99,6 +102,30 @@ NodeInference LocalInference::infer(NodeId id) {
         types_[node.outputs()[o]] = outputs ? std::move((*outputs)[o]) : onnx::TypeProto();
   };
 
+  // The symbolic shape pass's own rule first, as the model's values were typed: no schema
+  // registry to build. Where it has none, or proves nothing, the op's ONNX function
+  // speaks, and may reject the node.
+  {
+    const onnx::TypeProto unknown;
+    std::vector<const onnx::TypeProto*> given;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      given.push_back(node.inputs()[i] == kNoId ? nullptr : inputs[i] ? inputs[i] : &unknown);
+    std::vector<onnx::TypeProto> outputs;
+    // Every output the node has must be typed: the symbolic rules of some ops leave the
+    // optional ones (Attention's present) to the op's ONNX function.
+    auto typedOutputs = [&] {
+      for (size_t o = 0; o < outputs.size(); ++o)
+        if (node.outputs()[o] != kNoId && !hasElemType(&outputs[o])) return false;
+      return true;
+    };
+    if (inferNodeTypes(node.proto(), graph_.opsetVersion(""), given, constant_ints,
+                       node.outputs().size(), outputs) &&
+        typedOutputs()) {
+      result.status = NodeInference::Status::kInferred;
+      record(&outputs);
+      return result;
+    }
+  }
   const std::string domain(canonicalDomain(node.domain()));
   const onnx::OpSchema* schema =
       inferenceSchemaOf(node.opType(), domain, graph_.opsetVersion(domain));

@@ -62,9 +62,20 @@ const onnx::OpSchema* inferenceSchemaOf(const std::string& op, const std::string
   return schema && schema->has_type_and_shape_inference_function() ? schema : nullptr;
 }
 
-bool arityFits(const onnx::OpSchema& schema, const onnx::NodeProto& node) {
-  return node.input_size() >= schema.min_input() && node.output_size() >= schema.min_output() &&
-         node.output_size() <= schema.max_output();
+bool nodeFitsSchema(const onnx::OpSchema& schema, const onnx::NodeProto& node) {
+  if (node.input_size() < schema.min_input() || node.output_size() < schema.min_output() ||
+      node.output_size() > schema.max_output())
+    return false;
+  for (const auto& [name, declared] : schema.attributes()) {
+    const onnx::AttributeProto* given = nullptr;
+    for (const onnx::AttributeProto& a : node.attribute())
+      if (a.name() == name) given = &a;
+    // A body of the wrong kind reads as a null graph.
+    const bool graph = declared.type == onnx::AttributeProto::GRAPH ||
+                       declared.type == onnx::AttributeProto::GRAPHS;
+    if (given ? (graph && given->type() != declared.type) : declared.required) return false;
+  }
+  return true;
 }
 
 NodeInferenceResult inferNode(const onnx::OpSchema& schema, NodeInferenceInputs in) {

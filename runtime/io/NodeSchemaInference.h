@@ -29,11 +29,12 @@ namespace onnx_rewrite {
 const onnx::OpSchema* inferenceSchemaOf(const std::string& op, const std::string& domain,
                                         int64_t version);
 
-/// Whether `node` has at least the inputs `schema` requires and as many outputs as it
-/// allows, which inference functions assume (Split's divides by its output count). More
-/// inputs than declared pass: NewerOpsetSchemas serves opsets 18+ partly with the schemas
-/// of 17, whose declarations lack the inputs that became inputs (ReduceMean's axes).
-bool arityFits(const onnx::OpSchema& schema, const onnx::NodeProto& node);
+/// Whether `node` has at least the inputs `schema` requires, as many outputs as it allows
+/// and every attribute it requires, of its type, which inference functions assume
+/// (Split's divides by its output count, Scan's reads its body). More inputs than declared
+/// pass: NewerOpsetSchemas serves opsets 18+ partly with the schemas of 17, whose
+/// declarations lack the inputs that became inputs (ReduceMean's axes).
+bool nodeFitsSchema(const onnx::OpSchema& schema, const onnx::NodeProto& node);
 
 /// One node's inference: its attributes (by name), its input types (null: unknown or
 /// absent) and the constant inputs inference may read (Reshape's shape, axes).

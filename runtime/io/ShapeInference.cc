@@ -173,16 +173,16 @@ std::string oversizedShapeInputReason(const onnx::GraphProto& g,
   return reason;
 }
 
-/// Why ONNX's whole-model pass must not run on `g` (and the bodies in it): a node with
-/// fewer inputs, or more or fewer outputs, than its schema takes, which inference functions
-/// assume (Split's divides by its output count: a Split with none crashed it, found by
+/// Why ONNX's whole-model pass must not run on `g` (and the bodies in it): a node that does
+/// not fit its schema (nodeFitsSchema), which inference functions assume (a Split with no
+/// outputs divided by zero in it, a Scan without a body crashed it: both found by
 /// fuzz_model); or "".
-std::string arityReason(const onnx::GraphProto& g, const Imports& imports) {
+std::string schemaMismatchReason(const onnx::GraphProto& g, const Imports& imports) {
   for (const onnx::NodeProto& n : g.node()) {
     for (const onnx::AttributeProto& a : n.attribute()) {
-      std::string reason = a.has_g() ? arityReason(a.g(), imports) : std::string();
+      std::string reason = a.has_g() ? schemaMismatchReason(a.g(), imports) : std::string();
       for (const onnx::GraphProto& body : a.graphs())
-        if (reason.empty()) reason = arityReason(body, imports);
+        if (reason.empty()) reason = schemaMismatchReason(body, imports);
       if (!reason.empty()) return reason;
     }
     const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
@@ -190,10 +190,9 @@ std::string arityReason(const onnx::GraphProto& g, const Imports& imports) {
     const onnx::OpSchema* schema =
         inferenceSchemaOf(n.op_type(), domain, version == imports.end() ? -1 : version->second);
     if (!schema) continue;
-    if (!arityFits(*schema, n))
-      return "node " + quoted(n.name()) + " (" + n.op_type() + ") has " +
-             std::to_string(n.input_size()) + " input(s) and " + std::to_string(n.output_size()) +
-             " output(s), which " + n.op_type() + " does not take";
+    if (!nodeFitsSchema(*schema, n))
+      return "node " + quoted(n.name()) + " (" + n.op_type() + ") does not have the inputs, " +
+             "outputs and attributes " + n.op_type() + " takes";
   }
   return {};
 }
@@ -229,7 +228,7 @@ InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims
     for (const onnx::OperatorSetIdProto& o : model.opset_import())
       imports.emplace(o.domain() == "ai.onnx" ? std::string() : o.domain(), o.version());
     if (!imports.count("")) imports.emplace("", kNewestOnnxOpset);
-    note_ = arityReason(model.graph(), imports);
+    note_ = schemaMismatchReason(model.graph(), imports);
     if (!note_.empty()) {
       note_ = "shape inference skipped: " + note_;
       return;

@@ -248,7 +248,7 @@ void inferThroughSchema(const NodeView& view, const std::string& domain, const I
   if (!schema) return;
   // GroupQueryAttention's reads the query as Q alone, which a packed QKV given as the only
   // input is not: its schema takes 7 inputs at least.
-  if (!arityFits(*schema, view.node)) return;
+  if (!nodeFitsSchema(*schema, view.node)) return;
   std::vector<onnx::TypeProto> types(view.inputs.size());
   NodeInferenceInputs in;
   in.attribute = [&view](const std::string& name) { return view.attr(name.c_str()); };
@@ -391,6 +391,41 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
 
 }  // namespace
 }  // namespace symbolic
+
+bool inferNodeTypes(const onnx::NodeProto& node, int64_t opset,
+                    const std::vector<const onnx::TypeProto*>& inputs,
+                    const std::vector<std::optional<std::vector<int64_t>>>& ints,
+                    size_t output_count, std::vector<onnx::TypeProto>& outputs) {
+  using namespace symbolic;
+  outputs.clear();
+  const std::string& domain = node.domain();
+  const bool onnx_domain = domain.empty() || domain == "ai.onnx";
+  const OpRules& rules = opRules();
+  auto rule = rules.find(onnx_domain ? node.op_type() : domain + ":" + node.op_type());
+  if (rule == rules.end() || output_count == 0) return false;
+  std::vector<Facts> facts(inputs.size());
+  UpperBounds bounds;
+  NodeView view{node, opset, {}, &bounds};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]) {
+      view.inputs.push_back(nullptr);
+      continue;
+    }
+    facts[i] = factsOfType(*inputs[i]);
+    if (i < ints.size() && ints[i] && facts[i].shape &&
+        staticCount(*facts[i].shape) == static_cast<int64_t>(ints[i]->size())) {
+      Dims value;
+      for (int64_t x : *ints[i]) value.push_back(Sym::of(x));
+      facts[i].value = std::move(value);
+    }
+    view.inputs.push_back(&facts[i]);
+  }
+  std::vector<Facts> out(output_count);
+  rule->second(view, out);
+  if (!anyElem(out)) return false;
+  for (const Facts& f : out) outputs.push_back(typeOfFacts(f));
+  return true;
+}
 
 int refineSymbolicShapes(onnx::ModelProto& model, bool infer_other_ops) {
   symbolic::Imports imports;

@@ -20,6 +20,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include <onnx/onnx_pb.h>
 
 namespace onnx_rewrite {
@@ -30,5 +33,17 @@ namespace onnx_rewrite {
 /// With `infer_other_ops`, the ops it has no rule for go through their ONNX inference
 /// function, one node at a time (for a model the whole-model ONNX pass did not see).
 int refineSymbolicShapes(onnx::ModelProto& model, bool infer_other_ops = false);
+
+/// The output types of `node` by the pass's own rule for its op (the model's ai.onnx opset
+/// `opset`), over its input types `inputs` (null: absent; a TypeProto of no type: unknown)
+/// and the elements of
+/// its small integer constant inputs `ints` (by input; nullopt: not one), for its
+/// `output_count` outputs (a node a rewrite made has no names in `node` yet). False, with
+/// `outputs` empty, when the pass has no rule for the op or the rule proved nothing (no
+/// output's element type): the driver's soundness check then asks the op's ONNX function.
+bool inferNodeTypes(const onnx::NodeProto& node, int64_t opset,
+                    const std::vector<const onnx::TypeProto*>& inputs,
+                    const std::vector<std::optional<std::vector<int64_t>>>& ints,
+                    size_t output_count, std::vector<onnx::TypeProto>& outputs);
 
 }  // namespace onnx_rewrite
