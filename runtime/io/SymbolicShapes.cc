@@ -95,27 +95,29 @@ Facts factsOfInitializer(const onnx::TensorProto& t) {
 }
 
 /// `ours` merged into `known`: ours fills what known lacks; on any disagreement (a rank or
-/// a dim), what is known stands and our elements are dropped.
-Facts merge(const Facts& known, Facts ours) {
-  Facts r = known;
-  if (r.elem == 0) r.elem = ours.elem;
-  if (ours.elem != 0 && r.elem != ours.elem) return r;
-  if (!ours.shape) return r;
-  if (!r.shape) {
-    r.shape = std::move(ours.shape);
-  } else {
-    if (r.shape->size() != ours.shape->size()) return r;
-    for (size_t i = 0; i < r.shape->size(); ++i) {
-      const Sym& k = (*r.shape)[i];
+/// a dim), what is known stands and our elements are dropped. Both are taken by value so
+/// that callers move them in: the pass merges every output of every node.
+Facts merge(Facts known, Facts ours) {
+  // A static dim on which the two disagree: what is known stands, untouched.
+  if (known.shape && ours.shape && known.shape->size() == ours.shape->size())
+    for (size_t i = 0; i < known.shape->size(); ++i) {
+      const Sym& k = (*known.shape)[i];
       const Sym& o = (*ours.shape)[i];
       if (k.isInt() && o.isInt() && k.value != o.value) return known;
     }
-    for (size_t i = 0; i < r.shape->size(); ++i)
-      if (!(*r.shape)[i].known()) (*r.shape)[i] = (*ours.shape)[i];
+  if (known.elem == 0) known.elem = ours.elem;
+  if (ours.elem != 0 && known.elem != ours.elem) return known;
+  if (!ours.shape) return known;
+  if (!known.shape) {
+    known.shape = std::move(ours.shape);
+  } else {
+    if (known.shape->size() != ours.shape->size()) return known;
+    for (size_t i = 0; i < known.shape->size(); ++i)
+      if (!(*known.shape)[i].known()) (*known.shape)[i] = std::move((*ours.shape)[i]);
   }
-  if (ours.value && staticCount(*r.shape) == static_cast<int64_t>(ours.value->size()))
-    r.value = std::move(ours.value);
-  return r;
+  if (ours.value && staticCount(*known.shape) == static_cast<int64_t>(ours.value->size()))
+    known.value = std::move(ours.value);
+  return known;
 }
 
 void setDim(onnx::TensorShapeProto::Dimension& d, const Sym& s) {
@@ -156,6 +158,7 @@ bool refine(onnx::TypeProto& type, const Facts& facts) {
 /// nodes on a cycle are left out.
 std::vector<int> topologicalOrder(const onnx::GraphProto& g) {
   std::unordered_map<std::string, int> producer;
+  producer.reserve(static_cast<size_t>(g.node_size()) * 2);
   for (int i = 0; i < g.node_size(); ++i)
     for (const std::string& out : g.node(i).output())
       if (!out.empty()) producer.emplace(out, i);
@@ -287,6 +290,8 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
   Scope scope;
   scope.outer = outer;
   std::unordered_map<std::string, Facts>& facts = scope.facts;
+  facts.reserve(static_cast<size_t>(g.input_size() + g.initializer_size() + g.value_info_size() +
+                                    g.node_size() * 2));
   std::unordered_set<std::string> inputs;
   for (const onnx::ValueInfoProto& in : g.input()) {
     inputs.insert(in.name());
@@ -313,7 +318,7 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
       entries.push_back(&info);
       Facts given = factsOfType(info.type());
       auto [it, fresh] = facts.emplace(info.name(), given);
-      if (!fresh) it->second = merge(it->second, std::move(given));
+      if (!fresh) it->second = merge(std::move(it->second), std::move(given));
     }
 
   const OpRules& rules = opRules();
@@ -359,7 +364,7 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
         if (name.empty() || inputs.count(name)) continue;
         Facts& known = facts[name];
         std::optional<IntSpan> span = std::move(outputs[static_cast<size_t>(o)].span);
-        known = merge(known, std::move(outputs[static_cast<size_t>(o)]));
+        known = merge(std::move(known), std::move(outputs[static_cast<size_t>(o)]));
         if (!known.span) known.span = std::move(span);
         std::vector<onnx::ValueInfoProto*>& entries = infos[name];
         if (entries.empty()) {
