@@ -51,7 +51,10 @@ const onnx::AttributeProto* Node::attribute(std::string_view name) const {
 
 Graph::Graph(Kind kind, NameTable& names, Graph* parent, NodeId owner)
     : kind_(kind), names_(names), parent_(parent), owner_(owner) {
-  if (parent_) opsets_ = parent_->opsets_;
+  if (parent_) {
+    opsets_ = parent_->opsets_;
+    initializer_inputs_constant_ = parent_->initializer_inputs_constant_;
+  }
 }
 
 Graph::~Graph() = default;
@@ -246,6 +249,7 @@ void Graph::importSubgraphs(NodeId id) {
     auto g = std::make_unique<Graph>(Kind::kSubgraph, names_, this, id);
     g->label_ = label_ + "/" + nodes_[id].proto_->name() + "." + attr;
     g->opsets_ = opsets_;
+    g->initializer_inputs_constant_ = initializer_inputs_constant_;
     nodes_[id].subgraphs_.push_back(std::move(g));
     nodes_[id].subgraphs_.back()->importFrom(body);
   };

@@ -257,6 +257,11 @@ class Graph {
   void setOpsets(std::vector<std::pair<std::string, int64_t>> opsets) {
     opsets_ = std::move(opsets);
   }
+  /// Whether an initializer the graph also lists as an input is a constant (IR version < 4,
+  /// where every initializer had to be an input, as ONNX Runtime reads it) or a default a
+  /// feed may replace (IR 4 on). Set by Model before import; bodies take their parent's.
+  bool initializerInputsAreConstant() const { return initializer_inputs_constant_; }
+  void setInitializerInputsAreConstant(bool constant) { initializer_inputs_constant_ = constant; }
 
  private:
   ValueId newValue(std::string name);
@@ -326,6 +331,7 @@ class Graph {
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
   std::vector<std::pair<std::string, int64_t>> opsets_;
+  bool initializer_inputs_constant_ = false;
   size_t live_nodes_ = 0;
   /// Import only: values defined more than once, with every definition in file order.
   std::map<ValueId, std::vector<Definition>> duplicates_;

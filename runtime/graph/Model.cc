@@ -35,6 +35,7 @@ Model::Model(onnx::ModelProto& proto, std::string base_dir)
   }
   main_ = std::make_unique<Graph>(Graph::Kind::kMain, names_, nullptr, kNoId);
   main_->setOpsets(model_opsets);
+  main_->setInitializerInputsAreConstant(initializerInputsAreConstant(proto_));
   try {
     main_->importFrom(*proto_.mutable_graph());
     for (onnx::FunctionProto& f : *proto_.mutable_functions()) {

@@ -12,6 +12,10 @@ int64_t onnxOpsetVersion(
   return -1;
 }
 
+bool initializerInputsAreConstant(const onnx::ModelProto& model) {
+  return model.ir_version() >= 1 && model.ir_version() < 4;
+}
+
 std::string missingOnnxOpsetNote() {
   return "the model imports no ai.onnx opset; read at opset " + std::to_string(kNewestOnnxOpset) +
          ", the newest onnx-rewrite knows, as ONNX Runtime reads it at its newest";

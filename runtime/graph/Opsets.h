@@ -28,6 +28,11 @@ inline constexpr int64_t kNewestOnnxOpset = 24;
 int64_t onnxOpsetVersion(
     const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports);
 
+/// Whether `model`'s initializers that its graph also lists as inputs are constants: IR
+/// versions 1 to 3 required every initializer to be an input, and ONNX Runtime reads them
+/// as constants there; from IR 4 such an initializer is a default a feed may replace.
+bool initializerInputsAreConstant(const onnx::ModelProto& model);
+
 /// The note for a model that imports no ai.onnx opset.
 std::string missingOnnxOpsetNote();
 

@@ -286,7 +286,7 @@ struct Scope {
 /// what the enclosing graphs' Gathers proved: they ran whenever this graph runs. What this
 /// graph's Gathers prove holds only when it runs, so it stays with this graph and its bodies.
 int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, const Scope* outer,
-                UpperBounds bounds) {
+                UpperBounds bounds, bool initializer_inputs_constant) {
   Scope scope;
   scope.outer = outer;
   std::unordered_map<std::string, Facts>& facts = scope.facts;
@@ -298,8 +298,9 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
     facts[in.name()] = factsOfType(in.type());
   }
   for (const onnx::TensorProto& t : g.initializer()) {
-    // An initializer that is also an input is a default a feed may replace: not a constant.
-    if (inputs.count(t.name())) continue;
+    // An initializer that is also an input is a default a feed may replace (from IR 4): not
+    // a constant.
+    if (inputs.count(t.name()) && !initializer_inputs_constant) continue;
     facts[t.name()] = factsOfInitializer(t);
   }
   // Intermediates and outputs as ONNX's inference (or the model) typed them. A name may
@@ -387,9 +388,11 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
   // If/Loop/Scan bodies (and bodies nested in them), once what they read here is known.
   for (onnx::NodeProto& node : *g.mutable_node())
     for (onnx::AttributeProto& a : *node.mutable_attribute()) {
-      if (a.has_g()) refined += refineGraph(*a.mutable_g(), opset, imports, &scope, bounds);
+      if (a.has_g())
+        refined += refineGraph(*a.mutable_g(), opset, imports, &scope, bounds,
+                               initializer_inputs_constant);
       for (onnx::GraphProto& body : *a.mutable_graphs())
-        refined += refineGraph(body, opset, imports, &scope, bounds);
+        refined += refineGraph(body, opset, imports, &scope, bounds, initializer_inputs_constant);
     }
   return refined;
 }
@@ -442,7 +445,7 @@ int refineSymbolicShapes(onnx::ModelProto& model, bool infer_other_ops) {
   if (opset < 0) opset = kNewestOnnxOpset;
   if (infer_other_ops) imports.emplace("", opset);
   return symbolic::refineGraph(*model.mutable_graph(), opset, infer_other_ops ? &imports : nullptr,
-                               nullptr, {});
+                               nullptr, {}, initializerInputsAreConstant(model));
 }
 
 }  // namespace onnx_rewrite

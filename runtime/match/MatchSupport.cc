@@ -40,7 +40,9 @@ const onnx::TensorProto* constantTensor(const Graph& body, ValueId v) {
   const Graph& graph = *defining;
   v = id;
   const Value& value = graph.value(v);
-  if (value.initializer()) return value.isGraphInput() ? nullptr : value.initializer();
+  if (value.initializer())
+    return value.isGraphInput() && !graph.initializerInputsAreConstant() ? nullptr
+                                                                         : value.initializer();
   static const OpId kConstant = OpId::get("", "Constant");
   NodeId p = producerIf(graph, v, kConstant);
   if (p == kNoId) return nullptr;

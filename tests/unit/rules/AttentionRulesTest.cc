@@ -147,6 +147,38 @@ TEST(PackedAttentionRule, FusesTorch1xBertAtOpset11) {
   expectSameInOrt(text);
 }
 
+/// `text` with every initializer listed as a graph input too (torch.onnx's
+/// keep_initializers_as_inputs, which IR versions 1 to 3 required) at IR version `ir`.
+onnx::ModelProto initializersAsInputs(const std::string& text, int64_t ir) {
+  onnx::ModelProto model = testing::parseModel(text);
+  model.set_ir_version(ir);
+  for (const onnx::TensorProto& t : model.graph().initializer()) {
+    onnx::ValueInfoProto* in = model.mutable_graph()->add_input();
+    in->set_name(t.name());
+    auto* tensor = in->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(t.data_type());
+    for (int64_t d : t.dims()) tensor->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  return model;
+}
+
+// At IR 3 every initializer is an input, and a constant (as ONNX Runtime reads it): the
+// weights pack. From IR 4 an initializer listed as an input is a default a feed may
+// replace, the head-split shapes too: nothing fuses (as in ONNX Runtime).
+TEST(PackedAttentionRule, PacksWeightsListedAsInputsOnlyBeforeIr4) {
+  const std::string text = attentionModel(spec([](AttentionSpec& s) { s.opset = 9; }));
+  for (int64_t ir : {3, 7}) {
+    const onnx::ModelProto before = initializersAsInputs(text, ir);
+    onnx::ModelProto after = before;
+    rewrite(after, testing::shippedRules(), Options{});
+    const Ops ops = testing::opTypes(after);
+    EXPECT_EQ(ops.back(), ir < 4 ? "com.microsoft::Attention" : "Reshape")
+        << "IR " << ir << ": " << ::testing::PrintToString(ops);
+    testing::OracleVerdict v = testing::compareInOrt(before, after, {"B=2", "S=5"});
+    EXPECT_TRUE(v.equal) << "IR " << ir << ": " << v.report;
+  }
+}
+
 TEST(PackedAttentionRule, FusesWithoutMask) {
   const std::string text = attentionModel(spec([](AttentionSpec& s) { s.mask = Mask::kNone; }));
   EXPECT_EQ(fuse(text), Ops{"com.microsoft::Attention"});
