@@ -197,15 +197,15 @@ std::string schemaMismatchReason(const onnx::GraphProto& g, const Imports& impor
   return {};
 }
 
-/// Whether `model` needs ONNX's whole-model pass: control flow (its bodies are inferred
-/// through their node) or model-local functions (inferred through their bodies). Every
-/// other model is inferred by the symbolic pass alone, ONNX's per-op functions serving the
-/// ops it has no rule for.
+/// Whether `model` needs ONNX's whole-model pass: loops (Loop and Scan give their bodies
+/// inputs of their own: iteration counts, carried values, slices) or model-local functions
+/// (inferred through their bodies). Every other model, If branches included, is inferred
+/// by the symbolic pass alone, ONNX's per-op functions serving the ops it has no rule for.
 bool needsWholeModelInference(const onnx::ModelProto& model) {
   if (model.functions_size() > 0) return true;
   for (const onnx::NodeProto& n : model.graph().node()) {
     if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
-    if (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan") return true;
+    if (n.op_type() == "Loop" || n.op_type() == "Scan") return true;
   }
   return false;
 }

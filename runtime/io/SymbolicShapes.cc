@@ -154,6 +154,25 @@ bool refine(onnx::TypeProto& type, const Facts& facts) {
   return changed;
 }
 
+/// What an If's output is whichever branch runs: the element type both give, and the dims
+/// both give alike (an int, or a name the model gives); nothing where they differ.
+Facts bothBranches(const Facts& a, const Facts& b) {
+  Facts f;
+  if (a.elem == 0 || a.elem != b.elem) return f;
+  f.elem = a.elem;
+  if (!a.shape || !b.shape || a.shape->size() != b.shape->size()) return f;
+  Dims dims;
+  for (size_t i = 0; i < a.shape->size(); ++i) {
+    const Sym& x = (*a.shape)[i];
+    const Sym& y = (*b.shape)[i];
+    const bool same = (x.isInt() && y.isInt() && x.value == y.value) ||
+                      (x.isDimSymbol() && y.isDimSymbol() && x.name() == y.name());
+    dims.push_back(same ? x : Sym::unknown());
+  }
+  f.shape = std::move(dims);
+  return f;
+}
+
 /// A graph's nodes in topological order (inputs produced by the graph's own nodes first);
 /// nodes on a cycle are left out.
 std::vector<int> topologicalOrder(const onnx::GraphProto& g) {
@@ -286,7 +305,7 @@ struct Scope {
 /// what the enclosing graphs' Gathers proved: they ran whenever this graph runs. What this
 /// graph's Gathers prove holds only when it runs, so it stays with this graph and its bodies.
 int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, const Scope* outer,
-                UpperBounds bounds, bool initializer_inputs_constant) {
+                UpperBounds bounds, bool initializer_inputs_constant, bool again = false) {
   Scope scope;
   scope.outer = outer;
   std::unordered_map<std::string, Facts>& facts = scope.facts;
@@ -394,6 +413,42 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
       for (onnx::GraphProto& body : *a.mutable_graphs())
         refined += refineGraph(body, opset, imports, &scope, bounds, initializer_inputs_constant);
     }
+  // An If's outputs are what both branches agree on; what reads them here is sized again.
+  bool if_learned = false;
+  for (const onnx::NodeProto& node : g.node()) {
+    if ((!node.domain().empty() && node.domain() != "ai.onnx") || node.op_type() != "If") continue;
+    const onnx::GraphProto* then_branch = nullptr;
+    const onnx::GraphProto* else_branch = nullptr;
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (a.name() == "then_branch" && a.has_g()) then_branch = &a.g();
+      if (a.name() == "else_branch" && a.has_g()) else_branch = &a.g();
+    }
+    if (!then_branch || !else_branch) continue;
+    for (int o = 0; o < node.output_size(); ++o) {
+      const std::string& name = node.output(o);
+      if (name.empty() || inputs.count(name) || o >= then_branch->output_size() ||
+          o >= else_branch->output_size())
+        continue;
+      Facts joined = bothBranches(factsOfType(then_branch->output(o).type()),
+                                  factsOfType(else_branch->output(o).type()));
+      std::vector<onnx::ValueInfoProto*>& entries = infos[name];
+      if (entries.empty()) {
+        onnx::ValueInfoProto fresh;
+        fresh.set_name(name);
+        if (!refine(*fresh.mutable_type(), joined)) continue;
+        entries.push_back(g.add_value_info());
+        *entries.back() = std::move(fresh);
+        if_learned = true;
+        ++refined;
+        continue;
+      }
+      for (onnx::ValueInfoProto* info : entries)
+        if (refine(*info->mutable_type(), joined)) if_learned = true;
+    }
+  }
+  if (if_learned && !again)
+    refined += refineGraph(g, opset, imports, outer, std::move(bounds), initializer_inputs_constant,
+                           /*again=*/true);
   return refined;
 }
 

@@ -130,7 +130,8 @@ g (float[8] v) => (float[8] y) {
   EXPECT_EQ(inferred(model, "r"), "untyped");
 }
 
-// ONNX's pass still types what control flow computes (its bodies, through their node).
+// An If's output is what both branches agree on, and what reads it in the graph around
+// is sized from that (no whole-model ONNX pass: the symbolic pass types branches itself).
 TEST(ShapeInference, TypesTheOutputsOfAnIfFromItsBranches) {
   onnx::ModelProto model = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 17]>
@@ -143,6 +144,24 @@ g (bool cond, float[B, 8] x) => (float[B, 8] y) {
 )");
   InferredShapes shapes(model);
   EXPECT_EQ(inferred(model, "i"), "[B, 8]");
+}
+
+TEST(ShapeInference, KeepsOnlyTheDimsBothBranchesOfAnIfAgreeOn) {
+  onnx::ModelProto model = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool cond, float[B, 8] x, float[B, 4] z) => (float[B, 8] y) {
+  i = If (cond) <
+    then_branch = t () => (float[B, 8] a) { a = Relu(x) },
+    else_branch = e () => (float[B, 4] b) { b = Neg(z) }>
+  s = Sigmoid(i)
+  y = Identity(x)
+}
+)");
+  InferredShapes shapes(model);
+  EXPECT_EQ(inferred(model, "i"), "[B, ?]");
+  EXPECT_EQ(inferred(model, "s"), "[B, ?]") << "sized again after the If";
+  shapes.undo();
+  EXPECT_EQ(model.graph().value_info_size(), 0);
 }
 
 TEST(ShapeInference, KeepsTheRankOfASliceWithBoundsComputedAtRunTime) {
@@ -408,8 +427,8 @@ std::string inferredIn(const onnx::GraphProto& g, const std::string& name) {
 }
 
 // A later round forgets the names an earlier inference made up for dims (unk__N) in bodies
-// too: ONNX keeps a dim a value_info names over the one it infers. (Hardmax: an op the
-// symbolic pass does not size, so what ONNX infers is all there is.)
+// too. (Hardmax: an op the symbolic pass has no rule for, typed through its ONNX function;
+// the pass fills a made-up name in either way.)
 TEST(ShapeInference, ForgetsMadeUpDimNamesInBodies) {
   const char* text = R"(
 <ir_version: 8, opset_import: ["" : 17]>
@@ -427,7 +446,7 @@ g (bool c, float[S] x) => (float y) {
   n->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("unk__0");
   onnx::ModelProto again = model;
   InferredShapes first(model);
-  EXPECT_EQ(inferredIn(model.graph().node(0).attribute(0).g(), "n"), "[unk__0]");
+  EXPECT_EQ(inferredIn(model.graph().node(0).attribute(0).g(), "n"), "[S]");
   InferredShapes second(again, /*forget_unknown_dims=*/true);
   EXPECT_EQ(inferredIn(again.graph().node(0).attribute(0).g(), "n"), "[S]");
 }
