@@ -40,8 +40,8 @@ class NewerOpsetSchemas : public onnx::ISchemaRegistry {
                                   const std::string& domain) const override;
 };
 
-/// The one registry shape inference uses, whole-model (InferredShapes) and per node (the
-/// driver's soundness check).
+/// The one registry shape inference uses: for the ops the symbolic pass has no rule for,
+/// and for the nodes a rewrite creates (the driver's soundness check).
 const NewerOpsetSchemas& inferenceSchemas();
 
 }  // namespace onnx_rewrite

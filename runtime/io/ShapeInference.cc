@@ -2,9 +2,7 @@
 #include "runtime/io/ShapeInference.h"
 
 #include "runtime/graph/Opsets.h"
-#include "runtime/graph/QuotedName.h"
 #include "runtime/io/NewerOpsetSchemas.h"
-#include "runtime/io/NodeSchemaInference.h"
 #include "runtime/io/SymbolicShapes.h"
 
 #include <exception>
@@ -13,7 +11,6 @@
 #include <vector>
 
 #include <onnx/defs/schema.h>
-#include <onnx/shape_inference/implementation.h>
 
 namespace onnx_rewrite {
 namespace {
@@ -57,37 +54,6 @@ void forgetUnknownDims(onnx::GraphProto& g) {
   forEachBody(g, forgetUnknownDims);
 }
 
-/// ONNX's inference looks a node's opset up under the node's own spelling of its domain
-/// (falling back from "" to "ai.onnx" but not the other way) and finds none in a model
-/// without an ai.onnx import. For the run, the model imports ai.onnx under both names at
-/// the version the graph IR reads it at (Opsets.h); the entries go again right after.
-class BothOnnxSpellings {
- public:
-  explicit BothOnnxSpellings(onnx::ModelProto& model)
-      : imports_(*model.mutable_opset_import()), size_(imports_.size()) {
-    int64_t version = onnxOpsetVersion(imports_);
-    if (version < 0) version = kNewestOnnxOpset;
-    bool plain = false, dotted = false;
-    for (const onnx::OperatorSetIdProto& o : imports_) {
-      plain = plain || o.domain().empty();
-      dotted = dotted || o.domain() == "ai.onnx";
-    }
-    for (const char* domain : {"", "ai.onnx"}) {
-      if (*domain ? dotted : plain) continue;
-      onnx::OperatorSetIdProto* added = imports_.Add();
-      added->set_domain(domain);
-      added->set_version(version);
-    }
-  }
-  ~BothOnnxSpellings() { imports_.DeleteSubrange(size_, imports_.size() - size_); }
-  BothOnnxSpellings(const BothOnnxSpellings&) = delete;
-  BothOnnxSpellings& operator=(const BothOnnxSpellings&) = delete;
-
- private:
-  google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports_;
-  int size_;
-};
-
 }  // namespace
 
 bool isUnknownDim(const onnx::TensorShapeProto::Dimension& dim) {
@@ -112,8 +78,6 @@ std::string unsupportedOpsetReason(const onnx::ModelProto& model) {
 }
 
 namespace {
-
-using Imports = std::unordered_map<std::string, int64_t>;
 
 /// The most dims a shape tensor (the input ConstantOfShape, Expand and Reshape read as a
 /// shape) may declare before inference is skipped: ONNX's inference makes its output of that
@@ -173,43 +137,6 @@ std::string oversizedShapeInputReason(const onnx::GraphProto& g,
   return reason;
 }
 
-/// Why ONNX's whole-model pass must not run on `g` (and the bodies in it): a node that does
-/// not fit its schema (nodeFitsSchema), which inference functions assume (a Split with no
-/// outputs divided by zero in it, a Scan without a body crashed it: both found by
-/// fuzz_model); or "".
-std::string schemaMismatchReason(const onnx::GraphProto& g, const Imports& imports) {
-  for (const onnx::NodeProto& n : g.node()) {
-    for (const onnx::AttributeProto& a : n.attribute()) {
-      std::string reason = a.has_g() ? schemaMismatchReason(a.g(), imports) : std::string();
-      for (const onnx::GraphProto& body : a.graphs())
-        if (reason.empty()) reason = schemaMismatchReason(body, imports);
-      if (!reason.empty()) return reason;
-    }
-    const std::string domain = n.domain() == "ai.onnx" ? std::string() : n.domain();
-    auto version = imports.find(domain);
-    const onnx::OpSchema* schema =
-        inferenceSchemaOf(n.op_type(), domain, version == imports.end() ? -1 : version->second);
-    if (!schema) continue;
-    if (!nodeFitsSchema(*schema, n))
-      return "node " + quoted(n.name()) + " (" + n.op_type() + ") does not have the inputs, " +
-             "outputs and attributes " + n.op_type() + " takes";
-  }
-  return {};
-}
-
-/// Whether `model` needs ONNX's whole-model pass: loops (Loop and Scan give their bodies
-/// inputs of their own: iteration counts, carried values, slices) or model-local functions
-/// (inferred through their bodies). Every other model, If branches included, is inferred
-/// by the symbolic pass alone, ONNX's per-op functions serving the ops it has no rule for.
-bool needsWholeModelInference(const onnx::ModelProto& model) {
-  if (model.functions_size() > 0) return true;
-  for (const onnx::NodeProto& n : model.graph().node()) {
-    if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
-    if (n.op_type() == "Loop" || n.op_type() == "Scan") return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims) {
@@ -222,39 +149,17 @@ InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims
     note_ = "shape inference skipped: " + note_;
     return;
   }
-  const bool whole_model = needsWholeModelInference(model);
-  if (whole_model) {
-    Imports imports;
-    for (const onnx::OperatorSetIdProto& o : model.opset_import())
-      imports.emplace(o.domain() == "ai.onnx" ? std::string() : o.domain(), o.version());
-    if (!imports.count("")) imports.emplace("", kNewestOnnxOpset);
-    note_ = schemaMismatchReason(model.graph(), imports);
-    if (!note_.empty()) {
-      note_ = "shape inference skipped: " + note_;
-      return;
-    }
-  }
   snapshot(*model.mutable_graph(), value_info_sizes_, types_);
   ran_ = true;
   if (forget_unknown_dims) forgetUnknownDims(*model.mutable_graph());
-  if (whole_model) {
-    try {
-      onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
-                                          /*data_prop=*/false);
-      BothOnnxSpellings imports(model);
-      onnx::shape_inference::InferShapes(model, &inferenceSchemas(), options);
-    } catch (const std::exception& e) {
-      note_ = std::string("shape inference stopped early: ") + e.what();
-      for (char& c : note_)
-        if (c == '\n') c = ' ';  // reports are one line per note
-    }
-  }
-  // What ONNX could not see through (computed Reshape shapes and all after them), or,
-  // without the whole-model pass, everything. It writes into value_info as ONNX does, so
-  // undo() takes its results out too. Even after ONNX stopped early: it proves each dim
-  // from what is there.
+  // Our symbolic pass types the whole model, If branches and loop bodies included; the ops
+  // it has no rule for go through their ONNX function one node at a time. ONNX's
+  // whole-model pass no longer runs: its functions trust the node around them (a Split
+  // with no outputs divided by zero, a Scan without a body or an If with an empty branch
+  // read a null graph: all found by fuzz_model). It writes into value_info as ONNX does, so
+  // undo() takes its results out again.
   try {
-    refineSymbolicShapes(model, /*infer_other_ops=*/!whole_model);
+    refineSymbolicShapes(model, /*infer_other_ops=*/true);
   } catch (const std::exception& e) {
     note_ += std::string(note_.empty() ? "" : "; ") + "symbolic shapes stopped early: " + e.what();
   }

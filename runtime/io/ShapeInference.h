@@ -1,14 +1,14 @@
 //===- ShapeInference.h - ONNX shape inference that never aborts ---------===//
 //
-// Rules constrain ranks and dims, so the runtime wants every value typed. ONNX
-// 1.12's inference knows operator schemas up to opset 17; applied blindly to a newer
-// opset it would infer wrong shapes (ReduceMean-13 reads axes from an attribute,
-// ReduceMean-18 from an input). So opsets 18+ go through NewerOpsetSchemas, which
-// knows what changed; newer opsets than that skip inference with a note. Right after
-// it, our symbolic shape pass (SymbolicShapes.h) sizes what ONNX cannot see through
-// (Reshapes to shapes computed at run time, and everything after them). Inference
-// never throws, and is undone before saving: the saved model carries only the type
-// information it came with.
+// Rules constrain ranks and dims, so the runtime wants every value typed. Our symbolic
+// shape pass (SymbolicShapes.h) types the model: it folds shape computations ONNX's own
+// inference cannot see through (Reshapes to shapes computed at run time, and everything
+// after them), types If branches and loop bodies, and calls ONNX's per-op inference
+// functions (through NewerOpsetSchemas, which knows what changed after opset 17) only for
+// the ops it has no rule for, one node at a time. ONNX's whole-model inference never runs.
+// Opsets newer than NewerOpsetSchemas knows skip inference with a note. Inference never
+// throws, and is undone before saving: the saved model carries only the type information
+// it came with.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -3,9 +3,9 @@
 // ONNX 1.12's inference gives up at a Reshape (or Expand, ConstantOfShape) whose shape is
 // computed at run time from Shape, Gather, Concat, ... as exporters write it, and every
 // value after it stays unsized: torch 1.x GPT-2's position ids, the Reshape-Gemm-Reshape
-// of each projection. This pass runs right after that inference over the main graph in
-// topological order, folds small integer shape computations to their elements (ints or
-// the model's symbolic dims), and fills in the dims and ranks inference left unknown; then
+// of each projection. This pass, which is all the shape inference onnx-rewrite runs, walks
+// the main graph in topological order, folds small integer shape computations to their
+// elements (ints or the model's symbolic dims), and types every value it can prove; then
 // over each If/Loop/Scan body the same way, the body reading what is known of the values of
 // its enclosing graphs (a merged decoder's branches, whose weights and inputs are the main
 // graph's and whose intermediates no exporter typed).
@@ -30,8 +30,8 @@ namespace onnx_rewrite {
 /// Refines the types of the intermediate values and outputs of the main graph and of every
 /// body in place (graph inputs and initializers are left alone); returns how many values it
 /// refined. Never throws on a malformed model: what it cannot read it leaves unknown.
-/// With `infer_other_ops`, the ops it has no rule for go through their ONNX inference
-/// function, one node at a time (for a model the whole-model ONNX pass did not see).
+/// With `infer_other_ops`, the ops it has no rule for (or whose rule proved nothing) go
+/// through their ONNX inference function, one node at a time.
 int refineSymbolicShapes(onnx::ModelProto& model, bool infer_other_ops = false);
 
 /// The output types of `node` by the pass's own rule for its op (the model's ai.onnx opset
