@@ -189,10 +189,11 @@ def main():
             why += (f" Where onnx-rewrite loses time: on {small['name']}"
                     f" ({small['counts'][0]['nodes']:,} nodes) it spends"
                     f" {fmt_s(small['ours']['median_cpu'])} CPU, of which process start-up"
-                    f" (`onnx-rewrite --version`) {fmt_s(startup['median_cpu'])} and ONNX shape"
-                    f" inference {fmt_s(si)} (its first call builds ONNX's schema registry),"
-                    f" while ONNX Runtime built its registry when the binding loaded, which is not"
-                    f" counted.")
+                    f" (`onnx-rewrite --version`) {fmt_s(startup['median_cpu'])} and shape"
+                    f" inference (our symbolic pass) "
+                    + (fmt_s(si) if si > 0 else "less than the noise between runs")
+                    + ", while ONNX Runtime built its op registry when the binding loaded, which"
+                    " is not counted.")
             large = max(ort, key=lambda o: o["counts"][0]["nodes"])
             share = 1 - large["ours_no_shape_inference"]["median_cpu"] / large["ours"]["median_cpu"]
             why += (f" On {large['name']} ({large['counts'][0]['nodes']:,} nodes) shape inference is"
@@ -352,7 +353,7 @@ def main():
         add("## Phases of the pipeline")
         add("")
         add("CPU times from the same iterations (the compiled copy): parse is `ParseFromString` of the")
-        add("serialized model in memory; infer is ONNX shape inference (`InferredShapes`, on by")
+        add("serialized model in memory; infer is shape inference (`InferredShapes`, our symbolic pass, on by")
         add("default in the command); import constructs `onnx_rewrite::Model`; rewrite is")
         add("`runDriver`; recheck is explained above; export is `InferredShapes::undo` + `Model::finish`; serialize is")
         add("`SerializeToString`. Peak RSS is the benchmark process's: one model size per process,")
@@ -421,7 +422,7 @@ def main():
                if ours_only else "."))
         add("")
         add("\"ours without shape inference\" is `onnx-rewrite --no-shape-inference` (5 runs, same")
-        add("input): how much of onnx-rewrite's time ONNX shape inference takes, and what the rules")
+        add("input): how much of onnx-rewrite's time shape inference takes, and what the rules")
         add("still fuse without the shapes it infers. \"ORT CPU + loading the binding\" adds the one-time")
         add("cost of requiring onnxruntime-node (native library, ORT environment), which a script")
         add("optimizing one model also pays; the speed-up and the verdict use session creation alone.")
