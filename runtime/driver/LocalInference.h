@@ -2,11 +2,12 @@
 //
 // The soundness check compares each value a rewrite replaces with its replacement,
 // before anything is rewired. The replacement is usually the output of a node the
-// rule just created, which no whole-model inference has seen. Running ONNX's shape
-// inference over the model again per rewrite would cost more than the rewrite, so
-// this calls the one op's inference function (from the registry the whole-model pass
-// uses, NewerOpsetSchemas, which also knows the com.microsoft ops rules emit) over
-// the types the graph already knows for its inputs.
+// rule just created, which no shape inference has seen. Inferring the whole model again
+// per rewrite would cost more than the rewrite, so this types the one node over the
+// types the graph already knows for its inputs: by the symbolic shape pass's rule for
+// its op (as the model's values were typed, with no schema registry to build) when that
+// types every output the node has, else by the op's ONNX inference function (from
+// NewerOpsetSchemas, which also knows the com.microsoft ops rules emit).
 //
 // ONNX's inference functions throw on inputs they reject and on inputs they cannot
 // see; both are caught here and told apart: only a failure over fully typed inputs
