@@ -70,11 +70,13 @@ NodeInference LocalInference::infer(NodeId id) {
   const Node& node = graph_.node(id);
   NodeInference result;
   std::vector<const onnx::TypeProto*> inputs;
-  std::vector<std::optional<onnx::TensorProto>> data(node.inputs().size());
   bool typed = true;
   result.inputs_shaped = true;
-  std::vector<int64_t> ints;
+  // The small integer constants among the inputs (Reshape's shape, Unsqueeze's axes), with
+  // the tensor each was read from.
   std::vector<std::optional<std::vector<int64_t>>> constant_ints(node.inputs().size());
+  std::vector<const onnx::TensorProto*> constant_tensors(node.inputs().size(), nullptr);
+  std::vector<int64_t> ints;
   for (size_t i = 0; i < node.inputs().size(); ++i) {
     const ValueId in = node.inputs()[i];
     inputs.push_back(typeOf(in));
@@ -87,11 +89,8 @@ NodeInference LocalInference::infer(NodeId id) {
     if (!tensor || isExternal(*tensor) ||
         !readConstantInts(model_, graph_, in, ints, kMaxDataElements))
       continue;
-    onnx::TensorProto& t = data[i].emplace();
-    t.set_data_type(onnx::TensorProto::INT64);
-    for (int64_t d : tensor->dims()) t.add_dims(d);
-    for (int64_t x : ints) t.add_int64_data(x);
     constant_ints[i] = ints;
+    constant_tensors[i] = tensor;
   }
 
   // Whatever happens, the outputs count as inferred here: an unknown stays unknown rather
@@ -137,7 +136,14 @@ NodeInference LocalInference::infer(NodeId id) {
   NodeInferenceInputs in;
   in.attribute = [&node](const std::string& name) { return node.attribute(name); };
   in.types = std::move(inputs);
-  in.data = std::move(data);
+  in.data.resize(constant_ints.size());
+  for (size_t i = 0; i < constant_ints.size(); ++i) {
+    if (!constant_ints[i]) continue;
+    onnx::TensorProto& t = in.data[i].emplace();
+    t.set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : constant_tensors[i]->dims()) t.add_dims(d);
+    for (int64_t x : *constant_ints[i]) t.add_int64_data(x);
+  }
   in.outputs = node.outputs().size();
   NodeInferenceResult inferred = inferNode(*schema, std::move(in));
   if (inferred.ran) {

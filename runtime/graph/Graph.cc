@@ -248,8 +248,6 @@ void Graph::importSubgraphs(NodeId id) {
   auto makeBody = [&](onnx::GraphProto& body, const std::string& attr) {
     auto g = std::make_unique<Graph>(Kind::kSubgraph, names_, this, id);
     g->label_ = label_ + "/" + nodes_[id].proto_->name() + "." + attr;
-    g->opsets_ = opsets_;
-    g->initializer_inputs_constant_ = initializer_inputs_constant_;
     nodes_[id].subgraphs_.push_back(std::move(g));
     nodes_[id].subgraphs_.back()->importFrom(body);
   };

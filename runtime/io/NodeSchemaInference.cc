@@ -32,8 +32,8 @@ class OneNodeContext : public onnx::InferenceContext {
   onnx::TypeProto* getOutputType(size_t i) override {
     return i < outputs_.size() ? &outputs_[i] : nullptr;
   }
-  // No bodies are inferred node by node (the callers leave If, Loop and Scan to the
-  // whole-model pass), and data propagation is off, as in InferredShapes.
+  // No bodies are inferred node by node (the symbolic pass types If, Loop and Scan
+  // itself, and rules create none), and there is no data propagation.
   onnx::GraphInferencer* getGraphAttributeInferencer(const std::string&) override {
     return nullptr;
   }

@@ -159,7 +159,7 @@ InferredShapes::InferredShapes(onnx::ModelProto& model, bool forget_unknown_dims
   // read a null graph: all found by fuzz_model). It writes into value_info as ONNX does, so
   // undo() takes its results out again.
   try {
-    refineSymbolicShapes(model, /*infer_other_ops=*/true);
+    refineSymbolicShapes(model);
   } catch (const std::exception& e) {
     note_ += std::string(note_.empty() ? "" : "; ") + "symbolic shapes stopped early: " + e.what();
   }

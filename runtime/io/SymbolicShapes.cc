@@ -255,11 +255,10 @@ bool typedInputs(const NodeView& view) {
 
 /// The opsets a model imports, by domain ("" for ONNX), for the ops the pass has no rule
 /// of its own for: they go through their ONNX inference function (NodeSchemaInference.h).
-/// Null where the whole-model ONNX pass ran before and typed them already.
 using Imports = std::unordered_map<std::string, int64_t>;
 
 /// What `node`'s ONNX inference function says of its outputs, over `view`'s inputs;
-/// nothing for control flow (bodies are the whole-model pass's) and for ops without one.
+/// nothing for control flow (the pass types bodies itself) and for ops without one.
 void inferThroughSchema(const NodeView& view, const std::string& domain, const Imports& imports,
                         std::vector<Facts>& outputs) {
   const std::string& op = view.node.op_type();
@@ -304,7 +303,7 @@ struct Scope {
 /// bodies of its nodes with what is known here as their outer scope. `bounds` starts as
 /// what the enclosing graphs' Gathers proved: they ran whenever this graph runs. What this
 /// graph's Gathers prove holds only when it runs, so it stays with this graph and its bodies.
-int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, const Scope* outer,
+int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, const Scope* outer,
                 UpperBounds bounds, bool initializer_inputs_constant, bool again = false) {
   Scope scope;
   scope.outer = outer;
@@ -354,7 +353,7 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
       const std::string& domain = node.domain();
       const bool onnx_domain = domain.empty() || domain == "ai.onnx";
       auto rule = rules.find(onnx_domain ? node.op_type() : domain + ":" + node.op_type());
-      if ((rule == rules.end() && !imports) || node.output_size() == 0) continue;
+      if (node.output_size() == 0) continue;
       std::vector<Facts> none_known(static_cast<size_t>(node.input_size()));
       NodeView view{node, opset, {}, &bounds};
       for (int i = 0; i < node.input_size(); ++i) {
@@ -369,8 +368,8 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
       if (rule != rules.end()) rule->second(view, outputs);
       // Where no rule of the pass, or a rule that proved nothing (FusedMatMul's batch
       // transposes, Shape-13 with Shape-15's attributes), the op's ONNX function speaks.
-      if (imports && sweep == 0 && !anyElem(outputs) && typedInputs(view))
-        inferThroughSchema(view, onnx_domain ? std::string() : domain, *imports, outputs);
+      if (sweep == 0 && !anyElem(outputs) && typedInputs(view))
+        inferThroughSchema(view, onnx_domain ? std::string() : domain, imports, outputs);
       forwardSpan(view, outputs);
       if (sweep == 0) {
         runtime_slice_seen |= onnx_domain && node.op_type() == "Slice" && opset >= 10 &&
@@ -413,8 +412,9 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
       for (onnx::GraphProto& body : *a.mutable_graphs())
         refined += refineGraph(body, opset, imports, &scope, bounds, initializer_inputs_constant);
     }
-  // An If's outputs are what both branches agree on; what reads them here is sized again.
-  bool if_learned = false;
+  // An If's outputs are what both branches agree on; when a node here reads one it learned
+  // something of, the graph is swept once more (its bodies with it).
+  std::unordered_set<std::string> learned;
   for (const onnx::NodeProto& node : g.node()) {
     if ((!node.domain().empty() && node.domain() != "ai.onnx") || node.op_type() != "If") continue;
     const onnx::GraphProto* then_branch = nullptr;
@@ -438,15 +438,21 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports* imports, cons
         if (!refine(*fresh.mutable_type(), joined)) continue;
         entries.push_back(g.add_value_info());
         *entries.back() = std::move(fresh);
-        if_learned = true;
+        learned.insert(name);
         ++refined;
         continue;
       }
       for (onnx::ValueInfoProto* info : entries)
-        if (refine(*info->mutable_type(), joined)) if_learned = true;
+        if (refine(*info->mutable_type(), joined)) learned.insert(name);
     }
   }
-  if (if_learned && !again)
+  auto readHere = [&] {
+    for (const onnx::NodeProto& node : g.node())
+      for (const std::string& in : node.input())
+        if (learned.count(in)) return true;
+    return false;
+  };
+  if (!learned.empty() && !again && readHere())
     refined += refineGraph(g, opset, imports, outer, std::move(bounds), initializer_inputs_constant,
                            /*again=*/true);
   return refined;
@@ -490,17 +496,16 @@ bool inferNodeTypes(const onnx::NodeProto& node, int64_t opset,
   return true;
 }
 
-int refineSymbolicShapes(onnx::ModelProto& model, bool infer_other_ops) {
+int refineSymbolicShapes(onnx::ModelProto& model) {
   symbolic::Imports imports;
-  if (infer_other_ops)
-    for (const onnx::OperatorSetIdProto& o : model.opset_import())
-      imports.emplace(o.domain() == "ai.onnx" ? std::string() : o.domain(), o.version());
+  for (const onnx::OperatorSetIdProto& o : model.opset_import())
+    imports.emplace(o.domain() == "ai.onnx" ? std::string() : o.domain(), o.version());
   // A model without an ai.onnx import is read at the newest opset, as the graph IR reads it.
   int64_t opset = onnxOpsetVersion(model.opset_import());
   if (opset < 0) opset = kNewestOnnxOpset;
-  if (infer_other_ops) imports.emplace("", opset);
-  return symbolic::refineGraph(*model.mutable_graph(), opset, infer_other_ops ? &imports : nullptr,
-                               nullptr, {}, initializerInputsAreConstant(model));
+  imports.emplace("", opset);
+  return symbolic::refineGraph(*model.mutable_graph(), opset, imports, nullptr, {},
+                               initializerInputsAreConstant(model));
 }
 
 }  // namespace onnx_rewrite

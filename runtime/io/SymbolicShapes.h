@@ -30,9 +30,9 @@ namespace onnx_rewrite {
 /// Refines the types of the intermediate values and outputs of the main graph and of every
 /// body in place (graph inputs and initializers are left alone); returns how many values it
 /// refined. Never throws on a malformed model: what it cannot read it leaves unknown.
-/// With `infer_other_ops`, the ops it has no rule for (or whose rule proved nothing) go
-/// through their ONNX inference function, one node at a time.
-int refineSymbolicShapes(onnx::ModelProto& model, bool infer_other_ops = false);
+/// The ops it has no rule for (or whose rule proved nothing) go through their ONNX
+/// inference function, one node at a time.
+int refineSymbolicShapes(onnx::ModelProto& model);
 
 /// The output types of `node` by the pass's own rule for its op (the model's ai.onnx opset
 /// `opset`), over its input types `inputs` (null: absent; a TypeProto of no type: unknown)
