@@ -1,6 +1,8 @@
 //===- ExpandFragments.cc - fragments copied into the rules that use them --===//
 #include "compiler/sema/ExpandFragments.h"
 
+#include "compiler/sema/OpCatalog.h"
+
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -76,8 +78,7 @@ bool combineWhen(const std::optional<ir::Target::When>& a, const std::optional<i
     out->max_opset = b->max_opset;
     return true;
   }
-  auto norm = [](const std::string& d) { return d == "ai.onnx" ? std::string() : d; };
-  if (norm(a->domain) != norm(b->domain)) return false;
+  if (OpCatalog::normalizeDomain(a->domain) != OpCatalog::normalizeDomain(b->domain)) return false;
   out->min_opset = std::max(a->min_opset, b->min_opset);
   if (a->max_opset < 0 || b->max_opset < 0)
     out->max_opset = std::max(a->max_opset, b->max_opset);
@@ -361,9 +362,9 @@ class TargetExpander {
   /// Whether `when`'s opsets and the rule's requirement on the same domain do not overlap.
   bool outsideRequires(const std::optional<ir::Target::When>& when) const {
     if (!when || (when->min_opset < 0 && when->max_opset < 0)) return false;
-    auto norm = [](const std::string& d) { return d == "ai.onnx" ? std::string() : d; };
     for (const ir::Applicability& r : requires_) {
-      if (norm(r.domain) != norm(when->domain)) continue;
+      if (OpCatalog::normalizeDomain(r.domain) != OpCatalog::normalizeDomain(when->domain))
+        continue;
       const bool below = r.max_opset >= 0 && when->min_opset > r.max_opset;
       const bool above = when->max_opset >= 0 && r.min_opset > when->max_opset;
       if (below || above) return true;
