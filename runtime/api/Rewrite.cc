@@ -2,11 +2,13 @@
 #include "runtime/api/Rewrite.h"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "runtime/builtin/BuiltinRules.h"
 #include "runtime/graph/Model.h"
+#include "runtime/io/FunctionInlining.h"
 #include "runtime/io/ModelValidation.h"
 #include "runtime/io/ShapeInference.h"
 #include "runtime/match/Params.h"
@@ -63,6 +65,45 @@ bool fusedOutputsLackShapes(Model& ir) {
   return false;
 }
 
+/// What inlining changes in a model, kept so that a model import then refuses is given
+/// back as it was.
+class InliningUndo {
+ public:
+  explicit InliningUndo(const onnx::ModelProto& model)
+      : nodes_(model.graph().node()),
+        functions_(model.functions()),
+        opsets_(model.opset_import()) {}
+  void restore(onnx::ModelProto& model) {
+    model.mutable_graph()->mutable_node()->Swap(&nodes_);
+    model.mutable_functions()->Swap(&functions_);
+    model.mutable_opset_import()->Swap(&opsets_);
+  }
+
+ private:
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes_;
+  google::protobuf::RepeatedPtrField<onnx::FunctionProto> functions_;
+  google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto> opsets_;
+};
+
+/// Inlines `model`'s local function calls and says so in `notes`; returns the undo, or
+/// null when nothing was called.
+std::unique_ptr<InliningUndo> inlineFunctions(onnx::ModelProto& model,
+                                              std::vector<std::string>& notes) {
+  if (!callsLocalFunctions(model)) return nullptr;
+  auto undo = std::make_unique<InliningUndo>(model);
+  const InliningReport report = inlineLocalFunctions(model);
+  if (report.calls_inlined > 0) {
+    std::string note =
+        "inlined " + std::to_string(report.calls_inlined) + " call(s) of local functions";
+    if (report.functions_removed > 0)
+      note += "; " + std::to_string(report.functions_removed) +
+              " function(s) no longer called were dropped";
+    notes.push_back(note);
+  }
+  notes.insert(notes.end(), report.kept.begin(), report.kept.end());
+  return undo;
+}
+
 /// Adds the counters of `round` to `total` (the same rules in the same order).
 void accumulate(DriverStats& total, const DriverStats& round) {
   total.converged = round.converged;
@@ -92,6 +133,15 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
   // Before shape inference (ONNX code that trusts tensors) or import see the model.
   validateModel(model);
   Result result;
+  std::unique_ptr<InliningUndo> inlining;
+  if (options.inline_functions) inlining = inlineFunctions(model, result.notes);
+  if (inlining) try {
+      // A body may hold If/Loop bodies: the call site's nesting adds to theirs.
+      validateModel(model);
+    } catch (...) {
+      inlining->restore(model);
+      throw;
+    }
   if (const int forgotten = nameNegativeDims(model))
     result.notes.push_back(
         std::to_string(forgotten) +
@@ -155,6 +205,7 @@ Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& opt
       ir.finish();
     } catch (...) {
       if (shapes) shapes->undo();
+      if (round == 0 && inlining) inlining->restore(model);
       throw;
     }
     result.inference_rounds = round + 1;

@@ -28,9 +28,13 @@ struct Options {
   /// Rewrites in the whole run: by default proportionalRewriteBudget() of the model's
   /// nodes (Driver.h), so rules that undo each other stop; kNoLimit for none.
   int64_t max_rewrites = DriverConfig::kProportional;
-  /// Run ONNX shape inference first (skipped, with a note, for opsets ONNX 1.12 does
-  /// not know). Inferred types guide rules but are not saved.
+  /// Infer shapes and types first (our symbolic pass; ONNX's per-op functions for ops it
+  /// has no rule for). Inferred types guide rules but are not saved.
   bool shape_inference = true;
+  /// Inline every call of a model-local function first (FunctionInlining.h), as ONNX
+  /// Runtime does when it loads the model; otherwise rules run inside each function body
+  /// and never see across a call.
+  bool inline_functions = true;
   /// Folder that external data locations are relative to (the model file's folder).
   std::string base_dir;
   /// Every position id the model will be fed is below this; 0 = unknown. Rules that
@@ -68,8 +72,8 @@ struct Result {
 };
 
 /// Rewrites `model` in place with `rules`. Throws ModelError for a model the IR cannot
-/// represent (the model is then unchanged) and std::invalid_argument for a bad filter or a
-/// negative max_positions.
+/// represent (the model is then unchanged, local function calls included) and std::invalid_argument
+/// for a bad filter or a negative max_positions.
 Result rewrite(onnx::ModelProto& model, const RuleSet& rules, const Options& options = {});
 
 /// The same with the built-in rules.

@@ -63,7 +63,11 @@ options:
                          root op)
   --explain-all          with --explain: print every failed attempt as it happens,
                          also at nodes a rule fused later
-  --no-shape-inference   do not run ONNX shape inference before matching
+  --no-shape-inference   do not infer shapes and types before matching (rules that
+                         need a shape then do not fire)
+  --keep-functions       do not inline calls of the model's local functions (by
+                         default they are inlined, as ONNX Runtime does when it loads
+                         the model, so that rules see across them)
   --max-inference-rounds N
                          rounds of shape inference and rewriting (default 16): another
                          runs while fused ops' outputs were left unsized (per-head
@@ -139,6 +143,9 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
     } else if (arg == "--no-shape-inference") {
       flag();
       cl.shape_inference = false;
+    } else if (arg == "--keep-functions") {
+      flag();
+      cl.inline_functions = false;
     } else if (arg == "-q" || arg == "--quiet") {
       flag();
       cl.quiet = true;

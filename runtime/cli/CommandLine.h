@@ -35,6 +35,7 @@ struct CommandLine {
   bool quiet = false;
   bool in_place = false;
   bool shape_inference = true;
+  bool inline_functions = true;
   bool help = false;
   bool version = false;
 };

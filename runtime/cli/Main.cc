@@ -194,6 +194,7 @@ int run(const std::vector<std::string>& args, Kept& kept) {
   options.max_positions = cl.max_positions;
   options.max_inference_rounds = cl.max_inference_rounds;
   options.shape_inference = cl.shape_inference;
+  options.inline_functions = cl.inline_functions;
   options.base_dir = folderOf(cl.input);
   Explainer explain(cl.explain, stderr, cl.explain_all);
   if (!cl.explain.empty()) {

@@ -473,6 +473,15 @@ std::optional<double> factorOf(const MatchContext& ctx, ValueId x, ValueId& inne
   return 1.0;
 }
 
+/// True when `x` is not a Mul or Div by a one-element constant (factorOf peels nothing
+/// off it): a scores operand bound as it is must not hide a factor that attentionScale,
+/// which reads the graph, would count a second time.
+bool unscaled(const MatchContext& ctx, ValueArgs args) {
+  ValueId inner = kNoId;
+  const std::optional<double> f = factorOf(ctx, args[0], inner);
+  return f && inner == args[0];
+}
+
 std::optional<onnx::AttributeProto> floatAttribute(double value) {
   if (!std::isfinite(value) || value <= 0) return std::nullopt;
   onnx::AttributeProto a;
@@ -723,6 +732,9 @@ NativeFamily attentionNatives() {
       {"causal_buffer", 1, &causalBuffer,
        "t is a constant [1, .., 1, R, R] whose element (i, j) is nonzero exactly when j <= i "
        "(torch.tril(ones))"},
+      {"unscaled", 1, &unscaled,
+       "x is not a Mul or Div by a one-element constant (a scores operand whose factor "
+       "attention_scale would count)"},
       {"repeats_heads", 2, &repeatsHeads,
        "r is h = [B, G, L, H] or its repeat_kv Reshape(Expand(Unsqueeze(h, 2), [B, G, R, L, "
        "H]), [B, G*R, L, H]) (static G, R, H)"},

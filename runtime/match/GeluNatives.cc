@@ -45,11 +45,18 @@ struct MatMulTranspose {
 /// transBatch, axis 0 read as the last batch axis; [1, .., r-2, r-1, 0] is both.
 std::optional<MatMulTranspose> matMulTranspose(const Graph& g, ValueId t) {
   const Node* n = producerOp(g, t, "Transpose");
-  const onnx::AttributeProto* perm = n ? n->attribute("perm") : nullptr;
-  if (!perm) return std::nullopt;
-  const int rank = perm->ints_size();
+  if (!n) return std::nullopt;
+  std::vector<int64_t> p;
+  if (const onnx::AttributeProto* perm = n->attribute("perm")) {
+    p.assign(perm->ints().begin(), perm->ints().end());
+  } else {
+    // No perm: the axes reversed (tf2onnx and hand-built graphs write a 2-D transpose so).
+    const std::optional<std::vector<int64_t>> dims = staticShape(g, n->input(0));
+    if (!dims) return std::nullopt;
+    for (int64_t i = static_cast<int64_t>(dims->size()) - 1; i >= 0; --i) p.push_back(i);
+  }
+  const int rank = static_cast<int>(p.size());
   if (rank < 2 || rank > 5) return std::nullopt;
-  std::vector<int64_t> p(perm->ints().begin(), perm->ints().end());
   auto is = [&](std::vector<int64_t> expected) { return p == expected; };
   std::vector<int64_t> swap(rank), batch(rank), both(rank);
   for (int i = 0; i < rank; ++i) swap[i] = i;
@@ -97,7 +104,8 @@ NativeFamily geluNatives() {
   family.predicates.push_back(NativePredicate{
       "folds_into_fused_matmul", 1, &foldsIntoFusedMatMul,
       "t = Transpose(x) of rank 2-5 swapping the last two axes, moving axis 0 behind the "
-      "batch axes ([1, .., r-2, 0, r-1]), or both ([1, .., r-1, 0])"});
+      "batch axes ([1, .., r-2, 0, r-1]), or both ([1, .., r-1, 0]); no perm reverses x's "
+      "known rank"});
   family.attribute_helpers.push_back(
       AttributeHelper{"fused_trans", 1, &fusedTrans,
                       "INT: 1 if the Transpose t swaps its last two axes (transA/transB)"});

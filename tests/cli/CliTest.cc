@@ -539,6 +539,50 @@ TEST_F(CliTest, AModelWithoutAnOnnxImportIsReadAtTheNewestOpsetWithANote) {
   EXPECT_EQ(out.opset_import(0).domain(), "com.microsoft");
 }
 
+// A Gelu whose Erf sits in a local function, as dynamo's torchlib functions hold it.
+const char* kGeluAcrossAFunction = R"(
+<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+g (float[2,4] x) => (float[2,4] y) {
+  s = Div(x, c)
+  c = Constant<value = float {1.4142135}>()
+  e = local.aten_erf(s)
+  one = Constant<value = float {1.0}>()
+  p = Add(e, one)
+  xp = Mul(x, p)
+  half = Constant<value = float {0.5}>()
+  y = Mul(xp, half)
+}
+<domain: "local", opset_import: ["" : 17]>
+aten_erf (self) => (result) {
+  result = Erf(self)
+}
+)";
+
+TEST_F(CliTest, InlinesLocalFunctionCallsAndSaysSo) {
+  writeModel(in_, parseModel(kGeluAcrossAFunction));
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("\n  note: inlined 1 call(s) of local functions; 1 function(s) no longer "
+                       "called were dropped\n"),
+            std::string::npos)
+      << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  EXPECT_EQ(testing::opTypes(out), std::vector<std::string>{"com.microsoft::Gelu"});
+  EXPECT_EQ(out.functions_size(), 0);
+}
+
+TEST_F(CliTest, KeepFunctionsLeavesTheCallsAndTheirFunctions) {
+  writeModel(in_, parseModel(kGeluAcrossAFunction));
+  CommandResult r = cli(shellQuote(in_) + " -o " + shellQuote(out_) + " --keep-functions");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("inlined"), std::string::npos) << r.err;
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(readFile(out_)));
+  EXPECT_EQ(out.functions_size(), 1);
+  EXPECT_EQ(out.graph().node_size(), 8);
+}
+
 TEST_F(CliTest, AModelImportingNoOpsetAtAllIsRefusedAsOnnxRuntimeDoes) {
   onnx::ModelProto model = parseModel(geluModel(GeluForm::kTorchScript));
   model.clear_opset_import();

@@ -56,7 +56,7 @@ struct Outcome {
 
 /// Runs the interpreted `rules` on the model in ONNX text `text`.
 inline Outcome runRules(const std::string& text, const std::vector<const Rule*>& rules,
-                        bool shape_inference = true) {
+                        bool shape_inference = true, bool inline_functions = true) {
   Outcome out;
   out.model = testing::parseModel(text);
   RuleSet set;
@@ -64,13 +64,15 @@ inline Outcome runRules(const std::string& text, const std::vector<const Rule*>&
     for (auto& p : makeInterpretedRules(r->build())) set.add(std::move(p));
   Options options;
   options.shape_inference = shape_inference;
+  options.inline_functions = inline_functions;
   options.listener = &out.log;
   out.result = rewrite(out.model, set, options);
   return out;
 }
 
-inline Outcome runRules(const std::string& text, const Rule& rule, bool shape_inference = true) {
-  return runRules(text, std::vector<const Rule*>{&rule}, shape_inference);
+inline Outcome runRules(const std::string& text, const Rule& rule, bool shape_inference = true,
+                        bool inline_functions = true) {
+  return runRules(text, std::vector<const Rule*>{&rule}, shape_inference, inline_functions);
 }
 
 using testing::attribute;

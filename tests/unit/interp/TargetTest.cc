@@ -275,7 +275,7 @@ Block (a) => (b) {
   b = Relu(a)
 }
 )",
-                         r, false);
+                         r, false, /*inline_functions=*/false);
   ASSERT_EQ(out.model.functions_size(), 1);
   const onnx::FunctionProto& f = out.model.functions(0);
   ASSERT_EQ(f.node_size(), 2);

@@ -531,6 +531,34 @@ TEST(FusedMatMulRule, FoldsTransposesOfBoth) {
   expectSameInOrt(matMulModel(s));
 }
 
+// A Transpose without perm reverses the axes: of a 2-D A it is A^T (tf2onnx writes it so).
+TEST(FusedMatMulRule, FoldsATwoDimensionalTransposeWithoutPerm) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4, 3] x, float[4, 5] z) => (float[3, 5] y) {
+  tx = Transpose(x)
+  y = MatMul(tx, z)
+}
+)";
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kFusedMatMul);
+  EXPECT_EQ(intAttr(model, "transA"), 1);
+  EXPECT_EQ(intAttr(model, "transBatchA"), 0);
+  expectSameInOrt(text);
+}
+
+TEST(FusedMatMulRule, LeavesAThreeDimensionalTransposeWithoutPerm) {
+  // Reversing [2, 4, 3] moves every axis: neither a swap of the last two nor a batch move.
+  EXPECT_EQ(fuse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[3, 4, 2] x, float[2, 3, 5] z) => (float[2, 4, 5] y) {
+  tx = Transpose(x)
+  y = MatMul(tx, z)
+}
+)"),
+            (Ops{"Transpose", "MatMul"}));
+}
+
 TEST(FusedMatMulRule, FoldsLlamaScoresTransposeAndScale) {
   // q @ k.transpose(2, 3) / sqrt(head_dim), when no attention rule took it.
   auto s = mm([](MatMulSpec& s) {

@@ -23,6 +23,7 @@
 
 #include "runtime/api/Rewrite.h"
 #include "tests/support/ExporterModels.h"
+#include "tests/support/FunctionModels.h"
 #include "tests/support/Oracle.h"
 #include "tests/support/TestModels.h"
 #include "tests/unit/rules/RuleTestSupport.h"
@@ -466,6 +467,62 @@ TEST(WholeModelForms, UnoptimizedDynamoExportFusesToTheOptimizedOnesOps) {
     };
     EXPECT_EQ(fusedOps(raw), fusedOps(optimized)) << testing::familyName(f);
   }
+}
+
+// torch 2.1-2.3's dynamo exports: the model a function, each op a torchlib function call.
+// Inlined first, as ONNX Runtime does at load, they fuse to the ops of the flat export
+// (whose value_info withLocalFunctions drops, as the values now live in a function body),
+// and compute the same; without inlining (Options::inline_functions false) nothing fuses
+// across the calls.
+TEST(WholeModelForms, ExportsMadeOfLocalFunctionsFuseAsTheFlatExport) {
+  for (ModelFamily f : {ModelFamily::kLlama, ModelFamily::kBert, ModelFamily::kGpt2}) {
+    ExporterModelSpec s;
+    s.family = f;
+    s.exporter = f == ModelFamily::kGpt2 ? Exporter::kTorchScript : Exporter::kDynamo;
+    s.embeddings = f == ModelFamily::kBert;
+    Options options;
+    options.max_positions = testing::resolved(s).max_positions;
+    auto sortedFusedOps = [&](onnx::ModelProto m, const Options& o) {
+      Result r = rewrite(m, testing::shippedRules(), o);
+      std::vector<std::string> ops = testing::opTypes(m);
+      std::sort(ops.begin(), ops.end());
+      return std::make_pair(ops, m);
+    };
+    onnx::ModelProto flat = testing::makeExporterModel(s);
+    flat.mutable_graph()->clear_value_info();
+    const onnx::ModelProto nested = testing::withLocalFunctions(flat);
+    ASSERT_EQ(testing::opTypes(nested), std::vector<std::string>{"pkg.torch.modules::Model"});
+    auto [nested_ops, fused] = sortedFusedOps(nested, options);
+    EXPECT_EQ(nested_ops, sortedFusedOps(flat, options).first) << testing::familyName(f);
+    EXPECT_EQ(fused.functions_size(), 0) << testing::familyName(f);
+    EXPECT_LT(nested_ops.size(), testing::opTypes(flat).size()) << testing::familyName(f);
+    testing::OracleVerdict v =
+        testing::compareInOrt(nested, fused, kDims, testing::oracleIntRanges(s));
+    EXPECT_TRUE(v.equal) << testing::familyName(f) << ": " << v.report;
+
+    Options kept = options;
+    kept.inline_functions = false;
+    auto [kept_ops, unfused] = sortedFusedOps(nested, kept);
+    EXPECT_EQ(kept_ops, std::vector<std::string>{"pkg.torch.modules::Model"});
+    EXPECT_EQ(unfused.functions_size(), nested.functions_size());
+  }
+}
+
+// The scores' constant factor counted once: torchlib's SDPA scales Q and K^T apart by
+// H^-1/4; when the rule's K^T check failed on the Mul's input (its dim unknown without
+// value_info) the scores fragment took the Mul's output as K^T itself, and the scale it
+// read off the graph counted that factor a second time.
+TEST(WholeModelForms, ScaledKeyHeadsAreNeverScaledTwice) {
+  ExporterModelSpec s;
+  s.family = ModelFamily::kBert;
+  s.exporter = Exporter::kDynamo;
+  s.embeddings = true;
+  onnx::ModelProto m = testing::makeExporterModel(s);
+  m.mutable_graph()->clear_value_info();
+  onnx::ModelProto fused = m;
+  rewrite(fused, testing::shippedRules());
+  testing::OracleVerdict v = testing::compareInOrt(m, fused, kDims, testing::oracleIntRanges(s));
+  EXPECT_TRUE(v.equal) << v.report;
 }
 
 // An Identity reads RMSNorm's Reciprocal in torch 2.4's unoptimized exports: the form the
