@@ -69,45 +69,68 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/gelu.yaml: gelu_erf 61:15, fast_gelu 82:19, quick_gelu 106:15, silu 118:15, bias_gelu
-  /// 129:35, gelu_approximation 151:31)
+  /// (rules/gelu.yaml: gelu_erf 79:15, fast_gelu 100:19, quick_gelu 124:15, silu 136:15, bias_gelu
+  /// 147:35, gelu_approximation 169:31)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// one
-  /// (rules/gelu.yaml: gelu_erf 62:23, fast_gelu 86:30)
+  /// (rules/gelu.yaml: gelu_erf 80:23, fast_gelu 104:30)
   bool matchOne(ValueId v, gen::Next k) {
     if (seen(Ids::kOne)) return same(Ids::kOne, v) && k();
     return bind(Ids::kOne, v) && k();
   }
 
   /// half
-  /// (rules/gelu.yaml: gelu_erf 63:26, fast_gelu 87:30)
+  /// (rules/gelu.yaml: gelu_erf 81:26, fast_gelu 105:30)
   bool matchHalf(ValueId v, gen::Next k) {
     if (seen(Ids::kHalf)) return same(Ids::kHalf, v) && k();
     return bind(Ids::kHalf, v) && k();
   }
 
   /// b
-  /// (rules/gelu.yaml: gelu_approximation 151:68, transpose_cast_matmul 174:22, fused_matmul
-  /// 188:22, fused_matmul_scale 216:21, fused_matmul_input_scale 232:16)
+  /// (rules/gelu.yaml: gelu_approximation 169:68, transpose_cast_matmul 192:22, fused_matmul
+  /// 206:31, fused_matmul_scale 232:22, fused_matmul_input_scale 250:16, fused_matmul_transpose
+  /// 271:31)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
   }
 
   /// a
-  /// (rules/gelu.yaml: transpose_cast_matmul 172:22, fused_matmul 187:22, fused_matmul_scale
-  /// 216:18, fused_matmul_input_scale 231:16)
+  /// (rules/gelu.yaml: transpose_cast_matmul 190:22, fused_matmul 205:31, fused_matmul_scale
+  /// 232:19, fused_matmul_input_scale 249:16, fused_matmul_transpose 270:31)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
+  /// ta = Transpose(a)
+  /// (rules/gelu.yaml: fused_matmul 54:11 (in undoable_transpose at rules/gelu.yaml:205:12),
+  /// fused_matmul_transpose 54:11 (in undoable_transpose at rules/gelu.yaml:270:12))
+  bool matchTa(ValueId v, gen::Next k) {
+    if (seen(Ids::kTa)) return same(Ids::kTa, v) && k();
+    if (!bind(Ids::kTa, v)) return false;
+    const NodeId n = node(Ids::kTa, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTa, n, v)) return false;
+    return matchA(input(n, 0), k);
+  }
+
+  /// tb = Transpose(b)
+  /// (rules/gelu.yaml: fused_matmul 54:11 (in undoable_transpose at rules/gelu.yaml:206:12),
+  /// fused_matmul_transpose 54:11 (in undoable_transpose at rules/gelu.yaml:271:12))
+  bool matchTb(ValueId v, gen::Next k) {
+    if (seen(Ids::kTb)) return same(Ids::kTb, v) && k();
+    if (!bind(Ids::kTb, v)) return false;
+    const NodeId n = node(Ids::kTb, v, op::kTranspose);
+    if (n == kNoId || !attrs(Ids::kTb, n, v)) return false;
+    return matchB(input(n, 0), k);
+  }
+
   /// c
-  /// (rules/gelu.yaml: fused_matmul_scale 217:18, fused_matmul_input_scale 231:19)
+  /// (rules/gelu.yaml: fused_matmul_scale 234:18, fused_matmul_input_scale 249:19)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -115,7 +138,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:56
+// Generated from: rules/gelu.yaml:74
 // gelu_erf (priority 50): x * 0.5 * (1 + Erf(x / sqrt 2)) in every association torch.onnx and HF emit.
 //===----------------------------------------------------------------------===//
 
@@ -123,7 +146,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specGeluErf() {
   static const gen::RuleSpec spec = {
     "gelu_erf",
-    "rules/gelu.yaml:56:5",
+    "rules/gelu.yaml:74:5",
     16,  // root expr
     // slots
     {"x", "sqrt2", "rsqrt2", "s", "one", "p", "half", "y"},
@@ -132,50 +155,50 @@ const gen::RuleSpec& specGeluErf() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:61:15", 0},
+      {"x", "rules/gelu.yaml:79:15", 0},
       // 1: sqrt2
-      {"sqrt2", "rules/gelu.yaml:61:18", 1},
+      {"sqrt2", "rules/gelu.yaml:79:18", 1},
       // 2: Div(x, sqrt2)
-      {"Div", "rules/gelu.yaml:61:11", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:79:11", gen::kNoSlot, 2},
       // 3: rsqrt2
-      {"rsqrt2", "rules/gelu.yaml:61:34", 2},
+      {"rsqrt2", "rules/gelu.yaml:79:34", 2},
       // 4: Mul(x, rsqrt2)
-      {"Mul", "rules/gelu.yaml:61:27", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:79:27", gen::kNoSlot, 2},
       // 5: Div(x, sqrt2) | Mul(x, rsqrt2)
-      {"s", "rules/gelu.yaml:61:25", 3},
+      {"s", "rules/gelu.yaml:79:25", 3},
       // 6: Erf(s)
-      {"Erf", "rules/gelu.yaml:62:15", gen::kNoSlot, 1},
+      {"Erf", "rules/gelu.yaml:80:15", gen::kNoSlot, 1},
       // 7: one
-      {"one", "rules/gelu.yaml:62:23", 4},
+      {"one", "rules/gelu.yaml:80:23", 4},
       // 8: Add(Erf(s), one)
-      {"Add", "rules/gelu.yaml:62:11", 5, 2},
+      {"Add", "rules/gelu.yaml:80:11", 5, 2},
       // 9: Mul(x, p)
-      {"Mul", "rules/gelu.yaml:63:15", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:81:15", gen::kNoSlot, 2},
       // 10: half
-      {"half", "rules/gelu.yaml:63:26", 6},
+      {"half", "rules/gelu.yaml:81:26", 6},
       // 11: Mul(Mul(x, p), half)
-      {"Mul", "rules/gelu.yaml:63:11", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:81:11", gen::kNoSlot, 2},
       // 12: Mul(x, half)
-      {"Mul", "rules/gelu.yaml:63:38", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:81:38", gen::kNoSlot, 2},
       // 13: Mul(Mul(x, half), p)
-      {"Mul", "rules/gelu.yaml:63:34", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:81:34", gen::kNoSlot, 2},
       // 14: Mul(p, half)
-      {"Mul", "rules/gelu.yaml:63:64", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:81:64", gen::kNoSlot, 2},
       // 15: Mul(x, Mul(p, half))
-      {"Mul", "rules/gelu.yaml:63:57", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:81:57", gen::kNoSlot, 2},
       // 16: Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half))
-      {"y", "rules/gelu.yaml:63:32", 7},
+      {"y", "rules/gelu.yaml:81:32", 7},
     },
     // constraints
-    {{Check::kConstantEquals, "rules/gelu.yaml:65:17", "sqrt2", 1, {}, {}, "", nullptr,
+    {{Check::kConstantEquals, "rules/gelu.yaml:83:17", "sqrt2", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.4142135),
       0.001},
-     {Check::kConstantEquals, "rules/gelu.yaml:66:17", "rsqrt2", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/gelu.yaml:84:17", "rsqrt2", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.70710678),
       0.001},
-     {Check::kConstantEquals, "rules/gelu.yaml:67:17", "one", 4, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kConstantEquals, "rules/gelu.yaml:85:17", "one", 4, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0), 0.0001},
-     {Check::kConstantEquals, "rules/gelu.yaml:68:17", "half", 6, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kConstantEquals, "rules/gelu.yaml:86:17", "half", 6, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.5), 0.0001}},
     // rewrite variants
     {{true, "", 20}, {}},
@@ -249,13 +272,13 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX, matchOne, matchHalf.
 
-  /// sqrt2  (rules/gelu.yaml:61:18)
+  /// sqrt2  (rules/gelu.yaml:79:18)
   bool matchSqrt2(ValueId v, gen::Next k) {
     if (seen(kSqrt2)) return same(kSqrt2, v) && k();
     return bind(kSqrt2, v) && k();
   }
 
-  /// Div(x, sqrt2)  (rules/gelu.yaml:61:11)
+  /// Div(x, sqrt2)  (rules/gelu.yaml:79:11)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -264,13 +287,13 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(input(n, 0), [&] { return matchSqrt2(input(n, 1), k); });
   }
 
-  /// rsqrt2  (rules/gelu.yaml:61:34)
+  /// rsqrt2  (rules/gelu.yaml:79:34)
   bool matchRsqrt2(ValueId v, gen::Next k) {
     if (seen(kRsqrt2)) return same(kRsqrt2, v) && k();
     return bind(kRsqrt2, v) && k();
   }
 
-  /// Mul(x, rsqrt2)  (rules/gelu.yaml:61:27)
+  /// Mul(x, rsqrt2)  (rules/gelu.yaml:79:27)
   bool matchMul4(ValueId v, gen::Next k) {
     if (seen(kMul4)) return same(kMul4, v) && k();
     if (!bind(kMul4, v)) return false;
@@ -284,7 +307,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchRsqrt2(in0, k); });
   }
 
-  /// s = Div(x, sqrt2) | Mul(x, rsqrt2)  (rules/gelu.yaml:61:25)
+  /// s = Div(x, sqrt2) | Mul(x, rsqrt2)  (rules/gelu.yaml:79:25)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -296,7 +319,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return false;
   }
 
-  /// Erf(s)  (rules/gelu.yaml:62:15)
+  /// Erf(s)  (rules/gelu.yaml:80:15)
   bool matchErf(ValueId v, gen::Next k) {
     if (seen(kErf)) return same(kErf, v) && k();
     if (!bind(kErf, v)) return false;
@@ -305,7 +328,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchS(input(n, 0), k);
   }
 
-  /// p = Add(Erf(s), one)  (rules/gelu.yaml:62:11)
+  /// p = Add(Erf(s), one)  (rules/gelu.yaml:80:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -319,7 +342,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchErf(in1, [&] { return matchOne(in0, k); });
   }
 
-  /// Mul(x, p)  (rules/gelu.yaml:63:15)
+  /// Mul(x, p)  (rules/gelu.yaml:81:15)
   bool matchMul9(ValueId v, gen::Next k) {
     if (seen(kMul9)) return same(kMul9, v) && k();
     if (!bind(kMul9, v)) return false;
@@ -333,7 +356,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchP(in0, k); });
   }
 
-  /// Mul(Mul(x, p), half)  (rules/gelu.yaml:63:11)
+  /// Mul(Mul(x, p), half)  (rules/gelu.yaml:81:11)
   bool matchMul11(ValueId v, gen::Next k) {
     if (seen(kMul11)) return same(kMul11, v) && k();
     if (!bind(kMul11, v)) return false;
@@ -347,7 +370,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchMul9(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, half)  (rules/gelu.yaml:63:38)
+  /// Mul(x, half)  (rules/gelu.yaml:81:38)
   bool matchMul12(ValueId v, gen::Next k) {
     if (seen(kMul12)) return same(kMul12, v) && k();
     if (!bind(kMul12, v)) return false;
@@ -361,7 +384,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(Mul(x, half), p)  (rules/gelu.yaml:63:34)
+  /// Mul(Mul(x, half), p)  (rules/gelu.yaml:81:34)
   bool matchMul13(ValueId v, gen::Next k) {
     if (seen(kMul13)) return same(kMul13, v) && k();
     if (!bind(kMul13, v)) return false;
@@ -375,7 +398,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchMul12(in1, [&] { return matchP(in0, k); });
   }
 
-  /// Mul(p, half)  (rules/gelu.yaml:63:64)
+  /// Mul(p, half)  (rules/gelu.yaml:81:64)
   bool matchMul14(ValueId v, gen::Next k) {
     if (seen(kMul14)) return same(kMul14, v) && k();
     if (!bind(kMul14, v)) return false;
@@ -389,7 +412,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchP(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, Mul(p, half))  (rules/gelu.yaml:63:57)
+  /// Mul(x, Mul(p, half))  (rules/gelu.yaml:81:57)
   bool matchMul15(ValueId v, gen::Next k) {
     if (seen(kMul15)) return same(kMul15, v) && k();
     if (!bind(kMul15, v)) return false;
@@ -404,7 +427,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
   }
 
   /// y = Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half)) 
-  /// (rules/gelu.yaml:63:32)
+  /// (rules/gelu.yaml:81:32)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -420,11 +443,11 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:70:9:
+  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:88:9:
   ///   y = Gelu(x, approximate='none')
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:72:20", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:90:20", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "none"));
     collectMatched();
@@ -432,8 +455,8 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:70:9",
-        "rules/gelu.yaml:72:15")) return false;
+        "rules/gelu.yaml:88:9",
+        "rules/gelu.yaml:90:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -448,19 +471,19 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
   }
 
-  /// Variant 1, rules/gelu.yaml:73:9:
+  /// Variant 1, rules/gelu.yaml:91:9:
   ///   y = com.microsoft.Gelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:74:34", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:92:34", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:73:9",
-        "rules/gelu.yaml:74:15")) return false;
+        "rules/gelu.yaml:91:9",
+        "rules/gelu.yaml:92:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -485,7 +508,7 @@ class GeluErfRule : public RewritePattern {
             root,
             50,
             {"ort", "onnx"},
-            "rules/gelu.yaml:56:5",
+            "rules/gelu.yaml:74:5",
             {op::kGelu, op::kComMicrosoftGelu}}),
         root_output_(root_output) {}
 
@@ -507,7 +530,7 @@ class GeluErfRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:77
+// Generated from: rules/gelu.yaml:95
 // fast_gelu (priority 50): 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) as HF, GPT-2 and torch.onnx write it.
 //===----------------------------------------------------------------------===//
 
@@ -515,7 +538,7 @@ class GeluErfRule : public RewritePattern {
 const gen::RuleSpec& specFastGelu() {
   static const gen::RuleSpec spec = {
     "fast_gelu",
-    "rules/gelu.yaml:77:5",
+    "rules/gelu.yaml:95:5",
     38,  // root expr
     // slots
     {"x", "cube", "kappa", "inner", "beta", "k", "one_inner", "arg", "one", "t", "half", "y"},
@@ -524,97 +547,98 @@ const gen::RuleSpec& specFastGelu() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:82:19", 0},
+      {"x", "rules/gelu.yaml:100:19", 0},
       // 1: 3.0
-      {"constant 3.0", "rules/gelu.yaml:82:22", gen::kNoSlot, 0, {}, gen::floatLiteral(3.0)},
+      {"constant 3.0", "rules/gelu.yaml:100:22", gen::kNoSlot, 0, {}, gen::floatLiteral(3.0)},
       // 2: Pow(x, 3.0)
-      {"Pow", "rules/gelu.yaml:82:15", gen::kNoSlot, 2},
+      {"Pow", "rules/gelu.yaml:100:15", gen::kNoSlot, 2},
       // 3: Mul(x, x)
-      {"Mul", "rules/gelu.yaml:82:36", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:100:36", gen::kNoSlot, 2},
       // 4: Mul(x, Mul(x, x))
-      {"Mul", "rules/gelu.yaml:82:29", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:100:29", gen::kNoSlot, 2},
       // 5: Pow(x, 3.0) | Mul(x, Mul(x, x))
-      {"cube", "rules/gelu.yaml:82:27", 1},
+      {"cube", "rules/gelu.yaml:100:27", 1},
       // 6: kappa
-      {"kappa", "rules/gelu.yaml:83:32", 2},
+      {"kappa", "rules/gelu.yaml:101:32", 2},
       // 7: Mul(cube, kappa)
-      {"Mul", "rules/gelu.yaml:83:22", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:101:22", gen::kNoSlot, 2},
       // 8: Add(x, Mul(cube, kappa))
-      {"Add", "rules/gelu.yaml:83:15", 3, 2},
+      {"Add", "rules/gelu.yaml:101:15", 3, 2},
       // 9: 2.0
-      {"constant 2.0", "rules/gelu.yaml:84:24", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      {"constant 2.0", "rules/gelu.yaml:102:24", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 10: 3.1415927
-      {"constant 3.1415927", "rules/gelu.yaml:84:29", gen::kNoSlot, 0, {},
+      {"constant 3.1415927", "rules/gelu.yaml:102:29", gen::kNoSlot, 0, {},
        gen::floatLiteral(3.1415927)},
       // 11: Div(2.0, 3.1415927)
-      {"Div", "rules/gelu.yaml:84:20", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:102:20", gen::kNoSlot, 2},
       // 12: Sqrt(Div(2.0, 3.1415927))
-      {"Sqrt", "rules/gelu.yaml:84:15", gen::kNoSlot, 1},
+      {"Sqrt", "rules/gelu.yaml:102:15", gen::kNoSlot, 1},
       // 13: 2.0
-      {"constant 2.0", "rules/gelu.yaml:84:61", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      {"constant 2.0", "rules/gelu.yaml:102:61", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 14: 3.1415927
-      {"constant 3.1415927", "rules/gelu.yaml:84:66", gen::kNoSlot, 0, {},
+      {"constant 3.1415927", "rules/gelu.yaml:102:66", gen::kNoSlot, 0, {},
        gen::floatLiteral(3.1415927)},
       // 15: Div(2.0, 3.1415927)
-      {"Div", "rules/gelu.yaml:84:57", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:102:57", gen::kNoSlot, 2},
       // 16: CastLike(Div(2.0, 3.1415927), x)
-      {"CastLike", "rules/gelu.yaml:84:48", gen::kNoSlot, 2},
+      {"CastLike", "rules/gelu.yaml:102:48", gen::kNoSlot, 2},
       // 17: Sqrt(CastLike(Div(2.0, 3.1415927), x))
-      {"Sqrt", "rules/gelu.yaml:84:43", gen::kNoSlot, 1},
+      {"Sqrt", "rules/gelu.yaml:102:43", gen::kNoSlot, 1},
       // 18: beta
-      {"beta", "rules/gelu.yaml:84:84", 4},
+      {"beta", "rules/gelu.yaml:102:84", 4},
       // 19: Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta
-      {"k", "rules/gelu.yaml:84:41", 5},
+      {"k", "rules/gelu.yaml:102:41", 5},
       // 20: Mul(inner, k)
-      {"Mul", "rules/gelu.yaml:85:15", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:103:15", gen::kNoSlot, 2},
       // 21: Mul(x, beta)
-      {"Mul", "rules/gelu.yaml:85:35", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:103:35", gen::kNoSlot, 2},
       // 22: Mul(x, kappa)
-      {"Mul", "rules/gelu.yaml:85:57", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:103:57", gen::kNoSlot, 2},
       // 23: Mul(Mul(x, kappa), x)
-      {"Mul", "rules/gelu.yaml:85:53", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:103:53", gen::kNoSlot, 2},
       // 24: one_inner
-      {"one_inner", "rules/gelu.yaml:85:76", 6},
+      {"one_inner", "rules/gelu.yaml:103:76", 6},
       // 25: Add(Mul(Mul(x, kappa), x), one_inner)
-      {"Add", "rules/gelu.yaml:85:49", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:103:49", gen::kNoSlot, 2},
       // 26: Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))
-      {"Mul", "rules/gelu.yaml:85:31", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:103:31", gen::kNoSlot, 2},
       // 27: Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))
-      {"arg", "rules/gelu.yaml:85:29", 7},
+      {"arg", "rules/gelu.yaml:103:29", 7},
       // 28: Tanh(arg)
-      {"Tanh", "rules/gelu.yaml:86:19", gen::kNoSlot, 1},
+      {"Tanh", "rules/gelu.yaml:104:19", gen::kNoSlot, 1},
       // 29: one
-      {"one", "rules/gelu.yaml:86:30", 8},
+      {"one", "rules/gelu.yaml:104:30", 8},
       // 30: Add(Tanh(arg), one)
-      {"Add", "rules/gelu.yaml:86:15", 9, 2},
+      {"Add", "rules/gelu.yaml:104:15", 9, 2},
       // 31: Mul(x, t)
-      {"Mul", "rules/gelu.yaml:87:19", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:105:19", gen::kNoSlot, 2},
       // 32: half
-      {"half", "rules/gelu.yaml:87:30", 10},
+      {"half", "rules/gelu.yaml:105:30", 10},
       // 33: Mul(Mul(x, t), half)
-      {"Mul", "rules/gelu.yaml:87:15", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:105:15", gen::kNoSlot, 2},
       // 34: Mul(x, half)
-      {"Mul", "rules/gelu.yaml:87:42", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:105:42", gen::kNoSlot, 2},
       // 35: Mul(Mul(x, half), t)
-      {"Mul", "rules/gelu.yaml:87:38", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:105:38", gen::kNoSlot, 2},
       // 36: Mul(t, half)
-      {"Mul", "rules/gelu.yaml:87:68", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:105:68", gen::kNoSlot, 2},
       // 37: Mul(x, Mul(t, half))
-      {"Mul", "rules/gelu.yaml:87:61", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:105:61", gen::kNoSlot, 2},
       // 38: Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half))
-      {"y", "rules/gelu.yaml:87:36", 11},
+      {"y", "rules/gelu.yaml:105:36", 11},
     },
     // constraints
-    {{Check::kConstantEquals, "rules/gelu.yaml:89:16", "kappa", 2, {}, {}, "", nullptr,
+    {{Check::kConstantEquals, "rules/gelu.yaml:107:16", "kappa", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.044715),
       0.0001},
-     {Check::kConstantEquals, "rules/gelu.yaml:90:16", "beta", 4, {}, {}, "", nullptr, gen::kNoSlot,
-      {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.7978845608), 0.001},
-     {Check::kConstantEquals, "rules/gelu.yaml:91:16", "one", 8, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kConstantEquals, "rules/gelu.yaml:108:16", "beta", 4, {}, {}, "", nullptr,
+      gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.7978845608),
+      0.001},
+     {Check::kConstantEquals, "rules/gelu.yaml:109:16", "one", 8, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0), 0.0001},
-     {Check::kConstantEquals, "rules/gelu.yaml:92:20", "one_inner", 6, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/gelu.yaml:110:20", "one_inner", 6, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0), 0.0001},
-     {Check::kConstantEquals, "rules/gelu.yaml:93:16", "half", 10, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/gelu.yaml:111:16", "half", 10, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.5), 0.0001}},
     // rewrite variants
     {{true, "", 20}, {}},
@@ -714,13 +738,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX, matchOne, matchHalf.
 
-  /// 3.0  (rules/gelu.yaml:82:22)
+  /// 3.0  (rules/gelu.yaml:100:22)
   bool matchConstant1(ValueId v, gen::Next k) {
     if (seen(kConstant1)) return same(kConstant1, v) && k();
     return bind(kConstant1, v) && constant(kConstant1, v) && k();
   }
 
-  /// Pow(x, 3.0)  (rules/gelu.yaml:82:15)
+  /// Pow(x, 3.0)  (rules/gelu.yaml:100:15)
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
@@ -729,7 +753,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(input(n, 0), [&] { return matchConstant1(input(n, 1), k); });
   }
 
-  /// Mul(x, x)  (rules/gelu.yaml:82:36)
+  /// Mul(x, x)  (rules/gelu.yaml:100:36)
   bool matchMul3(ValueId v, gen::Next k) {
     if (seen(kMul3)) return same(kMul3, v) && k();
     if (!bind(kMul3, v)) return false;
@@ -743,7 +767,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchX(in0, k); });
   }
 
-  /// Mul(x, Mul(x, x))  (rules/gelu.yaml:82:29)
+  /// Mul(x, Mul(x, x))  (rules/gelu.yaml:100:29)
   bool matchMul4(ValueId v, gen::Next k) {
     if (seen(kMul4)) return same(kMul4, v) && k();
     if (!bind(kMul4, v)) return false;
@@ -757,7 +781,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul3(in0, k); });
   }
 
-  /// cube = Pow(x, 3.0) | Mul(x, Mul(x, x))  (rules/gelu.yaml:82:27)
+  /// cube = Pow(x, 3.0) | Mul(x, Mul(x, x))  (rules/gelu.yaml:100:27)
   bool matchCube(ValueId v, gen::Next k) {
     if (seen(kCube)) return same(kCube, v) && k();
     if (!bind(kCube, v)) return false;
@@ -769,13 +793,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// kappa  (rules/gelu.yaml:83:32)
+  /// kappa  (rules/gelu.yaml:101:32)
   bool matchKappa(ValueId v, gen::Next k) {
     if (seen(kKappa)) return same(kKappa, v) && k();
     return bind(kKappa, v) && k();
   }
 
-  /// Mul(cube, kappa)  (rules/gelu.yaml:83:22)
+  /// Mul(cube, kappa)  (rules/gelu.yaml:101:22)
   bool matchMul7(ValueId v, gen::Next k) {
     if (seen(kMul7)) return same(kMul7, v) && k();
     if (!bind(kMul7, v)) return false;
@@ -789,7 +813,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchCube(in1, [&] { return matchKappa(in0, k); });
   }
 
-  /// inner = Add(x, Mul(cube, kappa))  (rules/gelu.yaml:83:15)
+  /// inner = Add(x, Mul(cube, kappa))  (rules/gelu.yaml:101:15)
   bool matchInner(ValueId v, gen::Next k) {
     if (seen(kInner)) return same(kInner, v) && k();
     if (!bind(kInner, v)) return false;
@@ -803,19 +827,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul7(in0, k); });
   }
 
-  /// 2.0  (rules/gelu.yaml:84:24)
+  /// 2.0  (rules/gelu.yaml:102:24)
   bool matchConstant9(ValueId v, gen::Next k) {
     if (seen(kConstant9)) return same(kConstant9, v) && k();
     return bind(kConstant9, v) && constant(kConstant9, v) && k();
   }
 
-  /// 3.1415927  (rules/gelu.yaml:84:29)
+  /// 3.1415927  (rules/gelu.yaml:102:29)
   bool matchConstant10(ValueId v, gen::Next k) {
     if (seen(kConstant10)) return same(kConstant10, v) && k();
     return bind(kConstant10, v) && constant(kConstant10, v) && k();
   }
 
-  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:84:20)
+  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:102:20)
   bool matchDiv11(ValueId v, gen::Next k) {
     if (seen(kDiv11)) return same(kDiv11, v) && k();
     if (!bind(kDiv11, v)) return false;
@@ -824,7 +848,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchConstant9(input(n, 0), [&] { return matchConstant10(input(n, 1), k); });
   }
 
-  /// Sqrt(Div(2.0, 3.1415927))  (rules/gelu.yaml:84:15)
+  /// Sqrt(Div(2.0, 3.1415927))  (rules/gelu.yaml:102:15)
   bool matchSqrt12(ValueId v, gen::Next k) {
     if (seen(kSqrt12)) return same(kSqrt12, v) && k();
     if (!bind(kSqrt12, v)) return false;
@@ -833,19 +857,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchDiv11(input(n, 0), k);
   }
 
-  /// 2.0  (rules/gelu.yaml:84:61)
+  /// 2.0  (rules/gelu.yaml:102:61)
   bool matchConstant13(ValueId v, gen::Next k) {
     if (seen(kConstant13)) return same(kConstant13, v) && k();
     return bind(kConstant13, v) && constant(kConstant13, v) && k();
   }
 
-  /// 3.1415927  (rules/gelu.yaml:84:66)
+  /// 3.1415927  (rules/gelu.yaml:102:66)
   bool matchConstant14(ValueId v, gen::Next k) {
     if (seen(kConstant14)) return same(kConstant14, v) && k();
     return bind(kConstant14, v) && constant(kConstant14, v) && k();
   }
 
-  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:84:57)
+  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:102:57)
   bool matchDiv15(ValueId v, gen::Next k) {
     if (seen(kDiv15)) return same(kDiv15, v) && k();
     if (!bind(kDiv15, v)) return false;
@@ -854,7 +878,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchConstant13(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
   }
 
-  /// CastLike(Div(2.0, 3.1415927), x)  (rules/gelu.yaml:84:48)
+  /// CastLike(Div(2.0, 3.1415927), x)  (rules/gelu.yaml:102:48)
   bool matchCastLike(ValueId v, gen::Next k) {
     if (seen(kCastLike)) return same(kCastLike, v) && k();
     if (!bind(kCastLike, v)) return false;
@@ -863,7 +887,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchDiv15(input(n, 0), [&] { return matchX(input(n, 1), k); });
   }
 
-  /// Sqrt(CastLike(Div(2.0, 3.1415927), x))  (rules/gelu.yaml:84:43)
+  /// Sqrt(CastLike(Div(2.0, 3.1415927), x))  (rules/gelu.yaml:102:43)
   bool matchSqrt17(ValueId v, gen::Next k) {
     if (seen(kSqrt17)) return same(kSqrt17, v) && k();
     if (!bind(kSqrt17, v)) return false;
@@ -872,13 +896,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchCastLike(input(n, 0), k);
   }
 
-  /// beta  (rules/gelu.yaml:84:84)
+  /// beta  (rules/gelu.yaml:102:84)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(kBeta)) return same(kBeta, v) && k();
     return bind(kBeta, v) && k();
   }
 
-  /// k = Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta  (rules/gelu.yaml:84:41)
+  /// k = Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta  (rules/gelu.yaml:102:41)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(kK)) return same(kK, v) && k();
     if (!bind(kK, v)) return false;
@@ -892,7 +916,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// Mul(inner, k)  (rules/gelu.yaml:85:15)
+  /// Mul(inner, k)  (rules/gelu.yaml:103:15)
   bool matchMul20(ValueId v, gen::Next k) {
     if (seen(kMul20)) return same(kMul20, v) && k();
     if (!bind(kMul20, v)) return false;
@@ -906,7 +930,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchInner(in1, [&] { return matchK(in0, k); });
   }
 
-  /// Mul(x, beta)  (rules/gelu.yaml:85:35)
+  /// Mul(x, beta)  (rules/gelu.yaml:103:35)
   bool matchMul21(ValueId v, gen::Next k) {
     if (seen(kMul21)) return same(kMul21, v) && k();
     if (!bind(kMul21, v)) return false;
@@ -920,7 +944,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchBeta(in0, k); });
   }
 
-  /// Mul(x, kappa)  (rules/gelu.yaml:85:57)
+  /// Mul(x, kappa)  (rules/gelu.yaml:103:57)
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(kMul22)) return same(kMul22, v) && k();
     if (!bind(kMul22, v)) return false;
@@ -934,7 +958,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchKappa(in0, k); });
   }
 
-  /// Mul(Mul(x, kappa), x)  (rules/gelu.yaml:85:53)
+  /// Mul(Mul(x, kappa), x)  (rules/gelu.yaml:103:53)
   bool matchMul23(ValueId v, gen::Next k) {
     if (seen(kMul23)) return same(kMul23, v) && k();
     if (!bind(kMul23, v)) return false;
@@ -948,13 +972,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul22(in1, [&] { return matchX(in0, k); });
   }
 
-  /// one_inner  (rules/gelu.yaml:85:76)
+  /// one_inner  (rules/gelu.yaml:103:76)
   bool matchOneInner(ValueId v, gen::Next k) {
     if (seen(kOneInner)) return same(kOneInner, v) && k();
     return bind(kOneInner, v) && k();
   }
 
-  /// Add(Mul(Mul(x, kappa), x), one_inner)  (rules/gelu.yaml:85:49)
+  /// Add(Mul(Mul(x, kappa), x), one_inner)  (rules/gelu.yaml:103:49)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -968,7 +992,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul23(in1, [&] { return matchOneInner(in0, k); });
   }
 
-  /// Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))  (rules/gelu.yaml:85:31)
+  /// Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))  (rules/gelu.yaml:103:31)
   bool matchMul26(ValueId v, gen::Next k) {
     if (seen(kMul26)) return same(kMul26, v) && k();
     if (!bind(kMul26, v)) return false;
@@ -982,7 +1006,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul21(in1, [&] { return matchAdd(in0, k); });
   }
 
-  /// arg = Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))  (rules/gelu.yaml:85:29)
+  /// arg = Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))  (rules/gelu.yaml:103:29)
   bool matchArg(ValueId v, gen::Next k) {
     if (seen(kArg)) return same(kArg, v) && k();
     if (!bind(kArg, v)) return false;
@@ -994,7 +1018,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// Tanh(arg)  (rules/gelu.yaml:86:19)
+  /// Tanh(arg)  (rules/gelu.yaml:104:19)
   bool matchTanh(ValueId v, gen::Next k) {
     if (seen(kTanh)) return same(kTanh, v) && k();
     if (!bind(kTanh, v)) return false;
@@ -1003,7 +1027,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchArg(input(n, 0), k);
   }
 
-  /// t = Add(Tanh(arg), one)  (rules/gelu.yaml:86:15)
+  /// t = Add(Tanh(arg), one)  (rules/gelu.yaml:104:15)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -1017,7 +1041,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchTanh(in1, [&] { return matchOne(in0, k); });
   }
 
-  /// Mul(x, t)  (rules/gelu.yaml:87:19)
+  /// Mul(x, t)  (rules/gelu.yaml:105:19)
   bool matchMul31(ValueId v, gen::Next k) {
     if (seen(kMul31)) return same(kMul31, v) && k();
     if (!bind(kMul31, v)) return false;
@@ -1031,7 +1055,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchT(in0, k); });
   }
 
-  /// Mul(Mul(x, t), half)  (rules/gelu.yaml:87:15)
+  /// Mul(Mul(x, t), half)  (rules/gelu.yaml:105:15)
   bool matchMul33(ValueId v, gen::Next k) {
     if (seen(kMul33)) return same(kMul33, v) && k();
     if (!bind(kMul33, v)) return false;
@@ -1045,7 +1069,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul31(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, half)  (rules/gelu.yaml:87:42)
+  /// Mul(x, half)  (rules/gelu.yaml:105:42)
   bool matchMul34(ValueId v, gen::Next k) {
     if (seen(kMul34)) return same(kMul34, v) && k();
     if (!bind(kMul34, v)) return false;
@@ -1059,7 +1083,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(Mul(x, half), t)  (rules/gelu.yaml:87:38)
+  /// Mul(Mul(x, half), t)  (rules/gelu.yaml:105:38)
   bool matchMul35(ValueId v, gen::Next k) {
     if (seen(kMul35)) return same(kMul35, v) && k();
     if (!bind(kMul35, v)) return false;
@@ -1073,7 +1097,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul34(in1, [&] { return matchT(in0, k); });
   }
 
-  /// Mul(t, half)  (rules/gelu.yaml:87:68)
+  /// Mul(t, half)  (rules/gelu.yaml:105:68)
   bool matchMul36(ValueId v, gen::Next k) {
     if (seen(kMul36)) return same(kMul36, v) && k();
     if (!bind(kMul36, v)) return false;
@@ -1087,7 +1111,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchT(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, Mul(t, half))  (rules/gelu.yaml:87:61)
+  /// Mul(x, Mul(t, half))  (rules/gelu.yaml:105:61)
   bool matchMul37(ValueId v, gen::Next k) {
     if (seen(kMul37)) return same(kMul37, v) && k();
     if (!bind(kMul37, v)) return false;
@@ -1102,7 +1126,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
   }
 
   /// y = Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half)) 
-  /// (rules/gelu.yaml:87:36)
+  /// (rules/gelu.yaml:105:36)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1118,11 +1142,11 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:95:9:
+  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:113:9:
   ///   y = Gelu(x, approximate='tanh')
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:97:20", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:115:20", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "tanh"));
     collectMatched();
@@ -1130,8 +1154,8 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:95:9",
-        "rules/gelu.yaml:97:15")) return false;
+        "rules/gelu.yaml:113:9",
+        "rules/gelu.yaml:115:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1146,19 +1170,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
   }
 
-  /// Variant 1, rules/gelu.yaml:98:9:
+  /// Variant 1, rules/gelu.yaml:116:9:
   ///   y = com.microsoft.FastGelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:99:38", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:117:38", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:98:9",
-        "rules/gelu.yaml:99:15")) return false;
+        "rules/gelu.yaml:116:9",
+        "rules/gelu.yaml:117:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1183,7 +1207,7 @@ class FastGeluRule : public RewritePattern {
             root,
             50,
             {"ort", "onnx"},
-            "rules/gelu.yaml:77:5",
+            "rules/gelu.yaml:95:5",
             {op::kGelu, op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
@@ -1205,7 +1229,7 @@ class FastGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:102
+// Generated from: rules/gelu.yaml:120
 // quick_gelu (priority 50): x * Sigmoid(alpha * x), alpha a scalar constant (1.702 in CLIP).
 //===----------------------------------------------------------------------===//
 
@@ -1213,7 +1237,7 @@ class FastGeluRule : public RewritePattern {
 const gen::RuleSpec& specQuickGelu() {
   static const gen::RuleSpec spec = {
     "quick_gelu",
-    "rules/gelu.yaml:102:5",
+    "rules/gelu.yaml:120:5",
     4,  // root expr
     // slots
     {"x", "alpha", "y"},
@@ -1222,19 +1246,19 @@ const gen::RuleSpec& specQuickGelu() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:106:15", 0},
+      {"x", "rules/gelu.yaml:124:15", 0},
       // 1: alpha
-      {"alpha", "rules/gelu.yaml:106:33", 1},
+      {"alpha", "rules/gelu.yaml:124:33", 1},
       // 2: Mul(x, alpha)
-      {"Mul", "rules/gelu.yaml:106:26", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:124:26", gen::kNoSlot, 2},
       // 3: Sigmoid(Mul(x, alpha))
-      {"Sigmoid", "rules/gelu.yaml:106:18", gen::kNoSlot, 1},
+      {"Sigmoid", "rules/gelu.yaml:124:18", gen::kNoSlot, 1},
       // 4: Mul(x, Sigmoid(Mul(x, alpha)))
-      {"Mul", "rules/gelu.yaml:106:11", 2, 2},
+      {"Mul", "rules/gelu.yaml:124:11", 2, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/gelu.yaml:108:16", "alpha", 1},
-     {Check::kRank, "rules/gelu.yaml:108:30", "alpha", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kScalar, "rules/gelu.yaml:126:16", "alpha", 1},
+     {Check::kRank, "rules/gelu.yaml:126:30", "alpha", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{}},
@@ -1285,13 +1309,13 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// alpha  (rules/gelu.yaml:106:33)
+  /// alpha  (rules/gelu.yaml:124:33)
   bool matchAlpha(ValueId v, gen::Next k) {
     if (seen(kAlpha)) return same(kAlpha, v) && k();
     return bind(kAlpha, v) && k();
   }
 
-  /// Mul(x, alpha)  (rules/gelu.yaml:106:26)
+  /// Mul(x, alpha)  (rules/gelu.yaml:124:26)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -1305,7 +1329,7 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
     return matchX(in1, [&] { return matchAlpha(in0, k); });
   }
 
-  /// Sigmoid(Mul(x, alpha))  (rules/gelu.yaml:106:18)
+  /// Sigmoid(Mul(x, alpha))  (rules/gelu.yaml:124:18)
   bool matchSigmoid(ValueId v, gen::Next k) {
     if (seen(kSigmoid)) return same(kSigmoid, v) && k();
     if (!bind(kSigmoid, v)) return false;
@@ -1314,7 +1338,7 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
     return matchMul(input(n, 0), k);
   }
 
-  /// y = Mul(x, Sigmoid(Mul(x, alpha)))  (rules/gelu.yaml:106:11)
+  /// y = Mul(x, Sigmoid(Mul(x, alpha)))  (rules/gelu.yaml:124:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1330,18 +1354,18 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:109:5:
+  /// Variant 0, rules/gelu.yaml:127:5:
   ///   y = com.microsoft.QuickGelu(x, alpha=value(alpha))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:110:35", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:128:35", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     std::optional<onnx::AttributeProto> a1_0 = valueOf(
         kSlotAlpha,
         "alpha",
         "alpha",
-        "rules/gelu.yaml:110:38",
-        "rules/gelu.yaml:110:38");
+        "rules/gelu.yaml:128:38",
+        "rules/gelu.yaml:128:38");
     if (!a1_0) return false;
     attrs1.push_back(std::move(*a1_0));
     collectMatched();
@@ -1349,8 +1373,8 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:109:5",
-        "rules/gelu.yaml:110:11")) return false;
+        "rules/gelu.yaml:127:5",
+        "rules/gelu.yaml:128:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1375,7 +1399,7 @@ class QuickGeluRule : public RewritePattern {
             root,
             50,
             {"ort"},
-            "rules/gelu.yaml:102:5",
+            "rules/gelu.yaml:120:5",
             {op::kComMicrosoftQuickGelu}}),
         root_output_(root_output) {}
 
@@ -1397,7 +1421,7 @@ class QuickGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:114
+// Generated from: rules/gelu.yaml:132
 // silu (priority 50): x * Sigmoid(x) (SiLU), which is QuickGelu with alpha 1.
 //===----------------------------------------------------------------------===//
 
@@ -1405,7 +1429,7 @@ class QuickGeluRule : public RewritePattern {
 const gen::RuleSpec& specSilu() {
   static const gen::RuleSpec spec = {
     "silu",
-    "rules/gelu.yaml:114:5",
+    "rules/gelu.yaml:132:5",
     2,  // root expr
     // slots
     {"x", "y"},
@@ -1414,11 +1438,11 @@ const gen::RuleSpec& specSilu() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:118:15", 0},
+      {"x", "rules/gelu.yaml:136:15", 0},
       // 1: Sigmoid(x)
-      {"Sigmoid", "rules/gelu.yaml:118:18", gen::kNoSlot, 1},
+      {"Sigmoid", "rules/gelu.yaml:136:18", gen::kNoSlot, 1},
       // 2: Mul(x, Sigmoid(x))
-      {"Mul", "rules/gelu.yaml:118:11", 1, 2},
+      {"Mul", "rules/gelu.yaml:136:11", 1, 2},
     },
     // constraints
     {},
@@ -1468,7 +1492,7 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Sigmoid(x)  (rules/gelu.yaml:118:18)
+  /// Sigmoid(x)  (rules/gelu.yaml:136:18)
   bool matchSigmoid(ValueId v, gen::Next k) {
     if (seen(kSigmoid)) return same(kSigmoid, v) && k();
     if (!bind(kSigmoid, v)) return false;
@@ -1477,7 +1501,7 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// y = Mul(x, Sigmoid(x))  (rules/gelu.yaml:118:11)
+  /// y = Mul(x, Sigmoid(x))  (rules/gelu.yaml:136:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1493,11 +1517,11 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:119:5:
+  /// Variant 0, rules/gelu.yaml:137:5:
   ///   y = com.microsoft.QuickGelu(x, alpha=1.0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:120:35", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:138:35", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::floatAttribute("alpha", 1.0));
     collectMatched();
@@ -1505,8 +1529,8 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:119:5",
-        "rules/gelu.yaml:120:11")) return false;
+        "rules/gelu.yaml:137:5",
+        "rules/gelu.yaml:138:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1531,7 +1555,7 @@ class SiluRule : public RewritePattern {
             root,
             50,
             {"ort"},
-            "rules/gelu.yaml:114:5",
+            "rules/gelu.yaml:132:5",
             {op::kComMicrosoftQuickGelu}}),
         root_output_(root_output) {}
 
@@ -1553,7 +1577,7 @@ class SiluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:125
+// Generated from: rules/gelu.yaml:143
 // bias_gelu (priority 40): Gelu (into BiasGelu) or its tanh form (into FastGelu) of x plus a 1-D bias along x's static last axis.
 //===----------------------------------------------------------------------===//
 
@@ -1561,7 +1585,7 @@ class SiluRule : public RewritePattern {
 const gen::RuleSpec& specBiasGelu() {
   static const gen::RuleSpec spec = {
     "bias_gelu",
-    "rules/gelu.yaml:125:5",
+    "rules/gelu.yaml:143:5",
     10,  // root expr
     // slots
     {"x", "bias", "y"},
@@ -1570,37 +1594,37 @@ const gen::RuleSpec& specBiasGelu() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:129:35", 0},
+      {"x", "rules/gelu.yaml:147:35", 0},
       // 1: bias
-      {"bias", "rules/gelu.yaml:129:38", 1},
+      {"bias", "rules/gelu.yaml:147:38", 1},
       // 2: Add(x, bias)
-      {"Add", "rules/gelu.yaml:129:31", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:147:31", gen::kNoSlot, 2},
       // 3: com.microsoft.Gelu(Add(x, bias))
-      {"com.microsoft.Gelu", "rules/gelu.yaml:129:12", gen::kNoSlot, 1},
+      {"com.microsoft.Gelu", "rules/gelu.yaml:147:12", gen::kNoSlot, 1},
       // 4: Add(x, bias)
-      {"Add", "rules/gelu.yaml:129:57", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:147:57", gen::kNoSlot, 2},
       // 5: Gelu(Add(x, bias), approximate='none')
-      {"Gelu", "rules/gelu.yaml:129:52", gen::kNoSlot, 1,
-       {{"approximate", "rules/gelu.yaml:129:71", Attr::kEquals, {gen::stringLiteral("none")},
+      {"Gelu", "rules/gelu.yaml:147:52", gen::kNoSlot, 1,
+       {{"approximate", "rules/gelu.yaml:147:71", Attr::kEquals, {gen::stringLiteral("none")},
          false, gen::stringLiteral("none")}}},
       // 6: Add(x, bias)
-      {"Add", "rules/gelu.yaml:130:37", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:148:37", gen::kNoSlot, 2},
       // 7: com.microsoft.FastGelu(Add(x, bias))
-      {"com.microsoft.FastGelu", "rules/gelu.yaml:130:14", gen::kNoSlot, 1},
+      {"com.microsoft.FastGelu", "rules/gelu.yaml:148:14", gen::kNoSlot, 1},
       // 8: Add(x, bias)
-      {"Add", "rules/gelu.yaml:131:19", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:149:19", gen::kNoSlot, 2},
       // 9: Gelu(Add(x, bias), approximate='tanh')
-      {"Gelu", "rules/gelu.yaml:131:14", gen::kNoSlot, 1,
-       {{"approximate", "rules/gelu.yaml:131:33", Attr::kEquals, {gen::stringLiteral("tanh")},
+      {"Gelu", "rules/gelu.yaml:149:14", gen::kNoSlot, 1,
+       {{"approximate", "rules/gelu.yaml:149:33", Attr::kEquals, {gen::stringLiteral("tanh")},
          false, gen::stringLiteral("none")}}},
       // 10: com.microsoft.Gelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='none') | com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh')
-      {"y", "rules/gelu.yaml:129:50", 2},
+      {"y", "rules/gelu.yaml:147:50", 2},
     },
     // constraints
-    {{Check::kRank, "rules/gelu.yaml:133:15", "bias", 1, {}, {}, "", nullptr, gen::kNoSlot, {1}},
-     {Check::kNative, "rules/gelu.yaml:133:24", "bias", gen::kNoSlot, {"bias", "x"}, {1, 0},
+    {{Check::kRank, "rules/gelu.yaml:151:15", "bias", 1, {}, {}, "", nullptr, gen::kNoSlot, {1}},
+     {Check::kNative, "rules/gelu.yaml:151:24", "bias", gen::kNoSlot, {"bias", "x"}, {1, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kNative, "rules/gelu.yaml:134:15", "x", gen::kNoSlot, {"x"}, {0}, "static_last_dim",
+     {Check::kNative, "rules/gelu.yaml:152:15", "x", gen::kNoSlot, {"x"}, {0}, "static_last_dim",
       gen::nativePredicate("static_last_dim")}},
     // rewrite variants
     {{true, "", -1, -1, {{{10, 0}, {10, 1}}}}, {}},
@@ -1663,13 +1687,13 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// bias  (rules/gelu.yaml:129:38)
+  /// bias  (rules/gelu.yaml:147:38)
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(kBias)) return same(kBias, v) && k();
     return bind(kBias, v) && k();
   }
 
-  /// Add(x, bias)  (rules/gelu.yaml:129:31)
+  /// Add(x, bias)  (rules/gelu.yaml:147:31)
   bool matchAdd2(ValueId v, gen::Next k) {
     if (seen(kAdd2)) return same(kAdd2, v) && k();
     if (!bind(kAdd2, v)) return false;
@@ -1683,7 +1707,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchX(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// com.microsoft.Gelu(Add(x, bias))  (rules/gelu.yaml:129:12)
+  /// com.microsoft.Gelu(Add(x, bias))  (rules/gelu.yaml:147:12)
   bool matchGelu3(ValueId v, gen::Next k) {
     if (seen(kGelu3)) return same(kGelu3, v) && k();
     if (!bind(kGelu3, v)) return false;
@@ -1692,7 +1716,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchAdd2(input(n, 0), k);
   }
 
-  /// Add(x, bias)  (rules/gelu.yaml:129:57)
+  /// Add(x, bias)  (rules/gelu.yaml:147:57)
   bool matchAdd4(ValueId v, gen::Next k) {
     if (seen(kAdd4)) return same(kAdd4, v) && k();
     if (!bind(kAdd4, v)) return false;
@@ -1706,7 +1730,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchX(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// Gelu(Add(x, bias), approximate='none')  (rules/gelu.yaml:129:52)
+  /// Gelu(Add(x, bias), approximate='none')  (rules/gelu.yaml:147:52)
   bool matchGelu5(ValueId v, gen::Next k) {
     if (seen(kGelu5)) return same(kGelu5, v) && k();
     if (!bind(kGelu5, v)) return false;
@@ -1715,7 +1739,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchAdd4(input(n, 0), k);
   }
 
-  /// Add(x, bias)  (rules/gelu.yaml:130:37)
+  /// Add(x, bias)  (rules/gelu.yaml:148:37)
   bool matchAdd6(ValueId v, gen::Next k) {
     if (seen(kAdd6)) return same(kAdd6, v) && k();
     if (!bind(kAdd6, v)) return false;
@@ -1729,7 +1753,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchX(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// com.microsoft.FastGelu(Add(x, bias))  (rules/gelu.yaml:130:14)
+  /// com.microsoft.FastGelu(Add(x, bias))  (rules/gelu.yaml:148:14)
   bool matchFastGelu(ValueId v, gen::Next k) {
     if (seen(kFastGelu)) return same(kFastGelu, v) && k();
     if (!bind(kFastGelu, v)) return false;
@@ -1738,7 +1762,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchAdd6(input(n, 0), k);
   }
 
-  /// Add(x, bias)  (rules/gelu.yaml:131:19)
+  /// Add(x, bias)  (rules/gelu.yaml:149:19)
   bool matchAdd8(ValueId v, gen::Next k) {
     if (seen(kAdd8)) return same(kAdd8, v) && k();
     if (!bind(kAdd8, v)) return false;
@@ -1752,7 +1776,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchX(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// Gelu(Add(x, bias), approximate='tanh')  (rules/gelu.yaml:131:14)
+  /// Gelu(Add(x, bias), approximate='tanh')  (rules/gelu.yaml:149:14)
   bool matchGelu9(ValueId v, gen::Next k) {
     if (seen(kGelu9)) return same(kGelu9, v) && k();
     if (!bind(kGelu9, v)) return false;
@@ -1763,7 +1787,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
 
   /// y = com.microsoft.Gelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='none') |
   /// com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh') 
-  /// (rules/gelu.yaml:129:50)
+  /// (rules/gelu.yaml:147:50)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1781,20 +1805,20 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @erf), rules/gelu.yaml:136:9:
+  /// Variant 0 (when @erf), rules/gelu.yaml:154:9:
   ///   y = com.microsoft.BiasGelu(x, bias)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:137:40", "x")) return false;
-    if (!requireBound(kSlotBias, "rules/gelu.yaml:137:43", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:155:40", "x")) return false;
+    if (!requireBound(kSlotBias, "rules/gelu.yaml:155:43", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:136:9",
-        "rules/gelu.yaml:137:17")) return false;
+        "rules/gelu.yaml:154:9",
+        "rules/gelu.yaml:155:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1810,20 +1834,20 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1, rules/gelu.yaml:138:9:
+  /// Variant 1, rules/gelu.yaml:156:9:
   ///   y = com.microsoft.FastGelu(x, bias)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:138:40", "x")) return false;
-    if (!requireBound(kSlotBias, "rules/gelu.yaml:138:43", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:156:40", "x")) return false;
+    if (!requireBound(kSlotBias, "rules/gelu.yaml:156:43", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:138:9",
-        "rules/gelu.yaml:138:17")) return false;
+        "rules/gelu.yaml:156:9",
+        "rules/gelu.yaml:156:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1849,7 +1873,7 @@ class BiasGeluRule : public RewritePattern {
             root,
             40,
             {"ort"},
-            "rules/gelu.yaml:125:5",
+            "rules/gelu.yaml:143:5",
             {op::kComMicrosoftBiasGelu, op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
@@ -1871,7 +1895,7 @@ class BiasGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:146
+// Generated from: rules/gelu.yaml:164
 // gelu_approximation (priority 30): Exact Gelu as FastGelu, its tanh approximation; off unless --enable approximation.
 //===----------------------------------------------------------------------===//
 
@@ -1879,7 +1903,7 @@ class BiasGeluRule : public RewritePattern {
 const gen::RuleSpec& specGeluApproximation() {
   static const gen::RuleSpec spec = {
     "gelu_approximation",
-    "rules/gelu.yaml:146:5",
+    "rules/gelu.yaml:164:5",
     5,  // root expr
     // slots
     {"x", "b", "y"},
@@ -1888,22 +1912,22 @@ const gen::RuleSpec& specGeluApproximation() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:151:31", 0},
+      {"x", "rules/gelu.yaml:169:31", 0},
       // 1: com.microsoft.Gelu(x)
-      {"com.microsoft.Gelu", "rules/gelu.yaml:151:12", gen::kNoSlot, 1},
+      {"com.microsoft.Gelu", "rules/gelu.yaml:169:12", gen::kNoSlot, 1},
       // 2: b
-      {"b", "rules/gelu.yaml:151:68", 1},
+      {"b", "rules/gelu.yaml:169:68", 1},
       // 3: com.microsoft.BiasGelu(x, b)
-      {"com.microsoft.BiasGelu", "rules/gelu.yaml:151:42", gen::kNoSlot, 2},
+      {"com.microsoft.BiasGelu", "rules/gelu.yaml:169:42", gen::kNoSlot, 2},
       // 4: Gelu(x, approximate='none')
-      {"Gelu", "rules/gelu.yaml:152:14", gen::kNoSlot, 1,
-       {{"approximate", "rules/gelu.yaml:152:22", Attr::kEquals, {gen::stringLiteral("none")},
+      {"Gelu", "rules/gelu.yaml:170:14", gen::kNoSlot, 1,
+       {{"approximate", "rules/gelu.yaml:170:22", Attr::kEquals, {gen::stringLiteral("none")},
          false, gen::stringLiteral("none")}}},
       // 5: com.microsoft.Gelu(x) | com.microsoft.BiasGelu(x, b) | Gelu(x, approximate='none')
-      {"y", "rules/gelu.yaml:151:40", 2},
+      {"y", "rules/gelu.yaml:169:40", 2},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:154:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:172:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}}},
     // rewrite variants
     {{true, "", -1, -1, {{{5, 1}}}}, {}},
@@ -1961,7 +1985,7 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX, matchB.
 
-  /// com.microsoft.Gelu(x)  (rules/gelu.yaml:151:12)
+  /// com.microsoft.Gelu(x)  (rules/gelu.yaml:169:12)
   bool matchGelu1(ValueId v, gen::Next k) {
     if (seen(kGelu1)) return same(kGelu1, v) && k();
     if (!bind(kGelu1, v)) return false;
@@ -1970,7 +1994,7 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// com.microsoft.BiasGelu(x, b)  (rules/gelu.yaml:151:42)
+  /// com.microsoft.BiasGelu(x, b)  (rules/gelu.yaml:169:42)
   bool matchBiasGelu(ValueId v, gen::Next k) {
     if (seen(kBiasGelu)) return same(kBiasGelu, v) && k();
     if (!bind(kBiasGelu, v)) return false;
@@ -1979,7 +2003,7 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
     return matchX(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// Gelu(x, approximate='none')  (rules/gelu.yaml:152:14)
+  /// Gelu(x, approximate='none')  (rules/gelu.yaml:170:14)
   bool matchGelu4(ValueId v, gen::Next k) {
     if (seen(kGelu4)) return same(kGelu4, v) && k();
     if (!bind(kGelu4, v)) return false;
@@ -1989,7 +2013,7 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
   }
 
   /// y = com.microsoft.Gelu(x) | com.microsoft.BiasGelu(x, b) | Gelu(x, approximate='none') 
-  /// (rules/gelu.yaml:151:40)
+  /// (rules/gelu.yaml:169:40)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2005,20 +2029,20 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/gelu.yaml:156:9:
+  /// Variant 0 (when @bias), rules/gelu.yaml:174:9:
   ///   y = com.microsoft.FastGelu(x, b)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:157:40", "x")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:157:43", "b")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:175:40", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:175:43", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:156:9",
-        "rules/gelu.yaml:157:17")) return false;
+        "rules/gelu.yaml:174:9",
+        "rules/gelu.yaml:175:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2034,19 +2058,19 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1, rules/gelu.yaml:158:9:
+  /// Variant 1, rules/gelu.yaml:176:9:
   ///   y = com.microsoft.FastGelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:158:40", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:176:40", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:158:9",
-        "rules/gelu.yaml:158:17")) return false;
+        "rules/gelu.yaml:176:9",
+        "rules/gelu.yaml:176:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2071,7 +2095,7 @@ class GeluApproximationRule : public RewritePattern {
             root,
             30,
             {"ort", "opt_in", "approximation"},
-            "rules/gelu.yaml:146:5",
+            "rules/gelu.yaml:164:5",
             {op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
@@ -2093,7 +2117,7 @@ class GeluApproximationRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:168
+// Generated from: rules/gelu.yaml:186
 // transpose_cast_matmul (priority 21): MatMul of Cast(Transpose(a)) as MatMul of Transpose(Cast(a)), so the Transpose can fold.
 //===----------------------------------------------------------------------===//
 
@@ -2101,7 +2125,7 @@ class GeluApproximationRule : public RewritePattern {
 const gen::RuleSpec& specTransposeCastMatmul() {
   static const gen::RuleSpec spec = {
     "transpose_cast_matmul",
-    "rules/gelu.yaml:168:5",
+    "rules/gelu.yaml:186:5",
     6,  // root expr
     // slots
     {"a", "tr", "c", "b", "y"},
@@ -2110,21 +2134,21 @@ const gen::RuleSpec& specTransposeCastMatmul() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:172:22", 0},
+      {"a", "rules/gelu.yaml:190:22", 0},
       // 1: Transpose(a, perm=capture(p))
-      {"Transpose", "rules/gelu.yaml:172:12", 1, 1,
-       {{"perm", "rules/gelu.yaml:172:25", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0, "p"}}},
+      {"Transpose", "rules/gelu.yaml:190:12", 1, 1,
+       {{"perm", "rules/gelu.yaml:190:25", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0, "p"}}},
       // 2: Cast(tr, to=capture(t))
-      {"Cast", "rules/gelu.yaml:173:12", 2, 1,
-       {{"to", "rules/gelu.yaml:173:21", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1, "t"}}},
+      {"Cast", "rules/gelu.yaml:191:12", 2, 1,
+       {{"to", "rules/gelu.yaml:191:21", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1, "t"}}},
       // 3: b
-      {"b", "rules/gelu.yaml:174:22", 3},
+      {"b", "rules/gelu.yaml:192:22", 3},
       // 4: MatMul(c, b)
-      {"MatMul", "rules/gelu.yaml:174:12", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:192:12", gen::kNoSlot, 2},
       // 5: MatMul(b, c)
-      {"MatMul", "rules/gelu.yaml:174:33", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:192:33", gen::kNoSlot, 2},
       // 6: MatMul(c, b) | MatMul(b, c)
-      {"y", "rules/gelu.yaml:174:31", 4},
+      {"y", "rules/gelu.yaml:192:31", 4},
     },
     // constraints
     {},
@@ -2187,7 +2211,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchB.
 
-  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:172:12)
+  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:190:12)
   bool matchTr(ValueId v, gen::Next k) {
     if (seen(kTr)) return same(kTr, v) && k();
     if (!bind(kTr, v)) return false;
@@ -2196,7 +2220,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchA(input(n, 0), k);
   }
 
-  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:173:12)
+  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:191:12)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     if (!bind(kC, v)) return false;
@@ -2205,7 +2229,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchTr(input(n, 0), k);
   }
 
-  /// MatMul(c, b)  (rules/gelu.yaml:174:12)
+  /// MatMul(c, b)  (rules/gelu.yaml:192:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -2214,7 +2238,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchC(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(b, c)  (rules/gelu.yaml:174:33)
+  /// MatMul(b, c)  (rules/gelu.yaml:192:33)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2223,7 +2247,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:174:31)
+  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:192:31)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2237,20 +2261,20 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @left), rules/gelu.yaml:177:9:
+  /// Variant 0 (when @left), rules/gelu.yaml:195:9:
   ///   tr = tr
   ///   y = MatMul(Transpose(Cast(a, to=attr(t)), perm=attr(p)), b)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:175:11", "tr")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:179:37", "a")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:193:11", "tr")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:197:37", "a")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 = captured(
         1,
         "to",
         "t",
-        "rules/gelu.yaml:179:40",
-        "rules/gelu.yaml:179:40");
+        "rules/gelu.yaml:197:40",
+        "rules/gelu.yaml:197:40");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::vector<onnx::AttributeProto> attrs3;
@@ -2258,25 +2282,25 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         0,
         "perm",
         "p",
-        "rules/gelu.yaml:179:53",
-        "rules/gelu.yaml:179:53");
+        "rules/gelu.yaml:197:53",
+        "rules/gelu.yaml:197:53");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
-    if (!requireBound(kSlotB, "rules/gelu.yaml:179:68", "b")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:197:68", "b")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
     if (!replaceable(
         kSlotTr,
         To::kRef,
         kSlotTr,
-        "rules/gelu.yaml:177:9",
-        "rules/gelu.yaml:175:11")) return false;
+        "rules/gelu.yaml:195:9",
+        "rules/gelu.yaml:193:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:177:9",
-        "rules/gelu.yaml:179:15")) return false;
+        "rules/gelu.yaml:195:9",
+        "rules/gelu.yaml:197:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2307,21 +2331,21 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 1, rules/gelu.yaml:180:9:
+  /// Variant 1, rules/gelu.yaml:198:9:
   ///   tr = tr
   ///   y = MatMul(b, Transpose(Cast(a, to=attr(t)), perm=attr(p)))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:175:11", "tr")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:181:22", "b")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:181:40", "a")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:193:11", "tr")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:199:22", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:199:40", "a")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = captured(
         1,
         "to",
         "t",
-        "rules/gelu.yaml:181:43",
-        "rules/gelu.yaml:181:43");
+        "rules/gelu.yaml:199:43",
+        "rules/gelu.yaml:199:43");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::vector<onnx::AttributeProto> attrs4;
@@ -2329,8 +2353,8 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         0,
         "perm",
         "p",
-        "rules/gelu.yaml:181:56",
-        "rules/gelu.yaml:181:56");
+        "rules/gelu.yaml:199:56",
+        "rules/gelu.yaml:199:56");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::vector<onnx::AttributeProto> attrs5;
@@ -2339,14 +2363,14 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         kSlotTr,
         To::kRef,
         kSlotTr,
-        "rules/gelu.yaml:180:9",
-        "rules/gelu.yaml:175:11")) return false;
+        "rules/gelu.yaml:198:9",
+        "rules/gelu.yaml:193:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:180:9",
-        "rules/gelu.yaml:181:15")) return false;
+        "rules/gelu.yaml:198:9",
+        "rules/gelu.yaml:199:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2387,7 +2411,7 @@ class TransposeCastMatmulRule : public RewritePattern {
             root,
             21,
             {"ort"},
-            "rules/gelu.yaml:168:5",
+            "rules/gelu.yaml:186:5",
             {op::kCast, op::kTranspose, op::kMatMul}}),
         root_output_(root_output) {}
 
@@ -2409,7 +2433,7 @@ class TransposeCastMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:183
+// Generated from: rules/gelu.yaml:201
 // fused_matmul (priority 20): MatMul of a transposed A and/or B (last two axes swapped, or batch-transposed) as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
@@ -2417,7 +2441,7 @@ class TransposeCastMatmulRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmul() {
   static const gen::RuleSpec spec = {
     "fused_matmul",
-    "rules/gelu.yaml:183:5",
+    "rules/gelu.yaml:201:5",
     7,  // root expr
     // slots
     {"a", "ta", "b", "tb", "y"},
@@ -2426,31 +2450,35 @@ const gen::RuleSpec& specFusedMatmul() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:187:22", 0},
+      {"a", "rules/gelu.yaml:205:31", 0},
       // 1: Transpose(a)
-      {"Transpose", "rules/gelu.yaml:187:12", 1, 1},
+      {"Transpose", "rules/gelu.yaml:54:11 (in undoable_transpose at rules/gelu.yaml:205:12)", 1,
+       1},
       // 2: b
-      {"b", "rules/gelu.yaml:188:22", 2},
+      {"b", "rules/gelu.yaml:206:31", 2},
       // 3: Transpose(b)
-      {"Transpose", "rules/gelu.yaml:188:12", 3, 1},
+      {"Transpose", "rules/gelu.yaml:54:11 (in undoable_transpose at rules/gelu.yaml:206:12)", 3,
+       1},
       // 4: MatMul(ta, tb)
-      {"MatMul", "rules/gelu.yaml:189:12", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:207:12", gen::kNoSlot, 2},
       // 5: MatMul(ta, b)
-      {"MatMul", "rules/gelu.yaml:189:39", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:207:39", gen::kNoSlot, 2},
       // 6: MatMul(a, tb)
-      {"MatMul", "rules/gelu.yaml:189:64", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:207:64", gen::kNoSlot, 2},
       // 7: MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)
-      {"y", "rules/gelu.yaml:189:37", 4},
+      {"y", "rules/gelu.yaml:207:37", 4},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:191:13", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:209:13", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kElemType, "rules/gelu.yaml:192:13", "b", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/gelu.yaml:210:13", "b", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kNative, "rules/gelu.yaml:193:13", "ta", gen::kNoSlot, {"ta"}, {1},
-      "folds_into_fused_matmul", gen::nativePredicate("folds_into_fused_matmul")},
-     {Check::kNative, "rules/gelu.yaml:194:13", "tb", gen::kNoSlot, {"tb"}, {3},
-      "folds_into_fused_matmul", gen::nativePredicate("folds_into_fused_matmul")}},
+     {Check::kNative, "rules/gelu.yaml:56:12 (in undoable_transpose at rules/gelu.yaml:205:12)",
+      "ta", gen::kNoSlot, {"ta"}, {1}, "folds_into_fused_matmul",
+      gen::nativePredicate("folds_into_fused_matmul"), 1},
+     {Check::kNative, "rules/gelu.yaml:56:12 (in undoable_transpose at rules/gelu.yaml:206:12)",
+      "tb", gen::kNoSlot, {"tb"}, {3}, "folds_into_fused_matmul",
+      gen::nativePredicate("folds_into_fused_matmul"), 3}},
     // rewrite variants
     {{true, "", -1, -1, {{{7, 0}}}}, {true, "", -1, -1, {{{7, 1}}}}, {}},
   };
@@ -2511,27 +2539,9 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
   // ---- Match
 
   // From GeluSharedMatch (the same in other rules of this file):
-  // matchA, matchB.
+  // matchA, matchTa, matchB, matchTb.
 
-  /// ta = Transpose(a)  (rules/gelu.yaml:187:12)
-  bool matchTa(ValueId v, gen::Next k) {
-    if (seen(kTa)) return same(kTa, v) && k();
-    if (!bind(kTa, v)) return false;
-    const NodeId n = node(kTa, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTa, n, v)) return false;
-    return matchA(input(n, 0), k);
-  }
-
-  /// tb = Transpose(b)  (rules/gelu.yaml:188:12)
-  bool matchTb(ValueId v, gen::Next k) {
-    if (seen(kTb)) return same(kTb, v) && k();
-    if (!bind(kTb, v)) return false;
-    const NodeId n = node(kTb, v, op::kTranspose);
-    if (n == kNoId || !attrs(kTb, n, v)) return false;
-    return matchB(input(n, 0), k);
-  }
-
-  /// MatMul(ta, tb)  (rules/gelu.yaml:189:12)
+  /// MatMul(ta, tb)  (rules/gelu.yaml:207:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -2540,7 +2550,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// MatMul(ta, b)  (rules/gelu.yaml:189:39)
+  /// MatMul(ta, b)  (rules/gelu.yaml:207:39)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2549,7 +2559,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchTa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, tb)  (rules/gelu.yaml:189:64)
+  /// MatMul(a, tb)  (rules/gelu.yaml:207:64)
   bool matchMatMul6(ValueId v, gen::Next k) {
     if (seen(kMatMul6)) return same(kMatMul6, v) && k();
     if (!bind(kMatMul6, v)) return false;
@@ -2558,7 +2568,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return matchA(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
-  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:189:37)
+  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:207:37)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2574,12 +2584,12 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @trans_ab), rules/gelu.yaml:196:9:
+  /// Variant 0 (when @trans_ab), rules/gelu.yaml:212:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=helper(fused_trans), transBatchA=helper(fused_trans_batch), transBatchB=helper(fused_trans_batch))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:198:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:198:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:214:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:214:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     std::optional<onnx::AttributeProto> a2_1 = attrHelper(
@@ -2587,8 +2597,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transA",
-        "rules/gelu.yaml:198:58",
-        "rules/gelu.yaml:198:58");
+        "rules/gelu.yaml:214:58",
+        "rules/gelu.yaml:214:58");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 = attrHelper(
@@ -2596,8 +2606,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transB",
-        "rules/gelu.yaml:199:41",
-        "rules/gelu.yaml:199:41");
+        "rules/gelu.yaml:215:41",
+        "rules/gelu.yaml:215:41");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     std::optional<onnx::AttributeProto> a2_3 = attrHelper(
@@ -2605,8 +2615,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transBatchA",
-        "rules/gelu.yaml:200:41",
-        "rules/gelu.yaml:200:41");
+        "rules/gelu.yaml:216:41",
+        "rules/gelu.yaml:216:41");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
     std::optional<onnx::AttributeProto> a2_4 = attrHelper(
@@ -2614,8 +2624,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transBatchB",
-        "rules/gelu.yaml:201:41",
-        "rules/gelu.yaml:201:41");
+        "rules/gelu.yaml:217:41",
+        "rules/gelu.yaml:217:41");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
@@ -2623,8 +2633,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:196:9",
-        "rules/gelu.yaml:198:15")) return false;
+        "rules/gelu.yaml:212:9",
+        "rules/gelu.yaml:214:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2640,12 +2650,12 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1 (when @trans_a), rules/gelu.yaml:202:9:
+  /// Variant 1 (when @trans_a), rules/gelu.yaml:218:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=0, transBatchA=helper(fused_trans_batch), transBatchB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:204:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:204:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:220:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:220:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     std::optional<onnx::AttributeProto> a2_1 = attrHelper(
@@ -2653,8 +2663,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transA",
-        "rules/gelu.yaml:204:58",
-        "rules/gelu.yaml:204:58");
+        "rules/gelu.yaml:220:58",
+        "rules/gelu.yaml:220:58");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     attrs2.push_back(gen::intAttribute("transB", 0));
@@ -2663,8 +2673,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTa},
         {"ta"},
         "transBatchA",
-        "rules/gelu.yaml:205:41",
-        "rules/gelu.yaml:205:41");
+        "rules/gelu.yaml:221:41",
+        "rules/gelu.yaml:221:41");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
     attrs2.push_back(gen::intAttribute("transBatchB", 0));
@@ -2673,8 +2683,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:202:9",
-        "rules/gelu.yaml:204:15")) return false;
+        "rules/gelu.yaml:218:9",
+        "rules/gelu.yaml:220:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2690,12 +2700,12 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 2, rules/gelu.yaml:206:9:
+  /// Variant 2, rules/gelu.yaml:222:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=0, transB=helper(fused_trans), transBatchA=0, transBatchB=helper(fused_trans_batch))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:207:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:207:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:223:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:223:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     attrs2.push_back(gen::floatAttribute("alpha", 1.0));
     attrs2.push_back(gen::intAttribute("transA", 0));
@@ -2704,8 +2714,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transB",
-        "rules/gelu.yaml:207:68",
-        "rules/gelu.yaml:207:68");
+        "rules/gelu.yaml:223:68",
+        "rules/gelu.yaml:223:68");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     attrs2.push_back(gen::intAttribute("transBatchA", 0));
@@ -2714,8 +2724,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         {kSlotTb},
         {"tb"},
         "transBatchB",
-        "rules/gelu.yaml:208:56",
-        "rules/gelu.yaml:208:56");
+        "rules/gelu.yaml:224:56",
+        "rules/gelu.yaml:224:56");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
@@ -2723,8 +2733,8 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:206:9",
-        "rules/gelu.yaml:207:15")) return false;
+        "rules/gelu.yaml:222:9",
+        "rules/gelu.yaml:223:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2750,7 +2760,7 @@ class FusedMatmulRule : public RewritePattern {
             root,
             20,
             {"ort"},
-            "rules/gelu.yaml:183:5",
+            "rules/gelu.yaml:201:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2772,59 +2782,55 @@ class FusedMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:212
-// fused_matmul_scale (priority 19): MatMul or FusedMatMul (alpha 1) times or over a scalar constant, as one FusedMatMul.
+// Generated from: rules/gelu.yaml:228
+// fused_matmul_scale (priority 19): MatMul or FusedMatMul times or over a scalar constant, as one FusedMatMul (alphas multiply).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule fused_matmul_scale for the shared checks and messages.
 const gen::RuleSpec& specFusedMatmulScale() {
   static const gen::RuleSpec spec = {
     "fused_matmul_scale",
-    "rules/gelu.yaml:212:5",
+    "rules/gelu.yaml:228:5",
     8,  // root expr
     // slots
-    {"a", "b", "unscaled_fused_matmul.1.y", "m", "c", "y"},
-    2,  // attribute captures
+    {"a", "b", "flagged_matmul.1.y", "m", "c", "y"},
+    4,  // attribute captures
     0,  // shape symbols
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:216:18", 0},
+      {"a", "rules/gelu.yaml:232:19", 0},
       // 1: b
-      {"b", "rules/gelu.yaml:216:21", 1},
+      {"b", "rules/gelu.yaml:232:22", 1},
       // 2: MatMul(a, b)
-      {"MatMul", "rules/gelu.yaml:216:11", gen::kNoSlot, 2},
-      // 3: com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0)
+      {"MatMul", "rules/gelu.yaml:232:12", gen::kNoSlot, 2},
+      // 3: com.microsoft.FusedMatMul(a, b, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:216:33)", 2, 2,
-       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:216:33)",
-         Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"transA", "rules/gelu.yaml:216:61", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+       "rules/gelu.yaml:47:11 (in flagged_matmul at rules/gelu.yaml:233:14)", 2, 2,
+       {{"transA", "rules/gelu.yaml:233:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:216:77", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:233:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
-        {"transBatchA",
-         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:216:33)",
-         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB",
-         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:216:33)",
-         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
-      // 4: MatMul(a, b) | unscaled_fused_matmul.1.y
-      {"m", "rules/gelu.yaml:216:31", 3},
+        {"transBatchA", "rules/gelu.yaml:233:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 2, "tba"},
+        {"transBatchB", "rules/gelu.yaml:233:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 3, "tbb"}}},
+      // 4: MatMul(a, b) | flagged_matmul.1.y
+      {"m", "rules/gelu.yaml:233:12", 3},
       // 5: c
-      {"c", "rules/gelu.yaml:217:18", 4},
+      {"c", "rules/gelu.yaml:234:18", 4},
       // 6: Mul(m, c)
-      {"Mul", "rules/gelu.yaml:217:11", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:234:11", gen::kNoSlot, 2},
       // 7: Div(m, c)
-      {"Div", "rules/gelu.yaml:217:28", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:234:28", gen::kNoSlot, 2},
       // 8: Mul(m, c) | Div(m, c)
-      {"y", "rules/gelu.yaml:217:26", 5},
+      {"y", "rules/gelu.yaml:234:26", 5},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:219:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:236:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kScalar, "rules/gelu.yaml:220:12", "c", 4},
-     {Check::kRank, "rules/gelu.yaml:220:26", "c", 4, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+     {Check::kScalar, "rules/gelu.yaml:237:12", "c", 4},
+     {Check::kRank, "rules/gelu.yaml:237:26", "c", 4, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{4, 0}}, {{8, 0}}}}, {true, "", -1, -1, {{{4, 0}}, {{8, 1}}}},
      {true, "", -1, -1, {{{8, 0}}}}, {true, "", -1, -1, {{{8, 1}}}}},
@@ -2838,7 +2844,7 @@ struct FusedMatmulScaleIds {
     kA = 0,
     kB = 1,
     kMatMul = 2,
-    kUnscaledFusedMatmul1Y = 3,
+    kFlaggedMatmul1Y = 3,
     kM = 4,
     kC = 5,
     kMul = 6,
@@ -2881,7 +2887,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   enum : uint32_t {
     kSlotA = 0,
     kSlotB = 1,
-    kSlotUnscaledFusedMatmul1Y = 2,
+    kSlotFlaggedMatmul1Y = 2,
     kSlotM = 3,
     kSlotC = 4,
     kSlotY = 5,
@@ -2892,7 +2898,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchB, matchC.
 
-  /// MatMul(a, b)  (rules/gelu.yaml:216:11)
+  /// MatMul(a, b)  (rules/gelu.yaml:232:12)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -2901,30 +2907,30 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchA(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// unscaled_fused_matmul.1.y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=capture(ta),
-  /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
-  /// unscaled_fused_matmul at rules/gelu.yaml:216:33))
-  bool matchUnscaledFusedMatmul1Y(ValueId v, gen::Next k) {
-    if (seen(kUnscaledFusedMatmul1Y)) return same(kUnscaledFusedMatmul1Y, v) && k();
-    if (!bind(kUnscaledFusedMatmul1Y, v)) return false;
-    const NodeId n = node(kUnscaledFusedMatmul1Y, v, op::kComMicrosoftFusedMatMul);
-    if (n == kNoId || !attrs(kUnscaledFusedMatmul1Y, n, v)) return false;
+  /// flagged_matmul.1.y = com.microsoft.FusedMatMul(a, b, transA=capture(ta), transB=capture(tb),
+  /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:47:11 (in flagged_matmul
+  /// at rules/gelu.yaml:233:14))
+  bool matchFlaggedMatmul1Y(ValueId v, gen::Next k) {
+    if (seen(kFlaggedMatmul1Y)) return same(kFlaggedMatmul1Y, v) && k();
+    if (!bind(kFlaggedMatmul1Y, v)) return false;
+    const NodeId n = node(kFlaggedMatmul1Y, v, op::kComMicrosoftFusedMatMul);
+    if (n == kNoId || !attrs(kFlaggedMatmul1Y, n, v)) return false;
     return matchA(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// m = MatMul(a, b) | unscaled_fused_matmul.1.y  (rules/gelu.yaml:216:31)
+  /// m = MatMul(a, b) | flagged_matmul.1.y  (rules/gelu.yaml:233:12)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
     const uint32_t m = mark();
     if (choose(kM, 0) && matchMatMul(v, k)) return true;  // @plain
     undo(m);
-    if (choose(kM, 1) && matchUnscaledFusedMatmul1Y(v, k)) return true;  // @fused
+    if (choose(kM, 1) && matchFlaggedMatmul1Y(v, k)) return true;
     undo(m);
     return false;
   }
 
-  /// Mul(m, c)  (rules/gelu.yaml:217:11)
+  /// Mul(m, c)  (rules/gelu.yaml:234:11)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -2938,7 +2944,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(m, c)  (rules/gelu.yaml:217:28)
+  /// Div(m, c)  (rules/gelu.yaml:234:28)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -2947,7 +2953,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:217:26)
+  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:234:26)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2961,190 +2967,228 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:222:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:239:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:223:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC,
+    if (!requireBound(kSlotA, "rules/gelu.yaml:240:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:240:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+        gen::attributeHelper("alpha_times"),
+        {kSlotM, kSlotC},
+        {"m", "c"},
         "alpha",
-        "c",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
-    if (!a3_0) return false;
-    attrs3.push_back(std::move(*a3_0));
-    attrs3.push_back(gen::intAttribute("transA", 0));
-    attrs3.push_back(gen::intAttribute("transB", 0));
+        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:240:17)",
+        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:240:17)");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    attrs4.push_back(gen::intAttribute("transA", 0));
+    attrs4.push_back(gen::intAttribute("transB", 0));
+    attrs4.push_back(gen::intAttribute("transBatchA", 0));
+    attrs4.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:222:9",
-        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:223:17)")) return false;
+        "rules/gelu.yaml:239:9",
+        "rules/gelu.yaml:65:15 (in rescaled_matmul at rules/gelu.yaml:240:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec3;
-    spec3.op = op::kComMicrosoftFusedMatMul;
-    spec3.inputs = {v0, v1};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftFusedMatMul;
+    spec4.inputs = {v0, v1};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:222:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:239:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:223:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:223:34", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 = attrHelper(
-        gen::attributeHelper("reciprocal_of"),
-        {kSlotC},
-        {"c"},
+    if (!requireBound(kSlotA, "rules/gelu.yaml:240:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:240:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+        gen::attributeHelper("alpha_over"),
+        {kSlotM, kSlotC},
+        {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:223:17)");
-    if (!a3_0) return false;
-    attrs3.push_back(std::move(*a3_0));
-    attrs3.push_back(gen::intAttribute("transA", 0));
-    attrs3.push_back(gen::intAttribute("transB", 0));
+        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:240:17)",
+        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:240:17)");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    attrs4.push_back(gen::intAttribute("transA", 0));
+    attrs4.push_back(gen::intAttribute("transB", 0));
+    attrs4.push_back(gen::intAttribute("transBatchA", 0));
+    attrs4.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:222:9",
-        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:223:17)")) return false;
+        "rules/gelu.yaml:239:9",
+        "rules/gelu.yaml:69:15 (in rescaled_matmul at rules/gelu.yaml:240:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec3;
-    spec3.op = op::kComMicrosoftFusedMatMul;
-    spec3.inputs = {v0, v1};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftFusedMatMul;
+    spec4.inputs = {v0, v1};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 2 (when @mul), rules/gelu.yaml:224:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
+  /// Variant 2 (when @mul), rules/gelu.yaml:241:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:224:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:224:34", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC,
+    if (!requireBound(kSlotA, "rules/gelu.yaml:241:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:241:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+        gen::attributeHelper("alpha_times"),
+        {kSlotM, kSlotC},
+        {"m", "c"},
         "alpha",
-        "c",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:224:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:224:17)");
-    if (!a3_0) return false;
-    attrs3.push_back(std::move(*a3_0));
-    std::optional<onnx::AttributeProto> a3_1 = captured(
+        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:241:17)",
+        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:241:17)");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    std::optional<onnx::AttributeProto> a4_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:224:40",
-        "rules/gelu.yaml:224:40");
-    if (!a3_1) return false;
-    attrs3.push_back(std::move(*a3_1));
-    std::optional<onnx::AttributeProto> a3_2 = captured(
+        "rules/gelu.yaml:241:45",
+        "rules/gelu.yaml:241:45");
+    if (!a4_1) return false;
+    attrs4.push_back(std::move(*a4_1));
+    std::optional<onnx::AttributeProto> a4_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:224:53",
-        "rules/gelu.yaml:224:53");
-    if (!a3_2) return false;
-    attrs3.push_back(std::move(*a3_2));
+        "rules/gelu.yaml:241:58",
+        "rules/gelu.yaml:241:58");
+    if (!a4_2) return false;
+    attrs4.push_back(std::move(*a4_2));
+    std::optional<onnx::AttributeProto> a4_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:241:71",
+        "rules/gelu.yaml:241:71");
+    if (!a4_3) return false;
+    attrs4.push_back(std::move(*a4_3));
+    std::optional<onnx::AttributeProto> a4_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:241:86",
+        "rules/gelu.yaml:241:86");
+    if (!a4_4) return false;
+    attrs4.push_back(std::move(*a4_4));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:224:9",
-        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:224:17)")) return false;
+        "rules/gelu.yaml:241:9",
+        "rules/gelu.yaml:65:15 (in rescaled_matmul at rules/gelu.yaml:241:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec3;
-    spec3.op = op::kComMicrosoftFusedMatMul;
-    spec3.inputs = {v0, v1};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftFusedMatMul;
+    spec4.inputs = {v0, v1};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 3 (when @div), rules/gelu.yaml:224:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta), transB=attr(tb))
+  /// Variant 3 (when @div), rules/gelu.yaml:241:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:224:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:224:34", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 = attrHelper(
-        gen::attributeHelper("reciprocal_of"),
-        {kSlotC},
-        {"c"},
+    if (!requireBound(kSlotA, "rules/gelu.yaml:241:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:241:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+        gen::attributeHelper("alpha_over"),
+        {kSlotM, kSlotC},
+        {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:224:17)",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:224:17)");
-    if (!a3_0) return false;
-    attrs3.push_back(std::move(*a3_0));
-    std::optional<onnx::AttributeProto> a3_1 = captured(
+        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:241:17)",
+        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:241:17)");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    std::optional<onnx::AttributeProto> a4_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:224:40",
-        "rules/gelu.yaml:224:40");
-    if (!a3_1) return false;
-    attrs3.push_back(std::move(*a3_1));
-    std::optional<onnx::AttributeProto> a3_2 = captured(
+        "rules/gelu.yaml:241:45",
+        "rules/gelu.yaml:241:45");
+    if (!a4_1) return false;
+    attrs4.push_back(std::move(*a4_1));
+    std::optional<onnx::AttributeProto> a4_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:224:53",
-        "rules/gelu.yaml:224:53");
-    if (!a3_2) return false;
-    attrs3.push_back(std::move(*a3_2));
+        "rules/gelu.yaml:241:58",
+        "rules/gelu.yaml:241:58");
+    if (!a4_2) return false;
+    attrs4.push_back(std::move(*a4_2));
+    std::optional<onnx::AttributeProto> a4_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:241:71",
+        "rules/gelu.yaml:241:71");
+    if (!a4_3) return false;
+    attrs4.push_back(std::move(*a4_3));
+    std::optional<onnx::AttributeProto> a4_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:241:86",
+        "rules/gelu.yaml:241:86");
+    if (!a4_4) return false;
+    attrs4.push_back(std::move(*a4_4));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:224:9",
-        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:224:17)")) return false;
+        "rules/gelu.yaml:241:9",
+        "rules/gelu.yaml:69:15 (in rescaled_matmul at rules/gelu.yaml:241:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec3;
-    spec3.op = op::kComMicrosoftFusedMatMul;
-    spec3.inputs = {v0, v1};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftFusedMatMul;
+    spec4.inputs = {v0, v1};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 };
 
@@ -3157,7 +3201,7 @@ class FusedMatmulScaleRule : public RewritePattern {
             root,
             19,
             {"ort"},
-            "rules/gelu.yaml:212:5",
+            "rules/gelu.yaml:228:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3179,84 +3223,76 @@ class FusedMatmulScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:227
-// fused_matmul_input_scale (priority 19): MatMul or FusedMatMul (alpha 1) of an input times or over a scalar constant, as one FusedMatMul.
+// Generated from: rules/gelu.yaml:245
+// fused_matmul_input_scale (priority 19): MatMul or FusedMatMul of an input times or over a scalar constant, as one FusedMatMul (alphas multiply).
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule fused_matmul_input_scale for the shared checks and messages.
 const gen::RuleSpec& specFusedMatmulInputScale() {
   static const gen::RuleSpec spec = {
     "fused_matmul_input_scale",
-    "rules/gelu.yaml:227:5",
+    "rules/gelu.yaml:245:5",
     13,  // root expr
     // slots
-    {"a", "c", "sa", "b", "sb", "unscaled_fused_matmul.1.y", "unscaled_fused_matmul.2.y", "y"},
-    2,  // attribute captures
+    {"a", "c", "sa", "b", "sb", "flagged_matmul.1.y", "flagged_matmul.2.y", "y"},
+    4,  // attribute captures
     0,  // shape symbols
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:231:16", 0},
+      {"a", "rules/gelu.yaml:249:16", 0},
       // 1: c
-      {"c", "rules/gelu.yaml:231:19", 1},
+      {"c", "rules/gelu.yaml:249:19", 1},
       // 2: Mul(a, c)
-      {"Mul", "rules/gelu.yaml:231:12", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:249:12", gen::kNoSlot, 2},
       // 3: Div(a, c)
-      {"Div", "rules/gelu.yaml:231:29", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:249:29", gen::kNoSlot, 2},
       // 4: Mul(a, c) | Div(a, c)
-      {"sa", "rules/gelu.yaml:231:27", 2},
+      {"sa", "rules/gelu.yaml:249:27", 2},
       // 5: b
-      {"b", "rules/gelu.yaml:232:16", 3},
+      {"b", "rules/gelu.yaml:250:16", 3},
       // 6: Mul(b, c)
-      {"Mul", "rules/gelu.yaml:232:12", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:250:12", gen::kNoSlot, 2},
       // 7: Div(b, c)
-      {"Div", "rules/gelu.yaml:232:29", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:250:29", gen::kNoSlot, 2},
       // 8: Mul(b, c) | Div(b, c)
-      {"sb", "rules/gelu.yaml:232:27", 4},
+      {"sb", "rules/gelu.yaml:250:27", 4},
       // 9: MatMul(sa, b)
-      {"MatMul", "rules/gelu.yaml:233:13", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:251:13", gen::kNoSlot, 2},
       // 10: MatMul(a, sb)
-      {"MatMul", "rules/gelu.yaml:233:36", gen::kNoSlot, 2},
-      // 11: com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0)
+      {"MatMul", "rules/gelu.yaml:251:36", gen::kNoSlot, 2},
+      // 11: com.microsoft.FusedMatMul(sa, b, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:234:15)", 5, 2,
-       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:234:15)",
-         Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"transA", "rules/gelu.yaml:234:44", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+       "rules/gelu.yaml:47:11 (in flagged_matmul at rules/gelu.yaml:252:15)", 5, 2,
+       {{"transA", "rules/gelu.yaml:252:37", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:234:60", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:252:53", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
-        {"transBatchA",
-         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:234:15)",
-         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB",
-         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:234:15)",
-         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
-      // 12: com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta), transB=capture(tb), transBatchA=0, transBatchB=0)
+        {"transBatchA", "rules/gelu.yaml:252:69", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 2, "tba"},
+        {"transBatchB", "rules/gelu.yaml:252:87", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 3, "tbb"}}},
+      // 12: com.microsoft.FusedMatMul(a, sb, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:43:11 (in unscaled_fused_matmul at rules/gelu.yaml:235:15)", 6, 2,
-       {{"alpha", "rules/gelu.yaml:43:43 (in unscaled_fused_matmul at rules/gelu.yaml:235:15)",
-         Attr::kEquals, {gen::floatLiteral(1.0)}, false, gen::floatLiteral(1.0)},
-        {"transA", "rules/gelu.yaml:235:44", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+       "rules/gelu.yaml:47:11 (in flagged_matmul at rules/gelu.yaml:253:15)", 6, 2,
+       {{"transA", "rules/gelu.yaml:253:37", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:235:60", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:253:53", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
-        {"transBatchA",
-         "rules/gelu.yaml:43:76 (in unscaled_fused_matmul at rules/gelu.yaml:235:15)",
-         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)},
-        {"transBatchB",
-         "rules/gelu.yaml:44:37 (in unscaled_fused_matmul at rules/gelu.yaml:235:15)",
-         Attr::kEquals, {gen::intLiteral(0)}, false, gen::intLiteral(0)}}},
-      // 13: MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y
-      {"y", "rules/gelu.yaml:233:34", 7},
+        {"transBatchA", "rules/gelu.yaml:253:69", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 2, "tba"},
+        {"transBatchB", "rules/gelu.yaml:253:87", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 3, "tbb"}}},
+      // 13: MatMul(sa, b) | MatMul(a, sb) | flagged_matmul.1.y | flagged_matmul.2.y
+      {"y", "rules/gelu.yaml:251:34", 7},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:237:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:255:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kElemType, "rules/gelu.yaml:238:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/gelu.yaml:256:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kScalar, "rules/gelu.yaml:239:12", "c", 1},
-     {Check::kRank, "rules/gelu.yaml:239:26", "c", 1, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+     {Check::kScalar, "rules/gelu.yaml:257:12", "c", 1},
+     {Check::kRank, "rules/gelu.yaml:257:26", "c", 1, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{13, 0}, {13, 1}}, {{4, 0}, {8, 0}}}},
      {true, "", -1, -1, {{{13, 0}, {13, 1}}, {{4, 1}, {8, 1}}}},
@@ -3279,8 +3315,8 @@ struct FusedMatmulInputScaleIds {
     kSb = 8,
     kMatMul9 = 9,
     kMatMul10 = 10,
-    kUnscaledFusedMatmul1Y = 11,
-    kUnscaledFusedMatmul2Y = 12,
+    kFlaggedMatmul1Y = 11,
+    kFlaggedMatmul2Y = 12,
     kY = 13,
   };
 };
@@ -3322,8 +3358,8 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     kSlotSa = 2,
     kSlotB = 3,
     kSlotSb = 4,
-    kSlotUnscaledFusedMatmul1Y = 5,
-    kSlotUnscaledFusedMatmul2Y = 6,
+    kSlotFlaggedMatmul1Y = 5,
+    kSlotFlaggedMatmul2Y = 6,
     kSlotY = 7,
   };
 
@@ -3332,7 +3368,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchC, matchB.
 
-  /// Mul(a, c)  (rules/gelu.yaml:231:12)
+  /// Mul(a, c)  (rules/gelu.yaml:249:12)
   bool matchMul2(ValueId v, gen::Next k) {
     if (seen(kMul2)) return same(kMul2, v) && k();
     if (!bind(kMul2, v)) return false;
@@ -3346,7 +3382,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(a, c)  (rules/gelu.yaml:231:29)
+  /// Div(a, c)  (rules/gelu.yaml:249:29)
   bool matchDiv3(ValueId v, gen::Next k) {
     if (seen(kDiv3)) return same(kDiv3, v) && k();
     if (!bind(kDiv3, v)) return false;
@@ -3355,7 +3391,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:231:27)
+  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:249:27)
   bool matchSa(ValueId v, gen::Next k) {
     if (seen(kSa)) return same(kSa, v) && k();
     if (!bind(kSa, v)) return false;
@@ -3367,7 +3403,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// Mul(b, c)  (rules/gelu.yaml:232:12)
+  /// Mul(b, c)  (rules/gelu.yaml:250:12)
   bool matchMul6(ValueId v, gen::Next k) {
     if (seen(kMul6)) return same(kMul6, v) && k();
     if (!bind(kMul6, v)) return false;
@@ -3381,7 +3417,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(b, c)  (rules/gelu.yaml:232:29)
+  /// Div(b, c)  (rules/gelu.yaml:250:29)
   bool matchDiv7(ValueId v, gen::Next k) {
     if (seen(kDiv7)) return same(kDiv7, v) && k();
     if (!bind(kDiv7, v)) return false;
@@ -3390,7 +3426,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:232:27)
+  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:250:27)
   bool matchSb(ValueId v, gen::Next k) {
     if (seen(kSb)) return same(kSb, v) && k();
     if (!bind(kSb, v)) return false;
@@ -3402,7 +3438,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return false;
   }
 
-  /// MatMul(sa, b)  (rules/gelu.yaml:233:13)
+  /// MatMul(sa, b)  (rules/gelu.yaml:251:13)
   bool matchMatMul9(ValueId v, gen::Next k) {
     if (seen(kMatMul9)) return same(kMatMul9, v) && k();
     if (!bind(kMatMul9, v)) return false;
@@ -3411,7 +3447,7 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchSa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(a, sb)  (rules/gelu.yaml:233:36)
+  /// MatMul(a, sb)  (rules/gelu.yaml:251:36)
   bool matchMatMul10(ValueId v, gen::Next k) {
     if (seen(kMatMul10)) return same(kMatMul10, v) && k();
     if (!bind(kMatMul10, v)) return false;
@@ -3420,30 +3456,30 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     return matchA(input(n, 0), [&] { return matchSb(input(n, 1), k); });
   }
 
-  /// unscaled_fused_matmul.1.y = com.microsoft.FusedMatMul(sa, b, alpha=1.0, transA=capture(ta),
-  /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
-  /// unscaled_fused_matmul at rules/gelu.yaml:234:15))
-  bool matchUnscaledFusedMatmul1Y(ValueId v, gen::Next k) {
-    if (seen(kUnscaledFusedMatmul1Y)) return same(kUnscaledFusedMatmul1Y, v) && k();
-    if (!bind(kUnscaledFusedMatmul1Y, v)) return false;
-    const NodeId n = node(kUnscaledFusedMatmul1Y, v, op::kComMicrosoftFusedMatMul);
-    if (n == kNoId || !attrs(kUnscaledFusedMatmul1Y, n, v)) return false;
+  /// flagged_matmul.1.y = com.microsoft.FusedMatMul(sa, b, transA=capture(ta), transB=capture(tb),
+  /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:47:11 (in flagged_matmul
+  /// at rules/gelu.yaml:252:15))
+  bool matchFlaggedMatmul1Y(ValueId v, gen::Next k) {
+    if (seen(kFlaggedMatmul1Y)) return same(kFlaggedMatmul1Y, v) && k();
+    if (!bind(kFlaggedMatmul1Y, v)) return false;
+    const NodeId n = node(kFlaggedMatmul1Y, v, op::kComMicrosoftFusedMatMul);
+    if (n == kNoId || !attrs(kFlaggedMatmul1Y, n, v)) return false;
     return matchSa(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// unscaled_fused_matmul.2.y = com.microsoft.FusedMatMul(a, sb, alpha=1.0, transA=capture(ta),
-  /// transB=capture(tb), transBatchA=0, transBatchB=0)  (rules/gelu.yaml:43:11 (in
-  /// unscaled_fused_matmul at rules/gelu.yaml:235:15))
-  bool matchUnscaledFusedMatmul2Y(ValueId v, gen::Next k) {
-    if (seen(kUnscaledFusedMatmul2Y)) return same(kUnscaledFusedMatmul2Y, v) && k();
-    if (!bind(kUnscaledFusedMatmul2Y, v)) return false;
-    const NodeId n = node(kUnscaledFusedMatmul2Y, v, op::kComMicrosoftFusedMatMul);
-    if (n == kNoId || !attrs(kUnscaledFusedMatmul2Y, n, v)) return false;
+  /// flagged_matmul.2.y = com.microsoft.FusedMatMul(a, sb, transA=capture(ta), transB=capture(tb),
+  /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:47:11 (in flagged_matmul
+  /// at rules/gelu.yaml:253:15))
+  bool matchFlaggedMatmul2Y(ValueId v, gen::Next k) {
+    if (seen(kFlaggedMatmul2Y)) return same(kFlaggedMatmul2Y, v) && k();
+    if (!bind(kFlaggedMatmul2Y, v)) return false;
+    const NodeId n = node(kFlaggedMatmul2Y, v, op::kComMicrosoftFusedMatMul);
+    if (n == kNoId || !attrs(kFlaggedMatmul2Y, n, v)) return false;
     return matchA(input(n, 0), [&] { return matchSb(input(n, 1), k); });
   }
 
-  /// y = MatMul(sa, b) | MatMul(a, sb) | unscaled_fused_matmul.1.y | unscaled_fused_matmul.2.y 
-  /// (rules/gelu.yaml:233:34)
+  /// y = MatMul(sa, b) | MatMul(a, sb) | flagged_matmul.1.y | flagged_matmul.2.y 
+  /// (rules/gelu.yaml:251:34)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3452,199 +3488,237 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
     undo(m);
     if (choose(kY, 1) && matchMatMul10(v, k)) return true;  // @plain
     undo(m);
-    if (choose(kY, 2) && matchUnscaledFusedMatmul1Y(v, k)) return true;  // @fused
+    if (choose(kY, 2) && matchFlaggedMatmul1Y(v, k)) return true;
     undo(m);
-    if (choose(kY, 3) && matchUnscaledFusedMatmul2Y(v, k)) return true;  // @fused
+    if (choose(kY, 3) && matchFlaggedMatmul2Y(v, k)) return true;
     undo(m);
     return false;
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:241:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=0, transB=0)
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:259:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:242:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:242:34", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC,
+    if (!requireBound(kSlotA, "rules/gelu.yaml:260:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:260:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+        gen::attributeHelper("alpha_times"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
         "alpha",
-        "c",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:242:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:242:17)");
-    if (!a3_0) return false;
-    attrs3.push_back(std::move(*a3_0));
-    attrs3.push_back(gen::intAttribute("transA", 0));
-    attrs3.push_back(gen::intAttribute("transB", 0));
+        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:260:17)",
+        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:260:17)");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    attrs4.push_back(gen::intAttribute("transA", 0));
+    attrs4.push_back(gen::intAttribute("transB", 0));
+    attrs4.push_back(gen::intAttribute("transBatchA", 0));
+    attrs4.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:241:9",
-        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:242:17)")) return false;
+        "rules/gelu.yaml:259:9",
+        "rules/gelu.yaml:65:15 (in rescaled_matmul at rules/gelu.yaml:260:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec3;
-    spec3.op = op::kComMicrosoftFusedMatMul;
-    spec3.inputs = {v0, v1};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftFusedMatMul;
+    spec4.inputs = {v0, v1};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:241:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=0, transB=0)
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:259:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:242:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:242:34", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 = attrHelper(
-        gen::attributeHelper("reciprocal_of"),
-        {kSlotC},
-        {"c"},
+    if (!requireBound(kSlotA, "rules/gelu.yaml:260:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:260:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+        gen::attributeHelper("alpha_over"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
         "alpha",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:242:17)",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:242:17)");
-    if (!a3_0) return false;
-    attrs3.push_back(std::move(*a3_0));
-    attrs3.push_back(gen::intAttribute("transA", 0));
-    attrs3.push_back(gen::intAttribute("transB", 0));
+        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:260:17)",
+        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:260:17)");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    attrs4.push_back(gen::intAttribute("transA", 0));
+    attrs4.push_back(gen::intAttribute("transB", 0));
+    attrs4.push_back(gen::intAttribute("transBatchA", 0));
+    attrs4.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:241:9",
-        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:242:17)")) return false;
+        "rules/gelu.yaml:259:9",
+        "rules/gelu.yaml:69:15 (in rescaled_matmul at rules/gelu.yaml:260:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec3;
-    spec3.op = op::kComMicrosoftFusedMatMul;
-    spec3.inputs = {v0, v1};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftFusedMatMul;
+    spec4.inputs = {v0, v1};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 2 (when @mul), rules/gelu.yaml:243:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=value(c), transA=attr(ta), transB=attr(tb))
+  /// Variant 2 (when @mul), rules/gelu.yaml:261:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:243:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:243:34", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 = valueOf(
-        kSlotC,
+    if (!requireBound(kSlotA, "rules/gelu.yaml:261:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:261:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+        gen::attributeHelper("alpha_times"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
         "alpha",
-        "c",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:243:17)",
-        "rules/gelu.yaml:50:49 (in scaled_matmul at rules/gelu.yaml:243:17)");
-    if (!a3_0) return false;
-    attrs3.push_back(std::move(*a3_0));
-    std::optional<onnx::AttributeProto> a3_1 = captured(
+        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:261:17)",
+        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:261:17)");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    std::optional<onnx::AttributeProto> a4_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:243:40",
-        "rules/gelu.yaml:243:40");
-    if (!a3_1) return false;
-    attrs3.push_back(std::move(*a3_1));
-    std::optional<onnx::AttributeProto> a3_2 = captured(
+        "rules/gelu.yaml:261:45",
+        "rules/gelu.yaml:261:45");
+    if (!a4_1) return false;
+    attrs4.push_back(std::move(*a4_1));
+    std::optional<onnx::AttributeProto> a4_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:243:53",
-        "rules/gelu.yaml:243:53");
-    if (!a3_2) return false;
-    attrs3.push_back(std::move(*a3_2));
+        "rules/gelu.yaml:261:58",
+        "rules/gelu.yaml:261:58");
+    if (!a4_2) return false;
+    attrs4.push_back(std::move(*a4_2));
+    std::optional<onnx::AttributeProto> a4_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:261:71",
+        "rules/gelu.yaml:261:71");
+    if (!a4_3) return false;
+    attrs4.push_back(std::move(*a4_3));
+    std::optional<onnx::AttributeProto> a4_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:261:86",
+        "rules/gelu.yaml:261:86");
+    if (!a4_4) return false;
+    attrs4.push_back(std::move(*a4_4));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:243:9",
-        "rules/gelu.yaml:50:17 (in scaled_matmul at rules/gelu.yaml:243:17)")) return false;
+        "rules/gelu.yaml:261:9",
+        "rules/gelu.yaml:65:15 (in rescaled_matmul at rules/gelu.yaml:261:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec3;
-    spec3.op = op::kComMicrosoftFusedMatMul;
-    spec3.inputs = {v0, v1};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftFusedMatMul;
+    spec4.inputs = {v0, v1};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 3 (when @div), rules/gelu.yaml:243:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(reciprocal_of), transA=attr(ta), transB=attr(tb))
+  /// Variant 3 (when @div), rules/gelu.yaml:261:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:243:31", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:243:34", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs3;
-    std::optional<onnx::AttributeProto> a3_0 = attrHelper(
-        gen::attributeHelper("reciprocal_of"),
-        {kSlotC},
-        {"c"},
+    if (!requireBound(kSlotA, "rules/gelu.yaml:261:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:261:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+        gen::attributeHelper("alpha_over"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
         "alpha",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:243:17)",
-        "rules/gelu.yaml:52:49 (in scaled_matmul at rules/gelu.yaml:243:17)");
-    if (!a3_0) return false;
-    attrs3.push_back(std::move(*a3_0));
-    std::optional<onnx::AttributeProto> a3_1 = captured(
+        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:261:17)",
+        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:261:17)");
+    if (!a4_0) return false;
+    attrs4.push_back(std::move(*a4_0));
+    std::optional<onnx::AttributeProto> a4_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:243:40",
-        "rules/gelu.yaml:243:40");
-    if (!a3_1) return false;
-    attrs3.push_back(std::move(*a3_1));
-    std::optional<onnx::AttributeProto> a3_2 = captured(
+        "rules/gelu.yaml:261:45",
+        "rules/gelu.yaml:261:45");
+    if (!a4_1) return false;
+    attrs4.push_back(std::move(*a4_1));
+    std::optional<onnx::AttributeProto> a4_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:243:53",
-        "rules/gelu.yaml:243:53");
-    if (!a3_2) return false;
-    attrs3.push_back(std::move(*a3_2));
+        "rules/gelu.yaml:261:58",
+        "rules/gelu.yaml:261:58");
+    if (!a4_2) return false;
+    attrs4.push_back(std::move(*a4_2));
+    std::optional<onnx::AttributeProto> a4_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:261:71",
+        "rules/gelu.yaml:261:71");
+    if (!a4_3) return false;
+    attrs4.push_back(std::move(*a4_3));
+    std::optional<onnx::AttributeProto> a4_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:261:86",
+        "rules/gelu.yaml:261:86");
+    if (!a4_4) return false;
+    attrs4.push_back(std::move(*a4_4));
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:243:9",
-        "rules/gelu.yaml:52:17 (in scaled_matmul at rules/gelu.yaml:243:17)")) return false;
+        "rules/gelu.yaml:261:9",
+        "rules/gelu.yaml:69:15 (in rescaled_matmul at rules/gelu.yaml:261:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
     const ValueId v0 = slot(kSlotA);
     const ValueId v1 = slot(kSlotB);
-    NodeSpec spec3;
-    spec3.op = op::kComMicrosoftFusedMatMul;
-    spec3.inputs = {v0, v1};
-    spec3.attributes = std::move(attrs3);
-    spec3.created_by = ruleName();
-    const NodeId n3 = rw_.createNode(std::move(spec3));
-    const ValueId v3 = g_.node(n3).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v3}});
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftFusedMatMul;
+    spec4.inputs = {v0, v1};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 };
 
@@ -3657,7 +3731,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
             root,
             19,
             {"ort"},
-            "rules/gelu.yaml:227:5",
+            "rules/gelu.yaml:245:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3668,6 +3742,336 @@ class FusedMatmulInputScaleRule : public RewritePattern {
 
   bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
     FusedMatmulInputScaleMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/gelu.yaml:266
+// fused_matmul_transpose (priority 17): A FusedMatMul reading a Transpose it can undo on an untransposed side, with that Transpose folded in.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule fused_matmul_transpose for the shared checks and messages.
+const gen::RuleSpec& specFusedMatmulTranspose() {
+  static const gen::RuleSpec spec = {
+    "fused_matmul_transpose",
+    "rules/gelu.yaml:266:5",
+    6,  // root expr
+    // slots
+    {"a", "ta", "b", "tb", "y"},
+    3,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: a
+      {"a", "rules/gelu.yaml:270:31", 0},
+      // 1: Transpose(a)
+      {"Transpose", "rules/gelu.yaml:54:11 (in undoable_transpose at rules/gelu.yaml:270:12)", 1,
+       1},
+      // 2: b
+      {"b", "rules/gelu.yaml:271:31", 2},
+      // 3: Transpose(b)
+      {"Transpose", "rules/gelu.yaml:54:11 (in undoable_transpose at rules/gelu.yaml:271:12)", 3,
+       1},
+      // 4: com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0, transB=capture(t), transBatchB=capture(tt))
+      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:272:13", gen::kNoSlot, 2,
+       {{"alpha", "rules/gelu.yaml:272:46", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
+         0.0, 0.0, 0, "al"},
+        {"transA", "rules/gelu.yaml:272:65", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"transBatchA", "rules/gelu.yaml:272:75", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"transB", "rules/gelu.yaml:273:39", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 1, "t"},
+        {"transBatchB", "rules/gelu.yaml:273:58", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 2, "tt"}}},
+      // 5: com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0)
+      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:274:15", gen::kNoSlot, 2,
+       {{"alpha", "rules/gelu.yaml:274:48", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
+         0.0, 0.0, 0, "al"},
+        {"transA", "rules/gelu.yaml:274:67", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+         0.0, 1, "t"},
+        {"transBatchA", "rules/gelu.yaml:275:41", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+         0.0, 0.0, 2, "tt"},
+        {"transB", "rules/gelu.yaml:275:66", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)},
+        {"transBatchB", "rules/gelu.yaml:275:76", Attr::kEquals, {gen::intLiteral(0)}, false,
+         gen::intLiteral(0)}}},
+      // 6: com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0, transB=capture(t), transBatchB=capture(tt)) | com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0)
+      {"y", "rules/gelu.yaml:274:13", 4},
+    },
+    // constraints
+    {{Check::kNative, "rules/gelu.yaml:56:12 (in undoable_transpose at rules/gelu.yaml:270:12)",
+      "ta", gen::kNoSlot, {"ta"}, {1}, "folds_into_fused_matmul",
+      gen::nativePredicate("folds_into_fused_matmul"), 1},
+     {Check::kNative, "rules/gelu.yaml:56:12 (in undoable_transpose at rules/gelu.yaml:271:12)",
+      "tb", gen::kNoSlot, {"tb"}, {3}, "folds_into_fused_matmul",
+      gen::nativePredicate("folds_into_fused_matmul"), 3}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{6, 0}}}}, {}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule fused_matmul_transpose (indices into its RuleSpec's exprs).
+struct FusedMatmulTransposeIds {
+  enum : gen::ExprId {
+    kA = 0,
+    kTa = 1,
+    kB = 2,
+    kTb = 3,
+    kFusedMatMul4 = 4,
+    kFusedMatMul5 = 5,
+    kY = 6,
+  };
+};
+
+/// The search of rule fused_matmul_transpose: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds> {
+ public:
+  FusedMatmulTransposeMatch(gen::Scratch& scratch, Rewriter& rw)
+      : GeluSharedMatch<FusedMatmulTransposeIds>(specFusedMatmulTranspose(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotA = 0,
+    kSlotTa = 1,
+    kSlotB = 2,
+    kSlotTb = 3,
+    kSlotY = 4,
+  };
+
+  // ---- Match
+
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchA, matchTa, matchB, matchTb.
+
+  /// com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0,
+  /// transB=capture(t), transBatchB=capture(tt))  (rules/gelu.yaml:272:13)
+  bool matchFusedMatMul4(ValueId v, gen::Next k) {
+    if (seen(kFusedMatMul4)) return same(kFusedMatMul4, v) && k();
+    if (!bind(kFusedMatMul4, v)) return false;
+    const NodeId n = node(kFusedMatMul4, v, op::kComMicrosoftFusedMatMul);
+    if (n == kNoId || !attrs(kFusedMatMul4, n, v)) return false;
+    return matchTa(input(n, 0), [&] { return matchB(input(n, 1), k); });
+  }
+
+  /// com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t),
+  /// transBatchA=capture(tt), transB=0, transBatchB=0)  (rules/gelu.yaml:274:15)
+  bool matchFusedMatMul5(ValueId v, gen::Next k) {
+    if (seen(kFusedMatMul5)) return same(kFusedMatMul5, v) && k();
+    if (!bind(kFusedMatMul5, v)) return false;
+    const NodeId n = node(kFusedMatMul5, v, op::kComMicrosoftFusedMatMul);
+    if (n == kNoId || !attrs(kFusedMatMul5, n, v)) return false;
+    return matchA(input(n, 0), [&] { return matchTb(input(n, 1), k); });
+  }
+
+  /// y = com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0,
+  /// transB=capture(t), transBatchB=capture(tt)) | com.microsoft.FusedMatMul(a, tb,
+  /// alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0) 
+  /// (rules/gelu.yaml:274:13)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kY, 0) && matchFusedMatMul4(v, k)) return true;  // @a
+    undo(m);
+    if (choose(kY, 1) && matchFusedMatMul5(v, k)) return true;  // @b
+    undo(m);
+    return false;
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @a), rules/gelu.yaml:277:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=attr(al), transA=helper(fused_trans), transB=attr(t), transBatchA=helper(fused_trans_batch), transBatchB=attr(tt))
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/gelu.yaml:279:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:279:44", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::AttributeProto> a2_0 = captured(
+        0,
+        "alpha",
+        "al",
+        "rules/gelu.yaml:279:47",
+        "rules/gelu.yaml:279:47");
+    if (!a2_0) return false;
+    attrs2.push_back(std::move(*a2_0));
+    std::optional<onnx::AttributeProto> a2_1 = attrHelper(
+        gen::attributeHelper("fused_trans"),
+        {kSlotTa},
+        {"ta"},
+        "transA",
+        "rules/gelu.yaml:279:63",
+        "rules/gelu.yaml:279:63");
+    if (!a2_1) return false;
+    attrs2.push_back(std::move(*a2_1));
+    std::optional<onnx::AttributeProto> a2_2 = captured(
+        1,
+        "transB",
+        "t",
+        "rules/gelu.yaml:280:41",
+        "rules/gelu.yaml:280:41");
+    if (!a2_2) return false;
+    attrs2.push_back(std::move(*a2_2));
+    std::optional<onnx::AttributeProto> a2_3 = attrHelper(
+        gen::attributeHelper("fused_trans_batch"),
+        {kSlotTa},
+        {"ta"},
+        "transBatchA",
+        "rules/gelu.yaml:280:57",
+        "rules/gelu.yaml:280:57");
+    if (!a2_3) return false;
+    attrs2.push_back(std::move(*a2_3));
+    std::optional<onnx::AttributeProto> a2_4 = captured(
+        2,
+        "transBatchB",
+        "tt",
+        "rules/gelu.yaml:281:41",
+        "rules/gelu.yaml:281:41");
+    if (!a2_4) return false;
+    attrs2.push_back(std::move(*a2_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:277:9",
+        "rules/gelu.yaml:279:15")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    const ValueId v1 = slot(kSlotB);
+    NodeSpec spec2;
+    spec2.op = op::kComMicrosoftFusedMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+  }
+
+  /// Variant 1, rules/gelu.yaml:282:9:
+  ///   y = com.microsoft.FusedMatMul(a, b, alpha=attr(al), transA=attr(t), transB=helper(fused_trans), transBatchA=attr(tt), transBatchB=helper(fused_trans_batch))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotA, "rules/gelu.yaml:283:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:283:44", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs2;
+    std::optional<onnx::AttributeProto> a2_0 = captured(
+        0,
+        "alpha",
+        "al",
+        "rules/gelu.yaml:283:47",
+        "rules/gelu.yaml:283:47");
+    if (!a2_0) return false;
+    attrs2.push_back(std::move(*a2_0));
+    std::optional<onnx::AttributeProto> a2_1 = captured(
+        1,
+        "transA",
+        "t",
+        "rules/gelu.yaml:283:63",
+        "rules/gelu.yaml:283:63");
+    if (!a2_1) return false;
+    attrs2.push_back(std::move(*a2_1));
+    std::optional<onnx::AttributeProto> a2_2 = attrHelper(
+        gen::attributeHelper("fused_trans"),
+        {kSlotTb},
+        {"tb"},
+        "transB",
+        "rules/gelu.yaml:284:41",
+        "rules/gelu.yaml:284:41");
+    if (!a2_2) return false;
+    attrs2.push_back(std::move(*a2_2));
+    std::optional<onnx::AttributeProto> a2_3 = captured(
+        2,
+        "transBatchA",
+        "tt",
+        "rules/gelu.yaml:284:73",
+        "rules/gelu.yaml:284:73");
+    if (!a2_3) return false;
+    attrs2.push_back(std::move(*a2_3));
+    std::optional<onnx::AttributeProto> a2_4 = attrHelper(
+        gen::attributeHelper("fused_trans_batch"),
+        {kSlotTb},
+        {"tb"},
+        "transBatchB",
+        "rules/gelu.yaml:285:41",
+        "rules/gelu.yaml:285:41");
+    if (!a2_4) return false;
+    attrs2.push_back(std::move(*a2_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:282:9",
+        "rules/gelu.yaml:283:15")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotA);
+    const ValueId v1 = slot(kSlotB);
+    NodeSpec spec2;
+    spec2.op = op::kComMicrosoftFusedMatMul;
+    spec2.inputs = {v0, v1};
+    spec2.attributes = std::move(attrs2);
+    spec2.created_by = ruleName();
+    const NodeId n2 = rw_.createNode(std::move(spec2));
+    const ValueId v2 = g_.node(n2).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+  }
+};
+
+/// fused_matmul_transpose as a RewritePattern.
+class FusedMatmulTransposeRule : public RewritePattern {
+ public:
+  FusedMatmulTransposeRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            17,
+            {"ort"},
+            "rules/gelu.yaml:266:5",
+            {op::kComMicrosoftFusedMatMul}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    FusedMatmulTransposeMatch m(scratch_, rw);
     if (!m.run(rw.graph().node(root).output(root_output_)))
       return rw.notifyMatchFailure([&] { return m.describe(); });
     return m.rewrite();
@@ -3713,6 +4117,10 @@ void populateGelu(RuleSet& rules) {
       0));
   rules.add(std::make_unique<FusedMatmulInputScaleRule>(
       "fused_matmul_input_scale/com.microsoft::FusedMatMul",
+      op::kComMicrosoftFusedMatMul,
+      0));
+  rules.add(std::make_unique<FusedMatmulTransposeRule>(
+      "fused_matmul_transpose",
       op::kComMicrosoftFusedMatMul,
       0));
 }

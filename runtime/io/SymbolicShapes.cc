@@ -94,9 +94,24 @@ Facts factsOfInitializer(const onnx::TensorProto& t) {
   return f;
 }
 
-/// `ours` merged into `known`: ours fills what known lacks; on any disagreement (a rank or
-/// a dim), what is known stands and our elements are dropped. Both are taken by value so
-/// that callers move them in: the pass merges every output of every node.
+/// Dims the pass cannot size get a name of their own, "unk__<value>[<axis>]", as ONNX's
+/// inference names them unk__N: whatever the pass derives from such a dim (a Shape read, a
+/// Reshape to it, an elementwise op on it) carries the same name, so that rules can see that
+/// two dims are one. The unk__ prefix keeps them unknown to everything that asks whether a
+/// dim is sized (isUnknownDim: the soundness check, another round of inference).
+bool isNamedUnknown(const Sym& s) { return s.isDimSymbol() && s.name().rfind("unk__", 0) == 0; }
+
+void nameUnknownDims(Facts& facts, const std::string& value) {
+  if (!facts.shape) return;
+  for (size_t i = 0; i < facts.shape->size(); ++i)
+    if (!(*facts.shape)[i].known())
+      (*facts.shape)[i] = Sym::symbol("unk__" + value + "[" + std::to_string(i) + "]");
+}
+
+/// `ours` merged into `known`: ours fills what known lacks (a named unknown dim counts as
+/// lacking); on any disagreement (a rank or a dim), what is known stands and our elements
+/// are dropped. Both are taken by value so that callers move them in: the pass merges every
+/// output of every node.
 Facts merge(Facts known, Facts ours) {
   // A static dim on which the two disagree: what is known stands, untouched.
   if (known.shape && ours.shape && known.shape->size() == ours.shape->size())
@@ -112,8 +127,11 @@ Facts merge(Facts known, Facts ours) {
     known.shape = std::move(ours.shape);
   } else {
     if (known.shape->size() != ours.shape->size()) return known;
-    for (size_t i = 0; i < known.shape->size(); ++i)
-      if (!(*known.shape)[i].known()) (*known.shape)[i] = std::move((*ours.shape)[i]);
+    for (size_t i = 0; i < known.shape->size(); ++i) {
+      Sym& k = (*known.shape)[i];
+      Sym& o = (*ours.shape)[i];
+      if (!k.known() || (isNamedUnknown(k) && o.known() && !isNamedUnknown(o))) k = std::move(o);
+    }
   }
   if (ours.value && staticCount(*known.shape) == static_cast<int64_t>(ours.value->size()))
     known.value = std::move(ours.value);
@@ -340,6 +358,11 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, cons
       if (!fresh) it->second = merge(std::move(it->second), std::move(given));
     }
 
+  // Values the model types itself keep the dims it gives (its unk__ names included).
+  std::unordered_set<std::string> declared;
+  declared.reserve(infos.size());
+  for (const auto& entry : infos) declared.insert(entry.first);
+
   const OpRules& rules = opRules();
   const std::vector<int> order = topologicalOrder(g);
   int refined = 0;
@@ -385,6 +408,7 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, cons
         std::optional<IntSpan> span = std::move(outputs[static_cast<size_t>(o)].span);
         known = merge(std::move(known), std::move(outputs[static_cast<size_t>(o)]));
         if (!known.span) known.span = std::move(span);
+        if (!declared.count(name)) nameUnknownDims(known, name);
         std::vector<onnx::ValueInfoProto*>& entries = infos[name];
         if (entries.empty()) {
           // A value inference left untyped: a new entry, which undo() removes again.

@@ -1,10 +1,10 @@
 //===- GeluNatives.cc - native functions of the gelu rules ----------------===//
 //
-// rules/gelu.yaml folds a division of a MatMul by a scalar constant c into
-// FusedMatMul's alpha, which is then 1 / c: the rule language has no arithmetic
-// on matched values, so this helper computes it. fused_matmul folds Transposes of
-// either kind FusedMatMul can undo (its last two axes swapped, its first axis moved
-// behind the batch axes, or both): the natives below tell which perm is which, and
+// rules/gelu.yaml folds a product or division of a MatMul by a scalar constant c into
+// FusedMatMul's alpha (c, or 1 / c), and a further scale into an alpha already set: the
+// rule language has no arithmetic on matched values, so these helpers compute it.
+// fused_matmul folds Transposes of either kind FusedMatMul can undo (its last two axes swapped, its
+// first axis moved behind the batch axes, or both): the natives below tell which perm is which, and
 // give the transX / transBatchX flags it becomes.
 //
 //===----------------------------------------------------------------------===//
@@ -18,20 +18,37 @@
 namespace onnx_rewrite {
 namespace {
 
-/// FLOAT 1 / c for a one-element constant c that is finite, nonzero and whose reciprocal
-/// is a finite float.
-std::optional<onnx::AttributeProto> reciprocalOf(const MatchContext& ctx, ValueArgs args) {
-  if (args[0] == kNoId) return std::nullopt;
-  const auto values = constantValues(ctx.model, ctx.graph, args[0], 1);
+/// FLOAT alpha * c (or alpha / c) for m = MatMul(...) (alpha 1) or com.microsoft.FusedMatMul
+/// (its alpha) and a one-element constant c: a scale folded into the alpha, and a second one
+/// into the alpha the first set.
+std::optional<onnx::AttributeProto> scaledAlpha(const MatchContext& ctx, ValueArgs args,
+                                                bool divide) {
+  if (args[0] == kNoId || args[1] == kNoId) return std::nullopt;
+  const Node* m = ctx.graph.producerOf(args[0]);
+  if (!m || !m->live()) return std::nullopt;
+  const bool matmul = m->opType() == "MatMul" && m->domain().empty();
+  if (!matmul && (m->opType() != "FusedMatMul" || m->domain() != "com.microsoft"))
+    return std::nullopt;
+  const onnx::AttributeProto* alpha = matmul ? nullptr : m->attribute("alpha");
+  const double a = alpha ? alpha->f() : 1.0;
+  const auto values = constantValues(ctx.model, ctx.graph, args[1], 1);
   if (!values || values->size() != 1) return std::nullopt;
   const double c = (*values)[0];
-  if (!std::isfinite(c) || c == 0.0) return std::nullopt;
-  const double r = 1.0 / c;
-  if (!std::isfinite(static_cast<float>(r))) return std::nullopt;
-  onnx::AttributeProto a;
-  a.set_type(onnx::AttributeProto::FLOAT);
-  a.set_f(static_cast<float>(r));
-  return a;
+  if (!std::isfinite(c) || (divide && c == 0.0)) return std::nullopt;
+  const float r = static_cast<float>(divide ? a / c : a * c);
+  if (!std::isfinite(r)) return std::nullopt;
+  onnx::AttributeProto out;
+  out.set_type(onnx::AttributeProto::FLOAT);
+  out.set_f(r);
+  return out;
+}
+
+std::optional<onnx::AttributeProto> alphaTimes(const MatchContext& ctx, ValueArgs args) {
+  return scaledAlpha(ctx, args, /*divide=*/false);
+}
+
+std::optional<onnx::AttributeProto> alphaOver(const MatchContext& ctx, ValueArgs args) {
+  return scaledAlpha(ctx, args, /*divide=*/true);
 }
 
 /// What FusedMatMul must do to an input stored as Transpose(t)'s input to read it as t.
@@ -98,9 +115,13 @@ std::optional<onnx::AttributeProto> fusedTransBatch(const MatchContext& ctx, Val
 NativeFamily geluNatives() {
   NativeFamily family;
   family.attribute_helpers.push_back(
-      AttributeHelper{"reciprocal_of", 1, &reciprocalOf,
-                      "FLOAT 1 / c for a one-element, finite, nonzero constant c (a FusedMatMul "
-                      "alpha from a division)"});
+      AttributeHelper{"alpha_times", 2, &alphaTimes,
+                      "FLOAT: the alpha of m = MatMul(...) (1) or FusedMatMul(...) times the "
+                      "one-element constant c"});
+  family.attribute_helpers.push_back(
+      AttributeHelper{"alpha_over", 2, &alphaOver,
+                      "FLOAT: the alpha of m = MatMul(...) (1) or FusedMatMul(...) over the "
+                      "one-element, nonzero constant c"});
   family.predicates.push_back(NativePredicate{
       "folds_into_fused_matmul", 1, &foldsIntoFusedMatMul,
       "t = Transpose(x) of rank 2-5 swapping the last two axes, moving axis 0 behind the "

@@ -701,6 +701,106 @@ TEST(FusedMatMulRule, FoldsTheTransposeThenTheScaledInput) {
   expectSameInOrt(matMulModel(s));
 }
 
+// ONNX Runtime's MatMulScaleFusion folds every scale; a second one multiplies the alpha
+// the first set.
+TEST(FusedMatMulRule, FoldsAnInputScaleAndAnOutputScaleIntoOneAlpha) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[B, S, 4] x, float[B, 4, S] z) => (float[B, S, S] y)
+  <float two = {2.0}, float four = {4.0}> {
+  sx = Mul(x, two)
+  m = MatMul(sx, z)
+  y = Div(m, four)
+}
+)";
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kFusedMatMul);
+  EXPECT_FLOAT_EQ(attribute(model, "alpha")->f(), 0.5f);
+  expectSameInOrt(text);
+}
+
+TEST(FusedMatMulRule, FoldsThreeScalesOfATransposedProduct) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[B, S, 4] x, float[B, S, 4] z) => (float[B, S, S] y)
+  <float two = {2.0}, float three = {3.0}, float eight = {8.0}> {
+  zd = Div(z, eight)
+  sz = Transpose <perm = [0, 2, 1]> (zd)
+  sx = Mul(two, x)
+  m = MatMul(sx, sz)
+  y = Mul(m, three)
+}
+)";
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kFusedMatMul);
+  EXPECT_EQ(intAttr(model, "transB"), 1);
+  EXPECT_FLOAT_EQ(attribute(model, "alpha")->f(), 0.75f);
+  expectSameInOrt(text);
+}
+
+// k^T / c: the Div sits between the Transpose and the MatMul, so the scale folds first and
+// the Transpose then reaches the FusedMatMul it made.
+TEST(FusedMatMulRule, FoldsATransposeAboveAScaleIntoTheFusedMatMul) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[B, 2, S, 4] q, float[B, 2, S, 4] k) => (float[B, 2, S, S] y)
+  <float c = {2.0}> {
+  kt = Transpose <perm = [0, 1, 3, 2]> (k)
+  ks = Div(kt, c)
+  y = MatMul(q, ks)
+}
+)";
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kFusedMatMul);
+  EXPECT_EQ(intAttr(model, "transB"), 1);
+  EXPECT_FLOAT_EQ(attribute(model, "alpha")->f(), 0.5f);
+  expectSameInOrt(text);
+}
+
+// A batch transpose ([1, 2, 3, 0]: axis 0 to the back, then the last two swapped) on A of a
+// FusedMatMul that already transposes B's batch: both sides' flags set.
+TEST(FusedMatMulRule, FoldsABatchTransposeIntoAFusedMatMulWithOtherFlags) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[4, 2, 3, 5] x, float[5, 2, 3, 6] z) => (float[2, 3, 4, 6] y) {
+  xt = Transpose <perm = [1, 2, 0, 3]> (x)
+  y = com.microsoft.FusedMatMul <alpha = 3.0, transBatchB = 1> (xt, z)
+}
+)";
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), kFusedMatMul);
+  EXPECT_EQ(intAttr(model, "transA"), 0);
+  EXPECT_EQ(intAttr(model, "transBatchA"), 1);
+  EXPECT_EQ(intAttr(model, "transBatchB"), 1);
+  EXPECT_FLOAT_EQ(attribute(model, "alpha")->f(), 3.0f);
+  expectSameInOrt(text);
+}
+
+TEST(FusedMatMulRule, DoesNotFoldATransposeOnASideAlreadyTransposed) {
+  expectUnchanged(R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[2, 4, 3] x, float[2, 4, 5] z) => (float[2, 3, 5] y) {
+  xt = Transpose <perm = [0, 2, 1]> (x)
+  y = com.microsoft.FusedMatMul <transA = 1> (xt, z)
+}
+)",
+                  "^fused_matmul");
+}
+
+// The scale stays a node for its other reader, so folding it would compute it twice.
+TEST(FusedMatMulRule, DoesNotFoldAScaledInputAnotherOpReads) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[B, S, 4] x, float[B, 4, S] z) => (float[B, S, S] y, float[B, S, 4] r)
+  <float c = {0.5}> {
+  sx = Mul(x, c)
+  y = MatMul(sx, z)
+  r = Relu(sx)
+}
+)";
+  expectUnchanged(text, "^fused_matmul");
+}
+
 TEST(FusedMatMulRule, DoesNotFoldANonConstantInputScale) {
   expectUnchanged(matMulModel(mm([](MatMulSpec& s) {
                     s.input_scale = MatMulSpec::InputScale::kMulA;

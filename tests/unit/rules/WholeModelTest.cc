@@ -682,6 +682,19 @@ TEST_P(WholeModel, FusesTheSameWhenTheOnnxDomainIsSpelledAiOnnx) {
 
 // Four seeds: a query row whose every visible key is padded (where the targets' masking
 // differs most from Softmax's) comes only from some draws of attention_mask.
+// Real exports do not all carry value_info (tf2onnx's, hand-built graphs, an optimizer
+// that dropped them): our inference alone must size what the rules need.
+TEST_P(WholeModel, FusesTheSameWithoutTheExportersValueInfo) {
+  onnx::ModelProto bare = model();
+  bare.mutable_graph()->clear_value_info();
+  Result r = rewrite(bare, testing::shippedRules(), options());
+  std::vector<std::string> without = testing::opTypes(bare);
+  std::vector<std::string> with = fused();
+  std::sort(without.begin(), without.end());
+  std::sort(with.begin(), with.end());
+  EXPECT_EQ(without, with) << summary(without);
+}
+
 TEST_P(WholeModel, FusedModelComputesTheSameInOrt) {
   onnx::ModelProto before = model();
   onnx::ModelProto after;
