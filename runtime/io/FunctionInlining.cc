@@ -27,6 +27,10 @@ constexpr int kFunctionOverloadField = 13;
 /// grow as 2^k) and the remaining calls stay calls.
 constexpr int64_t kMaxInlinedNodes = 4'000'000;
 
+/// Calls nested deeper than this stay calls: inlining recurses once per level (dynamo's
+/// exports nest module, submodule and torchlib functions a handful deep).
+constexpr size_t kMaxCallNesting = 64;
+
 std::vector<std::string> unknownStrings(const Message& m, int field) {
   std::vector<std::string> out;
   const auto& fields = m.GetReflection()->GetUnknownFields(m);
@@ -227,6 +231,8 @@ class Inliner {
       called_.insert(key);
       if (fn.refusal.empty() && std::count(stack.begin(), stack.end(), &fn))
         fn.refusal = "it calls itself";
+      if (fn.refusal.empty() && stack.size() >= kMaxCallNesting)
+        fn.refusal = "its calls nest deeper than " + std::to_string(kMaxCallNesting) + " functions";
       if (fn.refusal.empty() && inlined_nodes_ + fn.proto->node_size() > kMaxInlinedNodes)
         fn.refusal = "inlining would add more than " + std::to_string(kMaxInlinedNodes) + " nodes";
       if (!fn.refusal.empty()) {

@@ -242,6 +242,38 @@ Loop (a) => (b) {
   EXPECT_EQ(r.kept[0], "local function 'Loop' (domain 'local') kept as calls: it calls itself");
 }
 
+TEST(FunctionInlining, KeepsCallsNestedDeeperThan64Functions) {
+  // f0 calls f1 calls ... f99: inlining recurses once per level, so it stops at 64.
+  onnx::ModelProto m = parseModel(R"(
+<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+g (float[4] x) => (float[4] y) {
+  y = local.f0(x)
+}
+)");
+  for (int i = 0; i < 100; ++i) {
+    onnx::FunctionProto& f = *m.add_functions();
+    f.set_name("f" + std::to_string(i));
+    f.set_domain("local");
+    f.add_input("a");
+    f.add_output("b");
+    onnx::NodeProto& n = *f.add_node();
+    n.set_op_type(i + 1 < 100 ? "f" + std::to_string(i + 1) : "Neg");
+    if (i + 1 < 100) n.set_domain("local");
+    n.add_input("a");
+    n.add_output("b");
+    *f.add_opset_import() = m.opset_import(0);
+    *f.add_opset_import() = m.opset_import(1);
+  }
+  const InliningReport r = inlineLocalFunctions(m);
+  EXPECT_EQ(r.calls_inlined, 64);
+  EXPECT_EQ(opTypes(m), std::vector<std::string>{"local::f64"});
+  ASSERT_EQ(r.kept.size(), 1u);
+  EXPECT_EQ(r.kept[0],
+            "local function 'f64' (domain 'local') kept as calls: its calls nest deeper than 64 "
+            "functions");
+  EXPECT_EQ(m.functions_size(), 36);  // f64 to f99, which the kept call still reaches
+}
+
 TEST(FunctionInlining, LeavesAModelWithoutCallsUntouched) {
   onnx::ModelProto m = parseModel(R"(
 <ir_version: 8, opset_import: ["" : 17, "local" : 1]>
