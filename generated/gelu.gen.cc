@@ -69,47 +69,49 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   using gen::Matcher::Matcher;
 
   /// x
-  /// (rules/gelu.yaml: gelu_erf 79:15, fast_gelu 100:19, quick_gelu 124:15, silu 136:15, bias_gelu
-  /// 147:35, gelu_approximation 169:31)
+  /// (rules/gelu.yaml: gelu_erf 82:15, fast_gelu 103:19, quick_gelu 127:15, silu 139:15, bias_gelu
+  /// 150:35, gelu_approximation 172:31, fused_matmul_one_side 226:30, fused_matmul_input_scale
+  /// 263:15)
   bool matchX(ValueId v, gen::Next k) {
     if (seen(Ids::kX)) return same(Ids::kX, v) && k();
     return bind(Ids::kX, v) && k();
   }
 
   /// one
-  /// (rules/gelu.yaml: gelu_erf 80:23, fast_gelu 104:30)
+  /// (rules/gelu.yaml: gelu_erf 83:23, fast_gelu 107:30)
   bool matchOne(ValueId v, gen::Next k) {
     if (seen(Ids::kOne)) return same(Ids::kOne, v) && k();
     return bind(Ids::kOne, v) && k();
   }
 
   /// half
-  /// (rules/gelu.yaml: gelu_erf 81:26, fast_gelu 105:30)
+  /// (rules/gelu.yaml: gelu_erf 84:26, fast_gelu 108:30)
   bool matchHalf(ValueId v, gen::Next k) {
     if (seen(Ids::kHalf)) return same(Ids::kHalf, v) && k();
     return bind(Ids::kHalf, v) && k();
   }
 
   /// b
-  /// (rules/gelu.yaml: gelu_approximation 169:68, transpose_cast_matmul 192:22, fused_matmul
-  /// 206:31, fused_matmul_scale 232:22, fused_matmul_input_scale 250:16, fused_matmul_transpose
-  /// 271:31)
+  /// (rules/gelu.yaml: gelu_approximation 172:68, transpose_cast_matmul 195:22, fused_matmul
+  /// 209:31, fused_matmul_one_side 227:21, fused_matmul_scale 246:22, fused_matmul_input_scale
+  /// 264:22, fused_matmul_transpose 288:31)
   bool matchB(ValueId v, gen::Next k) {
     if (seen(Ids::kB)) return same(Ids::kB, v) && k();
     return bind(Ids::kB, v) && k();
   }
 
   /// a
-  /// (rules/gelu.yaml: transpose_cast_matmul 190:22, fused_matmul 205:31, fused_matmul_scale
-  /// 232:19, fused_matmul_input_scale 249:16, fused_matmul_transpose 270:31)
+  /// (rules/gelu.yaml: transpose_cast_matmul 193:22, fused_matmul 208:31, fused_matmul_one_side
+  /// 227:39, fused_matmul_scale 246:19, fused_matmul_input_scale 264:46, fused_matmul_transpose
+  /// 287:31)
   bool matchA(ValueId v, gen::Next k) {
     if (seen(Ids::kA)) return same(Ids::kA, v) && k();
     return bind(Ids::kA, v) && k();
   }
 
   /// ta = Transpose(a)
-  /// (rules/gelu.yaml: fused_matmul 54:11 (in undoable_transpose at rules/gelu.yaml:205:12),
-  /// fused_matmul_transpose 54:11 (in undoable_transpose at rules/gelu.yaml:270:12))
+  /// (rules/gelu.yaml: fused_matmul 57:11 (in undoable_transpose at rules/gelu.yaml:208:12),
+  /// fused_matmul_transpose 57:11 (in undoable_transpose at rules/gelu.yaml:287:12))
   bool matchTa(ValueId v, gen::Next k) {
     if (seen(Ids::kTa)) return same(Ids::kTa, v) && k();
     if (!bind(Ids::kTa, v)) return false;
@@ -119,8 +121,8 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// tb = Transpose(b)
-  /// (rules/gelu.yaml: fused_matmul 54:11 (in undoable_transpose at rules/gelu.yaml:206:12),
-  /// fused_matmul_transpose 54:11 (in undoable_transpose at rules/gelu.yaml:271:12))
+  /// (rules/gelu.yaml: fused_matmul 57:11 (in undoable_transpose at rules/gelu.yaml:209:12),
+  /// fused_matmul_transpose 57:11 (in undoable_transpose at rules/gelu.yaml:288:12))
   bool matchTb(ValueId v, gen::Next k) {
     if (seen(Ids::kTb)) return same(Ids::kTb, v) && k();
     if (!bind(Ids::kTb, v)) return false;
@@ -130,7 +132,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
   }
 
   /// c
-  /// (rules/gelu.yaml: fused_matmul_scale 234:18, fused_matmul_input_scale 249:19)
+  /// (rules/gelu.yaml: fused_matmul_scale 248:18, fused_matmul_input_scale 263:18)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(Ids::kC)) return same(Ids::kC, v) && k();
     return bind(Ids::kC, v) && k();
@@ -138,7 +140,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:74
+// Generated from: rules/gelu.yaml:77
 // gelu_erf (priority 50): x * 0.5 * (1 + Erf(x / sqrt 2)) in every association torch.onnx and HF emit.
 //===----------------------------------------------------------------------===//
 
@@ -146,7 +148,7 @@ class GeluSharedMatch : public gen::Matcher, protected Ids {
 const gen::RuleSpec& specGeluErf() {
   static const gen::RuleSpec spec = {
     "gelu_erf",
-    "rules/gelu.yaml:74:5",
+    "rules/gelu.yaml:77:5",
     16,  // root expr
     // slots
     {"x", "sqrt2", "rsqrt2", "s", "one", "p", "half", "y"},
@@ -155,50 +157,50 @@ const gen::RuleSpec& specGeluErf() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:79:15", 0},
+      {"x", "rules/gelu.yaml:82:15", 0},
       // 1: sqrt2
-      {"sqrt2", "rules/gelu.yaml:79:18", 1},
+      {"sqrt2", "rules/gelu.yaml:82:18", 1},
       // 2: Div(x, sqrt2)
-      {"Div", "rules/gelu.yaml:79:11", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:82:11", gen::kNoSlot, 2},
       // 3: rsqrt2
-      {"rsqrt2", "rules/gelu.yaml:79:34", 2},
+      {"rsqrt2", "rules/gelu.yaml:82:34", 2},
       // 4: Mul(x, rsqrt2)
-      {"Mul", "rules/gelu.yaml:79:27", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:82:27", gen::kNoSlot, 2},
       // 5: Div(x, sqrt2) | Mul(x, rsqrt2)
-      {"s", "rules/gelu.yaml:79:25", 3},
+      {"s", "rules/gelu.yaml:82:25", 3},
       // 6: Erf(s)
-      {"Erf", "rules/gelu.yaml:80:15", gen::kNoSlot, 1},
+      {"Erf", "rules/gelu.yaml:83:15", gen::kNoSlot, 1},
       // 7: one
-      {"one", "rules/gelu.yaml:80:23", 4},
+      {"one", "rules/gelu.yaml:83:23", 4},
       // 8: Add(Erf(s), one)
-      {"Add", "rules/gelu.yaml:80:11", 5, 2},
+      {"Add", "rules/gelu.yaml:83:11", 5, 2},
       // 9: Mul(x, p)
-      {"Mul", "rules/gelu.yaml:81:15", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:84:15", gen::kNoSlot, 2},
       // 10: half
-      {"half", "rules/gelu.yaml:81:26", 6},
+      {"half", "rules/gelu.yaml:84:26", 6},
       // 11: Mul(Mul(x, p), half)
-      {"Mul", "rules/gelu.yaml:81:11", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:84:11", gen::kNoSlot, 2},
       // 12: Mul(x, half)
-      {"Mul", "rules/gelu.yaml:81:38", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:84:38", gen::kNoSlot, 2},
       // 13: Mul(Mul(x, half), p)
-      {"Mul", "rules/gelu.yaml:81:34", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:84:34", gen::kNoSlot, 2},
       // 14: Mul(p, half)
-      {"Mul", "rules/gelu.yaml:81:64", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:84:64", gen::kNoSlot, 2},
       // 15: Mul(x, Mul(p, half))
-      {"Mul", "rules/gelu.yaml:81:57", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:84:57", gen::kNoSlot, 2},
       // 16: Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half))
-      {"y", "rules/gelu.yaml:81:32", 7},
+      {"y", "rules/gelu.yaml:84:32", 7},
     },
     // constraints
-    {{Check::kConstantEquals, "rules/gelu.yaml:83:17", "sqrt2", 1, {}, {}, "", nullptr,
+    {{Check::kConstantEquals, "rules/gelu.yaml:86:17", "sqrt2", 1, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.4142135),
       0.001},
-     {Check::kConstantEquals, "rules/gelu.yaml:84:17", "rsqrt2", 2, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/gelu.yaml:87:17", "rsqrt2", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.70710678),
       0.001},
-     {Check::kConstantEquals, "rules/gelu.yaml:85:17", "one", 4, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kConstantEquals, "rules/gelu.yaml:88:17", "one", 4, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0), 0.0001},
-     {Check::kConstantEquals, "rules/gelu.yaml:86:17", "half", 6, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kConstantEquals, "rules/gelu.yaml:89:17", "half", 6, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.5), 0.0001}},
     // rewrite variants
     {{true, "", 20}, {}},
@@ -272,13 +274,13 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX, matchOne, matchHalf.
 
-  /// sqrt2  (rules/gelu.yaml:79:18)
+  /// sqrt2  (rules/gelu.yaml:82:18)
   bool matchSqrt2(ValueId v, gen::Next k) {
     if (seen(kSqrt2)) return same(kSqrt2, v) && k();
     return bind(kSqrt2, v) && k();
   }
 
-  /// Div(x, sqrt2)  (rules/gelu.yaml:79:11)
+  /// Div(x, sqrt2)  (rules/gelu.yaml:82:11)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -287,13 +289,13 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(input(n, 0), [&] { return matchSqrt2(input(n, 1), k); });
   }
 
-  /// rsqrt2  (rules/gelu.yaml:79:34)
+  /// rsqrt2  (rules/gelu.yaml:82:34)
   bool matchRsqrt2(ValueId v, gen::Next k) {
     if (seen(kRsqrt2)) return same(kRsqrt2, v) && k();
     return bind(kRsqrt2, v) && k();
   }
 
-  /// Mul(x, rsqrt2)  (rules/gelu.yaml:79:27)
+  /// Mul(x, rsqrt2)  (rules/gelu.yaml:82:27)
   bool matchMul4(ValueId v, gen::Next k) {
     if (seen(kMul4)) return same(kMul4, v) && k();
     if (!bind(kMul4, v)) return false;
@@ -307,7 +309,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchRsqrt2(in0, k); });
   }
 
-  /// s = Div(x, sqrt2) | Mul(x, rsqrt2)  (rules/gelu.yaml:79:25)
+  /// s = Div(x, sqrt2) | Mul(x, rsqrt2)  (rules/gelu.yaml:82:25)
   bool matchS(ValueId v, gen::Next k) {
     if (seen(kS)) return same(kS, v) && k();
     if (!bind(kS, v)) return false;
@@ -319,7 +321,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return false;
   }
 
-  /// Erf(s)  (rules/gelu.yaml:80:15)
+  /// Erf(s)  (rules/gelu.yaml:83:15)
   bool matchErf(ValueId v, gen::Next k) {
     if (seen(kErf)) return same(kErf, v) && k();
     if (!bind(kErf, v)) return false;
@@ -328,7 +330,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchS(input(n, 0), k);
   }
 
-  /// p = Add(Erf(s), one)  (rules/gelu.yaml:80:11)
+  /// p = Add(Erf(s), one)  (rules/gelu.yaml:83:11)
   bool matchP(ValueId v, gen::Next k) {
     if (seen(kP)) return same(kP, v) && k();
     if (!bind(kP, v)) return false;
@@ -342,7 +344,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchErf(in1, [&] { return matchOne(in0, k); });
   }
 
-  /// Mul(x, p)  (rules/gelu.yaml:81:15)
+  /// Mul(x, p)  (rules/gelu.yaml:84:15)
   bool matchMul9(ValueId v, gen::Next k) {
     if (seen(kMul9)) return same(kMul9, v) && k();
     if (!bind(kMul9, v)) return false;
@@ -356,7 +358,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchP(in0, k); });
   }
 
-  /// Mul(Mul(x, p), half)  (rules/gelu.yaml:81:11)
+  /// Mul(Mul(x, p), half)  (rules/gelu.yaml:84:11)
   bool matchMul11(ValueId v, gen::Next k) {
     if (seen(kMul11)) return same(kMul11, v) && k();
     if (!bind(kMul11, v)) return false;
@@ -370,7 +372,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchMul9(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, half)  (rules/gelu.yaml:81:38)
+  /// Mul(x, half)  (rules/gelu.yaml:84:38)
   bool matchMul12(ValueId v, gen::Next k) {
     if (seen(kMul12)) return same(kMul12, v) && k();
     if (!bind(kMul12, v)) return false;
@@ -384,7 +386,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchX(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(Mul(x, half), p)  (rules/gelu.yaml:81:34)
+  /// Mul(Mul(x, half), p)  (rules/gelu.yaml:84:34)
   bool matchMul13(ValueId v, gen::Next k) {
     if (seen(kMul13)) return same(kMul13, v) && k();
     if (!bind(kMul13, v)) return false;
@@ -398,7 +400,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchMul12(in1, [&] { return matchP(in0, k); });
   }
 
-  /// Mul(p, half)  (rules/gelu.yaml:81:64)
+  /// Mul(p, half)  (rules/gelu.yaml:84:64)
   bool matchMul14(ValueId v, gen::Next k) {
     if (seen(kMul14)) return same(kMul14, v) && k();
     if (!bind(kMul14, v)) return false;
@@ -412,7 +414,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return matchP(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, Mul(p, half))  (rules/gelu.yaml:81:57)
+  /// Mul(x, Mul(p, half))  (rules/gelu.yaml:84:57)
   bool matchMul15(ValueId v, gen::Next k) {
     if (seen(kMul15)) return same(kMul15, v) && k();
     if (!bind(kMul15, v)) return false;
@@ -427,7 +429,7 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
   }
 
   /// y = Mul(Mul(x, p), half) | Mul(Mul(x, half), p) | Mul(x, Mul(p, half)) 
-  /// (rules/gelu.yaml:81:32)
+  /// (rules/gelu.yaml:84:32)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -443,11 +445,11 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:88:9:
+  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:91:9:
   ///   y = Gelu(x, approximate='none')
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:90:20", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:93:20", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "none"));
     collectMatched();
@@ -455,8 +457,8 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:88:9",
-        "rules/gelu.yaml:90:15")) return false;
+        "rules/gelu.yaml:91:9",
+        "rules/gelu.yaml:93:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -471,19 +473,19 @@ class GeluErfMatch : public GeluSharedMatch<GeluErfIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
   }
 
-  /// Variant 1, rules/gelu.yaml:91:9:
+  /// Variant 1, rules/gelu.yaml:94:9:
   ///   y = com.microsoft.Gelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:92:34", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:95:34", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:91:9",
-        "rules/gelu.yaml:92:15")) return false;
+        "rules/gelu.yaml:94:9",
+        "rules/gelu.yaml:95:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -508,7 +510,7 @@ class GeluErfRule : public RewritePattern {
             root,
             50,
             {"ort", "onnx"},
-            "rules/gelu.yaml:74:5",
+            "rules/gelu.yaml:77:5",
             {op::kGelu, op::kComMicrosoftGelu}}),
         root_output_(root_output) {}
 
@@ -530,7 +532,7 @@ class GeluErfRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:95
+// Generated from: rules/gelu.yaml:98
 // fast_gelu (priority 50): 0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) as HF, GPT-2 and torch.onnx write it.
 //===----------------------------------------------------------------------===//
 
@@ -538,7 +540,7 @@ class GeluErfRule : public RewritePattern {
 const gen::RuleSpec& specFastGelu() {
   static const gen::RuleSpec spec = {
     "fast_gelu",
-    "rules/gelu.yaml:95:5",
+    "rules/gelu.yaml:98:5",
     38,  // root expr
     // slots
     {"x", "cube", "kappa", "inner", "beta", "k", "one_inner", "arg", "one", "t", "half", "y"},
@@ -547,98 +549,98 @@ const gen::RuleSpec& specFastGelu() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:100:19", 0},
+      {"x", "rules/gelu.yaml:103:19", 0},
       // 1: 3.0
-      {"constant 3.0", "rules/gelu.yaml:100:22", gen::kNoSlot, 0, {}, gen::floatLiteral(3.0)},
+      {"constant 3.0", "rules/gelu.yaml:103:22", gen::kNoSlot, 0, {}, gen::floatLiteral(3.0)},
       // 2: Pow(x, 3.0)
-      {"Pow", "rules/gelu.yaml:100:15", gen::kNoSlot, 2},
+      {"Pow", "rules/gelu.yaml:103:15", gen::kNoSlot, 2},
       // 3: Mul(x, x)
-      {"Mul", "rules/gelu.yaml:100:36", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:103:36", gen::kNoSlot, 2},
       // 4: Mul(x, Mul(x, x))
-      {"Mul", "rules/gelu.yaml:100:29", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:103:29", gen::kNoSlot, 2},
       // 5: Pow(x, 3.0) | Mul(x, Mul(x, x))
-      {"cube", "rules/gelu.yaml:100:27", 1},
+      {"cube", "rules/gelu.yaml:103:27", 1},
       // 6: kappa
-      {"kappa", "rules/gelu.yaml:101:32", 2},
+      {"kappa", "rules/gelu.yaml:104:32", 2},
       // 7: Mul(cube, kappa)
-      {"Mul", "rules/gelu.yaml:101:22", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:104:22", gen::kNoSlot, 2},
       // 8: Add(x, Mul(cube, kappa))
-      {"Add", "rules/gelu.yaml:101:15", 3, 2},
+      {"Add", "rules/gelu.yaml:104:15", 3, 2},
       // 9: 2.0
-      {"constant 2.0", "rules/gelu.yaml:102:24", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      {"constant 2.0", "rules/gelu.yaml:105:24", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 10: 3.1415927
-      {"constant 3.1415927", "rules/gelu.yaml:102:29", gen::kNoSlot, 0, {},
+      {"constant 3.1415927", "rules/gelu.yaml:105:29", gen::kNoSlot, 0, {},
        gen::floatLiteral(3.1415927)},
       // 11: Div(2.0, 3.1415927)
-      {"Div", "rules/gelu.yaml:102:20", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:105:20", gen::kNoSlot, 2},
       // 12: Sqrt(Div(2.0, 3.1415927))
-      {"Sqrt", "rules/gelu.yaml:102:15", gen::kNoSlot, 1},
+      {"Sqrt", "rules/gelu.yaml:105:15", gen::kNoSlot, 1},
       // 13: 2.0
-      {"constant 2.0", "rules/gelu.yaml:102:61", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
+      {"constant 2.0", "rules/gelu.yaml:105:61", gen::kNoSlot, 0, {}, gen::floatLiteral(2.0)},
       // 14: 3.1415927
-      {"constant 3.1415927", "rules/gelu.yaml:102:66", gen::kNoSlot, 0, {},
+      {"constant 3.1415927", "rules/gelu.yaml:105:66", gen::kNoSlot, 0, {},
        gen::floatLiteral(3.1415927)},
       // 15: Div(2.0, 3.1415927)
-      {"Div", "rules/gelu.yaml:102:57", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:105:57", gen::kNoSlot, 2},
       // 16: CastLike(Div(2.0, 3.1415927), x)
-      {"CastLike", "rules/gelu.yaml:102:48", gen::kNoSlot, 2},
+      {"CastLike", "rules/gelu.yaml:105:48", gen::kNoSlot, 2},
       // 17: Sqrt(CastLike(Div(2.0, 3.1415927), x))
-      {"Sqrt", "rules/gelu.yaml:102:43", gen::kNoSlot, 1},
+      {"Sqrt", "rules/gelu.yaml:105:43", gen::kNoSlot, 1},
       // 18: beta
-      {"beta", "rules/gelu.yaml:102:84", 4},
+      {"beta", "rules/gelu.yaml:105:84", 4},
       // 19: Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta
-      {"k", "rules/gelu.yaml:102:41", 5},
+      {"k", "rules/gelu.yaml:105:41", 5},
       // 20: Mul(inner, k)
-      {"Mul", "rules/gelu.yaml:103:15", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:106:15", gen::kNoSlot, 2},
       // 21: Mul(x, beta)
-      {"Mul", "rules/gelu.yaml:103:35", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:106:35", gen::kNoSlot, 2},
       // 22: Mul(x, kappa)
-      {"Mul", "rules/gelu.yaml:103:57", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:106:57", gen::kNoSlot, 2},
       // 23: Mul(Mul(x, kappa), x)
-      {"Mul", "rules/gelu.yaml:103:53", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:106:53", gen::kNoSlot, 2},
       // 24: one_inner
-      {"one_inner", "rules/gelu.yaml:103:76", 6},
+      {"one_inner", "rules/gelu.yaml:106:76", 6},
       // 25: Add(Mul(Mul(x, kappa), x), one_inner)
-      {"Add", "rules/gelu.yaml:103:49", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:106:49", gen::kNoSlot, 2},
       // 26: Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))
-      {"Mul", "rules/gelu.yaml:103:31", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:106:31", gen::kNoSlot, 2},
       // 27: Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))
-      {"arg", "rules/gelu.yaml:103:29", 7},
+      {"arg", "rules/gelu.yaml:106:29", 7},
       // 28: Tanh(arg)
-      {"Tanh", "rules/gelu.yaml:104:19", gen::kNoSlot, 1},
+      {"Tanh", "rules/gelu.yaml:107:19", gen::kNoSlot, 1},
       // 29: one
-      {"one", "rules/gelu.yaml:104:30", 8},
+      {"one", "rules/gelu.yaml:107:30", 8},
       // 30: Add(Tanh(arg), one)
-      {"Add", "rules/gelu.yaml:104:15", 9, 2},
+      {"Add", "rules/gelu.yaml:107:15", 9, 2},
       // 31: Mul(x, t)
-      {"Mul", "rules/gelu.yaml:105:19", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:108:19", gen::kNoSlot, 2},
       // 32: half
-      {"half", "rules/gelu.yaml:105:30", 10},
+      {"half", "rules/gelu.yaml:108:30", 10},
       // 33: Mul(Mul(x, t), half)
-      {"Mul", "rules/gelu.yaml:105:15", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:108:15", gen::kNoSlot, 2},
       // 34: Mul(x, half)
-      {"Mul", "rules/gelu.yaml:105:42", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:108:42", gen::kNoSlot, 2},
       // 35: Mul(Mul(x, half), t)
-      {"Mul", "rules/gelu.yaml:105:38", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:108:38", gen::kNoSlot, 2},
       // 36: Mul(t, half)
-      {"Mul", "rules/gelu.yaml:105:68", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:108:68", gen::kNoSlot, 2},
       // 37: Mul(x, Mul(t, half))
-      {"Mul", "rules/gelu.yaml:105:61", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:108:61", gen::kNoSlot, 2},
       // 38: Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half))
-      {"y", "rules/gelu.yaml:105:36", 11},
+      {"y", "rules/gelu.yaml:108:36", 11},
     },
     // constraints
-    {{Check::kConstantEquals, "rules/gelu.yaml:107:16", "kappa", 2, {}, {}, "", nullptr,
+    {{Check::kConstantEquals, "rules/gelu.yaml:110:16", "kappa", 2, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.044715),
       0.0001},
-     {Check::kConstantEquals, "rules/gelu.yaml:108:16", "beta", 4, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/gelu.yaml:111:16", "beta", 4, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.7978845608),
       0.001},
-     {Check::kConstantEquals, "rules/gelu.yaml:109:16", "one", 8, {}, {}, "", nullptr, gen::kNoSlot,
+     {Check::kConstantEquals, "rules/gelu.yaml:112:16", "one", 8, {}, {}, "", nullptr, gen::kNoSlot,
       {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0), 0.0001},
-     {Check::kConstantEquals, "rules/gelu.yaml:110:20", "one_inner", 6, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/gelu.yaml:113:20", "one_inner", 6, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(1.0), 0.0001},
-     {Check::kConstantEquals, "rules/gelu.yaml:111:16", "half", 10, {}, {}, "", nullptr,
+     {Check::kConstantEquals, "rules/gelu.yaml:114:16", "half", 10, {}, {}, "", nullptr,
       gen::kNoSlot, {}, false, false, 0.0, 0.0, {}, {}, {}, {}, gen::floatLiteral(0.5), 0.0001}},
     // rewrite variants
     {{true, "", 20}, {}},
@@ -738,13 +740,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX, matchOne, matchHalf.
 
-  /// 3.0  (rules/gelu.yaml:100:22)
+  /// 3.0  (rules/gelu.yaml:103:22)
   bool matchConstant1(ValueId v, gen::Next k) {
     if (seen(kConstant1)) return same(kConstant1, v) && k();
     return bind(kConstant1, v) && constant(kConstant1, v) && k();
   }
 
-  /// Pow(x, 3.0)  (rules/gelu.yaml:100:15)
+  /// Pow(x, 3.0)  (rules/gelu.yaml:103:15)
   bool matchPow(ValueId v, gen::Next k) {
     if (seen(kPow)) return same(kPow, v) && k();
     if (!bind(kPow, v)) return false;
@@ -753,7 +755,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(input(n, 0), [&] { return matchConstant1(input(n, 1), k); });
   }
 
-  /// Mul(x, x)  (rules/gelu.yaml:100:36)
+  /// Mul(x, x)  (rules/gelu.yaml:103:36)
   bool matchMul3(ValueId v, gen::Next k) {
     if (seen(kMul3)) return same(kMul3, v) && k();
     if (!bind(kMul3, v)) return false;
@@ -767,7 +769,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchX(in0, k); });
   }
 
-  /// Mul(x, Mul(x, x))  (rules/gelu.yaml:100:29)
+  /// Mul(x, Mul(x, x))  (rules/gelu.yaml:103:29)
   bool matchMul4(ValueId v, gen::Next k) {
     if (seen(kMul4)) return same(kMul4, v) && k();
     if (!bind(kMul4, v)) return false;
@@ -781,7 +783,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul3(in0, k); });
   }
 
-  /// cube = Pow(x, 3.0) | Mul(x, Mul(x, x))  (rules/gelu.yaml:100:27)
+  /// cube = Pow(x, 3.0) | Mul(x, Mul(x, x))  (rules/gelu.yaml:103:27)
   bool matchCube(ValueId v, gen::Next k) {
     if (seen(kCube)) return same(kCube, v) && k();
     if (!bind(kCube, v)) return false;
@@ -793,13 +795,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// kappa  (rules/gelu.yaml:101:32)
+  /// kappa  (rules/gelu.yaml:104:32)
   bool matchKappa(ValueId v, gen::Next k) {
     if (seen(kKappa)) return same(kKappa, v) && k();
     return bind(kKappa, v) && k();
   }
 
-  /// Mul(cube, kappa)  (rules/gelu.yaml:101:22)
+  /// Mul(cube, kappa)  (rules/gelu.yaml:104:22)
   bool matchMul7(ValueId v, gen::Next k) {
     if (seen(kMul7)) return same(kMul7, v) && k();
     if (!bind(kMul7, v)) return false;
@@ -813,7 +815,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchCube(in1, [&] { return matchKappa(in0, k); });
   }
 
-  /// inner = Add(x, Mul(cube, kappa))  (rules/gelu.yaml:101:15)
+  /// inner = Add(x, Mul(cube, kappa))  (rules/gelu.yaml:104:15)
   bool matchInner(ValueId v, gen::Next k) {
     if (seen(kInner)) return same(kInner, v) && k();
     if (!bind(kInner, v)) return false;
@@ -827,19 +829,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchMul7(in0, k); });
   }
 
-  /// 2.0  (rules/gelu.yaml:102:24)
+  /// 2.0  (rules/gelu.yaml:105:24)
   bool matchConstant9(ValueId v, gen::Next k) {
     if (seen(kConstant9)) return same(kConstant9, v) && k();
     return bind(kConstant9, v) && constant(kConstant9, v) && k();
   }
 
-  /// 3.1415927  (rules/gelu.yaml:102:29)
+  /// 3.1415927  (rules/gelu.yaml:105:29)
   bool matchConstant10(ValueId v, gen::Next k) {
     if (seen(kConstant10)) return same(kConstant10, v) && k();
     return bind(kConstant10, v) && constant(kConstant10, v) && k();
   }
 
-  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:102:20)
+  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:105:20)
   bool matchDiv11(ValueId v, gen::Next k) {
     if (seen(kDiv11)) return same(kDiv11, v) && k();
     if (!bind(kDiv11, v)) return false;
@@ -848,7 +850,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchConstant9(input(n, 0), [&] { return matchConstant10(input(n, 1), k); });
   }
 
-  /// Sqrt(Div(2.0, 3.1415927))  (rules/gelu.yaml:102:15)
+  /// Sqrt(Div(2.0, 3.1415927))  (rules/gelu.yaml:105:15)
   bool matchSqrt12(ValueId v, gen::Next k) {
     if (seen(kSqrt12)) return same(kSqrt12, v) && k();
     if (!bind(kSqrt12, v)) return false;
@@ -857,19 +859,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchDiv11(input(n, 0), k);
   }
 
-  /// 2.0  (rules/gelu.yaml:102:61)
+  /// 2.0  (rules/gelu.yaml:105:61)
   bool matchConstant13(ValueId v, gen::Next k) {
     if (seen(kConstant13)) return same(kConstant13, v) && k();
     return bind(kConstant13, v) && constant(kConstant13, v) && k();
   }
 
-  /// 3.1415927  (rules/gelu.yaml:102:66)
+  /// 3.1415927  (rules/gelu.yaml:105:66)
   bool matchConstant14(ValueId v, gen::Next k) {
     if (seen(kConstant14)) return same(kConstant14, v) && k();
     return bind(kConstant14, v) && constant(kConstant14, v) && k();
   }
 
-  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:102:57)
+  /// Div(2.0, 3.1415927)  (rules/gelu.yaml:105:57)
   bool matchDiv15(ValueId v, gen::Next k) {
     if (seen(kDiv15)) return same(kDiv15, v) && k();
     if (!bind(kDiv15, v)) return false;
@@ -878,7 +880,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchConstant13(input(n, 0), [&] { return matchConstant14(input(n, 1), k); });
   }
 
-  /// CastLike(Div(2.0, 3.1415927), x)  (rules/gelu.yaml:102:48)
+  /// CastLike(Div(2.0, 3.1415927), x)  (rules/gelu.yaml:105:48)
   bool matchCastLike(ValueId v, gen::Next k) {
     if (seen(kCastLike)) return same(kCastLike, v) && k();
     if (!bind(kCastLike, v)) return false;
@@ -887,7 +889,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchDiv15(input(n, 0), [&] { return matchX(input(n, 1), k); });
   }
 
-  /// Sqrt(CastLike(Div(2.0, 3.1415927), x))  (rules/gelu.yaml:102:43)
+  /// Sqrt(CastLike(Div(2.0, 3.1415927), x))  (rules/gelu.yaml:105:43)
   bool matchSqrt17(ValueId v, gen::Next k) {
     if (seen(kSqrt17)) return same(kSqrt17, v) && k();
     if (!bind(kSqrt17, v)) return false;
@@ -896,13 +898,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchCastLike(input(n, 0), k);
   }
 
-  /// beta  (rules/gelu.yaml:102:84)
+  /// beta  (rules/gelu.yaml:105:84)
   bool matchBeta(ValueId v, gen::Next k) {
     if (seen(kBeta)) return same(kBeta, v) && k();
     return bind(kBeta, v) && k();
   }
 
-  /// k = Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta  (rules/gelu.yaml:102:41)
+  /// k = Sqrt(Div(2.0, 3.1415927)) | Sqrt(CastLike(Div(...), x)) | beta  (rules/gelu.yaml:105:41)
   bool matchK(ValueId v, gen::Next k) {
     if (seen(kK)) return same(kK, v) && k();
     if (!bind(kK, v)) return false;
@@ -916,7 +918,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// Mul(inner, k)  (rules/gelu.yaml:103:15)
+  /// Mul(inner, k)  (rules/gelu.yaml:106:15)
   bool matchMul20(ValueId v, gen::Next k) {
     if (seen(kMul20)) return same(kMul20, v) && k();
     if (!bind(kMul20, v)) return false;
@@ -930,7 +932,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchInner(in1, [&] { return matchK(in0, k); });
   }
 
-  /// Mul(x, beta)  (rules/gelu.yaml:103:35)
+  /// Mul(x, beta)  (rules/gelu.yaml:106:35)
   bool matchMul21(ValueId v, gen::Next k) {
     if (seen(kMul21)) return same(kMul21, v) && k();
     if (!bind(kMul21, v)) return false;
@@ -944,7 +946,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchBeta(in0, k); });
   }
 
-  /// Mul(x, kappa)  (rules/gelu.yaml:103:57)
+  /// Mul(x, kappa)  (rules/gelu.yaml:106:57)
   bool matchMul22(ValueId v, gen::Next k) {
     if (seen(kMul22)) return same(kMul22, v) && k();
     if (!bind(kMul22, v)) return false;
@@ -958,7 +960,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchKappa(in0, k); });
   }
 
-  /// Mul(Mul(x, kappa), x)  (rules/gelu.yaml:103:53)
+  /// Mul(Mul(x, kappa), x)  (rules/gelu.yaml:106:53)
   bool matchMul23(ValueId v, gen::Next k) {
     if (seen(kMul23)) return same(kMul23, v) && k();
     if (!bind(kMul23, v)) return false;
@@ -972,13 +974,13 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul22(in1, [&] { return matchX(in0, k); });
   }
 
-  /// one_inner  (rules/gelu.yaml:103:76)
+  /// one_inner  (rules/gelu.yaml:106:76)
   bool matchOneInner(ValueId v, gen::Next k) {
     if (seen(kOneInner)) return same(kOneInner, v) && k();
     return bind(kOneInner, v) && k();
   }
 
-  /// Add(Mul(Mul(x, kappa), x), one_inner)  (rules/gelu.yaml:103:49)
+  /// Add(Mul(Mul(x, kappa), x), one_inner)  (rules/gelu.yaml:106:49)
   bool matchAdd(ValueId v, gen::Next k) {
     if (seen(kAdd)) return same(kAdd, v) && k();
     if (!bind(kAdd, v)) return false;
@@ -992,7 +994,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul23(in1, [&] { return matchOneInner(in0, k); });
   }
 
-  /// Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))  (rules/gelu.yaml:103:31)
+  /// Mul(Mul(x, beta), Add(Mul(Mul(...), x), one_inner))  (rules/gelu.yaml:106:31)
   bool matchMul26(ValueId v, gen::Next k) {
     if (seen(kMul26)) return same(kMul26, v) && k();
     if (!bind(kMul26, v)) return false;
@@ -1006,7 +1008,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul21(in1, [&] { return matchAdd(in0, k); });
   }
 
-  /// arg = Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))  (rules/gelu.yaml:103:29)
+  /// arg = Mul(inner, k) | Mul(Mul(x, beta), Add(Mul(...), one_inner))  (rules/gelu.yaml:106:29)
   bool matchArg(ValueId v, gen::Next k) {
     if (seen(kArg)) return same(kArg, v) && k();
     if (!bind(kArg, v)) return false;
@@ -1018,7 +1020,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return false;
   }
 
-  /// Tanh(arg)  (rules/gelu.yaml:104:19)
+  /// Tanh(arg)  (rules/gelu.yaml:107:19)
   bool matchTanh(ValueId v, gen::Next k) {
     if (seen(kTanh)) return same(kTanh, v) && k();
     if (!bind(kTanh, v)) return false;
@@ -1027,7 +1029,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchArg(input(n, 0), k);
   }
 
-  /// t = Add(Tanh(arg), one)  (rules/gelu.yaml:104:15)
+  /// t = Add(Tanh(arg), one)  (rules/gelu.yaml:107:15)
   bool matchT(ValueId v, gen::Next k) {
     if (seen(kT)) return same(kT, v) && k();
     if (!bind(kT, v)) return false;
@@ -1041,7 +1043,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchTanh(in1, [&] { return matchOne(in0, k); });
   }
 
-  /// Mul(x, t)  (rules/gelu.yaml:105:19)
+  /// Mul(x, t)  (rules/gelu.yaml:108:19)
   bool matchMul31(ValueId v, gen::Next k) {
     if (seen(kMul31)) return same(kMul31, v) && k();
     if (!bind(kMul31, v)) return false;
@@ -1055,7 +1057,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchT(in0, k); });
   }
 
-  /// Mul(Mul(x, t), half)  (rules/gelu.yaml:105:15)
+  /// Mul(Mul(x, t), half)  (rules/gelu.yaml:108:15)
   bool matchMul33(ValueId v, gen::Next k) {
     if (seen(kMul33)) return same(kMul33, v) && k();
     if (!bind(kMul33, v)) return false;
@@ -1069,7 +1071,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul31(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, half)  (rules/gelu.yaml:105:42)
+  /// Mul(x, half)  (rules/gelu.yaml:108:42)
   bool matchMul34(ValueId v, gen::Next k) {
     if (seen(kMul34)) return same(kMul34, v) && k();
     if (!bind(kMul34, v)) return false;
@@ -1083,7 +1085,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchX(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(Mul(x, half), t)  (rules/gelu.yaml:105:38)
+  /// Mul(Mul(x, half), t)  (rules/gelu.yaml:108:38)
   bool matchMul35(ValueId v, gen::Next k) {
     if (seen(kMul35)) return same(kMul35, v) && k();
     if (!bind(kMul35, v)) return false;
@@ -1097,7 +1099,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchMul34(in1, [&] { return matchT(in0, k); });
   }
 
-  /// Mul(t, half)  (rules/gelu.yaml:105:68)
+  /// Mul(t, half)  (rules/gelu.yaml:108:68)
   bool matchMul36(ValueId v, gen::Next k) {
     if (seen(kMul36)) return same(kMul36, v) && k();
     if (!bind(kMul36, v)) return false;
@@ -1111,7 +1113,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return matchT(in1, [&] { return matchHalf(in0, k); });
   }
 
-  /// Mul(x, Mul(t, half))  (rules/gelu.yaml:105:61)
+  /// Mul(x, Mul(t, half))  (rules/gelu.yaml:108:61)
   bool matchMul37(ValueId v, gen::Next k) {
     if (seen(kMul37)) return same(kMul37, v) && k();
     if (!bind(kMul37, v)) return false;
@@ -1126,7 +1128,7 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
   }
 
   /// y = Mul(Mul(x, t), half) | Mul(Mul(x, half), t) | Mul(x, Mul(t, half)) 
-  /// (rules/gelu.yaml:105:36)
+  /// (rules/gelu.yaml:108:36)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1142,11 +1144,11 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:113:9:
+  /// Variant 0 (when opset in [20, -]), rules/gelu.yaml:116:9:
   ///   y = Gelu(x, approximate='tanh')
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:115:20", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:118:20", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::stringAttribute("approximate", "tanh"));
     collectMatched();
@@ -1154,8 +1156,8 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:113:9",
-        "rules/gelu.yaml:115:15")) return false;
+        "rules/gelu.yaml:116:9",
+        "rules/gelu.yaml:118:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1170,19 +1172,19 @@ class FastGeluMatch : public GeluSharedMatch<FastGeluIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v1}});
   }
 
-  /// Variant 1, rules/gelu.yaml:116:9:
+  /// Variant 1, rules/gelu.yaml:119:9:
   ///   y = com.microsoft.FastGelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:117:38", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:120:38", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:116:9",
-        "rules/gelu.yaml:117:15")) return false;
+        "rules/gelu.yaml:119:9",
+        "rules/gelu.yaml:120:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1207,7 +1209,7 @@ class FastGeluRule : public RewritePattern {
             root,
             50,
             {"ort", "onnx"},
-            "rules/gelu.yaml:95:5",
+            "rules/gelu.yaml:98:5",
             {op::kGelu, op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
@@ -1229,7 +1231,7 @@ class FastGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:120
+// Generated from: rules/gelu.yaml:123
 // quick_gelu (priority 50): x * Sigmoid(alpha * x), alpha a scalar constant (1.702 in CLIP).
 //===----------------------------------------------------------------------===//
 
@@ -1237,7 +1239,7 @@ class FastGeluRule : public RewritePattern {
 const gen::RuleSpec& specQuickGelu() {
   static const gen::RuleSpec spec = {
     "quick_gelu",
-    "rules/gelu.yaml:120:5",
+    "rules/gelu.yaml:123:5",
     4,  // root expr
     // slots
     {"x", "alpha", "y"},
@@ -1246,19 +1248,19 @@ const gen::RuleSpec& specQuickGelu() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:124:15", 0},
+      {"x", "rules/gelu.yaml:127:15", 0},
       // 1: alpha
-      {"alpha", "rules/gelu.yaml:124:33", 1},
+      {"alpha", "rules/gelu.yaml:127:33", 1},
       // 2: Mul(x, alpha)
-      {"Mul", "rules/gelu.yaml:124:26", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:127:26", gen::kNoSlot, 2},
       // 3: Sigmoid(Mul(x, alpha))
-      {"Sigmoid", "rules/gelu.yaml:124:18", gen::kNoSlot, 1},
+      {"Sigmoid", "rules/gelu.yaml:127:18", gen::kNoSlot, 1},
       // 4: Mul(x, Sigmoid(Mul(x, alpha)))
-      {"Mul", "rules/gelu.yaml:124:11", 2, 2},
+      {"Mul", "rules/gelu.yaml:127:11", 2, 2},
     },
     // constraints
-    {{Check::kScalar, "rules/gelu.yaml:126:16", "alpha", 1},
-     {Check::kRank, "rules/gelu.yaml:126:30", "alpha", 1, {}, {}, "", nullptr, gen::kNoSlot,
+    {{Check::kScalar, "rules/gelu.yaml:129:16", "alpha", 1},
+     {Check::kRank, "rules/gelu.yaml:129:30", "alpha", 1, {}, {}, "", nullptr, gen::kNoSlot,
       {0, 1}}},
     // rewrite variants
     {{}},
@@ -1309,13 +1311,13 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// alpha  (rules/gelu.yaml:124:33)
+  /// alpha  (rules/gelu.yaml:127:33)
   bool matchAlpha(ValueId v, gen::Next k) {
     if (seen(kAlpha)) return same(kAlpha, v) && k();
     return bind(kAlpha, v) && k();
   }
 
-  /// Mul(x, alpha)  (rules/gelu.yaml:124:26)
+  /// Mul(x, alpha)  (rules/gelu.yaml:127:26)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -1329,7 +1331,7 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
     return matchX(in1, [&] { return matchAlpha(in0, k); });
   }
 
-  /// Sigmoid(Mul(x, alpha))  (rules/gelu.yaml:124:18)
+  /// Sigmoid(Mul(x, alpha))  (rules/gelu.yaml:127:18)
   bool matchSigmoid(ValueId v, gen::Next k) {
     if (seen(kSigmoid)) return same(kSigmoid, v) && k();
     if (!bind(kSigmoid, v)) return false;
@@ -1338,7 +1340,7 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
     return matchMul(input(n, 0), k);
   }
 
-  /// y = Mul(x, Sigmoid(Mul(x, alpha)))  (rules/gelu.yaml:124:11)
+  /// y = Mul(x, Sigmoid(Mul(x, alpha)))  (rules/gelu.yaml:127:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1354,18 +1356,18 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:127:5:
+  /// Variant 0, rules/gelu.yaml:130:5:
   ///   y = com.microsoft.QuickGelu(x, alpha=value(alpha))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:128:35", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:131:35", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     std::optional<onnx::AttributeProto> a1_0 = valueOf(
         kSlotAlpha,
         "alpha",
         "alpha",
-        "rules/gelu.yaml:128:38",
-        "rules/gelu.yaml:128:38");
+        "rules/gelu.yaml:131:38",
+        "rules/gelu.yaml:131:38");
     if (!a1_0) return false;
     attrs1.push_back(std::move(*a1_0));
     collectMatched();
@@ -1373,8 +1375,8 @@ class QuickGeluMatch : public GeluSharedMatch<QuickGeluIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:127:5",
-        "rules/gelu.yaml:128:11")) return false;
+        "rules/gelu.yaml:130:5",
+        "rules/gelu.yaml:131:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1399,7 +1401,7 @@ class QuickGeluRule : public RewritePattern {
             root,
             50,
             {"ort"},
-            "rules/gelu.yaml:120:5",
+            "rules/gelu.yaml:123:5",
             {op::kComMicrosoftQuickGelu}}),
         root_output_(root_output) {}
 
@@ -1421,7 +1423,7 @@ class QuickGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:132
+// Generated from: rules/gelu.yaml:135
 // silu (priority 50): x * Sigmoid(x) (SiLU), which is QuickGelu with alpha 1.
 //===----------------------------------------------------------------------===//
 
@@ -1429,7 +1431,7 @@ class QuickGeluRule : public RewritePattern {
 const gen::RuleSpec& specSilu() {
   static const gen::RuleSpec spec = {
     "silu",
-    "rules/gelu.yaml:132:5",
+    "rules/gelu.yaml:135:5",
     2,  // root expr
     // slots
     {"x", "y"},
@@ -1438,11 +1440,11 @@ const gen::RuleSpec& specSilu() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:136:15", 0},
+      {"x", "rules/gelu.yaml:139:15", 0},
       // 1: Sigmoid(x)
-      {"Sigmoid", "rules/gelu.yaml:136:18", gen::kNoSlot, 1},
+      {"Sigmoid", "rules/gelu.yaml:139:18", gen::kNoSlot, 1},
       // 2: Mul(x, Sigmoid(x))
-      {"Mul", "rules/gelu.yaml:136:11", 1, 2},
+      {"Mul", "rules/gelu.yaml:139:11", 1, 2},
     },
     // constraints
     {},
@@ -1492,7 +1494,7 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// Sigmoid(x)  (rules/gelu.yaml:136:18)
+  /// Sigmoid(x)  (rules/gelu.yaml:139:18)
   bool matchSigmoid(ValueId v, gen::Next k) {
     if (seen(kSigmoid)) return same(kSigmoid, v) && k();
     if (!bind(kSigmoid, v)) return false;
@@ -1501,7 +1503,7 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// y = Mul(x, Sigmoid(x))  (rules/gelu.yaml:136:11)
+  /// y = Mul(x, Sigmoid(x))  (rules/gelu.yaml:139:11)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1517,11 +1519,11 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0, rules/gelu.yaml:137:5:
+  /// Variant 0, rules/gelu.yaml:140:5:
   ///   y = com.microsoft.QuickGelu(x, alpha=1.0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:138:35", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:141:35", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     attrs1.push_back(gen::floatAttribute("alpha", 1.0));
     collectMatched();
@@ -1529,8 +1531,8 @@ class SiluMatch : public GeluSharedMatch<SiluIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:137:5",
-        "rules/gelu.yaml:138:11")) return false;
+        "rules/gelu.yaml:140:5",
+        "rules/gelu.yaml:141:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1555,7 +1557,7 @@ class SiluRule : public RewritePattern {
             root,
             50,
             {"ort"},
-            "rules/gelu.yaml:132:5",
+            "rules/gelu.yaml:135:5",
             {op::kComMicrosoftQuickGelu}}),
         root_output_(root_output) {}
 
@@ -1577,7 +1579,7 @@ class SiluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:143
+// Generated from: rules/gelu.yaml:146
 // bias_gelu (priority 40): Gelu (into BiasGelu) or its tanh form (into FastGelu) of x plus a 1-D bias along x's static last axis.
 //===----------------------------------------------------------------------===//
 
@@ -1585,7 +1587,7 @@ class SiluRule : public RewritePattern {
 const gen::RuleSpec& specBiasGelu() {
   static const gen::RuleSpec spec = {
     "bias_gelu",
-    "rules/gelu.yaml:143:5",
+    "rules/gelu.yaml:146:5",
     10,  // root expr
     // slots
     {"x", "bias", "y"},
@@ -1594,37 +1596,37 @@ const gen::RuleSpec& specBiasGelu() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:147:35", 0},
+      {"x", "rules/gelu.yaml:150:35", 0},
       // 1: bias
-      {"bias", "rules/gelu.yaml:147:38", 1},
+      {"bias", "rules/gelu.yaml:150:38", 1},
       // 2: Add(x, bias)
-      {"Add", "rules/gelu.yaml:147:31", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:150:31", gen::kNoSlot, 2},
       // 3: com.microsoft.Gelu(Add(x, bias))
-      {"com.microsoft.Gelu", "rules/gelu.yaml:147:12", gen::kNoSlot, 1},
+      {"com.microsoft.Gelu", "rules/gelu.yaml:150:12", gen::kNoSlot, 1},
       // 4: Add(x, bias)
-      {"Add", "rules/gelu.yaml:147:57", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:150:57", gen::kNoSlot, 2},
       // 5: Gelu(Add(x, bias), approximate='none')
-      {"Gelu", "rules/gelu.yaml:147:52", gen::kNoSlot, 1,
-       {{"approximate", "rules/gelu.yaml:147:71", Attr::kEquals, {gen::stringLiteral("none")},
+      {"Gelu", "rules/gelu.yaml:150:52", gen::kNoSlot, 1,
+       {{"approximate", "rules/gelu.yaml:150:71", Attr::kEquals, {gen::stringLiteral("none")},
          false, gen::stringLiteral("none")}}},
       // 6: Add(x, bias)
-      {"Add", "rules/gelu.yaml:148:37", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:151:37", gen::kNoSlot, 2},
       // 7: com.microsoft.FastGelu(Add(x, bias))
-      {"com.microsoft.FastGelu", "rules/gelu.yaml:148:14", gen::kNoSlot, 1},
+      {"com.microsoft.FastGelu", "rules/gelu.yaml:151:14", gen::kNoSlot, 1},
       // 8: Add(x, bias)
-      {"Add", "rules/gelu.yaml:149:19", gen::kNoSlot, 2},
+      {"Add", "rules/gelu.yaml:152:19", gen::kNoSlot, 2},
       // 9: Gelu(Add(x, bias), approximate='tanh')
-      {"Gelu", "rules/gelu.yaml:149:14", gen::kNoSlot, 1,
-       {{"approximate", "rules/gelu.yaml:149:33", Attr::kEquals, {gen::stringLiteral("tanh")},
+      {"Gelu", "rules/gelu.yaml:152:14", gen::kNoSlot, 1,
+       {{"approximate", "rules/gelu.yaml:152:33", Attr::kEquals, {gen::stringLiteral("tanh")},
          false, gen::stringLiteral("none")}}},
       // 10: com.microsoft.Gelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='none') | com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh')
-      {"y", "rules/gelu.yaml:147:50", 2},
+      {"y", "rules/gelu.yaml:150:50", 2},
     },
     // constraints
-    {{Check::kRank, "rules/gelu.yaml:151:15", "bias", 1, {}, {}, "", nullptr, gen::kNoSlot, {1}},
-     {Check::kNative, "rules/gelu.yaml:151:24", "bias", gen::kNoSlot, {"bias", "x"}, {1, 0},
+    {{Check::kRank, "rules/gelu.yaml:154:15", "bias", 1, {}, {}, "", nullptr, gen::kNoSlot, {1}},
+     {Check::kNative, "rules/gelu.yaml:154:24", "bias", gen::kNoSlot, {"bias", "x"}, {1, 0},
       "last_dim_of", gen::nativePredicate("last_dim_of")},
-     {Check::kNative, "rules/gelu.yaml:152:15", "x", gen::kNoSlot, {"x"}, {0}, "static_last_dim",
+     {Check::kNative, "rules/gelu.yaml:155:15", "x", gen::kNoSlot, {"x"}, {0}, "static_last_dim",
       gen::nativePredicate("static_last_dim")}},
     // rewrite variants
     {{true, "", -1, -1, {{{10, 0}, {10, 1}}}}, {}},
@@ -1687,13 +1689,13 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX.
 
-  /// bias  (rules/gelu.yaml:147:38)
+  /// bias  (rules/gelu.yaml:150:38)
   bool matchBias(ValueId v, gen::Next k) {
     if (seen(kBias)) return same(kBias, v) && k();
     return bind(kBias, v) && k();
   }
 
-  /// Add(x, bias)  (rules/gelu.yaml:147:31)
+  /// Add(x, bias)  (rules/gelu.yaml:150:31)
   bool matchAdd2(ValueId v, gen::Next k) {
     if (seen(kAdd2)) return same(kAdd2, v) && k();
     if (!bind(kAdd2, v)) return false;
@@ -1707,7 +1709,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchX(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// com.microsoft.Gelu(Add(x, bias))  (rules/gelu.yaml:147:12)
+  /// com.microsoft.Gelu(Add(x, bias))  (rules/gelu.yaml:150:12)
   bool matchGelu3(ValueId v, gen::Next k) {
     if (seen(kGelu3)) return same(kGelu3, v) && k();
     if (!bind(kGelu3, v)) return false;
@@ -1716,7 +1718,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchAdd2(input(n, 0), k);
   }
 
-  /// Add(x, bias)  (rules/gelu.yaml:147:57)
+  /// Add(x, bias)  (rules/gelu.yaml:150:57)
   bool matchAdd4(ValueId v, gen::Next k) {
     if (seen(kAdd4)) return same(kAdd4, v) && k();
     if (!bind(kAdd4, v)) return false;
@@ -1730,7 +1732,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchX(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// Gelu(Add(x, bias), approximate='none')  (rules/gelu.yaml:147:52)
+  /// Gelu(Add(x, bias), approximate='none')  (rules/gelu.yaml:150:52)
   bool matchGelu5(ValueId v, gen::Next k) {
     if (seen(kGelu5)) return same(kGelu5, v) && k();
     if (!bind(kGelu5, v)) return false;
@@ -1739,7 +1741,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchAdd4(input(n, 0), k);
   }
 
-  /// Add(x, bias)  (rules/gelu.yaml:148:37)
+  /// Add(x, bias)  (rules/gelu.yaml:151:37)
   bool matchAdd6(ValueId v, gen::Next k) {
     if (seen(kAdd6)) return same(kAdd6, v) && k();
     if (!bind(kAdd6, v)) return false;
@@ -1753,7 +1755,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchX(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// com.microsoft.FastGelu(Add(x, bias))  (rules/gelu.yaml:148:14)
+  /// com.microsoft.FastGelu(Add(x, bias))  (rules/gelu.yaml:151:14)
   bool matchFastGelu(ValueId v, gen::Next k) {
     if (seen(kFastGelu)) return same(kFastGelu, v) && k();
     if (!bind(kFastGelu, v)) return false;
@@ -1762,7 +1764,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchAdd6(input(n, 0), k);
   }
 
-  /// Add(x, bias)  (rules/gelu.yaml:149:19)
+  /// Add(x, bias)  (rules/gelu.yaml:152:19)
   bool matchAdd8(ValueId v, gen::Next k) {
     if (seen(kAdd8)) return same(kAdd8, v) && k();
     if (!bind(kAdd8, v)) return false;
@@ -1776,7 +1778,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return matchX(in1, [&] { return matchBias(in0, k); });
   }
 
-  /// Gelu(Add(x, bias), approximate='tanh')  (rules/gelu.yaml:149:14)
+  /// Gelu(Add(x, bias), approximate='tanh')  (rules/gelu.yaml:152:14)
   bool matchGelu9(ValueId v, gen::Next k) {
     if (seen(kGelu9)) return same(kGelu9, v) && k();
     if (!bind(kGelu9, v)) return false;
@@ -1787,7 +1789,7 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
 
   /// y = com.microsoft.Gelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='none') |
   /// com.microsoft.FastGelu(Add(x, bias)) | Gelu(Add(x, bias), approximate='tanh') 
-  /// (rules/gelu.yaml:147:50)
+  /// (rules/gelu.yaml:150:50)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -1805,20 +1807,20 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @erf), rules/gelu.yaml:154:9:
+  /// Variant 0 (when @erf), rules/gelu.yaml:157:9:
   ///   y = com.microsoft.BiasGelu(x, bias)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:155:40", "x")) return false;
-    if (!requireBound(kSlotBias, "rules/gelu.yaml:155:43", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:158:40", "x")) return false;
+    if (!requireBound(kSlotBias, "rules/gelu.yaml:158:43", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:154:9",
-        "rules/gelu.yaml:155:17")) return false;
+        "rules/gelu.yaml:157:9",
+        "rules/gelu.yaml:158:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1834,20 +1836,20 @@ class BiasGeluMatch : public GeluSharedMatch<BiasGeluIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1, rules/gelu.yaml:156:9:
+  /// Variant 1, rules/gelu.yaml:159:9:
   ///   y = com.microsoft.FastGelu(x, bias)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:156:40", "x")) return false;
-    if (!requireBound(kSlotBias, "rules/gelu.yaml:156:43", "bias")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:159:40", "x")) return false;
+    if (!requireBound(kSlotBias, "rules/gelu.yaml:159:43", "bias")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:156:9",
-        "rules/gelu.yaml:156:17")) return false;
+        "rules/gelu.yaml:159:9",
+        "rules/gelu.yaml:159:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -1873,7 +1875,7 @@ class BiasGeluRule : public RewritePattern {
             root,
             40,
             {"ort"},
-            "rules/gelu.yaml:143:5",
+            "rules/gelu.yaml:146:5",
             {op::kComMicrosoftBiasGelu, op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
@@ -1895,7 +1897,7 @@ class BiasGeluRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:164
+// Generated from: rules/gelu.yaml:167
 // gelu_approximation (priority 30): Exact Gelu as FastGelu, its tanh approximation; off unless --enable approximation.
 //===----------------------------------------------------------------------===//
 
@@ -1903,7 +1905,7 @@ class BiasGeluRule : public RewritePattern {
 const gen::RuleSpec& specGeluApproximation() {
   static const gen::RuleSpec spec = {
     "gelu_approximation",
-    "rules/gelu.yaml:164:5",
+    "rules/gelu.yaml:167:5",
     5,  // root expr
     // slots
     {"x", "b", "y"},
@@ -1912,22 +1914,22 @@ const gen::RuleSpec& specGeluApproximation() {
     // exprs
     {
       // 0: x
-      {"x", "rules/gelu.yaml:169:31", 0},
+      {"x", "rules/gelu.yaml:172:31", 0},
       // 1: com.microsoft.Gelu(x)
-      {"com.microsoft.Gelu", "rules/gelu.yaml:169:12", gen::kNoSlot, 1},
+      {"com.microsoft.Gelu", "rules/gelu.yaml:172:12", gen::kNoSlot, 1},
       // 2: b
-      {"b", "rules/gelu.yaml:169:68", 1},
+      {"b", "rules/gelu.yaml:172:68", 1},
       // 3: com.microsoft.BiasGelu(x, b)
-      {"com.microsoft.BiasGelu", "rules/gelu.yaml:169:42", gen::kNoSlot, 2},
+      {"com.microsoft.BiasGelu", "rules/gelu.yaml:172:42", gen::kNoSlot, 2},
       // 4: Gelu(x, approximate='none')
-      {"Gelu", "rules/gelu.yaml:170:14", gen::kNoSlot, 1,
-       {{"approximate", "rules/gelu.yaml:170:22", Attr::kEquals, {gen::stringLiteral("none")},
+      {"Gelu", "rules/gelu.yaml:173:14", gen::kNoSlot, 1,
+       {{"approximate", "rules/gelu.yaml:173:22", Attr::kEquals, {gen::stringLiteral("none")},
          false, gen::stringLiteral("none")}}},
       // 5: com.microsoft.Gelu(x) | com.microsoft.BiasGelu(x, b) | Gelu(x, approximate='none')
-      {"y", "rules/gelu.yaml:169:40", 2},
+      {"y", "rules/gelu.yaml:172:40", 2},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:172:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:175:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16"}, {1, 10}}},
     // rewrite variants
     {{true, "", -1, -1, {{{5, 1}}}}, {}},
@@ -1985,7 +1987,7 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchX, matchB.
 
-  /// com.microsoft.Gelu(x)  (rules/gelu.yaml:169:12)
+  /// com.microsoft.Gelu(x)  (rules/gelu.yaml:172:12)
   bool matchGelu1(ValueId v, gen::Next k) {
     if (seen(kGelu1)) return same(kGelu1, v) && k();
     if (!bind(kGelu1, v)) return false;
@@ -1994,7 +1996,7 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
     return matchX(input(n, 0), k);
   }
 
-  /// com.microsoft.BiasGelu(x, b)  (rules/gelu.yaml:169:42)
+  /// com.microsoft.BiasGelu(x, b)  (rules/gelu.yaml:172:42)
   bool matchBiasGelu(ValueId v, gen::Next k) {
     if (seen(kBiasGelu)) return same(kBiasGelu, v) && k();
     if (!bind(kBiasGelu, v)) return false;
@@ -2003,7 +2005,7 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
     return matchX(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// Gelu(x, approximate='none')  (rules/gelu.yaml:170:14)
+  /// Gelu(x, approximate='none')  (rules/gelu.yaml:173:14)
   bool matchGelu4(ValueId v, gen::Next k) {
     if (seen(kGelu4)) return same(kGelu4, v) && k();
     if (!bind(kGelu4, v)) return false;
@@ -2013,7 +2015,7 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
   }
 
   /// y = com.microsoft.Gelu(x) | com.microsoft.BiasGelu(x, b) | Gelu(x, approximate='none') 
-  /// (rules/gelu.yaml:169:40)
+  /// (rules/gelu.yaml:172:40)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2029,20 +2031,20 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @bias), rules/gelu.yaml:174:9:
+  /// Variant 0 (when @bias), rules/gelu.yaml:177:9:
   ///   y = com.microsoft.FastGelu(x, b)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:175:40", "x")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:175:43", "b")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:178:40", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:178:43", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:174:9",
-        "rules/gelu.yaml:175:17")) return false;
+        "rules/gelu.yaml:177:9",
+        "rules/gelu.yaml:178:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2058,19 +2060,19 @@ class GeluApproximationMatch : public GeluSharedMatch<GeluApproximationIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1, rules/gelu.yaml:176:9:
+  /// Variant 1, rules/gelu.yaml:179:9:
   ///   y = com.microsoft.FastGelu(x)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotX, "rules/gelu.yaml:176:40", "x")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:179:40", "x")) return false;
     std::vector<onnx::AttributeProto> attrs1;
     collectMatched();
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:176:9",
-        "rules/gelu.yaml:176:17")) return false;
+        "rules/gelu.yaml:179:9",
+        "rules/gelu.yaml:179:17")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2095,7 +2097,7 @@ class GeluApproximationRule : public RewritePattern {
             root,
             30,
             {"ort", "opt_in", "approximation"},
-            "rules/gelu.yaml:164:5",
+            "rules/gelu.yaml:167:5",
             {op::kComMicrosoftFastGelu}}),
         root_output_(root_output) {}
 
@@ -2117,15 +2119,15 @@ class GeluApproximationRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:186
-// transpose_cast_matmul (priority 21): MatMul of Cast(Transpose(a)) as MatMul of Transpose(Cast(a)), so the Transpose can fold.
+// Generated from: rules/gelu.yaml:189
+// transpose_cast_matmul (priority 22): MatMul of Cast(Transpose(a)) as MatMul of Transpose(Cast(a)), so the Transpose can fold.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule transpose_cast_matmul for the shared checks and messages.
 const gen::RuleSpec& specTransposeCastMatmul() {
   static const gen::RuleSpec spec = {
     "transpose_cast_matmul",
-    "rules/gelu.yaml:186:5",
+    "rules/gelu.yaml:189:5",
     6,  // root expr
     // slots
     {"a", "tr", "c", "b", "y"},
@@ -2134,21 +2136,21 @@ const gen::RuleSpec& specTransposeCastMatmul() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:190:22", 0},
+      {"a", "rules/gelu.yaml:193:22", 0},
       // 1: Transpose(a, perm=capture(p))
-      {"Transpose", "rules/gelu.yaml:190:12", 1, 1,
-       {{"perm", "rules/gelu.yaml:190:25", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0, "p"}}},
+      {"Transpose", "rules/gelu.yaml:193:12", 1, 1,
+       {{"perm", "rules/gelu.yaml:193:25", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 0, "p"}}},
       // 2: Cast(tr, to=capture(t))
-      {"Cast", "rules/gelu.yaml:191:12", 2, 1,
-       {{"to", "rules/gelu.yaml:191:21", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1, "t"}}},
+      {"Cast", "rules/gelu.yaml:194:12", 2, 1,
+       {{"to", "rules/gelu.yaml:194:21", Attr::kCapture, {}, false, {}, {}, 0.0, 0.0, 1, "t"}}},
       // 3: b
-      {"b", "rules/gelu.yaml:192:22", 3},
+      {"b", "rules/gelu.yaml:195:22", 3},
       // 4: MatMul(c, b)
-      {"MatMul", "rules/gelu.yaml:192:12", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:195:12", gen::kNoSlot, 2},
       // 5: MatMul(b, c)
-      {"MatMul", "rules/gelu.yaml:192:33", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:195:33", gen::kNoSlot, 2},
       // 6: MatMul(c, b) | MatMul(b, c)
-      {"y", "rules/gelu.yaml:192:31", 4},
+      {"y", "rules/gelu.yaml:195:31", 4},
     },
     // constraints
     {},
@@ -2211,7 +2213,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchB.
 
-  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:190:12)
+  /// tr = Transpose(a, perm=capture(p))  (rules/gelu.yaml:193:12)
   bool matchTr(ValueId v, gen::Next k) {
     if (seen(kTr)) return same(kTr, v) && k();
     if (!bind(kTr, v)) return false;
@@ -2220,7 +2222,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchA(input(n, 0), k);
   }
 
-  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:191:12)
+  /// c = Cast(tr, to=capture(t))  (rules/gelu.yaml:194:12)
   bool matchC(ValueId v, gen::Next k) {
     if (seen(kC)) return same(kC, v) && k();
     if (!bind(kC, v)) return false;
@@ -2229,7 +2231,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchTr(input(n, 0), k);
   }
 
-  /// MatMul(c, b)  (rules/gelu.yaml:192:12)
+  /// MatMul(c, b)  (rules/gelu.yaml:195:12)
   bool matchMatMul4(ValueId v, gen::Next k) {
     if (seen(kMatMul4)) return same(kMatMul4, v) && k();
     if (!bind(kMatMul4, v)) return false;
@@ -2238,7 +2240,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchC(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// MatMul(b, c)  (rules/gelu.yaml:192:33)
+  /// MatMul(b, c)  (rules/gelu.yaml:195:33)
   bool matchMatMul5(ValueId v, gen::Next k) {
     if (seen(kMatMul5)) return same(kMatMul5, v) && k();
     if (!bind(kMatMul5, v)) return false;
@@ -2247,7 +2249,7 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:192:31)
+  /// y = MatMul(c, b) | MatMul(b, c)  (rules/gelu.yaml:195:31)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2261,20 +2263,20 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
 
   // ---- Rewrite
 
-  /// Variant 0 (when @left), rules/gelu.yaml:195:9:
+  /// Variant 0 (when @left), rules/gelu.yaml:198:9:
   ///   tr = tr
   ///   y = MatMul(Transpose(Cast(a, to=attr(t)), perm=attr(p)), b)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:193:11", "tr")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:197:37", "a")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:196:11", "tr")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:200:37", "a")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 = captured(
         1,
         "to",
         "t",
-        "rules/gelu.yaml:197:40",
-        "rules/gelu.yaml:197:40");
+        "rules/gelu.yaml:200:40",
+        "rules/gelu.yaml:200:40");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::vector<onnx::AttributeProto> attrs3;
@@ -2282,25 +2284,25 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         0,
         "perm",
         "p",
-        "rules/gelu.yaml:197:53",
-        "rules/gelu.yaml:197:53");
+        "rules/gelu.yaml:200:53",
+        "rules/gelu.yaml:200:53");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
-    if (!requireBound(kSlotB, "rules/gelu.yaml:197:68", "b")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:200:68", "b")) return false;
     std::vector<onnx::AttributeProto> attrs5;
     collectMatched();
     if (!replaceable(
         kSlotTr,
         To::kRef,
         kSlotTr,
-        "rules/gelu.yaml:195:9",
-        "rules/gelu.yaml:193:11")) return false;
+        "rules/gelu.yaml:198:9",
+        "rules/gelu.yaml:196:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:195:9",
-        "rules/gelu.yaml:197:15")) return false;
+        "rules/gelu.yaml:198:9",
+        "rules/gelu.yaml:200:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2331,21 +2333,21 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 1, rules/gelu.yaml:198:9:
+  /// Variant 1, rules/gelu.yaml:201:9:
   ///   tr = tr
   ///   y = MatMul(b, Transpose(Cast(a, to=attr(t)), perm=attr(p)))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotTr, "rules/gelu.yaml:193:11", "tr")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:199:22", "b")) return false;
-    if (!requireBound(kSlotA, "rules/gelu.yaml:199:40", "a")) return false;
+    if (!requireBound(kSlotTr, "rules/gelu.yaml:196:11", "tr")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:202:22", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:202:40", "a")) return false;
     std::vector<onnx::AttributeProto> attrs3;
     std::optional<onnx::AttributeProto> a3_0 = captured(
         1,
         "to",
         "t",
-        "rules/gelu.yaml:199:43",
-        "rules/gelu.yaml:199:43");
+        "rules/gelu.yaml:202:43",
+        "rules/gelu.yaml:202:43");
     if (!a3_0) return false;
     attrs3.push_back(std::move(*a3_0));
     std::vector<onnx::AttributeProto> attrs4;
@@ -2353,8 +2355,8 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         0,
         "perm",
         "p",
-        "rules/gelu.yaml:199:56",
-        "rules/gelu.yaml:199:56");
+        "rules/gelu.yaml:202:56",
+        "rules/gelu.yaml:202:56");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::vector<onnx::AttributeProto> attrs5;
@@ -2363,14 +2365,14 @@ class TransposeCastMatmulMatch : public GeluSharedMatch<TransposeCastMatmulIds> 
         kSlotTr,
         To::kRef,
         kSlotTr,
-        "rules/gelu.yaml:198:9",
-        "rules/gelu.yaml:193:11")) return false;
+        "rules/gelu.yaml:201:9",
+        "rules/gelu.yaml:196:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:198:9",
-        "rules/gelu.yaml:199:15")) return false;
+        "rules/gelu.yaml:201:9",
+        "rules/gelu.yaml:202:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -2409,9 +2411,9 @@ class TransposeCastMatmulRule : public RewritePattern {
       : RewritePattern(RuleInfo{
             std::move(name),
             root,
-            21,
+            22,
             {"ort"},
-            "rules/gelu.yaml:186:5",
+            "rules/gelu.yaml:189:5",
             {op::kCast, op::kTranspose, op::kMatMul}}),
         root_output_(root_output) {}
 
@@ -2433,16 +2435,16 @@ class TransposeCastMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:201
-// fused_matmul (priority 20): MatMul of a transposed A and/or B (last two axes swapped, or batch-transposed) as one FusedMatMul.
+// Generated from: rules/gelu.yaml:204
+// fused_matmul (priority 21): MatMul of a transposed A and B (last two axes swapped, or batch-transposed) as one FusedMatMul.
 //===----------------------------------------------------------------------===//
 
 /// Static data of rule fused_matmul for the shared checks and messages.
 const gen::RuleSpec& specFusedMatmul() {
   static const gen::RuleSpec spec = {
     "fused_matmul",
-    "rules/gelu.yaml:201:5",
-    7,  // root expr
+    "rules/gelu.yaml:204:5",
+    4,  // root expr
     // slots
     {"a", "ta", "b", "tb", "y"},
     0,  // attribute captures
@@ -2450,37 +2452,31 @@ const gen::RuleSpec& specFusedMatmul() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:205:31", 0},
+      {"a", "rules/gelu.yaml:208:31", 0},
       // 1: Transpose(a)
-      {"Transpose", "rules/gelu.yaml:54:11 (in undoable_transpose at rules/gelu.yaml:205:12)", 1,
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:208:12)", 1,
        1},
       // 2: b
-      {"b", "rules/gelu.yaml:206:31", 2},
+      {"b", "rules/gelu.yaml:209:31", 2},
       // 3: Transpose(b)
-      {"Transpose", "rules/gelu.yaml:54:11 (in undoable_transpose at rules/gelu.yaml:206:12)", 3,
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:209:12)", 3,
        1},
       // 4: MatMul(ta, tb)
-      {"MatMul", "rules/gelu.yaml:207:12", gen::kNoSlot, 2},
-      // 5: MatMul(ta, b)
-      {"MatMul", "rules/gelu.yaml:207:39", gen::kNoSlot, 2},
-      // 6: MatMul(a, tb)
-      {"MatMul", "rules/gelu.yaml:207:64", gen::kNoSlot, 2},
-      // 7: MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)
-      {"y", "rules/gelu.yaml:207:37", 4},
+      {"MatMul", "rules/gelu.yaml:210:12", 4, 2},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:209:13", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:212:13", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kElemType, "rules/gelu.yaml:210:13", "b", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
+     {Check::kElemType, "rules/gelu.yaml:213:13", "b", 2, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
-     {Check::kNative, "rules/gelu.yaml:56:12 (in undoable_transpose at rules/gelu.yaml:205:12)",
+     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:208:12)",
       "ta", gen::kNoSlot, {"ta"}, {1}, "folds_into_fused_matmul",
       gen::nativePredicate("folds_into_fused_matmul"), 1},
-     {Check::kNative, "rules/gelu.yaml:56:12 (in undoable_transpose at rules/gelu.yaml:206:12)",
+     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:209:12)",
       "tb", gen::kNoSlot, {"tb"}, {3}, "folds_into_fused_matmul",
       gen::nativePredicate("folds_into_fused_matmul"), 3}},
     // rewrite variants
-    {{true, "", -1, -1, {{{7, 0}}}}, {true, "", -1, -1, {{{7, 1}}}}, {}},
+    {{}},
   };
   return spec;
 }
@@ -2492,10 +2488,7 @@ struct FusedMatmulIds {
     kTa = 1,
     kB = 2,
     kTb = 3,
-    kMatMul4 = 4,
-    kMatMul5 = 5,
-    kMatMul6 = 6,
-    kY = 7,
+    kY = 4,
   };
 };
 
@@ -2516,15 +2509,7 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
 
   /// After run() succeeded: builds the chosen rewrite variant.
   bool rewrite() {
-    switch (chosen()) {
-      case 0:
-        return rewrite0();
-      case 1:
-        return rewrite1();
-      case 2:
-        return rewrite2();
-    }
-    return false;
+    return rewrite0();
   }
 
  private:
@@ -2541,213 +2526,99 @@ class FusedMatmulMatch : public GeluSharedMatch<FusedMatmulIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchTa, matchB, matchTb.
 
-  /// MatMul(ta, tb)  (rules/gelu.yaml:207:12)
-  bool matchMatMul4(ValueId v, gen::Next k) {
-    if (seen(kMatMul4)) return same(kMatMul4, v) && k();
-    if (!bind(kMatMul4, v)) return false;
-    const NodeId n = node(kMatMul4, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul4, n, v)) return false;
-    return matchTa(input(n, 0), [&] { return matchTb(input(n, 1), k); });
-  }
-
-  /// MatMul(ta, b)  (rules/gelu.yaml:207:39)
-  bool matchMatMul5(ValueId v, gen::Next k) {
-    if (seen(kMatMul5)) return same(kMatMul5, v) && k();
-    if (!bind(kMatMul5, v)) return false;
-    const NodeId n = node(kMatMul5, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul5, n, v)) return false;
-    return matchTa(input(n, 0), [&] { return matchB(input(n, 1), k); });
-  }
-
-  /// MatMul(a, tb)  (rules/gelu.yaml:207:64)
-  bool matchMatMul6(ValueId v, gen::Next k) {
-    if (seen(kMatMul6)) return same(kMatMul6, v) && k();
-    if (!bind(kMatMul6, v)) return false;
-    const NodeId n = node(kMatMul6, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul6, n, v)) return false;
-    return matchA(input(n, 0), [&] { return matchTb(input(n, 1), k); });
-  }
-
-  /// y = MatMul(ta, tb) | MatMul(ta, b) | MatMul(a, tb)  (rules/gelu.yaml:207:37)
+  /// y = MatMul(ta, tb)  (rules/gelu.yaml:210:12)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kY, 0) && matchMatMul4(v, k)) return true;  // @trans_ab
-    undo(m);
-    if (choose(kY, 1) && matchMatMul5(v, k)) return true;  // @trans_a
-    undo(m);
-    if (choose(kY, 2) && matchMatMul6(v, k)) return true;  // @trans_b
-    undo(m);
-    return false;
+    const NodeId n = node(kY, v, op::kMatMul);
+    if (n == kNoId || !attrs(kY, n, v)) return false;
+    return matchTa(input(n, 0), [&] { return matchTb(input(n, 1), k); });
   }
 
   // ---- Rewrite
 
-  /// Variant 0 (when @trans_ab), rules/gelu.yaml:212:9:
+  /// Variant 0, rules/gelu.yaml:215:5:
+  ///   ta = ta
+  ///   tb = tb
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=helper(fused_trans), transBatchA=helper(fused_trans_batch), transBatchB=helper(fused_trans_batch))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:214:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:214:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    attrs2.push_back(gen::floatAttribute("alpha", 1.0));
-    std::optional<onnx::AttributeProto> a2_1 = attrHelper(
+    if (!requireBound(kSlotTa, "rules/gelu.yaml:214:11", "ta")) return false;
+    if (!requireBound(kSlotTb, "rules/gelu.yaml:214:11", "tb")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:216:37", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:216:40", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs4;
+    attrs4.push_back(gen::floatAttribute("alpha", 1.0));
+    std::optional<onnx::AttributeProto> a4_1 = attrHelper(
         gen::attributeHelper("fused_trans"),
         {kSlotTa},
         {"ta"},
         "transA",
-        "rules/gelu.yaml:214:58",
-        "rules/gelu.yaml:214:58");
-    if (!a2_1) return false;
-    attrs2.push_back(std::move(*a2_1));
-    std::optional<onnx::AttributeProto> a2_2 = attrHelper(
+        "rules/gelu.yaml:216:54",
+        "rules/gelu.yaml:216:54");
+    if (!a4_1) return false;
+    attrs4.push_back(std::move(*a4_1));
+    std::optional<onnx::AttributeProto> a4_2 = attrHelper(
         gen::attributeHelper("fused_trans"),
         {kSlotTb},
         {"tb"},
         "transB",
-        "rules/gelu.yaml:215:41",
-        "rules/gelu.yaml:215:41");
-    if (!a2_2) return false;
-    attrs2.push_back(std::move(*a2_2));
-    std::optional<onnx::AttributeProto> a2_3 = attrHelper(
+        "rules/gelu.yaml:217:37",
+        "rules/gelu.yaml:217:37");
+    if (!a4_2) return false;
+    attrs4.push_back(std::move(*a4_2));
+    std::optional<onnx::AttributeProto> a4_3 = attrHelper(
         gen::attributeHelper("fused_trans_batch"),
         {kSlotTa},
         {"ta"},
         "transBatchA",
-        "rules/gelu.yaml:216:41",
-        "rules/gelu.yaml:216:41");
-    if (!a2_3) return false;
-    attrs2.push_back(std::move(*a2_3));
-    std::optional<onnx::AttributeProto> a2_4 = attrHelper(
+        "rules/gelu.yaml:218:37",
+        "rules/gelu.yaml:218:37");
+    if (!a4_3) return false;
+    attrs4.push_back(std::move(*a4_3));
+    std::optional<onnx::AttributeProto> a4_4 = attrHelper(
         gen::attributeHelper("fused_trans_batch"),
         {kSlotTb},
         {"tb"},
         "transBatchB",
-        "rules/gelu.yaml:217:41",
-        "rules/gelu.yaml:217:41");
-    if (!a2_4) return false;
-    attrs2.push_back(std::move(*a2_4));
+        "rules/gelu.yaml:219:37",
+        "rules/gelu.yaml:219:37");
+    if (!a4_4) return false;
+    attrs4.push_back(std::move(*a4_4));
     collectMatched();
+    if (!replaceable(
+        kSlotTa,
+        To::kRef,
+        kSlotTa,
+        "rules/gelu.yaml:215:5",
+        "rules/gelu.yaml:214:11")) return false;
+    if (!replaceable(
+        kSlotTb,
+        To::kRef,
+        kSlotTb,
+        "rules/gelu.yaml:215:5",
+        "rules/gelu.yaml:214:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:212:9",
-        "rules/gelu.yaml:214:15")) return false;
+        "rules/gelu.yaml:215:5",
+        "rules/gelu.yaml:216:11")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
-  }
-
-  /// Variant 1 (when @trans_a), rules/gelu.yaml:218:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=helper(fused_trans), transB=0, transBatchA=helper(fused_trans_batch), transBatchB=0)
-  bool rewrite1() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:220:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:220:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    attrs2.push_back(gen::floatAttribute("alpha", 1.0));
-    std::optional<onnx::AttributeProto> a2_1 = attrHelper(
-        gen::attributeHelper("fused_trans"),
-        {kSlotTa},
-        {"ta"},
-        "transA",
-        "rules/gelu.yaml:220:58",
-        "rules/gelu.yaml:220:58");
-    if (!a2_1) return false;
-    attrs2.push_back(std::move(*a2_1));
-    attrs2.push_back(gen::intAttribute("transB", 0));
-    std::optional<onnx::AttributeProto> a2_3 = attrHelper(
-        gen::attributeHelper("fused_trans_batch"),
-        {kSlotTa},
-        {"ta"},
-        "transBatchA",
-        "rules/gelu.yaml:221:41",
-        "rules/gelu.yaml:221:41");
-    if (!a2_3) return false;
-    attrs2.push_back(std::move(*a2_3));
-    attrs2.push_back(gen::intAttribute("transBatchB", 0));
-    collectMatched();
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/gelu.yaml:218:9",
-        "rules/gelu.yaml:220:15")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
-  }
-
-  /// Variant 2, rules/gelu.yaml:222:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=1.0, transA=0, transB=helper(fused_trans), transBatchA=0, transBatchB=helper(fused_trans_batch))
-  bool rewrite2() {
-    // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:223:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:223:44", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs2;
-    attrs2.push_back(gen::floatAttribute("alpha", 1.0));
-    attrs2.push_back(gen::intAttribute("transA", 0));
-    std::optional<onnx::AttributeProto> a2_2 = attrHelper(
-        gen::attributeHelper("fused_trans"),
-        {kSlotTb},
-        {"tb"},
-        "transB",
-        "rules/gelu.yaml:223:68",
-        "rules/gelu.yaml:223:68");
-    if (!a2_2) return false;
-    attrs2.push_back(std::move(*a2_2));
-    attrs2.push_back(gen::intAttribute("transBatchA", 0));
-    std::optional<onnx::AttributeProto> a2_4 = attrHelper(
-        gen::attributeHelper("fused_trans_batch"),
-        {kSlotTb},
-        {"tb"},
-        "transBatchB",
-        "rules/gelu.yaml:224:56",
-        "rules/gelu.yaml:224:56");
-    if (!a2_4) return false;
-    attrs2.push_back(std::move(*a2_4));
-    collectMatched();
-    if (!replaceable(
-        kSlotY,
-        To::kOp,
-        gen::kNoSlot,
-        "rules/gelu.yaml:222:9",
-        "rules/gelu.yaml:223:15")) return false;
-    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
-
-    // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec2;
-    spec2.op = op::kComMicrosoftFusedMatMul;
-    spec2.inputs = {v0, v1};
-    spec2.attributes = std::move(attrs2);
-    spec2.created_by = ruleName();
-    const NodeId n2 = rw_.createNode(std::move(spec2));
-    const ValueId v2 = g_.node(n2).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
+    const ValueId v0 = slot(kSlotTa);
+    const ValueId v1 = slot(kSlotTb);
+    const ValueId v2 = slot(kSlotA);
+    const ValueId v3 = slot(kSlotB);
+    NodeSpec spec4;
+    spec4.op = op::kComMicrosoftFusedMatMul;
+    spec4.inputs = {v2, v3};
+    spec4.attributes = std::move(attrs4);
+    spec4.created_by = ruleName();
+    const NodeId n4 = rw_.createNode(std::move(spec4));
+    const ValueId v4 = g_.node(n4).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v1}, {s_.provided[2], v4}});
   }
 };
 
@@ -2758,9 +2629,9 @@ class FusedMatmulRule : public RewritePattern {
       : RewritePattern(RuleInfo{
             std::move(name),
             root,
-            20,
+            21,
             {"ort"},
-            "rules/gelu.yaml:201:5",
+            "rules/gelu.yaml:204:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -2782,7 +2653,295 @@ class FusedMatmulRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:228
+// Generated from: rules/gelu.yaml:222
+// fused_matmul_one_side (priority 20): MatMul of a transposed A or B (last two axes swapped, or batch-transposed) as one FusedMatMul.
+//===----------------------------------------------------------------------===//
+
+/// Static data of rule fused_matmul_one_side for the shared checks and messages.
+const gen::RuleSpec& specFusedMatmulOneSide() {
+  static const gen::RuleSpec spec = {
+    "fused_matmul_one_side",
+    "rules/gelu.yaml:222:5",
+    6,  // root expr
+    // slots
+    {"x", "t", "b", "a", "y"},
+    0,  // attribute captures
+    0,  // shape symbols
+    // exprs
+    {
+      // 0: x
+      {"x", "rules/gelu.yaml:226:30", 0},
+      // 1: Transpose(x)
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:226:11)", 1,
+       1},
+      // 2: b
+      {"b", "rules/gelu.yaml:227:21", 2},
+      // 3: MatMul(t, b)
+      {"MatMul", "rules/gelu.yaml:227:11", gen::kNoSlot, 2},
+      // 4: a
+      {"a", "rules/gelu.yaml:227:39", 3},
+      // 5: MatMul(a, t)
+      {"MatMul", "rules/gelu.yaml:227:32", gen::kNoSlot, 2},
+      // 6: MatMul(t, b) | MatMul(a, t)
+      {"y", "rules/gelu.yaml:227:30", 4},
+    },
+    // constraints
+    {{Check::kElemType, "rules/gelu.yaml:229:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+      false, false, 0.0, 0.0, {"float", "float16", "double"}, {1, 10, 11}},
+     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:226:11)",
+      "t", gen::kNoSlot, {"t"}, {1}, "folds_into_fused_matmul",
+      gen::nativePredicate("folds_into_fused_matmul"), 1}},
+    // rewrite variants
+    {{true, "", -1, -1, {{{6, 0}}}}, {}},
+  };
+  return spec;
+}
+
+/// Expr ids of rule fused_matmul_one_side (indices into its RuleSpec's exprs).
+struct FusedMatmulOneSideIds {
+  enum : gen::ExprId {
+    kX = 0,
+    kT = 1,
+    kB = 2,
+    kMatMul3 = 3,
+    kA = 4,
+    kMatMul5 = 5,
+    kY = 6,
+  };
+};
+
+/// The search of rule fused_matmul_one_side: one function per pattern expr, each matching its
+/// value and then the rest of the search (`k`); choice points try their options in
+/// order and undo what a failed option bound.
+class FusedMatmulOneSideMatch : public GeluSharedMatch<FusedMatmulOneSideIds> {
+ public:
+  FusedMatmulOneSideMatch(gen::Scratch& scratch, Rewriter& rw)
+      : GeluSharedMatch<FusedMatmulOneSideIds>(specFusedMatmulOneSide(), scratch, rw) {}
+
+  /// Searches for a match whose root is `root`.
+  bool run(ValueId root) {
+    reset();
+    if (root == kNoId) return rootOmitted();
+    return matchY(root, [&] { return accept(); });
+  }
+
+  /// After run() succeeded: builds the chosen rewrite variant.
+  bool rewrite() {
+    switch (chosen()) {
+      case 0:
+        return rewrite0();
+      case 1:
+        return rewrite1();
+    }
+    return false;
+  }
+
+ private:
+  enum : uint32_t {
+    kSlotX = 0,
+    kSlotT = 1,
+    kSlotB = 2,
+    kSlotA = 3,
+    kSlotY = 4,
+  };
+
+  // ---- Match
+
+  // From GeluSharedMatch (the same in other rules of this file):
+  // matchX, matchB, matchA.
+
+  /// t = Transpose(x)  (rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:226:11))
+  bool matchT(ValueId v, gen::Next k) {
+    if (seen(kT)) return same(kT, v) && k();
+    if (!bind(kT, v)) return false;
+    const NodeId n = node(kT, v, op::kTranspose);
+    if (n == kNoId || !attrs(kT, n, v)) return false;
+    return matchX(input(n, 0), k);
+  }
+
+  /// MatMul(t, b)  (rules/gelu.yaml:227:11)
+  bool matchMatMul3(ValueId v, gen::Next k) {
+    if (seen(kMatMul3)) return same(kMatMul3, v) && k();
+    if (!bind(kMatMul3, v)) return false;
+    const NodeId n = node(kMatMul3, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul3, n, v)) return false;
+    return matchT(input(n, 0), [&] { return matchB(input(n, 1), k); });
+  }
+
+  /// MatMul(a, t)  (rules/gelu.yaml:227:32)
+  bool matchMatMul5(ValueId v, gen::Next k) {
+    if (seen(kMatMul5)) return same(kMatMul5, v) && k();
+    if (!bind(kMatMul5, v)) return false;
+    const NodeId n = node(kMatMul5, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul5, n, v)) return false;
+    return matchA(input(n, 0), [&] { return matchT(input(n, 1), k); });
+  }
+
+  /// y = MatMul(t, b) | MatMul(a, t)  (rules/gelu.yaml:227:30)
+  bool matchY(ValueId v, gen::Next k) {
+    if (seen(kY)) return same(kY, v) && k();
+    if (!bind(kY, v)) return false;
+    const uint32_t m = mark();
+    if (choose(kY, 0) && matchMatMul3(v, k)) return true;  // @left
+    undo(m);
+    if (choose(kY, 1) && matchMatMul5(v, k)) return true;  // @right
+    undo(m);
+    return false;
+  }
+
+  // ---- Rewrite
+
+  /// Variant 0 (when @left), rules/gelu.yaml:232:9:
+  ///   t = t
+  ///   y = com.microsoft.FusedMatMul(x, b, alpha=1.0, transA=helper(fused_trans), transB=0, transBatchA=helper(fused_trans_batch), transBatchB=0)
+  bool rewrite0() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotT, "rules/gelu.yaml:230:11", "t")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:234:41", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:234:44", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::floatAttribute("alpha", 1.0));
+    std::optional<onnx::AttributeProto> a3_1 = attrHelper(
+        gen::attributeHelper("fused_trans"),
+        {kSlotT},
+        {"t"},
+        "transA",
+        "rules/gelu.yaml:234:58",
+        "rules/gelu.yaml:234:58");
+    if (!a3_1) return false;
+    attrs3.push_back(std::move(*a3_1));
+    attrs3.push_back(gen::intAttribute("transB", 0));
+    std::optional<onnx::AttributeProto> a3_3 = attrHelper(
+        gen::attributeHelper("fused_trans_batch"),
+        {kSlotT},
+        {"t"},
+        "transBatchA",
+        "rules/gelu.yaml:235:41",
+        "rules/gelu.yaml:235:41");
+    if (!a3_3) return false;
+    attrs3.push_back(std::move(*a3_3));
+    attrs3.push_back(gen::intAttribute("transBatchB", 0));
+    collectMatched();
+    if (!replaceable(
+        kSlotT,
+        To::kRef,
+        kSlotT,
+        "rules/gelu.yaml:232:9",
+        "rules/gelu.yaml:230:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:232:9",
+        "rules/gelu.yaml:234:15")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotT);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v3}});
+  }
+
+  /// Variant 1, rules/gelu.yaml:236:9:
+  ///   t = t
+  ///   y = com.microsoft.FusedMatMul(a, x, alpha=1.0, transA=0, transB=helper(fused_trans), transBatchA=0, transBatchB=helper(fused_trans_batch))
+  bool rewrite1() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotT, "rules/gelu.yaml:230:11", "t")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:237:41", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:237:44", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs3;
+    attrs3.push_back(gen::floatAttribute("alpha", 1.0));
+    attrs3.push_back(gen::intAttribute("transA", 0));
+    std::optional<onnx::AttributeProto> a3_2 = attrHelper(
+        gen::attributeHelper("fused_trans"),
+        {kSlotT},
+        {"t"},
+        "transB",
+        "rules/gelu.yaml:237:68",
+        "rules/gelu.yaml:237:68");
+    if (!a3_2) return false;
+    attrs3.push_back(std::move(*a3_2));
+    attrs3.push_back(gen::intAttribute("transBatchA", 0));
+    std::optional<onnx::AttributeProto> a3_4 = attrHelper(
+        gen::attributeHelper("fused_trans_batch"),
+        {kSlotT},
+        {"t"},
+        "transBatchB",
+        "rules/gelu.yaml:238:56",
+        "rules/gelu.yaml:238:56");
+    if (!a3_4) return false;
+    attrs3.push_back(std::move(*a3_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotT,
+        To::kRef,
+        kSlotT,
+        "rules/gelu.yaml:236:9",
+        "rules/gelu.yaml:230:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:236:9",
+        "rules/gelu.yaml:237:15")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotT);
+    const ValueId v1 = slot(kSlotA);
+    const ValueId v2 = slot(kSlotX);
+    NodeSpec spec3;
+    spec3.op = op::kComMicrosoftFusedMatMul;
+    spec3.inputs = {v1, v2};
+    spec3.attributes = std::move(attrs3);
+    spec3.created_by = ruleName();
+    const NodeId n3 = rw_.createNode(std::move(spec3));
+    const ValueId v3 = g_.node(n3).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v3}});
+  }
+};
+
+/// fused_matmul_one_side as a RewritePattern.
+class FusedMatmulOneSideRule : public RewritePattern {
+ public:
+  FusedMatmulOneSideRule(std::string name, OpId root, uint32_t root_output)
+      : RewritePattern(RuleInfo{
+            std::move(name),
+            root,
+            20,
+            {"ort"},
+            "rules/gelu.yaml:222:5",
+            {op::kComMicrosoftFusedMatMul}}),
+        root_output_(root_output) {}
+
+  bool appliesTo(const Graph& graph) const override {
+    if (!gen::opsetIn(graph, "", 9, -1)) return false;
+    return true;
+  }
+
+  bool matchAndRewrite(NodeId root, Rewriter& rw) const override {
+    FusedMatmulOneSideMatch m(scratch_, rw);
+    if (!m.run(rw.graph().node(root).output(root_output_)))
+      return rw.notifyMatchFailure([&] { return m.describe(); });
+    return m.rewrite();
+  }
+
+ private:
+  uint32_t root_output_;
+  mutable gen::Scratch scratch_;  // one attempt at a time
+};
+
+//===----------------------------------------------------------------------===//
+// Generated from: rules/gelu.yaml:242
 // fused_matmul_scale (priority 19): MatMul or FusedMatMul times or over a scalar constant, as one FusedMatMul (alphas multiply).
 //===----------------------------------------------------------------------===//
 
@@ -2790,7 +2949,7 @@ class FusedMatmulRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmulScale() {
   static const gen::RuleSpec spec = {
     "fused_matmul_scale",
-    "rules/gelu.yaml:228:5",
+    "rules/gelu.yaml:242:5",
     8,  // root expr
     // slots
     {"a", "b", "flagged_matmul.1.y", "m", "c", "y"},
@@ -2799,38 +2958,38 @@ const gen::RuleSpec& specFusedMatmulScale() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:232:19", 0},
+      {"a", "rules/gelu.yaml:246:19", 0},
       // 1: b
-      {"b", "rules/gelu.yaml:232:22", 1},
+      {"b", "rules/gelu.yaml:246:22", 1},
       // 2: MatMul(a, b)
-      {"MatMul", "rules/gelu.yaml:232:12", gen::kNoSlot, 2},
+      {"MatMul", "rules/gelu.yaml:246:12", gen::kNoSlot, 2},
       // 3: com.microsoft.FusedMatMul(a, b, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:47:11 (in flagged_matmul at rules/gelu.yaml:233:14)", 2, 2,
-       {{"transA", "rules/gelu.yaml:233:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+       "rules/gelu.yaml:50:11 (in flagged_matmul at rules/gelu.yaml:247:14)", 2, 2,
+       {{"transA", "rules/gelu.yaml:247:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:233:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:247:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
-        {"transBatchA", "rules/gelu.yaml:233:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchA", "rules/gelu.yaml:247:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tba"},
-        {"transBatchB", "rules/gelu.yaml:233:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchB", "rules/gelu.yaml:247:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 3, "tbb"}}},
       // 4: MatMul(a, b) | flagged_matmul.1.y
-      {"m", "rules/gelu.yaml:233:12", 3},
+      {"m", "rules/gelu.yaml:247:12", 3},
       // 5: c
-      {"c", "rules/gelu.yaml:234:18", 4},
+      {"c", "rules/gelu.yaml:248:18", 4},
       // 6: Mul(m, c)
-      {"Mul", "rules/gelu.yaml:234:11", gen::kNoSlot, 2},
+      {"Mul", "rules/gelu.yaml:248:11", gen::kNoSlot, 2},
       // 7: Div(m, c)
-      {"Div", "rules/gelu.yaml:234:28", gen::kNoSlot, 2},
+      {"Div", "rules/gelu.yaml:248:28", gen::kNoSlot, 2},
       // 8: Mul(m, c) | Div(m, c)
-      {"y", "rules/gelu.yaml:234:26", 5},
+      {"y", "rules/gelu.yaml:248:26", 5},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:236:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:250:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kScalar, "rules/gelu.yaml:237:12", "c", 4},
-     {Check::kRank, "rules/gelu.yaml:237:26", "c", 4, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+     {Check::kScalar, "rules/gelu.yaml:251:12", "c", 4},
+     {Check::kRank, "rules/gelu.yaml:251:26", "c", 4, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
     // rewrite variants
     {{true, "", -1, -1, {{{4, 0}}, {{8, 0}}}}, {true, "", -1, -1, {{{4, 0}}, {{8, 1}}}},
      {true, "", -1, -1, {{{8, 0}}}}, {true, "", -1, -1, {{{8, 1}}}}},
@@ -2898,7 +3057,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   // From GeluSharedMatch (the same in other rules of this file):
   // matchA, matchB, matchC.
 
-  /// MatMul(a, b)  (rules/gelu.yaml:232:12)
+  /// MatMul(a, b)  (rules/gelu.yaml:246:12)
   bool matchMatMul(ValueId v, gen::Next k) {
     if (seen(kMatMul)) return same(kMatMul, v) && k();
     if (!bind(kMatMul, v)) return false;
@@ -2908,8 +3067,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
   }
 
   /// flagged_matmul.1.y = com.microsoft.FusedMatMul(a, b, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:47:11 (in flagged_matmul
-  /// at rules/gelu.yaml:233:14))
+  /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:50:11 (in flagged_matmul
+  /// at rules/gelu.yaml:247:14))
   bool matchFlaggedMatmul1Y(ValueId v, gen::Next k) {
     if (seen(kFlaggedMatmul1Y)) return same(kFlaggedMatmul1Y, v) && k();
     if (!bind(kFlaggedMatmul1Y, v)) return false;
@@ -2918,7 +3077,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchA(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// m = MatMul(a, b) | flagged_matmul.1.y  (rules/gelu.yaml:233:12)
+  /// m = MatMul(a, b) | flagged_matmul.1.y  (rules/gelu.yaml:247:12)
   bool matchM(ValueId v, gen::Next k) {
     if (seen(kM)) return same(kM, v) && k();
     if (!bind(kM, v)) return false;
@@ -2930,7 +3089,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return false;
   }
 
-  /// Mul(m, c)  (rules/gelu.yaml:234:11)
+  /// Mul(m, c)  (rules/gelu.yaml:248:11)
   bool matchMul(ValueId v, gen::Next k) {
     if (seen(kMul)) return same(kMul, v) && k();
     if (!bind(kMul, v)) return false;
@@ -2944,7 +3103,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(m, c)  (rules/gelu.yaml:234:28)
+  /// Div(m, c)  (rules/gelu.yaml:248:28)
   bool matchDiv(ValueId v, gen::Next k) {
     if (seen(kDiv)) return same(kDiv, v) && k();
     if (!bind(kDiv, v)) return false;
@@ -2953,7 +3112,7 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return matchM(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:234:26)
+  /// y = Mul(m, c) | Div(m, c)  (rules/gelu.yaml:248:26)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -2967,20 +3126,20 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:239:9:
+  /// Variant 0 (when @plain @mul), rules/gelu.yaml:253:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:240:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:240:36", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:254:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:254:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = attrHelper(
         gen::attributeHelper("alpha_times"),
         {kSlotM, kSlotC},
         {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:240:17)",
-        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:240:17)");
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:254:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:254:17)");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     attrs4.push_back(gen::intAttribute("transA", 0));
@@ -2992,8 +3151,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:239:9",
-        "rules/gelu.yaml:65:15 (in rescaled_matmul at rules/gelu.yaml:240:17)")) return false;
+        "rules/gelu.yaml:253:9",
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:254:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3009,20 +3168,20 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:239:9:
+  /// Variant 1 (when @plain @div), rules/gelu.yaml:253:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:240:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:240:36", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:254:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:254:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = attrHelper(
         gen::attributeHelper("alpha_over"),
         {kSlotM, kSlotC},
         {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:240:17)",
-        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:240:17)");
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:254:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:254:17)");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     attrs4.push_back(gen::intAttribute("transA", 0));
@@ -3034,8 +3193,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:239:9",
-        "rules/gelu.yaml:69:15 (in rescaled_matmul at rules/gelu.yaml:240:17)")) return false;
+        "rules/gelu.yaml:253:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:254:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3051,52 +3210,52 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 2 (when @mul), rules/gelu.yaml:241:9:
+  /// Variant 2 (when @mul), rules/gelu.yaml:255:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:241:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:241:36", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:255:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:255:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = attrHelper(
         gen::attributeHelper("alpha_times"),
         {kSlotM, kSlotC},
         {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:241:17)",
-        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:241:17)");
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:255:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:255:17)");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:241:45",
-        "rules/gelu.yaml:241:45");
+        "rules/gelu.yaml:255:45",
+        "rules/gelu.yaml:255:45");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:241:58",
-        "rules/gelu.yaml:241:58");
+        "rules/gelu.yaml:255:58",
+        "rules/gelu.yaml:255:58");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     std::optional<onnx::AttributeProto> a4_3 = captured(
         2,
         "transBatchA",
         "tba",
-        "rules/gelu.yaml:241:71",
-        "rules/gelu.yaml:241:71");
+        "rules/gelu.yaml:255:71",
+        "rules/gelu.yaml:255:71");
     if (!a4_3) return false;
     attrs4.push_back(std::move(*a4_3));
     std::optional<onnx::AttributeProto> a4_4 = captured(
         3,
         "transBatchB",
         "tbb",
-        "rules/gelu.yaml:241:86",
-        "rules/gelu.yaml:241:86");
+        "rules/gelu.yaml:255:86",
+        "rules/gelu.yaml:255:86");
     if (!a4_4) return false;
     attrs4.push_back(std::move(*a4_4));
     collectMatched();
@@ -3104,8 +3263,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:241:9",
-        "rules/gelu.yaml:65:15 (in rescaled_matmul at rules/gelu.yaml:241:17)")) return false;
+        "rules/gelu.yaml:255:9",
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:255:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3121,52 +3280,52 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
   }
 
-  /// Variant 3 (when @div), rules/gelu.yaml:241:9:
+  /// Variant 3 (when @div), rules/gelu.yaml:255:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:241:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:241:36", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:255:33", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:255:36", "b")) return false;
     std::vector<onnx::AttributeProto> attrs4;
     std::optional<onnx::AttributeProto> a4_0 = attrHelper(
         gen::attributeHelper("alpha_over"),
         {kSlotM, kSlotC},
         {"m", "c"},
         "alpha",
-        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:241:17)",
-        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:241:17)");
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:255:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:255:17)");
     if (!a4_0) return false;
     attrs4.push_back(std::move(*a4_0));
     std::optional<onnx::AttributeProto> a4_1 = captured(
         0,
         "transA",
         "ta",
-        "rules/gelu.yaml:241:45",
-        "rules/gelu.yaml:241:45");
+        "rules/gelu.yaml:255:45",
+        "rules/gelu.yaml:255:45");
     if (!a4_1) return false;
     attrs4.push_back(std::move(*a4_1));
     std::optional<onnx::AttributeProto> a4_2 = captured(
         1,
         "transB",
         "tb",
-        "rules/gelu.yaml:241:58",
-        "rules/gelu.yaml:241:58");
+        "rules/gelu.yaml:255:58",
+        "rules/gelu.yaml:255:58");
     if (!a4_2) return false;
     attrs4.push_back(std::move(*a4_2));
     std::optional<onnx::AttributeProto> a4_3 = captured(
         2,
         "transBatchA",
         "tba",
-        "rules/gelu.yaml:241:71",
-        "rules/gelu.yaml:241:71");
+        "rules/gelu.yaml:255:71",
+        "rules/gelu.yaml:255:71");
     if (!a4_3) return false;
     attrs4.push_back(std::move(*a4_3));
     std::optional<onnx::AttributeProto> a4_4 = captured(
         3,
         "transBatchB",
         "tbb",
-        "rules/gelu.yaml:241:86",
-        "rules/gelu.yaml:241:86");
+        "rules/gelu.yaml:255:86",
+        "rules/gelu.yaml:255:86");
     if (!a4_4) return false;
     attrs4.push_back(std::move(*a4_4));
     collectMatched();
@@ -3174,8 +3333,8 @@ class FusedMatmulScaleMatch : public GeluSharedMatch<FusedMatmulScaleIds> {
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:241:9",
-        "rules/gelu.yaml:69:15 (in rescaled_matmul at rules/gelu.yaml:241:17)")) return false;
+        "rules/gelu.yaml:255:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:255:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3201,7 +3360,7 @@ class FusedMatmulScaleRule : public RewritePattern {
             root,
             19,
             {"ort"},
-            "rules/gelu.yaml:228:5",
+            "rules/gelu.yaml:242:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3223,7 +3382,7 @@ class FusedMatmulScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:245
+// Generated from: rules/gelu.yaml:259
 // fused_matmul_input_scale (priority 19): MatMul or FusedMatMul of an input times or over a scalar constant, as one FusedMatMul (alphas multiply).
 //===----------------------------------------------------------------------===//
 
@@ -3231,72 +3390,67 @@ class FusedMatmulScaleRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmulInputScale() {
   static const gen::RuleSpec spec = {
     "fused_matmul_input_scale",
-    "rules/gelu.yaml:245:5",
-    13,  // root expr
+    "rules/gelu.yaml:259:5",
+    11,  // root expr
     // slots
-    {"a", "c", "sa", "b", "sb", "flagged_matmul.1.y", "flagged_matmul.2.y", "y"},
+    {"x", "c", "s", "b", "a", "flagged_matmul.1.y", "flagged_matmul.2.y", "y"},
     4,  // attribute captures
     0,  // shape symbols
     // exprs
     {
-      // 0: a
-      {"a", "rules/gelu.yaml:249:16", 0},
+      // 0: x
+      {"x", "rules/gelu.yaml:263:15", 0},
       // 1: c
-      {"c", "rules/gelu.yaml:249:19", 1},
-      // 2: Mul(a, c)
-      {"Mul", "rules/gelu.yaml:249:12", gen::kNoSlot, 2},
-      // 3: Div(a, c)
-      {"Div", "rules/gelu.yaml:249:29", gen::kNoSlot, 2},
-      // 4: Mul(a, c) | Div(a, c)
-      {"sa", "rules/gelu.yaml:249:27", 2},
+      {"c", "rules/gelu.yaml:263:18", 1},
+      // 2: Mul(x, c)
+      {"Mul", "rules/gelu.yaml:263:11", gen::kNoSlot, 2},
+      // 3: Div(x, c)
+      {"Div", "rules/gelu.yaml:263:28", gen::kNoSlot, 2},
+      // 4: Mul(x, c) | Div(x, c)
+      {"s", "rules/gelu.yaml:263:26", 2},
       // 5: b
-      {"b", "rules/gelu.yaml:250:16", 3},
-      // 6: Mul(b, c)
-      {"Mul", "rules/gelu.yaml:250:12", gen::kNoSlot, 2},
-      // 7: Div(b, c)
-      {"Div", "rules/gelu.yaml:250:29", gen::kNoSlot, 2},
-      // 8: Mul(b, c) | Div(b, c)
-      {"sb", "rules/gelu.yaml:250:27", 4},
-      // 9: MatMul(sa, b)
-      {"MatMul", "rules/gelu.yaml:251:13", gen::kNoSlot, 2},
-      // 10: MatMul(a, sb)
-      {"MatMul", "rules/gelu.yaml:251:36", gen::kNoSlot, 2},
-      // 11: com.microsoft.FusedMatMul(sa, b, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
+      {"b", "rules/gelu.yaml:264:22", 3},
+      // 6: MatMul(s, b)
+      {"MatMul", "rules/gelu.yaml:264:12", gen::kNoSlot, 2},
+      // 7: a
+      {"a", "rules/gelu.yaml:264:46", 4},
+      // 8: MatMul(a, s)
+      {"MatMul", "rules/gelu.yaml:264:39", gen::kNoSlot, 2},
+      // 9: com.microsoft.FusedMatMul(s, b, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:47:11 (in flagged_matmul at rules/gelu.yaml:252:15)", 5, 2,
-       {{"transA", "rules/gelu.yaml:252:37", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+       "rules/gelu.yaml:50:11 (in flagged_matmul at rules/gelu.yaml:265:14)", 5, 2,
+       {{"transA", "rules/gelu.yaml:265:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:252:53", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:265:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
-        {"transBatchA", "rules/gelu.yaml:252:69", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchA", "rules/gelu.yaml:265:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tba"},
-        {"transBatchB", "rules/gelu.yaml:252:87", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchB", "rules/gelu.yaml:265:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 3, "tbb"}}},
-      // 12: com.microsoft.FusedMatMul(a, sb, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
+      // 10: com.microsoft.FusedMatMul(a, s, transA=capture(ta), transB=capture(tb), transBatchA=capture(tba), transBatchB=capture(tbb))
       {"com.microsoft.FusedMatMul",
-       "rules/gelu.yaml:47:11 (in flagged_matmul at rules/gelu.yaml:253:15)", 6, 2,
-       {{"transA", "rules/gelu.yaml:253:37", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+       "rules/gelu.yaml:50:11 (in flagged_matmul at rules/gelu.yaml:266:14)", 6, 2,
+       {{"transA", "rules/gelu.yaml:266:35", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 0, "ta"},
-        {"transB", "rules/gelu.yaml:253:53", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:266:51", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "tb"},
-        {"transBatchA", "rules/gelu.yaml:253:69", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchA", "rules/gelu.yaml:266:67", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tba"},
-        {"transBatchB", "rules/gelu.yaml:253:87", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchB", "rules/gelu.yaml:266:85", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 3, "tbb"}}},
-      // 13: MatMul(sa, b) | MatMul(a, sb) | flagged_matmul.1.y | flagged_matmul.2.y
-      {"y", "rules/gelu.yaml:251:34", 7},
+      // 11: MatMul(s, b) | MatMul(a, s) | flagged_matmul.1.y | flagged_matmul.2.y
+      {"y", "rules/gelu.yaml:264:37", 7},
     },
     // constraints
-    {{Check::kElemType, "rules/gelu.yaml:255:12", "a", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
+    {{Check::kElemType, "rules/gelu.yaml:268:12", "x", 0, {}, {}, "", nullptr, gen::kNoSlot, {},
       false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kElemType, "rules/gelu.yaml:256:12", "b", 3, {}, {}, "", nullptr, gen::kNoSlot, {},
-      false, false, 0.0, 0.0, {"float", "double"}, {1, 11}},
-     {Check::kScalar, "rules/gelu.yaml:257:12", "c", 1},
-     {Check::kRank, "rules/gelu.yaml:257:26", "c", 1, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
+     {Check::kScalar, "rules/gelu.yaml:269:12", "c", 1},
+     {Check::kRank, "rules/gelu.yaml:269:26", "c", 1, {}, {}, "", nullptr, gen::kNoSlot, {0, 1}}},
     // rewrite variants
-    {{true, "", -1, -1, {{{13, 0}, {13, 1}}, {{4, 0}, {8, 0}}}},
-     {true, "", -1, -1, {{{13, 0}, {13, 1}}, {{4, 1}, {8, 1}}}},
-     {true, "", -1, -1, {{{4, 0}, {8, 0}}}}, {true, "", -1, -1, {{{4, 1}, {8, 1}}}}},
+    {{true, "", -1, -1, {{{11, 0}}, {{4, 0}}}}, {true, "", -1, -1, {{{11, 0}}, {{4, 1}}}},
+     {true, "", -1, -1, {{{11, 1}}, {{4, 0}}}}, {true, "", -1, -1, {{{11, 1}}, {{4, 1}}}},
+     {true, "", -1, -1, {{{11, 2}}, {{4, 0}}}}, {true, "", -1, -1, {{{11, 2}}, {{4, 1}}}},
+     {true, "", -1, -1, {{{4, 0}}}}, {true, "", -1, -1, {{{4, 1}}}}},
   };
   return spec;
 }
@@ -3304,20 +3458,18 @@ const gen::RuleSpec& specFusedMatmulInputScale() {
 /// Expr ids of rule fused_matmul_input_scale (indices into its RuleSpec's exprs).
 struct FusedMatmulInputScaleIds {
   enum : gen::ExprId {
-    kA = 0,
+    kX = 0,
     kC = 1,
-    kMul2 = 2,
-    kDiv3 = 3,
-    kSa = 4,
+    kMul = 2,
+    kDiv = 3,
+    kS = 4,
     kB = 5,
-    kMul6 = 6,
-    kDiv7 = 7,
-    kSb = 8,
-    kMatMul9 = 9,
-    kMatMul10 = 10,
-    kFlaggedMatmul1Y = 11,
-    kFlaggedMatmul2Y = 12,
-    kY = 13,
+    kMatMul6 = 6,
+    kA = 7,
+    kMatMul8 = 8,
+    kFlaggedMatmul1Y = 9,
+    kFlaggedMatmul2Y = 10,
+    kY = 11,
   };
 };
 
@@ -3347,17 +3499,25 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
         return rewrite2();
       case 3:
         return rewrite3();
+      case 4:
+        return rewrite4();
+      case 5:
+        return rewrite5();
+      case 6:
+        return rewrite6();
+      case 7:
+        return rewrite7();
     }
     return false;
   }
 
  private:
   enum : uint32_t {
-    kSlotA = 0,
+    kSlotX = 0,
     kSlotC = 1,
-    kSlotSa = 2,
+    kSlotS = 2,
     kSlotB = 3,
-    kSlotSb = 4,
+    kSlotA = 4,
     kSlotFlaggedMatmul1Y = 5,
     kSlotFlaggedMatmul2Y = 6,
     kSlotY = 7,
@@ -3366,129 +3526,94 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
   // ---- Match
 
   // From GeluSharedMatch (the same in other rules of this file):
-  // matchA, matchC, matchB.
+  // matchX, matchC, matchB, matchA.
 
-  /// Mul(a, c)  (rules/gelu.yaml:249:12)
-  bool matchMul2(ValueId v, gen::Next k) {
-    if (seen(kMul2)) return same(kMul2, v) && k();
-    if (!bind(kMul2, v)) return false;
-    const NodeId n = node(kMul2, v, op::kMul);
-    if (n == kNoId || !attrs(kMul2, n, v)) return false;
+  /// Mul(x, c)  (rules/gelu.yaml:263:11)
+  bool matchMul(ValueId v, gen::Next k) {
+    if (seen(kMul)) return same(kMul, v) && k();
+    if (!bind(kMul, v)) return false;
+    const NodeId n = node(kMul, v, op::kMul);
+    if (n == kNoId || !attrs(kMul, n, v)) return false;
     const ValueId in0 = input(n, 0), in1 = input(n, 1);
     const uint32_t m = mark();
-    if (matchA(in0, [&] { return matchC(in1, k); })) return true;
+    if (matchX(in0, [&] { return matchC(in1, k); })) return true;
     if (in0 == in1) return false;
     undo(m);  // commutative: the other operand order
-    return matchA(in1, [&] { return matchC(in0, k); });
+    return matchX(in1, [&] { return matchC(in0, k); });
   }
 
-  /// Div(a, c)  (rules/gelu.yaml:249:29)
-  bool matchDiv3(ValueId v, gen::Next k) {
-    if (seen(kDiv3)) return same(kDiv3, v) && k();
-    if (!bind(kDiv3, v)) return false;
-    const NodeId n = node(kDiv3, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv3, n, v)) return false;
-    return matchA(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  /// Div(x, c)  (rules/gelu.yaml:263:28)
+  bool matchDiv(ValueId v, gen::Next k) {
+    if (seen(kDiv)) return same(kDiv, v) && k();
+    if (!bind(kDiv, v)) return false;
+    const NodeId n = node(kDiv, v, op::kDiv);
+    if (n == kNoId || !attrs(kDiv, n, v)) return false;
+    return matchX(input(n, 0), [&] { return matchC(input(n, 1), k); });
   }
 
-  /// sa = Mul(a, c) | Div(a, c)  (rules/gelu.yaml:249:27)
-  bool matchSa(ValueId v, gen::Next k) {
-    if (seen(kSa)) return same(kSa, v) && k();
-    if (!bind(kSa, v)) return false;
+  /// s = Mul(x, c) | Div(x, c)  (rules/gelu.yaml:263:26)
+  bool matchS(ValueId v, gen::Next k) {
+    if (seen(kS)) return same(kS, v) && k();
+    if (!bind(kS, v)) return false;
     const uint32_t m = mark();
-    if (choose(kSa, 0) && matchMul2(v, k)) return true;  // @mul
+    if (choose(kS, 0) && matchMul(v, k)) return true;  // @mul
     undo(m);
-    if (choose(kSa, 1) && matchDiv3(v, k)) return true;  // @div
+    if (choose(kS, 1) && matchDiv(v, k)) return true;  // @div
     undo(m);
     return false;
   }
 
-  /// Mul(b, c)  (rules/gelu.yaml:250:12)
-  bool matchMul6(ValueId v, gen::Next k) {
-    if (seen(kMul6)) return same(kMul6, v) && k();
-    if (!bind(kMul6, v)) return false;
-    const NodeId n = node(kMul6, v, op::kMul);
-    if (n == kNoId || !attrs(kMul6, n, v)) return false;
-    const ValueId in0 = input(n, 0), in1 = input(n, 1);
-    const uint32_t m = mark();
-    if (matchB(in0, [&] { return matchC(in1, k); })) return true;
-    if (in0 == in1) return false;
-    undo(m);  // commutative: the other operand order
-    return matchB(in1, [&] { return matchC(in0, k); });
+  /// MatMul(s, b)  (rules/gelu.yaml:264:12)
+  bool matchMatMul6(ValueId v, gen::Next k) {
+    if (seen(kMatMul6)) return same(kMatMul6, v) && k();
+    if (!bind(kMatMul6, v)) return false;
+    const NodeId n = node(kMatMul6, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul6, n, v)) return false;
+    return matchS(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// Div(b, c)  (rules/gelu.yaml:250:29)
-  bool matchDiv7(ValueId v, gen::Next k) {
-    if (seen(kDiv7)) return same(kDiv7, v) && k();
-    if (!bind(kDiv7, v)) return false;
-    const NodeId n = node(kDiv7, v, op::kDiv);
-    if (n == kNoId || !attrs(kDiv7, n, v)) return false;
-    return matchB(input(n, 0), [&] { return matchC(input(n, 1), k); });
+  /// MatMul(a, s)  (rules/gelu.yaml:264:39)
+  bool matchMatMul8(ValueId v, gen::Next k) {
+    if (seen(kMatMul8)) return same(kMatMul8, v) && k();
+    if (!bind(kMatMul8, v)) return false;
+    const NodeId n = node(kMatMul8, v, op::kMatMul);
+    if (n == kNoId || !attrs(kMatMul8, n, v)) return false;
+    return matchA(input(n, 0), [&] { return matchS(input(n, 1), k); });
   }
 
-  /// sb = Mul(b, c) | Div(b, c)  (rules/gelu.yaml:250:27)
-  bool matchSb(ValueId v, gen::Next k) {
-    if (seen(kSb)) return same(kSb, v) && k();
-    if (!bind(kSb, v)) return false;
-    const uint32_t m = mark();
-    if (choose(kSb, 0) && matchMul6(v, k)) return true;  // @mul
-    undo(m);
-    if (choose(kSb, 1) && matchDiv7(v, k)) return true;  // @div
-    undo(m);
-    return false;
-  }
-
-  /// MatMul(sa, b)  (rules/gelu.yaml:251:13)
-  bool matchMatMul9(ValueId v, gen::Next k) {
-    if (seen(kMatMul9)) return same(kMatMul9, v) && k();
-    if (!bind(kMatMul9, v)) return false;
-    const NodeId n = node(kMatMul9, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul9, n, v)) return false;
-    return matchSa(input(n, 0), [&] { return matchB(input(n, 1), k); });
-  }
-
-  /// MatMul(a, sb)  (rules/gelu.yaml:251:36)
-  bool matchMatMul10(ValueId v, gen::Next k) {
-    if (seen(kMatMul10)) return same(kMatMul10, v) && k();
-    if (!bind(kMatMul10, v)) return false;
-    const NodeId n = node(kMatMul10, v, op::kMatMul);
-    if (n == kNoId || !attrs(kMatMul10, n, v)) return false;
-    return matchA(input(n, 0), [&] { return matchSb(input(n, 1), k); });
-  }
-
-  /// flagged_matmul.1.y = com.microsoft.FusedMatMul(sa, b, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:47:11 (in flagged_matmul
-  /// at rules/gelu.yaml:252:15))
+  /// flagged_matmul.1.y = com.microsoft.FusedMatMul(s, b, transA=capture(ta), transB=capture(tb),
+  /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:50:11 (in flagged_matmul
+  /// at rules/gelu.yaml:265:14))
   bool matchFlaggedMatmul1Y(ValueId v, gen::Next k) {
     if (seen(kFlaggedMatmul1Y)) return same(kFlaggedMatmul1Y, v) && k();
     if (!bind(kFlaggedMatmul1Y, v)) return false;
     const NodeId n = node(kFlaggedMatmul1Y, v, op::kComMicrosoftFusedMatMul);
     if (n == kNoId || !attrs(kFlaggedMatmul1Y, n, v)) return false;
-    return matchSa(input(n, 0), [&] { return matchB(input(n, 1), k); });
+    return matchS(input(n, 0), [&] { return matchB(input(n, 1), k); });
   }
 
-  /// flagged_matmul.2.y = com.microsoft.FusedMatMul(a, sb, transA=capture(ta), transB=capture(tb),
-  /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:47:11 (in flagged_matmul
-  /// at rules/gelu.yaml:253:15))
+  /// flagged_matmul.2.y = com.microsoft.FusedMatMul(a, s, transA=capture(ta), transB=capture(tb),
+  /// transBatchA=capture(tba), transBatchB=capture(tbb))  (rules/gelu.yaml:50:11 (in flagged_matmul
+  /// at rules/gelu.yaml:266:14))
   bool matchFlaggedMatmul2Y(ValueId v, gen::Next k) {
     if (seen(kFlaggedMatmul2Y)) return same(kFlaggedMatmul2Y, v) && k();
     if (!bind(kFlaggedMatmul2Y, v)) return false;
     const NodeId n = node(kFlaggedMatmul2Y, v, op::kComMicrosoftFusedMatMul);
     if (n == kNoId || !attrs(kFlaggedMatmul2Y, n, v)) return false;
-    return matchA(input(n, 0), [&] { return matchSb(input(n, 1), k); });
+    return matchA(input(n, 0), [&] { return matchS(input(n, 1), k); });
   }
 
-  /// y = MatMul(sa, b) | MatMul(a, sb) | flagged_matmul.1.y | flagged_matmul.2.y 
-  /// (rules/gelu.yaml:251:34)
+  /// y = MatMul(s, b) | MatMul(a, s) | flagged_matmul.1.y | flagged_matmul.2.y 
+  /// (rules/gelu.yaml:264:37)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
     const uint32_t m = mark();
-    if (choose(kY, 0) && matchMatMul9(v, k)) return true;  // @plain
+    if (choose(kY, 0) && matchMatMul6(v, k)) return true;  // @plain_left
     undo(m);
-    if (choose(kY, 1) && matchMatMul10(v, k)) return true;  // @plain
+    if (choose(kY, 1) && matchMatMul8(v, k)) return true;  // @plain_right
     undo(m);
-    if (choose(kY, 2) && matchFlaggedMatmul1Y(v, k)) return true;
+    if (choose(kY, 2) && matchFlaggedMatmul1Y(v, k)) return true;  // @left
     undo(m);
     if (choose(kY, 3) && matchFlaggedMatmul2Y(v, k)) return true;
     undo(m);
@@ -3497,228 +3622,524 @@ class FusedMatmulInputScaleMatch : public GeluSharedMatch<FusedMatmulInputScaleI
 
   // ---- Rewrite
 
-  /// Variant 0 (when @plain @mul), rules/gelu.yaml:259:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
+  /// Variant 0 (when @plain_left @mul), rules/gelu.yaml:272:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:260:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:260:36", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:273:33", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:273:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
         gen::attributeHelper("alpha_times"),
         {kSlotY, kSlotC},
         {"y", "c"},
         "alpha",
-        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:260:17)",
-        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:260:17)");
-    if (!a4_0) return false;
-    attrs4.push_back(std::move(*a4_0));
-    attrs4.push_back(gen::intAttribute("transA", 0));
-    attrs4.push_back(gen::intAttribute("transB", 0));
-    attrs4.push_back(gen::intAttribute("transBatchA", 0));
-    attrs4.push_back(gen::intAttribute("transBatchB", 0));
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:273:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:273:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    attrs5.push_back(gen::intAttribute("transA", 0));
+    attrs5.push_back(gen::intAttribute("transB", 0));
+    attrs5.push_back(gen::intAttribute("transBatchA", 0));
+    attrs5.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:272:9",
+        "rules/gelu.yaml:270:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:259:9",
-        "rules/gelu.yaml:65:15 (in rescaled_matmul at rules/gelu.yaml:260:17)")) return false;
+        "rules/gelu.yaml:272:9",
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:273:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec4;
-    spec4.op = op::kComMicrosoftFusedMatMul;
-    spec4.inputs = {v0, v1};
-    spec4.attributes = std::move(attrs4);
-    spec4.created_by = ruleName();
-    const NodeId n4 = rw_.createNode(std::move(spec4));
-    const ValueId v4 = g_.node(n4).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 1 (when @plain @div), rules/gelu.yaml:259:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
+  /// Variant 1 (when @plain_left @div), rules/gelu.yaml:272:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:260:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:260:36", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:273:33", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:273:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
         gen::attributeHelper("alpha_over"),
         {kSlotY, kSlotC},
         {"y", "c"},
         "alpha",
-        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:260:17)",
-        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:260:17)");
-    if (!a4_0) return false;
-    attrs4.push_back(std::move(*a4_0));
-    attrs4.push_back(gen::intAttribute("transA", 0));
-    attrs4.push_back(gen::intAttribute("transB", 0));
-    attrs4.push_back(gen::intAttribute("transBatchA", 0));
-    attrs4.push_back(gen::intAttribute("transBatchB", 0));
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:273:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:273:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    attrs5.push_back(gen::intAttribute("transA", 0));
+    attrs5.push_back(gen::intAttribute("transB", 0));
+    attrs5.push_back(gen::intAttribute("transBatchA", 0));
+    attrs5.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:272:9",
+        "rules/gelu.yaml:270:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:259:9",
-        "rules/gelu.yaml:69:15 (in rescaled_matmul at rules/gelu.yaml:260:17)")) return false;
+        "rules/gelu.yaml:272:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:273:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec4;
-    spec4.op = op::kComMicrosoftFusedMatMul;
-    spec4.inputs = {v0, v1};
-    spec4.attributes = std::move(attrs4);
-    spec4.created_by = ruleName();
-    const NodeId n4 = rw_.createNode(std::move(spec4));
-    const ValueId v4 = g_.node(n4).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 2 (when @mul), rules/gelu.yaml:261:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  /// Variant 2 (when @plain_right @mul), rules/gelu.yaml:274:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_times), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite2() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:261:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:261:36", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:275:33", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:275:36", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
         gen::attributeHelper("alpha_times"),
         {kSlotY, kSlotC},
         {"y", "c"},
         "alpha",
-        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:261:17)",
-        "rules/gelu.yaml:65:47 (in rescaled_matmul at rules/gelu.yaml:261:17)");
-    if (!a4_0) return false;
-    attrs4.push_back(std::move(*a4_0));
-    std::optional<onnx::AttributeProto> a4_1 = captured(
-        0,
-        "transA",
-        "ta",
-        "rules/gelu.yaml:261:45",
-        "rules/gelu.yaml:261:45");
-    if (!a4_1) return false;
-    attrs4.push_back(std::move(*a4_1));
-    std::optional<onnx::AttributeProto> a4_2 = captured(
-        1,
-        "transB",
-        "tb",
-        "rules/gelu.yaml:261:58",
-        "rules/gelu.yaml:261:58");
-    if (!a4_2) return false;
-    attrs4.push_back(std::move(*a4_2));
-    std::optional<onnx::AttributeProto> a4_3 = captured(
-        2,
-        "transBatchA",
-        "tba",
-        "rules/gelu.yaml:261:71",
-        "rules/gelu.yaml:261:71");
-    if (!a4_3) return false;
-    attrs4.push_back(std::move(*a4_3));
-    std::optional<onnx::AttributeProto> a4_4 = captured(
-        3,
-        "transBatchB",
-        "tbb",
-        "rules/gelu.yaml:261:86",
-        "rules/gelu.yaml:261:86");
-    if (!a4_4) return false;
-    attrs4.push_back(std::move(*a4_4));
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:275:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:275:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    attrs5.push_back(gen::intAttribute("transA", 0));
+    attrs5.push_back(gen::intAttribute("transB", 0));
+    attrs5.push_back(gen::intAttribute("transBatchA", 0));
+    attrs5.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:274:9",
+        "rules/gelu.yaml:270:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:261:9",
-        "rules/gelu.yaml:65:15 (in rescaled_matmul at rules/gelu.yaml:261:17)")) return false;
+        "rules/gelu.yaml:274:9",
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:275:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec4;
-    spec4.op = op::kComMicrosoftFusedMatMul;
-    spec4.inputs = {v0, v1};
-    spec4.attributes = std::move(attrs4);
-    spec4.created_by = ruleName();
-    const NodeId n4 = rw_.createNode(std::move(spec4));
-    const ValueId v4 = g_.node(n4).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotA);
+    const ValueId v2 = slot(kSlotX);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 
-  /// Variant 3 (when @div), rules/gelu.yaml:261:9:
-  ///   y = com.microsoft.FusedMatMul(a, b, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  /// Variant 3 (when @plain_right @div), rules/gelu.yaml:274:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_over), transA=0, transB=0, transBatchA=0, transBatchB=0)
   bool rewrite3() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:261:33", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:261:36", "b")) return false;
-    std::vector<onnx::AttributeProto> attrs4;
-    std::optional<onnx::AttributeProto> a4_0 = attrHelper(
+    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:275:33", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:275:36", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
         gen::attributeHelper("alpha_over"),
         {kSlotY, kSlotC},
         {"y", "c"},
         "alpha",
-        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:261:17)",
-        "rules/gelu.yaml:69:47 (in rescaled_matmul at rules/gelu.yaml:261:17)");
-    if (!a4_0) return false;
-    attrs4.push_back(std::move(*a4_0));
-    std::optional<onnx::AttributeProto> a4_1 = captured(
-        0,
-        "transA",
-        "ta",
-        "rules/gelu.yaml:261:45",
-        "rules/gelu.yaml:261:45");
-    if (!a4_1) return false;
-    attrs4.push_back(std::move(*a4_1));
-    std::optional<onnx::AttributeProto> a4_2 = captured(
-        1,
-        "transB",
-        "tb",
-        "rules/gelu.yaml:261:58",
-        "rules/gelu.yaml:261:58");
-    if (!a4_2) return false;
-    attrs4.push_back(std::move(*a4_2));
-    std::optional<onnx::AttributeProto> a4_3 = captured(
-        2,
-        "transBatchA",
-        "tba",
-        "rules/gelu.yaml:261:71",
-        "rules/gelu.yaml:261:71");
-    if (!a4_3) return false;
-    attrs4.push_back(std::move(*a4_3));
-    std::optional<onnx::AttributeProto> a4_4 = captured(
-        3,
-        "transBatchB",
-        "tbb",
-        "rules/gelu.yaml:261:86",
-        "rules/gelu.yaml:261:86");
-    if (!a4_4) return false;
-    attrs4.push_back(std::move(*a4_4));
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:275:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:275:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    attrs5.push_back(gen::intAttribute("transA", 0));
+    attrs5.push_back(gen::intAttribute("transB", 0));
+    attrs5.push_back(gen::intAttribute("transBatchA", 0));
+    attrs5.push_back(gen::intAttribute("transBatchB", 0));
     collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:274:9",
+        "rules/gelu.yaml:270:11")) return false;
     if (!replaceable(
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:261:9",
-        "rules/gelu.yaml:69:15 (in rescaled_matmul at rules/gelu.yaml:261:17)")) return false;
+        "rules/gelu.yaml:274:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:275:17)")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
-    const ValueId v0 = slot(kSlotA);
-    const ValueId v1 = slot(kSlotB);
-    NodeSpec spec4;
-    spec4.op = op::kComMicrosoftFusedMatMul;
-    spec4.inputs = {v0, v1};
-    spec4.attributes = std::move(attrs4);
-    spec4.created_by = ruleName();
-    const NodeId n4 = rw_.createNode(std::move(spec4));
-    const ValueId v4 = g_.node(n4).output(0);
-    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v4}});
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotA);
+    const ValueId v2 = slot(kSlotX);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+
+  /// Variant 4 (when @left @mul), rules/gelu.yaml:276:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  bool rewrite4() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:277:33", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:277:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
+        gen::attributeHelper("alpha_times"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
+        "alpha",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:277:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:277:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    std::optional<onnx::AttributeProto> a5_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:277:45",
+        "rules/gelu.yaml:277:45");
+    if (!a5_1) return false;
+    attrs5.push_back(std::move(*a5_1));
+    std::optional<onnx::AttributeProto> a5_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:277:58",
+        "rules/gelu.yaml:277:58");
+    if (!a5_2) return false;
+    attrs5.push_back(std::move(*a5_2));
+    std::optional<onnx::AttributeProto> a5_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:277:71",
+        "rules/gelu.yaml:277:71");
+    if (!a5_3) return false;
+    attrs5.push_back(std::move(*a5_3));
+    std::optional<onnx::AttributeProto> a5_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:277:86",
+        "rules/gelu.yaml:277:86");
+    if (!a5_4) return false;
+    attrs5.push_back(std::move(*a5_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:276:9",
+        "rules/gelu.yaml:270:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:276:9",
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:277:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+
+  /// Variant 5 (when @left @div), rules/gelu.yaml:276:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(x, b, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  bool rewrite5() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:277:33", "x")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:277:36", "b")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
+        gen::attributeHelper("alpha_over"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
+        "alpha",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:277:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:277:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    std::optional<onnx::AttributeProto> a5_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:277:45",
+        "rules/gelu.yaml:277:45");
+    if (!a5_1) return false;
+    attrs5.push_back(std::move(*a5_1));
+    std::optional<onnx::AttributeProto> a5_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:277:58",
+        "rules/gelu.yaml:277:58");
+    if (!a5_2) return false;
+    attrs5.push_back(std::move(*a5_2));
+    std::optional<onnx::AttributeProto> a5_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:277:71",
+        "rules/gelu.yaml:277:71");
+    if (!a5_3) return false;
+    attrs5.push_back(std::move(*a5_3));
+    std::optional<onnx::AttributeProto> a5_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:277:86",
+        "rules/gelu.yaml:277:86");
+    if (!a5_4) return false;
+    attrs5.push_back(std::move(*a5_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:276:9",
+        "rules/gelu.yaml:270:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:276:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:277:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotX);
+    const ValueId v2 = slot(kSlotB);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+
+  /// Variant 6 (when @mul), rules/gelu.yaml:278:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_times), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  bool rewrite6() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:278:33", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:278:36", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
+        gen::attributeHelper("alpha_times"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
+        "alpha",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:278:17)",
+        "rules/gelu.yaml:68:47 (in rescaled_matmul at rules/gelu.yaml:278:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    std::optional<onnx::AttributeProto> a5_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:278:45",
+        "rules/gelu.yaml:278:45");
+    if (!a5_1) return false;
+    attrs5.push_back(std::move(*a5_1));
+    std::optional<onnx::AttributeProto> a5_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:278:58",
+        "rules/gelu.yaml:278:58");
+    if (!a5_2) return false;
+    attrs5.push_back(std::move(*a5_2));
+    std::optional<onnx::AttributeProto> a5_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:278:71",
+        "rules/gelu.yaml:278:71");
+    if (!a5_3) return false;
+    attrs5.push_back(std::move(*a5_3));
+    std::optional<onnx::AttributeProto> a5_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:278:86",
+        "rules/gelu.yaml:278:86");
+    if (!a5_4) return false;
+    attrs5.push_back(std::move(*a5_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:278:9",
+        "rules/gelu.yaml:270:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:278:9",
+        "rules/gelu.yaml:68:15 (in rescaled_matmul at rules/gelu.yaml:278:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotA);
+    const ValueId v2 = slot(kSlotX);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
+  }
+
+  /// Variant 7 (when @div), rules/gelu.yaml:278:9:
+  ///   s = s
+  ///   y = com.microsoft.FusedMatMul(a, x, alpha=helper(alpha_over), transA=attr(ta), transB=attr(tb), transBatchA=attr(tba), transBatchB=attr(tbb))
+  bool rewrite7() {
+    // Everything that can still fail, before the graph changes.
+    if (!requireBound(kSlotS, "rules/gelu.yaml:270:11", "s")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:278:33", "a")) return false;
+    if (!requireBound(kSlotX, "rules/gelu.yaml:278:36", "x")) return false;
+    std::vector<onnx::AttributeProto> attrs5;
+    std::optional<onnx::AttributeProto> a5_0 = attrHelper(
+        gen::attributeHelper("alpha_over"),
+        {kSlotY, kSlotC},
+        {"y", "c"},
+        "alpha",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:278:17)",
+        "rules/gelu.yaml:72:47 (in rescaled_matmul at rules/gelu.yaml:278:17)");
+    if (!a5_0) return false;
+    attrs5.push_back(std::move(*a5_0));
+    std::optional<onnx::AttributeProto> a5_1 = captured(
+        0,
+        "transA",
+        "ta",
+        "rules/gelu.yaml:278:45",
+        "rules/gelu.yaml:278:45");
+    if (!a5_1) return false;
+    attrs5.push_back(std::move(*a5_1));
+    std::optional<onnx::AttributeProto> a5_2 = captured(
+        1,
+        "transB",
+        "tb",
+        "rules/gelu.yaml:278:58",
+        "rules/gelu.yaml:278:58");
+    if (!a5_2) return false;
+    attrs5.push_back(std::move(*a5_2));
+    std::optional<onnx::AttributeProto> a5_3 = captured(
+        2,
+        "transBatchA",
+        "tba",
+        "rules/gelu.yaml:278:71",
+        "rules/gelu.yaml:278:71");
+    if (!a5_3) return false;
+    attrs5.push_back(std::move(*a5_3));
+    std::optional<onnx::AttributeProto> a5_4 = captured(
+        3,
+        "transBatchB",
+        "tbb",
+        "rules/gelu.yaml:278:86",
+        "rules/gelu.yaml:278:86");
+    if (!a5_4) return false;
+    attrs5.push_back(std::move(*a5_4));
+    collectMatched();
+    if (!replaceable(
+        kSlotS,
+        To::kRef,
+        kSlotS,
+        "rules/gelu.yaml:278:9",
+        "rules/gelu.yaml:270:11")) return false;
+    if (!replaceable(
+        kSlotY,
+        To::kOp,
+        gen::kNoSlot,
+        "rules/gelu.yaml:278:9",
+        "rules/gelu.yaml:72:15 (in rescaled_matmul at rules/gelu.yaml:278:17)")) return false;
+    if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
+
+    // Build.
+    const ValueId v0 = slot(kSlotS);
+    const ValueId v1 = slot(kSlotA);
+    const ValueId v2 = slot(kSlotX);
+    NodeSpec spec5;
+    spec5.op = op::kComMicrosoftFusedMatMul;
+    spec5.inputs = {v1, v2};
+    spec5.attributes = std::move(attrs5);
+    spec5.created_by = ruleName();
+    const NodeId n5 = rw_.createNode(std::move(spec5));
+    const ValueId v5 = g_.node(n5).output(0);
+    return rw_.replaceMatch(s_.matched, {{s_.provided[0], v0}, {s_.provided[1], v5}});
   }
 };
 
@@ -3731,7 +4152,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
             root,
             19,
             {"ort"},
-            "rules/gelu.yaml:245:5",
+            "rules/gelu.yaml:259:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -3753,7 +4174,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
 };
 
 //===----------------------------------------------------------------------===//
-// Generated from: rules/gelu.yaml:266
+// Generated from: rules/gelu.yaml:283
 // fused_matmul_transpose (priority 17): A FusedMatMul reading a Transpose it can undo on an untransposed side, with that Transpose folded in.
 //===----------------------------------------------------------------------===//
 
@@ -3761,7 +4182,7 @@ class FusedMatmulInputScaleRule : public RewritePattern {
 const gen::RuleSpec& specFusedMatmulTranspose() {
   static const gen::RuleSpec spec = {
     "fused_matmul_transpose",
-    "rules/gelu.yaml:266:5",
+    "rules/gelu.yaml:283:5",
     6,  // root expr
     // slots
     {"a", "ta", "b", "tb", "y"},
@@ -3770,47 +4191,47 @@ const gen::RuleSpec& specFusedMatmulTranspose() {
     // exprs
     {
       // 0: a
-      {"a", "rules/gelu.yaml:270:31", 0},
+      {"a", "rules/gelu.yaml:287:31", 0},
       // 1: Transpose(a)
-      {"Transpose", "rules/gelu.yaml:54:11 (in undoable_transpose at rules/gelu.yaml:270:12)", 1,
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:287:12)", 1,
        1},
       // 2: b
-      {"b", "rules/gelu.yaml:271:31", 2},
+      {"b", "rules/gelu.yaml:288:31", 2},
       // 3: Transpose(b)
-      {"Transpose", "rules/gelu.yaml:54:11 (in undoable_transpose at rules/gelu.yaml:271:12)", 3,
+      {"Transpose", "rules/gelu.yaml:57:11 (in undoable_transpose at rules/gelu.yaml:288:12)", 3,
        1},
       // 4: com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0, transB=capture(t), transBatchB=capture(tt))
-      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:272:13", gen::kNoSlot, 2,
-       {{"alpha", "rules/gelu.yaml:272:46", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
+      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:289:13", gen::kNoSlot, 2,
+       {{"alpha", "rules/gelu.yaml:289:46", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
          0.0, 0.0, 0, "al"},
-        {"transA", "rules/gelu.yaml:272:65", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transA", "rules/gelu.yaml:289:65", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transBatchA", "rules/gelu.yaml:272:75", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transBatchA", "rules/gelu.yaml:289:75", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transB", "rules/gelu.yaml:273:39", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transB", "rules/gelu.yaml:290:39", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "t"},
-        {"transBatchB", "rules/gelu.yaml:273:58", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchB", "rules/gelu.yaml:290:58", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tt"}}},
       // 5: com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0)
-      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:274:15", gen::kNoSlot, 2,
-       {{"alpha", "rules/gelu.yaml:274:48", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
+      {"com.microsoft.FusedMatMul", "rules/gelu.yaml:291:15", gen::kNoSlot, 2,
+       {{"alpha", "rules/gelu.yaml:291:48", Attr::kCapture, {}, false, gen::floatLiteral(1.0), {},
          0.0, 0.0, 0, "al"},
-        {"transA", "rules/gelu.yaml:274:67", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
+        {"transA", "rules/gelu.yaml:291:67", Attr::kCapture, {}, false, gen::intLiteral(0), {}, 0.0,
          0.0, 1, "t"},
-        {"transBatchA", "rules/gelu.yaml:275:41", Attr::kCapture, {}, false, gen::intLiteral(0), {},
+        {"transBatchA", "rules/gelu.yaml:292:41", Attr::kCapture, {}, false, gen::intLiteral(0), {},
          0.0, 0.0, 2, "tt"},
-        {"transB", "rules/gelu.yaml:275:66", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transB", "rules/gelu.yaml:292:66", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)},
-        {"transBatchB", "rules/gelu.yaml:275:76", Attr::kEquals, {gen::intLiteral(0)}, false,
+        {"transBatchB", "rules/gelu.yaml:292:76", Attr::kEquals, {gen::intLiteral(0)}, false,
          gen::intLiteral(0)}}},
       // 6: com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0, transB=capture(t), transBatchB=capture(tt)) | com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0)
-      {"y", "rules/gelu.yaml:274:13", 4},
+      {"y", "rules/gelu.yaml:291:13", 4},
     },
     // constraints
-    {{Check::kNative, "rules/gelu.yaml:56:12 (in undoable_transpose at rules/gelu.yaml:270:12)",
+    {{Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:287:12)",
       "ta", gen::kNoSlot, {"ta"}, {1}, "folds_into_fused_matmul",
       gen::nativePredicate("folds_into_fused_matmul"), 1},
-     {Check::kNative, "rules/gelu.yaml:56:12 (in undoable_transpose at rules/gelu.yaml:271:12)",
+     {Check::kNative, "rules/gelu.yaml:59:12 (in undoable_transpose at rules/gelu.yaml:288:12)",
       "tb", gen::kNoSlot, {"tb"}, {3}, "folds_into_fused_matmul",
       gen::nativePredicate("folds_into_fused_matmul"), 3}},
     // rewrite variants
@@ -3873,7 +4294,7 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
   // matchA, matchTa, matchB, matchTb.
 
   /// com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0,
-  /// transB=capture(t), transBatchB=capture(tt))  (rules/gelu.yaml:272:13)
+  /// transB=capture(t), transBatchB=capture(tt))  (rules/gelu.yaml:289:13)
   bool matchFusedMatMul4(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul4)) return same(kFusedMatMul4, v) && k();
     if (!bind(kFusedMatMul4, v)) return false;
@@ -3883,7 +4304,7 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
   }
 
   /// com.microsoft.FusedMatMul(a, tb, alpha=capture(al), transA=capture(t),
-  /// transBatchA=capture(tt), transB=0, transBatchB=0)  (rules/gelu.yaml:274:15)
+  /// transBatchA=capture(tt), transB=0, transBatchB=0)  (rules/gelu.yaml:291:15)
   bool matchFusedMatMul5(ValueId v, gen::Next k) {
     if (seen(kFusedMatMul5)) return same(kFusedMatMul5, v) && k();
     if (!bind(kFusedMatMul5, v)) return false;
@@ -3895,7 +4316,7 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
   /// y = com.microsoft.FusedMatMul(ta, b, alpha=capture(al), transA=0, transBatchA=0,
   /// transB=capture(t), transBatchB=capture(tt)) | com.microsoft.FusedMatMul(a, tb,
   /// alpha=capture(al), transA=capture(t), transBatchA=capture(tt), transB=0, transBatchB=0) 
-  /// (rules/gelu.yaml:274:13)
+  /// (rules/gelu.yaml:291:13)
   bool matchY(ValueId v, gen::Next k) {
     if (seen(kY)) return same(kY, v) && k();
     if (!bind(kY, v)) return false;
@@ -3909,19 +4330,19 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
 
   // ---- Rewrite
 
-  /// Variant 0 (when @a), rules/gelu.yaml:277:9:
+  /// Variant 0 (when @a), rules/gelu.yaml:294:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=attr(al), transA=helper(fused_trans), transB=attr(t), transBatchA=helper(fused_trans_batch), transBatchB=attr(tt))
   bool rewrite0() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:279:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:279:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:296:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:296:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 = captured(
         0,
         "alpha",
         "al",
-        "rules/gelu.yaml:279:47",
-        "rules/gelu.yaml:279:47");
+        "rules/gelu.yaml:296:47",
+        "rules/gelu.yaml:296:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::optional<onnx::AttributeProto> a2_1 = attrHelper(
@@ -3929,16 +4350,16 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         {kSlotTa},
         {"ta"},
         "transA",
-        "rules/gelu.yaml:279:63",
-        "rules/gelu.yaml:279:63");
+        "rules/gelu.yaml:296:63",
+        "rules/gelu.yaml:296:63");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 = captured(
         1,
         "transB",
         "t",
-        "rules/gelu.yaml:280:41",
-        "rules/gelu.yaml:280:41");
+        "rules/gelu.yaml:297:41",
+        "rules/gelu.yaml:297:41");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     std::optional<onnx::AttributeProto> a2_3 = attrHelper(
@@ -3946,16 +4367,16 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         {kSlotTa},
         {"ta"},
         "transBatchA",
-        "rules/gelu.yaml:280:57",
-        "rules/gelu.yaml:280:57");
+        "rules/gelu.yaml:297:57",
+        "rules/gelu.yaml:297:57");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
     std::optional<onnx::AttributeProto> a2_4 = captured(
         2,
         "transBatchB",
         "tt",
-        "rules/gelu.yaml:281:41",
-        "rules/gelu.yaml:281:41");
+        "rules/gelu.yaml:298:41",
+        "rules/gelu.yaml:298:41");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
@@ -3963,8 +4384,8 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:277:9",
-        "rules/gelu.yaml:279:15")) return false;
+        "rules/gelu.yaml:294:9",
+        "rules/gelu.yaml:296:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -3980,27 +4401,27 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
     return rw_.replaceMatch(s_.matched, {{s_.provided[0], v2}});
   }
 
-  /// Variant 1, rules/gelu.yaml:282:9:
+  /// Variant 1, rules/gelu.yaml:299:9:
   ///   y = com.microsoft.FusedMatMul(a, b, alpha=attr(al), transA=attr(t), transB=helper(fused_trans), transBatchA=attr(tt), transBatchB=helper(fused_trans_batch))
   bool rewrite1() {
     // Everything that can still fail, before the graph changes.
-    if (!requireBound(kSlotA, "rules/gelu.yaml:283:41", "a")) return false;
-    if (!requireBound(kSlotB, "rules/gelu.yaml:283:44", "b")) return false;
+    if (!requireBound(kSlotA, "rules/gelu.yaml:300:41", "a")) return false;
+    if (!requireBound(kSlotB, "rules/gelu.yaml:300:44", "b")) return false;
     std::vector<onnx::AttributeProto> attrs2;
     std::optional<onnx::AttributeProto> a2_0 = captured(
         0,
         "alpha",
         "al",
-        "rules/gelu.yaml:283:47",
-        "rules/gelu.yaml:283:47");
+        "rules/gelu.yaml:300:47",
+        "rules/gelu.yaml:300:47");
     if (!a2_0) return false;
     attrs2.push_back(std::move(*a2_0));
     std::optional<onnx::AttributeProto> a2_1 = captured(
         1,
         "transA",
         "t",
-        "rules/gelu.yaml:283:63",
-        "rules/gelu.yaml:283:63");
+        "rules/gelu.yaml:300:63",
+        "rules/gelu.yaml:300:63");
     if (!a2_1) return false;
     attrs2.push_back(std::move(*a2_1));
     std::optional<onnx::AttributeProto> a2_2 = attrHelper(
@@ -4008,16 +4429,16 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         {kSlotTb},
         {"tb"},
         "transB",
-        "rules/gelu.yaml:284:41",
-        "rules/gelu.yaml:284:41");
+        "rules/gelu.yaml:301:41",
+        "rules/gelu.yaml:301:41");
     if (!a2_2) return false;
     attrs2.push_back(std::move(*a2_2));
     std::optional<onnx::AttributeProto> a2_3 = captured(
         2,
         "transBatchA",
         "tt",
-        "rules/gelu.yaml:284:73",
-        "rules/gelu.yaml:284:73");
+        "rules/gelu.yaml:301:73",
+        "rules/gelu.yaml:301:73");
     if (!a2_3) return false;
     attrs2.push_back(std::move(*a2_3));
     std::optional<onnx::AttributeProto> a2_4 = attrHelper(
@@ -4025,8 +4446,8 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         {kSlotTb},
         {"tb"},
         "transBatchB",
-        "rules/gelu.yaml:285:41",
-        "rules/gelu.yaml:285:41");
+        "rules/gelu.yaml:302:41",
+        "rules/gelu.yaml:302:41");
     if (!a2_4) return false;
     attrs2.push_back(std::move(*a2_4));
     collectMatched();
@@ -4034,8 +4455,8 @@ class FusedMatmulTransposeMatch : public GeluSharedMatch<FusedMatmulTransposeIds
         kSlotY,
         To::kOp,
         gen::kNoSlot,
-        "rules/gelu.yaml:282:9",
-        "rules/gelu.yaml:283:15")) return false;
+        "rules/gelu.yaml:299:9",
+        "rules/gelu.yaml:300:15")) return false;
     if (!rw_.checkReplaceable(s_.matched, s_.provided)) return false;
 
     // Build.
@@ -4061,7 +4482,7 @@ class FusedMatmulTransposeRule : public RewritePattern {
             root,
             17,
             {"ort"},
-            "rules/gelu.yaml:266:5",
+            "rules/gelu.yaml:283:5",
             {op::kComMicrosoftFusedMatMul}}),
         root_output_(root_output) {}
 
@@ -4109,6 +4530,7 @@ void populateGelu(RuleSet& rules) {
   rules.add(std::make_unique<GeluApproximationRule>("gelu_approximation/Gelu", op::kGelu, 0));
   rules.add(std::make_unique<TransposeCastMatmulRule>("transpose_cast_matmul", op::kMatMul, 0));
   rules.add(std::make_unique<FusedMatmulRule>("fused_matmul", op::kMatMul, 0));
+  rules.add(std::make_unique<FusedMatmulOneSideRule>("fused_matmul_one_side", op::kMatMul, 0));
   rules.add(std::make_unique<FusedMatmulScaleRule>("fused_matmul_scale/Mul", op::kMul, 0));
   rules.add(std::make_unique<FusedMatmulScaleRule>("fused_matmul_scale/Div", op::kDiv, 0));
   rules.add(std::make_unique<FusedMatmulInputScaleRule>(

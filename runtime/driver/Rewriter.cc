@@ -85,7 +85,9 @@ bool Rewriter::replaceMatch(const std::vector<NodeId>& matched,
   for (const auto& [from, to] : replacements) {
     const Value& a = graph_.value(from);
     const Value& b = graph_.value(to);
-    if (a.isNamePinned() && (b.isNamePinned() || b.isGraphInput() || b.initializer())) {
+    // A value kept as it is (`keep`) replaces nothing, whatever its name.
+    if (from != to && a.isNamePinned() &&
+        (b.isNamePinned() || b.isGraphInput() || b.initializer())) {
       rollBack();
       return notifyMatchFailure([&] {
         return "cannot replace '" + a.name() + "' by '" + b.name() + "': both names must be kept";

@@ -1157,7 +1157,8 @@ bool Matcher::replaceable(uint32_t slot, To to_kind, uint32_t to_slot, const cha
   const ValueId to = to_kind == To::kRef ? s_.slots[to_slot] : kNoId;
   const bool to_pinned = to != kNoId && (g_.value(to).isNamePinned() ||
                                          g_.value(to).isGraphInput() || g_.value(to).initializer());
-  if (g_.value(from).isNamePinned() && (to_constant || to_pinned))
+  // A value kept as it is (`keep`: to == from) replaces nothing, whatever its name.
+  if (g_.value(from).isNamePinned() && to != from && (to_constant || to_pinned))
     return rw_.notifyMatchFailure([&] {
       return std::string(expr_loc) + ": " + name + ": cannot replace " +
              quoted(g_.value(from).name()) + " by " +

@@ -648,8 +648,8 @@ TEST(FusedMatMulRule, FoldsBatchTransposesWithBroadcastBatchAxes) {
 
 TEST(FusedMatMulRule, DoesNotFoldABatchTransposeBesideAnotherRank) {
   // ONNX Runtime's kernel refuses transBatchA/B unless both inputs have the same rank:
-  // FusedMatMul's inference says so and the driver refuses the rewrite (it does not fall
-  // back to folding B's Transpose alone).
+  // FusedMatMul's inference says so and the driver refuses the rewrite (fused_matmul's, and
+  // fused_matmul_one_side's first alternative, A's; a refused rewrite tries no other).
   expectUnchanged(transposedMatMul("float[K, 3, M]", "1, 2, 0", "float[2, 3, 6, K]", "0, 1, 3, 2",
                                    "float[2, 3, M, 6]"),
                   "fused_matmul");
@@ -787,8 +787,25 @@ g (float[2, 4, 3] x, float[2, 4, 5] z) => (float[2, 3, 5] y) {
                   "^fused_matmul");
 }
 
-// The scale stays a node for its other reader, so folding it would compute it twice.
-TEST(FusedMatMulRule, DoesNotFoldAScaledInputAnotherOpReads) {
+// ONNX Runtime's reused-input-scale case: one scaled input read by two MatMuls; both fold
+// it, and the Mul, read by nothing then, goes.
+TEST(FusedMatMulRule, FoldsAScaledInputIntoEveryMatMulReadingIt) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[B, S, 4] x, float[B, 4, S] z, float[B, 4, 2] w) => (float[B, S, S] y, float[B, S, 2] v)
+  <float c = {0.5}> {
+  sx = Mul(x, c)
+  y = MatMul(sx, z)
+  v = MatMul(sx, w)
+}
+)";
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), (Ops{"com.microsoft::FusedMatMul", "com.microsoft::FusedMatMul"}));
+  EXPECT_FLOAT_EQ(attribute(model, "alpha")->f(), 0.5f);
+  expectSameInOrt(text);
+}
+
+TEST(FusedMatMulRule, FoldsAScaledInputAndKeepsItForAnotherReader) {
   const std::string text = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[B, S, 4] x, float[B, 4, S] z) => (float[B, S, S] y, float[B, S, 4] r)
@@ -798,7 +815,8 @@ g (float[B, S, 4] x, float[B, 4, S] z) => (float[B, S, S] y, float[B, S, 4] r)
   r = Relu(sx)
 }
 )";
-  expectUnchanged(text, "^fused_matmul");
+  EXPECT_EQ(fuse(text), (Ops{"Mul", "com.microsoft::FusedMatMul", "Relu"}));
+  expectSameInOrt(text);
 }
 
 TEST(FusedMatMulRule, DoesNotFoldANonConstantInputScale) {
@@ -841,12 +859,32 @@ TEST(FusedMatMulRule, DoesNotFoldAPermThatMovesOtherAxes) {
   expectUnchanged(matMulModel(s), kFusedMatMulRules);
 }
 
-TEST(FusedMatMulRule, DoesNotFoldATransposeUsedElsewhere) {
-  expectUnchanged(matMulModel(mm([](MatMulSpec& s) {
-                    s.perm_b = "0, 2, 1";
-                    s.leak_transpose = true;
-                  })),
-                  kFusedMatMulRules);
+// As ONNX Runtime's MatMul fusions do: the FusedMatMul reads B itself, the Transpose stays
+// for its other reader.
+TEST(FusedMatMulRule, FoldsATransposeUsedElsewhereAndKeepsIt) {
+  auto s = mm([](MatMulSpec& s) {
+    s.perm_b = "0, 2, 1";
+    s.leak_transpose = true;
+  });
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(matMulModel(s), &model), (Ops{"Transpose", "com.microsoft::FusedMatMul"}));
+  EXPECT_EQ(testing::attribute(model.graph().node(1), "transB")->i(), 1);
+  expectSameInOrt(matMulModel(s));
+}
+
+// ONNX Runtime's preserved-transpose case: a 2-D Transpose without perm that is also a graph
+// output.
+TEST(FusedMatMulRule, FoldsATransposeWithoutPermThatIsAlsoAnOutput) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4, 3] x, float[4, 5] z) => (float[3, 5] y, float[3, 4] tx) {
+  tx = Transpose(x)
+  y = MatMul(tx, z)
+}
+)";
+  onnx::ModelProto model;
+  EXPECT_EQ(fuse(text, &model), (Ops{"Transpose", "com.microsoft::FusedMatMul"}));
+  expectSameInOrt(text);
 }
 
 TEST(FusedMatMulRule, DoesNotFuseAnIntegerMatMul) {
