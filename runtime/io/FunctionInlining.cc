@@ -59,6 +59,10 @@ std::string keyOfCall(const onnx::NodeProto& node) {
   return functionKey(node.domain(), node.op_type(), unknownString(node, kNodeOverloadField));
 }
 
+std::string keyOfFunction(const onnx::FunctionProto& f) {
+  return functionKey(f.domain(), f.name(), unknownString(f, kFunctionOverloadField));
+}
+
 std::string describe(const onnx::FunctionProto& f) {
   return "local function " + quoted(f.name()) + " (domain " + quoted(f.domain()) + ")";
 }
@@ -79,6 +83,18 @@ void forEachSubgraph(const onnx::NodeProto& node, F&& f) {
   }
 }
 
+void collectNames(const onnx::GraphProto& g, std::unordered_set<std::string>& names);
+
+/// Every name `nodes` read or write, their bodies included.
+void collectNames(const RepeatedPtrField<onnx::NodeProto>& nodes,
+                  std::unordered_set<std::string>& names) {
+  for (const onnx::NodeProto& n : nodes) {
+    names.insert(n.input().begin(), n.input().end());
+    names.insert(n.output().begin(), n.output().end());
+    forEachSubgraph(n, [&](const onnx::GraphProto& body) { collectNames(body, names); });
+  }
+}
+
 /// Every name a graph defines or reads, bodies included.
 void collectNames(const onnx::GraphProto& g, std::unordered_set<std::string>& names) {
   for (const auto& v : g.input()) names.insert(v.name());
@@ -86,11 +102,7 @@ void collectNames(const onnx::GraphProto& g, std::unordered_set<std::string>& na
   for (const auto& v : g.value_info()) names.insert(v.name());
   for (const auto& t : g.initializer()) names.insert(t.name());
   for (const auto& t : g.sparse_initializer()) names.insert(t.values().name());
-  for (const onnx::NodeProto& n : g.node()) {
-    names.insert(n.input().begin(), n.input().end());
-    names.insert(n.output().begin(), n.output().end());
-    forEachSubgraph(n, [&](const onnx::GraphProto& body) { collectNames(body, names); });
-  }
+  collectNames(g.node(), names);
 }
 
 /// Names a function body defines: its node outputs, and whatever its bodies define.
@@ -141,14 +153,15 @@ struct LocalFunction {
 };
 
 class Inliner {
+  /// Names of a function body to the names its copy at one call uses.
+  using Renaming = std::unordered_map<std::string, std::string>;
+
  public:
   explicit Inliner(onnx::ModelProto& model) : model_(model) {
     for (const auto& o : model.opset_import())
       model_opsets_.emplace(std::string(canonicalDomain(o.domain())), o.version());
     for (const onnx::FunctionProto& f : model.functions()) {
-      const std::string key =
-          functionKey(f.domain(), f.name(), unknownString(f, kFunctionOverloadField));
-      auto [it, fresh] = functions_.try_emplace(key);
+      auto [it, fresh] = functions_.try_emplace(keyOfFunction(f));
       if (!fresh) {
         it->second.refusal = "defined more than once";
         continue;
@@ -159,17 +172,14 @@ class Inliner {
     for (const onnx::FunctionProto& f : model.functions()) {
       taken_.insert(f.input().begin(), f.input().end());
       taken_.insert(f.output().begin(), f.output().end());
-      for (const onnx::NodeProto& n : f.node()) {
-        taken_.insert(n.input().begin(), n.input().end());
-        taken_.insert(n.output().begin(), n.output().end());
-        forEachSubgraph(n, [&](const onnx::GraphProto& body) { collectNames(body, taken_); });
-      }
+      collectNames(f.node(), taken_);
     }
   }
 
   InliningReport run() {
     std::vector<const LocalFunction*> stack;
     inlineIn(*model_.mutable_graph()->mutable_node(), stack);
+    if (called_.empty()) return {};  // no call anywhere: the model stays as it is
     addImports();
     for (const auto& [key, fn] : functions_)
       if (!fn.refusal.empty() && called_.count(key))
@@ -212,23 +222,27 @@ class Inliner {
 
   void inlineIn(RepeatedPtrField<onnx::NodeProto>& nodes,
                 std::vector<const LocalFunction*>& stack) {
-    const bool any_call = std::any_of(nodes.begin(), nodes.end(), [&](const onnx::NodeProto& n) {
-      return !functions_.empty() && functions_.count(keyOfCall(n));
-    });
-    for (onnx::NodeProto& n : nodes)
+    // The callee of each node (functions_.end() for an op), looked up once.
+    std::vector<std::unordered_map<std::string, LocalFunction>::iterator> callee;
+    callee.reserve(static_cast<size_t>(nodes.size()));
+    bool any_call = false;
+    for (onnx::NodeProto& n : nodes) {
+      callee.push_back(functions_.find(keyOfCall(n)));
+      any_call |= callee.back() != functions_.end();
       forEachSubgraph(n, [&](onnx::GraphProto& body) { inlineIn(*body.mutable_node(), stack); });
+    }
     if (!any_call) return;
     RepeatedPtrField<onnx::NodeProto> out;
     out.Reserve(nodes.size());
-    for (onnx::NodeProto& n : nodes) {
-      const std::string key = keyOfCall(n);
-      auto it = functions_.find(key);
+    for (int i = 0; i < nodes.size(); ++i) {
+      onnx::NodeProto& n = nodes[i];
+      auto it = callee[static_cast<size_t>(i)];
       if (it == functions_.end()) {
         *out.Add() = std::move(n);
         continue;
       }
       LocalFunction& fn = it->second;
-      called_.insert(key);
+      called_.insert(it->first);
       if (fn.refusal.empty() && std::count(stack.begin(), stack.end(), &fn))
         fn.refusal = "it calls itself";
       if (fn.refusal.empty() && stack.size() >= kMaxCallNesting)
@@ -265,7 +279,7 @@ class Inliner {
                                                 const onnx::NodeProto& call) {
     const onnx::FunctionProto& f = *fn.proto;
     const std::string prefix = (call.name().empty() ? f.name() : call.name()) + "/";
-    std::unordered_map<std::string, std::string> rename;
+    Renaming rename;
     for (int i = 0; i < f.input_size(); ++i)
       rename[f.input(i)] = i < call.input_size() ? call.input(i) : std::string();
     RepeatedPtrField<onnx::NodeProto> body;
@@ -294,14 +308,15 @@ class Inliner {
     return nodes;
   }
 
-  void renameNode(onnx::NodeProto& n, const std::unordered_map<std::string, std::string>& rename,
-                  const LocalFunction& fn, const onnx::NodeProto& call) {
-    auto apply = [&](std::string& name) {
-      auto it = rename.find(name);
-      if (it != rename.end()) name = it->second;
-    };
-    for (std::string& in : *n.mutable_input()) apply(in);
-    for (std::string& out : *n.mutable_output()) apply(out);
+  static void applyRenaming(const Renaming& rename, std::string& name) {
+    auto it = rename.find(name);
+    if (it != rename.end()) name = it->second;
+  }
+
+  void renameNode(onnx::NodeProto& n, const Renaming& rename, const LocalFunction& fn,
+                  const onnx::NodeProto& call) {
+    for (std::string& in : *n.mutable_input()) applyRenaming(rename, in);
+    for (std::string& out : *n.mutable_output()) applyRenaming(rename, out);
     auto& attrs = *n.mutable_attribute();
     for (int i = 0; i < attrs.size();) {
       onnx::AttributeProto& a = attrs[i];
@@ -325,17 +340,14 @@ class Inliner {
     }
   }
 
-  void renameGraph(onnx::GraphProto& g, const std::unordered_map<std::string, std::string>& rename,
-                   const LocalFunction& fn, const onnx::NodeProto& call) {
-    auto apply = [&](std::string* name) {
-      auto it = rename.find(*name);
-      if (it != rename.end()) *name = it->second;
-    };
-    for (auto& v : *g.mutable_input()) apply(v.mutable_name());
-    for (auto& v : *g.mutable_output()) apply(v.mutable_name());
-    for (auto& v : *g.mutable_value_info()) apply(v.mutable_name());
-    for (auto& t : *g.mutable_initializer()) apply(t.mutable_name());
-    for (auto& t : *g.mutable_sparse_initializer()) apply(t.mutable_values()->mutable_name());
+  void renameGraph(onnx::GraphProto& g, const Renaming& rename, const LocalFunction& fn,
+                   const onnx::NodeProto& call) {
+    for (auto& v : *g.mutable_input()) applyRenaming(rename, *v.mutable_name());
+    for (auto& v : *g.mutable_output()) applyRenaming(rename, *v.mutable_name());
+    for (auto& v : *g.mutable_value_info()) applyRenaming(rename, *v.mutable_name());
+    for (auto& t : *g.mutable_initializer()) applyRenaming(rename, *t.mutable_name());
+    for (auto& t : *g.mutable_sparse_initializer())
+      applyRenaming(rename, *t.mutable_values()->mutable_name());
     for (onnx::NodeProto& n : *g.mutable_node()) renameNode(n, rename, fn, call);
   }
 
@@ -372,11 +384,11 @@ class Inliner {
       scan(f->node(), scan);
     }
     if (used.size() == functions_.size()) return;
-    // Keys point into the protos: decide first, then erase.
+    // LocalFunction::proto points into the list about to be rebuilt: decide which to keep,
+    // forget the table, then move the kept ones.
     std::vector<bool> keep;
     for (const onnx::FunctionProto& f : model_.functions())
-      keep.push_back(
-          used.count(functionKey(f.domain(), f.name(), unknownString(f, kFunctionOverloadField))));
+      keep.push_back(used.count(keyOfFunction(f)));
     functions_.clear();
     inlined_.clear();
     RepeatedPtrField<onnx::FunctionProto> kept;
@@ -416,13 +428,12 @@ bool anyCall(const RepeatedPtrField<onnx::NodeProto>& nodes,
 bool callsLocalFunctions(const onnx::ModelProto& model) {
   if (model.functions_size() == 0) return false;
   std::unordered_set<std::string> keys;
-  for (const onnx::FunctionProto& f : model.functions())
-    keys.insert(functionKey(f.domain(), f.name(), unknownString(f, kFunctionOverloadField)));
+  for (const onnx::FunctionProto& f : model.functions()) keys.insert(keyOfFunction(f));
   return anyCall(model.graph().node(), keys);
 }
 
 InliningReport inlineLocalFunctions(onnx::ModelProto& model) {
-  if (!callsLocalFunctions(model)) return {};
+  if (model.functions_size() == 0) return {};
   return Inliner(model).run();
 }
 
