@@ -532,7 +532,6 @@ TEST(WholeModelForms, ScaledKeyHeadsAreNeverScaledTwice) {
     t.set_elem_type(onnx::TensorProto::FLOAT);
     for (const std::string& d : dims) {
       auto& dim = *t.mutable_shape()->add_dim();
-      if (d == "?") continue;
       if (std::isdigit(static_cast<unsigned char>(d[0])))
         dim.set_dim_value(std::stoll(d));
       else
@@ -561,6 +560,163 @@ TEST(WholeModelForms, ScaledKeyHeadsAreNeverScaledTwice) {
   EXPECT_TRUE(v.equal) << v.report;
 }
 
+// An Identity reads RMSNorm's Reciprocal in torch 2.4's unoptimized exports: the form the
+// canonicalization rules exist for.
+TEST(WholeModelForms, UnoptimizedRmsNormReadsItsReciprocalThroughAnIdentity) {
+  ExporterModelSpec s;
+  s.exporter = Exporter::kDynamo;
+  s.unoptimized = true;
+  const onnx::ModelProto m = testing::makeExporterModel(s);
+  std::set<std::string> reciprocals;
+  for (const auto& n : m.graph().node())
+    if (n.op_type() == "Reciprocal") reciprocals.insert(n.output(0));
+  int read = 0;
+  for (const auto& n : m.graph().node())
+    if (n.op_type() == "Identity" && reciprocals.count(n.input(0))) ++read;
+  EXPECT_EQ(read, static_cast<int>(reciprocals.size()));
+  EXPECT_GT(read, 0);
+}
+
+// ---- fused-op counts, one test per rule family ---------------------------------------------
+
+TEST_P(WholeModel, FusesOneAttentionPerLayer) {
+  const auto ops = fused();
+  std::set<std::string> kinds = {"com.microsoft::Attention", "com.microsoft::MultiHeadAttention",
+                                 "com.microsoft::GroupQueryAttention"};
+  if (spec().opset >= 23) kinds.insert("Attention");
+  EXPECT_EQ(count(ops, kinds), expected().attention) << summary(ops);
+  EXPECT_EQ(count(ops, {"Softmax"}), 0) << summary(ops);
+}
+
+// With a cache, LLaMA's attention is GroupQueryAttention on past_key/past_value only for a
+// one-token step: ONNX Runtime's kernel refuses S > 1 with a cache unless the batch is 1,
+// so steps of symbolic length are MultiHeadAttention on the concatenated K/V heads (as
+// GPT-2's and Phi's), the presents still computed by their Concats. From opset 23 the
+// standard Attention takes the concatenated heads.
+// GPT-2's stacked cache without a padding mask is com.microsoft.Attention with past, whose
+// present output is the model's present_i itself.
+TEST_P(WholeModel, FusesAttentionOnTheCacheIntoTheOpThatRunsEveryStep) {
+  if (!spec().past) GTEST_SKIP() << "no cache";
+  onnx::ModelProto out;
+  const auto ops = fused(&out);
+  const bool packed = spec().stacked_past && !spec().padding_mask;
+  const std::string kind = testing::resolved(spec()).opset >= 23 ? "Attention"
+                           : spec().one_token && spec().family == ModelFamily::kLlama
+                               ? "com.microsoft::GroupQueryAttention"
+                           : packed ? "com.microsoft::Attention"
+                                    : "com.microsoft::MultiHeadAttention";
+  for (const char* op : {"Attention", "com.microsoft::GroupQueryAttention",
+                         "com.microsoft::MultiHeadAttention", "com.microsoft::Attention"})
+    EXPECT_EQ(count(ops, {op}), op == kind ? expected().attention : 0)
+        << op << ": " << summary(ops);
+  if (!packed) return;
+  int presents = 0;
+  for (const auto& n : out.graph().node())
+    if (n.op_type() == "Attention" && n.domain() == "com.microsoft") {
+      ASSERT_EQ(n.output_size(), 2) << n.name();
+      EXPECT_EQ(n.output(1), "present_" + std::to_string(presents++)) << n.name();
+    }
+  EXPECT_EQ(count(ops, {"Concat", "Gather", "Split", "Transpose"}), 0) << summary(ops);
+}
+
+// With --enable mask_index, each layer's Attention reads the raw [batch, seq] attention_mask
+// (expanded to its input's [batch, seq], cast to int32) as its mask_index, with finfo.min as
+// mask_filter_value: never EmbedLayerNormalization's 1-D mask_index (which would also
+// assume right padding), and no attention_bias. The padding mask BERT computes once for all
+// layers is gone. The counts of every fused op are the other tests'.
+TEST_P(WholeModel, PassesThePaddingMaskAsMaskIndexWhenEnabled) {
+  if (GetParam().enable != "mask_index") GTEST_SKIP() << "mask_index not enabled";
+  onnx::ModelProto m;
+  const auto ops = fused(&m);
+  std::map<std::string, const onnx::NodeProto*> producers;
+  for (const onnx::NodeProto& n : m.graph().node())
+    for (const std::string& out : n.output()) producers[out] = &n;
+  int attention = 0;
+  for (const onnx::NodeProto& n : m.graph().node()) {
+    if (n.op_type() != "Attention" || n.domain() != "com.microsoft") continue;
+    ++attention;
+    ASSERT_EQ(n.input_size(), 4) << "input, weights, bias, mask_index; no attention_bias";
+    const onnx::NodeProto* cast = producers[n.input(3)];
+    ASSERT_NE(cast, nullptr) << n.input(3);
+    ASSERT_EQ(cast->op_type(), "Cast");
+    const onnx::AttributeProto* to = testing::attribute(*cast, "to");
+    ASSERT_NE(to, nullptr);
+    EXPECT_EQ(to->i(), onnx::TensorProto::INT32);
+    const onnx::NodeProto* expand = producers[cast->input(0)];
+    ASSERT_NE(expand, nullptr) << cast->input(0);
+    EXPECT_EQ(expand->op_type(), "Expand") << "to x's [batch, seq]";
+    EXPECT_EQ(expand->input(0), "attention_mask");
+    const onnx::AttributeProto* fill = testing::attribute(n, "mask_filter_value");
+    ASSERT_NE(fill, nullptr);
+    EXPECT_FLOAT_EQ(fill->f(), std::numeric_limits<float>::lowest());
+  }
+  EXPECT_EQ(attention, expected().attention) << summary(ops);
+  // The mask's (1 - m) * finfo.min, and the attention_bias shapes: one Expand per layer,
+  // the mask's to [batch, seq].
+  EXPECT_EQ(count(ops, {"Sub", "Mul", "Unsqueeze", "Concat"}), 0) << summary(ops);
+  EXPECT_EQ(count(ops, {"Expand"}), expected().attention) << summary(ops);
+}
+
+TEST_P(WholeModel, FusesEveryNorm) {
+  const auto ops = fused();
+  const auto e = expected();
+  EXPECT_EQ(count(ops, {"LayerNormalization"}), e.layer_norm) << summary(ops);
+  EXPECT_EQ(count(ops, {"com.microsoft::SkipLayerNormalization"}), e.skip_layer_norm)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"SimplifiedLayerNormalization", "RMSNormalization"}), e.simplified_norm)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"com.microsoft::SkipSimplifiedLayerNormalization"}), e.skip_simplified)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"ReduceMean"}), 0) << summary(ops);
+}
+
+TEST_P(WholeModel, FusesRotaryForQueryAndKey) {
+  const auto ops = fused();
+  EXPECT_EQ(count(ops, {"com.microsoft::RotaryEmbedding", "RotaryEmbedding"}), expected().rotary)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"Neg"}), 0) << summary(ops);
+}
+
+TEST_P(WholeModel, FusesTheEmbeddingsIntoEmbedLayerNormalization) {
+  const auto ops = fused();
+  EXPECT_EQ(count(ops, {"com.microsoft::EmbedLayerNormalization"}), expected().embed_layer_norm)
+      << summary(ops);
+}
+
+// Canonicalization leaves no Identity an exporter wrote, however many it wrote.
+TEST_P(WholeModel, KeepsNoIdentity) {
+  const auto ops = fused();
+  EXPECT_EQ(count(ops, {"Identity"}), 0) << summary(ops);
+}
+
+TEST_P(WholeModel, FusesEveryGelu) {
+  const auto ops = fused();
+  EXPECT_EQ(count(ops, {"com.microsoft::Gelu", "com.microsoft::BiasGelu", "com.microsoft::FastGelu",
+                        "com.microsoft::QuickGelu", "Gelu"}),
+            expected().gelu)
+      << summary(ops);
+  EXPECT_EQ(count(ops, {"Erf", "Tanh", "Sigmoid"}), 0) << summary(ops);
+}
+
+// ONNX's default domain may be spelled "ai.onnx" in imports and nodes (ONNX Runtime reads
+// both alike): every rule and native helper must see the same model.
+TEST_P(WholeModel, FusesTheSameWhenTheOnnxDomainIsSpelledAiOnnx) {
+  onnx::ModelProto m = model();
+  for (onnx::OperatorSetIdProto& o : *m.mutable_opset_import())
+    if (o.domain().empty()) o.set_domain("ai.onnx");
+  for (onnx::NodeProto& n : *m.mutable_graph()->mutable_node())
+    if (n.domain().empty()) n.set_domain("ai.onnx");
+  rewrite(m, testing::shippedRules(), options());
+  std::vector<std::string> ops = testing::opTypes(m), plain = fused();
+  std::sort(ops.begin(), ops.end());
+  std::sort(plain.begin(), plain.end());
+  EXPECT_EQ(ops, plain) << summary(ops);
+}
+
+// ---- numerics ------------------------------------------------------------------------------
+
+// Four seeds: a query row whose every visible key is padded (where the targets' masking
+// differs most from Softmax's) comes only from some draws of attention_mask.
 // Real exports do not all carry value_info (tf2onnx's, hand-built graphs, an optimizer
 // that dropped them): our inference alone must size what the rules need.
 TEST_P(WholeModel, FusesTheSameWithoutTheExportersValueInfo) {
