@@ -3,6 +3,7 @@
 
 #include <deque>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -359,7 +360,8 @@ int refineGraph(onnx::GraphProto& g, int64_t opset, const Imports& imports, cons
     }
 
   // Values the model types itself keep the dims it gives (its unk__ names included).
-  std::unordered_set<std::string> declared;
+  // (Views of infos' keys, which stay put while the pass adds entries.)
+  std::unordered_set<std::string_view> declared;
   declared.reserve(infos.size());
   for (const auto& entry : infos) declared.insert(entry.first);
 

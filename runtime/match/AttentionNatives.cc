@@ -498,21 +498,15 @@ std::optional<onnx::AttributeProto> attentionScale(const MatchContext& ctx, Valu
   ValueId mm = kNoId;
   const std::optional<double> outer = factorOf(ctx, args[0], mm);
   const Node* n = outer ? ctx.graph.producerOf(mm) : nullptr;
-  if (!n || !n->live()) return std::nullopt;
-  double alpha = 1.0;
-  if (n->opType() == "FusedMatMul" && n->domain() == "com.microsoft") {
-    // What the MatMul rules made of a scaled product: its alpha is the scale (the pattern
-    // requires no transposes).
-    const onnx::AttributeProto* a = n->attribute("alpha");
-    alpha = a ? a->f() : 1.0;
-  } else if (n->opType() != "MatMul" || !n->domain().empty()) {
-    return std::nullopt;
-  }
+  // A FusedMatMul is what the MatMul rules made of a scaled product: its alpha is the scale
+  // (the pattern requires no transposes).
+  const std::optional<double> alpha = n && n->live() ? matMulAlpha(*n) : std::nullopt;
+  if (!alpha) return std::nullopt;
   ValueId unused = kNoId;
   const std::optional<double> fq = factorOf(ctx, n->input(0), unused);
   const std::optional<double> fk = factorOf(ctx, n->input(1), unused);
   if (!fq || !fk) return std::nullopt;
-  return floatAttribute(*outer * alpha * *fq * *fk);
+  return floatAttribute(*outer * *alpha * *fq * *fk);
 }
 
 std::optional<onnx::AttributeProto> intAttribute(int64_t value) {

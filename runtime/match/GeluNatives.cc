@@ -3,9 +3,9 @@
 // rules/gelu.yaml folds a product or division of a MatMul by a scalar constant c into
 // FusedMatMul's alpha (c, or 1 / c), and a further scale into an alpha already set: the
 // rule language has no arithmetic on matched values, so these helpers compute it.
-// fused_matmul folds Transposes of either kind FusedMatMul can undo (its last two axes swapped, its
-// first axis moved behind the batch axes, or both): the natives below tell which perm is which, and
-// give the transX / transBatchX flags it becomes.
+// fused_matmul folds Transposes of either kind FusedMatMul can undo (its last two axes
+// swapped, its first axis moved behind the batch axes, or both): the natives below tell
+// which perm is which, and give the transX / transBatchX flags it becomes.
 //
 //===----------------------------------------------------------------------===//
 #include <cmath>
@@ -25,12 +25,9 @@ std::optional<onnx::AttributeProto> scaledAlpha(const MatchContext& ctx, ValueAr
                                                 bool divide) {
   if (args[0] == kNoId || args[1] == kNoId) return std::nullopt;
   const Node* m = ctx.graph.producerOf(args[0]);
-  if (!m || !m->live()) return std::nullopt;
-  const bool matmul = m->opType() == "MatMul" && m->domain().empty();
-  if (!matmul && (m->opType() != "FusedMatMul" || m->domain() != "com.microsoft"))
-    return std::nullopt;
-  const onnx::AttributeProto* alpha = matmul ? nullptr : m->attribute("alpha");
-  const double a = alpha ? alpha->f() : 1.0;
+  const std::optional<double> alpha = m && m->live() ? matMulAlpha(*m) : std::nullopt;
+  if (!alpha) return std::nullopt;
+  const double a = *alpha;
   const auto values = constantValues(ctx.model, ctx.graph, args[1], 1);
   if (!values || values->size() != 1) return std::nullopt;
   const double c = (*values)[0];

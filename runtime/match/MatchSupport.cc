@@ -20,6 +20,13 @@ const Node* producerOp(const Graph& graph, ValueId v, std::string_view op_type) 
   return n && n->live() && n->domain().empty() && n->opType() == op_type ? n : nullptr;
 }
 
+std::optional<double> matMulAlpha(const Node& n) {
+  if (n.opType() == "MatMul" && n.domain().empty()) return 1.0;
+  if (n.opType() != "FusedMatMul" || n.domain() != "com.microsoft") return std::nullopt;
+  const onnx::AttributeProto* alpha = n.attribute("alpha");
+  return alpha ? alpha->f() : 1.0;
+}
+
 ValueId otherInput(const Node& node, ValueId known) {
   if (node.inputs().size() != 2) return kNoId;
   if (node.input(0) == known) return node.input(1);

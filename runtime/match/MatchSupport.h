@@ -25,6 +25,10 @@ NodeId producerIf(const Graph& graph, ValueId v, OpId op);
 /// checks use, which name ops by string.
 const Node* producerOp(const Graph& graph, ValueId v, std::string_view op_type);
 
+/// The factor `n` applies to the product of its inputs: 1 for an ONNX MatMul, alpha for a
+/// com.microsoft.FusedMatMul; nullopt for any other op.
+std::optional<double> matMulAlpha(const Node& n);
+
 /// The other input of binary node `node` given one input `known` (kNoId if `known` is
 /// not an input; the second input when both inputs are `known`).
 ValueId otherInput(const Node& node, ValueId known);

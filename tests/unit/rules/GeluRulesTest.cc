@@ -757,7 +757,7 @@ g (float[B, 2, S, 4] q, float[B, 2, S, 4] k) => (float[B, 2, S, S] y)
   expectSameInOrt(text);
 }
 
-// A batch transpose ([1, 2, 3, 0]: axis 0 to the back, then the last two swapped) on A of a
+// A batch transpose ([1, 2, 0, 3]: axis 0 moved behind the batch axes) on A of a
 // FusedMatMul that already transposes B's batch: both sides' flags set.
 TEST(FusedMatMulRule, FoldsABatchTransposeIntoAFusedMatMulWithOtherFlags) {
   const std::string text = R"(
